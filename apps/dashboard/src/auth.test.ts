@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { authenticate, COOKIE_NAME, login, parseCookies, safeNext, sessionValue } from './auth.ts';
+import { credentialsOf } from './config.ts';
+
+const TOKEN = 'a-long-enough-token-0123456789';
+const both = { token: TOKEN, basic: { user: 'ops', password: 'pw:with:colons' } };
+const basic = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+test('bearer token, basic auth and the login cookie authenticate; anything else does not', () => {
+  assert.equal(authenticate({ authorization: `Bearer ${TOKEN}` }, both), 'bearer');
+  assert.equal(authenticate({ authorization: `bearer   ${TOKEN}` }, both), 'bearer');
+  assert.equal(authenticate({ authorization: basic('ops', 'pw:with:colons') }, both), 'basic');
+  const cookie = login({ token: TOKEN }, both);
+  assert.ok(cookie !== undefined);
+  assert.notEqual(cookie, TOKEN, 'the cookie is not the token itself');
+  assert.equal(authenticate({ cookie: `other=1; ${COOKIE_NAME}=${cookie}` }, both), 'cookie');
+
+  assert.equal(authenticate({}, both), undefined);
+  assert.equal(authenticate({ authorization: `Bearer ${TOKEN}x` }, both), undefined);
+  assert.equal(authenticate({ authorization: `Bearer ${TOKEN.slice(0, -1)}` }, both), undefined);
+  assert.equal(authenticate({ authorization: TOKEN }, both), undefined);
+  assert.equal(authenticate({ authorization: basic('ops', 'wrong') }, both), undefined);
+  assert.equal(authenticate({ authorization: basic('root', 'pw:with:colons') }, both), undefined);
+  assert.equal(authenticate({ authorization: `Basic ${TOKEN}` }, both), undefined);
+  assert.equal(authenticate({ cookie: `${COOKIE_NAME}=${TOKEN}` }, both), undefined, 'raw token as cookie');
+  assert.equal(authenticate({ cookie: `${COOKIE_NAME}=` }, both), undefined);
+  // A scheme that is not configured is refused even with the right secret.
+  assert.equal(authenticate({ authorization: `Bearer ${TOKEN}` }, { basic: both.basic }), undefined);
+  assert.equal(authenticate({ authorization: basic('ops', 'pw:with:colons') }, { token: TOKEN }), undefined);
+});
+
+test('the login form: token or user/password; the cookie changes when the secret changes', () => {
+  assert.equal(login({ token: 'nope' }, both), undefined);
+  assert.equal(login({ user: 'ops', password: 'nope' }, both), undefined);
+  assert.equal(login({}, both), undefined);
+  const viaBasic = login({ user: 'ops', password: 'pw:with:colons' }, both);
+  assert.ok(viaBasic !== undefined);
+  assert.equal(authenticate({ cookie: `${COOKIE_NAME}=${viaBasic}` }, both), 'cookie');
+  const old = login({ token: TOKEN }, both)!;
+  assert.equal(authenticate({ cookie: `${COOKIE_NAME}=${old}` }, { token: `${TOKEN}-rotated` }), undefined);
+  assert.notEqual(sessionValue('token:a'), sessionValue('token:b'));
+});
+
+test('parseCookies and safeNext', () => {
+  assert.deepEqual(
+    [...parseCookies('a=1; b = 2;c=x=y')],
+    [
+      ['a', '1'],
+      ['b', '2'],
+      ['c', 'x=y'],
+    ],
+  );
+  assert.equal(safeNext('/queues/queue/x?status=failed'), '/queues/queue/x?status=failed');
+  for (const bad of [
+    undefined,
+    '',
+    'https://evil.example/',
+    '//evil.example/',
+    '/\\evil',
+    'javascript:alert(1)',
+  ]) {
+    assert.equal(safeNext(bad), '/', String(bad));
+  }
+});
+
+test('credentials are required, and each problem names its variable', () => {
+  const none = credentialsOf({
+    DASHBOARD_TOKEN: undefined,
+    DASHBOARD_USER: undefined,
+    DASHBOARD_PASSWORD: undefined,
+  });
+  assert.equal(none.problems.length, 1);
+  assert.match(none.problems[0]!.message, /DASHBOARD_TOKEN, or DASHBOARD_USER and DASHBOARD_PASSWORD/);
+  const half = credentialsOf({
+    DASHBOARD_TOKEN: undefined,
+    DASHBOARD_USER: 'ops',
+    DASHBOARD_PASSWORD: undefined,
+  });
+  assert.deepEqual(
+    half.problems.map((p) => p.variable),
+    ['DASHBOARD_PASSWORD'],
+  );
+  const short = credentialsOf({
+    DASHBOARD_TOKEN: 'short',
+    DASHBOARD_USER: undefined,
+    DASHBOARD_PASSWORD: undefined,
+  });
+  assert.deepEqual(
+    short.problems.map((p) => p.variable),
+    ['DASHBOARD_TOKEN'],
+  );
+  const ok = credentialsOf({ DASHBOARD_TOKEN: TOKEN, DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: 'pw' });
+  assert.deepEqual(ok.problems, []);
+  assert.deepEqual(ok.credentials, { token: TOKEN, basic: { user: 'ops', password: 'pw' } });
+});

@@ -1,0 +1,128 @@
+// The dashboard's environment, declared once: validated at start with a message naming the variable.
+import { bool, int, num, oneOf, optionalStr, str, type Config } from '@podset/config';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, redisEnv } from '@podset/queue';
+
+export const dashboardEnv = {
+  KUBECONFIG: optionalStr({
+    description:
+      'Path to a kubeconfig file (a read-only identity suffices); unset: in-cluster service account (or ~/.kube/config)',
+  }),
+  KUBE_IN_CLUSTER: bool({
+    description: 'Use the in-cluster service account even if KUBECONFIG is set elsewhere',
+    default: false,
+  }),
+  ...redisEnv,
+  QUEUE_NAME: str({
+    description: 'BullMQ queue name (the same as the watcher and the workers)',
+    default: DEFAULT_QUEUE_NAME,
+    pattern: /^[^:]+$/,
+  }),
+  QUEUE_PREFIX: str({
+    description: 'BullMQ key prefix (the same as the watcher and the workers)',
+    default: DEFAULT_PREFIX,
+  }),
+  EVENT_LOG_KEY: optionalStr({
+    description:
+      "Redis key of the watcher's event-log stream; default <QUEUE_PREFIX>:<QUEUE_NAME>:watcher:events (the watcher's default)",
+  }),
+  DASHBOARD_PORT: int({
+    description: 'Port of the dashboard (UI, API, /metrics, probes)',
+    default: 3000,
+    min: 0,
+    max: 65535,
+  }),
+  DASHBOARD_HOST: str({ description: 'Address the dashboard listens on', default: '0.0.0.0' }),
+  DASHBOARD_TOKEN: optionalStr({
+    description:
+      'Bearer token for the dashboard (Authorization: Bearer, or the login form); this or DASHBOARD_USER/DASHBOARD_PASSWORD is required',
+  }),
+  DASHBOARD_USER: optionalStr({ description: 'Basic-auth user name (with DASHBOARD_PASSWORD)' }),
+  DASHBOARD_PASSWORD: optionalStr({ description: 'Basic-auth password (with DASHBOARD_USER)' }),
+  DASHBOARD_READ_ONLY: bool({
+    description: 'false: allow queue actions (retry, promote, clean) in bull-board',
+    default: true,
+  }),
+  DASHBOARD_SECURE_COOKIE: bool({
+    description: 'Mark the login cookie Secure (set when the dashboard is served over HTTPS)',
+    default: false,
+  }),
+  EVENTS_PER_PODSET: int({
+    description: 'Event-log entries shown per PodSet on the overview',
+    default: 5,
+    min: 0,
+    max: 100,
+  }),
+  EVENT_LOG_SCAN: int({
+    description: 'How many of the newest event-log entries the overview reads',
+    default: 2000,
+    min: 1,
+    max: 100_000,
+  }),
+  JOB_SCAN: int({
+    description: 'How many of the newest completed and failed jobs the overview reads for last reconciles',
+    default: 1000,
+    min: 1,
+    max: 100_000,
+  }),
+  HTTP_PORT: int({
+    description:
+      'Extra port serving only /metrics, /healthz, /readyz without authentication, for probes and scrapers (0: none)',
+    default: 0,
+    min: 0,
+    max: 65535,
+  }),
+  KUBE_QPS: num({ description: 'Client-side API rate limit, requests/s', default: 5, min: 0.1 }),
+  KUBE_BURST: int({ description: 'Client-side API rate limit burst', default: 10, min: 1 }),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
+    description: 'pino log level',
+    default: 'info',
+  }),
+} as const;
+
+export type DashboardConfig = Config<typeof dashboardEnv>;
+
+/** The event-log stream key, as the watcher derives it (apps/watcher/src/config.ts redisKeys). */
+export function eventLogKeys(
+  cfg: Pick<DashboardConfig, 'EVENT_LOG_KEY' | 'QUEUE_PREFIX' | 'QUEUE_NAME'>,
+): string[] {
+  return [cfg.EVENT_LOG_KEY ?? `${cfg.QUEUE_PREFIX}:${cfg.QUEUE_NAME}:watcher:events`];
+}
+
+export interface Credentials {
+  token?: string;
+  basic?: { user: string; password: string };
+}
+
+/**
+ * The credentials the dashboard accepts, or the problems (each naming its variable): at least one of
+ * DASHBOARD_TOKEN or DASHBOARD_USER + DASHBOARD_PASSWORD is required; a half-set pair is an error.
+ */
+export function credentialsOf(
+  cfg: Pick<DashboardConfig, 'DASHBOARD_TOKEN' | 'DASHBOARD_USER' | 'DASHBOARD_PASSWORD'>,
+): { credentials: Credentials; problems: { variable: string; message: string }[] } {
+  const problems: { variable: string; message: string }[] = [];
+  const credentials: Credentials = {};
+  if (cfg.DASHBOARD_TOKEN !== undefined) {
+    if (cfg.DASHBOARD_TOKEN.length < 16) {
+      problems.push({ variable: 'DASHBOARD_TOKEN', message: 'must be at least 16 characters long' });
+    } else credentials.token = cfg.DASHBOARD_TOKEN;
+  }
+  const user = cfg.DASHBOARD_USER;
+  const password = cfg.DASHBOARD_PASSWORD;
+  if (user !== undefined && password === undefined) {
+    problems.push({ variable: 'DASHBOARD_PASSWORD', message: 'is required when DASHBOARD_USER is set' });
+  } else if (user === undefined && password !== undefined) {
+    problems.push({ variable: 'DASHBOARD_USER', message: 'is required when DASHBOARD_PASSWORD is set' });
+  } else if (user !== undefined && password !== undefined) {
+    if (user.includes(':')) problems.push({ variable: 'DASHBOARD_USER', message: 'must not contain ":"' });
+    else credentials.basic = { user, password };
+  }
+  if (problems.length === 0 && credentials.token === undefined && credentials.basic === undefined) {
+    problems.push({
+      variable: 'DASHBOARD_TOKEN',
+      message:
+        'authentication is required: set DASHBOARD_TOKEN, or DASHBOARD_USER and DASHBOARD_PASSWORD (or both)',
+    });
+  }
+  return { credentials, problems };
+}

@@ -1,0 +1,300 @@
+// The PodSet overview: PodSets from the Kubernetes API, their last reconcile, last error and job from
+// BullMQ's own job records (completed/failed/pending jobs named by key), and their recent watch events
+// from the watcher's event-log stream. Each source may fail alone; the page says which.
+import type { Job, Queue } from 'bullmq';
+import type { RedisClient } from '@podset/queue';
+import type { Kube, PodSetWire } from '@podset/kube';
+
+export interface EventEntry {
+  id: string;
+  t: string;
+  type: string;
+  kind: string;
+  key: string;
+  name: string;
+  rv: string;
+  phase?: string;
+  ready?: string;
+  deleting?: string;
+  n?: string;
+}
+
+export interface LastReconcile {
+  jobId: string;
+  /** completed; failed (for good); retry (failed an attempt, will run again). */
+  result: 'completed' | 'failed' | 'retry';
+  /** Epoch ms the attempt ended (completed/failed) or started (retry). */
+  at: number;
+  durationMs?: number;
+  attempt: number;
+  requeueAfterMs?: number;
+}
+
+export interface LastError {
+  jobId: string;
+  message: string;
+  at: number;
+  attempt: number;
+}
+
+export interface PodSetRow {
+  namespace: string;
+  name: string;
+  key: string;
+  desired: number;
+  current: number;
+  ready: number;
+  generation?: number;
+  observedGeneration?: number;
+  conditions: { type: string; status: string; reason?: string; message?: string }[];
+  lastReconcile?: LastReconcile;
+  lastError?: LastError;
+  /** The job to look at in bull-board: the pending one, else the newest finished one. */
+  job?: { id: string; state: string };
+  events: EventEntry[];
+}
+
+export interface Overview {
+  generatedAt: number;
+  podSets: PodSetRow[];
+  /** Queue keys with jobs but no PodSet (deleted since). */
+  orphanKeys: string[];
+  counts: Record<string, number>;
+  recentEvents: EventEntry[];
+  /** Sources that failed, e.g. "kubernetes: connect ECONNREFUSED". */
+  errors: string[];
+}
+
+export interface OverviewSources {
+  kube: Kube;
+  queue: Queue;
+  redis: RedisClient;
+  /** Stream keys, first non-empty wins (see config.ts eventLogKeys). */
+  eventLogKeys: readonly string[];
+  eventsPerPodSet: number;
+  eventLogScan: number;
+  jobScan: number;
+  /** Per source; default 5 s. */
+  timeoutMs?: number;
+}
+
+export const JOB_STATES = [
+  'active',
+  'waiting',
+  'prioritized',
+  'delayed',
+  'waiting-children',
+  'completed',
+  'failed',
+] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Newest first, from the first of `keys` that has entries; entries not written by the watcher are skipped. */
+export async function readEvents(
+  redis: RedisClient,
+  keys: readonly string[],
+  count: number,
+): Promise<EventEntry[]> {
+  for (const key of keys) {
+    const entries = await redis.xrevrange(key, '+', '-', 'COUNT', count);
+    if (entries.length > 0) return toEntries(entries);
+  }
+  return [];
+}
+
+function toEntries(entries: [string, string[]][]): EventEntry[] {
+  const out: EventEntry[] = [];
+  for (const [id, flat] of entries) {
+    const obj: Record<string, string> = { id };
+    for (let i = 0; i + 1 < flat.length; i += 2) obj[flat[i]!] = flat[i + 1]!;
+    // BullMQ's own events (event=added|completed|…) may share the stream: keep watcher records only.
+    if (obj.t === undefined || obj.type === undefined || (obj.kind === undefined && obj.type !== 'RELIST'))
+      continue;
+    out.push({
+      id,
+      t: obj.t ?? '',
+      type: obj.type ?? '',
+      kind: obj.kind ?? '',
+      key: obj.key ?? '',
+      name: obj.name ?? '',
+      rv: obj.rv ?? '',
+      ...(obj.phase !== undefined ? { phase: obj.phase } : {}),
+      ...(obj.ready !== undefined ? { ready: obj.ready } : {}),
+      ...(obj.deleting !== undefined ? { deleting: obj.deleting } : {}),
+      ...(obj.n !== undefined ? { n: obj.n } : {}),
+    });
+  }
+  return out;
+}
+
+interface KeyJobs {
+  lastReconcile?: LastReconcile;
+  lastError?: LastError;
+  pending?: { id: string; state: string };
+  newestFinished?: { id: string; state: string; at: number };
+}
+
+function returnedRequeue(job: Job): number | undefined {
+  const rv: unknown = job.returnvalue;
+  if (typeof rv === 'object' && rv !== null && 'requeueAfterMs' in rv) {
+    const ms = (rv as { requeueAfterMs?: unknown }).requeueAfterMs;
+    if (typeof ms === 'number') return ms;
+  }
+  return undefined;
+}
+
+/** Folds jobs (any states, any order) into per-key facts. Pure: exported for tests. */
+export function summarizeJobs(jobs: { job: Job; state: string }[]): Map<string, KeyJobs> {
+  const byKey = new Map<string, KeyJobs>();
+  const pendingRank: Record<string, number> = { active: 0, waiting: 1, prioritized: 1, delayed: 2 };
+  for (const { job, state } of jobs) {
+    if (job?.id === undefined) continue;
+    const key = job.name;
+    const facts = byKey.get(key) ?? {};
+    byKey.set(key, facts);
+    const id = String(job.id);
+    if (state === 'completed' || state === 'failed') {
+      const at = job.finishedOn ?? job.processedOn ?? job.timestamp;
+      if (facts.lastReconcile === undefined || at > facts.lastReconcile.at) {
+        const requeue = state === 'completed' ? returnedRequeue(job) : undefined;
+        facts.lastReconcile = {
+          jobId: id,
+          result: state,
+          at,
+          attempt: Math.max(1, job.attemptsMade),
+          ...(job.finishedOn !== undefined && job.processedOn !== undefined
+            ? { durationMs: job.finishedOn - job.processedOn }
+            : {}),
+          ...(requeue !== undefined ? { requeueAfterMs: requeue } : {}),
+        };
+      }
+      if (facts.newestFinished === undefined || at > facts.newestFinished.at) {
+        facts.newestFinished = { id, state, at };
+      }
+    } else {
+      const rank = pendingRank[state] ?? 4;
+      if (facts.pending === undefined || rank < (pendingRank[facts.pending.state] ?? 4)) {
+        facts.pending = { id, state };
+      }
+      // A job that failed an attempt and waits for its retry.
+      if (job.attemptsMade > 0 && job.failedReason && job.processedOn !== undefined) {
+        const at = job.processedOn;
+        if (facts.lastReconcile === undefined || at > facts.lastReconcile.at) {
+          facts.lastReconcile = { jobId: id, result: 'retry', at, attempt: job.attemptsMade };
+        }
+      }
+    }
+    if (job.failedReason) {
+      const at = job.finishedOn ?? job.processedOn ?? job.timestamp;
+      if (facts.lastError === undefined || at > facts.lastError.at) {
+        facts.lastError = {
+          jobId: id,
+          message: job.failedReason,
+          at,
+          attempt: Math.max(1, job.attemptsMade),
+        };
+      }
+    }
+  }
+  return byKey;
+}
+
+async function readJobs(queue: Queue, scan: number): Promise<{ job: Job; state: string }[]> {
+  const out: { job: Job; state: string }[] = [];
+  for (const state of ['active', 'waiting', 'prioritized', 'delayed', 'completed', 'failed'] as const) {
+    const jobs = await queue.getJobs([state], 0, scan - 1, false);
+    for (const job of jobs) if (job !== undefined && job !== null) out.push({ job, state });
+  }
+  return out;
+}
+
+export async function jobCounts(queue: Queue): Promise<Record<string, number>> {
+  return await queue.getJobCounts(...JOB_STATES);
+}
+
+export async function buildOverview(src: OverviewSources): Promise<Overview> {
+  const timeoutMs = src.timeoutMs ?? 5_000;
+  const [podSets, jobs, counts, events] = await Promise.allSettled([
+    withTimeout(src.kube.podSets.listAll(undefined, { limit: 500 }), timeoutMs, 'kubernetes'),
+    withTimeout(readJobs(src.queue, src.jobScan), timeoutMs, 'queue'),
+    withTimeout(jobCounts(src.queue), timeoutMs, 'queue counts'),
+    withTimeout(readEvents(src.redis, src.eventLogKeys, src.eventLogScan), timeoutMs, 'event log'),
+  ]);
+  const errors: string[] = [];
+  if (podSets.status === 'rejected') errors.push(`kubernetes: ${message(podSets.reason)}`);
+  if (jobs.status === 'rejected') errors.push(`queue: ${message(jobs.reason)}`);
+  else if (counts.status === 'rejected') errors.push(`queue: ${message(counts.reason)}`);
+  if (events.status === 'rejected') errors.push(`event log: ${message(events.reason)}`);
+
+  const byKey = summarizeJobs(jobs.status === 'fulfilled' ? jobs.value : []);
+  const allEvents = events.status === 'fulfilled' ? events.value : [];
+  const eventsByKey = new Map<string, EventEntry[]>();
+  for (const e of allEvents) {
+    if (e.key === '') continue;
+    const list = eventsByKey.get(e.key) ?? [];
+    if (list.length < src.eventsPerPodSet) list.push(e);
+    eventsByKey.set(e.key, list);
+  }
+
+  const items: PodSetWire[] = podSets.status === 'fulfilled' ? podSets.value.items : [];
+  const rows = items.map((ps): PodSetRow => {
+    const namespace = ps.metadata?.namespace ?? '';
+    const name = ps.metadata?.name ?? '';
+    const key = `${namespace}/${name}`;
+    const facts = byKey.get(key);
+    const pending = facts?.pending;
+    const job =
+      pending ??
+      (facts?.newestFinished
+        ? { id: facts.newestFinished.id, state: facts.newestFinished.state }
+        : undefined);
+    return {
+      namespace,
+      name,
+      key,
+      desired: ps.spec?.replicas ?? 1,
+      current: ps.status?.replicas ?? 0,
+      ready: ps.status?.readyReplicas ?? 0,
+      ...(ps.metadata?.generation !== undefined ? { generation: ps.metadata.generation } : {}),
+      ...(ps.status?.observedGeneration !== undefined
+        ? { observedGeneration: ps.status.observedGeneration }
+        : {}),
+      conditions: (ps.status?.conditions ?? []).map((c) => ({
+        type: c.type,
+        status: c.status,
+        ...(c.reason !== undefined ? { reason: c.reason } : {}),
+        ...(c.message !== undefined ? { message: c.message } : {}),
+      })),
+      ...(facts?.lastReconcile !== undefined ? { lastReconcile: facts.lastReconcile } : {}),
+      ...(facts?.lastError !== undefined ? { lastError: facts.lastError } : {}),
+      ...(job !== undefined ? { job } : {}),
+      events: eventsByKey.get(key) ?? [],
+    };
+  });
+  rows.sort((a, b) =>
+    a.namespace === b.namespace ? a.name.localeCompare(b.name) : a.namespace.localeCompare(b.namespace),
+  );
+  const known = new Set(rows.map((r) => r.key));
+  const orphanKeys =
+    podSets.status === 'fulfilled' ? [...byKey.keys()].filter((k) => !known.has(k)).sort() : [];
+  return {
+    generatedAt: Date.now(),
+    podSets: rows,
+    orphanKeys,
+    counts: counts.status === 'fulfilled' ? counts.value : {},
+    recentEvents: allEvents.slice(0, 20),
+    errors,
+  };
+}

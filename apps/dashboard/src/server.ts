@@ -1,0 +1,352 @@
+// Assembles the dashboard: Hono app with authentication in front of every route, bull-board for the
+// reconcile queue, the PodSet overview, /metrics and probes. main.ts calls this with the parsed
+// environment; tests call it directly.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { HonoAdapter } from '@bull-board/hono';
+import { serve, type ServerType } from '@hono/node-server';
+import { serveStatic } from '@hono/node-server/serve-static';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { createKube, type Kube, type RequestRecord } from '@podset/kube';
+import { Queue } from 'bullmq';
+import { Hono, type Context } from 'hono';
+import { urlConnector, type RedisConnector } from '@podset/queue';
+import { pino, type Logger } from 'pino';
+import { authenticate, challenges, COOKIE_NAME, login, safeNext } from './auth.ts';
+import type { Credentials } from './config.ts';
+import { loginPage, overviewPage, type PageContext } from './html.ts';
+import { createMetrics } from './metrics.ts';
+import { buildOverview, withTimeout } from './overview.ts';
+
+export const BOARD_PATH = '/queues';
+
+export interface DashboardSettings {
+  kubeConfig: KubeConfig;
+  /** Redis from configuration (single node, Sentinel or Cluster); wins over redisUrl. */
+  redis?: RedisConnector;
+  /** One Redis node (tests); used when `redis` is not given. */
+  redisUrl?: string;
+  queueName: string;
+  queuePrefix: string;
+  /** Event-log stream keys, first non-empty wins. */
+  eventLogKeys: string[];
+  /** 0: a free port. */
+  port: number;
+  host: string;
+  credentials: Credentials;
+  readOnly: boolean;
+  secureCookie: boolean;
+  eventsPerPodSet: number;
+  eventLogScan: number;
+  jobScan: number;
+  /** Unauthenticated /metrics, /healthz, /readyz on their own port; 0: none, -1: a free port. */
+  httpPort: number;
+  kubeQps: number;
+  kubeBurst: number;
+}
+
+export interface RunningDashboard {
+  /** The port the dashboard listens on. */
+  port: number;
+  url: string;
+  /** The unauthenticated probes/metrics port, when enabled. */
+  httpPort: number | undefined;
+  close(): Promise<void>;
+}
+
+interface Readiness {
+  ready: boolean;
+  checks: Record<string, string>;
+}
+
+export async function startDashboard(
+  settings: DashboardSettings,
+  deps: { log?: Logger; kube?: Kube } = {},
+): Promise<RunningDashboard> {
+  const log = deps.log ?? pino({ name: 'podset-dashboard' });
+  const creds = settings.credentials;
+  if (creds.token === undefined && creds.basic === undefined) {
+    throw new Error('dashboard: no credentials (DASHBOARD_TOKEN or DASHBOARD_USER/DASHBOARD_PASSWORD)');
+  }
+
+  let connector = settings.redis;
+  if (connector === undefined) {
+    if (settings.redisUrl === undefined)
+      throw new Error('dashboard: give settings.redis or settings.redisUrl');
+    connector = urlConnector(settings.redisUrl);
+  }
+  // BullMQ shares a client it is given: ours to disconnect on close.
+  const queueRedis = connector.client({ maxRetriesPerRequest: null });
+  const queue = new Queue(settings.queueName, { connection: queueRedis, prefix: settings.queuePrefix });
+  let lastRedisError = '';
+  const redisError = (err: Error) => {
+    if (err.message !== lastRedisError) log.warn({ err: err.message }, 'redis error');
+    lastRedisError = err.message;
+  };
+  queue.on('error', redisError);
+  queueRedis.on('error', redisError);
+  // Our own client for the event log and probes: a command waits for at most one reconnect attempt
+  // (and every caller bounds it with a timeout) instead of queueing while Redis is away.
+  const redis = connector.client({ maxRetriesPerRequest: 1 });
+  redis.on('error', redisError);
+
+  const metrics = createMetrics(queue, settings.queueName, redisError);
+  const kube =
+    deps.kube ??
+    createKube(settings.kubeConfig, {
+      qps: settings.kubeQps,
+      burst: settings.kubeBurst,
+      userAgent: 'podset-dashboard',
+      timeoutMs: 10_000,
+      onRequest: (r: RequestRecord) => {
+        metrics.kubeRequests.inc({ verb: r.verb, resource: r.resource, code: String(r.code) });
+        if (r.waitMs > 0) metrics.kubeWait.inc(r.waitMs / 1000);
+      },
+    });
+
+  async function readiness(): Promise<Readiness> {
+    const [r, k] = await Promise.allSettled([
+      withTimeout(redis.ping(), 2_000, 'redis'),
+      kube.podSets.list(undefined, { limit: 1, signal: AbortSignal.timeout(3_000) }),
+    ]);
+    const checks: Record<string, string> = {
+      redis: r.status === 'fulfilled' ? 'ok' : String((r.reason as Error)?.message ?? r.reason),
+      kubernetes: k.status === 'fulfilled' ? 'ok' : String((k.reason as Error)?.message ?? k.reason),
+    };
+    metrics.dependencyUp.set({ dependency: 'redis' }, checks.redis === 'ok' ? 1 : 0);
+    metrics.dependencyUp.set({ dependency: 'kubernetes' }, checks.kubernetes === 'ok' ? 1 : 0);
+    return { ready: checks.redis === 'ok' && checks.kubernetes === 'ok', checks };
+  }
+
+  async function probe(path: string): Promise<{ status: number; type: string; body: string } | undefined> {
+    if (path === '/healthz') return { status: 200, type: 'text/plain', body: 'ok\n' };
+    if (path === '/readyz') {
+      const r = await readiness();
+      const body = Object.entries(r.checks)
+        .map(([name, v]) => `${name}: ${v}`)
+        .join('\n');
+      return {
+        status: r.ready ? 200 : 503,
+        type: 'text/plain',
+        body: `${r.ready ? 'ready' : 'not ready'}\n${body}\n`,
+      };
+    }
+    if (path === '/metrics') {
+      return { status: 200, type: metrics.registry.contentType, body: await metrics.registry.metrics() };
+    }
+    return undefined;
+  }
+
+  // bull-board, read-only unless configured otherwise (enforced by bull-board and by us, below).
+  const boardAdapter = new HonoAdapter(serveStatic);
+  boardAdapter.setBasePath(BOARD_PATH);
+  createBullBoard({
+    queues: [
+      new BullMQAdapter(queue, {
+        readOnlyMode: settings.readOnly,
+        allowRetries: !settings.readOnly,
+        prefix: '',
+        description: `PodSet reconcile requests (${settings.queuePrefix}:${settings.queueName}); job name = PodSet key`,
+      }),
+    ],
+    serverAdapter: boardAdapter,
+    options: {
+      uiConfig: {
+        boardTitle: 'PodSet queue',
+        miscLinks: [{ text: 'PodSet overview', url: '/' }],
+        hideDocsLink: true,
+        ...(settings.readOnly ? { environment: { label: 'read-only', color: '#1d2330' } } : {}),
+      },
+    },
+  });
+
+  const pageCtx = (cookieSession: boolean): PageContext => ({
+    boardPath: BOARD_PATH,
+    queueName: settings.queueName,
+    readOnly: settings.readOnly,
+    cookieSession,
+  });
+
+  const app = new Hono();
+  const unauthorized = (c: Context, failed = false) => {
+    for (const challenge of challenges(creds)) c.header('WWW-Authenticate', challenge, { append: true });
+    c.header('Cache-Control', 'no-store');
+    const accept = c.req.header('accept') ?? '';
+    if (c.req.method === 'GET' && accept.includes('text/html')) {
+      const next = c.req.path === '/login' ? '/' : safeNext(c.req.path + new URL(c.req.url).search);
+      return c.html(
+        loginPage({ token: creds.token !== undefined, basic: creds.basic !== undefined, next, failed }),
+        401,
+      );
+    }
+    return c.text('401 Unauthorized: send Authorization: Bearer <DASHBOARD_TOKEN> or basic auth\n', 401);
+  };
+
+  // The login form is the one route that takes credentials in its body; wrong ones answer 401.
+  app.post('/login', async (c) => {
+    const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const field = (name: string) => (typeof body[name] === 'string' ? body[name] : undefined);
+    const session = login({ token: field('token'), user: field('user'), password: field('password') }, creds);
+    const next = safeNext(field('next'));
+    if (session === undefined) {
+      log.warn({ ip: c.req.header('x-forwarded-for') }, 'failed dashboard login');
+      await new Promise((r) => setTimeout(r, 300));
+      c.header('Cache-Control', 'no-store');
+      return c.html(
+        loginPage({ token: creds.token !== undefined, basic: creds.basic !== undefined, next, failed: true }),
+        401,
+      );
+    }
+    const cookie = [
+      `${COOKIE_NAME}=${session}`,
+      'Path=/',
+      'HttpOnly',
+      'SameSite=Strict',
+      'Max-Age=43200',
+      ...(settings.secureCookie ? ['Secure'] : []),
+    ].join('; ');
+    c.header('Set-Cookie', cookie);
+    return c.redirect(next, 303);
+  });
+
+  // Everything else: authenticated, assets included.
+  app.use('*', async (c, next) => {
+    const method = authenticate(
+      { authorization: c.req.header('authorization'), cookie: c.req.header('cookie') },
+      creds,
+    );
+    if (method === undefined) return unauthorized(c);
+    const safeMethod = c.req.method === 'GET' || c.req.method === 'HEAD';
+    if (!safeMethod && method === 'cookie') {
+      // A cookie rides along on cross-site requests: writes must come from our own pages.
+      const origin = c.req.header('origin');
+      const host = c.req.header('host');
+      const site = c.req.header('sec-fetch-site');
+      const sameOrigin =
+        origin !== undefined
+          ? host !== undefined && new URL(origin).host === host
+          : site === undefined || site === 'same-origin';
+      if (!sameOrigin) return c.text('403 Forbidden: cross-site request\n', 403);
+    }
+    if (!safeMethod && settings.readOnly && c.req.path.startsWith(`${BOARD_PATH}/`)) {
+      return c.text(
+        '403 Forbidden: the dashboard is read-only (DASHBOARD_READ_ONLY=false allows queue actions)\n',
+        403,
+      );
+    }
+    c.set('authMethod' as never, method as never);
+    c.header('Cache-Control', 'no-store');
+    c.header('X-Frame-Options', 'DENY');
+    c.header('X-Content-Type-Options', 'nosniff');
+    await next();
+  });
+
+  for (const path of ['/healthz', '/readyz', '/metrics']) {
+    app.get(path, async (c) => {
+      const r = await probe(path);
+      return c.body(r!.body, r!.status as 200, { 'Content-Type': r!.type });
+    });
+  }
+  app.get('/login', (c) => c.redirect('/', 303));
+  app.post('/logout', (c) => {
+    c.header('Set-Cookie', `${COOKIE_NAME}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
+    return c.redirect('/', 303);
+  });
+  const overview = () =>
+    buildOverview({
+      kube,
+      queue,
+      redis,
+      eventLogKeys: settings.eventLogKeys,
+      eventsPerPodSet: settings.eventsPerPodSet,
+      eventLogScan: settings.eventLogScan,
+      jobScan: settings.jobScan,
+    });
+  app.get('/', async (c) => {
+    const cookieSession = c.get('authMethod' as never) === 'cookie';
+    return c.html(overviewPage(await overview(), pageCtx(cookieSession)));
+  });
+  app.get('/api/overview', async (c) => c.json(await overview()));
+  app.route(BOARD_PATH, boardAdapter.registerPlugin());
+  app.onError((err, c) => {
+    log.error({ err: err.message, path: c.req.path }, 'request failed');
+    return c.text('500 Internal Server Error\n', 500);
+  });
+
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: settings.port, hostname: settings.host }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  let probeServer: http.Server | undefined;
+  let httpPort: number | undefined;
+  if (settings.httpPort !== 0) {
+    probeServer = http.createServer((req, res) => {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      probe(path).then(
+        (r) => {
+          if (r === undefined) {
+            res.statusCode = 404;
+            res.end('not found\n');
+            return;
+          }
+          res.statusCode = r.status;
+          res.setHeader('Content-Type', r.type);
+          res.end(r.body);
+        },
+        (err: unknown) => {
+          res.statusCode = 500;
+          res.end(`${String(err)}\n`);
+        },
+      );
+    });
+    await new Promise<void>((resolve, reject) => {
+      probeServer!.once('error', reject);
+      probeServer!.listen(settings.httpPort === -1 ? 0 : settings.httpPort, settings.host, resolve);
+    });
+    httpPort = (probeServer.address() as AddressInfo).port;
+  }
+
+  const shownHost = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
+  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+  log.info(
+    {
+      url,
+      httpPort,
+      queue: `${settings.queuePrefix}:${settings.queueName}`,
+      eventLog: settings.eventLogKeys,
+      readOnly: settings.readOnly,
+      auth: [creds.token !== undefined ? 'token' : '', creds.basic !== undefined ? 'basic' : ''].filter(
+        Boolean,
+      ),
+      server: kube.client?.server,
+    },
+    'dashboard started',
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    url,
+    httpPort,
+    close() {
+      closing ??= (async () => {
+        const closeServer = (s: { close(cb: () => void): unknown; closeAllConnections?: () => void }) =>
+          new Promise<void>((resolve) => {
+            s.close(() => resolve());
+            s.closeAllConnections?.();
+          });
+        await closeServer(server as http.Server);
+        if (probeServer !== undefined) await closeServer(probeServer);
+        await queue.close().catch(() => undefined);
+        queueRedis.disconnect();
+        redis.disconnect();
+        log.info('dashboard stopped');
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError } from '@podset/config';
+import { parseWatcherConfig, redisKeys } from './config.ts';
+
+test('defaults: all namespaces, 10 min resync, 15 s lease', () => {
+  const cfg = parseWatcherConfig({});
+  assert.deepEqual(cfg.WATCH_NAMESPACES, []);
+  assert.equal(cfg.RESYNC_PERIOD_SECONDS, 600);
+  assert.equal(cfg.LEASE_DURATION_SECONDS, 15);
+  assert.equal(cfg.KUBECONFIG, undefined);
+  const keys = redisKeys(cfg);
+  assert.ok(keys.checkpoint.startsWith(`${cfg.QUEUE_PREFIX}:${cfg.QUEUE_NAME}:`));
+  assert.equal(keys.eventLog, `${cfg.QUEUE_PREFIX}:${cfg.QUEUE_NAME}:watcher:events`);
+  assert.equal(cfg.HTTP_PORT, 8080);
+});
+
+test('WATCH_NAMESPACES is a comma list', () => {
+  assert.deepEqual(parseWatcherConfig({ WATCH_NAMESPACES: 'a, b,,c' }).WATCH_NAMESPACES, ['a', 'b', 'c']);
+});
+
+test('every invalid variable is named', () => {
+  assert.throws(
+    () =>
+      parseWatcherConfig({
+        WATCH_NAMESPACES: 'Bad_NS',
+        LEASE_DURATION_SECONDS: 'soon',
+        REDIS_URL: 'http://x',
+        WATCHDOG_SECONDS: '0',
+      }),
+    (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.deepEqual(err.problems.map((p) => p.variable).sort(), [
+        'LEASE_DURATION_SECONDS',
+        'REDIS_URL',
+        'WATCHDOG_SECONDS',
+        'WATCH_NAMESPACES',
+      ]);
+      return true;
+    },
+  );
+});

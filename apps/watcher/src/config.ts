@@ -1,0 +1,108 @@
+// The watcher's configuration: environment variables, declared once, validated at start-up.
+import { DEFAULT_ATTEMPTS, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, redisEnv } from '@podset/queue';
+import { int, list, oneOf, optionalStr, parseEnv, str, type Config } from '@podset/config';
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+export const watcherEnv = {
+  KUBECONFIG: optionalStr({
+    description: 'Path to a kubeconfig file; unset: in-cluster service account (or ~/.kube/config)',
+  }),
+  ...redisEnv,
+  WATCH_NAMESPACES: list({
+    description: 'Comma-separated namespaces to watch; empty: all namespaces',
+    default: [],
+    item: DNS_LABEL,
+  }),
+  RESYNC_PERIOD_SECONDS: int({
+    description: 'Every this often, request every PodSet at bulk priority (0: never)',
+    default: 600,
+    min: 0,
+  }),
+  LEASE_NAMESPACE: str({
+    description: 'Namespace of the leader-election Lease',
+    default: 'default',
+    pattern: DNS_LABEL,
+  }),
+  LEASE_NAME: str({ description: 'Name of the leader-election Lease', default: 'podset-watcher' }),
+  LEASE_DURATION_SECONDS: int({
+    description: 'How long a standby waits on a silent leader before taking over',
+    default: 15,
+    min: 2,
+    max: 3600,
+  }),
+  POD_NAME: optionalStr({ description: "This replica's name (downward API); the Lease holder identity" }),
+  HOLDER_IDENTITY: optionalStr({
+    description: 'Lease holder identity; wins over POD_NAME; default hostname-pid',
+  }),
+  WATCH_TIMEOUT_SECONDS: int({
+    description: 'Server-side timeout asked for each watch (a random value in [t, 2t) is used)',
+    default: 300,
+    min: 1,
+  }),
+  WATCHDOG_SECONDS: int({
+    description: 'Abort and re-watch when no event or bookmark arrived for this long',
+    default: 120,
+    min: 1,
+  }),
+  EVENT_LOG_MAXLEN: int({
+    description: 'Approximate length cap of the event-log stream',
+    default: 10_000,
+    min: 1,
+  }),
+  EVENT_LOG_KEY: optionalStr({
+    description: 'Redis key of the event-log stream; default <QUEUE_PREFIX>:<QUEUE_NAME>:watcher:events',
+  }),
+  QUEUE_NAME: str({ description: "BullMQ queue name (the workers' too)", default: DEFAULT_QUEUE_NAME }),
+  QUEUE_PREFIX: str({
+    description: 'BullMQ key prefix (use a {hash tag} on Redis Cluster)',
+    default: DEFAULT_PREFIX,
+  }),
+  CHECKPOINT_EVERY_EVENTS: int({
+    description: 'Checkpoint the resourceVersion after this many events',
+    default: 100,
+    min: 1,
+  }),
+  CHECKPOINT_INTERVAL_MS: int({
+    description: 'Checkpoint pending resourceVersions at least this often',
+    default: 1000,
+    min: 10,
+  }),
+  KUBE_QPS: int({ description: 'Client-side API rate limit, requests per second', default: 20, min: 1 }),
+  KUBE_BURST: int({ description: 'Client-side API rate limit burst', default: 40, min: 1 }),
+  MAX_ATTEMPTS: int({
+    description: "Attempts per reconcile job the watcher enqueues (must equal the workers' MAX_ATTEMPTS)",
+    default: DEFAULT_ATTEMPTS,
+    min: 1,
+  }),
+  HTTP_PORT: int({
+    description: 'Port for /metrics, /healthz, /readyz (0: disabled)',
+    default: 8080,
+    min: 0,
+    max: 65535,
+  }),
+  LOG_LEVEL: oneOf(['info', 'debug', 'warn', 'error', 'trace', 'fatal', 'silent'] as const, {
+    description: 'pino log level',
+    default: 'info',
+  }),
+};
+
+export type WatcherConfig = Config<typeof watcherEnv>;
+
+export function parseWatcherConfig(env: Record<string, string | undefined>): WatcherConfig {
+  return parseEnv(watcherEnv, env);
+}
+
+/** Where the watcher keeps its own state in Redis, next to the queue's keys (same hash tag). */
+export function redisKeys(
+  cfg: Pick<WatcherConfig, 'QUEUE_PREFIX' | 'QUEUE_NAME' | 'EVENT_LOG_KEY' | 'LEASE_NAME'>,
+) {
+  const base = `${cfg.QUEUE_PREFIX}:${cfg.QUEUE_NAME}`;
+  return {
+    checkpoint: `${base}:watcher:rv`,
+    // One sentinel per watcher deployment (one per Lease): with several (one per namespace set), each
+    // must notice a data loss by itself — a shared SET NX would tell only the first.
+    sentinel: `${base}:watcher:sentinel:${cfg.LEASE_NAME}`,
+    eventLog: cfg.EVENT_LOG_KEY ?? `${base}:watcher:events`,
+  };
+}

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Enqueuer, type ReconcileRequester } from './enqueue.ts';
+import type { EventRecord } from './event-log.ts';
+import { silentLogger } from './log.ts';
+import type { WatchEvent } from './watch-loop.ts';
+
+/** A queue whose requests complete only when the test says so. */
+class ManualQueue implements ReconcileRequester {
+  readonly calls: { key: string; source: string; rv?: string; settle: (err?: Error) => void }[] = [];
+  request(key: string, opts: { source: 'live' | 'bulk'; rv?: string }) {
+    return new Promise<void>((resolve, reject) => {
+      this.calls.push({
+        key,
+        source: opts.source,
+        ...(opts.rv === undefined ? {} : { rv: opts.rv }),
+        settle: (err) => (err === undefined ? resolve() : reject(err)),
+      });
+    });
+  }
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+const podSetEvent = (name: string, rv: string): WatchEvent => ({
+  stream: 'podsets/*',
+  resource: 'podsets',
+  type: 'MODIFIED',
+  object: { metadata: { namespace: 'default', name, resourceVersion: rv } },
+  rv,
+});
+
+test('events for a key already being requested share one follow-up request, issued after it, with the newest RV', async () => {
+  const queue = new ManualQueue();
+  const enq = new Enqueuer({ queue, logger: silentLogger });
+  const first = enq.event(podSetEvent('web', '10'));
+  const later = [enq.event(podSetEvent('web', '11')), enq.event(podSetEvent('web', '13'))];
+  const other = enq.event(podSetEvent('api', '12'));
+  await tick();
+  assert.deepEqual(
+    queue.calls.map((c) => `${c.key}@${c.rv}`),
+    ['default/web@10', 'default/api@12'],
+  );
+  queue.calls[0]!.settle();
+  await first;
+  await tick();
+  assert.deepEqual(
+    queue.calls.map((c) => `${c.key}@${c.rv}`),
+    ['default/web@10', 'default/api@12', 'default/web@13'],
+    'one follow-up after the first completed',
+  );
+  let laterDone = false;
+  void Promise.all(later).then(() => (laterDone = true));
+  await tick();
+  assert.equal(laterDone, false, 'the later events wait for their own request');
+  queue.calls[2]!.settle();
+  queue.calls[1]!.settle();
+  await Promise.all([...later, other]);
+  assert.equal(enq.coalesced, 2);
+  assert.equal(enq.requested.live, 3);
+});
+
+test('a failed request fails its event; the events waiting behind it still get their own request', async () => {
+  const queue = new ManualQueue();
+  const enq = new Enqueuer({ queue, logger: silentLogger });
+  const first = enq.event(podSetEvent('web', '1'));
+  const second = enq.event(podSetEvent('web', '2'));
+  await tick();
+  queue.calls[0]!.settle(new Error('redis down'));
+  await assert.rejects(first, /redis down/);
+  await tick();
+  assert.equal(queue.calls.length, 2);
+  queue.calls[1]!.settle();
+  await second;
+});
+
+test('the event log is appended in event order even when requests complete out of order', async () => {
+  const queue = new ManualQueue();
+  const appended: string[] = [];
+  const enq = new Enqueuer({
+    queue,
+    logger: silentLogger,
+    eventLog: {
+      append: (r: EventRecord) => {
+        appended.push(`${r.key}@${r.rv}`);
+        return Promise.resolve();
+      },
+    },
+  });
+  const all = [
+    enq.event(podSetEvent('a', '1')),
+    enq.event(podSetEvent('b', '2')),
+    enq.event(podSetEvent('c', '3')),
+  ];
+  assert.deepEqual(appended, ['default/a@1', 'default/b@2', 'default/c@3']);
+  await tick();
+  for (const c of [...queue.calls].reverse()) c.settle();
+  await Promise.all(all);
+});
+
+test('a relist page requests each distinct key at bulk priority', async () => {
+  const requests: string[] = [];
+  const enq = new Enqueuer({
+    queue: {
+      request: (key, opts) => {
+        requests.push(`${key}:${opts.source}`);
+        return Promise.resolve();
+      },
+    },
+    logger: silentLogger,
+  });
+  const owner = { apiVersion: 'podset.io/v1', kind: 'PodSet', name: 'web', uid: 'u', controller: true };
+  await enq.listed({
+    stream: 'pods/*',
+    resource: 'pods',
+    cause: '410 Gone',
+    objects: [
+      { metadata: { namespace: 'd', name: 'web-1', ownerReferences: [owner] } },
+      { metadata: { namespace: 'd', name: 'web-2', ownerReferences: [owner] } },
+      { metadata: { namespace: 'd', name: 'stray' } },
+    ],
+  });
+  assert.deepEqual(requests, ['d/web:bulk']);
+  assert.equal(enq.requested.bulk, 1);
+});

@@ -1,0 +1,145 @@
+// Watch events → reconcile requests. A live event asks for its key at live priority (carrying the
+// event's RV); a relist page asks for every key in it at bulk priority. Every watch event is also
+// appended to the event log. Implements the watch loop's sink.
+import { keyFor, keysOf } from './keys.ts';
+import { eventRecord, type EventRecord } from './event-log.ts';
+import type { ListedPage, WatchEvent, WatchSink } from './watch-loop.ts';
+import type { Logger } from './log.ts';
+
+/** What the watcher needs of the queue (@podset/queue's ReconcileQueue has it). */
+export interface ReconcileRequester {
+  request(key: string, opts: { source: 'live' | 'bulk'; delayMs?: number; rv?: string }): Promise<unknown>;
+}
+
+export interface EventAppender {
+  append(record: EventRecord): Promise<unknown>;
+}
+
+export interface EnqueuerOptions {
+  queue: ReconcileRequester;
+  eventLog?: EventAppender;
+  logger: Logger;
+  /** Called after requests were made (for metrics). */
+  onEnqueued?: (source: 'live' | 'bulk', count: number) => void;
+  /** Parallel requests while enqueuing a relist page. Default 32. */
+  bulkConcurrency?: number;
+}
+
+interface FollowUp {
+  rv: string | undefined;
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+function followUp(rv: string | undefined): FollowUp {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined); // callers observe it; never an unhandled rejection here
+  return { rv, promise, resolve, reject };
+}
+
+/** Whether resourceVersion a is newer than b (numeric when both are; otherwise the later one wins). */
+function newerRv(a: string, b: string | undefined): boolean {
+  if (b === undefined) return true;
+  if (/^\d+$/.test(a) && /^\d+$/.test(b)) return BigInt(a) > BigInt(b);
+  return true;
+}
+
+export class Enqueuer implements WatchSink {
+  readonly #o: EnqueuerOptions;
+  /** Requests made, by source (for tests and metrics). */
+  readonly requested = { live: 0, bulk: 0 };
+  /** Events that mapped to no key (pods without a PodSet controller). */
+  unkeyed = 0;
+  /** Live events folded into a follow-up request for a key already being requested. */
+  coalesced = 0;
+
+  constructor(options: EnqueuerOptions) {
+    this.#o = options;
+  }
+
+  /**
+   * The watch loop calls this for events in order without waiting for each other, so: the event-log
+   * XADD is issued first (ioredis keeps call order on its connection, so the log stays in event order),
+   * and live requests for one key are coalesced — while a request for the key is in flight, later events
+   * for it share ONE follow-up request issued after it completes (carrying the newest RV). A follow-up is
+   * always issued after the event was seen, so no change can slip past a reconcile already under way.
+   */
+  async event(ev: WatchEvent): Promise<void> {
+    const key = keyFor(ev.resource, ev.object);
+    const logged = this.#o.eventLog?.append(eventRecord(ev.resource, ev.type, ev.object));
+    if (key === undefined) this.unkeyed++;
+    const requested = key === undefined ? undefined : this.#requestLive(key, ev.rv);
+    this.#o.logger.debug(
+      {
+        stream: ev.stream,
+        type: ev.type,
+        kind: ev.resource,
+        podset: key,
+        name: ev.object.metadata?.name,
+        rv: ev.rv,
+      },
+      'watch event',
+    );
+    await Promise.all([logged, requested]);
+  }
+
+  /** Live requests in flight per key, with the follow-up that later events for the key wait on. */
+  readonly #live = new Map<string, { again?: FollowUp }>();
+
+  #requestLive(key: string, rv: string | undefined): Promise<void> {
+    const state = this.#live.get(key);
+    if (state !== undefined) {
+      if (state.again === undefined) state.again = followUp(rv);
+      else if (rv !== undefined && newerRv(rv, state.again.rv)) state.again.rv = rv;
+      this.coalesced++;
+      return state.again.promise;
+    }
+    const entry: { again?: FollowUp } = {};
+    this.#live.set(key, entry);
+    const sent = this.#o.queue
+      .request(key, { source: 'live', ...(rv === undefined ? {} : { rv }) })
+      .then(() => {
+        this.requested.live++;
+        this.#o.onEnqueued?.('live', 1);
+      });
+    const next = () => {
+      this.#live.delete(key);
+      const again = entry.again;
+      if (again !== undefined) this.#requestLive(key, again.rv).then(again.resolve, again.reject);
+    };
+    sent.then(next, next);
+    return sent;
+  }
+
+  async listed(page: ListedPage): Promise<void> {
+    await this.enqueueBulk(keysOf(page.resource, page.objects));
+    await this.#o.eventLog?.append({
+      t: new Date().toISOString(),
+      type: 'RELIST',
+      kind: page.resource === 'pods' ? 'Pod' : 'PodSet',
+      key: '',
+      name: '',
+      rv: '',
+      n: String(page.objects.length),
+    });
+  }
+
+  /** Requests every key at bulk priority (relists, resyncs). */
+  async enqueueBulk(keys: readonly string[]): Promise<void> {
+    const width = this.#o.bulkConcurrency ?? 32;
+    for (let i = 0; i < keys.length; i += width) {
+      await Promise.all(
+        keys.slice(i, i + width).map((key) => this.#o.queue.request(key, { source: 'bulk' })),
+      );
+      const n = Math.min(width, keys.length - i);
+      this.requested.bulk += n;
+      this.#o.onEnqueued?.('bulk', n);
+    }
+  }
+}

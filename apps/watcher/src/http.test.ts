@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startHealthServer } from './http.ts';
+import { createWatcherMetrics, relistLabel, restartLabel } from './metrics.ts';
+
+test('readyz is 503 naming the failing dependency; healthz stays 200; metrics are served', async () => {
+  const metrics = createWatcherMetrics();
+  let redisUp = true;
+  const server = await startHealthServer({
+    port: 0,
+    host: '127.0.0.1',
+    registry: metrics.registry,
+    probes: [
+      {
+        name: 'redis',
+        check: () => (redisUp ? Promise.resolve() : Promise.reject(new Error('ECONNREFUSED'))),
+      },
+      { name: 'kubernetes', check: () => Promise.resolve() },
+    ],
+    status: () => ({ leader: false }),
+  });
+  try {
+    const url = `http://127.0.0.1:${server.port}`;
+    const ready = await fetch(`${url}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.match(await ready.text(), /leader: false/);
+    redisUp = false;
+    const notReady = await fetch(`${url}/readyz`);
+    assert.equal(notReady.status, 503);
+    assert.match(await notReady.text(), /redis: ECONNREFUSED/);
+    assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    metrics.setLeader(true);
+    metrics.hooks.restart?.('pods', 'closed');
+    metrics.hooks.relisted?.('podsets', '410 Gone', 3);
+    metrics.onEnqueued('bulk', 3);
+    metrics.setQueueDepth('q', () => Promise.resolve({ prioritized: 4, active: 1 }));
+    const text = await (await fetch(`${url}/metrics`)).text();
+    assert.match(text, /^podset_watcher_leader 1$/m);
+    assert.match(text, /^podset_watch_restarts_total\{resource="pods",reason="timeout"\} 1$/m);
+    assert.match(text, /^podset_watch_relists_total\{resource="podsets",reason="gone"\} 1$/m);
+    assert.match(text, /^podset_enqueued_total\{source="bulk"\} 3$/m);
+    assert.match(text, /^podset_queue_jobs\{queue="q",state="prioritized"\} 4$/m);
+    assert.equal((await fetch(`${url}/nope`)).status, 404);
+  } finally {
+    await server.close();
+  }
+});
+
+test('restart and relist reasons map to the exported labels', () => {
+  assert.equal(restartLabel('closed'), 'timeout');
+  assert.equal(restartLabel('unreachable'), 'reset');
+  assert.equal(restartLabel('server-error'), 'error');
+  assert.equal(restartLabel('relist-requested'), 'data-loss');
+  assert.equal(relistLabel('no checkpoint'), 'initial');
+  assert.equal(relistLabel('410 Gone'), 'gone');
+  assert.equal(relistLabel('redis lost its data'), 'data-loss');
+});

@@ -1,0 +1,29 @@
+export { Watcher, type WatcherOptions } from './watcher.ts';
+export {
+  WatchLoop,
+  newCounters,
+  type WatchLoopOptions,
+  type WatchCounters,
+  type RestartReason,
+  type WatchSink,
+  type WatchEvent,
+  type ListedPage,
+  type Checkpointer,
+} from './watch-loop.ts';
+export {
+  podSetKey,
+  podOwnerKey,
+  keyFor,
+  keysOf,
+  streamId,
+  PODSET_NAME_LABEL,
+  type Resource,
+  type WatchedObject,
+} from './keys.ts';
+export { Enqueuer, type ReconcileRequester, type EventAppender } from './enqueue.ts';
+export { EventLog, eventRecord, type EventRecord } from './event-log.ts';
+export { RedisCheckpoint, DataLossDetector } from './checkpoint.ts';
+export { LeaderElector, microTime, type LeaderOptions } from './leader.ts';
+export { Resync, listPodSetKeys } from './resync.ts';
+export { watchApiOf, leaseApiOf, type WatchApi, type LeaseApi } from './kube-api.ts';
+export { watcherEnv, parseWatcherConfig, redisKeys, type WatcherConfig } from './config.ts';

@@ -1,0 +1,100 @@
+// Pure mapping from watched objects to reconcile keys ("namespace/name" of a PodSet).
+// The watcher holds no cache: a Pod names its PodSet only through its controller ownerReference.
+
+/** The subset of a Kubernetes object the watcher reads. */
+export interface WatchedObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    resourceVersion?: string;
+    uid?: string;
+    deletionTimestamp?: string;
+    ownerReferences?: {
+      apiVersion?: string;
+      kind?: string;
+      name?: string;
+      uid?: string;
+      controller?: boolean;
+    }[];
+    labels?: Record<string, string>;
+  };
+  status?: {
+    phase?: string;
+    conditions?: { type?: string; status?: string }[];
+  };
+}
+
+export const PODSET_API_VERSION = 'podset.io/v1';
+export const PODSET_KIND = 'PodSet';
+/** The label every pod created for a PodSet carries; the pod watch selects on its presence. */
+export const PODSET_NAME_LABEL = 'podset.io/name';
+
+export type Resource = 'podsets' | 'pods';
+
+/**
+ * Whether a watch event's object is of the kind the stream watches (watch events always carry kind and
+ * apiVersion). Anything else — a proxy's or a broken server's junk — must be neither enqueued nor have its
+ * resourceVersion taken as the stream's.
+ */
+export function isWatchedKind(resource: Resource, obj: WatchedObject): boolean {
+  if (resource === 'pods') return obj.kind === 'Pod' && obj.apiVersion === 'v1';
+  return obj.kind === PODSET_KIND && obj.apiVersion === PODSET_API_VERSION;
+}
+
+/** Key of a PodSet: `namespace/name`, or undefined when the object lacks either. */
+export function podSetKey(obj: WatchedObject): string | undefined {
+  const ns = obj.metadata?.namespace;
+  const name = obj.metadata?.name;
+  if (ns === undefined || ns === '' || name === undefined || name === '') return undefined;
+  return `${ns}/${name}`;
+}
+
+/**
+ * Key of the PodSet controlling a Pod: its ownerReference with controller=true, kind PodSet and
+ * apiVersion podset.io/v1. A pod without one (or controlled by something else) maps to no key.
+ */
+export function podOwnerKey(pod: WatchedObject): string | undefined {
+  const ns = pod.metadata?.namespace;
+  if (ns === undefined || ns === '') return undefined;
+  const controller = (pod.metadata?.ownerReferences ?? []).find((ref) => ref.controller === true);
+  if (controller === undefined) return undefined;
+  if (controller.kind !== PODSET_KIND || controller.apiVersion !== PODSET_API_VERSION) return undefined;
+  if (controller.name === undefined || controller.name === '') return undefined;
+  return `${ns}/${controller.name}`;
+}
+
+/** The reconcile key an object of `resource` maps to. */
+export function keyFor(resource: Resource, obj: WatchedObject): string | undefined {
+  return resource === 'podsets' ? podSetKey(obj) : podOwnerKey(obj);
+}
+
+/** Distinct keys of a list of objects (a relist), in first-seen order. */
+export function keysOf(resource: Resource, objects: readonly WatchedObject[]): string[] {
+  const keys = new Set<string>();
+  for (const obj of objects) {
+    const key = keyFor(resource, obj);
+    if (key !== undefined) keys.add(key);
+  }
+  return [...keys];
+}
+
+/** Whether a pod's Ready condition is True (undefined for objects that aren't pods). */
+export function podReady(obj: WatchedObject): boolean | undefined {
+  const conditions = obj.status?.conditions;
+  if (conditions === undefined) return undefined;
+  return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+/** The stream id of one watch: resource and namespace (`*` for all namespaces). */
+export function streamId(resource: Resource, namespace: string | undefined): string {
+  return `${resource}/${namespace ?? '*'}`;
+}
+
+/** The collection path of a resource, cluster-wide when namespace is undefined. */
+export function collectionPath(resource: Resource, namespace: string | undefined): string {
+  const base = resource === 'podsets' ? '/apis/podset.io/v1' : '/api/v1';
+  const ns = namespace === undefined ? '' : `/namespaces/${encodeURIComponent(namespace)}`;
+  return `${base}${ns}/${resource}`;
+}

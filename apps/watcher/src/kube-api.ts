@@ -1,0 +1,97 @@
+// The few API calls the watcher makes, as a small interface (so each part is testable with a fake),
+// and its implementation over @podset/kube (auth, rate limit, request counting).
+import type { Kube, KubeList, KubeObject, Lease, WatchEvent } from '@podset/kube';
+import type { Resource, WatchedObject } from './keys.ts';
+
+export interface ListPage {
+  items: WatchedObject[];
+  metadata: { resourceVersion?: string; continue?: string };
+}
+
+export interface WatchApi {
+  list(
+    resource: Resource,
+    namespace: string | undefined,
+    opts: { labelSelector?: string; limit?: number; continue?: string; signal?: AbortSignal },
+  ): Promise<ListPage>;
+  /** Events until the server ends the stream; errors with `code` (HTTP status) when it refuses. */
+  watch(
+    resource: Resource,
+    namespace: string | undefined,
+    opts: {
+      labelSelector?: string;
+      resourceVersion?: string;
+      allowWatchBookmarks: boolean;
+      timeoutSeconds: number;
+      signal: AbortSignal;
+    },
+  ): AsyncIterable<{ type: string; object: WatchedObject & { code?: number; message?: string } }>;
+}
+
+export interface LeaseApi {
+  /** The Lease, or undefined when it doesn't exist. */
+  get(namespace: string, name: string, signal?: AbortSignal): Promise<Lease | undefined>;
+  /** Fails with code 409 when it already exists. */
+  create(namespace: string, lease: Lease, signal?: AbortSignal): Promise<Lease>;
+  /** Fails with code 409 when metadata.resourceVersion is stale. */
+  replace(namespace: string, lease: Lease, signal?: AbortSignal): Promise<Lease>;
+}
+
+/** The HTTP status of a failed call, when it got one. */
+export function errorCode(err: unknown): number | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/**
+ * kube-apiserver's 504 for a resourceVersion it has not reached (a checkpoint from before an etcd restore,
+ * or from another cluster). The RV can never become valid here, so the answer is a relist, as client-go does.
+ * `status` is a metav1.Status: an in-stream ERROR object, or a failed call's `.status`.
+ */
+export function isTooLargeResourceVersion(status: unknown): boolean {
+  const s = status as { code?: unknown; details?: { causes?: { reason?: unknown }[] } } | null;
+  return s?.code === 504 && (s.details?.causes ?? []).some((c) => c.reason === 'ResourceVersionTooLarge');
+}
+
+export function retryAfterSeconds(err: unknown): number | undefined {
+  const s = (err as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
+  return typeof s === 'number' && Number.isFinite(s) ? s : undefined;
+}
+
+export function watchApiOf(kube: Kube): WatchApi {
+  const client = (resource: Resource) => (resource === 'pods' ? kube.pods : kube.podSets);
+  const opt = <T>(v: T | undefined) => v;
+  return {
+    async list(resource, namespace, opts) {
+      const page: KubeList<KubeObject> = await client(resource).list(namespace, {
+        labelSelector: opt(opts.labelSelector),
+        limit: opt(opts.limit),
+        continue: opt(opts.continue),
+        ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+      });
+      return page as ListPage;
+    },
+    watch(resource, namespace, opts) {
+      return client(resource).watch(namespace, opts) as AsyncIterable<
+        WatchEvent<WatchedObject & { code?: number; message?: string }>
+      >;
+    },
+  };
+}
+
+export function leaseApiOf(kube: Kube): LeaseApi {
+  const sig = (signal: AbortSignal | undefined) => (signal === undefined ? {} : { signal });
+  return {
+    async get(namespace, name, signal) {
+      try {
+        return await kube.leases.get(namespace, name, sig(signal));
+      } catch (err) {
+        if (errorCode(err) === 404) return undefined;
+        throw err;
+      }
+    },
+    create: (namespace, lease, signal) => kube.leases.create(namespace, lease, sig(signal)),
+    replace: (namespace, lease, signal) =>
+      kube.leases.replace(namespace, lease.metadata.name ?? '', lease, sig(signal)),
+  };
+}

@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import { afterEach, test } from 'node:test';
+import type { Lease } from '@podset/kube';
+import type { LeaseApi } from './kube-api.ts';
+import { LeaderElector, microTime } from './leader.ts';
+import { silentLogger } from './log.ts';
+
+class Conflict extends Error {
+  readonly code = 409;
+}
+
+/** One Lease with resourceVersion-based optimistic concurrency; `down` simulates a partition per caller. */
+class MemoryLeases {
+  lease: Lease | undefined;
+  rv = 0;
+  readonly down = new Set<string>();
+  writes: { holder: string; transitions: number }[] = [];
+
+  api(caller: string): LeaseApi {
+    const check = () => {
+      if (this.down.has(caller)) return Promise.reject(new Error('connect ECONNREFUSED'));
+      return Promise.resolve();
+    };
+    return {
+      get: async () => {
+        await check();
+        return this.lease === undefined ? undefined : structuredClone(this.lease);
+      },
+      create: async (_ns, lease) => {
+        await check();
+        if (this.lease !== undefined) throw new Conflict('exists');
+        return this.#store(lease);
+      },
+      replace: async (_ns, lease) => {
+        await check();
+        if (lease.metadata.resourceVersion !== this.lease?.metadata.resourceVersion)
+          throw new Conflict('stale');
+        return this.#store(lease);
+      },
+    };
+  }
+
+  #store(lease: Lease): Lease {
+    this.lease = structuredClone({
+      ...lease,
+      metadata: { ...lease.metadata, resourceVersion: String(++this.rv) },
+    });
+    this.writes.push({
+      holder: lease.spec?.holderIdentity ?? '',
+      transitions: lease.spec?.leaseTransitions ?? 0,
+    });
+    return structuredClone(this.lease);
+  }
+
+  holder(): string {
+    return this.lease?.spec?.holderIdentity ?? '';
+  }
+}
+
+interface Candidate {
+  elector: LeaderElector;
+  leading: boolean;
+  terms: number;
+  stop: () => Promise<void>;
+  done: Promise<void>;
+}
+
+const running: Candidate[] = [];
+afterEach(async () => {
+  for (const c of running.splice(0)) await c.stop();
+});
+
+function candidate(leases: MemoryLeases, identity: string, leaseDurationMs = 900): Candidate {
+  const elector = new LeaderElector({
+    api: leases.api(identity),
+    namespace: 'default',
+    name: 'watcher',
+    identity,
+    leaseDurationMs,
+    renewDeadlineMs: Math.round(leaseDurationMs * 0.6),
+    retryPeriodMs: Math.round(leaseDurationMs / 9),
+    logger: silentLogger,
+  });
+  const shutdown = new AbortController();
+  const c: Candidate = {
+    elector,
+    leading: false,
+    terms: 0,
+    stop: async () => {
+      shutdown.abort();
+      await c.done;
+      await elector.release();
+    },
+    done: Promise.resolve(),
+  };
+  c.done = elector.run(shutdown.signal, async (signal) => {
+    c.leading = true;
+    c.terms++;
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    c.leading = false;
+  });
+  running.push(c);
+  return c;
+}
+
+async function until(cond: () => boolean, what: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test('MicroTime has six fractional digits', () => {
+  assert.equal(microTime(Date.UTC(2026, 0, 2, 3, 4, 5, 678)), '2026-01-02T03:04:05.678000Z');
+});
+
+test('of two candidates exactly one leads, and keeps leading while it renews', async () => {
+  const leases = new MemoryLeases();
+  const a = candidate(leases, 'a');
+  const b = candidate(leases, 'b');
+  await until(() => a.leading || b.leading, 'a leader');
+  const leader = a.leading ? a : b;
+  const other = leader === a ? b : a;
+  // Over several lease durations: never two leaders, no change of leader.
+  const end = Date.now() + 2500;
+  while (Date.now() < end) {
+    assert.ok(!(a.leading && b.leading), 'two leaders at once');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.ok(leader.leading);
+  assert.equal(other.terms, 0);
+  assert.equal(leases.holder(), leader === a ? 'a' : 'b');
+  assert.ok(leader.elector.stats.renewals > 3);
+  const spec = leases.lease?.spec;
+  assert.equal(spec?.leaseTransitions, 0);
+  assert.match(spec?.renewTime ?? '', /\.\d{6}Z$/);
+});
+
+test('a leader that stops releases the lease and the standby takes over with one more transition', async () => {
+  const leases = new MemoryLeases();
+  const a = candidate(leases, 'a');
+  await until(() => a.leading, 'a leads');
+  const b = candidate(leases, 'b');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(b.terms, 0);
+  await a.stop();
+  running.splice(running.indexOf(a), 1);
+  assert.ok(!a.leading);
+  await until(() => b.leading, 'b takes over');
+  assert.equal(leases.holder(), 'b');
+  assert.equal(leases.lease?.spec?.leaseTransitions, 1);
+});
+
+test('a leader cut off from the API stops leading before its lease can be taken', async () => {
+  const leases = new MemoryLeases();
+  const a = candidate(leases, 'a');
+  await until(() => a.leading, 'a leads');
+  const b = candidate(leases, 'b');
+  await new Promise((r) => setTimeout(r, 200));
+  leases.down.add('a'); // a can no longer renew; b still reaches the API
+  let overlap = false;
+  const watch = setInterval(() => (overlap ||= a.leading && b.leading), 5);
+  try {
+    await until(() => b.leading, 'b takes over');
+  } finally {
+    clearInterval(watch);
+  }
+  assert.equal(a.leading, false);
+  assert.equal(overlap, false, 'the old leader stopped before the new one started');
+  assert.equal(a.elector.stats.lost, 1);
+  leases.down.delete('a');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.ok(b.leading && !a.leading, 'a stands by once back');
+});
+
+test('a candidate that finds a lease held by someone silent takes it after the lease duration', async () => {
+  const leases = new MemoryLeases();
+  await leases.api('ghost').create('default', {
+    metadata: { name: 'watcher', namespace: 'default' },
+    spec: {
+      holderIdentity: 'ghost',
+      leaseDurationSeconds: 1,
+      renewTime: microTime(Date.now()),
+      leaseTransitions: 4,
+    },
+  });
+  const b = candidate(leases, 'b', 1000);
+  await new Promise((r) => setTimeout(r, 400));
+  assert.equal(b.leading, false, 'not before the lease duration');
+  await until(() => b.leading, 'b takes over');
+  assert.equal(leases.lease?.spec?.leaseTransitions, 5);
+});
+
+test('a renew that landed after we stopped waiting for it does not stop the release (409 → re-read → release)', async () => {
+  const leases = new MemoryLeases();
+  const a = candidate(leases, 'a');
+  await until(() => a.leading, 'a leads');
+  // The server applied a renew whose answer never reached us: the lease is still ours, at a newer RV.
+  const current = leases.lease;
+  assert.ok(current !== undefined);
+  leases.lease = { ...current, metadata: { ...current.metadata, resourceVersion: String(++leases.rv) } };
+  await a.stop();
+  running.splice(running.indexOf(a), 1);
+  assert.equal(leases.holder(), '', 'released');
+});

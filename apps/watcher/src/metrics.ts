@@ -1,0 +1,125 @@
+// The watcher's Prometheus metrics (prom-client). Counters live here, not in the per-term objects, so
+// they keep counting across leadership terms. Names and labels shared with apps/worker where they
+// overlap (podset_kube_requests_total, podset_kube_rate_limiter_wait_seconds_total).
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { RequestRecord } from '@podset/kube';
+import type { RestartReason, WatchHooks } from './watch-loop.ts';
+
+/** Restart reasons as exported: the ops names (timeout, reset, stall, gone, throttled, error, data-loss). */
+export function restartLabel(reason: RestartReason): string {
+  switch (reason) {
+    case 'closed':
+      return 'timeout';
+    case 'reset':
+    case 'unreachable':
+      return 'reset';
+    case 'stall':
+    case 'gone':
+    case 'throttled':
+      return reason;
+    case 'relist-requested':
+      return 'data-loss';
+    default:
+      return 'error';
+  }
+}
+
+/** Relist causes as exported: initial (no checkpoint), gone (410), data-loss (Redis lost its data). */
+export function relistLabel(cause: string): string {
+  if (cause.includes('410')) return 'gone';
+  if (cause.includes('redis')) return 'data-loss';
+  return 'initial';
+}
+
+export interface WatcherMetrics {
+  registry: Registry;
+  hooks: WatchHooks;
+  onEnqueued(source: 'live' | 'bulk', count: number): void;
+  onRequest(record: RequestRecord): void;
+  setLeader(leading: boolean): void;
+  /** A scrape-time reading of the queue's job counts by BullMQ state (rejects: no samples). */
+  setQueueDepth(queue: string, read: () => Promise<Record<string, number>>): void;
+}
+
+export function createWatcherMetrics(): WatcherMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'podset_watcher_' });
+  const leader = new Gauge({
+    name: 'podset_watcher_leader',
+    help: '1 while this replica holds the Lease and watches, else 0',
+    registers: [registry],
+  });
+  leader.set(0);
+  const events = new Counter({
+    name: 'podset_watch_events_total',
+    help: 'Watch events received, by resource and type',
+    labelNames: ['resource', 'type'],
+    registers: [registry],
+  });
+  const restarts = new Counter({
+    name: 'podset_watch_restarts_total',
+    help: 'Watches restarted, by resource and reason (timeout, reset, stall, gone, throttled, error, data-loss)',
+    labelNames: ['resource', 'reason'],
+    registers: [registry],
+  });
+  const relists = new Counter({
+    name: 'podset_watch_relists_total',
+    help: 'Completed relists, by resource and reason (initial, gone, data-loss)',
+    labelNames: ['resource', 'reason'],
+    registers: [registry],
+  });
+  const enqueued = new Counter({
+    name: 'podset_enqueued_total',
+    help: 'Reconcile requests made to the queue, by source (live, bulk)',
+    labelNames: ['source'],
+    registers: [registry],
+  });
+  const kubeRequests = new Counter({
+    name: 'podset_kube_requests_total',
+    help: 'Requests to the Kubernetes API by verb, resource and response code (0: no response)',
+    labelNames: ['verb', 'resource', 'code'],
+    registers: [registry],
+  });
+  const kubeWait = new Counter({
+    name: 'podset_kube_rate_limiter_wait_seconds_total',
+    help: 'Time requests spent waiting in the client-side rate limiter',
+    registers: [registry],
+  });
+  let readDepth: (() => Promise<Record<string, number>>) | undefined;
+  let queueName = '';
+  new Gauge({
+    // The dashboard exports the same series: aggregate replicas with max by (queue, state).
+    name: 'podset_queue_jobs',
+    help: 'Jobs in the reconcile queue by BullMQ state, read at scrape time',
+    labelNames: ['queue', 'state'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      if (readDepth === undefined) return;
+      try {
+        const counts = await readDepth();
+        for (const [state, n] of Object.entries(counts)) this.set({ queue: queueName, state }, n);
+      } catch {
+        // Redis away: no samples rather than stale ones.
+      }
+    },
+  });
+  return {
+    registry,
+    hooks: {
+      event: (resource, type) => events.inc({ resource, type }),
+      restart: (resource, reason) => restarts.inc({ resource, reason: restartLabel(reason) }),
+      relisted: (resource, cause) => relists.inc({ resource, reason: relistLabel(cause) }),
+    },
+    onEnqueued: (source, count) => enqueued.inc({ source }, count),
+    onRequest: (r) => {
+      kubeRequests.inc({ verb: r.verb, resource: r.resource, code: String(r.code) });
+      if (r.waitMs > 0) kubeWait.inc(r.waitMs / 1000);
+    },
+    setLeader: (leading) => leader.set(leading ? 1 : 0),
+    setQueueDepth: (queue, read) => {
+      queueName = queue;
+      readDepth = read;
+    },
+  };
+}

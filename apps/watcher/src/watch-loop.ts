@@ -1,0 +1,431 @@
+// List+watch of one resource in one scope (a namespace or all), forever, with its own recovery.
+//
+// The loop keeps the last resourceVersion it has handed to the sink. Every way a watch can end
+// leads back to a watch from that RV: a clean end (server timeout) at once; a reset, a 5xx or an
+// unreachable server after exponential backoff with jitter; a 429 after its Retry-After; a silent
+// stall after the watchdog aborts it. Only "410 Gone" (the RV is older than the server retains)
+// leads to a relist: LIST (paged), every object to the sink as a bulk batch, then watch from the
+// list's RV. Events reach the sink one at a time, in order, and the RV advances (and may be
+// checkpointed) only after the sink has taken the event, so a crash replays instead of losing.
+import { backoffDelay, defaultBackoff, sleep, type BackoffOptions } from './backoff.ts';
+import { errorCode, isTooLargeResourceVersion, retryAfterSeconds, type WatchApi } from './kube-api.ts';
+import { isWatchedKind, PODSET_NAME_LABEL, streamId, type Resource, type WatchedObject } from './keys.ts';
+import type { Logger } from './log.ts';
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface WatchEvent {
+  stream: string;
+  resource: Resource;
+  type: EventType;
+  object: WatchedObject;
+  rv: string | undefined;
+}
+
+export interface ListedPage {
+  stream: string;
+  resource: Resource;
+  objects: WatchedObject[];
+  /** Why the relist happened (start without checkpoint, 410, data loss, …). */
+  cause: string;
+}
+
+/** Where events go (enqueue + event log). Must not resolve before the event is durably handed on. */
+export interface WatchSink {
+  event(ev: WatchEvent): Promise<void>;
+  listed(page: ListedPage): Promise<void>;
+}
+
+/** Where the last RV of a stream is kept across restarts. */
+export interface Checkpointer {
+  load(stream: string): Promise<string | undefined>;
+  /** `force`: write now (relist, bookmark, stop); otherwise the store may throttle. */
+  save(stream: string, rv: string, opts?: { force?: boolean }): Promise<void>;
+}
+
+export type RestartReason =
+  | 'closed' // the server ended the watch (timeoutSeconds) cleanly
+  | 'reset' // the connection broke mid-stream
+  | 'stall' // watchdog: no event or bookmark for too long
+  | 'gone' // 410: the RV is too old, relist
+  | 'throttled' // 429
+  | 'server-error' // 5xx, or an ERROR event other than 410
+  | 'client-error' // other 4xx (RBAC, missing CRD…)
+  | 'unreachable' // connection refused, DNS, timeout before the answer
+  | 'relist-requested' // asked from outside (e.g. Redis lost its data)
+  | 'sink-error'; // enqueue, event log or checkpoint failed (Redis down): the event is re-delivered
+
+export interface WatchCounters {
+  events: Record<EventType | 'BOOKMARK', number>;
+  restarts: Record<RestartReason, number>;
+  relists: number;
+  listedObjects: number;
+  watchesOpened: number;
+  /** Watch events skipped because their object was not of the watched kind. */
+  unexpected: number;
+}
+
+export function newCounters(): WatchCounters {
+  return {
+    events: { ADDED: 0, MODIFIED: 0, DELETED: 0, BOOKMARK: 0 },
+    restarts: {
+      closed: 0,
+      reset: 0,
+      stall: 0,
+      gone: 0,
+      throttled: 0,
+      'server-error': 0,
+      'client-error': 0,
+      unreachable: 0,
+      'relist-requested': 0,
+      'sink-error': 0,
+    },
+    relists: 0,
+    listedObjects: 0,
+    watchesOpened: 0,
+    unexpected: 0,
+  };
+}
+
+/** Called as things happen, for metrics (counters here are per loop; metrics outlive leadership terms). */
+export interface WatchHooks {
+  event?(resource: Resource, type: EventType | 'BOOKMARK' | 'ERROR'): void;
+  restart?(resource: Resource, reason: RestartReason): void;
+  relisted?(resource: Resource, cause: string, objects: number): void;
+}
+
+export interface WatchLoopOptions {
+  hooks?: WatchHooks;
+  resource: Resource;
+  /** undefined: all namespaces. */
+  namespace: string | undefined;
+  api: WatchApi;
+  sink: WatchSink;
+  checkpoint: Checkpointer;
+  logger: Logger;
+  /** Server-side watch timeout; each watch asks for a random value in [t, 2t) to spread reconnects. */
+  timeoutSeconds?: number;
+  /** Abort and re-watch when nothing (not even a bookmark) arrived for this long. */
+  watchdogMs?: number;
+  backoff?: BackoffOptions;
+  /** LIST page size. */
+  pageSize?: number;
+  /** Events handed to the sink before the first of them must be done (1: one at a time). Default 64. */
+  maxInFlight?: number;
+  random?: () => number;
+}
+
+class WatchEnd extends Error {
+  readonly reason: RestartReason;
+  readonly delayMs: number | undefined;
+  /** The HTTP status of the failed call, when there was one. */
+  code: number | undefined;
+  constructor(reason: RestartReason, message: string, delayMs?: number) {
+    super(message);
+    this.reason = reason;
+    this.delayMs = delayMs;
+  }
+}
+
+/** What to tell the user when the API has no such resource: for PodSets, the CRD is not installed. */
+export function missingResourceHint(resource: Resource): string {
+  return resource === 'podsets'
+    ? 'the PodSet CRD (customresourcedefinition podsets.podset.io) is not installed: ' +
+        'apply it with `kubectl apply -f crds/podset.yaml`; retrying until it is there'
+    : 'the API server has no pods resource; retrying';
+}
+
+export class WatchLoop {
+  readonly stream: string;
+  readonly counters = newCounters();
+  readonly #o: Required<Omit<WatchLoopOptions, 'namespace' | 'hooks'>> & { namespace: string | undefined };
+  readonly #hooks: WatchHooks;
+  #rv: string | undefined;
+  #attempt = 0;
+  #relistCause: string | undefined;
+  #current: AbortController | undefined;
+
+  constructor(options: WatchLoopOptions) {
+    this.#o = {
+      timeoutSeconds: 300,
+      watchdogMs: 120_000,
+      backoff: defaultBackoff,
+      pageSize: 500,
+      maxInFlight: 64,
+      random: Math.random,
+      ...options,
+    };
+    this.#hooks = options.hooks ?? {};
+    this.stream = streamId(options.resource, options.namespace);
+  }
+
+  /** The last resourceVersion handed to the sink (or listed). */
+  get resourceVersion(): string | undefined {
+    return this.#rv;
+  }
+
+  /** Drop the current watch and relist (e.g. the queue lost its data). */
+  requestRelist(cause: string): void {
+    this.#relistCause = cause;
+    this.#current?.abort(new WatchEnd('relist-requested', cause));
+  }
+
+  /** Runs until `signal` aborts. Never throws for API trouble; it retries. */
+  async run(signal: AbortSignal): Promise<void> {
+    const log = this.#o.logger;
+    // Redis may be down at start: keep trying (with backoff) rather than start without the checkpoint.
+    for (;;) {
+      try {
+        this.#rv = await this.#o.checkpoint.load(this.stream);
+        break;
+      } catch (err) {
+        if (signal.aborted) return;
+        const delay = backoffDelay(this.#attempt++, this.#o.backoff, this.#o.random);
+        log.warn({ stream: this.stream, err: String(err), delayMs: delay }, 'cannot read the checkpoint');
+        await sleep(delay, signal);
+        if (signal.aborted) return;
+      }
+    }
+    this.#attempt = 0;
+    if (this.#rv === undefined) this.#relistCause ??= 'no checkpoint';
+    else log.info({ stream: this.stream, rv: this.#rv }, 'resuming watch from checkpoint');
+
+    while (!signal.aborted) {
+      try {
+        if (this.#relistCause !== undefined || this.#rv === undefined) {
+          const cause = this.#relistCause ?? 'no resourceVersion';
+          this.#relistCause = undefined;
+          try {
+            await this.#relist(cause, signal);
+          } catch (err) {
+            this.#relistCause ??= cause; // a relist cut short is done again, whole
+            throw err;
+          }
+        }
+        if (signal.aborted) break;
+        if (this.#relistCause !== undefined) continue; // asked again while listing (e.g. data loss)
+        await this.#watchOnce(signal);
+      } catch (err) {
+        if (signal.aborted) break;
+        const end = toWatchEnd(err);
+        this.counters.restarts[end.reason]++;
+        this.#hooks.restart?.(this.#o.resource, end.reason);
+        const delay = this.#delayFor(end);
+        const level = end.reason === 'closed' ? 'debug' : 'warn';
+        log[level](
+          { stream: this.stream, reason: end.reason, rv: this.#rv, delayMs: delay, err: end.message },
+          'watch ended; restarting',
+        );
+        if (end.code === 404) log.warn({ stream: this.stream }, missingResourceHint(this.#o.resource));
+        if (end.reason === 'gone') this.#relistCause ??= '410 Gone'; // also an expired continue token
+        if (delay > 0) await sleep(delay, signal);
+      }
+    }
+    log.info({ stream: this.stream, rv: this.#rv }, 'watch stopped');
+  }
+
+  #delayFor(end: WatchEnd): number {
+    switch (end.reason) {
+      case 'closed':
+      case 'stall':
+      case 'gone':
+      case 'relist-requested':
+        // Healthy endings re-watch at once; end.delayMs is set when the stream was suspiciously short.
+        return end.delayMs ?? 0;
+      case 'throttled': {
+        const backoff = backoffDelay(this.#attempt++, this.#o.backoff, this.#o.random);
+        // Honour Retry-After, plus a little jitter so throttled clients don't return together.
+        return end.delayMs === undefined ? backoff : end.delayMs + Math.round(this.#o.random() * 250);
+      }
+      default:
+        return backoffDelay(this.#attempt++, this.#o.backoff, this.#o.random);
+    }
+  }
+
+  async #relist(cause: string, signal: AbortSignal): Promise<void> {
+    const { resource, namespace, api, sink, logger } = this.#o;
+    logger.info({ stream: this.stream, cause }, 'relisting');
+    let cont: string | undefined;
+    let listRv: string | undefined;
+    let count = 0;
+    do {
+      let page;
+      try {
+        page = await api.list(resource, namespace, {
+          limit: this.#o.pageSize,
+          ...(resource === 'pods' ? { labelSelector: PODSET_NAME_LABEL } : {}),
+          ...(cont === undefined ? {} : { continue: cont }),
+          signal,
+        });
+      } catch (err) {
+        throw callEnd(err, signal, 'unreachable');
+      }
+      const objects = page.items ?? [];
+      count += objects.length;
+      await handOn(sink.listed({ stream: this.stream, resource, objects, cause }));
+      listRv = page.metadata?.resourceVersion;
+      cont = page.metadata?.continue === '' ? undefined : page.metadata?.continue;
+    } while (cont !== undefined && !signal.aborted);
+    if (signal.aborted) return;
+    this.counters.relists++; // completed relists
+    this.counters.listedObjects += count;
+    this.#hooks.relisted?.(resource, cause, count);
+    this.#attempt = 0;
+    this.#rv = listRv;
+    if (listRv !== undefined) await handOn(this.#o.checkpoint.save(this.stream, listRv, { force: true }));
+    logger.info({ stream: this.stream, cause, objects: count, rv: listRv }, 'relisted');
+  }
+
+  async #watchOnce(outer: AbortSignal): Promise<void> {
+    const { resource, namespace, api, sink, checkpoint } = this.#o;
+    const controller = new AbortController();
+    this.#current = controller;
+    const onOuter = () => controller.abort(outer.reason);
+    outer.addEventListener('abort', onOuter, { once: true });
+    const watchdog = setTimeout(
+      () => controller.abort(new WatchEnd('stall', `no event or bookmark for ${this.#o.watchdogMs} ms`)),
+      this.#o.watchdogMs,
+    );
+    const started = Date.now();
+    let lines = 0;
+    try {
+      const timeout = Math.round(this.#o.timeoutSeconds * (1 + this.#o.random()));
+      const events = api.watch(resource, namespace, {
+        ...(resource === 'pods' ? { labelSelector: PODSET_NAME_LABEL } : {}),
+        ...(this.#rv === undefined ? {} : { resourceVersion: this.#rv }),
+        allowWatchBookmarks: true,
+        timeoutSeconds: timeout,
+        signal: controller.signal,
+      });
+      this.counters.watchesOpened++;
+      // Events go to the sink without waiting for each other (up to maxInFlight at once), but the RV
+      // advances strictly in order, only past events the sink has taken: `chain` is that ordered
+      // advance. A failure stops it (later events don't move the RV) and ends the watch at once, so
+      // the failed event is re-delivered from the last good RV.
+      let chain: Promise<void> = Promise.resolve();
+      let inFlight = 0;
+      const handOff = (taken: Promise<void>, rv: string | undefined) => {
+        inFlight++;
+        taken.catch(() => undefined); // observed through `chain`
+        chain = chain
+          .then(() => taken)
+          .then(async () => {
+            if (rv !== undefined) {
+              this.#rv = rv;
+              await checkpoint.save(this.stream, rv);
+            }
+          })
+          .finally(() => inFlight--);
+        chain.catch((err: unknown) =>
+          controller.abort(new WatchEnd('sink-error', err instanceof Error ? err.message : String(err))),
+        );
+      };
+      try {
+        for await (const parsed of events) {
+          watchdog.refresh();
+          lines++;
+          if (lines === 1) this.#attempt = 0; // the server is healthy again
+          const obj = parsed.object ?? {};
+          const rv = obj.metadata?.resourceVersion;
+          switch (parsed.type) {
+            case 'ADDED':
+            case 'MODIFIED':
+            case 'DELETED':
+              if (!isWatchedKind(resource, obj)) {
+                this.counters.unexpected++;
+                this.#o.logger.warn(
+                  { stream: this.stream, type: parsed.type, kind: obj.kind, apiVersion: obj.apiVersion },
+                  'skipped a watch event of an unexpected kind',
+                );
+                break;
+              }
+              this.counters.events[parsed.type]++;
+              this.#hooks.event?.(resource, parsed.type);
+              handOff(sink.event({ stream: this.stream, resource, type: parsed.type, object: obj, rv }), rv);
+              if (inFlight >= this.#o.maxInFlight) await handOn(chain);
+              watchdog.refresh(); // time spent in Redis is not the server's silence
+              break;
+            case 'BOOKMARK':
+              this.counters.events.BOOKMARK++;
+              this.#hooks.event?.(resource, 'BOOKMARK');
+              await handOn(chain); // everything before the bookmark is handed on first
+              if (rv !== undefined) {
+                this.#rv = rv;
+                await handOn(checkpoint.save(this.stream, rv, { force: true }));
+              }
+              break;
+            case 'ERROR':
+              this.#hooks.event?.(resource, 'ERROR');
+              if (obj.code === 410 || isTooLargeResourceVersion(obj)) {
+                throw new WatchEnd('gone', obj.message ?? `watch ERROR ${obj.code}`);
+              }
+              throw new WatchEnd('server-error', `watch ERROR ${obj.code ?? '?'}: ${obj.message ?? ''}`);
+            default:
+              break;
+          }
+        }
+        await handOn(chain);
+      } catch (err) {
+        await chain.catch(() => undefined); // let the RV get as far as the sink got
+        throw (
+          abortReason(controller.signal) ??
+          callEnd(err, controller.signal, lines > 0 ? 'reset' : 'unreachable')
+        );
+      }
+      // The stream ends quietly when aborted (stop, watchdog, relist request).
+      const aborted = abortReason(controller.signal);
+      if (aborted !== undefined) throw aborted;
+      // Clean end. A stream that ends at once with nothing in it, over and over, would be a
+      // reconnect storm: back off unless it carried something or lasted a while.
+      const short = lines === 0 && Date.now() - started < 1000;
+      throw new WatchEnd(
+        'closed',
+        'server closed the watch',
+        short ? backoffDelay(this.#attempt++, this.#o.backoff, this.#o.random) : undefined,
+      );
+    } finally {
+      clearTimeout(watchdog);
+      outer.removeEventListener('abort', onOuter);
+      if (!controller.signal.aborted) controller.abort();
+      this.#current = undefined;
+    }
+  }
+}
+
+/** Awaits a sink or checkpoint call, turning its failure into a 'sink-error' restart. */
+async function handOn(p: Promise<void>): Promise<void> {
+  try {
+    await p;
+  } catch (err) {
+    throw new WatchEnd('sink-error', err instanceof Error ? err.message : String(err));
+  }
+}
+
+function abortReason(signal: AbortSignal): WatchEnd | undefined {
+  if (!signal.aborted) return undefined;
+  return signal.reason instanceof WatchEnd ? signal.reason : new WatchEnd('closed', 'stopped');
+}
+
+function toWatchEnd(err: unknown): WatchEnd {
+  if (err instanceof WatchEnd) return err;
+  return new WatchEnd('unreachable', err instanceof Error ? err.message : String(err));
+}
+
+/** Classifies a failed call: by HTTP status when there is one, else as `noStatus`. */
+function callEnd(err: unknown, signal: AbortSignal, noStatus: RestartReason): WatchEnd {
+  if (err instanceof WatchEnd) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  const code = errorCode(err);
+  if (code === undefined || code === 0) return new WatchEnd(signal.aborted ? 'closed' : noStatus, message);
+  if (code === 410) return new WatchEnd('gone', message);
+  const status = (err as { status?: unknown } | null)?.status ?? { code, ...(err as object) };
+  if (isTooLargeResourceVersion(status)) return new WatchEnd('gone', message);
+  if (code === 429) {
+    const s = retryAfterSeconds(err);
+    return new WatchEnd('throttled', message, s === undefined ? undefined : s * 1000);
+  }
+  if (code >= 500) return new WatchEnd('server-error', message);
+  const end = new WatchEnd('client-error', message);
+  end.code = code;
+  return end;
+}

@@ -1,0 +1,128 @@
+// One leadership term of the watcher: a watch loop per (resource, namespace), the enqueuer and event
+// log they feed, the periodic resync, and the Redis data-loss check. Built fresh for every term, so
+// a new leader starts from the checkpoint in Redis, not from anything a previous term remembered.
+import type { WatchApi } from './kube-api.ts';
+import type { Resource } from './keys.ts';
+import type { Logger } from './log.ts';
+import { Enqueuer, type EventAppender, type ReconcileRequester } from './enqueue.ts';
+import { listPodSetKeys, Resync } from './resync.ts';
+import {
+  newCounters,
+  WatchLoop,
+  type Checkpointer,
+  type WatchCounters,
+  type WatchHooks,
+} from './watch-loop.ts';
+import type { BackoffOptions } from './backoff.ts';
+
+export interface WatcherOptions {
+  api: WatchApi;
+  queue: ReconcileRequester;
+  checkpoint: Checkpointer & { flush?: () => Promise<void> };
+  eventLog?: EventAppender;
+  /** Empty: all namespaces. */
+  namespaces: readonly string[];
+  /** 0: no periodic resync. */
+  resyncPeriodMs: number;
+  watchTimeoutSeconds: number;
+  watchdogMs: number;
+  backoff?: BackoffOptions;
+  logger: Logger;
+  hooks?: WatchHooks;
+  onEnqueued?: (source: 'live' | 'bulk', count: number) => void;
+  /** Starts the data-loss check; calls onLoss when Redis lost its data; returns a stop function. */
+  watchDataLoss?: (onLoss: () => void) => Promise<() => void>;
+}
+
+const RESOURCES: readonly Resource[] = ['podsets', 'pods'];
+
+export class Watcher {
+  readonly loops: WatchLoop[];
+  readonly enqueuer: Enqueuer;
+  readonly resync: Resync | undefined;
+  readonly #o: WatcherOptions;
+
+  constructor(options: WatcherOptions) {
+    this.#o = options;
+    this.enqueuer = new Enqueuer({
+      queue: options.queue,
+      logger: options.logger,
+      ...(options.eventLog === undefined ? {} : { eventLog: options.eventLog }),
+      ...(options.onEnqueued === undefined ? {} : { onEnqueued: options.onEnqueued }),
+    });
+    const scopes: (string | undefined)[] =
+      options.namespaces.length === 0 ? [undefined] : [...options.namespaces];
+    this.loops = RESOURCES.flatMap((resource) =>
+      scopes.map(
+        (namespace) =>
+          new WatchLoop({
+            resource,
+            namespace,
+            api: options.api,
+            sink: this.enqueuer,
+            checkpoint: options.checkpoint,
+            logger: options.logger,
+            timeoutSeconds: options.watchTimeoutSeconds,
+            watchdogMs: options.watchdogMs,
+            ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+            ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+          }),
+      ),
+    );
+    this.resync =
+      options.resyncPeriodMs > 0
+        ? new Resync({
+            periodMs: options.resyncPeriodMs,
+            listKeys: listPodSetKeys(options.api, scopes),
+            enqueueBulk: (keys) => this.enqueuer.enqueueBulk(keys),
+            logger: options.logger,
+          })
+        : undefined;
+  }
+
+  /** Relist every stream (and so request every key at bulk priority). */
+  relistAll(cause: string): void {
+    for (const loop of this.loops) loop.requestRelist(cause);
+  }
+
+  /** Watch counters summed over the streams. */
+  counters(): WatchCounters {
+    const sum = newCounters();
+    for (const loop of this.loops) {
+      const c = loop.counters;
+      for (const k of Object.keys(sum.events) as (keyof WatchCounters['events'])[])
+        sum.events[k] += c.events[k];
+      for (const k of Object.keys(sum.restarts) as (keyof WatchCounters['restarts'])[]) {
+        sum.restarts[k] += c.restarts[k];
+      }
+      sum.relists += c.relists;
+      sum.listedObjects += c.listedObjects;
+      sum.watchesOpened += c.watchesOpened;
+    }
+    return sum;
+  }
+
+  /** Runs until `signal` aborts (shutdown or lost leadership); then writes the last checkpoint. */
+  async run(signal: AbortSignal): Promise<void> {
+    const log = this.#o.logger;
+    let stopDataLoss: (() => void) | undefined;
+    try {
+      if (this.#o.watchDataLoss !== undefined) {
+        stopDataLoss = await this.#o.watchDataLoss(() => this.relistAll('redis lost its data'));
+      }
+    } catch (err) {
+      log.warn({ err: String(err) }, 'could not start the redis data-loss check');
+    }
+    try {
+      await Promise.all([...this.loops.map((loop) => loop.run(signal)), this.resync?.run(signal)]);
+    } finally {
+      stopDataLoss?.();
+      try {
+        await this.#o.checkpoint.flush?.();
+      } catch (err) {
+        log.warn({ err: String(err) }, 'could not write the last checkpoint');
+      }
+      log.info({ counters: this.counters() }, 'watcher stopped');
+    }
+  }
+}

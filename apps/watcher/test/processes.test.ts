@@ -1,0 +1,181 @@
+// The watcher as the separate process it runs as (src/main.ts), against kube-sim over HTTPS and a real
+// Redis: checkpoint resume across a restart, leader election between two replicas, hand-over on
+// SIGKILL and on SIGTERM.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { after, afterEach, before, test } from 'node:test';
+import { ReconcileQueue } from '@podset/queue';
+import { freePort } from '@podset/testkit';
+import { createPodSet, startEnv, until, type Env } from './support.ts';
+
+const REPO = path.resolve(import.meta.dirname, '../../..');
+const NODE = path.join(REPO, 'node_modules/.bin/node');
+const MAIN = path.join(REPO, 'apps/watcher/src/main.ts');
+const LEASE_SECONDS = 3;
+
+let env: Env;
+let queue: ReconcileQueue;
+const children = new Set<Watcher>();
+
+interface Watcher {
+  identity: string;
+  url: string;
+  proc: ChildProcess;
+  logs: { msg?: string; [k: string]: unknown }[];
+  exited: Promise<number | null>;
+  count(msg: string): number;
+}
+
+before(async () => {
+  env = await startEnv({ bookmarkIntervalMs: 1000 });
+  queue = new ReconcileQueue({ connection: env.redis.url, queueName: 'procs', prefix: 'wp' });
+});
+
+afterEach(async () => {
+  for (const w of children) {
+    w.proc.kill('SIGKILL');
+    await w.exited;
+  }
+  children.clear();
+});
+
+after(async () => {
+  await queue?.close();
+  await env?.close();
+});
+
+async function startWatcher(identity: string, leaseName: string): Promise<Watcher> {
+  const port = await freePort();
+  const proc = spawn(NODE, [MAIN], {
+    env: {
+      HTTP_PORT: String(port),
+      PATH: process.env.PATH,
+      KUBECONFIG: env.sim.kubeconfigFor('watcher'),
+      REDIS_URL: env.redis.url,
+      QUEUE_NAME: 'procs',
+      QUEUE_PREFIX: 'wp',
+      HOLDER_IDENTITY: identity,
+      LEASE_NAMESPACE: 'default',
+      LEASE_NAME: leaseName,
+      LEASE_DURATION_SECONDS: String(LEASE_SECONDS),
+      WATCHDOG_SECONDS: '10',
+      WATCH_TIMEOUT_SECONDS: '60',
+      RESYNC_PERIOD_SECONDS: '0',
+      CHECKPOINT_INTERVAL_MS: '100',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const w: Watcher = {
+    identity,
+    url: `http://127.0.0.1:${port}`,
+    proc,
+    logs: [],
+    exited: new Promise((resolve) => proc.once('exit', (code) => resolve(code))),
+    count: (msg) => w.logs.filter((l) => l.msg === msg).length,
+  };
+  let pending = '';
+  proc.stdout?.on('data', (chunk: Buffer) => {
+    pending += chunk.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        w.logs.push(JSON.parse(line) as Watcher['logs'][number]);
+      } catch {
+        // not a log line
+      }
+    }
+  });
+  let stderr = '';
+  proc.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  void w.exited.then((code) => {
+    if (code !== 0 && code !== null) process.stderr.write(`watcher ${identity} exited ${code}: ${stderr}\n`);
+  });
+  children.add(w);
+  return w;
+}
+
+function holder(leaseName: string): string {
+  const lease = env.sim.cluster.get('leases.coordination.k8s.io', 'default', leaseName) as
+    { spec?: { holderIdentity?: string } } | undefined;
+  return lease?.spec?.holderIdentity ?? '';
+}
+
+const enqueued = async (key: string) => (await queue.currentJobId(key)) !== undefined;
+const listsBy = (identity: string) =>
+  env.sim.audit.all().filter((e) => e.verb === 'list' && e.userAgent.includes(`podset-watcher/${identity}`))
+    .length;
+/** The value of an unlabelled (or summed) metric in a /metrics scrape. */
+async function metric(w: Watcher, name: string, labels = ''): Promise<number> {
+  const text = await (await fetch(`${w.url}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const m = /^([a-z_]+)(\{[^}]*\})? ([0-9.e+-]+)$/.exec(line);
+    if (m && m[1] === name && (m[2] ?? '').includes(labels)) sum += Number(m[3]);
+  }
+  return sum;
+}
+
+const watching = (w: Watcher) => w.count('relisted') + w.count('resuming watch from checkpoint') >= 2; // podsets and pods streams
+
+test('SIGTERM releases the lease; a restart resumes from the checkpoint with no LIST and misses nothing', async () => {
+  const first = await startWatcher('w-first', 'restart');
+  await until(() => holder('restart') === 'w-first' && watching(first), 'first watcher leading and watching');
+  assert.ok(listsBy('w-first') >= 2, 'the first start lists (no checkpoint yet)');
+  await createPodSet(env.sim, 'before-restart');
+  await until(() => enqueued('default/before-restart'), 'before-restart enqueued');
+
+  first.proc.kill('SIGTERM');
+  assert.equal(await first.exited, 0, 'exit 0 on SIGTERM');
+  assert.equal(holder('restart'), '', 'lease released on SIGTERM');
+
+  await createPodSet(env.sim, 'while-stopped');
+  const second = await startWatcher('w-second', 'restart');
+  await until(() => enqueued('default/while-stopped'), 'the change made while stopped is enqueued');
+  assert.equal(second.count('resuming watch from checkpoint'), 2);
+  assert.equal(second.count('relisting'), 0);
+  assert.equal(listsBy('w-second'), 0, 'kube-sim audit: no LIST after the restart');
+});
+
+test('two watchers: one leader; SIGKILL of the leader hands over and a change made meanwhile is enqueued', async () => {
+  const a = await startWatcher('w-a', 'pair');
+  const b = await startWatcher('w-b', 'pair');
+  await until(() => holder('pair') !== '' && (watching(a) || watching(b)), 'a leader watching');
+  // Give the standby several retry periods: it must stay standby.
+  await new Promise((r) => setTimeout(r, 1500));
+  const leader = holder('pair') === 'w-a' ? a : b;
+  const standby = leader === a ? b : a;
+  assert.equal(leader.count('became leader'), 1);
+  assert.equal(standby.count('became leader'), 0, 'one leader');
+  assert.equal(listsBy(standby.identity), 0, 'the standby does not watch');
+  // Metrics and probes: the leader gauge tells them apart; both are ready (leadership is not readiness).
+  assert.equal(await metric(leader, 'podset_watcher_leader'), 1);
+  assert.equal(await metric(standby, 'podset_watcher_leader'), 0);
+  assert.ok(
+    (await metric(leader, 'podset_watch_relists_total')) +
+      (await metric(leader, 'podset_watch_events_total')) >=
+      1,
+  );
+  for (const w of [leader, standby]) {
+    const res = await fetch(`${w.url}/readyz`);
+    assert.equal(res.status, 200, await res.text());
+  }
+
+  leader.proc.kill('SIGKILL');
+  await leader.exited;
+  const killedAt = Date.now();
+  await createPodSet(env.sim, 'during-handover');
+  await until(() => holder('pair') === standby.identity, 'the standby holds the lease', 20_000);
+  const handoverMs = Date.now() - killedAt;
+  await until(() => enqueued('default/during-handover'), 'the change made during the hand-over is enqueued');
+  assert.equal(standby.count('became leader'), 1);
+  assert.equal(await metric(standby, 'podset_watcher_leader'), 1);
+  assert.ok((await metric(standby, 'podset_enqueued_total', 'source="live"')) >= 1);
+  // The standby waits out the lease (as seen on its own clock) plus at most ~two retry periods.
+  // Bound generously (a busy machine), but well below "never".
+  assert.ok(handoverMs < LEASE_SECONDS * 1000 * 3, `hand-over took ${handoverMs} ms`);
+  process.stdout.write(`# hand-over after SIGKILL took ${handoverMs} ms (lease ${LEASE_SECONDS} s)\n`);
+});

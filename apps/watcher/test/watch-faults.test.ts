@@ -1,0 +1,304 @@
+// The watch loop against kube-sim over HTTPS, with real Redis and the real queue: every way a watch
+// ends is injected, and every change made around the fault must still be requested.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { createKube, type Kube } from '@podset/kube';
+import { ReconcileQueue } from '@podset/queue';
+import { DataLossDetector, RedisCheckpoint } from '../src/checkpoint.ts';
+import { EventLog } from '../src/event-log.ts';
+import { watchApiOf } from '../src/kube-api.ts';
+import { createLogger, silentLogger } from '../src/log.ts';
+import { Watcher } from '../src/watcher.ts';
+import {
+  call,
+  createPod,
+  createPodSet,
+  createPodSetInStore,
+  kubeConfigFor,
+  RecordingQueue,
+  scalePodSet,
+  StallProxy,
+  startEnv,
+  until,
+  type Env,
+} from './support.ts';
+
+let env: Env;
+let redis: Redis;
+let queue: ReconcileQueue;
+const cleanups: (() => Promise<void> | void)[] = [];
+
+before(async () => {
+  env = await startEnv({ bookmarkIntervalMs: 300 });
+  redis = new Redis(env.redis.url, { maxRetriesPerRequest: 3 });
+  queue = new ReconcileQueue({ connection: env.redis.url, queueName: 'faults', prefix: 'wt' });
+});
+
+after(async () => {
+  await queue?.close();
+  redis?.disconnect();
+  await env?.close();
+});
+
+let paused = false;
+async function pause() {
+  await env.sim.pause();
+  paused = true;
+}
+async function resume() {
+  await env.sim.resume();
+  paused = false;
+}
+
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  env.sim.faults.reset();
+  if (paused) await resume();
+});
+
+let seq = 0;
+// WATCHER_TEST_LOG=debug shows the watcher's own log lines.
+const logger = process.env.WATCHER_TEST_LOG ? createLogger(process.env.WATCHER_TEST_LOG) : silentLogger;
+/** Starts a Watcher (one leadership term) with a fresh checkpoint key; stopped after the test. */
+async function startWatcher(
+  opts: { kube?: Kube; watchdogMs?: number; checkpointKey?: string; namespaces?: string[] } = {},
+) {
+  const kube = opts.kube ?? createKube(kubeConfigFor(env.sim, 'watcher'), { qps: 1000, burst: 1000 });
+  const recording = new RecordingQueue(queue);
+  const checkpoint = new RedisCheckpoint({
+    redis,
+    key: opts.checkpointKey ?? `wt:test:${++seq}:rv`,
+    everyMs: 100,
+    logger: silentLogger,
+  });
+  const watcher = new Watcher({
+    api: watchApiOf(kube),
+    queue: recording,
+    checkpoint,
+    eventLog: new EventLog({ redis, key: 'wt:events', maxLen: 1000 }),
+    namespaces: opts.namespaces ?? [],
+    resyncPeriodMs: 0,
+    watchTimeoutSeconds: 60,
+    watchdogMs: opts.watchdogMs ?? 30_000,
+    backoff: { initialMs: 50, maxMs: 500 },
+    logger,
+    watchDataLoss: async (onLoss) => {
+      const d = new DataLossDetector({
+        redis,
+        key: `wt:test:${seq}:sentinel`,
+        intervalMs: 200,
+        logger: silentLogger,
+        onLoss,
+      });
+      await d.start();
+      return () => d.stop();
+    },
+  });
+  const controller = new AbortController();
+  const done = watcher.run(controller.signal);
+  const stop = async () => {
+    controller.abort();
+    await done;
+    checkpoint.close();
+  };
+  cleanups.push(stop);
+  // Started: both streams listed (no checkpoint yet) and watching.
+  await until(() => watcher.loops.every((l) => l.counters.watchesOpened > 0), 'watches open');
+  return { watcher, recording, checkpoint, stop };
+}
+
+const bulkCount = (q: RecordingQueue, key: string) =>
+  q.requests.filter((r) => r.key === key && r.source === 'bulk').length;
+
+const lists = () => env.sim.audit.query({ user: 'watcher', verb: 'list' }).length;
+
+test('a PodSet change and a pod change are requested live, with the RV; pods of other owners are not', async () => {
+  const w = await startWatcher();
+  const ps = await createPodSet(env.sim, 'live-a');
+  await createPod(env.sim, 'live-a-1', { name: 'live-a', uid: ps.metadata.uid });
+  await createPod(env.sim, 'stray', undefined);
+  await until(() => w.recording.requests.filter((r) => r.key === 'default/live-a').length >= 2, 'requests');
+  const live = w.recording.requests.filter((r) => r.source === 'live');
+  assert.ok(live.some((r) => r.key === 'default/live-a' && r.rv === ps.metadata.resourceVersion));
+  assert.ok(!w.recording.requests.some((r) => r.key === 'default/none'));
+  // In the real queue, collapsed to one waiting job for the key.
+  assert.ok((await queue.currentJobId('default/live-a')) !== undefined);
+  // And in the event log, one compact record per event (appended right after the request).
+  const eventLog = new EventLog({ redis, key: 'wt:events' });
+  const logged = async (pred: (r: Awaited<ReturnType<EventLog['recent']>>[number]) => boolean) =>
+    (await eventLog.recent(50)).some(pred);
+  await until(
+    () => logged((r) => r.kind === 'PodSet' && r.key === 'default/live-a' && r.type === 'ADDED'),
+    'PodSet record',
+  );
+  await until(
+    () => logged((r) => r.kind === 'Pod' && r.name === 'live-a-1' && r.key === 'default/live-a'),
+    'pod record',
+  );
+  await until(
+    () => logged((r) => r.kind === 'Pod' && r.name === 'stray' && r.key === ''),
+    'unowned pod record',
+  );
+});
+
+test('WATCH_NAMESPACES: only the listed namespaces are listed and watched', async () => {
+  for (const ns of ['team-a', 'team-b']) {
+    const res = await call(env.sim, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
+    assert.equal(res.status, 201);
+  }
+  const w = await startWatcher({ namespaces: ['team-a'] });
+  assert.deepEqual(w.watcher.loops.map((l) => l.stream).sort(), ['pods/team-a', 'podsets/team-a']);
+  await createPodSet(env.sim, 'other', 'team-b');
+  await createPodSet(env.sim, 'mine', 'team-a');
+  await until(() => w.recording.has('team-a/mine', 'live'), 'team-a/mine');
+  assert.ok(!w.recording.has('team-b/other'));
+  const listed = env.sim.audit.query({ user: 'watcher', verb: 'list' }).map((e) => e.namespace);
+  assert.ok(listed.includes('team-a'));
+  assert.ok(!listed.includes('team-b'));
+});
+
+test('cut watches (connection reset) reconnect from the last RV: nothing missed, no relist', async () => {
+  const w = await startWatcher();
+  const listsBefore = lists();
+  // Reset every watch after 0.5 s while changes keep coming. (A cut after N events in reset mode
+  // would drop those N unflushed events every time: no client could make progress.)
+  env.sim.faults.set({ watchCutAfterSeconds: 0.5, watchCutMode: 'reset' });
+  await env.sim.restart(); // the cut applies to watches opened from now on
+  const names = Array.from({ length: 8 }, (_, i) => `cut-${i}`);
+  for (const n of names) {
+    await createPodSet(env.sim, n);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await until(() => names.every((n) => w.recording.has(`default/${n}`, 'live')), 'every cut-* requested');
+  const c = w.watcher.counters();
+  assert.ok(c.restarts.reset >= 2, JSON.stringify(c.restarts));
+  assert.equal(lists(), listsBefore, 'no LIST after the cuts');
+});
+
+test('cut watches (clean end) reconnect too', async () => {
+  const w = await startWatcher();
+  env.sim.faults.set({ watchCutAfterEvents: 1, watchCutMode: 'end' });
+  for (const n of ['end-0', 'end-1', 'end-2']) await createPodSet(env.sim, n);
+  await until(
+    () => ['end-0', 'end-1', 'end-2'].every((n) => w.recording.has(`default/${n}`, 'live')),
+    'end-*',
+  );
+  assert.ok(w.watcher.counters().restarts.closed >= 2);
+});
+
+test('a forced 410 (history compacted) relists and requests every key at bulk priority, including changes made meanwhile', async () => {
+  await createPodSet(env.sim, 'gone-old');
+  const w = await startWatcher();
+  const relistsBefore = w.watcher.counters().relists;
+  await pause(); // the watches end; reconnects are refused
+  createPodSetInStore(env.sim, 'gone-missed'); // made while the watcher is cut off
+  env.sim.faults.compactHistory(); // every older RV is gone: both streams' next watch gets 410
+  await resume();
+  await until(() => w.watcher.counters().relists >= relistsBefore + 2, 'relists after 410');
+  await until(() => w.recording.has('default/gone-missed', 'bulk'), 'gone-missed requested by the relist');
+  assert.ok(
+    w.watcher.loops.every((l) => l.counters.relists === 2),
+    'each stream relisted once more',
+  );
+  assert.ok(w.recording.has('default/gone-missed', 'bulk'));
+  assert.ok(w.recording.has('default/gone-old', 'bulk'));
+  assert.ok(w.watcher.counters().restarts.gone >= 2);
+  // And it watches again afterwards.
+  await createPodSet(env.sim, 'gone-after');
+  await until(() => w.recording.has('default/gone-after', 'live'), 'gone-after live');
+});
+
+test('a silent stall is detected by the watchdog and the missed change is delivered', async () => {
+  const proxy = new StallProxy(env.sim.port);
+  const port = await proxy.listen();
+  cleanups.push(() => proxy.close());
+  // Bookmarks every 300 ms keep a healthy watch well inside a 3 s watchdog.
+  const kube = createKube(kubeConfigFor(env.sim, 'watcher', port), { qps: 1000, burst: 1000 });
+  await createPodSet(env.sim, 'stall-a');
+  const w = await startWatcher({ kube, watchdogMs: 3000 });
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(w.watcher.counters().restarts.stall, 0, 'bookmarks keep a healthy watch alive');
+  const frozen = proxy.freeze();
+  assert.ok(frozen >= 2, `froze ${frozen} connections`);
+  await scalePodSet(env.sim, 'stall-a', 2);
+  await until(() => w.recording.has('default/stall-a', 'live'), 'stall-a after the stall');
+  assert.ok(w.watcher.counters().restarts.stall >= 1);
+});
+
+test("kube-sim's silent watch stall: the watchdog restarts the watch and the change arrives", async () => {
+  await createPodSet(env.sim, 'sim-stall');
+  const w = await startWatcher({ watchdogMs: 3000 });
+  assert.ok(env.sim.faults.stallWatches() >= 2, 'both watches stalled');
+  await scalePodSet(env.sim, 'sim-stall', 3);
+  await until(() => w.recording.has('default/sim-stall', 'live'), 'sim-stall after the stall');
+  assert.ok(w.watcher.counters().restarts.stall >= 1);
+  assert.equal(w.watcher.counters().relists, 2, 'only the start-up lists');
+});
+
+test('429 with Retry-After and 5xx on watch are retried until the watch works again', async () => {
+  const w = await startWatcher();
+  const listsBefore = lists();
+  // libs/kube retries a 429 itself a few times; more than that reaches the loop.
+  env.sim.faults.addError({ verb: 'watch', code: 429, retryAfterSeconds: 0.1, times: 30 });
+  env.sim.faults.addError({ verb: 'watch', code: 503, times: 2 });
+  await env.sim.restart(); // every watch must reconnect through the faults
+  await createPodSet(env.sim, 'throttled');
+  await until(() => w.recording.has('default/throttled', 'live'), 'throttled requested');
+  const c = w.watcher.counters();
+  assert.ok(c.restarts.throttled >= 1, JSON.stringify(c.restarts));
+  assert.ok(c.restarts['server-error'] >= 1, JSON.stringify(c.restarts));
+  assert.equal(lists(), listsBefore, 'no relist for 429/5xx');
+});
+
+test('an API server restart: reconnects from the last RV, changes made while down are delivered live', async () => {
+  const w = await startWatcher();
+  const listsBefore = lists();
+  await pause();
+  createPodSetInStore(env.sim, 'while-down');
+  await new Promise((r) => setTimeout(r, 300)); // reconnect attempts are refused meanwhile
+  await resume();
+  await until(() => w.recording.has('default/while-down', 'live'), 'while-down requested');
+  assert.equal(lists(), listsBefore);
+  const r = w.watcher.counters().restarts;
+  assert.ok(r.unreachable + r.closed + r.reset >= 1, JSON.stringify(r));
+});
+
+test('a restart resumes from the Redis checkpoint without a LIST; changes made while stopped are requested', async () => {
+  const key = 'wt:test:resume:rv';
+  const first = await startWatcher({ checkpointKey: key });
+  await createPodSet(env.sim, 'resume-1');
+  await until(() => first.recording.has('default/resume-1', 'live'), 'resume-1');
+  await first.stop(); // writes the last checkpoint
+  assert.ok((await redis.hget(key, 'podsets/*')) !== null);
+  await createPodSet(env.sim, 'resume-2'); // while no watcher runs
+  const listsBefore = lists();
+  const second = await startWatcher({ checkpointKey: key });
+  await until(() => second.recording.has('default/resume-2', 'live'), 'resume-2 replayed');
+  assert.equal(lists(), listsBefore, 'no LIST after the restart');
+  assert.equal(second.watcher.counters().relists, 0);
+  assert.ok(!second.recording.has('default/resume-1'), 'nothing before the checkpoint is replayed');
+});
+
+test('Redis losing its data (flush) triggers a relist that requests every key again', async () => {
+  const w = await startWatcher();
+  const relists = w.watcher.counters().relists;
+  const baseline = bulkCount(w.recording, 'default/live-a'); // from the start-up lists
+  await redis.flushall();
+  await until(() => w.watcher.counters().relists >= relists + 2, 'relist after data loss');
+  await until(() => bulkCount(w.recording, 'default/live-a') > baseline, 'live-a requested again');
+});
+
+test('Redis restarted without persistence: the watcher notices on reconnect and requests every key again', async () => {
+  const w = await startWatcher();
+  const relists = w.watcher.counters().relists;
+  const baseline = bulkCount(w.recording, 'default/live-a'); // from the start-up lists
+  await env.redis.restart({ hard: true }); // no AOF: queue, checkpoints and sentinel are gone
+  await until(() => w.watcher.counters().relists >= relists + 2, 'relist after the Redis restart', 30_000);
+  await until(() => bulkCount(w.recording, 'default/live-a') > baseline, 'live-a requested again');
+  // The requests reached the new, empty Redis: the queue holds a job for the key again.
+  await until(async () => (await queue.currentJobId('default/live-a')) !== undefined, 'job re-created');
+  // And a live change still flows.
+  await createPodSet(env.sim, 'after-redis-restart');
+  await until(() => w.recording.has('default/after-redis-restart', 'live'), 'live after the Redis restart');
+});

@@ -1,0 +1,80 @@
+// The worker's environment, declared once: validated at start with a message naming the variable.
+import { bool, int, num, oneOf, optionalStr, str, type Config } from '@podset/config';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, redisEnv } from '@podset/queue';
+
+export const workerEnv = {
+  KUBECONFIG: optionalStr({
+    description: 'Path to a kubeconfig file; unset: in-cluster service account (or ~/.kube/config)',
+  }),
+  KUBE_IN_CLUSTER: bool({
+    description: 'Use the in-cluster service account even if KUBECONFIG is set elsewhere',
+    default: false,
+  }),
+  ...redisEnv,
+  QUEUE_NAME: str({
+    description: 'BullMQ queue name (same as the watcher)',
+    default: DEFAULT_QUEUE_NAME,
+    pattern: /^[^:]+$/,
+  }),
+  QUEUE_PREFIX: str({
+    description: 'BullMQ key prefix; a hash tag such as {podset} on Redis Cluster',
+    default: DEFAULT_PREFIX,
+  }),
+  WORKER_CONCURRENCY: int({
+    description: 'Reconciles run in parallel by this process',
+    default: 8,
+    min: 1,
+    max: 1000,
+  }),
+  KUBE_QPS: num({
+    description: 'Client-side rate limit to the API server, requests/s (0: none)',
+    default: 50,
+    min: 0,
+  }),
+  KUBE_BURST: int({ description: 'Client-side rate limit burst', default: 100, min: 1 }),
+  CREATE_BURST: int({
+    description: 'Largest slow-start batch of pod creates (batches 1, 2, 4, … up to this)',
+    default: 64,
+    min: 1,
+    max: 10000,
+  }),
+  REQUEUE_PENDING_SECONDS: num({
+    description: 'Look again after this long while pods are not ready',
+    default: 5,
+    min: 0.1,
+  }),
+  MAX_ATTEMPTS: int({
+    description:
+      'Attempts per reconcile (exponential backoff with jitter between) before it is parked as failed',
+    default: 8,
+    min: 1,
+  }),
+  FINISHED_PODS_TO_KEEP: int({
+    description: 'Succeeded/Failed pods kept per PodSet for inspection',
+    default: 3,
+    min: 0,
+  }),
+  SHUTDOWN_TIMEOUT_SECONDS: num({
+    description: 'On SIGTERM, how long active reconciles may take to finish',
+    default: 25,
+    min: 0,
+  }),
+  LIST_MODE: oneOf(['consistent', 'notOlderThan'] as const, {
+    description:
+      'How pods are listed: consistent (quorum read) or notOlderThan (watch cache, at least the newest RV known)',
+    default: 'consistent',
+  }),
+  HTTP_PORT: int({
+    description: 'Port for /metrics, /healthz, /readyz (0: disabled)',
+    default: 8081,
+    min: 0,
+    max: 65535,
+  }),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
+    description: 'pino log level',
+    default: 'info',
+  }),
+  POD_NAME: optionalStr({ description: 'This replica (Events reportingInstance); default: the host name' }),
+} as const;
+
+export type WorkerConfig = Config<typeof workerEnv>;

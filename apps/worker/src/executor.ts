@@ -1,0 +1,101 @@
+// Carries out a plan's pod creates and deletes against the API.
+//
+// Creates go in slow-start batches (1, 2, 4, … up to a burst): each batch runs in parallel, and the first
+// batch with a failure ends the pass, so a persistent error (quota, admission webhook) costs a handful of
+// calls instead of one per missing pod. Deletes carry a UID precondition, so a pod that was replaced
+// under the same name in the meantime is never touched.
+import { isConflict, isNotFound, type Kube, type Pod } from '@podset/kube';
+import type { PodDeletion, PodManifest } from '@podset/reconcile';
+
+export interface CreateFailure {
+  error: unknown;
+  /** How many creates in the failing batch failed (all with the first error's cause, typically). */
+  failed: number;
+}
+
+export interface CreateOutcome {
+  created: Pod[];
+  /** The first batch that had failures; undefined when every attempted create succeeded. */
+  failure: CreateFailure | undefined;
+  /** Creates not attempted because an earlier batch failed. */
+  skipped: number;
+}
+
+/**
+ * Create `manifests` in the given batch sizes (their sum must cover manifests.length; extra is ignored).
+ * Stops after the first batch with a failure.
+ */
+export async function executeCreates(
+  kube: Kube,
+  manifests: readonly PodManifest[],
+  batches: readonly number[],
+  signal?: AbortSignal,
+): Promise<CreateOutcome> {
+  const created: Pod[] = [];
+  let next = 0;
+  for (const size of batches) {
+    if (next >= manifests.length) break;
+    signal?.throwIfAborted();
+    const batch = manifests.slice(next, next + size);
+    next += batch.length;
+    const results = await Promise.allSettled(
+      batch.map((m) => kube.pods.create(m.metadata.namespace, m as unknown as Pod, signal ? { signal } : {})),
+    );
+    const errors: unknown[] = [];
+    for (const r of results) {
+      if (r.status === 'fulfilled') created.push(r.value);
+      else errors.push(r.reason);
+    }
+    if (errors.length > 0) {
+      return {
+        created,
+        failure: { error: errors[0], failed: errors.length },
+        skipped: manifests.length - next,
+      };
+    }
+  }
+  // Batch sizes that don't cover everything: the rest is left to the next pass.
+  return { created, failure: undefined, skipped: manifests.length - next };
+}
+
+export interface DeleteOutcome {
+  /** Accepted by the API (the pod is now terminating or gone). */
+  deleted: PodDeletion[];
+  /** Already gone (404) or replaced by another pod of that name (UID precondition 409): nothing to do. */
+  alreadyGone: PodDeletion[];
+  failed: { deletion: PodDeletion; error: unknown }[];
+  /** resourceVersions the API returned for accepted deletes (terminating pods). */
+  resourceVersions: string[];
+}
+
+/** Delete in order, `concurrency` at a time, each with `preconditions: { uid }`. */
+export async function executeDeletes(
+  kube: Kube,
+  deletions: readonly PodDeletion[],
+  concurrency: number,
+  signal?: AbortSignal,
+): Promise<DeleteOutcome> {
+  const out: DeleteOutcome = { deleted: [], alreadyGone: [], failed: [], resourceVersions: [] };
+  for (let i = 0; i < deletions.length; i += concurrency) {
+    signal?.throwIfAborted();
+    const batch = deletions.slice(i, i + concurrency);
+    const results = await Promise.allSettled(
+      batch.map((d) =>
+        kube.pods.delete(d.namespace, d.name, {
+          preconditions: { uid: d.uid },
+          ...(signal ? { signal } : {}),
+        }),
+      ),
+    );
+    results.forEach((r, j) => {
+      const deletion = batch[j]!;
+      if (r.status === 'fulfilled') {
+        out.deleted.push(deletion);
+        const rv = (r.value as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+        if (rv !== undefined) out.resourceVersions.push(rv);
+      } else if (isNotFound(r.reason) || isConflict(r.reason)) out.alreadyGone.push(deletion);
+      else out.failed.push({ deletion, error: r.reason });
+    });
+  }
+  return out;
+}

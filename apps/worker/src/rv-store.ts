@@ -1,0 +1,68 @@
+// "Expectations, expressed as resourceVersions": the newest resourceVersion of the worker's own writes
+// (pod creates and deletes, status) per PodSet key. A later reconcile, on any replica, may then LIST with
+// resourceVersionMatch=NotOlderThan that RV and is sure to see its own earlier writes, so it never
+// creates twice. Kept in Redis so every worker replica shares it; in memory for a single process.
+import type { RedisClient } from '@podset/queue';
+
+export interface RvStore {
+  get(key: string): Promise<string | undefined>;
+  /** Raise the stored RV to `rv` if it is newer (never lowers it). */
+  raise(key: string, rv: string): Promise<void>;
+  forget(key: string): Promise<void>;
+}
+
+/** Numeric comparison of decimal resourceVersions (etcd's and kube-sim's); non-numeric ones are ignored. */
+export function rvMax(a: string | undefined, b: string | undefined): string | undefined {
+  const ok = (x: string | undefined): x is string => x !== undefined && /^[0-9]+$/.test(x);
+  if (!ok(a)) return ok(b) ? b : undefined;
+  if (!ok(b)) return a;
+  const na = a.replace(/^0+(?=.)/, '');
+  const nb = b.replace(/^0+(?=.)/, '');
+  if (na.length !== nb.length) return na.length > nb.length ? a : b;
+  return na >= nb ? a : b;
+}
+
+export function memoryRvStore(): RvStore {
+  const map = new Map<string, string>();
+  return {
+    get: (key) => Promise.resolve(map.get(key)),
+    raise: (key, rv) => {
+      const next = rvMax(map.get(key), rv);
+      if (next !== undefined) map.set(key, next);
+      return Promise.resolve();
+    },
+    forget: (key) => {
+      map.delete(key);
+      return Promise.resolve();
+    },
+  };
+}
+
+// Compare as numbers of digits then lexically, in Lua (no precision loss past 2^53).
+const RAISE = `
+local cur = redis.call('GET', KEYS[1])
+local new = ARGV[1]
+if (not cur) or (#new > #cur) or (#new == #cur and new > cur) then
+  redis.call('SET', KEYS[1], new, 'PX', ARGV[2])
+else
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 1`;
+
+/** Shared by all replicas. Entries expire after `ttlMs` (default 1 h) without writes. */
+export function redisRvStore(client: RedisClient, opts: { prefix?: string; ttlMs?: number } = {}): RvStore {
+  const prefix = opts.prefix ?? 'podset:rv:';
+  const ttl = String(opts.ttlMs ?? 3_600_000);
+  return {
+    async get(key) {
+      return (await client.get(prefix + key)) ?? undefined;
+    },
+    async raise(key, rv) {
+      if (!/^[0-9]+$/.test(rv)) return;
+      await client.eval(RAISE, 1, prefix + key, rv.replace(/^0+(?=.)/, ''), ttl);
+    },
+    async forget(key) {
+      await client.del(prefix + key);
+    },
+  };
+}

@@ -1,0 +1,85 @@
+// PodSet status through the status subresource, with optimistic concurrency: the PUT carries the
+// resourceVersion that was read, so a concurrent change gives 409 and the caller re-reads and re-plans.
+// Nothing here ever retries a write with a fresher resourceVersion blindly (that would overwrite).
+import { isConflict, isNotFound, type Condition, type Kube, type PodSetWire } from '@podset/kube';
+
+export type PodSetStatusWire = NonNullable<PodSetWire['status']>;
+
+/** PUT …/status with `podset`'s resourceVersion. Throws KubeApiError (409 on a stale read). */
+export async function writeStatus(
+  kube: Kube,
+  podset: PodSetWire,
+  status: PodSetStatusWire,
+  signal?: AbortSignal,
+): Promise<PodSetWire> {
+  const { namespace, name } = podset.metadata;
+  if (namespace === undefined || name === undefined) throw new Error('PodSet without namespace/name');
+  return kube.podSets.replaceStatus(
+    namespace,
+    name,
+    {
+      apiVersion: podset.apiVersion ?? 'podset.io/v1',
+      kind: podset.kind ?? 'PodSet',
+      metadata: { ...podset.metadata },
+      ...(podset.spec !== undefined ? { spec: podset.spec } : {}),
+      status,
+    },
+    signal !== undefined ? { signal } : {},
+  );
+}
+
+/** Conditions with `condition` set: lastTransitionTime changes only when the status flips. */
+export function setCondition(
+  conditions: readonly Condition[] | undefined,
+  condition: Condition,
+  now: Date,
+): Condition[] {
+  const out = [...(conditions ?? [])];
+  const i = out.findIndex((c) => c.type === condition.type);
+  const prior = i >= 0 ? out[i] : undefined;
+  const next: Condition = {
+    ...condition,
+    lastTransitionTime:
+      prior !== undefined && prior.status === condition.status && prior.lastTransitionTime !== undefined
+        ? prior.lastTransitionTime
+        : now.toISOString(),
+  };
+  if (i >= 0) out[i] = next;
+  else out.push(next);
+  return out;
+}
+
+/**
+ * After the last attempt failed: put ReplicaFailure=True with the reason into the PodSet's status.
+ * Re-reads on 409 (a few times); a PodSet that is gone is fine. Returns the PodSet written, or undefined.
+ */
+export async function markReplicaFailure(
+  kube: Kube,
+  namespace: string,
+  name: string,
+  reason: string,
+  message: string,
+  now: () => Date = () => new Date(),
+): Promise<PodSetWire | undefined> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    let podset: PodSetWire;
+    try {
+      podset = await kube.podSets.get(namespace, name);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+    const conditions = setCondition(
+      podset.status?.conditions,
+      { type: 'ReplicaFailure', status: 'True', reason, message: message.slice(0, 1000) },
+      now(),
+    );
+    try {
+      return await writeStatus(kube, podset, { ...podset.status, conditions });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      if (!isConflict(err)) throw err;
+    }
+  }
+  throw new Error(`could not write ReplicaFailure on ${namespace}/${name}: conflicts on every attempt`);
+}

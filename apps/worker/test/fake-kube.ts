@@ -1,0 +1,169 @@
+// An in-memory stand-in for @podset/kube's `Kube`, for controller unit tests: only the calls the
+// controller makes, with Kubernetes' rules that matter to it (resourceVersion conflicts, UID
+// preconditions, generateName, finalizers holding a deletion) and a hook to inject errors.
+import { KubeApiError, type CoreEvent, type Kube, type Pod, type PodSetWire } from '@podset/kube';
+
+export interface Call {
+  verb: string;
+  resource: string;
+  name?: string;
+}
+
+export interface FakeKube {
+  kube: Kube;
+  podsets: Map<string, PodSetWire>;
+  pods: Map<string, Pod>;
+  events: CoreEvent[];
+  calls: Call[];
+  /** Return an error to make that call fail. */
+  fault: ((call: Call) => KubeApiError | undefined) | undefined;
+  /** Called before a status PUT is applied (e.g. to change the object behind the writer's back). */
+  beforeStatusWrite: (() => void) | undefined;
+  addPodSet(ns: string, name: string, replicas: number, extra?: Partial<PodSetWire['metadata']>): PodSetWire;
+  bump(obj: { metadata: { resourceVersion?: string } }): void;
+}
+
+export function apiError(code: number, reason: string, message: string): KubeApiError {
+  return new KubeApiError({ code, reason, message, verb: 'x', path: '/x' });
+}
+
+export function fakeKube(): FakeKube {
+  let rv = 100;
+  let uidSeq = 0;
+  let nameSeq = 0;
+  const clone = <T>(x: T): T => structuredClone(x);
+  const f: FakeKube = {
+    podsets: new Map(),
+    pods: new Map(),
+    events: [],
+    calls: [],
+    fault: undefined,
+    beforeStatusWrite: undefined,
+    bump(obj) {
+      obj.metadata.resourceVersion = String(++rv);
+    },
+    addPodSet(ns, name, replicas, extra = {}) {
+      const ps: PodSetWire = {
+        apiVersion: 'podset.io/v1',
+        kind: 'PodSet',
+        metadata: { namespace: ns, name, uid: `ps-uid-${++uidSeq}`, generation: 1, ...extra },
+        spec: { replicas, template: { spec: { containers: [{ name: 'app', image: 'busybox' }] } } },
+      };
+      f.bump(ps);
+      f.podsets.set(`${ns}/${name}`, ps);
+      return clone(ps);
+    },
+    kube: undefined as unknown as Kube,
+  };
+  const call = (verb: string, resource: string, name?: string) => {
+    const c: Call = { verb, resource, ...(name !== undefined ? { name } : {}) };
+    f.calls.push(c);
+    const err = f.fault?.(c);
+    if (err !== undefined) throw err;
+  };
+  const notFound = (what: string) => apiError(404, 'NotFound', `${what} not found`);
+  const conflict = () => apiError(409, 'Conflict', 'the object has been modified; please apply your changes');
+  const removeIfDone = (key: string) => {
+    const ps = f.podsets.get(key);
+    if (ps?.metadata.deletionTimestamp !== undefined && (ps.metadata.finalizers ?? []).length === 0) {
+      f.podsets.delete(key);
+    }
+  };
+
+  f.kube = {
+    podSets: {
+      get: async (ns: string, name: string) => {
+        call('get', 'podsets', name);
+        const ps = f.podsets.get(`${ns}/${name}`);
+        if (ps === undefined) throw notFound(name);
+        return clone(ps);
+      },
+      patch: async (
+        ns: string,
+        name: string,
+        patch: { metadata: { finalizers: string[]; resourceVersion?: string } },
+      ) => {
+        call('patch', 'podsets', name);
+        const key = `${ns}/${name}`;
+        const ps = f.podsets.get(key);
+        if (ps === undefined) throw notFound(name);
+        if (
+          patch.metadata.resourceVersion !== undefined &&
+          patch.metadata.resourceVersion !== ps.metadata.resourceVersion
+        ) {
+          throw conflict();
+        }
+        ps.metadata.finalizers = [...patch.metadata.finalizers];
+        f.bump(ps);
+        removeIfDone(key);
+        return clone(ps);
+      },
+      replaceStatus: async (ns: string, name: string, obj: PodSetWire) => {
+        call('update', 'podsets/status', name);
+        f.beforeStatusWrite?.();
+        const ps = f.podsets.get(`${ns}/${name}`);
+        if (ps === undefined) throw notFound(name);
+        if (obj.metadata.resourceVersion !== ps.metadata.resourceVersion) throw conflict();
+        ps.status = clone(obj.status);
+        f.bump(ps);
+        return clone(ps);
+      },
+    },
+    pods: {
+      listAll: async (ns: string, opts: { labelSelector?: string }) => {
+        call('list', 'pods');
+        const [k, v] = (opts.labelSelector ?? '').split('=');
+        const items = [...f.pods.values()].filter(
+          (p) => p.metadata.namespace === ns && (k === undefined || k === '' || p.metadata.labels?.[k] === v),
+        );
+        return { metadata: { resourceVersion: String(rv) }, items: clone(items) };
+      },
+      create: async (ns: string, pod: Pod) => {
+        call('create', 'pods');
+        const p = clone(pod);
+        p.metadata.name = `${p.metadata.generateName ?? ''}${(++nameSeq).toString(36).padStart(5, '0')}`;
+        p.metadata.namespace = ns;
+        p.metadata.uid = `pod-uid-${++uidSeq}`;
+        p.metadata.creationTimestamp = new Date(Date.UTC(2026, 0, 1, 0, 0, nameSeq)).toISOString();
+        p.status = { phase: 'Pending' };
+        f.bump(p);
+        f.pods.set(`${ns}/${p.metadata.name}`, p);
+        return clone(p);
+      },
+      delete: async (ns: string, name: string, opts: { preconditions?: { uid?: string } }) => {
+        call('delete', 'pods', name);
+        const p = f.pods.get(`${ns}/${name}`);
+        if (p === undefined) throw notFound(name);
+        if (opts.preconditions?.uid !== undefined && opts.preconditions.uid !== p.metadata.uid) {
+          throw apiError(409, 'Conflict', 'Precondition failed: UID in precondition');
+        }
+        f.pods.delete(`${ns}/${name}`);
+        return { kind: 'Status', status: 'Success' };
+      },
+    },
+    events: {
+      create: async (_ns: string, e: CoreEvent) => {
+        call('create', 'events');
+        f.events.push(clone(e));
+        return clone(e);
+      },
+      patch: async (_ns: string, name: string, patch: { count: number; lastTimestamp: string }) => {
+        call('patch', 'events', name);
+        const e = f.events.find((x) => x.metadata.name === name);
+        if (e === undefined) throw notFound(name);
+        Object.assign(e, patch);
+        return clone(e);
+      },
+    },
+  } as unknown as Kube;
+  return f;
+}
+
+/** Mark every pod Running and Ready (what kube-sim's lifecycle does over time). */
+export function makeAllReady(f: FakeKube): void {
+  for (const p of f.pods.values()) {
+    p.spec = { ...p.spec, nodeName: 'node-1' };
+    p.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+    f.bump(p);
+  }
+}

@@ -1,0 +1,244 @@
+// The assembled worker on a real Redis: queue → controller wiring, malformed jobs, final failure,
+// graceful close. The API is the in-memory fake (kube-sim tests are in controller.kube-sim.test.ts).
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { KubeConfig } from '@kubernetes/client-node';
+import { DEFAULT_PREFIX, ReconcileQueue } from '@podset/queue';
+import * as planner from '@podset/reconcile';
+import { startRedis, type RedisServer } from '@podset/testkit';
+import { pino } from 'pino';
+import { startWorker, type RunningWorker, type WorkerSettings } from '../src/worker.ts';
+import { apiError, fakeKube, type FakeKube } from './fake-kube.ts';
+
+let redis: RedisServer;
+before(async () => {
+  redis = await startRedis();
+});
+after(async () => {
+  await redis.close();
+});
+
+let queueSeq = 0;
+function settings(overrides: Partial<WorkerSettings> = {}): WorkerSettings {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return {
+    kubeConfig: kc,
+    redisUrl: redis.url,
+    queueName: `worker-test-${++queueSeq}`,
+    queuePrefix: DEFAULT_PREFIX,
+    concurrency: 4,
+    kubeQps: 0,
+    kubeBurst: 10,
+    createBurst: 8,
+    requeuePendingMs: 60_000,
+    maxAttempts: 3,
+    finishedPodsToKeep: 3,
+    shutdownTimeoutMs: 5_000,
+    httpPort: -1,
+    instance: 'test',
+    backoff: { baseMs: 10, maxMs: 50 },
+    ...overrides,
+  };
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await sleep(25);
+  }
+  assert.fail(`timed out waiting for: ${what}`);
+}
+
+async function withWorker(
+  f: FakeKube,
+  s: WorkerSettings,
+  body: (w: RunningWorker, q: ReconcileQueue) => Promise<void>,
+  checkApi: (signal: AbortSignal) => Promise<void> = async () => {},
+): Promise<void> {
+  const w = await startWorker(s, { planner, log: pino({ level: 'silent' }), kube: f.kube, checkApi });
+  const q = new ReconcileQueue({ connection: redis.url, queueName: s.queueName, attempts: s.maxAttempts });
+  try {
+    await body(w, q);
+  } finally {
+    await w.close();
+    await q.close();
+  }
+}
+
+test('a request reconciles the PodSet; /metrics and /readyz answer', async () => {
+  const f = fakeKube();
+  f.addPodSet('default', 'web', 3);
+  const s = settings();
+  await withWorker(f, s, async (w, q) => {
+    await q.request('default/web', { source: 'live', reason: 'test' });
+    await until('3 pods', () => f.pods.size === 3);
+    await until('status written', () => f.podsets.get('default/web')?.status !== undefined);
+    const ready = await fetch(`http://127.0.0.1:${w.httpPort}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.match(await ready.text(), /redis: ok\nkubernetes: ok/);
+    await until('reconcile counted', async () =>
+      /podset_reconcile_total\{outcome="completed"\} [1-9]/.test(await w.metrics.metrics()),
+    );
+    const text = await (await fetch(`http://127.0.0.1:${w.httpPort}/metrics`)).text();
+    assert.match(text, /podset_reconcile_duration_seconds_count/);
+  });
+});
+
+test('/readyz: 503 naming the dependency when the API or Redis does not answer; /healthz stays 200', async () => {
+  const own = await startRedis();
+  let apiUp = true;
+  const checkApi = async () => {
+    if (!apiUp) throw new Error('connect ECONNREFUSED 127.0.0.1:6443');
+  };
+  try {
+    await withWorker(
+      fakeKube(),
+      settings({ redisUrl: own.url }),
+      async (w) => {
+        const base = `http://127.0.0.1:${w.httpPort}`;
+        const readyz = async () => {
+          const r = await fetch(`${base}/readyz`);
+          return { status: r.status, body: await r.text() };
+        };
+        assert.equal((await readyz()).status, 200);
+        apiUp = false;
+        let r = await readyz();
+        await until(
+          'API failure seen (after the cached answer)',
+          async () => (r = await readyz()).status === 503,
+        );
+        assert.match(r.body, /kubernetes: connect ECONNREFUSED/);
+        assert.match(r.body, /redis: ok/);
+        assert.equal((await fetch(`${base}/healthz`)).status, 200);
+        apiUp = true;
+        await until('ready again', async () => (await readyz()).status === 200);
+        await own.stop();
+        await until('Redis failure seen', async () => (r = await readyz()).status === 503);
+        assert.match(r.body, /redis: (?!ok)/);
+        assert.match(r.body, /kubernetes: ok/);
+        assert.equal((await fetch(`${base}/healthz`)).status, 200);
+        await own.restart();
+        await until('ready after Redis is back', async () => (await readyz()).status === 200, 30_000);
+      },
+      checkApi,
+    );
+  } finally {
+    await own.close();
+  }
+});
+
+test('/readyz: the default API check is a GET /version on the API server', async () => {
+  const hits: string[] = [];
+  const api = http.createServer((req, res) => {
+    hits.push(req.url ?? '');
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ major: '1', minor: '31', gitVersion: 'v1.31.0' }));
+  });
+  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+  const port = (api.address() as AddressInfo).port;
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  const s = settings({ kubeConfig: kc });
+  const w = await startWorker(s, { planner, log: pino({ level: 'silent' }), kube: fakeKube().kube });
+  try {
+    const r = await fetch(`http://127.0.0.1:${w.httpPort}/readyz`);
+    assert.equal(r.status, 200, await r.text());
+    assert.ok(hits.includes('/version'), `requests: ${hits.join(', ')}`);
+    api.closeAllConnections();
+    await new Promise<void>((resolve) => api.close(() => resolve()));
+    await until(
+      'API gone seen',
+      async () => (await fetch(`http://127.0.0.1:${w.httpPort}/readyz`)).status === 503,
+    );
+  } finally {
+    await w.close();
+    if (api.listening) await new Promise<void>((resolve) => api.close(() => resolve()));
+  }
+});
+
+test('a malformed job is failed with a clear reason and the worker goes on', async () => {
+  const f = fakeKube();
+  f.addPodSet('default', 'ok', 1);
+  const s = settings();
+  await withWorker(f, s, async (w, q) => {
+    const bad = await q.queue.add('junk', { v: 99, key: 'not a key' }, { attempts: 3 });
+    await until(
+      'malformed job failed',
+      async () => (await q.queue.getJob(bad.id!))?.failedReason !== undefined,
+    );
+    const job = await q.queue.getJob(bad.id!);
+    assert.match(job?.failedReason ?? '', /malformed reconcile request/);
+    assert.equal(job?.attemptsMade, 1, 'not retried');
+    await q.request('default/ok', { source: 'live' });
+    await until('the next job still runs', () => f.pods.size === 1);
+    assert.match(await w.metrics.metrics(), /podset_reconcile_malformed_jobs_total 1/);
+  });
+});
+
+test('errors are retried with backoff; after the last attempt: ReplicaFailure + Warning event', async () => {
+  const f = fakeKube();
+  f.addPodSet('default', 'web', 5);
+  f.fault = (c) =>
+    c.verb === 'create' && c.resource === 'pods'
+      ? apiError(403, 'Forbidden', 'exceeded quota: pods=0')
+      : undefined;
+  const s = settings({ maxAttempts: 3 });
+  await withWorker(f, s, async (_w, q) => {
+    await q.request('default/web', { source: 'live' });
+    await until('ReconcileFailed event', () => f.events.some((e) => e.reason === 'ReconcileFailed'));
+    const creates = f.calls.filter((c) => c.verb === 'create' && c.resource === 'pods').length;
+    assert.equal(creates, 3, 'one create per attempt (slow start), 3 attempts');
+    const cond = f.podsets.get('default/web')!.status?.conditions?.find((c) => c.type === 'ReplicaFailure');
+    assert.equal(cond?.status, 'True');
+    assert.equal(cond?.reason, 'FailedCreate');
+    assert.match(cond?.message ?? '', /exceeded quota/);
+    const warn = f.events.find((e) => e.reason === 'ReconcileFailed');
+    assert.equal(warn?.type, 'Warning');
+  });
+});
+
+test('close() lets an active reconcile finish', async () => {
+  const f = fakeKube();
+  f.addPodSet('default', 'slow', 1);
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((r) => (release = r));
+  let entered = false;
+  const origGet = f.kube.podSets.get.bind(f.kube.podSets);
+  f.kube.podSets.get = async (ns, name) => {
+    entered = true;
+    await gate;
+    return origGet(ns, name);
+  };
+  const s = settings();
+  const w = await startWorker(s, { planner, log: pino({ level: 'silent' }), kube: f.kube });
+  const q = new ReconcileQueue({ connection: redis.url, queueName: s.queueName });
+  try {
+    await q.request('default/slow', { source: 'live' });
+    await until('reconcile started', () => entered);
+    const closed = w.close();
+    await sleep(50);
+    assert.equal(f.pods.size, 0, 'still inside the reconcile');
+    release();
+    await closed;
+    assert.equal(f.pods.size, 1, 'the active reconcile finished before close resolved');
+  } finally {
+    release();
+    await w.close();
+    await q.close();
+  }
+});

@@ -1,0 +1,507 @@
+// The benchmark's world: kube-sim (the real CLI, in a child process), a real Redis, the operator's apps as
+// child processes started the way a user starts them, an HTTPS/HTTP client and a watch client for the
+// bench's own requests, and measurements of those processes (RSS, /metrics, the kube-sim audit).
+import { request as httpRequest, Agent as HttpAgent } from 'node:http';
+import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
+import { podSetCrd } from '@podset/reconcile';
+import { freePort, startRedis, type RedisServer } from '@podset/testkit';
+import type { AuditEntry } from '@podset/kube-sim';
+import { Proc } from '../../test/e2e/support/harness.ts';
+
+export const REPO = path.resolve(import.meta.dirname, '../..');
+const SIM_MAIN = path.join(REPO, 'tools/kube-sim/src/main.ts');
+const WORKER_MAIN = path.join(REPO, 'apps/worker/src/main.ts');
+const WATCHER_MAIN = path.join(REPO, 'apps/watcher/src/main.ts');
+export const NS = 'default';
+// The queue where users' watchers and workers meet by default (set explicitly for both apps).
+export const QUEUE_NAME = DEFAULT_QUEUE_NAME;
+export const QUEUE_PREFIX = DEFAULT_PREFIX;
+export const PODSETS_PATH = `/apis/podset.io/v1/namespaces/${NS}/podsets`;
+export const PODS_PATH = `/api/v1/namespaces/${NS}/pods`;
+
+/** Extra node flags for every worker and watcher started (e.g. an --import preload for an experiment). */
+const appNodeArgs: string[] = [];
+export function setAppNodeArgs(args: readonly string[]): void {
+  appNodeArgs.splice(0, appNodeArgs.length, ...args);
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export interface Reply {
+  status: number;
+  body: Buffer;
+}
+
+/** A keep-alive client for kube-sim as one identity (https like the apps, or plain http for monitoring). */
+export class Client {
+  readonly #agent: HttpAgent | HttpsAgent;
+  readonly #https: boolean;
+  readonly #url: URL;
+  readonly #token: string;
+
+  constructor(url: string, token: string, opts: { https: boolean; ca?: string; maxSockets?: number }) {
+    this.#url = new URL(url);
+    this.#token = token;
+    this.#https = opts.https;
+    const agentOpts = { keepAlive: true, maxSockets: opts.maxSockets ?? 64 };
+    this.#agent = opts.https ? new HttpsAgent({ ...agentOpts, ca: opts.ca }) : new HttpAgent(agentOpts);
+  }
+
+  call(method: string, p: string, body?: unknown, contentType = 'application/json'): Promise<Reply> {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const headers: Record<string, string | number> = {
+      authorization: `Bearer ${this.#token}`,
+      accept: 'application/json',
+    };
+    if (payload) {
+      headers['content-type'] = contentType;
+      headers['content-length'] = payload.length;
+    }
+    const req = this.#https ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const r = req(
+        {
+          agent: this.#agent,
+          host: this.#url.hostname,
+          port: this.#url.port,
+          method,
+          path: p,
+          headers,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+          res.on('error', reject);
+        },
+      );
+      r.on('error', reject);
+      r.end(payload);
+    });
+  }
+
+  async json<T = Record<string, unknown>>(
+    method: string,
+    p: string,
+    body?: unknown,
+    ct?: string,
+  ): Promise<T> {
+    const r = await this.call(method, p, body, ct);
+    if (r.status < 200 || r.status > 299)
+      throw new Error(`${method} ${p}: HTTP ${r.status} ${r.body.toString().slice(0, 300)}`);
+    return JSON.parse(r.body.toString()) as T;
+  }
+
+  /**
+   * Watches `p` from `resourceVersion`; calls onEvent per event. Returns a stop function. The watch is
+   * reopened (from the last RV seen) if the server ends it.
+   */
+  watch(
+    p: string,
+    resourceVersion: string,
+    onEvent: (type: string, obj: KubeObj) => void,
+  ): { stop: () => void } {
+    let stopped = false;
+    let rv = resourceVersion;
+    let current: ReturnType<typeof httpRequest> | undefined;
+    const open = (): void => {
+      if (stopped) return;
+      const req = (this.#https ? httpsRequest : httpRequest)(
+        {
+          agent: false,
+          ...(this.#https ? { ca: (this.#agent as HttpsAgent).options.ca } : {}),
+          host: this.#url.hostname,
+          port: this.#url.port,
+          path: `${p}${p.includes('?') ? '&' : '?'}watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=3600`,
+          headers: { authorization: `Bearer ${this.#token}`, accept: 'application/json' },
+        },
+        (res) => {
+          let partial = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            const text = partial + chunk;
+            const lines = text.split('\n');
+            partial = lines.pop() ?? '';
+            for (const line of lines) {
+              if (line === '') continue;
+              const ev = JSON.parse(line) as { type: string; object: KubeObj };
+              const evRv = ev.object.metadata?.resourceVersion;
+              if (evRv) rv = evRv;
+              if (ev.type === 'ERROR') {
+                req.destroy();
+                return;
+              }
+              if (ev.type !== 'BOOKMARK') onEvent(ev.type, ev.object);
+            }
+          });
+          res.on('end', () => setTimeout(open, 10));
+          res.on('error', () => undefined);
+        },
+      );
+      req.on('error', () => {
+        if (!stopped) setTimeout(open, 100);
+      });
+      req.end();
+      current = req;
+    };
+    open();
+    return {
+      stop: () => {
+        stopped = true;
+        current?.destroy();
+      },
+    };
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}
+
+export interface KubeObj {
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    generation?: number;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    deletionTimestamp?: string;
+    ownerReferences?: { uid: string; controller?: boolean; name: string }[];
+  };
+  spec?: { replicas?: number };
+  status?: {
+    replicas?: number;
+    readyReplicas?: number;
+    observedGeneration?: number;
+    phase?: string;
+    conditions?: { type: string; status: string }[];
+  };
+}
+
+export interface SimOptions {
+  latencyMs?: number;
+  /** Pod lifecycle (Pending → Running/Ready); default on with fast pods. */
+  lifecycle?: boolean;
+  startupDelayMs?: number;
+  startupJitterMs?: number;
+  history?: number;
+  /** Start kube-sim with --cpu-prof into this directory. */
+  profileDir?: string;
+}
+
+/** Resident set size (and its peak) of a process, in bytes (Linux /proc). */
+export function rssOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string): number =>
+    Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/** CPU time (user + system) a process used so far, in seconds (Linux /proc). */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks / 100;
+}
+
+export interface AppOptions {
+  env?: Record<string, string>;
+  profileDir?: string;
+}
+
+/** A fresh world: kube-sim + Redis (+ apps started on demand). close() stops everything it started. */
+export class World {
+  readonly dir: string;
+  readonly logDir: string;
+  readonly sim: Proc;
+  readonly redis: RedisServer;
+  readonly httpsUrl: string;
+  readonly httpUrl: string;
+  readonly ca: string;
+  readonly kubeconfigDir: string;
+  /** Admin over plain http: the bench's own setup and monitoring. */
+  readonly admin: Client;
+  readonly apps: Proc[] = [];
+  readonly metricsPorts = new Map<Proc, number>();
+
+  private constructor(
+    dir: string,
+    sim: Proc,
+    redis: RedisServer,
+    httpUrl: string,
+    httpsUrl: string,
+    ca: string,
+    kubeconfigDir: string,
+  ) {
+    this.dir = dir;
+    this.logDir = path.join(dir, 'logs');
+    this.sim = sim;
+    this.redis = redis;
+    this.httpUrl = httpUrl;
+    this.httpsUrl = httpsUrl;
+    this.ca = ca;
+    this.kubeconfigDir = kubeconfigDir;
+    this.admin = new Client(httpUrl, this.token('admin'), { https: false, maxSockets: 64 });
+  }
+
+  static async start(name: string, o: SimOptions = {}): Promise<World> {
+    const dir = mkdtempSync(path.join(os.tmpdir(), `podset-bench-${name}-`));
+    const logDir = path.join(dir, 'logs');
+    mkdirSync(logDir, { recursive: true });
+    const kubeconfigDir = path.join(dir, 'kubeconfigs');
+    const args = [
+      ...(o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : []),
+      SIM_MAIN,
+      '--port',
+      '0',
+      '--kubeconfig',
+      path.join(dir, 'kubeconfig'),
+      '--kubeconfig-dir',
+      kubeconfigDir,
+      '--latency-ms',
+      String(o.latencyMs ?? 0),
+      ...(o.history !== undefined ? ['--history', String(o.history)] : []),
+      ...(o.lifecycle === false
+        ? ['--no-lifecycle']
+        : [
+            '--startup-delay-ms',
+            String(o.startupDelayMs ?? 50),
+            '--startup-jitter-ms',
+            String(o.startupJitterMs ?? 150),
+          ]),
+    ];
+    const sim = new Proc('kube-sim', args, {}, logDir);
+    const redis = await startRedis();
+    const deadline = Date.now() + 30_000;
+    let url: string | undefined;
+    while (url === undefined) {
+      const m = /listening on (http:\/\/\S+)/.exec(sim.lines().join('\n'));
+      if (m) url = m[1];
+      else if (!sim.running || Date.now() > deadline) {
+        await redis.close();
+        await sim.kill();
+        throw new Error(`kube-sim did not start:\n${sim.describe()}`);
+      } else await sleep(50);
+    }
+    const httpsUrl = url.replace('http:', 'https:');
+    const kc = readFileSync(path.join(kubeconfigDir, 'admin'), 'utf8');
+    const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(kc)?.[1] ?? '', 'base64').toString();
+    const world = new World(dir, sim, redis, url, httpsUrl, ca, kubeconfigDir);
+    await world.admin.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', podSetCrd());
+    // The CRD is served once established; wait until a list works.
+    for (let i = 0; ; i++) {
+      const r = await world.admin.call('GET', PODSETS_PATH);
+      if (r.status === 200) break;
+      if (i > 100) throw new Error(`PodSet CRD not served: HTTP ${r.status}`);
+      await sleep(50);
+    }
+    return world;
+  }
+
+  token(identity: string): string {
+    const kc = readFileSync(path.join(this.kubeconfigDir, identity), 'utf8');
+    const t = /token: (\S+)/.exec(kc)?.[1];
+    if (!t) throw new Error(`no token for ${identity}`);
+    return t;
+  }
+
+  /** An https client as `identity` (what a controller uses), up to `maxSockets` connections. */
+  client(identity: string, maxSockets: number): Client {
+    return new Client(this.httpsUrl, this.token(identity), { https: true, ca: this.ca, maxSockets });
+  }
+
+  async startWorker(name: string, o: AppOptions = {}): Promise<Proc> {
+    const port = await freePort();
+    const proc = new Proc(
+      name,
+      [...appNodeArgs, ...(o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : []), WORKER_MAIN],
+      {
+        KUBECONFIG: path.join(this.kubeconfigDir, 'worker'),
+        REDIS_URL: this.redis.url,
+        QUEUE_NAME,
+        QUEUE_PREFIX,
+        HTTP_PORT: String(port),
+        LOG_LEVEL: 'warn',
+        POD_NAME: name,
+        KUBE_QPS: '0',
+        KUBE_BURST: '1000',
+        SHUTDOWN_TIMEOUT_SECONDS: '5',
+        ...o.env,
+      },
+      this.logDir,
+    );
+    this.apps.push(proc);
+    this.metricsPorts.set(proc, port);
+    // Ready when /readyz answers 200 (a busy shared machine can take long to load the app).
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      if (!proc.running) throw new Error(`worker ${name} exited:\n${proc.describe()}`);
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/readyz`);
+        if (r.status === 200) break;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) throw new Error(`worker ${name} not ready in 120 s:\n${proc.describe()}`);
+      await sleep(100);
+    }
+    return proc;
+  }
+
+  async startWatcher(name: string, o: AppOptions = {}): Promise<Proc> {
+    const port = await freePort();
+    const proc = new Proc(
+      name,
+      [...appNodeArgs, ...(o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : []), WATCHER_MAIN],
+      {
+        KUBECONFIG: path.join(this.kubeconfigDir, 'watcher'),
+        REDIS_URL: this.redis.url,
+        QUEUE_NAME,
+        QUEUE_PREFIX,
+        HTTP_PORT: String(port),
+        LOG_LEVEL: 'warn',
+        POD_NAME: name,
+        RESYNC_PERIOD_SECONDS: '0',
+        KUBE_QPS: '1000',
+        KUBE_BURST: '1000',
+        ...o.env,
+      },
+      this.logDir,
+    );
+    this.apps.push(proc);
+    this.metricsPorts.set(proc, port);
+    return proc;
+  }
+
+  /** Prometheus text of an app's /metrics, as name{labels} → value. */
+  async metrics(proc: Proc): Promise<Map<string, number>> {
+    const port = this.metricsPorts.get(proc);
+    const out = new Map<string, number>();
+    if (port === undefined) return out;
+    let text = '';
+    try {
+      text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    } catch {
+      return out; // no metrics server (yet)
+    }
+    for (const line of text.split('\n')) {
+      if (line === '' || line.startsWith('#')) continue;
+      const i = line.lastIndexOf(' ');
+      out.set(line.slice(0, i), Number(line.slice(i + 1)));
+    }
+    return out;
+  }
+
+  /** Audit entries (kube-sim's control API) of `user` since `since` (ISO). */
+  async audit(user: string, since: string): Promise<AuditEntry[]> {
+    return await this.admin.json<AuditEntry[]>(
+      'GET',
+      `/kube-sim/audit?user=${encodeURIComponent(user)}&since=${encodeURIComponent(since)}`,
+    );
+  }
+
+  async stopApps(): Promise<void> {
+    await Promise.all(this.apps.map((p) => p.stop(15_000)));
+    this.apps.length = 0;
+  }
+
+  async close(): Promise<void> {
+    this.admin.close();
+    await this.stopApps();
+    await this.sim.stop(15_000);
+    await this.redis.close();
+    if (process.env.BENCH_KEEP_LOGS === undefined) rmSync(this.dir, { recursive: true, force: true });
+    else console.error(`bench: logs kept in ${this.logDir}`);
+  }
+}
+
+/** Sums of a metric over label sets, e.g. sumMetric(m, 'podset_reconcile_total'). */
+export function sumMetric(
+  m: Map<string, number>,
+  name: string,
+  labelFilter?: (labels: string) => boolean,
+): number {
+  let sum = 0;
+  for (const [k, v] of m) {
+    const brace = k.indexOf('{');
+    const base = brace === -1 ? k : k.slice(0, brace);
+    if (base !== name) continue;
+    if (labelFilter && !labelFilter(brace === -1 ? '' : k.slice(brace))) continue;
+    sum += v;
+  }
+  return sum;
+}
+
+/** Counts audit entries by "verb resource[/sub]". */
+export function countByVerb(entries: readonly AuditEntry[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of entries) {
+    const k = `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
+
+export const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+export const READ_VERBS = new Set(['get', 'list']);
+
+/** A PodSet manifest of `replicas` pods. */
+export function podSetBody(name: string, replicas: number): Record<string, unknown> {
+  return {
+    apiVersion: 'podset.io/v1',
+    kind: 'PodSet',
+    metadata: { name, namespace: NS },
+    spec: {
+      replicas,
+      template: {
+        metadata: { labels: { app: 'bench' } },
+        spec: { containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] },
+      },
+    },
+  };
+}
+
+/** Runs `fn(i)` for i in [0, n) with `width` in flight. */
+export async function pool(n: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (;;) {
+      const i = next++;
+      if (i >= n) return;
+      await fn(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(width, n)) }, lane));
+}
+
+export function isReady(pod: KubeObj): boolean {
+  return (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+/** A PodSet whose status reports exactly spec.replicas pods, all ready, for its current generation. */
+export function isConverged(ps: KubeObj): boolean {
+  const want = ps.spec?.replicas ?? 1;
+  const s = ps.status;
+  return (
+    s !== undefined &&
+    s.observedGeneration === ps.metadata.generation &&
+    (s.replicas ?? 0) === want &&
+    (s.readyReplicas ?? 0) === want
+  );
+}
+
+export function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+export function mkdirp(p: string): string {
+  mkdirSync(p, { recursive: true });
+  return p;
+}

@@ -1,0 +1,184 @@
+// The operator's benchmarks: `npm run bench -- <scenario> [options]` (node bench/run.ts ...).
+//
+//   converge          N PodSets × R replicas with W workers × C concurrency, against the limit (direct creates)
+//   latency           a steady stream of watch events/s: watch event → reconcile start, p50/p99
+//   scaling           throughput with 1, 2 and 4 worker processes when kube-sim adds 20 ms per request
+//   footprint         watcher RSS with 1k and with 100k pods under watch
+//   live-before-bulk  a user's scale change while a 10k-PodSet resync is queued, against an idle queue
+//   all               every scenario, one after the other
+//
+// Each prints a table and writes bench/results/<scenario>-<time>.json. --smoke: small sizes (CI).
+// Every figure with a target is a ratio of two things measured in the same run.
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REPO, setAppNodeArgs } from './lib/cluster.ts';
+import { printTable, writeJson, type Result } from './lib/report.ts';
+import { converge } from './scenarios/converge.ts';
+import { latency } from './scenarios/latency.ts';
+import { scaling } from './scenarios/scaling.ts';
+import { footprint } from './scenarios/footprint.ts';
+import { liveBeforeBulk } from './scenarios/live-before-bulk.ts';
+
+const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-before-bulk|all> [options]
+  --smoke                 small sizes (seconds), for CI; no targets enforced
+  --podsets N --replicas R --workers W --concurrency C   (converge; default 1000 × 10, 2 × 16)
+  --list-mode consistent|notOlderThan   --create-burst N   --latency-ms N
+  --rate N --seconds S    (latency: watch events/s and duration; default 1000/s for 10 s)
+  --pods N                (footprint: the large count; default 100000)
+  --resync N              (live-before-bulk: PodSets in the resync; default 10000)
+  --plot FILE             (converge: SVG of pods converged over time; default docs/perf-converge.svg, none with --smoke)
+  --json FILE             where to write the JSON (default bench/results/<scenario>-<time>.json)
+  --profile DIR           run kube-sim and the apps with --cpu-prof into DIR
+  --timeout-s N           give up after N s per phase (default 900)
+  --keepalive-patch       experiment: preload bench/lib/keepalive-preload.ts into the apps (one undici
+                          dispatcher per KubeConfig instead of one per request; see docs/PERFORMANCE.md F1)
+  --app-node-args "ARGS"  extra node flags for the watcher and workers (e.g. "--max-old-space-size=96")`;
+
+const { values: a, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    smoke: { type: 'boolean', default: false },
+    podsets: { type: 'string' },
+    replicas: { type: 'string' },
+    workers: { type: 'string' },
+    concurrency: { type: 'string' },
+    'list-mode': { type: 'string', default: 'consistent' },
+    'create-burst': { type: 'string' },
+    'latency-ms': { type: 'string' },
+    rate: { type: 'string' },
+    seconds: { type: 'string' },
+    pods: { type: 'string' },
+    resync: { type: 'string' },
+    plot: { type: 'string' },
+    json: { type: 'string' },
+    profile: { type: 'string' },
+    'timeout-s': { type: 'string' },
+    'keepalive-patch': { type: 'boolean', default: false },
+    'app-node-args': { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+});
+const scenario = positionals[0];
+if (a.help || scenario === undefined) {
+  console.log(USAGE);
+  process.exit(a.help ? 0 : 2);
+}
+const num = (name: string, v: string | undefined, dflt: number): number => {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) {
+    console.error(`bench: --${name} must be a non-negative number, got "${v}"\n${USAGE}`);
+    process.exit(2);
+  }
+  return n;
+};
+const smoke = a.smoke;
+if (a['list-mode'] !== 'consistent' && a['list-mode'] !== 'notOlderThan') {
+  console.error(`bench: --list-mode must be consistent or notOlderThan\n${USAGE}`);
+  process.exit(2);
+}
+const common = {
+  smoke,
+  timeoutMs: num('timeout-s', a['timeout-s'], smoke ? 120 : 900) * 1000,
+  listMode: a['list-mode'],
+  createBurst: num('create-burst', a['create-burst'], 64),
+  ...(a.profile ? { profileDir: path.resolve(a.profile) } : {}),
+};
+setAppNodeArgs([
+  ...(a['keepalive-patch']
+    ? ['--import', pathToFileURL(path.join(REPO, 'bench/lib/keepalive-preload.ts')).href]
+    : []),
+  ...(a['app-node-args']?.split(/\s+/).filter((x) => x !== '') ?? []),
+]);
+const log = (s: string): void => {
+  process.stderr.write(`[${new Date().toISOString().slice(11, 23)}] ${s}\n`);
+};
+
+const runners: Record<string, () => Promise<Result>> = {
+  converge: () =>
+    converge(
+      {
+        ...common,
+        podsets: num('podsets', a.podsets, smoke ? 20 : 1000),
+        replicas: num('replicas', a.replicas, smoke ? 3 : 10),
+        workers: num('workers', a.workers, smoke ? 1 : 2),
+        concurrency: num('concurrency', a.concurrency, smoke ? 4 : 16),
+        latencyMs: num('latency-ms', a['latency-ms'], 0),
+        ...(a.plot
+          ? { plot: path.resolve(a.plot) }
+          : smoke
+            ? {}
+            : { plot: path.join(REPO, 'docs/perf-converge.svg') }),
+      },
+      log,
+    ),
+  latency: () =>
+    latency(
+      {
+        ...common,
+        podsets: num('podsets', a.podsets, smoke ? 20 : 1000),
+        workers: num('workers', a.workers, smoke ? 1 : 2),
+        concurrency: num('concurrency', a.concurrency, smoke ? 4 : 16),
+        rate: num('rate', a.rate, smoke ? 100 : 1000),
+        seconds: num('seconds', a.seconds, smoke ? 2 : 10),
+      },
+      log,
+    ),
+  scaling: () =>
+    scaling(
+      {
+        ...common,
+        podsets: num('podsets', a.podsets, smoke ? 6 : 400),
+        replicas: num('replicas', a.replicas, smoke ? 2 : 5),
+        concurrency: num('concurrency', a.concurrency, smoke ? 4 : 8),
+        latencyMs: num('latency-ms', a['latency-ms'], 20),
+        workerCounts: smoke ? [1, 2] : [1, 2, 4],
+      },
+      log,
+    ),
+  footprint: () =>
+    footprint(
+      {
+        ...common,
+        small: smoke ? 100 : 1000,
+        large: num('pods', a.pods, smoke ? 1000 : 100_000),
+      },
+      log,
+    ),
+  'live-before-bulk': () =>
+    liveBeforeBulk(
+      {
+        ...common,
+        resync: num('resync', a.resync, smoke ? 100 : 10_000),
+        workers: num('workers', a.workers, smoke ? 1 : 2),
+        concurrency: num('concurrency', a.concurrency, smoke ? 4 : 16),
+        repeats: smoke ? 1 : 2,
+      },
+      log,
+    ),
+};
+
+const names = scenario === 'all' ? Object.keys(runners) : [scenario];
+for (const name of names) {
+  const run = runners[name];
+  if (run === undefined) {
+    console.error(`bench: unknown scenario "${name}"\n${USAGE}`);
+    process.exit(2);
+  }
+}
+let failed = false;
+for (const name of names) {
+  try {
+    const result = await runners[name]!();
+    if (a['keepalive-patch']) result.options.keepalivePatch = true;
+    if (a['app-node-args']) result.options.appNodeArgs = a['app-node-args'];
+    printTable(result);
+    const file = writeJson(result, names.length === 1 ? a.json : undefined);
+    console.log(`results: ${path.relative(process.cwd(), file)}`);
+  } catch (err) {
+    failed = true;
+    console.error(`bench ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  }
+}
+process.exit(failed ? 1 : 0);

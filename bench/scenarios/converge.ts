@@ -1,0 +1,354 @@
+// converge: N PodSets × R replicas reconciled by W worker processes × C concurrency, against the limit:
+// the same PodSet and pod creates issued by a tight direct client loop (https, keep-alive, W×C in flight)
+// against a fresh kube-sim of the same settings. Both clocks run until every pod is ready; the operator's
+// until every PodSet's status also says so.
+import type { PodSet } from '@podset/reconcile';
+import { podManifest } from '@podset/reconcile';
+import {
+  countByVerb,
+  cpuSecondsOf,
+  NS,
+  pool,
+  podSetBody,
+  PODS_PATH,
+  PODSETS_PATH,
+  READ_VERBS,
+  sumMetric,
+  World,
+  WRITE_VERBS,
+  type KubeObj,
+} from '../lib/cluster.ts';
+import { fmt, lineChart, type Result, type Series } from '../lib/report.ts';
+import { Tracker, type Sample } from '../lib/tracker.ts';
+
+export interface ConvergeOptions {
+  podsets: number;
+  replicas: number;
+  workers: number;
+  concurrency: number;
+  listMode: string;
+  createBurst: number;
+  latencyMs: number;
+  timeoutMs: number;
+  profileDir?: string;
+  /** Where to write the SVG plot (undefined: none). */
+  plot?: string;
+  smoke: boolean;
+}
+
+export interface OperatorRun {
+  seconds: number;
+  samples: Sample[];
+  activePods: number;
+  audit: Record<string, number>;
+  writes: number;
+  reads: number;
+  reconciles: number;
+  reconcilesFromAudit: number;
+  startLatency: { count: number; sum: number };
+  cpuSeconds: Record<string, number>;
+}
+
+/** Runs the operator on a fresh world until N PodSets × R converge; returns what it cost. */
+export async function runOperator(
+  o: Pick<
+    ConvergeOptions,
+    | 'podsets'
+    | 'replicas'
+    | 'workers'
+    | 'concurrency'
+    | 'listMode'
+    | 'createBurst'
+    | 'latencyMs'
+    | 'timeoutMs'
+  > & { profileDir?: string; name?: string; podStartup?: { delay: number; jitter: number } },
+  log: (s: string) => void,
+): Promise<OperatorRun> {
+  const world = await World.start(o.name ?? 'converge', {
+    latencyMs: o.latencyMs,
+    ...(o.podStartup ? { startupDelayMs: o.podStartup.delay, startupJitterMs: o.podStartup.jitter } : {}),
+    ...(o.profileDir ? { profileDir: o.profileDir } : {}),
+  });
+  const tracker = new Tracker(world.admin, 'ps-');
+  try {
+    await world.startWatcher('watcher', o.profileDir ? { profileDir: o.profileDir } : {});
+    const workers = await Promise.all(
+      Array.from({ length: o.workers }, (_, i) =>
+        world.startWorker(`worker-${i}`, {
+          env: {
+            WORKER_CONCURRENCY: String(o.concurrency),
+            LIST_MODE: o.listMode,
+            CREATE_BURST: String(o.createBurst),
+          },
+          ...(o.profileDir ? { profileDir: o.profileDir } : {}),
+        }),
+      ),
+    );
+    // Warm up the whole path (watch → queue → worker → API) with one PodSet before the clock starts.
+    await world.admin.json('POST', PODSETS_PATH, podSetBody('warmup', 1));
+    await waitFor(
+      async () => {
+        const ps = await world.admin.json<KubeObj>('GET', `${PODSETS_PATH}/warmup`);
+        return ps.status?.readyReplicas === 1;
+      },
+      60_000,
+      () => `the warm-up PodSet did not converge:\n${world.apps.map((p) => p.describe()).join('\n')}`,
+    );
+    await tracker.watch();
+    const before = await Promise.all(workers.map((w) => world.metrics(w)));
+    const pids: Record<string, number> = { 'kube-sim': world.sim.pid!, redis: world.redis.process.pid! };
+    for (const p of world.apps) pids[p.name] = p.pid!;
+    const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
+    const benchCpu0 = process.cpuUsage();
+    const since = new Date().toISOString();
+    const N = o.podsets;
+    const R = o.replicas;
+    log(`operator: ${N} PodSets × ${R}, ${o.workers} workers × ${o.concurrency}`);
+    tracker.start();
+    await pool(N, o.workers * o.concurrency, async (i) => {
+      await world.admin.json('POST', PODSETS_PATH, podSetBody(`ps-${i}`, R));
+    });
+    const seconds = await tracker.until(
+      () => tracker.converged.size === N,
+      o.timeoutMs,
+      () =>
+        `${tracker.converged.size}/${N} PodSets converged, ${tracker.readyPods.size} pods ready\n${world.apps.map((p) => p.describe()).join('\n')}`,
+    );
+    tracker.stop();
+    const cpu = Object.fromEntries(
+      Object.entries(pids).map(([k, pid]) => [k, Math.round((cpuSecondsOf(pid) - cpu0[k]!) * 100) / 100]),
+    );
+    cpu.bench = cpuOfBench(benchCpu0);
+    log(`operator: converged in ${fmt(seconds, 2)} s`);
+    // Let in-flight requests land in the audit, then count.
+    await new Promise((r) => setTimeout(r, 300));
+    const entries = await world.audit('worker', since);
+    const audit = countByVerb(entries);
+    const writes = entries.filter((e) => WRITE_VERBS.has(e.verb)).length;
+    const reads = entries.filter((e) => READ_VERBS.has(e.verb)).length;
+    const after = await Promise.all(workers.map((w) => world.metrics(w)));
+    const delta = (name: string): number =>
+      after.reduce((s, m, i) => s + sumMetric(m, name) - sumMetric(before[i]!, name), 0);
+    const pods = await world.admin.json<{ items: KubeObj[] }>(
+      'GET',
+      `${PODS_PATH}?labelSelector=app%3Dbench`,
+    );
+    const activePods = pods.items.filter(
+      (p) =>
+        p.metadata.name.startsWith('ps-') &&
+        p.metadata.deletionTimestamp === undefined &&
+        p.status?.phase !== 'Succeeded' &&
+        p.status?.phase !== 'Failed',
+    ).length;
+    return {
+      seconds,
+      samples: tracker.samples,
+      activePods,
+      audit,
+      writes,
+      reads,
+      reconciles: delta('podset_reconcile_total'),
+      reconcilesFromAudit: entries.filter((e) => e.verb === 'get' && e.resource === 'podsets').length,
+      startLatency: {
+        count: delta('podset_reconcile_start_latency_seconds_count'),
+        sum: delta('podset_reconcile_start_latency_seconds_sum'),
+      },
+      cpuSeconds: cpu,
+    };
+  } finally {
+    tracker.stop();
+    await world.close();
+  }
+}
+
+/** The limit: the same creates from a tight loop, W×C in flight, until every pod is ready. */
+async function runLimit(
+  o: ConvergeOptions,
+  log: (s: string) => void,
+): Promise<{
+  seconds: number;
+  createSeconds: number;
+  samples: Sample[];
+  cpuSeconds: Record<string, number>;
+}> {
+  const world = await World.start('limit', { latencyMs: o.latencyMs });
+  const tracker = new Tracker(world.admin, 'ps-');
+  const width = o.workers * o.concurrency;
+  const client = world.client('admin', width);
+  try {
+    await tracker.watch();
+    const N = o.podsets;
+    const R = o.replicas;
+    log(`limit: ${N} PodSets + ${N * R} pods, ${width} in flight`);
+    const pid = world.sim.pid!;
+    const cpu0 = cpuSecondsOf(pid);
+    const benchCpu0 = process.cpuUsage();
+    tracker.start();
+    const sets: PodSet[] = new Array<PodSet>(N);
+    await pool(N, width, async (i) => {
+      sets[i] = await client.json<PodSet>('POST', PODSETS_PATH, podSetBody(`ps-${i}`, R));
+    });
+    await pool(N * R, width, async (k) => {
+      await client.json('POST', PODS_PATH, podManifest(sets[Math.floor(k / R)]!));
+    });
+    const createSeconds = tracker.elapsed();
+    const seconds = await tracker.until(
+      () => tracker.readyPods.size >= N * R,
+      o.timeoutMs,
+      () => `${tracker.readyPods.size}/${N * R} pods ready`,
+    );
+    tracker.stop();
+    log(`limit: all pods ready in ${fmt(seconds, 2)} s (creates done at ${fmt(createSeconds, 2)} s)`);
+    return {
+      seconds,
+      createSeconds,
+      samples: tracker.samples,
+      cpuSeconds: {
+        'kube-sim': Math.round((cpuSecondsOf(pid) - cpu0) * 100) / 100,
+        bench: cpuOfBench(benchCpu0),
+      },
+    };
+  } finally {
+    tracker.stop();
+    client.close();
+    await world.close();
+  }
+}
+
+export async function converge(o: ConvergeOptions, log: (s: string) => void): Promise<Result> {
+  const N = o.podsets;
+  const R = o.replicas;
+  const op = await runOperator(o, log);
+  const limit = await runLimit(o, log);
+  const ratio = op.seconds / limit.seconds;
+  const sum = (c: Record<string, number>): number => Object.values(c).reduce((a, b) => a + b, 0);
+  const opCpu = sum(op.cpuSeconds);
+  const limitCpu = sum(limit.cpuSeconds);
+  const pods = N * R;
+  const writesPerPod = op.writes / pods;
+  const minWrites = (R + 1) / R;
+  const rows = [
+    { figure: 'operator: time to converge', value: `${fmt(op.seconds, 2)} s` },
+    {
+      figure: 'limit: creates done / all ready',
+      value: `${fmt(limit.createSeconds, 2)} / ${fmt(limit.seconds, 2)} s`,
+    },
+    { figure: 'operator / limit', value: fmt(ratio, 2), target: '≤ 1.3', met: ratio <= 1.3 },
+    { figure: 'pods converged per second', value: fmt(pods / op.seconds) },
+    {
+      figure: 'API writes per converged pod',
+      value: fmt(writesPerPod, 3),
+      target: `≤ 1.2 (min ${fmt(minWrites, 2)})`,
+      met: writesPerPod <= 1.2,
+    },
+    { figure: 'reads per reconcile', value: fmt(op.reads / Math.max(1, op.reconciles), 2) },
+    { figure: 'reconciles per PodSet', value: fmt(op.reconciles / N, 2) },
+    { figure: 'active pods at the end (want N×R)', value: `${op.activePods} (${pods})` },
+    {
+      figure: 'kube-sim CPU s: operator run / limit run',
+      value: `${fmt(op.cpuSeconds['kube-sim'] ?? NaN, 1)} / ${fmt(limit.cpuSeconds['kube-sim'] ?? NaN, 1)}`,
+    },
+    {
+      figure: 'CPU s, every process: operator run / limit run',
+      value: `${fmt(opCpu, 1)} / ${fmt(limitCpu, 1)} (${fmt(opCpu / limitCpu, 2)}×)`,
+    },
+    {
+      figure: 'operator CPU s (workers + watcher + redis)',
+      value: fmt(
+        Object.entries(op.cpuSeconds)
+          .filter(([k]) => k !== 'kube-sim' && k !== 'bench')
+          .reduce((a, [, v]) => a + v, 0),
+        1,
+      ),
+    },
+    {
+      figure: 'mean start latency (worker histogram)',
+      value: `${fmt((op.startLatency.sum / Math.max(1, op.startLatency.count)) * 1000, 1)} ms`,
+    },
+  ];
+  if (op.activePods !== pods) throw new Error(`operator left ${op.activePods} active pods, expected ${pods}`);
+  if (o.plot) {
+    const toSeries = (
+      label: string,
+      color: string,
+      s: Sample[],
+      pick: (x: Sample) => number,
+      dashed = false,
+    ): Series => ({
+      label,
+      color,
+      dashed,
+      points: s.map((x) => [x.t, pick(x)]),
+    });
+    const { writeText } = await import('../lib/report.ts');
+    writeText(
+      o.plot,
+      lineChart(
+        `converge: ${N} PodSets × ${R} pods, ${o.workers} workers × ${o.concurrency} (operator ${fmt(ratio, 2)}× the limit)`,
+        'seconds',
+        'pods',
+        [
+          toSeries('limit: pods ready (direct create loop)', '#888', limit.samples, (x) => x.readyPods, true),
+          toSeries('operator: pods ready', '#1f77b4', op.samples, (x) => x.readyPods),
+          toSeries(
+            'operator: pods in converged PodSet status',
+            '#d62728',
+            op.samples,
+            (x) => x.convergedPods,
+          ),
+        ],
+      ),
+    );
+  }
+  return {
+    scenario: 'converge',
+    smoke: o.smoke,
+    options: {
+      podsets: N,
+      replicas: R,
+      workers: o.workers,
+      concurrency: o.concurrency,
+      listMode: o.listMode,
+      createBurst: o.createBurst,
+      latencyMs: o.latencyMs,
+    },
+    rows,
+    data: {
+      operator: { ...op, samples: thin(op.samples) },
+      limit: { ...limit, samples: thin(limit.samples) },
+      ratio,
+      cpuRatio: opCpu / limitCpu,
+      writesPerPod,
+      namespace: NS,
+    },
+  };
+}
+
+/** CPU seconds this (bench) process used since `from`: the limit's client loop, and both runs' watches. */
+function cpuOfBench(from: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(from);
+  return Math.round(((d.user + d.system) / 1e6) * 100) / 100;
+}
+
+/** At most ~400 samples (for the JSON). */
+function thin<T>(xs: T[]): T[] {
+  const step = Math.max(1, Math.ceil(xs.length / 400));
+  return xs.filter((_, i) => i % step === 0 || i === xs.length - 1);
+}
+
+export async function waitFor(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  what: () => string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,153 @@
+// footprint: the watcher's resident memory with `small` and with `large` pods under watch (pods owned by
+// 100 PodSets; no pod lifecycle, no workers: only the watcher runs). Three measurements in one run:
+// A watching `small` pods (started on them), the same A after `large - small` more pods were created
+// while it watched, and B started fresh on `large` pods (initial list). RSS is read from /proc once the
+// watcher has checkpointed the newest resourceVersion (it has handled every event) and settled.
+import type { PodSet } from '@podset/reconcile';
+import { podManifest } from '@podset/reconcile';
+import { Redis } from 'ioredis';
+import {
+  pool,
+  podSetBody,
+  PODS_PATH,
+  PODSETS_PATH,
+  QUEUE_NAME,
+  QUEUE_PREFIX,
+  rssOf,
+  sleep,
+  World,
+} from '../lib/cluster.ts';
+import { fmt, type Result } from '../lib/report.ts';
+import type { Proc } from '../../test/e2e/support/harness.ts';
+
+export interface FootprintOptions {
+  small: number;
+  large: number;
+  timeoutMs: number;
+  profileDir?: string;
+  smoke: boolean;
+}
+
+const CHECKPOINT = `${QUEUE_PREFIX}:${QUEUE_NAME}:watcher:rv`;
+const PODSETS = 100;
+const mib = (b: number): string => `${fmt(b / 1024 ** 2, 1)} MiB`;
+
+export async function footprint(o: FootprintOptions, log: (s: string) => void): Promise<Result> {
+  const world = await World.start('footprint', {
+    lifecycle: false,
+    history: 200_000,
+    ...(o.profileDir ? { profileDir: o.profileDir } : {}),
+  });
+  const redis = new Redis(world.redis.url);
+  try {
+    const sets: PodSet[] = [];
+    for (let i = 0; i < PODSETS; i++)
+      sets.push(await world.admin.json<PodSet>('POST', PODSETS_PATH, podSetBody(`ps-${i}`, 0)));
+    let lastRv = 0;
+    const createPods = async (from: number, to: number): Promise<void> => {
+      await pool(to - from, 32, async (k) => {
+        const pod = await world.admin.json<{ metadata: { resourceVersion: string } }>(
+          'POST',
+          PODS_PATH,
+          podManifest(sets[(from + k) % PODSETS]!),
+        );
+        lastRv = Math.max(lastRv, Number(pod.metadata.resourceVersion));
+      });
+    };
+    const caughtUp = async (w: Proc, what: string): Promise<number> => {
+      const t0 = performance.now();
+      const deadline = Date.now() + o.timeoutMs;
+      for (;;) {
+        if (!w.running) throw new Error(`watcher exited:\n${w.describe()}`);
+        const rv = Number((await redis.hget(CHECKPOINT, 'pods/*')) ?? 0);
+        if (rv >= lastRv) break;
+        if (Date.now() > deadline) throw new Error(`${what}: watcher checkpoint at ${rv}, want ${lastRv}`);
+        await sleep(200);
+      }
+      return (performance.now() - t0) / 1000;
+    };
+    /** RSS after settling: the median of 5 reads over 2 s, 3 s after catching up (shorter in smoke runs). */
+    const settledRss = async (w: Proc): Promise<{ rss: number; peak: number; heapUsed: number }> => {
+      await sleep(o.smoke ? 300 : 3000);
+      const reads: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        reads.push(rssOf(w.pid!).rss);
+        await sleep(o.smoke ? 50 : 500);
+      }
+      reads.sort((x, y) => x - y);
+      const m = await world.metrics(w);
+      let heapUsed = NaN;
+      for (const [k, v] of m) if (/heap_size_used_bytes$/.test(k)) heapUsed = v;
+      return { rss: reads[2]!, peak: rssOf(w.pid!).peak, heapUsed };
+    };
+
+    log(`footprint: ${o.small} pods, then watcher A`);
+    await createPods(0, o.small);
+    const prof = o.profileDir ? { profileDir: o.profileDir } : {};
+    const a = await world.startWatcher('watcher-a', prof);
+    await caughtUp(a, 'A on the small set');
+    const small = await settledRss(a);
+    log(`footprint: A at ${o.small} pods: ${mib(small.rss)}; creating ${o.large - o.small} more`);
+    const t0 = performance.now();
+    await createPods(o.small, o.large);
+    const createSeconds = (performance.now() - t0) / 1000;
+    const lag = await caughtUp(a, 'A while pods were created');
+    const watchSeconds = (performance.now() - t0) / 1000;
+    const largeWatched = await settledRss(a);
+    log(`footprint: A at ${o.large} pods: ${mib(largeWatched.rss)}`);
+    await a.stop();
+    await redis.del(CHECKPOINT);
+    const b = await world.startWatcher('watcher-b', prof);
+    const tb = performance.now();
+    await caughtUp(b, 'B relisting');
+    const listSeconds = (performance.now() - tb) / 1000;
+    const largeFresh = await settledRss(b);
+    log(`footprint: B started on ${o.large} pods: ${mib(largeFresh.rss)}`);
+    await b.stop();
+    const r1 = largeWatched.rss / small.rss;
+    const r2 = largeFresh.rss / small.rss;
+    const events = o.large - o.small;
+    const rows = [
+      { figure: `A: RSS with ${o.small} pods`, value: mib(small.rss) },
+      {
+        figure: `A: RSS with ${o.large} pods (grew while watching)`,
+        value: `${mib(largeWatched.rss)} (peak ${mib(largeWatched.peak)})`,
+      },
+      { figure: `A: ${o.large} / ${o.small}`, value: fmt(r1, 2), target: '≤ 1.2', met: r1 <= 1.2 },
+      {
+        figure: `B: RSS started on ${o.large} pods`,
+        value: `${mib(largeFresh.rss)} (peak ${mib(largeFresh.peak)})`,
+      },
+      {
+        figure: 'JS heap used: A small, A large, B large',
+        value: [small, largeWatched, largeFresh].map((x) => mib(x.heapUsed)).join(', '),
+      },
+      { figure: `B: ${o.large} / A ${o.small}`, value: fmt(r2, 2), target: '≤ 1.2', met: r2 <= 1.2 },
+      {
+        figure: 'A: pod events handled per second',
+        value: `${fmt(events / watchSeconds)}/s (creates ${fmt(events / createSeconds)}/s, lag ${fmt(lag, 1)} s)`,
+      },
+      { figure: `B: initial list of ${o.large} pods`, value: `${fmt(listSeconds, 1)} s` },
+    ];
+    return {
+      scenario: 'footprint',
+      smoke: o.smoke,
+      options: { small: o.small, large: o.large, podsets: PODSETS },
+      rows,
+      data: {
+        small,
+        largeWatched,
+        largeFresh,
+        ratioWatched: r1,
+        ratioFresh: r2,
+        createSeconds,
+        watchSeconds,
+        lag,
+        listSeconds,
+      },
+    };
+  } finally {
+    redis.disconnect();
+    await world.close();
+  }
+}

@@ -1,0 +1,533 @@
+// The one door to the Kubernetes API. Every request: waits for the rate limiter, carries the KubeConfig's
+// auth (token, client cert, exec plugins, CA: applied by client-node itself), is counted by verb and
+// response code, and fails with a KubeApiError carrying the Status code, reason and message. A 429 pauses
+// the limiter for its Retry-After (so every caller backs off) and is retried a few times.
+
+import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext } from '@kubernetes/client-node';
+import type { KubeConfig, ResponseContext } from '@kubernetes/client-node';
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { KubeApiError } from './errors.ts';
+import { RateLimiter } from './rate-limiter.ts';
+import type { KubeList, KubeObject, Status, WatchEvent } from './types.ts';
+
+/** undici's Dispatcher, as client-node hands it out (undici itself is not our direct dependency). */
+type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
+
+/** Audit-style verbs (what the API server's audit log and apiserver_request_total call them). */
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+
+export interface RequestRecord {
+  verb: Verb;
+  /** `pods`, `podsets.podset.io`, `pods/status`, … */
+  resource: string;
+  /** HTTP status; 0 when no response arrived (network error, abort, timeout). */
+  code: number;
+  durationMs: number;
+  /** Time this request waited in the rate limiter (including 429 pauses), ms. */
+  waitMs: number;
+}
+
+export interface KubeClientOptions {
+  kubeConfig: KubeConfig;
+  /** Client-side limit; default 50 QPS, burst 100. Ignored when `limiter` is given. */
+  qps?: number;
+  burst?: number;
+  /** Share one limiter between several clients, or inject one with a test clock. */
+  limiter?: RateLimiter;
+  userAgent?: string;
+  /** Per-request timeout for non-watch requests, ms. Default 30 s. */
+  timeoutMs?: number;
+  /** How many times a 429 is retried after its Retry-After pause. Default 5. */
+  maxRetries429?: number;
+  /** Called once per HTTP exchange (retries count separately): hook metrics here. */
+  onRequest?: (record: RequestRecord) => void;
+}
+
+export interface RequestOptions {
+  verb: Verb;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  /** For counting; derived from `path` when omitted. */
+  resource?: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+const httpLibrary = new IsomorphicFetchHttpLibrary();
+
+export class KubeClient {
+  readonly kubeConfig: KubeConfig;
+  readonly limiter: RateLimiter;
+  readonly server: string;
+  readonly #userAgent: string;
+  readonly #timeoutMs: number;
+  readonly #maxRetries429: number;
+  readonly #onRequest: ((record: RequestRecord) => void) | undefined;
+  readonly #counts = new Map<string, number>();
+  /**
+   * One connection pool for the client's life. client-node builds a new undici Agent on every
+   * applySecurityAuthentication call, so without this every request paid a TCP + TLS handshake (the
+   * converge benchmark spent most of its CPU there). Headers (tokens) are still applied per request.
+   */
+  #dispatcher: Dispatcher | undefined;
+
+  constructor(options: KubeClientOptions) {
+    this.kubeConfig = options.kubeConfig;
+    const cluster = options.kubeConfig.getCurrentCluster();
+    if (cluster === null) throw new Error('kubeconfig has no current cluster (check current-context)');
+    this.server = cluster.server.replace(/\/+$/, '');
+    this.limiter =
+      options.limiter ?? new RateLimiter({ qps: options.qps ?? 50, burst: options.burst ?? 100 });
+    this.#userAgent = options.userAgent ?? 'podset-operator';
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#maxRetries429 = options.maxRetries429 ?? 5;
+    this.#onRequest = options.onRequest;
+  }
+
+  /** Requests so far by verb and code, e.g. `{ verb: 'create', code: 201, count: 3 }`. */
+  requestCounts(): { verb: Verb; code: number; count: number }[] {
+    return [...this.#counts].map(([key, count]) => {
+      const [verb, code] = key.split(' ');
+      return { verb: verb as Verb, code: Number(code), count };
+    });
+  }
+
+  /** Total requests (optionally of one verb). */
+  requestTotal(verb?: Verb): number {
+    let n = 0;
+    for (const c of this.requestCounts()) if (verb === undefined || c.verb === verb) n += c.count;
+    return n;
+  }
+
+  /** One JSON request/response; throws KubeApiError on a non-2xx answer. */
+  async request<T>(opts: RequestOptions): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const signal =
+        opts.signal === undefined
+          ? AbortSignal.timeout(this.#timeoutMs)
+          : AbortSignal.any([opts.signal, AbortSignal.timeout(this.#timeoutMs)]);
+      const response = await this.#exchange(opts, signal);
+      const text = await response.body.text();
+      if (response.httpStatusCode >= 200 && response.httpStatusCode < 300) {
+        return (
+          text === ''
+            ? undefined
+            : parseJson(text, () => `the ${response.httpStatusCode} answer to ${opts.method} ${opts.path}`)
+        ) as T;
+      }
+      const error = this.#error(opts, response.httpStatusCode, response.headers, text);
+      if (error.code === 429 && attempt < this.#maxRetries429) continue;
+      throw error;
+    }
+  }
+
+  /**
+   * A watch: yields each event as it arrives; ends when the server closes the stream. Abort `signal` to
+   * stop. Non-200 answers throw KubeApiError; in-stream errors (e.g. 410 Expired) arrive as ERROR events
+   * whose object is a Status. No inactivity timeout here: the caller owns its watchdog.
+   */
+  async *stream<T>(opts: Omit<RequestOptions, 'method' | 'verb' | 'body'>): AsyncGenerator<WatchEvent<T>> {
+    const reqOpts: RequestOptions = {
+      ...opts,
+      verb: 'watch',
+      method: 'GET',
+      query: { ...opts.query, watch: true },
+    };
+    let response: ResponseContext;
+    for (let attempt = 0; ; attempt++) {
+      response = await this.#exchange(reqOpts, opts.signal);
+      if (response.httpStatusCode === 200) break;
+      const error = this.#error(
+        reqOpts,
+        response.httpStatusCode,
+        response.headers,
+        await response.body.text(),
+      );
+      if (error.code === 429 && attempt < this.#maxRetries429) continue;
+      throw error;
+    }
+    const web = response.body.stream();
+    if (web === null) return;
+    const body = Readable.fromWeb(web as Parameters<typeof Readable.fromWeb>[0]);
+    const lines = createInterface({ input: body, crlfDelay: Infinity });
+    try {
+      for await (const line of lines) {
+        if (line.trim() === '') continue;
+        yield parseJson(line, () => `a line of the watch of ${opts.path}`) as WatchEvent<T>;
+      }
+    } catch (err) {
+      if (opts.signal?.aborted === true) return;
+      throw err;
+    } finally {
+      lines.close();
+      body.destroy();
+    }
+  }
+
+  #reuseDispatcher(ctx: RequestContext): void {
+    const fresh = ctx.getDispatcher();
+    if (fresh === undefined) return;
+    if (this.#dispatcher === undefined) {
+      this.#dispatcher = fresh;
+      return;
+    }
+    if (fresh !== this.#dispatcher) {
+      ctx.setDispatcher(this.#dispatcher);
+      void fresh.close();
+    }
+  }
+
+  /** Closes the pooled connections (idle keep-alive sockets would otherwise hold the process open). */
+  async close(): Promise<void> {
+    const dispatcher = this.#dispatcher;
+    this.#dispatcher = undefined;
+    await dispatcher?.close();
+  }
+
+  async #exchange(opts: RequestOptions, signal: AbortSignal | undefined): Promise<ResponseContext> {
+    const url = new URL(this.server + opts.path);
+    for (const [key, value] of Object.entries(opts.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const ctx = new RequestContext(url.toString(), HttpMethod[opts.method]);
+    ctx.setHeaderParam('Accept', 'application/json');
+    ctx.setHeaderParam('User-Agent', this.#userAgent);
+    if (opts.body !== undefined) {
+      ctx.setHeaderParam('Content-Type', opts.contentType ?? 'application/json');
+      ctx.setBody(JSON.stringify(opts.body));
+    }
+    await this.kubeConfig.applySecurityAuthentication(ctx);
+    this.#reuseDispatcher(ctx);
+    if (signal !== undefined) ctx.setSignal(signal);
+
+    const waitMs = await this.limiter.acquire(signal);
+    const started = performance.now();
+    const resource = opts.resource ?? resourceOfPath(opts.path);
+    let code = 0;
+    try {
+      const response = await httpLibrary.send(ctx).toPromise();
+      code = response.httpStatusCode;
+      return response;
+    } catch (err) {
+      throw networkError(err, opts.method, url);
+    } finally {
+      const key = `${opts.verb} ${code}`;
+      this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
+      this.#onRequest?.({ verb: opts.verb, resource, code, durationMs: performance.now() - started, waitMs });
+    }
+  }
+
+  #error(opts: RequestOptions, code: number, headers: Record<string, string>, text: string): KubeApiError {
+    let status: Status | undefined;
+    try {
+      const parsed = JSON.parse(text) as Status;
+      if (parsed !== null && typeof parsed === 'object' && parsed.kind === 'Status') status = parsed;
+    } catch {
+      // not JSON: keep the text as the message
+    }
+    const headerRetry = Number(headers['retry-after']);
+    const retryAfterSeconds = Number.isFinite(headerRetry) ? headerRetry : status?.details?.retryAfterSeconds;
+    if (code === 429) this.limiter.pause((retryAfterSeconds ?? 1) * 1000);
+    return new KubeApiError({
+      code,
+      reason: status?.reason ?? defaultReason(code),
+      message: status?.message ?? (text.slice(0, 500) || defaultReason(code)),
+      ...(status !== undefined ? { status } : {}),
+      verb: opts.verb,
+      path: opts.path,
+      ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    });
+  }
+}
+
+/**
+ * undici reports every network failure as `TypeError: fetch failed`, the reason hidden in `cause`
+ * ("lease request failed: TypeError: fetch failed" said nothing; found by the bad-input catalog). Name the
+ * request and the cause; other errors (aborts) pass unchanged.
+ */
+function networkError(err: unknown, method: string, url: URL): unknown {
+  if (!(err instanceof TypeError) || err.message !== 'fetch failed') return err;
+  const cause = err.cause as { code?: unknown; message?: unknown } | undefined;
+  const why =
+    typeof cause?.message === 'string' && cause.message !== ''
+      ? cause.message
+      : String(cause?.code ?? 'network error');
+  return new Error(`${method} ${url.origin}${url.pathname}: ${why}`, { cause: err });
+}
+
+/**
+ * JSON.parse with the request named in the error: a bare "Unterminated string in JSON at position 195"
+ * from deep in a reconcile doesn't say which answer was broken (found by the bad-input catalog).
+ */
+function parseJson(text: string, what: () => string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    const start = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+    throw new Error(`invalid JSON in ${what()}: ${why} (starts ${JSON.stringify(start)})`, { cause: err });
+  }
+}
+
+function defaultReason(code: number): string {
+  switch (code) {
+    case 400:
+      return 'BadRequest';
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 405:
+      return 'MethodNotAllowed';
+    case 409:
+      return 'Conflict';
+    case 410:
+      return 'Expired';
+    case 415:
+      return 'UnsupportedMediaType';
+    case 422:
+      return 'Invalid';
+    case 429:
+      return 'TooManyRequests';
+    case 500:
+      return 'InternalError';
+    case 503:
+      return 'ServiceUnavailable';
+    case 504:
+      return 'Timeout';
+    default:
+      return 'Unknown';
+  }
+}
+
+/** `/api/v1/namespaces/x/pods/y/status` → `pods/status`; `/apis/podset.io/v1/...podsets/z` → `podsets.podset.io`. */
+export function resourceOfPath(path: string): string {
+  const parts = path
+    .split('?')[0]!
+    .split('/')
+    .filter((p) => p !== '');
+  let group = '';
+  let rest: string[];
+  if (parts[0] === 'api') rest = parts.slice(2);
+  else if (parts[0] === 'apis') {
+    group = parts[1] ?? '';
+    rest = parts.slice(3);
+  } else return path;
+  if (rest[0] === 'namespaces' && rest.length >= 3) rest = rest.slice(2);
+  const plural = rest[0] ?? '';
+  const sub = rest[2];
+  const name = group === '' ? plural : `${plural}.${group}`;
+  return sub === undefined ? name : `${name}/${sub}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Typed resource access
+
+export interface ResourceRef {
+  group: string; // '' for core
+  version: string;
+  plural: string;
+}
+
+export const PODS: ResourceRef = { group: '', version: 'v1', plural: 'pods' };
+export const EVENTS: ResourceRef = { group: '', version: 'v1', plural: 'events' };
+export const PODSETS: ResourceRef = { group: 'podset.io', version: 'v1', plural: 'podsets' };
+export const LEASES: ResourceRef = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' };
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Omit (with no resourceVersionMatch) for a consistent read. */
+  resourceVersion?: string;
+  resourceVersionMatch?: 'NotOlderThan' | 'Exact';
+  limit?: number;
+  continue?: string;
+  signal?: AbortSignal;
+}
+
+export interface WatchOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+  timeoutSeconds?: number;
+  signal?: AbortSignal;
+}
+
+export interface DeleteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+  signal?: AbortSignal;
+}
+
+export type PatchType = 'merge' | 'json' | 'strategic';
+const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+};
+
+export function resourcePath(
+  ref: ResourceRef,
+  namespace?: string,
+  name?: string,
+  subresource?: string,
+): string {
+  let p = ref.group === '' ? `/api/${ref.version}` : `/apis/${ref.group}/${ref.version}`;
+  if (namespace !== undefined) p += `/namespaces/${encodeURIComponent(namespace)}`;
+  p += `/${ref.plural}`;
+  if (name !== undefined) p += `/${encodeURIComponent(name)}`;
+  if (subresource !== undefined) p += `/${subresource}`;
+  return p;
+}
+
+/** The calls for one resource type. `namespace` undefined = all namespaces (list, watch) or cluster-scoped. */
+export class ResourceClient<T extends KubeObject> {
+  readonly client: KubeClient;
+  readonly ref: ResourceRef;
+  constructor(client: KubeClient, ref: ResourceRef) {
+    this.client = client;
+    this.ref = ref;
+  }
+
+  get(namespace: string | undefined, name: string, opts: { signal?: AbortSignal } = {}): Promise<T> {
+    return this.client.request<T>({
+      verb: 'get',
+      method: 'GET',
+      path: resourcePath(this.ref, namespace, name),
+      ...signalOf(opts),
+    });
+  }
+
+  list(namespace: string | undefined, opts: ListOptions = {}): Promise<KubeList<T>> {
+    return this.client.request<KubeList<T>>({
+      verb: 'list',
+      method: 'GET',
+      path: resourcePath(this.ref, namespace),
+      query: {
+        labelSelector: opts.labelSelector,
+        fieldSelector: opts.fieldSelector,
+        resourceVersion: opts.resourceVersion,
+        resourceVersionMatch: opts.resourceVersionMatch,
+        limit: opts.limit,
+        continue: opts.continue,
+      },
+      ...signalOf(opts),
+    });
+  }
+
+  /** Follows `continue` until the list is complete. */
+  async listAll(namespace: string | undefined, opts: ListOptions = {}): Promise<KubeList<T>> {
+    const first = await this.list(namespace, opts);
+    const items = [...first.items];
+    let cont = first.metadata.continue;
+    while (cont !== undefined && cont !== '') {
+      const page = await this.list(namespace, {
+        ...opts,
+        continue: cont,
+        resourceVersion: undefined,
+        resourceVersionMatch: undefined,
+      });
+      items.push(...page.items);
+      cont = page.metadata.continue;
+    }
+    return { ...first, metadata: { ...first.metadata, continue: undefined }, items };
+  }
+
+  create(namespace: string | undefined, object: T, opts: { signal?: AbortSignal } = {}): Promise<T> {
+    return this.client.request<T>({
+      verb: 'create',
+      method: 'POST',
+      path: resourcePath(this.ref, namespace),
+      body: object,
+      ...signalOf(opts),
+    });
+  }
+
+  /** PUT; a stale metadata.resourceVersion gives 409. */
+  replace(
+    namespace: string | undefined,
+    name: string,
+    object: T,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<T> {
+    return this.client.request<T>({
+      verb: 'update',
+      method: 'PUT',
+      path: resourcePath(this.ref, namespace, name),
+      body: object,
+      ...signalOf(opts),
+    });
+  }
+
+  /** PUT …/status; a stale metadata.resourceVersion gives 409. */
+  replaceStatus(
+    namespace: string | undefined,
+    name: string,
+    object: T,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<T> {
+    return this.client.request<T>({
+      verb: 'update',
+      method: 'PUT',
+      path: resourcePath(this.ref, namespace, name, 'status'),
+      body: object,
+      ...signalOf(opts),
+    });
+  }
+
+  patch(
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+    opts: { type?: PatchType; subresource?: 'status' | 'scale'; signal?: AbortSignal } = {},
+  ): Promise<T> {
+    return this.client.request<T>({
+      verb: 'patch',
+      method: 'PATCH',
+      path: resourcePath(this.ref, namespace, name, opts.subresource),
+      body: patch,
+      contentType: PATCH_CONTENT_TYPES[opts.type ?? 'merge'],
+      ...signalOf(opts),
+    });
+  }
+
+  /** Returns the object as left (still terminating / held by finalizers) or a Status when gone. */
+  delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<T | Status> {
+    const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
+    if (opts.preconditions !== undefined) body.preconditions = opts.preconditions;
+    if (opts.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
+    if (opts.propagationPolicy !== undefined) body.propagationPolicy = opts.propagationPolicy;
+    return this.client.request<T | Status>({
+      verb: 'delete',
+      method: 'DELETE',
+      path: resourcePath(this.ref, namespace, name),
+      body,
+      ...signalOf(opts),
+    });
+  }
+
+  watch(namespace: string | undefined, opts: WatchOptions = {}): AsyncGenerator<WatchEvent<T>> {
+    return this.client.stream<T>({
+      path: resourcePath(this.ref, namespace),
+      query: {
+        labelSelector: opts.labelSelector,
+        fieldSelector: opts.fieldSelector,
+        resourceVersion: opts.resourceVersion,
+        allowWatchBookmarks: opts.allowWatchBookmarks,
+        timeoutSeconds: opts.timeoutSeconds,
+      },
+      ...signalOf(opts),
+    });
+  }
+}
+
+function signalOf(opts: { signal?: AbortSignal }): { signal?: AbortSignal } {
+  return opts.signal === undefined ? {} : { signal: opts.signal };
+}

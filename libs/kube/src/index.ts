@@ -1,0 +1,43 @@
+export {
+  loadKubeConfig,
+  loadKubeConfigOrExit,
+  allowPlainHttp,
+  type LoadKubeConfigOptions,
+} from './kubeconfig.ts';
+export {
+  RateLimiter,
+  systemClock,
+  type Clock,
+  type RateLimiterOptions,
+  type RateLimiterStats,
+} from './rate-limiter.ts';
+export {
+  KubeApiError,
+  isKubeApiError,
+  isNotFound,
+  isConflict,
+  isAlreadyExists,
+  isGone,
+  isTooManyRequests,
+} from './errors.ts';
+export {
+  KubeClient,
+  ResourceClient,
+  resourcePath,
+  resourceOfPath,
+  PODS,
+  PODSETS,
+  EVENTS,
+  LEASES,
+  type Verb,
+  type RequestRecord,
+  type KubeClientOptions,
+  type RequestOptions,
+  type ResourceRef,
+  type ListOptions,
+  type WatchOptions,
+  type DeleteOptions,
+  type PatchType,
+} from './client.ts';
+export { createKube, type Kube } from './kube.ts';
+export type * from './types.ts';

@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+
+export interface LoadKubeConfigOptions {
+  /** Path to a kubeconfig file (KUBECONFIG). Wins over everything else. */
+  kubeconfig?: string;
+  /** Force the in-cluster service account (token and CA under /var/run/secrets/kubernetes.io/serviceaccount). */
+  inCluster?: boolean;
+  /** Context to use instead of the file's current-context. */
+  context?: string;
+}
+
+/**
+ * KUBECONFIG path if given; else in-cluster when asked or when running in a pod (KUBERNETES_SERVICE_HOST
+ * set); else client-node's default search (~/.kube/config). Throws when no cluster is configured.
+ */
+export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): KubeConfig {
+  const kc = new KubeConfig();
+  if (opts.kubeconfig !== undefined && opts.kubeconfig !== '') {
+    kc.loadFromFile(opts.kubeconfig);
+  } else if (opts.inCluster === true || process.env.KUBERNETES_SERVICE_HOST !== undefined) {
+    kc.loadFromCluster();
+  } else {
+    // client-node's default search ends, when it finds nothing, at http://localhost:8080: an app
+    // started without any kubeconfig would run and log "fetch failed" forever (found by the bad-input
+    // catalog). Nothing configured is a usage error.
+    const envPaths = (process.env.KUBECONFIG ?? '').split(path.delimiter).filter((p) => p !== '');
+    const home = path.join(os.homedir(), '.kube', 'config');
+    if (!envPaths.some((p) => existsSync(p)) && !existsSync(home)) {
+      throw new Error(
+        `no Kubernetes cluster configured: KUBECONFIG is not set, ${home} does not exist, and this is not a pod (KUBERNETES_SERVICE_HOST is not set)`,
+      );
+    }
+    kc.loadFromDefault();
+  }
+  if (opts.context !== undefined) kc.setCurrentContext(opts.context);
+  allowPlainHttp(kc);
+  if (kc.getCurrentCluster() === null) {
+    throw new Error(
+      opts.kubeconfig !== undefined
+        ? `kubeconfig ${opts.kubeconfig} has no cluster for its current context`
+        : 'no Kubernetes cluster configured: set KUBECONFIG or run in a pod',
+    );
+  }
+  return kc;
+}
+
+/**
+ * client-node 2.x refuses an `http://` server unless the cluster says insecure-skip-tls-verify (there is no
+ * TLS to verify). kubectl accepts such a kubeconfig (kube-sim writes one), so we do too.
+ */
+export function allowPlainHttp(kc: KubeConfig): void {
+  kc.clusters = kc.clusters.map((c) =>
+    c.server.startsWith('http:') && c.skipTLSVerify !== true ? { ...c, skipTLSVerify: true } : c,
+  );
+}
+
+/**
+ * For an app's main.ts: loadKubeConfig, or print the problem naming KUBECONFIG and exit 2 (a usage error,
+ * like a bad environment variable, not a crash).
+ */
+export function loadKubeConfigOrExit(app: string, opts: LoadKubeConfigOptions = {}): KubeConfig {
+  try {
+    return loadKubeConfig(opts);
+  } catch (err) {
+    process.stderr.write(
+      `${app}: invalid configuration:\n  KUBECONFIG: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
+    process.exit(2);
+  }
+}

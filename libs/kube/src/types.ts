@@ -1,0 +1,143 @@
+// Wire types: objects exactly as JSON carries them (timestamps are strings), only the fields the operator
+// reads or writes. Callers may use richer types; every client method is generic.
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+}
+
+export interface ListMeta {
+  resourceVersion?: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface KubeList<T> {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ListMeta;
+  items: T[];
+}
+
+/** metav1.Status, as returned with every error. */
+export interface Status {
+  apiVersion?: string;
+  kind?: 'Status';
+  status?: 'Success' | 'Failure';
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    uid?: string;
+    retryAfterSeconds?: number;
+    causes?: { reason?: string; message?: string; field?: string }[];
+  };
+}
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+  observedGeneration?: number;
+}
+
+export interface Pod extends KubeObject {
+  spec?: {
+    nodeName?: string;
+    containers?: unknown[];
+    [field: string]: unknown;
+  };
+  status?: {
+    phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
+    conditions?: Condition[];
+    [field: string]: unknown;
+  };
+}
+
+export interface PodSetWire extends KubeObject {
+  spec?: { replicas?: number; template?: { metadata?: ObjectMeta; spec?: Record<string, unknown> } };
+  status?: {
+    replicas?: number;
+    readyReplicas?: number;
+    podNames?: string[];
+    observedGeneration?: number;
+    selector?: string;
+    conditions?: Condition[];
+  };
+}
+
+export interface ObjectReference {
+  apiVersion?: string;
+  kind?: string;
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  fieldPath?: string;
+}
+
+/** core/v1 Event (the fields we write). */
+export interface CoreEvent extends KubeObject {
+  involvedObject: ObjectReference;
+  reason?: string;
+  message?: string;
+  type?: 'Normal' | 'Warning';
+  count?: number;
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  eventTime?: string | null;
+  source?: { component?: string; host?: string };
+  reportingComponent?: string;
+  reportingInstance?: string;
+  action?: string;
+}
+
+/** coordination.k8s.io/v1 Lease. */
+export interface Lease extends KubeObject {
+  spec?: {
+    holderIdentity?: string | null;
+    leaseDurationSeconds?: number;
+    acquireTime?: string | null;
+    renewTime?: string | null;
+    leaseTransitions?: number;
+  };
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent<T> {
+  type: WatchEventType;
+  /** The object; for ERROR, a Status. */
+  object: T;
+}

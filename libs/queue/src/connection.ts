@@ -1,0 +1,233 @@
+// How every app reaches Redis, from configuration: one node (REDIS_URL), Sentinel (REDIS_SENTINELS +
+// REDIS_SENTINEL_NAME) or Cluster (REDIS_CLUSTER_NODES). The variables are declared once here
+// (`redisEnv`, spread into each app's env spec); `redisConnector` validates them together with
+// QUEUE_PREFIX and returns a factory of ioredis clients, used for BullMQ's connections and for the
+// apps' own clients (checkpoints, event log, rv store, probes) alike.
+import { ConfigError, bool, list, optionalStr, url, type Config } from '@podset/config';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+
+/** A client of either kind; both speak the same commands. */
+export type RedisClient = Redis | Cluster;
+
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$/;
+
+export const redisEnv = {
+  REDIS_URL: url({
+    description:
+      'Single Redis node: redis://[user:password@]host:port[/db], rediss:// for TLS (not used when REDIS_SENTINELS or REDIS_CLUSTER_NODES is set)',
+    default: 'redis://127.0.0.1:6379',
+    protocols: ['redis:', 'rediss:'],
+  }),
+  REDIS_SENTINELS: list({
+    description:
+      'Redis Sentinel: comma-separated sentinels host:port; the primary is asked of them (with REDIS_SENTINEL_NAME)',
+    default: [],
+    item: HOST_PORT,
+  }),
+  REDIS_SENTINEL_NAME: optionalStr({
+    description:
+      'Redis Sentinel: name of the monitored primary (the `sentinel monitor <name>` of the sentinels)',
+  }),
+  REDIS_SENTINEL_PASSWORD: optionalStr({
+    description: 'Redis Sentinel: password of the sentinels themselves, if they require one',
+  }),
+  REDIS_CLUSTER_NODES: list({
+    description:
+      'Redis Cluster: comma-separated seed nodes host:port; QUEUE_PREFIX must then contain a hash tag such as {podset}',
+    default: [],
+    item: HOST_PORT,
+  }),
+  REDIS_USERNAME: optionalStr({
+    description: 'Redis ACL user (Sentinel/Cluster data nodes; for REDIS_URL when the URL names none)',
+  }),
+  REDIS_PASSWORD: optionalStr({
+    description: 'Redis password (Sentinel/Cluster data nodes; for REDIS_URL when the URL carries none)',
+  }),
+  REDIS_TLS: bool({
+    description: 'TLS to Redis, sentinels included (REDIS_URL: rediss:// does the same)',
+    default: false,
+  }),
+} as const;
+
+export type RedisConfig = Config<typeof redisEnv>;
+
+/** Per-use tuning of a client (BullMQ wants maxRetriesPerRequest null; probes want no offline queue). */
+export interface ClientTuning {
+  maxRetriesPerRequest?: number | null;
+  enableOfflineQueue?: boolean;
+  connectTimeout?: number;
+  /** Connect on the first command instead of at once. */
+  lazyConnect?: boolean;
+}
+
+export interface RedisConnector {
+  readonly mode: 'single' | 'sentinel' | 'cluster';
+  /** Where Redis is, for logs (never a password). */
+  readonly target: string;
+  /** A new client; the caller owns it (disconnect it when done). */
+  client(tuning?: ClientTuning): RedisClient;
+}
+
+export function isRedisConnector(value: unknown): value is RedisConnector {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { client?: unknown }).client === 'function' &&
+    typeof (value as { mode?: unknown }).mode === 'string'
+  );
+}
+
+/**
+ * The hash tag of a key prefix as Redis Cluster computes it: the text between the first "{" and the
+ * first "}" after it, when not empty. Undefined when the prefix has none.
+ */
+export function hashTag(prefix: string): string | undefined {
+  const open = prefix.indexOf('{');
+  if (open < 0) return undefined;
+  const close = prefix.indexOf('}', open + 1);
+  if (close < 0 || close === open + 1) return undefined;
+  return prefix.slice(open + 1, close);
+}
+
+function hostPort(item: string): { host: string; port: number } {
+  const at = item.lastIndexOf(':');
+  const host = item.slice(0, at).replace(/^\[(.*)\]$/, '$1');
+  return { host, port: Number(item.slice(at + 1)) };
+}
+
+/**
+ * Validates the Redis variables (with QUEUE_PREFIX, which Cluster constrains) and returns the factory.
+ * Throws ConfigError naming every variable at fault.
+ */
+export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): RedisConnector {
+  const problems: { variable: string; message: string }[] = [];
+  const sentinels = cfg.REDIS_SENTINELS;
+  const nodes = cfg.REDIS_CLUSTER_NODES;
+  for (const [variable, items] of [
+    ['REDIS_SENTINELS', sentinels],
+    ['REDIS_CLUSTER_NODES', nodes],
+  ] as const) {
+    for (const item of items) {
+      const port = hostPort(item).port;
+      if (port < 1 || port > 65535) problems.push({ variable, message: `port of "${item}" out of range` });
+    }
+  }
+  if (sentinels.length > 0 && nodes.length > 0) {
+    problems.push({
+      variable: 'REDIS_CLUSTER_NODES',
+      message: 'set together with REDIS_SENTINELS: choose Sentinel or Cluster, not both',
+    });
+  }
+  if (sentinels.length > 0 && cfg.REDIS_SENTINEL_NAME === undefined) {
+    problems.push({
+      variable: 'REDIS_SENTINEL_NAME',
+      message: 'is required with REDIS_SENTINELS (the name the sentinels monitor the primary under)',
+    });
+  }
+  if (sentinels.length === 0 && cfg.REDIS_SENTINEL_NAME !== undefined) {
+    problems.push({ variable: 'REDIS_SENTINELS', message: 'is required when REDIS_SENTINEL_NAME is set' });
+  }
+  if (nodes.length > 0 && hashTag(cfg.QUEUE_PREFIX) === undefined) {
+    problems.push({
+      variable: 'QUEUE_PREFIX',
+      message:
+        `must contain a hash tag such as {podset} with Redis Cluster (REDIS_CLUSTER_NODES), got ` +
+        `"${cfg.QUEUE_PREFIX}": BullMQ's scripts use several keys of a queue at once, which Cluster ` +
+        'allows only when they hash to one slot',
+    });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const auth = {
+    ...(cfg.REDIS_USERNAME !== undefined ? { username: cfg.REDIS_USERNAME } : {}),
+    ...(cfg.REDIS_PASSWORD !== undefined ? { password: cfg.REDIS_PASSWORD } : {}),
+  };
+  const tls = cfg.REDIS_TLS ? { tls: {} } : {};
+  const tuned = (t: ClientTuning) => ({
+    maxRetriesPerRequest: t.maxRetriesPerRequest === undefined ? 3 : t.maxRetriesPerRequest,
+    ...(t.enableOfflineQueue !== undefined ? { enableOfflineQueue: t.enableOfflineQueue } : {}),
+    ...(t.connectTimeout !== undefined ? { connectTimeout: t.connectTimeout } : {}),
+    ...(t.lazyConnect !== undefined ? { lazyConnect: t.lazyConnect } : {}),
+  });
+
+  if (nodes.length > 0) {
+    const startup = nodes.map(hostPort);
+    return {
+      mode: 'cluster',
+      target: `cluster ${nodes.join(',')}`,
+      client(t = {}) {
+        const { enableOfflineQueue, lazyConnect, ...perNode } = tuned(t);
+        const options: ClusterOptions = {
+          redisOptions: { ...auth, ...tls, ...perNode },
+          ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
+          ...(lazyConnect !== undefined ? { lazyConnect } : {}),
+        };
+        return new Cluster(startup, options);
+      },
+    };
+  }
+  if (sentinels.length > 0) {
+    const name = cfg.REDIS_SENTINEL_NAME!;
+    return {
+      mode: 'sentinel',
+      target: `sentinel ${name}@${sentinels.join(',')}`,
+      client(t = {}) {
+        const options: RedisOptions = {
+          sentinels: sentinels.map(hostPort),
+          name,
+          ...auth,
+          ...(cfg.REDIS_SENTINEL_PASSWORD !== undefined
+            ? { sentinelPassword: cfg.REDIS_SENTINEL_PASSWORD }
+            : {}),
+          ...(cfg.REDIS_TLS ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
+          ...tuned(t),
+        };
+        return new Redis(options);
+      },
+    };
+  }
+  const parsed = new URL(cfg.REDIS_URL);
+  // The URL's own credentials win; REDIS_USERNAME/REDIS_PASSWORD fill in what it lacks (e.g. from a Secret).
+  const fill = {
+    ...(parsed.username === '' && cfg.REDIS_USERNAME !== undefined ? { username: cfg.REDIS_USERNAME } : {}),
+    ...(parsed.password === '' && cfg.REDIS_PASSWORD !== undefined ? { password: cfg.REDIS_PASSWORD } : {}),
+  };
+  return {
+    mode: 'single',
+    target: `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`,
+    client(t = {}) {
+      return new Redis(cfg.REDIS_URL, { ...fill, ...tls, ...tuned(t) });
+    },
+  };
+}
+
+/** For main.ts: the connector, or the problems on stderr and exit 2 (like loadConfigOrExit). */
+export function redisConnectorOrExit(
+  app: string,
+  cfg: RedisConfig & { QUEUE_PREFIX: string },
+): RedisConnector {
+  try {
+    return redisConnector(cfg);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${app}: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+/** A connector for one node at `url` (tests, and callers that hold a plain URL). */
+export function urlConnector(redisUrl: string): RedisConnector {
+  return redisConnector({
+    REDIS_URL: redisUrl,
+    REDIS_SENTINELS: [],
+    REDIS_SENTINEL_NAME: undefined,
+    REDIS_SENTINEL_PASSWORD: undefined,
+    REDIS_CLUSTER_NODES: [],
+    REDIS_USERNAME: undefined,
+    REDIS_PASSWORD: undefined,
+    REDIS_TLS: false,
+    QUEUE_PREFIX: 'unused',
+  });
+}

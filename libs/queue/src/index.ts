@@ -1,0 +1,51 @@
+export {
+  ReconcileQueue,
+  DEFAULT_ATTEMPTS,
+  type ReconcileQueueOptions,
+  type RequestOptions,
+  type RequestResult,
+} from './reconcile-queue.ts';
+export {
+  startReconcileWorker,
+  DEFAULT_LOCK_DURATION_MS,
+  DEFAULT_STALLED_INTERVAL_MS,
+  type ReconcileContext,
+  type ReconcileHandler,
+  type ReconcileResult,
+  type ReconcileWorker,
+  type ReconcileWorkerOptions,
+  type WorkerHooks,
+  type JobStartInfo,
+  type JobEndInfo,
+} from './worker.ts';
+export {
+  parseReconcileRequest,
+  mergeRequests,
+  rvNewer,
+  keyProblem,
+  MalformedRequestError,
+  MAX_REASONS,
+  type ReconcileRequest,
+  type RequestSource,
+} from './payload.ts';
+export { backoffDelay, DEFAULT_BACKOFF, BACKOFF_TYPE, type BackoffOptions } from './backoff.ts';
+export {
+  DEFAULT_QUEUE_NAME,
+  DEFAULT_PREFIX,
+  PRIORITY,
+  type QueueConnection,
+  type QueueLocation,
+  type Retention,
+} from './options.ts';
+export {
+  redisEnv,
+  redisConnector,
+  redisConnectorOrExit,
+  urlConnector,
+  isRedisConnector,
+  hashTag,
+  type RedisClient,
+  type RedisConfig,
+  type RedisConnector,
+  type ClientTuning,
+} from './connection.ts';

@@ -1,0 +1,227 @@
+// ReconcileQueue.request against real Redis, no worker: what lands in BullMQ's structures.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { startRedis, type RedisServer } from '@podset/testkit';
+import { ReconcileQueue } from '../src/index.ts';
+import { parseReconcileRequest } from '../src/payload.ts';
+
+let redis: RedisServer;
+let queue: ReconcileQueue;
+let raw: Redis;
+
+before(async () => {
+  redis = await startRedis();
+  queue = new ReconcileQueue({ connection: redis.url, queueName: 'unit', prefix: '{podset}' });
+  raw = new Redis(redis.url);
+});
+
+after(async () => {
+  await queue.close();
+  raw.disconnect();
+  await redis.close();
+});
+
+const P = '{podset}:unit:';
+
+async function jobData(id: string) {
+  return parseReconcileRequest(JSON.parse((await raw.hget(P + id, 'data')) ?? 'null'));
+}
+async function delayedDue(id: string): Promise<number | undefined> {
+  const s = await raw.zscore(`${P}delayed`, id);
+  return s === null ? undefined : Math.floor(Number(s) / 0x1000);
+}
+
+test('keys live under the configured (hash-tagged) prefix', async () => {
+  const r = await queue.request('ns/prefix', { source: 'live' });
+  assert.equal(await raw.exists(P + r.jobId), 1);
+  assert.equal(await queue.currentJobId('ns/prefix'), r.jobId);
+});
+
+test('collapse: 100 concurrent requests for a waiting key make one job carrying the merged data', async () => {
+  const results = await Promise.all(
+    Array.from({ length: 100 }, (_, i) =>
+      queue.request('ns/collapse', { source: 'bulk', rv: String(1000 + i), reason: `r${i % 3}` }),
+    ),
+  );
+  const ids = new Set(results.map((r) => r.jobId));
+  assert.equal(ids.size, 1);
+  assert.equal(results.filter((r) => r.outcome === 'created').length, 1);
+  const [id] = ids;
+  const data = await jobData(id!);
+  assert.equal(data.rv, '1099', 'the max resourceVersion of all requests');
+  assert.deepEqual([...(data.reasons ?? [])].sort(), ['r0', 'r1', 'r2']);
+  const counts = await queue.queue.getJobCounts('wait', 'prioritized', 'delayed');
+  assert.equal(counts.wait! + counts.prioritized! + counts.delayed!, 2); // this key + ns/prefix
+});
+
+test('earliest wins: a sooner request pulls a delayed job earlier; a later one never postpones it', async () => {
+  const t0 = Date.now();
+  const a = await queue.request('ns/earliest', { source: 'bulk', delayMs: 60_000 });
+  assert.equal(a.outcome, 'created');
+  const due0 = await delayedDue(a.jobId);
+  assert.ok(due0 !== undefined && due0 >= t0 + 60_000);
+  const b = await queue.request('ns/earliest', { source: 'bulk', delayMs: 20_000 });
+  assert.equal(b.jobId, a.jobId);
+  const due1 = await delayedDue(a.jobId);
+  assert.ok(due1 !== undefined && due1 < t0 + 30_000 && due1 >= t0 + 20_000, `due ${due1! - t0}`);
+  await queue.request('ns/earliest', { source: 'bulk', delayMs: 300_000 });
+  assert.equal(await delayedDue(a.jobId), due1, 'a longer delay must not postpone');
+  assert.equal((await jobData(a.jobId)).dueAt, due1);
+  // The marker (what blocked workers wake on) follows the earliest delayed job.
+  const marker = await raw.zscore(`${P}marker`, '1');
+  assert.ok(marker !== null && Number(marker) <= due1!);
+  const c = await queue.request('ns/earliest', { source: 'bulk' });
+  assert.equal(c.jobId, a.jobId);
+  assert.equal(await delayedDue(a.jobId), undefined, 'due now: no longer delayed');
+  assert.notEqual(await raw.zscore(`${P}prioritized`, a.jobId), null, 'waiting at its priority');
+});
+
+test('live before bulk: a live request raises a waiting bulk job to the front', async () => {
+  const ids: string[] = [];
+  for (let i = 0; i < 20; i++) ids.push((await queue.request(`ns/prio-${i}`, { source: 'bulk' })).jobId);
+  const r = await queue.request('ns/prio-15', { source: 'live', reason: 'pod deleted' });
+  assert.equal(r.jobId, ids[15]);
+  assert.equal(await raw.hget(P + r.jobId, 'priority'), '1');
+  const order = await raw.zrange(`${P}prioritized`, 0, -1);
+  const bulkIds = new Set(ids);
+  const firstBulk = order.findIndex((id) => bulkIds.has(id) && id !== r.jobId);
+  assert.ok(order.indexOf(r.jobId) < firstBulk, 'the raised job sorts before every bulk job');
+  assert.equal((await jobData(r.jobId)).source, 'live');
+  // A bulk request never lowers a live job's priority.
+  await queue.request('ns/prio-15', { source: 'bulk' });
+  assert.equal(await raw.hget(P + r.jobId, 'priority'), '1');
+});
+
+test('a live request for a delayed bulk job raises the priority it will wait at', async () => {
+  const a = await queue.request('ns/delayed-prio', { source: 'bulk', delayMs: 60_000 });
+  await queue.request('ns/delayed-prio', { source: 'live', delayMs: 30_000 });
+  assert.equal(await raw.hget(P + a.jobId, 'priority'), '1');
+  await queue.request('ns/delayed-prio', { source: 'bulk' });
+  const score = await raw.zscore(`${P}prioritized`, a.jobId);
+  assert.ok(score !== null && Number(score) < 2 * 2 ** 32, 'promoted at live priority');
+});
+
+test('while the key is active, concurrent requests fold into one stored next job: earliest, highest, newest', async () => {
+  const key = 'ns/active';
+  const first = await queue.request(key, { source: 'bulk' });
+  // A worker that only takes the job (no processor): the key is active until we finish it.
+  const worker = new Worker('unit', null, {
+    connection: { url: redis.url },
+    prefix: '{podset}',
+    autorun: false,
+  });
+  try {
+    let job = await worker.getNextJob('tok');
+    while (job !== undefined && job.id !== first.jobId) {
+      await job.moveToCompleted('skip', 'tok', false); // other tests' jobs
+      job = await worker.getNextJob('tok');
+    }
+    assert.ok(job, 'took the job');
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        queue.request(key, {
+          source: i === 17 ? 'live' : 'bulk',
+          delayMs: i === 33 ? 0 : 60_000,
+          rv: String(100 + i),
+          reason: `r${i % 4}`,
+        }),
+      ),
+    );
+    assert.ok(results.every((r) => r.jobId === first.jobId && r.outcome === 'merged'));
+    const dn = await raw.hgetall(`${P}dn:${key}`);
+    const data = parseReconcileRequest(JSON.parse(dn.data!));
+    const opts = JSON.parse(dn.opts!) as { delay: number; priority: number };
+    assert.equal(data.rv, '149');
+    assert.equal(data.source, 'live');
+    assert.equal(opts.priority, 1, 'the live request raised it');
+    assert.equal(opts.delay, 0, 'the immediate request was not overwritten by 49 minute-delayed ones');
+    await job.moveToCompleted('done', 'tok', false);
+    const next = await queue.currentJobId(key);
+    assert.ok(next !== undefined && next !== first.jobId, 'one next job');
+    assert.equal(await raw.zscore(`${P}delayed`, next), null, 'not delayed');
+    const score = await raw.zscore(`${P}prioritized`, next);
+    assert.ok(score !== null && Number(score) < 2 * 2 ** 32, 'waiting at live priority');
+    assert.equal(await raw.exists(`${P}dn:${key}`), 0);
+  } finally {
+    await worker.close();
+  }
+});
+
+test('settle: a next job whose delay BullMQ counted from the finish is pulled back to the requested time', async () => {
+  const key = 'ns/settle';
+  const first = await queue.request(key, { source: 'bulk' });
+  const worker = new Worker('unit', null, {
+    connection: { url: redis.url },
+    prefix: '{podset}',
+    autorun: false,
+  });
+  try {
+    let job = await worker.getNextJob('tok');
+    while (job !== undefined && job.id !== first.jobId) {
+      await job.moveToCompleted('skip', 'tok', false);
+      job = await worker.getNextJob('tok');
+    }
+    assert.ok(job);
+    const t = Date.now();
+    await queue.request(key, { source: 'bulk', delayMs: 30_000 });
+    await sleep(1_000); // the reconcile takes a while
+    await job.moveToCompleted('done', 'tok', false);
+    const next = (await queue.currentJobId(key))!;
+    const before = await delayedDue(next);
+    assert.ok(before !== undefined && before >= t + 31_000 - 50, 'BullMQ counts the delay from the finish');
+    await queue.settle(key, first.jobId);
+    const after = await delayedDue(next);
+    assert.ok(
+      after !== undefined && after <= t + 30_000 + 100 && after >= t + 30_000 - 100,
+      `due ${after! - t}`,
+    );
+    await queue.settle(key, next); // the job itself (e.g. in retry backoff) is never moved
+    assert.equal(await delayedDue(next), after);
+  } finally {
+    await worker.close();
+  }
+});
+
+test('producers take turns on an active key with no stored next job (no overwriting each other)', async () => {
+  const key = 'ns/lock';
+  const first = await queue.request(key, { source: 'bulk' });
+  const worker = new Worker('unit', null, {
+    connection: { url: redis.url },
+    prefix: '{podset}',
+    autorun: false,
+  });
+  try {
+    let job = await worker.getNextJob('tok');
+    while (job !== undefined && job.id !== first.jobId) {
+      await job.moveToCompleted('skip', 'tok', false);
+      job = await worker.getNextJob('tok');
+    }
+    assert.ok(job);
+    // Another producer is mid-add for this key (it holds the key's request lock).
+    await raw.set(`${P}rl:${key}`, 'another-producer', 'PX', 10_000);
+    let done = false;
+    const pending = queue.request(key, { source: 'live', rv: '5' }).then((r) => ((done = true), r));
+    await sleep(300);
+    assert.equal(done, false, 'waits while another producer may be storing the next job');
+    assert.equal(await raw.exists(`${P}dn:${key}`), 0);
+    await raw.del(`${P}rl:${key}`);
+    const r = await pending;
+    assert.equal(r.jobId, first.jobId);
+    assert.equal(await raw.exists(`${P}dn:${key}`), 1, 'stored as the next job');
+    // With a next job stored, producers merge into it without waiting for the lock.
+    await raw.set(`${P}rl:${key}`, 'another-producer', 'PX', 10_000);
+    await queue.request(key, { source: 'bulk', rv: '9' });
+    assert.equal(parseReconcileRequest(JSON.parse((await raw.hget(`${P}dn:${key}`, 'data'))!)).rv, '9');
+    await raw.del(`${P}rl:${key}`);
+    await job.moveToCompleted('done', 'tok', false);
+  } finally {
+    await worker.close();
+  }
+});
+
+test('request validates its key', async () => {
+  await assert.rejects(queue.request('no-namespace', { source: 'live' }), /namespace\/name/);
+});

@@ -1,0 +1,69 @@
+// The PodSet CustomResourceDefinition, built from the schema (podset-schema.ts), and its YAML text as
+// committed in crds/podset.yaml.
+import { stringify } from 'yaml';
+import { CATEGORIES, GROUP, KIND, LIST_KIND, PLURAL, SHORT_NAMES, SINGULAR, VERSION } from './api.ts';
+import { podSetSchema } from './podset-schema.ts';
+
+/** Where the generated CRD lives, relative to the repository root. */
+export const CRD_PATH = 'crds/podset.yaml';
+
+export function podSetCrd() {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${PLURAL}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      scope: 'Namespaced',
+      names: {
+        kind: KIND,
+        listKind: LIST_KIND,
+        plural: PLURAL,
+        singular: SINGULAR,
+        shortNames: [...SHORT_NAMES],
+        categories: [...CATEGORIES],
+      },
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: structuredClone(podSetSchema) },
+          subresources: {
+            status: {},
+            scale: {
+              specReplicasPath: '.spec.replicas',
+              statusReplicasPath: '.status.replicas',
+              labelSelectorPath: '.status.selector',
+            },
+          },
+          additionalPrinterColumns: [
+            { name: 'Desired', type: 'integer', jsonPath: '.spec.replicas', description: 'Pods wanted' },
+            {
+              name: 'Current',
+              type: 'integer',
+              jsonPath: '.status.replicas',
+              description: 'Active pods',
+            },
+            {
+              name: 'Ready',
+              type: 'integer',
+              jsonPath: '.status.readyReplicas',
+              description: 'Active pods that are ready',
+            },
+            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+          ],
+        },
+      ],
+    },
+  };
+}
+
+const HEADER =
+  '# GENERATED from libs/reconcile/src/podset-schema.ts by `node libs/reconcile/src/gen-crd.ts`.\n' +
+  '# Do not edit by hand: edit the schema and regenerate (a test fails if this file is stale).\n';
+
+/** The exact text of crds/podset.yaml. */
+export function renderCrdYaml(): string {
+  return HEADER + stringify(podSetCrd(), { lineWidth: 0 });
+}

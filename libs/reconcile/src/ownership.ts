@@ -1,0 +1,37 @@
+// Which pods a PodSet controls: those whose controller ownerReference is this PodSet's UID. A pod of a
+// deleted PodSet with the same name (another UID) is never counted, deleted or adopted.
+import { GROUP, KIND } from './api.ts';
+import type { ObjectMeta, OwnerReference, Pod, PodSet } from './types.ts';
+
+/** The ownerReference with controller: true, if any. */
+export function controllerRef(obj: { metadata?: ObjectMeta }): OwnerReference | undefined {
+  return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
+}
+
+function isPodSetRef(ref: OwnerReference | undefined): ref is OwnerReference {
+  return ref !== undefined && ref.kind === KIND && ref.apiVersion.split('/')[0] === GROUP;
+}
+
+/** The pod's controller is this PodSet (same UID). False when the PodSet has no UID. */
+export function isControlledBy(pod: Pod, podset: PodSet): boolean {
+  const uid = podset.metadata.uid;
+  if (!uid) return false;
+  const ref = controllerRef(pod);
+  return isPodSetRef(ref) && ref.uid === uid;
+}
+
+/** The pods among `pods` that this PodSet controls, in the given order. */
+export function controlledPods<P extends Pod>(podset: PodSet, pods: readonly P[]): P[] {
+  return pods.filter((p) => isControlledBy(p, podset));
+}
+
+/**
+ * The queue key `namespace/name` of the PodSet controlling a pod, from its controller ownerReference
+ * (for the watcher: a Pod event → the PodSet to reconcile). Undefined if no PodSet controls it.
+ */
+export function podSetKeyOf(pod: Pod): string | undefined {
+  const ref = controllerRef(pod);
+  const ns = pod.metadata?.namespace;
+  if (!isPodSetRef(ref) || !ns || !ref.name) return undefined;
+  return `${ns}/${ref.name}`;
+}

@@ -1,0 +1,160 @@
+// THE source of the PodSet API: the CRD's openAPIV3Schema, as a TypeScript value. crds/podset.yaml is
+// generated from it (`node libs/reconcile/src/gen-crd.ts`) and the PodSet types are derived from it
+// (types.ts), so the two cannot drift; tests check both.
+import { MAX_NAME_LENGTH, MAX_REPLICAS, MIN_REPLICAS } from './api.ts';
+import type { JSONSchemaProps } from './schema-types.ts';
+
+/** DNS-1123 label: what container names must be. */
+export const DNS1123_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+/** A label value (may be empty). */
+export const LABEL_VALUE_PATTERN = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
+
+const stringMap = {
+  type: 'object',
+  additionalProperties: { type: 'string' },
+} as const satisfies JSONSchemaProps;
+
+const labelMap = {
+  type: 'object',
+  additionalProperties: { type: 'string', maxLength: 63, pattern: LABEL_VALUE_PATTERN },
+} as const satisfies JSONSchemaProps;
+
+const container = {
+  type: 'object',
+  description: 'A container (core/v1 Container). Fields besides name and image are kept as given.',
+  required: ['name', 'image'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 63, pattern: DNS1123_LABEL_PATTERN },
+    image: { type: 'string', minLength: 1 },
+  },
+  'x-kubernetes-preserve-unknown-fields': true,
+} as const satisfies JSONSchemaProps;
+
+const defaultTemplate = {
+  spec: {
+    containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }],
+  },
+} as const;
+
+const podTemplateSpec = {
+  type: 'object',
+  description: 'The pods to run (core/v1 PodTemplateSpec). Default: busybox running `sleep 3600`.',
+  required: ['spec'],
+  default: defaultTemplate,
+  properties: {
+    metadata: {
+      type: 'object',
+      properties: {
+        labels: labelMap,
+        annotations: stringMap,
+      },
+    },
+    spec: {
+      type: 'object',
+      description: 'A core/v1 PodSpec. Fields besides containers are kept as given.',
+      required: ['containers'],
+      properties: {
+        containers: {
+          type: 'array',
+          minItems: 1,
+          items: container,
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+        },
+      },
+      'x-kubernetes-preserve-unknown-fields': true,
+    },
+  },
+} as const satisfies JSONSchemaProps;
+
+const condition = {
+  type: 'object',
+  required: ['type', 'status'],
+  properties: {
+    type: { type: 'string', enum: ['Available', 'Progressing', 'ReplicaFailure'] },
+    status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+    reason: { type: 'string' },
+    message: { type: 'string' },
+    lastTransitionTime: { type: 'string', format: 'date-time' },
+  },
+} as const satisfies JSONSchemaProps;
+
+const spec = {
+  type: 'object',
+  description: 'Keep `replicas` pods of `template` running.',
+  default: {},
+  properties: {
+    replicas: {
+      type: 'integer',
+      format: 'int32',
+      description: 'How many pods to keep running.',
+      default: 1,
+      minimum: MIN_REPLICAS,
+      maximum: MAX_REPLICAS,
+    },
+    template: podTemplateSpec,
+  },
+} as const satisfies JSONSchemaProps;
+
+const status = {
+  type: 'object',
+  properties: {
+    replicas: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      description: 'Active pods: not terminating, not Succeeded or Failed.',
+    },
+    readyReplicas: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      description: 'Active pods whose Ready condition is True.',
+    },
+    podNames: {
+      type: 'array',
+      description: 'Names of the active pods, sorted.',
+      items: { type: 'string' },
+      'x-kubernetes-list-type': 'atomic',
+    },
+    observedGeneration: {
+      type: 'integer',
+      format: 'int64',
+      description: 'The metadata.generation this status was computed for.',
+    },
+    selector: {
+      type: 'string',
+      description: 'Label selector of the pods, for the scale subresource (HPA).',
+    },
+    conditions: {
+      type: 'array',
+      items: condition,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['type'],
+    },
+  },
+} as const satisfies JSONSchemaProps;
+
+/** The openAPIV3Schema of podset.io/v1 PodSet. */
+export const podSetSchema = {
+  type: 'object',
+  description: 'PodSet keeps N pods of a template running and reports how many are.',
+  properties: {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: {
+      // At the root only name and generateName may be restricted. The name is the value of the
+      // podset.io/name label on the pods, hence at most 63 characters.
+      type: 'object',
+      properties: {
+        name: { type: 'string', maxLength: MAX_NAME_LENGTH },
+      },
+    },
+    spec,
+    status,
+  },
+} as const satisfies JSONSchemaProps;
+
+/** The defaults, read from the schema so the planner defaults exactly as the API server does. */
+export const DEFAULT_REPLICAS: number = podSetSchema.properties.spec.properties.replicas.default;
+export const DEFAULT_TEMPLATE = podSetSchema.properties.spec.properties.template.default;

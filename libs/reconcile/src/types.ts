@@ -1,0 +1,154 @@
+// The planner's data types. PodSet types are derived from the CRD schema (podset-schema.ts); Pod and
+// metadata types are minimal structural types, so callers can pass plain JSON from the API or
+// @kubernetes/client-node objects (whose timestamps are Date) alike.
+import type { podSetSchema } from './podset-schema.ts';
+import type { FromSchema } from './schema-types.ts';
+
+type Schema = typeof podSetSchema;
+type SpecSchema = Schema['properties']['spec'];
+type StatusSchema = Schema['properties']['status'];
+
+/** An RFC 3339 string as on the wire, or a Date as client-node deserializes it. */
+export type Timestamp = string | Date;
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: Timestamp;
+  deletionTimestamp?: Timestamp;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+}
+
+// ---- PodSet: derived from the schema ----
+
+export type PodSetSpec = FromSchema<SpecSchema>;
+export type PodTemplateSpec = FromSchema<SpecSchema['properties']['template']>;
+export type PodTemplatePodSpec = FromSchema<SpecSchema['properties']['template']['properties']['spec']>;
+export type Container = FromSchema<
+  SpecSchema['properties']['template']['properties']['spec']['properties']['containers']['items']
+>;
+export type PodSetStatus = FromSchema<StatusSchema>;
+export type PodSetCondition = FromSchema<StatusSchema['properties']['conditions']['items']>;
+export type ConditionType = PodSetCondition['type'];
+export type ConditionStatus = PodSetCondition['status'];
+
+type Derived = FromSchema<Schema>;
+
+/** A PodSet as read from the API: the schema's type, with the API server's metadata. */
+export type PodSet = { [K in keyof Omit<Derived, 'metadata'>]: Derived[K] } & { metadata: ObjectMeta };
+
+// ---- Pod: only what the planner reads ----
+
+export interface PodCondition {
+  type: string;
+  status: string;
+  lastTransitionTime?: Timestamp;
+}
+
+export interface Pod {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: { nodeName?: string };
+  status?: { phase?: string; conditions?: PodCondition[] };
+}
+
+/** A pod to create, ready to POST to /api/v1/namespaces/{namespace}/pods. */
+export interface PodManifest {
+  apiVersion: 'v1';
+  kind: 'Pod';
+  metadata: {
+    generateName: string;
+    namespace: string;
+    labels: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences: OwnerReference[];
+  };
+  spec: PodTemplatePodSpec;
+}
+
+// ---- Plan ----
+
+export type DeleteReason =
+  /** More active pods than spec.replicas. */
+  | 'Surplus'
+  /** A Succeeded/Failed pod beyond the retention bound. */
+  | 'Finished'
+  /** The PodSet is being deleted. */
+  | 'Cleanup';
+
+/** A pod to delete, with a UID precondition (`preconditions: { uid }`). */
+export interface PodDeletion {
+  namespace: string;
+  name: string;
+  uid: string;
+  reason: DeleteReason;
+}
+
+export interface PlannedEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export type RequeueReason =
+  /** Pods exist (or are about to be created) that are not ready yet. */
+  | 'PodsNotReady'
+  /** The pass was capped (maxCreatesPerPass / maxDeletesPerPass): more to do at once. */
+  | 'MoreWork'
+  /** Pods were asked to go; look again to confirm. */
+  | 'PodsDeleting';
+
+export interface Requeue {
+  afterMs: number;
+  reason: RequeueReason;
+}
+
+export interface Plan {
+  /** 'sync': the normal pass. 'cleanup': the PodSet is being deleted. */
+  mode: 'sync' | 'cleanup';
+  /**
+   * Pods to create, all identical (generateName). Execute them in `slowStartBatches(creates.length, burst)`
+   * and stop at the first batch with a failure; then record it with `withFailure`.
+   */
+  creates: PodManifest[];
+  /** Pods to delete, in order: ranked surplus (worst first), then finished pods beyond retention. */
+  deletes: PodDeletion[];
+  /** The status to write (for cleanup: the current one, unchanged). */
+  status: PodSetStatus;
+  /** `status` differs from the PodSet's current status: write it (status subresource). */
+  statusChanged: boolean;
+  /** Events to record on the PodSet, besides the executor's own SuccessfulCreate/FailedCreate/…. */
+  events: PlannedEvent[];
+  /** Look again after a delay; null: settled, watch events and resync suffice. */
+  requeue: Requeue | null;
+  /** Finalizer podset.io/cleanup: add it, remove it (after all deletes succeeded), or leave it. */
+  finalizer: 'add' | 'remove' | null;
+}
+
+export interface ReconcileOptions {
+  /** Succeeded/Failed pods to keep for inspection (the youngest); older ones are deleted. Default 3. */
+  finishedPodsToKeep?: number;
+  /** Requeue delay while pods are not ready. Default 5000 ms. */
+  notReadyRequeueMs?: number;
+  /** At most this many creates planned per pass (client-go's burstReplicas). Default 500. */
+  maxCreatesPerPass?: number;
+  /** At most this many deletes planned per pass. Default 500. */
+  maxDeletesPerPass?: number;
+}

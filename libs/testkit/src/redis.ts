@@ -1,0 +1,104 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from './ports.ts';
+
+export interface RedisServer {
+  readonly port: number;
+  readonly url: string;
+  readonly process: ChildProcess;
+  /** Stop the server (SIGKILL when `hard`, to simulate a crash) and wait for it to exit. */
+  stop(opts?: { hard?: boolean }): Promise<void>;
+  /** Stop (if running) and start again on the same port and data dir (AOF survives when enabled). */
+  restart(opts?: { hard?: boolean }): Promise<void>;
+  /** Stop and delete its data dir. */
+  close(): Promise<void>;
+}
+
+export interface RedisOptions {
+  /** Append-only file persistence, so queued jobs survive a restart. Default false. */
+  appendOnly?: boolean;
+  port?: number;
+}
+
+/** Start a real `redis-server` on a free loopback port, in its own temp dir. */
+export async function startRedis(options: RedisOptions = {}): Promise<RedisServer> {
+  const port = options.port ?? (await freePort());
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'podset-redis-'));
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    options.appendOnly === true ? 'yes' : 'no',
+    '--appendfsync',
+    'always',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+  ];
+  let child = await launch(args, port);
+  const server: RedisServer = {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    get process() {
+      return child;
+    },
+    async stop(opts = {}) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill(opts.hard === true ? 'SIGKILL' : 'SIGTERM');
+      await exited;
+    },
+    async restart(opts = {}) {
+      await server.stop(opts);
+      child = await launch(args, port);
+    },
+    async close() {
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
+
+async function launch(args: string[], port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const spawnError = new Promise<never>((_, reject) =>
+    child.once('error', (err) =>
+      reject(new Error(`could not start redis-server (is it installed?): ${err.message}`)),
+    ),
+  );
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${stderr}`);
+    const ok = await Promise.race([ping(port), spawnError]);
+    if (ok) return child;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`redis-server did not answer PING on port ${port} within 10s: ${stderr}`);
+}
+
+/** One PING over a raw socket: true when the server answers PONG. */
+export function ping(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+  });
+}

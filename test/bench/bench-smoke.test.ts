@@ -1,0 +1,106 @@
+// CI smoke run of the operator benchmarks (bench/run.ts --smoke): every scenario at small sizes, as a
+// child process like `npm run bench` runs it. No timing asserts: each scenario must complete (exit 0),
+// converge, print its table with its figures, and write its JSON record.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+
+const REPO = path.resolve(import.meta.dirname, '../..');
+const NODE = path.join(REPO, 'node_modules/.bin/node');
+const RUN = path.join(REPO, 'bench/run.ts');
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function bench(args: string[]): Promise<Outcome> {
+  return new Promise((resolve) => {
+    execFile(
+      NODE,
+      [RUN, ...args],
+      { cwd: REPO, timeout: 180_000, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+interface Record_ {
+  scenario: string;
+  smoke: boolean;
+  rows: { figure: string; value: string }[];
+  data: Record<string, unknown>;
+  machine: { nproc: number; node: string };
+}
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-'));
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+
+// All five at once: most of a smoke run is processes starting and waiting, not CPU.
+describe('bench --smoke', { concurrency: 5 }, () => {
+  async function smoke(scenario: string, figures: string[]): Promise<Record_> {
+    const json = path.join(dir, `${scenario}.json`);
+    const out = await bench([scenario, '--smoke', '--json', json]);
+    const context = `exit ${out.code}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr.slice(-3000)}`;
+    assert.equal(out.code, 0, context);
+    assert.match(out.stdout, new RegExp(`^${scenario} \\(smoke\\)`, 'm'), context);
+    for (const f of figures) assert.ok(out.stdout.includes(f), `the table lacks "${f}"\n${context}`);
+    const record = JSON.parse(readFileSync(json, 'utf8')) as Record_;
+    assert.equal(record.scenario, scenario);
+    assert.equal(record.smoke, true);
+    assert.ok(record.machine.nproc >= 1 && record.machine.node.startsWith('v'));
+    for (const row of record.rows) assert.notEqual(row.value, 'n/a', `figure "${row.figure}" has no value`);
+    return record;
+  }
+
+  test('converge: every PodSet converges; ratio, writes per pod, reads per reconcile reported', async () => {
+    const r = await smoke('converge', [
+      'operator / limit',
+      'API writes per converged pod',
+      'reads per reconcile',
+      'reconciles per PodSet',
+    ]);
+    const op = r.data.operator as { activePods: number; writes: number; reconciles: number };
+    assert.equal(op.activePods, 20 * 3);
+    assert.ok(op.writes >= 60, `at least one write per pod, saw ${op.writes}`);
+    assert.ok(op.reconciles >= 20, `at least one reconcile per PodSet, saw ${op.reconciles}`);
+    assert.ok(Number(r.data.ratio) > 0);
+  });
+
+  test('latency: every event is followed by a reconcile; p50/p99 reported', async () => {
+    const r = await smoke('latency', [
+      'event → reconcile start p50',
+      'event → reconcile start p99',
+      'events per reconcile',
+    ]);
+    assert.equal(r.data.events, 200);
+    assert.equal(
+      r.data.unserved,
+      0,
+      `events never followed by a reconcile: ${JSON.stringify(r.data.unservedDetails)}`,
+    );
+    assert.ok(Number(r.data.reconciles) >= 1);
+  });
+
+  test('scaling: 1 and 2 workers converge; speed-up reported', async () => {
+    const r = await smoke('scaling', ['1 worker: speed-up', '2 workers: speed-up']);
+    assert.equal((r.data.runs as unknown[]).length, 2);
+  });
+
+  test('footprint: watcher RSS at both sizes reported', async () => {
+    const r = await smoke('footprint', ['A: 1000 / 100', 'B: 1000 / A 100']);
+    assert.ok(Number(r.data.ratioWatched) > 0 && Number(r.data.ratioFresh) > 0);
+  });
+
+  test('live-before-bulk: the scale change lands idle and with a resync queued', async () => {
+    const r = await smoke('live-before-bulk', ['queued / idle']);
+    assert.equal(r.data.targetReplicas, 1 + 3 + 1);
+  });
+});

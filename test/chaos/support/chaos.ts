@@ -1,0 +1,666 @@
+// The chaos run: many PodSets under random user changes while workers, watchers, Redis and the API
+// server fail, then faults stop and the cluster must converge. The verdict comes from kube-sim's own
+// history (store events and the audit log), computed independently of the operator's code.
+//
+// Used by `npm run chaos` (bench/chaos.ts: the full run) and test/chaos/chaos-short.test.ts (CI).
+// A fixed seed fixes the schedule (which PodSet, which change, which worker, when); what the OS
+// scheduler does with it is not repeatable.
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { seededRandom, startKubeSim, type KubeObject, type StoreEvent } from '@podset/kube-sim';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
+import { startRedis } from '@podset/testkit';
+import {
+  NAME_LABEL,
+  PODS,
+  PODSETS,
+  isActive,
+  podSetProblems,
+  specReplicas,
+} from '../../e2e/support/check.ts';
+import { FAST_PODS, OperatorEnv, applyCrd, sleep, type Proc } from '../../e2e/support/harness.ts';
+
+export interface ChaosOptions {
+  seed: number;
+  podSets: number;
+  namespaces: string[];
+  /** How long faults and user changes go on. */
+  chaosSeconds: number;
+  /** User changes per second during the chaos window. */
+  changesPerSecond: number;
+  workers: number;
+  /** A random worker is SIGKILLed (and restarted) this often. */
+  workerKillEverySeconds: number;
+  /** Convergence deadline after the faults stop (the guarantee). */
+  convergeSeconds: number;
+  /** How long to keep waiting past the deadline, to report the real figure. */
+  graceSeconds: number;
+  /** Progress lines go here. */
+  log?: (line: string) => void;
+  keepLogs?: boolean;
+}
+
+export const FULL: ChaosOptions = {
+  seed: 1,
+  podSets: 200,
+  namespaces: ['default', 'chaos-b'],
+  chaosSeconds: 60,
+  changesPerSecond: 10,
+  workers: 3,
+  workerKillEverySeconds: 5,
+  convergeSeconds: 30,
+  graceSeconds: 90,
+};
+
+export const SHORT: ChaosOptions = {
+  ...FULL,
+  podSets: 30,
+  chaosSeconds: 15,
+  changesPerSecond: 6,
+  graceSeconds: 30,
+};
+
+export interface ChaosResult {
+  options: ChaosOptions;
+  scheduleHash: string;
+  /** Problems that break a guarantee (empty: the run passed). */
+  violations: string[];
+  figures: {
+    initialConvergeMs: number;
+    /** From the end of the faults until every check held; undefined: never within the grace time. */
+    convergeAfterFaultsMs: number | undefined;
+    overCreatedPods: number;
+    orphanPods: number;
+    reconciles: number;
+    retries: number;
+    malformedJobs: number;
+    apiCallsByVerb: Record<string, number>;
+    apiErrorsByCode: Record<string, number>;
+    jobsByState: Record<string, number>;
+    userChanges: Record<string, number>;
+    processKills: Record<string, number>;
+    podsCreated: number;
+  };
+  events: string[];
+}
+
+/** The schedule's seeded PRNG: kube-sim's mulberry32, so one seed means one sequence everywhere. */
+export const prng = seededRandom;
+
+type Change =
+  | { at: number; kind: 'scale'; ps: number; replicas: number }
+  | { at: number; kind: 'delete-pod'; ps: number; pick: number }
+  | { at: number; kind: 'recreate'; ps: number; replicas: number };
+
+type Fault =
+  | { at: number; kind: 'kill-worker'; worker: number }
+  | { at: number; kind: 'kill-leader' }
+  | { at: number; kind: 'redis-restart-aof' }
+  | { at: number; kind: 'redis-restart-empty' }
+  | { at: number; kind: 'api-restart' };
+
+interface Schedule {
+  initialReplicas: number[];
+  changes: Change[];
+  faults: Fault[];
+}
+
+/** The whole random schedule, from the seed alone. Times are ms from the start of the chaos window. */
+export function makeSchedule(o: ChaosOptions): Schedule {
+  const rnd = prng(o.seed);
+  const int = (n: number) => Math.floor(rnd() * n);
+  const initialReplicas = Array.from({ length: o.podSets }, () => int(21));
+  const windowMs = o.chaosSeconds * 1000;
+  const changes: Change[] = [];
+  const n = Math.round(o.chaosSeconds * o.changesPerSecond);
+  for (let i = 0; i < n; i++) {
+    const at = Math.floor((i / n) * windowMs + rnd() * (windowMs / n));
+    const ps = int(o.podSets);
+    const r = rnd();
+    if (r < 0.5) changes.push({ at, kind: 'scale', ps, replicas: int(21) });
+    else if (r < 0.85) changes.push({ at, kind: 'delete-pod', ps, pick: rnd() });
+    else changes.push({ at, kind: 'recreate', ps, replicas: int(21) });
+  }
+  const faults: Fault[] = [];
+  for (let t = o.workerKillEverySeconds * 1000; t < windowMs; t += o.workerKillEverySeconds * 1000) {
+    faults.push({ at: t, kind: 'kill-worker', worker: int(o.workers) });
+  }
+  faults.push({ at: Math.floor(windowMs * 0.25), kind: 'kill-leader' });
+  faults.push({ at: Math.floor(windowMs * 0.4), kind: 'redis-restart-aof' });
+  faults.push({ at: Math.floor(windowMs * 0.55), kind: 'api-restart' });
+  faults.push({ at: Math.floor(windowMs * 0.65), kind: 'kill-leader' });
+  faults.push({ at: Math.floor(windowMs * 0.8), kind: 'redis-restart-empty' });
+  faults.sort((a, b) => a.at - b.at);
+  return { initialReplicas, changes, faults };
+}
+
+function podSetObject(name: string, namespace: string, replicas: number): KubeObject {
+  return {
+    apiVersion: 'podset.io/v1',
+    kind: 'PodSet',
+    metadata: { name, namespace },
+    spec: {
+      replicas,
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] },
+      },
+    },
+  } as unknown as KubeObject;
+}
+
+const ownerUid = (pod: KubeObject): string | undefined =>
+  (pod.metadata.ownerReferences ?? []).find((r) => r.controller === true)?.uid;
+
+/**
+ * The history recorder: from every committed store event, the largest spec.replicas each PodSet (by
+ * UID) ever had and the largest number of active pods it ever controlled at once.
+ */
+class History {
+  readonly maxReplicas = new Map<string, number>();
+  readonly maxActive = new Map<string, number>();
+  /** When each PodSet first reached its largest active count, and which pods were active then. */
+  readonly peak = new Map<string, { at: number; pods: string[] }>();
+  readonly #names = new Map<string, string>();
+  readonly podNames = new Map<string, string>();
+  readonly #active = new Map<string, Set<string>>();
+  readonly #podOwner = new Map<string, string>();
+  podsCreated = 0;
+
+  on(ev: StoreEvent): void {
+    const o = ev.object;
+    const uid = o.metadata.uid ?? '';
+    if (ev.resource === PODSETS) {
+      const r = specReplicas(o);
+      if (typeof r === 'number' && r > (this.maxReplicas.get(uid) ?? -1)) this.maxReplicas.set(uid, r);
+      this.podNames.set(uid, `${o.metadata.namespace}/${o.metadata.name}`);
+      return;
+    }
+    if (ev.resource !== PODS || o.metadata.labels?.[NAME_LABEL] === undefined) return;
+    if (ev.type === 'ADDED') this.podsCreated++;
+    const owner = ownerUid(o) ?? this.#podOwner.get(uid);
+    if (owner === undefined) return;
+    this.#podOwner.set(uid, owner);
+    let set = this.#active.get(owner);
+    if (set === undefined) this.#active.set(owner, (set = new Set()));
+    this.#names.set(uid, o.metadata.name ?? uid);
+    if (ev.type !== 'DELETED' && isActive(o)) set.add(uid);
+    else set.delete(uid);
+    if (set.size > (this.maxActive.get(owner) ?? 0)) {
+      this.maxActive.set(owner, set.size);
+      this.peak.set(owner, { at: Date.now(), pods: [...set].map((u) => this.#names.get(u) ?? u) });
+    }
+  }
+
+  /** Over-creation: PodSets that once had more active pods than the largest spec.replicas they had. */
+  overCreation(t0: number): { pods: number; problems: string[] } {
+    let pods = 0;
+    const problems: string[] = [];
+    for (const [uid, active] of this.maxActive) {
+      const max = this.maxReplicas.get(uid) ?? 0;
+      if (active > max) {
+        pods += active - max;
+        problems.push(
+          `over-creation: ${this.podNames.get(uid) ?? uid} (uid ${uid}) had ${active} active pods at once, largest spec.replicas ${max}` +
+            (this.peak.get(uid)
+              ? ` (at +${(((this.peak.get(uid)?.at ?? 0) - t0) / 1000).toFixed(1)}s: ${this.peak.get(uid)?.pods.join(', ')})`
+              : ''),
+        );
+      }
+    }
+    return { pods, problems };
+  }
+}
+
+export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
+  const say = o.log ?? (() => {});
+  const schedule = makeSchedule(o);
+  const scheduleHash = createHash('sha256').update(JSON.stringify(schedule)).digest('hex').slice(0, 12);
+  const events: string[] = [];
+  const t0 = Date.now();
+  const note = (line: string) => {
+    const l = `+${((Date.now() - t0) / 1000).toFixed(1)}s ${line}`;
+    events.push(l);
+    say(l);
+  };
+  const violations: string[] = [];
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-chaos-'));
+  const redis = await startRedis({ appendOnly: true });
+  const sim = await startKubeSim({
+    kubeconfigPath: path.join(dir, 'kubeconfig'),
+    controllerOptions: { ...FAST_PODS, seed: o.seed },
+  });
+  const env = new OperatorEnv({ name: 'chaos' }, sim, redis, dir, new Date().toISOString());
+  mkdirSync(env.logDir, { recursive: true });
+  const history = new History();
+  const unsubscribe = sim.cluster.subscribe((ev) => history.on(ev));
+
+  // Audit: API calls of the operator by verb, errors by code, and each key's last reconcile start
+  // (a worker's GET of the PodSet is the first thing a reconcile does).
+  const apiCallsByVerb: Record<string, number> = {};
+  const apiErrorsByCode: Record<string, number> = {};
+  const lastReconcileStart = new Map<string, number>();
+  let reconciles = 0;
+  const stopAudit = sim.audit.onEntry((e) => {
+    if (e.user !== 'worker' && e.user !== 'watcher') return;
+    const verb = `${e.user} ${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
+    apiCallsByVerb[verb] = (apiCallsByVerb[verb] ?? 0) + 1;
+    if (e.code >= 400) apiErrorsByCode[e.code] = (apiErrorsByCode[e.code] ?? 0) + 1;
+    if (e.user === 'worker' && e.verb === 'get' && e.resource === 'podsets' && e.subresource === '') {
+      reconciles++;
+      const key = `${e.namespace}/${e.name}`;
+      const start = Date.parse(e.time) - e.latencyMs;
+      if (start > (lastReconcileStart.get(key) ?? 0)) lastReconcileStart.set(key, start);
+    }
+  });
+
+  const names = Array.from({ length: o.podSets }, (_, i) => `cps-${String(i).padStart(3, '0')}`);
+  const nsOf = (i: number) => o.namespaces[i % o.namespaces.length] as string;
+  const keyOf = (i: number) => `${nsOf(i)}/${names[i]}`;
+  /** When the user last changed each PodSet (a reconcile must start after this). */
+  const lastChange = new Map<string, number>();
+  /** Desired replicas of PodSets deleted and waiting to be re-created. */
+  const pendingRecreate = new Map<number, number>();
+  const userChanges: Record<string, number> = {};
+  const processKills: Record<string, number> = {};
+  const count = (rec: Record<string, number>, k: string) => (rec[k] = (rec[k] ?? 0) + 1);
+
+  const workers: Proc[] = [];
+  const watchers: Proc[] = [];
+  let watcherSeq = 0;
+  const startWatcher = () => {
+    const name = `watcher-${watcherSeq++}`;
+    watchers.push(env.startWatcher(name, { LOG_LEVEL: 'info' }));
+  };
+  const startWorker = (i: number) => {
+    workers[i] = env.startWorker(`worker-${i}`);
+  };
+
+  try {
+    for (const ns of o.namespaces) {
+      if (sim.cluster.get('namespaces', undefined, ns) === undefined) {
+        sim.cluster.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      }
+    }
+    await applyCrd(env);
+    startWatcher();
+    startWatcher();
+    for (let i = 0; i < o.workers; i++) startWorker(i);
+    note(
+      `seed ${o.seed}, schedule ${scheduleHash}: ${o.podSets} PodSets, ${schedule.changes.length} changes, ${schedule.faults.length} faults over ${o.chaosSeconds} s`,
+    );
+
+    names.forEach((n, i) => {
+      sim.cluster.create(PODSETS, podSetObject(n, nsOf(i), schedule.initialReplicas[i] as number));
+      lastChange.set(keyOf(i), Date.now());
+    });
+    const initialPods = schedule.initialReplicas.reduce((a, b) => a + b, 0);
+    const tInit = Date.now();
+    await env.waitFor(
+      `${o.podSets} PodSets (${initialPods} pods) to converge before the chaos`,
+      () => convergenceProblems(),
+      { timeoutMs: 300_000, intervalMs: 500 },
+    );
+    const initialConvergeMs = Date.now() - tInit;
+    note(`initial convergence: ${initialPods} pods in ${(initialConvergeMs / 1000).toFixed(1)} s`);
+
+    // ---- the chaos window ----
+    sim.faults.set({
+      errors: [
+        ...['create', 'update', 'patch', 'delete'].flatMap((verb) => [
+          { verb, code: 500, rate: 0.05 },
+          { verb, code: 409, rate: 0.02, message: 'injected fault: the object has been modified' },
+        ]),
+        { code: 429, rate: 0.01, retryAfterSeconds: 1 },
+      ],
+      latencyMs: 50,
+      watchCutAfterSeconds: 10,
+    });
+    note(
+      'faults on: 5% 500 + 2% 409 on writes, 1% 429 (Retry-After 1), 50 ms latency, watches cut every 10 s',
+    );
+    const start = Date.now();
+    const items: ({ type: 'change'; c: Change } | { type: 'fault'; f: Fault })[] = [
+      ...schedule.changes.map((c) => ({ type: 'change' as const, c })),
+      ...schedule.faults.map((f) => ({ type: 'fault' as const, f })),
+    ].sort((a, b) => (a.type === 'change' ? a.c.at : a.f.at) - (b.type === 'change' ? b.c.at : b.f.at));
+
+    const background: Promise<void>[] = [];
+    for (const item of items) {
+      const at = item.type === 'change' ? item.c.at : item.f.at;
+      const wait = start + at - Date.now();
+      if (wait > 0) await sleep(wait);
+      tryRecreate();
+      if (item.type === 'change') applyChange(item.c);
+      else background.push(applyFault(item.f));
+    }
+    const left = start + o.chaosSeconds * 1000 - Date.now();
+    if (left > 0) await sleep(left);
+    await Promise.all(background);
+
+    // ---- faults stop ----
+    sim.faults.reset();
+    const tEnd = Date.now();
+    note('faults off');
+    for (let i = 0; i < o.workers; i++) if (!workers[i]?.running) startWorker(i);
+    while (watchers.filter((w) => w.running).length < 2) startWatcher();
+
+    let convergeAfterFaultsMs: number | undefined;
+    let last: string[] = [];
+    /** What was still wrong when the guarantee's deadline passed (to tell a slow run from a stuck key). */
+    let atDeadline: string[] | undefined;
+    const deadline = tEnd + (o.convergeSeconds + o.graceSeconds) * 1000;
+    for (;;) {
+      tryRecreate();
+      last = convergenceProblems();
+      if (last.length === 0) {
+        convergeAfterFaultsMs = Date.now() - tEnd;
+        break;
+      }
+      if (atDeadline === undefined && Date.now() > tEnd + o.convergeSeconds * 1000) {
+        atDeadline = last;
+        note(
+          `${o.convergeSeconds} s after the faults: ${last.length} problems left, e.g. ${last.slice(0, 5).join('; ')}`,
+        );
+      }
+      if (Date.now() > deadline) break;
+      await sleep(250);
+    }
+    if (convergeAfterFaultsMs === undefined) {
+      violations.push(
+        `not converged ${o.convergeSeconds + o.graceSeconds} s after the faults stopped; still wrong:\n${last
+          .slice(0, 30)
+          .map((p) => `  - ${p}`)
+          .join('\n')}${last.length > 30 ? `\n  … and ${last.length - 30} more` : ''}`,
+      );
+    } else if (convergeAfterFaultsMs > o.convergeSeconds * 1000) {
+      violations.push(
+        `converged ${(convergeAfterFaultsMs / 1000).toFixed(1)} s after the faults stopped (guarantee: ${o.convergeSeconds} s); at ${o.convergeSeconds} s still wrong:\n${(
+          atDeadline ?? []
+        )
+          .slice(0, 20)
+          .map((p) => `  - ${p}`)
+          .join('\n')}`,
+      );
+    }
+    note(
+      convergeAfterFaultsMs === undefined
+        ? 'did not converge'
+        : `converged ${(convergeAfterFaultsMs / 1000).toFixed(1)} s after the faults stopped`,
+    );
+
+    // ---- verdict from the history ----
+    const over = history.overCreation(t0);
+    violations.push(...over.problems);
+    const orphans = orphanPods();
+    violations.push(...orphans.map((p) => `orphan pod left: ${p}`));
+
+    const q = new Queue(DEFAULT_QUEUE_NAME, {
+      connection: { host: '127.0.0.1', port: redis.port },
+      prefix: DEFAULT_PREFIX,
+    });
+    let jobsByState: Record<string, number> = {};
+    try {
+      jobsByState = await q.getJobCounts(
+        'active',
+        'waiting',
+        'prioritized',
+        'delayed',
+        'completed',
+        'failed',
+        'waiting-children',
+      );
+      const failed = await q.getFailed(0, -1);
+      for (const j of failed) {
+        if (typeof j.failedReason !== 'string' || j.failedReason.trim() === '') {
+          violations.push(`job ${j.id} (${JSON.stringify(j.data)}) failed without a reason`);
+        }
+      }
+    } finally {
+      await q.close();
+    }
+
+    const { retries, malformed } = countWorkerLogs(env.logDir);
+    const result: ChaosResult = {
+      options: o,
+      scheduleHash,
+      violations,
+      figures: {
+        initialConvergeMs,
+        convergeAfterFaultsMs,
+        overCreatedPods: over.pods,
+        orphanPods: orphans.length,
+        reconciles,
+        retries,
+        malformedJobs: malformed,
+        apiCallsByVerb: sortRecord(apiCallsByVerb),
+        apiErrorsByCode: sortRecord(apiErrorsByCode),
+        jobsByState,
+        userChanges,
+        processKills,
+        podsCreated: history.podsCreated,
+      },
+      events,
+    };
+    if (violations.length > 0) {
+      events.push(env.diagnostics());
+    }
+    return result;
+  } finally {
+    unsubscribe();
+    stopAudit();
+    await Promise.all(env.procs.map((p) => p.stop(5_000)));
+    await sim.close();
+    await redis.close();
+    if (o.keepLogs === true) say(`logs kept in ${env.logDir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+
+  // ---- helpers (closures over the run's state) ----
+
+  function convergenceProblems(): string[] {
+    const pods = sim.cluster.list(PODS);
+    const problems: string[] = [];
+    for (const [i, n] of names.entries()) {
+      const key = keyOf(i);
+      if (pendingRecreate.has(i)) {
+        problems.push(`${key}: deleted, not yet gone (to be re-created)`);
+        continue;
+      }
+      const ps = sim.cluster.get(PODSETS, nsOf(i), n);
+      problems.push(...podSetProblems(ps, pods, key).map((p) => `${nsOf(i)}/${p}`));
+      // No request lost: a reconcile started after the user's last change.
+      const changed = lastChange.get(key) ?? 0;
+      const started = lastReconcileStart.get(key) ?? 0;
+      if (started < changed) {
+        problems.push(
+          `${key}: no reconcile started after its last change (${new Date(changed).toISOString()})`,
+        );
+      }
+    }
+    problems.push(...orphanPods().map((p) => `orphan pod: ${p}`));
+    return problems;
+  }
+
+  function orphanPods(): string[] {
+    const uids = new Set(sim.cluster.list(PODSETS).map((p) => p.metadata.uid));
+    return sim.cluster
+      .list(PODS)
+      .filter((p) => p.metadata.labels?.[NAME_LABEL] !== undefined)
+      .filter((p) => !uids.has(ownerUid(p)))
+      .map((p) => `${p.metadata.namespace}/${p.metadata.name} (owner uid ${ownerUid(p) ?? 'none'})`);
+  }
+
+  function tryRecreate(): void {
+    for (const [i, replicas] of pendingRecreate) {
+      if (sim.cluster.get(PODSETS, nsOf(i), names[i] as string) !== undefined) continue;
+      sim.cluster.create(PODSETS, podSetObject(names[i] as string, nsOf(i), replicas));
+      lastChange.set(keyOf(i), Date.now());
+      pendingRecreate.delete(i);
+    }
+  }
+
+  function applyChange(c: Change): void {
+    const ns = nsOf(c.ps);
+    const name = names[c.ps] as string;
+    const key = keyOf(c.ps);
+    const ps = sim.cluster.get(PODSETS, ns, name);
+    if (pendingRecreate.has(c.ps) || ps === undefined || ps.metadata.deletionTimestamp !== undefined) {
+      if (c.kind !== 'delete-pod' && pendingRecreate.has(c.ps)) pendingRecreate.set(c.ps, c.replicas);
+      count(userChanges, 'skipped (PodSet being re-created)');
+      return;
+    }
+    try {
+      if (c.kind === 'scale') {
+        const copy = structuredClone(ps) as KubeObject & { spec: { replicas: number } };
+        copy.spec.replicas = c.replicas;
+        sim.cluster.update(PODSETS, copy);
+        lastChange.set(key, Date.now());
+        count(userChanges, 'scale');
+      } else if (c.kind === 'delete-pod') {
+        const pods = sim.cluster
+          .list(PODS, ns)
+          .filter((p) => ownerUid(p) === ps.metadata.uid && p.metadata.deletionTimestamp === undefined)
+          .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+        const pod = pods[Math.floor(c.pick * pods.length)];
+        if (pod === undefined) {
+          count(userChanges, 'skipped (no pod to delete)');
+          return;
+        }
+        sim.cluster.delete(PODS, ns, pod.metadata.name as string);
+        lastChange.set(key, Date.now());
+        count(userChanges, 'delete pod');
+      } else {
+        sim.cluster.delete(PODSETS, ns, name);
+        pendingRecreate.set(c.ps, c.replicas);
+        lastChange.set(key, Date.now());
+        count(userChanges, 'delete + re-create PodSet');
+      }
+    } catch (err) {
+      count(userChanges, `failed: ${err instanceof Error ? err.message.slice(0, 60) : String(err)}`);
+    }
+  }
+
+  async function applyFault(f: Fault): Promise<void> {
+    switch (f.kind) {
+      case 'kill-worker': {
+        const w = workers[f.worker];
+        if (w?.running) {
+          await w.kill();
+          count(processKills, 'worker SIGKILL');
+          note(`SIGKILL ${w.name}`);
+        }
+        await sleep(300);
+        startWorker(f.worker);
+        return;
+      }
+      case 'kill-leader': {
+        // The standby of the last kill may still be taking over: wait (bounded) for a running leader.
+        const leaderNow = () => {
+          const lease = sim.cluster.get('leases.coordination.k8s.io', 'default', 'podset-watcher') as
+            (KubeObject & { spec?: { holderIdentity?: string } }) | undefined;
+          const h = lease?.spec?.holderIdentity;
+          return { holder: h, leader: watchers.find((w) => w.running && w.name === h) };
+        };
+        const waitUntil = Date.now() + 20_000;
+        while (leaderNow().leader === undefined && Date.now() < waitUntil) await sleep(200);
+        const { holder, leader } = leaderNow();
+        if (leader === undefined) {
+          note(`kill-leader: no running leader (lease holder ${holder ?? 'none'})`);
+          violations.push(
+            `kill-leader at +${f.at} ms: no running watcher took the lease within 20 s (holder ${holder ?? 'none'})`,
+          );
+          return;
+        }
+        await leader.kill();
+        count(processKills, 'leading watcher SIGKILL');
+        note(`SIGKILL leading ${leader.name}`);
+        startWatcher();
+        return;
+      }
+      case 'redis-restart-aof':
+        note('Redis: hard restart with AOF');
+        await redis.restart({ hard: true });
+        count(processKills, 'redis restart (AOF)');
+        note('Redis: back (AOF replayed)');
+        return;
+      case 'redis-restart-empty': {
+        const c = new Redis(redis.url, { maxRetriesPerRequest: 1, lazyConnect: true });
+        let dataDir: string | undefined;
+        try {
+          await c.connect();
+          const got = (await c.config('GET', 'dir')) as string[];
+          dataDir = got[1];
+        } finally {
+          c.disconnect();
+        }
+        note('Redis: hard restart losing every key (no persistence)');
+        await redis.stop({ hard: true });
+        if (dataDir !== undefined) {
+          for (const f of readdirSync(dataDir))
+            rmSync(path.join(dataDir, f), { recursive: true, force: true });
+        }
+        await redis.restart();
+        count(processKills, 'redis restart (data lost)');
+        note('Redis: back, empty');
+        return;
+      }
+      case 'api-restart':
+        note('API server: restart (store kept)');
+        await sim.restart();
+        count(processKills, 'API server restart');
+        return;
+    }
+  }
+}
+
+function countWorkerLogs(logDir: string): { retries: number; malformed: number } {
+  let retries = 0;
+  let malformed = 0;
+  for (const f of readdirSync(logDir)) {
+    if (!f.startsWith('worker-')) continue;
+    for (const line of readFileSync(path.join(logDir, f), 'utf8').split('\n')) {
+      if (line.includes('will retry')) retries++;
+      if (line.includes('malformed job')) malformed++;
+    }
+  }
+  return { retries, malformed };
+}
+
+function sortRecord(r: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(r).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The figures as printed by `npm run chaos`. */
+export function formatResult(r: ChaosResult): string {
+  const f = r.figures;
+  const s = (ms: number | undefined) => (ms === undefined ? 'never' : `${(ms / 1000).toFixed(1)} s`);
+  const rec = (x: Record<string, number>) =>
+    Object.entries(x)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ') || '—';
+  return [
+    `chaos: seed ${r.options.seed} (schedule ${r.scheduleHash}), ${r.options.podSets} PodSets, ${r.options.chaosSeconds} s of faults`,
+    `  initial convergence:          ${s(f.initialConvergeMs)}`,
+    `  converged after faults in:    ${s(f.convergeAfterFaultsMs)} (guarantee ${r.options.convergeSeconds} s)`,
+    `  over-created pods:            ${f.overCreatedPods}`,
+    `  orphan pods left:             ${f.orphanPods}`,
+    `  pods created (total):         ${f.podsCreated}`,
+    `  reconciles (worker GETs):     ${f.reconciles}`,
+    `  retries (failed attempts):    ${f.retries}`,
+    `  malformed jobs:               ${f.malformedJobs}`,
+    `  user changes:                 ${rec(f.userChanges)}`,
+    `  kills / restarts:             ${rec(f.processKills)}`,
+    `  API calls by verb:            ${rec(f.apiCallsByVerb)}`,
+    `  API errors by code:           ${rec(f.apiErrorsByCode)}`,
+    `  jobs by final state:          ${rec(f.jobsByState)}`,
+    r.violations.length === 0
+      ? '  verdict: PASS (every guarantee held)'
+      : `  verdict: FAIL\n${r.violations.map((v) => `  ✗ ${v}`).join('\n')}`,
+  ].join('\n');
+}

@@ -1,0 +1,436 @@
+// k8s/: renders with kustomize (default and every overlay); every rendered object validates against
+// the Kubernetes schemas of kubernetes-models (KEDA's from @kubernetes-models/keda); the manifests keep
+// the deployment rules (hardened pods, probes, resources, no RBAC wildcards, env names the apps
+// declare); and `kubectl apply -k k8s` succeeds against kube-sim.
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startKubeSim, type KubeSim } from '@podset/kube-sim';
+import { envProblems, loadAppEnv, type PortUse, type Setting } from './env-specs.ts';
+import {
+  KUSTOMIZATIONS,
+  appOf,
+  find,
+  render,
+  workloads,
+  type Container,
+  type K8sObject,
+  type PodSpec,
+  type Role,
+  type Workload,
+} from './manifests.ts';
+import { REPO } from './support.ts';
+
+/** The schema library (devDependencies the tests need). */
+export const SCHEMA_PACKAGES = 'kubernetes-models@5.1.0 and @kubernetes-models/keda@2.0.0';
+
+const rendered = new Map<string, K8sObject[]>(KUSTOMIZATIONS.map((k) => [k, render(k)]));
+const base = rendered.get('k8s') as K8sObject[];
+const NS = 'podset-system';
+
+interface Model {
+  validate(): void;
+}
+
+/** The kubernetes-models class for an object's apiVersion/kind. */
+async function modelFor(o: K8sObject): Promise<new (data: unknown) => Model> {
+  const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
+  const pkg = group === 'keda.sh' ? '@kubernetes-models/keda' : 'kubernetes-models';
+  const spec = group === '' ? `${pkg}/${version}/${o.kind}` : `${pkg}/${group}/${version}/${o.kind}`;
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(spec)) as Record<string, unknown>;
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' && String(err).includes(`'${pkg}'`)) {
+      throw new Error(`the schema library is not installed: add ${SCHEMA_PACKAGES} as devDependencies`);
+    }
+    throw new Error(`no schema for ${o.apiVersion} ${o.kind} (${spec}): ${String(err)}`);
+  }
+  const cls = mod[o.kind] ?? mod.default;
+  if (typeof cls !== 'function') throw new Error(`${spec} exports no class ${o.kind}`);
+  return cls as new (data: unknown) => Model;
+}
+
+for (const [dir, objects] of rendered) {
+  test(`${dir}: every rendered object validates against the Kubernetes schemas`, async () => {
+    assert.ok(objects.length > 0, 'renders objects');
+    const problems: string[] = [];
+    for (const o of objects) {
+      const Cls = await modelFor(o);
+      try {
+        new Cls(structuredClone(o)).validate();
+      } catch (err) {
+        problems.push(`${o.kind}/${o.metadata.name}: ${(err as Error).message}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  test(`${dir}: namespaced objects are in ${NS}, names are unique`, () => {
+    const clusterScoped = new Set([
+      'Namespace',
+      'CustomResourceDefinition',
+      'ClusterRole',
+      'ClusterRoleBinding',
+    ]);
+    for (const o of objects) {
+      if (clusterScoped.has(o.kind))
+        assert.equal(o.metadata.namespace, undefined, `${o.kind}/${o.metadata.name}`);
+      else assert.equal(o.metadata.namespace, NS, `${o.kind}/${o.metadata.name} namespace`);
+    }
+    const ids = objects.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`);
+    assert.equal(new Set(ids).size, ids.length);
+    assert.ok(find(objects, 'Namespace', NS), 'the Namespace');
+    assert.ok(find(objects, 'CustomResourceDefinition', 'podsets.podset.io'), 'the CRD (from crds/)');
+  });
+
+  test(`${dir}: pods are hardened, probed and sized`, () => {
+    const problems: string[] = [];
+    for (const w of workloads(objects)) {
+      const pod = w.spec.template.spec;
+      const where = `${w.kind}/${w.metadata.name}`;
+      problems.push(...podProblems(pod, where));
+      // Every selector matches its template's labels.
+      for (const [k, v] of Object.entries(w.spec.selector.matchLabels)) {
+        if (w.spec.template.metadata.labels[k] !== v)
+          problems.push(`${where}: template lacks selector label ${k}=${v}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  test(`${dir}: RBAC has no wildcards, every binding resolves, every app has its own ServiceAccount`, () => {
+    const roles = objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role') as Role[];
+    assert.ok(roles.length > 0);
+    for (const r of roles) {
+      for (const rule of r.rules) {
+        for (const f of ['apiGroups', 'resources', 'verbs', 'resourceNames', 'nonResourceURLs'] as const) {
+          assert.ok(
+            !(rule[f] ?? []).some((x) => x.includes('*')),
+            `${r.kind}/${r.metadata.name}: wildcard in ${f}`,
+          );
+        }
+        assert.ok(
+          !rule.verbs.some((v) => ['escalate', 'bind', 'impersonate'].includes(v)),
+          'no privilege verbs',
+        );
+        assert.ok(!(rule.resources ?? []).includes('secrets'), `${r.metadata.name}: no access to Secrets`);
+      }
+    }
+    for (const b of objects.filter((o) => o.kind.endsWith('Binding')) as (K8sObject & {
+      roleRef: { kind: string; name: string };
+      subjects: { kind: string; name: string; namespace?: string }[];
+    })[]) {
+      assert.ok(
+        find(objects, b.roleRef.kind, b.roleRef.name),
+        `${b.metadata.name}: role ${b.roleRef.name} exists`,
+      );
+      for (const s of b.subjects) {
+        assert.equal(s.kind, 'ServiceAccount');
+        assert.ok(
+          find(objects, 'ServiceAccount', s.name),
+          `${b.metadata.name}: ServiceAccount ${s.name} exists`,
+        );
+      }
+    }
+    const accounts = new Map<string, string>();
+    for (const w of workloads(objects)) {
+      const c = w.spec.template.spec.containers[0] as Container;
+      const app = appOf(c);
+      if (app === undefined) continue;
+      const sa = w.spec.template.spec.serviceAccountName;
+      assert.ok(sa !== undefined && sa !== 'default', `${w.metadata.name} runs as its own ServiceAccount`);
+      assert.ok(find(objects, 'ServiceAccount', sa), `${w.metadata.name}: ServiceAccount ${sa} exists`);
+      assert.ok(!accounts.has(sa), `${sa} is shared by ${accounts.get(sa)} and ${app}`);
+      accounts.set(sa, app);
+    }
+    assert.deepEqual([...accounts.values()].sort(), ['dashboard', 'watcher', 'worker']);
+  });
+
+  test(`${dir}: each app's environment is what the app declares; ports and probes agree`, async (t) => {
+    const problems: string[] = [];
+    for (const w of workloads(objects)) {
+      for (const c of w.spec.template.spec.containers) {
+        const app = appOf(c);
+        if (app === undefined) continue;
+        const env = await loadAppEnv(app);
+        if (typeof env === 'string') {
+          t.diagnostic(`${app}: not checked: ${env}`);
+          continue;
+        }
+        const uses: PortUse[] = (c.ports ?? []).map((p) => ({
+          variable: p.name === 'probes' ? env.probeVar : env.serveVar,
+          port: p.containerPort,
+          what: `containerPort ${p.name ?? p.containerPort}`,
+        }));
+        for (const probe of [c.livenessProbe, c.readinessProbe]) {
+          const port = probe?.httpGet?.port;
+          const num = typeof port === 'number' ? port : c.ports?.find((p) => p.name === port)?.containerPort;
+          if (num !== undefined)
+            uses.push({ variable: env.probeVar, port: num, what: `probe ${probe?.httpGet?.path}` });
+        }
+        problems.push(...envProblems(env, containerEnv(objects, c), uses, `${w.kind}/${w.metadata.name}`));
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+}
+
+test('k8s: watcher (2 replicas, leader election by pod name), worker (3 replicas, HPA on CPU), Redis with AOF on a PVC', () => {
+  const watcher = find<Workload>(base, 'Deployment', 'podset-watcher');
+  const worker = find<Workload>(base, 'Deployment', 'podset-worker');
+  assert.ok(watcher && worker);
+  assert.equal(watcher.spec.replicas, 2);
+  assert.equal(worker.spec.replicas, 3);
+  const podName = watcher.spec.template.spec.containers[0]?.env?.find((e) => e.name === 'POD_NAME');
+  assert.deepEqual(
+    podName?.valueFrom,
+    { fieldRef: { fieldPath: 'metadata.name' } },
+    'POD_NAME from the downward API',
+  );
+  const hpa = find<K8sObject & { spec: Record<string, unknown> }>(
+    base,
+    'HorizontalPodAutoscaler',
+    'podset-worker',
+  );
+  assert.equal(hpa?.apiVersion, 'autoscaling/v2');
+  assert.deepEqual(hpa?.spec.scaleTargetRef, {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    name: 'podset-worker',
+  });
+  assert.equal((hpa?.spec.metrics as { resource: { name: string } }[])[0]?.resource.name, 'cpu');
+  for (const name of ['podset-watcher', 'podset-worker']) assert.ok(find(base, 'PodDisruptionBudget', name));
+
+  const redis = find<Workload & { spec: { volumeClaimTemplates: { metadata: { name: string } }[] } }>(
+    base,
+    'StatefulSet',
+    'podset-redis',
+  );
+  assert.ok(redis);
+  const cmd = redis.spec.template.spec.containers[0]?.command ?? [];
+  assert.equal(cmd[cmd.indexOf('--appendonly') + 1], 'yes', 'AOF on');
+  assert.equal(cmd[cmd.indexOf('--maxmemory-policy') + 1], 'noeviction', 'BullMQ needs noeviction');
+  assert.deepEqual(
+    redis.spec.volumeClaimTemplates.map((v) => v.metadata.name),
+    ['data'],
+  );
+  const config = find<K8sObject & { data: Record<string, string> }>(base, 'ConfigMap', 'podset-operator');
+  assert.match(
+    config?.data.QUEUE_PREFIX ?? '',
+    /^\{[^}]+\}$/,
+    'the queue prefix is a Redis Cluster hash tag',
+  );
+});
+
+test('k8s: the NetworkPolicy lets only the operator pods reach Redis', () => {
+  const np = find<
+    K8sObject & {
+      spec: {
+        podSelector: { matchLabels: Record<string, string> };
+        ingress: {
+          from: {
+            podSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
+          }[];
+        }[];
+      };
+    }
+  >(base, 'NetworkPolicy', 'podset-redis');
+  assert.ok(np);
+  const matches = (
+    labels: Record<string, string>,
+    sel: { key: string; operator: string; values: string[] }[],
+  ) => sel.every((e) => e.operator === 'In' && e.values.includes(labels[e.key] ?? '\0'));
+  const selects = (labels: Record<string, string>) =>
+    Object.entries(np.spec.podSelector.matchLabels).every(([k, v]) => labels[k] === v);
+  const allowed = (labels: Record<string, string>) =>
+    np.spec.ingress.some((r) => r.from.some((f) => matches(labels, f.podSelector.matchExpressions)));
+  for (const w of workloads(base)) {
+    const labels = w.spec.template.metadata.labels;
+    const app = appOf(w.spec.template.spec.containers[0] as Container);
+    if (w.metadata.name === 'podset-redis') assert.ok(selects(labels), 'the policy selects the Redis pods');
+    else assert.ok(!selects(labels), `${w.metadata.name} is not selected`);
+    if (app !== undefined) assert.ok(allowed(labels), `${w.metadata.name} may reach Redis`);
+  }
+  assert.ok(!allowed({ 'app.kubernetes.io/name': 'something-else' }), 'other pods may not');
+});
+
+test('overlay external-redis: no in-cluster Redis, REDIS_URL from the Secret in every app', () => {
+  const objects = rendered.get('k8s/overlays/external-redis') as K8sObject[];
+  assert.equal(find(objects, 'StatefulSet', 'podset-redis'), undefined);
+  assert.equal(find(objects, 'Service', 'podset-redis'), undefined);
+  const config = find<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap', 'podset-operator');
+  assert.equal(config?.data.REDIS_URL, undefined);
+  for (const w of workloads(objects)) {
+    const env = w.spec.template.spec.containers[0]?.env?.find((e) => e.name === 'REDIS_URL');
+    assert.deepEqual(env?.valueFrom, { secretKeyRef: { name: 'podset-redis', key: 'url' } }, w.metadata.name);
+  }
+});
+
+test('overlay keda: a ScaledObject on the queue depth replaces the CPU HPA', () => {
+  const objects = rendered.get('k8s/overlays/keda') as K8sObject[];
+  assert.equal(find(objects, 'HorizontalPodAutoscaler', 'podset-worker'), undefined, 'KEDA owns the HPA');
+  const so = find<
+    K8sObject & {
+      spec: {
+        scaleTargetRef: { name: string };
+        triggers: { type: string; metadata: Record<string, string> }[];
+      };
+    }
+  >(objects, 'ScaledObject', 'podset-worker');
+  assert.ok(so);
+  assert.equal(so.spec.scaleTargetRef.name, 'podset-worker');
+  assert.ok(find(objects, 'Deployment', so.spec.scaleTargetRef.name));
+  // The metric the trigger queries is one an app exports, for the queue the apps use.
+  const query = so.spec.triggers.find((tr) => tr.type === 'prometheus')?.metadata.query ?? '';
+  const metric = /([a-z_]+)\{([^}]*)\}/.exec(query);
+  assert.ok(metric, `a Prometheus query on a metric with labels: ${query}`);
+  const exporters = execFileSync('grep', ['-rl', `name: '${metric[1]}'`, 'apps'], {
+    cwd: REPO,
+    encoding: 'utf8',
+  });
+  assert.ok(exporters.trim() !== '', `${metric[1]} is exported by an app`);
+  const config = find<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap', 'podset-operator');
+  assert.match(
+    metric[2] ?? '',
+    new RegExp(`queue="${config?.data.QUEUE_NAME ?? '?'}"`),
+    'the queue the apps use',
+  );
+  assert.match(metric[2] ?? '', /state=~"waiting\|prioritized"/, 'waiting jobs, prioritized ones included');
+});
+
+describe('kubectl apply -k against kube-sim', () => {
+  let sim: KubeSim;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'podset-deploy-k8s-'));
+    sim = await startKubeSim({ kubeconfigPath: path.join(dir, 'kubeconfig'), controllers: false });
+  });
+  after(async () => {
+    await sim?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const kubectl = (args: string[]) =>
+    new Promise<{ code: number; out: string }>((resolve) => {
+      execFile(
+        'kubectl',
+        ['--kubeconfig', path.join(dir, 'kubeconfig'), '--cache-dir', path.join(dir, 'cache'), ...args],
+        { cwd: REPO, timeout: 120_000, env: { PATH: process.env.PATH ?? '', HOME: dir } },
+        (err, stdout, stderr) =>
+          resolve({
+            code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1,
+            out: stdout + stderr,
+          }),
+      );
+    });
+
+  test('the default deployment applies (strict field validation), and applies again unchanged in kind', async () => {
+    const first = await kubectl(['apply', '--validate=strict', '-k', 'k8s']);
+    assert.equal(first.code, 0, first.out);
+    for (const o of base) {
+      const [group] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : [''];
+      const kind = `${o.kind.toLowerCase()}${group ? `.${group}` : ''}`;
+      assert.match(
+        first.out,
+        new RegExp(`${kind.replace(/\./g, '\\.')}/${o.metadata.name} (created|configured|unchanged)`),
+      );
+    }
+    const got = await kubectl([
+      '-n',
+      NS,
+      'get',
+      'deploy,sts,svc,pdb,hpa,netpol,sa,role,rolebinding',
+      '-o',
+      'name',
+    ]);
+    assert.equal(got.code, 0, got.out);
+    for (const name of [
+      'deployment.apps/podset-watcher',
+      'deployment.apps/podset-worker',
+      'statefulset.apps/podset-redis',
+    ]) {
+      assert.ok(got.out.includes(name), `${name} in ${got.out}`);
+    }
+    const again = await kubectl(['apply', '--validate=strict', '-k', 'k8s']);
+    assert.equal(again.code, 0, again.out);
+    assert.doesNotMatch(again.out, / created$/m, 'nothing new on the second apply');
+  });
+
+  test('the external-redis overlay applies (server-side dry run)', async () => {
+    const res = await kubectl([
+      'apply',
+      '--validate=strict',
+      '--dry-run=server',
+      '-k',
+      'k8s/overlays/external-redis',
+    ]);
+    assert.equal(res.code, 0, res.out);
+  });
+});
+
+function podProblems(pod: PodSpec, where: string): string[] {
+  const problems: string[] = [];
+  const psc = pod.securityContext ?? {};
+  for (const c of [...pod.containers, ...(pod.initContainers ?? [])]) {
+    const sc = c.securityContext ?? {};
+    const at = `${where} container ${c.name}`;
+    if ((sc.runAsNonRoot ?? psc.runAsNonRoot) !== true) problems.push(`${at}: runAsNonRoot`);
+    const uid = sc.runAsUser ?? psc.runAsUser;
+    if (uid === undefined || uid === 0) problems.push(`${at}: runAsUser non-zero (numeric)`);
+    if (sc.readOnlyRootFilesystem !== true) problems.push(`${at}: readOnlyRootFilesystem`);
+    if (sc.allowPrivilegeEscalation !== false) problems.push(`${at}: allowPrivilegeEscalation false`);
+    if (sc.privileged === true) problems.push(`${at}: privileged`);
+    if (!(sc.capabilities?.drop ?? []).includes('ALL')) problems.push(`${at}: capabilities drop ALL`);
+    if ((sc.capabilities?.add ?? []).length > 0) problems.push(`${at}: adds capabilities`);
+    if ((sc.seccompProfile ?? psc.seccompProfile)?.type !== 'RuntimeDefault')
+      problems.push(`${at}: seccomp RuntimeDefault`);
+    for (const r of ['requests', 'limits'] as const) {
+      for (const k of ['cpu', 'memory']) {
+        if (c.resources?.[r]?.[k] === undefined) problems.push(`${at}: resources.${r}.${k}`);
+      }
+    }
+    if (c.livenessProbe === undefined || c.readinessProbe === undefined)
+      problems.push(`${at}: liveness and readiness probes`);
+    if (appOf(c) !== undefined) {
+      if (c.livenessProbe?.httpGet?.path !== '/healthz') problems.push(`${at}: liveness on /healthz`);
+      if (c.readinessProbe?.httpGet?.path !== '/readyz') problems.push(`${at}: readiness on /readyz`);
+      for (const probe of [c.livenessProbe, c.readinessProbe]) {
+        const port = probe?.httpGet?.port;
+        const known = (c.ports ?? []).some((p) => p.name === port || p.containerPort === port);
+        if (!known) problems.push(`${at}: probe port ${String(port)} is not a container port`);
+      }
+      if (c.image?.startsWith('podset-operator') !== true)
+        problems.push(`${at}: runs the podset-operator image`);
+    }
+  }
+  return problems;
+}
+
+/** A container's environment as the kubelet builds it: envFrom ConfigMaps, then env (which wins). */
+function containerEnv(objects: K8sObject[], c: Container): Map<string, Setting> {
+  const out = new Map<string, Setting>();
+  for (const from of c.envFrom ?? []) {
+    if (from.configMapRef) {
+      const cm = find<K8sObject & { data?: Record<string, string> }>(
+        objects,
+        'ConfigMap',
+        from.configMapRef.name,
+      );
+      assert.ok(cm, `ConfigMap ${from.configMapRef.name} exists`);
+      for (const [k, v] of Object.entries(cm.data ?? {})) out.set(k, { literal: v });
+    } else {
+      throw new Error(
+        `container ${c.name}: envFrom a Secret hides which variables it sets; use env with secretKeyRef`,
+      );
+    }
+  }
+  for (const e of c.env ?? []) {
+    out.set(e.name, e.value !== undefined ? { literal: e.value } : { from: JSON.stringify(e.valueFrom) });
+  }
+  return out;
+}

@@ -1,0 +1,228 @@
+// Static readers for the deployment files: the Dockerfile, .dockerignore, and the runtime import graph
+// of an app (what `node apps/<app>/src/main.ts` loads), so that tests can check the image without a
+// Docker engine.
+import { existsSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import ts from 'typescript';
+
+export const REPO = path.resolve(import.meta.dirname, '../..');
+
+/** The apps the image runs, by the name compose and k8s use, with their entry files. */
+export const ENTRIES: Record<string, string> = {
+  watcher: 'apps/watcher/src/main.ts',
+  worker: 'apps/worker/src/main.ts',
+  dashboard: 'apps/dashboard/src/main.ts',
+  'kube-sim': 'tools/kube-sim/src/main.ts',
+};
+
+export interface Instruction {
+  /** Upper-cased keyword (FROM, RUN, COPY, …). */
+  keyword: string;
+  /** The rest of the instruction, continuation lines joined. */
+  args: string;
+  line: number;
+}
+
+export interface Stage {
+  /** Image reference with `${ARG}`s from the global ARGs substituted. */
+  image: string;
+  name: string | undefined;
+  instructions: Instruction[];
+}
+
+/** Parses a Dockerfile into instructions (continuations joined, comments dropped). */
+export function parseDockerfile(text: string): Instruction[] {
+  const out: Instruction[] = [];
+  const lines = text.split('\n');
+  let current: { text: string; line: number } | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i] ?? '';
+    const trimmed = raw.trim();
+    if (current === undefined && (trimmed === '' || trimmed.startsWith('#'))) continue;
+    if (current !== undefined && trimmed.startsWith('#')) continue; // comment inside a continuation
+    const continued = trimmed.endsWith('\\');
+    const piece = continued ? trimmed.slice(0, -1) : trimmed;
+    current =
+      current === undefined ? { text: piece, line: i + 1 } : { ...current, text: `${current.text} ${piece}` };
+    if (!continued) {
+      const m = /^(\S+)\s*(.*)$/s.exec(current.text.trim());
+      if (m) out.push({ keyword: (m[1] ?? '').toUpperCase(), args: (m[2] ?? '').trim(), line: current.line });
+      current = undefined;
+    }
+  }
+  return out;
+}
+
+/** Groups instructions by stage; global ARG defaults (before the first FROM) are substituted in images. */
+export function stages(instructions: Instruction[]): Stage[] {
+  const args = new Map<string, string>();
+  const out: Stage[] = [];
+  for (const ins of instructions) {
+    if (ins.keyword === 'FROM') {
+      const m = /^(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?$/i.exec(ins.args);
+      if (!m) throw new Error(`line ${ins.line}: cannot read FROM ${ins.args}`);
+      const image = (m[1] ?? '').replace(
+        /\$\{(\w+)\}|\$(\w+)/g,
+        (_, a: string, b: string) => args.get(a ?? b) ?? '',
+      );
+      out.push({ image, name: m[2], instructions: [] });
+    } else if (out.length === 0) {
+      if (ins.keyword === 'ARG') {
+        const [name, value] = ins.args.split('=', 2);
+        if (name) args.set(name.trim(), (value ?? '').trim().replace(/^"(.*)"$/, '$1'));
+      }
+    } else {
+      out[out.length - 1]?.instructions.push(ins);
+    }
+  }
+  return out;
+}
+
+/** A JSON (exec-form) CMD/ENTRYPOINT as an array, or undefined for the shell form. */
+export function execForm(args: string): string[] | undefined {
+  if (!args.startsWith('[')) return undefined;
+  const parsed: unknown = JSON.parse(args);
+  return Array.isArray(parsed) && parsed.every((s) => typeof s === 'string') ? parsed : undefined;
+}
+
+/**
+ * .dockerignore semantics (Docker's: Go filepath.Match per pattern with `**` for any number of
+ * directories, a leading `!` re-includes, the last matching pattern wins, and a path is excluded when
+ * it or one of its parent directories is).
+ */
+export function dockerignore(text: string): (relPath: string) => boolean {
+  const rules = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .map((l) => {
+      const negate = l.startsWith('!');
+      const pattern = path.posix.normalize((negate ? l.slice(1) : l).trim().replace(/^\/+/, ''));
+      return { negate, re: globToRegExp(pattern) };
+    });
+  const matches = (p: string): boolean => {
+    let excluded = false;
+    for (const r of rules) if (r.re.test(p)) excluded = !r.negate;
+    return excluded;
+  };
+  return (relPath: string) => {
+    const parts = relPath.split('/');
+    for (let i = 1; i <= parts.length; i++) if (matches(parts.slice(0, i).join('/'))) return true;
+    return false;
+  };
+}
+
+function globToRegExp(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    if (c === '*' && glob[i + 1] === '*') {
+      // `**/` matches zero or more directories; a trailing `**` anything.
+      if (glob[i + 2] === '/') {
+        re += '(?:.*/)?';
+        i += 2;
+      } else {
+        re += '.*';
+        i += 1;
+      }
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+export interface ImportGraph {
+  /** Every repository file loaded at run time (relative paths). */
+  files: string[];
+  /** Bare package names imported at run time (not node: builtins, not workspaces). */
+  packages: Map<string, string[]>;
+  /** Imports that resolve to nothing. */
+  unresolved: string[];
+}
+
+/** The files and packages `node <entry>` loads: value imports only (`import type` is erased). */
+export function runtimeImports(entry: string): ImportGraph {
+  const workspaces = workspaceEntries();
+  const builtins = new Set(builtinModules);
+  const files = new Set<string>();
+  const packages = new Map<string, string[]>();
+  const unresolved: string[] = [];
+  const queue = [path.join(REPO, entry)];
+  while (queue.length > 0) {
+    const file = queue.pop() as string;
+    const rel = path.relative(REPO, file);
+    if (files.has(rel)) continue;
+    files.add(rel);
+    for (const spec of valueImports(file)) {
+      if (spec.startsWith('.') || spec.startsWith('/')) {
+        const target = path.resolve(path.dirname(file), spec);
+        if (existsSync(target)) queue.push(target);
+        else unresolved.push(`${rel}: ${spec}`);
+        continue;
+      }
+      if (spec.startsWith('node:') || builtins.has(spec)) continue;
+      const name = spec.startsWith('@')
+        ? spec.split('/').slice(0, 2).join('/')
+        : (spec.split('/')[0] as string);
+      const ws = workspaces.get(name);
+      if (ws !== undefined) {
+        const sub = spec.slice(name.length);
+        const target = sub === '' ? ws : undefined;
+        if (target !== undefined && existsSync(target)) queue.push(target);
+        else unresolved.push(`${rel}: ${spec}`);
+        continue;
+      }
+      packages.set(name, [...(packages.get(name) ?? []), rel]);
+    }
+  }
+  return { files: [...files].sort(), packages, unresolved };
+}
+
+function valueImports(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const out: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      if (node.importClause?.isTypeOnly !== true) out.push(node.moduleSpecifier.text);
+    } else if (
+      ts.isExportDeclaration(node) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
+      if (!node.isTypeOnly) out.push(node.moduleSpecifier.text);
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] !== undefined &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
+      out.push(node.arguments[0].text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}
+
+/** Workspace package name → absolute path of its "." export. */
+function workspaceEntries(): Map<string, string> {
+  const out = new Map<string, string>();
+  const root = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { workspaces: string[] };
+  for (const pattern of root.workspaces) {
+    const base = path.join(REPO, pattern.replace(/\/\*$/, ''));
+    for (const dir of ts.sys.getDirectories(base)) {
+      const pj = path.join(base, dir, 'package.json');
+      if (!existsSync(pj)) continue;
+      const pkg = JSON.parse(readFileSync(pj, 'utf8')) as { name: string; exports?: Record<string, string> };
+      const dot = pkg.exports?.['.'];
+      if (typeof dot === 'string') out.set(pkg.name, path.join(base, dir, dot));
+    }
+  }
+  return out;
+}
+
+export function readRepo(rel: string): string {
+  return readFileSync(path.join(REPO, rel), 'utf8');
+}

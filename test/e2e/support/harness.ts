@@ -1,0 +1,413 @@
+// The e2e process harness: kube-sim in-process (served over HTTP/TLS like a cluster), a real
+// redis-server, and the operator's apps as separate child processes started the way a user starts
+// them (`node apps/<app>/src/main.ts` with environment variables), plus the real `kubectl`.
+// Every child is killed on close() — and, should the test process die first, by itself (see
+// die-with-parent.ts).
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startKubeSim, type AuditEntry, type KubeObject, type KubeSim } from '@podset/kube-sim';
+import { startRedis, type RedisServer } from '@podset/testkit';
+import { LEASES, PODS, PODSETS, podSetProblems } from './check.ts';
+
+export const REPO = path.resolve(import.meta.dirname, '../../..');
+export const NODE = path.join(REPO, 'node_modules/.bin/node');
+export const WATCHER_MAIN = path.join(REPO, 'apps/watcher/src/main.ts');
+export const WORKER_MAIN = path.join(REPO, 'apps/worker/src/main.ts');
+const PRELOAD = pathToFileURL(path.join(import.meta.dirname, 'die-with-parent.ts')).href;
+
+/** Fast simulated pods, so that the suite runs in minutes (defaults: 200–800 ms start, 300 ms stop). */
+export const FAST_PODS = { startupDelayMs: 50, startupJitterMs: 150, containerExitMs: 50 };
+
+const live = new Set<Proc>();
+process.once('exit', () => {
+  for (const p of live) p.child.kill('SIGKILL');
+});
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A child process whose output goes to a log file, with the last lines kept for failure messages. */
+export class Proc {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly logFile: string;
+  readonly exited: Promise<Exit>;
+  #exit: Exit | undefined;
+  #lines: string[] = [];
+  #partial = '';
+  #log: WriteStream;
+
+  constructor(name: string, args: string[], env: Record<string, string>, logDir: string) {
+    this.name = name;
+    this.logFile = path.join(logDir, `${name}.log`);
+    this.#log = createWriteStream(this.logFile, { flags: 'a' });
+    this.child = spawn(NODE, ['--import', PRELOAD, ...args], {
+      cwd: REPO,
+      env: { PATH: process.env.PATH ?? '', HOME: logDir, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    live.add(this);
+    const take = (chunk: Buffer) => {
+      this.#log.write(chunk);
+      const text = this.#partial + chunk.toString();
+      const parts = text.split('\n');
+      this.#partial = parts.pop() ?? '';
+      this.#lines.push(...parts);
+      if (this.#lines.length > 400) this.#lines.splice(0, this.#lines.length - 200);
+    };
+    this.child.stdout?.on('data', take);
+    this.child.stderr?.on('data', take);
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        live.delete(this);
+        this.#exit = { code, signal };
+        resolve(this.#exit);
+      });
+    });
+    void this.exited.then(() => this.#log.end());
+  }
+
+  get running(): boolean {
+    return this.#exit === undefined;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** The last `n` lines of output (stdout and stderr interleaved). */
+  tail(n = 15): string {
+    return [...this.#lines, this.#partial]
+      .filter((l) => l !== '')
+      .slice(-n)
+      .join('\n');
+  }
+
+  /** Output lines seen so far (the last few hundred). */
+  lines(): string[] {
+    return [...this.#lines];
+  }
+
+  describe(): string {
+    const state = this.#exit
+      ? `exited (code ${this.#exit.code}, signal ${this.#exit.signal})`
+      : `running (pid ${this.pid})`;
+    return `${this.name}: ${state}; log ${this.logFile}; last lines:\n${indent(this.tail(), '    ')}`;
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  async stop(graceMs = 15_000): Promise<Exit> {
+    if (this.#exit) return this.#exit;
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    this.child.kill('SIGTERM');
+    const exit = await this.exited;
+    clearTimeout(timer);
+    return exit;
+  }
+
+  async kill(): Promise<Exit> {
+    if (this.#exit) return this.#exit;
+    this.child.kill('SIGKILL');
+    return await this.exited;
+  }
+}
+
+/**
+ * The apps run with their default queue location (what users get). E2E_QUEUE_PREFIX / E2E_QUEUE_NAME,
+ * when set, are given to both apps (for debugging a run, not used by the suite).
+ */
+function queueOverride(): Record<string, string> {
+  const o: Record<string, string> = {};
+  if (process.env.E2E_QUEUE_PREFIX) o.QUEUE_PREFIX = process.env.E2E_QUEUE_PREFIX;
+  if (process.env.E2E_QUEUE_NAME) o.QUEUE_NAME = process.env.E2E_QUEUE_NAME;
+  return o;
+}
+
+function indent(text: string, pad: string): string {
+  return text
+    .split('\n')
+    .map((l) => pad + l)
+    .join('\n');
+}
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface EnvOptions {
+  /** A short name for temp dirs and messages. */
+  name: string;
+  /** kube-sim controller options (default FAST_PODS). */
+  controllerOptions?: Record<string, unknown>;
+  /** Extra kube-sim identities (besides admin, watcher, worker, controller, viewer). */
+  identities?: string[];
+  historyLimit?: number;
+  bookmarkIntervalMs?: number;
+  /** Environment for every watcher / worker started (merged over the harness defaults). */
+  watcherEnv?: Record<string, string>;
+  workerEnv?: Record<string, string>;
+}
+
+export interface WaitOptions {
+  timeoutMs?: number;
+  intervalMs?: number;
+}
+
+export class OperatorEnv {
+  readonly sim: KubeSim;
+  readonly redis: RedisServer;
+  readonly dir: string;
+  readonly logDir: string;
+  readonly startedAt: string;
+  readonly procs: Proc[] = [];
+  readonly #options: EnvOptions;
+
+  constructor(options: EnvOptions, sim: KubeSim, redis: RedisServer, dir: string, startedAt: string) {
+    this.#options = options;
+    this.sim = sim;
+    this.redis = redis;
+    this.dir = dir;
+    this.logDir = path.join(dir, 'logs');
+    this.startedAt = startedAt;
+  }
+
+  /** The admin kubeconfig: what the user's kubectl uses. */
+  get kubeconfig(): string {
+    return this.sim.kubeconfigPath;
+  }
+
+  startWatcher(name: string, env: Record<string, string> = {}, identity = 'watcher'): Proc {
+    return this.#start(name, WATCHER_MAIN, {
+      KUBECONFIG: this.sim.kubeconfigFor(identity),
+      REDIS_URL: this.redis.url,
+      HTTP_PORT: '0',
+      LOG_LEVEL: 'debug',
+      POD_NAME: name,
+      // Resync would hide a missed event: the tests prove that the watch path alone suffices.
+      RESYNC_PERIOD_SECONDS: '0',
+      LEASE_DURATION_SECONDS: '4',
+      ...queueOverride(),
+      ...this.#options.watcherEnv,
+      ...env,
+    });
+  }
+
+  startWorker(name: string, env: Record<string, string> = {}, identity = 'worker'): Proc {
+    return this.#start(name, WORKER_MAIN, {
+      KUBECONFIG: this.sim.kubeconfigFor(identity),
+      REDIS_URL: this.redis.url,
+      HTTP_PORT: '0',
+      LOG_LEVEL: 'info',
+      POD_NAME: name,
+      REQUEUE_PENDING_SECONDS: '0.5',
+      SHUTDOWN_TIMEOUT_SECONDS: '5',
+      ...queueOverride(),
+      ...this.#options.workerEnv,
+      ...env,
+    });
+  }
+
+  #start(name: string, main: string, env: Record<string, string>): Proc {
+    const proc = new Proc(name, [main], env, this.logDir);
+    this.procs.push(proc);
+    return proc;
+  }
+
+  /** Runs the real kubectl as the admin user. Rejects on a non-zero exit unless `allowFail`. */
+  async kubectl(
+    args: string[],
+    opts: { allowFail?: boolean; timeoutMs?: number } = {},
+  ): Promise<KubectlResult> {
+    const full = ['--kubeconfig', this.kubeconfig, '--cache-dir', path.join(this.dir, 'kube-cache'), ...args];
+    const result = await new Promise<KubectlResult>((resolve) => {
+      execFile(
+        'kubectl',
+        full,
+        { timeout: opts.timeoutMs ?? 60_000, env: { PATH: process.env.PATH ?? '', HOME: this.dir } },
+        (err, stdout, stderr) => {
+          const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
+          resolve({ code, stdout, stderr: err !== null && stderr === '' ? err.message : stderr });
+        },
+      );
+    });
+    if (result.code !== 0 && opts.allowFail !== true) {
+      throw new Error(
+        `kubectl ${args.join(' ')}: expected exit 0, saw ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+      );
+    }
+    return result;
+  }
+
+  /** Writes `objects` as a multi-document YAML file (JSON documents) in the env's dir; returns its path. */
+  writeManifest(file: string, objects: readonly unknown[]): string {
+    const p = path.join(this.dir, file);
+    writeFileSync(p, objects.map((o) => `---\n${JSON.stringify(o, null, 2)}\n`).join(''));
+    return p;
+  }
+
+  podSet(name: string, namespace = 'default'): KubeObject | undefined {
+    return this.sim.cluster.get(PODSETS, namespace, name);
+  }
+
+  podSets(namespace = 'default'): KubeObject[] {
+    return this.sim.cluster.list(PODSETS, namespace);
+  }
+
+  pods(namespace = 'default'): KubeObject[] {
+    return this.sim.cluster.list(PODS, namespace);
+  }
+
+  lease(name: string, namespace = 'default'): KubeObject | undefined {
+    return this.sim.cluster.get(LEASES, namespace, name);
+  }
+
+  /** Convergence problems of these PodSets (empty: all converged). */
+  problems(names: readonly string[], namespace = 'default'): string[] {
+    const pods = this.pods(namespace);
+    return names.flatMap((n) => podSetProblems(this.podSet(n, namespace), pods, n));
+  }
+
+  async waitConverged(
+    names: readonly string[],
+    opts: WaitOptions & { namespace?: string } = {},
+  ): Promise<number> {
+    const started = Date.now();
+    await this.waitFor(
+      `PodSets ${names.length > 6 ? `${names.slice(0, 6).join(', ')}, … (${names.length})` : names.join(', ')} to converge`,
+      () => this.problems(names, opts.namespace),
+      opts,
+    );
+    return Date.now() - started;
+  }
+
+  /**
+   * Polls `check` (problems seen; empty means done) until it returns none. On timeout, throws with what
+   * was expected, what was last seen, and the state and last log lines of every child.
+   */
+  async waitFor(
+    what: string,
+    check: () => string[] | Promise<string[]>,
+    opts: WaitOptions = {},
+  ): Promise<void> {
+    const timeoutMs = opts.timeoutMs ?? 60_000;
+    const deadline = Date.now() + timeoutMs;
+    let last: string[] = [];
+    for (;;) {
+      try {
+        last = await check();
+      } catch (err) {
+        last = [`check threw: ${err instanceof Error ? err.message : String(err)}`];
+      }
+      if (last.length === 0) return;
+      if (Date.now() >= deadline) break;
+      await new Promise((r) => setTimeout(r, opts.intervalMs ?? 200));
+    }
+    const shown = last.slice(0, 25).map((p) => `  - ${p}`);
+    if (last.length > 25) shown.push(`  … and ${last.length - 25} more`);
+    throw new Error(
+      `timed out after ${timeoutMs / 1000} s waiting for ${what}; still wrong:\n${shown.join('\n')}\n${this.diagnostics()}`,
+    );
+  }
+
+  diagnostics(): string {
+    return `processes:\n${this.procs.map((p) => indent(p.describe(), '  ')).join('\n')}`;
+  }
+
+  /** Audit entries of operator identities (or `users`) since `since` (ISO time), by "user verb resource[/sub]". */
+  auditSummary(users: readonly string[], since = this.startedAt): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const e of this.sim.audit.query({ since })) {
+      if (!users.includes(e.user)) continue;
+      const k = `${e.user} ${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  /** Throws with the children's state if one of them has exited (they are all meant to be running). */
+  assertAllRunning(except: readonly Proc[] = []): void {
+    const dead = this.procs.filter((p) => !p.running && !except.includes(p));
+    if (dead.length > 0) {
+      throw new Error(
+        `expected every started process to be running, saw:\n${dead.map((p) => p.describe()).join('\n')}`,
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.procs.map((p) => p.stop(5_000)));
+    await this.sim.close();
+    await this.redis.close();
+    if (process.env.E2E_KEEP_LOGS === undefined) rmSync(this.dir, { recursive: true, force: true });
+    else console.log(`e2e ${this.#options.name}: logs kept in ${this.logDir}`);
+  }
+}
+
+export async function startEnv(options: EnvOptions): Promise<OperatorEnv> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `podset-e2e-${options.name}-`));
+  const startedAt = new Date().toISOString();
+  const redis = await startRedis();
+  let sim: KubeSim;
+  try {
+    sim = await startKubeSim({
+      kubeconfigPath: path.join(dir, 'kubeconfig'),
+      controllerOptions: options.controllerOptions ?? FAST_PODS,
+      ...(options.identities
+        ? {
+            auth: {
+              identities: ['admin', 'watcher', 'worker', 'controller', 'viewer', ...options.identities],
+            },
+          }
+        : {}),
+      ...(options.historyLimit !== undefined ? { historyLimit: options.historyLimit } : {}),
+      ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
+    });
+  } catch (err) {
+    await redis.close();
+    throw err;
+  }
+  const env = new OperatorEnv(options, sim, redis, dir, startedAt);
+  mkdirSync(env.logDir, { recursive: true });
+  return env;
+}
+
+/** Applies the PodSet CRD with kubectl, as a user installing the operator would. */
+export async function applyCrd(env: OperatorEnv): Promise<void> {
+  await env.kubectl(['apply', '-f', path.join(REPO, 'crds/podset.yaml')]);
+}
+
+/** A PodSet manifest (YAML is a superset of JSON: kubectl apply takes this as is). */
+export function podSetManifest(
+  name: string,
+  replicas: number,
+  extra: { labels?: Record<string, string>; namespace?: string } = {},
+): Record<string, unknown> {
+  return {
+    apiVersion: 'podset.io/v1',
+    kind: 'PodSet',
+    metadata: { name, namespace: extra.namespace ?? 'default' },
+    spec: {
+      replicas,
+      template: {
+        metadata: { labels: { app: name, ...extra.labels } },
+        spec: { containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] },
+      },
+    },
+  };
+}
+
+/** Start time of an audited request (entries are recorded when the response ends). */
+export function startedAtMs(e: AuditEntry): number {
+  return Date.parse(e.time) - e.latencyMs;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,131 @@
+// Graceful shutdown of a worker: SIGTERM while reconciles are running (slowed down by kube-sim latency)
+// → the worker stops taking work, lets active reconciles finish (or hands them back when its grace runs
+// out), exits 0 before the orchestrator's SIGKILL, and no request is lost: another worker reconciles
+// every key afterwards and every PodSet converges.
+import assert from 'node:assert/strict';
+import { test, type TestContext } from 'node:test';
+import { ReconcileQueue } from '@podset/queue';
+import type { KubeObject } from '@podset/kube-sim';
+import type { Job } from 'bullmq';
+import { applyCrd, podSetManifest, sleep, startEnv } from '../e2e/support/harness.ts';
+import { PODSETS } from '../e2e/support/check.ts';
+import { waitForLog } from './support.ts';
+
+/** Kubernetes' default terminationGracePeriodSeconds: SIGKILL follows SIGTERM after this. */
+const KILL_AFTER_MS = 30_000;
+
+interface Scenario {
+  name: string;
+  /** The worker's SHUTDOWN_TIMEOUT_SECONDS. */
+  shutdownSeconds: number;
+  /** kube-sim latency per request. */
+  latencyMs: number;
+  /** What becomes of the reconciles active at SIGTERM. */
+  expect: 'finished' | 'handed back';
+}
+
+async function run(t: TestContext, s: Scenario): Promise<void> {
+  const env = await startEnv({ name: `ops-shutdown-${s.name}` });
+  const queue = new ReconcileQueue({ connection: env.redis.url });
+  t.after(async () => {
+    await queue.close().catch(() => undefined);
+    await env.close();
+  });
+  await applyCrd(env);
+  const names = Array.from({ length: 12 }, (_, i) => `sd-${i}`);
+  for (const name of names) env.sim.cluster.create(PODSETS, podSetManifest(name, 3) as KubeObject);
+  env.sim.faults.set({ latencyMs: s.latencyMs });
+
+  const a = env.startWorker('worker-a', {
+    WORKER_CONCURRENCY: '4',
+    SHUTDOWN_TIMEOUT_SECONDS: String(s.shutdownSeconds),
+  });
+  await waitForLog(a, 'worker started');
+  for (const name of names)
+    await queue.request(`default/${name}`, { source: 'live', reason: 'shutdown test' });
+
+  // SIGTERM while reconciles are running.
+  const deadline = Date.now() + 60_000;
+  let active: Job[] = [];
+  while (active.length < 2) {
+    assert.ok(Date.now() < deadline, `worker-a never had 2 active reconciles\n${env.diagnostics()}`);
+    await sleep(25);
+    active = await queue.queue.getJobs(['active']);
+  }
+  const exit = await a.stop(KILL_AFTER_MS);
+  assert.deepEqual(
+    exit,
+    { code: 0, signal: null },
+    `worker-a exits 0 on SIGTERM, before SIGKILL\n${a.describe()}`,
+  );
+  assert.ok(
+    a.lines().some((l) => l.includes('"msg":"worker stopped"')),
+    'worker-a logged a clean stop',
+  );
+
+  // Each reconcile that was active either finished or was handed back (its attempt aborted, the job
+  // left for a retry); none failed for good.
+  const fates: string[] = [];
+  for (const job of active) {
+    const now = await queue.queue.getJob(String(job.id));
+    const state = await queue.queue.getJobState(String(job.id));
+    const fate =
+      state === 'completed' && now?.processedBy === 'worker-a'
+        ? 'finished'
+        : ['waiting', 'prioritized', 'delayed'].includes(state) && (now?.attemptsMade ?? 0) >= 1
+          ? 'handed back'
+          : `${state} (attempts ${now?.attemptsMade}, ${now?.failedReason ?? 'no error'})`;
+    fates.push(fate);
+    assert.ok(
+      fate === 'finished' || fate === 'handed back',
+      `job ${job.id} (${job.name}) active at SIGTERM: ${fate}`,
+    );
+  }
+  if (s.expect === 'finished') {
+    assert.ok(
+      fates.every((f) => f === 'finished'),
+      `with a long grace every active reconcile finishes: ${fates}`,
+    );
+  } else {
+    // A reconcile takes at least 4 requests × latency, far beyond the grace: the worker hands work back.
+    assert.ok(
+      fates.includes('handed back'),
+      `with a short grace active reconciles are handed back: ${fates}`,
+    );
+  }
+
+  // Another worker picks up everything: every key is reconciled afterwards and converges.
+  const b = env.startWorker('worker-b', { WORKER_CONCURRENCY: '8' });
+  env.sim.faults.set({ latencyMs: 0 });
+  await env.waitConverged(names, { timeoutMs: 150_000 });
+  await env.waitFor('the queue to drain', async () => {
+    const c = await queue.queue.getJobCounts('active', 'waiting', 'prioritized', 'delayed');
+    return Object.entries(c)
+      .filter(([, n]) => n > 0)
+      .map(([state, n]) => `${n} ${state}`);
+  });
+  const counts = await queue.queue.getJobCounts('failed');
+  assert.equal(counts.failed, 0, 'no reconcile failed for good');
+  const done = await queue.queue.getJobs(['completed'], 0, -1);
+  for (const name of names) {
+    const byB = done.filter((j) => j.name === `default/${name}` && j.processedBy === 'worker-b');
+    assert.ok(byB.length >= 1, `default/${name} was reconciled by worker-b after worker-a stopped`);
+  }
+  assert.ok(b.running, 'worker-b keeps running');
+}
+
+test(
+  'SIGTERM during reconciles: active work finishes, exit 0, nothing lost',
+  { timeout: 300_000 },
+  async (t) => {
+    await run(t, { name: 'finish', shutdownSeconds: 20, latencyMs: 250, expect: 'finished' });
+  },
+);
+
+test(
+  'SIGTERM with a grace shorter than a reconcile: work is handed back, exit 0, nothing lost',
+  { timeout: 300_000 },
+  async (t) => {
+    await run(t, { name: 'handback', shutdownSeconds: 1, latencyMs: 1500, expect: 'handed back' });
+  },
+);

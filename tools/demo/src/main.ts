@@ -1,0 +1,175 @@
+// npm run demo: the embedded default. kube-sim as the cluster, a Redis, the watcher and two workers,
+// the CRD and the examples applied, and a live table of PodSets until Ctrl-C.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startKubeSim, type KubeObject } from '@podset/kube-sim';
+import { freePort } from '@podset/testkit';
+import { parseAllDocuments } from 'yaml';
+import { startApp, stopAll, type Child } from './processes.ts';
+import { demoRedis, type DemoRedis } from './redis.ts';
+import { isConverged, renderTable, toRow } from './table.ts';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const USAGE = `usage: npm run demo -- [--workers N] [--port N] [--dashboard-port N] [--dir DIR] [--until-converged] [--timeout-seconds N]`;
+
+const { values } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        workers: { type: 'string', default: '2' },
+        port: { type: 'string', default: '0' },
+        'dashboard-port': { type: 'string', default: '0' },
+        dir: { type: 'string', default: path.join(process.cwd(), '.tmp', 'demo') },
+        'until-converged': { type: 'boolean', default: false },
+        'timeout-seconds': { type: 'string', default: '120' },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+    });
+  } catch (err) {
+    process.stderr.write(`demo: ${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
+    process.exit(2);
+  }
+})();
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const workers = wholeNumber('workers', values.workers, 1);
+const port = wholeNumber('port', values.port, 0);
+const dashboardPort = wholeNumber('dashboard-port', values['dashboard-port'], 0) || (await freePort());
+const dashboardToken = process.env.DASHBOARD_TOKEN ?? randomBytes(18).toString('base64url');
+const timeoutMs = wholeNumber('timeout-seconds', values['timeout-seconds'], 1) * 1000;
+const dir = path.resolve(values.dir);
+const logDir = path.join(dir, 'logs');
+mkdirSync(logDir, { recursive: true });
+
+function wholeNumber(flag: string, raw: string, min: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) {
+    process.stderr.write(`demo: --${flag} must be a whole number ≥ ${min}, got "${raw}"\n${USAGE}\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+function manifests(file: string): KubeObject[] {
+  return parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((doc) => doc.toJS() as KubeObject | null)
+    .filter((o): o is KubeObject => o !== null);
+}
+
+let redis: DemoRedis;
+try {
+  redis = await demoRedis(process.env);
+} catch (err) {
+  process.stderr.write(`demo: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}
+const kubeconfigPath = path.join(dir, 'kubeconfig');
+const sim = await startKubeSim({ port, kubeconfigPath, auditLog: path.join(logDir, 'kube-sim-audit.jsonl') });
+const cluster = sim.cluster;
+
+for (const crd of manifests(path.join(repo, 'crds', 'podset.yaml'))) {
+  cluster.create('customresourcedefinitions.apiextensions.k8s.io', crd);
+}
+
+const common = { REDIS_URL: redis.url, LOG_LEVEL: 'info', HTTP_PORT: '0' };
+const children: Child[] = [
+  startApp(
+    'watcher',
+    path.join(repo, 'apps/watcher/src/main.ts'),
+    { ...common, KUBECONFIG: sim.kubeconfigFor('watcher'), POD_NAME: 'watcher-0' },
+    logDir,
+  ),
+];
+for (let i = 0; i < workers; i++) {
+  children.push(
+    startApp(
+      `worker-${i}`,
+      path.join(repo, 'apps/worker/src/main.ts'),
+      { ...common, KUBECONFIG: sim.kubeconfigFor('worker'), POD_NAME: `worker-${i}` },
+      logDir,
+    ),
+  );
+}
+children.push(
+  startApp(
+    'dashboard',
+    path.join(repo, 'apps/dashboard/src/main.ts'),
+    {
+      ...common,
+      KUBECONFIG: sim.kubeconfigFor('viewer'),
+      DASHBOARD_PORT: String(dashboardPort),
+      DASHBOARD_HOST: '127.0.0.1',
+      DASHBOARD_TOKEN: dashboardToken,
+    },
+    logDir,
+  ),
+);
+for (const child of children) {
+  child.process.once('exit', (code, signal) => {
+    if (!stopping) {
+      process.stderr.write(`demo: ${child.name} exited (${signal ?? code}); see ${child.logFile}\n`);
+      void shutdown(1);
+    }
+  });
+}
+
+const examplesDir = path.join(repo, 'examples');
+for (const file of readdirSync(examplesDir)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort()) {
+  for (const object of manifests(path.join(examplesDir, file))) cluster.create('podsets.podset.io', object);
+}
+
+const banner = [
+  `kube-sim  ${sim.httpsUrl}   Redis ${redis.url} (${redis.origin})   workers ${workers}`,
+  `kubeconfig ${kubeconfigPath}`,
+  `dashboard http://127.0.0.1:${dashboardPort}/   token ${dashboardToken}   (read-only; log in with the token)`,
+  `try, from another terminal:`,
+  `  kubectl --kubeconfig ${kubeconfigPath} scale ps web --replicas=5`,
+  `  kubectl --kubeconfig ${kubeconfigPath} get ps,pods`,
+  `logs in ${logDir}   Ctrl-C stops everything`,
+].join('\n');
+process.stdout.write(`${banner}\n\n`);
+
+let stopping = false;
+async function shutdown(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  clearInterval(ticker);
+  await stopAll(children, 10_000);
+  await sim.close();
+  await redis.close();
+  process.exit(code);
+}
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+const startedAt = Date.now();
+const tty = process.stdout.isTTY === true;
+let lastTable = '';
+const ticker = setInterval(() => {
+  const rows = cluster.list('podsets.podset.io').map(toRow);
+  const table = renderTable(rows);
+  const converged = rows.length > 0 && rows.every(isConverged);
+  if (tty) {
+    process.stdout.write(`\x1b[H\x1b[2J${banner}\n\n${table}\n`);
+  } else if (table !== lastTable) {
+    process.stdout.write(`${table}\n\n`);
+  }
+  lastTable = table;
+  if (values['until-converged']) {
+    if (converged) {
+      process.stdout.write(`demo: all ${rows.length} PodSets converged in ${Date.now() - startedAt} ms\n`);
+      void shutdown(0);
+    } else if (Date.now() - startedAt > timeoutMs) {
+      process.stderr.write(`demo: not converged after ${timeoutMs / 1000} s\n`);
+      void shutdown(1);
+    }
+  }
+}, 500);

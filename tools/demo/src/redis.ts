@@ -1,0 +1,27 @@
+// The demo's Redis: REDIS_URL when set, else a redis-server of our own on a free port.
+import { spawnSync } from 'node:child_process';
+import { startRedis } from '@podset/testkit';
+
+export interface DemoRedis {
+  url: string;
+  /** How the URL was obtained, for the banner. */
+  origin: string;
+  close(): Promise<void>;
+}
+
+export async function demoRedis(env: Record<string, string | undefined>): Promise<DemoRedis> {
+  const fromEnv = env['REDIS_URL'];
+  if (fromEnv !== undefined && fromEnv !== '') {
+    return { url: fromEnv, origin: 'REDIS_URL', close: async () => {} };
+  }
+  const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  if (probe.error !== undefined) {
+    throw new Error(
+      'no Redis: REDIS_URL is not set and redis-server is not on PATH.\n' +
+        '  Either install it (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis)\n' +
+        '  or point the demo at one: REDIS_URL=redis://127.0.0.1:6379 npm run demo',
+    );
+  }
+  const server = await startRedis();
+  return { url: server.url, origin: 'a redis-server started for the demo', close: () => server.close() };
+}

@@ -1,0 +1,75 @@
+// The audit log: every request, in memory (bounded) and optionally as JSON lines in a file.
+import { createWriteStream, type WriteStream } from 'node:fs';
+
+export interface AuditEntry {
+  time: string;
+  userAgent: string;
+  user: string;
+  verb: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  code: number;
+  latencyMs: number;
+  method: string;
+  path: string;
+}
+
+export type AuditQuery = Partial<
+  Pick<AuditEntry, 'user' | 'verb' | 'resource' | 'subresource' | 'namespace' | 'name' | 'code'>
+> & { since?: string };
+
+export class Audit {
+  private entries: AuditEntry[] = [];
+  private readonly max: number;
+  private file: WriteStream | undefined;
+  private readonly listeners = new Set<(e: AuditEntry) => void>();
+
+  constructor(opts: { file?: string; max?: number } = {}) {
+    this.max = opts.max ?? 200_000;
+    if (opts.file) this.file = createWriteStream(opts.file, { flags: 'a' });
+  }
+
+  record(e: AuditEntry): void {
+    this.entries.push(e);
+    if (this.entries.length > this.max * 1.25)
+      this.entries = this.entries.slice(this.entries.length - this.max);
+    this.file?.write(JSON.stringify(e) + '\n');
+    for (const l of this.listeners) l(e);
+  }
+
+  /** Entries matching every given field, oldest first. */
+  query(q: AuditQuery = {}): AuditEntry[] {
+    return this.entries.filter(
+      (e) =>
+        (q.user === undefined || e.user === q.user) &&
+        (q.verb === undefined || e.verb === q.verb) &&
+        (q.resource === undefined || e.resource === q.resource) &&
+        (q.subresource === undefined || e.subresource === q.subresource) &&
+        (q.namespace === undefined || e.namespace === q.namespace) &&
+        (q.name === undefined || e.name === q.name) &&
+        (q.code === undefined || e.code === q.code) &&
+        (q.since === undefined || e.time >= q.since),
+    );
+  }
+
+  all(): AuditEntry[] {
+    return [...this.entries];
+  }
+
+  clear(): void {
+    this.entries = [];
+  }
+
+  onEntry(l: (e: AuditEntry) => void): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  async close(): Promise<void> {
+    const f = this.file;
+    this.file = undefined;
+    if (f) await new Promise<void>((resolve) => f.end(resolve));
+  }
+}

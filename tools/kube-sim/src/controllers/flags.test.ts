@@ -1,0 +1,54 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseArgs } from 'node:util';
+import { controllerFlagOptions, controllerOptionsFromFlags } from './flags.ts';
+
+function parse(args: string[]) {
+  const { values } = parseArgs({ args, options: controllerFlagOptions, strict: true });
+  return controllerOptionsFromFlags(values);
+}
+
+test('flags map to controller options; absent flags stay absent (defaults apply)', () => {
+  assert.deepEqual(parse([]), {});
+  assert.deepEqual(
+    parse([
+      '--nodes=5',
+      '--startup-delay-ms',
+      '10',
+      '--startup-jitter-ms=0',
+      '--fail-fraction=0.1',
+      '--never-ready-fraction=0.2',
+      '--container-exit-ms=50',
+      '--succeed-after-ms=70',
+      '--seed=7',
+      '--pod-events',
+      '--no-gc',
+      '--no-namespace-controller',
+    ]),
+    {
+      nodes: 5,
+      startupDelayMs: 10,
+      startupJitterMs: 0,
+      failFraction: 0.1,
+      neverReadyFraction: 0.2,
+      containerExitMs: 50,
+      succeedAfterMs: 70,
+      seed: 7,
+      podEvents: true,
+      garbageCollector: false,
+      namespaceController: false,
+    },
+  );
+});
+
+test('bad flag values are refused, naming the flag', () => {
+  assert.throws(() => parse(['--nodes=three']), /--nodes must be a number/);
+  assert.throws(() => parse(['--fail-fraction=2']), /--fail-fraction must be a number in \[0, 1\]/);
+  assert.throws(
+    () => parse(['--fail-fraction=0.7', '--never-ready-fraction=0.7']),
+    /--fail-fraction \+ --never-ready-fraction/,
+  );
+  assert.throws(() => parse(['--container-exit-ms=-5']), /--container-exit-ms must be a non-negative/);
+  assert.throws(() => parse(['--seed=1.5']), /--seed must be an integer/);
+  assert.throws(() => parse(['--startup-delay-ms=']), /--startup-delay-ms must be a number/);
+});

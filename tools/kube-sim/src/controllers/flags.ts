@@ -1,0 +1,76 @@
+// Command-line flags for the controller options, for kube-sim's main.ts:
+//
+//   const { values } = parseArgs({ options: { ...ownOptions, ...controllerFlagOptions }, strict: true });
+//   const controllerOptions = { podLifecycle: !values['no-lifecycle'], ...controllerOptionsFromFlags(values) };
+//
+// `--no-lifecycle` and `--no-controllers` stay with main.ts.
+import { resolveControllerOptions, type ControllerOptions } from './index.ts';
+
+type NumberOption =
+  | 'nodes'
+  | 'startupDelayMs'
+  | 'startupJitterMs'
+  | 'failFraction'
+  | 'neverReadyFraction'
+  | 'containerExitMs'
+  | 'succeedAfterMs'
+  | 'seed';
+
+const numberFlags: [flag: string, option: NumberOption][] = [
+  ['nodes', 'nodes'],
+  ['startup-delay-ms', 'startupDelayMs'],
+  ['startup-jitter-ms', 'startupJitterMs'],
+  ['fail-fraction', 'failFraction'],
+  ['never-ready-fraction', 'neverReadyFraction'],
+  ['container-exit-ms', 'containerExitMs'],
+  ['succeed-after-ms', 'succeedAfterMs'],
+  ['seed', 'seed'],
+];
+
+/** node:util parseArgs option specs for the controller flags. */
+export const controllerFlagOptions = {
+  nodes: { type: 'string' },
+  'startup-delay-ms': { type: 'string' },
+  'startup-jitter-ms': { type: 'string' },
+  'fail-fraction': { type: 'string' },
+  'never-ready-fraction': { type: 'string' },
+  'container-exit-ms': { type: 'string' },
+  'succeed-after-ms': { type: 'string' },
+  seed: { type: 'string' },
+  'pod-events': { type: 'boolean' },
+  'no-gc': { type: 'boolean' },
+  'no-namespace-controller': { type: 'boolean' },
+} as const;
+
+export const controllerFlagsUsage = `  [--nodes N] [--startup-delay-ms N] [--startup-jitter-ms N] [--fail-fraction F]
+  [--never-ready-fraction F] [--container-exit-ms N] [--succeed-after-ms N] [--seed N] [--pod-events]
+  [--no-gc] [--no-namespace-controller]`;
+
+/**
+ * Turns parsed flag values into ControllerOptions (only the flags given), validated: throws an Error naming
+ * the flag (e.g. `--fail-fraction must be a number in [0, 1], got 2`).
+ */
+export function controllerOptionsFromFlags(
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>,
+): ControllerOptions {
+  const out: ControllerOptions = {};
+  for (const [flag, option] of numberFlags) {
+    const v = values[flag];
+    if (v === undefined) continue;
+    const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
+    if (!Number.isFinite(n)) throw new Error(`kube-sim: --${flag} must be a number, got "${String(v)}"`);
+    out[option] = n;
+  }
+  if (values['pod-events'] === true) out.podEvents = true;
+  if (values['no-gc'] === true) out.garbageCollector = false;
+  if (values['no-namespace-controller'] === true) out.namespaceController = false;
+  try {
+    resolveControllerOptions(out);
+  } catch (err) {
+    let message = err instanceof Error ? err.message : String(err);
+    for (const [flag, option] of numberFlags)
+      message = message.replace(new RegExp(`\\b${option}\\b`, 'g'), `--${flag}`);
+    throw new Error(message.replace('kube-sim controllers: option ', 'kube-sim: '));
+  }
+  return out;
+}

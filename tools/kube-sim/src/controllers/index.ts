@@ -1,0 +1,208 @@
+// kube-sim's in-process controllers: simulated nodes, pod lifecycle (scheduler + kubelet), garbage
+// collector (ownerReferences: Background, Foreground, Orphan) and namespace deletion. They talk to the store
+// only through ClusterAccess and react to its events (no polling).
+import type { ClusterAccess } from '../types.ts';
+import { startGarbageCollector } from './gc.ts';
+import { startNamespaceController } from './namespaces.ts';
+import { ensureNodes } from './nodes.ts';
+import { startPodLifecycle } from './pods.ts';
+import { defaultErrorReporter, type ErrorReporter } from './util.ts';
+
+export { FATE_ANNOTATION, STARTUP_DELAY_ANNOTATION, EXIT_DELAY_ANNOTATION, type PodFate } from './pods.ts';
+export type { ErrorReporter } from './util.ts';
+
+/** All optional; the defaults are in `defaultControllerOptions`. */
+export interface ControllerOptions {
+  /** Simulated nodes created at start (`sim-node-1..N`, Ready). 0 creates none. Default 3. */
+  nodes?: number;
+  /** Prefix of simulated node names. Default `sim-node-`. */
+  nodeNamePrefix?: string;
+  /** status.nodeInfo.kubeletVersion of simulated nodes. Default `v1.32.0`. */
+  kubeletVersion?: string;
+  /** Simulate pod scheduling, start-up and termination. Default true. */
+  podLifecycle?: boolean;
+  /** Minimum Pending → Running delay in ms. Default 200. */
+  startupDelayMs?: number;
+  /** Random extra start-up delay, uniform in [0, startupJitterMs] ms. Default 600 (so 200–800 ms). */
+  startupJitterMs?: number;
+  /** Fraction 0..1 of pods that end in phase Failed instead of Running. Default 0. */
+  failFraction?: number;
+  /** Fraction 0..1 of pods that run but never become Ready. Default 0. failFraction + this ≤ 1. */
+  neverReadyFraction?: number;
+  /** Time the containers of a deleted pod take to stop; the pod is removed after min(this, its grace
+   * period). Default 300 ms. */
+  containerExitMs?: number;
+  /** Run time of pods annotated `kube-sim.podset.io/fate: succeed` before phase Succeeded. Default 1000 ms. */
+  succeedAfterMs?: number;
+  /** Seed for the random fate and delay choices (repeatable runs). Default: unseeded (Math.random). */
+  seed?: number;
+  /** Record the scheduler's and kubelet's core/v1 Events for pods (Scheduled, Pulled, Created, Started,
+   * Killing, Unhealthy), so `kubectl describe pod` shows them. 1 + 3 per container per pod. Default false
+   * (benchmarks with 100k pods would triple the object count). */
+  podEvents?: boolean;
+  /** Run the ownerReferences garbage collector. Default true. */
+  garbageCollector?: boolean;
+  /** Run the namespace controller (deletes a deleted namespace's content, then the namespace). Default true. */
+  namespaceController?: boolean;
+  /** While a namespace is terminating, re-check it at least this often (ms). Default 1000. */
+  namespaceRecheckMs?: number;
+  /** Where unexpected errors go (404/409 are handled, not reported). Default: one line on stderr. */
+  onError?: ErrorReporter;
+}
+
+export const defaultControllerOptions = {
+  nodes: 3,
+  nodeNamePrefix: 'sim-node-',
+  kubeletVersion: 'v1.32.0',
+  podLifecycle: true,
+  startupDelayMs: 200,
+  startupJitterMs: 600,
+  failFraction: 0,
+  neverReadyFraction: 0,
+  containerExitMs: 300,
+  succeedAfterMs: 1000,
+  seed: undefined as number | undefined,
+  podEvents: false,
+  garbageCollector: true,
+  namespaceController: true,
+  namespaceRecheckMs: 1000,
+  onError: defaultErrorReporter,
+} satisfies Required<Omit<ControllerOptions, 'seed'>> & { seed: number | undefined };
+
+export type ResolvedControllerOptions = typeof defaultControllerOptions;
+
+/** Fills in defaults and validates; throws an Error naming the offending option. */
+export function resolveControllerOptions(options: ControllerOptions = {}): ResolvedControllerOptions {
+  const o: ResolvedControllerOptions = { ...defaultControllerOptions };
+  for (const [k, v] of Object.entries(options)) {
+    if (!(k in defaultControllerOptions)) {
+      throw new Error(
+        `kube-sim controllers: unknown option ${k} (known: ${Object.keys(defaultControllerOptions).join(', ')})`,
+      );
+    }
+    if (v !== undefined) (o as Record<string, unknown>)[k] = v;
+  }
+  for (const name of ['podLifecycle', 'garbageCollector', 'namespaceController', 'podEvents'] as const) {
+    if (typeof o[name] !== 'boolean')
+      throw new Error(`kube-sim controllers: option ${name} must be a boolean, got ${String(o[name])}`);
+  }
+  if (typeof o.onError !== 'function')
+    throw new Error('kube-sim controllers: option onError must be a function');
+  const nonNegative = (name: keyof ResolvedControllerOptions, integer = false): void => {
+    const v = o[name];
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (integer && !Number.isInteger(v))) {
+      throw new Error(
+        `kube-sim controllers: option ${name} must be a non-negative ${integer ? 'integer' : 'number'}, got ${String(v)}`,
+      );
+    }
+  };
+  nonNegative('nodes', true);
+  nonNegative('startupDelayMs');
+  nonNegative('startupJitterMs');
+  nonNegative('containerExitMs');
+  nonNegative('succeedAfterMs');
+  nonNegative('namespaceRecheckMs');
+  if (o.namespaceRecheckMs < 10)
+    throw new Error('kube-sim controllers: option namespaceRecheckMs must be ≥ 10');
+  for (const name of ['failFraction', 'neverReadyFraction'] as const) {
+    const v = o[name];
+    if (typeof v !== 'number' || !(v >= 0 && v <= 1)) {
+      throw new Error(`kube-sim controllers: option ${name} must be a number in [0, 1], got ${String(v)}`);
+    }
+  }
+  if (o.failFraction + o.neverReadyFraction > 1) {
+    throw new Error('kube-sim controllers: failFraction + neverReadyFraction must not exceed 1');
+  }
+  if (o.seed !== undefined && !Number.isInteger(o.seed)) {
+    throw new Error(`kube-sim controllers: option seed must be an integer, got ${String(o.seed)}`);
+  }
+  return o;
+}
+
+/** The pod-lifecycle options that may be changed while running (`Controllers.configure`). */
+export type RuntimeControllerOptions = Pick<
+  ControllerOptions,
+  | 'startupDelayMs'
+  | 'startupJitterMs'
+  | 'failFraction'
+  | 'neverReadyFraction'
+  | 'containerExitMs'
+  | 'succeedAfterMs'
+  | 'podEvents'
+>;
+const RUNTIME_OPTIONS: readonly string[] = [
+  'startupDelayMs',
+  'startupJitterMs',
+  'failFraction',
+  'neverReadyFraction',
+  'containerExitMs',
+  'succeedAfterMs',
+  'podEvents',
+];
+
+export interface Controllers {
+  /** Unsubscribes and cancels every timer; idempotent. */
+  stop(): void;
+  /**
+   * Changes pod-lifecycle options at run time (e.g. a chaos test raising failFraction); applies to pods
+   * scheduled (fate, delay) or deleted (exit time) from now on. Validated like the start options.
+   */
+  configure(changes: RuntimeControllerOptions): void;
+  /** The options in force (defaults filled in). */
+  options(): Readonly<ResolvedControllerOptions>;
+}
+
+/**
+ * Starts the controllers against a store. Nodes are created synchronously before this returns; the other
+ * controllers start from a full list and then follow the store's events. `stop()` unsubscribes and cancels
+ * every timer (pods keep whatever state they had).
+ */
+export function startControllers(cluster: ClusterAccess, options: ControllerOptions = {}): Controllers {
+  const o = resolveControllerOptions(options);
+  const stops: (() => void)[] = [];
+  try {
+    if (o.nodes > 0) {
+      ensureNodes(cluster, {
+        count: o.nodes,
+        namePrefix: o.nodeNamePrefix,
+        kubeletVersion: o.kubeletVersion,
+      });
+    }
+    if (o.podLifecycle) {
+      const c = startPodLifecycle(cluster, o, o.onError);
+      stops.push(() => c.stop());
+    }
+    if (o.garbageCollector) {
+      const c = startGarbageCollector(cluster, o.onError);
+      stops.push(() => c.stop());
+    }
+    if (o.namespaceController) {
+      const c = startNamespaceController(cluster, { recheckMs: o.namespaceRecheckMs }, o.onError);
+      stops.push(() => c.stop());
+    }
+  } catch (err) {
+    for (const s of stops) s();
+    throw err;
+  }
+  let stopped = false;
+  return {
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const s of stops.reverse()) s();
+    },
+    configure(changes) {
+      for (const k of Object.keys(changes)) {
+        if (!RUNTIME_OPTIONS.includes(k))
+          throw new Error(`kube-sim controllers: option ${k} cannot be changed at run time`);
+      }
+      const { onError: _onError, ...current } = o;
+      const next = resolveControllerOptions({ ...current, onError: o.onError, ...changes });
+      // The pod-lifecycle controller reads `o` on every decision: update it in place.
+      Object.assign(o, next);
+    },
+    options() {
+      return { ...o };
+    },
+  };
+}

@@ -1,0 +1,209 @@
+// kube-sim: an in-memory Kubernetes API server for tests, demos and benchmarks.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Api } from './api.ts';
+import { Audit } from './audit.ts';
+import { Auth, type AuthOptions } from './auth.ts';
+import { Cluster } from './cluster.ts';
+import { type FaultOptions, Faults } from './faults.ts';
+import { kubeconfigYaml, writeKubeconfig } from './kubeconfig.ts';
+import { Registry } from './registry.ts';
+import { KubeServer } from './server.ts';
+import { Store } from './store.ts';
+import { CA_CERT } from './tls.ts';
+import { type ControllerOptions, type Controllers, startControllers } from './controllers/index.ts';
+import type { ClusterAccess, ResourceType } from './types.ts';
+import { WatchHub } from './watch.ts';
+
+export type { AuditEntry, AuditQuery } from './audit.ts';
+export type { ErrorRule, FaultOptions } from './faults.ts';
+export type { ControllerOptions, Controllers, RuntimeControllerOptions } from './controllers/index.ts';
+export { Audit } from './audit.ts';
+export { Faults } from './faults.ts';
+/** The simulator's seeded PRNG (mulberry32), for tests and tools that want the same repeatable randomness. */
+export { seededRandom } from './controllers/util.ts';
+export * from './types.ts';
+
+export interface KubeSimOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  host?: string;
+  /** Where to write the admin kubeconfig (default: a file in a fresh temp directory). */
+  kubeconfigPath?: string;
+  /** Identity of the written kubeconfig (default admin). */
+  kubeconfigIdentity?: string;
+  /** Also write one kubeconfig per identity as `<dir>/<identity>` (mode 0644). */
+  kubeconfigDir?: string;
+  /**
+   * The server URL written into kubeconfigs (default https://<host>:<port>), e.g. `https://kube-sim:6443` when
+   * clients reach the simulator by another name; an https host the certificate doesn't name gets
+   * `tls-server-name: localhost`.
+   */
+  advertiseUrl?: string;
+  /** Append every request as a JSON line to this file. */
+  auditLog?: string;
+  /** Tokens and identities (default: admin, watcher, worker, controller, viewer; viewer is read-only). */
+  auth?: AuthOptions;
+  /** How many committed events are kept for watch resume and reads at older resourceVersions (default 20000). */
+  historyLimit?: number;
+  /** How often watches with allowWatchBookmarks get a BOOKMARK (default 10000 ms; 0: never). */
+  bookmarkIntervalMs?: number;
+  faults?: FaultOptions;
+  /** Run the in-process controllers: simulated nodes, pod lifecycle, GC, namespaces (default true). */
+  controllers?: boolean;
+  /** Passed to startControllers (e.g. `{ podLifecycle: false, nodes: 5, failFraction: 0.1 }`). */
+  controllerOptions?: ControllerOptions;
+  /** Serve apidiscovery.k8s.io/v2 aggregated discovery (default true). */
+  aggregatedDiscovery?: boolean;
+}
+
+export interface KubeSim {
+  /** http://127.0.0.1:<port>: for plain clients (send `Authorization: Bearer <token>`). */
+  url: string;
+  /** https://127.0.0.1:<port> (same port; what the kubeconfigs use, with the CA in them). */
+  httpsUrl: string;
+  /** The CA certificate (PEM) that signed the server certificate. */
+  caCert: string;
+  port: number;
+  /** The kubeconfig written for the default identity (admin). */
+  kubeconfigPath: string;
+  /** Bearer token per identity. */
+  tokens: Record<string, string>;
+  /** Writes (once) and returns the path of a kubeconfig for that identity. */
+  kubeconfigFor(identity: string): string;
+  /** The kubeconfig text for an identity (for KubeConfig.loadFromString). */
+  kubeconfigYaml(identity?: string): string;
+  faults: Faults;
+  audit: Audit;
+  cluster: ClusterAccess;
+  /** The in-process controllers (undefined with `controllers: false`): `configure({ failFraction })` at run time. */
+  controllers: Controllers | undefined;
+  /** Current resourceVersion of the store. */
+  resourceVersion(): number;
+  /**
+   * Ends every watch and connection and listens again on the same port; the store is kept (etcd intact).
+   * With `{ compactHistory: true }` the event history is lost too (as a fresh watch cache): resuming a
+   * watch from an older resourceVersion then gets 410 Gone.
+   */
+  restart(opts?: { compactHistory?: boolean }): Promise<void>;
+  /** Refuses connections until resume(). */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const CORE_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSim> {
+  const store = new Store(options.historyLimit ?? 20000);
+  const registry = new Registry();
+  const api = new Api(store, registry);
+  const nsType = registry.lookup('', 'v1', 'namespaces') as ResourceType;
+  for (const ns of CORE_NAMESPACES) api.create(nsType, undefined, { metadata: { name: ns } });
+  const faults = new Faults(options.faults);
+  faults.setHistoryLimit = (n) => store.setHistoryLimit(n);
+  faults.compactHistory = () => store.compact();
+  const audit = new Audit(options.auditLog ? { file: options.auditLog } : {});
+  const auth = new Auth(options.auth);
+  const hub = new WatchHub(store, api, faults, options.bookmarkIntervalMs ?? 10_000);
+  faults.stallWatches = () => hub.stallAll();
+  const server = new KubeServer({
+    api,
+    registry,
+    hub,
+    auth,
+    audit,
+    faults,
+    aggregatedDiscovery: options.aggregatedDiscovery ?? true,
+  });
+  await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  const url = server.url;
+  const httpsUrl = server.httpsUrl;
+  const port = Number(new URL(url).port);
+  const cluster = new Cluster(api);
+
+  let tmpDir: string | undefined;
+  const dir = (): string => (tmpDir ??= mkdtempSync(join(tmpdir(), 'kube-sim-')));
+  const mainIdentity = options.kubeconfigIdentity ?? 'admin';
+  const tokenOf = (identity: string): string => {
+    const tok = auth.tokens[identity];
+    if (!tok) throw new Error(`kube-sim: unknown identity "${identity}"`);
+    return tok;
+  };
+  const serverUrl = options.advertiseUrl ?? httpsUrl;
+  const kubeconfigPath = options.kubeconfigPath ?? join(dir(), 'kubeconfig');
+  writeKubeconfig(kubeconfigPath, serverUrl, mainIdentity, tokenOf(mainIdentity));
+  const written = new Map<string, string>([[mainIdentity, kubeconfigPath]]);
+  if (options.kubeconfigDir) {
+    mkdirSync(options.kubeconfigDir, { recursive: true });
+    for (const id of Object.keys(auth.tokens)) {
+      writeKubeconfig(join(options.kubeconfigDir, id), serverUrl, id, tokenOf(id), 0o644);
+    }
+  }
+
+  let controllers: Controllers | undefined;
+  if (options.controllers !== false) {
+    try {
+      controllers = startControllers(cluster, options.controllerOptions ?? {});
+    } catch (e) {
+      await server.stopListening();
+      throw e;
+    }
+    api.namespaceController = options.controllerOptions?.namespaceController !== false;
+  }
+  server.deps.configureControllers = controllers
+    ? (changes) => {
+        controllers?.configure(changes);
+        return controllers?.options() ?? {};
+      }
+    : undefined;
+
+  let closed = false;
+  return {
+    url,
+    httpsUrl,
+    caCert: CA_CERT,
+    port,
+    kubeconfigPath,
+    tokens: auth.tokens,
+    kubeconfigFor(identity: string): string {
+      let p = written.get(identity);
+      if (!p) {
+        p = join(dir(), `kubeconfig-${identity}`);
+        writeKubeconfig(p, serverUrl, identity, tokenOf(identity));
+        written.set(identity, p);
+      }
+      return p;
+    },
+    kubeconfigYaml(identity = mainIdentity): string {
+      return kubeconfigYaml(serverUrl, identity, tokenOf(identity));
+    },
+    faults,
+    audit,
+    cluster,
+    controllers,
+    resourceVersion: () => store.resourceVersion,
+    async restart(opts: { compactHistory?: boolean } = {}): Promise<void> {
+      await server.stopListening();
+      if (opts.compactHistory) store.compact();
+      await server.relisten();
+    },
+    async pause(): Promise<void> {
+      await server.stopListening();
+    },
+    async resume(): Promise<void> {
+      await server.relisten();
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      controllers?.stop();
+      cluster.close();
+      hub.stop();
+      await server.stopListening();
+      await audit.close();
+      if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+    },
+  };
+}
