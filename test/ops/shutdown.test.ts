@@ -3,13 +3,24 @@
 // out), exits 0 before the orchestrator's SIGKILL, and no request is lost: another worker reconciles
 // every key afterwards and every PodSet converges.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { test, type TestContext } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { ReconcileQueue } from '@podset/queue';
 import type { KubeObject } from '@podset/kube-sim';
 import type { Job } from 'bullmq';
-import { applyCrd, podSetManifest, sleep, startEnv } from '../e2e/support/harness.ts';
+import {
+  Proc,
+  WATCHER_MAIN,
+  WORKER_MAIN,
+  applyCrd,
+  podSetManifest,
+  sleep,
+  startEnv,
+} from '../e2e/support/harness.ts';
 import { PODSETS } from '../e2e/support/check.ts';
-import { waitForLog } from './support.ts';
+import { DASHBOARD_MAIN, newToken, waitForLog } from './support.ts';
 
 /** Kubernetes' default terminationGracePeriodSeconds: SIGKILL follows SIGTERM after this. */
 const KILL_AFTER_MS = 30_000;
@@ -129,3 +140,73 @@ test(
     await run(t, { name: 'handback', shutdownSeconds: 1, latencyMs: 1500, expect: 'handed back' });
   },
 );
+
+test(
+  'SIGTERM while an app is still loading: it stops as soon as it has started and exits 0',
+  { timeout: 120_000 },
+  async (t) => {
+    const env = await startEnv({ name: 'ops-shutdown-early' });
+    t.after(() => env.close());
+    await applyCrd(env);
+    const probe = pathToFileURL(path.join(import.meta.dirname, 'signal-probe.ts')).href;
+    const apps: [string, string, Record<string, string>][] = [
+      ['worker', WORKER_MAIN, { KUBECONFIG: env.sim.kubeconfigFor('worker') }],
+      ['watcher', WATCHER_MAIN, { KUBECONFIG: env.sim.kubeconfigFor('watcher') }],
+      [
+        'dashboard',
+        DASHBOARD_MAIN,
+        {
+          KUBECONFIG: env.sim.kubeconfigFor('viewer'),
+          DASHBOARD_PORT: '0',
+          DASHBOARD_HOST: '127.0.0.1',
+          DASHBOARD_TOKEN: newToken(),
+        },
+      ],
+    ];
+    for (const [app, main, appEnv] of apps) {
+      const name = `${app}-early`;
+      const proc = new Proc(
+        name,
+        ['--import', probe, main],
+        { REDIS_URL: env.redis.url, HTTP_PORT: '0', LOG_LEVEL: 'info', POD_NAME: name, ...appEnv },
+        env.logDir,
+      );
+      env.procs.push(proc);
+      // The probe stops the process right after its handler went in, before the app's modules load.
+      const deadline = Date.now() + 60_000;
+      while (!(proc.lines().some((l) => l.startsWith('signal-probe:')) && processState(proc.pid) === 'T')) {
+        assert.ok(
+          proc.running && Date.now() < deadline,
+          `${name} never installed a SIGTERM handler\n${proc.describe()}`,
+        );
+        await sleep(5);
+      }
+      const first = proc.lines()[0] ?? '';
+      assert.ok(
+        first.startsWith('signal-probe:'),
+        `${name} has its handler before its start-up (first output line: ${first})\n${proc.describe()}`,
+      );
+      // Pending when it resumes: the kernel hands it to the app's handler, not the default (death).
+      proc.child.kill('SIGTERM');
+      proc.child.kill('SIGCONT');
+      const timer = setTimeout(() => proc.child.kill('SIGKILL'), 30_000);
+      const exit = await proc.exited;
+      clearTimeout(timer);
+      assert.deepEqual(exit, { code: 0, signal: null }, `${name} exits 0\n${proc.describe()}`);
+      assert.ok(
+        proc.lines().some((l) => l.includes('"msg":"shutting down"')),
+        `${name} ran its stop\n${proc.describe()}`,
+      );
+    }
+  },
+);
+
+/** The one-letter state of a Linux process (T: stopped), from /proc. */
+function processState(pid: number | undefined): string | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+  } catch {
+    return undefined;
+  }
+}

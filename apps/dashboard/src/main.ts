@@ -1,65 +1,7 @@
-// podset-dashboard: config → dependencies → start. Refuses to start without credentials.
-// SIGTERM/SIGINT: stop serving, close connections, exit 0.
-import { ConfigError, loadConfigOrExit } from '@podset/config';
-import { loadKubeConfigOrExit } from '@podset/kube';
-import { redisConnectorOrExit } from '@podset/queue';
-import { pino } from 'pino';
-import { credentialsOf, dashboardEnv, eventLogKeys } from './config.ts';
-import { startDashboard } from './server.ts';
+// podset-dashboard's entry point. The signal handlers go in before anything heavy loads, so a SIGTERM
+// during start-up stops it cleanly (exit 0) instead of killing it by the signal; the app is in app.ts.
+import { Shutdown } from '@podset/runtime';
 
-const config = loadConfigOrExit('podset-dashboard', dashboardEnv);
-const redis = redisConnectorOrExit('podset-dashboard', config);
-const { credentials, problems } = credentialsOf(config);
-if (problems.length > 0) {
-  process.stderr.write(`podset-dashboard: ${new ConfigError(problems).message}\n`);
-  process.exit(2);
-}
-const log = pino({ name: 'podset-dashboard', level: config.LOG_LEVEL });
-
-const kubeConfig = loadKubeConfigOrExit('podset-dashboard', {
-  ...(config.KUBECONFIG !== undefined ? { kubeconfig: config.KUBECONFIG } : {}),
-  inCluster: config.KUBE_IN_CLUSTER,
-});
-
-const dashboard = await startDashboard(
-  {
-    kubeConfig,
-    redis,
-    queueName: config.QUEUE_NAME,
-    queuePrefix: config.QUEUE_PREFIX,
-    eventLogKeys: eventLogKeys(config),
-    port: config.DASHBOARD_PORT,
-    host: config.DASHBOARD_HOST,
-    credentials,
-    readOnly: config.DASHBOARD_READ_ONLY,
-    secureCookie: config.DASHBOARD_SECURE_COOKIE,
-    eventsPerPodSet: config.EVENTS_PER_PODSET,
-    eventLogScan: config.EVENT_LOG_SCAN,
-    jobScan: config.JOB_SCAN,
-    httpPort: config.HTTP_PORT,
-    kubeQps: config.KUBE_QPS,
-    kubeBurst: config.KUBE_BURST,
-  },
-  { log },
-);
-
-let stopping = false;
-const stop = (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  log.info({ signal }, 'shutting down');
-  const guard = setTimeout(() => {
-    log.error('shutdown did not finish in time; exiting');
-    process.exit(1);
-  }, 10_000);
-  guard.unref();
-  dashboard.close().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      log.error({ err: String(err) }, 'error while shutting down');
-      process.exit(1);
-    },
-  );
-};
-process.on('SIGTERM', () => stop('SIGTERM'));
-process.on('SIGINT', () => stop('SIGINT'));
+const shutdown = new Shutdown({ name: 'podset-dashboard' });
+const { main } = await import('./app.ts');
+await main(shutdown);

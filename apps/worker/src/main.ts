@@ -1,64 +1,8 @@
-// podset-worker: config → dependencies → start. SIGTERM/SIGINT: stop taking work, finish what is
-// active (bounded by SHUTDOWN_TIMEOUT_SECONDS), close connections, exit 0.
-import { loadConfigOrExit } from '@podset/config';
-import { loadKubeConfigOrExit } from '@podset/kube';
-import { redisConnectorOrExit } from '@podset/queue';
-import * as reconcileLib from '@podset/reconcile';
-import { pino } from 'pino';
-import { workerEnv } from './config.ts';
-import { defaultInstance, startWorker } from './worker.ts';
+// podset-worker's entry point. The signal handlers go in before anything heavy loads, so a SIGTERM
+// that arrives while the worker is still loading or connecting stops it cleanly (exit 0) instead of
+// killing it by the signal; the worker itself is in app.ts.
+import { Shutdown } from '@podset/runtime';
 
-const config = loadConfigOrExit('podset-worker', workerEnv);
-const redis = redisConnectorOrExit('podset-worker', config);
-const log = pino({ name: 'podset-worker', level: config.LOG_LEVEL });
-
-const kubeConfig = loadKubeConfigOrExit('podset-worker', {
-  ...(config.KUBECONFIG !== undefined ? { kubeconfig: config.KUBECONFIG } : {}),
-  inCluster: config.KUBE_IN_CLUSTER,
-});
-
-const worker = await startWorker(
-  {
-    kubeConfig,
-    redis,
-    queueName: config.QUEUE_NAME,
-    queuePrefix: config.QUEUE_PREFIX,
-    concurrency: config.WORKER_CONCURRENCY,
-    kubeQps: config.KUBE_QPS,
-    kubeBurst: config.KUBE_BURST,
-    createBurst: config.CREATE_BURST,
-    requeuePendingMs: Math.round(config.REQUEUE_PENDING_SECONDS * 1000),
-    maxAttempts: config.MAX_ATTEMPTS,
-    finishedPodsToKeep: config.FINISHED_PODS_TO_KEEP,
-    shutdownTimeoutMs: Math.round(config.SHUTDOWN_TIMEOUT_SECONDS * 1000),
-    httpPort: config.HTTP_PORT,
-    instance: config.POD_NAME ?? defaultInstance(),
-    listMode: config.LIST_MODE,
-  },
-  { planner: reconcileLib, log },
-);
-
-let stopping = false;
-const stop = (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  log.info({ signal }, 'shutting down');
-  // A hard limit in case close() itself hangs (Redis gone): exit non-zero rather than never.
-  const guard = setTimeout(
-    () => {
-      log.error('shutdown did not finish in time; exiting');
-      process.exit(1);
-    },
-    Math.round(config.SHUTDOWN_TIMEOUT_SECONDS * 1000) + 10_000,
-  );
-  guard.unref();
-  worker.close().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      log.error({ err: String(err) }, 'error while shutting down');
-      process.exit(1);
-    },
-  );
-};
-process.on('SIGTERM', () => stop('SIGTERM'));
-process.on('SIGINT', () => stop('SIGINT'));
+const shutdown = new Shutdown({ name: 'podset-worker' });
+const { main } = await import('./app.ts');
+await main(shutdown);

@@ -1,0 +1,146 @@
+// apps/watcher: config → dependencies → health/metrics server → leader election → (while leader)
+// watch and enqueue. SIGTERM/SIGINT: stop watching, write the checkpoint, release the lease, exit 0.
+import os from 'node:os';
+import { loadConfigOrExit } from '@podset/config';
+import { createKube, loadKubeConfigOrExit } from '@podset/kube';
+import { ReconcileQueue, redisConnectorOrExit } from '@podset/queue';
+import type { Shutdown } from '@podset/runtime';
+import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
+import { redisKeys, watcherEnv } from './config.ts';
+import { EventLog } from './event-log.ts';
+import { startHealthServer, type HealthServer } from './http.ts';
+import { leaseApiOf, watchApiOf } from './kube-api.ts';
+import { LeaderElector } from './leader.ts';
+import { createLogger } from './log.ts';
+import { createWatcherMetrics } from './metrics.ts';
+import { Watcher } from './watcher.ts';
+
+export async function main(shutdown: Shutdown): Promise<void> {
+  const cfg = loadConfigOrExit('watcher', watcherEnv);
+  const redisConnector = redisConnectorOrExit('watcher', cfg);
+  const log = createLogger(cfg.LOG_LEVEL);
+  const identity = cfg.HOLDER_IDENTITY ?? cfg.POD_NAME ?? `${os.hostname()}-${process.pid}`;
+  const keys = redisKeys(cfg);
+  const metrics = createWatcherMetrics();
+
+  const kubeConfig = loadKubeConfigOrExit(
+    'watcher',
+    cfg.KUBECONFIG === undefined ? {} : { kubeconfig: cfg.KUBECONFIG },
+  );
+  const userAgent = `podset-watcher/${identity}`;
+  const onRequest = metrics.onRequest;
+  const kube = createKube(kubeConfig, { qps: cfg.KUBE_QPS, burst: cfg.KUBE_BURST, userAgent, onRequest });
+  // Lease calls get their own client (own rate limiter): a 429 pause or a reconnect storm on the watches
+  // must not delay renewals past the renew deadline.
+  const leaseKube = createKube(kubeConfig, { qps: 5, burst: 10, userAgent, onRequest });
+  const redis = redisConnector.client({ maxRetriesPerRequest: 3 });
+  redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  // Readiness pings on a client that fails at once when disconnected (no offline queue).
+  const probeRedis = redisConnector.client({ enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+  probeRedis.on('error', () => undefined);
+  const queue = new ReconcileQueue({
+    connection: redisConnector,
+    queueName: cfg.QUEUE_NAME,
+    prefix: cfg.QUEUE_PREFIX,
+    attempts: cfg.MAX_ATTEMPTS,
+    onError: (err) => log.warn({ err: err.message }, 'queue connection error'),
+  });
+  metrics.setQueueDepth(cfg.QUEUE_NAME, () =>
+    queue.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed', 'completed'),
+  );
+  const checkpoint = new RedisCheckpoint({
+    redis,
+    key: keys.checkpoint,
+    everyEvents: cfg.CHECKPOINT_EVERY_EVENTS,
+    everyMs: cfg.CHECKPOINT_INTERVAL_MS,
+    logger: log,
+  });
+  const eventLog = new EventLog({ redis, key: keys.eventLog, maxLen: cfg.EVENT_LOG_MAXLEN });
+  const api = watchApiOf(kube);
+  const elector = new LeaderElector({
+    api: leaseApiOf(leaseKube),
+    namespace: cfg.LEASE_NAMESPACE,
+    name: cfg.LEASE_NAME,
+    identity,
+    leaseDurationMs: cfg.LEASE_DURATION_SECONDS * 1000,
+    logger: log,
+  });
+
+  let health: HealthServer | undefined;
+  if (cfg.HTTP_PORT > 0) {
+    const probeNamespace = cfg.WATCH_NAMESPACES[0];
+    health = await startHealthServer({
+      port: cfg.HTTP_PORT,
+      registry: metrics.registry,
+      probes: [
+        { name: 'redis', check: async () => void (await probeRedis.ping()) },
+        {
+          name: 'kubernetes',
+          check: async () =>
+            void (await kube.podSets.list(probeNamespace, { limit: 1, signal: AbortSignal.timeout(3000) })),
+        },
+      ],
+      status: () => ({ leader: elector.isLeader }),
+    }).catch((err: unknown) => {
+      process.stderr.write(`watcher: HTTP_PORT: cannot listen on ${cfg.HTTP_PORT}: ${String(err)}\n`);
+      process.exit(2);
+    });
+  }
+
+  log.info(
+    {
+      identity,
+      namespaces: cfg.WATCH_NAMESPACES.length === 0 ? 'all' : cfg.WATCH_NAMESPACES,
+      lease: `${cfg.LEASE_NAMESPACE}/${cfg.LEASE_NAME}`,
+      queue: `${cfg.QUEUE_PREFIX}:${cfg.QUEUE_NAME}`,
+      redis: redisConnector.target,
+      eventLog: keys.eventLog,
+      server: kube.client.server,
+      httpPort: health?.port ?? 0,
+    },
+    'watcher starting',
+  );
+
+  // Runs until the first signal (already aborted when one came during start-up).
+  const running = (async () => {
+    await elector.run(shutdown.signal, async (leaderSignal) => {
+      metrics.setLeader(true);
+      const watcher = new Watcher({
+        api,
+        queue,
+        checkpoint,
+        eventLog,
+        namespaces: cfg.WATCH_NAMESPACES,
+        resyncPeriodMs: cfg.RESYNC_PERIOD_SECONDS * 1000,
+        watchTimeoutSeconds: cfg.WATCH_TIMEOUT_SECONDS,
+        watchdogMs: cfg.WATCHDOG_SECONDS * 1000,
+        logger: log,
+        hooks: metrics.hooks,
+        onEnqueued: metrics.onEnqueued,
+        watchDataLoss: async (onLoss) => {
+          const detector = new DataLossDetector({ redis, key: keys.sentinel, logger: log, onLoss });
+          await detector.start();
+          return () => detector.stop();
+        },
+      });
+      try {
+        await watcher.run(leaderSignal);
+      } finally {
+        metrics.setLeader(false);
+      }
+    });
+
+    // Stopped: the watches are closed and the checkpoint written; hand the lease over, then close.
+    await elector.release();
+    checkpoint.close();
+    await health?.close();
+    await queue.close().catch(() => undefined);
+    redis.disconnect();
+    probeRedis.disconnect();
+    log.info({}, 'watcher stopped');
+  })();
+  // Bounded: a hung dependency (Redis or the API not answering) must not keep the pod terminating.
+  shutdown.onStop(() => running, { log, timeoutMs: 10_000 });
+  await running;
+  process.exit(0);
+}

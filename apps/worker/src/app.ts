@@ -1,0 +1,48 @@
+// podset-worker: config → dependencies → start. SIGTERM/SIGINT: stop taking work, finish what is
+// active (bounded by SHUTDOWN_TIMEOUT_SECONDS), close connections, exit 0.
+import { loadConfigOrExit } from '@podset/config';
+import { loadKubeConfigOrExit } from '@podset/kube';
+import { redisConnectorOrExit } from '@podset/queue';
+import * as reconcileLib from '@podset/reconcile';
+import type { Shutdown } from '@podset/runtime';
+import { pino } from 'pino';
+import { workerEnv } from './config.ts';
+import { defaultInstance, startWorker } from './worker.ts';
+
+export async function main(shutdown: Shutdown): Promise<void> {
+  const config = loadConfigOrExit('podset-worker', workerEnv);
+  const redis = redisConnectorOrExit('podset-worker', config);
+  const log = pino({ name: 'podset-worker', level: config.LOG_LEVEL });
+
+  const kubeConfig = loadKubeConfigOrExit('podset-worker', {
+    ...(config.KUBECONFIG !== undefined ? { kubeconfig: config.KUBECONFIG } : {}),
+    inCluster: config.KUBE_IN_CLUSTER,
+  });
+
+  const worker = await startWorker(
+    {
+      kubeConfig,
+      redis,
+      queueName: config.QUEUE_NAME,
+      queuePrefix: config.QUEUE_PREFIX,
+      concurrency: config.WORKER_CONCURRENCY,
+      kubeQps: config.KUBE_QPS,
+      kubeBurst: config.KUBE_BURST,
+      createBurst: config.CREATE_BURST,
+      requeuePendingMs: Math.round(config.REQUEUE_PENDING_SECONDS * 1000),
+      maxAttempts: config.MAX_ATTEMPTS,
+      finishedPodsToKeep: config.FINISHED_PODS_TO_KEEP,
+      shutdownTimeoutMs: Math.round(config.SHUTDOWN_TIMEOUT_SECONDS * 1000),
+      httpPort: config.HTTP_PORT,
+      instance: config.POD_NAME ?? defaultInstance(),
+      listMode: config.LIST_MODE,
+    },
+    { planner: reconcileLib, log },
+  );
+
+  shutdown.onStop(() => worker.close(), {
+    log,
+    // A hard limit in case close() itself hangs (Redis gone): exit non-zero rather than never.
+    timeoutMs: Math.round(config.SHUTDOWN_TIMEOUT_SECONDS * 1000) + 10_000,
+  });
+}
