@@ -365,6 +365,10 @@ export function createController(deps: ControllerDeps): Controller {
           ? planner.withoutFailure(plan.status)
           : plan.status;
     if (planner.statusEqual(status, podset.status as PodSetStatus | undefined)) return;
+    if (progressLeftToNextPass(podset, plan, failure)) {
+      log.debug('status change left to the next pass (it will count the pods just created or deleted)');
+      return;
+    }
     ctx.signal?.throwIfAborted();
     const written = await writeStatus(kube, podset, status as unknown as PodSetStatusWire, ctx.signal);
     await remember(key, [written.metadata.resourceVersion]);
@@ -449,6 +453,25 @@ function involvedOf(podset: PodSetWire): InvolvedPodSet {
       ? { resourceVersion: podset.metadata.resourceVersion }
       : {}),
   };
+}
+
+/**
+ * A pass that created or deleted pods, all successfully, leaves its status update to the next pass: the
+ * status was computed from the pods listed before the creates, so it is already out of date; those pods'
+ * watch events bring the next pass within moments (the planned requeue at the latest), and that pass
+ * counts them. One status write per scale-up instead of two (F2 in docs/PERFORMANCE.md). A failure, and
+ * clearing one, are written at once.
+ */
+export function progressLeftToNextPass(
+  podset: PodSetWire,
+  plan: Plan,
+  failure: Failure | undefined,
+): boolean {
+  if (failure !== undefined || plan.requeue === null) return false;
+  if (plan.creates.length + plan.deletes.length === 0) return false;
+  const failing = (conditions: readonly { type: string }[] | undefined) =>
+    (conditions ?? []).some((c) => c.type === 'ReplicaFailure');
+  return !failing(podset.status?.conditions) && !failing(plan.status.conditions);
 }
 
 function requeueOf(plan: Plan): SyncResult {

@@ -202,13 +202,17 @@ test('pods of another owner (a deleted namesake) are neither counted nor touched
 test('409 on status → re-read and re-plan (no duplicate pods, no overwrite)', async () => {
   const ns = await namespace();
   await createPodSet(ns, 'web', 2);
+  // The first pass creates the pods and leaves the status to the next pass, which counts them.
+  await controller.syncHandler(`${ns}/web`);
+  assert.equal(sim.audit.query({ namespace: ns, verb: 'update', resource: 'podsets' }).length, 0);
+  const since = new Date().toISOString();
   // One conflict on the status subresource, as if another writer won the race.
   sim.faults.addError({ verb: 'update', resource: 'podsets', code: 409, reason: 'Conflict', times: 1 });
   await controller.syncHandler(`${ns}/web`);
   const puts = sim.audit.query({ namespace: ns, verb: 'update', resource: 'podsets' });
   assert.equal(puts.length, 2, 'one 409, then one write after re-reading');
   assert.equal(puts[0]?.code, 409);
-  const gets = sim.audit.query({ namespace: ns, verb: 'get', resource: 'podsets' });
+  const gets = sim.audit.query({ namespace: ns, verb: 'get', resource: 'podsets', since });
   assert.equal(gets.length, 2, 'the PodSet was read again');
   assert.equal((await podsOf(ns, 'web')).length, 2, 'the re-plan saw the pods already created');
 });

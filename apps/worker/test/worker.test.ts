@@ -82,7 +82,9 @@ test('a request reconciles the PodSet; /metrics and /readyz answer', async () =>
   await withWorker(f, s, async (w, q) => {
     await q.request('default/web', { source: 'live', reason: 'test' });
     await until('3 pods', () => f.pods.size === 3);
-    await until('status written', () => f.podsets.get('default/web')?.status !== undefined);
+    // The pods' watch events (the watcher's requests) bring the pass that counts them and writes status.
+    await q.request('default/web', { source: 'live', reason: 'pods added' });
+    await until('status written', () => f.podsets.get('default/web')?.status?.replicas === 3);
     const ready = await fetch(`http://127.0.0.1:${w.httpPort}/readyz`);
     assert.equal(ready.status, 200);
     assert.match(await ready.text(), /redis: ok\nkubernetes: ok/);
