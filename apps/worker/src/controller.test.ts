@@ -5,20 +5,28 @@ import { test } from 'node:test';
 import * as planner from '@podset/reconcile';
 import { pino } from 'pino';
 import { apiError, fakeKube, makeAllReady, type FakeKube } from '../test/fake-kube.ts';
-import { CLEANUP_FINALIZER, createController, ReconcileError } from './controller.ts';
+import {
+  CLEANUP_FINALIZER,
+  createController,
+  ReconcileError,
+  type ControllerDeps,
+  type ControllerOptions,
+} from './controller.ts';
 import { createEventRecorder } from './events.ts';
 
 const log = pino({ level: 'silent' });
 
-function setup(createBurst = 4) {
+function setup(createBurst = 4, extra: Pick<ControllerDeps, 'cleanup'> & Partial<ControllerOptions> = {}) {
   const f = fakeKube();
   const events = createEventRecorder({ kube: f.kube, log, instance: 'test' });
+  const { cleanup, ...more } = extra;
   const controller = createController({
     kube: f.kube,
     planner,
     events,
     log,
-    options: { createBurst, reconcile: { notReadyRequeueMs: 1000 } },
+    ...(cleanup !== undefined ? { cleanup } : {}),
+    options: { createBurst, reconcile: { notReadyRequeueMs: 1000 }, ...more },
   });
   return { f, controller };
 }
@@ -216,6 +224,85 @@ test('a deleted PodSet: its pods go, then the finalizer, then the PodSet', async
   assert.equal(f.podsets.has('default/web'), false, 'finalizer removed, so the PodSet is gone');
   // And a later request for it is a no-op.
   assert.deepEqual(await controller.syncHandler('default/web'), {});
+});
+
+/** Marks the stored PodSet as being deleted (what the API server does on DELETE with a finalizer). */
+function markDeleted(f: FakeKube, key: string): void {
+  const ps = f.podsets.get(key)!;
+  ps.metadata.deletionTimestamp = new Date().toISOString();
+  f.bump(ps);
+}
+
+test('a deleted PodSet: once its pods are gone its queue and event-log entries go, and only then the finalizer', async () => {
+  const seen: { key: string; pods: number; finalizers: string[] | undefined }[] = [];
+  let callsAtCleanup = -1;
+  const { f, controller } = setup(4, {
+    cleanup: async (key) => {
+      callsAtCleanup = f.calls.length;
+      seen.push({ key, pods: f.pods.size, finalizers: f.podsets.get(key)?.metadata.finalizers });
+      return { completed: 3, failed: 1, events: 12, truncated: false };
+    },
+  });
+  f.addPodSet('default', 'web', 3);
+  await controller.syncHandler('default/web');
+  assert.deepEqual(seen, [], 'not while the PodSet lives');
+  markDeleted(f, 'default/web');
+  assert.deepEqual(await controller.syncHandler('default/web'), {});
+  assert.deepEqual(seen, [{ key: 'default/web', pods: 0, finalizers: [CLEANUP_FINALIZER] }]);
+  const after = f.calls.slice(callsAtCleanup);
+  assert.deepEqual(
+    after.map((c) => `${c.verb} ${c.resource}`),
+    ['patch podsets'],
+    'the finalizer is removed after the cleanup, nothing else',
+  );
+  assert.equal(f.podsets.has('default/web'), false);
+  // A later request for the gone PodSet does not clean up again.
+  await controller.syncHandler('default/web');
+  assert.equal(seen.length, 1);
+});
+
+test('a deleted PodSet whose pod deletes fail keeps its finalizer and is not cleaned up yet', async () => {
+  const cleaned: string[] = [];
+  const { f, controller } = setup(4, { cleanup: async (key) => void cleaned.push(key) });
+  f.addPodSet('default', 'web', 2);
+  await controller.syncHandler('default/web');
+  markDeleted(f, 'default/web');
+  f.fault = (c) =>
+    c.verb === 'delete' && c.resource === 'pods' ? apiError(500, 'InternalError', 'etcd timeout') : undefined;
+  await assert.rejects(controller.syncHandler('default/web'), ReconcileError);
+  assert.deepEqual(cleaned, []);
+  assert.deepEqual(f.podsets.get('default/web')?.metadata.finalizers, [CLEANUP_FINALIZER]);
+  f.fault = undefined;
+  await controller.syncHandler('default/web');
+  assert.deepEqual(cleaned, ['default/web']);
+  assert.equal(f.podsets.has('default/web'), false);
+});
+
+test('cleanup is best effort: a failing or hanging one does not hold the deletion', async () => {
+  const failing = setup(4, {
+    cleanup: () => Promise.reject(new Error('ECONNREFUSED 127.0.0.1:6379')),
+  });
+  failing.f.addPodSet('default', 'web', 1);
+  await failing.controller.syncHandler('default/web');
+  markDeleted(failing.f, 'default/web');
+  assert.deepEqual(await failing.controller.syncHandler('default/web'), {});
+  assert.equal(failing.f.podsets.has('default/web'), false, 'finalizer removed despite the error');
+  assert.equal(failing.f.pods.size, 0);
+
+  let calls = 0;
+  const hanging = setup(4, {
+    cleanup: () => {
+      calls++;
+      return new Promise<never>(() => undefined);
+    },
+    cleanupTimeoutMs: 20,
+  });
+  hanging.f.addPodSet('default', 'web', 1);
+  await hanging.controller.syncHandler('default/web');
+  markDeleted(hanging.f, 'default/web');
+  assert.deepEqual(await hanging.controller.syncHandler('default/web'), {});
+  assert.equal(calls, 1);
+  assert.equal(hanging.f.podsets.has('default/web'), false, 'finalizer removed after the timeout');
 });
 
 test('a gone PodSet is done without writes', async () => {

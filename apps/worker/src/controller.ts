@@ -2,7 +2,9 @@
 //
 //   queue handler(request) → syncHandler(key)                      one key at a time (libs/queue)
 //     1. GET the PodSet                 gone → done
-//     2.                                being deleted → delete its pods, remove podset.io/cleanup → done
+//     2.                                being deleted → delete its pods; once they are gone, forget its
+//                                       finished jobs and event-log entries (best effort), then remove
+//                                       podset.io/cleanup → done
 //     3. add podset.io/cleanup          if missing, so a deletion waits for our cleanup
 //     4. LIST its pods                  consistent read (or NotOlderThan our newest known RV); owner UID
 //     5. plan = reconcile(...)          libs/reconcile, pure
@@ -54,6 +56,8 @@ export interface ControllerOptions {
   listMode?: 'consistent' | 'notOlderThan';
   /** Re-read-and-re-plan rounds after a 409 on status before giving up (the queue then retries). */
   maxConflictRounds?: number;
+  /** How long a deleted PodSet's cleanup (deps.cleanup) may take before the finalizer goes anyway. Default 10 s. */
+  cleanupTimeoutMs?: number;
 }
 
 export interface SyncContext {
@@ -78,6 +82,11 @@ export interface ControllerDeps {
   options: ControllerOptions;
   /** Newest RV of our own writes per key (for listMode notOlderThan). Default: in this process only. */
   rvStore?: RvStore;
+  /**
+   * A deleted PodSet's traces outside the API: its finished jobs and event-log entries in Redis
+   * (ReconcileQueue.forgetKey). Resolves to what was removed, for the log. Default: none to remove.
+   */
+  cleanup?: (key: string) => Promise<object | void>;
   now?: () => Date;
 }
 
@@ -104,6 +113,7 @@ export function createController(deps: ControllerDeps): Controller {
   const createBurst = options.createBurst;
   const deleteConcurrency = options.deleteConcurrency ?? createBurst;
   const maxConflictRounds = options.maxConflictRounds ?? 3;
+  const cleanupTimeoutMs = options.cleanupTimeoutMs ?? 10_000;
   const notOlderThan = options.listMode === 'notOlderThan';
   /** Newest resourceVersion of our own writes per key: a NotOlderThan read must see them. */
   const rvStore = deps.rvStore ?? memoryRvStore();
@@ -156,7 +166,7 @@ export function createController(deps: ControllerDeps): Controller {
       return {};
     }
 
-    // 2. Being deleted → delete its pods, then let it go.
+    // 2. Being deleted → delete its pods, forget its traces, then let it go.
     if (podset.metadata.deletionTimestamp !== undefined) return finalize(key, podset, ctx, log);
 
     // 3. Our finalizer first, so that a deletion waits for our cleanup.
@@ -197,7 +207,10 @@ export function createController(deps: ControllerDeps): Controller {
     return requeueOf(plan);
   }
 
-  /** The PodSet is being deleted: remove its pods, then our finalizer (only after every delete went through). */
+  /**
+   * The PodSet is being deleted: remove its pods, then (once every delete went through and none is left)
+   * its finished jobs and event-log entries, then our finalizer.
+   */
   async function finalize(
     key: string,
     podset: PodSetWire,
@@ -222,10 +235,34 @@ export function createController(deps: ControllerDeps): Controller {
       log.info({ requeueAfterMs: plan.requeue?.afterMs }, 'cleanup in progress');
       return requeueOf(plan);
     }
+    await forgetTraces(key, ctx, log);
     await setFinalizer(podset, false);
     await forget(key);
     log.info('cleanup done; finalizer removed');
     return {};
+  }
+
+  /**
+   * Best effort, by design: the finalizer guards the pods, which are gone by now; the finished jobs and
+   * event-log entries are history that ages out anyway (job retention, the stream's cap). So a failure
+   * here (Redis error, or no answer within cleanupTimeoutMs) is logged and the finalizer removed
+   * regardless: it must not hold a deletion in Terminating, retried with backoff and then parked, for
+   * the sake of housekeeping.
+   * Run before the finalizer goes, as DESIGN.md orders it; a 409 on the finalizer patch runs it again,
+   * which is harmless (it is idempotent).
+   */
+  async function forgetTraces(key: string, ctx: SyncContext, log: Logger): Promise<void> {
+    if (deps.cleanup === undefined) return;
+    ctx.signal?.throwIfAborted();
+    try {
+      const removed = await withTimeout(deps.cleanup(key), cleanupTimeoutMs);
+      log.info({ removed }, 'removed its finished jobs and event-log entries');
+    } catch (err) {
+      log.warn(
+        { err: errorText(err) },
+        'could not remove its finished jobs and event-log entries; removing the finalizer anyway',
+      );
+    }
   }
 
   async function getPodSet(
@@ -472,6 +509,20 @@ export function progressLeftToNextPass(
   const failing = (conditions: readonly { type: string }[] | undefined) =>
     (conditions ?? []).some((c) => c.type === 'ReplicaFailure');
   return !failing(podset.status?.conditions) && !failing(plan.status.conditions);
+}
+
+/** `p`, or a rejection after `ms` (p itself goes on; its outcome is then ignored). */
+async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
+  });
+  p.catch(() => undefined); // a late rejection after the timeout is not unhandled
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function requeueOf(plan: Plan): SyncResult {

@@ -7,6 +7,9 @@ export {
 } from './reconcile-queue.ts';
 export {
   startReconcileWorker,
+  defaultBulkConcurrency,
+  BULK_DEFER_MS,
+  BULK_REST_MS,
   DEFAULT_LOCK_DURATION_MS,
   DEFAULT_STALLED_INTERVAL_MS,
   type ReconcileContext,
@@ -17,6 +20,7 @@ export {
   type WorkerHooks,
   type JobStartInfo,
   type JobEndInfo,
+  type JobDeferredInfo,
 } from './worker.ts';
 export {
   parseReconcileRequest,
@@ -28,6 +32,14 @@ export {
   type ReconcileRequest,
   type RequestSource,
 } from './payload.ts';
+export {
+  forgetKey,
+  FORGET_CHUNK,
+  FORGET_MAX_SCAN,
+  type ForgetKeyOptions,
+  type ForgetKeyResult,
+  type ForgetKeyTarget,
+} from './forget-key.ts';
 export { backoffDelay, DEFAULT_BACKOFF, BACKOFF_TYPE, type BackoffOptions } from './backoff.ts';
 export {
   DEFAULT_QUEUE_NAME,

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import { BACKOFF_TYPE } from './backoff.ts';
+import { forgetKey, type ForgetKeyOptions, type ForgetKeyResult } from './forget-key.ts';
 import { runMerge, type MergeResult } from './merge-script.ts';
 import {
   bullConnection,
@@ -204,6 +205,14 @@ export class ReconcileQueue {
   /** The id of the job currently pending or running for `key`, if any. */
   async currentJobId(key: string): Promise<string | undefined> {
     return (await this.client.get(`${this.jobPrefix}de:${key}`)) ?? undefined;
+  }
+
+  /**
+   * A deleted PodSet's traces: remove `key`'s finished (completed, failed) jobs and, given
+   * `eventLogKey`, its entries in the watcher's event log. Its active and pending jobs stay.
+   */
+  async forgetKey(key: string, opts: ForgetKeyOptions = {}): Promise<ForgetKeyResult> {
+    return forgetKey({ client: this.client, queue: this.queue, jobPrefix: this.jobPrefix }, key, opts);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,229 @@
+// Forget a deleted PodSet's traces in Redis: its finished jobs (completed and failed, kept for the
+// dashboard) and its entries in the watcher's event log. The worker calls this from the finalizer
+// (DESIGN.md, reconcile step 1: "finish cleanup (its pods, its queue and event-log entries)").
+//
+// The scanning runs inside Redis, in chunks, so a deletion doesn't pull thousands of jobs over the wire
+// nor block Redis for long:
+//  - finished jobs: a script walks the completed/failed sorted set from the oldest, CHUNK members a call,
+//    and returns the ids whose job hash has name = key (job ids are random; the job *name* is the key).
+//    The jobs are then removed with BullMQ's own Queue.remove, which also clears what BullMQ keeps
+//    around a job (logs, dedup key pointing at it) and refuses a locked (active) job.
+//  - event log: a script XRANGEs the stream CHUNK entries a call and XDELs those whose `key` field is
+//    the key (exact match: default/web never matches default/web-2).
+// Only the finished sets are looked at: the key's active job (the one running the finalizer) and its
+// waiting/delayed next job are never touched. The walks are bounded (maxScan per set and for the
+// stream); the finished sets are bounded by retention and the stream by its MAXLEN, so the bound only
+// matters under a misconfiguration, and `truncated` says so.
+//
+// One race is accepted: a failed job retried by hand (dashboard) between the scan and its removal is
+// removed although it is waiting again. It could only be a reconcile of the PodSet being deleted,
+// which has nothing left to do.
+import { createHash } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import type { RedisClient } from './connection.ts';
+import { keyProblem } from './payload.ts';
+
+/**
+ * KEYS[1] the completed or failed zset. ARGV: job key prefix, job name, min score ('-inf' or the last
+ * score returned), how many members at that score were already seen, chunk size.
+ * Returns {done, lastScore, seenAtLastScore, examined, ids}.
+ * The cursor is (score, offset among equal scores) rather than a rank: ranks shift while BullMQ adds
+ * finished jobs and trims the oldest; a score cursor doesn't (scores are finish times).
+ */
+export const FINISHED_SCAN_LUA = `
+local rcall = redis.call
+local setKey = KEYS[1]
+local prefix, name, min = ARGV[1], ARGV[2], ARGV[3]
+local skip, limit = tonumber(ARGV[4]), tonumber(ARGV[5])
+local batch = rcall('ZRANGEBYSCORE', setKey, min, '+inf', 'WITHSCORES', 'LIMIT', skip, limit)
+local ids = {}
+local lastScore, seen = min, skip
+local n = #batch / 2
+for i = 1, #batch, 2 do
+  local id, score = batch[i], batch[i + 1]
+  if rcall('HGET', prefix .. id, 'name') == name then ids[#ids + 1] = id end
+  if score == lastScore then seen = seen + 1 else lastScore = score; seen = 1 end
+end
+local done = 0
+if n < limit then done = 1 end
+return {done, lastScore, seen, n, ids}
+`;
+
+/**
+ * KEYS[1] the event-log stream. ARGV: the key, start id ('-' or '(' .. last id returned), chunk size.
+ * Returns {examined, deleted, lastId}.
+ */
+export const EVENT_LOG_SCAN_LUA = `
+local rcall = redis.call
+local stream = KEYS[1]
+local key, start, count = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local entries = rcall('XRANGE', stream, start, '+', 'COUNT', count)
+local del = {}
+for _, e in ipairs(entries) do
+  local f = e[2]
+  for i = 1, #f, 2 do
+    if f[i] == 'key' then
+      if f[i + 1] == key then del[#del + 1] = e[1] end
+      break
+    end
+  end
+end
+if #del > 0 then rcall('XDEL', stream, unpack(del)) end
+local last = ''
+if #entries > 0 then last = entries[#entries][1] end
+return {#entries, #del, last}
+`;
+
+const sha = (script: string) => createHash('sha1').update(script).digest('hex');
+const FINISHED_SCAN_SHA = sha(FINISHED_SCAN_LUA);
+const EVENT_LOG_SCAN_SHA = sha(EVENT_LOG_SCAN_LUA);
+
+export const FORGET_CHUNK = 500;
+/** Per finished set and for the stream: far above the defaults (1000/5000 jobs, ~10,000 entries). */
+export const FORGET_MAX_SCAN = 100_000;
+/** Queue.remove calls in flight at once. */
+const REMOVE_CONCURRENCY = 16;
+
+export interface ForgetKeyTarget {
+  /** A plain client for the scripts (on Cluster: any client; each script names one key). */
+  client: RedisClient;
+  /** The BullMQ queue the jobs belong to (its remove() removes them). */
+  queue: Queue;
+  /** BullMQ's job key prefix: "<prefix>:<queue>:". */
+  jobPrefix: string;
+}
+
+export interface ForgetKeyOptions {
+  /** The watcher's event-log stream; unset: the event log is left alone. */
+  eventLogKey?: string;
+  /** Members (entries) examined per script call. Default FORGET_CHUNK (500). */
+  chunk?: number;
+  /** Most members examined per finished set, and entries in the stream. Default FORGET_MAX_SCAN. */
+  maxScan?: number;
+}
+
+export type ForgetKeyResult = {
+  /** Completed jobs of the key removed. */
+  completed: number;
+  /** Failed jobs of the key removed. */
+  failed: number;
+  /** Event-log entries of the key deleted. */
+  events: number;
+  /** A walk stopped at maxScan before the end: some entries may be left. */
+  truncated: boolean;
+};
+
+/**
+ * Removes `key`'s ("namespace/name") finished jobs and event-log entries; returns the counts. Never
+ * touches its active or pending job, nor anything of another key. Idempotent.
+ */
+export async function forgetKey(
+  target: ForgetKeyTarget,
+  key: string,
+  opts: ForgetKeyOptions = {},
+): Promise<ForgetKeyResult> {
+  // An empty key would match the event log's RELIST markers (key ""): refuse anything not a key.
+  const problem = keyProblem(key);
+  if (problem !== undefined) throw new Error(`forgetKey: ${problem}`);
+  const chunk = opts.chunk ?? FORGET_CHUNK;
+  const maxScan = opts.maxScan ?? FORGET_MAX_SCAN;
+  if (!Number.isInteger(chunk) || chunk < 1) throw new Error('forgetKey: chunk must be an integer >= 1');
+  const result: ForgetKeyResult = { completed: 0, failed: 0, events: 0, truncated: false };
+  for (const state of ['completed', 'failed'] as const) {
+    const scan = await finishedOf(target, key, state, chunk, maxScan);
+    result[state] = await removeJobs(target.queue, scan.ids);
+    if (scan.truncated) result.truncated = true;
+  }
+  if (opts.eventLogKey !== undefined) {
+    const log = await forgetEvents(target.client, opts.eventLogKey, key, chunk, maxScan);
+    result.events = log.deleted;
+    if (log.truncated) result.truncated = true;
+  }
+  return result;
+}
+
+async function finishedOf(
+  target: ForgetKeyTarget,
+  key: string,
+  state: 'completed' | 'failed',
+  chunk: number,
+  maxScan: number,
+): Promise<{ ids: string[]; truncated: boolean }> {
+  const setKey = `${target.jobPrefix}${state}`;
+  const ids = new Set<string>();
+  let min = '-inf';
+  let seen = 0;
+  let examined = 0;
+  for (;;) {
+    const raw = await runScript(
+      target.client,
+      FINISHED_SCAN_SHA,
+      FINISHED_SCAN_LUA,
+      [setKey],
+      [target.jobPrefix, key, min, String(seen), String(chunk)],
+    );
+    const [done, lastScore, lastSeen, n, found] = raw as [number, string, number, number, string[]];
+    for (const id of found) ids.add(id);
+    examined += n;
+    if (done === 1) return { ids: [...ids], truncated: false };
+    if (examined >= maxScan) return { ids: [...ids], truncated: true };
+    min = lastScore;
+    seen = lastSeen;
+  }
+}
+
+async function removeJobs(queue: Queue, ids: readonly string[]): Promise<number> {
+  let removed = 0;
+  let next = 0;
+  const lane = async () => {
+    while (next < ids.length) {
+      const id = ids[next++]!;
+      // 1 removed; 0 locked (active: not ours to remove); a job already gone counts as nothing.
+      if ((await queue.remove(id)) === 1) removed++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(REMOVE_CONCURRENCY, ids.length) }, lane));
+  return removed;
+}
+
+async function forgetEvents(
+  client: RedisClient,
+  stream: string,
+  key: string,
+  chunk: number,
+  maxScan: number,
+): Promise<{ deleted: number; truncated: boolean }> {
+  let start = '-';
+  let deleted = 0;
+  let examined = 0;
+  for (;;) {
+    const raw = await runScript(
+      client,
+      EVENT_LOG_SCAN_SHA,
+      EVENT_LOG_SCAN_LUA,
+      [stream],
+      [key, start, String(chunk)],
+    );
+    const [n, d, last] = raw as [number, number, string];
+    deleted += d;
+    examined += n;
+    if (n < chunk) return { deleted, truncated: false };
+    if (examined >= maxScan) return { deleted, truncated: true };
+    start = `(${last}`;
+  }
+}
+
+async function runScript(
+  client: RedisClient,
+  hash: string,
+  script: string,
+  keys: string[],
+  argv: string[],
+): Promise<unknown> {
+  try {
+    return await client.evalsha(hash, keys.length, ...keys, ...argv);
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.includes('NOSCRIPT')) throw err;
+    return await client.eval(script, keys.length, ...keys, ...argv);
+  }
+}
