@@ -53,6 +53,12 @@ export async function loadAppEnv(app: string): Promise<AppEnv | string> {
   return { app, spec: specs[0]?.[1] as EnvSpec, probeVar: where.probeVar, serveVar: where.serveVar };
 }
 
+/**
+ * Variables that Node reads itself, not the app's config: set by deployments, declared by no env spec.
+ * NODE_OPTIONS carries the heap bounds, checked by heap.test.ts (by running node with them).
+ */
+export const RUNTIME_ENV: ReadonlySet<string> = new Set(['NODE_OPTIONS']);
+
 /** A variable as a deployment sets it: a literal, or a reference (secret, field, interpolation). */
 export type Setting = { literal: string } | { from: string };
 
@@ -72,6 +78,7 @@ export function envProblems(
 ): string[] {
   const problems: string[] = [];
   for (const [name, setting] of set) {
+    if (RUNTIME_ENV.has(name)) continue;
     const declared = env.spec[name];
     if (declared === undefined) {
       problems.push(
