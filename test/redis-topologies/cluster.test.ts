@@ -306,3 +306,64 @@ test('Cluster: the dashboard reads the queue and the event log', async () => {
     await queue.close();
   }
 });
+
+test("Cluster: a deleted PodSet's finished jobs and event-log entries are forgotten (stream in the queue's slot or not)", async () => {
+  const queueName = 'cluster-forget';
+  const queue = new ReconcileQueue({ connection: connector, prefix: PREFIX, queueName });
+  const worker = startReconcileWorker({
+    connection: connector,
+    prefix: PREFIX,
+    queueName,
+    concurrency: 2,
+    handler: async () => {},
+  });
+  const redis = connector.client();
+  const ownSlot = redisKeys({
+    QUEUE_PREFIX: PREFIX,
+    QUEUE_NAME: queueName,
+    EVENT_LOG_KEY: undefined,
+    LEASE_NAME: 'x',
+  }).eventLog;
+  const elsewhere = 'audit:podset-events';
+  try {
+    assert.notEqual(await keySlot(cluster.ports[0]!, elsewhere), await keySlot(cluster.ports[0]!, ownSlot));
+    for (const key of ['default/web', 'default/web-2']) {
+      await queue.request(key, { source: 'live' });
+      for (const stream of [ownSlot, elsewhere]) {
+        await new EventLog({ redis, key: stream }).append({
+          t: '',
+          type: 'ADDED',
+          kind: 'PodSet',
+          key,
+          name: '',
+          rv: '',
+        });
+      }
+    }
+    await until('reconciled', async () => ((await queue.queue.getCompletedCount()) === 2 ? true : undefined));
+    assert.deepEqual(await queue.forgetKey('default/web', { eventLogKey: ownSlot }), {
+      completed: 1,
+      failed: 0,
+      events: 1,
+      truncated: false,
+    });
+    assert.equal((await queue.forgetKey('default/web', { eventLogKey: elsewhere })).events, 1);
+    const completed = await queue.queue.getCompleted();
+    assert.deepEqual(
+      completed.map((j) => j.name),
+      ['default/web-2'],
+    );
+    for (const stream of [ownSlot, elsewhere]) {
+      const left = await new EventLog({ redis, key: stream }).recent(10);
+      assert.deepEqual(
+        left.map((e) => e.key),
+        ['default/web-2'],
+        stream,
+      );
+    }
+  } finally {
+    redis.disconnect();
+    await worker.close();
+    await queue.close();
+  }
+});
