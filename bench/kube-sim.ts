@@ -1,8 +1,12 @@
 // Benchmark of tools/kube-sim: creates/s with concurrent clients, list latency of many pods (whole and
-// paged), watch fan-out (events/s delivered to several watchers) and the server's RSS.
+// paged), watch fan-out (events/s delivered to several watchers), the server's RSS, and "label LIST under
+// writes" (the operator's pattern: LIST pods?labelSelector=podset.io/name=X interleaved with pod writes).
 //
 //   node_modules/.bin/node bench/kube-sim.ts [--pods 100000] [--clients 32] [--watchers 10]
 //       [--watch-events 10000] [--json out.json] [--smoke] [--profile DIR]
+//       [--only label-list] [--label-pods 10000] [--label-groups 1000] [--label-iterations 2000]
+//
+// --only label-list: run only the label-LIST scenario (in its own namespace; well under a minute).
 //
 // The server runs in a child process (the real CLI, tools/kube-sim/src/main.ts, with pod lifecycle off),
 // so its RSS is measured alone (/proc/<pid>/status) and the load generator does not share its event loop.
@@ -29,13 +33,17 @@ const { values: args } = parseArgs({
     json: { type: 'string' },
     smoke: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    only: { type: 'string' },
+    'label-pods': { type: 'string' },
+    'label-groups': { type: 'string' },
+    'label-iterations': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
   strict: true,
 });
 if (args.help) {
   console.log(
-    'usage: node bench/kube-sim.ts [--pods N] [--clients N] [--watchers N] [--watch-events N] [--page-size N] [--json FILE] [--smoke] [--profile DIR]',
+    'usage: node bench/kube-sim.ts [--pods N] [--clients N] [--watchers N] [--watch-events N] [--page-size N] [--json FILE] [--smoke] [--profile DIR] [--only label-list] [--label-pods N] [--label-groups N] [--label-iterations N]',
   );
   process.exit(0);
 }
@@ -54,6 +62,14 @@ const CLIENTS = int('clients', args.clients, 32);
 const WATCHERS = int('watchers', args.watchers, 10);
 const WATCH_EVENTS = Math.min(int('watch-events', args['watch-events'], SMOKE ? 500 : 10_000), PODS);
 const PAGE = int('page-size', args['page-size'], 500);
+const LABEL_PODS = int('label-pods', args['label-pods'], SMOKE ? 2_000 : 10_000);
+const LABEL_GROUPS = Math.min(int('label-groups', args['label-groups'], SMOKE ? 200 : 1_000), LABEL_PODS);
+const LABEL_ITERATIONS = int('label-iterations', args['label-iterations'], SMOKE ? 300 : 2_000);
+const LABEL_NS = 'bench-labels';
+if (args.only !== undefined && args.only !== 'label-list') {
+  console.error(`bench: --only knows "label-list", got "${args.only}"`);
+  process.exit(2);
+}
 const TARGET_CREATES = 2_000;
 const TARGET_RSS = 1024 ** 3;
 
@@ -392,6 +408,91 @@ async function watchFanOut(server: Server, client: ReturnType<typeof makeClient>
   };
 }
 
+/**
+ * "Label LIST under writes": LABEL_PODS pods in LABEL_GROUPS groups (label podset.io/name), then
+ * LABEL_ITERATIONS rounds of one pod write (alternately a create into the group and a merge patch of one of
+ * its pods) followed by one `LIST ?labelSelector=podset.io/name=<group>`, one request at a time over one
+ * keep-alive connection. A second pass does the same writes without the LISTs, so that the server CPU per
+ * LIST is the difference of the two passes.
+ */
+async function labelListUnderWrites(server: Server, client: ReturnType<typeof makeClient>) {
+  const pid = server.child.pid!;
+  const base = `/api/v1/namespaces/${LABEL_NS}/pods`;
+  await expectOk(
+    client.call('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: LABEL_NS },
+    }),
+    'namespace',
+  );
+  const group = (i: number): string => `ps-${i % LABEL_GROUPS}`;
+  const labelPod = (name: string, g: string) => {
+    const body = podBody(0);
+    return { ...body, metadata: { name, labels: { 'podset.io/name': g, app: 'bench' } } };
+  };
+  let next = 0;
+  const creator = async (): Promise<void> => {
+    for (;;) {
+      const i = next++;
+      if (i >= LABEL_PODS) return;
+      await expectOk(client.call('POST', base, labelPod(`lbl-${i}`, group(i))), `create pod lbl-${i}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, creator));
+
+  const perGroup = Math.floor(LABEL_PODS / LABEL_GROUPS); // every group has at least this many pods
+  let created = 0;
+  const write = (k: number, pass: string): Promise<Reply> => {
+    const g = k % LABEL_GROUPS;
+    if (k % 2 === 0) {
+      const name = `lbl-${pass}-${created++}`;
+      return expectOk(client.call('POST', base, labelPod(name, group(g))), `create ${name}`);
+    }
+    const name = `lbl-${g + LABEL_GROUPS * (k % perGroup)}`;
+    return expectOk(
+      client.call(
+        'PATCH',
+        `${base}/${name}`,
+        { metadata: { annotations: { 'bench.example.com/round': `${pass}-${k}` } } },
+        'application/merge-patch+json',
+      ),
+      `patch ${name}`,
+    );
+  };
+  // Pass 1: write + LIST.
+  let items = 0;
+  const cpu0 = cpuOf(pid);
+  const t0 = performance.now();
+  for (let k = 0; k < LABEL_ITERATIONS; k++) {
+    await write(k, 'a');
+    const sel = encodeURIComponent(`podset.io/name=${group(k % LABEL_GROUPS)}`);
+    const reply = await expectOk(client.call('GET', `${base}?labelSelector=${sel}`), 'label list');
+    if (k === 0 || k === LABEL_ITERATIONS - 1) {
+      items = (JSON.parse(reply.body.toString()) as { items: unknown[] }).items.length;
+      if (items < perGroup) throw new Error(`label list returned ${items} pods, expected ~${perGroup}`);
+    }
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const cpuWithLists = cpuOf(pid) - cpu0;
+  // Pass 2: the same writes alone.
+  const cpu1 = cpuOf(pid);
+  for (let k = 0; k < LABEL_ITERATIONS; k++) await write(k, 'b');
+  const cpuWritesOnly = cpuOf(pid) - cpu1;
+  return {
+    pods: LABEL_PODS,
+    groups: LABEL_GROUPS,
+    iterations: LABEL_ITERATIONS,
+    itemsPerList: items,
+    seconds,
+    listsPerSecond: LABEL_ITERATIONS / seconds,
+    serverCpuSeconds: cpuWithLists,
+    serverCpuWritesOnlySeconds: cpuWritesOnly,
+    serverCpuMsPerRound: (1000 * cpuWithLists) / LABEL_ITERATIONS,
+    serverCpuMsPerList: (1000 * Math.max(0, cpuWithLists - cpuWritesOnly)) / LABEL_ITERATIONS,
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------------
 
 const fmt = (n: number, digits = 0): string =>
@@ -399,6 +500,32 @@ const fmt = (n: number, digits = 0): string =>
     ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
     : 'n/a';
 const mib = (b: number): string => `${fmt(b / 1024 ** 2)} MiB`;
+
+type Row = [string, string, string, string];
+
+function printTable(rows: Row[]): void {
+  const w0 = Math.max(...rows.map((r) => r[0].length), 6);
+  const w1 = Math.max(...rows.map((r) => r[1].length), 5);
+  const w2 = Math.max(...rows.map((r) => r[2].length), 6);
+  const line = (r: Row): string =>
+    `${r[0].padEnd(w0)}  ${r[1].padStart(w1)}  ${r[2].padEnd(w2)}  ${r[3]}`.trimEnd();
+  console.log(line(['metric', 'value', 'target', '']));
+  console.log(line(['-'.repeat(w0), '-'.repeat(w1), '-'.repeat(w2), '------']));
+  for (const r of rows) console.log(line(r));
+}
+
+function labelListRows(r: Awaited<ReturnType<typeof labelListUnderWrites>>): Row[] {
+  return [
+    [
+      `label LIST under writes: ${fmt(r.pods)} pods in ${fmt(r.groups)} groups, ${fmt(r.iterations)} x (write + LIST)`,
+      `${fmt(r.listsPerSecond)} LISTs/s`,
+      '',
+      '',
+    ],
+    ['  server CPU per write + LIST', `${fmt(r.serverCpuMsPerRound, 2)} ms`, '', ''],
+    ['  server CPU per LIST (minus a writes-only pass)', `${fmt(r.serverCpuMsPerList, 2)} ms`, '', ''],
+  ];
+}
 
 async function main(): Promise<void> {
   const server = await startServer();
@@ -410,6 +537,28 @@ async function main(): Promise<void> {
   try {
     const client = makeClient(server, CLIENTS);
     const pid = server.child.pid!;
+    if (args.only === 'label-list') {
+      const loadBefore = loadavg()[0] ?? NaN;
+      const labelList = await labelListUnderWrites(server, client);
+      client.agent.destroy();
+      const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', node: process.version };
+      console.log(
+        `kube-sim benchmark (label LIST under writes) — ${machine.cpus} CPUs (${machine.cpuModel}), Node ${process.version}, ` +
+          `load average ${fmt(loadBefore, 1)}${SMOKE ? ', SMOKE' : ''}`,
+      );
+      printTable(labelListRows(labelList));
+      if (args.json) {
+        const out = {
+          time: new Date().toISOString(),
+          machine,
+          smoke: SMOKE,
+          loadAverage1m: loadBefore,
+          labelList,
+        };
+        writeFileSync(args.json, JSON.stringify(out, null, 2) + '\n');
+      }
+      return;
+    }
     const rssIdle = rssOf(pid);
     await expectOk(
       client.call('POST', '/api/v1/namespaces', {
@@ -435,6 +584,7 @@ async function main(): Promise<void> {
     resetPeak(pid);
     const watch = await watchFanOut(server, client);
     const rssEnd = rssOf(pid);
+    const labelList = await labelListUnderWrites(server, client);
     client.agent.destroy();
 
     const results = {
@@ -450,6 +600,7 @@ async function main(): Promise<void> {
       },
       list,
       watch,
+      labelList,
       rss: {
         idleBytes: rssIdle.rss,
         afterCreateBytes: rssAfterCreate.rss,
@@ -510,19 +661,13 @@ async function main(): Promise<void> {
       ],
       ['  server RSS at the end', mib(rssEnd.rss), '', ''],
       ['  server RSS idle (before the run)', mib(rssIdle.rss), '', ''],
+      ...labelListRows(labelList),
     ];
-    const w0 = Math.max(...rows.map((r) => r[0].length), 6);
-    const w1 = Math.max(...rows.map((r) => r[1].length), 5);
-    const w2 = Math.max(...rows.map((r) => r[2].length), 6);
-    const line = (r: [string, string, string, string]): string =>
-      `${r[0].padEnd(w0)}  ${r[1].padStart(w1)}  ${r[2].padEnd(w2)}  ${r[3]}`.trimEnd();
     console.log(
       `kube-sim benchmark — ${results.machine.cpus} CPUs (${results.machine.cpuModel}), Node ${process.version}, ` +
         `load average ${fmt(loadBefore, 1)} before / ${fmt(loadAfter, 1)} after the creates${SMOKE ? ', SMOKE' : ''}`,
     );
-    console.log(line(['metric', 'value', 'target', '']));
-    console.log(line(['-'.repeat(w0), '-'.repeat(w1), '-'.repeat(w2), '------']));
-    for (const r of rows) console.log(line(r));
+    printTable(rows);
     if (args.json) writeFileSync(args.json, JSON.stringify(results, null, 2) + '\n');
   } finally {
     await server.stop();

@@ -9,6 +9,7 @@ import {
   checkFieldSelectorSupported,
   type FieldSelector,
   type LabelSelector,
+  labelSelectorEqualities,
   matchesFields,
   matchesLabels,
   parseFieldSelector,
@@ -226,6 +227,23 @@ function recKey(r: Rec): string {
   return `${r.obj.metadata.namespace ?? ''}/${r.obj.metadata.name}`;
 }
 
+/**
+ * For a continue key `namespace/name` (recKey): a test "this object is at or before the key" in the order of
+ * the store's lists (namespace, then name). Comparing the `namespace/name` strings would not do: "a-b/x" <
+ * "a/x", but namespace "a" lists before "a-b", and a cluster-wide page ending in "a" would skip "a-b".
+ */
+function startKeyTest(start: string): (r: Rec) => boolean {
+  const slash = start.indexOf('/');
+  if (slash < 0) return (r) => recKey(r) <= start; // not a key this server made
+  const ns = start.slice(0, slash);
+  const name = start.slice(slash + 1);
+  return (r) => {
+    const rns = r.obj.metadata.namespace ?? '';
+    if (rns !== ns) return rns < ns;
+    return (r.obj.metadata.name ?? '') <= name;
+  };
+}
+
 function parseRv(s: string, what = 'resourceVersion'): number {
   if (!/^\d+$/.test(s)) throw new ApiError(400, 'BadRequest', `Invalid value for ${what}: "${s}"`);
   return Number(s);
@@ -319,6 +337,14 @@ export class Api {
   // ---------------------------------------------------------------- lists
 
   filterFor(t: ResourceType, labelSelector?: string, fieldSelector?: string): ObjectFilter | undefined {
+    return this.parseFilter(t, labelSelector, fieldSelector).filter;
+  }
+
+  private parseFilter(
+    t: ResourceType,
+    labelSelector: string | undefined,
+    fieldSelector: string | undefined,
+  ): { filter: ObjectFilter | undefined; labels: LabelSelector | undefined } {
     // Field selectors name the fields of the API asked (events.k8s.io: regarding.name), not of the storage.
     const id = apiResourceId(t);
     let ls: LabelSelector | undefined;
@@ -328,17 +354,29 @@ export class Api {
       fs = parseFieldSelector(fieldSelector);
       checkFieldSelectorSupported(id, fs);
     }
-    if (!ls && !fs) return undefined;
+    if (!ls && !fs) return { filter: undefined, labels: undefined };
     const convert = needsConversion(t);
-    return (obj) =>
+    const filter: ObjectFilter = (obj) =>
       (!ls || matchesLabels(ls, obj.metadata.labels)) &&
       (!fs || matchesFields(fs, selectableFields(id, convert ? this.present(t, obj) : obj)));
+    return { filter, labels: ls };
   }
 
   list(t: ResourceType, ns: string | undefined, q: ListQuery): ListResult {
     const id = resourceId(t);
     const namespace = t.namespaced ? ns : undefined;
-    const filter = this.filterFor(t, q.labelSelector, q.fieldSelector);
+    const { filter, labels } = this.parseFilter(t, q.labelSelector, q.fieldSelector);
+    const equalities = labels ? labelSelectorEqualities(labels) : [];
+    // The objects to page through (the filter is applied below). With equality label requirements, a read of
+    // the current state takes them from the store's label index: a subsequence of the full sorted list holding
+    // every object the selector can match, so items, order, limit and continue keys come out the same. Reads
+    // at an older resourceVersion (a continue or an Exact read after later changes) use the full list.
+    const read = (at: number | undefined): readonly Rec[] => {
+      if (equalities.length > 0 && (at === undefined || at >= this.store.lastChange(id))) {
+        return this.store.listByLabel(id, namespace, equalities);
+      }
+      return at === undefined ? this.store.list(id, namespace) : this.store.listAt(id, namespace, at);
+    };
     const current = this.store.resourceVersion;
     let listRv = current;
     let recs: readonly Rec[];
@@ -346,7 +384,7 @@ export class Api {
     if (q.continue) {
       const tok = decodeContinue(q.continue);
       try {
-        recs = this.store.listAt(id, namespace, tok.rv);
+        recs = read(tok.rv);
       } catch (e) {
         if (e instanceof ApiError && e.code === 410) {
           throw new ApiError(
@@ -380,10 +418,10 @@ export class Api {
           throw tooLargeResourceVersion(rv, current);
         }
         if (match === 'Exact') {
-          recs = this.store.listAt(id, namespace, rv);
+          recs = read(rv);
           listRv = rv;
         } else {
-          recs = this.store.list(id, namespace);
+          recs = read(undefined);
         }
       } else if (q.resourceVersion === '0' && match === 'Exact') {
         throw new ApiError(
@@ -392,17 +430,18 @@ export class Api {
           'resourceVersionMatch "Exact" is forbidden for resourceVersion "0"',
         );
       } else {
-        recs = this.store.list(id, namespace);
+        recs = read(undefined);
       }
     }
     let i = 0;
     if (startAfter !== undefined) {
-      // binary search for the first key > startAfter
+      // binary search for the first object after the continue key, in the list's order (namespace, then name)
+      const notAfter = startKeyTest(startAfter);
       let lo = 0;
       let hi = recs.length;
       while (lo < hi) {
         const mid = (lo + hi) >> 1;
-        if (recKey(recs[mid] as Rec) <= startAfter) lo = mid + 1;
+        if (notAfter(recs[mid] as Rec)) lo = mid + 1;
         else hi = mid;
       }
       i = lo;

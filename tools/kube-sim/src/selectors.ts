@@ -442,6 +442,20 @@ function makeRequirementChecked(key: string, op: LabelOperator, values: string[]
   }
 }
 
+/**
+ * The `[key, value]` pairs an object must carry to match: the requirements `k=v`, `k==v` and `k in (v)` (one
+ * value). Empty when the selector has none (a label index can't narrow it down).
+ */
+export function labelSelectorEqualities(selector: LabelSelector): [key: string, value: string][] {
+  const out: [string, string][] = [];
+  for (const r of selector.requirements) {
+    if ((r.operator === '=' || r.operator === '==' || r.operator === 'in') && r.values.length === 1) {
+      out.push([r.key, r.values[0]!]);
+    }
+  }
+  return out;
+}
+
 function requirementMatches(r: LabelRequirement, labels: Record<string, string> | undefined): boolean {
   const has = labels !== undefined && Object.hasOwn(labels, r.key);
   switch (r.operator) {

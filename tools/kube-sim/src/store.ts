@@ -1,5 +1,6 @@
 // The object store: every object once (frozen), one global resourceVersion counter (as etcd), a bounded
-// history of committed events (for watch resume and reads at an older resourceVersion), sorted views for lists.
+// history of committed events (for watch resume and reads at an older resourceVersion), sorted views for lists
+// and a label index (key=value → objects) for lists by label, both kept up to date on every write.
 import { ApiError, type KubeObject, type WatchEventType } from './types.ts';
 
 /** A stored object and its cached JSON text (filled on first serialization). */
@@ -46,13 +47,192 @@ function keyCompare(a: Rec, b: Rec): number {
   return ma < mb ? -1 : ma > mb ? 1 : 0;
 }
 
+/**
+ * After this many changes without a read, a sorted view stops being kept up to date and is rebuilt by a sort
+ * when next read. Keeping it costs a binary search and an O(n) move per change, a rebuild one O(n log n) sort:
+ * about a thousand moves of a 10,000-object array cost what one sort of it does.
+ */
+const UNREAD_CHANGES_BEFORE_DROP = 1000;
+
+function lowerBound(a: readonly Rec[], rec: Rec): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keyCompare(a[mid] as Rec, rec) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * A set of records as an array sorted by namespace/name, built by a sort on first read and then kept up to
+ * date by binary-searched inserts, replacements and deletes (no re-sort). The array is changed in place until
+ * `view()` hands it out; after that the next change works on a copy (copy-on-write), so an array a caller
+ * holds (across the awaits of a paged list, a watch's initial events) never changes under it.
+ */
+class SortedRecs {
+  private arr: Rec[] | undefined;
+  private shared = false;
+  private unread = 0;
+  private readonly source: () => Iterable<Rec>;
+  private readonly sourceSorted: boolean;
+
+  /** `source` gives the current records (all of them, in any order unless `sourceSorted`). */
+  constructor(source: () => Iterable<Rec>, sourceSorted = false) {
+    this.source = source;
+    this.sourceSorted = sourceSorted;
+  }
+
+  /** The current records, sorted; the caller must not modify the array, and it will not change afterwards. */
+  view(): readonly Rec[] {
+    if (!this.arr) {
+      this.arr = [...this.source()];
+      if (!this.sourceSorted) this.arr.sort(keyCompare);
+    }
+    this.shared = true;
+    this.unread = 0;
+    return this.arr;
+  }
+
+  /**
+   * The array before a change, or undefined when it isn't kept (not built, or now dropped: too many changes
+   * without a read).
+   */
+  private changing(): Rec[] | undefined {
+    if (!this.arr) return undefined;
+    if (++this.unread > UNREAD_CHANGES_BEFORE_DROP) {
+      this.arr = undefined;
+      this.shared = false;
+      return undefined;
+    }
+    return this.arr;
+  }
+
+  /** Replaces the record with the same namespace/name (same position), or inserts it in order. */
+  upsert(rec: Rec): void {
+    const a = this.changing();
+    if (!a) return;
+    const i = lowerBound(a, rec);
+    const at = a[i];
+    const replace = at !== undefined && keyCompare(at, rec) === 0;
+    if (this.shared) {
+      // copy-on-write: one new array with the change (toSpliced/with copy once; cheaper than slice + splice)
+      this.arr = replace ? a.with(i, rec) : a.toSpliced(i, 0, rec);
+      this.shared = false;
+    } else if (replace) a[i] = rec;
+    else a.splice(i, 0, rec);
+  }
+
+  /** Removes the record with the namespace/name of `rec`, if present. */
+  delete(rec: Rec): void {
+    const a = this.changing();
+    if (!a) return;
+    const i = lowerBound(a, rec);
+    const at = a[i];
+    if (at === undefined || keyCompare(at, rec) !== 0) return;
+    if (this.shared) {
+      this.arr = a.toSpliced(i, 1);
+      this.shared = false;
+    } else a.splice(i, 1);
+  }
+}
+
+/** The objects of one namespace carrying one label key=value: by name, and sorted when asked for. */
+class LabelEntry {
+  readonly members = new Map<string, Rec>();
+  readonly sorted = new SortedRecs(() => this.members.values());
+
+  set(rec: Rec): void {
+    this.members.set(rec.obj.metadata.name as string, rec);
+    this.sorted.upsert(rec);
+  }
+
+  delete(rec: Rec): void {
+    this.members.delete(rec.obj.metadata.name as string);
+    this.sorted.delete(rec);
+  }
+}
+
+/** One namespace's label index: label key → label value → the objects carrying that label. */
+type LabelIndex = Map<string, Map<string, LabelEntry>>;
+
+function labelsOf(rec: Rec | undefined): Record<string, string> | undefined {
+  return rec?.obj.metadata.labels;
+}
+
 class Bucket {
   readonly byNs = new Map<string, Map<string, Rec>>();
   count = 0;
   /** rv of the last change in this resource. */
   lastRv = 0;
-  sortedAll: Rec[] | undefined;
-  readonly sortedNs = new Map<string, Rec[]>();
+  /** Sorted views: all namespaces, and per namespace (created on first read). */
+  readonly sortedAll = new SortedRecs(() => this.allSorted(), true);
+  readonly sortedNs = new Map<string, SortedRecs>();
+  /** Per namespace, built on the first label lookup there and then kept up to date on every put/remove. */
+  readonly labels = new Map<string, LabelIndex>();
+
+  /** The sorted view of one namespace; undefined when it has no objects. */
+  nsView(namespace: string): SortedRecs | undefined {
+    let v = this.sortedNs.get(namespace);
+    if (!v) {
+      const m = this.byNs.get(namespace);
+      if (!m) return undefined;
+      v = new SortedRecs(() => m.values());
+      this.sortedNs.set(namespace, v);
+    }
+    return v;
+  }
+
+  private *allSorted(): Generator<Rec> {
+    for (const ns of [...this.byNs.keys()].sort()) {
+      const v = this.nsView(ns);
+      if (v) yield* v.view();
+    }
+  }
+
+  /** The label index of one namespace, built on first use; undefined when it has no objects. */
+  labelIndex(namespace: string): LabelIndex | undefined {
+    let index = this.labels.get(namespace);
+    if (!index) {
+      const m = this.byNs.get(namespace);
+      if (!m) return undefined;
+      index = new Map();
+      for (const rec of m.values()) updateLabelIndex(index, undefined, rec);
+      this.labels.set(namespace, index);
+    }
+    return index;
+  }
+}
+
+/** Updates a namespace's label index for one change: `prev` (absent for a create) became `next` (absent for a delete). */
+function updateLabelIndex(index: LabelIndex, prev: Rec | undefined, next: Rec | undefined): void {
+  const before = labelsOf(prev);
+  const after = labelsOf(next);
+  if (before) {
+    for (const k of Object.keys(before)) {
+      const v = before[k] as string;
+      if (after && Object.hasOwn(after, k) && after[k] === v) continue; // replaced below
+      const byValue = index.get(k);
+      const entry = byValue?.get(v);
+      if (!byValue || !entry) continue;
+      entry.delete(prev as Rec);
+      if (entry.members.size === 0) {
+        byValue.delete(v);
+        if (byValue.size === 0) index.delete(k);
+      }
+    }
+  }
+  if (after) {
+    for (const k of Object.keys(after)) {
+      const v = after[k] as string;
+      let byValue = index.get(k);
+      if (!byValue) index.set(k, (byValue = new Map()));
+      let entry = byValue.get(v);
+      if (!entry) byValue.set(v, (entry = new LabelEntry()));
+      entry.set(next as Rec);
+    }
+  }
 }
 
 export class Store {
@@ -140,22 +320,47 @@ export class Store {
   list(resource: string, namespace?: string): readonly Rec[] {
     const b = this.buckets.get(resource);
     if (!b) return [];
-    if (namespace !== undefined) {
-      let s = b.sortedNs.get(namespace);
-      if (!s) {
-        const m = b.byNs.get(namespace);
-        if (!m) return [];
-        s = [...m.values()].sort(keyCompare);
-        b.sortedNs.set(namespace, s);
-      }
-      return s;
+    if (namespace !== undefined) return b.nsView(namespace)?.view() ?? [];
+    return b.sortedAll.view();
+  }
+
+  /**
+   * Current objects of a resource (in `namespace`, or in all namespaces) carrying a label, sorted by
+   * namespace/name (so a subsequence of `list`), from the label index. Of the `[key, value]` pairs given, the
+   * one carried by the fewest objects is used: for a label selector with these equality requirements the
+   * result holds every object it can match (the caller still applies the whole selector). The array is
+   * shared: don't modify it. With no pairs, this is `list`.
+   */
+  listByLabel(
+    resource: string,
+    namespace: string | undefined,
+    pairs: readonly (readonly [key: string, value: string])[],
+  ): readonly Rec[] {
+    if (pairs.length === 0) return this.list(resource, namespace);
+    const b = this.buckets.get(resource);
+    if (!b) return [];
+    const namespaces = namespace !== undefined ? [namespace] : [...b.byNs.keys()].sort();
+    const indexes: LabelIndex[] = [];
+    for (const ns of namespaces) {
+      const index = b.labelIndex(ns);
+      if (index) indexes.push(index);
     }
-    if (!b.sortedAll) {
-      const out: Rec[] = [];
-      for (const ns of [...b.byNs.keys()].sort()) out.push(...this.list(resource, ns));
-      b.sortedAll = out;
+    let best: readonly [string, string] | undefined;
+    let bestSize = Infinity;
+    for (const pair of pairs) {
+      let size = 0;
+      for (const index of indexes) size += index.get(pair[0])?.get(pair[1])?.members.size ?? 0;
+      if (size < bestSize) [best, bestSize] = [pair, size];
     }
-    return b.sortedAll;
+    if (!best || bestSize === 0) return [];
+    const [k, v] = best;
+    if (indexes.length === 1) return indexes[0]?.get(k)?.get(v)?.sorted.view() ?? [];
+    const out: Rec[] = [];
+    for (const index of indexes) {
+      const entry = index.get(k)?.get(v);
+      if (entry) for (const r of entry.sorted.view()) out.push(r);
+    }
+    return out;
   }
 
   /** The objects of a resource as they were at resourceVersion `rv`; 410 when that is older than the history. */
@@ -219,7 +424,7 @@ export class Store {
     const rec: Rec = { obj, json: undefined };
     if (!prev) b.count++;
     m.set(name, rec);
-    this.touch(b, ns, rv);
+    this.touch(b, ns, rv, prev, rec);
     this.record({ rv, type: prev ? 'MODIFIED' : 'ADDED', resource, rec, prev, line: undefined });
     return obj;
   }
@@ -237,17 +442,26 @@ export class Store {
       metadata: { ...prev.obj.metadata, resourceVersion: String(rv) },
     });
     m.delete(name);
-    if (m.size === 0) b.byNs.delete(ns);
     b.count--;
-    this.touch(b, ns, rv);
+    this.touch(b, ns, rv, prev, undefined);
+    if (m.size === 0) {
+      b.byNs.delete(ns);
+      b.sortedNs.delete(ns);
+      b.labels.delete(ns);
+    }
     this.record({ rv, type: 'DELETED', resource, rec: { obj, json: undefined }, prev, line: undefined });
     return obj;
   }
 
-  private touch(b: Bucket, ns: string, rv: number): void {
+  /** Keeps the bucket's sorted views and label index up to date: `prev` became `next` (undefined: none). */
+  private touch(b: Bucket, ns: string, rv: number, prev: Rec | undefined, next: Rec | undefined): void {
     b.lastRv = rv;
-    b.sortedAll = undefined;
-    b.sortedNs.delete(ns);
+    for (const view of [b.sortedAll, b.sortedNs.get(ns)]) {
+      if (next) view?.upsert(next);
+      else if (prev) view?.delete(prev);
+    }
+    const index = b.labels.get(ns);
+    if (index) updateLabelIndex(index, prev, next);
   }
 
   private record(ev: HistEvent): void {
