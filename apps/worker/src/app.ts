@@ -6,11 +6,12 @@ import { redisConnectorOrExit } from '@podset/queue';
 import * as reconcileLib from '@podset/reconcile';
 import type { Shutdown } from '@podset/runtime';
 import { pino } from 'pino';
-import { workerEnv } from './config.ts';
+import { bulkConcurrencyOrExit, workerEnv } from './config.ts';
 import { defaultInstance, startWorker } from './worker.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
   const config = loadConfigOrExit('podset-worker', workerEnv);
+  const bulkConcurrency = bulkConcurrencyOrExit('podset-worker', config);
   const redis = redisConnectorOrExit('podset-worker', config);
   const log = pino({ name: 'podset-worker', level: config.LOG_LEVEL });
 
@@ -26,6 +27,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       queueName: config.QUEUE_NAME,
       queuePrefix: config.QUEUE_PREFIX,
       concurrency: config.WORKER_CONCURRENCY,
+      bulkConcurrency,
       kubeQps: config.KUBE_QPS,
       kubeBurst: config.KUBE_BURST,
       createBurst: config.CREATE_BURST,

@@ -1,6 +1,6 @@
 // The worker's environment, declared once: validated at start with a message naming the variable.
-import { bool, int, num, oneOf, optionalStr, str, type Config } from '@podset/config';
-import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, redisEnv } from '@podset/queue';
+import { bool, ConfigError, int, num, oneOf, optionalStr, str, type Config } from '@podset/config';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, defaultBulkConcurrency, redisEnv } from '@podset/queue';
 
 export const workerEnv = {
   KUBECONFIG: optionalStr({
@@ -23,6 +23,12 @@ export const workerEnv = {
   WORKER_CONCURRENCY: int({
     description: 'Reconciles run in parallel by this process',
     default: 8,
+    min: 1,
+    max: 1000,
+  }),
+  WORKER_BULK_CONCURRENCY: int({
+    description:
+      'At most this many of the WORKER_CONCURRENCY slots run bulk (relist/resync) reconciles at once, the rest stay free for live changes (1 to WORKER_CONCURRENCY; WORKER_CONCURRENCY: no limit); unset: a quarter of WORKER_CONCURRENCY, at least 1',
     min: 1,
     max: 1000,
   }),
@@ -78,3 +84,41 @@ export const workerEnv = {
 } as const;
 
 export type WorkerConfig = Config<typeof workerEnv>;
+
+/**
+ * WORKER_BULK_CONCURRENCY resolved against WORKER_CONCURRENCY (unset: a quarter, at least 1). Throws a
+ * ConfigError naming the variable when it exceeds WORKER_CONCURRENCY (each is valid on its own).
+ */
+export function bulkConcurrency(
+  config: Pick<WorkerConfig, 'WORKER_CONCURRENCY' | 'WORKER_BULK_CONCURRENCY'>,
+): number {
+  const c = config.WORKER_CONCURRENCY;
+  const k = config.WORKER_BULK_CONCURRENCY;
+  // An int without a default reads as 0 when unset (0 itself is refused by min: 1).
+  if (k === 0) return defaultBulkConcurrency(c);
+  if (k > c) {
+    throw new ConfigError([
+      {
+        variable: 'WORKER_BULK_CONCURRENCY',
+        message: `must be at most WORKER_CONCURRENCY (${c}), got ${k}`,
+      },
+    ]);
+  }
+  return k;
+}
+
+/** For main: bulkConcurrency(config), or the problem on stderr and exit 2 (like loadConfigOrExit). */
+export function bulkConcurrencyOrExit(
+  app: string,
+  config: Pick<WorkerConfig, 'WORKER_CONCURRENCY' | 'WORKER_BULK_CONCURRENCY'>,
+): number {
+  try {
+    return bulkConcurrency(config);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${app}: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}

@@ -20,6 +20,8 @@ export interface WorkerSettings {
   queueName: string;
   queuePrefix: string;
   concurrency: number;
+  /** At most this many of the slots run bulk reconciles at once (1..concurrency); unset: no limit. */
+  bulkConcurrency?: number;
   kubeQps: number;
   kubeBurst: number;
   createBurst: number;
@@ -90,6 +92,11 @@ export async function startWorker(
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
     registers: [metrics],
   });
+  const deferred = new Counter({
+    name: 'podset_reconcile_deferred_total',
+    help: 'Bulk reconciles handed back to the queue unrun because the bulk share (WORKER_BULK_CONCURRENCY) was full',
+    registers: [metrics],
+  });
   const malformed = new Counter({
     name: 'podset_reconcile_malformed_jobs_total',
     help: 'Jobs failed at once because their payload was invalid',
@@ -142,6 +149,7 @@ export async function startWorker(
     queueName: settings.queueName,
     prefix: settings.queuePrefix,
     concurrency: settings.concurrency,
+    ...(settings.bulkConcurrency !== undefined ? { bulkConcurrency: settings.bulkConcurrency } : {}),
     attempts: settings.maxAttempts,
     closeTimeoutMs: settings.shutdownTimeoutMs,
     name: settings.instance,
@@ -176,6 +184,7 @@ export async function startWorker(
           );
         }
       },
+      onDeferred: () => deferred.inc(),
       onMalformed: (jobId, error) => {
         malformed.inc();
         log.error({ jobId, err: error.message }, 'malformed job failed without retry');
@@ -288,6 +297,7 @@ export async function startWorker(
     {
       queue: settings.queueName,
       concurrency: settings.concurrency,
+      bulkConcurrency: settings.bulkConcurrency ?? settings.concurrency,
       kubeQps: settings.kubeQps,
       kubeBurst: settings.kubeBurst,
       createBurst: settings.createBurst,

@@ -9,7 +9,7 @@ export {
   startReconcileWorker,
   defaultBulkConcurrency,
   BULK_DEFER_MS,
-  BULK_REST_MS,
+  BULK_WAIT_MS,
   DEFAULT_LOCK_DURATION_MS,
   DEFAULT_STALLED_INTERVAL_MS,
   type ReconcileContext,

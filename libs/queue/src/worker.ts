@@ -1,8 +1,9 @@
 // Consumer side: run a reconcile handler per job, one at a time per key (BullMQ deduplication with
 // keepLastIfActive keeps a single job per key), many keys in parallel, with retries, requeue-after,
-// stalled-job recovery and a bounded graceful close.
+// stalled-job recovery, a bounded share of slots for bulk jobs and a bounded graceful close.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { RedisClient } from './connection.ts';
 import { backoffDelay, BACKOFF_TYPE, type BackoffOptions } from './backoff.ts';
 import {
   bullConnection,
@@ -52,10 +53,21 @@ export interface JobEndInfo extends JobStartInfo {
   requeueAfterMs?: number;
 }
 
+/** A bulk job handed back to the queue unrun because this worker's bulk share was full. */
+export interface JobDeferredInfo {
+  jobId: string;
+  key: string;
+  /** It is due again after this long (then taken by whichever worker has a free bulk slot). */
+  delayMs: number;
+}
+
 /** A place for metrics and logs; every callback is optional and must not throw (errors are swallowed). */
 export interface WorkerHooks {
+  /** A reconcile starts (a deferred bulk job is not one: see onDeferred). */
   onStart?: (info: JobStartInfo) => void;
   onEnd?: (info: JobEndInfo) => void;
+  /** A bulk job was handed back unrun (bulkConcurrency): no attempt used, not a failure. */
+  onDeferred?: (info: JobDeferredInfo) => void;
   /** A job whose payload failed validation; it is failed at once without retry. */
   onMalformed?: (jobId: string, error: Error) => void;
   /** Infrastructure errors (Redis, lock renewal, settle); the worker carries on. */
@@ -64,6 +76,17 @@ export interface WorkerHooks {
 
 export interface ReconcileWorkerOptions extends QueueLocation {
   concurrency: number;
+  /**
+   * At most this many of the `concurrency` slots run bulk (relist/resync) reconciles at once, so a
+   * resync can never take every slot and the process keeps slots (and CPU) for live requests. A bulk
+   * job taken while that many run waits up to BULK_WAIT_MS for one of them to end (then runs in its
+   * place); else it is handed back unrun — moved to delayed for BULK_DEFER_MS: no attempt used, not a
+   * failure, and a live request for its key still raises it — and the slot takes the next job (a
+   * live one first). Live jobs never wait for this share. Integer 1..concurrency; unset: no limit
+   * (bulk may use every slot). Per process: W workers run at most W × bulkConcurrency bulk reconciles.
+   * See defaultBulkConcurrency for the apps' default.
+   */
+  bulkConcurrency?: number;
   handler: ReconcileHandler;
   /**
    * Called once when a request has failed its last attempt (or threw an UnrecoverableError), while
@@ -128,10 +151,75 @@ function toError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
+/** The apps' default bulk share: a quarter of the slots, at least 1. */
+export function defaultBulkConcurrency(concurrency: number): number {
+  return Math.max(1, Math.floor(concurrency / 4));
+}
+
+/**
+ * A bulk job taken while the bulk share is full waits a random time in this range for a bulk slot
+ * before it is handed back. Handing it back at once would let the slot take the next bulk job of the
+ * backlog, hand that back, and so on: a busy loop through Redis. Meanwhile a live request is taken by
+ * the next slot that frees up (a reconcile ending) or whose wait ends, whichever is first.
+ */
+export const BULK_WAIT_MS = { min: 100, max: 300 } as const;
+/**
+ * A bulk job handed back is due again after a random time in this range: soon, so the bulk share
+ * stays busy while a backlog lasts, and spread, so handed-back jobs don't all return at once.
+ */
+export const BULK_DEFER_MS = { min: 50, max: 200 } as const;
+
+const between = (r: { readonly min: number; readonly max: number }) =>
+  Math.round(r.min + Math.random() * (r.max - r.min));
+
+// KEYS[1]: the key's stored next job (dn:<key>); ARGV: its jid, data and opts as read. Deletes it only
+// if nobody replaced or changed it since (a new proto-job has a new jid; a merge changes data/opts).
+const DELETE_NEXT_IF_UNCHANGED_LUA = `
+local f = redis.call('HMGET', KEYS[1], 'jid', 'data', 'opts')
+if f[1] == ARGV[1] and f[2] == ARGV[2] and f[3] == ARGV[3] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+/**
+ * After a bulk job of `key` was handed back (moved from active to delayed): a request for the key that
+ * arrived while the job was active was stored by BullMQ as the key's next job (dedup-next, created only
+ * when this job finishes). Left there, a live request would wait for this bulk job's turn; so it is
+ * folded into the delayed job — through ReconcileQueue.request, which merges it (live raises the
+ * priority, the earliest due time wins) — and the stored copy is then dropped, unless someone changed
+ * or replaced it meanwhile (then it stays and causes one more reconcile: never a lost request).
+ */
+export async function foldStoredNext(key: string, queue: ReconcileQueue, client: RedisClient): Promise<void> {
+  const nextKey = `${queue.jobPrefix}dn:${key}`;
+  const [jid, data, opts] = await client.hmget(nextKey, 'jid', 'data', 'opts');
+  if (typeof jid !== 'string' || typeof data !== 'string' || typeof opts !== 'string') return;
+  let next: ReconcileRequest;
+  try {
+    next = parseReconcileRequest(JSON.parse(data));
+  } catch {
+    return; // not ours to fold: BullMQ creates it after this job and the worker rejects it then
+  }
+  await queue.request(key, {
+    source: next.source,
+    delayMs: Math.max(0, next.dueAt - Date.now()),
+    ...(next.reasons !== undefined && next.reasons.length > 0 ? { reason: next.reasons.at(-1) } : {}),
+    ...(next.rv !== undefined ? { rv: next.rv } : {}),
+  });
+  await client.eval(DELETE_NEXT_IF_UNCHANGED_LUA, 1, nextKey, jid, data, opts);
+}
+
 export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWorker {
   const { queueName, prefix } = resolveLocation(opts);
   if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) {
     throw new Error(`concurrency must be an integer >= 1, got ${opts.concurrency}`);
+  }
+  const bulkLimit = opts.bulkConcurrency;
+  if (
+    bulkLimit !== undefined &&
+    (!Number.isInteger(bulkLimit) || bulkLimit < 1 || bulkLimit > opts.concurrency)
+  ) {
+    throw new Error(
+      `bulkConcurrency must be an integer from 1 to concurrency (${opts.concurrency}), got ${bulkLimit}`,
+    );
   }
   const hooks = opts.hooks ?? {};
   const safe = <A extends unknown[]>(fn: ((...args: A) => void) | undefined, ...args: A) => {
@@ -154,13 +242,77 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
   const activeIds = new Set<string>();
   let idle: (() => void) | undefined;
 
-  const processor = async (job: Job, _token: string | undefined, signal?: AbortSignal) => {
+  // The bulk share: bulk reconciles running, and bulk jobs waiting for one of them to end (FIFO).
+  // A slot that ends passes its place straight to the first waiter, so the share is never exceeded.
+  let bulkActive = 0;
+  const bulkWaiters: ((granted: boolean) => void)[] = [];
+  const releaseBulk = () => {
+    const next = bulkWaiters.shift();
+    if (next !== undefined) next(true);
+    else bulkActive--;
+  };
+  /** True: a bulk slot was passed to us. False: none within `ms`, or the wait was cut short. */
+  const waitForBulk = (ms: number, signals: AbortSignal[]) =>
+    new Promise<boolean>((resolve) => {
+      const cut = AbortSignal.any(signals);
+      const done = (granted: boolean) => {
+        clearTimeout(timer);
+        cut.removeEventListener('abort', giveUp);
+        resolve(granted);
+      };
+      const giveUp = () => {
+        const i = bulkWaiters.indexOf(done);
+        if (i >= 0) bulkWaiters.splice(i, 1);
+        done(false);
+      };
+      const timer = setTimeout(giveUp, ms);
+      if (cut.aborted) return giveUp();
+      cut.addEventListener('abort', giveUp, { once: true });
+      bulkWaiters.push(done);
+    });
+  // Ends the waits of bulk jobs for a bulk slot, on close.
+  const stopping = new AbortController();
+  // Folds of requests into handed-back jobs still under way (close waits for them).
+  const folds = new Set<Promise<void>>();
+  // A plain client of ours: notices a lost connection (below) and folds requests into handed-back jobs.
+  const watchdog = createClient(opts.connection);
+
+  const processor = async (job: Job, token: string | undefined, signal?: AbortSignal) => {
     let req: ReconcileRequest;
     try {
       req = parseReconcileRequest(job.data);
     } catch (err) {
       safe(hooks.onMalformed, String(job.id), toError(err));
       throw new UnrecoverableError(`job ${job.id}: ${toError(err).message}`);
+    }
+    const bulk = req.source === 'bulk' && bulkLimit !== undefined;
+    if (bulk) {
+      if (bulkActive < bulkLimit) {
+        bulkActive++; // checked and taken in one synchronous step
+      } else {
+        const waitSignals = signal !== undefined ? [stopping.signal, signal] : [stopping.signal];
+        if (!(await waitForBulk(between(BULK_WAIT_MS), waitSignals))) {
+          // Hand it back unrun: moveToDelayed skips the attempt (attemptsMade unchanged), and BullMQ's
+          // DelayedError ends the turn without a failure or a retry; the slot then takes the next job.
+          // If moveToDelayed throws, the job was not handed back (its lock was lost, or Redis is gone):
+          // BullMQ then settles it as a failed attempt, which fails in turn without a lock (the job is
+          // someone else's now) or, Redis back, retries it after a backoff.
+          const delayMs = between(BULK_DEFER_MS);
+          await job.moveToDelayed(Date.now() + delayMs, token);
+          safe(hooks.onDeferred, { jobId: String(job.id), key: req.key, delayMs });
+          // Folded once BullMQ has moved on: the fold may make the job due at once, and BullMQ keys its
+          // lock renewal by job id, so this turn should be over before any slot of ours takes it again.
+          // (A producer's live request can do the same within the one round trip BullMQ's turn still
+          // takes; the job's lock then lasts lockDurationMs unrenewed — as after BullMQ's own retries.)
+          setImmediate(() => {
+            const fold = foldStoredNext(req.key, queue, watchdog)
+              .catch(reportError) // the stored request stays stored: it runs after this job
+              .finally(() => folds.delete(fold));
+            folds.add(fold);
+          });
+          throw new DelayedError();
+        }
+      }
     }
     active++;
     activeIds.add(String(job.id));
@@ -230,6 +382,7 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
       });
       return requeueAfterMs !== undefined ? { requeueAfterMs } : {};
     } finally {
+      if (bulk) releaseBulk();
       active--;
       activeIds.delete(String(job.id));
       if (active === 0) idle?.();
@@ -265,7 +418,6 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
     for (const id of activeIds) worker.cancelJob(id, 'redis connection lost');
   };
   let shuttingDown = false;
-  const watchdog = createClient(opts.connection);
   watchdog.on('error', () => undefined); // reported through BullMQ's own clients
   watchdog.on('close', () => {
     if (!shuttingDown) onRedisLost();
@@ -286,6 +438,7 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
     close() {
       closing ??= (async () => {
         await worker.pause(true); // stop taking work; active jobs go on
+        stopping.abort(); // bulk jobs waiting for a bulk slot: handed back
         if (active > 0) {
           const finished = new Promise<void>((resolve) => (idle = resolve));
           const graceMs = opts.closeTimeoutMs ?? 30_000;
@@ -297,6 +450,7 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
         }
         // Jobs still running now keep their lock until it expires; then they are redelivered.
         await worker.close(active > 0);
+        await Promise.allSettled([...folds]);
         bull.owned?.disconnect();
         shuttingDown = true;
         watchdog.disconnect();
