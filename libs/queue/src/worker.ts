@@ -437,8 +437,9 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
     activeCount: () => active,
     close() {
       closing ??= (async () => {
-        await worker.pause(true); // stop taking work; active jobs go on
-        stopping.abort(); // bulk jobs waiting for a bulk slot: handed back
+        const paused = worker.pause(true); // stop taking work; active jobs go on
+        stopping.abort(); // bulk jobs waiting for a bulk slot: handed back, not started
+        await paused;
         if (active > 0) {
           const finished = new Promise<void>((resolve) => (idle = resolve));
           const graceMs = opts.closeTimeoutMs ?? 30_000;

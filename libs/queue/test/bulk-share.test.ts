@@ -255,6 +255,41 @@ test('a live request for a bulk key waiting for the share is folded into it when
   }
 });
 
+test('close() while bulk jobs wait for the share: they are handed back, not failed, and run later', async () => {
+  const hold = gate();
+  const ran: string[] = [];
+  const handler = async (req: ReconcileRequest) => {
+    ran.push(req.key);
+    if (req.key === 'ns/hold') await hold.opened;
+    return {};
+  };
+  const { queue, w, close } = setup({ concurrency: 4, bulkConcurrency: 1, handler });
+  let w2: ReturnType<typeof startReconcileWorker> | undefined;
+  try {
+    await queue.request('ns/hold', { source: 'bulk', reason: 'resync' });
+    await waitFor('the hold reconcile to start', async () => ran.length === 1);
+    const bulk = bulkKeys(10);
+    await queue.requestMany(
+      bulk.map((key) => ({ key, opts: { source: 'bulk' as const, reason: 'resync' } })),
+    );
+    await waitFor('every slot busy', async () => (await queue.queue.getActiveCount()) === 4);
+    const closed = w.close();
+    hold.open();
+    await closed;
+    assert.deepEqual(ran, ['ns/hold'], 'nothing else ran');
+    const counts = await queue.queue.getJobCounts('active', 'failed', 'completed');
+    assert.deepEqual(counts, { active: 0, failed: 0, completed: 1 });
+    w2 = startReconcileWorker({ connection: redis.url, queueName: queue.queueName, concurrency: 4, handler });
+    await waitFor('the rest to run', async () => ran.length === 11);
+    await waitIdle(queue);
+    assert.deepEqual([...ran].sort(), ['ns/hold', ...bulk].sort(), 'each ran once');
+  } finally {
+    hold.open();
+    await w2?.close();
+    await close();
+  }
+});
+
 test('a request stored while a bulk job was active is folded into it when it is handed back', async () => {
   const queueName = `bulk${++n}`;
   const queue = new ReconcileQueue({ connection: redis.url, queueName, attempts: 1 });
