@@ -2,6 +2,8 @@
 // replaced, a deleted PodSet's pods go (finalizer cleanup) and then the PodSet itself.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
 import { NAME_LABEL, activePodsOf } from './support/check.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
@@ -94,6 +96,10 @@ test('kubectl delete ps: the finalizer holds the PodSet until its pods are gone,
   // kubectl waits for the object to be gone (finalizers included).
   await env.kubectl(['delete', 'ps', 'doomed', '--timeout=60s']);
   assert.equal(env.podSet('doomed'), undefined, 'the PodSet is gone when kubectl delete returns');
+  // Its traces in Redis were removed before the finalizer: nothing is left of its finished jobs and
+  // event-log entries from before the deletion (what the watcher logs of the deletion itself may come
+  // after the cleanup, and the job that did the cleanup finishes after it).
+  assert.deepEqual(await tracesBefore('default/doomed', since), { jobs: [], events: [] });
   await env.waitFor('the deleted PodSet’s pods to be gone', () =>
     env
       .pods()
@@ -116,3 +122,27 @@ test('kubectl delete ps: the finalizer holds the PodSet until its pods are gone,
   assert.deepEqual(env.problems(['web']), []);
   env.assertAllRunning();
 });
+
+/** The key's finished jobs that finished, and its event-log entries logged, before `since`. */
+async function tracesBefore(key: string, since: string): Promise<{ jobs: string[]; events: string[] }> {
+  const base = `${process.env.E2E_QUEUE_PREFIX || DEFAULT_PREFIX}:${process.env.E2E_QUEUE_NAME || DEFAULT_QUEUE_NAME}`;
+  const redis = new Redis(env.redis.url);
+  try {
+    const jobs: string[] = [];
+    for (const state of ['completed', 'failed']) {
+      for (const id of await redis.zrangebyscore(`${base}:${state}`, '-inf', Date.parse(since))) {
+        if ((await redis.hget(`${base}:${id}`, 'name')) === key) jobs.push(`${state} ${id}`);
+      }
+    }
+    const events: string[] = [];
+    for (const [id, flat] of await redis.xrange(`${base}:watcher:events`, '-', '+')) {
+      const f = new Map<string, string>();
+      for (let i = 0; i + 1 < flat.length; i += 2) f.set(flat[i]!, flat[i + 1]!);
+      if (f.get('key') === key && (f.get('t') ?? '') < since)
+        events.push(`${id} ${f.get('type')} ${f.get('kind')}`);
+    }
+    return { jobs, events };
+  } finally {
+    redis.disconnect();
+  }
+}

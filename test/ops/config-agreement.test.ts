@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { parseEnv } from '@podset/config';
 import { dashboardEnv, eventLogKeys } from '../../apps/dashboard/src/config.ts';
 import { parseWatcherConfig, redisKeys } from '../../apps/watcher/src/config.ts';
-import { workerEnv } from '../../apps/worker/src/config.ts';
+import { eventLogKey, workerEnv } from '../../apps/worker/src/config.ts';
 
 const TOKEN = { DASHBOARD_TOKEN: 'x'.repeat(20) };
 
@@ -23,6 +23,8 @@ for (const [label, env] of [
     assert.equal(dash.QUEUE_PREFIX, watcher.QUEUE_PREFIX);
     assert.equal(dash.QUEUE_PREFIX, worker.QUEUE_PREFIX);
     assert.deepEqual(eventLogKeys(dash), [redisKeys(watcher).eventLog]);
+    // The worker removes a deleted PodSet's entries from that same stream.
+    assert.equal(eventLogKey(worker), redisKeys(watcher).eventLog);
     // Not BullMQ's own `<prefix>:<queue>:events` stream.
     assert.notEqual(eventLogKeys(dash)[0], `${dash.QUEUE_PREFIX}:${dash.QUEUE_NAME}:events`);
   });

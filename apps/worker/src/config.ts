@@ -20,6 +20,10 @@ export const workerEnv = {
     description: 'BullMQ key prefix; a hash tag such as {podset} on Redis Cluster',
     default: DEFAULT_PREFIX,
   }),
+  EVENT_LOG_KEY: optionalStr({
+    description:
+      "Redis key of the watcher's event-log stream, from which a deleted PodSet's entries are removed; default <QUEUE_PREFIX>:<QUEUE_NAME>:watcher:events (the watcher's default)",
+  }),
   WORKER_CONCURRENCY: int({
     description: 'Reconciles run in parallel by this process',
     default: 8,
@@ -84,6 +88,13 @@ export const workerEnv = {
 } as const;
 
 export type WorkerConfig = Config<typeof workerEnv>;
+
+/** The watcher's event-log stream (its EVENT_LOG_KEY and default), for the finalizer's cleanup. */
+export function eventLogKey(
+  cfg: Pick<WorkerConfig, 'EVENT_LOG_KEY' | 'QUEUE_PREFIX' | 'QUEUE_NAME'>,
+): string {
+  return cfg.EVENT_LOG_KEY ?? `${cfg.QUEUE_PREFIX}:${cfg.QUEUE_NAME}:watcher:events`;
+}
 
 /**
  * WORKER_BULK_CONCURRENCY resolved against WORKER_CONCURRENCY (unset: a quarter, at least 1). Throws a

@@ -7,6 +7,7 @@ import { startReconcileWorker, urlConnector, type ReconcileWorker, type RedisCon
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { eventLogKey } from './config.ts';
 import { createController, errorText, type Controller, type Planner } from './controller.ts';
 import { createEventRecorder } from './events.ts';
 import { redisRvStore } from './rv-store.ts';
@@ -33,6 +34,8 @@ export interface WorkerSettings {
   httpPort: number;
   instance: string;
   listMode?: 'consistent' | 'notOlderThan';
+  /** The watcher's event-log stream (EVENT_LOG_KEY); default <queuePrefix>:<queueName>:watcher:events. */
+  eventLogKey?: string;
   /** Backoff between attempts (tests shorten it). */
   backoff?: { baseMs?: number; maxMs?: number; jitter?: number };
 }
@@ -121,6 +124,11 @@ export async function startWorker(
       throw new Error('startWorker: give settings.redis or settings.redisUrl');
     redis = urlConnector(settings.redisUrl);
   }
+  const logKey = eventLogKey({
+    EVENT_LOG_KEY: settings.eventLogKey,
+    QUEUE_PREFIX: settings.queuePrefix,
+    QUEUE_NAME: settings.queueName,
+  });
   // NotOlderThan reads need the newest RV of our own writes, shared by every replica through Redis.
   const rvRedis =
     settings.listMode === 'notOlderThan' ? redis.client({ maxRetriesPerRequest: 3 }) : undefined;
@@ -133,6 +141,8 @@ export async function startWorker(
     ...(rvRedis !== undefined
       ? { rvStore: redisRvStore(rvRedis, { prefix: `${settings.queuePrefix}:podset-rv:` }) }
       : {}),
+    // A deleted PodSet's finished jobs and event-log entries, through the queue's own connections.
+    cleanup: (key) => queueWorker.queue.forgetKey(key, { eventLogKey: logKey }),
     options: {
       createBurst: settings.createBurst,
       listMode: settings.listMode ?? 'consistent',

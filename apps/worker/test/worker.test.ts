@@ -9,15 +9,19 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_PREFIX, ReconcileQueue } from '@podset/queue';
 import * as planner from '@podset/reconcile';
 import { startRedis, type RedisServer } from '@podset/testkit';
+import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { startWorker, type RunningWorker, type WorkerSettings } from '../src/worker.ts';
 import { apiError, fakeKube, type FakeKube } from './fake-kube.ts';
 
 let redis: RedisServer;
+let redisClient: Redis;
 before(async () => {
   redis = await startRedis();
+  redisClient = new Redis(redis.url);
 });
 after(async () => {
+  redisClient.disconnect();
   await redis.close();
 });
 
@@ -211,6 +215,45 @@ test('errors are retried with backoff; after the last attempt: ReplicaFailure + 
     assert.match(cond?.message ?? '', /exceeded quota/);
     const warn = f.events.find((e) => e.reason === 'ReconcileFailed');
     assert.equal(warn?.type, 'Warning');
+  });
+});
+
+test("a deleted PodSet: the worker forgets its finished jobs and event-log entries, nobody else's", async () => {
+  const f = fakeKube();
+  f.addPodSet('default', 'web', 1);
+  f.addPodSet('default', 'web-2', 1);
+  const s = settings();
+  const stream = `${s.queuePrefix}:${s.queueName}:watcher:events`; // the watcher's default
+  await withWorker(f, s, async (_w, q) => {
+    for (const key of ['default/web', 'default/web-2']) {
+      await redisClient.xadd(stream, '*', 'type', 'ADDED', 'kind', 'PodSet', 'key', key);
+    }
+    for (const round of [1, 2]) {
+      await q.request('default/web', { source: 'live' });
+      await q.request('default/web-2', { source: 'live' });
+      await until(`round ${round} done`, async () => (await q.queue.getCompletedCount()) === 2 * round);
+    }
+    const ps = f.podsets.get('default/web')!;
+    ps.metadata.deletionTimestamp = new Date().toISOString();
+    f.bump(ps);
+    const finalize = await q.request('default/web', { source: 'live' });
+    await until('the PodSet gone', () => !f.podsets.has('default/web'));
+    await until(
+      'the finalizing job completed',
+      async () => (await q.queue.getJobState(finalize.jobId)) === 'completed',
+    );
+    const names = (await q.queue.getCompleted()).map((j) =>
+      j.id === finalize.jobId ? `${j.name} (finalize)` : j.name,
+    );
+    assert.deepEqual(
+      names.sort(),
+      ['default/web (finalize)', 'default/web-2', 'default/web-2'],
+      'only the job that did the cleanup is left of default/web',
+    );
+    const left = (await redisClient.xrange(stream, '-', '+')).map(
+      ([, flat]) => flat[flat.indexOf('key') + 1],
+    );
+    assert.deepEqual(left, ['default/web-2']);
   });
 });
 
