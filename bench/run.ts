@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO, setAppNodeArgs } from './lib/cluster.ts';
+import { REPO, setAppNodeArgs, setWorkerEnv } from './lib/cluster.ts';
 import { printTable, writeJson, type Result } from './lib/report.ts';
 import { converge } from './scenarios/converge.ts';
 import { latency } from './scenarios/latency.ts';
@@ -33,7 +33,8 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
   --timeout-s N           give up after N s per phase (default 900)
   --keepalive-patch       experiment: preload bench/lib/keepalive-preload.ts into the apps (one undici
                           dispatcher per KubeConfig instead of one per request; see docs/PERFORMANCE.md F1)
-  --app-node-args "ARGS"  extra node flags for the watcher and workers (e.g. "--max-old-space-size=96")`;
+  --app-node-args "ARGS"  extra node flags for the watcher and workers (e.g. "--max-old-space-size=96")
+  --worker-env "K=V ..."  extra environment for every worker (e.g. "EVENTS=warnings")`;
 
 const { values: a, positionals } = parseArgs({
   allowPositionals: true,
@@ -56,6 +57,7 @@ const { values: a, positionals } = parseArgs({
     'timeout-s': { type: 'string' },
     'keepalive-patch': { type: 'boolean', default: false },
     'app-node-args': { type: 'string' },
+    'worker-env': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -91,6 +93,16 @@ setAppNodeArgs([
     : []),
   ...(a['app-node-args']?.split(/\s+/).filter((x) => x !== '') ?? []),
 ]);
+const workerEnv: Record<string, string> = {};
+for (const pair of a['worker-env']?.split(/\s+/).filter((x) => x !== '') ?? []) {
+  const eq = pair.indexOf('=');
+  if (eq <= 0) {
+    console.error(`bench: --worker-env takes NAME=VALUE pairs, got "${pair}"\n${USAGE}`);
+    process.exit(2);
+  }
+  workerEnv[pair.slice(0, eq)] = pair.slice(eq + 1);
+}
+setWorkerEnv(workerEnv);
 const log = (s: string): void => {
   process.stderr.write(`[${new Date().toISOString().slice(11, 23)}] ${s}\n`);
 };
@@ -173,6 +185,7 @@ for (const name of names) {
     const result = await runners[name]!();
     if (a['keepalive-patch']) result.options.keepalivePatch = true;
     if (a['app-node-args']) result.options.appNodeArgs = a['app-node-args'];
+    if (a['worker-env']) result.options.workerEnv = a['worker-env'];
     printTable(result);
     const file = writeJson(result, names.length === 1 ? a.json : undefined);
     console.log(`results: ${path.relative(process.cwd(), file)}`);

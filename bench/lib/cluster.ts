@@ -29,6 +29,13 @@ export function setAppNodeArgs(args: readonly string[]): void {
   appNodeArgs.splice(0, appNodeArgs.length, ...args);
 }
 
+/** Extra environment for every worker started (e.g. EVENTS=warnings), over the scenario's own. */
+const workerEnvExtra: Record<string, string> = {};
+export function setWorkerEnv(env: Readonly<Record<string, string>>): void {
+  for (const k of Object.keys(workerEnvExtra)) delete workerEnvExtra[k];
+  Object.assign(workerEnvExtra, env);
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export interface Reply {
@@ -333,6 +340,7 @@ export class World {
         KUBE_BURST: '1000',
         SHUTDOWN_TIMEOUT_SECONDS: '5',
         ...o.env,
+        ...workerEnvExtra,
       },
       this.logDir,
     );

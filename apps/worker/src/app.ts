@@ -38,6 +38,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       httpPort: config.HTTP_PORT,
       instance: config.POD_NAME ?? defaultInstance(),
       listMode: config.LIST_MODE,
+      events: config.EVENTS,
       ...(config.EVENT_LOG_KEY !== undefined ? { eventLogKey: config.EVENT_LOG_KEY } : {}),
     },
     { planner: reconcileLib, log },

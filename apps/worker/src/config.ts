@@ -80,6 +80,11 @@ export const workerEnv = {
     min: 0,
     max: 65535,
   }),
+  EVENTS: oneOf(['all', 'warnings'] as const, {
+    description:
+      'Kubernetes Events recorded on PodSets: all (SuccessfulCreate/SuccessfulDelete too), or warnings only (one API write fewer per scale action)',
+    default: 'all',
+  }),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
     description: 'pino log level',
     default: 'info',

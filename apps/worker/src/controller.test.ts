@@ -339,3 +339,27 @@ test('repeated identical events are aggregated into one with a count', async () 
   f.fault = () => apiError(500, 'InternalError', 'boom');
   await events.record(ref, 'Normal', 'X', 'y');
 });
+
+test('EVENTS=warnings: a scale-up records no Normal Event (one write fewer); a failure still gets its Warning', async () => {
+  const f = fakeKube();
+  const events = createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' });
+  const controller = createController({
+    kube: f.kube,
+    planner,
+    events,
+    log,
+    options: { createBurst: 4, reconcile: { notReadyRequeueMs: 1000 } },
+  });
+  f.addPodSet('default', 'web', 3);
+  await controller.syncHandler('default/web');
+  assert.equal(f.pods.size, 3);
+  assert.deepEqual(reasons(f), [], 'no SuccessfulCreate');
+  assert.equal(f.calls.filter((c) => c.resource === 'events').length, 0, 'no Event write at all');
+
+  f.addPodSet('default', 'broken', 2);
+  f.fault = (c) =>
+    c.verb === 'create' && c.resource === 'pods' ? apiError(403, 'Forbidden', 'exceeded quota') : undefined;
+  await assert.rejects(controller.syncHandler('default/broken'), ReconcileError);
+  assert.deepEqual(reasons(f), ['FailedCreate']);
+  assert.equal(f.events[0]?.type, 'Warning');
+});

@@ -27,6 +27,8 @@ export interface EventRecorderOptions {
   windowMs?: number;
   /** At most this many Events remembered for aggregation. Default 4096. */
   cacheSize?: number;
+  /** 'warnings': Normal Events are not recorded (each is an API write). Default 'all'. */
+  types?: 'all' | 'warnings';
   now?: () => number;
 }
 
@@ -92,6 +94,7 @@ export function createEventRecorder(opts: EventRecorderOptions): EventRecorder {
 
   return {
     async record(podset, type, reason, message) {
+      if (type === 'Normal' && opts.types === 'warnings') return;
       const key = `${podset.uid}\u0000${type}\u0000${reason}\u0000${message}`;
       try {
         const prior = seen.get(key);

@@ -34,6 +34,8 @@ export interface WorkerSettings {
   httpPort: number;
   instance: string;
   listMode?: 'consistent' | 'notOlderThan';
+  /** Kubernetes Events on PodSets: all (default), or warnings only. */
+  events?: 'all' | 'warnings';
   /** The watcher's event-log stream (EVENT_LOG_KEY); default <queuePrefix>:<queueName>:watcher:events. */
   eventLogKey?: string;
   /** Backoff between attempts (tests shorten it). */
@@ -117,7 +119,12 @@ export async function startWorker(
         if (r.waitMs > 0) kubeWait.inc(r.waitMs / 1000);
       },
     });
-  const events = createEventRecorder({ kube, log, instance: settings.instance });
+  const events = createEventRecorder({
+    kube,
+    log,
+    instance: settings.instance,
+    types: settings.events ?? 'all',
+  });
   let redis = settings.redis;
   if (redis === undefined) {
     if (settings.redisUrl === undefined)
