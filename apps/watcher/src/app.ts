@@ -33,7 +33,8 @@ export async function main(shutdown: Shutdown): Promise<void> {
   // Lease calls get their own client (own rate limiter): a 429 pause or a reconnect storm on the watches
   // must not delay renewals past the renew deadline.
   const leaseKube = createKube(kubeConfig, { qps: 5, burst: 10, userAgent, onRequest });
-  const redis = redisConnector.client({ maxRetriesPerRequest: 3 });
+  // Event-log appends and checkpoints: many small commands per tick, sent as one write each tick.
+  const redis = redisConnector.client({ maxRetriesPerRequest: 3, enableAutoPipelining: true });
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
   // Readiness pings on a client that fails at once when disconnected (no offline queue).
   const probeRedis = redisConnector.client({ enableOfflineQueue: false, maxRetriesPerRequest: 0 });

@@ -64,7 +64,7 @@ test('the connector makes clients of the configured kind; its target names no pa
   assert.equal(cluster.mode, 'cluster');
   // lazy: the clients are built but never connected here.
   const clients = [single, sentinel, cluster].map((c) =>
-    c.client({ maxRetriesPerRequest: null, lazyConnect: true }),
+    c.client({ maxRetriesPerRequest: null, lazyConnect: true, enableAutoPipelining: true }),
   );
   try {
     assert.ok(clients[0] instanceof Redis);
@@ -78,6 +78,10 @@ test('the connector makes clients of the configured kind; its target names no pa
     assert.equal((clients[1] as Redis).options.password, 'pw');
     assert.ok(clients[2] instanceof Cluster);
     assert.equal((clients[2] as Cluster).options.redisOptions?.maxRetriesPerRequest, null);
+    // Auto-pipelining is a client option for a single node and Sentinel, a cluster-level one for Cluster.
+    assert.equal((clients[0] as Redis).options.enableAutoPipelining, true);
+    assert.equal((clients[1] as Redis).options.enableAutoPipelining, true);
+    assert.equal((clients[2] as Cluster).options.enableAutoPipelining, true);
   } finally {
     for (const c of clients) c.disconnect();
   }

@@ -58,6 +58,11 @@ export interface ClientTuning {
   connectTimeout?: number;
   /** Connect on the first command instead of at once. */
   lazyConnect?: boolean;
+  /**
+   * Send the commands issued in one tick as one write (ioredis auto-pipelining): for a client that
+   * issues many small independent commands at once, as the watcher does per watch event.
+   */
+  enableAutoPipelining?: boolean;
 }
 
 export interface RedisConnector {
@@ -148,6 +153,7 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
     ...(t.enableOfflineQueue !== undefined ? { enableOfflineQueue: t.enableOfflineQueue } : {}),
     ...(t.connectTimeout !== undefined ? { connectTimeout: t.connectTimeout } : {}),
     ...(t.lazyConnect !== undefined ? { lazyConnect: t.lazyConnect } : {}),
+    ...(t.enableAutoPipelining !== undefined ? { enableAutoPipelining: t.enableAutoPipelining } : {}),
   });
 
   if (nodes.length > 0) {
@@ -156,11 +162,12 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
       mode: 'cluster',
       target: `cluster ${nodes.join(',')}`,
       client(t = {}) {
-        const { enableOfflineQueue, lazyConnect, ...perNode } = tuned(t);
+        const { enableOfflineQueue, lazyConnect, enableAutoPipelining, ...perNode } = tuned(t);
         const options: ClusterOptions = {
           redisOptions: { ...auth, ...tls, ...perNode },
           ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
           ...(lazyConnect !== undefined ? { lazyConnect } : {}),
+          ...(enableAutoPipelining !== undefined ? { enableAutoPipelining } : {}),
         };
         return new Cluster(startup, options);
       },

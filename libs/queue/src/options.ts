@@ -53,12 +53,16 @@ export function bullConnection(connection: QueueConnection): {
   };
 }
 
-/** A plain ioredis client of our own (for the merge script). */
+/**
+ * A plain ioredis client of our own (for the merge script). Auto-pipelined: the watcher issues dozens of
+ * requests at once, and one write per tick instead of one per command is a large share of its CPU.
+ */
 export function createClient(connection: QueueConnection): RedisClient {
-  if (isRedisConnector(connection)) return connection.client({ maxRetriesPerRequest: 3 });
+  if (isRedisConnector(connection))
+    return connection.client({ maxRetriesPerRequest: 3, enableAutoPipelining: true });
   return typeof connection === 'string'
-    ? new Redis(connection, { maxRetriesPerRequest: 3 })
-    : new Redis({ maxRetriesPerRequest: 3, ...connection });
+    ? new Redis(connection, { maxRetriesPerRequest: 3, enableAutoPipelining: true })
+    : new Redis({ maxRetriesPerRequest: 3, enableAutoPipelining: true, ...connection });
 }
 
 /** How many finished jobs BullMQ keeps (for the dashboard), by count and age. */
