@@ -13,9 +13,10 @@ const repo = path.resolve(here, '../../..');
 
 const resolve = (env: Record<string, string>) => bulkConcurrency(parseEnv(workerEnv, env));
 
-test('unset: a quarter of WORKER_CONCURRENCY, at least 1', () => {
-  assert.equal(resolve({}), 2, 'default concurrency 8');
-  assert.equal(resolve({ WORKER_CONCURRENCY: '16' }), 4);
+test('unset: an eighth of WORKER_CONCURRENCY, at least 1', () => {
+  assert.equal(resolve({}), 1, 'default concurrency 8');
+  assert.equal(resolve({ WORKER_CONCURRENCY: '16' }), 2);
+  assert.equal(resolve({ WORKER_CONCURRENCY: '32' }), 4);
   assert.equal(resolve({ WORKER_CONCURRENCY: '7' }), 1);
   assert.equal(resolve({ WORKER_CONCURRENCY: '1' }), 1);
 });

@@ -32,7 +32,7 @@ export const workerEnv = {
   }),
   WORKER_BULK_CONCURRENCY: int({
     description:
-      'At most this many of the WORKER_CONCURRENCY slots run bulk (relist/resync) reconciles at once, the rest stay free for live changes (1 to WORKER_CONCURRENCY; WORKER_CONCURRENCY: no limit); unset: a quarter of WORKER_CONCURRENCY, at least 1',
+      'At most this many of the WORKER_CONCURRENCY slots run bulk (relist/resync) reconciles at once, the rest stay free for live changes (1 to WORKER_CONCURRENCY; WORKER_CONCURRENCY: no limit); unset: an eighth of WORKER_CONCURRENCY, at least 1',
     min: 1,
     max: 1000,
   }),
@@ -102,7 +102,7 @@ export function eventLogKey(
 }
 
 /**
- * WORKER_BULK_CONCURRENCY resolved against WORKER_CONCURRENCY (unset: a quarter, at least 1). Throws a
+ * WORKER_BULK_CONCURRENCY resolved against WORKER_CONCURRENCY (unset: an eighth, at least 1). Throws a
  * ConfigError naming the variable when it exceeds WORKER_CONCURRENCY (each is valid on its own).
  */
 export function bulkConcurrency(
