@@ -60,7 +60,8 @@ export interface ClientTuning {
   lazyConnect?: boolean;
   /**
    * Send the commands issued in one tick as one write (ioredis auto-pipelining): for a client that
-   * issues many small independent commands at once, as the watcher does per watch event.
+   * issues many small independent commands at once, as the watcher does per watch event. Single node
+   * and Sentinel only (ignored on Cluster).
    */
   enableAutoPipelining?: boolean;
 }
@@ -162,12 +163,14 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
       mode: 'cluster',
       target: `cluster ${nodes.join(',')}`,
       client(t = {}) {
+        // Not auto-pipelined on Cluster: ioredis would batch per slot and answer a cross-slot script with
+        // an error of its own instead of Redis's CROSSSLOT; the single-node and Sentinel clients are.
+        // eslint-disable-next-line @typescript-eslint/no-unused-vars
         const { enableOfflineQueue, lazyConnect, enableAutoPipelining, ...perNode } = tuned(t);
         const options: ClusterOptions = {
           redisOptions: { ...auth, ...tls, ...perNode },
           ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
           ...(lazyConnect !== undefined ? { lazyConnect } : {}),
-          ...(enableAutoPipelining !== undefined ? { enableAutoPipelining } : {}),
         };
         return new Cluster(startup, options);
       },
