@@ -1,6 +1,6 @@
 // The dashboard's environment, declared once: validated at start with a message naming the variable.
 import { bool, int, num, oneOf, optionalStr, str, type Config } from '@podset/config';
-import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, redisEnv } from '@podset/queue';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, eventLogKeyOf, redisEnv } from '@podset/queue';
 
 export const dashboardEnv = {
   KUBECONFIG: optionalStr({
@@ -85,7 +85,7 @@ export type DashboardConfig = Config<typeof dashboardEnv>;
 export function eventLogKeys(
   cfg: Pick<DashboardConfig, 'EVENT_LOG_KEY' | 'QUEUE_PREFIX' | 'QUEUE_NAME'>,
 ): string[] {
-  return [cfg.EVENT_LOG_KEY ?? `${cfg.QUEUE_PREFIX}:${cfg.QUEUE_NAME}:watcher:events`];
+  return [eventLogKeyOf(cfg)];
 }
 
 export interface Credentials {

@@ -1,5 +1,5 @@
 // The watcher's configuration: environment variables, declared once, validated at start-up.
-import { DEFAULT_ATTEMPTS, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, redisEnv } from '@podset/queue';
+import { DEFAULT_ATTEMPTS, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, eventLogKeyOf, redisEnv } from '@podset/queue';
 import { int, list, oneOf, optionalStr, parseEnv, str, type Config } from '@podset/config';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -103,6 +103,6 @@ export function redisKeys(
     // One sentinel per watcher deployment (one per Lease): with several (one per namespace set), each
     // must notice a data loss by itself — a shared SET NX would tell only the first.
     sentinel: `${base}:watcher:sentinel:${cfg.LEASE_NAME}`,
-    eventLog: cfg.EVENT_LOG_KEY ?? `${base}:watcher:events`,
+    eventLog: eventLogKeyOf(cfg),
   };
 }

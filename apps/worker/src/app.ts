@@ -1,17 +1,17 @@
 // podset-worker: config → dependencies → start. SIGTERM/SIGINT: stop taking work, finish what is
 // active (bounded by SHUTDOWN_TIMEOUT_SECONDS), close connections, exit 0.
-import { loadConfigOrExit } from '@podset/config';
+import { exitOnConfigError, loadConfigOrExit } from '@podset/config';
 import { loadKubeConfigOrExit } from '@podset/kube';
 import { redisConnectorOrExit } from '@podset/queue';
 import * as reconcileLib from '@podset/reconcile';
 import type { Shutdown } from '@podset/runtime';
 import { pino } from 'pino';
-import { bulkConcurrencyOrExit, workerEnv } from './config.ts';
+import { bulkConcurrency, workerEnv } from './config.ts';
 import { defaultInstance, startWorker } from './worker.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
   const config = loadConfigOrExit('podset-worker', workerEnv);
-  const bulkConcurrency = bulkConcurrencyOrExit('podset-worker', config);
+  const bulkShare = exitOnConfigError('podset-worker', () => bulkConcurrency(config));
   const redis = redisConnectorOrExit('podset-worker', config);
   const log = pino({ name: 'podset-worker', level: config.LOG_LEVEL });
 
@@ -27,7 +27,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       queueName: config.QUEUE_NAME,
       queuePrefix: config.QUEUE_PREFIX,
       concurrency: config.WORKER_CONCURRENCY,
-      bulkConcurrency,
+      bulkConcurrency: bulkShare,
       kubeQps: config.KUBE_QPS,
       kubeBurst: config.KUBE_BURST,
       createBurst: config.CREATE_BURST,

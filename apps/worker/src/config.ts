@@ -1,6 +1,22 @@
 // The worker's environment, declared once: validated at start with a message naming the variable.
-import { bool, ConfigError, int, num, oneOf, optionalStr, str, type Config } from '@podset/config';
-import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, defaultBulkConcurrency, redisEnv } from '@podset/queue';
+import {
+  bool,
+  ConfigError,
+  int,
+  num,
+  oneOf,
+  optionalInt,
+  optionalStr,
+  str,
+  type Config,
+} from '@podset/config';
+import {
+  DEFAULT_PREFIX,
+  DEFAULT_QUEUE_NAME,
+  defaultBulkConcurrency,
+  eventLogKeyOf,
+  redisEnv,
+} from '@podset/queue';
 
 export const workerEnv = {
   KUBECONFIG: optionalStr({
@@ -30,7 +46,7 @@ export const workerEnv = {
     min: 1,
     max: 1000,
   }),
-  WORKER_BULK_CONCURRENCY: int({
+  WORKER_BULK_CONCURRENCY: optionalInt({
     description:
       'At most this many of the WORKER_CONCURRENCY slots run bulk (relist/resync) reconciles at once, the rest stay free for live changes (1 to WORKER_CONCURRENCY; WORKER_CONCURRENCY: no limit); unset: an eighth of WORKER_CONCURRENCY, at least 1',
     min: 1,
@@ -98,7 +114,7 @@ export type WorkerConfig = Config<typeof workerEnv>;
 export function eventLogKey(
   cfg: Pick<WorkerConfig, 'EVENT_LOG_KEY' | 'QUEUE_PREFIX' | 'QUEUE_NAME'>,
 ): string {
-  return cfg.EVENT_LOG_KEY ?? `${cfg.QUEUE_PREFIX}:${cfg.QUEUE_NAME}:watcher:events`;
+  return eventLogKeyOf(cfg);
 }
 
 /**
@@ -110,8 +126,7 @@ export function bulkConcurrency(
 ): number {
   const c = config.WORKER_CONCURRENCY;
   const k = config.WORKER_BULK_CONCURRENCY;
-  // An int without a default reads as 0 when unset (0 itself is refused by min: 1).
-  if (k === 0) return defaultBulkConcurrency(c);
+  if (k === undefined) return defaultBulkConcurrency(c);
   if (k > c) {
     throw new ConfigError([
       {
@@ -121,20 +136,4 @@ export function bulkConcurrency(
     ]);
   }
   return k;
-}
-
-/** For main: bulkConcurrency(config), or the problem on stderr and exit 2 (like loadConfigOrExit). */
-export function bulkConcurrencyOrExit(
-  app: string,
-  config: Pick<WorkerConfig, 'WORKER_CONCURRENCY' | 'WORKER_BULK_CONCURRENCY'>,
-): number {
-  try {
-    return bulkConcurrency(config);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${app}: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
 }

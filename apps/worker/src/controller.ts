@@ -26,6 +26,7 @@ import type { Logger } from 'pino';
 import type { EventRecorder, InvolvedPodSet } from './events.ts';
 import { executeCreates, executeDeletes, type CreateFailure } from './executor.ts';
 import { memoryRvStore, rvMax, type RvStore } from './rv-store.ts';
+import { withTimeout } from './timeout.ts';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
 
 import { CLEANUP_FINALIZER, NAME_LABEL } from '@podset/reconcile';
@@ -255,7 +256,7 @@ export function createController(deps: ControllerDeps): Controller {
     if (deps.cleanup === undefined) return;
     ctx.signal?.throwIfAborted();
     try {
-      const removed = await withTimeout(deps.cleanup(key), cleanupTimeoutMs);
+      const removed = await withTimeout(deps.cleanup(key), cleanupTimeoutMs, 'cleanup');
       log.info({ removed }, 'removed its finished jobs and event-log entries');
     } catch (err) {
       log.warn(
@@ -509,20 +510,6 @@ export function progressLeftToNextPass(
   const failing = (conditions: readonly { type: string }[] | undefined) =>
     (conditions ?? []).some((c) => c.type === 'ReplicaFailure');
   return !failing(podset.status?.conditions) && !failing(plan.status.conditions);
-}
-
-/** `p`, or a rejection after `ms` (p itself goes on; its outcome is then ignored). */
-async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
-  });
-  p.catch(() => undefined); // a late rejection after the timeout is not unhandled
-  try {
-    return await Promise.race([p, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function requeueOf(plan: Plan): SyncResult {

@@ -11,6 +11,7 @@ import { eventLogKey } from './config.ts';
 import { createController, errorText, type Controller, type Planner } from './controller.ts';
 import { createEventRecorder } from './events.ts';
 import { redisRvStore } from './rv-store.ts';
+import { withTimeout } from './timeout.ts';
 
 export interface WorkerSettings {
   kubeConfig: KubeConfig;
@@ -387,14 +388,6 @@ function cachedReadiness(check: () => Promise<Readiness>): () => Promise<Readine
     last = entry;
     return entry.result;
   };
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
 function reasonText(reason: unknown): string {

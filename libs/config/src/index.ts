@@ -1,2 +1,10 @@
-export { str, optionalStr, int, num, bool, oneOf, list, url, type VarSpec } from './vars.ts';
-export { parseEnv, loadConfigOrExit, describeEnv, ConfigError, type EnvSpec, type Config } from './parse.ts';
+export { str, optionalStr, int, optionalInt, num, bool, oneOf, list, url, type VarSpec } from './vars.ts';
+export {
+  parseEnv,
+  loadConfigOrExit,
+  exitOnConfigError,
+  describeEnv,
+  ConfigError,
+  type EnvSpec,
+  type Config,
+} from './parse.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bool, int, list, num, oneOf, optionalStr, str, url } from './vars.ts';
+import { bool, int, list, num, oneOf, optionalInt, optionalStr, str, url } from './vars.ts';
 import { ConfigError, describeEnv, parseEnv } from './parse.ts';
 
 const spec = {
@@ -92,4 +92,18 @@ test('describeEnv renders one README row per variable', () => {
   assert.equal(rows.length, Object.keys(spec).length);
   assert.ok(rows.includes('| `WORKER_CONCURRENCY` | `8` | parallel reconciles |'));
   assert.ok(rows.includes('| `TOKEN` | *(required)* | a token |'));
+});
+
+test('optionalInt: unset is undefined (a default derived elsewhere); set, it is checked like int', () => {
+  const spec = { N: optionalInt({ description: 'n', min: 1, max: 10 }) };
+  assert.equal(parseEnv(spec, {}).N, undefined);
+  assert.equal(parseEnv(spec, { N: '' }).N, undefined);
+  assert.equal(parseEnv(spec, { N: '7' }).N, 7);
+  for (const bad of ['0', '11', '2.5', 'x']) {
+    assert.throws(
+      () => parseEnv(spec, { N: bad }),
+      (err: unknown) => err instanceof ConfigError && err.problems[0]?.variable === 'N',
+      `N=${bad} is refused, naming N`,
+    );
+  }
 });

@@ -38,10 +38,13 @@ export function parseEnv<S extends EnvSpec>(spec: S, env: Record<string, string 
   return out as Config<S>;
 }
 
-/** For main.ts: parse, or print the problems to stderr and exit 2 (a usage error, not a crash). */
-export function loadConfigOrExit<S extends EnvSpec>(app: string, spec: S, env = process.env): Config<S> {
+/**
+ * For main.ts: `fn()`, or — when it throws a ConfigError — the problems on stderr and exit 2 (a usage
+ * error, not a crash). Other errors pass through.
+ */
+export function exitOnConfigError<T>(app: string, fn: () => T): T {
   try {
-    return parseEnv(spec, env);
+    return fn();
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${app}: ${err.message}\n`);
@@ -49,6 +52,11 @@ export function loadConfigOrExit<S extends EnvSpec>(app: string, spec: S, env = 
     }
     throw err;
   }
+}
+
+/** For main.ts: parse, or print the problems to stderr and exit 2. */
+export function loadConfigOrExit<S extends EnvSpec>(app: string, spec: S, env = process.env): Config<S> {
+  return exitOnConfigError(app, () => parseEnv(spec, env));
 }
 
 /** Markdown rows `| NAME | default | description |` for the README's configuration table. */

@@ -76,6 +76,22 @@ export function int(opts: Common<number> & { min?: number; max?: number }): VarS
   );
 }
 
+/** An integer that may be left unset (undefined): for a default derived from other variables. */
+export function optionalInt(opts: {
+  description: string;
+  min?: number;
+  max?: number;
+}): VarSpec<number | undefined> {
+  const whole = int(opts);
+  return spec<number | undefined>(
+    'integer',
+    opts,
+    (raw) => whole.parse(raw),
+    (v) => String(v ?? ''),
+    undefined,
+  );
+}
+
 export function num(opts: Common<number> & { min?: number; max?: number }): VarSpec<number> {
   return spec(
     'number',

@@ -3,7 +3,7 @@
 // (`redisEnv`, spread into each app's env spec); `redisConnector` validates them together with
 // QUEUE_PREFIX and returns a factory of ioredis clients, used for BullMQ's connections and for the
 // apps' own clients (checkpoints, event log, rv store, probes) alike.
-import { ConfigError, bool, list, optionalStr, url, type Config } from '@podset/config';
+import { ConfigError, bool, exitOnConfigError, list, optionalStr, url, type Config } from '@podset/config';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 
 /** A client of either kind; both speak the same commands. */
@@ -216,15 +216,7 @@ export function redisConnectorOrExit(
   app: string,
   cfg: RedisConfig & { QUEUE_PREFIX: string },
 ): RedisConnector {
-  try {
-    return redisConnector(cfg);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${app}: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  return exitOnConfigError(app, () => redisConnector(cfg));
 }
 
 /** A connector for one node at `url` (tests, and callers that hold a plain URL). */

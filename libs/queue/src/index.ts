@@ -45,6 +45,7 @@ export {
   DEFAULT_QUEUE_NAME,
   DEFAULT_PREFIX,
   PRIORITY,
+  eventLogKeyOf,
   type QueueConnection,
   type QueueLocation,
   type Retention,
