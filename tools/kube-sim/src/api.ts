@@ -24,7 +24,7 @@ import {
   validateAgainstSchema,
   validateCrd,
 } from './schema.ts';
-import { type Rec, recJson, type Store } from './store.ts';
+import { compareKeys, type Rec, recJson, type Store } from './store.ts';
 import {
   ApiError,
   type DeleteOptions,
@@ -237,11 +237,7 @@ function startKeyTest(start: string): (r: Rec) => boolean {
   if (slash < 0) return (r) => recKey(r) <= start; // not a key this server made
   const ns = start.slice(0, slash);
   const name = start.slice(slash + 1);
-  return (r) => {
-    const rns = r.obj.metadata.namespace ?? '';
-    if (rns !== ns) return rns < ns;
-    return (r.obj.metadata.name ?? '') <= name;
-  };
+  return (r) => compareKeys(r.obj.metadata.namespace ?? '', r.obj.metadata.name ?? '', ns, name) <= 0;
 }
 
 function parseRv(s: string, what = 'resourceVersion'): number {

@@ -38,13 +38,16 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function keyCompare(a: Rec, b: Rec): number {
-  const na = a.obj.metadata.namespace ?? '';
-  const nb = b.obj.metadata.namespace ?? '';
+/** The order of every list: by namespace, then by name (not by the `namespace/name` string: "a-b" < "a/"). */
+export function compareKeys(na: string, ma: string, nb: string, mb: string): number {
   if (na !== nb) return na < nb ? -1 : 1;
-  const ma = a.obj.metadata.name ?? '';
-  const mb = b.obj.metadata.name ?? '';
   return ma < mb ? -1 : ma > mb ? 1 : 0;
+}
+
+function keyCompare(a: Rec, b: Rec): number {
+  const ma = a.obj.metadata;
+  const mb = b.obj.metadata;
+  return compareKeys(ma.namespace ?? '', ma.name ?? '', mb.namespace ?? '', mb.name ?? '');
 }
 
 /**
