@@ -18,9 +18,9 @@
 // One race is accepted: a failed job retried by hand (dashboard) between the scan and its removal is
 // removed although it is waiting again. It could only be a reconcile of the PodSet being deleted,
 // which has nothing left to do.
-import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { RedisClient } from './connection.ts';
+import { luaScript, runScript } from './lua.ts';
 import { keyProblem } from './payload.ts';
 
 /**
@@ -74,9 +74,8 @@ if #entries > 0 then last = entries[#entries][1] end
 return {#entries, #del, last}
 `;
 
-const sha = (script: string) => createHash('sha1').update(script).digest('hex');
-const FINISHED_SCAN_SHA = sha(FINISHED_SCAN_LUA);
-const EVENT_LOG_SCAN_SHA = sha(EVENT_LOG_SCAN_LUA);
+const FINISHED_SCAN = luaScript(FINISHED_SCAN_LUA);
+const EVENT_LOG_SCAN = luaScript(EVENT_LOG_SCAN_LUA);
 
 export const FORGET_CHUNK = 500;
 /** Per finished set and for the stream: far above the defaults (1000/5000 jobs, ~10,000 entries). */
@@ -157,8 +156,7 @@ async function finishedOf(
   for (;;) {
     const raw = await runScript(
       target.client,
-      FINISHED_SCAN_SHA,
-      FINISHED_SCAN_LUA,
+      FINISHED_SCAN,
       [setKey],
       [target.jobPrefix, key, min, String(seen), String(chunk)],
     );
@@ -197,33 +195,12 @@ async function forgetEvents(
   let deleted = 0;
   let examined = 0;
   for (;;) {
-    const raw = await runScript(
-      client,
-      EVENT_LOG_SCAN_SHA,
-      EVENT_LOG_SCAN_LUA,
-      [stream],
-      [key, start, String(chunk)],
-    );
+    const raw = await runScript(client, EVENT_LOG_SCAN, [stream], [key, start, String(chunk)]);
     const [n, d, last] = raw as [number, number, string];
     deleted += d;
     examined += n;
     if (n < chunk) return { deleted, truncated: false };
     if (examined >= maxScan) return { deleted, truncated: true };
     start = `(${last}`;
-  }
-}
-
-async function runScript(
-  client: RedisClient,
-  hash: string,
-  script: string,
-  keys: string[],
-  argv: string[],
-): Promise<unknown> {
-  try {
-    return await client.evalsha(hash, keys.length, ...keys, ...argv);
-  } catch (err) {
-    if (!(err instanceof Error) || !err.message.includes('NOSCRIPT')) throw err;
-    return await client.eval(script, keys.length, ...keys, ...argv);
   }
 }

@@ -10,8 +10,8 @@
 //  - while the key is active, the stored next job (dn:<key>) gets the same merge.
 // It relies on BullMQ 6.7.0's key layout and scores (delayed: due·0x1000+seq; prioritized:
 // priority·2^32+counter; marker zset); the integration tests pin that behaviour.
-import { createHash } from 'node:crypto';
 import type { RedisClient } from './connection.ts';
+import { luaScript, runScript } from './lua.ts';
 import { MAX_REASONS } from './payload.ts';
 
 export const MERGE_LUA = `
@@ -215,7 +215,7 @@ end
 return {outcome, current or '', state}
 `;
 
-const SHA = createHash('sha1').update(MERGE_LUA).digest('hex');
+const MERGE = luaScript(MERGE_LUA);
 
 export type MergeMode = 'request' | 'after-add' | 'settle';
 
@@ -268,13 +268,7 @@ export async function runMerge(client: RedisClient, keys: MergeKeys, args: Merge
     args.lockToken ?? '',
     String(args.lockTtlMs ?? 5_000),
   ];
-  let raw: unknown;
-  try {
-    raw = await client.evalsha(SHA, keyList.length, ...keyList, ...argv);
-  } catch (err) {
-    if (!(err instanceof Error) || !err.message.includes('NOSCRIPT')) throw err;
-    raw = await client.eval(MERGE_LUA, keyList.length, ...keyList, ...argv);
-  }
+  const raw = await runScript(client, MERGE, keyList, argv);
   const [outcome, jobId, state] = raw as [MergeResult['outcome'], string, string];
   return { outcome, jobId, state };
 }
