@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { RedisClient } from './connection.ts';
 import { backoffDelay, BACKOFF_TYPE, type BackoffOptions } from './backoff.ts';
+import { luaScript, runScript } from './lua.ts';
 import {
   bullConnection,
   createClient,
@@ -178,11 +179,11 @@ const between = (r: { readonly min: number; readonly max: number }) =>
 
 // KEYS[1]: the key's stored next job (dn:<key>); ARGV: its jid, data and opts as read. Deletes it only
 // if nobody replaced or changed it since (a new proto-job has a new jid; a merge changes data/opts).
-const DELETE_NEXT_IF_UNCHANGED_LUA = `
+const DELETE_NEXT_IF_UNCHANGED = luaScript(`
 local f = redis.call('HMGET', KEYS[1], 'jid', 'data', 'opts')
 if f[1] == ARGV[1] and f[2] == ARGV[2] and f[3] == ARGV[3] then return redis.call('DEL', KEYS[1]) end
 return 0
-`;
+`);
 
 /**
  * After a bulk job of `key` was handed back (moved from active to delayed): a request for the key that
@@ -208,7 +209,7 @@ export async function foldStoredNext(key: string, queue: ReconcileQueue, client:
     ...(next.reasons !== undefined && next.reasons.length > 0 ? { reason: next.reasons.at(-1) } : {}),
     ...(next.rv !== undefined ? { rv: next.rv } : {}),
   });
-  await client.eval(DELETE_NEXT_IF_UNCHANGED_LUA, 1, nextKey, jid, data, opts);
+  await runScript(client, DELETE_NEXT_IF_UNCHANGED, [nextKey], [jid, data, opts]);
 }
 
 export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWorker {
