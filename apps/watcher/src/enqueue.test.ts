@@ -22,11 +22,12 @@ class ManualQueue implements ReconcileRequester {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
+/** A spec change (each RV a new generation), so every one of them may change a plan. */
 const podSetEvent = (name: string, rv: string): WatchEvent => ({
   stream: 'podsets/*',
   resource: 'podsets',
   type: 'MODIFIED',
-  object: { metadata: { namespace: 'default', name, resourceVersion: rv } },
+  object: { metadata: { namespace: 'default', name, resourceVersion: rv, generation: Number(rv) } },
   rv,
 });
 
@@ -122,4 +123,91 @@ test('a relist page requests each distinct key at bulk priority', async () => {
   });
   assert.deepEqual(requests, ['d/web:bulk']);
   assert.equal(enq.requested.bulk, 1);
+});
+
+/** Records requests; they complete at once, or fail while `failing` is set. */
+function recordingQueue() {
+  const keys: string[] = [];
+  const q = {
+    keys,
+    failing: false,
+    request(key: string) {
+      if (q.failing) return Promise.reject(new Error('redis down'));
+      keys.push(key);
+      return Promise.resolve();
+    },
+  };
+  return q;
+}
+
+const podSet = (
+  over: { generation?: number; rv: string; status?: object } & Record<string, unknown>,
+): WatchEvent => {
+  const { generation = 1, rv, status, ...meta } = over;
+  return {
+    stream: 'podsets/*',
+    resource: 'podsets',
+    type: 'MODIFIED',
+    object: {
+      apiVersion: 'podset.io/v1',
+      kind: 'PodSet',
+      metadata: { namespace: 'default', name: 'web', uid: 'u1', generation, resourceVersion: rv, ...meta },
+      ...(status !== undefined ? { status } : {}),
+    } as WatchEvent['object'],
+    rv,
+  };
+};
+
+test('a PodSet event that changed only its status requests no reconcile (the operator never wakes itself up)', async () => {
+  const queue = recordingQueue();
+  const enq = new Enqueuer({ queue, logger: silentLogger });
+  await enq.event({ ...podSet({ rv: '1' }), type: 'ADDED' });
+  assert.deepEqual(queue.keys, ['default/web']);
+  // The worker's own status writes: same generation, finalizers, labels, deletion.
+  await enq.event(podSet({ rv: '2', status: { replicas: 1 } }));
+  await enq.event(podSet({ rv: '3', status: { conditions: [{ type: 'ReplicaFailure' }] } }));
+  await enq.event(podSet({ rv: '4', annotations: { note: 'x' } }));
+  assert.deepEqual(queue.keys, ['default/web'], 'status or annotation changes request nothing');
+  assert.equal(enq.changes.unchanged, 3);
+});
+
+test('a PodSet event that changed what a plan reads requests a reconcile', async () => {
+  const cases: [string, WatchEvent][] = [
+    ['a new generation (spec change)', podSet({ rv: '2', generation: 2 })],
+    ['a finalizer added', podSet({ rv: '2', finalizers: ['podset.io/cleanup'] })],
+    ['a label changed', podSet({ rv: '2', labels: { tier: 'web' } })],
+    ['deletion started', podSet({ rv: '2', deletionTimestamp: '2026-01-01T00:00:00Z' })],
+    ['deleted', { ...podSet({ rv: '2' }), type: 'DELETED' }],
+  ];
+  for (const [what, ev] of cases) {
+    const queue = recordingQueue();
+    const enq = new Enqueuer({ queue, logger: silentLogger });
+    await enq.event({ ...podSet({ rv: '1' }), type: 'ADDED' });
+    await enq.event(ev);
+    assert.deepEqual(queue.keys, ['default/web', 'default/web'], what);
+  }
+});
+
+test('a relisted PodSet is remembered: its later status-only events request nothing', async () => {
+  const queue = recordingQueue();
+  const enq = new Enqueuer({ queue, logger: silentLogger });
+  await enq.listed({
+    stream: 'podsets/*',
+    resource: 'podsets',
+    cause: 'start',
+    objects: [podSet({ rv: '1' }).object],
+  });
+  await enq.event(podSet({ rv: '2', status: { replicas: 3 } }));
+  assert.deepEqual(queue.keys, ['default/web'], 'only the relist request');
+});
+
+test('an event whose request failed is requested again when the watch re-delivers it', async () => {
+  const queue = recordingQueue();
+  const enq = new Enqueuer({ queue, logger: silentLogger });
+  await enq.event({ ...podSet({ rv: '1' }), type: 'ADDED' });
+  queue.failing = true;
+  await assert.rejects(enq.event(podSet({ rv: '2', generation: 2 })), /redis down/);
+  queue.failing = false;
+  await enq.event(podSet({ rv: '2', generation: 2 })); // the watch resumes from RV 1
+  assert.deepEqual(queue.keys, ['default/web', 'default/web']);
 });

@@ -1,7 +1,8 @@
 // Watch events → reconcile requests. A live event asks for its key at live priority (carrying the
 // event's RV); a relist page asks for every key in it at bulk priority. Every watch event is also
 // appended to the event log. Implements the watch loop's sink.
-import { keyFor, keysOf } from './keys.ts';
+import { PodSetChangeFilter } from './change-filter.ts';
+import { keyFor, keysOf, podSetKey } from './keys.ts';
 import { eventRecord, type EventRecord } from './event-log.ts';
 import type { ListedPage, WatchEvent, WatchSink } from './watch-loop.ts';
 import type { Logger } from './log.ts';
@@ -58,6 +59,8 @@ export class Enqueuer implements WatchSink {
   unkeyed = 0;
   /** Live events folded into a follow-up request for a key already being requested. */
   coalesced = 0;
+  /** PodSet events that changed nothing a plan reads (the operator's own status writes among them). */
+  readonly changes = new PodSetChangeFilter();
 
   constructor(options: EnqueuerOptions) {
     this.#o = options;
@@ -74,7 +77,9 @@ export class Enqueuer implements WatchSink {
     const key = keyFor(ev.resource, ev.object);
     const logged = this.#o.eventLog?.append(eventRecord(ev.resource, ev.type, ev.object));
     if (key === undefined) this.unkeyed++;
-    const requested = key === undefined ? undefined : this.#requestLive(key, ev.rv);
+    const wanted =
+      key !== undefined && (ev.resource !== 'podsets' || this.changes.admit(key, ev.type, ev.object));
+    const requested = wanted ? this.#requestLive(key, ev.rv) : undefined;
     this.#o.logger.debug(
       {
         stream: ev.stream,
@@ -83,10 +88,16 @@ export class Enqueuer implements WatchSink {
         podset: key,
         name: ev.object.metadata?.name,
         rv: ev.rv,
+        ...(key !== undefined && !wanted ? { unchanged: true } : {}),
       },
       'watch event',
     );
-    await Promise.all([logged, requested]);
+    try {
+      await Promise.all([logged, requested]);
+    } catch (err) {
+      if (key !== undefined && ev.resource === 'podsets') this.changes.forget(key);
+      throw err;
+    }
   }
 
   /** Live requests in flight per key, with the follow-up that later events for the key wait on. */
@@ -118,6 +129,12 @@ export class Enqueuer implements WatchSink {
   }
 
   async listed(page: ListedPage): Promise<void> {
+    if (page.resource === 'podsets') {
+      for (const obj of page.objects) {
+        const key = podSetKey(obj);
+        if (key !== undefined) this.changes.observe(key, obj);
+      }
+    }
     await this.enqueueBulk(keysOf(page.resource, page.objects));
     await this.#o.eventLog?.append({
       t: new Date().toISOString(),

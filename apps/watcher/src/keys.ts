@@ -10,7 +10,9 @@ export interface WatchedObject {
     namespace?: string;
     resourceVersion?: string;
     uid?: string;
+    generation?: number;
     deletionTimestamp?: string;
+    finalizers?: string[];
     ownerReferences?: {
       apiVersion?: string;
       kind?: string;

@@ -1,0 +1,68 @@
+// Which PodSet watch events can change a reconcile's plan. The worker's own status write comes back as
+// a MODIFIED event; requesting a reconcile for it would make the operator wake itself up (and, since a
+// live request pulls a backed-off retry forward, turn a failing PodSet's backoff into a retry storm).
+import type { WatchedObject } from './keys.ts';
+
+/**
+ * What of a PodSet a plan reads besides its status: uid, generation (bumped by the API server on every
+ * spec change, never on a status change), deletionTimestamp, finalizers and labels. A MODIFIED event that
+ * leaves all of them as they were changed only status, annotations or managedFields.
+ */
+export function planInputs(obj: WatchedObject): string {
+  const m = obj.metadata ?? {};
+  const labels = Object.entries(m.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([
+    m.uid ?? '',
+    m.generation ?? null,
+    m.deletionTimestamp ?? '',
+    [...(m.finalizers ?? [])].sort(),
+    labels,
+  ]);
+}
+
+/**
+ * Remembers each PodSet's plan inputs as last seen (one short string per PodSet), so a MODIFIED event
+ * that changed none of them requests nothing. Holds no objects: a restarted watcher starts empty and
+ * requests once per PodSet on its first event, which settles without a write.
+ */
+export class PodSetChangeFilter {
+  readonly #seen = new Map<string, string>();
+  /** MODIFIED events dropped because they changed nothing a plan reads. */
+  unchanged = 0;
+
+  /**
+   * Records `obj` as the key's newest state; true when the event may change a plan (always for ADDED
+   * and DELETED, and for a MODIFIED event whose plan inputs differ from those last seen).
+   */
+  admit(key: string, type: string, obj: WatchedObject): boolean {
+    if (type === 'DELETED') {
+      this.#seen.delete(key);
+      return true;
+    }
+    const inputs = planInputs(obj);
+    const before = this.#seen.get(key);
+    this.#seen.set(key, inputs);
+    if (type === 'MODIFIED' && before === inputs) {
+      this.unchanged++;
+      return false;
+    }
+    return true;
+  }
+
+  /** A relisted PodSet: remember it (its reconcile is requested in bulk anyway). */
+  observe(key: string, obj: WatchedObject): void {
+    this.#seen.set(key, planInputs(obj));
+  }
+
+  /**
+   * The request for `key` failed: forget what was seen, so the re-delivered event (the watch resumes
+   * from the last RV that was handed on) requests again instead of being taken for a repeat.
+   */
+  forget(key: string): void {
+    this.#seen.delete(key);
+  }
+
+  get size(): number {
+    return this.#seen.size;
+  }
+}
