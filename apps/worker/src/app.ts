@@ -33,6 +33,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       createBurst: config.CREATE_BURST,
       requeuePendingMs: Math.round(config.REQUEUE_PENDING_SECONDS * 1000),
       maxAttempts: config.MAX_ATTEMPTS,
+      parkedRetryMs: config.PARKED_RETRY_SECONDS * 1000,
       finishedPodsToKeep: config.FINISHED_PODS_TO_KEEP,
       shutdownTimeoutMs: Math.round(config.SHUTDOWN_TIMEOUT_SECONDS * 1000),
       httpPort: config.HTTP_PORT,

@@ -75,6 +75,12 @@ export const workerEnv = {
     default: 8,
     min: 1,
   }),
+  PARKED_RETRY_SECONDS: num({
+    description:
+      'A PodSet whose reconcile failed MAX_ATTEMPTS times is parked: tried once more after this long (and parked again if that fails), sooner only when its spec changes',
+    default: 300,
+    min: 1,
+  }),
   FINISHED_PODS_TO_KEEP: int({
     description: 'Succeeded/Failed pods kept per PodSet for inspection',
     default: 3,

@@ -87,16 +87,17 @@ test('creates go in slow-start batches; a persistent error costs one call, then 
   await assert.rejects(controller.syncHandler('default/web'), (err: unknown) => {
     assert.ok(err instanceof ReconcileError);
     assert.equal(err.reason, 'FailedCreate');
-    assert.match(err.message, /exceeded quota/);
+    assert.equal(err.message, '1 of 50 pod creates rejected: 403 Forbidden');
     return true;
   });
   assert.equal(f.calls.filter((c) => c.verb === 'create' && c.resource === 'pods').length, 1);
   const cond = f.podsets.get('default/web')!.status?.conditions?.find((c) => c.type === 'ReplicaFailure');
   assert.equal(cond?.status, 'True');
   assert.equal(cond?.reason, 'FailedCreate');
-  assert.match(cond?.message ?? '', /exceeded quota/);
+  assert.equal(cond?.message, '1 of 50 pod creates rejected: 403 Forbidden');
   const failed = f.events.find((e) => e.reason === 'FailedCreate');
   assert.equal(failed?.type, 'Warning');
+  assert.match(failed?.message ?? '', /exceeded quota/, "the API's own message is in the Event");
 });
 
 test('an error that starts mid-way stops at the failing batch (1, 2, 4 → 7 calls for 3 pods allowed)', async () => {
@@ -362,4 +363,121 @@ test('EVENTS=warnings: a scale-up records no Normal Event (one write fewer); a f
   await assert.rejects(controller.syncHandler('default/broken'), ReconcileError);
   assert.deepEqual(reasons(f), ['FailedCreate']);
   assert.equal(f.events[0]?.type, 'Warning');
+});
+
+/** A controller with a clock the test moves, and pod creates that the API rejects (names vary per call). */
+function failingSetup(parkedRetryMs = 300_000) {
+  const f = fakeKube();
+  let t = Date.parse('2026-01-01T00:00:00Z');
+  const clock = { advance: (ms: number) => (t += ms) };
+  const controller = createController({
+    kube: f.kube,
+    planner,
+    events: createEventRecorder({ kube: f.kube, log, instance: 'test' }),
+    log,
+    now: () => new Date(t),
+    options: { createBurst: 4, parkedRetryMs, reconcile: { notReadyRequeueMs: 1000 } },
+  });
+  let n = 0;
+  f.fault = (c) =>
+    c.verb === 'create' && c.resource === 'pods'
+      ? apiError(
+          422,
+          'Invalid',
+          `Pod "web-${(++n).toString(36)}x" is invalid: metadata.labels: Invalid value: "bad key!"`,
+        )
+      : undefined;
+  f.addPodSet('default', 'web', 3);
+  const writes = (from = 0) =>
+    f.calls.slice(from).filter((c) => c.verb !== 'get' && c.verb !== 'list' && c.resource !== 'events');
+  return { f, controller, clock, writes };
+}
+
+test('a create the API keeps rejecting gives the same ReplicaFailure message every attempt: one status write', async () => {
+  const { f, controller } = failingSetup();
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await assert.rejects(controller.syncHandler('default/web', { attempt }), (err: unknown) => {
+      assert.ok(err instanceof ReconcileError);
+      assert.equal(err.message, '1 of 3 pod creates rejected: 422 Invalid');
+      assert.equal(err.final, false);
+      return true;
+    });
+  }
+  assert.equal(
+    f.calls.filter((c) => c.resource === 'podsets/status').length,
+    1,
+    'written once, then unchanged',
+  );
+  const cond = f.podsets.get('default/web')!.status?.conditions?.find((c) => c.type === 'ReplicaFailure');
+  assert.equal(cond?.message, '1 of 3 pod creates rejected: 422 Invalid');
+  const warnings = f.events.filter((e) => e.reason === 'FailedCreate');
+  assert.ok(warnings.length >= 1);
+  assert.match(
+    warnings[0]!.message ?? '',
+    /bad key!/,
+    "the API's message, with the pod name, is in the Event",
+  );
+});
+
+test('a key that failed for good is parked: requests before its backoff ends write nothing', async () => {
+  const { f, controller, clock, writes } = failingSetup(300_000);
+  const err = await controller.syncHandler('default/web').catch((e: unknown) => e);
+  assert.ok(err instanceof ReconcileError);
+  const parked = await controller.onFinalFailure('default/web', err);
+  assert.equal(parked.requeueAfterMs, 300_000, 'one more try after the backoff cap');
+  assert.ok(f.events.some((e) => e.reason === 'ReconcileFailed'));
+
+  // Resyncs and pod events meanwhile: a GET each, no create, no status write, no Event.
+  const before = f.calls.length;
+  const eventsBefore = f.events.length;
+  clock.advance(60_000);
+  const waiting = await controller.syncHandler('default/web');
+  assert.equal(waiting.requeueAfterMs, 240_000, 'due when the backoff ends, not before');
+  clock.advance(200_000);
+  await controller.syncHandler('default/web');
+  assert.deepEqual(writes(before), []);
+  assert.deepEqual(
+    f.calls.slice(before).map((c) => c.verb),
+    ['get', 'get'],
+  );
+  assert.equal(f.events.length, eventsBefore);
+
+  // The backoff over: one attempt; failing again is final at once (no fresh round of short retries).
+  clock.advance(40_001);
+  await assert.rejects(controller.syncHandler('default/web'), (e: unknown) => {
+    assert.ok(e instanceof ReconcileError);
+    assert.equal(e.final, true);
+    return true;
+  });
+  assert.equal(writes(before).filter((c) => c.verb === 'create' && c.resource === 'pods').length, 1);
+});
+
+test('a spec change (new generation) unparks a key at once and resets its backoff', async () => {
+  const { f, controller, clock } = failingSetup(300_000);
+  const err = await controller.syncHandler('default/web').catch((e: unknown) => e);
+  await controller.onFinalFailure('default/web', err);
+  clock.advance(1_000);
+  const ps = f.podsets.get('default/web')!;
+  ps.metadata.generation = 2;
+  f.bump(ps);
+  const before = f.calls.length;
+  await assert.rejects(controller.syncHandler('default/web'), (e: unknown) => {
+    assert.ok(e instanceof ReconcileError);
+    assert.equal(e.final, false, 'a fresh start: the queue retries it with its short backoff');
+    return true;
+  });
+  assert.equal(
+    f.calls.slice(before).filter((c) => c.verb === 'create' && c.resource === 'pods').length,
+    1,
+    'tried at once',
+  );
+
+  // Fixed: the next pass creates the pods and clears the parking for good.
+  f.fault = undefined;
+  await controller.syncHandler('default/web');
+  assert.equal(f.pods.size, 3);
+  clock.advance(1_000);
+  f.pods.clear();
+  await controller.syncHandler('default/web');
+  assert.equal(f.pods.size, 3, 'not parked any more');
 });

@@ -5,13 +5,15 @@
 //     2.                                being deleted → delete its pods; once they are gone, forget its
 //                                       finished jobs and event-log entries (best effort), then remove
 //                                       podset.io/cleanup → done
+//        parked (failed for good before) and its spec unchanged → wait until its backoff ends
 //     3. add podset.io/cleanup          if missing, so a deletion waits for our cleanup
 //     4. LIST its pods                  consistent read (or NotOlderThan our newest known RV); owner UID
 //     5. plan = reconcile(...)          libs/reconcile, pure
 //     6. creates, deletes               slow-start batches; worst first with UID preconditions (executor.ts)
 //     7. status                         only when changed; a 409 → back to 1, never overwrite (status-writer.ts)
 //     8. Events, then                   { requeueAfterMs } from the plan, or throw → queue backoff
-//   onFinalFailure(key)                 last attempt failed → ReplicaFailure condition + Warning Event
+//   onFinalFailure(key)                 last attempt failed → ReplicaFailure condition + Warning Event,
+//                                       park the key: one attempt per parkedRetryMs until the spec changes
 import { randomUUID } from 'node:crypto';
 import {
   isConflict,
@@ -25,6 +27,7 @@ import type { Plan, PlannedEvent, PodSet, PodSetStatus, Pod, ReconcileOptions } 
 import type { Logger } from 'pino';
 import type { EventRecorder, InvolvedPodSet } from './events.ts';
 import { executeCreates, executeDeletes, type CreateFailure } from './executor.ts';
+import { memoryParkStore, type ParkStore } from './park-store.ts';
 import { memoryRvStore, rvMax, type RvStore } from './rv-store.ts';
 import { withTimeout } from './timeout.ts';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
@@ -59,7 +62,15 @@ export interface ControllerOptions {
   maxConflictRounds?: number;
   /** How long a deleted PodSet's cleanup (deps.cleanup) may take before the finalizer goes anyway. Default 10 s. */
   cleanupTimeoutMs?: number;
+  /**
+   * A key whose reconcile failed its last attempt is parked: retried once after this long (and parked
+   * again if that fails too), sooner only when its spec changes. Default DEFAULT_PARKED_RETRY_MS.
+   */
+  parkedRetryMs?: number;
 }
+
+/** Five minutes, controller-runtime's order of magnitude for a key that keeps failing. */
+export const DEFAULT_PARKED_RETRY_MS = 300_000;
 
 export interface SyncContext {
   reconcileId: string;
@@ -83,6 +94,8 @@ export interface ControllerDeps {
   options: ControllerOptions;
   /** Newest RV of our own writes per key (for listMode notOlderThan). Default: in this process only. */
   rvStore?: RvStore;
+  /** Keys parked after their last attempt failed. Default: in this process only. */
+  parkStore?: ParkStore;
   /**
    * A deleted PodSet's traces outside the API: its finished jobs and event-log entries in Redis
    * (ReconcileQueue.forgetKey). Resolves to what was removed, for the log. Default: none to remove.
@@ -95,17 +108,35 @@ export interface ControllerDeps {
 export class ReconcileError extends Error {
   override name = 'ReconcileError';
   readonly reason: string;
-  constructor(reason: string, message: string) {
+  /** The PodSet's generation the failed pass planned from (for parking). */
+  readonly generation: number | undefined;
+  /** No further attempt of this job: the key was parked already and its one retry failed again. */
+  readonly final: boolean;
+  /** The API's own words (may name generated objects): for Events and logs, not for conditions. */
+  readonly detail: string | undefined;
+  constructor(
+    reason: string,
+    message: string,
+    opts: { generation?: number; final?: boolean; detail?: string } = {},
+  ) {
     super(message);
     this.reason = reason;
+    this.generation = opts.generation;
+    this.final = opts.final ?? false;
+    this.detail = opts.detail;
   }
+}
+
+/** What onFinalFailure decided: when the parked key is tried again (undefined: not parked). */
+export interface FinalFailureResult {
+  requeueAfterMs?: number;
 }
 
 export interface Controller {
   /** One reconcile of "namespace/name". Throws to ask for a retry. */
   syncHandler(key: string, ctx?: Partial<SyncContext>): Promise<SyncResult>;
-  /** The queue gave up on a key: say why in the PodSet's conditions and a Warning Event. */
-  onFinalFailure(key: string, error: unknown, ctx?: Partial<SyncContext>): Promise<void>;
+  /** The queue gave up on a key: say why in the PodSet's conditions and a Warning Event, and park it. */
+  onFinalFailure(key: string, error: unknown, ctx?: Partial<SyncContext>): Promise<FinalFailureResult>;
 }
 
 export function createController(deps: ControllerDeps): Controller {
@@ -118,6 +149,8 @@ export function createController(deps: ControllerDeps): Controller {
   const notOlderThan = options.listMode === 'notOlderThan';
   /** Newest resourceVersion of our own writes per key: a NotOlderThan read must see them. */
   const rvStore = deps.rvStore ?? memoryRvStore();
+  const parkStore = deps.parkStore ?? memoryParkStore();
+  const parkedRetryMs = options.parkedRetryMs ?? DEFAULT_PARKED_RETRY_MS;
 
   /**
    * One reconcile. Our writes to the PodSet are conditional (resourceVersion): a 409 means it changed
@@ -170,6 +203,20 @@ export function createController(deps: ControllerDeps): Controller {
     // 2. Being deleted → delete its pods, forget its traces, then let it go.
     if (podset.metadata.deletionTimestamp !== undefined) return finalize(key, podset, ctx, log);
 
+    // Parked after failing for good: only a spec change (a new generation) or the end of its backoff
+    // lets it try again; any other request (a resync, a pod event) waits, writing nothing.
+    const generation = podset.metadata.generation ?? 0;
+    const parked = await parkStore.get(key);
+    const retryOfParked = parked !== undefined && parked.generation === generation;
+    if (retryOfParked && now().getTime() < parked.until) {
+      log.info({ retryAt: new Date(parked.until).toISOString() }, 'parked: waiting out its backoff');
+      return { requeueAfterMs: parked.until - now().getTime() };
+    }
+    if (parked !== undefined && !retryOfParked) {
+      log.info({ generation, parkedAt: parked.generation }, 'spec changed: unparked, backoff reset');
+      await parkStore.clear(key);
+    }
+
     // 3. Our finalizer first, so that a deletion waits for our cleanup.
     if (!hasFinalizer(podset)) {
       podset = await setFinalizer(podset, true);
@@ -204,7 +251,14 @@ export function createController(deps: ControllerDeps): Controller {
 
     // 8. The planner's events; then an error for the queue to retry, or when to look again.
     await recordAll(podset, plan.events);
-    if (failure !== undefined) throw new ReconcileError(failure.reason, failure.message);
+    if (failure !== undefined) {
+      throw new ReconcileError(failure.reason, failure.message, {
+        generation,
+        final: retryOfParked,
+        ...(failure.detail !== undefined ? { detail: failure.detail } : {}),
+      });
+    }
+    if (retryOfParked) await parkStore.clear(key);
     return requeueOf(plan);
   }
 
@@ -231,7 +285,11 @@ export function createController(deps: ControllerDeps): Controller {
     );
     const failure = await execute(key, podset, plan, ctx, log);
     await recordAll(podset, plan.events);
-    if (failure !== undefined) throw new ReconcileError(failure.reason, failure.message);
+    if (failure !== undefined) {
+      throw new ReconcileError(failure.reason, failure.message, {
+        ...(failure.detail !== undefined ? { detail: failure.detail } : {}),
+      });
+    }
     if (plan.finalizer !== 'remove') {
       log.info({ requeueAfterMs: plan.requeue?.afterMs }, 'cleanup in progress');
       return requeueOf(plan);
@@ -337,8 +395,17 @@ export function createController(deps: ControllerDeps): Controller {
         log.info({ created: outcome.created.length }, 'created pods');
       }
       if (outcome.failure !== undefined) {
-        failure = { reason: 'FailedCreate', message: createFailureMessage(outcome.failure, outcome.skipped) };
-        await events.record(involved, 'Warning', 'FailedCreate', failure.message);
+        failure = {
+          reason: 'FailedCreate',
+          message: createFailureMessage(outcome.failure, plan.creates.length),
+          detail: errorText(outcome.failure.error),
+        };
+        await events.record(
+          involved,
+          'Warning',
+          'FailedCreate',
+          `${failure.message}; the API said: ${failure.detail}`,
+        );
         log.warn(
           { failed: outcome.failure.failed, skipped: outcome.skipped, err: errorText(outcome.failure.error) },
           'pod creates failed',
@@ -375,7 +442,8 @@ export function createController(deps: ControllerDeps): Controller {
         const n = outcome.failed.length;
         failure ??= {
           reason: 'FailedDelete',
-          message: `${n} pod delete${plural(n)} failed: ${first.deletion.name}: ${errorText(first.error)}`,
+          message: `${n} of ${plan.deletes.length} pod deletes failed: ${stableReason(first.error)}`,
+          detail: `${first.deletion.name}: ${errorText(first.error)}`,
         };
         log.warn({ failed: n, err: errorText(first.error) }, 'pod deletes failed');
       }
@@ -424,6 +492,7 @@ export function createController(deps: ControllerDeps): Controller {
   }
 
   async function forget(key: string): Promise<void> {
+    await parkStore.clear(key);
     if (notOlderThan) await rvStore.forget(key);
   }
 
@@ -432,7 +501,7 @@ export function createController(deps: ControllerDeps): Controller {
     key: string,
     error: unknown,
     partial: Partial<SyncContext> = {},
-  ): Promise<void> {
+  ): Promise<FinalFailureResult> {
     const [namespace, name] = splitKey(key);
     const log = deps.log.child({
       podset: key,
@@ -447,15 +516,26 @@ export function createController(deps: ControllerDeps): Controller {
           ? error.reason
           : 'ReconcileError';
     const message = errorText(error);
-    log.error({ reason, err: message }, 'reconcile failed for good; parking the job');
+    const retryInS = Math.round(parkedRetryMs / 1000);
+    log.error({ reason, err: message, retryInS }, 'reconcile failed for good; parking the key');
+    let generation = error instanceof ReconcileError ? error.generation : undefined;
     try {
       const podset = await markReplicaFailure(kube, namespace, name, reason, message, now);
-      if (podset !== undefined) {
-        await events.record(involvedOf(podset), 'Warning', 'ReconcileFailed', `${reason}: ${message}`);
-      }
+      if (podset === undefined) return {}; // gone: nothing to park
+      generation = podset.metadata.generation ?? 0;
+      await events.record(
+        involvedOf(podset),
+        'Warning',
+        'ReconcileFailed',
+        `${reason}: ${message}${detailOf(error)}; next attempt in ${retryInS}s unless the spec changes`,
+      );
     } catch (err) {
       log.error({ err: errorText(err) }, 'could not record the final failure on the PodSet');
     }
+    // Unknown generation (the API did not answer): not parked, so the next real event retries it.
+    if (generation === undefined) return {};
+    await parkStore.park(key, { generation, until: now().getTime() + parkedRetryMs });
+    return { requeueAfterMs: parkedRetryMs };
   }
 
   return { syncHandler, onFinalFailure };
@@ -463,7 +543,10 @@ export function createController(deps: ControllerDeps): Controller {
 
 interface Failure {
   reason: string;
+  /** Stable across attempts that fail the same way: it goes into the ReplicaFailure condition. */
   message: string;
+  /** The API's message for the first failure, for Events. */
+  detail?: string;
 }
 
 // ---- small helpers ----
@@ -512,6 +595,10 @@ export function progressLeftToNextPass(
   return !failing(podset.status?.conditions) && !failing(plan.status.conditions);
 }
 
+function detailOf(error: unknown): string {
+  return error instanceof ReconcileError && error.detail !== undefined ? ` (${error.detail})` : '';
+}
+
 function requeueOf(plan: Plan): SyncResult {
   return plan.requeue === null ? {} : { requeueAfterMs: plan.requeue.afterMs };
 }
@@ -525,7 +612,20 @@ export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function createFailureMessage(failure: CreateFailure, skipped: number): string {
-  const rest = skipped > 0 ? `; ${skipped} more not attempted` : '';
-  return `Error creating pod${failure.failed > 1 ? ` (${failure.failed} failed)` : ''}: ${errorText(failure.error)}${rest}`;
+/**
+ * The ReplicaFailure message for failed creates: the same on every attempt that fails the same way (no
+ * generated pod names, no server message that may carry one), so a retry rewrites no status. The API's
+ * full message goes into the Warning Event instead.
+ */
+export function createFailureMessage(failure: CreateFailure, wanted: number): string {
+  const verb = isKubeApiError(failure.error) ? 'rejected' : 'failed';
+  return `${failure.failed} of ${wanted} pod creates ${verb}: ${stableReason(failure.error)}`;
+}
+
+/** An error's cause in words that don't vary between attempts: the API's reason, or the error's code or kind. */
+export function stableReason(err: unknown): string {
+  if (isKubeApiError(err)) return `${err.code} ${err.reason}`;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code !== '') return code;
+  return err instanceof Error ? err.name : 'Error';
 }

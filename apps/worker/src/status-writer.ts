@@ -69,11 +69,17 @@ export async function markReplicaFailure(
       if (isNotFound(err)) return undefined;
       throw err;
     }
-    const conditions = setCondition(
-      podset.status?.conditions,
-      { type: 'ReplicaFailure', status: 'True', reason, message: message.slice(0, 1000) },
-      now(),
-    );
+    const failure: Condition = {
+      type: 'ReplicaFailure',
+      status: 'True',
+      reason,
+      message: message.slice(0, 1000),
+    };
+    const prior = podset.status?.conditions?.find((c) => c.type === 'ReplicaFailure');
+    // Already says so (an earlier attempt's pass wrote it): no write, so a parked key costs no status churn.
+    if (prior?.status === 'True' && prior.reason === reason && prior.message === failure.message)
+      return podset;
+    const conditions = setCondition(podset.status?.conditions, failure, now());
     try {
       return await writeStatus(kube, podset, { ...podset.status, conditions });
     } catch (err) {

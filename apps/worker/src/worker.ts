@@ -10,6 +10,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 import { eventLogKey } from './config.ts';
 import { createController, errorText, type Controller, type Planner } from './controller.ts';
 import { createEventRecorder } from './events.ts';
+import { redisParkStore } from './park-store.ts';
 import { redisRvStore } from './rv-store.ts';
 import { withTimeout } from './timeout.ts';
 
@@ -29,6 +30,8 @@ export interface WorkerSettings {
   createBurst: number;
   requeuePendingMs: number;
   maxAttempts: number;
+  /** A key that failed its last attempt is retried once after this long, sooner only on a spec change. */
+  parkedRetryMs?: number;
   finishedPodsToKeep: number;
   shutdownTimeoutMs: number;
   /** 0: no HTTP server. */
@@ -141,6 +144,9 @@ export async function startWorker(
   const rvRedis =
     settings.listMode === 'notOlderThan' ? redis.client({ maxRetriesPerRequest: 3 }) : undefined;
   rvRedis?.on('error', (err: Error) => log.warn({ err: err.message }, 'redis (rv store) error'));
+  // Parked keys are shared by every replica and outlive the failed job.
+  const parkRedis = redis.client({ maxRetriesPerRequest: 3 });
+  parkRedis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis (park store) error'));
   const controller = createController({
     kube,
     planner: deps.planner,
@@ -149,11 +155,15 @@ export async function startWorker(
     ...(rvRedis !== undefined
       ? { rvStore: redisRvStore(rvRedis, { prefix: `${settings.queuePrefix}:podset-rv:` }) }
       : {}),
+    parkStore: redisParkStore(parkRedis, {
+      prefix: `${settings.queuePrefix}:${settings.queueName}:parked:`,
+    }),
     // A deleted PodSet's finished jobs and event-log entries, through the queue's own connections.
     cleanup: (key) => queueWorker.queue.forgetKey(key, { eventLogKey: logKey }),
     options: {
       createBurst: settings.createBurst,
       listMode: settings.listMode ?? 'consistent',
+      ...(settings.parkedRetryMs !== undefined ? { parkedRetryMs: settings.parkedRetryMs } : {}),
       reconcile: {
         notReadyRequeueMs: settings.requeuePendingMs,
         finishedPodsToKeep: settings.finishedPodsToKeep,
@@ -341,6 +351,7 @@ export async function startWorker(
         );
         await queueWorker.close();
         rvRedis?.disconnect();
+        parkRedis.disconnect();
         closeProbes();
         // Close the connection pool only of a client we built (an injected one belongs to its owner).
         if (deps.kube === undefined) await kube.client.close();

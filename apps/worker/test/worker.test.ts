@@ -212,9 +212,10 @@ test('errors are retried with backoff; after the last attempt: ReplicaFailure + 
     const cond = f.podsets.get('default/web')!.status?.conditions?.find((c) => c.type === 'ReplicaFailure');
     assert.equal(cond?.status, 'True');
     assert.equal(cond?.reason, 'FailedCreate');
-    assert.match(cond?.message ?? '', /exceeded quota/);
+    assert.equal(cond?.message, '1 of 5 pod creates rejected: 403 Forbidden');
     const warn = f.events.find((e) => e.reason === 'ReconcileFailed');
     assert.equal(warn?.type, 'Warning');
+    assert.match(warn?.message ?? '', /exceeded quota: pods=0/, "the API's message is in the Event");
   });
 });
 

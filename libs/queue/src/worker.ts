@@ -90,11 +90,16 @@ export interface ReconcileWorkerOptions extends QueueLocation {
   bulkConcurrency?: number;
   handler: ReconcileHandler;
   /**
-   * Called once when a request has failed its last attempt (or threw an UnrecoverableError), while
-   * the job still holds its key: write the PodSet condition and Event here. Errors are reported to
-   * hooks.onError and do not change the outcome.
+   * Called once when a request has failed its last attempt (or threw an UnrecoverableError or an error
+   * marked `final: true`), while the job still holds its key: write the PodSet condition and Event here.
+   * A `requeueAfterMs` it returns asks for one more reconcile of the key after that long (a parked key's
+   * next try). Errors are reported to hooks.onError and do not change the outcome.
    */
-  onFinalFailure?: (req: ReconcileRequest, error: Error, ctx: ReconcileContext) => Promise<void> | void;
+  onFinalFailure?: (
+    req: ReconcileRequest,
+    error: Error,
+    ctx: ReconcileContext,
+  ) => Promise<ReconcileResult | undefined | void> | ReconcileResult | undefined | void;
   hooks?: WorkerHooks;
   backoff?: BackoffOptions;
   /**
@@ -150,6 +155,15 @@ export const DEFAULT_STALLED_INTERVAL_MS = 5_000;
 
 function toError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
+}
+
+/** An error the handler marked as the last word for this job (`final: true`): no further attempt. */
+function isFinal(err: Error): boolean {
+  return err instanceof UnrecoverableError || (err as { final?: unknown }).final === true;
+}
+
+function validDelay(ms: number | undefined): ms is number {
+  return ms !== undefined && Number.isFinite(ms) && ms >= 0;
 }
 
 /**
@@ -349,10 +363,18 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
         result = await opts.handler(req, ctx);
       } catch (err) {
         const error = toError(err);
-        const final = attempt >= maxAttempts || error instanceof UnrecoverableError;
+        const final = attempt >= maxAttempts || isFinal(error);
         if (final && opts.onFinalFailure !== undefined) {
           try {
-            await opts.onFinalFailure(req, error, ctx);
+            const next = await opts.onFinalFailure(req, error, ctx);
+            if (validDelay(next?.requeueAfterMs)) {
+              // Stored behind this job; BullMQ creates it when this one fails.
+              await queue.request(req.key, {
+                source: req.source,
+                delayMs: next.requeueAfterMs,
+                reason: 'parked',
+              });
+            }
           } catch (hookErr) {
             reportError(hookErr);
           }
@@ -370,7 +392,7 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
         throw error;
       }
       const requeueAfterMs = result?.requeueAfterMs;
-      if (requeueAfterMs !== undefined && Number.isFinite(requeueAfterMs) && requeueAfterMs >= 0) {
+      if (validDelay(requeueAfterMs)) {
         // Stored while this job is active: BullMQ creates it when this one finishes; it never
         // postpones a reconcile that is already due sooner.
         await queue.request(req.key, {

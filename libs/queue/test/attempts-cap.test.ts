@@ -54,3 +54,43 @@ test('a job enqueued with 8 attempts fails after the worker’s 2, final hook on
     await q.close();
   }
 });
+
+test('an error marked final ends the job at its first attempt; the final hook’s requeueAfterMs makes one more job', async () => {
+  const queueName = 'parked';
+  const producer = new ReconcileQueue({ connection: redis.url, queueName, attempts: 8 });
+  const runs: number[] = [];
+  const finals: string[] = [];
+  const w = startReconcileWorker({
+    connection: redis.url,
+    queueName,
+    concurrency: 1,
+    backoff: { baseMs: 10, maxMs: 20, jitter: 0 },
+    handler: async (_req, ctx) => {
+      runs.push(ctx.attempt);
+      // The second job succeeds: the parked key's one retry.
+      if (runs.length > 1) return {};
+      throw Object.assign(new Error('1 of 3 pod creates rejected: 422 Invalid'), { final: true });
+    },
+    onFinalFailure: (_req, err) => {
+      finals.push(err.message);
+      return { requeueAfterMs: 50 };
+    },
+  });
+  const q = new Queue(queueName, {
+    connection: { host: '127.0.0.1', port: redis.port },
+    prefix: DEFAULT_PREFIX,
+  });
+  try {
+    const { jobId } = await producer.request('ns/parked', { source: 'live' });
+    await waitFor('the retry job to run', async () => runs.length === 2);
+    const job = await q.getJob(jobId);
+    assert.equal(await job?.getState(), 'failed');
+    assert.equal(job?.attemptsMade, 1, 'no second attempt of the job');
+    assert.deepEqual(runs, [1, 1], 'the retry is a new job');
+    assert.deepEqual(finals, ['1 of 3 pod creates rejected: 422 Invalid']);
+  } finally {
+    await w.close();
+    await producer.close();
+    await q.close();
+  }
+});

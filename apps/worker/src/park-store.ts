@@ -1,0 +1,70 @@
+// Parked keys: PodSets whose reconcile failed its last attempt. A parked key is retried no sooner than
+// its `until` (one attempt, then parked again) unless its spec changes: a request that arrives meanwhile
+// (a resync, a pod event) must not restart the attempts from the first, short backoff — that would turn
+// a permanent error (an invalid template, a quota) into a steady stream of rejected writes. Kept in
+// Redis so that every worker replica honours it and it outlives the failed job.
+import type { RedisClient } from '@podset/queue';
+
+export interface Parked {
+  /** The PodSet's metadata.generation when it was parked: a newer one (a spec change) unparks it. */
+  generation: number;
+  /** Epoch ms before which the key is not retried. */
+  until: number;
+}
+
+export interface ParkStore {
+  get(key: string): Promise<Parked | undefined>;
+  park(key: string, parked: Parked): Promise<void>;
+  /** The key reconciled successfully, changed its spec, or was deleted. */
+  clear(key: string): Promise<void>;
+}
+
+export function memoryParkStore(): ParkStore {
+  const map = new Map<string, Parked>();
+  return {
+    get: (key) => Promise.resolve(map.get(key)),
+    park: (key, parked) => {
+      map.set(key, { ...parked });
+      return Promise.resolve();
+    },
+    clear: (key) => {
+      map.delete(key);
+      return Promise.resolve();
+    },
+  };
+}
+
+/** Parses a stored record; anything else (a foreign or corrupt value) counts as not parked. */
+export function parseParked(text: string | null): Parked | undefined {
+  if (text === null) return undefined;
+  try {
+    const v: unknown = JSON.parse(text);
+    if (typeof v !== 'object' || v === null) return undefined;
+    const { generation, until } = v as Record<string, unknown>;
+    if (typeof generation !== 'number' || typeof until !== 'number') return undefined;
+    if (!Number.isFinite(generation) || !Number.isFinite(until)) return undefined;
+    return { generation, until };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One Redis string per parked key, expiring a while after its `until` (so a key whose PodSet vanished
+ * while parked leaves nothing behind for long). `prefix` keeps them beside the queue's keys.
+ */
+export function redisParkStore(client: RedisClient, opts: { prefix: string; graceMs?: number }): ParkStore {
+  const grace = opts.graceMs ?? 3_600_000;
+  return {
+    async get(key) {
+      return parseParked(await client.get(opts.prefix + key));
+    },
+    async park(key, parked) {
+      const ttl = Math.max(1, Math.round(parked.until - Date.now() + grace));
+      await client.set(opts.prefix + key, JSON.stringify(parked), 'PX', ttl);
+    },
+    async clear(key) {
+      await client.del(opts.prefix + key);
+    },
+  };
+}
