@@ -1,0 +1,57 @@
+// What one permanently failing PodSet costs the API server: a PodSet whose pods the API always rejects
+// (a template label key that is no valid label), one watcher and one worker with their default settings
+// (MAX_ATTEMPTS, backoff, PARKED_RETRY_SECONDS). Prints the API requests the operator made in the first
+// 90 s and per minute after that, read from kube-sim's audit log.
+//
+//   node bench/failing-podset.ts [--seconds 420]
+import { parseArgs } from 'node:util';
+import type { AuditEntry } from '@podset/kube-sim';
+import { applyCrd, podSetManifest, sleep, startEnv } from '../test/e2e/support/harness.ts';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '420' } } });
+const totalS = Number(values.seconds);
+if (!Number.isFinite(totalS) || totalS <= 90) {
+  console.error(`--seconds must be a number above 90, got ${values.seconds}`);
+  process.exit(2);
+}
+
+const WRITES = new Set(['create', 'update', 'patch', 'delete']);
+const env = await startEnv({ name: 'failing-bench' });
+try {
+  await applyCrd(env);
+  // The tests' harness turns resync off; a user's operator has it on (the watcher's default).
+  env.startWatcher('watcher-0', { LOG_LEVEL: 'info', RESYNC_PERIOD_SECONDS: '300' });
+  env.startWorker('worker-0', { REQUEUE_PENDING_SECONDS: '5' });
+  await sleep(2_000); // both up and the watch open before the PodSet appears
+  const t0 = Date.now();
+  const bad = podSetManifest('bad', 3, { labels: { 'bad key!': 'x' } });
+  await env.kubectl(['apply', '-f', env.writeManifest('bad.yaml', [bad])]);
+  await sleep(totalS * 1000 - (Date.now() - t0));
+
+  const ours = env.sim.audit
+    .all()
+    .filter((e) => e.userAgent.startsWith('podset-') && Date.parse(e.time) >= t0)
+    .filter((e) => e.verb !== 'watch');
+  const within = (from: number, to: number) =>
+    ours.filter((e) => Date.parse(e.time) - t0 >= from * 1000 && Date.parse(e.time) - t0 < to * 1000);
+  const summary = (entries: AuditEntry[]) => ({
+    requests: entries.length,
+    writes: entries.filter((e) => WRITES.has(e.verb)).length,
+    rejectedCreates: entries.filter((e) => e.verb === 'create' && e.resource === 'pods' && e.code >= 400)
+      .length,
+    statusWrites: entries.filter((e) => e.subresource === 'status').length,
+    events: entries.filter((e) => e.resource === 'events' && WRITES.has(e.verb)).length,
+  });
+  const first = summary(within(0, 90));
+  const rest = summary(within(90, totalS));
+  const minutes = (totalS - 90) / 60;
+  const perMin = (n: number) => (n / minutes).toFixed(2);
+  console.log(`one permanently failing PodSet, ${totalS} s, default settings`);
+  console.log('                      first 90 s    per minute after');
+  for (const k of ['requests', 'writes', 'rejectedCreates', 'statusWrites', 'events'] as const) {
+    console.log(`${k.padEnd(22)}${String(first[k]).padStart(10)}    ${perMin(rest[k]).padStart(16)}`);
+  }
+  console.log(JSON.stringify({ seconds: totalS, first90s: first, afterPerMinute: rest, minutes }));
+} finally {
+  await env.close();
+}
