@@ -23,7 +23,16 @@ import {
   type Pod as WirePod,
   type PodSetWire,
 } from '@podset/kube';
-import type { Plan, PlannedEvent, PodSet, PodSetStatus, Pod, ReconcileOptions } from '@podset/reconcile';
+import type {
+  ExecutionOutcome,
+  Plan,
+  PlannedEvent,
+  PodSet,
+  PodSetStatus,
+  Pod,
+  ReconcileOptions,
+  Settled,
+} from '@podset/reconcile';
 import type { Logger } from 'pino';
 import type { EventRecorder, InvolvedPodSet } from './events.ts';
 import { executeCreates, executeDeletes, type CreateFailure } from './executor.ts';
@@ -39,11 +48,8 @@ export { CLEANUP_FINALIZER, NAME_LABEL };
 export interface Planner {
   reconcile(podset: PodSet, pods: readonly Pod[], now: Date, opts?: ReconcileOptions): Plan;
   slowStartBatches(count: number, burst: number): number[];
-  /** The status once a create/delete failed: ReplicaFailure True with the reason. */
-  withFailure(status: PodSetStatus, reason: string, message: string, now: Date): PodSetStatus;
-  /** The status once every create and delete went through: ReplicaFailure removed. */
-  withoutFailure(status: PodSetStatus): PodSetStatus;
-  statusEqual(a: PodSetStatus | undefined, b: PodSetStatus | undefined): boolean;
+  /** After the creates and deletes: the status to write, and whether to write it. */
+  settle(plan: Plan, current: PodSetStatus | undefined, outcome: ExecutionOutcome, now: Date): Settled;
 }
 
 export interface ControllerOptions {
@@ -217,22 +223,22 @@ export function createController(deps: ControllerDeps): Controller {
       await parkStore.clear(key);
     }
 
-    // 3. Our finalizer first, so that a deletion waits for our cleanup.
-    if (!hasFinalizer(podset)) {
-      podset = await setFinalizer(podset, true);
-      log.info('added finalizer');
-    }
-
-    // 4. Its pods, read fresh; only those it controls (owner UID) count.
+    // 3. Its pods, read fresh; only those it controls (owner UID) count.
     const pods = await listOwnedPods(key, podset, ctx);
 
-    // 5. The plan (libs/reconcile: pure).
+    // 4. The plan (libs/reconcile: pure).
     const plan = planner.reconcile(
       podset as unknown as PodSet,
       pods as unknown as Pod[],
       now(),
       options.reconcile,
     );
+
+    // 5. Our finalizer before any pod exists, so that a deletion waits for our cleanup.
+    if (plan.finalizer === 'add') {
+      podset = await setFinalizer(podset, true);
+      log.info('added finalizer');
+    }
     log.debug(
       {
         pods: pods.length,
@@ -272,10 +278,6 @@ export function createController(deps: ControllerDeps): Controller {
     ctx: SyncContext,
     log: Logger,
   ): Promise<SyncResult> {
-    if (!hasFinalizer(podset)) {
-      log.info('podset being deleted without our finalizer; nothing to do');
-      return {};
-    }
     const pods = await listOwnedPods(key, podset, ctx);
     const plan = planner.reconcile(
       podset as unknown as PodSet,
@@ -451,11 +453,7 @@ export function createController(deps: ControllerDeps): Controller {
     return failure;
   }
 
-  /**
-   * Writes the planned status if it differs from the stored one. A failed create/delete shows as
-   * ReplicaFailure; a pass whose creates and deletes all went through clears it. PUT with the
-   * resourceVersion we read: a 409 is thrown (and syncHandler re-reads).
-   */
+  /** Writes the status `settle` decided on. PUT with the resourceVersion we read: a 409 is thrown (and syncHandler re-reads). */
   async function updateStatus(
     key: string,
     podset: PodSetWire,
@@ -464,18 +462,13 @@ export function createController(deps: ControllerDeps): Controller {
     ctx: SyncContext,
     log: Logger,
   ): Promise<void> {
-    const status =
-      failure !== undefined
-        ? planner.withFailure(plan.status, failure.reason, failure.message, now())
-        : plan.creates.length + plan.deletes.length > 0
-          ? planner.withoutFailure(plan.status)
-          : plan.status;
-    if (planner.statusEqual(status, podset.status as PodSetStatus | undefined)) return;
-    if (progressLeftToNextPass(podset, plan, failure)) {
-      log.debug('status change left to the next pass (it will count the pods just created or deleted)');
-      return;
-    }
+    const current = podset.status as PodSetStatus | undefined;
+    const outcome =
+      failure !== undefined ? { failure: { reason: failure.reason, message: failure.message } } : {};
+    const settled = planner.settle(plan, current, outcome, now());
+    if (!settled.write) return;
     ctx.signal?.throwIfAborted();
+    const status = settled.status;
     const written = await writeStatus(kube, podset, status as unknown as PodSetStatusWire, ctx.signal);
     await remember(key, [written.metadata.resourceVersion]);
     log.info({ replicas: status.replicas, readyReplicas: status.readyReplicas }, 'status written');
@@ -557,10 +550,6 @@ export function splitKey(key: string): [string, string] {
   return [key.slice(0, i), key.slice(i + 1)];
 }
 
-function hasFinalizer(podset: PodSetWire): boolean {
-  return (podset.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER);
-}
-
 function controllerUid(pod: WirePod): string | undefined {
   return pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'PodSet')?.uid;
 }
@@ -574,25 +563,6 @@ function involvedOf(podset: PodSetWire): InvolvedPodSet {
       ? { resourceVersion: podset.metadata.resourceVersion }
       : {}),
   };
-}
-
-/**
- * A pass that created or deleted pods, all successfully, leaves its status update to the next pass: the
- * status was computed from the pods listed before the creates, so it is already out of date; those pods'
- * watch events bring the next pass within moments (the planned requeue at the latest), and that pass
- * counts them. One status write per scale-up instead of two (F2 in docs/PERFORMANCE.md). A failure, and
- * clearing one, are written at once.
- */
-export function progressLeftToNextPass(
-  podset: PodSetWire,
-  plan: Plan,
-  failure: Failure | undefined,
-): boolean {
-  if (failure !== undefined || plan.requeue === null) return false;
-  if (plan.creates.length + plan.deletes.length === 0) return false;
-  const failing = (conditions: readonly { type: string }[] | undefined) =>
-    (conditions ?? []).some((c) => c.type === 'ReplicaFailure');
-  return !failing(podset.status?.conditions) && !failing(plan.status.conditions);
 }
 
 function detailOf(error: unknown): string {

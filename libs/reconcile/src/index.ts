@@ -8,6 +8,7 @@ export * from './pod-state.ts';
 export * from './pod-template.ts';
 export * from './podset-schema.ts';
 export * from './ranking.ts';
+export * from './settle.ts';
 export * from './slow-start.ts';
 export * from './spec-check.ts';
 export * from './status.ts';

@@ -163,7 +163,9 @@ test('a PodSet being deleted: delete all its pods, then remove the finalizer; st
   assert.deepEqual(capped.requeue, { afterMs: 0, reason: 'MoreWork' });
   const noFinalizer = structuredClone(ps);
   noFinalizer.metadata.finalizers = [];
-  assert.equal(reconcile(noFinalizer, [], at(0)).finalizer, null);
+  const withoutOurs = reconcile(noFinalizer, [pod({ name: 'web-a', ready: true })], at(0));
+  assert.equal(withoutOurs.finalizer, null);
+  assert.deepEqual(withoutOurs.deletes, [], 'without our finalizer its pods are the garbage collector’s');
 });
 
 test('a name too long for the label: no pods, ReplicaFailure InvalidName, one Warning event', () => {

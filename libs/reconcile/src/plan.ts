@@ -60,10 +60,24 @@ function plural(n: number, what: string): string {
 }
 
 function cleanupPlan(podset: PodSet, controlled: Pod[], opts: Required<ReconcileOptions>): Plan {
+  const hasFinalizer = podset.metadata.finalizers?.includes(CLEANUP_FINALIZER) ?? false;
+  // Without our finalizer the deletion does not wait for us: its pods are the garbage collector's.
+  if (!hasFinalizer) {
+    const status = structuredClone(podset.status ?? {});
+    return {
+      mode: 'cleanup',
+      creates: [],
+      deletes: [],
+      status,
+      statusChanged: false,
+      events: [],
+      requeue: null,
+      finalizer: null,
+    };
+  }
   const goners = rankForDeletion(controlled.filter((p) => podLifecycle(p) !== 'terminating'));
   const deletes = goners.slice(0, opts.maxDeletesPerPass).map((p) => deletion(podset, p, 'Cleanup'));
   const capped = deletes.length < goners.length;
-  const hasFinalizer = podset.metadata.finalizers?.includes(CLEANUP_FINALIZER) ?? false;
   return {
     mode: 'cleanup',
     creates: [],
@@ -75,7 +89,7 @@ function cleanupPlan(podset: PodSet, controlled: Pod[], opts: Required<Reconcile
         ? [{ type: 'Normal', reason: 'CleaningUp', message: `Deleting ${plural(deletes.length, 'pod')}` }]
         : [],
     requeue: capped ? { afterMs: 0, reason: 'MoreWork' } : null,
-    finalizer: hasFinalizer && !capped ? 'remove' : null,
+    finalizer: capped ? null : 'remove',
   };
 }
 
