@@ -19,6 +19,10 @@ export interface FakeKube {
   fault: ((call: Call) => KubeApiError | undefined) | undefined;
   /** Called before a status PUT is applied (e.g. to change the object behind the writer's back). */
   beforeStatusWrite: (() => void) | undefined;
+  /** Deleted pods terminate (deletionTimestamp set, pod kept) instead of vanishing at once. */
+  gracefulDelete: boolean;
+  /** The clock for pod creation and deletion times. Default: a second per pod from 2026-01-01. */
+  now: (() => Date) | undefined;
   addPodSet(ns: string, name: string, replicas: number, extra?: Partial<PodSetWire['metadata']>): PodSetWire;
   bump(obj: { metadata: { resourceVersion?: string } }): void;
 }
@@ -39,6 +43,8 @@ export function fakeKube(): FakeKube {
     calls: [],
     fault: undefined,
     beforeStatusWrite: undefined,
+    gracefulDelete: false,
+    now: undefined,
     bump(obj) {
       obj.metadata.resourceVersion = String(++rv);
     },
@@ -124,7 +130,9 @@ export function fakeKube(): FakeKube {
         p.metadata.name = `${p.metadata.generateName ?? ''}${(++nameSeq).toString(36).padStart(5, '0')}`;
         p.metadata.namespace = ns;
         p.metadata.uid = `pod-uid-${++uidSeq}`;
-        p.metadata.creationTimestamp = new Date(Date.UTC(2026, 0, 1, 0, 0, nameSeq)).toISOString();
+        p.metadata.creationTimestamp = (
+          f.now?.() ?? new Date(Date.UTC(2026, 0, 1, 0, 0, nameSeq))
+        ).toISOString();
         p.status = { phase: 'Pending' };
         f.bump(p);
         f.pods.set(`${ns}/${p.metadata.name}`, p);
@@ -136,6 +144,11 @@ export function fakeKube(): FakeKube {
         if (p === undefined) throw notFound(name);
         if (opts.preconditions?.uid !== undefined && opts.preconditions.uid !== p.metadata.uid) {
           throw apiError(409, 'Conflict', 'Precondition failed: UID in precondition');
+        }
+        if (f.gracefulDelete) {
+          p.metadata.deletionTimestamp ??= (f.now?.() ?? new Date()).toISOString();
+          f.bump(p);
+          return clone(p);
         }
         f.pods.delete(`${ns}/${name}`);
         return { kind: 'Status', status: 'Success' };

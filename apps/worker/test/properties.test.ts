@@ -1,15 +1,12 @@
-// Property-based tests of the planner against a simulated cluster (test/sim.ts).
+// Property-based tests of the planner and of the controller that executes its plans, against a
+// simulated cluster (sim.ts: the real controller on an in-memory API).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { getCondition } from '../src/conditions.ts';
-import { reconcile } from '../src/plan.ts';
-import { rankForDeletion } from '../src/ranking.ts';
-import { formatTime } from '../src/time.ts';
-import type { Plan, Pod, PodSet } from '../src/types.ts';
-import { UID } from './fixtures.ts';
-import { deepFreeze } from './freeze.ts';
-import { Sim, type Chaos, type InitialPod } from './sim.ts';
+import { formatTime, getCondition, rankForDeletion, reconcile } from '@podset/reconcile';
+import type { Plan, Pod, PodSet } from '@podset/reconcile';
+import { deepFreeze } from '../../../libs/reconcile/test/freeze.ts';
+import { Sim, UID, type Chaos, type InitialPod } from './sim.ts';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 150);
 
@@ -197,9 +194,9 @@ function norm(v: unknown): unknown {
   return v;
 }
 
-test('property: from any start, through chaos, plans converge to spec.replicas ready pods and stay safe', () => {
-  fc.assert(
-    fc.property(scenario, (s) => {
+test('property: from any start, through chaos, plans converge to spec.replicas ready pods and stay safe', async () => {
+  await fc.assert(
+    fc.asyncProperty(scenario, async (s) => {
       const options = {
         finishedPodsToKeep: s.keep,
         maxCreatesPerPass: s.maxCreates,
@@ -211,15 +208,16 @@ test('property: from any start, through chaos, plans converge to spec.replicas r
           .filter((p) => !isControlled(p, sim.podset))
           .map((p) => JSON.stringify(p))
           .sort();
-      const check = () => {
+      const check = async () => {
         const foreign = foreignBefore();
-        const plan = sim.reconcileOnce();
+        const plan = await sim.reconcileOnce();
+        assert.ok(plan !== undefined, 'the PodSet exists: every pass plans');
         const { pods, podset } = sim.history.at(-1)!;
         checkPlan(plan, podset, pods, sim.now, s);
         assert.deepEqual(foreignBefore(), foreign, 'foreign pods untouched by applying the plan');
       };
       for (const c of s.chaos) {
-        check();
+        await check();
         sim.advance();
         sim.chaos(c);
       }
@@ -227,7 +225,7 @@ test('property: from any start, through chaos, plans converge to spec.replicas r
       sim.quota = null;
       let settledAt = -1;
       for (let i = 0; i < 40; i++) {
-        check();
+        await check();
         const plan = sim.history.at(-1)!.plan;
         if (
           plan.requeue === null &&
@@ -264,24 +262,25 @@ test('property: from any start, through chaos, plans converge to spec.replicas r
   );
 });
 
-test('property: a deleted PodSet removes all its pods, never a foreign one, then its finalizer', () => {
-  fc.assert(
-    fc.property(
+test('property: a deleted PodSet removes all its pods, never a foreign one, then its finalizer', async () => {
+  await fc.assert(
+    fc.asyncProperty(
       fc.nat(6),
       fc.integer(),
       fc.array(initialPod, { maxLength: 14 }),
       fc.integer({ min: 1, max: 20 }),
-      (replicas, seed, initial, maxDeletes) => {
+      async (replicas, seed, initial, maxDeletes) => {
         const sim = new Sim(replicas, seed, initial, 3, { maxDeletesPerPass: maxDeletes });
         sim.podset.metadata.finalizers = ['podset.io/cleanup'];
         for (let i = 0; i < 3; i++) {
-          sim.reconcileOnce();
+          await sim.reconcileOnce();
           sim.advance();
         }
         const foreign = sim.pods.filter((p) => !isControlled(p, sim.podset)).map((p) => p.metadata!.name!);
         sim.podset.metadata.deletionTimestamp = new Date(sim.now).toISOString();
         for (let i = 0; i < 30 && (sim.podset.metadata.finalizers ?? []).length > 0; i++) {
-          const plan = sim.reconcileOnce();
+          const plan = await sim.reconcileOnce();
+          assert.ok(plan !== undefined);
           const { pods, podset } = sim.history.at(-1)!;
           assert.equal(plan.mode, 'cleanup');
           assert.deepEqual(plan.creates, []);

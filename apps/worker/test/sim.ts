@@ -1,13 +1,20 @@
-// A simulated cluster for property tests: pods with a lifecycle (Pending → scheduled/Running → Ready,
-// graceful termination), an executor that applies plans as the worker does (slow-start creates that
-// stop at the first failing batch, UID-precondition deletes, status written when it differs, finalizer),
-// and chaos (external deletions, pods finishing, readiness lost, scaling, foreign pods, a pod quota).
-import { withFailure, withoutFailure } from '../src/conditions.ts';
-import { reconcile } from '../src/plan.ts';
-import { slowStartBatches } from '../src/slow-start.ts';
-import { statusEqual } from '../src/status.ts';
-import type { Plan, Pod, PodSet, ReconcileOptions } from '../src/types.ts';
-import { T0, UID } from './fixtures.ts';
+// A simulated cluster for property tests of the planner AND the worker that carries out its plans: the
+// real controller (createController: slow-start creates that stop at the first failing batch,
+// UID-precondition deletes, settle()'s status decision, the finalizer) runs against the in-memory API of
+// fake-kube.ts, while this file plays the cluster around it: pods with a lifecycle (Pending →
+// scheduled/Running → Ready, graceful termination) and chaos (external deletions, pods finishing,
+// readiness lost, scaling, foreign pods, a pod quota).
+import type { Pod as WirePod, PodSetWire } from '@podset/kube';
+import * as planner from '@podset/reconcile';
+import type { Plan, Pod, PodSet, ReconcileOptions } from '@podset/reconcile';
+import { pino } from 'pino';
+import { createController, ReconcileError, type Controller } from '../src/controller.ts';
+import { createEventRecorder } from '../src/events.ts';
+import { apiError, fakeKube, type FakeKube } from './fake-kube.ts';
+
+export const T0 = Date.parse('2026-01-01T00:00:00Z');
+export const UID = 'podset-uid-1';
+const KEY = 'default/web';
 
 /** Deterministic PRNG (mulberry32): the simulation is a function of its seed. */
 export function prng(seed: number): () => number {
@@ -46,15 +53,17 @@ export interface InitialPod {
 }
 
 export class Sim {
-  podset: PodSet;
-  pods: Pod[] = [];
+  readonly f: FakeKube;
+  readonly controller: Controller;
   step = 0;
   quota: number | null = null;
-  /** Every plan, with the pods it was made from (snapshots). */
+  /** Every plan, with the PodSet and pods it was made from (the controller's own snapshots). */
   readonly history: { plan: Plan; pods: Pod[]; podset: PodSet }[] = [];
   private readonly life = new Map<string, Life>();
   private readonly rand: () => number;
   private seq = 0;
+  /** The PodSet as last seen: it stays readable once the API has let it go (finalizer removed). */
+  private lastPodSet: PodSetWire;
   readonly burst: number;
   readonly options: ReconcileOptions;
 
@@ -68,17 +77,55 @@ export class Sim {
     this.rand = prng(seed);
     this.burst = burst;
     this.options = options;
-    this.podset = {
+    this.f = fakeKube();
+    this.f.gracefulDelete = true;
+    this.f.now = () => new Date(this.now);
+    this.f.fault = (c) =>
+      c.verb === 'create' && c.resource === 'pods' && this.quota !== null && this.f.pods.size >= this.quota
+        ? apiError(403, 'Forbidden', 'pods "web-" is forbidden: exceeded quota')
+        : undefined;
+    const ps: PodSetWire = {
       apiVersion: 'podset.io/v1',
       kind: 'PodSet',
       metadata: { name: 'web', namespace: 'default', uid: UID, generation: 1, finalizers: [] },
       spec: { replicas, template: { spec: { containers: [{ name: 'app', image: 'nginx' }] } } },
     };
+    this.f.bump(ps);
+    this.f.podsets.set(KEY, ps);
+    this.lastPodSet = ps;
+    const log = pino({ level: 'silent' });
+    const recording = {
+      ...planner,
+      reconcile: (podset: PodSet, pods: readonly Pod[], now: Date | number, o?: ReconcileOptions): Plan => {
+        const plan = planner.reconcile(podset, pods, now, o);
+        this.history.push({ plan, pods: structuredClone([...pods]), podset: structuredClone(podset) });
+        return plan;
+      },
+    };
+    this.controller = createController({
+      kube: this.f.kube,
+      planner: recording,
+      events: createEventRecorder({ kube: this.f.kube, log, instance: 'sim' }),
+      log,
+      now: () => new Date(this.now),
+      options: { createBurst: burst, reconcile: options },
+    });
     for (const p of initial) this.addPod(p);
   }
 
   get now(): number {
     return T0 + this.step * 1000;
+  }
+
+  /** The PodSet in the API (mutable: chaos and tests change it in place), or as last seen once gone. */
+  get podset(): PodSet {
+    const stored = this.f.podsets.get(KEY);
+    if (stored !== undefined) this.lastPodSet = stored;
+    return this.lastPodSet as unknown as PodSet;
+  }
+
+  get pods(): Pod[] {
+    return [...this.f.pods.values()] as unknown as Pod[];
   }
 
   private uidFor(owner: InitialPod['owner']): string | null {
@@ -89,7 +136,7 @@ export class Sim {
     const id = this.seq++;
     const name = `web-init${id}`;
     const owner = this.uidFor(p.owner);
-    const pod: Pod = {
+    const pod: WirePod = {
       metadata: {
         name,
         namespace: 'default',
@@ -107,8 +154,9 @@ export class Sim {
       },
       spec: p.scheduled ? { nodeName: 'node-1' } : {},
       status: { phase: p.phase, conditions: [{ type: 'Ready', status: p.ready ? 'True' : 'False' }] },
-    };
-    this.pods.push(pod);
+    } as WirePod;
+    this.f.bump(pod);
+    this.f.pods.set(`default/${name}`, pod);
     this.life.set(name, {
       scheduleAt: p.scheduled ? this.step : this.step + this.int(3),
       readyAt: p.ready ? this.step : this.step + this.int(4),
@@ -120,77 +168,47 @@ export class Sim {
     return Math.floor(this.rand() * (n + 1));
   }
 
-  /** One reconcile: plan from the current state, remember it, apply it as the worker would. */
-  reconcileOnce(): Plan {
-    const podsSnapshot = structuredClone(this.pods);
-    const podsetSnapshot = structuredClone(this.podset);
-    const plan = reconcile(podsetSnapshot, podsSnapshot, this.now, this.options);
-    this.history.push({ plan, pods: podsSnapshot, podset: podsetSnapshot });
-    this.apply(plan);
-    return plan;
+  /**
+   * One reconcile by the real controller; returns the plan it made (undefined when it made none: the
+   * PodSet was gone). A failure it reports (a create over the quota) is the queue's to retry: here, the
+   * next step's.
+   */
+  async reconcileOnce(): Promise<Plan | undefined> {
+    const before = this.history.length;
+    try {
+      await this.controller.syncHandler(KEY);
+    } catch (err) {
+      if (!(err instanceof ReconcileError)) throw err;
+    }
+    this.track();
+    return this.history.length > before ? this.history.at(-1)!.plan : undefined;
   }
 
-  private apply(plan: Plan): void {
-    const md = this.podset.metadata;
-    if (plan.finalizer === 'add') md.finalizers = [...(md.finalizers ?? []), 'podset.io/cleanup'];
-    const failures: string[] = [];
-    // creates, slow start
-    let i = 0;
-    for (const size of slowStartBatches(plan.creates.length, this.burst)) {
-      let failed = false;
-      for (const m of plan.creates.slice(i, i + size)) {
-        if (this.quota !== null && this.pods.length >= this.quota) {
-          failed = true;
-          failures.push('exceeded quota');
-          continue;
-        }
-        const name = `${m.metadata.generateName}${(this.seq++).toString(36).padStart(5, '0')}`;
-        this.pods.push({
-          metadata: {
-            ...structuredClone(m.metadata),
-            name,
-            uid: `uid-${name}`,
-            creationTimestamp: new Date(this.now).toISOString(),
-          },
-          spec: {},
-          status: { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] },
-        });
+  /** Pods the controller created get a lifecycle; pods it deleted, a time to be gone. */
+  private track(): void {
+    for (const p of this.f.pods.values()) {
+      const name = p.metadata.name!;
+      let l = this.life.get(name);
+      if (l === undefined) {
         const scheduleAt = this.step + this.int(2);
-        this.life.set(name, { scheduleAt, readyAt: scheduleAt + this.int(3) });
+        l = { scheduleAt, readyAt: scheduleAt + this.int(3) };
+        this.life.set(name, l);
+        p.status = { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] };
       }
-      i += size;
-      if (failed) break;
-    }
-    // deletes, UID precondition; a missing pod is already gone
-    for (const d of plan.deletes) {
-      const p = this.pods.find((x) => x.metadata?.name === d.name);
-      if (!p || p.metadata?.uid !== d.uid) continue;
-      if (!p.metadata.deletionTimestamp) {
-        p.metadata.deletionTimestamp = new Date(this.now).toISOString();
-        this.life.get(d.name)!.goneAt = this.step + this.int(2);
+      if (p.metadata.deletionTimestamp !== undefined && l.goneAt === undefined) {
+        l.goneAt = this.step + this.int(2);
       }
-    }
-    // status, as the worker amends it
-    if (plan.mode === 'sync') {
-      const status =
-        failures.length > 0
-          ? withFailure(plan.status, 'FailedCreate', failures[0]!, this.now)
-          : plan.creates.length + plan.deletes.length > 0
-            ? withoutFailure(plan.status)
-            : plan.status;
-      if (!statusEqual(status, this.podset.status)) this.podset.status = status;
-    } else if (plan.finalizer === 'remove') {
-      md.finalizers = (md.finalizers ?? []).filter((f) => f !== 'podset.io/cleanup');
     }
   }
 
   /** Time passes: pods get scheduled, become ready, terminating ones go. */
   advance(): void {
     this.step++;
-    this.pods = this.pods.filter((p) => {
-      const l = this.life.get(p.metadata!.name!)!;
-      return !(p.metadata?.deletionTimestamp && l.goneAt !== undefined && l.goneAt <= this.step);
-    });
+    for (const [k, p] of this.f.pods) {
+      const l = this.life.get(p.metadata.name!)!;
+      if (p.metadata.deletionTimestamp && l.goneAt !== undefined && l.goneAt <= this.step)
+        this.f.pods.delete(k);
+    }
     for (const p of this.pods) {
       const l = this.life.get(p.metadata!.name!)!;
       const phase = p.status!.phase;
@@ -215,7 +233,7 @@ export class Sim {
     switch (c.kind) {
       case 'kill': {
         const p = pick(live, c.pick);
-        if (p) this.pods = this.pods.filter((x) => x !== p);
+        if (p) this.f.pods.delete(`default/${p.metadata!.name!}`);
         break;
       }
       case 'finish': {
@@ -238,10 +256,13 @@ export class Sim {
         }
         break;
       }
-      case 'scale':
-        this.podset.spec!.replicas = c.replicas;
-        this.podset.metadata.generation = (this.podset.metadata.generation ?? 0) + 1;
+      case 'scale': {
+        const ps = this.f.podsets.get(KEY)!;
+        ps.spec = { ...ps.spec, replicas: c.replicas };
+        ps.metadata.generation = (ps.metadata.generation ?? 0) + 1;
+        this.f.bump(ps);
         break;
+      }
       case 'foreign':
         this.addPod({
           owner: c.orphan ? 'orphan' : 'foreign',
