@@ -90,6 +90,8 @@ export interface SyncContext {
 
 export interface SyncResult {
   requeueAfterMs?: number;
+  /** Why it looks again (the plan's requeue reason, or Parked): for logs. */
+  requeueReason?: string;
 }
 
 export interface ControllerDeps {
@@ -174,7 +176,14 @@ export function createController(deps: ControllerDeps): Controller {
     for (let round = 1; ; round++) {
       try {
         const result = await syncOnce(key, ctx, log);
-        log.info({ ms: Date.now() - started, requeueAfterMs: result.requeueAfterMs }, 'reconciled');
+        log.info(
+          {
+            ms: Date.now() - started,
+            requeueAfterMs: result.requeueAfterMs,
+            requeueReason: result.requeueReason,
+          },
+          'reconciled',
+        );
         return result;
       } catch (err) {
         if (isConflict(err) && round < maxConflictRounds) {
@@ -216,7 +225,7 @@ export function createController(deps: ControllerDeps): Controller {
     const retryOfParked = parked !== undefined && parked.generation === generation;
     if (retryOfParked && now().getTime() < parked.until) {
       log.info({ retryAt: new Date(parked.until).toISOString() }, 'parked: waiting out its backoff');
-      return { requeueAfterMs: parked.until - now().getTime() };
+      return { requeueAfterMs: parked.until - now().getTime(), requeueReason: 'Parked' };
     }
     if (parked !== undefined && !retryOfParked) {
       log.info({ generation, parkedAt: parked.generation }, 'spec changed: unparked, backoff reset');
@@ -309,7 +318,7 @@ export function createController(deps: ControllerDeps): Controller {
    * here (Redis error, or no answer within cleanupTimeoutMs) is logged and the finalizer removed
    * regardless: it must not hold a deletion in Terminating, retried with backoff and then parked, for
    * the sake of housekeeping.
-   * Run before the finalizer goes, as DESIGN.md orders it; a 409 on the finalizer patch runs it again,
+   * Run before the finalizer goes, so nothing of the PodSet outlives it; a 409 on the finalizer patch runs it again,
    * which is harmless (it is idempotent).
    */
   async function forgetTraces(key: string, ctx: SyncContext, log: Logger): Promise<void> {
@@ -570,7 +579,9 @@ function detailOf(error: unknown): string {
 }
 
 function requeueOf(plan: Plan): SyncResult {
-  return plan.requeue === null ? {} : { requeueAfterMs: plan.requeue.afterMs };
+  return plan.requeue === null
+    ? {}
+    : { requeueAfterMs: plan.requeue.afterMs, requeueReason: plan.requeue.reason };
 }
 
 function plural(n: number): string {

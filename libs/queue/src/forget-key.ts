@@ -1,6 +1,6 @@
 // Forget a deleted PodSet's traces in Redis: its finished jobs (completed and failed, kept for the
-// dashboard) and its entries in the watcher's event log. The worker calls this from the finalizer
-// (DESIGN.md, reconcile step 1: "finish cleanup (its pods, its queue and event-log entries)").
+// dashboard) and its entries in the watcher's event log. The worker calls this from the finalizer, so
+// that a deleted PodSet leaves nothing behind: not its pods, not its queue history, not its events.
 //
 // The scanning runs inside Redis, in chunks, so a deletion doesn't pull thousands of jobs over the wire
 // nor block Redis for long:

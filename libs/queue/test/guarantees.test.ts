@@ -1,4 +1,6 @@
-// DESIGN.md's six queue guarantees, each proved against real Redis with 3 worker processes × 8.
+// The queue's six guarantees (client-go workqueue's, across processes: one at a time per key, collapse,
+// never lose a request, earliest wins, live before bulk, crash-safe), each proved against real Redis
+// with 3 worker processes × 8.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,5 +1,5 @@
 // What "converged" means for one PodSet, computed independently of the operator's own code from the
-// objects in the cluster (DESIGN.md, "The PodSet API"): each function returns the problems it sees,
+// objects in the cluster, by the PodSet API's rules (docs/architecture.md): each function returns the problems it sees,
 // worded as "expected … , saw …", so that a timed-out wait can say exactly what was wrong.
 import type { KubeObject } from '@podset/kube-sim';
 
