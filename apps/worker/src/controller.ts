@@ -232,16 +232,8 @@ export function createController(deps: ControllerDeps): Controller {
       await parkStore.clear(key);
     }
 
-    // 3. Its pods, read fresh; only those it controls (owner UID) count.
-    const pods = await listOwnedPods(key, podset, ctx);
-
-    // 4. The plan (libs/reconcile: pure).
-    const plan = planner.reconcile(
-      podset as unknown as PodSet,
-      pods as unknown as Pod[],
-      now(),
-      options.reconcile,
-    );
+    // 3, 4. Its pods, read fresh (only those it controls count), and the plan (libs/reconcile: pure).
+    const { pods, plan } = await planFor(key, podset, ctx);
 
     // 5. Our finalizer before any pod exists, so that a deletion waits for our cleanup.
     if (plan.finalizer === 'add') {
@@ -287,13 +279,7 @@ export function createController(deps: ControllerDeps): Controller {
     ctx: SyncContext,
     log: Logger,
   ): Promise<SyncResult> {
-    const pods = await listOwnedPods(key, podset, ctx);
-    const plan = planner.reconcile(
-      podset as unknown as PodSet,
-      pods as unknown as Pod[],
-      now(),
-      options.reconcile,
-    );
+    const { plan } = await planFor(key, podset, ctx);
     const failure = await execute(key, podset, plan, ctx, log);
     await recordAll(podset, plan.events);
     if (failure !== undefined) {
@@ -375,6 +361,22 @@ export function createController(deps: ControllerDeps): Controller {
       ...sig,
     });
     return list.items.filter((p) => controllerUid(p) === podset.metadata.uid);
+  }
+
+  /** Its pods (those it controls, read fresh) and the planner's plan for them. */
+  async function planFor(
+    key: string,
+    podset: PodSetWire,
+    ctx: SyncContext,
+  ): Promise<{ pods: WirePod[]; plan: Plan }> {
+    const pods = await listOwnedPods(key, podset, ctx);
+    const plan = planner.reconcile(
+      podset as unknown as PodSet,
+      pods as unknown as Pod[],
+      now(),
+      options.reconcile,
+    );
+    return { pods, plan };
   }
 
   /** Runs the plan's creates and deletes, records their Events; returns the first failure, if any. */

@@ -5,6 +5,7 @@
 // scheduled/Running → Ready, graceful termination) and chaos (external deletions, pods finishing,
 // readiness lost, scaling, foreign pods, a pod quota).
 import type { Pod as WirePod, PodSetWire } from '@podset/kube';
+import { seededRandom } from '@podset/kube-sim';
 import * as planner from '@podset/reconcile';
 import type { Plan, Pod, PodSet, ReconcileOptions } from '@podset/reconcile';
 import { pino } from 'pino';
@@ -15,18 +16,6 @@ import { apiError, fakeKube, type FakeKube } from './fake-kube.ts';
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
 export const UID = 'podset-uid-1';
 const KEY = 'default/web';
-
-/** Deterministic PRNG (mulberry32): the simulation is a function of its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Life {
   scheduleAt: number; // step at which it gets a node and runs
@@ -74,7 +63,7 @@ export class Sim {
     burst = 4,
     options: ReconcileOptions = {},
   ) {
-    this.rand = prng(seed);
+    this.rand = seededRandom(seed);
     this.burst = burst;
     this.options = options;
     this.f = fakeKube();
