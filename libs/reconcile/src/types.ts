@@ -1,6 +1,7 @@
-// The planner's data types. PodSet types are derived from the CRD schema (podset-schema.ts); Pod and
-// metadata types are minimal structural types, so callers can pass plain JSON from the API or
-// @kubernetes/client-node objects (whose timestamps are Date) alike.
+// The PodSet API's data types, and the planner's. PodSet types are derived from the CRD schema
+// (podset-schema.ts); object metadata is defined here once for every package (libs/kube re-exports it);
+// Pod is the minimal structural type the planner reads. Timestamps may be strings (JSON from the API)
+// or Dates (@kubernetes/client-node objects).
 import type { podSetSchema } from './podset-schema.ts';
 import type { FromSchema } from './schema-types.ts';
 
@@ -29,6 +30,7 @@ export interface ObjectMeta {
   generation?: number;
   creationTimestamp?: Timestamp;
   deletionTimestamp?: Timestamp;
+  deletionGracePeriodSeconds?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   finalizers?: string[];
