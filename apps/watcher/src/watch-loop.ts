@@ -9,7 +9,8 @@
 // checkpointed) only after the sink has taken the event, so a crash replays instead of losing.
 import { backoffDelay, defaultBackoff, sleep, type BackoffOptions } from './backoff.ts';
 import { errorCode, isTooLargeResourceVersion, retryAfterSeconds, type WatchApi } from './kube-api.ts';
-import { isWatchedKind, PODSET_NAME_LABEL, streamId, type Resource, type WatchedObject } from './keys.ts';
+import { NAME_LABEL } from '@podset/reconcile';
+import { isWatchedKind, streamId, type Resource, type WatchedObject } from './keys.ts';
 import type { Logger } from './log.ts';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -253,7 +254,7 @@ export class WatchLoop {
       try {
         page = await api.list(resource, namespace, {
           limit: this.#o.pageSize,
-          ...(resource === 'pods' ? { labelSelector: PODSET_NAME_LABEL } : {}),
+          ...(resource === 'pods' ? { labelSelector: NAME_LABEL } : {}),
           ...(cont === undefined ? {} : { continue: cont }),
           signal,
         });
@@ -291,7 +292,7 @@ export class WatchLoop {
     try {
       const timeout = Math.round(this.#o.timeoutSeconds * (1 + this.#o.random()));
       const events = api.watch(resource, namespace, {
-        ...(resource === 'pods' ? { labelSelector: PODSET_NAME_LABEL } : {}),
+        ...(resource === 'pods' ? { labelSelector: NAME_LABEL } : {}),
         ...(this.#rv === undefined ? {} : { resourceVersion: this.#rv }),
         allowWatchBookmarks: true,
         timeoutSeconds: timeout,

@@ -29,7 +29,7 @@ import { memoryRvStore, rvMax, type RvStore } from './rv-store.ts';
 import { withTimeout } from './timeout.ts';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
 
-import { CLEANUP_FINALIZER, NAME_LABEL } from '@podset/reconcile';
+import { CLEANUP_FINALIZER, controlledPods, NAME_LABEL } from '@podset/reconcile';
 export { CLEANUP_FINALIZER, NAME_LABEL };
 
 /** The pure planner's functions (libs/reconcile), injected so the loop reads without their details. */
@@ -305,7 +305,7 @@ export function createController(deps: ControllerDeps): Controller {
       ...(rv !== undefined ? { resourceVersion: rv, resourceVersionMatch: 'NotOlderThan' as const } : {}),
       ...sig,
     });
-    return list.items.filter((p) => controllerUid(p) === podset.metadata.uid);
+    return controlledPods(podset, list.items);
   }
 
   /** Runs the plan's creates and deletes, records their Events; returns the first failure, if any. */
@@ -476,10 +476,6 @@ export function splitKey(key: string): [string, string] {
 
 function hasFinalizer(podset: PodSetWire): boolean {
   return (podset.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER);
-}
-
-function controllerUid(pod: WirePod): string | undefined {
-  return pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'PodSet')?.uid;
 }
 
 function involvedOf(podset: PodSetWire): InvolvedPodSet {

@@ -3,6 +3,7 @@
 // patches that Event's count and lastTimestamp, as client-go's recorder does. Recording never fails a
 // reconcile: errors are logged and dropped.
 import { isNotFound, type CoreEvent, type Kube } from '@podset/kube';
+import { API_VERSION, KIND } from '@podset/reconcile';
 import type { Logger } from 'pino';
 
 export interface InvolvedPodSet {
@@ -64,8 +65,8 @@ export function createEventRecorder(opts: EventRecorderOptions): EventRecorder {
       kind: 'Event',
       metadata: { name: eventName(podset.name, t), namespace: podset.namespace },
       involvedObject: {
-        apiVersion: 'podset.io/v1',
-        kind: 'PodSet',
+        apiVersion: API_VERSION,
+        kind: KIND,
         namespace: podset.namespace,
         name: podset.name,
         uid: podset.uid,
