@@ -4,6 +4,7 @@
 import type { Job, Queue } from 'bullmq';
 import type { RedisClient } from '@podset/queue';
 import type { Kube, PodSetWire } from '@podset/kube';
+import { withTimeout } from '@podset/runtime';
 
 export interface EventEntry {
   id: string;
@@ -88,14 +89,6 @@ export const JOB_STATES = [
   'failed',
 ] as const;
 export type JobState = (typeof JOB_STATES)[number];
-
-export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-}
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -26,7 +26,7 @@ import type { Logger } from 'pino';
 import type { EventRecorder, InvolvedPodSet } from './events.ts';
 import { executeCreates, executeDeletes, type CreateFailure } from './executor.ts';
 import { memoryRvStore, rvMax, type RvStore } from './rv-store.ts';
-import { withTimeout } from './timeout.ts';
+import { withTimeout } from '@podset/runtime';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
 
 import { CLEANUP_FINALIZER, controlledPods, NAME_LABEL } from '@podset/reconcile';

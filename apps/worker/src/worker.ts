@@ -11,7 +11,7 @@ import { eventLogKey } from './config.ts';
 import { createController, errorText, type Controller, type Planner } from './controller.ts';
 import { createEventRecorder } from './events.ts';
 import { redisRvStore } from './rv-store.ts';
-import { withTimeout } from './timeout.ts';
+import { withTimeout } from '@podset/runtime';
 
 export interface WorkerSettings {
   kubeConfig: KubeConfig;
