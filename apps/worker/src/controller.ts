@@ -25,7 +25,8 @@ import type { Plan, PlannedEvent, PodSet, PodSetStatus, Pod, ReconcileOptions } 
 import type { Logger } from 'pino';
 import type { EventRecorder, InvolvedPodSet } from './events.ts';
 import { executeCreates, executeDeletes, type CreateFailure } from './executor.ts';
-import { memoryRvStore, rvMax, type RvStore } from './rv-store.ts';
+import { rvMax } from '@podset/queue';
+import { memoryRvStore, type RvStore } from './rv-store.ts';
 import { withTimeout } from '@podset/runtime';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
 

@@ -25,13 +25,13 @@ export {
 export {
   parseReconcileRequest,
   mergeRequests,
-  rvNewer,
   keyProblem,
   MalformedRequestError,
   MAX_REASONS,
   type ReconcileRequest,
   type RequestSource,
 } from './payload.ts';
+export { compareRv, rvNewer, rvMax, RV_NEWER_LUA } from './resource-version.ts';
 export {
   forgetKey,
   FORGET_CHUNK,

@@ -13,6 +13,7 @@
 import type { RedisClient } from './connection.ts';
 import { luaScript, runScript } from './lua.ts';
 import { MAX_REASONS } from './payload.ts';
+import { RV_NEWER_LUA } from './resource-version.ts';
 
 export const MERGE_LUA = `
 local rcall = redis.call
@@ -23,18 +24,7 @@ local MAX_REASONS = ${MAX_REASONS}
 local deKey, dnKey, delayedKey, prioritizedKey, waitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local activeKey, markerKey, eventsKey, pcKey, metaKey, lockKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
 
-local function isDigits(s) return type(s) == 'string' and string.match(s, '^[0-9]+$') ~= nil end
-local function rvNewer(c, cur)
-  if type(cur) ~= 'string' then return true end
-  if isDigits(c) and isDigits(cur) then
-    local a = (string.gsub(c, '^0+(.)', '%1'))
-    local b = (string.gsub(cur, '^0+(.)', '%1'))
-    if #a ~= #b then return #a > #b end
-    return a > b
-  end
-  return true
-end
-
+${RV_NEWER_LUA}
 local function mergeData(json, inc)
   local ok, d = pcall(cjson.decode, json)
   if not ok or type(d) ~= 'table' then return json, nil end -- malformed: left for the worker to reject
