@@ -62,3 +62,4 @@ export {
   type RedisConnector,
   type ClientTuning,
 } from './connection.ts';
+export { queueEnv, attemptsEnv } from './env.ts';
