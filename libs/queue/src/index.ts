@@ -45,7 +45,6 @@ export {
   DEFAULT_QUEUE_NAME,
   DEFAULT_PREFIX,
   PRIORITY,
-  eventLogKeyOf,
   type QueueConnection,
   type QueueLocation,
   type Retention,
@@ -63,3 +62,12 @@ export {
   type ClientTuning,
 } from './connection.ts';
 export { queueEnv, attemptsEnv } from './env.ts';
+export {
+  EventLog,
+  eventLogKeyOf,
+  parseEventEntry,
+  deleteEventsOf,
+  type EventRecord,
+  type EventLogEntry,
+  type EventLogOptions,
+} from './event-log.ts';
