@@ -19,6 +19,7 @@
 // which has nothing left to do.
 import type { Queue } from 'bullmq';
 import type { RedisClient } from './connection.ts';
+import { bullKeys } from './bull-keys.ts';
 import { deleteEventsOf } from './event-log.ts';
 import { luaScript, runScript } from './lua.ts';
 import { keyProblem } from './payload.ts';
@@ -122,7 +123,7 @@ async function finishedOf(
   chunk: number,
   maxScan: number,
 ): Promise<{ ids: string[]; truncated: boolean }> {
-  const setKey = `${target.jobPrefix}${state}`;
+  const setKey = bullKeys(target.jobPrefix).finished(state);
   const ids = new Set<string>();
   let min = '-inf';
   let seen = 0;

@@ -71,3 +71,4 @@ export {
   type EventLogEntry,
   type EventLogOptions,
 } from './event-log.ts';
+export { bullKeys, jobPrefixOf, BULLMQ_VERSION, type FinishedState } from './bull-keys.ts';

@@ -8,8 +8,9 @@
 //  - a delayed job is moved earlier (or made waiting) when the request is due sooner — never later;
 //  - a waiting job's priority is raised (never lowered) when the request has a higher one;
 //  - while the key is active, the stored next job (dn:<key>) gets the same merge.
-// It relies on BullMQ 6.7.0's key layout and scores (delayed: due·0x1000+seq; prioritized:
+// It relies on BullMQ's key layout (bull-keys.ts) and scores (delayed: due·0x1000+seq; prioritized:
 // priority·2^32+counter; marker zset); the integration tests pin that behaviour.
+import { bullKeys } from './bull-keys.ts';
 import type { RedisClient } from './connection.ts';
 import { luaScript, runScript } from './lua.ts';
 import { MAX_REASONS } from './payload.ts';
@@ -234,22 +235,22 @@ export interface MergeResult {
 }
 
 export async function runMerge(client: RedisClient, keys: MergeKeys, args: MergeArgs): Promise<MergeResult> {
-  const p = keys.jobPrefix;
+  const k = bullKeys(keys.jobPrefix);
   const keyList = [
-    `${p}de:${keys.dedupId}`,
-    `${p}dn:${keys.dedupId}`,
-    `${p}delayed`,
-    `${p}prioritized`,
-    `${p}wait`,
-    `${p}active`,
-    `${p}marker`,
-    `${p}events`,
-    `${p}pc`,
-    `${p}meta`,
-    `${p}rl:${keys.dedupId}`,
+    k.dedup(keys.dedupId),
+    k.dedupNext(keys.dedupId),
+    k.delayed,
+    k.prioritized,
+    k.wait,
+    k.active,
+    k.marker,
+    k.events,
+    k.pc,
+    k.meta,
+    k.requestLock(keys.dedupId),
   ];
   const argv = [
-    p,
+    keys.jobPrefix,
     String(args.now),
     args.mode,
     String(args.due ?? args.now),
