@@ -21,15 +21,16 @@ export interface OwnerReference {
   blockOwnerDeletion?: boolean;
 }
 
-export interface ObjectMeta {
+/** Object metadata. `Time` is `string` where only JSON is handled (the wire, kube-sim's store). */
+export interface ObjectMeta<Time extends Timestamp = Timestamp> {
   name?: string;
   generateName?: string;
   namespace?: string;
   uid?: string;
   resourceVersion?: string;
   generation?: number;
-  creationTimestamp?: Timestamp;
-  deletionTimestamp?: Timestamp;
+  creationTimestamp?: Time;
+  deletionTimestamp?: Time;
   deletionGracePeriodSeconds?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
