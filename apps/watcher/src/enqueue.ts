@@ -2,6 +2,7 @@
 // event's RV); a relist page asks for every key in it at bulk priority. Every watch event is also
 // appended to the event log. Implements the watch loop's sink.
 import { rvNewer } from '@podset/queue';
+import { KIND } from '@podset/reconcile';
 import { keyFor, keysOf } from './keys.ts';
 import { eventRecord, type EventRecord } from './event-log.ts';
 import type { ListedPage, WatchEvent, WatchSink } from './watch-loop.ts';
@@ -116,7 +117,7 @@ export class Enqueuer implements WatchSink {
     await this.#o.eventLog?.append({
       t: new Date().toISOString(),
       type: 'RELIST',
-      kind: page.resource === 'pods' ? 'Pod' : 'PodSet',
+      kind: page.resource === 'pods' ? 'Pod' : KIND,
       key: '',
       name: '',
       rv: '',

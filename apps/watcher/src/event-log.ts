@@ -1,6 +1,7 @@
 // A watch event as an event-log record. The record's format, the stream's writer (EventLog), its reader
 // and its key belong to @podset/queue (event-log.ts); EventLog is re-exported for the watcher's wiring.
 import type { EventRecord } from '@podset/queue';
+import { KIND } from '@podset/reconcile';
 import { keyFor, podReady, type Resource, type WatchedObject } from './keys.ts';
 
 export { EventLog, type EventRecord } from '@podset/queue';
@@ -14,7 +15,7 @@ export function eventRecord(
   const record: EventRecord = {
     t: now.toISOString(),
     type,
-    kind: resource === 'pods' ? 'Pod' : 'PodSet',
+    kind: resource === 'pods' ? 'Pod' : KIND,
     key: keyFor(resource, obj) ?? '',
     name: obj.metadata?.name ?? '',
     rv: obj.metadata?.resourceVersion ?? '',
