@@ -2,9 +2,9 @@
 // with the defaults and with overrides.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseEnv } from '@podset/config';
+import { ConfigError, parseEnv, type EnvSpec } from '@podset/config';
 import { dashboardEnv, eventLogKeys } from '../../apps/dashboard/src/config.ts';
-import { parseWatcherConfig, redisKeys } from '../../apps/watcher/src/config.ts';
+import { parseWatcherConfig, redisKeys, watcherEnv } from '../../apps/watcher/src/config.ts';
 import { eventLogKey, workerEnv } from '../../apps/worker/src/config.ts';
 
 const TOKEN = { DASHBOARD_TOKEN: 'x'.repeat(20) };
@@ -29,3 +29,44 @@ for (const [label, env] of [
     assert.notEqual(eventLogKeys(dash)[0], `${dash.QUEUE_PREFIX}:${dash.QUEUE_NAME}:events`);
   });
 }
+
+const APPS: [string, EnvSpec, Record<string, string>][] = [
+  ['watcher', watcherEnv, {}],
+  ['worker', workerEnv, {}],
+  ['dashboard', dashboardEnv, TOKEN],
+];
+
+/** The variables `env` is rejected for, by this app's spec. */
+function rejected(spec: EnvSpec, env: Record<string, string>): string[] {
+  try {
+    parseEnv(spec, env);
+    return [];
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return err.problems.map((p) => p.variable).sort();
+  }
+}
+
+test('the shared queue settings are validated alike by every app', () => {
+  for (const [app, spec, base] of APPS) {
+    assert.deepEqual(rejected(spec, { ...base, QUEUE_NAME: 'a:b' }), ['QUEUE_NAME'], app);
+    assert.deepEqual(rejected(spec, { ...base, QUEUE_NAME: 'psq', QUEUE_PREFIX: '{ops}' }), [], app);
+  }
+  for (const [app, spec, base] of APPS.slice(0, 2)) {
+    assert.deepEqual(rejected(spec, { ...base, MAX_ATTEMPTS: '0' }), ['MAX_ATTEMPTS'], app);
+  }
+  const watcher = parseWatcherConfig({});
+  assert.equal(watcher.MAX_ATTEMPTS, parseEnv(workerEnv, {}).MAX_ATTEMPTS);
+});
+
+test('KUBE_QPS and KUBE_BURST are parsed by one rule in every app (defaults may differ)', () => {
+  for (const [app, spec, base] of APPS) {
+    assert.deepEqual(rejected(spec, { ...base, KUBE_QPS: '2.5' }), [], app);
+    assert.deepEqual(rejected(spec, { ...base, KUBE_QPS: '0' }), [], `${app}: 0 means no limit`);
+    assert.deepEqual(
+      rejected(spec, { ...base, KUBE_QPS: '-1', KUBE_BURST: '0' }),
+      ['KUBE_BURST', 'KUBE_QPS'],
+      app,
+    );
+  }
+});

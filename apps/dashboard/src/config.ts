@@ -1,6 +1,7 @@
 // The dashboard's environment, declared once: validated at start with a message naming the variable.
-import { bool, int, num, oneOf, optionalStr, str, type Config } from '@podset/config';
-import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, eventLogKeyOf, redisEnv } from '@podset/queue';
+import { bool, int, oneOf, optionalStr, str, type Config } from '@podset/config';
+import { kubeRateEnv } from '@podset/kube';
+import { eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
 
 export const dashboardEnv = {
   KUBECONFIG: optionalStr({
@@ -12,19 +13,7 @@ export const dashboardEnv = {
     default: false,
   }),
   ...redisEnv,
-  QUEUE_NAME: str({
-    description: 'BullMQ queue name (the same as the watcher and the workers)',
-    default: DEFAULT_QUEUE_NAME,
-    pattern: /^[^:]+$/,
-  }),
-  QUEUE_PREFIX: str({
-    description: 'BullMQ key prefix (the same as the watcher and the workers)',
-    default: DEFAULT_PREFIX,
-  }),
-  EVENT_LOG_KEY: optionalStr({
-    description:
-      "Redis key of the watcher's event-log stream; default <QUEUE_PREFIX>:<QUEUE_NAME>:watcher:events (the watcher's default)",
-  }),
+  ...queueEnv,
   DASHBOARD_PORT: int({
     description: 'Port of the dashboard (UI, API, /metrics, probes)',
     default: 3000,
@@ -71,8 +60,7 @@ export const dashboardEnv = {
     min: 0,
     max: 65535,
   }),
-  KUBE_QPS: num({ description: 'Client-side API rate limit, requests/s', default: 5, min: 0.1 }),
-  KUBE_BURST: int({ description: 'Client-side API rate limit burst', default: 10, min: 1 }),
+  ...kubeRateEnv({ qps: 5, burst: 10 }),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
     description: 'pino log level',
     default: 'info',

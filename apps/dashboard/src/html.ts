@@ -1,5 +1,6 @@
 // Server-rendered pages: the PodSet overview and the login form. Every dynamic value is escaped.
-import type { EventEntry, Overview, PodSetRow } from './overview.ts';
+import type { EventLogEntry } from '@podset/queue';
+import type { Overview, PodSetRow } from './overview.ts';
 
 export function escapeHtml(s: string): string {
   return s
@@ -91,7 +92,7 @@ function headerHtml(ctx: PageContext): string {
 ${ctx.cookieSession ? '<form method="post" action="/logout"><button type="submit">Log out</button></form>' : ''}</header>`;
 }
 
-function eventText(e: EventEntry): string {
+function eventText(e: EventLogEntry): string {
   const bits = [e.type, `${e.kind} ${e.name}`];
   if (e.phase !== undefined) bits.push(e.phase);
   if (e.ready === 'true') bits.push('ready');
@@ -100,7 +101,7 @@ function eventText(e: EventEntry): string {
   return bits.join(' · ');
 }
 
-function timeOf(e: EventEntry): number {
+function timeOf(e: EventLogEntry): number {
   const t = Date.parse(e.t);
   return Number.isNaN(t) ? 0 : t;
 }

@@ -2,7 +2,8 @@
 // requests, and the state of its dependencies as the last readiness check saw them.
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Queue } from 'bullmq';
-import { JOB_STATES, jobCounts, withTimeout } from './overview.ts';
+import { withTimeout } from '@podset/runtime';
+import { JOB_STATES, jobCounts } from './overview.ts';
 
 export interface DashboardMetrics {
   registry: Registry;

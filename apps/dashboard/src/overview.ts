@@ -2,22 +2,9 @@
 // BullMQ's own job records (completed/failed/pending jobs named by key), and their recent watch events
 // from the watcher's event-log stream. Each source may fail alone; the page says which.
 import type { Job, Queue } from 'bullmq';
-import type { RedisClient } from '@podset/queue';
+import { parseEventEntry, type EventLogEntry, type RedisClient } from '@podset/queue';
 import type { Kube, PodSetWire } from '@podset/kube';
-
-export interface EventEntry {
-  id: string;
-  t: string;
-  type: string;
-  kind: string;
-  key: string;
-  name: string;
-  rv: string;
-  phase?: string;
-  ready?: string;
-  deleting?: string;
-  n?: string;
-}
+import { withTimeout } from '@podset/runtime';
 
 export interface LastReconcile {
   jobId: string;
@@ -51,7 +38,7 @@ export interface PodSetRow {
   lastError?: LastError;
   /** The job to look at in bull-board: the pending one, else the newest finished one. */
   job?: { id: string; state: string };
-  events: EventEntry[];
+  events: EventLogEntry[];
 }
 
 export interface Overview {
@@ -60,7 +47,7 @@ export interface Overview {
   /** Queue keys with jobs but no PodSet (deleted since). */
   orphanKeys: string[];
   counts: Record<string, number>;
-  recentEvents: EventEntry[];
+  recentEvents: EventLogEntry[];
   /** Sources that failed, e.g. "kubernetes: connect ECONNREFUSED". */
   errors: string[];
 }
@@ -89,14 +76,6 @@ export const JOB_STATES = [
 ] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
-export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-}
-
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -106,7 +85,7 @@ export async function readEvents(
   redis: RedisClient,
   keys: readonly string[],
   count: number,
-): Promise<EventEntry[]> {
+): Promise<EventLogEntry[]> {
   for (const key of keys) {
     const entries = await redis.xrevrange(key, '+', '-', 'COUNT', count);
     if (entries.length > 0) return toEntries(entries);
@@ -114,29 +93,9 @@ export async function readEvents(
   return [];
 }
 
-function toEntries(entries: [string, string[]][]): EventEntry[] {
-  const out: EventEntry[] = [];
-  for (const [id, flat] of entries) {
-    const obj: Record<string, string> = { id };
-    for (let i = 0; i + 1 < flat.length; i += 2) obj[flat[i]!] = flat[i + 1]!;
-    // BullMQ's own events (event=added|completed|…) may share the stream: keep watcher records only.
-    if (obj.t === undefined || obj.type === undefined || (obj.kind === undefined && obj.type !== 'RELIST'))
-      continue;
-    out.push({
-      id,
-      t: obj.t ?? '',
-      type: obj.type ?? '',
-      kind: obj.kind ?? '',
-      key: obj.key ?? '',
-      name: obj.name ?? '',
-      rv: obj.rv ?? '',
-      ...(obj.phase !== undefined ? { phase: obj.phase } : {}),
-      ...(obj.ready !== undefined ? { ready: obj.ready } : {}),
-      ...(obj.deleting !== undefined ? { deleting: obj.deleting } : {}),
-      ...(obj.n !== undefined ? { n: obj.n } : {}),
-    });
-  }
-  return out;
+function toEntries(entries: [string, string[]][]): EventLogEntry[] {
+  // BullMQ's own events (event=added|completed|…) may share the stream: parseEventEntry skips them.
+  return entries.flatMap(([id, flat]) => parseEventEntry(id, flat) ?? []);
 }
 
 interface KeyJobs {
@@ -240,7 +199,7 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
 
   const byKey = summarizeJobs(jobs.status === 'fulfilled' ? jobs.value : []);
   const allEvents = events.status === 'fulfilled' ? events.value : [];
-  const eventsByKey = new Map<string, EventEntry[]>();
+  const eventsByKey = new Map<string, EventLogEntry[]>();
   for (const e of allEvents) {
     if (e.key === '') continue;
     const list = eventsByKey.get(e.key) ?? [];

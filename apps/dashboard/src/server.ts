@@ -13,12 +13,13 @@ import { createKube, type Kube, type RequestRecord } from '@podset/kube';
 import { Queue } from 'bullmq';
 import { Hono, type Context } from 'hono';
 import { urlConnector, type RedisConnector } from '@podset/queue';
+import { withTimeout } from '@podset/runtime';
 import { pino, type Logger } from 'pino';
 import { authenticate, challenges, COOKIE_NAME, login, safeNext } from './auth.ts';
 import type { Credentials } from './config.ts';
 import { loginPage, overviewPage, type PageContext } from './html.ts';
 import { createMetrics } from './metrics.ts';
-import { buildOverview, withTimeout } from './overview.ts';
+import { buildOverview } from './overview.ts';
 
 export const BOARD_PATH = '/queues';
 

@@ -1,5 +1,6 @@
 // The watcher's configuration: environment variables, declared once, validated at start-up.
-import { DEFAULT_ATTEMPTS, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, eventLogKeyOf, redisEnv } from '@podset/queue';
+import { kubeRateEnv } from '@podset/kube';
+import { attemptsEnv, eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
 import { int, list, oneOf, optionalStr, parseEnv, str, type Config } from '@podset/config';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -9,6 +10,7 @@ export const watcherEnv = {
     description: 'Path to a kubeconfig file; unset: in-cluster service account (or ~/.kube/config)',
   }),
   ...redisEnv,
+  ...queueEnv,
   WATCH_NAMESPACES: list({
     description: 'Comma-separated namespaces to watch; empty: all namespaces',
     default: [],
@@ -50,14 +52,6 @@ export const watcherEnv = {
     default: 10_000,
     min: 1,
   }),
-  EVENT_LOG_KEY: optionalStr({
-    description: 'Redis key of the event-log stream; default <QUEUE_PREFIX>:<QUEUE_NAME>:watcher:events',
-  }),
-  QUEUE_NAME: str({ description: "BullMQ queue name (the workers' too)", default: DEFAULT_QUEUE_NAME }),
-  QUEUE_PREFIX: str({
-    description: 'BullMQ key prefix (use a {hash tag} on Redis Cluster)',
-    default: DEFAULT_PREFIX,
-  }),
   CHECKPOINT_EVERY_EVENTS: int({
     description: 'Checkpoint the resourceVersion after this many events',
     default: 100,
@@ -68,13 +62,8 @@ export const watcherEnv = {
     default: 1000,
     min: 10,
   }),
-  KUBE_QPS: int({ description: 'Client-side API rate limit, requests per second', default: 20, min: 1 }),
-  KUBE_BURST: int({ description: 'Client-side API rate limit burst', default: 40, min: 1 }),
-  MAX_ATTEMPTS: int({
-    description: "Attempts per reconcile job the watcher enqueues (must equal the workers' MAX_ATTEMPTS)",
-    default: DEFAULT_ATTEMPTS,
-    min: 1,
-  }),
+  ...kubeRateEnv({ qps: 20, burst: 40 }),
+  ...attemptsEnv,
   HTTP_PORT: int({
     description: 'Port for /metrics, /healthz, /readyz (0: disabled)',
     default: 8080,

@@ -1,6 +1,8 @@
 // Watch events → reconcile requests. A live event asks for its key at live priority (carrying the
 // event's RV); a relist page asks for every key in it at bulk priority. Every watch event is also
 // appended to the event log. Implements the watch loop's sink.
+import { rvNewer } from '@podset/queue';
+import { KIND } from '@podset/reconcile';
 import { PodSetChangeFilter } from './change-filter.ts';
 import { keyFor, keysOf, podSetKey } from './keys.ts';
 import { eventRecord, type EventRecord } from './event-log.ts';
@@ -42,13 +44,6 @@ function followUp(rv: string | undefined): FollowUp {
   });
   promise.catch(() => undefined); // callers observe it; never an unhandled rejection here
   return { rv, promise, resolve, reject };
-}
-
-/** Whether resourceVersion a is newer than b (numeric when both are; otherwise the later one wins). */
-function newerRv(a: string, b: string | undefined): boolean {
-  if (b === undefined) return true;
-  if (/^\d+$/.test(a) && /^\d+$/.test(b)) return BigInt(a) > BigInt(b);
-  return true;
 }
 
 export class Enqueuer implements WatchSink {
@@ -107,7 +102,7 @@ export class Enqueuer implements WatchSink {
     const state = this.#live.get(key);
     if (state !== undefined) {
       if (state.again === undefined) state.again = followUp(rv);
-      else if (rv !== undefined && newerRv(rv, state.again.rv)) state.again.rv = rv;
+      else if (rv !== undefined && rvNewer(rv, state.again.rv)) state.again.rv = rv;
       this.coalesced++;
       return state.again.promise;
     }
@@ -139,7 +134,7 @@ export class Enqueuer implements WatchSink {
     await this.#o.eventLog?.append({
       t: new Date().toISOString(),
       type: 'RELIST',
-      kind: page.resource === 'pods' ? 'Pod' : 'PodSet',
+      kind: page.resource === 'pods' ? 'Pod' : KIND,
       key: '',
       name: '',
       rv: '',

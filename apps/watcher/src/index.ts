@@ -10,16 +10,7 @@ export {
   type ListedPage,
   type Checkpointer,
 } from './watch-loop.ts';
-export {
-  podSetKey,
-  podOwnerKey,
-  keyFor,
-  keysOf,
-  streamId,
-  PODSET_NAME_LABEL,
-  type Resource,
-  type WatchedObject,
-} from './keys.ts';
+export { podSetKey, keyFor, keysOf, streamId, type Resource, type WatchedObject } from './keys.ts';
 export { Enqueuer, type ReconcileRequester, type EventAppender } from './enqueue.ts';
 export { EventLog, eventRecord, type EventRecord } from './event-log.ts';
 export { RedisCheckpoint, DataLossDetector } from './checkpoint.ts';

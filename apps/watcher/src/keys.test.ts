@@ -5,7 +5,6 @@ import {
   isWatchedKind,
   keyFor,
   keysOf,
-  podOwnerKey,
   podReady,
   podSetKey,
   streamId,
@@ -39,31 +38,31 @@ test('a PodSet without namespace or name has no key', () => {
 });
 
 test('a pod maps to its controlling PodSet in its own namespace', () => {
-  assert.equal(podOwnerKey(pod([owner()], 'team-a')), 'team-a/web');
+  assert.equal(keyFor('pods', pod([owner()], 'team-a')), 'team-a/web');
   assert.equal(keyFor('pods', pod([owner({ name: 'api' })])), 'default/api');
 });
 
 test('only the controller reference counts, wherever it is in the list', () => {
   const refs = [owner({ name: 'other', controller: false }), owner({ name: 'mine' })];
-  assert.equal(podOwnerKey(pod(refs)), 'default/mine');
-  assert.equal(podOwnerKey(pod([owner({ controller: false })])), undefined);
-  assert.equal(podOwnerKey(pod([owner({ controller: undefined })])), undefined);
+  assert.equal(keyFor('pods', pod(refs)), 'default/mine');
+  assert.equal(keyFor('pods', pod([owner({ controller: false })])), undefined);
+  assert.equal(keyFor('pods', pod([owner({ controller: undefined })])), undefined);
 });
 
 test('a pod controlled by something else, or by another API version, has no key', () => {
-  assert.equal(podOwnerKey(pod([owner({ kind: 'ReplicaSet', apiVersion: 'apps/v1' })])), undefined);
-  assert.equal(podOwnerKey(pod([owner({ apiVersion: 'podset.io/v2' })])), undefined);
-  assert.equal(podOwnerKey(pod([owner({ kind: 'Podset' })])), undefined);
+  assert.equal(keyFor('pods', pod([owner({ kind: 'ReplicaSet', apiVersion: 'apps/v1' })])), undefined);
+  assert.equal(keyFor('pods', pod([owner({ apiVersion: 'podset.io/v2' })])), undefined);
+  assert.equal(keyFor('pods', pod([owner({ kind: 'Podset' })])), undefined);
   // A non-PodSet controller wins over a non-controller PodSet reference.
   const refs = [owner({ controller: false }), owner({ kind: 'ReplicaSet', apiVersion: 'apps/v1' })];
-  assert.equal(podOwnerKey(pod(refs)), undefined);
+  assert.equal(keyFor('pods', pod(refs)), undefined);
 });
 
 test('a pod without ownerReferences, namespace or owner name has no key', () => {
-  assert.equal(podOwnerKey(pod(undefined)), undefined);
-  assert.equal(podOwnerKey(pod([])), undefined);
-  assert.equal(podOwnerKey(pod([owner()], null)), undefined);
-  assert.equal(podOwnerKey(pod([owner({ name: '' })])), undefined);
+  assert.equal(keyFor('pods', pod(undefined)), undefined);
+  assert.equal(keyFor('pods', pod([])), undefined);
+  assert.equal(keyFor('pods', pod([owner()], null)), undefined);
+  assert.equal(keyFor('pods', pod([owner({ name: '' })])), undefined);
 });
 
 test('keysOf deduplicates the pods of one PodSet and skips unowned pods', () => {

@@ -1,37 +1,18 @@
 // Pure mapping from watched objects to reconcile keys ("namespace/name" of a PodSet).
-// The watcher holds no cache: a Pod names its PodSet only through its controller ownerReference.
+// The watcher holds no cache: a Pod names its PodSet only through its controller ownerReference
+// (`podSetKeyOf`, the one ownership rule in @podset/reconcile).
+import { API_VERSION, KIND, podSetKeyOf, type ObjectMeta } from '@podset/reconcile';
 
 /** The subset of a Kubernetes object the watcher reads. */
 export interface WatchedObject {
   apiVersion?: string;
   kind?: string;
-  metadata?: {
-    name?: string;
-    namespace?: string;
-    resourceVersion?: string;
-    uid?: string;
-    generation?: number;
-    deletionTimestamp?: string;
-    finalizers?: string[];
-    ownerReferences?: {
-      apiVersion?: string;
-      kind?: string;
-      name?: string;
-      uid?: string;
-      controller?: boolean;
-    }[];
-    labels?: Record<string, string>;
-  };
+  metadata?: ObjectMeta;
   status?: {
     phase?: string;
     conditions?: { type?: string; status?: string }[];
   };
 }
-
-export const PODSET_API_VERSION = 'podset.io/v1';
-export const PODSET_KIND = 'PodSet';
-/** The label every pod created for a PodSet carries; the pod watch selects on its presence. */
-export const PODSET_NAME_LABEL = 'podset.io/name';
 
 export type Resource = 'podsets' | 'pods';
 
@@ -42,7 +23,7 @@ export type Resource = 'podsets' | 'pods';
  */
 export function isWatchedKind(resource: Resource, obj: WatchedObject): boolean {
   if (resource === 'pods') return obj.kind === 'Pod' && obj.apiVersion === 'v1';
-  return obj.kind === PODSET_KIND && obj.apiVersion === PODSET_API_VERSION;
+  return obj.kind === KIND && obj.apiVersion === API_VERSION;
 }
 
 /** Key of a PodSet: `namespace/name`, or undefined when the object lacks either. */
@@ -53,23 +34,9 @@ export function podSetKey(obj: WatchedObject): string | undefined {
   return `${ns}/${name}`;
 }
 
-/**
- * Key of the PodSet controlling a Pod: its ownerReference with controller=true, kind PodSet and
- * apiVersion podset.io/v1. A pod without one (or controlled by something else) maps to no key.
- */
-export function podOwnerKey(pod: WatchedObject): string | undefined {
-  const ns = pod.metadata?.namespace;
-  if (ns === undefined || ns === '') return undefined;
-  const controller = (pod.metadata?.ownerReferences ?? []).find((ref) => ref.controller === true);
-  if (controller === undefined) return undefined;
-  if (controller.kind !== PODSET_KIND || controller.apiVersion !== PODSET_API_VERSION) return undefined;
-  if (controller.name === undefined || controller.name === '') return undefined;
-  return `${ns}/${controller.name}`;
-}
-
 /** The reconcile key an object of `resource` maps to. */
 export function keyFor(resource: Resource, obj: WatchedObject): string | undefined {
-  return resource === 'podsets' ? podSetKey(obj) : podOwnerKey(obj);
+  return resource === 'podsets' ? podSetKey(obj) : podSetKeyOf(obj);
 }
 
 /** Distinct keys of a list of objects (a relist), in first-seen order. */

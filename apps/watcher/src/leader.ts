@@ -7,7 +7,7 @@
 // every retry period; if it can't renew within the renew deadline (< lease duration) it stops
 // leading at once, before anyone else may take over. Leaving on shutdown releases the lease (empty
 // holder) so a standby takes over on its next poll instead of waiting out the lease.
-import { sleep } from './backoff.ts';
+import { sleep } from './sleep.ts';
 import { errorCode, type LeaseApi } from './kube-api.ts';
 import type { Logger } from './log.ts';
 import type { Lease } from '@podset/kube';

@@ -78,7 +78,7 @@ function setup(opts: { checkpoint?: string; watchdogMs?: number; logger?: typeof
     checkpoint,
     logger: opts.logger ?? silentLogger,
     watchdogMs: opts.watchdogMs ?? 60_000,
-    backoff: { initialMs: 10, maxMs: 50 },
+    backoff: { baseMs: 10, maxMs: 50 },
   });
   const controller = new AbortController();
   const entry: { controller: AbortController; done?: Promise<void> } = { controller };

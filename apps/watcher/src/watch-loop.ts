@@ -7,10 +7,15 @@
 // leads to a relist: LIST (paged), every object to the sink as a bulk batch, then watch from the
 // list's RV. Events reach the sink one at a time, in order, and the RV advances (and may be
 // checkpointed) only after the sink has taken the event, so a crash replays instead of losing.
-import { backoffDelay, defaultBackoff, sleep, type BackoffOptions } from './backoff.ts';
+import { backoffDelay, type BackoffOptions } from '@podset/queue';
+import { sleep } from './sleep.ts';
 import { errorCode, isTooLargeResourceVersion, retryAfterSeconds, type WatchApi } from './kube-api.ts';
-import { isWatchedKind, PODSET_NAME_LABEL, streamId, type Resource, type WatchedObject } from './keys.ts';
+import { NAME_LABEL } from '@podset/reconcile';
+import { isWatchedKind, streamId, type Resource, type WatchedObject } from './keys.ts';
 import type { Logger } from './log.ts';
+
+/** Between reconnects: 200 ms doubling to 30 s, equal jitter so a fleet doesn't reconnect in lockstep. */
+const RECONNECT_BACKOFF: BackoffOptions = { baseMs: 200, maxMs: 30_000, jitter: 0.5 };
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -149,7 +154,7 @@ export class WatchLoop {
     this.#o = {
       timeoutSeconds: 300,
       watchdogMs: 120_000,
-      backoff: defaultBackoff,
+      backoff: RECONNECT_BACKOFF,
       pageSize: 500,
       maxInFlight: 64,
       random: Math.random,
@@ -180,7 +185,7 @@ export class WatchLoop {
         break;
       } catch (err) {
         if (signal.aborted) return;
-        const delay = backoffDelay(this.#attempt++, this.#o.backoff, this.#o.random);
+        const delay = backoffDelay(++this.#attempt, this.#o.backoff, this.#o.random);
         log.warn({ stream: this.stream, err: String(err), delayMs: delay }, 'cannot read the checkpoint');
         await sleep(delay, signal);
         if (signal.aborted) return;
@@ -233,12 +238,12 @@ export class WatchLoop {
         // Healthy endings re-watch at once; end.delayMs is set when the stream was suspiciously short.
         return end.delayMs ?? 0;
       case 'throttled': {
-        const backoff = backoffDelay(this.#attempt++, this.#o.backoff, this.#o.random);
+        const backoff = backoffDelay(++this.#attempt, this.#o.backoff, this.#o.random);
         // Honour Retry-After, plus a little jitter so throttled clients don't return together.
         return end.delayMs === undefined ? backoff : end.delayMs + Math.round(this.#o.random() * 250);
       }
       default:
-        return backoffDelay(this.#attempt++, this.#o.backoff, this.#o.random);
+        return backoffDelay(++this.#attempt, this.#o.backoff, this.#o.random);
     }
   }
 
@@ -253,7 +258,7 @@ export class WatchLoop {
       try {
         page = await api.list(resource, namespace, {
           limit: this.#o.pageSize,
-          ...(resource === 'pods' ? { labelSelector: PODSET_NAME_LABEL } : {}),
+          ...(resource === 'pods' ? { labelSelector: NAME_LABEL } : {}),
           ...(cont === undefined ? {} : { continue: cont }),
           signal,
         });
@@ -291,7 +296,7 @@ export class WatchLoop {
     try {
       const timeout = Math.round(this.#o.timeoutSeconds * (1 + this.#o.random()));
       const events = api.watch(resource, namespace, {
-        ...(resource === 'pods' ? { labelSelector: PODSET_NAME_LABEL } : {}),
+        ...(resource === 'pods' ? { labelSelector: NAME_LABEL } : {}),
         ...(this.#rv === undefined ? {} : { resourceVersion: this.#rv }),
         allowWatchBookmarks: true,
         timeoutSeconds: timeout,
@@ -381,7 +386,7 @@ export class WatchLoop {
       throw new WatchEnd(
         'closed',
         'server closed the watch',
-        short ? backoffDelay(this.#attempt++, this.#o.backoff, this.#o.random) : undefined,
+        short ? backoffDelay(++this.#attempt, this.#o.backoff, this.#o.random) : undefined,
       );
     } finally {
       clearTimeout(watchdog);

@@ -13,7 +13,7 @@ import {
   type WatchCounters,
   type WatchHooks,
 } from './watch-loop.ts';
-import type { BackoffOptions } from './backoff.ts';
+import type { BackoffOptions } from '@podset/queue';
 
 export interface WatcherOptions {
   api: WatchApi;

@@ -81,7 +81,7 @@ async function startWatcher(
     resyncPeriodMs: 0,
     watchTimeoutSeconds: 60,
     watchdogMs: opts.watchdogMs ?? 30_000,
-    backoff: { initialMs: 50, maxMs: 500 },
+    backoff: { baseMs: 50, maxMs: 500 },
     logger,
     watchDataLoss: async (onLoss) => {
       const d = new DataLossDetector({

@@ -1,22 +1,7 @@
 // The worker's environment, declared once: validated at start with a message naming the variable.
-import {
-  bool,
-  ConfigError,
-  int,
-  num,
-  oneOf,
-  optionalInt,
-  optionalStr,
-  str,
-  type Config,
-} from '@podset/config';
-import {
-  DEFAULT_PREFIX,
-  DEFAULT_QUEUE_NAME,
-  defaultBulkConcurrency,
-  eventLogKeyOf,
-  redisEnv,
-} from '@podset/queue';
+import { bool, ConfigError, int, num, oneOf, optionalInt, optionalStr, type Config } from '@podset/config';
+import { kubeRateEnv } from '@podset/kube';
+import { attemptsEnv, defaultBulkConcurrency, eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
 
 export const workerEnv = {
   KUBECONFIG: optionalStr({
@@ -27,19 +12,7 @@ export const workerEnv = {
     default: false,
   }),
   ...redisEnv,
-  QUEUE_NAME: str({
-    description: 'BullMQ queue name (same as the watcher)',
-    default: DEFAULT_QUEUE_NAME,
-    pattern: /^[^:]+$/,
-  }),
-  QUEUE_PREFIX: str({
-    description: 'BullMQ key prefix; a hash tag such as {podset} on Redis Cluster',
-    default: DEFAULT_PREFIX,
-  }),
-  EVENT_LOG_KEY: optionalStr({
-    description:
-      "Redis key of the watcher's event-log stream, from which a deleted PodSet's entries are removed; default <QUEUE_PREFIX>:<QUEUE_NAME>:watcher:events (the watcher's default)",
-  }),
+  ...queueEnv,
   WORKER_CONCURRENCY: int({
     description: 'Reconciles run in parallel by this process',
     default: 8,
@@ -52,12 +25,7 @@ export const workerEnv = {
     min: 1,
     max: 1000,
   }),
-  KUBE_QPS: num({
-    description: 'Client-side rate limit to the API server, requests/s (0: none)',
-    default: 50,
-    min: 0,
-  }),
-  KUBE_BURST: int({ description: 'Client-side rate limit burst', default: 100, min: 1 }),
+  ...kubeRateEnv({ qps: 50, burst: 100 }),
   CREATE_BURST: int({
     description: 'Largest slow-start batch of pod creates (batches 1, 2, 4, … up to this)',
     default: 64,
@@ -69,12 +37,7 @@ export const workerEnv = {
     default: 5,
     min: 0.1,
   }),
-  MAX_ATTEMPTS: int({
-    description:
-      'Attempts per reconcile (exponential backoff with jitter between) before it is parked as failed',
-    default: 8,
-    min: 1,
-  }),
+  ...attemptsEnv,
   PARKED_RETRY_SECONDS: num({
     description:
       'A PodSet whose reconcile failed MAX_ATTEMPTS times is parked: tried once more after this long (and parked again if that fails), sooner only when its spec changes',

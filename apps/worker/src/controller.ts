@@ -36,12 +36,13 @@ import type {
 import type { Logger } from 'pino';
 import type { EventRecorder, InvolvedPodSet } from './events.ts';
 import { executeCreates, executeDeletes, type CreateFailure } from './executor.ts';
+import { rvMax } from '@podset/queue';
+import { withTimeout } from '@podset/runtime';
 import { memoryParkStore, type ParkStore } from './park-store.ts';
-import { memoryRvStore, rvMax, type RvStore } from './rv-store.ts';
-import { withTimeout } from './timeout.ts';
+import { memoryRvStore, type RvStore } from './rv-store.ts';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
 
-import { CLEANUP_FINALIZER, NAME_LABEL } from '@podset/reconcile';
+import { CLEANUP_FINALIZER, controlledPods, NAME_LABEL } from '@podset/reconcile';
 export { CLEANUP_FINALIZER, NAME_LABEL };
 
 /** The pure planner's functions (libs/reconcile), injected so the loop reads without their details. */
@@ -360,7 +361,7 @@ export function createController(deps: ControllerDeps): Controller {
       ...(rv !== undefined ? { resourceVersion: rv, resourceVersionMatch: 'NotOlderThan' as const } : {}),
       ...sig,
     });
-    return list.items.filter((p) => controllerUid(p) === podset.metadata.uid);
+    return controlledPods(podset, list.items);
   }
 
   /** Its pods (those it controls, read fresh) and the planner's plan for them. */
@@ -559,10 +560,6 @@ export function splitKey(key: string): [string, string] {
   const i = key.indexOf('/');
   if (i <= 0 || i === key.length - 1) throw new Error(`key ${JSON.stringify(key)} is not "namespace/name"`);
   return [key.slice(0, i), key.slice(i + 1)];
-}
-
-function controllerUid(pod: WirePod): string | undefined {
-  return pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'PodSet')?.uid;
 }
 
 function involvedOf(podset: PodSetWire): InvolvedPodSet {

@@ -3,6 +3,7 @@
 // patches that Event's count and lastTimestamp, as client-go's recorder does. Recording never fails a
 // reconcile: errors are logged and dropped.
 import { isNotFound, type CoreEvent, type Kube } from '@podset/kube';
+import { API_VERSION, formatTime, KIND } from '@podset/reconcile';
 import type { Logger } from 'pino';
 
 export interface InvolvedPodSet {
@@ -58,14 +59,14 @@ export function createEventRecorder(opts: EventRecorderOptions): EventRecorder {
     key: string,
   ) {
     const t = now();
-    const stamp = new Date(t).toISOString();
+    const stamp = formatTime(t);
     const event: CoreEvent = {
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name: eventName(podset.name, t), namespace: podset.namespace },
       involvedObject: {
-        apiVersion: 'podset.io/v1',
-        kind: 'PodSet',
+        apiVersion: API_VERSION,
+        kind: KIND,
         namespace: podset.namespace,
         name: podset.name,
         uid: podset.uid,
@@ -103,7 +104,7 @@ export function createEventRecorder(opts: EventRecorderOptions): EventRecorder {
           try {
             await opts.kube.events.patch(podset.namespace, prior.name, {
               count: prior.count + 1,
-              lastTimestamp: new Date(t).toISOString(),
+              lastTimestamp: formatTime(t),
             });
             prior.count += 1;
             prior.at = t;

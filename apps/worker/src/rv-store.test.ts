@@ -2,17 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startRedis } from '@podset/testkit';
 import { Redis } from 'ioredis';
-import { memoryRvStore, redisRvStore, rvMax, type RvStore } from './rv-store.ts';
-
-test('rvMax compares decimal resourceVersions as numbers, ignoring non-numeric ones', () => {
-  assert.equal(rvMax('9', '10'), '10');
-  assert.equal(rvMax('10', '9'), '10');
-  assert.equal(rvMax('123456789012345678901', '99'), '123456789012345678901');
-  assert.equal(rvMax(undefined, '5'), '5');
-  assert.equal(rvMax('abc', '5'), '5');
-  assert.equal(rvMax('5', undefined), '5');
-  assert.equal(rvMax(undefined, undefined), undefined);
-});
+import { memoryRvStore, redisRvStore, type RvStore } from './rv-store.ts';
 
 async function raisesOnly(store: RvStore): Promise<void> {
   assert.equal(await store.get('ns/a'), undefined);

@@ -2,24 +2,13 @@
 // (pod creates and deletes, status) per PodSet key. A later reconcile, on any replica, may then LIST with
 // resourceVersionMatch=NotOlderThan that RV and is sure to see its own earlier writes, so it never
 // creates twice. Kept in Redis so every worker replica shares it; in memory for a single process.
-import type { RedisClient } from '@podset/queue';
+import { rvMax, RV_NEWER_LUA, type RedisClient } from '@podset/queue';
 
 export interface RvStore {
   get(key: string): Promise<string | undefined>;
   /** Raise the stored RV to `rv` if it is newer (never lowers it). */
   raise(key: string, rv: string): Promise<void>;
   forget(key: string): Promise<void>;
-}
-
-/** Numeric comparison of decimal resourceVersions (etcd's and kube-sim's); non-numeric ones are ignored. */
-export function rvMax(a: string | undefined, b: string | undefined): string | undefined {
-  const ok = (x: string | undefined): x is string => x !== undefined && /^[0-9]+$/.test(x);
-  if (!ok(a)) return ok(b) ? b : undefined;
-  if (!ok(b)) return a;
-  const na = a.replace(/^0+(?=.)/, '');
-  const nb = b.replace(/^0+(?=.)/, '');
-  if (na.length !== nb.length) return na.length > nb.length ? a : b;
-  return na >= nb ? a : b;
 }
 
 export function memoryRvStore(): RvStore {
@@ -38,11 +27,10 @@ export function memoryRvStore(): RvStore {
   };
 }
 
-// Compare as numbers of digits then lexically, in Lua (no precision loss past 2^53).
-const RAISE = `
+const RAISE = `${RV_NEWER_LUA}
 local cur = redis.call('GET', KEYS[1])
 local new = ARGV[1]
-if (not cur) or (#new > #cur) or (#new == #cur and new > cur) then
+if rvNewer(new, cur) then
   redis.call('SET', KEYS[1], new, 'PX', ARGV[2])
 else
   redis.call('PEXPIRE', KEYS[1], ARGV[2])

@@ -1,7 +1,8 @@
 // PodSet status through the status subresource, with optimistic concurrency: the PUT carries the
 // resourceVersion that was read, so a concurrent change gives 409 and the caller re-reads and re-plans.
 // Nothing here ever retries a write with a fresher resourceVersion blindly (that would overwrite).
-import { isConflict, isNotFound, type Condition, type Kube, type PodSetWire } from '@podset/kube';
+import { isConflict, isNotFound, type Kube, type PodSetWire } from '@podset/kube';
+import { API_VERSION, KIND, statusEqual, withFailure } from '@podset/reconcile';
 
 export type PodSetStatusWire = NonNullable<PodSetWire['status']>;
 
@@ -18,35 +19,14 @@ export async function writeStatus(
     namespace,
     name,
     {
-      apiVersion: podset.apiVersion ?? 'podset.io/v1',
-      kind: podset.kind ?? 'PodSet',
+      apiVersion: podset.apiVersion ?? API_VERSION,
+      kind: podset.kind ?? KIND,
       metadata: { ...podset.metadata },
       ...(podset.spec !== undefined ? { spec: podset.spec } : {}),
       status,
     },
     signal !== undefined ? { signal } : {},
   );
-}
-
-/** Conditions with `condition` set: lastTransitionTime changes only when the status flips. */
-export function setCondition(
-  conditions: readonly Condition[] | undefined,
-  condition: Condition,
-  now: Date,
-): Condition[] {
-  const out = [...(conditions ?? [])];
-  const i = out.findIndex((c) => c.type === condition.type);
-  const prior = i >= 0 ? out[i] : undefined;
-  const next: Condition = {
-    ...condition,
-    lastTransitionTime:
-      prior !== undefined && prior.status === condition.status && prior.lastTransitionTime !== undefined
-        ? prior.lastTransitionTime
-        : now.toISOString(),
-  };
-  if (i >= 0) out[i] = next;
-  else out.push(next);
-  return out;
 }
 
 /**
@@ -69,19 +49,11 @@ export async function markReplicaFailure(
       if (isNotFound(err)) return undefined;
       throw err;
     }
-    const failure: Condition = {
-      type: 'ReplicaFailure',
-      status: 'True',
-      reason,
-      message: message.slice(0, 1000),
-    };
-    const prior = podset.status?.conditions?.find((c) => c.type === 'ReplicaFailure');
+    const status = withFailure(podset.status ?? {}, reason, message.slice(0, 1000), now());
     // Already says so (an earlier attempt's pass wrote it): no write, so a parked key costs no status churn.
-    if (prior?.status === 'True' && prior.reason === reason && prior.message === failure.message)
-      return podset;
-    const conditions = setCondition(podset.status?.conditions, failure, now());
+    if (statusEqual(status, podset.status)) return podset;
     try {
-      return await writeStatus(kube, podset, { ...podset.status, conditions });
+      return await writeStatus(kube, podset, status);
     } catch (err) {
       if (isNotFound(err)) return undefined;
       if (!isConflict(err)) throw err;

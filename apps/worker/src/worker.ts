@@ -12,7 +12,7 @@ import { createController, errorText, type Controller, type Planner } from './co
 import { createEventRecorder } from './events.ts';
 import { redisParkStore } from './park-store.ts';
 import { redisRvStore } from './rv-store.ts';
-import { withTimeout } from './timeout.ts';
+import { withTimeout } from '@podset/runtime';
 
 export interface WorkerSettings {
   kubeConfig: KubeConfig;

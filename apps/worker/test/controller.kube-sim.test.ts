@@ -150,7 +150,7 @@ test('scale down deletes the worst first, with UID preconditions', async () => {
   });
   const left = (await podsOf(ns, 'web')).filter((p) => !p.metadata.deletionTimestamp);
   const oldest = [...before].sort((a, b) =>
-    (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''),
+    String(a.metadata.creationTimestamp ?? '').localeCompare(String(b.metadata.creationTimestamp ?? '')),
   )[0]!;
   assert.equal(
     left[0]?.metadata.creationTimestamp,

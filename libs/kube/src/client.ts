@@ -7,6 +7,7 @@ import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext } from '@kuberne
 import type { KubeConfig, ResponseContext } from '@kubernetes/client-node';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
+import { GROUP, PLURAL, VERSION } from '@podset/reconcile';
 import { KubeApiError } from './errors.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import type { KubeList, KubeObject, Status, WatchEvent } from './types.ts';
@@ -335,7 +336,7 @@ export interface ResourceRef {
 
 export const PODS: ResourceRef = { group: '', version: 'v1', plural: 'pods' };
 export const EVENTS: ResourceRef = { group: '', version: 'v1', plural: 'events' };
-export const PODSETS: ResourceRef = { group: 'podset.io', version: 'v1', plural: 'podsets' };
+export const PODSETS: ResourceRef = { group: GROUP, version: VERSION, plural: PLURAL };
 export const LEASES: ResourceRef = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' };
 
 export interface ListOptions {

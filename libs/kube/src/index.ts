@@ -41,3 +41,4 @@ export {
 } from './client.ts';
 export { createKube, type Kube } from './kube.ts';
 export type * from './types.ts';
+export { kubeRateEnv } from './env.ts';

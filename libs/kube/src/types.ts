@@ -1,30 +1,9 @@
-// Wire types: objects exactly as JSON carries them (timestamps are strings), only the fields the operator
-// reads or writes. Callers may use richer types; every client method is generic.
+// Wire types: objects as JSON carries them, only the fields the operator reads or writes. Callers may use
+// richer types; every client method is generic. Object metadata and the PodSet come from the PodSet API
+// (@podset/reconcile), where the PodSet type is derived from the schema the CRD is generated from.
+import type { ObjectMeta, OwnerReference, PodSet } from '@podset/reconcile';
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
-
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: OwnerReference[];
-}
+export type { ObjectMeta, OwnerReference };
 
 export interface KubeObject {
   apiVersion?: string;
@@ -85,17 +64,8 @@ export interface Pod extends KubeObject {
   };
 }
 
-export interface PodSetWire extends KubeObject {
-  spec?: { replicas?: number; template?: { metadata?: ObjectMeta; spec?: Record<string, unknown> } };
-  status?: {
-    replicas?: number;
-    readyReplicas?: number;
-    podNames?: string[];
-    observedGeneration?: number;
-    selector?: string;
-    conditions?: Condition[];
-  };
-}
+/** A PodSet as the API serves it: the type derived from the CRD's schema. */
+export type PodSetWire = PodSet;
 
 export interface ObjectReference {
   apiVersion?: string;

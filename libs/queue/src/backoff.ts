@@ -1,4 +1,5 @@
-// Retry delay after a failed reconcile: exponential, capped, with jitter.
+// The one backoff: the delay before a retry (a failed reconcile, a watch reconnect): exponential, capped,
+// with jitter.
 
 export interface BackoffOptions {
   /** Delay before the first retry, before jitter. Default 500 ms. */

@@ -1,6 +1,6 @@
 // Forget a deleted PodSet's traces in Redis: its finished jobs (completed and failed, kept for the
-// dashboard) and its entries in the watcher's event log. The worker calls this from the finalizer, so
-// that a deleted PodSet leaves nothing behind: not its pods, not its queue history, not its events.
+// dashboard) and its entries in the watcher's event log. The worker calls this from the finalizer, so a
+// deleted PodSet leaves nothing behind in Redis either.
 //
 // The scanning runs inside Redis, in chunks, so a deletion doesn't pull thousands of jobs over the wire
 // nor block Redis for long:
@@ -8,8 +8,7 @@
 //    and returns the ids whose job hash has name = key (job ids are random; the job *name* is the key).
 //    The jobs are then removed with BullMQ's own Queue.remove, which also clears what BullMQ keeps
 //    around a job (logs, dedup key pointing at it) and refuses a locked (active) job.
-//  - event log: a script XRANGEs the stream CHUNK entries a call and XDELs those whose `key` field is
-//    the key (exact match: default/web never matches default/web-2).
+//  - event log: deleteEventsOf (event-log.ts, which owns the record format) in chunks as well.
 // Only the finished sets are looked at: the key's active job (the one running the finalizer) and its
 // waiting/delayed next job are never touched. The walks are bounded (maxScan per set and for the
 // stream); the finished sets are bounded by retention and the stream by its MAXLEN, so the bound only
@@ -20,6 +19,8 @@
 // which has nothing left to do.
 import type { Queue } from 'bullmq';
 import type { RedisClient } from './connection.ts';
+import { bullKeys } from './bull-keys.ts';
+import { deleteEventsOf } from './event-log.ts';
 import { luaScript, runScript } from './lua.ts';
 import { keyProblem } from './payload.ts';
 
@@ -49,33 +50,7 @@ if n < limit then done = 1 end
 return {done, lastScore, seen, n, ids}
 `;
 
-/**
- * KEYS[1] the event-log stream. ARGV: the key, start id ('-' or '(' .. last id returned), chunk size.
- * Returns {examined, deleted, lastId}.
- */
-export const EVENT_LOG_SCAN_LUA = `
-local rcall = redis.call
-local stream = KEYS[1]
-local key, start, count = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local entries = rcall('XRANGE', stream, start, '+', 'COUNT', count)
-local del = {}
-for _, e in ipairs(entries) do
-  local f = e[2]
-  for i = 1, #f, 2 do
-    if f[i] == 'key' then
-      if f[i + 1] == key then del[#del + 1] = e[1] end
-      break
-    end
-  end
-end
-if #del > 0 then rcall('XDEL', stream, unpack(del)) end
-local last = ''
-if #entries > 0 then last = entries[#entries][1] end
-return {#entries, #del, last}
-`;
-
 const FINISHED_SCAN = luaScript(FINISHED_SCAN_LUA);
-const EVENT_LOG_SCAN = luaScript(EVENT_LOG_SCAN_LUA);
 
 export const FORGET_CHUNK = 500;
 /** Per finished set and for the stream: far above the defaults (1000/5000 jobs, ~10,000 entries). */
@@ -134,7 +109,7 @@ export async function forgetKey(
     if (scan.truncated) result.truncated = true;
   }
   if (opts.eventLogKey !== undefined) {
-    const log = await forgetEvents(target.client, opts.eventLogKey, key, chunk, maxScan);
+    const log = await deleteEventsOf(target.client, opts.eventLogKey, key, chunk, maxScan);
     result.events = log.deleted;
     if (log.truncated) result.truncated = true;
   }
@@ -148,7 +123,7 @@ async function finishedOf(
   chunk: number,
   maxScan: number,
 ): Promise<{ ids: string[]; truncated: boolean }> {
-  const setKey = `${target.jobPrefix}${state}`;
+  const setKey = bullKeys(target.jobPrefix).finished(state);
   const ids = new Set<string>();
   let min = '-inf';
   let seen = 0;
@@ -182,25 +157,4 @@ async function removeJobs(queue: Queue, ids: readonly string[]): Promise<number>
   };
   await Promise.all(Array.from({ length: Math.min(REMOVE_CONCURRENCY, ids.length) }, lane));
   return removed;
-}
-
-async function forgetEvents(
-  client: RedisClient,
-  stream: string,
-  key: string,
-  chunk: number,
-  maxScan: number,
-): Promise<{ deleted: number; truncated: boolean }> {
-  let start = '-';
-  let deleted = 0;
-  let examined = 0;
-  for (;;) {
-    const raw = await runScript(client, EVENT_LOG_SCAN, [stream], [key, start, String(chunk)]);
-    const [n, d, last] = raw as [number, number, string];
-    deleted += d;
-    examined += n;
-    if (n < chunk) return { deleted, truncated: false };
-    if (examined >= maxScan) return { deleted, truncated: true };
-    start = `(${last}`;
-  }
 }

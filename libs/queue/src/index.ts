@@ -25,13 +25,13 @@ export {
 export {
   parseReconcileRequest,
   mergeRequests,
-  rvNewer,
   keyProblem,
   MalformedRequestError,
   MAX_REASONS,
   type ReconcileRequest,
   type RequestSource,
 } from './payload.ts';
+export { compareRv, rvNewer, rvMax, RV_NEWER_LUA } from './resource-version.ts';
 export {
   forgetKey,
   FORGET_CHUNK,
@@ -45,7 +45,6 @@ export {
   DEFAULT_QUEUE_NAME,
   DEFAULT_PREFIX,
   PRIORITY,
-  eventLogKeyOf,
   type QueueConnection,
   type QueueLocation,
   type Retention,
@@ -62,3 +61,14 @@ export {
   type RedisConnector,
   type ClientTuning,
 } from './connection.ts';
+export { queueEnv, attemptsEnv } from './env.ts';
+export {
+  EventLog,
+  eventLogKeyOf,
+  parseEventEntry,
+  deleteEventsOf,
+  type EventRecord,
+  type EventLogEntry,
+  type EventLogOptions,
+} from './event-log.ts';
+export { bullKeys, jobPrefixOf, BULLMQ_VERSION, type FinishedState } from './bull-keys.ts';

@@ -8,11 +8,13 @@
 //  - a delayed job is moved earlier (or made waiting) when the request is due sooner — never later;
 //  - a waiting job's priority is raised (never lowered) when the request has a higher one;
 //  - while the key is active, the stored next job (dn:<key>) gets the same merge.
-// It relies on BullMQ 6.7.0's key layout and scores (delayed: due·0x1000+seq; prioritized:
+// It relies on BullMQ's key layout (bull-keys.ts) and scores (delayed: due·0x1000+seq; prioritized:
 // priority·2^32+counter; marker zset); the integration tests pin that behaviour.
+import { bullKeys } from './bull-keys.ts';
 import type { RedisClient } from './connection.ts';
 import { luaScript, runScript } from './lua.ts';
 import { MAX_REASONS } from './payload.ts';
+import { RV_NEWER_LUA } from './resource-version.ts';
 
 export const MERGE_LUA = `
 local rcall = redis.call
@@ -23,18 +25,7 @@ local MAX_REASONS = ${MAX_REASONS}
 local deKey, dnKey, delayedKey, prioritizedKey, waitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local activeKey, markerKey, eventsKey, pcKey, metaKey, lockKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
 
-local function isDigits(s) return type(s) == 'string' and string.match(s, '^[0-9]+$') ~= nil end
-local function rvNewer(c, cur)
-  if type(cur) ~= 'string' then return true end
-  if isDigits(c) and isDigits(cur) then
-    local a = (string.gsub(c, '^0+(.)', '%1'))
-    local b = (string.gsub(cur, '^0+(.)', '%1'))
-    if #a ~= #b then return #a > #b end
-    return a > b
-  end
-  return true
-end
-
+${RV_NEWER_LUA}
 local function mergeData(json, inc)
   local ok, d = pcall(cjson.decode, json)
   if not ok or type(d) ~= 'table' then return json, nil end -- malformed: left for the worker to reject
@@ -244,22 +235,22 @@ export interface MergeResult {
 }
 
 export async function runMerge(client: RedisClient, keys: MergeKeys, args: MergeArgs): Promise<MergeResult> {
-  const p = keys.jobPrefix;
+  const k = bullKeys(keys.jobPrefix);
   const keyList = [
-    `${p}de:${keys.dedupId}`,
-    `${p}dn:${keys.dedupId}`,
-    `${p}delayed`,
-    `${p}prioritized`,
-    `${p}wait`,
-    `${p}active`,
-    `${p}marker`,
-    `${p}events`,
-    `${p}pc`,
-    `${p}meta`,
-    `${p}rl:${keys.dedupId}`,
+    k.dedup(keys.dedupId),
+    k.dedupNext(keys.dedupId),
+    k.delayed,
+    k.prioritized,
+    k.wait,
+    k.active,
+    k.marker,
+    k.events,
+    k.pc,
+    k.meta,
+    k.requestLock(keys.dedupId),
   ];
   const argv = [
-    p,
+    keys.jobPrefix,
     String(args.now),
     args.mode,
     String(args.due ?? args.now),

@@ -65,18 +65,6 @@ export function createClient(connection: QueueConnection): RedisClient {
     : new Redis({ maxRetriesPerRequest: 3, enableAutoPipelining: true, ...connection });
 }
 
-/**
- * The watcher's event-log stream: EVENT_LOG_KEY, else `<QUEUE_PREFIX>:<QUEUE_NAME>:watcher:events`. One
- * definition for the watcher that writes it, the dashboard that reads it and the worker that cleans it.
- */
-export function eventLogKeyOf(cfg: {
-  EVENT_LOG_KEY?: string | undefined;
-  QUEUE_PREFIX: string;
-  QUEUE_NAME: string;
-}): string {
-  return cfg.EVENT_LOG_KEY ?? `${cfg.QUEUE_PREFIX}:${cfg.QUEUE_NAME}:watcher:events`;
-}
-
 /** How many finished jobs BullMQ keeps (for the dashboard), by count and age. */
 export interface Retention {
   completed?: { count?: number; ageSeconds?: number };

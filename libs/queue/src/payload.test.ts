@@ -5,7 +5,6 @@ import {
   MalformedRequestError,
   mergeRequests,
   parseReconcileRequest,
-  rvNewer,
   type ReconcileRequest,
 } from './payload.ts';
 
@@ -64,16 +63,6 @@ test('keyProblem accepts Kubernetes names', () => {
   assert.equal(keyProblem('kube-system/my.podset-1'), undefined);
   assert.match(keyProblem(`a/${'x'.repeat(254)}`) ?? '', /invalid name/);
   assert.match(keyProblem(`${'x'.repeat(64)}/a`) ?? '', /invalid namespace/);
-});
-
-test('rvNewer compares decimal resourceVersions numerically, without precision loss', () => {
-  assert.equal(rvNewer('10', '9'), true);
-  assert.equal(rvNewer('9', '10'), false);
-  assert.equal(rvNewer('9', '9'), false);
-  assert.equal(rvNewer('900719925474099312', '900719925474099311'), true);
-  assert.equal(rvNewer('007', '7'), false);
-  assert.equal(rvNewer('abc', '10'), true, 'opaque: the newer one wins');
-  assert.equal(rvNewer('1', undefined), true);
 });
 
 test('mergeRequests: live wins, earliest times, max rv, reasons deduplicated and capped', () => {

@@ -1,4 +1,5 @@
 // The job payload: a versioned, validated record of "reconcile this key", merged across requests.
+import { rvNewer } from './resource-version.ts';
 
 /** Where a request came from: a live watch event, or a relist/resync (bulk). */
 export type RequestSource = 'live' | 'bulk';
@@ -97,22 +98,6 @@ export function parseReconcileRequest(data: unknown): ReconcileRequest {
     ...(typeof data.rv === 'string' ? { rv: data.rv } : {}),
   };
   return out;
-}
-
-/**
- * Compare resourceVersions. Kubernetes says they are opaque, but etcd's (and kube-sim's) are decimal
- * integers: compare those numerically (as strings, no precision loss); otherwise the newer one wins.
- * Returns true when `candidate` should replace `current`.
- */
-export function rvNewer(candidate: string, current: string | undefined): boolean {
-  if (current === undefined) return true;
-  const digits = /^[0-9]+$/;
-  if (digits.test(candidate) && digits.test(current)) {
-    const a = candidate.replace(/^0+(?=.)/, '');
-    const b = current.replace(/^0+(?=.)/, '');
-    return a.length !== b.length ? a.length > b.length : a > b;
-  }
-  return true;
 }
 
 /**

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import { BACKOFF_TYPE } from './backoff.ts';
+import { bullKeys, jobPrefixOf } from './bull-keys.ts';
 import { forgetKey, type ForgetKeyOptions, type ForgetKeyResult } from './forget-key.ts';
 import { runMerge, type MergeResult } from './merge-script.ts';
 import {
@@ -90,7 +91,7 @@ export class ReconcileQueue {
 
   /** BullMQ's key prefix for this queue's jobs: "<prefix>:<queue>:". */
   get jobPrefix(): string {
-    return `${this.prefix}:${this.queueName}:`;
+    return jobPrefixOf(this.prefix, this.queueName);
   }
 
   /**
@@ -204,7 +205,7 @@ export class ReconcileQueue {
 
   /** The id of the job currently pending or running for `key`, if any. */
   async currentJobId(key: string): Promise<string | undefined> {
-    return (await this.client.get(`${this.jobPrefix}de:${key}`)) ?? undefined;
+    return (await this.client.get(bullKeys(this.jobPrefix).dedup(key))) ?? undefined;
   }
 
   /**

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { RedisClient } from './connection.ts';
 import { backoffDelay, BACKOFF_TYPE, type BackoffOptions } from './backoff.ts';
+import { bullKeys } from './bull-keys.ts';
 import { luaScript, runScript } from './lua.ts';
 import {
   bullConnection,
@@ -208,7 +209,7 @@ return 0
  * or replaced it meanwhile (then it stays and causes one more reconcile: never a lost request).
  */
 export async function foldStoredNext(key: string, queue: ReconcileQueue, client: RedisClient): Promise<void> {
-  const nextKey = `${queue.jobPrefix}dn:${key}`;
+  const nextKey = bullKeys(queue.jobPrefix).dedupNext(key);
   const [jid, data, opts] = await client.hmget(nextKey, 'jid', 'data', 'opts');
   if (typeof jid !== 'string' || typeof data !== 'string' || typeof opts !== 'string') return;
   let next: ReconcileRequest;

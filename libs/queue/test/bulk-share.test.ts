@@ -16,6 +16,7 @@ import {
   type ReconcileRequest,
   type ReconcileWorkerOptions,
 } from '../src/index.ts';
+import { bullKeys } from '../src/bull-keys.ts';
 import { foldStoredNext } from '../src/worker.ts';
 import { waitFor, waitIdle } from './fixtures/harness.ts';
 
@@ -304,7 +305,7 @@ test('a request stored while a bulk job was active is folded into it when it is 
     assert.equal(job?.name, 'ns/web');
     const r = await queue.request('ns/web', { source: 'live', reason: 'pod deleted', rv: '42' });
     assert.equal(r.state, 'deduplicated');
-    const nextKey = `${queue.jobPrefix}dn:ns/web`;
+    const nextKey = bullKeys(queue.jobPrefix).dedupNext('ns/web');
     assert.equal(await raw.exists(nextKey), 1, 'stored as the next job');
 
     // Handed back for 10 s, as the worker does (moveToDelayed): only the fold can bring it forward.

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startRedis, type RedisServer } from '@podset/testkit';
-import { ReconcileQueue, forgetKey } from '../src/index.ts';
+import { ReconcileQueue, bullKeys, forgetKey } from '../src/index.ts';
 
 const PREFIX = '{podset}';
 let redis: RedisServer;
@@ -60,10 +60,10 @@ async function namesIn(
   queue: ReconcileQueue,
   state: 'completed' | 'failed',
 ): Promise<Record<string, number>> {
-  const ids = await raw.zrange(`${queue.jobPrefix}${state}`, 0, -1);
+  const ids = await raw.zrange(bullKeys(queue.jobPrefix).finished(state), 0, -1);
   const counts: Record<string, number> = {};
   for (const id of ids) {
-    const name = (await raw.hget(`${queue.jobPrefix}${id}`, 'name')) ?? '(no hash)';
+    const name = (await raw.hget(bullKeys(queue.jobPrefix).job(id), 'name')) ?? '(no hash)';
     counts[name] = (counts[name] ?? 0) + 1;
   }
   return counts;
@@ -71,9 +71,9 @@ async function namesIn(
 
 async function idsNamed(queue: ReconcileQueue, key: string): Promise<string[]> {
   const ids: string[] = [];
-  for (const state of ['completed', 'failed']) {
-    for (const id of await raw.zrange(`${queue.jobPrefix}${state}`, 0, -1)) {
-      if ((await raw.hget(`${queue.jobPrefix}${id}`, 'name')) === key) ids.push(id);
+  for (const state of ['completed', 'failed'] as const) {
+    for (const id of await raw.zrange(bullKeys(queue.jobPrefix).finished(state), 0, -1)) {
+      if ((await raw.hget(bullKeys(queue.jobPrefix).job(id), 'name')) === key) ids.push(id);
     }
   }
   return ids;
@@ -120,7 +120,8 @@ test("removes exactly the key's finished jobs and event-log entries, nothing of 
     '': 1,
   });
   // The job hashes are gone too (BullMQ's remove), not just the set members.
-  for (const id of webIds) assert.equal(await raw.exists(`${queue.jobPrefix}${id}`), 0, `job ${id} left`);
+  for (const id of webIds)
+    assert.equal(await raw.exists(bullKeys(queue.jobPrefix).job(id)), 0, `job ${id} left`);
   // Idempotent: nothing more to do.
   assert.deepEqual(await queue.forgetKey('default/web', { eventLogKey: stream }), {
     completed: 0,
@@ -134,7 +135,7 @@ test('small chunks walk past equal finish times (a score cursor, not ranks) and 
   const { queue, worker } = open('forget-ties');
   for (const key of ['default/a', 'default/b']) await finished(queue, worker, key, 7, 0);
   // Every job finished "at the same millisecond": the walk must neither loop nor skip.
-  const set = `${queue.jobPrefix}completed`;
+  const set = bullKeys(queue.jobPrefix).finished('completed');
   for (const id of await raw.zrange(set, 0, -1)) await raw.zadd(set, 'XX', 1_000, id);
   const stream = `${PREFIX}:forget-ties:watcher:events`;
   for (let i = 0; i < 20; i++) await raw.xadd(stream, '*', 'key', i % 2 === 0 ? 'default/a' : 'default/b');
@@ -161,13 +162,13 @@ test("leaves the key's active job and its stored next job alone; the next one st
   const active = (await worker.getNextJob('tok')) as Job;
   assert.equal(active.id, first.jobId);
   await queue.request(key, { source: 'live', reason: 'pod deleted' });
-  assert.equal(await raw.exists(`${queue.jobPrefix}dn:${key}`), 1, 'stored as the next job');
+  assert.equal(await raw.exists(bullKeys(queue.jobPrefix).dedupNext(key)), 1, 'stored as the next job');
 
   const result = await queue.forgetKey(key);
   assert.deepEqual(result, { completed: 4, failed: 2, events: 0, truncated: false });
   assert.equal(await queue.queue.getJobState(first.jobId), 'active');
   assert.equal(await queue.currentJobId(key), first.jobId);
-  assert.equal(await raw.exists(`${queue.jobPrefix}dn:${key}`), 1, 'the stored next job is kept');
+  assert.equal(await raw.exists(bullKeys(queue.jobPrefix).dedupNext(key)), 1, 'the stored next job is kept');
 
   await active.moveToCompleted('done', 'tok', false);
   const after = (await worker.getNextJob('tok')) as Job | undefined;

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startRedis, type RedisServer } from '@podset/testkit';
-import { ReconcileQueue } from '../src/index.ts';
+import { ReconcileQueue, bullKeys } from '../src/index.ts';
 import { parseReconcileRequest } from '../src/payload.ts';
 
 let redis: RedisServer;
@@ -25,18 +25,19 @@ after(async () => {
 });
 
 const P = '{podset}:unit:';
+const K = bullKeys(P);
 
 async function jobData(id: string) {
-  return parseReconcileRequest(JSON.parse((await raw.hget(P + id, 'data')) ?? 'null'));
+  return parseReconcileRequest(JSON.parse((await raw.hget(K.job(id), 'data')) ?? 'null'));
 }
 async function delayedDue(id: string): Promise<number | undefined> {
-  const s = await raw.zscore(`${P}delayed`, id);
+  const s = await raw.zscore(K.delayed, id);
   return s === null ? undefined : Math.floor(Number(s) / 0x1000);
 }
 
 test('keys live under the configured (hash-tagged) prefix', async () => {
   const r = await queue.request('ns/prefix', { source: 'live' });
-  assert.equal(await raw.exists(P + r.jobId), 1);
+  assert.equal(await raw.exists(K.job(r.jobId)), 1);
   assert.equal(await queue.currentJobId('ns/prefix'), r.jobId);
 });
 
@@ -71,12 +72,12 @@ test('earliest wins: a sooner request pulls a delayed job earlier; a later one n
   assert.equal(await delayedDue(a.jobId), due1, 'a longer delay must not postpone');
   assert.equal((await jobData(a.jobId)).dueAt, due1);
   // The marker (what blocked workers wake on) follows the earliest delayed job.
-  const marker = await raw.zscore(`${P}marker`, '1');
+  const marker = await raw.zscore(K.marker, '1');
   assert.ok(marker !== null && Number(marker) <= due1!);
   const c = await queue.request('ns/earliest', { source: 'bulk' });
   assert.equal(c.jobId, a.jobId);
   assert.equal(await delayedDue(a.jobId), undefined, 'due now: no longer delayed');
-  assert.notEqual(await raw.zscore(`${P}prioritized`, a.jobId), null, 'waiting at its priority');
+  assert.notEqual(await raw.zscore(K.prioritized, a.jobId), null, 'waiting at its priority');
 });
 
 test('live before bulk: a live request raises a waiting bulk job to the front', async () => {
@@ -84,23 +85,23 @@ test('live before bulk: a live request raises a waiting bulk job to the front', 
   for (let i = 0; i < 20; i++) ids.push((await queue.request(`ns/prio-${i}`, { source: 'bulk' })).jobId);
   const r = await queue.request('ns/prio-15', { source: 'live', reason: 'pod deleted' });
   assert.equal(r.jobId, ids[15]);
-  assert.equal(await raw.hget(P + r.jobId, 'priority'), '1');
-  const order = await raw.zrange(`${P}prioritized`, 0, -1);
+  assert.equal(await raw.hget(K.job(r.jobId), 'priority'), '1');
+  const order = await raw.zrange(K.prioritized, 0, -1);
   const bulkIds = new Set(ids);
   const firstBulk = order.findIndex((id) => bulkIds.has(id) && id !== r.jobId);
   assert.ok(order.indexOf(r.jobId) < firstBulk, 'the raised job sorts before every bulk job');
   assert.equal((await jobData(r.jobId)).source, 'live');
   // A bulk request never lowers a live job's priority.
   await queue.request('ns/prio-15', { source: 'bulk' });
-  assert.equal(await raw.hget(P + r.jobId, 'priority'), '1');
+  assert.equal(await raw.hget(K.job(r.jobId), 'priority'), '1');
 });
 
 test('a live request for a delayed bulk job raises the priority it will wait at', async () => {
   const a = await queue.request('ns/delayed-prio', { source: 'bulk', delayMs: 60_000 });
   await queue.request('ns/delayed-prio', { source: 'live', delayMs: 30_000 });
-  assert.equal(await raw.hget(P + a.jobId, 'priority'), '1');
+  assert.equal(await raw.hget(K.job(a.jobId), 'priority'), '1');
   await queue.request('ns/delayed-prio', { source: 'bulk' });
-  const score = await raw.zscore(`${P}prioritized`, a.jobId);
+  const score = await raw.zscore(K.prioritized, a.jobId);
   assert.ok(score !== null && Number(score) < 2 * 2 ** 32, 'promoted at live priority');
 });
 
@@ -131,7 +132,7 @@ test('while the key is active, concurrent requests fold into one stored next job
       ),
     );
     assert.ok(results.every((r) => r.jobId === first.jobId && r.outcome === 'merged'));
-    const dn = await raw.hgetall(`${P}dn:${key}`);
+    const dn = await raw.hgetall(K.dedupNext(key));
     const data = parseReconcileRequest(JSON.parse(dn.data!));
     const opts = JSON.parse(dn.opts!) as { delay: number; priority: number };
     assert.equal(data.rv, '149');
@@ -141,10 +142,10 @@ test('while the key is active, concurrent requests fold into one stored next job
     await job.moveToCompleted('done', 'tok', false);
     const next = await queue.currentJobId(key);
     assert.ok(next !== undefined && next !== first.jobId, 'one next job');
-    assert.equal(await raw.zscore(`${P}delayed`, next), null, 'not delayed');
-    const score = await raw.zscore(`${P}prioritized`, next);
+    assert.equal(await raw.zscore(K.delayed, next), null, 'not delayed');
+    const score = await raw.zscore(K.prioritized, next);
     assert.ok(score !== null && Number(score) < 2 * 2 ** 32, 'waiting at live priority');
-    assert.equal(await raw.exists(`${P}dn:${key}`), 0);
+    assert.equal(await raw.exists(K.dedupNext(key)), 0);
   } finally {
     await worker.close();
   }
@@ -201,21 +202,21 @@ test('producers take turns on an active key with no stored next job (no overwrit
     }
     assert.ok(job);
     // Another producer is mid-add for this key (it holds the key's request lock).
-    await raw.set(`${P}rl:${key}`, 'another-producer', 'PX', 10_000);
+    await raw.set(K.requestLock(key), 'another-producer', 'PX', 10_000);
     let done = false;
     const pending = queue.request(key, { source: 'live', rv: '5' }).then((r) => ((done = true), r));
     await sleep(300);
     assert.equal(done, false, 'waits while another producer may be storing the next job');
-    assert.equal(await raw.exists(`${P}dn:${key}`), 0);
-    await raw.del(`${P}rl:${key}`);
+    assert.equal(await raw.exists(K.dedupNext(key)), 0);
+    await raw.del(K.requestLock(key));
     const r = await pending;
     assert.equal(r.jobId, first.jobId);
-    assert.equal(await raw.exists(`${P}dn:${key}`), 1, 'stored as the next job');
+    assert.equal(await raw.exists(K.dedupNext(key)), 1, 'stored as the next job');
     // With a next job stored, producers merge into it without waiting for the lock.
-    await raw.set(`${P}rl:${key}`, 'another-producer', 'PX', 10_000);
+    await raw.set(K.requestLock(key), 'another-producer', 'PX', 10_000);
     await queue.request(key, { source: 'bulk', rv: '9' });
-    assert.equal(parseReconcileRequest(JSON.parse((await raw.hget(`${P}dn:${key}`, 'data'))!)).rv, '9');
-    await raw.del(`${P}rl:${key}`);
+    assert.equal(parseReconcileRequest(JSON.parse((await raw.hget(K.dedupNext(key), 'data'))!)).rv, '9');
+    await raw.del(K.requestLock(key));
     await job.moveToCompleted('done', 'tok', false);
   } finally {
     await worker.close();

@@ -17,6 +17,10 @@ test('a pod is controlled only through a controller ref of kind PodSet with the 
   const otherGroup = pod({ name: 'f' });
   otherGroup.metadata!.ownerReferences![0]!.apiVersion = 'apps/v1';
   assert.equal(isControlledBy(otherGroup, ps), false);
+  const otherVersion = pod({ name: 'g' });
+  otherVersion.metadata!.ownerReferences![0]!.apiVersion = 'podset.io/v2';
+  assert.equal(isControlledBy(otherVersion, ps), false);
+  assert.equal(podSetKeyOf(otherVersion), undefined);
 });
 
 test('a PodSet without a UID controls nothing', () => {

@@ -1,7 +1,8 @@
-// Which pods a PodSet controls: those whose controller ownerReference is this PodSet's UID. A pod of a
-// deleted PodSet with the same name (another UID) is never counted, deleted or adopted.
-import { GROUP, KIND } from './api.ts';
-import type { ObjectMeta, OwnerReference, Pod, PodSet } from './types.ts';
+// The one rule for which PodSet owns a pod: its controller ownerReference, of kind PodSet and apiVersion
+// podset.io/v1, and, where the PodSet's UID is known, with that UID. A pod of a deleted PodSet with the
+// same name (another UID) is never counted, deleted or adopted.
+import { API_VERSION, KIND } from './api.ts';
+import type { ObjectMeta, OwnerReference, PodSet } from './types.ts';
 
 /** The ownerReference with controller: true, if any. */
 export function controllerRef(obj: { metadata?: ObjectMeta }): OwnerReference | undefined {
@@ -9,11 +10,11 @@ export function controllerRef(obj: { metadata?: ObjectMeta }): OwnerReference | 
 }
 
 function isPodSetRef(ref: OwnerReference | undefined): ref is OwnerReference {
-  return ref !== undefined && ref.kind === KIND && ref.apiVersion.split('/')[0] === GROUP;
+  return ref !== undefined && ref.kind === KIND && ref.apiVersion === API_VERSION;
 }
 
 /** The pod's controller is this PodSet (same UID). False when the PodSet has no UID. */
-export function isControlledBy(pod: Pod, podset: PodSet): boolean {
+export function isControlledBy(pod: { metadata?: ObjectMeta }, podset: PodSet): boolean {
   const uid = podset.metadata.uid;
   if (!uid) return false;
   const ref = controllerRef(pod);
@@ -21,7 +22,7 @@ export function isControlledBy(pod: Pod, podset: PodSet): boolean {
 }
 
 /** The pods among `pods` that this PodSet controls, in the given order. */
-export function controlledPods<P extends Pod>(podset: PodSet, pods: readonly P[]): P[] {
+export function controlledPods<P extends { metadata?: ObjectMeta }>(podset: PodSet, pods: readonly P[]): P[] {
   return pods.filter((p) => isControlledBy(p, podset));
 }
 
@@ -29,7 +30,7 @@ export function controlledPods<P extends Pod>(podset: PodSet, pods: readonly P[]
  * The queue key `namespace/name` of the PodSet controlling a pod, from its controller ownerReference
  * (for the watcher: a Pod event → the PodSet to reconcile). Undefined if no PodSet controls it.
  */
-export function podSetKeyOf(pod: Pod): string | undefined {
+export function podSetKeyOf(pod: { metadata?: ObjectMeta }): string | undefined {
   const ref = controllerRef(pod);
   const ns = pod.metadata?.namespace;
   if (!isPodSetRef(ref) || !ns || !ref.name) return undefined;

@@ -1,6 +1,7 @@
-// The planner's data types. PodSet types are derived from the CRD schema (podset-schema.ts); Pod and
-// metadata types are minimal structural types, so callers can pass plain JSON from the API or
-// @kubernetes/client-node objects (whose timestamps are Date) alike.
+// The PodSet API's data types, and the planner's. PodSet types are derived from the CRD schema
+// (podset-schema.ts); object metadata is defined here once for every package (libs/kube re-exports it);
+// Pod is the minimal structural type the planner reads. Timestamps may be strings (JSON from the API)
+// or Dates (@kubernetes/client-node objects).
 import type { podSetSchema } from './podset-schema.ts';
 import type { FromSchema } from './schema-types.ts';
 
@@ -20,15 +21,17 @@ export interface OwnerReference {
   blockOwnerDeletion?: boolean;
 }
 
-export interface ObjectMeta {
+/** Object metadata. `Time` is `string` where only JSON is handled (the wire, kube-sim's store). */
+export interface ObjectMeta<Time extends Timestamp = Timestamp> {
   name?: string;
   generateName?: string;
   namespace?: string;
   uid?: string;
   resourceVersion?: string;
   generation?: number;
-  creationTimestamp?: Timestamp;
-  deletionTimestamp?: Timestamp;
+  creationTimestamp?: Time;
+  deletionTimestamp?: Time;
+  deletionGracePeriodSeconds?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   finalizers?: string[];

@@ -1,0 +1,148 @@
+// The event log: one compact record per watch event, appended by the watcher to a capped Redis Stream
+// next to the queue's keys, read by the dashboard, and a deleted PodSet's entries removed by forgetKey.
+// The record's format, its key, its writer, its reader and its deleter live here so they cannot drift.
+import type { RedisClient } from './connection.ts';
+import { luaScript, runScript } from './lua.ts';
+
+/** One record, all values strings as Redis stores them. */
+export interface EventRecord {
+  /** Time the watcher saw the event, ISO 8601. */
+  t: string;
+  /** ADDED | MODIFIED | DELETED, or RELIST (one marker per relist, key empty, n = objects listed). */
+  type: string;
+  /** PodSet | Pod */
+  kind: string;
+  /** The PodSet key `namespace/name` (for a pod: its owner's), empty when none. The deleter matches it. */
+  key: string;
+  /** The object's own name. */
+  name: string;
+  rv: string;
+  /** Pods only. */
+  phase?: string;
+  ready?: 'true' | 'false';
+  /** Set when the object carries a deletionTimestamp. */
+  deleting?: 'true';
+  n?: string;
+}
+
+/** A record as read back, with its stream entry id. */
+export type EventLogEntry = EventRecord & { id: string };
+
+/**
+ * The stream's key: EVENT_LOG_KEY, else `<QUEUE_PREFIX>:<QUEUE_NAME>:watcher:events` (not BullMQ's own
+ * `<prefix>:<queue>:events`).
+ */
+export function eventLogKeyOf(cfg: {
+  EVENT_LOG_KEY?: string | undefined;
+  QUEUE_PREFIX: string;
+  QUEUE_NAME: string;
+}): string {
+  return cfg.EVENT_LOG_KEY ?? `${cfg.QUEUE_PREFIX}:${cfg.QUEUE_NAME}:watcher:events`;
+}
+
+/** A stream entry as a record; undefined for an entry that is not one (e.g. BullMQ's own events). */
+export function parseEventEntry(id: string, flat: readonly string[]): EventLogEntry | undefined {
+  const f: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
+  if (f.t === undefined || f.type === undefined) return undefined;
+  if (f.kind === undefined && f.type !== 'RELIST') return undefined;
+  return {
+    id,
+    t: f.t,
+    type: f.type,
+    kind: f.kind ?? '',
+    key: f.key ?? '',
+    name: f.name ?? '',
+    rv: f.rv ?? '',
+    ...(f.phase !== undefined ? { phase: f.phase } : {}),
+    ...(f.ready === 'true' || f.ready === 'false' ? { ready: f.ready } : {}),
+    ...(f.deleting === 'true' ? { deleting: 'true' as const } : {}),
+    ...(f.n !== undefined ? { n: f.n } : {}),
+  };
+}
+
+export interface EventLogOptions {
+  redis: RedisClient;
+  key: string;
+  /** Approximate cap (MAXLEN ~). Default 10000. */
+  maxLen?: number;
+}
+
+export class EventLog {
+  readonly key: string;
+  readonly #redis: RedisClient;
+  readonly #maxLen: number;
+
+  constructor(options: EventLogOptions) {
+    this.#redis = options.redis;
+    this.key = options.key;
+    this.#maxLen = options.maxLen ?? 10_000;
+  }
+
+  /** Appends a record (XADD … MAXLEN ~ maxLen); returns its entry id. */
+  async append(record: EventRecord): Promise<string> {
+    const fields: string[] = [];
+    for (const [k, v] of Object.entries(record)) if (v !== undefined) fields.push(k, String(v));
+    const id = await this.#redis.xadd(this.key, 'MAXLEN', '~', this.#maxLen, '*', ...fields);
+    return id ?? '';
+  }
+
+  /** The newest `count` entries, newest first; entries that are not records are skipped. */
+  async recent(count: number): Promise<EventLogEntry[]> {
+    const entries = await this.#redis.xrevrange(this.key, '+', '-', 'COUNT', count);
+    return entries.flatMap(([id, flat]) => parseEventEntry(id, flat) ?? []);
+  }
+}
+
+/**
+ * KEYS[1] the stream. ARGV: the PodSet key, start id ('-' or '(' .. last id returned), chunk size.
+ * XDELs the entries whose `key` field is exactly the key (default/web never matches default/web-2).
+ * Returns {examined, deleted, lastId}.
+ */
+export const EVENT_LOG_DELETE_LUA = `
+local rcall = redis.call
+local stream = KEYS[1]
+local key, start, count = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local entries = rcall('XRANGE', stream, start, '+', 'COUNT', count)
+local del = {}
+for _, e in ipairs(entries) do
+  local f = e[2]
+  for i = 1, #f, 2 do
+    if f[i] == 'key' then
+      if f[i + 1] == key then del[#del + 1] = e[1] end
+      break
+    end
+  end
+end
+if #del > 0 then rcall('XDEL', stream, unpack(del)) end
+local last = ''
+if #entries > 0 then last = entries[#entries][1] end
+return {#entries, #del, last}
+`;
+
+const EVENT_LOG_DELETE = luaScript(EVENT_LOG_DELETE_LUA);
+
+/**
+ * Deletes the records of PodSet `key` from the stream, `chunk` entries a script call (so Redis is never
+ * blocked for long), examining at most about `maxScan` entries (`truncated` when that stopped it).
+ */
+export async function deleteEventsOf(
+  client: RedisClient,
+  stream: string,
+  key: string,
+  chunk: number,
+  maxScan: number,
+): Promise<{ deleted: number; truncated: boolean }> {
+  let start = '-';
+  let deleted = 0;
+  let examined = 0;
+  for (;;) {
+    const raw = await runScript(client, EVENT_LOG_DELETE, [stream], [key, start, String(chunk)]);
+    const [n, d, last] = raw as [number, number, string];
+    deleted += d;
+    examined += n;
+    if (n < chunk) return { deleted, truncated: false };
+    if (examined >= maxScan) return { deleted, truncated: true };
+    start = `(${last}`;
+  }
+}

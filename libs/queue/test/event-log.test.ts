@@ -1,0 +1,77 @@
+// The event-log contract against real Redis: what the writer appends, the reader returns unchanged, and
+// the deleter removes exactly one PodSet's records.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startRedis, type RedisServer } from '@podset/testkit';
+import { Redis } from 'ioredis';
+import {
+  EventLog,
+  deleteEventsOf,
+  eventLogKeyOf,
+  parseEventEntry,
+  type EventRecord,
+} from '../src/event-log.ts';
+
+let server: RedisServer;
+let redis: Redis;
+before(async () => {
+  server = await startRedis();
+  redis = new Redis(server.url);
+});
+after(async () => {
+  redis.disconnect();
+  await server.close();
+});
+
+const pod: EventRecord = {
+  t: '2026-11-24T13:40:21.123Z',
+  type: 'MODIFIED',
+  kind: 'Pod',
+  key: 'default/web',
+  name: 'web-abcde',
+  rv: '42',
+  phase: 'Running',
+  ready: 'true',
+  deleting: 'true',
+};
+const relist: EventRecord = { t: pod.t, type: 'RELIST', kind: 'Pod', key: '', name: '', rv: '50', n: '3' };
+
+test('the stream key defaults next to the queue, and EVENT_LOG_KEY overrides it', () => {
+  assert.equal(eventLogKeyOf({ QUEUE_PREFIX: 'p', QUEUE_NAME: 'q' }), 'p:q:watcher:events');
+  assert.equal(eventLogKeyOf({ QUEUE_PREFIX: 'p', QUEUE_NAME: 'q', EVENT_LOG_KEY: 'x' }), 'x');
+});
+
+test('the reader returns what the writer appended, newest first, with its entry id', async () => {
+  const log = new EventLog({ redis, key: 'roundtrip' });
+  const first = await log.append(pod);
+  const second = await log.append(relist);
+  assert.deepEqual(await log.recent(10), [
+    { id: second, ...relist },
+    { id: first, ...pod },
+  ]);
+});
+
+test('entries that are not records (BullMQ events sharing a stream) are skipped', async () => {
+  assert.equal(parseEventEntry('1-0', ['event', 'added', 'jobId', '7']), undefined);
+  assert.equal(parseEventEntry('1-0', ['t', pod.t, 'type', 'ADDED']), undefined);
+  await redis.xadd('mixed', '*', 'event', 'completed', 'jobId', '1');
+  const log = new EventLog({ redis, key: 'mixed' });
+  const id = await log.append(pod);
+  assert.deepEqual(await log.recent(10), [{ id, ...pod }]);
+});
+
+test('the deleter removes exactly one PodSet key, in chunks', async () => {
+  const log = new EventLog({ redis, key: 'forget' });
+  for (const key of ['default/web', 'default/web-2', 'default/web', 'other/web', 'default/web']) {
+    await log.append({ ...pod, key });
+  }
+  await log.append(relist);
+  assert.deepEqual(await deleteEventsOf(redis, 'forget', 'default/web', 2, 100), {
+    deleted: 3,
+    truncated: false,
+  });
+  assert.deepEqual(
+    (await log.recent(10)).map((e) => e.key),
+    ['', 'other/web', 'default/web-2'],
+  );
+});
