@@ -37,6 +37,15 @@ const cases: { title: string; object: Record<string, unknown>; field: RegExp }[]
     object: withSpec('noimage', { replicas: 1, template: { spec: { containers: [{ name: 'app' }] } } }),
     field: /spec\.template\.spec\.containers\[0\]\.image/,
   },
+  {
+    // Like a ReplicaSet's: a pod that may finish would be replaced for ever.
+    title: 'restartPolicy Never',
+    object: withSpec('never', {
+      replicas: 1,
+      template: { spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'busybox' }] } },
+    }),
+    field: /spec\.template\.spec\.restartPolicy: Unsupported value: "Never": supported values: "Always"/,
+  },
 ];
 
 for (const c of cases) {

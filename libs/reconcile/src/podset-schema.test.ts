@@ -28,7 +28,7 @@ assertType<
     PodTemplateSpec,
     {
       metadata?: { labels?: { [key: string]: string }; annotations?: { [key: string]: string } };
-      spec: { [key: string]: unknown; containers: Container[] };
+      spec: { [key: string]: unknown; restartPolicy?: 'Always'; containers: Container[] };
     }
   >
 >();
@@ -87,11 +87,11 @@ test('every example is a valid PodSet, before and after defaulting', () => {
   }
 });
 
-test('the examples cover web (3, labels), batch (0) and a custom template', () => {
+test('the examples cover web (3, labels), a pool kept at zero (0) and a custom template', () => {
   const byName = new Map(examples().map(({ doc }) => [doc.metadata.name, doc]));
   assert.equal(byName.get('web')?.spec?.replicas, 3);
   assert.equal(byName.get('web')?.spec?.template?.metadata?.labels?.tier, 'web');
-  assert.equal(byName.get('batch')?.spec?.replicas, 0);
+  assert.equal(byName.get('pool')?.spec?.replicas, 0);
   assert.equal(byName.get('api')?.spec?.template?.spec.containers.length, 2);
 });
 

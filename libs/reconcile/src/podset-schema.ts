@@ -54,6 +54,12 @@ const podTemplateSpec = {
       description: 'A core/v1 PodSpec. Fields besides containers are kept as given.',
       required: ['containers'],
       properties: {
+        restartPolicy: {
+          type: 'string',
+          description:
+            'Only Always (the default), as for ReplicaSets: a pod that may finish would be replaced for ever.',
+          enum: ['Always'],
+        },
         containers: {
           type: 'array',
           minItems: 1,

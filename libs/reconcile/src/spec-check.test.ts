@@ -28,6 +28,8 @@ test('bad replicas, missing uid, empty or broken containers are InvalidSpec', ()
     (p) => (p.spec!.template!.spec.containers = []),
     (p) => (p.spec!.template!.spec = {} as never),
     (p) => (p.spec!.template!.spec.containers = [{ name: 'a', image: '' }]),
+    (p) => Object.assign(p.spec!.template!.spec, { restartPolicy: 'Never' }),
+    (p) => Object.assign(p.spec!.template!.spec, { restartPolicy: 'OnFailure' }),
   ];
   for (const mutate of cases) {
     const ps = podSet();

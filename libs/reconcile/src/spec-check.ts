@@ -35,6 +35,14 @@ export function specProblem(podset: PodSet): SpecProblem | undefined {
       message: `spec.replicas must be an integer from ${MIN_REPLICAS} to ${MAX_REPLICAS}, got ${String(r)}`,
     };
   }
+  const restartPolicy: unknown = (effectiveTemplate(podset).spec as { restartPolicy?: unknown } | undefined)
+    ?.restartPolicy;
+  if (restartPolicy !== undefined && restartPolicy !== 'Always') {
+    return {
+      reason: 'InvalidSpec',
+      message: `spec.template.spec.restartPolicy must be Always (a pod that may finish would be replaced for ever), got ${String(restartPolicy)}`,
+    };
+  }
   const containers: unknown = effectiveTemplate(podset).spec?.containers;
   if (!Array.isArray(containers) || containers.length === 0) {
     return {

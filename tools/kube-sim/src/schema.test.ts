@@ -75,7 +75,7 @@ test('the PodSet CRD is valid and registers one served, stored version', () => {
 
 test('a valid PodSet has no causes; examples validate after defaulting', () => {
   assert.deepEqual(causesOf(podset(validSpec)), []);
-  for (const f of ['web.yaml', 'defaults.yaml', 'custom.yaml', 'batch.yaml']) {
+  for (const f of ['web.yaml', 'defaults.yaml', 'custom.yaml', 'pool.yaml']) {
     const path = fileURLToPath(new URL(`../../../examples/${f}`, import.meta.url));
     const obj = parse(readFileSync(path, 'utf8')) as Json;
     const defaulted = applyDefaults(obj, podsetSchema);
