@@ -3,8 +3,7 @@
 import { ConfigError, loadConfigOrExit } from '@podset/config';
 import { loadKubeConfigOrExit } from '@podset/kube';
 import { redisConnectorOrExit } from '@podset/queue';
-import type { Shutdown } from '@podset/runtime';
-import { pino } from 'pino';
+import { createLogger, type Shutdown } from '@podset/runtime';
 import { credentialsOf, dashboardEnv, eventLogKeys } from './config.ts';
 import { startDashboard } from './server.ts';
 
@@ -16,7 +15,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
     process.stderr.write(`podset-dashboard: ${new ConfigError(problems).message}\n`);
     process.exit(2);
   }
-  const log = pino({ name: 'podset-dashboard', level: config.LOG_LEVEL });
+  const log = createLogger({ name: 'podset-dashboard', level: config.LOG_LEVEL });
 
   const kubeConfig = loadKubeConfigOrExit('podset-dashboard', {
     ...(config.KUBECONFIG !== undefined ? { kubeconfig: config.KUBECONFIG } : {}),

@@ -13,8 +13,8 @@ import { createKube, type Kube, type RequestRecord } from '@podset/kube';
 import { Queue } from 'bullmq';
 import { Hono, type Context } from 'hono';
 import { urlConnector, type RedisConnector } from '@podset/queue';
-import { withTimeout } from '@podset/runtime';
-import { pino, type Logger } from 'pino';
+import { createLogger, withTimeout } from '@podset/runtime';
+import type { Logger } from 'pino';
 import { authenticate, challenges, COOKIE_NAME, login, safeNext } from './auth.ts';
 import type { Credentials } from './config.ts';
 import { loginPage, overviewPage, type PageContext } from './html.ts';
@@ -66,7 +66,7 @@ export async function startDashboard(
   settings: DashboardSettings,
   deps: { log?: Logger; kube?: Kube } = {},
 ): Promise<RunningDashboard> {
-  const log = deps.log ?? pino({ name: 'podset-dashboard' });
+  const log = deps.log ?? createLogger({ name: 'podset-dashboard' });
   const creds = settings.credentials;
   if (creds.token === undefined && creds.basic === undefined) {
     throw new Error('dashboard: no credentials (DASHBOARD_TOKEN or DASHBOARD_USER/DASHBOARD_PASSWORD)');

@@ -1,5 +1,5 @@
 // The logger the watcher's parts take: pino's shape, so tests can pass a silent or recording one.
-import { pino } from 'pino';
+import { createLogger as createAppLogger } from '@podset/runtime';
 
 export interface Logger {
   debug(obj: object, msg?: string): void;
@@ -9,7 +9,7 @@ export interface Logger {
 }
 
 export function createLogger(level: string): Logger {
-  return pino({ level, base: { app: 'watcher' } });
+  return createAppLogger({ name: 'podset-watcher', level, base: { app: 'watcher' } });
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

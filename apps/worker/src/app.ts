@@ -4,8 +4,7 @@ import { exitOnConfigError, loadConfigOrExit } from '@podset/config';
 import { loadKubeConfigOrExit } from '@podset/kube';
 import { redisConnectorOrExit } from '@podset/queue';
 import * as reconcileLib from '@podset/reconcile';
-import type { Shutdown } from '@podset/runtime';
-import { pino } from 'pino';
+import { createLogger, type Shutdown } from '@podset/runtime';
 import { bulkConcurrency, workerEnv } from './config.ts';
 import { defaultInstance, startWorker } from './worker.ts';
 
@@ -13,7 +12,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
   const config = loadConfigOrExit('podset-worker', workerEnv);
   const bulkShare = exitOnConfigError('podset-worker', () => bulkConcurrency(config));
   const redis = redisConnectorOrExit('podset-worker', config);
-  const log = pino({ name: 'podset-worker', level: config.LOG_LEVEL });
+  const log = createLogger({ name: 'podset-worker', level: config.LOG_LEVEL });
 
   const kubeConfig = loadKubeConfigOrExit('podset-worker', {
     ...(config.KUBECONFIG !== undefined ? { kubeconfig: config.KUBECONFIG } : {}),

@@ -5,14 +5,14 @@ import os from 'node:os';
 import { createKube, KubeClient, type Kube, type RequestRecord } from '@podset/kube';
 import { startReconcileWorker, urlConnector, type ReconcileWorker, type RedisConnector } from '@podset/queue';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { eventLogKey } from './config.ts';
 import { createController, errorText, type Controller, type Planner } from './controller.ts';
 import { createEventRecorder } from './events.ts';
 import { redisParkStore } from './park-store.ts';
 import { redisRvStore } from './rv-store.ts';
-import { withTimeout } from '@podset/runtime';
+import { createLogger, withTimeout } from '@podset/runtime';
 
 export interface WorkerSettings {
   kubeConfig: KubeConfig;
@@ -69,7 +69,7 @@ export async function startWorker(
     checkApi?: (signal: AbortSignal) => Promise<void>;
   },
 ): Promise<RunningWorker> {
-  const log = deps.log ?? pino({ name: 'podset-worker' });
+  const log = deps.log ?? createLogger({ name: 'podset-worker' });
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'podset_worker_' });
   const kubeRequests = new Counter({

@@ -1,2 +1,3 @@
 export { Shutdown, type ShutdownOptions, type ShutdownSignal, type StopOptions } from './shutdown.ts';
 export { withTimeout } from './timeout.ts';
+export { createLogger, fdSink, guardStdio, type LineSink, type LoggerOptions } from './log.ts';
