@@ -8,17 +8,30 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { FULL, SHORT, formatResult, runChaos } from '../test/chaos/support/chaos.ts';
+import { parseCli } from './lib/cli.ts';
 
-const { values: a } = parseArgs({
-  options: {
-    short: { type: 'boolean', default: false },
-    seed: { type: 'string' },
-    podsets: { type: 'string' },
-    seconds: { type: 'string' },
-    json: { type: 'string' },
-    'keep-logs': { type: 'boolean', default: false },
-  },
-});
+const USAGE = `usage: npm run chaos -- [options]
+  --short             the CI size (30 PodSets, 15 s of faults)
+  --seed N            the random schedule (default 1): the same seed gives the same schedule
+  --podsets N         PodSets to run
+  --seconds S         seconds of faults
+  --json FILE         also write the result as JSON
+  --keep-logs         keep the apps' logs (their directory is printed)
+Exit 0 when every guarantee held, 1 otherwise.`;
+
+const { values: a } = parseCli('chaos', USAGE, () =>
+  parseArgs({
+    options: {
+      short: { type: 'boolean', default: false },
+      seed: { type: 'string' },
+      podsets: { type: 'string' },
+      seconds: { type: 'string' },
+      json: { type: 'string' },
+      'keep-logs': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  }),
+);
 const num = (v: string | undefined, name: string): number | undefined => {
   if (v === undefined) return undefined;
   const n = Number(v);

@@ -7,9 +7,13 @@
 //   node bench/failing-podset.ts [--seconds 420]
 import { parseArgs } from 'node:util';
 import type { AuditEntry } from '@podset/kube-sim';
+import { parseCli } from './lib/cli.ts';
 import { applyCrd, podSetManifest, sleep, startEnv } from '../test/e2e/support/harness.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '420' } } });
+const USAGE = 'usage: node bench/failing-podset.ts [--seconds S]   (S > 90; default 420)';
+const { values } = parseCli('failing-podset', USAGE, () =>
+  parseArgs({ options: { seconds: { type: 'string', default: '420' }, help: { type: 'boolean' } } }),
+);
 const totalS = Number(values.seconds);
 if (!Number.isFinite(totalS) || totalS <= 90) {
   console.error(`--seconds must be a number above 90, got ${values.seconds}`);

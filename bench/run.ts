@@ -12,6 +12,7 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseCli } from './lib/cli.ts';
 import { REPO, setAppNodeArgs, setWorkerEnv } from './lib/cluster.ts';
 import { printTable, writeJson, type Result } from './lib/report.ts';
 import { converge } from './scenarios/converge.ts';
@@ -36,31 +37,33 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
   --app-node-args "ARGS"  extra node flags for the watcher and workers (e.g. "--max-old-space-size=96")
   --worker-env "K=V ..."  extra environment for every worker (e.g. "EVENTS=warnings")`;
 
-const { values: a, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    smoke: { type: 'boolean', default: false },
-    podsets: { type: 'string' },
-    replicas: { type: 'string' },
-    workers: { type: 'string' },
-    concurrency: { type: 'string' },
-    'list-mode': { type: 'string', default: 'consistent' },
-    'create-burst': { type: 'string' },
-    'latency-ms': { type: 'string' },
-    rate: { type: 'string' },
-    seconds: { type: 'string' },
-    pods: { type: 'string' },
-    resync: { type: 'string' },
-    plot: { type: 'string' },
-    json: { type: 'string' },
-    profile: { type: 'string' },
-    'timeout-s': { type: 'string' },
-    'keepalive-patch': { type: 'boolean', default: false },
-    'app-node-args': { type: 'string' },
-    'worker-env': { type: 'string' },
-    help: { type: 'boolean', default: false },
-  },
-});
+const { values: a, positionals } = parseCli('bench', USAGE, () =>
+  parseArgs({
+    allowPositionals: true,
+    options: {
+      smoke: { type: 'boolean', default: false },
+      podsets: { type: 'string' },
+      replicas: { type: 'string' },
+      workers: { type: 'string' },
+      concurrency: { type: 'string' },
+      'list-mode': { type: 'string', default: 'consistent' },
+      'create-burst': { type: 'string' },
+      'latency-ms': { type: 'string' },
+      rate: { type: 'string' },
+      seconds: { type: 'string' },
+      pods: { type: 'string' },
+      resync: { type: 'string' },
+      plot: { type: 'string' },
+      json: { type: 'string' },
+      profile: { type: 'string' },
+      'timeout-s': { type: 'string' },
+      'keepalive-patch': { type: 'boolean', default: false },
+      'app-node-args': { type: 'string' },
+      'worker-env': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  }),
+);
 const scenario = positionals[0];
 if (a.help || scenario === undefined) {
   console.log(USAGE);

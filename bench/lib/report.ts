@@ -46,12 +46,10 @@ export const fmt = (n: number, digits = 0): string =>
 
 export function printTable(result: Result): void {
   const head = ['figure', 'value', 'target', ''];
-  const rows = result.rows.map((r) => [
-    r.figure,
-    r.value,
-    r.target ?? '',
-    r.met === undefined ? '' : r.met ? 'met' : 'MISSED',
-  ]);
+  // Smoke sizes are too small for the targets to mean anything: show them, judge none.
+  const verdict = (met: boolean | undefined): string =>
+    met === undefined || result.smoke ? '' : met ? 'met' : 'MISSED';
+  const rows = result.rows.map((r) => [r.figure, r.value, r.target ?? '', verdict(r.met)]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]): string =>
     cells

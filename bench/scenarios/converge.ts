@@ -226,7 +226,10 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
   const limitCpu = sum(limit.cpuSeconds);
   const pods = N * R;
   const writesPerPod = op.writes / pods;
+  // One create per pod and one status write per PodSet; the target allows a tenth of a write per pod
+  // more (1.2 at the default 10 replicas), so it is never below what the work needs.
   const minWrites = (R + 1) / R;
+  const maxWrites = minWrites + 0.1;
   const rows = [
     { figure: 'operator: time to converge', value: `${fmt(op.seconds, 2)} s` },
     {
@@ -238,8 +241,8 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
     {
       figure: 'API writes per converged pod',
       value: fmt(writesPerPod, 3),
-      target: `≤ 1.2 (min ${fmt(minWrites, 2)})`,
-      met: writesPerPod <= 1.2,
+      target: `≤ ${fmt(maxWrites, 2)} (min ${fmt(minWrites, 2)})`,
+      met: writesPerPod <= maxWrites,
     },
     { figure: 'reads per reconcile', value: fmt(op.reads / Math.max(1, op.reconciles), 2) },
     { figure: 'reconciles per PodSet', value: fmt(op.reconciles / N, 2) },

@@ -35,7 +35,7 @@ function bench(args: string[]): Promise<Outcome> {
 interface Record_ {
   scenario: string;
   smoke: boolean;
-  rows: { figure: string; value: string }[];
+  rows: { figure: string; value: string; target?: string }[];
   data: Record<string, unknown>;
   machine: { nproc: number; node: string };
 }
@@ -57,6 +57,8 @@ describe('bench --smoke', { concurrency: 5 }, () => {
     assert.equal(record.smoke, true);
     assert.ok(record.machine.nproc >= 1 && record.machine.node.startsWith('v'));
     for (const row of record.rows) assert.notEqual(row.value, 'n/a', `figure "${row.figure}" has no value`);
+    // Smoke sizes judge no target: nothing may say met or MISSED.
+    assert.doesNotMatch(out.stdout, /\b(met|MISSED)$/m, context);
     return record;
   }
 
@@ -72,6 +74,11 @@ describe('bench --smoke', { concurrency: 5 }, () => {
     assert.ok(op.writes >= 60, `at least one write per pod, saw ${op.writes}`);
     assert.ok(op.reconciles >= 20, `at least one reconcile per PodSet, saw ${op.reconciles}`);
     assert.ok(Number(r.data.ratio) > 0);
+    // The writes target is never below what the work needs (one create per pod, one status per PodSet).
+    const row = r.rows.find((x) => x.figure === 'API writes per converged pod');
+    const target = /^≤ ([\d.]+) \(min ([\d.]+)\)$/.exec(row?.target ?? '');
+    assert.ok(target !== null, 'the writes row shows its target and minimum');
+    assert.ok(Number(target[1]) >= Number(target[2]), `target ${target[1]} below the minimum ${target[2]}`);
   });
 
   test('latency: every event is followed by a reconcile; p50/p99 reported', async () => {

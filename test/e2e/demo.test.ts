@@ -110,6 +110,10 @@ test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees 
       () => run.output().includes(kubeconfig),
       run,
     );
+    // The demo created the examples as `kubectl apply` would: applying them again warns about nothing.
+    const reapplied = await kubectl(['apply', '-f', path.join(REPO, 'examples')]);
+    assert.equal(reapplied.code, 0, reapplied.stderr);
+    assert.doesNotMatch(reapplied.stderr, /last-applied-configuration|Warning/, reapplied.stderr);
     const scaled = await kubectl(['scale', 'ps', 'web', '--replicas=5']);
     assert.equal(scaled.code, 0, `kubectl scale failed: ${scaled.stderr}`);
     let last = '';

@@ -10,6 +10,7 @@ import { freePort } from '@podset/testkit';
 import { parseAllDocuments } from 'yaml';
 import { startApp, stopAll, type Child } from './processes.ts';
 import { demoRedis, type DemoRedis } from './redis.ts';
+import { withLastApplied } from './apply.ts';
 import { isConverged, renderTable, toRow } from './table.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -74,7 +75,7 @@ const sim = await startKubeSim({ port, kubeconfigPath, auditLog: path.join(logDi
 const cluster = sim.cluster;
 
 for (const crd of manifests(path.join(repo, 'crds', 'podset.yaml'))) {
-  cluster.create('customresourcedefinitions.apiextensions.k8s.io', crd);
+  cluster.create('customresourcedefinitions.apiextensions.k8s.io', withLastApplied(crd));
 }
 
 const common = { REDIS_URL: redis.url, LOG_LEVEL: 'info', HTTP_PORT: '0' };
@@ -123,7 +124,9 @@ const examplesDir = path.join(repo, 'examples');
 for (const file of readdirSync(examplesDir)
   .filter((f) => f.endsWith('.yaml'))
   .sort()) {
-  for (const object of manifests(path.join(examplesDir, file))) cluster.create('podsets.podset.io', object);
+  for (const object of manifests(path.join(examplesDir, file))) {
+    cluster.create('podsets.podset.io', withLastApplied(object));
+  }
 }
 
 const banner = [

@@ -1,0 +1,39 @@
+// The bench and chaos command lines: --help prints the usage and exits 0; a flag they don't know is
+// named, with the usage, and exits 2 — never a stack trace.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { test } from 'node:test';
+
+const REPO = path.resolve(import.meta.dirname, '../..');
+const NODE = path.join(REPO, 'node_modules/.bin/node');
+
+function run(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      NODE,
+      [path.join(REPO, script), ...args],
+      { cwd: REPO, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr });
+      },
+    );
+  });
+}
+
+for (const script of ['bench/chaos.ts', 'bench/run.ts', 'bench/failing-podset.ts']) {
+  test(`${script} --help prints its usage and exits 0`, async () => {
+    const r = await run(script, ['--help']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^usage: /);
+    assert.doesNotMatch(r.stderr, /\bat .*\.ts:\d+/, 'no stack trace');
+  });
+
+  test(`${script} with an unknown flag names it and exits 2`, async () => {
+    const r = await run(script, ['--no-such-flag']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /Unknown option '--no-such-flag'/);
+    assert.match(r.stderr, /usage: /);
+    assert.doesNotMatch(r.stderr, /\bat .*\.ts:\d+/, 'no stack trace');
+  });
+}
