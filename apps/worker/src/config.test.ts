@@ -1,15 +1,9 @@
 // WORKER_BULK_CONCURRENCY: its default follows WORKER_CONCURRENCY, and a value above it stops the worker
 // with exit code 2 and a message naming the variable.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, parseEnv } from '@podset/config';
 import { bulkConcurrency, workerEnv } from './config.ts';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '../../..');
 
 const resolve = (env: Record<string, string>) => bulkConcurrency(parseEnv(workerEnv, env));
 
@@ -43,20 +37,4 @@ test('0, a fraction or more than WORKER_CONCURRENCY are refused, naming the vari
       err.problems[0]?.variable === 'WORKER_BULK_CONCURRENCY' &&
       /must be at most WORKER_CONCURRENCY \(4\), got 5/.test(err.message),
   );
-});
-
-test('the worker refuses WORKER_BULK_CONCURRENCY above WORKER_CONCURRENCY at start: exit 2', async () => {
-  const child = spawn(
-    path.join(repo, 'node_modules/.bin/node'),
-    [path.join(repo, 'apps/worker/src/main.ts')],
-    {
-      env: { ...process.env, WORKER_CONCURRENCY: '4', WORKER_BULK_CONCURRENCY: '5', HTTP_PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-  assert.equal(code, 2, stderr);
-  assert.match(stderr, /WORKER_BULK_CONCURRENCY: must be at most WORKER_CONCURRENCY \(4\), got 5/);
 });

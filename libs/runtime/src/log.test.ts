@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import type { writeSync } from 'node:fs';
-import { once } from 'node:events';
-import path from 'node:path';
 import { test } from 'node:test';
 import { createLogger, fdSink } from './log.ts';
-
-const FIXTURE = path.join(import.meta.dirname, '../test/fixtures/log-until-term.ts');
 
 /** A write(2) stand-in failing with `code` from the `from`-th call on. */
 function failingWrite(code: string, from = 1) {
@@ -69,34 +64,4 @@ test('the logger writes pino JSON lines with the app name to its sink', () => {
   assert.equal(rec.name, 'podset-x');
   assert.equal(rec.podset, 'default/web');
   assert.equal(rec.msg, 'reconciled');
-});
-
-/**
- * The fixture with stdout a pipe whose reader stops reading (the pipe fills), gets SIGTERM, and then goes
- * away (its read end closed): what a parent test killed with Ctrl-C or `npm run demo | head` does.
- */
-async function stopWithStdoutGone(logger: 'runtime' | 'pino') {
-  const child = spawn(process.execPath, [FIXTURE], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: { ...process.env, LOGGER: logger },
-  });
-  try {
-    await once(child.stdout, 'data');
-    child.stdout.pause();
-    // Keep reading nothing until the pipe is full: the child's writes then block or fail with EAGAIN.
-    await new Promise((r) => setTimeout(r, 500));
-    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-    child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
-    child.stdout.destroy(); // the reader goes away: the child's writes fail with EPIPE from now on
-    const timeout = new Promise<'hung'>((r) => setTimeout(() => r('hung'), 15_000).unref());
-    return await Promise.race([exited, timeout]);
-  } finally {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
-}
-
-test('an app whose stdout reader went away still stops on SIGTERM, exit 0 (pino’s own destination hung)', async () => {
-  const outcome = await stopWithStdoutGone('runtime');
-  assert.deepEqual(outcome, [0, null]);
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Redis } from 'ioredis';
-import { startRedis } from './redis.ts';
+import { startRedis } from '../src/redis.ts';
 
 test('startRedis runs a real server; AOF data survives a hard restart', async () => {
   const server = await startRedis({ appendOnly: true });

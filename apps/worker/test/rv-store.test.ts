@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startRedis } from '@podset/testkit';
 import { Redis } from 'ioredis';
-import { memoryRvStore, redisRvStore, type RvStore } from './rv-store.ts';
+import { memoryRvStore, redisRvStore, type RvStore } from '../src/rv-store.ts';
 
 async function raisesOnly(store: RvStore): Promise<void> {
   assert.equal(await store.get('ns/a'), undefined);
