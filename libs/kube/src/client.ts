@@ -457,13 +457,7 @@ export class ResourceClient<T extends KubeObject> {
     object: T,
     opts: { signal?: AbortSignal } = {},
   ): Promise<T> {
-    return this.client.request<T>({
-      verb: 'update',
-      method: 'PUT',
-      path: resourcePath(this.ref, namespace, name),
-      body: object,
-      ...signalOf(opts),
-    });
+    return this.put(resourcePath(this.ref, namespace, name), object, opts);
   }
 
   /** PUT …/status; a stale metadata.resourceVersion gives 409. */
@@ -473,13 +467,11 @@ export class ResourceClient<T extends KubeObject> {
     object: T,
     opts: { signal?: AbortSignal } = {},
   ): Promise<T> {
-    return this.client.request<T>({
-      verb: 'update',
-      method: 'PUT',
-      path: resourcePath(this.ref, namespace, name, 'status'),
-      body: object,
-      ...signalOf(opts),
-    });
+    return this.put(resourcePath(this.ref, namespace, name, 'status'), object, opts);
+  }
+
+  private put(path: string, object: T, opts: { signal?: AbortSignal }): Promise<T> {
+    return this.client.request<T>({ verb: 'update', method: 'PUT', path, body: object, ...signalOf(opts) });
   }
 
   patch(

@@ -1,5 +1,6 @@
 // The semantics of the verbs, shared by the HTTP handlers and in-process controllers: metadata, optimistic
 // concurrency, generation, finalizers and graceful deletion, subresources, CRD schemas, lists and paging.
+import { OBJECT_META_FIELDS } from './structural.ts';
 import { randomUUID } from 'node:crypto';
 import { unknownBuiltinFields } from './fieldcheck.ts';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './patch.ts';
@@ -78,23 +79,6 @@ const GENERATION_IDS = new Set([
   'customresourcedefinitions.apiextensions.k8s.io',
 ]);
 const PROTECTED_NAMESPACES = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
-const META_FIELDS = new Set([
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
 
 let lastSecond = -1;
 let lastStamp = '';
@@ -464,7 +448,7 @@ export class Api {
 
   private schemaProcess(t: ResourceType, obj: KubeObject, opts: WriteOptions, name: string): KubeObject {
     const unknown: string[] = [];
-    for (const k of Object.keys(obj.metadata)) if (!META_FIELDS.has(k)) unknown.push(`metadata.${k}`);
+    for (const k of Object.keys(obj.metadata)) if (!OBJECT_META_FIELDS.has(k)) unknown.push(`metadata.${k}`);
     let out = obj;
     if (unknown.length) {
       const meta: Record<string, unknown> = { ...obj.metadata };
@@ -816,7 +800,8 @@ export class Api {
         ...(im.finalizers?.length ? { finalizers: im.finalizers } : {}),
       };
       for (const k of Object.keys(im))
-        if (!META_FIELDS.has(k)) (meta as Record<string, unknown>)[k] = (im as Record<string, unknown>)[k];
+        if (!OBJECT_META_FIELDS.has(k))
+          (meta as Record<string, unknown>)[k] = (im as Record<string, unknown>)[k];
       next = { ...incoming, metadata: meta };
       if (t.subresources.status) {
         if (current.status !== undefined) next.status = current.status;

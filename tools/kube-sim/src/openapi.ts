@@ -864,18 +864,21 @@ function buildGroupVersion(types: ResourceType[], group: string, version: string
     paths,
     components: {
       schemas: schemas as JsonObject,
-      securitySchemes: {
-        BearerToken: {
-          type: 'apiKey',
-          description: 'Bearer Token authentication',
-          name: 'authorization',
-          in: 'header',
-        },
-      },
+      securitySchemes: BEARER_TOKEN,
     },
     security: [{ BearerToken: [] }],
   };
 }
+
+/** The API server's one security scheme, in both OpenAPI v2 and v3 documents. */
+const BEARER_TOKEN = {
+  BearerToken: {
+    type: 'apiKey',
+    description: 'Bearer Token authentication',
+    name: 'authorization',
+    in: 'header',
+  },
+} as const;
 
 function groupVersions(types: ResourceType[]): { group: string; version: string }[] {
   const seen = new Map<string, { group: string; version: string }>();
@@ -1045,14 +1048,7 @@ export function openapiV2(types: ResourceType[]): JsonObject {
     info: { title: 'Kubernetes', version: KUBE_VERSION },
     paths,
     definitions,
-    securityDefinitions: {
-      BearerToken: {
-        type: 'apiKey',
-        description: 'Bearer Token authentication',
-        name: 'authorization',
-        in: 'header',
-      },
-    },
+    securityDefinitions: BEARER_TOKEN,
     security: [{ BearerToken: [] }],
   };
 }

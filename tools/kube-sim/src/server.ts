@@ -515,12 +515,7 @@ export class KubeServer {
   ): Promise<void> {
     const { api } = this.deps;
     if (sub === 'log') {
-      if (verb !== 'get')
-        throw new ApiError(
-          405,
-          'MethodNotAllowed',
-          'the server does not allow this method on the requested resource',
-        );
+      if (verb !== 'get') throw methodNotAllowed();
       const p = api.get(api.registry.lookup('', 'v1', 'pods') as ResourceType, ns, name);
       const spec = (p.spec ?? {}) as { containers?: { name?: string }[] };
       const container = q.get('container') ?? spec.containers?.[0]?.name ?? '';
@@ -529,14 +524,9 @@ export class KubeServer {
       res.end(text);
       return;
     }
-    if (verb !== 'create')
-      throw new ApiError(
-        405,
-        'MethodNotAllowed',
-        'the server does not allow this method on the requested resource',
-      );
+    if (verb !== 'create') throw methodNotAllowed();
     const opts = writeOptions(q);
-    const body = parseBody(await readBody(req), req.headers['content-type']);
+    const body = await requestBody(req);
     if (sub === 'binding') api.bind(ns, name, body, opts);
     else api.evict(ns, name, body, opts);
     sendJson(res, 201, successStatus());
@@ -695,7 +685,7 @@ export class KubeServer {
     }
     // Every authenticated user may ask what it may do (system:basic-user).
     if (resourceId(t) === 'selfsubjectaccessreviews.authorization.k8s.io' && verb === 'create') {
-      const body = parseBody(await readBody(req), req.headers['content-type']) as {
+      const body = (await requestBody(req)) as {
         spec?: {
           resourceAttributes?: Record<string, string>;
           nonResourceAttributes?: Record<string, string>;
@@ -750,12 +740,7 @@ export class KubeServer {
     faults.check(verb, plural, rp.subresource ?? '');
     const sub = rp.subresource;
     if (sub === 'token' && resourceId(t) === 'serviceaccounts') {
-      if (verb !== 'create')
-        throw new ApiError(
-          405,
-          'MethodNotAllowed',
-          'the server does not allow this method on the requested resource',
-        );
+      if (verb !== 'create') throw methodNotAllowed();
       await this.tokenRequest(req, res, rp.namespace ?? '', rp.name ?? '');
       return;
     }
@@ -886,28 +871,18 @@ export class KubeServer {
         return;
       }
       case 'create': {
-        if (name !== undefined)
-          throw new ApiError(
-            405,
-            'MethodNotAllowed',
-            'the server does not allow this method on the requested resource',
-          );
+        if (name !== undefined) throw methodNotAllowed();
         const opts = writeOptions(q);
-        const body = parseBody(await readBody(req), req.headers['content-type']);
+        const body = await requestBody(req);
         const obj = api.create(t, ns, body, opts);
         info.name = obj.metadata.name ?? '';
         send(res, 201, api.jsonFor(t, obj), warningHeaders(opts));
         return;
       }
       case 'update': {
-        if (name === undefined)
-          throw new ApiError(
-            405,
-            'MethodNotAllowed',
-            'the server does not allow this method on the requested resource',
-          );
+        if (name === undefined) throw methodNotAllowed();
         const opts = writeOptions(q);
-        const body = parseBody(await readBody(req), req.headers['content-type']);
+        const body = await requestBody(req);
         let out: unknown;
         if (sub === 'scale') out = api.updateScale(t, ns, name, body, opts);
         else if (sub === 'status') out = api.updateStatus(t, ns, name, body, opts);
@@ -921,12 +896,7 @@ export class KubeServer {
         return;
       }
       case 'patch': {
-        if (name === undefined)
-          throw new ApiError(
-            405,
-            'MethodNotAllowed',
-            'the server does not allow this method on the requested resource',
-          );
+        if (name === undefined) throw methodNotAllowed();
         const opts = writeOptions(q);
         const ct =
           String(req.headers['content-type'] ?? '')
@@ -1044,3 +1014,17 @@ function deleteOptions(
 }
 
 export type { KubeObject, ResourceType };
+
+/** What the API server answers for a verb a resource does not serve. */
+function methodNotAllowed(): ApiError {
+  return new ApiError(
+    405,
+    'MethodNotAllowed',
+    'the server does not allow this method on the requested resource',
+  );
+}
+
+/** The request body, decoded by its Content-Type. */
+async function requestBody(req: IncomingMessage): Promise<unknown> {
+  return parseBody(await readBody(req), req.headers['content-type']);
+}
