@@ -21,6 +21,7 @@ import {
   type PodSetStatus,
 } from '@podset/reconcile';
 import { executeCreates, executeDeletes } from '../../apps/worker/src/executor.ts';
+import { rvMax } from '../../apps/worker/src/rv-store.ts';
 import { Expectations } from './expectations.ts';
 import { WorkQueue } from './workqueue.ts';
 
@@ -65,6 +66,10 @@ export function createPeer(o: PeerOptions): Peer {
     () => kube.pods.listAll(namespace, { labelSelector: NAME_LABEL }) as never,
     NAME_LABEL,
   ) as unknown as Cached<WirePod>;
+  // The PodSet as our own last write returned it, until the cache has caught up with that write: planning
+  // from the cache before then would re-decide a status already written and PUT it with a stale
+  // resourceVersion (a certain 409).
+  const written = new Map<string, PodSetWire>();
   let reconciles = 0;
   let failures = 0;
   let stopped = false;
@@ -87,6 +92,7 @@ export function createPeer(o: PeerOptions): Peer {
   podSets.on('update', (ps) => queue.add(keyOf(ps)));
   podSets.on('delete', (ps) => {
     expectations.delete(keyOf(ps));
+    written.delete(keyOf(ps));
     queue.add(keyOf(ps));
   });
   pods.on('add', (pod) => {
@@ -144,7 +150,18 @@ export function createPeer(o: PeerOptions): Peer {
     let podset = podSets.get(name, ns);
     if (podset === undefined) {
       expectations.delete(key);
+      written.delete(key);
       return undefined;
+    }
+    const mine = written.get(key);
+    if (mine !== undefined) {
+      const cachedRv = podset.metadata.resourceVersion;
+      if (
+        mine.metadata.uid === podset.metadata.uid &&
+        rvMax(cachedRv, mine.metadata.resourceVersion) !== cachedRv
+      ) {
+        podset = mine;
+      } else written.delete(key);
     }
     // Creates or deletes still in flight in the cache: wait for their events (which requeue the key),
     // or for the expectations to expire.
@@ -153,19 +170,19 @@ export function createPeer(o: PeerOptions): Peer {
     const ps = podset as unknown as PodSet;
     const owned = pods.list(ns).filter((p) => isControlledBy(p as unknown as Pod, ps)) as unknown as Pod[];
     const plan = reconcile(ps, owned, new Date());
-    if (plan.finalizer === 'add') podset = await setFinalizer(podset, true);
+    if (plan.finalizer === 'add') podset = await setFinalizer(key, podset, true);
     const failure = await execute(key, plan);
     if (failure !== undefined) {
       const settled = settle(plan, ps.status, { failure }, new Date());
-      if (settled.write) await writeStatus(podset, settled.status);
+      if (settled.write) await writeStatus(key, podset, settled.status);
       throw new Error(`${failure.reason}: ${failure.message}`);
     }
     if (plan.mode === 'cleanup') {
-      if (plan.finalizer === 'remove') await setFinalizer(podset, false);
+      if (plan.finalizer === 'remove') await setFinalizer(key, podset, false);
       return plan.requeue?.afterMs;
     }
     const settled = settle(plan, ps.status, {}, new Date());
-    if (settled.write) await writeStatus(podset, settled.status);
+    if (settled.write) await writeStatus(key, podset, settled.status);
     return plan.requeue?.afterMs;
   }
 
@@ -207,30 +224,33 @@ export function createPeer(o: PeerOptions): Peer {
   }
 
   /** PUT status with the cached resourceVersion: a 409 means the cache is behind; the retry re-reads it. */
-  async function writeStatus(podset: PodSetWire, status: PodSetStatus): Promise<void> {
+  async function writeStatus(key: string, podset: PodSetWire, status: PodSetStatus): Promise<void> {
     try {
-      await kube.podSets.replaceStatus(podset.metadata.namespace, podset.metadata.name!, {
+      const out = await kube.podSets.replaceStatus(podset.metadata.namespace, podset.metadata.name!, {
         apiVersion: podset.apiVersion ?? 'podset.io/v1',
         kind: podset.kind ?? 'PodSet',
         metadata: { ...podset.metadata },
         ...(podset.spec !== undefined ? { spec: podset.spec } : {}),
         status: status as NonNullable<PodSetWire['status']>,
       });
+      written.set(key, out);
     } catch (err) {
       if (isNotFound(err)) return;
       throw err;
     }
   }
 
-  async function setFinalizer(podset: PodSetWire, present: boolean): Promise<PodSetWire> {
+  async function setFinalizer(key: string, podset: PodSetWire, present: boolean): Promise<PodSetWire> {
     const others = (podset.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
     try {
-      return await kube.podSets.patch(podset.metadata.namespace, podset.metadata.name!, {
+      const out = await kube.podSets.patch(podset.metadata.namespace, podset.metadata.name!, {
         metadata: {
           finalizers: present ? [...others, CLEANUP_FINALIZER] : others,
           resourceVersion: podset.metadata.resourceVersion,
         },
       });
+      written.set(key, out);
+      return out;
     } catch (err) {
       if (!present && isNotFound(err)) return podset;
       if (isConflict(err)) throw new Error('PodSet changed since the cache saw it', { cause: err });

