@@ -16,6 +16,7 @@ export const REPO = path.resolve(import.meta.dirname, '../..');
 const SIM_MAIN = path.join(REPO, 'tools/kube-sim/src/main.ts');
 const WORKER_MAIN = path.join(REPO, 'apps/worker/src/main.ts');
 const WATCHER_MAIN = path.join(REPO, 'apps/watcher/src/main.ts');
+const PEER_MAIN = path.join(REPO, 'bench/peer/main.ts');
 export const NS = 'default';
 // The queue where users' watchers and workers meet by default (set explicitly for both apps).
 export const QUEUE_NAME = DEFAULT_QUEUE_NAME;
@@ -384,6 +385,30 @@ export class World {
     );
     this.apps.push(proc);
     this.metricsPorts.set(proc, port);
+    return proc;
+  }
+
+  /** The in-process peer controller (bench/peer) as identity `controller`; resolves once it is watching. */
+  async startPeer(name: string, o: AppOptions = {}): Promise<Proc> {
+    const proc = new Proc(
+      name,
+      [...appNodeArgs, ...(o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : []), PEER_MAIN],
+      {
+        KUBECONFIG: path.join(this.kubeconfigDir, 'controller'),
+        NAMESPACE: NS,
+        KUBE_QPS: '0',
+        KUBE_BURST: '1000',
+        ...o.env,
+      },
+      this.logDir,
+    );
+    this.apps.push(proc);
+    const deadline = Date.now() + 120_000;
+    while (!proc.lines().some((l) => l.includes('peer: started'))) {
+      if (!proc.running) throw new Error(`peer ${name} exited:\n${proc.describe()}`);
+      if (Date.now() > deadline) throw new Error(`peer ${name} not started in 120 s:\n${proc.describe()}`);
+      await sleep(100);
+    }
     return proc;
   }
 

@@ -1,7 +1,8 @@
 // converge: N PodSets × R replicas reconciled by W worker processes × C concurrency, against the limit:
 // the same PodSet and pod creates issued by a tight direct client loop (https, keep-alive, W×C in flight)
 // against a fresh kube-sim of the same settings. Both clocks run until every pod is ready; the operator's
-// until every PodSet's status also says so.
+// until every PodSet's status also says so. The peer (bench/peer: one process, informers, an in-memory
+// work queue, the same planner and total concurrency) runs the same work on a third fresh kube-sim.
 import type { PodSet } from '@podset/reconcile';
 import { podManifest } from '@podset/reconcile';
 import {
@@ -161,6 +162,89 @@ export async function runOperator(
   }
 }
 
+export interface PeerRun {
+  seconds: number;
+  samples: Sample[];
+  activePods: number;
+  audit: Record<string, number>;
+  writes: number;
+  reads: number;
+  reconciles: number;
+  cpuSeconds: Record<string, number>;
+}
+
+/** The peer on a fresh world, the same warm-up and work as the operator's; returns what it cost. */
+async function runPeer(o: ConvergeOptions, log: (s: string) => void): Promise<PeerRun> {
+  const world = await World.start('peer', { latencyMs: o.latencyMs });
+  const tracker = new Tracker(world.admin, 'ps-');
+  try {
+    const peer = await world.startPeer('peer', {
+      env: { PEER_CONCURRENCY: String(o.workers * o.concurrency), CREATE_BURST: String(o.createBurst) },
+    });
+    await world.admin.json('POST', PODSETS_PATH, podSetBody('warmup', 1));
+    await waitFor(
+      async () => {
+        const ps = await world.admin.json<KubeObj>('GET', `${PODSETS_PATH}/warmup`);
+        return ps.status?.readyReplicas === 1;
+      },
+      60_000,
+      () => `the warm-up PodSet did not converge:\n${peer.describe()}`,
+    );
+    await tracker.watch();
+    const pids: Record<string, number> = { 'kube-sim': world.sim.pid!, peer: peer.pid! };
+    const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
+    const benchCpu0 = process.cpuUsage();
+    const since = new Date().toISOString();
+    const N = o.podsets;
+    const R = o.replicas;
+    log(`peer: ${N} PodSets × ${R}, ${o.workers * o.concurrency} reconciles at once`);
+    tracker.start();
+    await pool(N, o.workers * o.concurrency, async (i) => {
+      await world.admin.json('POST', PODSETS_PATH, podSetBody(`ps-${i}`, R));
+    });
+    const seconds = await tracker.until(
+      () => tracker.converged.size === N,
+      o.timeoutMs,
+      () =>
+        `${tracker.converged.size}/${N} PodSets converged, ${tracker.readyPods.size} pods ready\n${peer.describe()}`,
+    );
+    tracker.stop();
+    const cpu = Object.fromEntries(
+      Object.entries(pids).map(([k, pid]) => [k, Math.round((cpuSecondsOf(pid) - cpu0[k]!) * 100) / 100]),
+    );
+    cpu.bench = cpuOfBench(benchCpu0);
+    log(`peer: converged in ${fmt(seconds, 2)} s`);
+    await new Promise((r) => setTimeout(r, 300));
+    const entries = await world.audit('controller', since);
+    const pods = await world.admin.json<{ items: KubeObj[] }>(
+      'GET',
+      `${PODS_PATH}?labelSelector=app%3Dbench`,
+    );
+    await peer.stop(15_000);
+    const stats = /peer-stats (\{.*\})/.exec(peer.lines().join('\n'))?.[1];
+    return {
+      seconds,
+      samples: tracker.samples,
+      activePods: pods.items.filter(
+        (p) =>
+          p.metadata.name.startsWith('ps-') &&
+          p.metadata.deletionTimestamp === undefined &&
+          p.status?.phase !== 'Succeeded' &&
+          p.status?.phase !== 'Failed',
+      ).length,
+      audit: countByVerb(entries),
+      writes: entries.filter((e) => WRITE_VERBS.has(e.verb)).length,
+      reads: entries.filter((e) => READ_VERBS.has(e.verb)).length,
+      // Counted over the whole run (the warm-up's few included).
+      reconciles: stats !== undefined ? (JSON.parse(stats) as { reconciles: number }).reconciles : NaN,
+      cpuSeconds: cpu,
+    };
+  } finally {
+    tracker.stop();
+    await world.close();
+  }
+}
+
 /** The limit: the same creates from a tight loop, W×C in flight, until every pod is ready. */
 async function runLimit(
   o: ConvergeOptions,
@@ -220,11 +304,15 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
   const R = o.replicas;
   const op = await runOperator(o, log);
   const limit = await runLimit(o, log);
+  const peer = await runPeer(o, log);
   const ratio = op.seconds / limit.seconds;
   const sum = (c: Record<string, number>): number => Object.values(c).reduce((a, b) => a + b, 0);
   const opCpu = sum(op.cpuSeconds);
   const limitCpu = sum(limit.cpuSeconds);
   const pods = N * R;
+  const peerCpu = sum(peer.cpuSeconds);
+  // CPU per converged pod of every process in the run (kube-sim included), as for the limit.
+  const peerRatio = { time: op.seconds / peer.seconds, cpuPerPod: opCpu / peerCpu };
   const writesPerPod = op.writes / pods;
   // One create per pod and one status write per PodSet; the target allows a tenth of a write per pod
   // more (1.2 at the default 10 replicas), so it is never below what the work needs.
@@ -237,6 +325,17 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
       value: `${fmt(limit.createSeconds, 2)} / ${fmt(limit.seconds, 2)} s`,
     },
     { figure: 'operator / limit', value: fmt(ratio, 2), target: '≤ 1.3', met: ratio <= 1.3 },
+    { figure: 'peer: time to converge', value: `${fmt(peer.seconds, 2)} s` },
+    {
+      figure: 'operator / peer: time, CPU per pod',
+      value: `${fmt(peerRatio.time, 2)}, ${fmt(peerRatio.cpuPerPod, 2)}`,
+      target: '≤ 1.0',
+      met: peerRatio.time <= 1.0,
+    },
+    {
+      figure: 'peer: CPU s (peer / kube-sim), writes and reads per pod',
+      value: `${fmt(peer.cpuSeconds.peer ?? NaN, 1)} / ${fmt(peer.cpuSeconds['kube-sim'] ?? NaN, 1)}, ${fmt(peer.writes / pods, 3)}, ${fmt(peer.reads / pods, 3)}`,
+    },
     { figure: 'pods converged per second', value: fmt(pods / op.seconds) },
     {
       figure: 'API writes per converged pod',
@@ -270,6 +369,7 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
     },
   ];
   if (op.activePods !== pods) throw new Error(`operator left ${op.activePods} active pods, expected ${pods}`);
+  if (peer.activePods !== pods) throw new Error(`peer left ${peer.activePods} active pods, expected ${pods}`);
   if (o.plot) {
     const toSeries = (
       label: string,
@@ -293,6 +393,12 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
         [
           toSeries('limit: pods ready (direct create loop)', '#888', limit.samples, (x) => x.readyPods, true),
           toSeries('operator: pods ready', '#1f77b4', op.samples, (x) => x.readyPods),
+          toSeries(
+            'peer: pods ready (informers, in-process queue)',
+            '#2ca02c',
+            peer.samples,
+            (x) => x.readyPods,
+          ),
           toSeries(
             'operator: pods in converged PodSet status',
             '#d62728',
@@ -321,6 +427,7 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
       limit: { ...limit, samples: thin(limit.samples) },
       ratio,
       cpuRatio: opCpu / limitCpu,
+      peer: { ...peer, samples: thin(peer.samples), ratio: peerRatio.time, cpuRatio: peerRatio.cpuPerPod },
       writesPerPod,
       namespace: NS,
     },
