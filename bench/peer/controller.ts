@@ -21,7 +21,7 @@ import {
   type PodSetStatus,
 } from '@podset/reconcile';
 import { executeCreates, executeDeletes } from '../../apps/worker/src/executor.ts';
-import { rvMax } from '../../apps/worker/src/rv-store.ts';
+import { rvMax } from '@podset/queue';
 import { Expectations } from './expectations.ts';
 import { WorkQueue } from './workqueue.ts';
 
