@@ -324,29 +324,43 @@ export class World {
     return new Client(this.httpsUrl, this.token(identity), { https: true, ca: this.ca, maxSockets });
   }
 
-  async startWorker(name: string, o: AppOptions = {}): Promise<Proc> {
+  /** Starts `main` as `identity` with the bench's common environment and a metrics port; not yet awaited. */
+  private async startApp(
+    name: string,
+    main: string,
+    identity: string,
+    env: Record<string, string>,
+    o: AppOptions,
+  ): Promise<{ proc: Proc; port: number }> {
     const port = await freePort();
     const proc = new Proc(
       name,
-      [...appNodeArgs, ...(o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : []), WORKER_MAIN],
+      [...appNodeArgs, ...(o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : []), main],
       {
-        KUBECONFIG: path.join(this.kubeconfigDir, 'worker'),
+        KUBECONFIG: path.join(this.kubeconfigDir, identity),
         REDIS_URL: this.redis.url,
         QUEUE_NAME,
         QUEUE_PREFIX,
         HTTP_PORT: String(port),
         LOG_LEVEL: 'warn',
         POD_NAME: name,
-        KUBE_QPS: '0',
-        KUBE_BURST: '1000',
-        SHUTDOWN_TIMEOUT_SECONDS: '5',
-        ...o.env,
-        ...workerEnvExtra,
+        ...env,
       },
       this.logDir,
     );
     this.apps.push(proc);
     this.metricsPorts.set(proc, port);
+    return { proc, port };
+  }
+
+  async startWorker(name: string, o: AppOptions = {}): Promise<Proc> {
+    const { proc, port } = await this.startApp(
+      name,
+      WORKER_MAIN,
+      'worker',
+      { KUBE_QPS: '0', KUBE_BURST: '1000', SHUTDOWN_TIMEOUT_SECONDS: '5', ...o.env, ...workerEnvExtra },
+      o,
+    );
     // Ready when /readyz answers 200 (a busy shared machine can take long to load the app).
     const deadline = Date.now() + 120_000;
     for (;;) {
@@ -364,28 +378,38 @@ export class World {
   }
 
   async startWatcher(name: string, o: AppOptions = {}): Promise<Proc> {
-    const port = await freePort();
-    const proc = new Proc(
+    const { proc } = await this.startApp(
       name,
-      [...appNodeArgs, ...(o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : []), WATCHER_MAIN],
-      {
-        KUBECONFIG: path.join(this.kubeconfigDir, 'watcher'),
-        REDIS_URL: this.redis.url,
-        QUEUE_NAME,
-        QUEUE_PREFIX,
-        HTTP_PORT: String(port),
-        LOG_LEVEL: 'warn',
-        POD_NAME: name,
-        RESYNC_PERIOD_SECONDS: '0',
-        KUBE_QPS: '1000',
-        KUBE_BURST: '1000',
-        ...o.env,
-      },
-      this.logDir,
+      WATCHER_MAIN,
+      'watcher',
+      { RESYNC_PERIOD_SECONDS: '0', KUBE_QPS: '1000', KUBE_BURST: '1000', ...o.env },
+      o,
     );
-    this.apps.push(proc);
-    this.metricsPorts.set(proc, port);
     return proc;
+  }
+
+  /** The operator as the scenarios run it: one watcher and `workers` worker processes; returns the workers. */
+  async startOperator(o: {
+    workers: number;
+    concurrency: number;
+    listMode: string;
+    createBurst: number;
+    profileDir?: string | undefined;
+  }): Promise<Proc[]> {
+    const prof = o.profileDir ? { profileDir: o.profileDir } : {};
+    await this.startWatcher('watcher', prof);
+    return Promise.all(
+      Array.from({ length: o.workers }, (_, i) =>
+        this.startWorker(`worker-${i}`, {
+          env: {
+            WORKER_CONCURRENCY: String(o.concurrency),
+            LIST_MODE: o.listMode,
+            CREATE_BURST: String(o.createBurst),
+          },
+          ...prof,
+        }),
+      ),
+    );
   }
 
   /** The in-process peer controller (bench/peer) as identity `controller`; resolves once it is watching. */

@@ -72,19 +72,7 @@ export async function runOperator(
   });
   const tracker = new Tracker(world.admin, 'ps-');
   try {
-    await world.startWatcher('watcher', o.profileDir ? { profileDir: o.profileDir } : {});
-    const workers = await Promise.all(
-      Array.from({ length: o.workers }, (_, i) =>
-        world.startWorker(`worker-${i}`, {
-          env: {
-            WORKER_CONCURRENCY: String(o.concurrency),
-            LIST_MODE: o.listMode,
-            CREATE_BURST: String(o.createBurst),
-          },
-          ...(o.profileDir ? { profileDir: o.profileDir } : {}),
-        }),
-      ),
-    );
+    const workers = await world.startOperator(o);
     // Warm up the whole path (watch → queue → worker → API) with one PodSet before the clock starts.
     await world.admin.json('POST', PODSETS_PATH, podSetBody('warmup', 1));
     await waitFor(

@@ -40,20 +40,7 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
   const world = await World.start('latency', o.profileDir ? { profileDir: o.profileDir } : {});
   const tracker = new Tracker(world.admin, 'ps-');
   try {
-    const prof = o.profileDir ? { profileDir: o.profileDir } : {};
-    await world.startWatcher('watcher', prof);
-    const workers = await Promise.all(
-      Array.from({ length: o.workers }, (_, i) =>
-        world.startWorker(`worker-${i}`, {
-          env: {
-            WORKER_CONCURRENCY: String(o.concurrency),
-            LIST_MODE: o.listMode,
-            CREATE_BURST: String(o.createBurst),
-          },
-          ...prof,
-        }),
-      ),
-    );
+    const workers = await world.startOperator(o);
     await tracker.watch();
     const P = o.podsets;
     log(`latency: ${P} PodSets × 1, waiting for them to converge`);

@@ -41,20 +41,7 @@ export async function liveBeforeBulk(o: LiveBeforeBulkOptions, log: (s: string) 
   const tracker = new Tracker(world.admin, '');
   const rq = new ReconcileQueue({ connection: world.redis.url, queueName: QUEUE_NAME, prefix: QUEUE_PREFIX });
   try {
-    const prof = o.profileDir ? { profileDir: o.profileDir } : {};
-    await world.startWatcher('watcher', prof);
-    await Promise.all(
-      Array.from({ length: o.workers }, (_, i) =>
-        world.startWorker(`worker-${i}`, {
-          env: {
-            WORKER_CONCURRENCY: String(o.concurrency),
-            LIST_MODE: o.listMode,
-            CREATE_BURST: String(o.createBurst),
-          },
-          ...prof,
-        }),
-      ),
-    );
+    await world.startOperator(o);
     await tracker.watch();
     log(`live-before-bulk: ${o.resync} PodSets (0 replicas) and the target, waiting for them to converge`);
     await world.admin.json('POST', PODSETS_PATH, podSetBody('target', 1));
