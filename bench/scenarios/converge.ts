@@ -87,8 +87,7 @@ export async function runOperator(
     const before = await Promise.all(workers.map((w) => world.metrics(w)));
     const pids: Record<string, number> = { 'kube-sim': world.sim.pid!, redis: world.redis.process.pid! };
     for (const p of world.apps) pids[p.name] = p.pid!;
-    const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
-    const benchCpu0 = process.cpuUsage();
+    const cpuMeter = meterCpu(pids);
     const since = new Date().toISOString();
     const N = o.podsets;
     const R = o.replicas;
@@ -104,10 +103,7 @@ export async function runOperator(
         `${tracker.converged.size}/${N} PodSets converged, ${tracker.readyPods.size} pods ready\n${world.apps.map((p) => p.describe()).join('\n')}`,
     );
     tracker.stop();
-    const cpu = Object.fromEntries(
-      Object.entries(pids).map(([k, pid]) => [k, Math.round((cpuSecondsOf(pid) - cpu0[k]!) * 100) / 100]),
-    );
-    cpu.bench = cpuOfBench(benchCpu0);
+    const cpu = cpuMeter();
     log(`operator: converged in ${fmt(seconds, 2)} s`);
     // Let in-flight requests land in the audit, then count.
     await new Promise((r) => setTimeout(r, 300));
@@ -180,8 +176,7 @@ async function runPeer(o: ConvergeOptions, log: (s: string) => void): Promise<Pe
     );
     await tracker.watch();
     const pids: Record<string, number> = { 'kube-sim': world.sim.pid!, peer: peer.pid! };
-    const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
-    const benchCpu0 = process.cpuUsage();
+    const cpuMeter = meterCpu(pids);
     const since = new Date().toISOString();
     const N = o.podsets;
     const R = o.replicas;
@@ -197,10 +192,7 @@ async function runPeer(o: ConvergeOptions, log: (s: string) => void): Promise<Pe
         `${tracker.converged.size}/${N} PodSets converged, ${tracker.readyPods.size} pods ready\n${peer.describe()}`,
     );
     tracker.stop();
-    const cpu = Object.fromEntries(
-      Object.entries(pids).map(([k, pid]) => [k, Math.round((cpuSecondsOf(pid) - cpu0[k]!) * 100) / 100]),
-    );
-    cpu.bench = cpuOfBench(benchCpu0);
+    const cpu = cpuMeter();
     log(`peer: converged in ${fmt(seconds, 2)} s`);
     await new Promise((r) => setTimeout(r, 300));
     const entries = await world.audit('controller', since);
@@ -423,6 +415,19 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
 }
 
 /** CPU seconds this (bench) process used since `from`: the limit's client loop, and both runs' watches. */
+/** CPU seconds each process (and this bench process, as `bench`) spends from now until the returned function is called. */
+function meterCpu(pids: Record<string, number>): () => Record<string, number> {
+  const start = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
+  const benchStart = process.cpuUsage();
+  return () => {
+    const cpu = Object.fromEntries(
+      Object.entries(pids).map(([k, pid]) => [k, Math.round((cpuSecondsOf(pid) - start[k]!) * 100) / 100]),
+    );
+    cpu.bench = cpuOfBench(benchStart);
+    return cpu;
+  };
+}
+
 function cpuOfBench(from: NodeJS.CpuUsage): number {
   const d = process.cpuUsage(from);
   return Math.round(((d.user + d.system) / 1e6) * 100) / 100;
