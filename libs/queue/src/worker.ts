@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { RedisClient } from './connection.ts';
 import { backoffDelay, BACKOFF_TYPE, type BackoffOptions } from './backoff.ts';
+import { BulkSlots } from './bulk-slots.ts';
 import { bullKeys } from './bull-keys.ts';
 import { luaScript, runScript } from './lua.ts';
 import {
@@ -262,34 +263,7 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
   const activeIds = new Set<string>();
   let idle: (() => void) | undefined;
 
-  // The bulk share: bulk reconciles running, and bulk jobs waiting for one of them to end (FIFO).
-  // A slot that ends passes its place straight to the first waiter, so the share is never exceeded.
-  let bulkActive = 0;
-  const bulkWaiters: ((granted: boolean) => void)[] = [];
-  const releaseBulk = () => {
-    const next = bulkWaiters.shift();
-    if (next !== undefined) next(true);
-    else bulkActive--;
-  };
-  /** True: a bulk slot was passed to us. False: none within `ms`, or the wait was cut short. */
-  const waitForBulk = (ms: number, signals: AbortSignal[]) =>
-    new Promise<boolean>((resolve) => {
-      const cut = AbortSignal.any(signals);
-      const done = (granted: boolean) => {
-        clearTimeout(timer);
-        cut.removeEventListener('abort', giveUp);
-        resolve(granted);
-      };
-      const giveUp = () => {
-        const i = bulkWaiters.indexOf(done);
-        if (i >= 0) bulkWaiters.splice(i, 1);
-        done(false);
-      };
-      const timer = setTimeout(giveUp, ms);
-      if (cut.aborted) return giveUp();
-      cut.addEventListener('abort', giveUp, { once: true });
-      bulkWaiters.push(done);
-    });
+  const bulkSlots = bulkLimit !== undefined ? new BulkSlots(bulkLimit) : undefined;
   // Ends the waits of bulk jobs for a bulk slot, on close.
   const stopping = new AbortController();
   // Folds of requests into handed-back jobs still under way (close waits for them).
@@ -305,13 +279,11 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
       safe(hooks.onMalformed, String(job.id), toError(err));
       throw new UnrecoverableError(`job ${job.id}: ${toError(err).message}`);
     }
-    const bulk = req.source === 'bulk' && bulkLimit !== undefined;
-    if (bulk) {
-      if (bulkActive < bulkLimit) {
-        bulkActive++; // checked and taken in one synchronous step
-      } else {
+    const bulk = req.source === 'bulk' ? bulkSlots : undefined;
+    if (bulk !== undefined) {
+      if (!bulk.tryTake()) {
         const waitSignals = signal !== undefined ? [stopping.signal, signal] : [stopping.signal];
-        if (!(await waitForBulk(between(BULK_WAIT_MS), waitSignals))) {
+        if (!(await bulk.wait(between(BULK_WAIT_MS), waitSignals))) {
           // Hand it back unrun: moveToDelayed skips the attempt (attemptsMade unchanged), and BullMQ's
           // DelayedError ends the turn without a failure or a retry; the slot then takes the next job.
           // If moveToDelayed throws, the job was not handed back (its lock was lost, or Redis is gone):
@@ -410,7 +382,7 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
       });
       return requeueAfterMs !== undefined ? { requeueAfterMs } : {};
     } finally {
-      if (bulk) releaseBulk();
+      bulk?.release();
       active--;
       activeIds.delete(String(job.id));
       if (active === 0) idle?.();
