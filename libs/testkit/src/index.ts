@@ -1,2 +1,3 @@
 export { freePort } from './ports.ts';
 export { startRedis, ping, type RedisServer, type RedisOptions } from './redis.ts';
+export { waitFor, type WaitOptions } from './wait.ts';
