@@ -9,6 +9,13 @@ test('waitFor returns the first truthy value of a sync or async check', async ()
   assert.equal(await waitFor('m to reach 2', async () => ++m >= 2 && 'done', { intervalMs: 1 }), 'done');
 });
 
+test('a number as the third argument is the timeout', async () => {
+  await assert.rejects(
+    waitFor('nothing', () => false, 10),
+    /timed out after 10 ms waiting for nothing/,
+  );
+});
+
 test('on timeout waitFor names what it waited for and the last value seen', async () => {
   await assert.rejects(
     waitFor('the answer', () => 0, { timeoutMs: 20, intervalMs: 1, describe: () => 'context here' }),

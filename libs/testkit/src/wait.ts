@@ -13,13 +13,15 @@ type Falsy = undefined | null | false | 0 | '';
 
 /**
  * Polls `check` (sync or async) until it returns a truthy value, and returns that value. A check that
- * throws counts as "not yet". On timeout it throws an Error naming `what`, with the last value or error seen.
+ * throws counts as "not yet". On timeout it throws an Error naming `what`, with the last value or error
+ * seen. `options` may be just the timeout in ms.
  */
 export async function waitFor<T>(
   what: string,
   check: () => T | Falsy | Promise<T | Falsy>,
-  options: WaitOptions = {},
+  opts: WaitOptions | number = {},
 ): Promise<T> {
+  const options = typeof opts === 'number' ? { timeoutMs: opts } : opts;
   const timeoutMs = options.timeoutMs ?? 20_000;
   const intervalMs = options.intervalMs ?? 25;
   const deadline = Date.now() + timeoutMs;
