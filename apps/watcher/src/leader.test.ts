@@ -4,6 +4,7 @@ import type { Lease } from '@podset/kube';
 import type { LeaseApi } from './kube-api.ts';
 import { LeaderElector, microTime } from './leader.ts';
 import { silentLogger } from './log.ts';
+import { waitFor } from '@podset/testkit';
 
 class Conflict extends Error {
   readonly code = 409;
@@ -103,14 +104,6 @@ function candidate(leases: MemoryLeases, identity: string, leaseDurationMs = 900
   return c;
 }
 
-async function until(cond: () => boolean, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 test('MicroTime has six fractional digits', () => {
   assert.equal(microTime(Date.UTC(2026, 0, 2, 3, 4, 5, 678)), '2026-01-02T03:04:05.678000Z');
 });
@@ -119,7 +112,7 @@ test('of two candidates exactly one leads, and keeps leading while it renews', a
   const leases = new MemoryLeases();
   const a = candidate(leases, 'a');
   const b = candidate(leases, 'b');
-  await until(() => a.leading || b.leading, 'a leader');
+  await waitFor('a leader', () => a.leading || b.leading);
   const leader = a.leading ? a : b;
   const other = leader === a ? b : a;
   // Over several lease durations: never two leaders, no change of leader.
@@ -140,14 +133,14 @@ test('of two candidates exactly one leads, and keeps leading while it renews', a
 test('a leader that stops releases the lease and the standby takes over with one more transition', async () => {
   const leases = new MemoryLeases();
   const a = candidate(leases, 'a');
-  await until(() => a.leading, 'a leads');
+  await waitFor('a leads', () => a.leading);
   const b = candidate(leases, 'b');
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(b.terms, 0);
   await a.stop();
   running.splice(running.indexOf(a), 1);
   assert.ok(!a.leading);
-  await until(() => b.leading, 'b takes over');
+  await waitFor('b takes over', () => b.leading);
   assert.equal(leases.holder(), 'b');
   assert.equal(leases.lease?.spec?.leaseTransitions, 1);
 });
@@ -155,14 +148,14 @@ test('a leader that stops releases the lease and the standby takes over with one
 test('a leader cut off from the API stops leading before its lease can be taken', async () => {
   const leases = new MemoryLeases();
   const a = candidate(leases, 'a');
-  await until(() => a.leading, 'a leads');
+  await waitFor('a leads', () => a.leading);
   const b = candidate(leases, 'b');
   await new Promise((r) => setTimeout(r, 200));
   leases.down.add('a'); // a can no longer renew; b still reaches the API
   let overlap = false;
   const watch = setInterval(() => (overlap ||= a.leading && b.leading), 5);
   try {
-    await until(() => b.leading, 'b takes over');
+    await waitFor('b takes over', () => b.leading);
   } finally {
     clearInterval(watch);
   }
@@ -188,14 +181,14 @@ test('a candidate that finds a lease held by someone silent takes it after the l
   const b = candidate(leases, 'b', 1000);
   await new Promise((r) => setTimeout(r, 400));
   assert.equal(b.leading, false, 'not before the lease duration');
-  await until(() => b.leading, 'b takes over');
+  await waitFor('b takes over', () => b.leading);
   assert.equal(leases.lease?.spec?.leaseTransitions, 5);
 });
 
 test('a renew that landed after we stopped waiting for it does not stop the release (409 → re-read → release)', async () => {
   const leases = new MemoryLeases();
   const a = candidate(leases, 'a');
-  await until(() => a.leading, 'a leads');
+  await waitFor('a leads', () => a.leading);
   // The server applied a renew whose answer never reached us: the lease is still ours, at a newer RV.
   const current = leases.lease;
   assert.ok(current !== undefined);

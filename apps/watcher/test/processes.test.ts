@@ -6,8 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { after, afterEach, before, test } from 'node:test';
 import { ReconcileQueue } from '@podset/queue';
-import { freePort } from '@podset/testkit';
-import { createPodSet, startEnv, until, type Env } from './support.ts';
+import { freePort, waitFor } from '@podset/testkit';
+import { createPodSet, startEnv, type Env } from './support.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 const NODE = path.join(REPO, 'node_modules/.bin/node');
@@ -123,10 +123,13 @@ const watching = (w: Watcher) => w.count('relisted') + w.count('resuming watch f
 
 test('SIGTERM releases the lease; a restart resumes from the checkpoint with no LIST and misses nothing', async () => {
   const first = await startWatcher('w-first', 'restart');
-  await until(() => holder('restart') === 'w-first' && watching(first), 'first watcher leading and watching');
+  await waitFor(
+    'first watcher leading and watching',
+    () => holder('restart') === 'w-first' && watching(first),
+  );
   assert.ok(listsBy('w-first') >= 2, 'the first start lists (no checkpoint yet)');
   await createPodSet(env.sim, 'before-restart');
-  await until(() => enqueued('default/before-restart'), 'before-restart enqueued');
+  await waitFor('before-restart enqueued', () => enqueued('default/before-restart'));
 
   first.proc.kill('SIGTERM');
   assert.equal(await first.exited, 0, 'exit 0 on SIGTERM');
@@ -134,7 +137,7 @@ test('SIGTERM releases the lease; a restart resumes from the checkpoint with no 
 
   await createPodSet(env.sim, 'while-stopped');
   const second = await startWatcher('w-second', 'restart');
-  await until(() => enqueued('default/while-stopped'), 'the change made while stopped is enqueued');
+  await waitFor('the change made while stopped is enqueued', () => enqueued('default/while-stopped'));
   assert.equal(second.count('resuming watch from checkpoint'), 2);
   assert.equal(second.count('relisting'), 0);
   assert.equal(listsBy('w-second'), 0, 'kube-sim audit: no LIST after the restart');
@@ -143,7 +146,7 @@ test('SIGTERM releases the lease; a restart resumes from the checkpoint with no 
 test('two watchers: one leader; SIGKILL of the leader hands over and a change made meanwhile is enqueued', async () => {
   const a = await startWatcher('w-a', 'pair');
   const b = await startWatcher('w-b', 'pair');
-  await until(() => holder('pair') !== '' && (watching(a) || watching(b)), 'a leader watching');
+  await waitFor('a leader watching', () => holder('pair') !== '' && (watching(a) || watching(b)));
   // Give the standby several retry periods: it must stay standby.
   await new Promise((r) => setTimeout(r, 1500));
   const leader = holder('pair') === 'w-a' ? a : b;
@@ -168,9 +171,11 @@ test('two watchers: one leader; SIGKILL of the leader hands over and a change ma
   await leader.exited;
   const killedAt = Date.now();
   await createPodSet(env.sim, 'during-handover');
-  await until(() => holder('pair') === standby.identity, 'the standby holds the lease', 20_000);
+  await waitFor('the standby holds the lease', () => holder('pair') === standby.identity, 20_000);
   const handoverMs = Date.now() - killedAt;
-  await until(() => enqueued('default/during-handover'), 'the change made during the hand-over is enqueued');
+  await waitFor('the change made during the hand-over is enqueued', () =>
+    enqueued('default/during-handover'),
+  );
   assert.equal(standby.count('became leader'), 1);
   assert.equal(await metric(standby, 'podset_watcher_leader'), 1);
   assert.ok((await metric(standby, 'podset_enqueued_total', 'source="live"')) >= 1);

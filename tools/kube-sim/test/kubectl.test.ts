@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { startKubeSim, type KubeObject, type KubeSim } from '../src/index.ts';
+import { waitFor } from '@podset/testkit';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const WIDGETS = 'widgets.example.com';
@@ -17,20 +18,6 @@ interface Run {
   code: number;
   stdout: string;
   stderr: string;
-}
-
-async function until<T>(
-  check: () => T | undefined | false | null | Promise<T | undefined | false | null>,
-  what: string,
-  ms = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 type Spec = { replicas?: number; size?: string; color?: string; tags?: string[] };
@@ -392,9 +379,9 @@ describe('kubectl against kube-sim', () => {
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
     try {
-      await until(() => /^alpha\s+1\s+large\s+Ready/m.test(out), `initial row (got: ${out}${err})`);
+      await waitFor(`initial row (got: ${out}${err})`, () => /^alpha\s+1\s+large\s+Ready/m.test(out));
       await ok(['scale', 'widget', 'alpha', '--replicas=7']);
-      await until(() => /^alpha\s+7\s+large\s+Ready/m.test(out), `the scaled row (got: ${out}${err})`);
+      await waitFor(`the scaled row (got: ${out}${err})`, () => /^alpha\s+7\s+large\s+Ready/m.test(out));
       // A new object appears in the same watch.
       const beta = {
         apiVersion: 'example.com/v1',
@@ -403,7 +390,7 @@ describe('kubectl against kube-sim', () => {
         spec: { color: 'red', replicas: 4 },
       };
       await ok(['create', '-f', '-'], JSON.stringify(beta));
-      await until(() => /^beta\s+4\s+small\s+/m.test(out), `the new row (got: ${out}${err})`);
+      await waitFor(`the new row (got: ${out}${err})`, () => /^beta\s+4\s+small\s+/m.test(out));
       assert.equal(child.exitCode, null, 'the watch is still open');
       assert.ok(sim.audit.query({ resource: 'widgets', verb: 'list' }).length >= 1, 'kubectl listed first');
     } finally {
@@ -433,7 +420,7 @@ describe('kubectl against kube-sim', () => {
     }
     const out = await ok(['delete', 'widget', 'alpha', '--cascade=orphan']);
     assert.match(out, /widget\.example\.com "alpha" deleted/);
-    await until(() => !widget('alpha'), 'alpha gone');
+    await waitFor('alpha gone', () => !widget('alpha'));
     for (const name of ['alpha-config-1', 'alpha-config-2']) {
       const cm = sim.cluster.get('configmaps', 'default', name);
       assert.ok(cm, `${name} still lives`);
@@ -479,12 +466,12 @@ describe('kubectl against kube-sim', () => {
       });
       const args = ['delete', 'widget', owner, ...(cascade ? [`--cascade=${cascade}`] : [])];
       assert.match(await ok(args), new RegExp(`widget\\.example\\.com "${owner}" deleted`));
-      await until(
+      await waitFor(
+        `${owner} and its dependents gone`,
         () =>
           !widget(owner) &&
           !sim.cluster.get('configmaps', 'default', `${owner}-config`) &&
           !sim.cluster.get('pods', 'default', `${owner}-pod`),
-        `${owner} and its dependents gone`,
       );
     }
     // The orphans of the previous test were not touched by this GC.
