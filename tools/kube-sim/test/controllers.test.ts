@@ -1,13 +1,10 @@
 // The in-process controllers against the real kube-sim store and server: in process (ClusterAccess), over
 // HTTP (fetch with a bearer token), and through the real kubectl.
 import { after, before, describe, test } from 'node:test';
+import path from 'node:path';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { startKubeSim, type KubeObject, type KubeSim } from '../src/index.ts';
-import { waitFor } from '@podset/testkit';
-
-const exec = promisify(execFile);
+import { kubectl, waitFor } from '@podset/testkit';
 
 interface PodStatus {
   phase?: string;
@@ -234,17 +231,20 @@ describe('controllers on the real kube-sim', () => {
   });
 
   test('kubectl: run a pod, see it Running, delete it without waiting out the grace period', async () => {
-    const kc = ['--kubeconfig', sim.kubeconfigPath];
-    await exec('kubectl', [...kc, 'run', 'kc', '--image=nginx:1.27', '--restart=Never']);
-    await exec('kubectl', [...kc, 'wait', '--for=condition=Ready', 'pod/kc', '--timeout=30s']);
-    const { stdout } = await exec('kubectl', [...kc, 'get', 'pods', 'kc', '--no-headers']);
+    const kc = {
+      kubeconfig: sim.kubeconfigPath,
+      cacheDir: path.join(path.dirname(sim.kubeconfigPath), 'kube-cache'),
+    };
+    await kubectl(['run', 'kc', '--image=nginx:1.27', '--restart=Never'], kc);
+    await kubectl(['wait', '--for=condition=Ready', 'pod/kc', '--timeout=30s'], kc);
+    const { stdout } = await kubectl(['get', 'pods', 'kc', '--no-headers'], kc);
     assert.match(stdout, /^kc\s+1\/1\s+Running\s+0\s+/);
-    const described = (await exec('kubectl', [...kc, 'describe', 'pod', 'kc'])).stdout;
+    const described = (await kubectl(['describe', 'pod', 'kc'], kc)).stdout;
     assert.match(described, /Status:\s+Running/);
     assert.match(described, /Scheduled\s.*Successfully assigned default\/kc to sim-node-\d/);
     assert.match(described, /Started\s.*Started container kc/);
     // `kubectl delete` waits for the pod to be gone; the 30 s default grace period would exceed the 20 s bound.
-    await exec('kubectl', [...kc, 'delete', 'pod', 'kc', '--timeout=20s']);
+    await kubectl(['delete', 'pod', 'kc', '--timeout=20s'], kc);
     assert.equal(sim.cluster.get('pods', 'default', 'kc'), undefined);
   });
 

@@ -3,22 +3,16 @@
 // testing their controllers on kube-sim. Each step asserts on kubectl's output AND on the server's state.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { startKubeSim, type KubeObject, type KubeSim } from '../src/index.ts';
-import { waitFor } from '@podset/testkit';
+import { kubectl as runKubectl, waitFor } from '@podset/testkit';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const WIDGETS = 'widgets.example.com';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 type Spec = { replicas?: number; size?: string; color?: string; tags?: string[] };
 const spec = (o: KubeObject | undefined): Spec => (o?.spec ?? {}) as Spec;
@@ -29,21 +23,17 @@ describe('kubectl against kube-sim', () => {
   const children = new Set<ChildProcess>();
 
   /** Runs kubectl; never throws on a non-zero exit (the test asserts on code/stdout/stderr). */
-  function kubectl(args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const child = execFile(
-        'kubectl',
-        ['--kubeconfig', sim.kubeconfigPath, '--cache-dir', cacheDir, ...args],
-        { timeout: opts.timeoutMs ?? 30_000, maxBuffer: 16 << 20 },
-        (err, stdout, stderr) => {
-          if (err && typeof err.code !== 'number') {
-            reject(new Error(`kubectl ${args.join(' ')}: ${err.message}\n${stderr}`));
-            return;
-          }
-          resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
-        },
-      );
-      if (opts.input !== undefined) child.stdin?.end(opts.input);
+  function kubectl(
+    args: string[],
+    opts: { input?: string; timeoutMs?: number; env?: Record<string, string> } = {},
+  ) {
+    return runKubectl(args, {
+      kubeconfig: sim.kubeconfigPath,
+      cacheDir,
+      allowFail: true,
+      timeoutMs: opts.timeoutMs ?? 30_000,
+      ...(opts.input === undefined ? {} : { input: opts.input }),
+      ...(opts.env === undefined ? {} : { env: opts.env }),
     });
   }
 
@@ -214,16 +204,8 @@ describe('kubectl against kube-sim', () => {
 
   test('edit (with EDITOR) changes the object through a patch', async () => {
     const before = widget('alpha')!;
-    const r = await new Promise<Run>((resolve) => {
-      execFile(
-        'kubectl',
-        ['--kubeconfig', sim.kubeconfigPath, '--cache-dir', cacheDir, 'edit', 'widget', 'alpha'],
-        {
-          timeout: 30_000,
-          env: { ...process.env, EDITOR: `sed -i -e s/size:\\ medium/size:\\ small/`, KUBE_EDITOR: '' },
-        },
-        (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
-      );
+    const r = await kubectl(['edit', 'widget', 'alpha'], {
+      env: { EDITOR: `sed -i -e s/size:\\ medium/size:\\ small/`, KUBE_EDITOR: '' },
     });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /widget\.example\.com\/alpha edited/);
