@@ -46,3 +46,16 @@ test('a throwing check counts as not yet, and its error is reported on timeout',
     /waiting for never; last error: Error: boom/,
   );
 });
+
+test('giveUp ends the wait at once with its reason', async () => {
+  let checks = 0;
+  await assert.rejects(
+    waitFor('a line', () => ++checks > 1000, {
+      timeoutMs: 60_000,
+      intervalMs: 1,
+      giveUp: () => (checks >= 2 ? 'it exited' : undefined),
+    }),
+    /gave up waiting for a line: it exited/,
+  );
+  assert.equal(checks, 2);
+});

@@ -7,6 +7,8 @@ export interface WaitOptions {
   intervalMs?: number;
   /** Extra context for the timeout error (e.g. a child's recent logs), computed only on failure. */
   describe?: () => string;
+  /** Checked after each failed check: a reason (e.g. "the process exited") ends the wait at once. */
+  giveUp?: () => string | undefined;
 }
 
 type Falsy = undefined | null | false | 0 | '';
@@ -33,6 +35,11 @@ export async function waitFor<T>(
       last = { value };
     } catch (error) {
       last = { error };
+    }
+    const reason = options.giveUp?.();
+    if (reason !== undefined) {
+      const extra = options.describe === undefined ? '' : `\n${options.describe()}`;
+      throw new Error(`gave up waiting for ${what}: ${reason}${extra}`);
     }
     if (Date.now() >= deadline) throw new Error(timeoutMessage(what, timeoutMs, last, options.describe));
     await sleep(intervalMs);
