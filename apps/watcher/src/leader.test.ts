@@ -16,6 +16,8 @@ class MemoryLeases {
   rv = 0;
   readonly down = new Set<string>();
   writes: { holder: string; transitions: number }[] = [];
+  /** Lease reads per caller that reached the API: a barrier for "it has polled (again)". */
+  readonly reads = new Map<string, number>();
 
   api(caller: string): LeaseApi {
     const check = () => {
@@ -25,6 +27,7 @@ class MemoryLeases {
     return {
       get: async () => {
         await check();
+        this.reads.set(caller, this.readsBy(caller) + 1);
         return this.lease === undefined ? undefined : structuredClone(this.lease);
       },
       create: async (_ns, lease) => {
@@ -51,6 +54,10 @@ class MemoryLeases {
       transitions: lease.spec?.leaseTransitions ?? 0,
     });
     return structuredClone(this.lease);
+  }
+
+  readsBy(caller: string): number {
+    return this.reads.get(caller) ?? 0;
   }
 
   holder(): string {
@@ -115,12 +122,18 @@ test('of two candidates exactly one leads, and keeps leading while it renews', a
   await waitFor('a leader', () => a.leading || b.leading);
   const leader = a.leading ? a : b;
   const other = leader === a ? b : a;
-  // Over several lease durations: never two leaders, no change of leader.
-  const end = Date.now() + 2500;
-  while (Date.now() < end) {
-    assert.ok(!(a.leading && b.leading), 'two leaders at once');
-    await new Promise((r) => setTimeout(r, 10));
+  // Over several lease durations (a standby polls 9 times per lease duration): never two leaders.
+  let overlap = false;
+  const watch = setInterval(() => (overlap ||= a.leading && b.leading), 5);
+  try {
+    await waitFor(
+      'the standby to poll through three lease durations',
+      () => leases.readsBy(other === a ? 'a' : 'b') >= 27,
+    );
+  } finally {
+    clearInterval(watch);
   }
+  assert.equal(overlap, false, 'two leaders at once');
   assert.ok(leader.leading);
   assert.equal(other.terms, 0);
   assert.equal(leases.holder(), leader === a ? 'a' : 'b');
@@ -135,7 +148,7 @@ test('a leader that stops releases the lease and the standby takes over with one
   const a = candidate(leases, 'a');
   await waitFor('a leads', () => a.leading);
   const b = candidate(leases, 'b');
-  await new Promise((r) => setTimeout(r, 300));
+  await waitFor('b to poll the held lease three times', () => leases.readsBy('b') >= 3);
   assert.equal(b.terms, 0);
   await a.stop();
   running.splice(running.indexOf(a), 1);
@@ -150,7 +163,7 @@ test('a leader cut off from the API stops leading before its lease can be taken'
   const a = candidate(leases, 'a');
   await waitFor('a leads', () => a.leading);
   const b = candidate(leases, 'b');
-  await new Promise((r) => setTimeout(r, 200));
+  await waitFor('b to poll the held lease', () => leases.readsBy('b') >= 1);
   leases.down.add('a'); // a can no longer renew; b still reaches the API
   let overlap = false;
   const watch = setInterval(() => (overlap ||= a.leading && b.leading), 5);
@@ -163,7 +176,8 @@ test('a leader cut off from the API stops leading before its lease can be taken'
   assert.equal(overlap, false, 'the old leader stopped before the new one started');
   assert.equal(a.elector.stats.lost, 1);
   leases.down.delete('a');
-  await new Promise((r) => setTimeout(r, 300));
+  const readsBefore = leases.readsBy('a');
+  await waitFor('a to poll the lease twice once back', () => leases.readsBy('a') >= readsBefore + 2);
   assert.ok(b.leading && !a.leading, 'a stands by once back');
 });
 
@@ -179,7 +193,7 @@ test('a candidate that finds a lease held by someone silent takes it after the l
     },
   });
   const b = candidate(leases, 'b', 1000);
-  await new Promise((r) => setTimeout(r, 400));
+  await waitFor('b to look at the fresh lease twice', () => leases.readsBy('b') >= 2);
   assert.equal(b.leading, false, 'not before the lease duration');
   await waitFor('b takes over', () => b.leading);
   assert.equal(leases.lease?.spec?.leaseTransitions, 5);
