@@ -107,6 +107,13 @@ const enqueued = async (key: string) => (await queue.currentJobId(key)) !== unde
 const listsBy = (identity: string) =>
   env.sim.audit.all().filter((e) => e.verb === 'list' && e.userAgent.includes(`podset-watcher/${identity}`))
     .length;
+const leaseReadsBy = (identity: string) =>
+  env.sim.audit
+    .all()
+    .filter(
+      (e) =>
+        e.verb === 'get' && e.resource === 'leases' && e.userAgent.includes(`podset-watcher/${identity}`),
+    ).length;
 /** The value of an unlabelled (or summed) metric in a /metrics scrape. */
 async function metric(w: Watcher, name: string, labels = ''): Promise<number> {
   const text = await (await fetch(`${w.url}/metrics`)).text();
@@ -147,10 +154,14 @@ test('two watchers: one leader; SIGKILL of the leader hands over and a change ma
   const a = await startWatcher('w-a', 'pair');
   const b = await startWatcher('w-b', 'pair');
   await waitFor('a leader watching', () => holder('pair') !== '' && (watching(a) || watching(b)));
-  // Give the standby several retry periods: it must stay standby.
-  await new Promise((r) => setTimeout(r, 1500));
   const leader = holder('pair') === 'w-a' ? a : b;
   const standby = leader === a ? b : a;
+  // The standby looks at the held lease several times (a counter, not a duration): it must stay standby.
+  const polled = leaseReadsBy(standby.identity);
+  await waitFor(
+    'the standby to poll the held lease three more times',
+    () => leaseReadsBy(standby.identity) >= polled + 3,
+  );
   assert.equal(leader.count('became leader'), 1);
   assert.equal(standby.count('became leader'), 0, 'one leader');
   assert.equal(listsBy(standby.identity), 0, 'the standby does not watch');
