@@ -4,13 +4,13 @@
 // `kube-sim` service name) and the kubeconfigs it writes serve kubectl and a worker started with the
 // compose environment. `docker compose config` runs too when the compose plugin is installed.
 import assert from 'node:assert/strict';
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { freePort, startRedis, type RedisServer } from '@podset/testkit';
+import { freePort, kubectl, startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { parse } from 'yaml';
 import { envProblems, loadAppEnv, type PortUse, type Setting } from './env-specs.ts';
 import { ENTRIES, REPO, readRepo } from './support.ts';
@@ -253,7 +253,11 @@ describe("kube-sim started with compose's command line", () => {
     let out = '';
     sim.stdout?.on('data', (c: Buffer) => (out += c.toString()));
     sim.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-    await waitFor(() => /listening/.test(out) || sim?.exitCode !== null, 30_000);
+    await waitFor(
+      'kube-sim to listen or exit',
+      () => /listening/.test(out) || sim?.exitCode !== null,
+      30_000,
+    );
     assert.match(out, /listening/, `kube-sim accepted compose's flags:\n${out}`);
 
     // The CRD job: kubectl with the admin kubeconfig (server https://127.0.0.2:PORT, TLS verified by name).
@@ -261,21 +265,10 @@ describe("kube-sim started with compose's command line", () => {
     const crdArgs = (crd.command ?? []).map((a) =>
       a.startsWith('/crds/') ? path.join(REPO, 'crds', a.slice(6)) : a,
     );
-    const kubectl = async (kubeconfig: string, args: string[]) =>
-      await new Promise<{ code: number; out: string }>((resolve) => {
-        execFile(
-          'kubectl',
-          ['--kubeconfig', kubeconfig, '--cache-dir', path.join(dir, 'cache'), ...args],
-          { timeout: 60_000, env: { PATH: process.env.PATH ?? '', HOME: dir } },
-          (err, stdout, stderr) =>
-            resolve({
-              code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1,
-              out: stdout + stderr,
-            }),
-        );
-      });
-    const applied = await kubectl(localPath(crd.environment?.KUBECONFIG ?? ''), crdArgs);
-    assert.equal(applied.code, 0, applied.out);
+    await kubectl(crdArgs, {
+      kubeconfig: localPath(crd.environment?.KUBECONFIG ?? ''),
+      cacheDir: path.join(dir, 'cache'),
+    });
 
     // The worker, with compose's environment (local paths, a test Redis, a free HTTP port).
     const env = { ...(services.worker?.environment ?? {}) };
@@ -296,19 +289,25 @@ describe("kube-sim started with compose's command line", () => {
     worker.stdout?.on('data', (c: Buffer) => (wout += c.toString()));
     worker.stderr?.on('data', (c: Buffer) => (wout += c.toString()));
     let ready = false;
-    await waitFor(async () => {
-      if (worker?.exitCode !== null) return true;
-      try {
-        ready = (await fetch(`http://127.0.0.1:${httpPort}/readyz`)).ok;
-      } catch {
-        ready = false;
-      }
-      return ready;
-    }, 60_000);
+    await waitFor(
+      'the worker to become ready or exit',
+      async () => {
+        if (worker?.exitCode !== null) return true;
+        try {
+          ready = (await fetch(`http://127.0.0.1:${httpPort}/readyz`)).ok;
+        } catch {
+          ready = false;
+        }
+        return ready;
+      },
+      { timeoutMs: 60_000, describe: () => wout.slice(-3000) },
+    );
     assert.ok(ready, `the worker became ready with compose's environment; its output:\n${wout.slice(-3000)}`);
     // Its requests reached kube-sim as the `worker` identity over TLS.
-    const viewer = await kubectl(localPath(env.KUBECONFIG ?? ''), ['get', 'podsets', '-A']);
-    assert.equal(viewer.code, 0, viewer.out);
+    await kubectl(['get', 'podsets', '-A'], {
+      kubeconfig: localPath(env.KUBECONFIG ?? ''),
+      cacheDir: path.join(dir, 'cache'),
+    });
   });
 });
 
@@ -327,8 +326,3 @@ test('docker compose config accepts both files', (t) => {
     assert.equal(res.status, 0, `docker ${args.join(' ')}: ${res.stderr}`);
   }
 });
-
-async function waitFor(done: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-}

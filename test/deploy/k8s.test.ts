@@ -3,7 +3,7 @@
 // the deployment rules (hardened pods, probes, resources, no RBAC wildcards, env names the apps
 // declare); and `kubectl apply -k k8s` succeeds against kube-sim.
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +23,7 @@ import {
   type Workload,
 } from './manifests.ts';
 import { REPO } from './support.ts';
+import { kubectl as runKubectl } from '@podset/testkit';
 
 /** The schema library (devDependencies the tests need). */
 export const SCHEMA_PACKAGES = 'kubernetes-models@5.1.0 and @kubernetes-models/keda@2.0.0';
@@ -315,19 +316,16 @@ describe('kubectl apply -k against kube-sim', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const kubectl = (args: string[]) =>
-    new Promise<{ code: number; out: string }>((resolve) => {
-      execFile(
-        'kubectl',
-        ['--kubeconfig', path.join(dir, 'kubeconfig'), '--cache-dir', path.join(dir, 'cache'), ...args],
-        { cwd: REPO, timeout: 120_000, env: { PATH: process.env.PATH ?? '', HOME: dir } },
-        (err, stdout, stderr) =>
-          resolve({
-            code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1,
-            out: stdout + stderr,
-          }),
-      );
+  const kubectl = async (args: string[]) => {
+    const r = await runKubectl(args, {
+      kubeconfig: path.join(dir, 'kubeconfig'),
+      cacheDir: path.join(dir, 'cache'),
+      cwd: REPO,
+      timeoutMs: 120_000,
+      allowFail: true,
     });
+    return { code: r.code, out: r.stdout + r.stderr };
+  };
 
   test('the default deployment applies (strict field validation), and applies again unchanged in kind', async () => {
     const first = await kubectl(['apply', '--validate=strict', '-k', 'k8s']);

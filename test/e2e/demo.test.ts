@@ -1,12 +1,13 @@
 // The README's demo, run the way a user runs it: `npm run demo -- …` with the repository as cwd.
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parseTable } from './support/check.ts';
 import { REPO, sleep } from './support/harness.ts';
+import { kubectl as runKubectl, waitFor } from '@podset/testkit';
 
 /** The user's environment, minus what would make the run depend on the machine or the test runner. */
 function userEnv(): NodeJS.ProcessEnv {
@@ -94,15 +95,12 @@ test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees 
   const run = npmRunDemo(['--dir', dir]);
   const kubeconfig = path.join(dir, 'kubeconfig');
   const kubectl = (args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(
-        'kubectl',
-        ['--kubeconfig', kubeconfig, '--cache-dir', path.join(dir, 'kube-cache'), ...args],
-        { timeout: 30_000, env: { PATH: process.env.PATH ?? '', HOME: dir } },
-        (err, stdout, stderr) =>
-          resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr }),
-      ),
-    );
+    runKubectl(args, {
+      kubeconfig,
+      cacheDir: path.join(dir, 'kube-cache'),
+      allowFail: true,
+      timeoutMs: 30_000,
+    });
   try {
     await until(
       'the demo to print its kubeconfig path',
@@ -153,6 +151,7 @@ test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees 
   }
 });
 
+/** Waits for `ok`; gives up at once when the demo exits. Either failure shows what was seen and the demo's output. */
 async function until(
   what: string,
   timeoutMs: number,
@@ -160,19 +159,14 @@ async function until(
   run: Run,
   seen: () => string = () => '',
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await ok()) return;
-    const exit = await Promise.race([run.exited, sleep(300).then(() => undefined)]);
-    if (exit !== undefined) {
-      throw new Error(
-        `waiting for ${what}: the demo exited (${JSON.stringify(exit)}):\n${run.output().slice(-3000)}`,
-      );
-    }
-  }
-  throw new Error(
-    `timed out after ${timeoutMs / 1000} s waiting for ${what}; last seen:\n${seen()}\ndemo output:\n${run.output().slice(-3000)}`,
-  );
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  void run.exited.then((e) => (exit = e));
+  await waitFor(what, ok, {
+    timeoutMs,
+    intervalMs: 300,
+    giveUp: () => (exit === undefined ? undefined : `the demo exited (${JSON.stringify(exit)})`),
+    describe: () => `last seen:\n${seen()}\ndemo output:\n${run.output().slice(-3000)}`,
+  });
 }
 
 /** The promise's value, or undefined after `ms` (the timer does not outlive the wait). */

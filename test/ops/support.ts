@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Proc, REPO, type OperatorEnv } from '../e2e/support/harness.ts';
+import { waitFor } from '@podset/testkit';
 
 export const DASHBOARD_MAIN = path.join(REPO, 'apps/dashboard/src/main.ts');
 
@@ -35,8 +36,7 @@ export async function waitForLog(
   msg: string,
   timeoutMs = 120_000,
 ): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const logged = () => {
     for (const line of proc.lines()) {
       if (!line.startsWith('{')) continue;
       try {
@@ -46,11 +46,14 @@ export async function waitForLog(
         // not JSON
       }
     }
-    if (!proc.running) throw new Error(`${proc.name} exited before logging "${msg}"\n${proc.describe()}`);
-    if (Date.now() > deadline)
-      throw new Error(`${proc.name} did not log "${msg}" in ${timeoutMs} ms\n${proc.describe()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return undefined;
+  };
+  return await waitFor(`${proc.name} to log "${msg}"`, logged, {
+    timeoutMs,
+    intervalMs: 100,
+    describe: () => proc.describe(),
+    giveUp: () => (proc.running ? undefined : `${proc.name} exited`),
+  });
 }
 
 /** The dashboard's URL, from its "dashboard started" log line. */

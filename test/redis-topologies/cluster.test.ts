@@ -27,7 +27,8 @@ import { startDashboard } from '../../apps/dashboard/src/server.ts';
 import { fakeKube } from '../../apps/worker/test/fake-kube.ts';
 import { KubeConfig } from '@kubernetes/client-node';
 import { checkQueueBasics } from './queue-basics.ts';
-import { keySlot, startCluster, until, type ClusterSetup } from './support.ts';
+import { waitFor } from '@podset/testkit';
+import { keySlot, startCluster, type ClusterSetup } from './support.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const NODE = path.join(REPO, 'node_modules/.bin/node');
@@ -210,9 +211,9 @@ test('Cluster: the assembled worker (rv store, readiness PING) on the cluster', 
   const redis = connector.client();
   try {
     await queue.request('default/web', { source: 'live', rv: '100' });
-    await until('3 pods', async () => (f.pods.size === 3 ? true : undefined));
+    await waitFor('3 pods', async () => (f.pods.size === 3 ? true : undefined));
     // The worker kept the RV of its own writes in Redis (LIST_MODE=notOlderThan), under the tag.
-    await until('rv stored', async () =>
+    await waitFor('rv stored', async () =>
       (await redis.get(`${PREFIX}:podset-rv:default/web`)) ? true : undefined,
     );
     const r = await fetch(`http://127.0.0.1:${w.httpPort}/readyz`);
@@ -288,7 +289,9 @@ test('Cluster: the dashboard reads the queue and the event log', async () => {
       rv: '7',
     });
     await queue.request('default/web', { source: 'live' });
-    await until('reconciled', async () => ((await queue.queue.getCompletedCount()) === 1 ? true : undefined));
+    await waitFor('reconciled', async () =>
+      (await queue.queue.getCompletedCount()) === 1 ? true : undefined,
+    );
     const headers = { authorization: `Bearer ${token}` };
     const overview = (await (await fetch(`${dashboard.url}/api/overview`, { headers })).json()) as {
       podSets: { key: string; lastReconcile?: { result: string }; events: { rv: string }[] }[];
@@ -346,7 +349,9 @@ test("Cluster: a deleted PodSet's finished jobs and event-log entries are forgot
         });
       }
     }
-    await until('reconciled', async () => ((await queue.queue.getCompletedCount()) === 2 ? true : undefined));
+    await waitFor('reconciled', async () =>
+      (await queue.queue.getCompletedCount()) === 2 ? true : undefined,
+    );
     assert.deepEqual(await queue.forgetKey('default/web', { eventLogKey: ownSlot }), {
       completed: 1,
       failed: 0,

@@ -8,7 +8,7 @@ import {
   type ReconcileWorker,
   type RedisConnector,
 } from '@podset/queue';
-import { until } from './support.ts';
+import { waitFor } from '@podset/testkit';
 
 export async function checkQueueBasics(
   connector: RedisConnector,
@@ -43,7 +43,7 @@ export async function checkQueueBasics(
         seen.push(req);
       },
     });
-    await until('both keys reconciled', async () =>
+    await waitFor('both keys reconciled', async () =>
       (await queue.queue.getCompletedCount()) === 2 ? true : undefined,
     );
     const after = await queue.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed');

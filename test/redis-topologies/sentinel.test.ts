@@ -7,7 +7,8 @@ import { parseEnv } from '@podset/config';
 import { redisConnector, type RedisConnector } from '@podset/queue';
 import { workerEnv } from '../../apps/worker/src/config.ts';
 import { checkQueueBasics } from './queue-basics.ts';
-import { startSentinelSetup, until, type SentinelSetup } from './support.ts';
+import { waitFor } from '@podset/testkit';
+import { startSentinelSetup, type SentinelSetup } from './support.ts';
 
 let setup: SentinelSetup;
 let connector: RedisConnector;
@@ -43,12 +44,12 @@ test('Sentinel: requests collapse, a worker reconciles each key once; a failover
     const newPrimary = await setup.failover();
     assert.equal(newPrimary, setup.replicaPort);
     // Same queue, same worker: their clients reconnect through the sentinel to the new primary.
-    await until(
+    await waitFor(
       'a request accepted by the new primary',
       async () => (await queue.request('default/after-failover', { source: 'live' })).jobId,
       30_000,
     );
-    await until(
+    await waitFor(
       'the request reconciled after the failover',
       async () => (seen.some((r) => r.key === 'default/after-failover') ? true : undefined),
       30_000,

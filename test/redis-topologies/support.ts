@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, ping } from '@podset/testkit';
+import { freePort, ping, waitFor } from '@podset/testkit';
 import { Redis } from 'ioredis';
 
 interface Proc {
@@ -51,23 +51,6 @@ class Processes {
       }),
     );
     await Promise.all(this.dirs.map((d) => rm(d, { recursive: true, force: true })));
-  }
-}
-
-/** Polls `check` until it returns a value (not undefined) or `ms` pass. */
-export async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await sleep(50);
   }
 }
 
@@ -116,7 +99,7 @@ export async function startSentinelSetup(): Promise<SentinelSetup> {
       ],
       replicaPort,
     );
-    await until('the replica in sync', async () => {
+    await waitFor('the replica in sync', async () => {
       const info = await command<string>(replicaPort, 'INFO', 'replication');
       return /master_link_status:up/.test(info) ? true : undefined;
     });
@@ -136,7 +119,7 @@ export async function startSentinelSetup(): Promise<SentinelSetup> {
       ].join('\n'),
     );
     await p.redis([conf, '--sentinel'], sentinelPort);
-    await until('the sentinel to know the replica', async () => {
+    await waitFor('the sentinel to know the replica', async () => {
       const replicas = await command<string[][]>(sentinelPort, 'SENTINEL', 'REPLICAS', masterName);
       return replicas.some((r) => r.includes(String(replicaPort)) && r.join(' ').includes('slave'))
         ? true
@@ -155,7 +138,7 @@ export async function startSentinelSetup(): Promise<SentinelSetup> {
       async failover() {
         const before = await currentPrimaryPort();
         await command(sentinelPort, 'SENTINEL', 'FAILOVER', masterName);
-        return await until('the sentinel to name a new primary', async () => {
+        return await waitFor('the sentinel to name a new primary', async () => {
           const now = await currentPrimaryPort();
           if (now === before) return undefined;
           const role = await command<string>(now, 'INFO', 'replication');
@@ -217,7 +200,7 @@ export async function startCluster(): Promise<ClusterSetup> {
     const code = await new Promise<number | null>((resolve) => create.once('exit', resolve));
     if (code !== 0) throw new Error(`redis-cli --cluster create failed (${code}): ${out}`);
     for (const port of ports) {
-      await until(`cluster_state:ok on ${port}`, async () => {
+      await waitFor(`cluster_state:ok on ${port}`, async () => {
         const info = await command<string>(port, 'CLUSTER', 'INFO');
         return /cluster_state:ok/.test(info) && /cluster_known_nodes:3/.test(info) ? true : undefined;
       });

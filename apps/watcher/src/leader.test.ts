@@ -4,6 +4,7 @@ import type { Lease } from '@podset/kube';
 import type { LeaseApi } from './kube-api.ts';
 import { LeaderElector, microTime } from './leader.ts';
 import { silentLogger } from './log.ts';
+import { waitFor } from '@podset/testkit';
 
 class Conflict extends Error {
   readonly code = 409;
@@ -15,6 +16,8 @@ class MemoryLeases {
   rv = 0;
   readonly down = new Set<string>();
   writes: { holder: string; transitions: number }[] = [];
+  /** Lease reads per caller that reached the API: a barrier for "it has polled (again)". */
+  readonly reads = new Map<string, number>();
 
   api(caller: string): LeaseApi {
     const check = () => {
@@ -24,6 +27,7 @@ class MemoryLeases {
     return {
       get: async () => {
         await check();
+        this.reads.set(caller, this.readsBy(caller) + 1);
         return this.lease === undefined ? undefined : structuredClone(this.lease);
       },
       create: async (_ns, lease) => {
@@ -50,6 +54,10 @@ class MemoryLeases {
       transitions: lease.spec?.leaseTransitions ?? 0,
     });
     return structuredClone(this.lease);
+  }
+
+  readsBy(caller: string): number {
+    return this.reads.get(caller) ?? 0;
   }
 
   holder(): string {
@@ -103,14 +111,6 @@ function candidate(leases: MemoryLeases, identity: string, leaseDurationMs = 900
   return c;
 }
 
-async function until(cond: () => boolean, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 test('MicroTime has six fractional digits', () => {
   assert.equal(microTime(Date.UTC(2026, 0, 2, 3, 4, 5, 678)), '2026-01-02T03:04:05.678000Z');
 });
@@ -119,15 +119,21 @@ test('of two candidates exactly one leads, and keeps leading while it renews', a
   const leases = new MemoryLeases();
   const a = candidate(leases, 'a');
   const b = candidate(leases, 'b');
-  await until(() => a.leading || b.leading, 'a leader');
+  await waitFor('a leader', () => a.leading || b.leading);
   const leader = a.leading ? a : b;
   const other = leader === a ? b : a;
-  // Over several lease durations: never two leaders, no change of leader.
-  const end = Date.now() + 2500;
-  while (Date.now() < end) {
-    assert.ok(!(a.leading && b.leading), 'two leaders at once');
-    await new Promise((r) => setTimeout(r, 10));
+  // Over several lease durations (a standby polls 9 times per lease duration): never two leaders.
+  let overlap = false;
+  const watch = setInterval(() => (overlap ||= a.leading && b.leading), 5);
+  try {
+    await waitFor(
+      'the standby to poll through three lease durations',
+      () => leases.readsBy(other === a ? 'a' : 'b') >= 27,
+    );
+  } finally {
+    clearInterval(watch);
   }
+  assert.equal(overlap, false, 'two leaders at once');
   assert.ok(leader.leading);
   assert.equal(other.terms, 0);
   assert.equal(leases.holder(), leader === a ? 'a' : 'b');
@@ -140,14 +146,14 @@ test('of two candidates exactly one leads, and keeps leading while it renews', a
 test('a leader that stops releases the lease and the standby takes over with one more transition', async () => {
   const leases = new MemoryLeases();
   const a = candidate(leases, 'a');
-  await until(() => a.leading, 'a leads');
+  await waitFor('a leads', () => a.leading);
   const b = candidate(leases, 'b');
-  await new Promise((r) => setTimeout(r, 300));
+  await waitFor('b to poll the held lease three times', () => leases.readsBy('b') >= 3);
   assert.equal(b.terms, 0);
   await a.stop();
   running.splice(running.indexOf(a), 1);
   assert.ok(!a.leading);
-  await until(() => b.leading, 'b takes over');
+  await waitFor('b takes over', () => b.leading);
   assert.equal(leases.holder(), 'b');
   assert.equal(leases.lease?.spec?.leaseTransitions, 1);
 });
@@ -155,14 +161,14 @@ test('a leader that stops releases the lease and the standby takes over with one
 test('a leader cut off from the API stops leading before its lease can be taken', async () => {
   const leases = new MemoryLeases();
   const a = candidate(leases, 'a');
-  await until(() => a.leading, 'a leads');
+  await waitFor('a leads', () => a.leading);
   const b = candidate(leases, 'b');
-  await new Promise((r) => setTimeout(r, 200));
+  await waitFor('b to poll the held lease', () => leases.readsBy('b') >= 1);
   leases.down.add('a'); // a can no longer renew; b still reaches the API
   let overlap = false;
   const watch = setInterval(() => (overlap ||= a.leading && b.leading), 5);
   try {
-    await until(() => b.leading, 'b takes over');
+    await waitFor('b takes over', () => b.leading);
   } finally {
     clearInterval(watch);
   }
@@ -170,7 +176,8 @@ test('a leader cut off from the API stops leading before its lease can be taken'
   assert.equal(overlap, false, 'the old leader stopped before the new one started');
   assert.equal(a.elector.stats.lost, 1);
   leases.down.delete('a');
-  await new Promise((r) => setTimeout(r, 300));
+  const readsBefore = leases.readsBy('a');
+  await waitFor('a to poll the lease twice once back', () => leases.readsBy('a') >= readsBefore + 2);
   assert.ok(b.leading && !a.leading, 'a stands by once back');
 });
 
@@ -186,16 +193,16 @@ test('a candidate that finds a lease held by someone silent takes it after the l
     },
   });
   const b = candidate(leases, 'b', 1000);
-  await new Promise((r) => setTimeout(r, 400));
+  await waitFor('b to look at the fresh lease twice', () => leases.readsBy('b') >= 2);
   assert.equal(b.leading, false, 'not before the lease duration');
-  await until(() => b.leading, 'b takes over');
+  await waitFor('b takes over', () => b.leading);
   assert.equal(leases.lease?.spec?.leaseTransitions, 5);
 });
 
 test('a renew that landed after we stopped waiting for it does not stop the release (409 → re-read → release)', async () => {
   const leases = new MemoryLeases();
   const a = candidate(leases, 'a');
-  await until(() => a.leading, 'a leads');
+  await waitFor('a leads', () => a.leading);
   // The server applied a renew whose answer never reached us: the lease is still ours, at a newer RV.
   const current = leases.lease;
   assert.ok(current !== undefined);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { waitFor } from '@podset/testkit';
 import type { ListPage, WatchApi } from './kube-api.ts';
 import { silentLogger } from './log.ts';
 import { listPodSetKeys, Resync } from './resync.ts';
@@ -51,10 +52,9 @@ test('a resync requests every key at bulk priority; a failed one is counted and 
   });
   const controller = new AbortController();
   const running = resync.run(controller.signal);
-  const deadline = Date.now() + 10_000;
-  while (resync.stats.failures === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  await waitFor('a failed resync', () => resync.stats.failures > 0, { intervalMs: 10 });
   fail = false;
-  while (resync.stats.runs === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  await waitFor('a resync that runs', () => resync.stats.runs > 0, { intervalMs: 10 });
   controller.abort();
   await running;
   assert.ok(resync.stats.failures >= 1);

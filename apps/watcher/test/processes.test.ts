@@ -6,8 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { after, afterEach, before, test } from 'node:test';
 import { ReconcileQueue } from '@podset/queue';
-import { freePort } from '@podset/testkit';
-import { createPodSet, startEnv, until, type Env } from './support.ts';
+import { freePort, waitFor } from '@podset/testkit';
+import { createPodSet, startEnv, type Env } from './support.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 const NODE = path.join(REPO, 'node_modules/.bin/node');
@@ -107,6 +107,13 @@ const enqueued = async (key: string) => (await queue.currentJobId(key)) !== unde
 const listsBy = (identity: string) =>
   env.sim.audit.all().filter((e) => e.verb === 'list' && e.userAgent.includes(`podset-watcher/${identity}`))
     .length;
+const leaseReadsBy = (identity: string) =>
+  env.sim.audit
+    .all()
+    .filter(
+      (e) =>
+        e.verb === 'get' && e.resource === 'leases' && e.userAgent.includes(`podset-watcher/${identity}`),
+    ).length;
 /** The value of an unlabelled (or summed) metric in a /metrics scrape. */
 async function metric(w: Watcher, name: string, labels = ''): Promise<number> {
   const text = await (await fetch(`${w.url}/metrics`)).text();
@@ -123,10 +130,13 @@ const watching = (w: Watcher) => w.count('relisted') + w.count('resuming watch f
 
 test('SIGTERM releases the lease; a restart resumes from the checkpoint with no LIST and misses nothing', async () => {
   const first = await startWatcher('w-first', 'restart');
-  await until(() => holder('restart') === 'w-first' && watching(first), 'first watcher leading and watching');
+  await waitFor(
+    'first watcher leading and watching',
+    () => holder('restart') === 'w-first' && watching(first),
+  );
   assert.ok(listsBy('w-first') >= 2, 'the first start lists (no checkpoint yet)');
   await createPodSet(env.sim, 'before-restart');
-  await until(() => enqueued('default/before-restart'), 'before-restart enqueued');
+  await waitFor('before-restart enqueued', () => enqueued('default/before-restart'));
 
   first.proc.kill('SIGTERM');
   assert.equal(await first.exited, 0, 'exit 0 on SIGTERM');
@@ -134,7 +144,7 @@ test('SIGTERM releases the lease; a restart resumes from the checkpoint with no 
 
   await createPodSet(env.sim, 'while-stopped');
   const second = await startWatcher('w-second', 'restart');
-  await until(() => enqueued('default/while-stopped'), 'the change made while stopped is enqueued');
+  await waitFor('the change made while stopped is enqueued', () => enqueued('default/while-stopped'));
   assert.equal(second.count('resuming watch from checkpoint'), 2);
   assert.equal(second.count('relisting'), 0);
   assert.equal(listsBy('w-second'), 0, 'kube-sim audit: no LIST after the restart');
@@ -143,11 +153,15 @@ test('SIGTERM releases the lease; a restart resumes from the checkpoint with no 
 test('two watchers: one leader; SIGKILL of the leader hands over and a change made meanwhile is enqueued', async () => {
   const a = await startWatcher('w-a', 'pair');
   const b = await startWatcher('w-b', 'pair');
-  await until(() => holder('pair') !== '' && (watching(a) || watching(b)), 'a leader watching');
-  // Give the standby several retry periods: it must stay standby.
-  await new Promise((r) => setTimeout(r, 1500));
+  await waitFor('a leader watching', () => holder('pair') !== '' && (watching(a) || watching(b)));
   const leader = holder('pair') === 'w-a' ? a : b;
   const standby = leader === a ? b : a;
+  // The standby looks at the held lease several times (a counter, not a duration): it must stay standby.
+  const polled = leaseReadsBy(standby.identity);
+  await waitFor(
+    'the standby to poll the held lease three more times',
+    () => leaseReadsBy(standby.identity) >= polled + 3,
+  );
   assert.equal(leader.count('became leader'), 1);
   assert.equal(standby.count('became leader'), 0, 'one leader');
   assert.equal(listsBy(standby.identity), 0, 'the standby does not watch');
@@ -168,9 +182,11 @@ test('two watchers: one leader; SIGKILL of the leader hands over and a change ma
   await leader.exited;
   const killedAt = Date.now();
   await createPodSet(env.sim, 'during-handover');
-  await until(() => holder('pair') === standby.identity, 'the standby holds the lease', 20_000);
+  await waitFor('the standby holds the lease', () => holder('pair') === standby.identity, 20_000);
   const handoverMs = Date.now() - killedAt;
-  await until(() => enqueued('default/during-handover'), 'the change made during the hand-over is enqueued');
+  await waitFor('the change made during the hand-over is enqueued', () =>
+    enqueued('default/during-handover'),
+  );
   assert.equal(standby.count('became leader'), 1);
   assert.equal(await metric(standby, 'podset_watcher_leader'), 1);
   assert.ok((await metric(standby, 'podset_enqueued_total', 'source="live"')) >= 1);

@@ -130,15 +130,6 @@ export async function createPod(
   return res.body;
 }
 
-/** Polls `cond` until true; throws naming `what` after `timeoutMs`. */
-export async function until(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** Wraps a queue, recording every request (and passing it on when `inner` is given). */
 export class RecordingQueue implements ReconcileRequester {
   readonly requests: { key: string; source: 'live' | 'bulk'; rv?: string }[] = [];

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, test } from 'node:test';
 import { Redis } from 'ioredis';
+import { waitFor } from '@podset/testkit';
 import { createKube, type Kube } from '@podset/kube';
 import { ReconcileQueue } from '@podset/queue';
 import { DataLossDetector, RedisCheckpoint } from '../src/checkpoint.ts';
@@ -20,7 +21,6 @@ import {
   scalePodSet,
   StallProxy,
   startEnv,
-  until,
   type Env,
 } from './support.ts';
 
@@ -104,7 +104,7 @@ async function startWatcher(
   };
   cleanups.push(stop);
   // Started: both streams listed (no checkpoint yet) and watching.
-  await until(() => watcher.loops.every((l) => l.counters.watchesOpened > 0), 'watches open');
+  await waitFor('watches open', () => watcher.loops.every((l) => l.counters.watchesOpened > 0));
   return { watcher, recording, checkpoint, stop };
 }
 
@@ -118,7 +118,7 @@ test('a PodSet change and a pod change are requested live, with the RV; pods of 
   const ps = await createPodSet(env.sim, 'live-a');
   await createPod(env.sim, 'live-a-1', { name: 'live-a', uid: ps.metadata.uid });
   await createPod(env.sim, 'stray', undefined);
-  await until(() => w.recording.requests.filter((r) => r.key === 'default/live-a').length >= 2, 'requests');
+  await waitFor('requests', () => w.recording.requests.filter((r) => r.key === 'default/live-a').length >= 2);
   const live = w.recording.requests.filter((r) => r.source === 'live');
   assert.ok(live.some((r) => r.key === 'default/live-a' && r.rv === ps.metadata.resourceVersion));
   assert.ok(!w.recording.requests.some((r) => r.key === 'default/none'));
@@ -128,17 +128,14 @@ test('a PodSet change and a pod change are requested live, with the RV; pods of 
   const eventLog = new EventLog({ redis, key: 'wt:events' });
   const logged = async (pred: (r: Awaited<ReturnType<EventLog['recent']>>[number]) => boolean) =>
     (await eventLog.recent(50)).some(pred);
-  await until(
-    () => logged((r) => r.kind === 'PodSet' && r.key === 'default/live-a' && r.type === 'ADDED'),
-    'PodSet record',
+  await waitFor('PodSet record', () =>
+    logged((r) => r.kind === 'PodSet' && r.key === 'default/live-a' && r.type === 'ADDED'),
   );
-  await until(
-    () => logged((r) => r.kind === 'Pod' && r.name === 'live-a-1' && r.key === 'default/live-a'),
-    'pod record',
+  await waitFor('pod record', () =>
+    logged((r) => r.kind === 'Pod' && r.name === 'live-a-1' && r.key === 'default/live-a'),
   );
-  await until(
-    () => logged((r) => r.kind === 'Pod' && r.name === 'stray' && r.key === ''),
-    'unowned pod record',
+  await waitFor('unowned pod record', () =>
+    logged((r) => r.kind === 'Pod' && r.name === 'stray' && r.key === ''),
   );
 });
 
@@ -151,7 +148,7 @@ test('WATCH_NAMESPACES: only the listed namespaces are listed and watched', asyn
   assert.deepEqual(w.watcher.loops.map((l) => l.stream).sort(), ['pods/team-a', 'podsets/team-a']);
   await createPodSet(env.sim, 'other', 'team-b');
   await createPodSet(env.sim, 'mine', 'team-a');
-  await until(() => w.recording.has('team-a/mine', 'live'), 'team-a/mine');
+  await waitFor('team-a/mine', () => w.recording.has('team-a/mine', 'live'));
   assert.ok(!w.recording.has('team-b/other'));
   const listed = env.sim.audit.query({ user: 'watcher', verb: 'list' }).map((e) => e.namespace);
   assert.ok(listed.includes('team-a'));
@@ -170,7 +167,7 @@ test('cut watches (connection reset) reconnect from the last RV: nothing missed,
     await createPodSet(env.sim, n);
     await new Promise((r) => setTimeout(r, 200));
   }
-  await until(() => names.every((n) => w.recording.has(`default/${n}`, 'live')), 'every cut-* requested');
+  await waitFor('every cut-* requested', () => names.every((n) => w.recording.has(`default/${n}`, 'live')));
   const c = w.watcher.counters();
   assert.ok(c.restarts.reset >= 2, JSON.stringify(c.restarts));
   assert.equal(lists(), listsBefore, 'no LIST after the cuts');
@@ -180,9 +177,8 @@ test('cut watches (clean end) reconnect too', async () => {
   const w = await startWatcher();
   env.sim.faults.set({ watchCutAfterEvents: 1, watchCutMode: 'end' });
   for (const n of ['end-0', 'end-1', 'end-2']) await createPodSet(env.sim, n);
-  await until(
-    () => ['end-0', 'end-1', 'end-2'].every((n) => w.recording.has(`default/${n}`, 'live')),
-    'end-*',
+  await waitFor('end-*', () =>
+    ['end-0', 'end-1', 'end-2'].every((n) => w.recording.has(`default/${n}`, 'live')),
   );
   assert.ok(w.watcher.counters().restarts.closed >= 2);
 });
@@ -195,8 +191,8 @@ test('a forced 410 (history compacted) relists and requests every key at bulk pr
   createPodSetInStore(env.sim, 'gone-missed'); // made while the watcher is cut off
   env.sim.faults.compactHistory(); // every older RV is gone: both streams' next watch gets 410
   await resume();
-  await until(() => w.watcher.counters().relists >= relistsBefore + 2, 'relists after 410');
-  await until(() => w.recording.has('default/gone-missed', 'bulk'), 'gone-missed requested by the relist');
+  await waitFor('relists after 410', () => w.watcher.counters().relists >= relistsBefore + 2);
+  await waitFor('gone-missed requested by the relist', () => w.recording.has('default/gone-missed', 'bulk'));
   assert.ok(
     w.watcher.loops.every((l) => l.counters.relists === 2),
     'each stream relisted once more',
@@ -206,7 +202,7 @@ test('a forced 410 (history compacted) relists and requests every key at bulk pr
   assert.ok(w.watcher.counters().restarts.gone >= 2);
   // And it watches again afterwards.
   await createPodSet(env.sim, 'gone-after');
-  await until(() => w.recording.has('default/gone-after', 'live'), 'gone-after live');
+  await waitFor('gone-after live', () => w.recording.has('default/gone-after', 'live'));
 });
 
 test('a silent stall is detected by the watchdog and the missed change is delivered', async () => {
@@ -222,7 +218,7 @@ test('a silent stall is detected by the watchdog and the missed change is delive
   const frozen = proxy.freeze();
   assert.ok(frozen >= 2, `froze ${frozen} connections`);
   await scalePodSet(env.sim, 'stall-a', 2);
-  await until(() => w.recording.has('default/stall-a', 'live'), 'stall-a after the stall');
+  await waitFor('stall-a after the stall', () => w.recording.has('default/stall-a', 'live'));
   assert.ok(w.watcher.counters().restarts.stall >= 1);
 });
 
@@ -231,7 +227,7 @@ test("kube-sim's silent watch stall: the watchdog restarts the watch and the cha
   const w = await startWatcher({ watchdogMs: 3000 });
   assert.ok(env.sim.faults.stallWatches() >= 2, 'both watches stalled');
   await scalePodSet(env.sim, 'sim-stall', 3);
-  await until(() => w.recording.has('default/sim-stall', 'live'), 'sim-stall after the stall');
+  await waitFor('sim-stall after the stall', () => w.recording.has('default/sim-stall', 'live'));
   assert.ok(w.watcher.counters().restarts.stall >= 1);
   assert.equal(w.watcher.counters().relists, 2, 'only the start-up lists');
 });
@@ -244,7 +240,7 @@ test('429 with Retry-After and 5xx on watch are retried until the watch works ag
   env.sim.faults.addError({ verb: 'watch', code: 503, times: 2 });
   await env.sim.restart(); // every watch must reconnect through the faults
   await createPodSet(env.sim, 'throttled');
-  await until(() => w.recording.has('default/throttled', 'live'), 'throttled requested');
+  await waitFor('throttled requested', () => w.recording.has('default/throttled', 'live'));
   const c = w.watcher.counters();
   assert.ok(c.restarts.throttled >= 1, JSON.stringify(c.restarts));
   assert.ok(c.restarts['server-error'] >= 1, JSON.stringify(c.restarts));
@@ -258,7 +254,7 @@ test('an API server restart: reconnects from the last RV, changes made while dow
   createPodSetInStore(env.sim, 'while-down');
   await new Promise((r) => setTimeout(r, 300)); // reconnect attempts are refused meanwhile
   await resume();
-  await until(() => w.recording.has('default/while-down', 'live'), 'while-down requested');
+  await waitFor('while-down requested', () => w.recording.has('default/while-down', 'live'));
   assert.equal(lists(), listsBefore);
   const r = w.watcher.counters().restarts;
   assert.ok(r.unreachable + r.closed + r.reset >= 1, JSON.stringify(r));
@@ -268,13 +264,13 @@ test('a restart resumes from the Redis checkpoint without a LIST; changes made w
   const key = 'wt:test:resume:rv';
   const first = await startWatcher({ checkpointKey: key });
   await createPodSet(env.sim, 'resume-1');
-  await until(() => first.recording.has('default/resume-1', 'live'), 'resume-1');
+  await waitFor('resume-1', () => first.recording.has('default/resume-1', 'live'));
   await first.stop(); // writes the last checkpoint
   assert.ok((await redis.hget(key, 'podsets/*')) !== null);
   await createPodSet(env.sim, 'resume-2'); // while no watcher runs
   const listsBefore = lists();
   const second = await startWatcher({ checkpointKey: key });
-  await until(() => second.recording.has('default/resume-2', 'live'), 'resume-2 replayed');
+  await waitFor('resume-2 replayed', () => second.recording.has('default/resume-2', 'live'));
   assert.equal(lists(), listsBefore, 'no LIST after the restart');
   assert.equal(second.watcher.counters().relists, 0);
   assert.ok(!second.recording.has('default/resume-1'), 'nothing before the checkpoint is replayed');
@@ -285,8 +281,8 @@ test('Redis losing its data (flush) triggers a relist that requests every key ag
   const relists = w.watcher.counters().relists;
   const baseline = bulkCount(w.recording, 'default/live-a'); // from the start-up lists
   await redis.flushall();
-  await until(() => w.watcher.counters().relists >= relists + 2, 'relist after data loss');
-  await until(() => bulkCount(w.recording, 'default/live-a') > baseline, 'live-a requested again');
+  await waitFor('relist after data loss', () => w.watcher.counters().relists >= relists + 2);
+  await waitFor('live-a requested again', () => bulkCount(w.recording, 'default/live-a') > baseline);
 });
 
 test('Redis restarted without persistence: the watcher notices on reconnect and requests every key again', async () => {
@@ -294,11 +290,11 @@ test('Redis restarted without persistence: the watcher notices on reconnect and 
   const relists = w.watcher.counters().relists;
   const baseline = bulkCount(w.recording, 'default/live-a'); // from the start-up lists
   await env.redis.restart({ hard: true }); // no AOF: queue, checkpoints and sentinel are gone
-  await until(() => w.watcher.counters().relists >= relists + 2, 'relist after the Redis restart', 30_000);
-  await until(() => bulkCount(w.recording, 'default/live-a') > baseline, 'live-a requested again');
+  await waitFor('relist after the Redis restart', () => w.watcher.counters().relists >= relists + 2, 30_000);
+  await waitFor('live-a requested again', () => bulkCount(w.recording, 'default/live-a') > baseline);
   // The requests reached the new, empty Redis: the queue holds a job for the key again.
-  await until(async () => (await queue.currentJobId('default/live-a')) !== undefined, 'job re-created');
+  await waitFor('job re-created', async () => (await queue.currentJobId('default/live-a')) !== undefined);
   // And a live change still flows.
   await createPodSet(env.sim, 'after-redis-restart');
-  await until(() => w.recording.has('default/after-redis-restart', 'live'), 'live after the Redis restart');
+  await waitFor('live after the Redis restart', () => w.recording.has('default/after-redis-restart', 'live'));
 });

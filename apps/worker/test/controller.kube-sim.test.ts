@@ -2,7 +2,6 @@
 // full path, the queue on a real Redis.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   createKube,
   loadKubeConfig,
@@ -15,7 +14,7 @@ import {
 import { startKubeSim, type KubeSim } from '@podset/kube-sim';
 import { DEFAULT_PREFIX, ReconcileQueue } from '@podset/queue';
 import * as planner from '@podset/reconcile';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { startRedis, type RedisServer, waitFor } from '@podset/testkit';
 import { pino } from 'pino';
 import { CLEANUP_FINALIZER, createController, ReconcileError, type Controller } from '../src/controller.ts';
 import { createEventRecorder } from '../src/events.ts';
@@ -36,7 +35,7 @@ before(async () => {
     plural: 'customresourcedefinitions',
   });
   await crds.create(undefined, planner.podSetCrd() as unknown as KubeObject);
-  await until('CRD served', async () => {
+  await waitFor('CRD served', async () => {
     try {
       await kube.podSets.list('default');
       return true;
@@ -59,15 +58,6 @@ function newController(k: Kube, createBurst = 8): Controller {
     log,
     options: { createBurst, reconcile: { notReadyRequeueMs: 200 } },
   });
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(50);
-  }
-  assert.fail(`timed out waiting for: ${what}`);
 }
 
 /** A fresh namespace per test, so tests don't see each other's pods or audit entries. */
@@ -97,7 +87,7 @@ async function podsOf(ns: string, name: string): Promise<Pod[]> {
 
 /** Reconcile until settled (no requeue) or the condition holds, as the queue would. */
 async function converge(key: string, done: () => Promise<boolean>, c = controller): Promise<void> {
-  await until(`${key} converged`, async () => {
+  await waitFor(`${key} converged`, async () => {
     await c.syncHandler(key);
     return done();
   });
@@ -273,7 +263,7 @@ test('a deleted PodSet: its pods go and the finalizer is removed', async () => {
   const held = await kube.podSets.get(ns, 'web');
   assert.ok(held.metadata.deletionTimestamp, 'held by our finalizer');
   await controller.syncHandler(`${ns}/web`);
-  await until('PodSet gone', async () => {
+  await waitFor('PodSet gone', async () => {
     try {
       await kube.podSets.get(ns, 'web');
       return false;
@@ -283,7 +273,7 @@ test('a deleted PodSet: its pods go and the finalizer is removed', async () => {
   });
   const deletes = sim.audit.query({ namespace: ns, verb: 'delete', resource: 'pods' });
   assert.equal(deletes.length, 3);
-  await until('pods gone', async () => (await podsOf(ns, 'web')).length === 0);
+  await waitFor('pods gone', async () => (await podsOf(ns, 'web')).length === 0);
 });
 
 test('the rate limiter paces the controller (QPS 20, burst 1): waits are reported', async () => {
@@ -372,7 +362,7 @@ test('end to end on Redis: a request through the queue converges the PodSet', as
   try {
     await q.request(`${ns}/web`, { source: 'live' });
     // No watcher here: the worker's own requeue-after drives it to Ready.
-    await until(
+    await waitFor(
       'ready through the queue',
       async () => (await kube.podSets.get(ns, 'web')).status?.readyReplicas === 3,
     );
@@ -421,7 +411,7 @@ test('end to end on Redis: a persistent create error ends in a failed job, Repli
   const q = new ReconcileQueue({ connection: redis.url, queueName: 'kube-sim-fail', attempts: 3 });
   try {
     const { jobId } = await q.request(`${ns}/web`, { source: 'live' });
-    await until('job failed for good', async () => (await q.queue.getJob(jobId))?.finishedOn !== undefined);
+    await waitFor('job failed for good', async () => (await q.queue.getJob(jobId))?.finishedOn !== undefined);
     const job = await q.queue.getJob(jobId);
     assert.equal(job?.attemptsMade, 3);
     assert.equal(job?.failedReason, '1 of 10 pod creates rejected: 422 Invalid');

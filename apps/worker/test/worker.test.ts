@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_PREFIX, ReconcileQueue } from '@podset/queue';
 import * as planner from '@podset/reconcile';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { startRedis, type RedisServer, waitFor } from '@podset/testkit';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { startWorker, type RunningWorker, type WorkerSettings } from '../src/worker.ts';
@@ -54,15 +54,6 @@ function settings(overrides: Partial<WorkerSettings> = {}): WorkerSettings {
   };
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(25);
-  }
-  assert.fail(`timed out waiting for: ${what}`);
-}
-
 async function withWorker(
   f: FakeKube,
   s: WorkerSettings,
@@ -85,14 +76,14 @@ test('a request reconciles the PodSet; /metrics and /readyz answer', async () =>
   const s = settings();
   await withWorker(f, s, async (w, q) => {
     await q.request('default/web', { source: 'live', reason: 'test' });
-    await until('3 pods', () => f.pods.size === 3);
+    await waitFor('3 pods', () => f.pods.size === 3);
     // The pods' watch events (the watcher's requests) bring the pass that counts them and writes status.
     await q.request('default/web', { source: 'live', reason: 'pods added' });
-    await until('status written', () => f.podsets.get('default/web')?.status?.replicas === 3);
+    await waitFor('status written', () => f.podsets.get('default/web')?.status?.replicas === 3);
     const ready = await fetch(`http://127.0.0.1:${w.httpPort}/readyz`);
     assert.equal(ready.status, 200);
     assert.match(await ready.text(), /redis: ok\nkubernetes: ok/);
-    await until('reconcile counted', async () =>
+    await waitFor('reconcile counted', async () =>
       /podset_reconcile_total\{outcome="completed"\} [1-9]/.test(await w.metrics.metrics()),
     );
     const text = await (await fetch(`http://127.0.0.1:${w.httpPort}/metrics`)).text();
@@ -119,7 +110,7 @@ test('/readyz: 503 naming the dependency when the API or Redis does not answer; 
         assert.equal((await readyz()).status, 200);
         apiUp = false;
         let r = await readyz();
-        await until(
+        await waitFor(
           'API failure seen (after the cached answer)',
           async () => (r = await readyz()).status === 503,
         );
@@ -127,14 +118,14 @@ test('/readyz: 503 naming the dependency when the API or Redis does not answer; 
         assert.match(r.body, /redis: ok/);
         assert.equal((await fetch(`${base}/healthz`)).status, 200);
         apiUp = true;
-        await until('ready again', async () => (await readyz()).status === 200);
+        await waitFor('ready again', async () => (await readyz()).status === 200);
         await own.stop();
-        await until('Redis failure seen', async () => (r = await readyz()).status === 503);
+        await waitFor('Redis failure seen', async () => (r = await readyz()).status === 503);
         assert.match(r.body, /redis: (?!ok)/);
         assert.match(r.body, /kubernetes: ok/);
         assert.equal((await fetch(`${base}/healthz`)).status, 200);
         await own.restart();
-        await until('ready after Redis is back', async () => (await readyz()).status === 200, 30_000);
+        await waitFor('ready after Redis is back', async () => (await readyz()).status === 200, 30_000);
       },
       checkApi,
     );
@@ -167,7 +158,7 @@ test('/readyz: the default API check is a GET /version on the API server', async
     assert.ok(hits.includes('/version'), `requests: ${hits.join(', ')}`);
     api.closeAllConnections();
     await new Promise<void>((resolve) => api.close(() => resolve()));
-    await until(
+    await waitFor(
       'API gone seen',
       async () => (await fetch(`http://127.0.0.1:${w.httpPort}/readyz`)).status === 503,
     );
@@ -183,7 +174,7 @@ test('a malformed job is failed with a clear reason and the worker goes on', asy
   const s = settings();
   await withWorker(f, s, async (w, q) => {
     const bad = await q.queue.add('junk', { v: 99, key: 'not a key' }, { attempts: 3 });
-    await until(
+    await waitFor(
       'malformed job failed',
       async () => (await q.queue.getJob(bad.id!))?.failedReason !== undefined,
     );
@@ -191,7 +182,7 @@ test('a malformed job is failed with a clear reason and the worker goes on', asy
     assert.match(job?.failedReason ?? '', /malformed reconcile request/);
     assert.equal(job?.attemptsMade, 1, 'not retried');
     await q.request('default/ok', { source: 'live' });
-    await until('the next job still runs', () => f.pods.size === 1);
+    await waitFor('the next job still runs', () => f.pods.size === 1);
     assert.match(await w.metrics.metrics(), /podset_reconcile_malformed_jobs_total 1/);
   });
 });
@@ -206,7 +197,7 @@ test('errors are retried with backoff; after the last attempt: ReplicaFailure + 
   const s = settings({ maxAttempts: 3 });
   await withWorker(f, s, async (_w, q) => {
     await q.request('default/web', { source: 'live' });
-    await until('ReconcileFailed event', () => f.events.some((e) => e.reason === 'ReconcileFailed'));
+    await waitFor('ReconcileFailed event', () => f.events.some((e) => e.reason === 'ReconcileFailed'));
     const creates = f.calls.filter((c) => c.verb === 'create' && c.resource === 'pods').length;
     assert.equal(creates, 3, 'one create per attempt (slow start), 3 attempts');
     const cond = f.podsets.get('default/web')!.status?.conditions?.find((c) => c.type === 'ReplicaFailure');
@@ -232,14 +223,14 @@ test("a deleted PodSet: the worker forgets its finished jobs and event-log entri
     for (const round of [1, 2]) {
       await q.request('default/web', { source: 'live' });
       await q.request('default/web-2', { source: 'live' });
-      await until(`round ${round} done`, async () => (await q.queue.getCompletedCount()) === 2 * round);
+      await waitFor(`round ${round} done`, async () => (await q.queue.getCompletedCount()) === 2 * round);
     }
     const ps = f.podsets.get('default/web')!;
     ps.metadata.deletionTimestamp = new Date().toISOString();
     f.bump(ps);
     const finalize = await q.request('default/web', { source: 'live' });
-    await until('the PodSet gone', () => !f.podsets.has('default/web'));
-    await until(
+    await waitFor('the PodSet gone', () => !f.podsets.has('default/web'));
+    await waitFor(
       'the finalizing job completed',
       async () => (await q.queue.getJobState(finalize.jobId)) === 'completed',
     );
@@ -275,7 +266,7 @@ test('close() lets an active reconcile finish', async () => {
   const q = new ReconcileQueue({ connection: redis.url, queueName: s.queueName });
   try {
     await q.request('default/slow', { source: 'live' });
-    await until('reconcile started', () => entered);
+    await waitFor('reconcile started', () => entered);
     const closed = w.close();
     await sleep(50);
     assert.equal(f.pods.size, 0, 'still inside the reconcile');

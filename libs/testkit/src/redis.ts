@@ -3,6 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { freePort } from './ports.ts';
 
 export interface RedisServer {
@@ -27,6 +29,8 @@ export interface RedisOptions {
 export async function startRedis(options: RedisOptions = {}): Promise<RedisServer> {
   const port = options.port ?? (await freePort());
   const dir = await mkdtemp(path.join(os.tmpdir(), 'podset-redis-'));
+  const pidFile = path.join(dir, 'redis.pid');
+  const watchdog = startWatchdog(dir, pidFile);
   const args = [
     '--port',
     String(port),
@@ -42,8 +46,16 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     dir,
     '--daemonize',
     'no',
+    '--pidfile',
+    pidFile,
   ];
-  let child = await launch(args, port);
+  let child: ChildProcess;
+  try {
+    child = await launch(args, port);
+  } catch (err) {
+    watchdog.stdin?.end();
+    throw err;
+  }
   const server: RedisServer = {
     port,
     url: `redis://127.0.0.1:${port}`,
@@ -55,6 +67,8 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill(opts.hard === true ? 'SIGKILL' : 'SIGTERM');
       await exited;
+      // A SIGKILLed server leaves its pid file; the watchdog must not kill whoever reuses that pid.
+      await rm(pidFile, { force: true });
     },
     async restart(opts = {}) {
       await server.stop(opts);
@@ -63,9 +77,28 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     async close() {
       await server.stop();
       await rm(dir, { recursive: true, force: true });
+      watchdog.stdin?.end();
     },
   };
   return server;
+}
+
+/**
+ * A detached node process that kills the server and removes `dir` when this process goes away (its
+ * stdin pipe closes), so a test killed mid-run leaves nothing behind. Unreferenced: it never keeps the
+ * test process alive.
+ */
+function startWatchdog(dir: string, pidFile: string): ChildProcess {
+  const script = fileURLToPath(new URL('./redis-watchdog.ts', import.meta.url));
+  const watchdog = spawn(process.execPath, [script, dir, pidFile], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  watchdog.on('error', () => {});
+  watchdog.stdin?.on('error', () => {});
+  watchdog.unref();
+  (watchdog.stdin as (Writable & { unref?: () => void }) | null)?.unref?.();
+  return watchdog;
 }
 
 async function launch(args: string[], port: number): Promise<ChildProcess> {

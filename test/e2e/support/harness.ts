@@ -3,13 +3,13 @@
 // them (`node apps/<app>/src/main.ts` with environment variables), plus the real `kubectl`.
 // Every child is killed on close() — and, should the test process die first, by itself (see
 // die-with-parent.ts).
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startKubeSim, type AuditEntry, type KubeObject, type KubeSim } from '@podset/kube-sim';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { startRedis, type RedisServer, kubectl } from '@podset/testkit';
 import { LEASES, PODS, PODSETS, podSetProblems } from './check.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../../..');
@@ -225,24 +225,11 @@ export class OperatorEnv {
     args: string[],
     opts: { allowFail?: boolean; timeoutMs?: number } = {},
   ): Promise<KubectlResult> {
-    const full = ['--kubeconfig', this.kubeconfig, '--cache-dir', path.join(this.dir, 'kube-cache'), ...args];
-    const result = await new Promise<KubectlResult>((resolve) => {
-      execFile(
-        'kubectl',
-        full,
-        { timeout: opts.timeoutMs ?? 60_000, env: { PATH: process.env.PATH ?? '', HOME: this.dir } },
-        (err, stdout, stderr) => {
-          const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
-          resolve({ code, stdout, stderr: err !== null && stderr === '' ? err.message : stderr });
-        },
-      );
+    return await kubectl(args, {
+      kubeconfig: this.kubeconfig,
+      cacheDir: path.join(this.dir, 'kube-cache'),
+      ...opts,
     });
-    if (result.code !== 0 && opts.allowFail !== true) {
-      throw new Error(
-        `kubectl ${args.join(' ')}: expected exit 0, saw ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
-      );
-    }
-    return result;
   }
 
   /** Writes `objects` as a multi-document YAML file (JSON documents) in the env's dir; returns its path. */

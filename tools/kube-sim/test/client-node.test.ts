@@ -24,24 +24,11 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { startKubeSim, type KubeSim } from '../src/index.ts';
+import { waitFor } from '@podset/testkit';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const NS = 'default';
 const W = { group: 'example.com', version: 'v1', plural: 'widgets' } as const;
-
-async function until<T>(
-  check: () => T | undefined | false | null | Promise<T | undefined | false | null>,
-  what: string,
-  ms = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** The ApiException a call rejects with (fails if it resolves or throws something else). */
 async function apiError(p: Promise<unknown>): Promise<ApiException<string>> {
@@ -302,7 +289,7 @@ describe('@kubernetes/client-node against kube-sim', () => {
     const pending = await core.listNamespacedPod({ namespace: NS, fieldSelector: 'status.phase=Pending' });
     assert.equal(pending.items.length, 0);
     await core.deleteNamespacedPod({ name, namespace: NS, gracePeriodSeconds: 0 });
-    await until(() => !sim.cluster.get('pods', NS, name), 'pod gone');
+    await waitFor('pod gone', () => !sim.cluster.get('pods', NS, name));
   });
 
   test('CustomObjectsApi on a CRD: create (defaults), get, list, patch, status, scale, 422, delete', async () => {
@@ -311,10 +298,10 @@ describe('@kubernetes/client-node against kube-sim', () => {
     const crd = loadYaml<V1CustomResourceDefinition>(readFileSync(join(FIXTURES, 'widget-crd.yaml'), 'utf8'));
     const ext = kc.makeApiClient(ApiextensionsV1Api);
     await ext.createCustomResourceDefinition({ body: crd });
-    await until(async () => {
+    await waitFor('CRD Established', async () => {
       const c = await ext.readCustomResourceDefinition({ name: 'widgets.example.com' });
       return c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True');
-    }, 'CRD Established');
+    });
 
     const body = {
       apiVersion: 'example.com/v1',
@@ -491,9 +478,9 @@ describe('@kubernetes/client-node against kube-sim', () => {
     await core.deleteNamespacedConfigMap({ name: 'w-a', namespace: NS });
 
     const changes = (w: { events: WatchEvent[] }) => w.events.filter((e) => e.type !== 'BOOKMARK');
-    await until(
-      () => changes(all).length >= 5,
+    await waitFor(
       `5 events on the plain watch (got ${JSON.stringify(all.events)})`,
+      () => changes(all).length >= 5,
     );
     assert.deepEqual(
       changes(all).map((e) => e.type),
@@ -504,16 +491,16 @@ describe('@kubernetes/client-node against kube-sim', () => {
       rvs.every((rv, i) => rv > Number(rv0) && (i === 0 || rv > (rvs[i - 1] ?? 0))),
       `increasing ${rvs}`,
     );
-    await until(
-      () => sel.events.length >= 3,
+    await waitFor(
       `3 events on the selector watch (got ${JSON.stringify(sel.events)})`,
+      () => sel.events.length >= 3,
     );
     assert.deepEqual(
       sel.events.map((e) => `${e.type}:${(e.object as V1ConfigMap).data?.n}`),
       ['ADDED:1', 'MODIFIED:2', 'DELETED:2'],
       'enters the selector as ADDED, leaves as DELETED',
     );
-    await until(() => all.events.some((e) => e.type === 'BOOKMARK'), 'a BOOKMARK (interval 200 ms)', 5_000);
+    await waitFor('a BOOKMARK (interval 200 ms)', () => all.events.some((e) => e.type === 'BOOKMARK'), 5_000);
     const bm = all.events.find((e) => e.type === 'BOOKMARK');
     assert.equal(bm?.object.kind, 'ConfigMap');
     assert.match(bm?.object.metadata?.resourceVersion ?? '', /^\d+$/);
@@ -529,7 +516,7 @@ describe('@kubernetes/client-node against kube-sim', () => {
     await core.createNamespacedConfigMap({ namespace: NS, body: cm('expiry-2') });
     // Within the window: the events after `old` are replayed.
     const ok = await recordWatch(kc, path, { resourceVersion: old });
-    await until(() => ok.events.length >= 2, 'the replay');
+    await waitFor('the replay', () => ok.events.length >= 2);
     assert.deepEqual(
       ok.events.map((e) => `${e.type}:${e.object.metadata?.name}`),
       ['ADDED:expiry-1', 'ADDED:expiry-2'],
@@ -590,7 +577,7 @@ describe('@kubernetes/client-node against kube-sim', () => {
     const after = await recordWatch(kc, path, { resourceVersion: now });
     await core.deleteNamespacedConfigMap({ name: 'expiry-1', namespace: NS });
     await core.deleteNamespacedConfigMap({ name: 'expiry-2', namespace: NS });
-    await until(() => after.events.length >= 2, 'events after a forced 410');
+    await waitFor('events after a forced 410', () => after.events.length >= 2);
     assert.deepEqual(
       after.events.map((e) => e.type),
       ['DELETED', 'DELETED'],
@@ -623,7 +610,7 @@ describe('@kubernetes/client-node against kube-sim', () => {
     const read = await core.readNamespacedConfigMap({ name: 'survivor', namespace: NS });
     assert.deepEqual(read.data, { v: '2' });
     const resumed = await recordWatch(kc, path, { resourceVersion: rv });
-    await until(() => resumed.events.length >= 1, 'the change made during the outage');
+    await waitFor('the change made during the outage', () => resumed.events.length >= 1);
     assert.deepEqual(
       resumed.events.map((e) => `${e.type}:${e.object.metadata?.name}:${(e.object as V1ConfigMap).data?.v}`),
       ['MODIFIED:survivor:2'],
@@ -653,22 +640,22 @@ describe('@kubernetes/client-node against kube-sim', () => {
     informer.on('error', (e) => errors.push(e));
     await informer.start();
     cleanups.push(() => informer.stop());
-    await until(() => seen.includes('add:pre-existing'), 'the initial list');
-    await until(
-      () => sim.audit.query({ resource: 'configmaps', verb: 'watch', code: 200 }).length > 0,
+    await waitFor('the initial list', () => seen.includes('add:pre-existing'));
+    await waitFor(
       'watching',
+      () => sim.audit.query({ resource: 'configmaps', verb: 'watch', code: 200 }).length > 0,
     );
 
     await core.createNamespacedConfigMap({ namespace: NS, body: cm('inf-1', { v: '1' }, { inf: 'yes' }) });
-    await until(() => seen.includes('add:inf-1'), `add (seen ${seen})`);
+    await waitFor(`add (seen ${seen})`, () => seen.includes('add:inf-1'));
     await core.patchNamespacedConfigMap(
       { name: 'inf-1', namespace: NS, body: { data: { v: '2' } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-    await until(() => seen.includes('update:inf-1:2'), `update (seen ${seen})`);
+    await waitFor(`update (seen ${seen})`, () => seen.includes('update:inf-1:2'));
     assert.equal(informer.get('inf-1', NS)?.data?.v, '2', 'the cache holds the latest');
     await core.deleteNamespacedConfigMap({ name: 'inf-1', namespace: NS });
-    await until(() => seen.includes('delete:inf-1'), `delete (seen ${seen})`);
+    await waitFor(`delete (seen ${seen})`, () => seen.includes('delete:inf-1'));
     assert.equal(informer.get('inf-1', NS), undefined);
     // Objects outside the selector are never seen.
     await core.createNamespacedConfigMap({ namespace: NS, body: cm('not-mine') });
@@ -683,14 +670,16 @@ describe('@kubernetes/client-node against kube-sim', () => {
       kind: 'ConfigMap',
       metadata: { name: 'inf-2', namespace: NS, labels: { inf: 'yes' } },
     });
-    await until(() => seen.includes('add:inf-2'), `add before the cut (seen ${seen})`);
+    await waitFor(`add before the cut (seen ${seen})`, () => seen.includes('add:inf-2'));
     sim.cluster.delete('configmaps', NS, 'pre-existing');
-    await until(
-      () => sim.audit.query({ resource: 'configmaps', verb: 'list' }).length > listsBefore,
+    await waitFor(
       'the relist after the 410',
+      () => sim.audit.query({ resource: 'configmaps', verb: 'list' }).length > listsBefore,
     );
     sim.faults.reset();
-    await until(() => seen.includes('delete:pre-existing'), `the delete found by the relist (seen ${seen})`);
+    await waitFor(`the delete found by the relist (seen ${seen})`, () =>
+      seen.includes('delete:pre-existing'),
+    );
     assert.deepEqual(
       informer
         .list(NS)
@@ -703,7 +692,7 @@ describe('@kubernetes/client-node against kube-sim', () => {
       { name: 'inf-2', namespace: NS, body: { data: { v: '9' } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-    await until(() => seen.includes('update:inf-2:9'), `update after the relist (seen ${seen})`);
+    await waitFor(`update after the relist (seen ${seen})`, () => seen.includes('update:inf-2:9'));
     assert.ok(!seen.some((s) => s.includes('not-mine')));
     assert.deepEqual(errors, []);
     await informer.stop();

@@ -1,26 +1,10 @@
 // The in-process controllers against the real kube-sim store and server: in process (ClusterAccess), over
 // HTTP (fetch with a bearer token), and through the real kubectl.
 import { after, before, describe, test } from 'node:test';
+import path from 'node:path';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { startKubeSim, type KubeObject, type KubeSim } from '../src/index.ts';
-
-const exec = promisify(execFile);
-
-async function until<T>(
-  check: () => T | undefined | false | null | Promise<T | undefined | false | null>,
-  ms = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { kubectl, waitFor } from '@podset/testkit';
 
 interface PodStatus {
   phase?: string;
@@ -91,7 +75,7 @@ describe('controllers on the real kube-sim', () => {
   test('a pod created over HTTP becomes Running and Ready; a delete removes it after its containers exit', async () => {
     const created = await http('POST', '/api/v1/namespaces/default/pods', podBody('web'));
     assert.equal(created.status, 201);
-    const running = await until(async () => {
+    const running = await waitFor('pod web Running and Ready', async () => {
       const { json } = await http('GET', '/api/v1/namespaces/default/pods/web');
       return phase(json) === 'Running' && ready(json) === 'True' ? json : undefined;
     });
@@ -100,10 +84,10 @@ describe('controllers on the real kube-sim', () => {
     const deleted = await http('DELETE', '/api/v1/namespaces/default/pods/web');
     assert.equal(deleted.status, 200);
     assert.ok(deleted.json.metadata.deletionTimestamp, 'Terminating: kept for its grace period');
-    await until(
+    await waitFor(
+      'pod gone',
       async () => (await http('GET', '/api/v1/namespaces/default/pods/web')).status === 404,
       10_000,
-      'pod gone',
     );
   });
 
@@ -115,8 +99,14 @@ describe('controllers on the real kube-sim', () => {
         podBody(`fate-${fate}`, { metadata: { annotations: { 'kube-sim.podset.io/fate': fate } } }),
       );
     }
-    await until(() => phase(sim.cluster.get('pods', 'default', 'fate-fail')) === 'Failed');
-    await until(() => phase(sim.cluster.get('pods', 'default', 'fate-never-ready')) === 'Running');
+    await waitFor(
+      'fate-fail Failed',
+      () => phase(sim.cluster.get('pods', 'default', 'fate-fail')) === 'Failed',
+    );
+    await waitFor(
+      'fate-never-ready Running',
+      () => phase(sim.cluster.get('pods', 'default', 'fate-never-ready')) === 'Running',
+    );
     assert.equal(ready(sim.cluster.get('pods', 'default', 'fate-never-ready')), 'False');
     // A Failed pod is deleted at once (no running containers).
     const del = await http('DELETE', '/api/v1/namespaces/default/pods/fate-fail');
@@ -152,7 +142,7 @@ describe('controllers on the real kube-sim', () => {
       );
       assert.equal(r.status, 201);
     }
-    await until(() =>
+    await waitFor('three dependents Running', () =>
       [0, 1, 2].every((i) => phase(sim.cluster.get('pods', 'default', `${name}-${i}`)) === 'Running'),
     );
     return owner;
@@ -168,7 +158,7 @@ describe('controllers on the real kube-sim', () => {
       propagationPolicy: 'Background',
     });
     assert.equal(r.status, 200);
-    await until(() => dependents('bg').every((p) => p === undefined), 10_000, 'dependents gone');
+    await waitFor('dependents gone', () => dependents('bg').every((p) => p === undefined), 10_000);
   });
 
   test('garbage collection, foreground: the owner stays until its blocking pods are gone', async () => {
@@ -181,7 +171,8 @@ describe('controllers on the real kube-sim', () => {
     assert.equal(r.status, 200);
     assert.ok(r.json.metadata.finalizers?.includes('foregroundDeletion'));
     // While any pod remains, the owner must exist; check at each step until all are gone.
-    await until(
+    await waitFor(
+      'dependents gone',
       () => {
         const pods = dependents('fg').filter(Boolean);
         if (pods.length > 0)
@@ -189,9 +180,8 @@ describe('controllers on the real kube-sim', () => {
         return pods.length === 0;
       },
       10_000,
-      'dependents gone',
     );
-    await until(() => !sim.cluster.get('configmaps', 'default', 'fg'), 10_000, 'owner gone');
+    await waitFor('owner gone', () => !sim.cluster.get('configmaps', 'default', 'fg'), 10_000);
   });
 
   test('garbage collection, orphan: pods lose the reference and keep running', async () => {
@@ -202,7 +192,7 @@ describe('controllers on the real kube-sim', () => {
       propagationPolicy: 'Orphan',
     });
     assert.equal(r.status, 200);
-    await until(() => !sim.cluster.get('configmaps', 'default', 'or'), 10_000, 'owner gone');
+    await waitFor('owner gone', () => !sim.cluster.get('configmaps', 'default', 'or'), 10_000);
     for (const p of dependents('or')) {
       assert.equal(phase(p), 'Running');
       assert.equal(p?.metadata.ownerReferences, undefined);
@@ -228,30 +218,33 @@ describe('controllers on the real kube-sim', () => {
       metadata: { name: 'cm' },
     });
     await http('POST', '/api/v1/namespaces/team/pods', podBody('p'));
-    await until(() => phase(sim.cluster.get('pods', 'team', 'p')) === 'Running');
+    await waitFor('team/p Running', () => phase(sim.cluster.get('pods', 'team', 'p')) === 'Running');
     const r = await http('DELETE', '/api/v1/namespaces/team');
     assert.equal(r.status, 200);
-    await until(
+    await waitFor(
+      'namespace gone',
       async () => (await http('GET', '/api/v1/namespaces/team')).status === 404,
       10_000,
-      'namespace gone',
     );
     assert.equal(sim.cluster.list('configmaps', 'team').length, 0);
     assert.equal(sim.cluster.list('pods', 'team').length, 0);
   });
 
   test('kubectl: run a pod, see it Running, delete it without waiting out the grace period', async () => {
-    const kc = ['--kubeconfig', sim.kubeconfigPath];
-    await exec('kubectl', [...kc, 'run', 'kc', '--image=nginx:1.27', '--restart=Never']);
-    await exec('kubectl', [...kc, 'wait', '--for=condition=Ready', 'pod/kc', '--timeout=30s']);
-    const { stdout } = await exec('kubectl', [...kc, 'get', 'pods', 'kc', '--no-headers']);
+    const kc = {
+      kubeconfig: sim.kubeconfigPath,
+      cacheDir: path.join(path.dirname(sim.kubeconfigPath), 'kube-cache'),
+    };
+    await kubectl(['run', 'kc', '--image=nginx:1.27', '--restart=Never'], kc);
+    await kubectl(['wait', '--for=condition=Ready', 'pod/kc', '--timeout=30s'], kc);
+    const { stdout } = await kubectl(['get', 'pods', 'kc', '--no-headers'], kc);
     assert.match(stdout, /^kc\s+1\/1\s+Running\s+0\s+/);
-    const described = (await exec('kubectl', [...kc, 'describe', 'pod', 'kc'])).stdout;
+    const described = (await kubectl(['describe', 'pod', 'kc'], kc)).stdout;
     assert.match(described, /Status:\s+Running/);
     assert.match(described, /Scheduled\s.*Successfully assigned default\/kc to sim-node-\d/);
     assert.match(described, /Started\s.*Started container kc/);
     // `kubectl delete` waits for the pod to be gone; the 30 s default grace period would exceed the 20 s bound.
-    await exec('kubectl', [...kc, 'delete', 'pod', 'kc', '--timeout=20s']);
+    await kubectl(['delete', 'pod', 'kc', '--timeout=20s'], kc);
     assert.equal(sim.cluster.get('pods', 'default', 'kc'), undefined);
   });
 

@@ -3,35 +3,16 @@
 // testing their controllers on kube-sim. Each step asserts on kubectl's output AND on the server's state.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { startKubeSim, type KubeObject, type KubeSim } from '../src/index.ts';
+import { kubectl as runKubectl, waitFor } from '@podset/testkit';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const WIDGETS = 'widgets.example.com';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function until<T>(
-  check: () => T | undefined | false | null | Promise<T | undefined | false | null>,
-  what: string,
-  ms = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 type Spec = { replicas?: number; size?: string; color?: string; tags?: string[] };
 const spec = (o: KubeObject | undefined): Spec => (o?.spec ?? {}) as Spec;
@@ -42,21 +23,17 @@ describe('kubectl against kube-sim', () => {
   const children = new Set<ChildProcess>();
 
   /** Runs kubectl; never throws on a non-zero exit (the test asserts on code/stdout/stderr). */
-  function kubectl(args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const child = execFile(
-        'kubectl',
-        ['--kubeconfig', sim.kubeconfigPath, '--cache-dir', cacheDir, ...args],
-        { timeout: opts.timeoutMs ?? 30_000, maxBuffer: 16 << 20 },
-        (err, stdout, stderr) => {
-          if (err && typeof err.code !== 'number') {
-            reject(new Error(`kubectl ${args.join(' ')}: ${err.message}\n${stderr}`));
-            return;
-          }
-          resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
-        },
-      );
-      if (opts.input !== undefined) child.stdin?.end(opts.input);
+  function kubectl(
+    args: string[],
+    opts: { input?: string; timeoutMs?: number; env?: Record<string, string> } = {},
+  ) {
+    return runKubectl(args, {
+      kubeconfig: sim.kubeconfigPath,
+      cacheDir,
+      allowFail: true,
+      timeoutMs: opts.timeoutMs ?? 30_000,
+      ...(opts.input === undefined ? {} : { input: opts.input }),
+      ...(opts.env === undefined ? {} : { env: opts.env }),
     });
   }
 
@@ -227,16 +204,8 @@ describe('kubectl against kube-sim', () => {
 
   test('edit (with EDITOR) changes the object through a patch', async () => {
     const before = widget('alpha')!;
-    const r = await new Promise<Run>((resolve) => {
-      execFile(
-        'kubectl',
-        ['--kubeconfig', sim.kubeconfigPath, '--cache-dir', cacheDir, 'edit', 'widget', 'alpha'],
-        {
-          timeout: 30_000,
-          env: { ...process.env, EDITOR: `sed -i -e s/size:\\ medium/size:\\ small/`, KUBE_EDITOR: '' },
-        },
-        (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
-      );
+    const r = await kubectl(['edit', 'widget', 'alpha'], {
+      env: { EDITOR: `sed -i -e s/size:\\ medium/size:\\ small/`, KUBE_EDITOR: '' },
     });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /widget\.example\.com\/alpha edited/);
@@ -392,9 +361,9 @@ describe('kubectl against kube-sim', () => {
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
     try {
-      await until(() => /^alpha\s+1\s+large\s+Ready/m.test(out), `initial row (got: ${out}${err})`);
+      await waitFor(`initial row (got: ${out}${err})`, () => /^alpha\s+1\s+large\s+Ready/m.test(out));
       await ok(['scale', 'widget', 'alpha', '--replicas=7']);
-      await until(() => /^alpha\s+7\s+large\s+Ready/m.test(out), `the scaled row (got: ${out}${err})`);
+      await waitFor(`the scaled row (got: ${out}${err})`, () => /^alpha\s+7\s+large\s+Ready/m.test(out));
       // A new object appears in the same watch.
       const beta = {
         apiVersion: 'example.com/v1',
@@ -403,7 +372,7 @@ describe('kubectl against kube-sim', () => {
         spec: { color: 'red', replicas: 4 },
       };
       await ok(['create', '-f', '-'], JSON.stringify(beta));
-      await until(() => /^beta\s+4\s+small\s+/m.test(out), `the new row (got: ${out}${err})`);
+      await waitFor(`the new row (got: ${out}${err})`, () => /^beta\s+4\s+small\s+/m.test(out));
       assert.equal(child.exitCode, null, 'the watch is still open');
       assert.ok(sim.audit.query({ resource: 'widgets', verb: 'list' }).length >= 1, 'kubectl listed first');
     } finally {
@@ -433,7 +402,7 @@ describe('kubectl against kube-sim', () => {
     }
     const out = await ok(['delete', 'widget', 'alpha', '--cascade=orphan']);
     assert.match(out, /widget\.example\.com "alpha" deleted/);
-    await until(() => !widget('alpha'), 'alpha gone');
+    await waitFor('alpha gone', () => !widget('alpha'));
     for (const name of ['alpha-config-1', 'alpha-config-2']) {
       const cm = sim.cluster.get('configmaps', 'default', name);
       assert.ok(cm, `${name} still lives`);
@@ -479,12 +448,12 @@ describe('kubectl against kube-sim', () => {
       });
       const args = ['delete', 'widget', owner, ...(cascade ? [`--cascade=${cascade}`] : [])];
       assert.match(await ok(args), new RegExp(`widget\\.example\\.com "${owner}" deleted`));
-      await until(
+      await waitFor(
+        `${owner} and its dependents gone`,
         () =>
           !widget(owner) &&
           !sim.cluster.get('configmaps', 'default', `${owner}-config`) &&
           !sim.cluster.get('pods', 'default', `${owner}-pod`),
-        `${owner} and its dependents gone`,
       );
     }
     // The orphans of the previous test were not touched by this GC.

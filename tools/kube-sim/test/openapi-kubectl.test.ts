@@ -3,36 +3,25 @@
 // resources and built-ins, prints the server's 422 naming the field, and `explain` reads CRD schemas.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startKubeSim, type KubeSim } from '../src/index.ts';
+import { kubectl as runKubectl, type KubectlResult } from '@podset/testkit';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 describe('kubectl apply and explain through OpenAPI', () => {
   let sim: KubeSim;
   let dir: string;
 
-  function kubectl(...args: string[]): Promise<Run> {
-    return new Promise((resolve) => {
-      execFile(
-        'kubectl',
-        ['--kubeconfig', sim.kubeconfigPath, '--cache-dir', join(dir, 'cache'), ...args],
-        { timeout: 30_000 },
-        (err, stdout, stderr) => {
-          const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-          resolve({ code, stdout, stderr });
-        },
-      );
+  function kubectl(...args: string[]): Promise<KubectlResult> {
+    return runKubectl(args, {
+      kubeconfig: sim.kubeconfigPath,
+      cacheDir: join(dir, 'cache'),
+      allowFail: true,
+      timeoutMs: 30_000,
     });
   }
   async function ok(...args: string[]): Promise<string> {
