@@ -137,7 +137,12 @@ export async function startSentinelSetup(): Promise<SentinelSetup> {
       currentPrimaryPort,
       async failover() {
         const before = await currentPrimaryPort();
-        await command(sentinelPort, 'SENTINEL', 'FAILOVER', masterName);
+        // Knowing the replica is not enough: the sentinel promotes only a replica it has had a fresh
+        // INFO reply from (else NOGOODSLAVE). Ask until it accepts; a timeout reports the last refusal.
+        await waitFor('the sentinel to accept a failover', async () => {
+          await command(sentinelPort, 'SENTINEL', 'FAILOVER', masterName);
+          return true;
+        });
         return await waitFor('the sentinel to name a new primary', async () => {
           const now = await currentPrimaryPort();
           if (now === before) return undefined;
