@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { README, SECTIONS, renderReadme } from './config-docs.ts';
+import { CONFIG_DOC, SECTIONS, renderConfigDoc } from './config-docs.ts';
 
-test("the README's configuration tables match the apps' env specs", () => {
-  const text = readFileSync(README, 'utf8');
-  assert.equal(renderReadme(text), text, 'README.md is stale: run node scripts/config-docs.ts');
+test("the CONFIG_DOC's configuration tables match the apps' env specs", () => {
+  const text = readFileSync(CONFIG_DOC, 'utf8');
+  assert.equal(renderConfigDoc(text), text, 'CONFIG_DOC.md is stale: run node scripts/config-docs.ts');
   for (const spec of Object.values(SECTIONS)) {
     for (const name of Object.keys(spec))
       assert.ok(text.includes(`| \`${name}\` |`), `${name} is documented`);

@@ -1,6 +1,6 @@
-// Keeps the README's configuration tables generated from the apps' env specs (one source).
-//   node scripts/config-docs.ts          rewrite the tables in README.md
-//   node scripts/config-docs.ts --check  exit 1 if README.md is stale
+// Keeps the CONFIG_DOC's configuration tables generated from the apps' env specs (one source).
+//   node scripts/config-docs.ts          rewrite the tables in CONFIG_DOC.md
+//   node scripts/config-docs.ts --check  exit 1 if CONFIG_DOC.md is stale
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,12 @@ import { dashboardEnv } from '../apps/dashboard/src/config.ts';
 import { watcherEnv } from '../apps/watcher/src/config.ts';
 import { workerEnv } from '../apps/worker/src/config.ts';
 
-export const README = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'README.md');
+export const CONFIG_DOC = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'docs',
+  'configuration.md',
+);
 
 export const SECTIONS: Record<string, EnvSpec> = {
   watcher: watcherEnv,
@@ -21,29 +26,29 @@ export function table(spec: EnvSpec): string {
   return ['| variable | default | meaning |', '| --- | --- | --- |', ...describeEnv(spec)].join('\n');
 }
 
-/** README text with every `<!-- config:NAME -->…<!-- /config:NAME -->` block regenerated. */
-export function renderReadme(text: string): string {
+/** CONFIG_DOC text with every `<!-- config:NAME -->…<!-- /config:NAME -->` block regenerated. */
+export function renderConfigDoc(text: string): string {
   let out = text;
   for (const [name, spec] of Object.entries(SECTIONS)) {
     const open = `<!-- config:${name} -->`;
     const close = `<!-- /config:${name} -->`;
     const start = out.indexOf(open);
     const end = out.indexOf(close);
-    if (start < 0 || end < start) throw new Error(`README.md lacks the ${open} … ${close} block`);
+    if (start < 0 || end < start) throw new Error(`CONFIG_DOC.md lacks the ${open} … ${close} block`);
     out = `${out.slice(0, start + open.length)}\n${table(spec)}\n${out.slice(end)}`;
   }
   return out;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const current = readFileSync(README, 'utf8');
-  const wanted = renderReadme(current);
+  const current = readFileSync(CONFIG_DOC, 'utf8');
+  const wanted = renderConfigDoc(current);
   if (process.argv.includes('--check')) {
     if (wanted !== current) {
-      process.stderr.write('README.md configuration tables are stale: run node scripts/config-docs.ts\n');
+      process.stderr.write('CONFIG_DOC.md configuration tables are stale: run node scripts/config-docs.ts\n');
       process.exit(1);
     }
   } else if (wanted !== current) {
-    writeFileSync(README, wanted);
+    writeFileSync(CONFIG_DOC, wanted);
   }
 }

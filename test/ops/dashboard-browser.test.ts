@@ -1,6 +1,6 @@
 // The dashboard in a real browser: Debian's Chromium driven by playwright-core against the dashboard
 // process, with kube-sim, Redis, the watcher and a worker as the e2e harness starts them.
-// Set UPDATE_DOCS_SCREENSHOT=1 to write docs/dashboard.png (the README's screenshot).
+// Set UPDATE_DOCS_SCREENSHOT=1 to write docs/dashboard.png (the screenshot in docs/operations.md).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
