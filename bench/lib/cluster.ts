@@ -557,8 +557,3 @@ export function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
-
-export function mkdirp(p: string): string {
-  mkdirSync(p, { recursive: true });
-  return p;
-}

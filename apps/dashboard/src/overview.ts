@@ -74,7 +74,6 @@ export const JOB_STATES = [
   'completed',
   'failed',
 ] as const;
-export type JobState = (typeof JOB_STATES)[number];
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -43,7 +43,3 @@ export function isKubeApiError(err: unknown): err is KubeApiError {
 
 export const isNotFound = (err: unknown): boolean => isKubeApiError(err) && err.code === 404;
 export const isConflict = (err: unknown): boolean => isKubeApiError(err) && err.code === 409;
-export const isAlreadyExists = (err: unknown): boolean =>
-  isKubeApiError(err) && err.code === 409 && err.reason === 'AlreadyExists';
-export const isGone = (err: unknown): boolean => isKubeApiError(err) && err.code === 410;
-export const isTooManyRequests = (err: unknown): boolean => isKubeApiError(err) && err.code === 429;

@@ -11,15 +11,7 @@ export {
   type RateLimiterOptions,
   type RateLimiterStats,
 } from './rate-limiter.ts';
-export {
-  KubeApiError,
-  isKubeApiError,
-  isNotFound,
-  isConflict,
-  isAlreadyExists,
-  isGone,
-  isTooManyRequests,
-} from './errors.ts';
+export { KubeApiError, isKubeApiError, isNotFound, isConflict } from './errors.ts';
 export {
   KubeClient,
   ResourceClient,

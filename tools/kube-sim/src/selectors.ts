@@ -684,11 +684,6 @@ function cachedEntries(resource: string): [string, FieldGetter][] {
   return e;
 }
 
-/** The names of the fields a resource can be selected by. */
-export function selectableFieldNames(resource: string): string[] {
-  return Object.keys(cachedGetters(resource));
-}
-
 /**
  * The selectable fields of an object of the given resource id (`pods`, `events`, `events.events.k8s.io`, ...).
  * Always metadata.name and metadata.namespace; resource-specific ones (pods: status.phase, spec.nodeName, ...).

@@ -110,10 +110,6 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export function objectKey(resource: string, namespace: string | undefined, name: string): string {
-  return `${resource}\u0000${namespace ?? ''}\u0000${name}`;
-}
-
 /**
  * Read-modify-write with optimistic concurrency: reads the object, checks its uid, lets `mutate` change a
  * copy (return undefined for "nothing to do"), writes it with the resourceVersion just read; a 409 re-reads
