@@ -92,15 +92,8 @@ export async function runOperator(
     const N = o.podsets;
     const R = o.replicas;
     log(`operator: ${N} PodSets × ${R}, ${o.workers} workers × ${o.concurrency}`);
-    tracker.start();
-    await pool(N, o.workers * o.concurrency, async (i) => {
-      await world.admin.json('POST', PODSETS_PATH, podSetBody(`ps-${i}`, R));
-    });
-    const seconds = await tracker.until(
-      () => tracker.converged.size === N,
-      o.timeoutMs,
-      () =>
-        `${tracker.converged.size}/${N} PodSets converged, ${tracker.readyPods.size} pods ready\n${world.apps.map((p) => p.describe()).join('\n')}`,
+    const seconds = await createAndConverge(world, tracker, o, () =>
+      world.apps.map((p) => p.describe()).join('\n'),
     );
     tracker.stop();
     const cpu = cpuMeter();
@@ -181,16 +174,7 @@ async function runPeer(o: ConvergeOptions, log: (s: string) => void): Promise<Pe
     const N = o.podsets;
     const R = o.replicas;
     log(`peer: ${N} PodSets × ${R}, ${o.workers * o.concurrency} reconciles at once`);
-    tracker.start();
-    await pool(N, o.workers * o.concurrency, async (i) => {
-      await world.admin.json('POST', PODSETS_PATH, podSetBody(`ps-${i}`, R));
-    });
-    const seconds = await tracker.until(
-      () => tracker.converged.size === N,
-      o.timeoutMs,
-      () =>
-        `${tracker.converged.size}/${N} PodSets converged, ${tracker.readyPods.size} pods ready\n${peer.describe()}`,
-    );
+    const seconds = await createAndConverge(world, tracker, o, () => peer.describe());
     tracker.stop();
     const cpu = cpuMeter();
     log(`peer: converged in ${fmt(seconds, 2)} s`);
@@ -415,6 +399,26 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
 }
 
 /** CPU seconds this (bench) process used since `from`: the limit's client loop, and both runs' watches. */
+/** Starts the clock, creates the N PodSets × R (workers × concurrency at once), waits until all converged; seconds. */
+async function createAndConverge(
+  world: World,
+  tracker: Tracker,
+  o: { podsets: number; replicas: number; workers: number; concurrency: number; timeoutMs: number },
+  describe: () => string,
+): Promise<number> {
+  const N = o.podsets;
+  tracker.start();
+  await pool(N, o.workers * o.concurrency, async (i) => {
+    await world.admin.json('POST', PODSETS_PATH, podSetBody(`ps-${i}`, o.replicas));
+  });
+  return tracker.until(
+    () => tracker.converged.size === N,
+    o.timeoutMs,
+    () =>
+      `${tracker.converged.size}/${N} PodSets converged, ${tracker.readyPods.size} pods ready\n${describe()}`,
+  );
+}
+
 /** CPU seconds each process (and this bench process, as `bench`) spends from now until the returned function is called. */
 function meterCpu(pids: Record<string, number>): () => Record<string, number> {
   const start = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));

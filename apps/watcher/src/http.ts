@@ -1,6 +1,6 @@
 // /healthz (alive), /readyz (Redis and the API answer; a standby is ready too: leadership is not
 // readiness), /metrics (Prometheus). Started before leader election so a standby answers as well.
-import http from 'node:http';
+import { startOpsServer, withTimeout, type OpsServer } from '@podset/runtime';
 import type { Registry } from 'prom-client';
 
 export interface Probe {
@@ -19,73 +19,33 @@ export interface HealthServerOptions {
   timeoutMs?: number;
 }
 
-export interface HealthServer {
-  port: number;
-  close(): Promise<void>;
-}
+export type HealthServer = OpsServer;
 
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
   const timeoutMs = options.timeoutMs ?? 3000;
-  const server = http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz') {
-      res.end('ok\n');
-    } else if (path === '/readyz') {
-      void readiness(options.probes, timeoutMs).then((results) => {
-        const ok = results.every((r) => r.ok);
-        const lines = results.map((r) => `${r.name}: ${r.ok ? 'ok' : r.error}`);
-        for (const [k, v] of Object.entries(options.status?.() ?? {})) lines.push(`${k}: ${String(v)}`);
-        res.statusCode = ok ? 200 : 503;
-        res.setHeader('Content-Type', 'text/plain');
-        res.end(`${lines.join('\n')}\n`);
-      });
-    } else if (path === '/metrics') {
-      options.registry.metrics().then(
-        (text) => {
-          res.setHeader('Content-Type', options.registry.contentType);
-          res.end(text);
-        },
-        (err: unknown) => {
-          res.statusCode = 500;
-          res.end(String(err));
-        },
-      );
-    } else {
-      res.statusCode = 404;
-      res.end('not found\n');
-    }
+  return startOpsServer({
+    port: options.port,
+    ...(options.host !== undefined ? { host: options.host } : {}),
+    registry: options.registry,
+    readiness: async () => {
+      const results = await readiness(options.probes, timeoutMs);
+      const lines = results.map((r) => `${r.name}: ${r.ok ? 'ok' : r.error}`);
+      for (const [k, v] of Object.entries(options.status?.() ?? {})) lines.push(`${k}: ${String(v)}`);
+      return { ready: results.every((r) => r.ok), lines };
+    },
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
-  });
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address !== null ? address.port : options.port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 async function readiness(probes: Probe[], timeoutMs: number) {
   return await Promise.all(
     probes.map(async (p) => {
-      let timer: NodeJS.Timeout | undefined;
       try {
-        await Promise.race([
-          p.check(),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-          }),
-        ]);
+        await withTimeout(p.check(), timeoutMs, p.name);
         return { name: p.name, ok: true as const };
       } catch (err) {
-        return { name: p.name, ok: false as const, error: err instanceof Error ? err.message : String(err) };
-      } finally {
-        clearTimeout(timer);
+        const message = err instanceof Error ? err.message : String(err);
+        // withTimeout names what timed out; the line already starts with the probe's name.
+        return { name: p.name, ok: false as const, error: message.replace(`${p.name}: `, '') };
       }
     }),
   );

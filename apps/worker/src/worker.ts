@@ -1,6 +1,5 @@
 // Assembles the worker from its parts: kube client (rate-limited) → controller → queue worker, plus
 // metrics and health endpoints. main.ts calls this with the parsed environment; tests call it directly.
-import http from 'node:http';
 import os from 'node:os';
 import { createKube, KubeClient, type Kube, type RequestRecord } from '@podset/kube';
 import { startReconcileWorker, urlConnector, type ReconcileWorker, type RedisConnector } from '@podset/queue';
@@ -12,7 +11,7 @@ import { createController, errorText, type Controller, type Planner } from './co
 import { createEventRecorder } from './events.ts';
 import { redisParkStore } from './park-store.ts';
 import { redisRvStore } from './rv-store.ts';
-import { createLogger, withTimeout } from '@podset/runtime';
+import { createLogger, startOpsServer, withTimeout, type OpsServer } from '@podset/runtime';
 
 export interface WorkerSettings {
   kubeConfig: KubeConfig;
@@ -221,10 +220,9 @@ export async function startWorker(
     },
   });
 
-  let server: http.Server | undefined;
+  let server: OpsServer | undefined;
   let httpPort: number | undefined;
   let ready = true;
-  let readiness: (() => Promise<Readiness>) | undefined;
   let closeProbes = () => {};
   if (settings.httpPort > 0 || settings.httpPort === -1) {
     // Readiness pings on a client that fails at once while disconnected (no offline queue, no retry).
@@ -266,7 +264,7 @@ export async function startWorker(
       }
       await withTimeout(probeRedis.ping(), REDIS_PROBE_TIMEOUT_MS, 'PING');
     };
-    readiness = cachedReadiness(async () => {
+    const readiness = cachedReadiness(async () => {
       const [r, k] = await Promise.allSettled([
         pingRedis(),
         checkApi(AbortSignal.timeout(API_PROBE_TIMEOUT_MS)),
@@ -282,43 +280,17 @@ export async function startWorker(
       probeRedis.disconnect();
       void probeKube?.close();
     };
-    server = http.createServer((req, res) => {
-      if (req.url === '/healthz') {
-        res.end('ok');
-      } else if (req.url === '/readyz') {
-        readiness!().then(
-          (r) => {
-            res.statusCode = r.ready && ready ? 200 : 503;
-            const lines = Object.entries(r.checks).map(([name, v]) => `${name}: ${v}`);
-            res.end(`${res.statusCode === 200 ? 'ready' : 'not ready'}\n${lines.join('\n')}\n`);
-          },
-          (err: unknown) => {
-            res.statusCode = 503;
-            res.end(`not ready\n${reasonText(err)}\n`);
-          },
-        );
-      } else if (req.url === '/metrics') {
-        metrics.metrics().then(
-          (text) => {
-            res.setHeader('Content-Type', metrics.contentType);
-            res.end(text);
-          },
-          (err: unknown) => {
-            res.statusCode = 500;
-            res.end(String(err));
-          },
-        );
-      } else {
-        res.statusCode = 404;
-        res.end('not found');
-      }
+    server = await startOpsServer({
+      port: settings.httpPort === -1 ? 0 : settings.httpPort,
+      registry: metrics,
+      readiness: async () => {
+        const r = await readiness();
+        const isReady = r.ready && ready;
+        const lines = Object.entries(r.checks).map(([name, v]) => `${name}: ${v}`);
+        return { ready: isReady, lines: [isReady ? 'ready' : 'not ready', ...lines] };
+      },
     });
-    await new Promise<void>((resolve, reject) => {
-      server!.once('error', reject);
-      server!.listen(settings.httpPort === -1 ? 0 : settings.httpPort, resolve);
-    });
-    const addr = server.address();
-    httpPort = typeof addr === 'object' && addr !== null ? addr.port : undefined;
+    httpPort = server.port;
   }
 
   log.info(
@@ -355,10 +327,7 @@ export async function startWorker(
         closeProbes();
         // Close the connection pool only of a client we built (an injected one belongs to its owner).
         if (deps.kube === undefined) await kube.client.close();
-        if (server !== undefined) {
-          server.closeAllConnections();
-          await new Promise<void>((resolve) => server!.close(() => resolve()));
-        }
+        await server?.close();
         log.info('worker stopped');
       })();
       return closing;

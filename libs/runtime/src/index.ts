@@ -1,3 +1,4 @@
 export { Shutdown, type ShutdownOptions, type ShutdownSignal, type StopOptions } from './shutdown.ts';
 export { withTimeout } from './timeout.ts';
 export { createLogger, fdSink, guardStdio, type LineSink, type LoggerOptions } from './log.ts';
+export { startOpsServer, type OpsServer, type OpsServerOptions, type Readiness } from './ops-server.ts';
