@@ -84,6 +84,20 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
 }
 
 /**
+ * Removes `dir` if this process dies without cleaning up (SIGKILL, a crash): the same watchdog as a
+ * Redis server's, with no server to kill. `release` at a normal end: the dir goes (or, with `keep`, stays).
+ */
+export function removeWhenParentDies(dir: string): { release(opts?: { keep?: boolean }): void } {
+  const watchdog = startWatchdog(dir, path.join(dir, '.no-server.pid'));
+  return {
+    release(opts = {}) {
+      if (opts.keep === true) watchdog.kill('SIGKILL');
+      else watchdog.stdin?.end();
+    },
+  };
+}
+
+/**
  * A detached node process that kills the server and removes `dir` when this process goes away (its
  * stdin pipe closes), so a test killed mid-run leaves nothing behind. Unreferenced: it never keeps the
  * test process alive.

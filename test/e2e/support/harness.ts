@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startKubeSim, type AuditEntry, type KubeObject, type KubeSim } from '@podset/kube-sim';
-import { startRedis, type RedisServer, kubectl } from '@podset/testkit';
+import { kubectl, removeWhenParentDies, startRedis, type RedisServer } from '@podset/testkit';
 import { LEASES, PODS, PODSETS, podSetProblems } from './check.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../../..');
@@ -167,6 +167,8 @@ export class OperatorEnv {
   readonly logDir: string;
   readonly startedAt: string;
   readonly procs: Proc[] = [];
+  /** Removes `dir` if the test process dies without close(). */
+  dirGuard: ReturnType<typeof removeWhenParentDies> | undefined;
   readonly #options: EnvOptions;
 
   constructor(options: EnvOptions, sim: KubeSim, redis: RedisServer, dir: string, startedAt: string) {
@@ -332,13 +334,17 @@ export class OperatorEnv {
     await Promise.all(this.procs.map((p) => p.stop(5_000)));
     await this.sim.close();
     await this.redis.close();
-    if (process.env.E2E_KEEP_LOGS === undefined) rmSync(this.dir, { recursive: true, force: true });
+    const keep = process.env.E2E_KEEP_LOGS !== undefined;
+    this.dirGuard?.release({ keep });
+    if (!keep) rmSync(this.dir, { recursive: true, force: true });
     else console.log(`e2e ${this.#options.name}: logs kept in ${this.logDir}`);
   }
 }
 
 export async function startEnv(options: EnvOptions): Promise<OperatorEnv> {
   const dir = mkdtempSync(path.join(os.tmpdir(), `podset-e2e-${options.name}-`));
+  // A test process killed mid-run (Ctrl-C, a runner's SIGKILL) leaves no temp dir behind.
+  const dirGuard = removeWhenParentDies(dir);
   const startedAt = new Date().toISOString();
   const redis = await startRedis();
   let sim: KubeSim;
@@ -358,9 +364,11 @@ export async function startEnv(options: EnvOptions): Promise<OperatorEnv> {
     });
   } catch (err) {
     await redis.close();
+    dirGuard.release();
     throw err;
   }
   const env = new OperatorEnv(options, sim, redis, dir, startedAt);
+  env.dirGuard = dirGuard;
   mkdirSync(env.logDir, { recursive: true });
   return env;
 }
