@@ -37,7 +37,8 @@ export interface ConvergeOptions {
   smoke: boolean;
 }
 
-export interface OperatorRun {
+/** What one converge run cost, operator's or peer's. */
+interface RunCost {
   seconds: number;
   samples: Sample[];
   activePods: number;
@@ -45,9 +46,12 @@ export interface OperatorRun {
   writes: number;
   reads: number;
   reconciles: number;
+  cpuSeconds: Record<string, number>;
+}
+
+export interface OperatorRun extends RunCost {
   reconcilesFromAudit: number;
   startLatency: { count: number; sum: number };
-  cpuSeconds: Record<string, number>;
 }
 
 /** Runs the operator on a fresh world until N PodSets × R converge; returns what it cost. */
@@ -139,16 +143,7 @@ export async function runOperator(
   }
 }
 
-export interface PeerRun {
-  seconds: number;
-  samples: Sample[];
-  activePods: number;
-  audit: Record<string, number>;
-  writes: number;
-  reads: number;
-  reconciles: number;
-  cpuSeconds: Record<string, number>;
-}
+export type PeerRun = RunCost;
 
 /** The peer on a fresh world, the same warm-up and work as the operator's; returns what it cost. */
 async function runPeer(o: ConvergeOptions, log: (s: string) => void): Promise<PeerRun> {
