@@ -78,15 +78,7 @@ export async function runOperator(
   try {
     const workers = await world.startOperator(o);
     // Warm up the whole path (watch → queue → worker → API) with one PodSet before the clock starts.
-    await world.admin.json('POST', PODSETS_PATH, podSetBody('warmup', 1));
-    await waitFor(
-      async () => {
-        const ps = await world.admin.json<KubeObj>('GET', `${PODSETS_PATH}/warmup`);
-        return ps.status?.readyReplicas === 1;
-      },
-      60_000,
-      () => `the warm-up PodSet did not converge:\n${world.apps.map((p) => p.describe()).join('\n')}`,
-    );
+    await warmUp(world, () => world.apps.map((p) => p.describe()).join('\n'));
     await tracker.watch();
     const before = await Promise.all(workers.map((w) => world.metrics(w)));
     const pids: Record<string, number> = { 'kube-sim': world.sim.pid!, redis: world.redis.process.pid! };
@@ -153,15 +145,7 @@ async function runPeer(o: ConvergeOptions, log: (s: string) => void): Promise<Pe
     const peer = await world.startPeer('peer', {
       env: { PEER_CONCURRENCY: String(o.workers * o.concurrency), CREATE_BURST: String(o.createBurst) },
     });
-    await world.admin.json('POST', PODSETS_PATH, podSetBody('warmup', 1));
-    await waitFor(
-      async () => {
-        const ps = await world.admin.json<KubeObj>('GET', `${PODSETS_PATH}/warmup`);
-        return ps.status?.readyReplicas === 1;
-      },
-      60_000,
-      () => `the warm-up PodSet did not converge:\n${peer.describe()}`,
-    );
+    await warmUp(world, () => peer.describe());
     await tracker.watch();
     const pids: Record<string, number> = { 'kube-sim': world.sim.pid!, peer: peer.pid! };
     const cpuMeter = meterCpu(pids);
@@ -394,6 +378,19 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
 }
 
 /** CPU seconds this (bench) process used since `from`: the limit's client loop, and both runs' watches. */
+/** One PodSet of 1 through the whole path before the clock starts (connections, JIT, caches). */
+async function warmUp(world: World, describe: () => string): Promise<void> {
+  await world.admin.json('POST', PODSETS_PATH, podSetBody('warmup', 1));
+  await waitFor(
+    async () => {
+      const ps = await world.admin.json<KubeObj>('GET', `${PODSETS_PATH}/warmup`);
+      return ps.status?.readyReplicas === 1;
+    },
+    60_000,
+    () => `the warm-up PodSet did not converge:\n${describe()}`,
+  );
+}
+
 /** Starts the clock, creates the N PodSets × R (workers × concurrency at once), waits until all converged; seconds. */
 async function createAndConverge(
   world: World,
