@@ -68,6 +68,15 @@ describe('usage errors: exit 2 naming the variable', () => {
       assert.match(r.output, /REDIS_URL/);
     });
 
+    test(`${app}: a Redis setting and the kubeconfig both wrong: both named at once`, async () => {
+      const r = await exitOf(
+        start(`${app}-${++n}`, { REDIS_SENTINEL_NAME: 'mymaster', KUBECONFIG: '/nonexistent/kubeconfig' }),
+      );
+      assert.equal(r.code, 2, r.output);
+      assert.match(r.output, /REDIS_SENTINELS: is required when REDIS_SENTINEL_NAME is set/);
+      assert.match(r.output, /KUBECONFIG: .*nonexistent/);
+    });
+
     test(`${app}: REDIS_URL with the wrong scheme`, async () => {
       const r = await exitOf(start(`${app}-${++n}`, { REDIS_URL: 'http://127.0.0.1:6379' }));
       assert.equal(r.code, 2, r.output);

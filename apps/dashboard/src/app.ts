@@ -1,26 +1,14 @@
 // podset-dashboard: config → dependencies → start. Refuses to start without credentials.
 // SIGTERM/SIGINT: stop serving, close connections, exit 0.
-import { ConfigError, loadConfigOrExit } from '@podset/config';
-import { loadKubeConfigOrExit } from '@podset/kube';
-import { redisConnectorOrExit } from '@podset/queue';
-import { createLogger, type Shutdown } from '@podset/runtime';
+import { openApp, type Shutdown } from '@podset/runtime';
 import { credentialsOf, dashboardEnv, eventLogKeys } from './config.ts';
 import { startDashboard } from './server.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
-  const config = loadConfigOrExit('podset-dashboard', dashboardEnv);
-  const redis = redisConnectorOrExit('podset-dashboard', config);
-  const { credentials, problems } = credentialsOf(config);
-  if (problems.length > 0) {
-    process.stderr.write(`podset-dashboard: ${new ConfigError(problems).message}\n`);
-    process.exit(2);
-  }
-  const log = createLogger({ name: 'podset-dashboard', level: config.LOG_LEVEL });
-
-  const kubeConfig = loadKubeConfigOrExit('podset-dashboard', {
-    ...(config.KUBECONFIG !== undefined ? { kubeconfig: config.KUBECONFIG } : {}),
-    inCluster: config.KUBE_IN_CLUSTER,
+  const { config, redis, kubeConfig, log } = openApp('podset-dashboard', dashboardEnv, {
+    check: (c) => credentialsOf(c).problems,
   });
+  const { credentials } = credentialsOf(config);
 
   const dashboard = await startDashboard(
     {

@@ -1,17 +1,11 @@
 // The dashboard's environment, declared once: validated at start with a message naming the variable.
-import { bool, int, oneOf, optionalStr, str, type Config } from '@podset/config';
-import { kubeRateEnv } from '@podset/kube';
+import { bool, int, optionalStr, str, type Config } from '@podset/config';
+import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
+import { logEnv } from '@podset/runtime';
 import { eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
 
 export const dashboardEnv = {
-  KUBECONFIG: optionalStr({
-    description:
-      'Path to a kubeconfig file (a read-only identity suffices); unset: in-cluster service account (or ~/.kube/config)',
-  }),
-  KUBE_IN_CLUSTER: bool({
-    description: 'Use the in-cluster service account even if KUBECONFIG is set elsewhere',
-    default: false,
-  }),
+  ...kubeAccessEnv,
   ...redisEnv,
   ...queueEnv,
   DASHBOARD_PORT: int({
@@ -61,10 +55,7 @@ export const dashboardEnv = {
     max: 65535,
   }),
   ...kubeRateEnv({ qps: 5, burst: 10 }),
-  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
-    description: 'pino log level',
-    default: 'info',
-  }),
+  ...logEnv,
 } as const;
 
 export type DashboardConfig = Config<typeof dashboardEnv>;

@@ -1,32 +1,29 @@
 // apps/watcher: config → dependencies → health/metrics server → leader election → (while leader)
 // watch and enqueue. SIGTERM/SIGINT: stop watching, write the checkpoint, release the lease, exit 0.
 import os from 'node:os';
-import { loadConfigOrExit } from '@podset/config';
-import { createKube, loadKubeConfigOrExit } from '@podset/kube';
-import { ReconcileQueue, redisConnectorOrExit } from '@podset/queue';
-import type { Shutdown } from '@podset/runtime';
+import { createKube } from '@podset/kube';
+import { ReconcileQueue } from '@podset/queue';
+import { openApp, type Shutdown } from '@podset/runtime';
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
 import { redisKeys, watcherEnv } from './config.ts';
 import { EventLog } from './event-log.ts';
 import { startHealthServer, type HealthServer } from './http.ts';
 import { leaseApiOf, watchApiOf } from './kube-api.ts';
 import { LeaderElector } from './leader.ts';
-import { createLogger } from './log.ts';
 import { createWatcherMetrics } from './metrics.ts';
 import { Watcher } from './watcher.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
-  const cfg = loadConfigOrExit('watcher', watcherEnv);
-  const redisConnector = redisConnectorOrExit('watcher', cfg);
-  const log = createLogger(cfg.LOG_LEVEL);
+  const {
+    config: cfg,
+    redis: redisConnector,
+    kubeConfig,
+    log,
+  } = openApp('podset-watcher', watcherEnv, { logBase: { app: 'watcher' } });
   const identity = cfg.HOLDER_IDENTITY ?? cfg.POD_NAME ?? `${os.hostname()}-${process.pid}`;
   const keys = redisKeys(cfg);
   const metrics = createWatcherMetrics();
 
-  const kubeConfig = loadKubeConfigOrExit(
-    'watcher',
-    cfg.KUBECONFIG === undefined ? {} : { kubeconfig: cfg.KUBECONFIG },
-  );
   const userAgent = `podset-watcher/${identity}`;
   const onRequest = metrics.onRequest;
   const kube = createKube(kubeConfig, { qps: cfg.KUBE_QPS, burst: cfg.KUBE_BURST, userAgent, onRequest });

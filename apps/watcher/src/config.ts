@@ -1,14 +1,13 @@
 // The watcher's configuration: environment variables, declared once, validated at start-up.
-import { kubeRateEnv } from '@podset/kube';
+import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
+import { logEnv } from '@podset/runtime';
 import { attemptsEnv, eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
-import { int, list, oneOf, optionalStr, parseEnv, str, type Config } from '@podset/config';
+import { int, list, optionalStr, parseEnv, str, type Config } from '@podset/config';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export const watcherEnv = {
-  KUBECONFIG: optionalStr({
-    description: 'Path to a kubeconfig file; unset: in-cluster service account (or ~/.kube/config)',
-  }),
+  ...kubeAccessEnv,
   ...redisEnv,
   ...queueEnv,
   WATCH_NAMESPACES: list({
@@ -70,10 +69,7 @@ export const watcherEnv = {
     min: 0,
     max: 65535,
   }),
-  LOG_LEVEL: oneOf(['info', 'debug', 'warn', 'error', 'trace', 'fatal', 'silent'] as const, {
-    description: 'pino log level',
-    default: 'info',
-  }),
+  ...logEnv,
 };
 
 export type WatcherConfig = Config<typeof watcherEnv>;

@@ -1,15 +1,9 @@
 // The logger the watcher's parts take: pino's shape, so tests can pass a silent or recording one.
-import { createLogger as createAppLogger } from '@podset/runtime';
-
 export interface Logger {
   debug(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
-}
-
-export function createLogger(level: string): Logger {
-  return createAppLogger({ name: 'podset-watcher', level, base: { app: 'watcher' } });
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

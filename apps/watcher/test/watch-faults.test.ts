@@ -9,7 +9,8 @@ import { ReconcileQueue } from '@podset/queue';
 import { DataLossDetector, RedisCheckpoint } from '../src/checkpoint.ts';
 import { EventLog } from '../src/event-log.ts';
 import { watchApiOf } from '../src/kube-api.ts';
-import { createLogger, silentLogger } from '../src/log.ts';
+import { createLogger } from '@podset/runtime';
+import { silentLogger } from '../src/log.ts';
 import { Watcher } from '../src/watcher.ts';
 import {
   call,
@@ -59,7 +60,9 @@ afterEach(async () => {
 
 let seq = 0;
 // WATCHER_TEST_LOG=debug shows the watcher's own log lines.
-const logger = process.env.WATCHER_TEST_LOG ? createLogger(process.env.WATCHER_TEST_LOG) : silentLogger;
+const logger = process.env.WATCHER_TEST_LOG
+  ? createLogger({ name: 'watch-faults', level: process.env.WATCHER_TEST_LOG })
+  : silentLogger;
 /** Starts a Watcher (one leadership term) with a fresh checkpoint key; stopped after the test. */
 async function startWatcher(
   opts: { kube?: Kube; watchdogMs?: number; checkpointKey?: string; namespaces?: string[] } = {},

@@ -1,23 +1,14 @@
 // podset-worker: config → dependencies → start. SIGTERM/SIGINT: stop taking work, finish what is
 // active (bounded by SHUTDOWN_TIMEOUT_SECONDS), close connections, exit 0.
-import { exitOnConfigError, loadConfigOrExit } from '@podset/config';
-import { loadKubeConfigOrExit } from '@podset/kube';
-import { redisConnectorOrExit } from '@podset/queue';
+import { exitOnConfigError } from '@podset/config';
 import * as reconcileLib from '@podset/reconcile';
-import { createLogger, type Shutdown } from '@podset/runtime';
+import { openApp, type Shutdown } from '@podset/runtime';
 import { bulkConcurrency, workerEnv } from './config.ts';
 import { defaultInstance, startWorker } from './worker.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
-  const config = loadConfigOrExit('podset-worker', workerEnv);
+  const { config, redis, kubeConfig, log } = openApp('podset-worker', workerEnv);
   const bulkShare = exitOnConfigError('podset-worker', () => bulkConcurrency(config));
-  const redis = redisConnectorOrExit('podset-worker', config);
-  const log = createLogger({ name: 'podset-worker', level: config.LOG_LEVEL });
-
-  const kubeConfig = loadKubeConfigOrExit('podset-worker', {
-    ...(config.KUBECONFIG !== undefined ? { kubeconfig: config.KUBECONFIG } : {}),
-    inCluster: config.KUBE_IN_CLUSTER,
-  });
 
   const worker = await startWorker(
     {

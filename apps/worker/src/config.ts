@@ -1,16 +1,11 @@
 // The worker's environment, declared once: validated at start with a message naming the variable.
-import { bool, ConfigError, int, num, oneOf, optionalInt, optionalStr, type Config } from '@podset/config';
-import { kubeRateEnv } from '@podset/kube';
+import { ConfigError, int, num, oneOf, optionalInt, optionalStr, type Config } from '@podset/config';
+import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
+import { logEnv } from '@podset/runtime';
 import { attemptsEnv, defaultBulkConcurrency, eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
 
 export const workerEnv = {
-  KUBECONFIG: optionalStr({
-    description: 'Path to a kubeconfig file; unset: in-cluster service account (or ~/.kube/config)',
-  }),
-  KUBE_IN_CLUSTER: bool({
-    description: 'Use the in-cluster service account even if KUBECONFIG is set elsewhere',
-    default: false,
-  }),
+  ...kubeAccessEnv,
   ...redisEnv,
   ...queueEnv,
   WORKER_CONCURRENCY: int({
@@ -70,10 +65,7 @@ export const workerEnv = {
       'Kubernetes Events recorded on PodSets: all (SuccessfulCreate/SuccessfulDelete too), or warnings only (one API write fewer per scale action)',
     default: 'all',
   }),
-  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
-    description: 'pino log level',
-    default: 'info',
-  }),
+  ...logEnv,
   POD_NAME: optionalStr({ description: 'This replica (Events reportingInstance); default: the host name' }),
 } as const;
 

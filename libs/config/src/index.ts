@@ -1,10 +1,2 @@
 export { str, optionalStr, int, optionalInt, num, bool, oneOf, list, url, type VarSpec } from './vars.ts';
-export {
-  parseEnv,
-  loadConfigOrExit,
-  exitOnConfigError,
-  describeEnv,
-  ConfigError,
-  type EnvSpec,
-  type Config,
-} from './parse.ts';
+export { parseEnv, exitOnConfigError, describeEnv, ConfigError, type EnvSpec, type Config } from './parse.ts';

@@ -54,11 +54,6 @@ export function exitOnConfigError<T>(app: string, fn: () => T): T {
   }
 }
 
-/** For main.ts: parse, or print the problems to stderr and exit 2. */
-export function loadConfigOrExit<S extends EnvSpec>(app: string, spec: S, env = process.env): Config<S> {
-  return exitOnConfigError(app, () => parseEnv(spec, env));
-}
-
 /** Markdown rows `| NAME | default | description |` for the README's configuration table. */
 export function describeEnv(spec: EnvSpec): string[] {
   return Object.entries(spec).map(([name, v]) => {

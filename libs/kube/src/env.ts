@@ -1,6 +1,17 @@
-// The client-side rate limit's environment variables, declared once for every app (each picks its own
-// defaults: a worker writes far more than the dashboard reads).
-import { int, num } from '@podset/config';
+// The Kubernetes client's environment variables, declared once for every app: where the cluster is
+// (KUBECONFIG, KUBE_IN_CLUSTER) and the client-side rate limit (each app picks its own defaults: a
+// worker writes far more than the dashboard reads).
+import { bool, int, num, optionalStr } from '@podset/config';
+
+export const kubeAccessEnv = {
+  KUBECONFIG: optionalStr({
+    description: 'Path to a kubeconfig file; unset: in-cluster service account (or ~/.kube/config)',
+  }),
+  KUBE_IN_CLUSTER: bool({
+    description: 'Use the in-cluster service account even if KUBECONFIG is set elsewhere',
+    default: false,
+  }),
+} as const;
 
 export function kubeRateEnv(defaults: { qps: number; burst: number }) {
   return {

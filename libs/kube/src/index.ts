@@ -1,9 +1,4 @@
-export {
-  loadKubeConfig,
-  loadKubeConfigOrExit,
-  allowPlainHttp,
-  type LoadKubeConfigOptions,
-} from './kubeconfig.ts';
+export { loadKubeConfig, allowPlainHttp, type LoadKubeConfigOptions } from './kubeconfig.ts';
 export {
   RateLimiter,
   systemClock,
@@ -33,4 +28,4 @@ export {
 } from './client.ts';
 export { createKube, type Kube } from './kube.ts';
 export type * from './types.ts';
-export { kubeRateEnv } from './env.ts';
+export { kubeAccessEnv, kubeRateEnv } from './env.ts';

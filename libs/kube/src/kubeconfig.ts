@@ -56,18 +56,3 @@ export function allowPlainHttp(kc: KubeConfig): void {
     c.server.startsWith('http:') && c.skipTLSVerify !== true ? { ...c, skipTLSVerify: true } : c,
   );
 }
-
-/**
- * For an app's main.ts: loadKubeConfig, or print the problem naming KUBECONFIG and exit 2 (a usage error,
- * like a bad environment variable, not a crash).
- */
-export function loadKubeConfigOrExit(app: string, opts: LoadKubeConfigOptions = {}): KubeConfig {
-  try {
-    return loadKubeConfig(opts);
-  } catch (err) {
-    process.stderr.write(
-      `${app}: invalid configuration:\n  KUBECONFIG: ${err instanceof Error ? err.message : String(err)}\n`,
-    );
-    process.exit(2);
-  }
-}

@@ -3,7 +3,7 @@
 // (`redisEnv`, spread into each app's env spec); `redisConnector` validates them together with
 // QUEUE_PREFIX and returns a factory of ioredis clients, used for BullMQ's connections and for the
 // apps' own clients (checkpoints, event log, rv store, probes) alike.
-import { ConfigError, bool, exitOnConfigError, list, optionalStr, url, type Config } from '@podset/config';
+import { ConfigError, bool, list, optionalStr, url, type Config } from '@podset/config';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 
 /** A client of either kind; both speak the same commands. */
@@ -209,14 +209,6 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
       return new Redis(cfg.REDIS_URL, { ...fill, ...tls, ...tuned(t) });
     },
   };
-}
-
-/** For main.ts: the connector, or the problems on stderr and exit 2 (like loadConfigOrExit). */
-export function redisConnectorOrExit(
-  app: string,
-  cfg: RedisConfig & { QUEUE_PREFIX: string },
-): RedisConnector {
-  return exitOnConfigError(app, () => redisConnector(cfg));
 }
 
 /** A connector for one node at `url` (tests, and callers that hold a plain URL). */

@@ -52,7 +52,6 @@ export {
 export {
   redisEnv,
   redisConnector,
-  redisConnectorOrExit,
   urlConnector,
   isRedisConnector,
   hashTag,

@@ -2,3 +2,12 @@ export { Shutdown, type ShutdownOptions, type ShutdownSignal, type StopOptions }
 export { withTimeout } from './timeout.ts';
 export { createLogger, fdSink, guardStdio, type LineSink, type LoggerOptions } from './log.ts';
 export { startOpsServer, type OpsServer, type OpsServerOptions, type Readiness } from './ops-server.ts';
+export { logEnv } from './log.ts';
+export {
+  loadApp,
+  openApp,
+  type AppEnv,
+  type OpenAppOptions,
+  type OpenedApp,
+  type Problem,
+} from './open-app.ts';

@@ -4,7 +4,16 @@
 // head`) that is a loop of write(1) = EPIPE and 100 ms sleeps that no SIGTERM ends. Here EPIPE or EBADF
 // means "stop logging there": later lines are dropped, the app goes on and still stops when told.
 import { writeSync } from 'node:fs';
+import { oneOf } from '@podset/config';
 import { pino, type Logger, type LevelWithSilent } from 'pino';
+
+/** LOG_LEVEL, declared once for every app. */
+export const logEnv = {
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
+    description: 'pino log level',
+    default: 'info',
+  }),
+} as const;
 
 /** Error codes after which a log destination is gone for good. */
 const GONE = new Set(['EPIPE', 'EBADF', 'ECONNRESET', 'EIO']);

@@ -1,0 +1,81 @@
+// Every app opens the same way: environment → Redis connector → kubeconfig → logger. One function, so a
+// usage error reads the same in every app (exit 2, every problem named at once) and each app's
+// app.ts is only wiring.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ConfigError, exitOnConfigError, parseEnv, type Config, type EnvSpec } from '@podset/config';
+import { loadKubeConfig, type kubeAccessEnv } from '@podset/kube';
+import { redisConnector, type queueEnv, type redisEnv, type RedisConnector } from '@podset/queue';
+import type { Logger } from 'pino';
+import { createLogger, type logEnv } from './log.ts';
+
+/** The variables openApp itself reads; every app's spec spreads these in. */
+export type AppEnv = typeof kubeAccessEnv & typeof redisEnv & typeof queueEnv & typeof logEnv;
+
+export interface Problem {
+  variable: string;
+  message: string;
+}
+
+export interface OpenAppOptions<S extends EnvSpec> {
+  /** Defaults to process.env. */
+  env?: Record<string, string | undefined>;
+  /** Fields on every log line (pino's `base`). */
+  logBase?: Record<string, unknown>;
+  /** The app's own checks across variables (e.g. the dashboard's credentials), reported with the rest. */
+  check?: (config: Config<S>) => Problem[];
+}
+
+export interface OpenedApp<S extends EnvSpec> {
+  config: Config<S>;
+  redis: RedisConnector;
+  kubeConfig: KubeConfig;
+  log: Logger;
+}
+
+/** The app's dependencies opened from its environment; throws a ConfigError naming every problem. */
+export function loadApp<S extends EnvSpec & AppEnv>(
+  spec: S,
+  options: OpenAppOptions<S> = {},
+): Omit<OpenedApp<S>, 'log'> {
+  // The variables' own problems first: the checks below need parsed values.
+  const config = parseEnv(spec, options.env ?? process.env);
+  // S extends AppEnv, but TypeScript does not resolve Config<S> for a generic S: view the shared part.
+  const base: Config<AppEnv> = config;
+  const problems: Problem[] = [...(options.check?.(config) ?? [])];
+  let redis: RedisConnector | undefined;
+  try {
+    redis = redisConnector(base);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+  }
+  let kubeConfig: KubeConfig | undefined;
+  try {
+    kubeConfig = loadKubeConfig({
+      ...(base.KUBECONFIG !== undefined ? { kubeconfig: base.KUBECONFIG } : {}),
+      inCluster: base.KUBE_IN_CLUSTER,
+    });
+  } catch (err) {
+    problems.push({ variable: 'KUBECONFIG', message: err instanceof Error ? err.message : String(err) });
+  }
+  if (problems.length > 0 || redis === undefined || kubeConfig === undefined) {
+    throw new ConfigError(problems);
+  }
+  return { config, redis, kubeConfig };
+}
+
+/** For an app's start: loadApp, or every problem on stderr and exit 2 (a usage error, not a crash). */
+export function openApp<S extends EnvSpec & AppEnv>(
+  name: string,
+  spec: S,
+  options: OpenAppOptions<S> = {},
+): OpenedApp<S> {
+  const opened = exitOnConfigError(name, () => loadApp(spec, options));
+  const base: Config<AppEnv> = opened.config;
+  const log = createLogger({
+    name,
+    level: base.LOG_LEVEL,
+    ...(options.logBase !== undefined ? { base: options.logBase } : {}),
+  });
+  return { ...opened, log };
+}
