@@ -9,7 +9,7 @@ import { HonoAdapter } from '@bull-board/hono';
 import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { createKube, type Kube, type RequestRecord } from '@podset/kube';
+import { createKube, type Kube } from '@podset/kube';
 import { Queue } from 'bullmq';
 import { Hono, type Context } from 'hono';
 import { urlConnector, type RedisConnector } from '@podset/queue';
@@ -101,10 +101,7 @@ export async function startDashboard(
       burst: settings.kubeBurst,
       userAgent: 'podset-dashboard',
       timeoutMs: 10_000,
-      onRequest: (r: RequestRecord) => {
-        metrics.kubeRequests.inc({ verb: r.verb, resource: r.resource, code: String(r.code) });
-        if (r.waitMs > 0) metrics.kubeWait.inc(r.waitMs / 1000);
-      },
+      onRequest: metrics.onKubeRequest,
     });
 
   async function readiness(): Promise<Readiness> {

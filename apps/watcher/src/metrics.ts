@@ -1,8 +1,9 @@
 // The watcher's Prometheus metrics (prom-client). Counters live here, not in the per-term objects, so
 // they keep counting across leadership terms. Names and labels shared with apps/worker where they
 // overlap (podset_kube_requests_total, podset_kube_rate_limiter_wait_seconds_total).
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RequestRecord } from '@podset/kube';
+import { appRegistry, kubeRequestMetrics, queueDepthGauge } from '@podset/runtime';
 import type { RestartReason, WatchHooks } from './watch-loop.ts';
 
 /** Restart reasons as exported: the ops names (timeout, reset, stall, gone, throttled, error, data-loss). */
@@ -42,8 +43,7 @@ export interface WatcherMetrics {
 }
 
 export function createWatcherMetrics(): WatcherMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'podset_watcher_' });
+  const registry = appRegistry('podset_watcher_');
   const leader = new Gauge({
     name: 'podset_watcher_leader',
     help: '1 while this replica holds the Lease and watches, else 0',
@@ -74,36 +74,7 @@ export function createWatcherMetrics(): WatcherMetrics {
     labelNames: ['source'],
     registers: [registry],
   });
-  const kubeRequests = new Counter({
-    name: 'podset_kube_requests_total',
-    help: 'Requests to the Kubernetes API by verb, resource and response code (0: no response)',
-    labelNames: ['verb', 'resource', 'code'],
-    registers: [registry],
-  });
-  const kubeWait = new Counter({
-    name: 'podset_kube_rate_limiter_wait_seconds_total',
-    help: 'Time requests spent waiting in the client-side rate limiter',
-    registers: [registry],
-  });
-  let readDepth: (() => Promise<Record<string, number>>) | undefined;
-  let queueName = '';
-  new Gauge({
-    // The dashboard exports the same series: aggregate replicas with max by (queue, state).
-    name: 'podset_queue_jobs',
-    help: 'Jobs in the reconcile queue by BullMQ state, read at scrape time',
-    labelNames: ['queue', 'state'],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      if (readDepth === undefined) return;
-      try {
-        const counts = await readDepth();
-        for (const [state, n] of Object.entries(counts)) this.set({ queue: queueName, state }, n);
-      } catch {
-        // Redis away: no samples rather than stale ones.
-      }
-    },
-  });
+  const onRequest = kubeRequestMetrics(registry);
   return {
     registry,
     hooks: {
@@ -112,14 +83,8 @@ export function createWatcherMetrics(): WatcherMetrics {
       relisted: (resource, cause) => relists.inc({ resource, reason: relistLabel(cause) }),
     },
     onEnqueued: (source, count) => enqueued.inc({ source }, count),
-    onRequest: (r) => {
-      kubeRequests.inc({ verb: r.verb, resource: r.resource, code: String(r.code) });
-      if (r.waitMs > 0) kubeWait.inc(r.waitMs / 1000);
-    },
+    onRequest,
     setLeader: (leading) => leader.set(leading ? 1 : 0),
-    setQueueDepth: (queue, read) => {
-      queueName = queue;
-      readDepth = read;
-    },
+    setQueueDepth: (queue, read) => queueDepthGauge(registry, queue, read),
   };
 }

@@ -1,14 +1,15 @@
 // podset-worker: config → dependencies → start. SIGTERM/SIGINT: stop taking work, finish what is
 // active (bounded by SHUTDOWN_TIMEOUT_SECONDS), close connections, exit 0.
-import { exitOnConfigError } from '@podset/config';
 import * as reconcileLib from '@podset/reconcile';
 import { openApp, type Shutdown } from '@podset/runtime';
 import { bulkConcurrency, workerEnv } from './config.ts';
 import { defaultInstance, startWorker } from './worker.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
-  const { config, redis, kubeConfig, log } = openApp('podset-worker', workerEnv);
-  const bulkShare = exitOnConfigError('podset-worker', () => bulkConcurrency(config));
+  const { config, redis, kubeConfig, log } = openApp('podset-worker', workerEnv, {
+    check: (c) => void bulkConcurrency(c),
+  });
+  const bulkShare = bulkConcurrency(config);
 
   const worker = await startWorker(
     {

@@ -11,3 +11,4 @@ export {
   type OpenedApp,
   type Problem,
 } from './open-app.ts';
+export { appRegistry, kubeRequestMetrics, queueDepthGauge } from './metrics.ts';

@@ -77,6 +77,18 @@ test('Redis, kubeconfig and app checks: every problem named in one error', () =>
   assert.deepEqual(variables, ['THINGS', 'REDIS_SENTINELS', 'KUBECONFIG']);
 });
 
+test('a check may throw its ConfigError instead of returning the problems', () => {
+  const variables = problemsOf(() =>
+    loadApp(spec, {
+      env: { KUBECONFIG: '/nonexistent/kubeconfig' },
+      check: () => {
+        throw new ConfigError([{ variable: 'THINGS', message: 'not today' }]);
+      },
+    }),
+  );
+  assert.deepEqual(variables, ['THINGS', 'KUBECONFIG']);
+});
+
 test('the kubeconfig problem says what is wrong with the file', () => {
   try {
     loadApp(spec, { env: { KUBECONFIG: path.join(dir, 'missing') } });

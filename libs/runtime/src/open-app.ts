@@ -21,8 +21,11 @@ export interface OpenAppOptions<S extends EnvSpec> {
   env?: Record<string, string | undefined>;
   /** Fields on every log line (pino's `base`). */
   logBase?: Record<string, unknown>;
-  /** The app's own checks across variables (e.g. the dashboard's credentials), reported with the rest. */
-  check?: (config: Config<S>) => Problem[];
+  /**
+   * The app's own checks across variables (e.g. the dashboard's credentials), reported with the rest:
+   * returned, or thrown as a ConfigError.
+   */
+  check?: (config: Config<S>) => Problem[] | void;
 }
 
 export interface OpenedApp<S extends EnvSpec> {
@@ -41,7 +44,13 @@ export function loadApp<S extends EnvSpec & AppEnv>(
   const config = parseEnv(spec, options.env ?? process.env);
   // S extends AppEnv, but TypeScript does not resolve Config<S> for a generic S: view the shared part.
   const base: Config<AppEnv> = config;
-  const problems: Problem[] = [...(options.check?.(config) ?? [])];
+  const problems: Problem[] = [];
+  try {
+    problems.push(...(options.check?.(config) ?? []));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+  }
   let redis: RedisConnector | undefined;
   try {
     redis = redisConnector(base);

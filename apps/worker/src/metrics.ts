@@ -1,0 +1,77 @@
+// The worker's Prometheus metrics, and the queue worker's hooks that feed them (and log failures).
+import { type RequestRecord } from '@podset/kube';
+import type { WorkerHooks } from '@podset/queue';
+import { appRegistry, kubeRequestMetrics } from '@podset/runtime';
+import type { Logger } from 'pino';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { errorText } from './controller.ts';
+
+export interface WorkerMetrics {
+  registry: Registry;
+  /** The Kubernetes client's per-request callback. */
+  onKubeRequest(record: RequestRecord): void;
+  /** The queue worker's hooks: reconcile outcomes, latency, deferrals, malformed jobs. */
+  hooks: WorkerHooks;
+}
+
+export function createWorkerMetrics(log: Logger): WorkerMetrics {
+  const registry = appRegistry('podset_worker_');
+  const reconciles = new Counter({
+    name: 'podset_reconcile_total',
+    help: 'Reconciles by outcome (completed, retry, failed)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const reconcileDuration = new Histogram({
+    name: 'podset_reconcile_duration_seconds',
+    help: 'Reconcile duration',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const reconcileLatency = new Histogram({
+    name: 'podset_reconcile_start_latency_seconds',
+    help: 'From the earliest request of a reconcile to its start',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [registry],
+  });
+  const deferred = new Counter({
+    name: 'podset_reconcile_deferred_total',
+    help: 'Bulk reconciles handed back to the queue unrun because the bulk share (WORKER_BULK_CONCURRENCY) was full',
+    registers: [registry],
+  });
+  const malformed = new Counter({
+    name: 'podset_reconcile_malformed_jobs_total',
+    help: 'Jobs failed at once because their payload was invalid',
+    registers: [registry],
+  });
+  return {
+    registry,
+    onKubeRequest: kubeRequestMetrics(registry),
+    hooks: {
+      onStart: (info) => reconcileLatency.observe(Math.max(0, info.latencyMs) / 1000),
+      onEnd: (info) => {
+        reconciles.inc({ outcome: info.outcome });
+        reconcileDuration.observe(info.durationMs / 1000);
+        if (info.outcome === 'completed') return;
+        log.warn(
+          {
+            podset: info.key,
+            jobId: info.jobId,
+            attempt: info.attempt,
+            outcome: info.outcome,
+            err: errorText(info.error),
+          },
+          info.outcome === 'retry'
+            ? 'reconcile failed; will retry with backoff'
+            : 'reconcile failed for good',
+        );
+      },
+      onDeferred: () => deferred.inc(),
+      onMalformed: (jobId, error) => {
+        malformed.inc();
+        log.error({ jobId, err: error.message }, 'malformed job failed without retry');
+      },
+      onError: (error) => log.error({ err: error.message }, 'queue worker error'),
+    },
+  };
+}
