@@ -7,9 +7,6 @@ export {
 } from './reconcile-queue.ts';
 export {
   startReconcileWorker,
-  defaultBulkConcurrency,
-  BULK_DEFER_MS,
-  BULK_WAIT_MS,
   DEFAULT_LOCK_DURATION_MS,
   DEFAULT_STALLED_INTERVAL_MS,
   type ReconcileContext,
@@ -22,6 +19,8 @@ export {
   type JobEndInfo,
   type JobDeferredInfo,
 } from './worker.ts';
+export { BULK_DEFER_MS, BULK_WAIT_MS } from './bulk-handback.ts';
+export { defaultBulkConcurrency } from './bulk-slots.ts';
 export {
   parseReconcileRequest,
   mergeRequests,

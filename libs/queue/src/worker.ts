@@ -3,11 +3,10 @@
 // stalled-job recovery, a bounded share of slots for bulk jobs and a bounded graceful close.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { RedisClient } from './connection.ts';
 import { backoffDelay, BACKOFF_TYPE, type BackoffOptions } from './backoff.ts';
 import { BulkSlots } from './bulk-slots.ts';
-import { bullKeys } from './bull-keys.ts';
-import { luaScript, runScript } from './lua.ts';
+import { runAttempt, safeHooks, toError, type AttemptDeps } from './attempt.ts';
+import { BULK_DEFER_MS, BULK_WAIT_MS, between, foldStoredNext } from './bulk-handback.ts';
 import {
   bullConnection,
   createClient,
@@ -155,102 +154,11 @@ async function raceTimeout(p: Promise<void>, ms: number): Promise<boolean> {
 export const DEFAULT_LOCK_DURATION_MS = 15_000;
 export const DEFAULT_STALLED_INTERVAL_MS = 5_000;
 
-function toError(err: unknown): Error {
-  return err instanceof Error ? err : new Error(String(err));
-}
-
-/** An error the handler marked as the last word for this job (`final: true`): no further attempt. */
-function isFinal(err: Error): boolean {
-  return err instanceof UnrecoverableError || (err as { final?: unknown }).final === true;
-}
-
-function validDelay(ms: number | undefined): ms is number {
-  return ms !== undefined && Number.isFinite(ms) && ms >= 0;
-}
-
-/**
- * The apps' default bulk share: an eighth of the slots, at least 1. Measured on 2 cores (live-before-bulk,
- * 2 workers x 16): no share 5.2x, a quarter (4) 2.05x, an eighth (2) 1.73x, 1 slot 1.04x the idle latency;
- * the resync drains at about half the speed with an eighth.
- */
-export function defaultBulkConcurrency(concurrency: number): number {
-  return Math.max(1, Math.floor(concurrency / 8));
-}
-
-/**
- * A bulk job taken while the bulk share is full waits a random time in this range for a bulk slot
- * before it is handed back. Handing it back at once would let the slot take the next bulk job of the
- * backlog, hand that back, and so on: a busy loop through Redis. Meanwhile a live request is taken by
- * the next slot that frees up (a reconcile ending) or whose wait ends, whichever is first.
- */
-export const BULK_WAIT_MS = { min: 100, max: 300 } as const;
-/**
- * A bulk job handed back is due again after a random time in this range: soon, so the bulk share
- * stays busy while a backlog lasts, and spread, so handed-back jobs don't all return at once.
- */
-export const BULK_DEFER_MS = { min: 50, max: 200 } as const;
-
-const between = (r: { readonly min: number; readonly max: number }) =>
-  Math.round(r.min + Math.random() * (r.max - r.min));
-
-// KEYS[1]: the key's stored next job (dn:<key>); ARGV: its jid, data and opts as read. Deletes it only
-// if nobody replaced or changed it since (a new proto-job has a new jid; a merge changes data/opts).
-const DELETE_NEXT_IF_UNCHANGED = luaScript(`
-local f = redis.call('HMGET', KEYS[1], 'jid', 'data', 'opts')
-if f[1] == ARGV[1] and f[2] == ARGV[2] and f[3] == ARGV[3] then return redis.call('DEL', KEYS[1]) end
-return 0
-`);
-
-/**
- * After a bulk job of `key` was handed back (moved from active to delayed): a request for the key that
- * arrived while the job was active was stored by BullMQ as the key's next job (dedup-next, created only
- * when this job finishes). Left there, a live request would wait for this bulk job's turn; so it is
- * folded into the delayed job — through ReconcileQueue.request, which merges it (live raises the
- * priority, the earliest due time wins) — and the stored copy is then dropped, unless someone changed
- * or replaced it meanwhile (then it stays and causes one more reconcile: never a lost request).
- */
-export async function foldStoredNext(key: string, queue: ReconcileQueue, client: RedisClient): Promise<void> {
-  const nextKey = bullKeys(queue.jobPrefix).dedupNext(key);
-  const [jid, data, opts] = await client.hmget(nextKey, 'jid', 'data', 'opts');
-  if (typeof jid !== 'string' || typeof data !== 'string' || typeof opts !== 'string') return;
-  let next: ReconcileRequest;
-  try {
-    next = parseReconcileRequest(JSON.parse(data));
-  } catch {
-    return; // not ours to fold: BullMQ creates it after this job and the worker rejects it then
-  }
-  await queue.request(key, {
-    source: next.source,
-    delayMs: Math.max(0, next.dueAt - Date.now()),
-    ...(next.reasons !== undefined && next.reasons.length > 0 ? { reason: next.reasons.at(-1) } : {}),
-    ...(next.rv !== undefined ? { rv: next.rv } : {}),
-  });
-  await runScript(client, DELETE_NEXT_IF_UNCHANGED, [nextKey], [jid, data, opts]);
-}
-
 export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWorker {
   const { queueName, prefix } = resolveLocation(opts);
-  if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) {
-    throw new Error(`concurrency must be an integer >= 1, got ${opts.concurrency}`);
-  }
-  const bulkLimit = opts.bulkConcurrency;
-  if (
-    bulkLimit !== undefined &&
-    (!Number.isInteger(bulkLimit) || bulkLimit < 1 || bulkLimit > opts.concurrency)
-  ) {
-    throw new Error(
-      `bulkConcurrency must be an integer from 1 to concurrency (${opts.concurrency}), got ${bulkLimit}`,
-    );
-  }
-  const hooks = opts.hooks ?? {};
-  const safe = <A extends unknown[]>(fn: ((...args: A) => void) | undefined, ...args: A) => {
-    try {
-      fn?.(...args);
-    } catch {
-      // hooks must not break the worker
-    }
-  };
-  const reportError = (err: unknown) => safe(hooks.onError, toError(err));
+  checkConcurrency(opts);
+  const hooks = safeHooks(opts.hooks);
+  const reportError = (err: unknown) => hooks.onError(toError(err));
   const queue = new ReconcileQueue({
     connection: opts.connection,
     queueName,
@@ -259,11 +167,15 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
     ...(opts.retention !== undefined ? { retention: opts.retention } : {}),
     onError: reportError,
   });
-  let active = 0;
-  const activeIds = new Set<string>();
-  let idle: (() => void) | undefined;
-
-  const bulkSlots = bulkLimit !== undefined ? new BulkSlots(bulkLimit) : undefined;
+  const attemptDeps: AttemptDeps = {
+    queue,
+    hooks,
+    handler: opts.handler,
+    onFinalFailure: opts.onFinalFailure,
+    attemptsCap: opts.attempts,
+  };
+  const active = new ActiveJobs();
+  const bulkSlots = opts.bulkConcurrency !== undefined ? new BulkSlots(opts.bulkConcurrency) : undefined;
   // Ends the waits of bulk jobs for a bulk slot, on close.
   const stopping = new AbortController();
   // Folds of requests into handed-back jobs still under way (close waits for them).
@@ -271,121 +183,48 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
   // A plain client of ours: notices a lost connection (below) and folds requests into handed-back jobs.
   const watchdog = createClient(opts.connection);
 
+  /** A bulk job that found no bulk slot goes back to the queue unrun; throws BullMQ's DelayedError. */
+  const handBack = async (job: Job, token: string | undefined, req: ReconcileRequest): Promise<never> => {
+    // moveToDelayed skips the attempt (attemptsMade unchanged), and DelayedError ends the turn without a
+    // failure or a retry. If moveToDelayed throws, the job was not handed back (its lock was lost, or
+    // Redis is gone): BullMQ then settles it as a failed attempt, which fails in turn without a lock (the
+    // job is someone else's now) or, Redis back, retries it after a backoff.
+    const delayMs = between(BULK_DEFER_MS);
+    await job.moveToDelayed(Date.now() + delayMs, token);
+    hooks.onDeferred({ jobId: String(job.id), key: req.key, delayMs });
+    // Folded once BullMQ has moved on: the fold may make the job due at once, and BullMQ keys its lock
+    // renewal by job id, so this turn should be over before any slot of ours takes it again. (A
+    // producer's live request can do the same within the one round trip BullMQ's turn still takes; the
+    // job's lock then lasts lockDurationMs unrenewed — as after BullMQ's own retries.)
+    setImmediate(() => {
+      const fold = foldStoredNext(req.key, queue, watchdog)
+        .catch(reportError) // the stored request stays stored: it runs after this job
+        .finally(() => folds.delete(fold));
+      folds.add(fold);
+    });
+    throw new DelayedError();
+  };
+
   const processor = async (job: Job, token: string | undefined, signal?: AbortSignal) => {
     let req: ReconcileRequest;
     try {
       req = parseReconcileRequest(job.data);
     } catch (err) {
-      safe(hooks.onMalformed, String(job.id), toError(err));
+      hooks.onMalformed(String(job.id), toError(err));
       throw new UnrecoverableError(`job ${job.id}: ${toError(err).message}`);
     }
     const bulk = req.source === 'bulk' ? bulkSlots : undefined;
-    if (bulk !== undefined) {
-      if (!bulk.tryTake()) {
-        const waitSignals = signal !== undefined ? [stopping.signal, signal] : [stopping.signal];
-        if (!(await bulk.wait(between(BULK_WAIT_MS), waitSignals))) {
-          // Hand it back unrun: moveToDelayed skips the attempt (attemptsMade unchanged), and BullMQ's
-          // DelayedError ends the turn without a failure or a retry; the slot then takes the next job.
-          // If moveToDelayed throws, the job was not handed back (its lock was lost, or Redis is gone):
-          // BullMQ then settles it as a failed attempt, which fails in turn without a lock (the job is
-          // someone else's now) or, Redis back, retries it after a backoff.
-          const delayMs = between(BULK_DEFER_MS);
-          await job.moveToDelayed(Date.now() + delayMs, token);
-          safe(hooks.onDeferred, { jobId: String(job.id), key: req.key, delayMs });
-          // Folded once BullMQ has moved on: the fold may make the job due at once, and BullMQ keys its
-          // lock renewal by job id, so this turn should be over before any slot of ours takes it again.
-          // (A producer's live request can do the same within the one round trip BullMQ's turn still
-          // takes; the job's lock then lasts lockDurationMs unrenewed — as after BullMQ's own retries.)
-          setImmediate(() => {
-            const fold = foldStoredNext(req.key, queue, watchdog)
-              .catch(reportError) // the stored request stays stored: it runs after this job
-              .finally(() => folds.delete(fold));
-            folds.add(fold);
-          });
-          throw new DelayedError();
-        }
-      }
+    if (bulk !== undefined && !bulk.tryTake()) {
+      const waitSignals = signal !== undefined ? [stopping.signal, signal] : [stopping.signal];
+      if (!(await bulk.wait(between(BULK_WAIT_MS), waitSignals))) return handBack(job, token, req);
     }
-    active++;
-    activeIds.add(String(job.id));
-    const attempt = job.attemptsMade + 1;
-    // The job carries its producer's attempts; this worker's own limit (MAX_ATTEMPTS) caps it, so a
-    // producer configured differently can't make it retry longer than the operator was told to
-    // (found by the bad-input catalog: a worker with MAX_ATTEMPTS=3 ran the watcher's jobs 8 times).
-    const jobAttempts = job.opts.attempts ?? 1;
-    const maxAttempts = opts.attempts !== undefined ? Math.min(jobAttempts, opts.attempts) : jobAttempts;
-    const ctx: ReconcileContext = {
-      signal: signal ?? new AbortController().signal,
-      attempt,
-      maxAttempts,
-      jobId: String(job.id),
-    };
-    const startedAt = Date.now();
-    const start: JobStartInfo = {
-      jobId: ctx.jobId,
-      key: req.key,
-      attempt,
-      req,
-      startedAt,
-      latencyMs: startedAt - req.firstRequestedAt,
-    };
-    safe(hooks.onStart, start);
+    const id = String(job.id);
+    active.add(id);
     try {
-      let result: ReconcileResult | undefined | void;
-      try {
-        result = await opts.handler(req, ctx);
-      } catch (err) {
-        const error = toError(err);
-        const final = attempt >= maxAttempts || isFinal(error);
-        if (final && opts.onFinalFailure !== undefined) {
-          try {
-            const next = await opts.onFinalFailure(req, error, ctx);
-            if (validDelay(next?.requeueAfterMs)) {
-              // Stored behind this job; BullMQ creates it when this one fails.
-              await queue.request(req.key, {
-                source: req.source,
-                delayMs: next.requeueAfterMs,
-                reason: 'parked',
-              });
-            }
-          } catch (hookErr) {
-            reportError(hookErr);
-          }
-        }
-        safe(hooks.onEnd, {
-          ...start,
-          outcome: final ? 'failed' : 'retry',
-          durationMs: Date.now() - startedAt,
-          error,
-        });
-        // Final here but not for BullMQ (the job allows more attempts): make BullMQ stop too.
-        if (final && attempt < jobAttempts && !(error instanceof UnrecoverableError)) {
-          throw new UnrecoverableError(error.message);
-        }
-        throw error;
-      }
-      const requeueAfterMs = result?.requeueAfterMs;
-      if (validDelay(requeueAfterMs)) {
-        // Stored while this job is active: BullMQ creates it when this one finishes; it never
-        // postpones a reconcile that is already due sooner.
-        await queue.request(req.key, {
-          source: req.source,
-          delayMs: requeueAfterMs,
-          reason: 'requeue-after',
-        });
-      }
-      safe(hooks.onEnd, {
-        ...start,
-        outcome: 'completed',
-        durationMs: Date.now() - startedAt,
-        ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
-      });
-      return requeueAfterMs !== undefined ? { requeueAfterMs } : {};
+      return await runAttempt(attemptDeps, job, req, signal);
     } finally {
       bulk?.release();
-      active--;
-      activeIds.delete(String(job.id));
-      if (active === 0) idle?.();
+      active.delete(id);
     }
   };
 
@@ -414,13 +253,11 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
   // on could run beside another one for the same key and create its pods twice. Stop them now; their
   // jobs are retried (or redelivered as stalled) once Redis is back. (A chaos run saw one PodSet with
   // 2 active pods for replicas 1 around a Redis restart without persistence.)
-  const onRedisLost = () => {
-    for (const id of activeIds) worker.cancelJob(id, 'redis connection lost');
-  };
   let shuttingDown = false;
   watchdog.on('error', () => undefined); // reported through BullMQ's own clients
   watchdog.on('close', () => {
-    if (!shuttingDown) onRedisLost();
+    if (shuttingDown) return;
+    for (const id of active.ids) worker.cancelJob(id, 'redis connection lost');
   });
   // The next job for a key, made from requests stored while it ran, counts its delay from now:
   // pull it back to the earliest due time those requests asked for.
@@ -434,23 +271,15 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
   return {
     worker,
     queue,
-    activeCount: () => active,
+    activeCount: () => active.size,
     close() {
       closing ??= (async () => {
         const paused = worker.pause(true); // stop taking work; active jobs go on
         stopping.abort(); // bulk jobs waiting for a bulk slot: handed back, not started
         await paused;
-        if (active > 0) {
-          const finished = new Promise<void>((resolve) => (idle = resolve));
-          const graceMs = opts.closeTimeoutMs ?? 30_000;
-          const timedOut = await raceTimeout(finished, graceMs);
-          if (timedOut) {
-            worker.cancelAllJobs('worker shutting down');
-            await raceTimeout(finished, Math.min(2_000, graceMs));
-          }
-        }
+        await active.drain(opts.closeTimeoutMs ?? 30_000, () => worker.cancelAllJobs('worker shutting down'));
         // Jobs still running now keep their lock until it expires; then they are redelivered.
-        await worker.close(active > 0);
+        await worker.close(active.size > 0);
         await Promise.allSettled([...folds]);
         bull.owned?.disconnect();
         shuttingDown = true;
@@ -460,4 +289,45 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
       return closing;
     },
   };
+}
+
+function checkConcurrency(opts: ReconcileWorkerOptions): void {
+  if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) {
+    throw new Error(`concurrency must be an integer >= 1, got ${opts.concurrency}`);
+  }
+  const bulk = opts.bulkConcurrency;
+  if (bulk !== undefined && (!Number.isInteger(bulk) || bulk < 1 || bulk > opts.concurrency)) {
+    throw new Error(
+      `bulkConcurrency must be an integer from 1 to concurrency (${opts.concurrency}), got ${bulk}`,
+    );
+  }
+}
+
+/** The jobs running in this process, and a bounded wait for them to finish. */
+class ActiveJobs {
+  readonly ids = new Set<string>();
+  #idle: (() => void) | undefined;
+
+  get size(): number {
+    return this.ids.size;
+  }
+
+  add(id: string): void {
+    this.ids.add(id);
+  }
+
+  delete(id: string): void {
+    this.ids.delete(id);
+    if (this.ids.size === 0) this.#idle?.();
+  }
+
+  /** Waits up to graceMs for the running jobs; then cancels them and gives them 2 s more. */
+  async drain(graceMs: number, cancelAll: () => void): Promise<void> {
+    if (this.ids.size === 0) return;
+    const finished = new Promise<void>((resolve) => (this.#idle = resolve));
+    if (await raceTimeout(finished, graceMs)) {
+      cancelAll();
+      await raceTimeout(finished, Math.min(2_000, graceMs));
+    }
+  }
 }

@@ -17,7 +17,7 @@ import {
   type ReconcileWorkerOptions,
 } from '../src/index.ts';
 import { bullKeys } from '../src/bull-keys.ts';
-import { foldStoredNext } from '../src/worker.ts';
+import { foldStoredNext } from '../src/bulk-handback.ts';
 import { waitFor, waitIdle } from './fixtures/harness.ts';
 
 let redis: RedisServer;

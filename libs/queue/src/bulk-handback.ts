@@ -1,0 +1,59 @@
+// The bulk share's hand-back: a bulk (relist/resync) job taken while the bulk share is full waits a
+// little for a slot, then goes back to the queue unrun, and a request stored behind it meanwhile is
+// folded into it so a live change never waits for a bulk job's turn.
+import type { ReconcileQueue } from './reconcile-queue.ts';
+import type { RedisClient } from './connection.ts';
+import { bullKeys } from './bull-keys.ts';
+import { luaScript, runScript } from './lua.ts';
+import { parseReconcileRequest, type ReconcileRequest } from './payload.ts';
+
+/**
+ * A bulk job taken while the bulk share is full waits a random time in this range for a bulk slot
+ * before it is handed back. Handing it back at once would let the slot take the next bulk job of the
+ * backlog, hand that back, and so on: a busy loop through Redis. Meanwhile a live request is taken by
+ * the next slot that frees up (a reconcile ending) or whose wait ends, whichever is first.
+ */
+export const BULK_WAIT_MS = { min: 100, max: 300 } as const;
+/**
+ * A bulk job handed back is due again after a random time in this range: soon, so the bulk share
+ * stays busy while a backlog lasts, and spread, so handed-back jobs don't all return at once.
+ */
+export const BULK_DEFER_MS = { min: 50, max: 200 } as const;
+
+export const between = (r: { readonly min: number; readonly max: number }) =>
+  Math.round(r.min + Math.random() * (r.max - r.min));
+
+// KEYS[1]: the key's stored next job (dn:<key>); ARGV: its jid, data and opts as read. Deletes it only
+// if nobody replaced or changed it since (a new proto-job has a new jid; a merge changes data/opts).
+const DELETE_NEXT_IF_UNCHANGED = luaScript(`
+local f = redis.call('HMGET', KEYS[1], 'jid', 'data', 'opts')
+if f[1] == ARGV[1] and f[2] == ARGV[2] and f[3] == ARGV[3] then return redis.call('DEL', KEYS[1]) end
+return 0
+`);
+
+/**
+ * After a bulk job of `key` was handed back (moved from active to delayed): a request for the key that
+ * arrived while the job was active was stored by BullMQ as the key's next job (dedup-next, created only
+ * when this job finishes). Left there, a live request would wait for this bulk job's turn; so it is
+ * folded into the delayed job — through ReconcileQueue.request, which merges it (live raises the
+ * priority, the earliest due time wins) — and the stored copy is then dropped, unless someone changed
+ * or replaced it meanwhile (then it stays and causes one more reconcile: never a lost request).
+ */
+export async function foldStoredNext(key: string, queue: ReconcileQueue, client: RedisClient): Promise<void> {
+  const nextKey = bullKeys(queue.jobPrefix).dedupNext(key);
+  const [jid, data, opts] = await client.hmget(nextKey, 'jid', 'data', 'opts');
+  if (typeof jid !== 'string' || typeof data !== 'string' || typeof opts !== 'string') return;
+  let next: ReconcileRequest;
+  try {
+    next = parseReconcileRequest(JSON.parse(data));
+  } catch {
+    return; // not ours to fold: BullMQ creates it after this job and the worker rejects it then
+  }
+  await queue.request(key, {
+    source: next.source,
+    delayMs: Math.max(0, next.dueAt - Date.now()),
+    ...(next.reasons !== undefined && next.reasons.length > 0 ? { reason: next.reasons.at(-1) } : {}),
+    ...(next.rv !== undefined ? { rv: next.rv } : {}),
+  });
+  await runScript(client, DELETE_NEXT_IF_UNCHANGED, [nextKey], [jid, data, opts]);
+}
