@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { KubeObject } from '@podset/kube-sim';
 import { freePort, startRedis, type RedisServer } from '@podset/testkit';
 import { PODSETS } from '../e2e/support/check.ts';
-import { applyCrd, podSetManifest, sleep, type OperatorEnv, type Proc } from '../e2e/support/harness.ts';
+import { applyCrd, podSetManifest, type OperatorEnv, type Proc } from '../e2e/support/harness.ts';
 import { healthyStillConverges, problemsOf, startCatalog, writeKubeconfig } from './support/catalog.ts';
 
 async function exitOf(proc: Proc, ms = 30_000): Promise<{ code: number | null; output: string }> {
@@ -142,15 +142,12 @@ describe('Redis unreachable at start, then lost mid-run', () => {
     const url = `redis://127.0.0.1:${port}`;
     const watcher = env.startWatcher('watcher-0', { REDIS_URL: url });
     const worker = env.startWorker('worker-0', { REDIS_URL: url });
-    await env.waitFor('both apps to report the unreachable Redis', () =>
-      [watcher, worker]
-        .filter(
-          (p) =>
-            !p.lines().some((l) => /ECONNREFUSED|redis/i.test(l) && /error|unreachable|refused/i.test(l)),
-        )
-        .map((p) => `${p.name}: ${p.tail(3)}`),
+    const reports = (p: Proc) =>
+      p.lines().filter((l) => /ECONNREFUSED|redis/i.test(l) && /error|unreachable|refused/i.test(l)).length;
+    // Reported, and reported again: each app retried the connection and is still up.
+    await env.waitFor('both apps to report the unreachable Redis, twice', () =>
+      [watcher, worker].filter((p) => !p.running || reports(p) < 2).map((p) => p.describe()),
     );
-    await sleep(2_000);
     assert.ok(watcher.running, watcher.describe());
     assert.ok(worker.running, worker.describe());
     late = await startRedis({ port });
@@ -160,8 +157,15 @@ describe('Redis unreachable at start, then lost mid-run', () => {
   test('lost mid-run (restarted empty): the watcher re-enqueues every key, changes made meanwhile converge', async () => {
     assert.ok(late !== undefined);
     await late.stop({ hard: true });
+    const watcher = env.procs.find((p) => p.name === 'watcher-0');
+    assert.ok(watcher);
+    const sinkErrors = () => watcher.lines().filter((l) => l.includes('sink-error')).length;
+    const before = sinkErrors();
     create(env, 'while-down', 2);
-    await sleep(2_000);
+    // The watcher saw the new PodSet and could not hand it to the queue (its watch ends and restarts).
+    await env.waitFor('the watcher to fail handing on the event', () =>
+      sinkErrors() > before ? [] : [watcher.tail(5)],
+    );
     await late.restart();
     await converges(env, 'while-down', 90_000);
     await healthyStillConverges(env, 90_000);

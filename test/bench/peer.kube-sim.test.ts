@@ -3,9 +3,9 @@
 // deletes the surplus, and stop() returns.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createKube, loadKubeConfig, ResourceClient, type Kube, type KubeObject } from '@podset/kube';
 import { startKubeSim, type KubeSim } from '@podset/kube-sim';
+import { waitFor } from '@podset/testkit';
 import { API_VERSION, KIND, NAME_LABEL, podSetCrd } from '@podset/reconcile';
 import { createPeer, type Peer } from '../../bench/peer/controller.ts';
 
@@ -14,14 +14,6 @@ let sim: KubeSim;
 let kube: Kube;
 let peer: Peer;
 const errors: string[] = [];
-
-async function until(what: string, check: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await sleep(50);
-  }
-}
 
 before(async () => {
   sim = await startKubeSim();
@@ -33,14 +25,7 @@ before(async () => {
     plural: 'customresourcedefinitions',
   });
   await crds.create(undefined, podSetCrd() as unknown as KubeObject);
-  await until('CRD served', async () => {
-    try {
-      await kube.podSets.list(NS);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  await waitFor('CRD served', async () => (await kube.podSets.list(NS), true), 30_000);
   // A slow API makes the cache lag behind the creates: without expectations the peer would create twice.
   sim.faults.set({ latencyMs: 30 });
   peer = createPeer({
@@ -89,7 +74,8 @@ async function converged(name: string, replicas: number): Promise<boolean> {
 test('PodSets converge with exactly one create per replica, then scale down', async () => {
   const sizes: Record<string, number> = { 'peer-a': 3, 'peer-b': 7, 'peer-c': 12 };
   for (const [name, n] of Object.entries(sizes)) await kube.podSets.create(NS, podSet(name, n) as never);
-  for (const [name, n] of Object.entries(sizes)) await until(`${name} converged`, () => converged(name, n));
+  for (const [name, n] of Object.entries(sizes))
+    await waitFor(`${name} converged`, () => converged(name, n), 30_000);
   const creates = sim.audit.query({ verb: 'create', resource: 'pods' });
   assert.ok(
     creates.every((e) => e.code === 201),
@@ -100,7 +86,7 @@ test('PodSets converge with exactly one create per replica, then scale down', as
   const ps = await kube.podSets.get(NS, 'peer-c');
   await kube.podSets.patch(NS, 'peer-c', { spec: { replicas: 4 } } as never);
   assert.ok(ps.metadata.uid);
-  await until('peer-c scaled down', () => converged('peer-c', 4));
+  await waitFor('peer-c scaled down', () => converged('peer-c', 4), 30_000);
   const deletes = sim.audit.query({ verb: 'delete', resource: 'pods' });
   assert.equal(deletes.length, 12 - 4, 'exactly the surplus deleted');
   assert.equal(sim.audit.query({ verb: 'create', resource: 'pods' }).length, 22, 'no create on scale down');

@@ -56,6 +56,10 @@ test('a restarted watcher resumes from its checkpoint without relisting; changes
   await apply('ab.yaml', [podSetManifest('a', 2), podSetManifest('b', 1)]);
   await env.waitConverged(['a', 'b']);
   assert.ok(relists('watcher', env.startedAt).length >= 1, 'the first start (no checkpoint) lists');
+  // Nothing left to run: from here on, only a request could start a reconcile.
+  await env.waitFor('the queue to drain', async () =>
+    (await env.pendingJobs()) === 0 ? [] : ['jobs pending'],
+  );
 
   const exit = await watcher.stop();
   assert.deepEqual(exit, { code: 0, signal: null }, `SIGTERM: exit 0\n${watcher.describe()}`);
@@ -63,8 +67,8 @@ test('a restarted watcher resumes from its checkpoint without relisting; changes
   await scale('a', 4);
   const victim = podsOf('b')[0] as string;
   await env.kubectl(['delete', 'pod', victim, '--timeout=60s']);
-  await sleep(1500);
-  assert.equal(podsOf('a').length, 2, 'nothing reconciles while the watcher is down (resync is off)');
+  assert.equal(await env.pendingJobs(), 0, 'nobody asks for a reconcile while the watcher is down');
+  assert.equal(podsOf('a').length, 2, 'so nothing reconciles (resync is off)');
 
   const since = new Date().toISOString();
   watcher = env.startWatcher('watcher-0b');
@@ -165,12 +169,21 @@ test('two watchers elect one leader; a SIGKILLed leader is replaced within the l
   await env.waitConverged(['d']);
   // …and keeps the lease: no flapping over two lease durations.
   const leaderName = holder(LEASE) as string;
-  const seen = new Set<string | undefined>();
-  for (const end = Date.now() + 2 * LEASE_SECONDS * 1000; Date.now() < end;) {
-    seen.add(holder(LEASE));
-    await sleep(100);
-  }
-  assert.deepEqual([...seen], [leaderName], 'one holder throughout');
+  const leaseSpec = () => (env.lease(LEASE)?.spec ?? {}) as { renewTime?: string; leaseTransitions?: number };
+  const transitions = leaseSpec().leaseTransitions;
+  // Renewed for two lease durations (renewTime moved on that far), with no change of holder in
+  // between: a flap (a → b → a) would have raised leaseTransitions.
+  const firstRenewal = Date.parse(leaseSpec().renewTime ?? '');
+  await env.waitFor(
+    'the leader to renew for two lease durations',
+    () => {
+      const renewed = Date.parse(leaseSpec().renewTime ?? '') - firstRenewal;
+      return renewed >= 2 * LEASE_SECONDS * 1000 ? [] : [`renewed for ${renewed} ms`];
+    },
+    { intervalMs: 100 },
+  );
+  assert.equal(holder(LEASE), leaderName, 'the same holder');
+  assert.equal(leaseSpec().leaseTransitions, transitions, 'no change of holder in between');
   const [leader, standby] = leaderName === 'watcher-a' ? [a, b] : [b, a];
   const standbyName = standby.name;
 

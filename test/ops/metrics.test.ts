@@ -4,8 +4,8 @@
 // then the API is paused and Redis stopped to see /readyz turn 503 while /healthz stays 200.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { freePort } from '@podset/testkit';
-import { applyCrd, podSetManifest, sleep, startEnv, type OperatorEnv } from '../e2e/support/harness.ts';
+import { freePort, waitFor } from '@podset/testkit';
+import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from '../e2e/support/harness.ts';
 import {
   dashboardUrl,
   newToken,
@@ -39,14 +39,10 @@ async function waitStatus(
   headers: Record<string, string> = {},
   timeoutMs = 20_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = -1;
-  while (Date.now() < deadline) {
-    last = await statusOf(url, headers);
-    if (last === want) return;
-    await sleep(250);
-  }
-  assert.fail(`${what}: expected ${want} from ${url}, last saw ${last}`);
+  await waitFor(`${what}: ${want} from ${url}`, async () => (await statusOf(url, headers)) === want, {
+    timeoutMs,
+    intervalMs: 250,
+  });
 }
 
 test('metrics and probes of watcher, worker and dashboard', { timeout: 300_000 }, async (t: TestContext) => {
@@ -83,7 +79,12 @@ test('metrics and probes of watcher, worker and dashboard', { timeout: 300_000 }
   await env.waitConverged(['metrics'], { timeoutMs: 120_000 });
   // Cut every watch once so the watcher restarts them (watch restarts by reason).
   await env.sim.restart();
-  await sleep(1_000);
+  await waitFor('the leader to count the restarted watches', async () => {
+    const counts = await Promise.all(
+      watcherUrls.map(async (u) => sum(await scrape(`${u}/metrics`), 'podset_watch_restarts_total')),
+    );
+    return counts.some((n) => n >= 1);
+  });
 
   await t.test(
     'worker: reconciles by result, durations, latency, API requests by verb and code, limiter wait',

@@ -9,17 +9,16 @@ import { test, type TestContext } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ReconcileQueue } from '@podset/queue';
 import type { KubeObject } from '@podset/kube-sim';
-import type { Job } from 'bullmq';
 import {
   Proc,
   WATCHER_MAIN,
   WORKER_MAIN,
   applyCrd,
   podSetManifest,
-  sleep,
   startEnv,
 } from '../e2e/support/harness.ts';
 import { PODSETS } from '../e2e/support/check.ts';
+import { waitFor } from '@podset/testkit';
 import { DASHBOARD_MAIN, newToken, waitForLog } from './support.ts';
 
 /** Kubernetes' default terminationGracePeriodSeconds: SIGKILL follows SIGTERM after this. */
@@ -56,13 +55,14 @@ async function run(t: TestContext, s: Scenario): Promise<void> {
     await queue.request(`default/${name}`, { source: 'live', reason: 'shutdown test' });
 
   // SIGTERM while reconciles are running.
-  const deadline = Date.now() + 60_000;
-  let active: Job[] = [];
-  while (active.length < 2) {
-    assert.ok(Date.now() < deadline, `worker-a never had 2 active reconciles\n${env.diagnostics()}`);
-    await sleep(25);
-    active = await queue.queue.getJobs(['active']);
-  }
+  const active = await waitFor(
+    'worker-a to have 2 active reconciles',
+    async () => {
+      const jobs = await queue.queue.getJobs(['active']);
+      return jobs.length >= 2 && jobs;
+    },
+    { timeoutMs: 60_000, describe: () => env.diagnostics() },
+  );
   const exit = await a.stop(KILL_AFTER_MS);
   assert.deepEqual(
     exit,
@@ -173,14 +173,16 @@ test(
       );
       env.procs.push(proc);
       // The probe stops the process right after its handler went in, before the app's modules load.
-      const deadline = Date.now() + 60_000;
-      while (!(proc.lines().some((l) => l.startsWith('signal-probe:')) && processState(proc.pid) === 'T')) {
-        assert.ok(
-          proc.running && Date.now() < deadline,
-          `${name} never installed a SIGTERM handler\n${proc.describe()}`,
-        );
-        await sleep(5);
-      }
+      await waitFor(
+        `${name} to install its SIGTERM handler and stop itself`,
+        () => proc.lines().some((l) => l.startsWith('signal-probe:')) && processState(proc.pid) === 'T',
+        {
+          timeoutMs: 60_000,
+          intervalMs: 5,
+          giveUp: () => (proc.running ? undefined : 'it exited'),
+          describe: () => proc.describe(),
+        },
+      );
       const first = proc.lines()[0] ?? '';
       assert.ok(
         first.startsWith('signal-probe:'),

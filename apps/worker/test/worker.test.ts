@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_PREFIX, ReconcileQueue } from '@podset/queue';
 import * as planner from '@podset/reconcile';
@@ -267,9 +266,11 @@ test('close() lets an active reconcile finish', async () => {
   try {
     await q.request('default/slow', { source: 'live' });
     await waitFor('reconcile started', () => entered);
-    const closed = w.close();
-    await sleep(50);
+    let closeResolved = false;
+    const closed = w.close().then(() => void (closeResolved = true));
+    await waitFor('close() to stop taking work', () => w.queueWorker.worker.isPaused());
     assert.equal(f.pods.size, 0, 'still inside the reconcile');
+    assert.equal(closeResolved, false, 'close() waits for it');
     release();
     await closed;
     assert.equal(f.pods.size, 1, 'the active reconcile finished before close resolved');

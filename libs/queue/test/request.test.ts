@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { ReconcileQueue, bullKeys } from '../src/index.ts';
 import { parseReconcileRequest } from '../src/payload.ts';
 
@@ -203,13 +203,22 @@ test('producers take turns on an active key with no stored next job (no overwrit
     assert.ok(job);
     // Another producer is mid-add for this key (it holds the key's request lock).
     await raw.set(K.requestLock(key), 'another-producer', 'PX', 10_000);
+    // A second producer whose clock counts its tries (each try reads it once).
+    let tries = 0;
+    const waiting = new ReconcileQueue({
+      connection: redis.url,
+      queueName: 'unit',
+      prefix: '{podset}',
+      now: () => (tries++, Date.now()),
+    });
     let done = false;
-    const pending = queue.request(key, { source: 'live', rv: '5' }).then((r) => ((done = true), r));
-    await sleep(300);
+    const pending = waiting.request(key, { source: 'live', rv: '5' }).then((r) => ((done = true), r));
+    await waitFor('the producer to find the lock busy and try again', () => tries >= 3);
     assert.equal(done, false, 'waits while another producer may be storing the next job');
     assert.equal(await raw.exists(K.dedupNext(key)), 0);
     await raw.del(K.requestLock(key));
     const r = await pending;
+    await waiting.close();
     assert.equal(r.jobId, first.jobId);
     assert.equal(await raw.exists(K.dedupNext(key)), 1, 'stored as the next job');
     // With a next job stored, producers merge into it without waiting for the lock.

@@ -208,8 +208,21 @@ test('close() stops taking work and lets an active reconcile finish', async () =
     await w.close();
     assert.equal(finished, 1);
     assert.equal(await (await queue.queue.getJob(jobId))!.getState(), 'completed');
-    await queue.request('ns/after-close', { source: 'live' });
-    await sleep(300);
+    // A second worker on the queue: the next job goes to whichever worker takes work, so once the
+    // second one has run it, the closed one has had its chance and did not take it.
+    const ranBy: string[] = [];
+    const second = startReconcileWorker({
+      connection: redis.url,
+      queueName: queue.queueName,
+      concurrency: 1,
+      handler: async (req) => (ranBy.push(req.key), {}),
+    });
+    try {
+      await queue.request('ns/after-close', { source: 'live' });
+      await waitFor('the open worker to run it', async () => ranBy.length === 1);
+    } finally {
+      await second.close();
+    }
     assert.equal(finished, 1, 'a closed worker takes no more work');
   } finally {
     await close();

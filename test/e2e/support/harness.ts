@@ -8,6 +8,8 @@ import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync, type 
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
+import { Queue } from 'bullmq';
 import { startKubeSim, type AuditEntry, type KubeObject, type KubeSim } from '@podset/kube-sim';
 import { kubectl, removeWhenParentDies, startRedis, type RedisServer } from '@podset/testkit';
 import { LEASES, PODS, PODSETS, podSetProblems } from './check.ts';
@@ -327,6 +329,21 @@ export class OperatorEnv {
       throw new Error(
         `expected every started process to be running, saw:\n${dead.map((p) => p.describe()).join('\n')}`,
       );
+    }
+  }
+
+  /** Jobs still to run (waiting, prioritized, delayed, active): 0 means no reconcile is asked for. */
+  async pendingJobs(): Promise<number> {
+    const o = queueOverride();
+    const queue = new Queue(o.QUEUE_NAME ?? DEFAULT_QUEUE_NAME, {
+      connection: { url: this.redis.url },
+      prefix: o.QUEUE_PREFIX ?? DEFAULT_PREFIX,
+    });
+    try {
+      const counts = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+      return Object.values(counts).reduce((a, b) => a + b, 0);
+    } finally {
+      await queue.close();
     }
   }
 
