@@ -223,6 +223,11 @@ function parseBody(buf: Buffer, contentType: string | undefined): unknown {
   }
 }
 
+/** A written object as the answer shows it: a Scale as is, an object of `t` in its served form. */
+function writtenJson(api: Api, t: ResourceType, sub: string | undefined, out: unknown): string {
+  return sub === 'scale' ? JSON.stringify(out) : api.jsonFor(t, out as KubeObject);
+}
+
 function warningHeaders(opts: WriteOptions): Record<string, string[]> {
   const w = opts.warnings ?? [];
   if (!w.length) return {};
@@ -887,12 +892,7 @@ export class KubeServer {
         if (sub === 'scale') out = api.updateScale(t, ns, name, body, opts);
         else if (sub === 'status') out = api.updateStatus(t, ns, name, body, opts);
         else out = api.update(t, ns, name, body, opts);
-        send(
-          res,
-          200,
-          sub === 'scale' ? JSON.stringify(out) : api.jsonFor(t, out as KubeObject),
-          warningHeaders(opts),
-        );
+        send(res, 200, writtenJson(api, t, sub, out), warningHeaders(opts));
         return;
       }
       case 'patch': {
@@ -921,12 +921,7 @@ export class KubeServer {
         }
         const body = parseBody(await readBody(req), 'application/json');
         const out = api.patch(t, ns, name, ct, body, (sub ?? '') as '' | 'status' | 'scale', opts);
-        send(
-          res,
-          200,
-          sub === 'scale' ? JSON.stringify(out) : api.jsonFor(t, out as KubeObject),
-          warningHeaders(opts),
-        );
+        send(res, 200, writtenJson(api, t, sub, out), warningHeaders(opts));
         return;
       }
       case 'delete':
