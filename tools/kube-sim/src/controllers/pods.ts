@@ -10,8 +10,21 @@
 //   kube-sim.podset.io/fate: ready | fail | never-ready | succeed
 //   kube-sim.podset.io/startup-delay-ms: "<ms>"   (Pending → Running/Failed delay)
 //   kube-sim.podset.io/exit-delay-ms: "<ms>"      (time the containers take to stop once deleted)
-import { createHash } from 'node:crypto';
-import type { ClusterAccess, Json, JsonObject, KubeObject, StoreEvent } from '../types.ts';
+import type { ClusterAccess, JsonObject, KubeObject, StoreEvent } from '../types.ts';
+import { PodEventRecorder } from './pod-events.ts';
+import { NodeTracker } from './pod-nodes.ts';
+import {
+  annotation,
+  field,
+  isTerminal,
+  numberAnnotation,
+  pendingStatus,
+  phaseOf,
+  startedStatus,
+  succeededStatus,
+  unschedulableStatus,
+  type PodFate,
+} from './pod-status.ts';
 import {
   isApiError,
   mutate,
@@ -22,12 +35,16 @@ import {
   seededRandom,
 } from './util.ts';
 
+export { qosClass, type PodFate } from './pod-status.ts';
+
 export const FATE_ANNOTATION = 'kube-sim.podset.io/fate';
 export const STARTUP_DELAY_ANNOTATION = 'kube-sim.podset.io/startup-delay-ms';
 export const EXIT_DELAY_ANNOTATION = 'kube-sim.podset.io/exit-delay-ms';
 
-export type PodFate = 'ready' | 'fail' | 'never-ready' | 'succeed';
 const FATES: readonly string[] = ['ready', 'fail', 'never-ready', 'succeed'];
+/** A step that threw is tried again after this long, at most this many times. */
+const STEP_RETRY_MS = 1000;
+const STEP_RETRIES = 5;
 
 export interface PodLifecycleOptions {
   /** Minimum delay from scheduling (Pending) to Running/Failed, in ms. */
@@ -60,125 +77,6 @@ interface PodState {
   attempts: number;
 }
 
-interface NodeInfo {
-  name: string;
-  schedulable: boolean;
-  hostIP: string;
-  pods: number;
-}
-
-type Obj = { [k: string]: Json | undefined };
-
-function field<T>(o: unknown, key: string): T | undefined {
-  return o !== null && typeof o === 'object' ? ((o as Obj)[key] as T | undefined) : undefined;
-}
-
-function annotation(pod: KubeObject, key: string): string | undefined {
-  return pod.metadata.annotations?.[key];
-}
-
-function numberAnnotation(pod: KubeObject, key: string): number | undefined {
-  const v = annotation(pod, key);
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  return Number.isFinite(n) && n >= 0 ? n : undefined;
-}
-
-function phaseOf(pod: KubeObject): string | undefined {
-  return field<string>(pod.status, 'phase');
-}
-
-function isTerminal(pod: KubeObject): boolean {
-  const p = phaseOf(pod);
-  return p === 'Succeeded' || p === 'Failed';
-}
-
-interface ContainerSpec {
-  name: string;
-  image?: string;
-  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-}
-
-function containersOf(pod: KubeObject, key: 'containers' | 'initContainers'): ContainerSpec[] {
-  const list = field<Json[]>(pod.spec, key);
-  return Array.isArray(list)
-    ? (list as unknown as ContainerSpec[]).filter((c) => typeof c?.name === 'string')
-    : [];
-}
-
-export function qosClass(pod: KubeObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
-  const all = [...containersOf(pod, 'containers'), ...containersOf(pod, 'initContainers')];
-  let any = false;
-  let guaranteed = all.length > 0;
-  for (const c of all) {
-    const req = c.resources?.requests ?? {};
-    const lim = c.resources?.limits ?? {};
-    if (Object.keys(req).length || Object.keys(lim).length) any = true;
-    for (const r of ['cpu', 'memory']) {
-      if (lim[r] === undefined || (req[r] !== undefined && req[r] !== lim[r])) guaranteed = false;
-    }
-  }
-  if (!any) return 'BestEffort';
-  return guaranteed ? 'Guaranteed' : 'Burstable';
-}
-
-const imageCache = new Map<string, { image: string; imageID: string }>();
-
-function normalizeImage(image: string | undefined): { image: string; imageID: string } {
-  const key = image ?? '';
-  let hit = imageCache.get(key);
-  if (!hit) {
-    hit = computeImage(image);
-    if (imageCache.size > 1000) imageCache.clear();
-    imageCache.set(key, hit);
-  }
-  return hit;
-}
-
-function computeImage(image: string | undefined): { image: string; imageID: string } {
-  let ref = image && image.length ? image : 'busybox';
-  const lastSlash = ref.lastIndexOf('/');
-  if (!ref.includes('@') && !ref.slice(lastSlash + 1).includes(':')) ref += ':latest';
-  const first = ref.split('/')[0]!;
-  const hasRegistry =
-    ref.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
-  if (!hasRegistry) ref = ref.includes('/') ? `docker.io/${ref}` : `docker.io/library/${ref}`;
-  const repo = ref.replace(/[:@][^/]*$/, '');
-  const digest = createHash('sha256').update(ref).digest('hex');
-  return { image: ref, imageID: `${repo}@sha256:${digest}` };
-}
-
-function podCondition(
-  type: string,
-  status: boolean,
-  at: string,
-  reason?: string,
-  message?: string,
-): JsonObject {
-  const c: JsonObject = {
-    type,
-    status: status ? 'True' : 'False',
-    lastProbeTime: null,
-    lastTransitionTime: at,
-  };
-  if (reason) c.reason = reason;
-  if (message) c.message = message;
-  return c;
-}
-
-/** Keeps lastTransitionTime of conditions whose status didn't change. */
-function mergeConditions(old: Json | undefined, next: JsonObject[]): JsonObject[] {
-  const prev = new Map<string, JsonObject>();
-  if (Array.isArray(old))
-    for (const c of old) if (c && typeof c === 'object' && !Array.isArray(c)) prev.set(String(c.type), c);
-  return next.map((c) => {
-    const p = prev.get(String(c.type));
-    return p && p.status === c.status && p.lastTransitionTime
-      ? { ...c, lastTransitionTime: p.lastTransitionTime }
-      : c;
-  });
-}
-
 export interface PodLifecycleController {
   stop(): void;
 }
@@ -188,533 +86,275 @@ export function startPodLifecycle(
   options: PodLifecycleOptions,
   report: ErrorReporter,
 ): PodLifecycleController {
-  const random = options.seed === undefined ? Math.random : seededRandom(options.seed);
-  const queue = new WorkQueue('pod lifecycle', report);
-  const states = new Map<string, PodState>();
-  const nodes = new Map<string, NodeInfo>();
-  const podNode = new Map<string, string>(); // uid → node, for active pods counted on a node
-  const waiting = new Set<string>(); // uids of pods waiting for a schedulable node
-  let ipCounter = 0;
-  let stopped = false;
+  const lifecycle = new PodLifecycle(cluster, options, report);
+  lifecycle.start();
+  return { stop: () => lifecycle.stop() };
+}
 
-  function nextPodIP(): string {
-    ipCounter++;
-    let n = ipCounter;
-    // 10.128.0.0/9, skipping .0 and .255 in the last octet.
-    n = Math.floor(n / 254) * 256 + (n % 254) + 1;
-    return `10.${128 + ((n >>> 16) & 127)}.${(n >>> 8) & 255}.${n & 255}`;
+/** The scheduler and a kubelet per node, driven by pod and node events, one step at a time. */
+class PodLifecycle {
+  readonly #cluster: ClusterAccess;
+  readonly #options: PodLifecycleOptions;
+  readonly #report: ErrorReporter;
+  readonly #random: () => number;
+  readonly #queue: WorkQueue;
+  readonly #events: PodEventRecorder;
+  readonly #nodes = new NodeTracker();
+  readonly #states = new Map<string, PodState>();
+  /** uids of pods waiting for a schedulable node. */
+  readonly #waiting = new Set<string>();
+  #ipCounter = 0;
+  #stopped = false;
+  #unsubscribe: () => void = () => undefined;
+
+  constructor(cluster: ClusterAccess, options: PodLifecycleOptions, report: ErrorReporter) {
+    this.#cluster = cluster;
+    // Read on every decision: the options may be changed while running.
+    this.#options = options;
+    this.#report = report;
+    this.#random = options.seed === undefined ? Math.random : seededRandom(options.seed);
+    this.#queue = new WorkQueue('pod lifecycle', report);
+    this.#events = new PodEventRecorder(cluster, options, report);
   }
 
-  let eventCounter = 0;
+  start(): void {
+    this.#unsubscribe = subscribeQueued(this.#cluster, this.#queue, (event) => {
+      if (event.resource === 'pods') this.#onPod(event);
+      else if (event.resource === 'nodes') this.#onNode(event);
+    });
+    this.#queue.push(() => {
+      for (const node of this.#cluster.list('nodes'))
+        this.#onNode({ type: 'ADDED', resource: 'nodes', object: node });
+      for (const pod of this.#cluster.list('pods'))
+        this.#onPod({ type: 'ADDED', resource: 'pods', object: pod });
+    });
+  }
 
-  /** Records a core/v1 Event about a pod (when podEvents is on); failures to record are ignored. */
-  function recordEvent(
-    pod: KubeObject,
-    reason: string,
-    message: string,
-    component: 'default-scheduler' | 'kubelet',
-    host?: string,
-    type: 'Normal' | 'Warning' = 'Normal',
-    fieldPath?: string,
-  ): void {
-    if (!options.podEvents) return;
-    const now = nowIso();
-    const namespace = pod.metadata.namespace ?? 'default';
-    eventCounter++;
-    const suffix = (Date.now() * 1000 + (eventCounter % 1000)).toString(16);
-    try {
-      cluster.create('events', {
-        apiVersion: 'v1',
-        kind: 'Event',
-        metadata: { name: `${pod.metadata.name ?? 'pod'}.${suffix}`, namespace },
-        involvedObject: {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          namespace,
-          name: pod.metadata.name ?? '',
-          uid: pod.metadata.uid ?? '',
-          resourceVersion: pod.metadata.resourceVersion ?? '',
-          ...(fieldPath ? { fieldPath } : {}),
-        },
-        reason,
-        message,
-        source: host ? { component, host } : { component },
-        firstTimestamp: now,
-        lastTimestamp: now,
-        count: 1,
-        type,
-        eventTime: null,
-        reportingComponent: component,
-        reportingInstance: host ?? '',
-      });
-    } catch (err) {
-      if (!isApiError(err, 403) && !isApiError(err, 404) && !isApiError(err, 409)) report(err, 'pod event');
+  stop(): void {
+    this.#stopped = true;
+    this.#unsubscribe();
+    this.#queue.stop();
+    for (const st of this.#states.values()) if (st.timer) clearTimeout(st.timer);
+    this.#states.clear();
+  }
+
+  // --- events ----------------------------------------------------------------------------------------------
+
+  #onNode(event: StoreEvent): void {
+    if (!this.#nodes.onNode(event) || this.#waiting.size === 0) return;
+    for (const uid of [...this.#waiting]) {
+      const st = this.#states.get(uid);
+      this.#waiting.delete(uid);
+      if (!st) continue;
+      const pod = this.#cluster.get('pods', st.namespace, st.name);
+      if (pod && pod.metadata.uid === uid && !pod.metadata.deletionTimestamp) this.#schedule(st);
     }
   }
 
-  function containerEvents(pod: KubeObject, nodeName: string | undefined, fate: PodFate): void {
-    if (!options.podEvents) return;
-    for (const c of containersOf(pod, 'containers')) {
-      const path = `spec.containers{${c.name}}`;
-      const image = c.image ?? 'busybox';
-      recordEvent(
-        pod,
-        'Pulled',
-        `Container image "${image}" already present on machine`,
-        'kubelet',
-        nodeName,
-        'Normal',
-        path,
-      );
-      recordEvent(pod, 'Created', `Created container: ${c.name}`, 'kubelet', nodeName, 'Normal', path);
-      recordEvent(pod, 'Started', `Started container ${c.name}`, 'kubelet', nodeName, 'Normal', path);
-      if (fate === 'never-ready') {
-        recordEvent(
-          pod,
-          'Unhealthy',
-          'Readiness probe failed: simulated by kube-sim',
-          'kubelet',
-          nodeName,
-          'Warning',
-          path,
-        );
-      }
-    }
-  }
-
-  function chooseFate(pod: KubeObject): PodFate {
-    const pinned = annotation(pod, FATE_ANNOTATION);
-    if (pinned && FATES.includes(pinned)) return pinned as PodFate;
-    const r = random();
-    if (r < options.failFraction) return 'fail';
-    if (r < options.failFraction + options.neverReadyFraction) return 'never-ready';
-    return 'ready';
-  }
-
-  function startupDelay(pod: KubeObject): number {
-    const pinned = numberAnnotation(pod, STARTUP_DELAY_ANNOTATION);
-    if (pinned !== undefined) return pinned;
-    return options.startupDelayMs + Math.floor(random() * (options.startupJitterMs + 1));
-  }
-
-  function setTimer(st: PodState, ms: number, step: (st: PodState) => void): void {
-    if (st.timer) clearTimeout(st.timer);
-    st.timer = setTimeout(() => {
-      st.timer = undefined;
-      queue.push(() => {
-        if (stopped || states.get(st.uid) !== st) return;
-        try {
-          step(st);
-          st.attempts = 0;
-        } catch (err) {
-          report(err, `pod ${st.namespace}/${st.name}`);
-          if (++st.attempts <= 5) setTimer(st, 1000, step);
-        }
-      });
-    }, ms);
-  }
-
-  function forget(uid: string): void {
-    const st = states.get(uid);
-    if (st?.timer) clearTimeout(st.timer);
-    states.delete(uid);
-    waiting.delete(uid);
-    unassign(uid);
-  }
-
-  function assign(uid: string, nodeName: string): void {
-    if (podNode.has(uid)) return;
-    podNode.set(uid, nodeName);
-    const n = nodes.get(nodeName);
-    if (n) n.pods++;
-  }
-
-  function unassign(uid: string): void {
-    const nodeName = podNode.get(uid);
-    if (nodeName === undefined) return;
-    podNode.delete(uid);
-    const n = nodes.get(nodeName);
-    if (n) n.pods--;
-  }
-
-  function pickNode(): NodeInfo | undefined {
-    let best: NodeInfo | undefined;
-    for (const n of nodes.values()) if (n.schedulable && (!best || n.pods < best.pods)) best = n;
-    return best;
-  }
-
-  // --- nodes ---------------------------------------------------------------------------------------------
-
-  function onNode(event: StoreEvent): void {
-    const name = event.object.metadata.name ?? '';
-    if (event.type === 'DELETED') {
-      nodes.delete(name);
-      return;
-    }
-    const conditions = field<Json[]>(event.object.status, 'conditions');
-    const ready =
-      Array.isArray(conditions) &&
-      conditions.some((c) => field(c, 'type') === 'Ready' && field(c, 'status') === 'True');
-    const unschedulable = field<boolean>(event.object.spec, 'unschedulable') === true;
-    const addresses = field<Json[]>(event.object.status, 'addresses');
-    const internal = Array.isArray(addresses)
-      ? addresses.find((a) => field(a, 'type') === 'InternalIP')
-      : undefined;
-    const existing = nodes.get(name);
-    const info: NodeInfo = {
-      name,
-      schedulable: ready && !unschedulable,
-      hostIP: field<string>(internal, 'address') ?? '192.168.49.250',
-      pods: existing?.pods ?? 0,
-    };
-    nodes.set(name, info);
-    if (info.schedulable && waiting.size) {
-      for (const uid of [...waiting]) {
-        const st = states.get(uid);
-        waiting.delete(uid);
-        if (st) {
-          const pod = cluster.get('pods', st.namespace, st.name);
-          if (pod && pod.metadata.uid === uid && !pod.metadata.deletionTimestamp) schedule(st);
-        }
-      }
-    }
-  }
-
-  // --- pods ----------------------------------------------------------------------------------------------
-
-  function onPod(event: StoreEvent): void {
+  #onPod(event: StoreEvent): void {
     const pod = event.object;
     const uid = pod.metadata.uid;
     if (!uid) return;
-    if (event.type === 'DELETED') return forget(uid);
-    let st = states.get(uid);
-    if (pod.metadata.deletionTimestamp) return deleting(pod, st);
-    const nodeName = field<string>(pod.spec, 'nodeName');
+    if (event.type === 'DELETED') return this.#forget(uid);
+    const existing = this.#states.get(uid);
+    if (pod.metadata.deletionTimestamp) return this.#deleting(pod, existing);
     if (isTerminal(pod)) {
-      if (st?.timer) clearTimeout(st.timer);
-      if (st) st.stage = 'done';
-      unassign(uid);
+      if (existing?.timer) clearTimeout(existing.timer);
+      if (existing) existing.stage = 'done';
+      this.#nodes.unassign(uid);
       return;
     }
-    if (st) return; // in progress: our own writes come back here
-    st = {
-      uid,
-      namespace: pod.metadata.namespace ?? 'default',
-      name: pod.metadata.name ?? '',
-      stage: 'scheduling',
-      attempts: 0,
-    };
-    states.set(uid, st);
-    if (!nodeName) return schedule(st);
-    assign(uid, nodeName);
+    if (existing) return; // in progress: our own writes come back here
+    const st = newState(pod, 'scheduling');
+    this.#states.set(uid, st);
+    const nodeName = field<string>(pod.spec, 'nodeName');
+    if (!nodeName) return this.#schedule(st);
+    this.#nodes.assign(uid, nodeName);
     if (phaseOf(pod) === 'Running') {
       st.stage = 'running'; // adopted after a restart: nothing more to simulate
       return;
     }
     st.stage = 'starting';
-    pending(st, nodeName, field<string>(pod.status, 'startTime') !== undefined);
+    this.#pending(st, nodeName, field<string>(pod.status, 'startTime') !== undefined);
   }
 
-  function schedule(st: PodState): void {
-    const node = pickNode();
-    if (!node) {
-      waiting.add(st.uid);
+  // --- scheduler -------------------------------------------------------------------------------------------
+
+  #schedule(st: PodState): void {
+    const node = this.#nodes.pick();
+    if (node === undefined) {
+      this.#waiting.add(st.uid);
       const now = nowIso();
-      mutate(cluster, 'updateStatus', 'pods', st.namespace, st.name, st.uid, (p) => {
+      this.#writeStatus(st, (p) => {
         if (p.metadata.deletionTimestamp || field(p.spec, 'nodeName')) return undefined;
-        const status = (p.status ?? {}) as JsonObject;
-        const conditions = mergeConditions(status.conditions, [
-          podCondition('PodScheduled', false, now, 'Unschedulable', `0/${nodes.size} nodes are available.`),
-        ]);
-        if (status.phase === 'Pending' && JSON.stringify(status.conditions) === JSON.stringify(conditions))
-          return undefined;
-        p.status = { ...status, phase: 'Pending', conditions };
-        return p;
+        const status = unschedulableStatus(p, this.#nodes.size, now);
+        return status && { ...p, status };
       });
       return;
     }
-    const bound = mutate(cluster, 'update', 'pods', st.namespace, st.name, st.uid, (p) => {
+    const bound = mutate(this.#cluster, 'update', 'pods', st.namespace, st.name, st.uid, (p) => {
       if (p.metadata.deletionTimestamp || field(p.spec, 'nodeName')) return undefined;
-      p.spec = { ...((p.spec ?? {}) as JsonObject), nodeName: node.name };
+      p.spec = { ...((p.spec ?? {}) as JsonObject), nodeName: node };
       return p;
     });
-    const nodeName = field<string>((bound ?? cluster.get('pods', st.namespace, st.name))?.spec, 'nodeName');
+    const nodeName = field<string>(
+      (bound ?? this.#cluster.get('pods', st.namespace, st.name))?.spec,
+      'nodeName',
+    );
     if (!nodeName) return; // gone or being deleted: the next event decides
-    if (bound) {
-      recordEvent(
-        bound,
-        'Scheduled',
-        `Successfully assigned ${st.namespace}/${st.name} to ${nodeName}`,
-        'default-scheduler',
-      );
-    }
-    assign(st.uid, nodeName);
+    if (bound) this.#events.scheduled(bound, nodeName);
+    this.#nodes.assign(st.uid, nodeName);
     st.stage = 'starting';
-    pending(st, nodeName, false);
+    this.#pending(st, nodeName, false);
   }
 
+  // --- kubelet ---------------------------------------------------------------------------------------------
+
   /** The kubelet accepted the pod: Pending with containers being created, then start after the delay. */
-  function pending(st: PodState, nodeName: string, alreadyReported: boolean): void {
-    const node = nodes.get(nodeName);
+  #pending(st: PodState, nodeName: string, alreadyReported: boolean): void {
     let fresh: KubeObject | undefined;
     if (!alreadyReported) {
       const now = nowIso();
-      fresh = mutate(cluster, 'updateStatus', 'pods', st.namespace, st.name, st.uid, (p) => {
-        if (p.metadata.deletionTimestamp || isTerminal(p)) return undefined;
-        const waitingState = { waiting: { reason: 'ContainerCreating' } };
-        const status = (p.status ?? {}) as JsonObject;
-        const notReady = `containers with unready status: [${containersOf(p, 'containers')
-          .map((c) => c.name)
-          .join(' ')}]`;
-        const hostIP = node?.hostIP ?? '192.168.49.250';
-        p.status = {
-          ...status,
-          phase: 'Pending',
-          hostIP,
-          hostIPs: [{ ip: hostIP }],
-          startTime: now,
-          qosClass: qosClass(p),
-          conditions: mergeConditions(status.conditions, [
-            podCondition('PodReadyToStartContainers', false, now),
-            podCondition('Initialized', true, now),
-            podCondition('Ready', false, now, 'ContainersNotReady', notReady),
-            podCondition('ContainersReady', false, now, 'ContainersNotReady', notReady),
-            podCondition('PodScheduled', true, now),
-          ]),
-          containerStatuses: containersOf(p, 'containers').map((c) => ({
-            name: c.name,
-            ...normalizeImage(c.image),
-            ready: false,
-            started: false,
-            restartCount: 0,
-            state: waitingState,
-            lastState: {},
-          })),
-        };
-        return p;
-      });
+      fresh = this.#writeStatus(st, (p) =>
+        p.metadata.deletionTimestamp || isTerminal(p)
+          ? undefined
+          : { ...p, status: pendingStatus(p, this.#nodes.hostIP(nodeName), now) },
+      );
     }
-    fresh ??= cluster.get('pods', st.namespace, st.name);
+    fresh ??= this.#cluster.get('pods', st.namespace, st.name);
     if (!fresh || fresh.metadata.uid !== st.uid) return;
-    st.fate = chooseFate(fresh);
-    setTimer(st, startupDelay(fresh), start);
+    st.fate = this.#chooseFate(fresh);
+    this.#setTimer(st, this.#startupDelay(fresh), (s) => this.#start(s));
   }
 
-  function start(st: PodState): void {
+  #start(st: PodState): void {
     const fate = st.fate ?? 'ready';
     const now = nowIso();
-    const written = mutate(cluster, 'updateStatus', 'pods', st.namespace, st.name, st.uid, (p) => {
-      if (p.metadata.deletionTimestamp || isTerminal(p)) return undefined;
-      const status = (p.status ?? {}) as JsonObject;
-      const names = containersOf(p, 'containers').map((c) => c.name);
-      const ip = nextPodIP();
-      const failed = fate === 'fail';
-      const ready = fate === 'ready' || fate === 'succeed';
-      const cid = (i: number) =>
-        `containerd://${st.uid.replace(/-/g, '')}${i.toString(16).padStart(32, '0')}`;
-      const notReadyMsg = `containers with unready status: [${names.join(' ')}]`;
-      const inits = containersOf(p, 'initContainers');
-      const next: JsonObject = {
-        ...status,
-        phase: failed ? 'Failed' : 'Running',
-        podIP: ip,
-        podIPs: [{ ip }],
-        startTime: (status.startTime as string | undefined) ?? now,
-        conditions: mergeConditions(status.conditions, [
-          podCondition('PodReadyToStartContainers', !failed, now),
-          podCondition('Initialized', true, now),
-          ready
-            ? podCondition('Ready', true, now)
-            : podCondition(
-                'Ready',
-                false,
-                now,
-                failed ? 'PodFailed' : 'ContainersNotReady',
-                failed ? undefined : notReadyMsg,
-              ),
-          ready
-            ? podCondition('ContainersReady', true, now)
-            : podCondition(
-                'ContainersReady',
-                false,
-                now,
-                failed ? 'PodFailed' : 'ContainersNotReady',
-                failed ? undefined : notReadyMsg,
-              ),
-          podCondition('PodScheduled', true, now),
-        ]),
-        containerStatuses: containersOf(p, 'containers').map((c, i) => ({
-          name: c.name,
-          ...normalizeImage(c.image),
-          containerID: cid(i + 1),
-          ready,
-          started: !failed,
-          restartCount: 0,
-          state: (failed
-            ? {
-                terminated: {
-                  exitCode: 1,
-                  reason: 'Error',
-                  startedAt: now,
-                  finishedAt: now,
-                  containerID: cid(i + 1),
-                },
-              }
-            : { running: { startedAt: now } }) as JsonObject,
-          lastState: {},
-        })),
-      };
-      if (inits.length) {
-        next.initContainerStatuses = inits.map((c, i) => ({
-          name: c.name,
-          ...normalizeImage(c.image),
-          containerID: cid(1000 + i),
-          ready: true,
-          started: false,
-          restartCount: 0,
-          state: {
-            terminated: {
-              exitCode: 0,
-              reason: 'Completed',
-              startedAt: now,
-              finishedAt: now,
-              containerID: cid(1000 + i),
-            },
-          },
-          lastState: {},
-        }));
-      }
-      p.status = next;
-      return p;
-    });
+    const written = this.#writeStatus(st, (p) =>
+      p.metadata.deletionTimestamp || isTerminal(p)
+        ? undefined
+        : { ...p, status: startedStatus(p, { uid: st.uid, fate, ip: this.#nextPodIP(), now }) },
+    );
     if (!written) return;
-    containerEvents(written, field<string>(written.spec, 'nodeName'), fate);
+    this.#events.containersStarted(written, field<string>(written.spec, 'nodeName'), fate);
     if (fate === 'fail') {
       st.stage = 'done';
-      unassign(st.uid);
+      this.#nodes.unassign(st.uid);
       return;
     }
     st.stage = 'running';
-    if (fate === 'succeed') setTimer(st, options.succeedAfterMs, succeed);
+    if (fate === 'succeed') this.#setTimer(st, this.#options.succeedAfterMs, (s) => this.#succeed(s));
   }
 
-  function succeed(st: PodState): void {
+  #succeed(st: PodState): void {
     const now = nowIso();
-    const written = mutate(cluster, 'updateStatus', 'pods', st.namespace, st.name, st.uid, (p) => {
-      if (p.metadata.deletionTimestamp || isTerminal(p)) return undefined;
-      const status = (p.status ?? {}) as JsonObject;
-      p.status = {
-        ...status,
-        phase: 'Succeeded',
-        conditions: mergeConditions(status.conditions, [
-          podCondition('PodReadyToStartContainers', false, now),
-          podCondition('Initialized', true, now, 'PodCompleted'),
-          podCondition('Ready', false, now, 'PodCompleted'),
-          podCondition('ContainersReady', false, now, 'PodCompleted'),
-          podCondition('PodScheduled', true, now),
-        ]),
-        containerStatuses: (Array.isArray(status.containerStatuses) ? status.containerStatuses : []).map(
-          (cs) => {
-            const c = cs as JsonObject;
-            const startedAt = field<string>(field(c.state, 'running'), 'startedAt') ?? now;
-            return {
-              ...c,
-              ready: false,
-              started: false,
-              state: {
-                terminated: {
-                  exitCode: 0,
-                  reason: 'Completed',
-                  startedAt,
-                  finishedAt: now,
-                  containerID: c.containerID ?? null,
-                },
-              },
-            };
-          },
-        ),
-      };
-      return p;
-    });
-    if (written) {
-      st.stage = 'done';
-      unassign(st.uid);
-    }
+    const written = this.#writeStatus(st, (p) =>
+      p.metadata.deletionTimestamp || isTerminal(p) ? undefined : { ...p, status: succeededStatus(p, now) },
+    );
+    if (!written) return;
+    st.stage = 'done';
+    this.#nodes.unassign(st.uid);
   }
 
-  // --- termination ---------------------------------------------------------------------------------------
+  // --- termination -----------------------------------------------------------------------------------------
 
-  function deleting(pod: KubeObject, existing: PodState | undefined): void {
-    const uid = pod.metadata.uid!;
-    const st: PodState = existing ?? {
-      uid,
-      namespace: pod.metadata.namespace ?? 'default',
-      name: pod.metadata.name ?? '',
-      stage: 'terminating',
-      attempts: 0,
-    };
-    states.set(uid, st);
-    waiting.delete(uid);
+  #deleting(pod: KubeObject, existing: PodState | undefined): void {
+    const st = existing ?? newState(pod, 'terminating');
+    this.#states.set(st.uid, st);
+    this.#waiting.delete(st.uid);
     if (st.stage === 'removing') return; // forceRemove done; waiting for finalizers to go
     const graceMs = Math.max(0, (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000);
-    const running = !!field<string>(pod.spec, 'nodeName') && !isTerminal(pod);
-    const exitMs = numberAnnotation(pod, EXIT_DELAY_ANNOTATION) ?? (running ? options.containerExitMs : 0);
+    const nodeName = field<string>(pod.spec, 'nodeName');
+    const running = !!nodeName && !isTerminal(pod);
+    const exitMs =
+      numberAnnotation(pod, EXIT_DELAY_ANNOTATION) ?? (running ? this.#options.containerExitMs : 0);
     const delay = Math.min(graceMs, exitMs);
     const at = Date.now() + delay;
     if (st.stage === 'terminating' && st.removeAt !== undefined && st.removeAt <= at) return;
-    if (st.stage !== 'terminating' && running && options.podEvents) {
-      const nodeName = field<string>(pod.spec, 'nodeName');
-      for (const c of containersOf(pod, 'containers')) {
-        recordEvent(
-          pod,
-          'Killing',
-          `Stopping container ${c.name}`,
-          'kubelet',
-          nodeName,
-          'Normal',
-          `spec.containers{${c.name}}`,
-        );
-      }
-    }
+    if (st.stage !== 'terminating' && running) this.#events.killing(pod, nodeName);
     st.stage = 'terminating';
     st.removeAt = at;
     if (st.timer) clearTimeout(st.timer);
     st.timer = undefined;
-    if (delay <= 0) remove(st);
-    else setTimer(st, delay, remove);
+    if (delay <= 0) this.#remove(st);
+    else this.#setTimer(st, delay, (s) => this.#remove(s));
   }
 
-  function remove(st: PodState): void {
-    const pod = cluster.get('pods', st.namespace, st.name);
-    if (!pod || pod.metadata.uid !== st.uid) return forget(st.uid);
+  #remove(st: PodState): void {
+    const pod = this.#cluster.get('pods', st.namespace, st.name);
+    if (!pod || pod.metadata.uid !== st.uid) return this.#forget(st.uid);
     st.stage = 'removing';
     try {
-      cluster.forceRemove('pods', st.namespace, st.name);
+      this.#cluster.forceRemove('pods', st.namespace, st.name);
     } catch (err) {
-      if (isApiError(err, 404)) return forget(st.uid);
+      if (isApiError(err, 404)) return this.#forget(st.uid);
       st.stage = 'terminating';
       throw err;
     }
   }
 
-  // --- start ---------------------------------------------------------------------------------------------
+  #forget(uid: string): void {
+    const st = this.#states.get(uid);
+    if (st?.timer) clearTimeout(st.timer);
+    this.#states.delete(uid);
+    this.#waiting.delete(uid);
+    this.#nodes.unassign(uid);
+  }
 
-  const unsubscribe = subscribeQueued(cluster, queue, (event) => {
-    if (event.resource === 'pods') onPod(event);
-    else if (event.resource === 'nodes') onNode(event);
-  });
-  queue.push(() => {
-    for (const node of cluster.list('nodes')) onNode({ type: 'ADDED', resource: 'nodes', object: node });
-    for (const pod of cluster.list('pods')) onPod({ type: 'ADDED', resource: 'pods', object: pod });
-  });
+  // --- plumbing --------------------------------------------------------------------------------------------
 
+  /** A status write of the pod `st` tracks (undefined: the change did not apply, or nothing to write). */
+  #writeStatus(st: PodState, change: (p: KubeObject) => KubeObject | undefined): KubeObject | undefined {
+    return mutate(this.#cluster, 'updateStatus', 'pods', st.namespace, st.name, st.uid, change);
+  }
+
+  /** Runs `step` after `ms` on the work queue, unless the pod was forgotten; retried if it throws. */
+  #setTimer(st: PodState, ms: number, step: (st: PodState) => void): void {
+    if (st.timer) clearTimeout(st.timer);
+    st.timer = setTimeout(() => {
+      st.timer = undefined;
+      this.#queue.push(() => {
+        if (this.#stopped || this.#states.get(st.uid) !== st) return;
+        try {
+          step(st);
+          st.attempts = 0;
+        } catch (err) {
+          this.#report(err, `pod ${st.namespace}/${st.name}`);
+          if (++st.attempts <= STEP_RETRIES) this.#setTimer(st, STEP_RETRY_MS, step);
+        }
+      });
+    }, ms);
+  }
+
+  #chooseFate(pod: KubeObject): PodFate {
+    const pinned = annotation(pod, FATE_ANNOTATION);
+    if (pinned && FATES.includes(pinned)) return pinned as PodFate;
+    const r = this.#random();
+    if (r < this.#options.failFraction) return 'fail';
+    if (r < this.#options.failFraction + this.#options.neverReadyFraction) return 'never-ready';
+    return 'ready';
+  }
+
+  #startupDelay(pod: KubeObject): number {
+    const pinned = numberAnnotation(pod, STARTUP_DELAY_ANNOTATION);
+    if (pinned !== undefined) return pinned;
+    return this.#options.startupDelayMs + Math.floor(this.#random() * (this.#options.startupJitterMs + 1));
+  }
+
+  /** 10.128.0.0/9, skipping .0 and .255 in the last octet. */
+  #nextPodIP(): string {
+    this.#ipCounter++;
+    const n = Math.floor(this.#ipCounter / 254) * 256 + (this.#ipCounter % 254) + 1;
+    return `10.${128 + ((n >>> 16) & 127)}.${(n >>> 8) & 255}.${n & 255}`;
+  }
+}
+
+function newState(pod: KubeObject, stage: PodState['stage']): PodState {
   return {
-    stop() {
-      stopped = true;
-      unsubscribe();
-      queue.stop();
-      for (const st of states.values()) if (st.timer) clearTimeout(st.timer);
-      states.clear();
-    },
+    uid: pod.metadata.uid ?? '',
+    namespace: pod.metadata.namespace ?? 'default',
+    name: pod.metadata.name ?? '',
+    stage,
+    attempts: 0,
   };
 }
