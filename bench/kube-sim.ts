@@ -12,12 +12,12 @@
 // so its RSS is measured alone (/proc/<pid>/status) and the load generator does not share its event loop.
 // --smoke: a small run (2,000 pods) for CI, same code paths, no targets enforced.
 // --profile DIR: the server is started with --cpu-prof and writes its profile to DIR on exit.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Proc } from '@podset/testkit';
 
 const ROOT = join(import.meta.dirname, '..');
 const MAIN = join(ROOT, 'tools', 'kube-sim', 'src', 'main.ts');
@@ -77,7 +77,7 @@ const TARGET_RSS = 1024 ** 3;
 // The server, in a child process.
 
 interface Server {
-  child: ChildProcess;
+  proc: Proc;
   url: URL;
   token: string;
   dir: string;
@@ -88,47 +88,22 @@ async function startServer(): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), 'kube-sim-bench-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const nodeArgs = args.profile ? ['--cpu-prof', '--cpu-prof-dir', args.profile] : [];
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, MAIN, '--port', '0', '--kubeconfig', kubeconfig, '--no-lifecycle'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const url = await new Promise<URL>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(
-      () => reject(new Error(`kube-sim did not start in 30 s:\n${out}${stderr}`)),
-      30_000,
-    );
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(new URL(m[1]!));
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`kube-sim exited (${code}) before listening:\n${out}${stderr}`));
-    });
+  const proc = new Proc({
+    name: 'kube-sim',
+    command: process.execPath,
+    args: [...nodeArgs, MAIN, '--port', '0', '--kubeconfig', kubeconfig, '--no-lifecycle'],
+    env: process.env,
   });
+  const url = new URL((await proc.waitForLine(/listening on (http:\/\/[^\s]+)/))[1]!);
   const token = /token: (\S+)/.exec(readFileSync(kubeconfig, 'utf8'))?.[1];
   if (!token) throw new Error('no token in the kubeconfig');
   return {
-    child,
+    proc,
     url,
     token,
     dir,
     async stop() {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(t);
-      }
+      await proc.stop(10_000);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -416,7 +391,7 @@ async function watchFanOut(server: Server, client: ReturnType<typeof makeClient>
  * LIST is the difference of the two passes.
  */
 async function labelListUnderWrites(server: Server, client: ReturnType<typeof makeClient>) {
-  const pid = server.child.pid!;
+  const pid = server.proc.pid!;
   const base = `/api/v1/namespaces/${LABEL_NS}/pods`;
   await expectOk(
     client.call('POST', '/api/v1/namespaces', {
@@ -536,7 +511,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stopOnSignal);
   try {
     const client = makeClient(server, CLIENTS);
-    const pid = server.child.pid!;
+    const pid = server.proc.pid!;
     if (args.only === 'label-list') {
       const loadBefore = loadavg()[0] ?? NaN;
       const labelList = await labelListUnderWrites(server, client);

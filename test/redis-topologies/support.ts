@@ -1,18 +1,11 @@
 // Real Redis topologies for the connection tests: a primary + replica watched by a sentinel, and a
 // 3-node Redis Cluster. Every process runs on free loopback ports in its own temp dir; close() kills
 // them all and removes the dirs.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, ping, waitFor } from '@podset/testkit';
+import { freePort, ping, Proc, waitFor } from '@podset/testkit';
 import { Redis } from 'ioredis';
-
-interface Proc {
-  child: ChildProcess;
-  stderr: () => string;
-}
 
 class Processes {
   readonly procs: Proc[] = [];
@@ -26,30 +19,18 @@ class Processes {
 
   /** Starts redis-server with `args` and waits until `port` answers PING. */
   async redis(args: string[], port: number): Promise<Proc> {
-    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout?.on('data', (c: Buffer) => (out = (out + c.toString()).slice(-4000)));
-    child.stderr?.on('data', (c: Buffer) => (out = (out + c.toString()).slice(-4000)));
-    const proc = { child, stderr: () => out };
+    const proc = new Proc({ name: `redis-server :${port}`, command: 'redis-server', args, env: process.env });
     this.procs.push(proc);
-    const deadline = Date.now() + 10_000;
-    while (!(await ping(port))) {
-      if (child.exitCode !== null) throw new Error(`redis-server ${args.join(' ')} exited: ${out}`);
-      if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not answer PING: ${out}`);
-      await sleep(25);
-    }
+    await waitFor(`redis-server on ${port} to answer PING`, () => ping(port), {
+      timeoutMs: 10_000,
+      giveUp: () => (proc.running ? undefined : 'it exited'),
+      describe: () => proc.describe(),
+    });
     return proc;
   }
 
   async close(): Promise<void> {
-    await Promise.all(
-      this.procs.map(async ({ child }) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-        child.kill('SIGKILL');
-        await exited;
-      }),
-    );
+    await Promise.all(this.procs.map((p) => p.kill()));
     await Promise.all(this.dirs.map((d) => rm(d, { recursive: true, force: true })));
   }
 }
@@ -194,16 +175,14 @@ export async function startCluster(): Promise<ClusterSetup> {
       );
     }
     const nodes = ports.map((port) => `127.0.0.1:${port}`);
-    const create = spawn(
-      'redis-cli',
-      ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    create.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-    create.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-    const code = await new Promise<number | null>((resolve) => create.once('exit', resolve));
-    if (code !== 0) throw new Error(`redis-cli --cluster create failed (${code}): ${out}`);
+    const create = new Proc({
+      name: 'redis-cli --cluster create',
+      command: 'redis-cli',
+      args: ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'],
+      env: process.env,
+    });
+    const { code } = await create.exited;
+    if (code !== 0) throw new Error(`redis-cli --cluster create failed (${code}): ${create.tail(40)}`);
     for (const port of ports) {
       await waitFor(`cluster_state:ok on ${port}`, async () => {
         const info = await command<string>(port, 'CLUSTER', 'INFO');

@@ -2,11 +2,10 @@
 // Redis: checkpoint resume across a restart, leader election between two replicas, hand-over on
 // SIGKILL and on SIGTERM.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { after, afterEach, before, test } from 'node:test';
 import { ReconcileQueue } from '@podset/queue';
-import { freePort, waitFor } from '@podset/testkit';
+import { freePort, Proc, waitFor } from '@podset/testkit';
 import { createPodSet, startEnv, type Env } from './support.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
@@ -21,9 +20,8 @@ const children = new Set<Watcher>();
 interface Watcher {
   identity: string;
   url: string;
-  proc: ChildProcess;
-  logs: { msg?: string; [k: string]: unknown }[];
-  exited: Promise<number | null>;
+  proc: Proc;
+  /** Log lines (JSON) with this msg. */
   count(msg: string): number;
 }
 
@@ -34,8 +32,7 @@ before(async () => {
 
 afterEach(async () => {
   for (const w of children) {
-    w.proc.kill('SIGKILL');
-    await w.exited;
+    await w.proc.kill();
   }
   children.clear();
 });
@@ -47,7 +44,10 @@ after(async () => {
 
 async function startWatcher(identity: string, leaseName: string): Promise<Watcher> {
   const port = await freePort();
-  const proc = spawn(NODE, [MAIN], {
+  const proc = new Proc({
+    name: `watcher ${identity}`,
+    command: NODE,
+    args: [MAIN],
     env: {
       HTTP_PORT: String(port),
       PATH: process.env.PATH,
@@ -65,33 +65,15 @@ async function startWatcher(identity: string, leaseName: string): Promise<Watche
       CHECKPOINT_INTERVAL_MS: '100',
       LOG_LEVEL: 'info',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const w: Watcher = {
     identity,
     url: `http://127.0.0.1:${port}`,
     proc,
-    logs: [],
-    exited: new Promise((resolve) => proc.once('exit', (code) => resolve(code))),
-    count: (msg) => w.logs.filter((l) => l.msg === msg).length,
+    count: (msg) => proc.lines().filter((l) => l.includes(`"msg":${JSON.stringify(msg)}`)).length,
   };
-  let pending = '';
-  proc.stdout?.on('data', (chunk: Buffer) => {
-    pending += chunk.toString();
-    const lines = pending.split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) {
-      try {
-        w.logs.push(JSON.parse(line) as Watcher['logs'][number]);
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  let stderr = '';
-  proc.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  void w.exited.then((code) => {
-    if (code !== 0 && code !== null) process.stderr.write(`watcher ${identity} exited ${code}: ${stderr}\n`);
+  void proc.exited.then(({ code }) => {
+    if (code !== 0 && code !== null) process.stderr.write(`${proc.describe()}\n`);
   });
   children.add(w);
   return w;
@@ -138,8 +120,7 @@ test('SIGTERM releases the lease; a restart resumes from the checkpoint with no 
   await createPodSet(env.sim, 'before-restart');
   await waitFor('before-restart enqueued', () => enqueued('default/before-restart'));
 
-  first.proc.kill('SIGTERM');
-  assert.equal(await first.exited, 0, 'exit 0 on SIGTERM');
+  assert.equal((await first.proc.stop()).code, 0, 'exit 0 on SIGTERM');
   assert.equal(holder('restart'), '', 'lease released on SIGTERM');
 
   await createPodSet(env.sim, 'while-stopped');
@@ -178,8 +159,7 @@ test('two watchers: one leader; SIGKILL of the leader hands over and a change ma
     assert.equal(res.status, 200, await res.text());
   }
 
-  leader.proc.kill('SIGKILL');
-  await leader.exited;
+  await leader.proc.kill();
   const killedAt = Date.now();
   await createPodSet(env.sim, 'during-handover');
   await waitFor('the standby holds the lease', () => holder('pair') === standby.identity, 20_000);

@@ -252,7 +252,7 @@ test('crash-safe: a worker killed -9 mid-reconcile: its jobs are redelivered and
     'the victim to be mid-reconcile',
     async () => (await readRuns(raw, 'c')).starts.filter((r) => r.pid === victim.pid).length >= 3,
   );
-  victim.child.kill('SIGKILL');
+  await victim.kill();
   await victim.exited;
   const { starts: before } = await readRuns(raw, 'c');
   const endedBefore = new Set((await readRuns(raw, 'c')).ends.map((r) => r.jobId));

@@ -2,3 +2,4 @@ export { freePort } from './ports.ts';
 export { startRedis, ping, removeWhenParentDies, type RedisServer, type RedisOptions } from './redis.ts';
 export { waitFor, type WaitOptions } from './wait.ts';
 export { kubectl, type KubectlOptions, type KubectlResult } from './kubectl.ts';
+export { Proc, type Exit, type ProcOptions } from './proc.ts';

@@ -6,6 +6,8 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './ports.ts';
+import { Proc } from './proc.ts';
+import { waitFor } from './wait.ts';
 
 export interface RedisServer {
   readonly port: number;
@@ -49,9 +51,9 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     '--pidfile',
     pidFile,
   ];
-  let child: ChildProcess;
+  let proc: Proc;
   try {
-    child = await launch(args, port);
+    proc = await launch(args, port);
   } catch (err) {
     watchdog.stdin?.end();
     throw err;
@@ -60,19 +62,17 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     port,
     url: `redis://127.0.0.1:${port}`,
     get process() {
-      return child;
+      return proc.child;
     },
     async stop(opts = {}) {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill(opts.hard === true ? 'SIGKILL' : 'SIGTERM');
-      await exited;
+      if (!proc.running) return;
+      await (opts.hard === true ? proc.kill() : proc.stop());
       // A SIGKILLed server leaves its pid file; the watchdog must not kill whoever reuses that pid.
       await rm(pidFile, { force: true });
     },
     async restart(opts = {}) {
       await server.stop(opts);
-      child = await launch(args, port);
+      proc = await launch(args, port);
     },
     async close() {
       await server.stop();
@@ -115,24 +115,19 @@ function startWatchdog(dir: string, pidFile: string): ChildProcess {
   return watchdog;
 }
 
-async function launch(args: string[], port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const spawnError = new Promise<never>((_, reject) =>
-    child.once('error', (err) =>
-      reject(new Error(`could not start redis-server (is it installed?): ${err.message}`)),
-    ),
-  );
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${stderr}`);
-    const ok = await Promise.race([ping(port), spawnError]);
-    if (ok) return child;
-    await new Promise((r) => setTimeout(r, 25));
+async function launch(args: string[], port: number): Promise<Proc> {
+  const proc = new Proc({ name: `redis-server :${port}`, command: 'redis-server', args, env: process.env });
+  try {
+    await waitFor(`redis-server to answer PING on port ${port}`, () => ping(port), {
+      timeoutMs: 10_000,
+      giveUp: () => (proc.running ? undefined : 'it exited (is redis-server installed?)'),
+      describe: () => proc.describe(),
+    });
+  } catch (err) {
+    await proc.kill();
+    throw err;
   }
-  child.kill('SIGKILL');
-  throw new Error(`redis-server did not answer PING on port ${port} within 10s: ${stderr}`);
+  return proc;
 }
 
 /** One PING over a raw socket: true when the server answers PONG. */

@@ -3,15 +3,21 @@
 // them (`node apps/<app>/src/main.ts` with environment variables), plus the real `kubectl`.
 // Every child is killed on close() — and, should the test process die first, by itself (see
 // die-with-parent.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
 import { Queue } from 'bullmq';
 import { startKubeSim, type AuditEntry, type KubeObject, type KubeSim } from '@podset/kube-sim';
-import { kubectl, removeWhenParentDies, startRedis, type RedisServer } from '@podset/testkit';
+import {
+  kubectl,
+  Proc as ChildProc,
+  removeWhenParentDies,
+  startRedis,
+  type RedisServer,
+} from '@podset/testkit';
+export type { Exit } from '@podset/testkit';
 import { LEASES, PODS, PODSETS, podSetProblems } from './check.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../../..');
@@ -23,99 +29,17 @@ const PRELOAD = pathToFileURL(path.join(import.meta.dirname, 'die-with-parent.ts
 /** Fast simulated pods, so that the suite runs in minutes (defaults: 200–800 ms start, 300 ms stop). */
 export const FAST_PODS = { startupDelayMs: 50, startupJitterMs: 150, containerExitMs: 50 };
 
-const live = new Set<Proc>();
-process.once('exit', () => {
-  for (const p of live) p.child.kill('SIGKILL');
-});
-
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-/** A child process whose output goes to a log file, with the last lines kept for failure messages. */
-export class Proc {
-  readonly name: string;
-  readonly child: ChildProcess;
-  readonly logFile: string;
-  readonly exited: Promise<Exit>;
-  #exit: Exit | undefined;
-  #lines: string[] = [];
-  #partial = '';
-  #log: WriteStream;
-
+/** A node process of the repo (an app, kube-sim, a bench tool) that dies with the test process. */
+export class Proc extends ChildProc {
   constructor(name: string, args: string[], env: Record<string, string>, logDir: string) {
-    this.name = name;
-    this.logFile = path.join(logDir, `${name}.log`);
-    this.#log = createWriteStream(this.logFile, { flags: 'a' });
-    this.child = spawn(NODE, ['--import', PRELOAD, ...args], {
+    super({
+      name,
+      command: NODE,
+      args: ['--import', PRELOAD, ...args],
       cwd: REPO,
       env: { PATH: process.env.PATH ?? '', HOME: logDir, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      logFile: path.join(logDir, `${name}.log`),
     });
-    live.add(this);
-    const take = (chunk: Buffer) => {
-      this.#log.write(chunk);
-      const text = this.#partial + chunk.toString();
-      const parts = text.split('\n');
-      this.#partial = parts.pop() ?? '';
-      this.#lines.push(...parts);
-      if (this.#lines.length > 400) this.#lines.splice(0, this.#lines.length - 200);
-    };
-    this.child.stdout?.on('data', take);
-    this.child.stderr?.on('data', take);
-    this.exited = new Promise((resolve) => {
-      this.child.once('exit', (code, signal) => {
-        live.delete(this);
-        this.#exit = { code, signal };
-        resolve(this.#exit);
-      });
-    });
-    void this.exited.then(() => this.#log.end());
-  }
-
-  get running(): boolean {
-    return this.#exit === undefined;
-  }
-
-  get pid(): number | undefined {
-    return this.child.pid;
-  }
-
-  /** The last `n` lines of output (stdout and stderr interleaved). */
-  tail(n = 15): string {
-    return [...this.#lines, this.#partial]
-      .filter((l) => l !== '')
-      .slice(-n)
-      .join('\n');
-  }
-
-  /** Output lines seen so far (the last few hundred). */
-  lines(): string[] {
-    return [...this.#lines];
-  }
-
-  describe(): string {
-    const state = this.#exit
-      ? `exited (code ${this.#exit.code}, signal ${this.#exit.signal})`
-      : `running (pid ${this.pid})`;
-    return `${this.name}: ${state}; log ${this.logFile}; last lines:\n${indent(this.tail(), '    ')}`;
-  }
-
-  /** SIGTERM, then SIGKILL after `graceMs`. */
-  async stop(graceMs = 15_000): Promise<Exit> {
-    if (this.#exit) return this.#exit;
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
-    this.child.kill('SIGTERM');
-    const exit = await this.exited;
-    clearTimeout(timer);
-    return exit;
-  }
-
-  async kill(): Promise<Exit> {
-    if (this.#exit) return this.#exit;
-    this.child.kill('SIGKILL');
-    return await this.exited;
   }
 }
 

@@ -6,9 +6,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startKubeSim, type KubeObject } from '@podset/kube-sim';
-import { freePort } from '@podset/testkit';
+import { freePort, type Proc } from '@podset/testkit';
 import { parseAllDocuments } from 'yaml';
-import { startApp, stopAll, type Child } from './processes.ts';
+import { startApp, stopAll } from './processes.ts';
 import { demoRedis, type DemoRedis } from './redis.ts';
 import { withLastApplied } from './apply.ts';
 import { isConverged, renderTable, toRow } from './table.ts';
@@ -79,7 +79,7 @@ for (const crd of manifests(path.join(repo, 'crds', 'podset.yaml'))) {
 }
 
 const common = { REDIS_URL: redis.url, LOG_LEVEL: 'info', HTTP_PORT: '0' };
-const children: Child[] = [
+const children: Proc[] = [
   startApp(
     'watcher',
     path.join(repo, 'apps/watcher/src/main.ts'),
@@ -112,7 +112,7 @@ children.push(
   ),
 );
 for (const child of children) {
-  child.process.once('exit', (code, signal) => {
+  void child.exited.then(({ code, signal }) => {
     if (!stopping) {
       process.stderr.write(`demo: ${child.name} exited (${signal ?? code}); see ${child.logFile}\n`);
       void shutdown(1);

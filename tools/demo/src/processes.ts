@@ -1,40 +1,19 @@
-// The operator's own processes (watcher, workers) as children, each logging to its own file.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+// The operator's own processes (watcher, workers, dashboard) as children, each logging to its own file,
+// supervised by testkit's Proc like every other child process the repo starts.
 import path from 'node:path';
+import { Proc } from '@podset/testkit';
 
-export interface Child {
-  name: string;
-  process: ChildProcess;
-  logFile: string;
-}
-
-export function startApp(name: string, entry: string, env: Record<string, string>, logDir: string): Child {
-  const logFile = path.join(logDir, `${name}.log`);
-  const log = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(process.execPath, [entry], {
+export function startApp(name: string, entry: string, env: Record<string, string>, logDir: string): Proc {
+  return new Proc({
+    name,
+    command: process.execPath,
+    args: [entry],
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    logFile: path.join(logDir, `${name}.log`),
   });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  return { name, process: child, logFile };
 }
 
 /** SIGTERM every child, then SIGKILL whatever is still running after `graceMs`. */
-export async function stopAll(children: Child[], graceMs: number): Promise<void> {
-  await Promise.all(
-    children.map(
-      ({ process: child }) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-          child.once('exit', () => {
-            clearTimeout(timer);
-            resolve();
-          });
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
+export async function stopAll(children: readonly Proc[], graceMs: number): Promise<void> {
+  await Promise.all(children.map((child) => child.stop(graceMs)));
 }

@@ -1,34 +1,19 @@
 // The kube-sim command: listens, writes a kubeconfig and an audit log, exits 0 on SIGTERM and SIGINT.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
+import { Proc } from '@podset/testkit';
 
 const NODE = process.execPath;
 const MAIN = new URL('../src/main.ts', import.meta.url).pathname;
 
 async function startCli(args: string[]) {
-  const child = spawn(NODE, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "listening" line: ${out} ${err}`)), 20_000);
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1] as string);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out} ${err}`)));
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, url, exited, stderr: () => err };
+  const proc = new Proc({ name: 'kube-sim', command: NODE, args: [MAIN, ...args], env: process.env });
+  const url = (await proc.waitForLine(/listening on (http:\/\/127\.0\.0\.1:\d+)/, 20_000))[1]!;
+  return { proc, url };
 }
 
 test('kube-sim CLI: --port 0, kubeconfig with a bearer token, audit log, clean exit on SIGTERM', async () => {
@@ -36,7 +21,7 @@ test('kube-sim CLI: --port 0, kubeconfig with a bearer token, audit log, clean e
   try {
     const kc = join(dir, 'kubeconfig');
     const auditLog = join(dir, 'audit.jsonl');
-    const { child, url, exited } = await startCli([
+    const { proc, url } = await startCli([
       '--port',
       '0',
       '--kubeconfig',
@@ -59,8 +44,7 @@ test('kube-sim CLI: --port 0, kubeconfig with a bearer token, audit log, clean e
     });
     assert.equal(ok.status, 200);
     assert.equal((await fetch(`${url}/api/v1/namespaces/default`)).status, 401);
-    child.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    assert.equal((await proc.stop()).code, 0);
     const lines = readFileSync(auditLog, 'utf8')
       .trim()
       .split('\n')
@@ -77,21 +61,17 @@ test('kube-sim CLI: --port 0, kubeconfig with a bearer token, audit log, clean e
 test('kube-sim CLI: SIGINT exits 0; a bad flag exits 2 naming it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kube-sim-cli-'));
   try {
-    const { child, exited } = await startCli([
-      '--port',
-      '0',
-      '--kubeconfig',
-      join(dir, 'kc'),
-      '--no-controllers',
-    ]);
-    child.kill('SIGINT');
-    assert.equal(await exited, 0);
-    const bad = spawn(NODE, [MAIN, '--port', 'x'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    bad.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const code = await new Promise<number | null>((resolve) => bad.on('exit', resolve));
-    assert.equal(code, 2);
-    assert.match(err, /--port/);
+    const { proc } = await startCli(['--port', '0', '--kubeconfig', join(dir, 'kc'), '--no-controllers']);
+    proc.child.kill('SIGINT');
+    assert.equal((await proc.exited).code, 0);
+    const bad = new Proc({
+      name: 'kube-sim --port x',
+      command: NODE,
+      args: [MAIN, '--port', 'x'],
+      env: process.env,
+    });
+    assert.equal((await bad.exited).code, 2);
+    assert.match(bad.tail(), /--port/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
