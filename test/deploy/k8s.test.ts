@@ -290,11 +290,11 @@ test('overlay keda: a ScaledObject on the queue depth replaces the CPU HPA', () 
   const query = so.spec.triggers.find((tr) => tr.type === 'prometheus')?.metadata.query ?? '';
   const metric = /([a-z_]+)\{([^}]*)\}/.exec(query);
   assert.ok(metric, `a Prometheus query on a metric with labels: ${query}`);
-  const exporters = execFileSync('grep', ['-rl', `name: '${metric[1]}'`, 'apps'], {
+  const exporters = execFileSync('grep', ['-rl', `name: '${metric[1]}'`, 'apps', 'libs'], {
     cwd: REPO,
     encoding: 'utf8',
   });
-  assert.ok(exporters.trim() !== '', `${metric[1]} is exported by an app`);
+  assert.ok(exporters.trim() !== '', `${metric[1]} is exported by the apps`);
   const config = find<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap', 'podset-operator');
   assert.match(
     metric[2] ?? '',
