@@ -8,7 +8,7 @@ import type { WatchedObject } from './keys.ts';
  * spec change, never on a status change), deletionTimestamp, finalizers and labels. A MODIFIED event that
  * leaves all of them as they were changed only status, annotations or managedFields.
  */
-export function planInputs(obj: WatchedObject): string {
+function planInputs(obj: WatchedObject): string {
   const m = obj.metadata ?? {};
   const labels = Object.entries(m.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return JSON.stringify([

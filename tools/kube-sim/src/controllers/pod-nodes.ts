@@ -4,7 +4,7 @@ import type { Json, StoreEvent } from '../types.ts';
 import { field } from './pod-status.ts';
 
 /** A node without an InternalIP address reports this hostIP (minikube's default). */
-export const DEFAULT_HOST_IP = '192.168.49.250';
+const DEFAULT_HOST_IP = '192.168.49.250';
 
 interface NodeInfo {
   name: string;

@@ -87,7 +87,7 @@ function computeImage(image: string | undefined): { image: string; imageID: stri
   return { image: ref, imageID: `${repo}@sha256:${digest}` };
 }
 
-export function podCondition(
+function podCondition(
   type: string,
   status: boolean,
   at: string,
@@ -106,7 +106,7 @@ export function podCondition(
 }
 
 /** Keeps lastTransitionTime of conditions whose status didn't change. */
-export function mergeConditions(old: Json | undefined, next: JsonObject[]): JsonObject[] {
+function mergeConditions(old: Json | undefined, next: JsonObject[]): JsonObject[] {
   const prev = new Map<string, JsonObject>();
   if (Array.isArray(old))
     for (const c of old) if (c && typeof c === 'object' && !Array.isArray(c)) prev.set(String(c.type), c);
