@@ -2,7 +2,7 @@
 // watch and enqueue. SIGTERM/SIGINT: stop watching, write the checkpoint, release the lease, exit 0.
 import os from 'node:os';
 import { createKube } from '@podset/kube';
-import { ReconcileQueue } from '@podset/queue';
+import { Projection, ReconcileQueue } from '@podset/queue';
 import { openApp, type Shutdown } from '@podset/runtime';
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
 import { redisKeys, watcherEnv } from './config.ts';
@@ -55,6 +55,10 @@ export async function main(shutdown: Shutdown): Promise<void> {
   });
   const eventLog = new EventLog({ redis, key: keys.eventLog, maxLen: cfg.EVENT_LOG_MAXLEN });
   const api = watchApiOf(kube);
+  const projection =
+    cfg.STATE_SOURCE === 'projection'
+      ? new Projection({ client: redis, prefix: cfg.QUEUE_PREFIX, queueName: cfg.QUEUE_NAME })
+      : undefined;
   const elector = new LeaderElector({
     api: leaseApiOf(leaseKube),
     namespace: cfg.LEASE_NAMESPACE,
@@ -91,6 +95,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       namespaces: cfg.WATCH_NAMESPACES.length === 0 ? 'all' : cfg.WATCH_NAMESPACES,
       lease: `${cfg.LEASE_NAMESPACE}/${cfg.LEASE_NAME}`,
       queue: `${cfg.QUEUE_PREFIX}:${cfg.QUEUE_NAME}`,
+      stateSource: cfg.STATE_SOURCE,
       redis: redisConnector.target,
       eventLog: keys.eventLog,
       server: kube.client.server,
@@ -115,6 +120,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
         logger: log,
         hooks: metrics.hooks,
         onEnqueued: metrics.onEnqueued,
+        ...(projection !== undefined ? { projection } : {}),
         watchDataLoss: async (onLoss) => {
           const detector = new DataLossDetector({ redis, key: keys.sentinel, logger: log, onLoss });
           await detector.start();

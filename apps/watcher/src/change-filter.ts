@@ -1,23 +1,16 @@
 // Which PodSet watch events can change a reconcile's plan. The worker's own status write comes back as
 // a MODIFIED event; requesting a reconcile for it would make the operator wake itself up (and, since a
 // live request pulls a backed-off retry forward, turn a failing PodSet's backoff into a retry storm).
+import { podSetInputs } from '@podset/queue';
 import type { WatchedObject } from './keys.ts';
 
 /**
- * What of a PodSet a plan reads besides its status: uid, generation (bumped by the API server on every
- * spec change, never on a status change), deletionTimestamp, finalizers and labels. A MODIFIED event that
- * leaves all of them as they were changed only status, annotations or managedFields.
+ * What of a PodSet a plan reads besides its status (uid, generation — bumped by the API server on every
+ * spec change, never on a status change —, deletionTimestamp, finalizers and labels): the projection's
+ * rule, so the two cannot differ.
  */
 function planInputs(obj: WatchedObject): string {
-  const m = obj.metadata ?? {};
-  const labels = Object.entries(m.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([
-    m.uid ?? '',
-    m.generation ?? null,
-    m.deletionTimestamp ?? '',
-    [...(m.finalizers ?? [])].sort(),
-    labels,
-  ]);
+  return podSetInputs(obj.metadata ?? {});
 }
 
 /**

@@ -1,7 +1,7 @@
 // The watcher's configuration: environment variables, declared once, validated at start-up.
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { logEnv } from '@podset/runtime';
-import { attemptsEnv, eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
+import { attemptsEnv, eventLogKeyOf, queueEnv, redisEnv, stateSourceEnv } from '@podset/queue';
 import { int, list, optionalStr, parseEnv, str, type Config } from '@podset/config';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -63,6 +63,7 @@ export const watcherEnv = {
   }),
   ...kubeRateEnv({ qps: 20, burst: 40 }),
   ...attemptsEnv,
+  ...stateSourceEnv,
   HTTP_PORT: int({
     description: 'Port for /metrics, /healthz, /readyz (0: disabled)',
     default: 8080,

@@ -6,6 +6,7 @@ import { KIND } from '@podset/reconcile';
 import { PodSetChangeFilter } from './change-filter.ts';
 import { keyFor, keysOf, podSetKey } from './keys.ts';
 import { eventRecord, type EventRecord } from './event-log.ts';
+import type { Projector, StreamInfo } from './projector.ts';
 import type { ListedPage, WatchEvent, WatchSink } from './watch-loop.ts';
 import type { Logger } from './log.ts';
 
@@ -26,6 +27,11 @@ export interface EnqueuerOptions {
   onEnqueued?: (source: 'live' | 'bulk', count: number) => void;
   /** Parallel requests while enqueuing a relist page. Default 32. */
   bulkConcurrency?: number;
+  /**
+   * STATE_SOURCE=projection: each event is folded into the projection first, and requests a reconcile
+   * only when it changed something a plan reads.
+   */
+  projector?: Projector;
 }
 
 interface FollowUp {
@@ -72,9 +78,20 @@ export class Enqueuer implements WatchSink {
     const key = keyFor(ev.resource, ev.object);
     const logged = this.#o.eventLog?.append(eventRecord(ev.resource, ev.type, ev.object));
     if (key === undefined) this.unkeyed++;
-    const wanted =
-      key !== undefined && (ev.resource !== 'podsets' || this.changes.admit(key, ev.type, ev.object));
-    const requested = wanted ? this.#requestLive(key, ev.rv) : undefined;
+    const projector = this.#o.projector;
+    let requested: Promise<void> | undefined;
+    if (key !== undefined && projector !== undefined) {
+      // Folded before the request: the worker that takes it must find this event in the state it reads.
+      // Folds are issued in event order on one connection, so they land in order.
+      requested = projector
+        .fold(ev.stream, ev.resource, ev.type, ev.object, key)
+        .then((changed) => (changed ? this.#requestLive(key, ev.rv) : undefined));
+    } else if (
+      key !== undefined &&
+      (ev.resource !== 'podsets' || this.changes.admit(key, ev.type, ev.object))
+    ) {
+      requested = this.#requestLive(key, ev.rv);
+    }
     this.#o.logger.debug(
       {
         stream: ev.stream,
@@ -83,7 +100,7 @@ export class Enqueuer implements WatchSink {
         podset: key,
         name: ev.object.metadata?.name,
         rv: ev.rv,
-        ...(key !== undefined && !wanted ? { unchanged: true } : {}),
+        ...(key !== undefined && requested === undefined ? { unchanged: true } : {}),
       },
       'watch event',
     );
@@ -123,7 +140,20 @@ export class Enqueuer implements WatchSink {
     return sent;
   }
 
+  async relistStarted(stream: string): Promise<void> {
+    await this.#o.projector?.relistStarted(stream);
+  }
+
+  async relistDone(info: StreamInfo): Promise<void> {
+    await this.#o.projector?.relistDone(info);
+  }
+
   async listed(page: ListedPage): Promise<void> {
+    await this.#o.projector?.foldListed(
+      { stream: page.stream, resource: page.resource, namespace: undefined },
+      page.objects,
+      (obj) => keyFor(page.resource, obj),
+    );
     if (page.resource === 'podsets') {
       for (const obj of page.objects) {
         const key = podSetKey(obj);

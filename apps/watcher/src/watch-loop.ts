@@ -39,6 +39,10 @@ export interface ListedPage {
 export interface WatchSink {
   event(ev: WatchEvent): Promise<void>;
   listed(page: ListedPage): Promise<void>;
+  /** A relist of `stream` begins (its pages follow). */
+  relistStarted?(stream: string): Promise<void>;
+  /** A relist completed: every object of the stream was handed on by listed(). */
+  relistDone?(info: { stream: string; resource: Resource; namespace: string | undefined }): Promise<void>;
 }
 
 /** Where the last RV of a stream is kept across restarts. */
@@ -250,6 +254,7 @@ export class WatchLoop {
   async #relist(cause: string, signal: AbortSignal): Promise<void> {
     const { resource, namespace, api, sink, logger } = this.#o;
     logger.info({ stream: this.stream, cause }, 'relisting');
+    await handOn(sink.relistStarted?.(this.stream) ?? Promise.resolve());
     let cont: string | undefined;
     let listRv: string | undefined;
     let count = 0;
@@ -272,6 +277,7 @@ export class WatchLoop {
       cont = page.metadata?.continue === '' ? undefined : page.metadata?.continue;
     } while (cont !== undefined && !signal.aborted);
     if (signal.aborted) return;
+    await handOn(sink.relistDone?.({ stream: this.stream, resource, namespace }) ?? Promise.resolve());
     this.counters.relists++; // completed relists
     this.counters.listedObjects += count;
     this.#hooks.relisted?.(resource, cause, count);

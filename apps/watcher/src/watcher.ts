@@ -13,7 +13,9 @@ import {
   type WatchCounters,
   type WatchHooks,
 } from './watch-loop.ts';
-import type { BackoffOptions } from '@podset/queue';
+import type { BackoffOptions, Projection } from '@podset/queue';
+import { streamId } from './keys.ts';
+import { Projector } from './projector.ts';
 
 export interface WatcherOptions {
   api: WatchApi;
@@ -32,6 +34,8 @@ export interface WatcherOptions {
   onEnqueued?: (source: 'live' | 'bulk', count: number) => void;
   /** Starts the data-loss check; calls onLoss when Redis lost its data; returns a stop function. */
   watchDataLoss?: (onLoss: () => void) => Promise<() => void>;
+  /** STATE_SOURCE=projection: fold every event into it before requesting (see projector.ts). */
+  projection?: Projection;
 }
 
 const RESOURCES: readonly Resource[] = ['podsets', 'pods'];
@@ -42,16 +46,24 @@ export class Watcher {
   readonly resync: Resync | undefined;
   readonly #o: WatcherOptions;
 
+  readonly projector: Projector | undefined;
+
   constructor(options: WatcherOptions) {
     this.#o = options;
+    const scopes: (string | undefined)[] =
+      options.namespaces.length === 0 ? [undefined] : [...options.namespaces];
+    const streams = RESOURCES.flatMap((resource) => scopes.map((ns) => streamId(resource, ns)));
+    this.projector =
+      options.projection === undefined
+        ? undefined
+        : new Projector(options.projection, streams, options.logger);
     this.enqueuer = new Enqueuer({
       queue: options.queue,
       logger: options.logger,
+      ...(this.projector === undefined ? {} : { projector: this.projector }),
       ...(options.eventLog === undefined ? {} : { eventLog: options.eventLog }),
       ...(options.onEnqueued === undefined ? {} : { onEnqueued: options.onEnqueued }),
     });
-    const scopes: (string | undefined)[] =
-      options.namespaces.length === 0 ? [undefined] : [...options.namespaces];
     this.loops = RESOURCES.flatMap((resource) =>
       scopes.map(
         (namespace) =>
@@ -60,7 +72,7 @@ export class Watcher {
             namespace,
             api: options.api,
             sink: this.enqueuer,
-            checkpoint: options.checkpoint,
+            checkpoint: this.#checkpoint(options.checkpoint),
             logger: options.logger,
             timeoutSeconds: options.watchTimeoutSeconds,
             watchdogMs: options.watchdogMs,
@@ -80,8 +92,22 @@ export class Watcher {
         : undefined;
   }
 
+  /**
+   * With a projection that is not complete (a first start in projection mode, or a Redis that lost its
+   * data), a stream may not resume from its checkpoint: it relists, and so rebuilds the projection.
+   */
+  #checkpoint(checkpoint: Checkpointer): Checkpointer {
+    const projector = this.projector;
+    if (projector === undefined) return checkpoint;
+    return {
+      load: async (stream) => ((await projector.resumable()) ? await checkpoint.load(stream) : undefined),
+      save: (stream, rv, opts) => checkpoint.save(stream, rv, opts),
+    };
+  }
+
   /** Relist every stream (and so request every key at bulk priority). */
   relistAll(cause: string): void {
+    this.projector?.relistingAll();
     for (const loop of this.loops) loop.requestRelist(cause);
   }
 

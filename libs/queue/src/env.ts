@@ -1,6 +1,6 @@
 // The queue's settings that the watcher, the workers and the dashboard must share, declared once: each
 // app spreads these specs into its own, so names, defaults and validation cannot differ.
-import { int, optionalStr, str } from '@podset/config';
+import { int, oneOf, optionalStr, str } from '@podset/config';
 import { DEFAULT_ATTEMPTS } from './reconcile-queue.ts';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from './options.ts';
 
@@ -29,5 +29,14 @@ export const attemptsEnv = {
       'Attempts per reconcile (exponential backoff with jitter between) before it is parked as failed; the same for the watcher and the workers',
     default: DEFAULT_ATTEMPTS,
     min: 1,
+  }),
+} as const;
+
+/** Whether the watcher keeps the projection of PodSets and pods in Redis (projection.ts). */
+export const stateSourceEnv = {
+  STATE_SOURCE: oneOf(['api', 'projection'] as const, {
+    description:
+      'api: the watcher requests a reconcile for every pod event (workers read the API either way); projection (experimental): it first folds each event into a per-PodSet state in Redis and requests a reconcile only for events that can change a plan (a pod bound to a node or a container restarted asks for nothing)',
+    default: 'api',
   }),
 } as const;

@@ -59,7 +59,7 @@ export {
   type RedisConnector,
   type ClientTuning,
 } from './connection.ts';
-export { queueEnv, attemptsEnv } from './env.ts';
+export { queueEnv, attemptsEnv, stateSourceEnv } from './env.ts';
 export {
   EventLog,
   eventLogKeyOf,
@@ -70,3 +70,14 @@ export {
   type EventLogOptions,
 } from './event-log.ts';
 export { bullKeys, jobPrefixOf, BULLMQ_VERSION, type FinishedState } from './bull-keys.ts';
+export {
+  Projection,
+  podInputs,
+  podSetInputs,
+  EXPECTATION_TTL_MS,
+  type FoldType,
+  type ProjectedPod,
+  type ProjectedPodSet,
+  type ProjectedState,
+  type ProjectionOptions,
+} from './projection.ts';

@@ -1,0 +1,102 @@
+// The watcher's side of the projection (STATE_SOURCE=projection): every watch event and every relisted
+// object is folded into the Redis projection before its reconcile is requested, so a worker that takes
+// the request finds the event in the state it reads. A relist starts a new epoch per stream; once done,
+// what it did not see is swept. The projection is marked ready once every stream has relisted into it:
+// until then (a first start, or a Redis that lost its data) workers read the API.
+import type { FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/queue';
+import type { Resource, WatchedObject } from './keys.ts';
+import type { Logger } from './log.ts';
+
+export interface StreamInfo {
+  stream: string;
+  resource: Resource;
+  namespace: string | undefined;
+}
+
+export class Projector {
+  readonly projection: Projection;
+  readonly #streams: ReadonlySet<string>;
+  readonly #log: Logger;
+  readonly #epochs = new Map<string, number>();
+  readonly #relisted = new Set<string>();
+  /** Events folded that changed nothing a plan reads (no reconcile requested). */
+  unchanged = 0;
+
+  constructor(projection: Projection, streams: readonly string[], log: Logger) {
+    this.projection = projection;
+    this.#streams = new Set(streams);
+    this.#log = log;
+  }
+
+  /** Whether the streams may resume from their checkpoints (the projection holds what they saw). */
+  async resumable(): Promise<boolean> {
+    return await this.projection.isReady();
+  }
+
+  /** Folds one watch event of PodSet `key`; true when it may change a plan. */
+  async fold(
+    stream: string,
+    resource: Resource,
+    type: string,
+    obj: WatchedObject,
+    key: string,
+  ): Promise<boolean> {
+    const epoch = await this.#epoch(stream);
+    const foldType = type as FoldType;
+    const changed =
+      resource === 'pods'
+        ? await this.projection.foldPod(key, foldType, obj as ProjectedPod, epoch)
+        : await this.projection.foldPodSet(key, foldType, obj as ProjectedPodSet, epoch);
+    if (!changed) this.unchanged++;
+    return changed;
+  }
+
+  async relistStarted(stream: string): Promise<void> {
+    this.#relisted.delete(stream);
+    this.#epochs.set(stream, await this.projection.nextEpoch(stream));
+  }
+
+  /** Every stream relists now (Redis lost its data): ready again only once all of them are done. */
+  relistingAll(): void {
+    this.#relisted.clear();
+  }
+
+  /** Folds a relisted page (as ADDED) under the stream's new epoch. */
+  async foldListed(
+    info: StreamInfo,
+    objects: readonly WatchedObject[],
+    keyOf: (o: WatchedObject) => string | undefined,
+  ): Promise<void> {
+    const width = 32;
+    for (let i = 0; i < objects.length; i += width) {
+      await Promise.all(
+        objects.slice(i, i + width).map(async (obj) => {
+          const key = keyOf(obj);
+          if (key !== undefined) await this.fold(info.stream, info.resource, 'ADDED', obj, key);
+        }),
+      );
+    }
+  }
+
+  /** A relist completed: sweep what it did not see; once every stream has relisted, mark ready. */
+  async relistDone(info: StreamInfo): Promise<void> {
+    const epoch = await this.#epoch(info.stream);
+    const removed = await this.projection.sweep(
+      info.resource === 'pods' ? 'pod' : 'podset',
+      info.namespace,
+      epoch,
+    );
+    this.#relisted.add(info.stream);
+    this.#log.info({ stream: info.stream, epoch, removed }, 'projection rebuilt from the relist');
+    if ([...this.#streams].every((s) => this.#relisted.has(s))) await this.projection.markReady();
+  }
+
+  async #epoch(stream: string): Promise<number> {
+    let epoch = this.#epochs.get(stream);
+    if (epoch === undefined) {
+      epoch = await this.projection.epoch(stream);
+      this.#epochs.set(stream, epoch);
+    }
+    return epoch;
+  }
+}

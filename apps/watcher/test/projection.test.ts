@@ -1,0 +1,127 @@
+// STATE_SOURCE=projection, on kube-sim and a real Redis: the watcher folds every event into the projection
+// before requesting, requests nothing for an event that cannot change a plan, marks the projection ready
+// once its relists are folded, and rebuilds it from a relist when Redis lost its data.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { createKube } from '@podset/kube';
+import { Projection, ReconcileQueue } from '@podset/queue';
+import { waitFor } from '@podset/testkit';
+import { DataLossDetector, RedisCheckpoint } from '../src/checkpoint.ts';
+import { watchApiOf } from '../src/kube-api.ts';
+import { silentLogger } from '../src/log.ts';
+import { Watcher } from '../src/watcher.ts';
+import { createPod, createPodSet, kubeConfigFor, RecordingQueue, startEnv, type Env } from './support.ts';
+
+let env: Env;
+let redis: Redis;
+let queue: ReconcileQueue;
+const stops: (() => Promise<void>)[] = [];
+let seq = 0;
+
+before(async () => {
+  env = await startEnv({ bookmarkIntervalMs: 300 });
+  redis = new Redis(env.redis.url, { maxRetriesPerRequest: 3 });
+  queue = new ReconcileQueue({ connection: env.redis.url, queueName: 'proj', prefix: 'wp' });
+});
+after(async () => {
+  await queue?.close();
+  redis?.disconnect();
+  await env?.close();
+});
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
+});
+
+async function startWatcher() {
+  const n = ++seq;
+  const projection = new Projection({ client: redis, prefix: 'wp', queueName: `proj-${n}` });
+  const recording = new RecordingQueue(queue);
+  const checkpoint = new RedisCheckpoint({
+    redis,
+    key: `wp:test:${n}:rv`,
+    everyMs: 100,
+    logger: silentLogger,
+  });
+  const watcher = new Watcher({
+    api: watchApiOf(createKube(kubeConfigFor(env.sim, 'watcher'), { qps: 1000, burst: 1000 })),
+    queue: recording,
+    checkpoint,
+    namespaces: [],
+    resyncPeriodMs: 0,
+    watchTimeoutSeconds: 60,
+    watchdogMs: 30_000,
+    backoff: { baseMs: 50, maxMs: 500 },
+    logger: silentLogger,
+    projection,
+    watchDataLoss: async (onLoss) => {
+      const d = new DataLossDetector({
+        redis,
+        key: `wp:test:${n}:sentinel`,
+        intervalMs: 200,
+        logger: silentLogger,
+        onLoss,
+      });
+      await d.start();
+      return () => d.stop();
+    },
+  });
+  const controller = new AbortController();
+  const done = watcher.run(controller.signal);
+  stops.push(async () => {
+    controller.abort();
+    await done;
+    checkpoint.close();
+  });
+  await waitFor('the projection to be ready', () => projection.isReady());
+  return { watcher, projection, recording };
+}
+
+const liveFor = (recording: RecordingQueue, key: string) =>
+  recording.requests.filter((r) => r.key === key && r.source === 'live').length;
+
+test('events are folded before their request; an event that cannot change a plan requests nothing', async () => {
+  const { watcher, projection, recording } = await startWatcher();
+  const ps = await createPodSet(env.sim, 'proj-a', 'default', 2);
+  await createPod(env.sim, 'proj-a-1', { name: 'proj-a', uid: ps.metadata.uid });
+  await waitFor(
+    'the pod in the projection',
+    async () => (await projection.read('default/proj-a'))?.pods.length === 1,
+  );
+  const state = await projection.read('default/proj-a');
+  assert.equal(state?.podset?.metadata.uid, ps.metadata.uid);
+  const requests = liveFor(recording, 'default/proj-a');
+  assert.ok(requests >= 1, 'the PodSet and its new pod were requested');
+
+  // Bound to a node: the plan reads nothing of that. Then Ready: it does.
+  const pod = env.sim.cluster.get('pods', 'default', 'proj-a-1')!;
+  env.sim.cluster.update('pods', { ...pod, spec: { ...(pod.spec as object), nodeName: 'node-1' } });
+  const bound = env.sim.cluster.get('pods', 'default', 'proj-a-1')!;
+  env.sim.cluster.updateStatus('pods', {
+    ...bound,
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+  });
+  await waitFor(
+    'the Ready pod in the projection',
+    async () => (await projection.read('default/proj-a'))?.pods[0]?.status?.phase === 'Running',
+  );
+  await waitFor('the Ready change requested', () => liveFor(recording, 'default/proj-a') === requests + 1);
+  assert.equal(watcher.projector?.unchanged, 1, 'the bind to a node was folded and requested nothing');
+  assert.equal((await projection.read('default/proj-a'))?.pods[0]?.spec?.nodeName, 'node-1');
+});
+
+test('a Redis that lost its data: not ready until the relist has rebuilt the projection', async () => {
+  const { projection } = await startWatcher();
+  const ps = await createPodSet(env.sim, 'proj-b', 'default', 1);
+  await createPod(env.sim, 'proj-b-1', { name: 'proj-b', uid: ps.metadata.uid });
+  await waitFor(
+    'the pod in the projection',
+    async () => (await projection.read('default/proj-b'))?.pods.length === 1,
+  );
+  await redis.flushall();
+  assert.equal(await projection.read('default/proj-b'), undefined, 'not ready: workers must not trust it');
+  await waitFor('the projection rebuilt and ready', async () => {
+    const state = await projection.read('default/proj-b');
+    return state?.pods.length === 1 && state.podset?.metadata.uid === ps.metadata.uid;
+  });
+});

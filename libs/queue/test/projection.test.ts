@@ -1,0 +1,170 @@
+// The projection on a real Redis: folds ordered by resourceVersion, the answer "may this change a plan",
+// expectations that hold a reconcile until the worker's own creates and deletes show, and the sweep of
+// what a relist did not see.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { startRedis, type RedisServer } from '@podset/testkit';
+import { Projection, type ProjectedPod, type ProjectedPodSet } from '../src/projection.ts';
+
+let redis: RedisServer;
+let client: Redis;
+let n = 0;
+
+before(async () => {
+  redis = await startRedis();
+  client = new Redis(redis.url);
+});
+after(async () => {
+  client.disconnect();
+  await redis.close();
+});
+
+/** A fresh projection (its own queue name) marked ready. */
+async function projection(): Promise<Projection> {
+  const p = new Projection({ client, prefix: '{podset}', queueName: `proj-${++n}` });
+  await p.markReady();
+  return p;
+}
+
+function pod(
+  name: string,
+  rv: string,
+  o: { phase?: string; ready?: boolean; node?: string; deleting?: boolean } = {},
+) {
+  return {
+    metadata: {
+      name,
+      namespace: 'ns',
+      uid: `uid-${name}`,
+      resourceVersion: rv,
+      creationTimestamp: '2026-01-01T00:00:00Z',
+      ...(o.deleting === true ? { deletionTimestamp: '2026-01-01T00:01:00Z' } : {}),
+      ownerReferences: [
+        { apiVersion: 'podset.io/v1', kind: 'PodSet', name: 'web', uid: 'ps-uid', controller: true },
+      ],
+      labels: { big: 'x'.repeat(100) },
+    },
+    spec: {
+      ...(o.node !== undefined ? { nodeName: o.node } : {}),
+      containers: [{ name: 'c', image: 'nginx' }],
+    },
+    status: {
+      ...(o.phase !== undefined ? { phase: o.phase } : {}),
+      conditions: [{ type: 'Ready', status: o.ready === true ? 'True' : 'False' }],
+    },
+  } as ProjectedPod;
+}
+
+function podset(rv: string, generation: number, status: unknown = {}): ProjectedPodSet {
+  return {
+    metadata: { name: 'web', namespace: 'ns', uid: 'ps-uid', resourceVersion: rv, generation },
+    spec: { replicas: 3 },
+    status,
+  };
+}
+
+test('a pod event that changes no plan input folds but answers false; an older one is ignored', async () => {
+  const p = await projection();
+  assert.equal(await p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1), true, 'a new pod');
+  assert.equal(
+    await p.foldPod('ns/web', 'MODIFIED', pod('a', '11', { node: 'n1' }), 1),
+    false,
+    'bound to a node',
+  );
+  assert.equal(
+    await p.foldPod('ns/web', 'MODIFIED', pod('a', '12', { node: 'n1', phase: 'Pending' }), 1),
+    true,
+  );
+  assert.equal(
+    await p.foldPod('ns/web', 'MODIFIED', pod('a', '13', { node: 'n1', phase: 'Running', ready: true }), 1),
+    true,
+  );
+  // A replay from an older checkpoint: not folded over the newer state.
+  assert.equal(await p.foldPod('ns/web', 'MODIFIED', pod('a', '12', { phase: 'Pending' }), 1), false);
+  const state = await p.read('ns/web');
+  assert.ok(state);
+  assert.equal(state.pods.length, 1);
+  const [a] = state.pods;
+  assert.equal(a?.status?.phase, 'Running');
+  assert.equal(a?.spec?.nodeName, 'n1');
+  assert.deepEqual(a?.status?.conditions, [{ type: 'Ready', status: 'True' }]);
+  assert.equal(a?.metadata.ownerReferences?.[0]?.uid, 'ps-uid');
+  assert.equal(
+    (a?.metadata as { labels?: unknown }).labels,
+    undefined,
+    'only what the planner reads is kept',
+  );
+  assert.equal(await p.foldPod('ns/web', 'DELETED', pod('a', '14', { deleting: true }), 1), true);
+  assert.deepEqual((await p.read('ns/web'))?.pods, []);
+});
+
+test('a PodSet status change folds but answers false; a spec change (generation) answers true', async () => {
+  const p = await projection();
+  assert.equal(await p.foldPodSet('ns/web', 'ADDED', podset('20', 1), 1), true);
+  assert.equal(await p.foldPodSet('ns/web', 'MODIFIED', podset('21', 1, { replicas: 3 }), 1), false);
+  assert.deepEqual((await p.read('ns/web'))?.podset?.status, { replicas: 3 }, 'the status is kept anyway');
+  assert.equal((await p.read('ns/web'))?.podset?.metadata.resourceVersion, '21');
+  assert.equal(await p.foldPodSet('ns/web', 'MODIFIED', podset('22', 2), 1), true);
+  assert.equal(await p.foldPodSet('ns/web', 'DELETED', podset('23', 2), 1), true);
+  assert.equal((await p.read('ns/web'))?.podset, undefined);
+});
+
+test('expectations: a create holds until the pod shows, a delete until its deletion shows', async () => {
+  const p = await projection();
+  await p.foldPod('ns/web', 'ADDED', pod('old', '30', { phase: 'Running', ready: true }), 1);
+  assert.equal(await p.expect('ns/web', 'create', ['new-1', 'new-2']), 2);
+  assert.equal(await p.expect('ns/web', 'delete', ['old']), 1);
+  assert.deepEqual((await p.read('ns/web'))?.pending.sort(), ['new-1', 'new-2', 'old']);
+  await p.foldPod('ns/web', 'ADDED', pod('new-1', '31'), 1);
+  await p.foldPod(
+    'ns/web',
+    'MODIFIED',
+    pod('old', '32', { phase: 'Running', ready: true, deleting: true }),
+    1,
+  );
+  assert.deepEqual((await p.read('ns/web'))?.pending, ['new-2']);
+  await p.foldPod('ns/web', 'ADDED', pod('new-2', '33'), 1);
+  assert.deepEqual((await p.read('ns/web'))?.pending, []);
+});
+
+test('expectations already met when recorded are not recorded; expired ones are dropped', async () => {
+  const p = await projection();
+  await p.foldPod('ns/web', 'ADDED', pod('seen', '40'), 1);
+  assert.equal(await p.expect('ns/web', 'create', ['seen']), 0, 'its event came first');
+  assert.equal(await p.expect('ns/web', 'delete', ['never-there']), 0, 'already gone');
+  assert.equal(await p.expect('ns/web', 'create', ['lost'], 1), 1);
+  await new Promise((r) => setTimeout(r, 5));
+  assert.deepEqual((await p.read('ns/web'))?.pending, [], 'expired after its ttl');
+});
+
+test('a relist sweeps what it did not see, in its namespace only', async () => {
+  const p = await projection();
+  await p.foldPod('ns/web', 'ADDED', pod('kept', '50'), 1);
+  await p.foldPod('ns/web', 'ADDED', pod('gone', '51'), 1);
+  await p.foldPod(
+    'other/web',
+    'ADDED',
+    { ...pod('elsewhere', '52'), metadata: { ...pod('elsewhere', '52').metadata, namespace: 'other' } },
+    1,
+  );
+  await p.foldPodSet('ns/web', 'ADDED', podset('53', 1), 1);
+  const epoch = await p.nextEpoch('pods/ns');
+  assert.ok(epoch >= 1);
+  await p.foldPod('ns/web', 'MODIFIED', pod('kept', '50'), epoch + 1);
+  assert.equal(await p.sweep('pod', 'ns', epoch + 1), 1);
+  assert.deepEqual(
+    (await p.read('ns/web'))?.pods.map((x) => x.metadata.name),
+    ['kept'],
+  );
+  assert.equal((await p.read('other/web'))?.pods.length, 1, 'another namespace is not swept');
+  assert.ok((await p.read('ns/web'))?.podset, 'PodSets are swept by their own relist');
+});
+
+test('not ready (no complete relist folded yet): read answers undefined', async () => {
+  const p = new Projection({ client, prefix: '{podset}', queueName: `proj-${++n}` });
+  await p.foldPod('ns/web', 'ADDED', pod('a', '60'), 1);
+  assert.equal(await p.read('ns/web'), undefined);
+  await p.markReady();
+  assert.equal((await p.read('ns/web'))?.pods.length, 1);
+});
