@@ -31,6 +31,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       instance: config.POD_NAME ?? defaultInstance(),
       listMode: config.LIST_MODE,
       events: config.EVENTS,
+      stateSource: config.STATE_SOURCE,
       ...(config.EVENT_LOG_KEY !== undefined ? { eventLogKey: config.EVENT_LOG_KEY } : {}),
     },
     { planner: reconcileLib, log },

@@ -2,7 +2,14 @@
 import { ConfigError, int, num, oneOf, optionalInt, optionalStr, type Config } from '@podset/config';
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { logEnv } from '@podset/runtime';
-import { attemptsEnv, defaultBulkConcurrency, eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
+import {
+  attemptsEnv,
+  defaultBulkConcurrency,
+  eventLogKeyOf,
+  queueEnv,
+  redisEnv,
+  stateSourceEnv,
+} from '@podset/queue';
 
 export const workerEnv = {
   ...kubeAccessEnv,
@@ -33,6 +40,7 @@ export const workerEnv = {
     min: 0.1,
   }),
   ...attemptsEnv,
+  ...stateSourceEnv,
   PARKED_RETRY_SECONDS: num({
     description:
       'A PodSet whose reconcile failed MAX_ATTEMPTS times is parked: tried once more after this long (and parked again if that fails), sooner only when its spec changes',

@@ -36,7 +36,7 @@ import type {
 import type { Logger } from 'pino';
 import type { EventRecorder, InvolvedPodSet } from './events.ts';
 import { executeCreates, executeDeletes, type CreateFailure } from './executor.ts';
-import { rvMax } from '@podset/queue';
+import { rvMax, type ProjectedState } from '@podset/queue';
 import { withTimeout } from '@podset/runtime';
 import { memoryParkStore, type ParkStore } from './park-store.ts';
 import { memoryRvStore, type RvStore } from './rv-store.ts';
@@ -110,8 +110,23 @@ export interface ControllerDeps {
    * (ReconcileQueue.forgetKey). Resolves to what was removed, for the log. Default: none to remove.
    */
   cleanup?: (key: string) => Promise<object | void>;
+  /**
+   * STATE_SOURCE=projection: the watcher's per-PodSet state in Redis, read instead of a GET and a LIST
+   * (the API is read when it is not ready, and after a conflict), with the expectations of our own creates
+   * and deletes that it has not shown yet.
+   */
+  projection?: StateProjection;
   now?: () => Date;
 }
+
+/** What the controller uses of libs/queue's Projection. */
+export interface StateProjection {
+  read(key: string): Promise<ProjectedState | undefined>;
+  expect(key: string, what: 'create' | 'delete', names: readonly string[]): Promise<number>;
+}
+
+/** A reconcile that finds its own creates or deletes not yet shown looks again after this long at most. */
+export const EXPECTATIONS_RECHECK_MS = 1_000;
 
 /** A reconcile that went through but could not do all it had to: the queue retries it with backoff. */
 export class ReconcileError extends Error {
@@ -176,7 +191,8 @@ export function createController(deps: ControllerDeps): Controller {
     const started = Date.now();
     for (let round = 1; ; round++) {
       try {
-        const result = await syncOnce(key, ctx, log);
+        // After a conflict the projection may be what is behind: read the API.
+        const result = await syncOnce(key, ctx, log, round > 1);
         log.info(
           {
             ms: Date.now() - started,
@@ -204,12 +220,16 @@ export function createController(deps: ControllerDeps): Controller {
     }
   }
 
-  async function syncOnce(key: string, ctx: SyncContext, log: Logger): Promise<SyncResult> {
+  async function syncOnce(key: string, ctx: SyncContext, log: Logger, fresh: boolean): Promise<SyncResult> {
     const [namespace, name] = splitKey(key);
     ctx.signal?.throwIfAborted();
 
-    // 1. The PodSet, fresh. Gone → done.
-    let podset = await getPodSet(namespace, name, ctx.signal);
+    // 1. The PodSet (and, from the projection, its pods). Gone → done.
+    const view = await readView(key, namespace, name, ctx, fresh, log);
+    if (view === 'waiting') {
+      return { requeueAfterMs: EXPECTATIONS_RECHECK_MS, requeueReason: 'Expectations' };
+    }
+    let podset = view.podset;
     if (podset === undefined) {
       log.info('podset gone; nothing to do');
       await forget(key);
@@ -217,7 +237,7 @@ export function createController(deps: ControllerDeps): Controller {
     }
 
     // 2. Being deleted → delete its pods, forget its traces, then let it go.
-    if (podset.metadata.deletionTimestamp !== undefined) return finalize(key, podset, ctx, log);
+    if (podset.metadata.deletionTimestamp !== undefined) return finalize(key, podset, view.pods, ctx, log);
 
     // Parked after failing for good: only a spec change (a new generation) or the end of its backoff
     // lets it try again; any other request (a resync, a pod event) waits, writing nothing.
@@ -234,7 +254,7 @@ export function createController(deps: ControllerDeps): Controller {
     }
 
     // 3, 4. Its pods, read fresh (only those it controls count), and the plan (libs/reconcile: pure).
-    const { pods, plan } = await planFor(key, podset, ctx);
+    const { pods, plan } = await planFor(key, podset, view.pods, ctx);
 
     // 5. Our finalizer before any pod exists, so that a deletion waits for our cleanup.
     if (plan.finalizer === 'add') {
@@ -277,10 +297,11 @@ export function createController(deps: ControllerDeps): Controller {
   async function finalize(
     key: string,
     podset: PodSetWire,
+    projected: WirePod[] | undefined,
     ctx: SyncContext,
     log: Logger,
   ): Promise<SyncResult> {
-    const { plan } = await planFor(key, podset, ctx);
+    const { plan } = await planFor(key, podset, projected, ctx);
     const failure = await execute(key, podset, plan, ctx, log);
     await recordAll(podset, plan.events);
     if (failure !== undefined) {
@@ -320,6 +341,35 @@ export function createController(deps: ControllerDeps): Controller {
         'could not remove its finished jobs and event-log entries; removing the finalizer anyway',
       );
     }
+  }
+
+  /**
+   * The PodSet, and its pods when the projection is ready (undefined pods: list them). 'waiting': the
+   * projection does not show our own last creates or deletes yet — planning on it could create or
+   * delete twice, so look again once it does (the fold of their events requests this key anyway).
+   */
+  async function readView(
+    key: string,
+    namespace: string,
+    name: string,
+    ctx: SyncContext,
+    fresh: boolean,
+    log: Logger,
+  ): Promise<{ podset: PodSetWire | undefined; pods: WirePod[] | undefined } | 'waiting'> {
+    if (deps.projection !== undefined && !fresh) {
+      const state = await deps.projection.read(key);
+      if (state !== undefined) {
+        if (state.pending.length > 0) {
+          log.info({ pending: state.pending.length }, 'waiting for our own creates and deletes to show');
+          return 'waiting';
+        }
+        return {
+          podset: state.podset as unknown as PodSetWire | undefined,
+          pods: state.pods as unknown as WirePod[],
+        };
+      }
+    }
+    return { podset: await getPodSet(namespace, name, ctx.signal), pods: undefined };
   }
 
   async function getPodSet(
@@ -368,9 +418,11 @@ export function createController(deps: ControllerDeps): Controller {
   async function planFor(
     key: string,
     podset: PodSetWire,
+    projected: WirePod[] | undefined,
     ctx: SyncContext,
   ): Promise<{ pods: WirePod[]; plan: Plan }> {
-    const pods = await listOwnedPods(key, podset, ctx);
+    const pods =
+      projected !== undefined ? controlledPods(podset, projected) : await listOwnedPods(key, podset, ctx);
     const plan = planner.reconcile(
       podset as unknown as PodSet,
       pods as unknown as Pod[],
@@ -397,6 +449,11 @@ export function createController(deps: ControllerDeps): Controller {
       await remember(
         key,
         outcome.created.map((p) => p.metadata.resourceVersion),
+      );
+      await deps.projection?.expect(
+        key,
+        'create',
+        outcome.created.map((p) => p.metadata.name ?? ''),
       );
       if (outcome.created.length > 0) {
         const names = outcome.created.map((p) => p.metadata.name).join(', ');
@@ -430,6 +487,11 @@ export function createController(deps: ControllerDeps): Controller {
       ctx.signal?.throwIfAborted();
       const outcome = await executeDeletes(kube, plan.deletes, deleteConcurrency, ctx.signal);
       await remember(key, outcome.resourceVersions);
+      await deps.projection?.expect(
+        key,
+        'delete',
+        outcome.deleted.map((d) => d.name),
+      );
       if (outcome.deleted.length > 0) {
         const names = outcome.deleted.map((d) => d.name).join(', ');
         await events.record(

@@ -4,7 +4,13 @@
 // it directly.
 import os from 'node:os';
 import { createKube, type Kube } from '@podset/kube';
-import { startReconcileWorker, urlConnector, type ReconcileWorker, type RedisConnector } from '@podset/queue';
+import {
+  Projection,
+  startReconcileWorker,
+  urlConnector,
+  type ReconcileWorker,
+  type RedisConnector,
+} from '@podset/queue';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -45,6 +51,8 @@ export interface WorkerSettings {
   events?: 'all' | 'warnings';
   /** The watcher's event-log stream (EVENT_LOG_KEY); default <queuePrefix>:<queueName>:watcher:events. */
   eventLogKey?: string;
+  /** Read each key's state from the watcher's projection (when ready) instead of a GET and a LIST. */
+  stateSource?: 'api' | 'projection';
   /** Backoff between attempts (tests shorten it). */
   backoff?: { baseMs?: number; maxMs?: number; jitter?: number };
 }
@@ -173,6 +181,7 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
       createBurst: settings.createBurst,
       server: kube.client?.server,
       redis: redis.target,
+      stateSource: settings.stateSource ?? 'api',
     },
     'worker started',
   );
@@ -211,7 +220,10 @@ function redisOf(settings: WorkerSettings): RedisConnector {
   return urlConnector(settings.redisUrl);
 }
 
-/** The controller's Redis stores: parked keys always; our writes' newest RV for NotOlderThan reads. */
+/**
+ * The controller's Redis stores: parked keys always; our writes' newest RV for NotOlderThan reads; the
+ * projection with STATE_SOURCE=projection (on the park store's connection: both are small, rare calls).
+ */
 function openStores(redis: RedisConnector, settings: WorkerSettings, log: Logger) {
   const rvRedis =
     settings.listMode === 'notOlderThan' ? redis.client({ maxRetriesPerRequest: 3 }) : undefined;
@@ -227,6 +239,15 @@ function openStores(redis: RedisConnector, settings: WorkerSettings, log: Logger
       parkStore: redisParkStore(parkRedis, {
         prefix: `${settings.queuePrefix}:${settings.queueName}:parked:`,
       }),
+      ...(settings.stateSource === 'projection'
+        ? {
+            projection: new Projection({
+              client: parkRedis,
+              prefix: settings.queuePrefix,
+              queueName: settings.queueName,
+            }),
+          }
+        : {}),
     },
     close() {
       rvRedis?.disconnect();

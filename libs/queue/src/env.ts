@@ -32,11 +32,11 @@ export const attemptsEnv = {
   }),
 } as const;
 
-/** Whether the watcher keeps the projection of PodSets and pods in Redis (projection.ts). */
+/** Where a reconcile's state comes from; the same for the watcher (which keeps it) and the workers. */
 export const stateSourceEnv = {
   STATE_SOURCE: oneOf(['api', 'projection'] as const, {
     description:
-      'api: the watcher requests a reconcile for every pod event (workers read the API either way); projection (experimental): it first folds each event into a per-PodSet state in Redis and requests a reconcile only for events that can change a plan (a pod bound to a node or a container restarted asks for nothing)',
+      'api: each reconcile GETs the PodSet and LISTs its pods, and every pod event requests one; projection (experimental): the watcher folds every event into a per-PodSet state in Redis and requests a reconcile only for events that can change a plan, and workers read that state in one Redis round trip (the API when it is not complete yet, or after a conflict), planning only once their own last creates and deletes show in it (the same for the watcher and the workers)',
     default: 'api',
   }),
 } as const;

@@ -1,0 +1,129 @@
+// STATE_SOURCE=projection on the worker, against kube-sim and a real Redis: a reconcile reads the key's
+// state from the projection (no GET, no LIST), and a projection that does not show the worker's own
+// creates yet (a stalled watch) never makes it create twice — the expectations hold it.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { createKube, loadKubeConfig, ResourceClient, type Kube, type KubeObject } from '@podset/kube';
+import { startKubeSim, type KubeSim } from '@podset/kube-sim';
+import { Projection, type ProjectedPod, type ProjectedPodSet } from '@podset/queue';
+import * as planner from '@podset/reconcile';
+import { startRedis, waitFor, type RedisServer } from '@podset/testkit';
+import { pino } from 'pino';
+import { createController, type StateProjection } from '../src/controller.ts';
+import { createEventRecorder } from '../src/events.ts';
+
+const log = pino({ level: 'silent' });
+let sim: KubeSim;
+let kube: Kube;
+let redis: RedisServer;
+let client: Redis;
+let seq = 0;
+
+before(async () => {
+  [sim, redis] = await Promise.all([startKubeSim({ controllers: false }), startRedis()]);
+  client = new Redis(redis.url);
+  kube = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
+  const crds = new ResourceClient<KubeObject>(kube.client, {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    plural: 'customresourcedefinitions',
+  });
+  await crds.create(undefined, planner.podSetCrd() as unknown as KubeObject);
+  await waitFor('CRD served', async () => (await kube.podSets.list('default'), true));
+});
+after(async () => {
+  client.disconnect();
+  await kube.client.close();
+  await Promise.all([sim.close(), redis.close()]);
+});
+
+function controllerWith(projection: StateProjection) {
+  return createController({
+    kube,
+    planner,
+    events: createEventRecorder({ kube, log, instance: 'test', types: 'warnings' }),
+    log,
+    projection,
+    options: { createBurst: 8, reconcile: { notReadyRequeueMs: 200 } },
+  });
+}
+
+/** A PodSet in the API and, as the watcher would have folded it, in a fresh ready projection. */
+async function setUp(replicas: number) {
+  const name = `proj-${++seq}`;
+  const projection = new Projection({ client, prefix: '{podset}', queueName: `worker-proj-${seq}` });
+  const ps = await kube.podSets.create('default', {
+    apiVersion: 'podset.io/v1',
+    kind: 'PodSet',
+    metadata: { name, namespace: 'default', finalizers: [planner.CLEANUP_FINALIZER] },
+    spec: { replicas, template: { spec: { containers: [{ name: 'app', image: 'busybox' }] } } },
+  });
+  await projection.foldPodSet(`default/${name}`, 'ADDED', ps as unknown as ProjectedPodSet, 1);
+  await projection.markReady();
+  return { name, key: `default/${name}`, projection };
+}
+
+const podsOf = async (name: string) =>
+  (await kube.pods.list('default', { labelSelector: `podset.io/name=${name}` })).items;
+
+/** The watcher's part: fold the pods as the API has them now. */
+async function foldPods(projection: Projection, key: string, name: string): Promise<void> {
+  for (const pod of await podsOf(name)) {
+    await projection.foldPod(key, 'ADDED', pod as unknown as ProjectedPod, 1);
+  }
+}
+
+function readsSince(since: string): string[] {
+  return sim.audit
+    .query({ namespace: 'default', since })
+    .filter((e) => e.verb === 'get' || e.verb === 'list')
+    .map((e) => `${e.verb} ${e.resource}`);
+}
+
+test('a reconcile reads the projection, not the API; its creates are expected until they show', async () => {
+  const { name, key, projection } = await setUp(3);
+  const controller = controllerWith(projection);
+  const since = new Date().toISOString();
+  await controller.syncHandler(key);
+  assert.deepEqual(readsSince(since), [], 'no GET of the PodSet, no LIST of its pods');
+  assert.equal((await podsOf(name)).length, 3);
+  assert.equal((await projection.read(key))?.pending.length, 3, 'its 3 creates are expected');
+
+  // The watch is stalled: the projection shows no pod. Planning on it would create 3 more.
+  assert.deepEqual(await controller.syncHandler(key), {
+    requeueAfterMs: 1_000,
+    requeueReason: 'Expectations',
+  });
+  assert.equal((await podsOf(name)).length, 3, 'nothing created twice');
+
+  // The watcher catches up: the creates show, the expectations are met, the reconcile plans again.
+  await foldPods(projection, key, name);
+  assert.deepEqual((await projection.read(key))?.pending, []);
+  await controller.syncHandler(key);
+  assert.equal((await podsOf(name)).length, 3, 'the 3 pods it sees are the 3 it wants');
+});
+
+test('control: without its expectations the same stale projection would create twice', async () => {
+  const { name, key, projection } = await setUp(3);
+  const forgetful: StateProjection = { read: (k) => projection.read(k), expect: async () => 0 };
+  const controller = controllerWith(forgetful);
+  await controller.syncHandler(key);
+  await controller.syncHandler(key);
+  assert.equal((await podsOf(name)).length, 6, 'this is what the expectations prevent');
+});
+
+test('a projection that is not ready yet (no complete relist): the reconcile reads the API', async () => {
+  const name = `proj-${++seq}`;
+  const projection = new Projection({ client, prefix: '{podset}', queueName: `worker-proj-${seq}` });
+  await kube.podSets.create('default', {
+    apiVersion: 'podset.io/v1',
+    kind: 'PodSet',
+    metadata: { name, namespace: 'default', finalizers: [planner.CLEANUP_FINALIZER] },
+    spec: { replicas: 2, template: { spec: { containers: [{ name: 'app', image: 'busybox' }] } } },
+  });
+  const since = new Date().toISOString();
+  await controllerWith(projection).syncHandler(`default/${name}`);
+  assert.deepEqual(readsSince(since).sort(), ['get podsets', 'list pods']);
+  assert.equal((await podsOf(name)).length, 2);
+});
