@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseCli } from './lib/cli.ts';
-import { REPO, setAppNodeArgs, setWorkerEnv } from './lib/cluster.ts';
+import { REPO, setAppEnv, setAppNodeArgs, setWorkerEnv } from './lib/cluster.ts';
 import { printTable, writeJson, type Result } from './lib/report.ts';
 import { converge } from './scenarios/converge.ts';
 import { latency } from './scenarios/latency.ts';
@@ -35,7 +35,8 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
   --keepalive-patch       experiment: preload bench/lib/keepalive-preload.ts into the apps (one undici
                           dispatcher per KubeConfig instead of one per request; see docs/PERFORMANCE.md F1)
   --app-node-args "ARGS"  extra node flags for the watcher and workers (e.g. "--max-old-space-size=96")
-  --worker-env "K=V ..."  extra environment for every worker (e.g. "EVENTS=warnings")`;
+  --worker-env "K=V ..."  extra environment for every worker (e.g. "EVENTS=warnings")
+  --state-source api|projection   where reconciles read their state (STATE_SOURCE of the watcher and workers; default api)`;
 
 const { values: a, positionals } = parseCli('bench', USAGE, () =>
   parseArgs({
@@ -60,6 +61,7 @@ const { values: a, positionals } = parseCli('bench', USAGE, () =>
       'keepalive-patch': { type: 'boolean', default: false },
       'app-node-args': { type: 'string' },
       'worker-env': { type: 'string' },
+      'state-source': { type: 'string', default: 'api' },
       help: { type: 'boolean', default: false },
     },
   }),
@@ -83,6 +85,11 @@ if (a['list-mode'] !== 'consistent' && a['list-mode'] !== 'notOlderThan') {
   console.error(`bench: --list-mode must be consistent or notOlderThan\n${USAGE}`);
   process.exit(2);
 }
+if (a['state-source'] !== 'api' && a['state-source'] !== 'projection') {
+  console.error(`bench: --state-source must be api or projection\n${USAGE}`);
+  process.exit(2);
+}
+setAppEnv({ STATE_SOURCE: a['state-source'] });
 const common = {
   smoke,
   timeoutMs: num('timeout-s', a['timeout-s'], smoke ? 120 : 900) * 1000,
@@ -189,6 +196,7 @@ for (const name of names) {
     if (a['keepalive-patch']) result.options.keepalivePatch = true;
     if (a['app-node-args']) result.options.appNodeArgs = a['app-node-args'];
     if (a['worker-env']) result.options.workerEnv = a['worker-env'];
+    result.options.stateSource = a['state-source'];
     printTable(result);
     const file = writeJson(result, names.length === 1 ? a.json : undefined);
     console.log(`results: ${path.relative(process.cwd(), file)}`);

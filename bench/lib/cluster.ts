@@ -30,6 +30,13 @@ export function setAppNodeArgs(args: readonly string[]): void {
   appNodeArgs.splice(0, appNodeArgs.length, ...args);
 }
 
+/** Environment for every watcher and worker started (settings both must share, e.g. STATE_SOURCE). */
+const appEnvExtra: Record<string, string> = {};
+export function setAppEnv(env: Readonly<Record<string, string>>): void {
+  for (const k of Object.keys(appEnvExtra)) delete appEnvExtra[k];
+  Object.assign(appEnvExtra, env);
+}
+
 /** Extra environment for every worker started (e.g. EVENTS=warnings), over the scenario's own. */
 const workerEnvExtra: Record<string, string> = {};
 export function setWorkerEnv(env: Readonly<Record<string, string>>): void {
@@ -344,6 +351,7 @@ export class World {
         HTTP_PORT: String(port),
         LOG_LEVEL: 'warn',
         POD_NAME: name,
+        ...appEnvExtra,
         ...env,
       },
       this.logDir,
