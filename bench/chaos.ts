@@ -5,6 +5,7 @@
 //   --podsets N --seconds S   override the sizes
 //   --json FILE    also write the result as JSON
 //   --keep-logs    keep the apps' logs (their directory is printed)
+//   --state-source api|projection   STATE_SOURCE of the watchers and workers (default api)
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { FULL, SHORT, formatResult, runChaos } from '../test/chaos/support/chaos.ts';
@@ -17,6 +18,7 @@ const USAGE = `usage: npm run chaos -- [options]
   --seconds S         seconds of faults
   --json FILE         also write the result as JSON
   --keep-logs         keep the apps' logs (their directory is printed)
+  --state-source api|projection   STATE_SOURCE of the watchers and workers (default api)
 Exit 0 when every guarantee held, 1 otherwise.`;
 
 const { values: a } = parseCli('chaos', USAGE, () =>
@@ -28,6 +30,7 @@ const { values: a } = parseCli('chaos', USAGE, () =>
       seconds: { type: 'string' },
       json: { type: 'string' },
       'keep-logs': { type: 'boolean', default: false },
+      'state-source': { type: 'string', default: 'api' },
       help: { type: 'boolean', default: false },
     },
   }),
@@ -41,6 +44,13 @@ const num = (v: string | undefined, name: string): number | undefined => {
   }
   return n;
 };
+const stateSource = a['state-source'];
+if (stateSource !== 'api' && stateSource !== 'projection') {
+  process.stderr.write(
+    `chaos: --state-source must be api or projection, got ${JSON.stringify(stateSource)}\n${USAGE}\n`,
+  );
+  process.exit(2);
+}
 const base = a.short ? SHORT : FULL;
 const options = {
   ...base,
@@ -48,6 +58,7 @@ const options = {
   podSets: num(a.podsets, 'podsets') ?? base.podSets,
   chaosSeconds: num(a.seconds, 'seconds') ?? base.chaosSeconds,
   keepLogs: a['keep-logs'],
+  stateSource: stateSource as 'api' | 'projection',
   log: (line: string) => process.stdout.write(`${line}\n`),
 };
 const result = await runChaos(options);

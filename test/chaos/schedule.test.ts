@@ -19,6 +19,7 @@ test('the full schedule has what issue 5 asks for', () => {
   assert.equal(kinds('redis-restart-aof'), 1);
   assert.equal(kinds('redis-restart-empty'), 1);
   assert.equal(kinds('api-restart'), 1);
+  assert.equal(kinds('stall-watches'), 1);
   assert.ok(s.faults.every((f) => f.at >= 0 && f.at < FULL.chaosSeconds * 1000));
   const changes = new Set(s.changes.map((c) => c.kind));
   assert.deepEqual([...changes].sort(), ['delete-pod', 'recreate', 'scale']);

@@ -42,6 +42,8 @@ export interface ChaosOptions {
   /** Progress lines go here. */
   log?: (line: string) => void;
   keepLogs?: boolean;
+  /** STATE_SOURCE of the watchers and workers. Default api. */
+  stateSource?: 'api' | 'projection';
 }
 
 export const FULL: ChaosOptions = {
@@ -101,7 +103,8 @@ type Fault =
   | { at: number; kind: 'kill-leader' }
   | { at: number; kind: 'redis-restart-aof' }
   | { at: number; kind: 'redis-restart-empty' }
-  | { at: number; kind: 'api-restart' };
+  | { at: number; kind: 'api-restart' }
+  | { at: number; kind: 'stall-watches' };
 
 interface Schedule {
   initialReplicas: number[];
@@ -133,6 +136,9 @@ export function makeSchedule(o: ChaosOptions): Schedule {
   faults.push({ at: Math.floor(windowMs * 0.4), kind: 'redis-restart-aof' });
   faults.push({ at: Math.floor(windowMs * 0.55), kind: 'api-restart' });
   faults.push({ at: Math.floor(windowMs * 0.65), kind: 'kill-leader' });
+  // Every open watch goes silent: the watcher's view (and the projection) lags while workers go on,
+  // until its watchdog notices and re-watches.
+  faults.push({ at: Math.floor(windowMs * 0.7), kind: 'stall-watches' });
   faults.push({ at: Math.floor(windowMs * 0.8), kind: 'redis-restart-empty' });
   faults.sort((a, b) => a.at - b.at);
   return { initialReplicas, changes, faults };
@@ -275,10 +281,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   let watcherSeq = 0;
   const startWatcher = () => {
     const name = `watcher-${watcherSeq++}`;
-    watchers.push(env.startWatcher(name, { LOG_LEVEL: 'info' }));
+    watchers.push(env.startWatcher(name, { LOG_LEVEL: 'info', STATE_SOURCE: o.stateSource ?? 'api' }));
   };
   const startWorker = (i: number) => {
-    workers[i] = env.startWorker(`worker-${i}`);
+    workers[i] = env.startWorker(`worker-${i}`, { STATE_SOURCE: o.stateSource ?? 'api' });
   };
 
   try {
@@ -615,6 +621,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         await sim.restart();
         count(processKills, 'API server restart');
         return;
+      case 'stall-watches': {
+        const n = sim.faults.stallWatches();
+        note(`API server: ${n} open watches stalled (no events, no bookmarks)`);
+        count(processKills, 'watches stalled');
+        return;
+      }
     }
   }
 }
@@ -645,7 +657,7 @@ export function formatResult(r: ChaosResult): string {
       .map(([k, v]) => `${k}=${v}`)
       .join(', ') || '—';
   return [
-    `chaos: seed ${r.options.seed} (schedule ${r.scheduleHash}), ${r.options.podSets} PodSets, ${r.options.chaosSeconds} s of faults`,
+    `chaos: seed ${r.options.seed} (schedule ${r.scheduleHash}), ${r.options.podSets} PodSets, ${r.options.chaosSeconds} s of faults, STATE_SOURCE=${r.options.stateSource ?? 'api'}`,
     `  initial convergence:          ${s(f.initialConvergeMs)}`,
     `  converged after faults in:    ${s(f.convergeAfterFaultsMs)} (guarantee ${r.options.convergeSeconds} s)`,
     `  over-created pods:            ${f.overCreatedPods}`,
