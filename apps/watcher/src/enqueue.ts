@@ -83,9 +83,12 @@ export class Enqueuer implements WatchSink {
     if (key !== undefined && projector !== undefined) {
       // Folded before the request: the worker that takes it must find this event in the state it reads.
       // Folds are issued in event order on one connection, so they land in order.
-      requested = projector
-        .fold(ev.stream, ev.resource, ev.type, ev.object, key)
-        .then((changed) => (changed ? this.#requestLive(key, ev.rv) : undefined));
+      requested = projector.fold(ev.stream, ev.resource, ev.type, ev.object, key).then(async (fold) => {
+        if (!fold.owed) return;
+        await this.#requestLive(key, ev.rv);
+        // Not recorded (Redis gone meanwhile): the next fold of this object owes one more request.
+        await fold.requested().catch(() => undefined);
+      });
     } else if (
       key !== undefined &&
       (ev.resource !== 'podsets' || this.changes.admit(key, ev.type, ev.object))

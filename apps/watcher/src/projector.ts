@@ -3,7 +3,7 @@
 // the request finds the event in the state it reads. A relist starts a new epoch per stream; once done,
 // what it did not see is swept. The projection is marked ready once every stream has relisted into it:
 // until then (a first start, or a Redis that lost its data) workers read the API.
-import type { FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/queue';
+import type { Fold, FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/queue';
 import type { Resource, WatchedObject } from './keys.ts';
 import type { Logger } from './log.ts';
 
@@ -33,22 +33,27 @@ export class Projector {
     return await this.projection.isReady();
   }
 
-  /** Folds one watch event of PodSet `key`; true when it may change a plan. */
+  /**
+   * Folds one watch event of PodSet `key`: whether a reconcile is owed, and how to record that it was
+   * requested. `requestedAnyway`: a relist, which requests every key in bulk.
+   */
   async fold(
     stream: string,
     resource: Resource,
     type: string,
     obj: WatchedObject,
     key: string,
-  ): Promise<boolean> {
+    requestedAnyway = false,
+  ): Promise<Fold> {
     const epoch = await this.#epoch(stream);
     const foldType = type as FoldType;
-    const changed =
+    const opts = { requestedAnyway };
+    const fold =
       resource === 'pods'
-        ? await this.projection.foldPod(key, foldType, obj as ProjectedPod, epoch)
-        : await this.projection.foldPodSet(key, foldType, obj as ProjectedPodSet, epoch);
-    if (!changed) this.unchanged++;
-    return changed;
+        ? await this.projection.foldPod(key, foldType, obj as ProjectedPod, epoch, opts)
+        : await this.projection.foldPodSet(key, foldType, obj as ProjectedPodSet, epoch, opts);
+    if (!fold.owed && !requestedAnyway) this.unchanged++;
+    return fold;
   }
 
   async relistStarted(stream: string): Promise<void> {
@@ -72,7 +77,7 @@ export class Projector {
       await Promise.all(
         objects.slice(i, i + width).map(async (obj) => {
           const key = keyOf(obj);
-          if (key !== undefined) await this.fold(info.stream, info.resource, 'ADDED', obj, key);
+          if (key !== undefined) await this.fold(info.stream, info.resource, 'ADDED', obj, key, true);
         }),
       );
     }

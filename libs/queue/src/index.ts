@@ -72,6 +72,8 @@ export {
 export { bullKeys, jobPrefixOf, BULLMQ_VERSION, type FinishedState } from './bull-keys.ts';
 export {
   Projection,
+  type Fold,
+  type FoldOptions,
   podInputs,
   podSetInputs,
   EXPECTATION_TTL_MS,

@@ -54,6 +54,21 @@ export interface ProjectedPodSet {
 
 export type FoldType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
+/**
+ * A fold's answer. `owed`: a reconcile is owed — what a plan reads differs from what was last requested.
+ * Call `requested()` once that request went through; until then a fold of the same event (re-delivered
+ * after a failed request) owes it again.
+ */
+export interface Fold {
+  owed: boolean;
+  requested(): Promise<void>;
+}
+
+export interface FoldOptions {
+  /** The caller requests the key anyway (a relist requests every key): record it as requested now. */
+  requestedAnyway?: boolean;
+}
+
 export interface ProjectedState {
   podset: ProjectedPodSet | undefined;
   pods: ProjectedPod[];
@@ -93,13 +108,14 @@ export function trimPod(pod: ProjectedPod): ProjectedPod {
   };
 }
 
-/** What of a pod can change a plan: phase, readiness, deletion and owner. */
+/** What of a pod can change a plan: phase, readiness, deletion and owner (and which pod of that name). */
 export function podInputs(pod: ProjectedPod): string {
   return JSON.stringify([
     pod.status?.phase ?? '',
     ready(pod),
     pod.metadata.deletionTimestamp ?? '',
     controllerUid(pod.metadata),
+    pod.metadata.uid ?? '',
   ]);
 }
 
@@ -131,17 +147,22 @@ export function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
 
 // A stored entry: epoch \t rv \t inputs \t json. Inputs and JSON never hold a raw tab (JSON escapes it).
 // KEYS[1] the hash (pods) or string (PodSet) key, KEYS[2] the expectations hash (pods; unused for PodSets),
-// KEYS[3] the index of keys with entries (for the sweep). ARGV: kind ('pod'|'podset'), type, field (pod
-// name), epoch, rv, inputs, json, the PodSet key.
-// Returns 1 when the fold changed the inputs (or added or removed the object), else 0.
+// KEYS[3] the index of keys with entries (for the sweep), KEYS[4] the inputs last *requested* per object.
+// ARGV: kind ('pod'|'podset'), type, field (pod name; '@ps' for the PodSet), epoch, rv, inputs, json, the
+// PodSet key, and '1' when the fold's request is made anyway (a relist requests every key).
+// Returns 1 when a reconcile is owed: the inputs differ from those last requested (or the object went).
+// The answer is against what was *requested*, not what was folded, because a fold and its request are
+// two steps: when the request fails, the watch re-delivers the event, and its fold must ask again.
 const FOLD = luaScript(`
 ${RV_NEWER_LUA}
 local kind, typ, field, epoch, rv, inputs, json = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
+local requestedAnyway = ARGV[9] == '1'
 local old
 if kind == 'pod' then old = redis.call('HGET', KEYS[1], field) else old = redis.call('GET', KEYS[1]) end
-local oldRv, oldInputs
-if old then oldRv, oldInputs = string.match(old, '^[^\\t]*\\t([^\\t]*)\\t([^\\t]*)\\t') end
+local oldRv
+if old then oldRv = string.match(old, '^[^\\t]*\\t([^\\t]*)\\t') end
 if oldRv and oldRv ~= '' and rv ~= '' and not rvNewer(rv, oldRv) and oldRv ~= rv then return 0 end
+local requested = redis.call('HGET', KEYS[4], field)
 if typ == 'DELETED' then
   if kind == 'pod' then
     redis.call('HDEL', KEYS[1], field)
@@ -149,7 +170,8 @@ if typ == 'DELETED' then
   else
     redis.call('DEL', KEYS[1])
   end
-  if old then return 1 end
+  if requestedAnyway then redis.call('HDEL', KEYS[4], field) return 0 end
+  if requested then return 1 end
   return 0
 end
 local value = epoch .. '\\t' .. rv .. '\\t' .. inputs .. '\\t' .. json
@@ -165,7 +187,8 @@ if kind == 'pod' then
 else
   redis.call('SET', KEYS[1], value)
 end
-if oldInputs == inputs then return 0 end
+if requestedAnyway then redis.call('HSET', KEYS[4], field, inputs) return 0 end
+if requested == inputs then return 0 end
 return 1
 `);
 
@@ -206,20 +229,29 @@ end
 return out
 `);
 
-// Sweep: KEYS[1] a pods hash or a PodSet key; ARGV[1] kind, ARGV[2] the epoch of the relist just done.
-// Removes what that relist did not see (folded at an older epoch). Returns how many went.
+// Sweep: KEYS[1] a pods hash or a PodSet key, KEYS[2] the requested inputs; ARGV[1] kind, ARGV[2] the
+// epoch of the relist just done. Removes what that relist did not see (folded at an older epoch), and
+// what was last requested of it. Returns how many went.
 const SWEEP = luaScript(`
 local kind, epoch = ARGV[1], tonumber(ARGV[2])
 local function older(v) return tonumber(string.match(v, '^([^\\t]*)\\t') or '0') < epoch end
 if kind == 'podset' then
   local v = redis.call('GET', KEYS[1])
-  if v and older(v) then redis.call('DEL', KEYS[1]) return 1 end
+  if v and older(v) then
+    redis.call('DEL', KEYS[1])
+    redis.call('HDEL', KEYS[2], '@ps')
+    return 1
+  end
   return 0
 end
 local all = redis.call('HGETALL', KEYS[1])
 local n = 0
 for i = 1, #all, 2 do
-  if older(all[i + 1]) then redis.call('HDEL', KEYS[1], all[i]) n = n + 1 end
+  if older(all[i + 1]) then
+    redis.call('HDEL', KEYS[1], all[i])
+    redis.call('HDEL', KEYS[2], all[i])
+    n = n + 1
+  end
 end
 return n
 `);
@@ -240,11 +272,12 @@ export class Projection {
     this.base = `${opts.prefix}:${opts.queueName}:proj`;
   }
 
-  keys(key: string): { podset: string; pods: string; expect: string } {
+  keys(key: string): { podset: string; pods: string; expect: string; requested: string } {
     return {
       podset: `${this.base}:ps:${key}`,
       pods: `${this.base}:pods:${key}`,
       expect: `${this.base}:exp:${key}`,
+      requested: `${this.base}:req:${key}`,
     };
   }
 
@@ -257,48 +290,86 @@ export class Projection {
     return `${this.base}:ready`;
   }
 
-  /** Folds a pod event of PodSet `key`; true when it may change a plan. */
-  async foldPod(key: string, type: FoldType, pod: ProjectedPod, epoch: number): Promise<boolean> {
-    const k = this.keys(key);
+  /** Folds a pod event of PodSet `key`: whether a reconcile is owed (see Fold). */
+  async foldPod(
+    key: string,
+    type: FoldType,
+    pod: ProjectedPod,
+    epoch: number,
+    opts: FoldOptions = {},
+  ): Promise<Fold> {
     const trimmed = trimPod(pod);
-    const changed = await runScript(
-      this.#client,
-      FOLD,
-      [k.pods, k.expect, this.indexKey],
-      [
-        'pod',
-        type,
-        pod.metadata.name ?? '',
-        String(epoch),
-        pod.metadata.resourceVersion ?? '',
-        podInputs(trimmed),
-        JSON.stringify(trimmed),
-        key,
-      ],
+    return this.#fold(
+      key,
+      'pod',
+      pod.metadata.name ?? '',
+      type,
+      trimmed,
+      podInputs(trimmed),
+      epoch,
+      pod,
+      opts,
     );
-    return changed === 1;
   }
 
-  /** Folds a PodSet event; true when it may change a plan (not for a status-only change). */
-  async foldPodSet(key: string, type: FoldType, podset: ProjectedPodSet, epoch: number): Promise<boolean> {
-    const k = this.keys(key);
+  /** Folds a PodSet event (a status-only change owes no reconcile). */
+  async foldPodSet(
+    key: string,
+    type: FoldType,
+    podset: ProjectedPodSet,
+    epoch: number,
+    opts: FoldOptions = {},
+  ): Promise<Fold> {
     const trimmed = trimPodSet(podset);
-    const changed = await runScript(
-      this.#client,
-      FOLD,
-      [k.podset, k.expect, this.indexKey],
-      [
-        'podset',
-        type,
-        '',
-        String(epoch),
-        podset.metadata.resourceVersion ?? '',
-        podSetInputs(trimmed.metadata),
-        JSON.stringify(trimmed),
-        key,
-      ],
+    return this.#fold(
+      key,
+      'podset',
+      '@ps',
+      type,
+      trimmed,
+      podSetInputs(trimmed.metadata),
+      epoch,
+      podset,
+      opts,
     );
-    return changed === 1;
+  }
+
+  async #fold(
+    key: string,
+    kind: 'pod' | 'podset',
+    field: string,
+    type: FoldType,
+    trimmed: ProjectedPod | ProjectedPodSet,
+    inputs: string,
+    epoch: number,
+    obj: ProjectedPod | ProjectedPodSet,
+    opts: FoldOptions,
+  ): Promise<Fold> {
+    const k = this.keys(key);
+    const owed =
+      (await runScript(
+        this.#client,
+        FOLD,
+        [kind === 'pod' ? k.pods : k.podset, k.expect, this.indexKey, k.requested],
+        [
+          kind,
+          type,
+          field,
+          String(epoch),
+          obj.metadata.resourceVersion ?? '',
+          inputs,
+          JSON.stringify(trimmed),
+          key,
+          opts.requestedAnyway === true ? '1' : '0',
+        ],
+      )) === 1;
+    return {
+      owed,
+      requested: async () => {
+        if (type === 'DELETED') await this.#client.hdel(k.requested, field);
+        else await this.#client.hset(k.requested, field, inputs);
+      },
+    };
   }
 
   /** A new epoch for a relist of `stream`: everything it folds carries it. */
@@ -321,7 +392,12 @@ export class Projection {
       if (namespace !== undefined && !key.startsWith(`${namespace}/`)) continue;
       const k = this.keys(key);
       removed += Number(
-        await runScript(this.#client, SWEEP, [kind === 'pod' ? k.pods : k.podset], [kind, String(epoch)]),
+        await runScript(
+          this.#client,
+          SWEEP,
+          [kind === 'pod' ? k.pods : k.podset, k.requested],
+          [kind, String(epoch)],
+        ),
       );
     }
     return removed;

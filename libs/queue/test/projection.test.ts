@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { startRedis, type RedisServer } from '@podset/testkit';
-import { Projection, type ProjectedPod, type ProjectedPodSet } from '../src/projection.ts';
+import { Projection, type Fold, type ProjectedPod, type ProjectedPodSet } from '../src/projection.ts';
 
 let redis: RedisServer;
 let client: Redis;
@@ -19,6 +19,13 @@ after(async () => {
   client.disconnect();
   await redis.close();
 });
+
+/** A fold whose owed request goes through (as the watcher does it); answers whether one was owed. */
+async function folded(fold: Promise<Fold>): Promise<boolean> {
+  const f = await fold;
+  if (f.owed) await f.requested();
+  return f.owed;
+}
 
 /** A fresh projection (its own queue name) marked ready. */
 async function projection(): Promise<Projection> {
@@ -66,22 +73,24 @@ function podset(rv: string, generation: number, status: unknown = {}): Projected
 
 test('a pod event that changes no plan input folds but answers false; an older one is ignored', async () => {
   const p = await projection();
-  assert.equal(await p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1), true, 'a new pod');
+  assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1)), true, 'a new pod');
   assert.equal(
-    await p.foldPod('ns/web', 'MODIFIED', pod('a', '11', { node: 'n1' }), 1),
+    await folded(p.foldPod('ns/web', 'MODIFIED', pod('a', '11', { node: 'n1' }), 1)),
     false,
     'bound to a node',
   );
   assert.equal(
-    await p.foldPod('ns/web', 'MODIFIED', pod('a', '12', { node: 'n1', phase: 'Pending' }), 1),
+    await folded(p.foldPod('ns/web', 'MODIFIED', pod('a', '12', { node: 'n1', phase: 'Pending' }), 1)),
     true,
   );
   assert.equal(
-    await p.foldPod('ns/web', 'MODIFIED', pod('a', '13', { node: 'n1', phase: 'Running', ready: true }), 1),
+    await folded(
+      p.foldPod('ns/web', 'MODIFIED', pod('a', '13', { node: 'n1', phase: 'Running', ready: true }), 1),
+    ),
     true,
   );
   // A replay from an older checkpoint: not folded over the newer state.
-  assert.equal(await p.foldPod('ns/web', 'MODIFIED', pod('a', '12', { phase: 'Pending' }), 1), false);
+  assert.equal(await folded(p.foldPod('ns/web', 'MODIFIED', pod('a', '12', { phase: 'Pending' }), 1)), false);
   const state = await p.read('ns/web');
   assert.ok(state);
   assert.equal(state.pods.length, 1);
@@ -95,42 +104,39 @@ test('a pod event that changes no plan input folds but answers false; an older o
     undefined,
     'only what the planner reads is kept',
   );
-  assert.equal(await p.foldPod('ns/web', 'DELETED', pod('a', '14', { deleting: true }), 1), true);
+  assert.equal(await folded(p.foldPod('ns/web', 'DELETED', pod('a', '14', { deleting: true }), 1)), true);
   assert.deepEqual((await p.read('ns/web'))?.pods, []);
 });
 
 test('a PodSet status change folds but answers false; a spec change (generation) answers true', async () => {
   const p = await projection();
-  assert.equal(await p.foldPodSet('ns/web', 'ADDED', podset('20', 1), 1), true);
-  assert.equal(await p.foldPodSet('ns/web', 'MODIFIED', podset('21', 1, { replicas: 3 }), 1), false);
+  assert.equal(await folded(p.foldPodSet('ns/web', 'ADDED', podset('20', 1), 1)), true);
+  assert.equal(await folded(p.foldPodSet('ns/web', 'MODIFIED', podset('21', 1, { replicas: 3 }), 1)), false);
   assert.deepEqual((await p.read('ns/web'))?.podset?.status, { replicas: 3 }, 'the status is kept anyway');
   assert.equal((await p.read('ns/web'))?.podset?.metadata.resourceVersion, '21');
-  assert.equal(await p.foldPodSet('ns/web', 'MODIFIED', podset('22', 2), 1), true);
-  assert.equal(await p.foldPodSet('ns/web', 'DELETED', podset('23', 2), 1), true);
+  assert.equal(await folded(p.foldPodSet('ns/web', 'MODIFIED', podset('22', 2), 1)), true);
+  assert.equal(await folded(p.foldPodSet('ns/web', 'DELETED', podset('23', 2), 1)), true);
   assert.equal((await p.read('ns/web'))?.podset, undefined);
 });
 
 test('expectations: a create holds until the pod shows, a delete until its deletion shows', async () => {
   const p = await projection();
-  await p.foldPod('ns/web', 'ADDED', pod('old', '30', { phase: 'Running', ready: true }), 1);
+  await folded(p.foldPod('ns/web', 'ADDED', pod('old', '30', { phase: 'Running', ready: true }), 1));
   assert.equal(await p.expect('ns/web', 'create', ['new-1', 'new-2']), 2);
   assert.equal(await p.expect('ns/web', 'delete', ['old']), 1);
   assert.deepEqual((await p.read('ns/web'))?.pending.sort(), ['new-1', 'new-2', 'old']);
-  await p.foldPod('ns/web', 'ADDED', pod('new-1', '31'), 1);
-  await p.foldPod(
-    'ns/web',
-    'MODIFIED',
-    pod('old', '32', { phase: 'Running', ready: true, deleting: true }),
-    1,
+  await folded(p.foldPod('ns/web', 'ADDED', pod('new-1', '31'), 1));
+  await folded(
+    p.foldPod('ns/web', 'MODIFIED', pod('old', '32', { phase: 'Running', ready: true, deleting: true }), 1),
   );
   assert.deepEqual((await p.read('ns/web'))?.pending, ['new-2']);
-  await p.foldPod('ns/web', 'ADDED', pod('new-2', '33'), 1);
+  await folded(p.foldPod('ns/web', 'ADDED', pod('new-2', '33'), 1));
   assert.deepEqual((await p.read('ns/web'))?.pending, []);
 });
 
 test('expectations already met when recorded are not recorded; expired ones are dropped', async () => {
   const p = await projection();
-  await p.foldPod('ns/web', 'ADDED', pod('seen', '40'), 1);
+  await folded(p.foldPod('ns/web', 'ADDED', pod('seen', '40'), 1));
   assert.equal(await p.expect('ns/web', 'create', ['seen']), 0, 'its event came first');
   assert.equal(await p.expect('ns/web', 'delete', ['never-there']), 0, 'already gone');
   assert.equal(await p.expect('ns/web', 'create', ['lost'], 1), 1);
@@ -140,18 +146,20 @@ test('expectations already met when recorded are not recorded; expired ones are 
 
 test('a relist sweeps what it did not see, in its namespace only', async () => {
   const p = await projection();
-  await p.foldPod('ns/web', 'ADDED', pod('kept', '50'), 1);
-  await p.foldPod('ns/web', 'ADDED', pod('gone', '51'), 1);
-  await p.foldPod(
-    'other/web',
-    'ADDED',
-    { ...pod('elsewhere', '52'), metadata: { ...pod('elsewhere', '52').metadata, namespace: 'other' } },
-    1,
+  await folded(p.foldPod('ns/web', 'ADDED', pod('kept', '50'), 1));
+  await folded(p.foldPod('ns/web', 'ADDED', pod('gone', '51'), 1));
+  await folded(
+    p.foldPod(
+      'other/web',
+      'ADDED',
+      { ...pod('elsewhere', '52'), metadata: { ...pod('elsewhere', '52').metadata, namespace: 'other' } },
+      1,
+    ),
   );
-  await p.foldPodSet('ns/web', 'ADDED', podset('53', 1), 1);
+  await folded(p.foldPodSet('ns/web', 'ADDED', podset('53', 1), 1));
   const epoch = await p.nextEpoch('pods/ns');
   assert.ok(epoch >= 1);
-  await p.foldPod('ns/web', 'MODIFIED', pod('kept', '50'), epoch + 1);
+  await folded(p.foldPod('ns/web', 'MODIFIED', pod('kept', '50'), epoch + 1));
   assert.equal(await p.sweep('pod', 'ns', epoch + 1), 1);
   assert.deepEqual(
     (await p.read('ns/web'))?.pods.map((x) => x.metadata.name),
@@ -163,8 +171,31 @@ test('a relist sweeps what it did not see, in its namespace only', async () => {
 
 test('not ready (no complete relist folded yet): read answers undefined', async () => {
   const p = new Projection({ client, prefix: '{podset}', queueName: `proj-${++n}` });
-  await p.foldPod('ns/web', 'ADDED', pod('a', '60'), 1);
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '60'), 1));
   assert.equal(await p.read('ns/web'), undefined);
   await p.markReady();
   assert.equal((await p.read('ns/web'))?.pods.length, 1);
+});
+
+test('a fold whose request failed owes it again when the event is re-delivered', async () => {
+  const p = await projection();
+  assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('a', '70'), 1)), true);
+  const lost = await p.foldPod('ns/web', 'MODIFIED', pod('a', '71', { phase: 'Running', ready: true }), 1);
+  assert.equal(lost.owed, true);
+  // The request failed (requested() never called); the watch re-delivers the same event.
+  const again = await p.foldPod('ns/web', 'MODIFIED', pod('a', '71', { phase: 'Running', ready: true }), 1);
+  assert.equal(again.owed, true, 'still owed: nothing was requested for it');
+  await again.requested();
+  assert.equal(
+    (await p.foldPod('ns/web', 'MODIFIED', pod('a', '71', { phase: 'Running', ready: true }), 1)).owed,
+    false,
+    'once requested, a repeat owes nothing',
+  );
+});
+
+test('a relist fold is recorded as requested (the relist requests every key itself)', async () => {
+  const p = await projection();
+  const f = await p.foldPod('ns/web', 'ADDED', pod('r', '80'), 1, { requestedAnyway: true });
+  assert.equal(f.owed, false);
+  assert.equal((await p.foldPod('ns/web', 'MODIFIED', pod('r', '81', { node: 'n1' }), 1)).owed, false);
 });

@@ -6,7 +6,17 @@
 // A fixed seed fixes the schedule (which PodSet, which change, which worker, when); what the OS
 // scheduler does with it is not repeatable.
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
@@ -138,7 +148,7 @@ export function makeSchedule(o: ChaosOptions): Schedule {
   faults.push({ at: Math.floor(windowMs * 0.65), kind: 'kill-leader' });
   // Every open watch goes silent: the watcher's view (and the projection) lags while workers go on,
   // until its watchdog notices and re-watches.
-  faults.push({ at: Math.floor(windowMs * 0.7), kind: 'stall-watches' });
+  faults.push({ at: Math.floor(windowMs * 0.5), kind: 'stall-watches' });
   faults.push({ at: Math.floor(windowMs * 0.8), kind: 'redis-restart-empty' });
   faults.sort((a, b) => a.at - b.at);
   return { initialReplicas, changes, faults };
@@ -251,6 +261,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const apiCallsByVerb: Record<string, number> = {};
   const apiErrorsByCode: Record<string, number> = {};
   const lastReconcileStart = new Map<string, number>();
+  // With STATE_SOURCE=projection a reconcile reads no PodSet from the API: its start is read from the
+  // workers' "reconciled" log lines instead (their time minus their duration).
+  const workerLogStarts = new LogTail(env.logDir, /^worker-/);
   let reconciles = 0;
   const stopAudit = sim.audit.onEntry((e) => {
     if (e.user !== 'worker' && e.user !== 'watcher') return;
@@ -470,6 +483,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   // ---- helpers (closures over the run's state) ----
 
   function convergenceProblems(): string[] {
+    workerLogStarts.scan(lastReconcileStart);
     const pods = sim.cluster.list(PODS);
     const problems: string[] = [];
     for (const [i, n] of names.entries()) {
@@ -524,6 +538,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     try {
       if (c.kind === 'scale') {
         const copy = structuredClone(ps) as KubeObject & { spec: { replicas: number } };
+        // A scale to the replicas it has changes nothing: no reconcile is owed for it.
+        if (copy.spec.replicas === c.replicas) {
+          count(userChanges, 'skipped (scale to the same replicas)');
+          return;
+        }
         copy.spec.replicas = c.replicas;
         sim.cluster.update(PODSETS, copy);
         lastChange.set(key, Date.now());
@@ -626,6 +645,49 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         note(`API server: ${n} open watches stalled (no events, no bookmarks)`);
         count(processKills, 'watches stalled');
         return;
+      }
+    }
+  }
+}
+
+/** Reads the workers' log files as they grow: each key's latest reconcile start from its "reconciled" lines. */
+class LogTail {
+  readonly #dir: string;
+  readonly #files: RegExp;
+  readonly #offsets = new Map<string, number>();
+  readonly #partial = new Map<string, string>();
+
+  constructor(dir: string, files: RegExp) {
+    this.#dir = dir;
+    this.#files = files;
+  }
+
+  scan(starts: Map<string, number>): void {
+    for (const f of readdirSync(this.#dir).filter((name) => this.#files.test(name))) {
+      const file = path.join(this.#dir, f);
+      const offset = this.#offsets.get(file) ?? 0;
+      const size = statSync(file).size;
+      if (size <= offset) continue;
+      const fd = openSync(file, 'r');
+      const buf = Buffer.alloc(size - offset);
+      try {
+        readSync(fd, buf, 0, buf.length, offset);
+      } finally {
+        closeSync(fd);
+      }
+      this.#offsets.set(file, size);
+      const lines = ((this.#partial.get(file) ?? '') + buf.toString('utf8')).split('\n');
+      this.#partial.set(file, lines.pop() ?? '');
+      for (const line of lines) {
+        if (!line.includes('"msg":"reconciled"')) continue;
+        try {
+          const r = JSON.parse(line) as { podset?: string; time?: number; ms?: number };
+          if (r.podset === undefined || r.time === undefined) continue;
+          const start = r.time - (r.ms ?? 0);
+          if (start > (starts.get(r.podset) ?? 0)) starts.set(r.podset, start);
+        } catch {
+          // a line cut by a SIGKILL
+        }
       }
     }
   }
