@@ -36,7 +36,7 @@ import type {
 import type { Logger } from 'pino';
 import type { EventRecorder, InvolvedPodSet } from './events.ts';
 import { executeCreates, executeDeletes, type CreateFailure } from './executor.ts';
-import { rvMax, type ProjectedState } from '@podset/queue';
+import { rvMax, type ProjectedPodSet, type ProjectedState } from '@podset/queue';
 import { withTimeout } from '@podset/runtime';
 import { memoryParkStore, type ParkStore } from './park-store.ts';
 import { memoryRvStore, type RvStore } from './rv-store.ts';
@@ -123,6 +123,8 @@ export interface ControllerDeps {
 export interface StateProjection {
   read(key: string): Promise<ProjectedState | undefined>;
   expect(key: string, what: 'create' | 'delete', names: readonly string[]): Promise<number>;
+  /** Our own write of the PodSet, so the next reconcile writes against its resourceVersion. */
+  wrote(key: string, podset: ProjectedPodSet): Promise<void>;
 }
 
 /** A reconcile that finds its own creates or deletes not yet shown looks again after this long at most. */
@@ -388,12 +390,20 @@ export function createController(deps: ControllerDeps): Controller {
   /** Add or remove podset.io/cleanup. The resourceVersion in the merge patch makes it conditional (409). */
   async function setFinalizer(podset: PodSetWire, present: boolean): Promise<PodSetWire> {
     const others = (podset.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
-    return kube.podSets.patch(podset.metadata.namespace, podset.metadata.name!, {
+    const patched = await kube.podSets.patch(podset.metadata.namespace, podset.metadata.name!, {
       metadata: {
         finalizers: present ? [...others, CLEANUP_FINALIZER] : others,
         resourceVersion: podset.metadata.resourceVersion,
       },
     });
+    // Not after removing it: the PodSet may be gone by now, and its DELETED event folded.
+    if (present) {
+      await deps.projection?.wrote(
+        `${podset.metadata.namespace}/${podset.metadata.name}`,
+        patched as unknown as ProjectedPodSet,
+      );
+    }
+    return patched;
   }
 
   /**
@@ -545,6 +555,7 @@ export function createController(deps: ControllerDeps): Controller {
     const status = settled.status;
     const written = await writeStatus(kube, podset, status as unknown as PodSetStatusWire, ctx.signal);
     await remember(key, [written.metadata.resourceVersion]);
+    await deps.projection?.wrote(key, written as unknown as ProjectedPodSet);
     log.info({ replicas: status.replicas, readyReplicas: status.readyReplicas }, 'status written');
   }
 

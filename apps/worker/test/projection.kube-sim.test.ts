@@ -106,7 +106,11 @@ test('a reconcile reads the projection, not the API; its creates are expected un
 
 test('control: without its expectations the same stale projection would create twice', async () => {
   const { name, key, projection } = await setUp(3);
-  const forgetful: StateProjection = { read: (k) => projection.read(k), expect: async () => 0 };
+  const forgetful: StateProjection = {
+    read: (k) => projection.read(k),
+    expect: async () => 0,
+    wrote: (k, ps) => projection.wrote(k, ps),
+  };
   const controller = controllerWith(forgetful);
   await controller.syncHandler(key);
   await controller.syncHandler(key);
@@ -126,4 +130,21 @@ test('a projection that is not ready yet (no complete relist): the reconcile rea
   await controllerWith(projection).syncHandler(`default/${name}`);
   assert.deepEqual(readsSince(since).sort(), ['get podsets', 'list pods']);
   assert.equal((await podsOf(name)).length, 2);
+});
+
+test("the worker's own status write is folded at once: the next reconcile writes against it, no 409", async () => {
+  const { name, key, projection } = await setUp(2);
+  const controller = controllerWith(projection);
+  await controller.syncHandler(key);
+  await foldPods(projection, key, name);
+  const written = await kube.podSets.get('default', name);
+  assert.equal(
+    (await projection.read(key))?.podset?.metadata.resourceVersion,
+    written.metadata.resourceVersion,
+    'the projection holds the PodSet as the worker last wrote it',
+  );
+  const since = new Date().toISOString();
+  await controller.syncHandler(key);
+  const conflicts = sim.audit.query({ namespace: 'default', since }).filter((e) => e.code === 409);
+  assert.deepEqual(conflicts, []);
 });

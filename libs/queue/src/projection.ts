@@ -159,9 +159,18 @@ local kind, typ, field, epoch, rv, inputs, json = ARGV[1], ARGV[2], ARGV[3], ARG
 local requestedAnyway = ARGV[9] == '1'
 local old
 if kind == 'pod' then old = redis.call('HGET', KEYS[1], field) else old = redis.call('GET', KEYS[1]) end
-local oldRv
-if old then oldRv = string.match(old, '^[^\\t]*\\t([^\\t]*)\\t') end
-if oldRv and oldRv ~= '' and rv ~= '' and not rvNewer(rv, oldRv) and oldRv ~= rv then return 0 end
+local oldEpoch, oldRv
+if old then oldEpoch, oldRv = string.match(old, '^([^\\t]*)\\t([^\\t]*)\\t') end
+-- The entry keeps the newest epoch that saw the object: a relist that lists an older version than one
+-- already folded (a worker's own write, folded at once) still counts as having seen it.
+if oldEpoch and tonumber(oldEpoch) > tonumber(epoch) then epoch = oldEpoch end
+if oldRv and oldRv ~= '' and rv ~= '' and not rvNewer(rv, oldRv) and oldRv ~= rv then
+  if epoch ~= oldEpoch then
+    local rest = string.sub(old, #oldEpoch + 1)
+    if kind == 'pod' then redis.call('HSET', KEYS[1], field, epoch .. rest) else redis.call('SET', KEYS[1], epoch .. rest) end
+  end
+  return 0
+end
 local requested = redis.call('HGET', KEYS[4], field)
 if typ == 'DELETED' then
   if kind == 'pod' then
@@ -370,6 +379,14 @@ export class Projection {
         else await this.#client.hset(k.requested, field, inputs);
       },
     };
+  }
+
+  /**
+   * A worker's own write of the PodSet (status, finalizer), folded at once: the next reconcile of the key
+   * writes against this resourceVersion instead of meeting a 409 while the watch event is on its way.
+   */
+  async wrote(key: string, podset: ProjectedPodSet): Promise<void> {
+    await this.foldPodSet(key, 'MODIFIED', podset, 0);
   }
 
   /** A new epoch for a relist of `stream`: everything it folds carries it. */

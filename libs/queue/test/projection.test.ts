@@ -199,3 +199,13 @@ test('a relist fold is recorded as requested (the relist requests every key itse
   assert.equal(f.owed, false);
   assert.equal((await p.foldPod('ns/web', 'MODIFIED', pod('r', '81', { node: 'n1' }), 1)).owed, false);
 });
+
+test("a worker's own newer write survives a relist that listed an older version (not swept)", async () => {
+  const p = await projection();
+  await p.wrote('ns/web', podset('91', 1, { replicas: 3 }));
+  const epoch = await p.nextEpoch('podsets/ns');
+  // The relist listed the PodSet before that write: older RV, not folded over it, but seen.
+  await p.foldPodSet('ns/web', 'ADDED', podset('90', 1), epoch, { requestedAnyway: true });
+  assert.equal(await p.sweep('podset', 'ns', epoch), 0);
+  assert.equal((await p.read('ns/web'))?.podset?.metadata.resourceVersion, '91');
+});
