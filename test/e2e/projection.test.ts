@@ -3,6 +3,8 @@
 // of the API; a Redis restarted empty is rebuilt from a relist before workers trust it again.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, Projection } from '@podset/queue';
 import { activePodsOf } from './support/check.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
@@ -54,6 +56,23 @@ test('PodSets converge, scale, heal and go, with no reads of the API once the pr
       ? []
       : ['still there'],
   );
+  // The worker's cleanup before its finalizer went took pc's projected state with it.
+  const redis = new Redis(env.redis.url);
+  try {
+    const projection = new Projection({
+      client: redis,
+      prefix: DEFAULT_PREFIX,
+      queueName: DEFAULT_QUEUE_NAME,
+    });
+    await env.waitFor("pc's projected state removed", async () =>
+      (await redis.exists(...Object.values(projection.keys('default/pc')))) === 0 &&
+      !(await redis.smembers(projection.indexKey)).includes('default/pc')
+        ? []
+        : ['still there'],
+    );
+  } finally {
+    redis.disconnect();
+  }
   env.assertAllRunning();
 });
 

@@ -114,8 +114,12 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
     events,
     log,
     ...stores.forController,
-    // A deleted PodSet's finished jobs and event-log entries, through the queue's own connections.
-    cleanup: (key) => queueWorker.queue.forgetKey(key, { eventLogKey: logKey }),
+    // A deleted PodSet's finished jobs, event-log entries and projected state.
+    cleanup: async (key) => {
+      const removed = await queueWorker.queue.forgetKey(key, { eventLogKey: logKey });
+      const projection = await stores.forController.projection?.forget(key);
+      return projection === undefined ? removed : { ...removed, projectionKeys: projection };
+    },
     options: {
       createBurst: settings.createBurst,
       listMode: settings.listMode ?? 'consistent',

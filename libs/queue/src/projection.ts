@@ -389,6 +389,19 @@ export class Projection {
     await this.foldPodSet(key, 'MODIFIED', podset, 0);
   }
 
+  /**
+   * A deleted PodSet's whole state, once its pods are gone (the worker's cleanup before the finalizer
+   * goes): nothing of it outlives it, and the sweep no longer visits its key. Returns the keys removed.
+   */
+  async forget(key: string): Promise<number> {
+    const k = this.keys(key);
+    const [removed] = await Promise.all([
+      this.#client.del(k.podset, k.pods, k.expect, k.requested),
+      this.#client.srem(this.indexKey, key),
+    ]);
+    return removed;
+  }
+
   /** A new epoch for a relist of `stream`: everything it folds carries it. */
   async nextEpoch(stream: string): Promise<number> {
     return await this.#client.incr(`${this.base}:epoch:${stream}`);

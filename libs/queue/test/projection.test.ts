@@ -209,3 +209,16 @@ test("a worker's own newer write survives a relist that listed an older version 
   assert.equal(await p.sweep('podset', 'ns', epoch), 0);
   assert.equal((await p.read('ns/web'))?.podset?.metadata.resourceVersion, '91');
 });
+
+test('forget: a deleted PodSet leaves nothing behind, not even its name in the index', async () => {
+  const p = await projection();
+  await folded(p.foldPodSet('ns/gone', 'ADDED', podset('100', 1), 1));
+  await folded(p.foldPod('ns/gone', 'ADDED', pod('g', '101'), 1));
+  await p.expect('ns/gone', 'create', ['later']);
+  assert.ok((await client.smembers(p.indexKey)).includes('ns/gone'));
+  assert.equal(await p.forget('ns/gone'), 4);
+  assert.equal(await client.exists(...Object.values(p.keys('ns/gone'))), 0);
+  assert.ok(!(await client.smembers(p.indexKey)).includes('ns/gone'));
+  const state = await p.read('ns/gone');
+  assert.deepEqual(state, { podset: undefined, pods: [], pending: [] });
+});
