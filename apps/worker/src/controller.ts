@@ -128,7 +128,7 @@ export interface StateProjection {
 }
 
 /** A reconcile that finds its own creates or deletes not yet shown looks again after this long at most. */
-export const EXPECTATIONS_RECHECK_MS = 1_000;
+const EXPECTATIONS_RECHECK_MS = 1_000;
 
 /** A reconcile that went through but could not do all it had to: the queue retries it with backoff. */
 export class ReconcileError extends Error {

@@ -77,7 +77,7 @@ export interface ProjectedState {
 }
 
 /** How long an expectation holds at most (the ReplicaSet controller's 5 minutes). */
-export const EXPECTATION_TTL_MS = 5 * 60_000;
+const EXPECTATION_TTL_MS = 5 * 60_000;
 
 const ready = (pod: ProjectedPod) =>
   pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
@@ -88,7 +88,7 @@ function controllerUid(meta: ProjectedMeta): string {
 }
 
 /** The pod as kept: only what the planner reads. */
-export function trimPod(pod: ProjectedPod): ProjectedPod {
+function trimPod(pod: ProjectedPod): ProjectedPod {
   const m = pod.metadata;
   const owner = m.ownerReferences?.find((r) => r.controller === true);
   return {
@@ -138,7 +138,7 @@ export function podSetInputs(m: {
 }
 
 /** The PodSet as kept: metadata the worker writes against (RV, finalizers), spec and status. */
-export function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
+function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
   const { managedFields: _managed, ...metadata } = podset.metadata as ProjectedMeta & {
     managedFields?: unknown;
   };
