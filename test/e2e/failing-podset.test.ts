@@ -63,7 +63,10 @@ test('a PodSet the API keeps rejecting: MAX_ATTEMPTS creates, one status write, 
   await env.waitFor('a create attempt for the new generation', () =>
     rejectedCreates() > MAX_ATTEMPTS ? [] : ['no new create yet'],
   );
-  assert.equal(failure()?.message, `1 of 2 pod creates rejected: 422 Invalid`);
+  // Its status write follows the rejected create: wait for it rather than read between the two.
+  await env.waitFor('ReplicaFailure for the new generation', () =>
+    failure()?.message === `1 of 2 pod creates rejected: 422 Invalid` ? [] : [`saw ${failure()?.message}`],
+  );
 
   // Fixed: the pods are created and ReplicaFailure is cleared.
   const good = podSetManifest('bad', 2);
