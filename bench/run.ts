@@ -26,7 +26,8 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
   --podsets N --replicas R --workers W --concurrency C   (converge; default 1000 × 10, 2 × 16)
   --list-mode consistent|notOlderThan   --create-burst N   --latency-ms N
   --rate N --seconds S    (latency: watch events/s and duration; default 1000/s for 10 s)
-  --pods N                (footprint: the large count; default 100000)
+  --pods N --podsets N    (footprint: the large count and the PodSets they belong to; default 100000, 100;
+                          with --state-source projection it also measures the projection's Redis memory)
   --resync N              (live-before-bulk: PodSets in the resync; default 10000)
   --plot FILE             (converge: SVG of pods converged over time; default docs/perf-converge.svg, none with --smoke)
   --json FILE             where to write the JSON (default bench/results/<scenario>-<time>.json)
@@ -165,6 +166,8 @@ const runners: Record<string, () => Promise<Result>> = {
         ...common,
         small: smoke ? 100 : 1000,
         large: num('pods', a.pods, smoke ? 1000 : 100_000),
+        podsets: num('podsets', a.podsets, smoke ? 10 : 100),
+        projection: a['state-source'] === 'projection',
       },
       log,
     ),

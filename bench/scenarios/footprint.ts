@@ -1,5 +1,6 @@
 // footprint: the watcher's resident memory with `small` and with `large` pods under watch (pods owned by
-// 100 PodSets; no pod lifecycle, no workers: only the watcher runs). Three measurements in one run:
+// `podsets` PodSets; no pod lifecycle, no workers: only the watcher runs). With STATE_SOURCE=projection,
+// also the Redis memory of the projection the watcher folded (MEMORY USAGE of each of its keys). Three measurements in one run:
 // A watching `small` pods (started on them), the same A after `large - small` more pods were created
 // while it watched, and B started fresh on `large` pods (initial list). RSS is read from /proc once the
 // watcher has checkpointed the newest resourceVersion (it has handled every event) and settled.
@@ -23,14 +24,35 @@ import type { Proc } from '../../test/e2e/support/harness.ts';
 export interface FootprintOptions {
   small: number;
   large: number;
+  /** PodSets the pods are spread over. */
+  podsets: number;
+  /** The watcher folds a projection (STATE_SOURCE=projection): measure its Redis memory. */
+  projection: boolean;
   timeoutMs: number;
   profileDir?: string;
   smoke: boolean;
 }
 
 const CHECKPOINT = `${QUEUE_PREFIX}:${QUEUE_NAME}:watcher:rv`;
-const PODSETS = 100;
+const PROJECTION_KEYS = `${QUEUE_PREFIX}:${QUEUE_NAME}:proj:*`;
 const mib = (b: number): string => `${fmt(b / 1024 ** 2, 1)} MiB`;
+
+/** Bytes Redis holds for the projection: MEMORY USAGE (every element counted) of each of its keys. */
+async function projectionBytes(redis: Redis): Promise<number> {
+  let cursor = '0';
+  let bytes = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', PROJECTION_KEYS, 'COUNT', 1000);
+    cursor = next;
+    const usage = redis.pipeline();
+    for (const k of keys) usage.call('MEMORY', 'USAGE', k, 'SAMPLES', '0');
+    for (const [err, n] of (await usage.exec()) ?? []) {
+      if (err) throw err;
+      bytes += Number(n ?? 0);
+    }
+  } while (cursor !== '0');
+  return bytes;
+}
 
 export async function footprint(o: FootprintOptions, log: (s: string) => void): Promise<Result> {
   const world = await World.start('footprint', {
@@ -41,15 +63,16 @@ export async function footprint(o: FootprintOptions, log: (s: string) => void): 
   const redis = new Redis(world.redis.url);
   try {
     const sets: PodSet[] = [];
-    for (let i = 0; i < PODSETS; i++)
-      sets.push(await world.admin.json<PodSet>('POST', PODSETS_PATH, podSetBody(`ps-${i}`, 0)));
+    await pool(o.podsets, 32, async (i) => {
+      sets[i] = await world.admin.json<PodSet>('POST', PODSETS_PATH, podSetBody(`ps-${i}`, 0));
+    });
     let lastRv = 0;
     const createPods = async (from: number, to: number): Promise<void> => {
       await pool(to - from, 32, async (k) => {
         const pod = await world.admin.json<{ metadata: { resourceVersion: string } }>(
           'POST',
           PODS_PATH,
-          podManifest(sets[(from + k) % PODSETS]!),
+          podManifest(sets[(from + k) % o.podsets]!),
         );
         lastRv = Math.max(lastRv, Number(pod.metadata.resourceVersion));
       });
@@ -87,6 +110,7 @@ export async function footprint(o: FootprintOptions, log: (s: string) => void): 
     const a = await world.startWatcher('watcher-a', prof);
     await caughtUp(a, 'A on the small set');
     const small = await settledRss(a);
+    const projectionSmall = o.projection ? await projectionBytes(redis) : NaN;
     log(`footprint: A at ${o.small} pods: ${mib(small.rss)}; creating ${o.large - o.small} more`);
     const t0 = performance.now();
     await createPods(o.small, o.large);
@@ -94,6 +118,7 @@ export async function footprint(o: FootprintOptions, log: (s: string) => void): 
     const lag = await caughtUp(a, 'A while pods were created');
     const watchSeconds = (performance.now() - t0) / 1000;
     const largeWatched = await settledRss(a);
+    const projectionLarge = o.projection ? await projectionBytes(redis) : NaN;
     log(`footprint: A at ${o.large} pods: ${mib(largeWatched.rss)}`);
     await a.stop();
     await redis.del(CHECKPOINT);
@@ -129,10 +154,25 @@ export async function footprint(o: FootprintOptions, log: (s: string) => void): 
       },
       { figure: `B: initial list of ${o.large} pods`, value: `${fmt(listSeconds, 1)} s` },
     ];
+    // The goal is stated for 100k pods; at other sizes the same per-pod budget (40 MiB / 100k).
+    const projectionGoal = (40 * 1024 ** 2 * o.large) / 100_000;
+    if (o.projection)
+      rows.push(
+        {
+          figure: `Redis: the projection with ${o.small} pods, with ${o.large} (${o.podsets} PodSets)`,
+          value: `${mib(projectionSmall)}, ${mib(projectionLarge)} (${fmt(projectionLarge / o.large, 0)} B per pod)`,
+        },
+        {
+          figure: `Redis: the projection with ${o.large} pods`,
+          value: mib(projectionLarge),
+          target: `≤ ${mib(projectionGoal)}`,
+          met: projectionLarge <= projectionGoal,
+        },
+      );
     return {
       scenario: 'footprint',
       smoke: o.smoke,
-      options: { small: o.small, large: o.large, podsets: PODSETS },
+      options: { small: o.small, large: o.large, podsets: o.podsets },
       rows,
       data: {
         small,
@@ -144,6 +184,7 @@ export async function footprint(o: FootprintOptions, log: (s: string) => void): 
         watchSeconds,
         lag,
         listSeconds,
+        ...(o.projection ? { projectionBytes: { small: projectionSmall, large: projectionLarge } } : {}),
       },
     };
   } finally {

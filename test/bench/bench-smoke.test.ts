@@ -43,11 +43,11 @@ interface Record_ {
 const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
-// All five at once: most of a smoke run is processes starting and waiting, not CPU.
-describe('bench --smoke', { concurrency: 5 }, () => {
-  async function smoke(scenario: string, figures: string[]): Promise<Record_> {
-    const json = path.join(dir, `${scenario}.json`);
-    const out = await bench([scenario, '--smoke', '--json', json]);
+// All at once: most of a smoke run is processes starting and waiting, not CPU.
+describe('bench --smoke', { concurrency: 6 }, () => {
+  async function smoke(scenario: string, figures: string[], extra: string[] = []): Promise<Record_> {
+    const json = path.join(dir, `${scenario}${extra.join('')}.json`);
+    const out = await bench([scenario, '--smoke', '--json', json, ...extra]);
     const context = `exit ${out.code}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr.slice(-3000)}`;
     assert.equal(out.code, 0, context);
     assert.match(out.stdout, new RegExp(`^${scenario} \\(smoke\\)`, 'm'), context);
@@ -104,6 +104,18 @@ describe('bench --smoke', { concurrency: 5 }, () => {
   test('footprint: watcher RSS at both sizes reported', async () => {
     const r = await smoke('footprint', ['A: 1000 / 100', 'B: 1000 / A 100']);
     assert.ok(Number(r.data.ratioWatched) > 0 && Number(r.data.ratioFresh) > 0);
+  });
+
+  test('footprint with the projection: its Redis memory reported at both sizes, growing with the pods', async () => {
+    const r = await smoke(
+      'footprint',
+      ['Redis: the projection with 100 pods, with 1000 (10 PodSets)'],
+      ['--state-source', 'projection'],
+    );
+    const bytes = r.data.projectionBytes as { small: number; large: number };
+    assert.ok(bytes.small > 0, `the projection holds the first 100 pods: ${bytes.small} B`);
+    // 900 more pods: at least their names and uids (≥ 60 B each) more.
+    assert.ok(bytes.large - bytes.small > 900 * 60, `grew by ${bytes.large - bytes.small} B`);
   });
 
   test('live-before-bulk: the scale change lands idle and with a resync queued', async () => {

@@ -4,8 +4,9 @@
 //
 // Per PodSet key `ns/name`:
 //   <base>:ps:<key>    the PodSet as the planner reads it (JSON), with the epoch and RV it was folded at
-//   <base>:pods:<key>  hash pod name → epoch, RV, plan inputs and the pod as the planner reads it
+//   <base>:pods:<key>  hash pod name → epoch, RV and the pod's fields the planner reads (projection-entry.ts)
 //   <base>:exp:<key>   hash pod name → expiry (ms): creates and deletes a worker made and has not seen yet
+//   <base>:req:<key>   hash pod name (or '@ps') → digest of the plan inputs last requested
 // and <base>:ready, set once a complete relist has been folded (until then workers read the API).
 //
 // A fold answers whether the event changed anything a plan reads (phase, readiness, deletion, owner of
@@ -15,35 +16,19 @@
 // nobody watched) are swept by their epoch.
 import type { RedisClient } from './connection.ts';
 import { luaScript, runScript } from './lua.ts';
+import {
+  decodePod,
+  encodePod,
+  inputsDigest,
+  podSetInputs,
+  POD_DELETING_LUA,
+  type ProjectedMeta,
+  type ProjectedPod,
+} from './projection-entry.ts';
 import { RV_NEWER_LUA } from './resource-version.ts';
 
-/** The fields of an object's metadata the projection keeps. */
-export interface ProjectedMeta {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  finalizers?: string[];
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: {
-    apiVersion?: string;
-    kind?: string;
-    name?: string;
-    uid?: string;
-    controller?: boolean;
-  }[];
-}
-
-/** A pod as the planner reads it. */
-export interface ProjectedPod {
-  metadata: ProjectedMeta;
-  spec?: { nodeName?: string };
-  status?: { phase?: string; conditions?: { type?: string; status?: string }[] };
-}
+export type { ProjectedMeta, ProjectedPod } from './projection-entry.ts';
+export { podSetInputs } from './projection-entry.ts';
 
 /** A PodSet as the planner and the status writer read it. */
 export interface ProjectedPodSet {
@@ -79,64 +64,6 @@ export interface ProjectedState {
 /** How long an expectation holds at most (the ReplicaSet controller's 5 minutes). */
 const EXPECTATION_TTL_MS = 5 * 60_000;
 
-const ready = (pod: ProjectedPod) =>
-  pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-
-/** The controller owner's uid (the one ownership rule: the controller reference). */
-function controllerUid(meta: ProjectedMeta): string {
-  return meta.ownerReferences?.find((r) => r.controller === true)?.uid ?? '';
-}
-
-/** The pod as kept: only what the planner reads. */
-function trimPod(pod: ProjectedPod): ProjectedPod {
-  const m = pod.metadata;
-  const owner = m.ownerReferences?.find((r) => r.controller === true);
-  return {
-    metadata: {
-      ...(m.name !== undefined ? { name: m.name } : {}),
-      ...(m.namespace !== undefined ? { namespace: m.namespace } : {}),
-      ...(m.uid !== undefined ? { uid: m.uid } : {}),
-      ...(m.creationTimestamp !== undefined ? { creationTimestamp: m.creationTimestamp } : {}),
-      ...(m.deletionTimestamp !== undefined ? { deletionTimestamp: m.deletionTimestamp } : {}),
-      ...(owner !== undefined ? { ownerReferences: [owner] } : {}),
-    },
-    ...(pod.spec?.nodeName ? { spec: { nodeName: pod.spec.nodeName } } : {}),
-    status: {
-      ...(pod.status?.phase !== undefined ? { phase: pod.status.phase } : {}),
-      conditions: [{ type: 'Ready', status: ready(pod) ? 'True' : 'False' }],
-    },
-  };
-}
-
-/** What of a pod can change a plan: phase, readiness, deletion and owner (and which pod of that name). */
-export function podInputs(pod: ProjectedPod): string {
-  return JSON.stringify([
-    pod.status?.phase ?? '',
-    ready(pod),
-    pod.metadata.deletionTimestamp ?? '',
-    controllerUid(pod.metadata),
-    pod.metadata.uid ?? '',
-  ]);
-}
-
-/** What of a PodSet besides its status can change a plan (a status-only change is the operator's own). */
-export function podSetInputs(m: {
-  uid?: string | undefined;
-  generation?: number | undefined;
-  deletionTimestamp?: unknown;
-  finalizers?: string[] | undefined;
-  labels?: Record<string, string> | undefined;
-}): string {
-  const labels = Object.entries(m.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([
-    m.uid ?? '',
-    m.generation ?? null,
-    m.deletionTimestamp ?? '',
-    [...(m.finalizers ?? [])].sort(),
-    labels,
-  ]);
-}
-
 /** The PodSet as kept: metadata the worker writes against (RV, finalizers), spec and status. */
 function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
   const { managedFields: _managed, ...metadata } = podset.metadata as ProjectedMeta & {
@@ -145,17 +72,18 @@ function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
   return { metadata, spec: podset.spec, ...(podset.status !== undefined ? { status: podset.status } : {}) };
 }
 
-// A stored entry: epoch \t rv \t inputs \t json. Inputs and JSON never hold a raw tab (JSON escapes it).
+// A stored entry: epoch \t rv \t payload — a pod's fields (never a raw tab inside one) or a PodSet's JSON.
 // KEYS[1] the hash (pods) or string (PodSet) key, KEYS[2] the expectations hash (pods; unused for PodSets),
 // KEYS[3] the index of keys with entries (for the sweep), KEYS[4] the inputs last *requested* per object.
-// ARGV: kind ('pod'|'podset'), type, field (pod name; '@ps' for the PodSet), epoch, rv, inputs, json, the
-// PodSet key, and '1' when the fold's request is made anyway (a relist requests every key).
+// ARGV: kind ('pod'|'podset'), type, field (pod name; '@ps' for the PodSet), epoch, rv, inputs digest,
+// payload, the PodSet key, and '1' when the fold's request is made anyway (a relist requests every key).
 // Returns 1 when a reconcile is owed: the inputs differ from those last requested (or the object went).
 // The answer is against what was *requested*, not what was folded, because a fold and its request are
 // two steps: when the request fails, the watch re-delivers the event, and its fold must ask again.
 const FOLD = luaScript(`
 ${RV_NEWER_LUA}
-local kind, typ, field, epoch, rv, inputs, json = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
+${POD_DELETING_LUA}
+local kind, typ, field, epoch, rv, inputs, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 local requestedAnyway = ARGV[9] == '1'
 local old
 if kind == 'pod' then old = redis.call('HGET', KEYS[1], field) else old = redis.call('GET', KEYS[1]) end
@@ -183,7 +111,7 @@ if typ == 'DELETED' then
   if requested then return 1 end
   return 0
 end
-local value = epoch .. '\\t' .. rv .. '\\t' .. inputs .. '\\t' .. json
+local value = epoch .. '\\t' .. rv .. '\\t' .. payload
 redis.call('SADD', KEYS[3], ARGV[8])
 if kind == 'pod' then
   redis.call('HSET', KEYS[1], field, value)
@@ -191,7 +119,7 @@ if kind == 'pod' then
   local exp = redis.call('HGET', KEYS[2], field)
   if exp then
     local what = string.sub(exp, 1, 1)
-    if what == 'c' or string.find(inputs, '^%["[^"]*",[a-z]+,"[^"]') then redis.call('HDEL', KEYS[2], field) end
+    if what == 'c' or podDeleting(value) then redis.call('HDEL', KEYS[2], field) end
   end
 else
   redis.call('SET', KEYS[1], value)
@@ -205,6 +133,7 @@ return 1
 // A name already shown as the worker expects it (created: present; deleted: absent or deleting) is not
 // recorded: its event came first and will not come again.
 const EXPECT = luaScript(`
+${POD_DELETING_LUA}
 local now, ttl, what = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local n = 0
 for i = 4, #ARGV do
@@ -212,7 +141,7 @@ for i = 4, #ARGV do
   local cur = redis.call('HGET', KEYS[1], name)
   local seen
   if what == 'c' then seen = cur ~= false
-  else seen = (cur == false) or (string.find(cur, '^[^\\t]*\\t[^\\t]*\\t%["[^"]*",[a-z]+,"[^"]') ~= nil) end
+  else seen = (cur == false) or podDeleting(cur) end
   if not seen then
     redis.call('HSET', KEYS[2], name, what .. (now + ttl))
     n = n + 1
@@ -223,11 +152,11 @@ return n
 `);
 
 // Read: KEYS[1] PodSet, KEYS[2] pods, KEYS[3] expectations, KEYS[4] ready marker; ARGV[1] now.
-// Expired expectations are dropped. Returns {ready, podset, pods..., '', pending names...}.
+// Expired expectations are dropped. Returns {ready, podset, pod name, pod entry, ..., '', pending names...}.
 const READ = luaScript(`
 local now = tonumber(ARGV[1])
 local out = { redis.call('EXISTS', KEYS[4]), redis.call('GET', KEYS[1]) or '' }
-local pods = redis.call('HVALS', KEYS[2])
+local pods = redis.call('HGETALL', KEYS[2])
 for _, v in ipairs(pods) do out[#out + 1] = v end
 out[#out + 1] = ''
 local exp = redis.call('HGETALL', KEYS[3])
@@ -307,18 +236,8 @@ export class Projection {
     epoch: number,
     opts: FoldOptions = {},
   ): Promise<Fold> {
-    const trimmed = trimPod(pod);
-    return this.#fold(
-      key,
-      'pod',
-      pod.metadata.name ?? '',
-      type,
-      trimmed,
-      podInputs(trimmed),
-      epoch,
-      pod,
-      opts,
-    );
+    const { fields, inputs } = encodePod(pod);
+    return this.#fold(key, 'pod', pod.metadata.name ?? '', type, fields, inputs, epoch, pod, opts);
   }
 
   /** Folds a PodSet event (a status-only change owes no reconcile). */
@@ -330,12 +249,13 @@ export class Projection {
     opts: FoldOptions = {},
   ): Promise<Fold> {
     const trimmed = trimPodSet(podset);
+    const payload = JSON.stringify(trimmed);
     return this.#fold(
       key,
       'podset',
       '@ps',
       type,
-      trimmed,
+      payload,
       podSetInputs(trimmed.metadata),
       epoch,
       podset,
@@ -348,13 +268,14 @@ export class Projection {
     kind: 'pod' | 'podset',
     field: string,
     type: FoldType,
-    trimmed: ProjectedPod | ProjectedPodSet,
+    payload: string,
     inputs: string,
     epoch: number,
     obj: ProjectedPod | ProjectedPodSet,
     opts: FoldOptions,
   ): Promise<Fold> {
     const k = this.keys(key);
+    const digest = inputsDigest(inputs);
     const owed =
       (await runScript(
         this.#client,
@@ -366,8 +287,8 @@ export class Projection {
           field,
           String(epoch),
           obj.metadata.resourceVersion ?? '',
-          inputs,
-          JSON.stringify(trimmed),
+          digest,
+          payload,
           key,
           opts.requestedAnyway === true ? '1' : '0',
         ],
@@ -376,7 +297,7 @@ export class Projection {
       owed,
       requested: async () => {
         if (type === 'DELETED') await this.#client.hdel(k.requested, field);
-        else await this.#client.hset(k.requested, field, inputs);
+        else await this.#client.hset(k.requested, field, digest);
       },
     };
   }
@@ -473,10 +394,15 @@ export class Projection {
     if (out[0] !== 1) return undefined;
     const rest = out.slice(2) as string[];
     const split = rest.indexOf('');
-    const parse = <T>(v: string): T => JSON.parse(v.slice(nthTab(v, 3) + 1)) as T;
+    const pods: ProjectedPod[] = [];
+    for (let i = 0; i < split; i += 2) {
+      const entry = rest[i + 1]!;
+      pods.push(decodePod(rest[i]!, key, entry.slice(nthTab(entry, 2) + 1)));
+    }
     return {
-      podset: out[1] === '' ? undefined : parse<ProjectedPodSet>(out[1]),
-      pods: rest.slice(0, split).map((v) => parse<ProjectedPod>(v)),
+      podset:
+        out[1] === '' ? undefined : (JSON.parse(out[1].slice(nthTab(out[1], 2) + 1)) as ProjectedPodSet),
+      pods,
       pending: rest.slice(split + 1),
     };
   }

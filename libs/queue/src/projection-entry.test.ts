@@ -1,0 +1,79 @@
+// The projection's compact pod entry: what the planner reads survives the round trip exactly, and the
+// inputs change exactly when a plan input does.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isControlledBy, type PodSet } from '@podset/reconcile';
+import { decodePod, encodePod, inputsDigest, type ProjectedPod } from './projection-entry.ts';
+
+const owner = { apiVersion: 'podset.io/v1', kind: 'PodSet', name: 'web', uid: 'ps-uid', controller: true };
+
+function pod(over: Partial<ProjectedPod['metadata']> = {}, phase = 'Running', ready = true): ProjectedPod {
+  return {
+    metadata: {
+      name: 'web-abcde',
+      namespace: 'ns',
+      uid: 'pod-uid',
+      resourceVersion: '7',
+      creationTimestamp: '2026-11-25T08:00:00Z',
+      ownerReferences: [owner],
+      labels: { app: 'web' },
+      ...over,
+    },
+    spec: { nodeName: 'node-1' },
+    status: { phase, conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+  };
+}
+
+test('a pod decodes to what the planner reads of it: name, namespace, uid, times, owner, node, phase, readiness', () => {
+  const original = pod({ deletionTimestamp: '2026-11-25T08:01:00Z' });
+  const decoded = decodePod('web-abcde', 'ns/web', encodePod(original).fields);
+  assert.deepEqual(decoded, {
+    metadata: {
+      name: 'web-abcde',
+      namespace: 'ns',
+      uid: 'pod-uid',
+      creationTimestamp: '2026-11-25T08:00:00Z',
+      deletionTimestamp: '2026-11-25T08:01:00Z',
+      ownerReferences: [owner],
+    },
+    spec: { nodeName: 'node-1' },
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+  });
+  const podset = { metadata: { name: 'web', namespace: 'ns', uid: 'ps-uid' } } as PodSet;
+  assert.equal(isControlledBy(decoded, podset), true);
+});
+
+test('fields holding the separators or escapes come back exactly', () => {
+  const odd = pod({ uid: 'a\tb%09c%d\nx' }, 'Odd\tPhase%25');
+  const decoded = decodePod('p', 'ns/web', encodePod(odd).fields);
+  assert.equal(decoded.metadata.uid, 'a\tb%09c%d\nx');
+  assert.equal(decoded.status?.phase, 'Odd\tPhase%25');
+  assert.equal(encodePod(odd).fields.split('\t').length, 7, 'one tab between each of the 7 fields');
+});
+
+test('a pod without an owner, a node, a phase or times decodes without them', () => {
+  const bare: ProjectedPod = { metadata: { name: 'p', uid: 'u' } };
+  assert.deepEqual(decodePod('p', 'ns/web', encodePod(bare).fields), {
+    metadata: { name: 'p', namespace: 'ns', uid: 'u' },
+    status: { conditions: [{ type: 'Ready', status: 'False' }] },
+  });
+  const foreign = pod({ ownerReferences: [{ ...owner, kind: 'ReplicaSet', apiVersion: 'apps/v1' }] });
+  assert.equal(decodePod('p', 'ns/web', encodePod(foreign).fields).metadata.ownerReferences, undefined);
+});
+
+test('the inputs change with phase, readiness, deletion, owner and uid, and with nothing else', () => {
+  const base = encodePod(pod()).inputs;
+  for (const changed of [
+    pod({}, 'Failed'),
+    pod({}, 'Running', false),
+    pod({ deletionTimestamp: '2026-11-25T08:01:00Z' }),
+    pod({ ownerReferences: [{ ...owner, uid: 'other' }] }),
+    pod({ uid: 'pod-uid-2' }),
+  ])
+    assert.notEqual(encodePod(changed).inputs, base);
+  const unchanged = pod({ resourceVersion: '8', labels: { app: 'other' } });
+  unchanged.spec = { nodeName: 'node-2' };
+  assert.equal(encodePod(unchanged).inputs, base);
+  assert.equal(inputsDigest(base).length, 16);
+  assert.notEqual(inputsDigest(base), inputsDigest(encodePod(pod({}, 'Failed')).inputs));
+});

@@ -1,0 +1,132 @@
+// How the projection stores a pod and what it compares to decide whether a reconcile is owed. Compact on
+// purpose: the projection holds every pod of the cluster, so each pod is one line of tab-separated fields
+// (only what the planner reads), and the inputs last requested are kept as a 16-character digest.
+import { createHash } from 'node:crypto';
+import { API_VERSION, KIND } from '@podset/reconcile';
+
+/** The fields of an object's metadata the projection keeps. */
+export interface ProjectedMeta {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  finalizers?: string[];
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: {
+    apiVersion?: string;
+    kind?: string;
+    name?: string;
+    uid?: string;
+    controller?: boolean;
+  }[];
+}
+
+/** A pod as the planner reads it. */
+export interface ProjectedPod {
+  metadata: ProjectedMeta;
+  spec?: { nodeName?: string };
+  status?: { phase?: string; conditions?: { type?: string; status?: string }[] };
+}
+
+const isReady = (pod: ProjectedPod): boolean =>
+  pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+
+/** The uid of the pod's controller when that controller is a PodSet ('' otherwise). */
+function podSetOwnerUid(meta: ProjectedMeta): string {
+  const ref = meta.ownerReferences?.find((r) => r.controller === true);
+  return ref !== undefined && ref.kind === KIND && ref.apiVersion === API_VERSION ? (ref.uid ?? '') : '';
+}
+
+// A field never holds a raw tab or newline (the separators); '%' is escaped too so that decoding is exact.
+const escapeField = (s: string): string => s.replace(/[%\t\n]/g, (c) => encodeURIComponent(c));
+const unescapeField = (s: string): string =>
+  s.includes('%') ? s.replace(/%(25|09|0A)/g, (m) => decodeURIComponent(m)) : s;
+
+/**
+ * The pod's stored fields, in this order: phase, ready (1|0), deletionTimestamp, PodSet owner uid, uid —
+ * the plan inputs — then creationTimestamp and nodeName (read by the planner's ranking, not inputs).
+ */
+export function encodePod(pod: ProjectedPod): { fields: string; inputs: string } {
+  const m = pod.metadata;
+  const inputs = [
+    pod.status?.phase ?? '',
+    isReady(pod) ? '1' : '0',
+    m.deletionTimestamp ?? '',
+    podSetOwnerUid(m),
+    m.uid ?? '',
+  ].map(escapeField);
+  const rest = [m.creationTimestamp ?? '', pod.spec?.nodeName ?? ''].map(escapeField);
+  return { fields: [...inputs, ...rest].join('\t'), inputs: inputs.join('\t') };
+}
+
+/** The pod back from its stored fields; `key` (namespace/name of its PodSet) gives namespace and owner. */
+export function decodePod(name: string, key: string, fields: string): ProjectedPod {
+  const [phase = '', ready = '0', deletion = '', ownerUid = '', uid = '', created = '', node = ''] = fields
+    .split('\t')
+    .map(unescapeField);
+  const slash = key.indexOf('/');
+  return {
+    metadata: {
+      name,
+      namespace: key.slice(0, slash),
+      ...(uid !== '' ? { uid } : {}),
+      ...(created !== '' ? { creationTimestamp: created } : {}),
+      ...(deletion !== '' ? { deletionTimestamp: deletion } : {}),
+      ...(ownerUid !== ''
+        ? {
+            ownerReferences: [
+              {
+                apiVersion: API_VERSION,
+                kind: KIND,
+                name: key.slice(slash + 1),
+                uid: ownerUid,
+                controller: true,
+              },
+            ],
+          }
+        : {}),
+    },
+    ...(node !== '' ? { spec: { nodeName: node } } : {}),
+    status: {
+      ...(phase !== '' ? { phase } : {}),
+      conditions: [{ type: 'Ready', status: ready === '1' ? 'True' : 'False' }],
+    },
+  };
+}
+
+/**
+ * Lua: whether a stored pod entry (`epoch \t rv \t fields`) shows the pod deleting — its deletionTimestamp
+ * (the third field) is set. The one place the scripts read a pod's fields.
+ */
+export const POD_DELETING_LUA = `
+local function podDeleting(entry)
+  return string.find(entry, '^[^\\t]*\\t[^\\t]*\\t[^\\t]*\\t[^\\t]*\\t[^\\t]') ~= nil
+end
+`;
+
+/** What of a PodSet besides its status can change a plan (a status-only change is the operator's own). */
+export function podSetInputs(m: {
+  uid?: string | undefined;
+  generation?: number | undefined;
+  deletionTimestamp?: unknown;
+  finalizers?: string[] | undefined;
+  labels?: Record<string, string> | undefined;
+}): string {
+  const labels = Object.entries(m.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([
+    m.uid ?? '',
+    m.generation ?? null,
+    m.deletionTimestamp ?? '',
+    [...(m.finalizers ?? [])].sort(),
+    labels,
+  ]);
+}
+
+/** The stored form of inputs last requested: 96 bits of their SHA-1 (a collision is 2^-96 per change). */
+export function inputsDigest(inputs: string): string {
+  return createHash('sha1').update(inputs).digest('base64url').slice(0, 16);
+}
