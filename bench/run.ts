@@ -26,6 +26,8 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
   --podsets N --replicas R --workers W --concurrency C   (converge; default 1000 × 10, 2 × 16)
   --list-mode consistent|notOlderThan   --create-burst N   --latency-ms N
   --rate N --seconds S    (latency: watch events/s and duration; default 1000/s for 10 s)
+  --event pod-annotation|podset-label   (latency: what each event patches; default pod-annotation, and
+                          podset-label with --state-source projection, where an annotation requests nothing)
   --pods N --podsets N    (footprint: the large count and the PodSets they belong to; default 100000, 100;
                           with --state-source projection it also measures the projection's Redis memory)
   --resync N              (live-before-bulk: PodSets in the resync; default 10000)
@@ -63,6 +65,7 @@ const { values: a, positionals } = parseCli('bench', USAGE, () =>
       'app-node-args': { type: 'string' },
       'worker-env': { type: 'string' },
       'state-source': { type: 'string', default: 'api' },
+      event: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   }),
@@ -91,6 +94,11 @@ if (a['state-source'] !== 'api' && a['state-source'] !== 'projection') {
   process.exit(2);
 }
 setAppEnv({ STATE_SOURCE: a['state-source'] });
+const latencyEvent = a.event ?? (a['state-source'] === 'projection' ? 'podset-label' : 'pod-annotation');
+if (latencyEvent !== 'pod-annotation' && latencyEvent !== 'podset-label') {
+  console.error(`bench: --event must be pod-annotation or podset-label\n${USAGE}`);
+  process.exit(2);
+}
 const common = {
   smoke,
   timeoutMs: num('timeout-s', a['timeout-s'], smoke ? 120 : 900) * 1000,
@@ -145,6 +153,7 @@ const runners: Record<string, () => Promise<Result>> = {
         concurrency: num('concurrency', a.concurrency, smoke ? 4 : 16),
         rate: num('rate', a.rate, smoke ? 100 : 1000),
         seconds: num('seconds', a.seconds, smoke ? 2 : 10),
+        event: latencyEvent,
       },
       log,
     ),

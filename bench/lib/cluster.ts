@@ -403,6 +403,8 @@ export class World {
     listMode: string;
     createBurst: number;
     profileDir?: string | undefined;
+    /** More environment for every worker (e.g. LOG_LEVEL). */
+    workerEnv?: Record<string, string>;
   }): Promise<Proc[]> {
     const prof = o.profileDir ? { profileDir: o.profileDir } : {};
     await this.startWatcher('watcher', prof);
@@ -413,6 +415,7 @@ export class World {
             WORKER_CONCURRENCY: String(o.concurrency),
             LIST_MODE: o.listMode,
             CREATE_BURST: String(o.createBurst),
+            ...o.workerEnv,
           },
           ...prof,
         }),

@@ -1,9 +1,10 @@
-// latency: a steady stream of watch events (pod annotation patches: each is a MODIFIED event for the pod's
-// PodSet) at `rate`/s over P converged PodSets. For every reconcile (its first request: the worker's GET of
-// the PodSet, from the kube-sim audit), the latency is from the earliest event not yet served for that
-// PodSet (the patch's commit, from the audit) to the reconcile's start — the definition of the worker's
-// podset_reconcile_start_latency_seconds, measured end to end through watch, watcher, Redis and worker.
-import type { AuditEntry } from '@podset/kube-sim';
+// latency: a steady stream of watch events at `rate`/s over P converged PodSets — pod annotation patches
+// (each a MODIFIED event for the pod's PodSet), or PodSet label patches (a change a plan reads: with
+// STATE_SOURCE=projection an annotation requests nothing, by design). For every reconcile (its start, from
+// the workers' "reconciled" log lines), the latency is from the earliest event not yet served for that
+// PodSet (the patch's commit, from the kube-sim audit) to the reconcile's start — the definition of the
+// worker's podset_reconcile_start_latency_seconds, measured end to end through watch, watcher, Redis and
+// worker.
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import {
@@ -20,6 +21,7 @@ import {
 } from '../lib/cluster.ts';
 import { fmt, type Result } from '../lib/report.ts';
 import { Tracker } from '../lib/tracker.ts';
+import { reconcileStarts } from '../lib/worker-log.ts';
 
 export interface LatencyOptions {
   podsets: number;
@@ -29,18 +31,21 @@ export interface LatencyOptions {
   seconds: number;
   listMode: string;
   createBurst: number;
+  /** Which object each event patches. */
+  event: 'pod-annotation' | 'podset-label';
   timeoutMs: number;
   profileDir?: string;
   smoke: boolean;
 }
 
-const startMs = (e: AuditEntry): number => Date.parse(e.time) - e.latencyMs;
+const WORKER_LOGS = /^worker-.*\.log$/;
 
 export async function latency(o: LatencyOptions, log: (s: string) => void): Promise<Result> {
   const world = await World.start('latency', o.profileDir ? { profileDir: o.profileDir } : {});
   const tracker = new Tracker(world.admin, 'ps-');
   try {
-    const workers = await world.startOperator(o);
+    // Info level: each reconcile's "reconciled" line is how its start is seen (whatever it read).
+    const workers = await world.startOperator({ ...o, workerEnv: { LOG_LEVEL: 'info' } });
     await tracker.watch();
     const P = o.podsets;
     log(`latency: ${P} PodSets × 1, waiting for them to converge`);
@@ -81,7 +86,8 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
     const podNames = [...podsByPs.values()];
     if (podNames.length !== P) throw new Error(`expected ${P} pods, saw ${podNames.length}`);
     const before = await Promise.all(workers.map((w) => world.metrics(w)));
-    const since = new Date().toISOString();
+    const sinceMs = Date.now();
+    const since = new Date(sinceMs).toISOString();
     const total = Math.round(o.rate * o.seconds);
     log(`latency: ${total} events at ${o.rate}/s`);
     // Paced: event k is sent at t0 + k/rate; a slow server shows up as lateness, not as a lower rate.
@@ -93,47 +99,44 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
       const wait = due - performance.now();
       if (wait > 1) await sleep(wait);
       else if (wait < -50) late++;
-      const pod = podNames[k % podNames.length]!;
-      inflight.push(
-        world.admin.json(
-          'PATCH',
-          `${PODS_PATH}/${pod}`,
-          { metadata: { annotations: { 'bench/touch': String(k) } } },
-          'application/merge-patch+json',
-        ),
-      );
+      const target =
+        o.event === 'pod-annotation' ? `${PODS_PATH}/${podNames[k % P]!}` : `${PODSETS_PATH}/ps-${k % P}`;
+      const touch = {
+        [o.event === 'pod-annotation' ? 'annotations' : 'labels']: { 'bench/touch': String(k) },
+      };
+      inflight.push(world.admin.json('PATCH', target, { metadata: touch }, 'application/merge-patch+json'));
       if (inflight.length > 256) await Promise.all(inflight.splice(0, 128));
     }
     await Promise.all(inflight);
     const sendSeconds = (performance.now() - t0) / 1000;
-    // Let the queue drain: no new worker request for 2 s (1 s in smoke runs).
+    // Let the queue drain: no new reconcile for 2 s.
     let last = -1;
     for (let quiet = 0; quiet < 4;) {
       await sleep(500);
-      const n = (await world.audit('worker', since)).length;
+      const n = reconcileStarts(world.logDir, WORKER_LOGS, sinceMs).length;
       quiet = n === last ? quiet + 1 : 0;
       last = n;
     }
+    const resource = o.event === 'pod-annotation' ? 'pods' : 'podsets';
     const events = (await world.audit('admin', since)).filter(
-      (e) => e.verb === 'patch' && e.resource === 'pods',
+      (e) => e.verb === 'patch' && e.resource === resource,
     );
-    const starts = (await world.audit('worker', since)).filter(
-      (e) => e.verb === 'get' && e.resource === 'podsets',
-    );
+    const starts = reconcileStarts(world.logDir, WORKER_LOGS, sinceMs);
     const after = await Promise.all(workers.map((w) => world.metrics(w)));
     // Per PodSet: events (commit ≈ end of the patch request) and reconcile starts, in time order.
     const evBy = new Map<string, number[]>();
     for (const e of events) {
-      const ps = e.name.slice(0, e.name.lastIndexOf('-'));
+      const ps = resource === 'pods' ? e.name.slice(0, e.name.lastIndexOf('-')) : e.name;
       const list = evBy.get(ps) ?? [];
       list.push(Date.parse(e.time));
       evBy.set(ps, list);
     }
     const stBy = new Map<string, number[]>();
     for (const s of starts) {
-      const list = stBy.get(s.name) ?? [];
-      list.push(startMs(s));
-      stBy.set(s.name, list);
+      const ps = s.podset.slice(s.podset.indexOf('/') + 1);
+      const list = stBy.get(ps) ?? [];
+      list.push(s.startMs);
+      stBy.set(ps, list);
     }
     const lat: number[] = [];
     let unserved = 0;
@@ -186,7 +189,7 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
     const eventsPerReconcile = events.length / Math.max(1, starts.length);
     const rows = [
       {
-        figure: 'watch events sent',
+        figure: `watch events sent (${o.event === 'pod-annotation' ? 'pod annotation' : 'PodSet label'} patches)`,
         value: `${events.length} in ${fmt(sendSeconds, 2)} s (${fmt(events.length / sendSeconds)}/s)`,
       },
       { figure: 'sends late by > 50 ms', value: String(late) },
@@ -216,6 +219,7 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
         rate: o.rate,
         seconds: o.seconds,
         listMode: o.listMode,
+        event: o.event,
       },
       rows,
       data: {

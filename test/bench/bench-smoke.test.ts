@@ -44,7 +44,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 // All at once: most of a smoke run is processes starting and waiting, not CPU.
-describe('bench --smoke', { concurrency: 6 }, () => {
+describe('bench --smoke', { concurrency: 7 }, () => {
   async function smoke(scenario: string, figures: string[], extra: string[] = []): Promise<Record_> {
     const json = path.join(dir, `${scenario}${extra.join('')}.json`);
     const out = await bench([scenario, '--smoke', '--json', json, ...extra]);
@@ -94,6 +94,20 @@ describe('bench --smoke', { concurrency: 6 }, () => {
       `events never followed by a reconcile: ${JSON.stringify(r.data.unservedDetails)}`,
     );
     assert.ok(Number(r.data.reconciles) >= 1);
+  });
+
+  test('latency with the projection: every PodSet label event is followed by a reconcile', async () => {
+    const r = await smoke(
+      'latency',
+      ['watch events sent (PodSet label patches)', 'event → reconcile start p99'],
+      ['--state-source', 'projection'],
+    );
+    assert.equal(r.data.events, 200);
+    assert.equal(
+      r.data.unserved,
+      0,
+      `events never followed by a reconcile: ${JSON.stringify(r.data.unservedDetails)}`,
+    );
   });
 
   test('scaling: 1 and 2 workers converge; speed-up reported', async () => {

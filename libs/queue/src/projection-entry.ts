@@ -1,7 +1,7 @@
 // How the projection stores a pod and what it compares to decide whether a reconcile is owed. Compact on
 // purpose: the projection holds every pod of the cluster, so each pod is one line of tab-separated fields
 // (only what the planner reads), and the inputs last requested are kept as a 16-character digest.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { API_VERSION, KIND } from '@podset/reconcile';
 
 /** The fields of an object's metadata the projection keeps. */
@@ -128,5 +128,5 @@ export function podSetInputs(m: {
 
 /** The stored form of inputs last requested: 96 bits of their SHA-1 (a collision is 2^-96 per change). */
 export function inputsDigest(inputs: string): string {
-  return createHash('sha1').update(inputs).digest('base64url').slice(0, 16);
+  return hash('sha1', inputs, 'base64url').slice(0, 16);
 }

@@ -32,6 +32,7 @@ import {
   podSetProblems,
   specReplicas,
 } from '../../e2e/support/check.ts';
+import { reconcileStartOf } from '../../../bench/lib/worker-log.ts';
 import { FAST_PODS, OperatorEnv, applyCrd, sleep, type Proc } from '../../e2e/support/harness.ts';
 
 export interface ChaosOptions {
@@ -679,15 +680,8 @@ class LogTail {
       const lines = ((this.#partial.get(file) ?? '') + buf.toString('utf8')).split('\n');
       this.#partial.set(file, lines.pop() ?? '');
       for (const line of lines) {
-        if (!line.includes('"msg":"reconciled"')) continue;
-        try {
-          const r = JSON.parse(line) as { podset?: string; time?: number; ms?: number };
-          if (r.podset === undefined || r.time === undefined) continue;
-          const start = r.time - (r.ms ?? 0);
-          if (start > (starts.get(r.podset) ?? 0)) starts.set(r.podset, start);
-        } catch {
-          // a line cut by a SIGKILL
-        }
+        const r = reconcileStartOf(line);
+        if (r !== undefined && r.startMs > (starts.get(r.podset) ?? 0)) starts.set(r.podset, r.startMs);
       }
     }
   }
