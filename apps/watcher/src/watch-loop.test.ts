@@ -432,3 +432,36 @@ test('a 404 on PodSets says the CRD is missing and how to install it, and keeps 
   const hint = lines.filter((l) => l.includes('podsets.podset.io') && l.includes('crds/podset.yaml'));
   assert.equal(hint.length, 2, lines.join('\n'));
 });
+
+test('after a sink failure the stream re-watches only once every event it handed on has settled', async () => {
+  const t = setup({ checkpoint: '100' });
+  let failed = false;
+  let release: (() => void) | undefined;
+  const original = t.sink.event.bind(t.sink);
+  t.sink.event = (ev) => {
+    if (ev.rv === '101' && !failed) {
+      failed = true;
+      return Promise.reject(new Error('redis down'));
+    }
+    // 102's first delivery is still on its way when 101 fails (a command queued while Redis reconnects).
+    if (ev.rv === '102' && release === undefined)
+      return new Promise<void>((resolve) => (release = () => void original(ev).then(resolve)));
+    return original(ev);
+  };
+  const running = t.start();
+  await t.sink.until(() => t.api.streams.size === 1, 'watch');
+  t.api.change('a', 'ADDED'); // 101 fails at once
+  t.api.change('b', 'ADDED'); // 102 held
+  await t.sink.until(() => failed && typeof release === 'function', '101 failed, 102 held');
+  // Generous on purpose: without the wait a re-watch comes within the 10–50 ms backoff.
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(t.api.calls.watchFrom.length, 1, 'no re-watch while 102 may still land');
+  assert.equal(t.loop.resourceVersion, '100');
+  release?.();
+  await t.sink.until(() => t.loop.counters.restarts['sink-error'] === 1, 'sink error');
+  await t.sink.until(() => t.api.calls.watchFrom.length === 2, 're-watch once 102 settled');
+  await t.sink.until(() => t.loop.resourceVersion === '102', 'caught up');
+  assert.equal(t.api.calls.watchFrom[1], '100');
+  assert.deepEqual(t.sink.names(), ['ADDED:b@102', 'ADDED:a@101', 'ADDED:b@102']);
+  void running;
+});

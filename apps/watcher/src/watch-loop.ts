@@ -315,8 +315,14 @@ export class WatchLoop {
       // the failed event is re-delivered from the last good RV.
       let chain: Promise<void> = Promise.resolve();
       let inFlight = 0;
+      // Every event handed on and not yet settled, whatever became of the chain: the stream does not move
+      // on (re-watch, relist) while any of them may still land, so a late write of this watch's events
+      // never interleaves with the replay or the relist that follows it.
+      const unsettled = new Set<Promise<void>>();
       const handOff = (taken: Promise<void>, rv: string | undefined) => {
         inFlight++;
+        unsettled.add(taken);
+        void taken.finally(() => unsettled.delete(taken)).catch(() => undefined);
         taken.catch(() => undefined); // observed through `chain`
         chain = chain
           .then(() => taken)
@@ -378,6 +384,7 @@ export class WatchLoop {
         await handOn(chain);
       } catch (err) {
         await chain.catch(() => undefined); // let the RV get as far as the sink got
+        await Promise.allSettled([...unsettled]);
         throw (
           abortReason(controller.signal) ??
           callEnd(err, controller.signal, lines > 0 ? 'reset' : 'unreachable')

@@ -64,6 +64,12 @@ export interface ProjectedState {
 /** How long an expectation holds at most (the ReplicaSet controller's 5 minutes). */
 const EXPECTATION_TTL_MS = 5 * 60_000;
 
+/**
+ * How long a deleted object's tombstone holds back older events of it: far longer than an event can be
+ * on its way (a watch settles every event it handed on before it re-watches or relists).
+ */
+const TOMBSTONE_TTL_MS = 5 * 60_000;
+
 /** The PodSet as kept: metadata the worker writes against (RV, finalizers), spec and status. */
 function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
   const { managedFields: _managed, ...metadata } = podset.metadata as ProjectedMeta & {
@@ -73,10 +79,15 @@ function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
 }
 
 // A stored entry: epoch \t rv \t payload — a pod's fields (never a raw tab inside one) or a PodSet's JSON.
+// A deleted object leaves a tombstone, epoch \t rv \n expiry (ms), for TOMBSTONE_TTL_MS: a late older event
+// of it (one still on its way when a newer DELETED was folded) must not bring it back. Neither a pod's
+// fields nor JSON ever hold a raw newline, so the newline marks a tombstone.
 // KEYS[1] the hash (pods) or string (PodSet) key, KEYS[2] the expectations hash (pods; unused for PodSets),
-// KEYS[3] the index of keys with entries (for the sweep), KEYS[4] the inputs last *requested* per object.
+// KEYS[3] the index of keys with entries (for the sweep), KEYS[4] the inputs last *requested* per object,
+// KEYS[5] (pods) the PodSet's entry: a pod tombstone under a PodSet that is gone must not outlive it.
 // ARGV: kind ('pod'|'podset'), type, field (pod name; '@ps' for the PodSet), epoch, rv, inputs digest,
-// payload, the PodSet key, and '1' when the fold's request is made anyway (a relist requests every key).
+// payload, the PodSet key, '1' when the fold's request is made anyway (a relist requests every key), now
+// (ms) and the tombstone's ttl (ms).
 // Returns 1 when a reconcile is owed: the inputs differ from those last requested (or the object went).
 // The answer is against what was *requested*, not what was folded, because a fold and its request are
 // two steps: when the request fails, the watch re-delivers the event, and its fold must ask again.
@@ -85,27 +96,33 @@ ${RV_NEWER_LUA}
 ${POD_DELETING_LUA}
 local kind, typ, field, epoch, rv, inputs, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 local requestedAnyway = ARGV[9] == '1'
+local now, tombTtl = tonumber(ARGV[10]), tonumber(ARGV[11])
 local old
 if kind == 'pod' then old = redis.call('HGET', KEYS[1], field) else old = redis.call('GET', KEYS[1]) end
 local oldEpoch, oldRv
-if old then oldEpoch, oldRv = string.match(old, '^([^\\t]*)\\t([^\\t]*)\\t') end
+if old then oldEpoch, oldRv = string.match(old, '^([^\\t]*)\\t([^\\t\\n]*)') end
 -- The entry keeps the newest epoch that saw the object: a relist that lists an older version than one
 -- already folded (a worker's own write, folded at once) still counts as having seen it.
 if oldEpoch and tonumber(oldEpoch) > tonumber(epoch) then epoch = oldEpoch end
 if oldRv and oldRv ~= '' and rv ~= '' and not rvNewer(rv, oldRv) and oldRv ~= rv then
   if epoch ~= oldEpoch then
     local rest = string.sub(old, #oldEpoch + 1)
-    if kind == 'pod' then redis.call('HSET', KEYS[1], field, epoch .. rest) else redis.call('SET', KEYS[1], epoch .. rest) end
+    if kind == 'pod' then redis.call('HSET', KEYS[1], field, epoch .. rest)
+    else redis.call('SET', KEYS[1], epoch .. rest, 'KEEPTTL') end
   end
   return 0
 end
 local requested = redis.call('HGET', KEYS[4], field)
 if typ == 'DELETED' then
+  local tombstone = epoch .. '\\t' .. rv .. '\\n' .. (now + tombTtl)
   if kind == 'pod' then
-    redis.call('HDEL', KEYS[1], field)
+    redis.call('HSET', KEYS[1], field, tombstone)
     redis.call('HDEL', KEYS[2], field)
+    -- Nothing reads or sweeps the pods of a PodSet that is gone (its state was forgotten): let them go.
+    local ps = redis.call('GET', KEYS[5])
+    if not ps or string.find(ps, '\\n', 1, true) then redis.call('PEXPIRE', KEYS[1], tombTtl) end
   else
-    redis.call('DEL', KEYS[1])
+    redis.call('SET', KEYS[1], tombstone, 'PX', tombTtl)
   end
   if requestedAnyway then redis.call('HDEL', KEYS[4], field) return 0 end
   if requested then return 1 end
@@ -115,6 +132,7 @@ local value = epoch .. '\\t' .. rv .. '\\t' .. payload
 redis.call('SADD', KEYS[3], ARGV[8])
 if kind == 'pod' then
   redis.call('HSET', KEYS[1], field, value)
+  redis.call('PERSIST', KEYS[1])
   -- A create shows as the pod; a delete as its deletionTimestamp (or its DELETED event, above).
   local exp = redis.call('HGET', KEYS[2], field)
   if exp then
@@ -130,8 +148,8 @@ return 1
 `);
 
 // Expectations: KEYS[1] pods hash, KEYS[2] expectations hash; ARGV: now, ttlMs, kind ('c'|'d'), names...
-// A name already shown as the worker expects it (created: present; deleted: absent or deleting) is not
-// recorded: its event came first and will not come again.
+// A name already shown as the worker expects it (created: present; deleted: absent, a tombstone, or
+// deleting) is not recorded: its event came first and will not come again.
 const EXPECT = luaScript(`
 ${POD_DELETING_LUA}
 local now, ttl, what = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
@@ -140,8 +158,9 @@ for i = 4, #ARGV do
   local name = ARGV[i]
   local cur = redis.call('HGET', KEYS[1], name)
   local seen
-  if what == 'c' then seen = cur ~= false
-  else seen = (cur == false) or podDeleting(cur) end
+  local gone = cur == false or string.find(cur, '\\n', 1, true) ~= nil
+  if what == 'c' then seen = not gone
+  else seen = gone or podDeleting(cur) end
   if not seen then
     redis.call('HSET', KEYS[2], name, what .. (now + ttl))
     n = n + 1
@@ -152,12 +171,24 @@ return n
 `);
 
 // Read: KEYS[1] PodSet, KEYS[2] pods, KEYS[3] expectations, KEYS[4] ready marker; ARGV[1] now.
-// Expired expectations are dropped. Returns {ready, podset, pod name, pod entry, ..., '', pending names...}.
+// Expired expectations and tombstones are dropped; tombstones are not returned.
+// Returns {ready, podset ('' when none), pod name, pod entry, ..., '', pending names...}.
 const READ = luaScript(`
 local now = tonumber(ARGV[1])
-local out = { redis.call('EXISTS', KEYS[4]), redis.call('GET', KEYS[1]) or '' }
+local podset = redis.call('GET', KEYS[1]) or ''
+if string.find(podset, '\\n', 1, true) then podset = '' end
+local out = { redis.call('EXISTS', KEYS[4]), podset }
 local pods = redis.call('HGETALL', KEYS[2])
-for _, v in ipairs(pods) do out[#out + 1] = v end
+for i = 1, #pods, 2 do
+  local v = pods[i + 1]
+  local nl = string.find(v, '\\n', 1, true)
+  if not nl then
+    out[#out + 1] = pods[i]
+    out[#out + 1] = v
+  elseif tonumber(string.sub(v, nl + 1)) <= now then
+    redis.call('HDEL', KEYS[2], pods[i])
+  end
+end
 out[#out + 1] = ''
 local exp = redis.call('HGETALL', KEYS[3])
 for i = 1, #exp, 2 do
@@ -199,14 +230,18 @@ export interface ProjectionOptions {
   /** The queue's prefix and name: the projection lives beside the queue (same Redis Cluster slot). */
   prefix: string;
   queueName: string;
+  /** How long a deleted object's tombstone holds back older events of it (default 5 minutes). */
+  tombstoneTtlMs?: number;
 }
 
 export class Projection {
   readonly #client: RedisClient;
+  readonly #tombstoneTtlMs: number;
   readonly base: string;
 
   constructor(opts: ProjectionOptions) {
     this.#client = opts.client;
+    this.#tombstoneTtlMs = opts.tombstoneTtlMs ?? TOMBSTONE_TTL_MS;
     this.base = `${opts.prefix}:${opts.queueName}:proj`;
   }
 
@@ -280,7 +315,7 @@ export class Projection {
       (await runScript(
         this.#client,
         FOLD,
-        [kind === 'pod' ? k.pods : k.podset, k.expect, this.indexKey, k.requested],
+        [kind === 'pod' ? k.pods : k.podset, k.expect, this.indexKey, k.requested, k.podset],
         [
           kind,
           type,
@@ -291,6 +326,8 @@ export class Projection {
           payload,
           key,
           opts.requestedAnyway === true ? '1' : '0',
+          String(Date.now()),
+          String(this.#tombstoneTtlMs),
         ],
       )) === 1;
     return {
@@ -312,7 +349,8 @@ export class Projection {
 
   /**
    * A deleted PodSet's whole state, once its pods are gone (the worker's cleanup before the finalizer
-   * goes): nothing of it outlives it, and the sweep no longer visits its key. Returns the keys removed.
+   * goes): the sweep no longer visits its key, and what later DELETED events leave (tombstones) expires
+   * on its own. Returns the keys removed.
    */
   async forget(key: string): Promise<number> {
     const k = this.keys(key);

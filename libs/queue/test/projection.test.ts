@@ -222,3 +222,60 @@ test('forget: a deleted PodSet leaves nothing behind, not even its name in the i
   const state = await p.read('ns/gone');
   assert.deepEqual(state, { podset: undefined, pods: [], pending: [] });
 });
+
+test('a deleted pod stays deleted when an older event of it comes late; a newer one (re-created) shows again', async () => {
+  const p = await projection();
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1));
+  await folded(p.foldPod('ns/web', 'MODIFIED', pod('a', '11', { phase: 'Running' }), 1));
+  assert.equal(await folded(p.foldPod('ns/web', 'DELETED', pod('a', '12', { deleting: true }), 1)), true);
+  // Still on its way when the DELETED was folded (e.g. resent after a Redis reconnect): ignored.
+  assert.equal(await folded(p.foldPod('ns/web', 'MODIFIED', pod('a', '11', { phase: 'Running' }), 1)), false);
+  assert.deepEqual((await p.read('ns/web'))?.pods, []);
+  // A create expectation for the name is not met by its tombstone.
+  assert.equal(await p.expect('ns/web', 'create', ['a']), 1);
+  assert.deepEqual((await p.read('ns/web'))?.pending, ['a']);
+  assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('a', '20'), 1)), true, 're-created');
+  assert.deepEqual(
+    (await p.read('ns/web'))?.pods.map((x) => x.metadata.name),
+    ['a'],
+  );
+  assert.deepEqual((await p.read('ns/web'))?.pending, []);
+});
+
+test('a deleted PodSet stays deleted when an older event of it comes late', async () => {
+  const p = await projection();
+  await folded(p.foldPodSet('ns/web', 'ADDED', podset('30', 1), 1));
+  assert.equal(await folded(p.foldPodSet('ns/web', 'DELETED', podset('31', 1), 1)), true);
+  assert.equal(await folded(p.foldPodSet('ns/web', 'MODIFIED', podset('30', 1), 1)), false);
+  assert.equal((await p.read('ns/web'))?.podset, undefined);
+  // The worker's own write, answered before the deletion, is older too.
+  await p.wrote('ns/web', podset('30', 1));
+  assert.equal((await p.read('ns/web'))?.podset, undefined);
+  const ttl = await client.pttl(p.keys('ns/web').podset);
+  assert.ok(ttl > 0, `the PodSet's tombstone expires (pttl ${ttl})`);
+});
+
+test('tombstones go once they expire: a read drops them', async () => {
+  const p = new Projection({ client, prefix: '{podset}', queueName: `proj-${++n}`, tombstoneTtlMs: 50 });
+  await p.markReady();
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1));
+  await folded(p.foldPod('ns/web', 'DELETED', pod('a', '11'), 1));
+  assert.equal(await client.hlen(p.keys('ns/web').pods), 1, 'the tombstone');
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual((await p.read('ns/web'))?.pods, []);
+  assert.equal(await client.hlen(p.keys('ns/web').pods), 0, 'dropped by the read');
+});
+
+test("a pod's tombstone under a PodSet that is gone (its state forgotten) lets the pods hash expire", async () => {
+  const p = await projection();
+  await folded(p.foldPodSet('ns/web', 'ADDED', podset('30', 1), 1));
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '31'), 1));
+  await folded(p.foldPod('ns/web', 'DELETED', pod('a', '32'), 1));
+  assert.equal(await client.pttl(p.keys('ns/web').pods), -1, 'its PodSet lives: no expiry');
+  await p.forget('ns/web');
+  await folded(p.foldPod('ns/web', 'DELETED', pod('b', '33'), 1)); // a late one
+  const ttl = await client.pttl(p.keys('ns/web').pods);
+  assert.ok(ttl > 0 && ttl <= 5 * 60_000, `expires with the tombstone (pttl ${ttl})`);
+  await folded(p.foldPod('ns/web', 'ADDED', pod('c', '34'), 1)); // a live pod: kept again
+  assert.equal(await client.pttl(p.keys('ns/web').pods), -1);
+});
