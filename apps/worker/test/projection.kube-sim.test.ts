@@ -148,3 +148,43 @@ test("the worker's own status write is folded at once: the next reconcile writes
   const conflicts = sim.audit.query({ namespace: 'default', since }).filter((e) => e.code === 409);
   assert.deepEqual(conflicts, []);
 });
+
+test('a failed finalizer removal is retried: the projection still shows the PodSet being deleted', async () => {
+  const { name, key, projection } = await setUp(0);
+  await kube.podSets.delete('default', name);
+  const deleting = await kube.podSets.get('default', name);
+  assert.ok(deleting.metadata.deletionTimestamp, 'held by the finalizer');
+  await projection.foldPodSet(key, 'MODIFIED', deleting as unknown as ProjectedPodSet, 1);
+  // The API fails the finalizer PATCH once (the chaos run's injected 500s do this).
+  let failed = false;
+  const podSets = new Proxy(kube.podSets, {
+    get(target, prop) {
+      if (prop === 'patch' && !failed)
+        return () => {
+          failed = true;
+          return Promise.reject(new Error('500 InternalError: injected'));
+        };
+      const v: unknown = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const controller = createController({
+    kube: { ...kube, podSets },
+    planner,
+    events: createEventRecorder({ kube, log, instance: 'test', types: 'warnings' }),
+    log,
+    projection,
+    cleanup: async (k) => ({ projectionKeys: await projection.forget(k) }),
+    options: { createBurst: 8, reconcile: { notReadyRequeueMs: 200 } },
+  });
+  await assert.rejects(controller.syncHandler(key), /injected/);
+  await controller.syncHandler(key);
+  await waitFor('the PodSet gone from the API', async () => {
+    try {
+      await kube.podSets.get('default', name);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+});

@@ -84,7 +84,8 @@ function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
 // fields nor JSON ever hold a raw newline, so the newline marks a tombstone.
 // KEYS[1] the hash (pods) or string (PodSet) key, KEYS[2] the expectations hash (pods; unused for PodSets),
 // KEYS[3] the index of keys with entries (for the sweep), KEYS[4] the inputs last *requested* per object,
-// KEYS[5] (pods) the PodSet's entry: a pod tombstone under a PodSet that is gone must not outlive it.
+// KEYS[5] the other half of the key's state (a pod: the PodSet's entry; a PodSet: its pods hash): pod
+// tombstones under a PodSet that is gone must not outlive it.
 // ARGV: kind ('pod'|'podset'), type, field (pod name; '@ps' for the PodSet), epoch, rv, inputs digest,
 // payload, the PodSet key, '1' when the fold's request is made anyway (a relist requests every key), now
 // (ms) and the tombstone's ttl (ms).
@@ -123,6 +124,8 @@ if typ == 'DELETED' then
     if not ps or string.find(ps, '\\n', 1, true) then redis.call('PEXPIRE', KEYS[1], tombTtl) end
   else
     redis.call('SET', KEYS[1], tombstone, 'PX', tombTtl)
+    redis.call('SREM', KEYS[3], ARGV[8])
+    redis.call('PEXPIRE', KEYS[5], tombTtl)
   end
   if requestedAnyway then redis.call('HDEL', KEYS[4], field) return 0 end
   if requested then return 1 end
@@ -315,7 +318,9 @@ export class Projection {
       (await runScript(
         this.#client,
         FOLD,
-        [kind === 'pod' ? k.pods : k.podset, k.expect, this.indexKey, k.requested, k.podset],
+        kind === 'pod'
+          ? [k.pods, k.expect, this.indexKey, k.requested, k.podset]
+          : [k.podset, k.expect, this.indexKey, k.requested, k.pods],
         [
           kind,
           type,
@@ -348,17 +353,14 @@ export class Projection {
   }
 
   /**
-   * A deleted PodSet's whole state, once its pods are gone (the worker's cleanup before the finalizer
-   * goes): the sweep no longer visits its key, and what later DELETED events leave (tombstones) expires
-   * on its own. Returns the keys removed.
+   * A deleted PodSet's pods, expectations and requests, once its pods are gone (the worker's cleanup
+   * before its finalizer goes). The PodSet's own entry stays: if removing the finalizer fails, the retry
+   * must still find the PodSet being deleted, not "gone". Its DELETED event turns it into a tombstone that
+   * expires, and takes its name out of the sweep's index. Returns the keys removed.
    */
   async forget(key: string): Promise<number> {
     const k = this.keys(key);
-    const [removed] = await Promise.all([
-      this.#client.del(k.podset, k.pods, k.expect, k.requested),
-      this.#client.srem(this.indexKey, key),
-    ]);
-    return removed;
+    return await this.#client.del(k.pods, k.expect, k.requested);
   }
 
   /** A new epoch for a relist of `stream`: everything it folds carries it. */

@@ -210,17 +210,25 @@ test("a worker's own newer write survives a relist that listed an older version 
   assert.equal((await p.read('ns/web'))?.podset?.metadata.resourceVersion, '91');
 });
 
-test('forget: a deleted PodSet leaves nothing behind, not even its name in the index', async () => {
+test('forget keeps the PodSet being deleted (a failed finalizer removal is retried); its DELETED ends it', async () => {
   const p = await projection();
-  await folded(p.foldPodSet('ns/gone', 'ADDED', podset('100', 1), 1));
+  const deleting = {
+    ...podset('100', 1),
+    metadata: { ...podset('100', 1).metadata, deletionTimestamp: 'now' },
+  };
+  await folded(p.foldPodSet('ns/gone', 'ADDED', deleting, 1));
   await folded(p.foldPod('ns/gone', 'ADDED', pod('g', '101'), 1));
   await p.expect('ns/gone', 'create', ['later']);
   assert.ok((await client.smembers(p.indexKey)).includes('ns/gone'));
-  assert.equal(await p.forget('ns/gone'), 4);
-  assert.equal(await client.exists(...Object.values(p.keys('ns/gone'))), 0);
-  assert.ok(!(await client.smembers(p.indexKey)).includes('ns/gone'));
+  assert.equal(await p.forget('ns/gone'), 3, 'pods, expectations, requests');
   const state = await p.read('ns/gone');
-  assert.deepEqual(state, { podset: undefined, pods: [], pending: [] });
+  assert.equal(state?.podset?.metadata.deletionTimestamp, 'now', 'still there for the retry');
+  assert.deepEqual([state?.pods, state?.pending], [[], []]);
+  await folded(p.foldPodSet('ns/gone', 'DELETED', podset('102', 1), 1));
+  assert.equal((await p.read('ns/gone'))?.podset, undefined);
+  assert.ok(!(await client.smembers(p.indexKey)).includes('ns/gone'), 'out of the index');
+  const ttl = await client.pttl(p.keys('ns/gone').podset);
+  assert.ok(ttl > 0, `its tombstone expires (pttl ${ttl})`);
 });
 
 test('a deleted pod stays deleted when an older event of it comes late; a newer one (re-created) shows again', async () => {
@@ -274,8 +282,10 @@ test("a pod's tombstone under a PodSet that is gone (its state forgotten) lets t
   assert.equal(await client.pttl(p.keys('ns/web').pods), -1, 'its PodSet lives: no expiry');
   await p.forget('ns/web');
   await folded(p.foldPod('ns/web', 'DELETED', pod('b', '33'), 1)); // a late one
+  await folded(p.foldPodSet('ns/web', 'DELETED', podset('35', 1), 1));
+  await folded(p.foldPod('ns/web', 'DELETED', pod('d', '36'), 1)); // later still
   const ttl = await client.pttl(p.keys('ns/web').pods);
   assert.ok(ttl > 0 && ttl <= 5 * 60_000, `expires with the tombstone (pttl ${ttl})`);
-  await folded(p.foldPod('ns/web', 'ADDED', pod('c', '34'), 1)); // a live pod: kept again
+  await folded(p.foldPod('ns/web', 'ADDED', pod('c', '37'), 1)); // a live pod (re-created PodSet): kept
   assert.equal(await client.pttl(p.keys('ns/web').pods), -1);
 });
