@@ -58,7 +58,7 @@ export class Projector {
 
   async relistStarted(stream: string): Promise<void> {
     this.#relisted.delete(stream);
-    this.#epochs.set(stream, await this.projection.nextEpoch(stream));
+    this.#epochs.set(stream, await this.projection.nextEpoch(stream, this.#epochs.get(stream)));
   }
 
   /** Every stream relists now (Redis lost its data): ready again only once all of them are done. */

@@ -228,6 +228,17 @@ end
 return n
 `);
 
+// KEYS[1] a stream's epoch counter; ARGV[1] a floor the new epoch must exceed.
+const NEXT_EPOCH = luaScript(`
+local n = redis.call('INCR', KEYS[1])
+local floor = tonumber(ARGV[1])
+if n <= floor then
+  n = floor + 1
+  redis.call('SET', KEYS[1], n)
+end
+return n
+`);
+
 export interface ProjectionOptions {
   client: RedisClient;
   /** The queue's prefix and name: the projection lives beside the queue (same Redis Cluster slot). */
@@ -363,9 +374,15 @@ export class Projection {
     return await this.#client.del(k.pods, k.expect, k.requested);
   }
 
-  /** A new epoch for a relist of `stream`: everything it folds carries it. */
-  async nextEpoch(stream: string): Promise<number> {
-    return await this.#client.incr(`${this.base}:epoch:${stream}`);
+  /**
+   * A new epoch for a relist of `stream`: everything it folds carries it. Above `after` (the epoch this
+   * watcher folded at so far) even when Redis lost the counter: folds of events from before the loss may
+   * still land in the new Redis, and the relist's sweep must see them as older than itself.
+   */
+  async nextEpoch(stream: string, after = 0): Promise<number> {
+    return Number(
+      await runScript(this.#client, NEXT_EPOCH, [`${this.base}:epoch:${stream}`], [String(after)]),
+    );
   }
 
   /** The epoch folds of `stream` carry now (0 before its first relist). */

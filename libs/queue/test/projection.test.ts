@@ -289,3 +289,21 @@ test("a pod's tombstone under a PodSet that is gone (its state forgotten) lets t
   await folded(p.foldPod('ns/web', 'ADDED', pod('c', '37'), 1)); // a live pod (re-created PodSet): kept
   assert.equal(await client.pttl(p.keys('ns/web').pods), -1);
 });
+
+test('after Redis lost its data a relist still sweeps folds from before the loss (its epoch is above theirs)', async () => {
+  const p = await projection();
+  const stream = 'pods/*';
+  assert.equal(await p.nextEpoch(stream), 1);
+  assert.equal(await p.nextEpoch(stream), 2);
+  await client.del(`${p.base}:epoch:${stream}`); // the data loss
+  // A fold issued before the loss and resent into the new Redis, of a pod deleted while nobody watched.
+  await folded(p.foldPod('ns/web', 'ADDED', pod('stale', '50'), 2));
+  const epoch = await p.nextEpoch(stream, 2);
+  assert.equal(epoch, 3, 'above the epoch the watcher folded at');
+  await p.foldPod('ns/web', 'ADDED', pod('listed', '60'), epoch, { requestedAnyway: true });
+  assert.equal(await p.sweep('pod', undefined, epoch), 1);
+  assert.deepEqual(
+    (await p.read('ns/web'))?.pods.map((x) => x.metadata.name),
+    ['listed'],
+  );
+});
