@@ -4,12 +4,13 @@
 // from kube-sim's history: convergence within 30 s, no over-creation, no orphan, no lost request,
 // no job failed without a reason. The figures are printed either way.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { SHORT, formatResult, runChaos } from './support/chaos.ts';
 
-test('chaos (short): every guarantee holds after workers, watchers, Redis and the API fail', async (t) => {
+async function chaosShort(t: TestContext, stateSource: 'api' | 'projection'): Promise<void> {
   const result = await runChaos({
     ...SHORT,
+    stateSource,
     seed: Number(process.env.CHAOS_SEED ?? SHORT.seed),
     log: (line) => t.diagnostic(line),
   });
@@ -27,4 +28,11 @@ test('chaos (short): every guarantee holds after workers, watchers, Redis and th
     `no injected 500 reached the operator\n${report}`,
   );
   assert.deepEqual(result.violations, [], `${report}\n${result.events.join('\n')}`);
-});
+}
+
+test('chaos (short): every guarantee holds after workers, watchers, Redis and the API fail', (t) =>
+  chaosShort(t, 'api'));
+
+// The same with the workers planning from the watcher's projection: a projection that lags, loses its
+// Redis or misses a deletion must never make a worker over-create, orphan or leave a PodSet unconverged.
+test('chaos (short), STATE_SOURCE=projection: every guarantee holds', (t) => chaosShort(t, 'projection'));
