@@ -95,6 +95,15 @@ function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
 const FOLD = luaScript(`
 ${RV_NEWER_LUA}
 ${POD_DELETING_LUA}
+-- Unexpired expectations left in the hash (expired ones are dropped).
+local function awaiting(key, now)
+  local all = redis.call('HGETALL', key)
+  local n = 0
+  for i = 1, #all, 2 do
+    if tonumber(string.sub(all[i + 1], 2)) <= now then redis.call('HDEL', key, all[i]) else n = n + 1 end
+  end
+  return n
+end
 local kind, typ, field, epoch, rv, inputs, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 local requestedAnyway = ARGV[9] == '1'
 local now, tombTtl = tonumber(ARGV[10]), tonumber(ARGV[11])
@@ -140,7 +149,15 @@ if kind == 'pod' then
   local exp = redis.call('HGET', KEYS[2], field)
   if exp then
     local what = string.sub(exp, 1, 1)
-    if what == 'c' or podDeleting(value) then redis.call('HDEL', KEYS[2], field) end
+    if what == 'c' or podDeleting(value) then
+      redis.call('HDEL', KEYS[2], field)
+      -- The worker plans again only once all its creates and deletes show, so one that shows while others
+      -- are awaited requests nothing: the last one's request covers it (recorded as requested with it).
+      if not requestedAnyway and awaiting(KEYS[2], now) > 0 then
+        redis.call('HSET', KEYS[4], field, inputs)
+        return 0
+      end
+    end
   end
 else
   redis.call('SET', KEYS[1], value)

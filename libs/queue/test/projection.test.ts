@@ -307,3 +307,27 @@ test('after Redis lost its data a relist still sweeps folds from before the loss
     ['listed'],
   );
 });
+
+test('while the worker awaits several of its creates, only the last to show requests a reconcile', async () => {
+  const p = await projection();
+  await folded(p.foldPodSet('ns/web', 'ADDED', podset('1', 1), 1));
+  assert.equal(await p.expect('ns/web', 'create', ['a', 'b', 'c']), 3);
+  assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1)), false, 'b and c awaited');
+  assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('b', '11'), 1)), false, 'c awaited');
+  assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('c', '12'), 1)), true, 'the last one');
+  // a was covered by c's request: an event of a that changes no plan input requests nothing.
+  assert.equal(await folded(p.foldPod('ns/web', 'MODIFIED', pod('a', '13', { node: 'n1' }), 1)), false);
+  assert.equal(await folded(p.foldPod('ns/web', 'MODIFIED', pod('a', '14', { phase: 'Running' }), 1)), true);
+  // The same for deletes: each shows as its deletionTimestamp.
+  assert.equal(await p.expect('ns/web', 'delete', ['a', 'b']), 2);
+  assert.equal(await folded(p.foldPod('ns/web', 'MODIFIED', pod('a', '15', { deleting: true }), 1)), false);
+  assert.equal(await folded(p.foldPod('ns/web', 'MODIFIED', pod('b', '16', { deleting: true }), 1)), true);
+});
+
+test('an expired expectation does not hold back the request of the one that shows', async () => {
+  const p = await projection();
+  assert.equal(await p.expect('ns/web', 'create', ['lost'], 30), 1);
+  assert.equal(await p.expect('ns/web', 'create', ['a']), 1);
+  await new Promise((r) => setTimeout(r, 60));
+  assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1)), true);
+});
