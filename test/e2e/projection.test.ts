@@ -45,6 +45,24 @@ test('PodSets converge, scale, heal and go, with no reads of the API once the pr
   await env.kubectl(['delete', 'pod', victim, '--wait=false']);
   await env.waitConverged(names);
   assert.ok(!activePodsOf(env.podSet('pb')!, env.pods()).some((p) => p.metadata.name === victim));
+  // A pod released from its PodSet (its controller reference removed, as one does to debug it) is replaced:
+  // its event reaches the PodSet through its label, and the projection stops counting it.
+  const released = activePodsOf(env.podSet('pa')!, env.pods())[0]!.metadata.name as string;
+  await env.kubectl([
+    'patch',
+    'pod',
+    released,
+    '--type=json',
+    '-p',
+    '[{"op":"remove","path":"/metadata/ownerReferences"}]',
+  ]);
+  await env.waitConverged(names);
+  assert.ok(!activePodsOf(env.podSet('pa')!, env.pods()).some((p) => p.metadata.name === released));
+  assert.equal(activePodsOf(env.podSet('pa')!, env.pods()).length, 5);
+  assert.ok(
+    env.pods().some((p) => p.metadata.name === released),
+    'the released pod itself is left alone',
+  );
   assert.deepEqual(
     reads(since).map((e) => `${e.verb} ${e.resource}`),
     [],

@@ -94,3 +94,23 @@ test('isWatchedKind accepts only the watched kind and API version', () => {
   assert.equal(isWatchedKind('pods', { apiVersion: 'v1', kind: 'Pod' }), true);
   assert.equal(isWatchedKind('pods', { apiVersion: 'podset.io/v1', kind: 'PodSet' }), false);
 });
+
+test('a pod released from its PodSet (no PodSet controller) maps to the PodSet its podset.io/name label names', () => {
+  const labelled = (refs: unknown[] | undefined, label: string | undefined): WatchedObject => {
+    const p = pod(refs);
+    p.metadata = { ...p.metadata, ...(label !== undefined ? { labels: { 'podset.io/name': label } } : {}) };
+    return p;
+  };
+  assert.equal(keyFor('pods', labelled(undefined, 'web')), 'default/web', 'controller reference removed');
+  assert.equal(
+    keyFor('pods', labelled([owner({ name: 'api' })], 'web')),
+    'default/api',
+    'the controller wins',
+  );
+  assert.equal(
+    keyFor('pods', labelled([owner({ kind: 'ReplicaSet', apiVersion: 'apps/v1' })], 'web')),
+    'default/web',
+  );
+  assert.equal(keyFor('pods', labelled(undefined, '')), undefined);
+  assert.equal(keyFor('pods', labelled(undefined, undefined)), undefined);
+});

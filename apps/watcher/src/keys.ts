@@ -1,7 +1,7 @@
 // Pure mapping from watched objects to reconcile keys ("namespace/name" of a PodSet).
-// The watcher holds no cache: a Pod names its PodSet only through its controller ownerReference
-// (`podSetKeyOf`, the one ownership rule in @podset/reconcile).
-import { API_VERSION, KIND, podSetKeyOf, type ObjectMeta } from '@podset/reconcile';
+// The watcher holds no cache: a Pod names its PodSet through its controller ownerReference (`podSetKeyOf`,
+// the one ownership rule in @podset/reconcile), or, once released from it, through its podset.io/name label.
+import { API_VERSION, KIND, NAME_LABEL, podSetKeyOf, type ObjectMeta } from '@podset/reconcile';
 
 /** The subset of a Kubernetes object the watcher reads. */
 export interface WatchedObject {
@@ -34,9 +34,22 @@ export function podSetKey(obj: WatchedObject): string | undefined {
   return `${ns}/${name}`;
 }
 
+/**
+ * The PodSet a pod concerns: its controller's key, else the PodSet its podset.io/name label names. A pod
+ * released from its PodSet (controller reference removed, e.g. to debug it) keeps the label, and that
+ * PodSet must learn it lost the pod: it creates a replacement, and its projected state stops counting it.
+ */
+function podKey(obj: WatchedObject): string | undefined {
+  const owned = podSetKeyOf(obj);
+  if (owned !== undefined) return owned;
+  const ns = obj.metadata?.namespace;
+  const name = obj.metadata?.labels?.[NAME_LABEL];
+  return ns && name ? `${ns}/${name}` : undefined;
+}
+
 /** The reconcile key an object of `resource` maps to. */
 export function keyFor(resource: Resource, obj: WatchedObject): string | undefined {
-  return resource === 'podsets' ? podSetKey(obj) : podSetKeyOf(obj);
+  return resource === 'podsets' ? podSetKey(obj) : podKey(obj);
 }
 
 /** Distinct keys of a list of objects (a relist), in first-seen order. */

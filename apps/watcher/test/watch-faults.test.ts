@@ -116,15 +116,18 @@ const bulkCount = (q: RecordingQueue, key: string) =>
 
 const lists = () => env.sim.audit.query({ user: 'watcher', verb: 'list' }).length;
 
-test('a PodSet change and a pod change are requested live, with the RV; pods of other owners are not', async () => {
+test('a PodSet change and a pod change are requested live, with the RV; a pod with no PodSet controller, for the PodSet its label names', async () => {
   const w = await startWatcher();
   const ps = await createPodSet(env.sim, 'live-a');
   await createPod(env.sim, 'live-a-1', { name: 'live-a', uid: ps.metadata.uid });
+  // Labelled podset.io/name=none, no controller: released from "none" as far as the watcher can tell.
   await createPod(env.sim, 'stray', undefined);
   await waitFor('requests', () => w.recording.requests.filter((r) => r.key === 'default/live-a').length >= 2);
   const live = w.recording.requests.filter((r) => r.source === 'live');
   assert.ok(live.some((r) => r.key === 'default/live-a' && r.rv === ps.metadata.resourceVersion));
-  assert.ok(!w.recording.requests.some((r) => r.key === 'default/none'));
+  await waitFor("the stray pod requests its label's PodSet", () =>
+    w.recording.requests.some((r) => r.key === 'default/none'),
+  );
   // In the real queue, collapsed to one waiting job for the key.
   assert.ok((await queue.currentJobId('default/live-a')) !== undefined);
   // And in the event log, one compact record per event (appended right after the request).
@@ -138,7 +141,7 @@ test('a PodSet change and a pod change are requested live, with the RV; pods of 
     logged((r) => r.kind === 'Pod' && r.name === 'live-a-1' && r.key === 'default/live-a'),
   );
   await waitFor('unowned pod record', () =>
-    logged((r) => r.kind === 'Pod' && r.name === 'stray' && r.key === ''),
+    logged((r) => r.kind === 'Pod' && r.name === 'stray' && r.key === 'default/none'),
   );
 });
 
