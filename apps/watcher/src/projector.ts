@@ -3,7 +3,7 @@
 // the request finds the event in the state it reads. A relist starts a new epoch per stream; once done,
 // what it did not see is swept. The projection is marked ready once every stream has relisted into it:
 // until then (a first start, or a Redis that lost its data) workers read the API.
-import type { Fold, FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/queue';
+import type { Fold, FoldItem, FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/queue';
 import type { Resource, WatchedObject } from './keys.ts';
 import type { Logger } from './log.ts';
 
@@ -66,21 +66,20 @@ export class Projector {
     this.#relisted.clear();
   }
 
-  /** Folds a relisted page (as ADDED) under the stream's new epoch. */
+  /** Folds a relisted page (as ADDED) under the stream's new epoch, many objects per Redis call. */
   async foldListed(
     info: StreamInfo,
     objects: readonly WatchedObject[],
     keyOf: (o: WatchedObject) => string | undefined,
   ): Promise<void> {
-    const width = 32;
-    for (let i = 0; i < objects.length; i += width) {
-      await Promise.all(
-        objects.slice(i, i + width).map(async (obj) => {
-          const key = keyOf(obj);
-          if (key !== undefined) await this.fold(info.stream, info.resource, 'ADDED', obj, key, true);
-        }),
-      );
+    const kind = info.resource === 'pods' ? 'pod' : 'podset';
+    const items: FoldItem[] = [];
+    for (const obj of objects) {
+      const key = keyOf(obj);
+      if (key !== undefined)
+        items.push({ key, kind, type: 'ADDED', object: obj as ProjectedPod | ProjectedPodSet });
     }
+    await this.projection.foldMany(items, await this.#epoch(info.stream), { requestedAnyway: true });
   }
 
   /** A relist completed: sweep what it did not see; once every stream has relisted, mark ready. */

@@ -73,6 +73,7 @@ export { bullKeys, jobPrefixOf, BULLMQ_VERSION, type FinishedState } from './bul
 export {
   Projection,
   type Fold,
+  type FoldItem,
   type FoldOptions,
   podSetInputs,
   type FoldType,

@@ -49,6 +49,23 @@ export interface Fold {
   requested(): Promise<void>;
 }
 
+/** One object to fold into PodSet `key`'s state. */
+export interface FoldItem {
+  key: string;
+  kind: 'pod' | 'podset';
+  type: FoldType;
+  object: ProjectedPod | ProjectedPodSet;
+}
+
+interface FoldCall {
+  keys: string[];
+  argv: string[];
+  requested(): Promise<void>;
+}
+
+/** Objects per FOLD_MANY call: short scripts (Redis runs nothing else meanwhile), few round trips. */
+const FOLD_BATCH = 100;
+
 export interface FoldOptions {
   /** The caller requests the key anyway (a relist requests every key): record it as requested now. */
   requestedAnyway?: boolean;
@@ -92,7 +109,7 @@ function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
 // Returns 1 when a reconcile is owed: the inputs differ from those last requested (or the object went).
 // The answer is against what was *requested*, not what was folded, because a fold and its request are
 // two steps: when the request fails, the watch re-delivers the event, and its fold must ask again.
-const FOLD = luaScript(`
+const FOLD_FN = `
 ${RV_NEWER_LUA}
 ${POD_DELETING_LUA}
 -- Unexpired expectations left in the hash (expired ones are dropped).
@@ -104,67 +121,86 @@ local function awaiting(key, now)
   end
   return n
 end
-local kind, typ, field, epoch, rv, inputs, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
-local requestedAnyway = ARGV[9] == '1'
-local now, tombTtl = tonumber(ARGV[10]), tonumber(ARGV[11])
-local old
-if kind == 'pod' then old = redis.call('HGET', KEYS[1], field) else old = redis.call('GET', KEYS[1]) end
-local oldEpoch, oldRv
-if old then oldEpoch, oldRv = string.match(old, '^([^\\t]*)\\t([^\\t\\n]*)') end
--- The entry keeps the newest epoch that saw the object: a relist that lists an older version than one
--- already folded (a worker's own write, folded at once) still counts as having seen it.
-if oldEpoch and tonumber(oldEpoch) > tonumber(epoch) then epoch = oldEpoch end
-if oldRv and oldRv ~= '' and rv ~= '' and not rvNewer(rv, oldRv) and oldRv ~= rv then
-  if epoch ~= oldEpoch then
-    local rest = string.sub(old, #oldEpoch + 1)
-    if kind == 'pod' then redis.call('HSET', KEYS[1], field, epoch .. rest)
-    else redis.call('SET', KEYS[1], epoch .. rest, 'KEEPTTL') end
+local function fold(K, A)
+  local kind, typ, field, epoch, rv, inputs, payload = A[1], A[2], A[3], A[4], A[5], A[6], A[7]
+  local requestedAnyway = A[9] == '1'
+  local now, tombTtl = tonumber(A[10]), tonumber(A[11])
+  local old
+  if kind == 'pod' then old = redis.call('HGET', K[1], field) else old = redis.call('GET', K[1]) end
+  local oldEpoch, oldRv
+  if old then oldEpoch, oldRv = string.match(old, '^([^\\t]*)\\t([^\\t\\n]*)') end
+  -- The entry keeps the newest epoch that saw the object: a relist that lists an older version than one
+  -- already folded (a worker's own write, folded at once) still counts as having seen it.
+  if oldEpoch and tonumber(oldEpoch) > tonumber(epoch) then epoch = oldEpoch end
+  if oldRv and oldRv ~= '' and rv ~= '' and not rvNewer(rv, oldRv) and oldRv ~= rv then
+    if epoch ~= oldEpoch then
+      local rest = string.sub(old, #oldEpoch + 1)
+      if kind == 'pod' then redis.call('HSET', K[1], field, epoch .. rest)
+      else redis.call('SET', K[1], epoch .. rest, 'KEEPTTL') end
+    end
+    return 0
   end
-  return 0
-end
-local requested = redis.call('HGET', KEYS[4], field)
-if typ == 'DELETED' then
-  local tombstone = epoch .. '\\t' .. rv .. '\\n' .. (now + tombTtl)
+  local requested = redis.call('HGET', K[4], field)
+  if typ == 'DELETED' then
+    local tombstone = epoch .. '\\t' .. rv .. '\\n' .. (now + tombTtl)
+    if kind == 'pod' then
+      redis.call('HSET', K[1], field, tombstone)
+      redis.call('HDEL', K[2], field)
+      -- Nothing reads or sweeps the pods of a PodSet that is gone (its state was forgotten): let them go.
+      local ps = redis.call('GET', K[5])
+      if not ps or string.find(ps, '\\n', 1, true) then redis.call('PEXPIRE', K[1], tombTtl) end
+    else
+      redis.call('SET', K[1], tombstone, 'PX', tombTtl)
+      redis.call('SREM', K[3], A[8])
+      redis.call('PEXPIRE', K[5], tombTtl)
+    end
+    if requestedAnyway then redis.call('HDEL', K[4], field) return 0 end
+    if requested then return 1 end
+    return 0
+  end
+  local value = epoch .. '\\t' .. rv .. '\\t' .. payload
+  redis.call('SADD', K[3], A[8])
   if kind == 'pod' then
-    redis.call('HSET', KEYS[1], field, tombstone)
-    redis.call('HDEL', KEYS[2], field)
-    -- Nothing reads or sweeps the pods of a PodSet that is gone (its state was forgotten): let them go.
-    local ps = redis.call('GET', KEYS[5])
-    if not ps or string.find(ps, '\\n', 1, true) then redis.call('PEXPIRE', KEYS[1], tombTtl) end
-  else
-    redis.call('SET', KEYS[1], tombstone, 'PX', tombTtl)
-    redis.call('SREM', KEYS[3], ARGV[8])
-    redis.call('PEXPIRE', KEYS[5], tombTtl)
-  end
-  if requestedAnyway then redis.call('HDEL', KEYS[4], field) return 0 end
-  if requested then return 1 end
-  return 0
-end
-local value = epoch .. '\\t' .. rv .. '\\t' .. payload
-redis.call('SADD', KEYS[3], ARGV[8])
-if kind == 'pod' then
-  redis.call('HSET', KEYS[1], field, value)
-  redis.call('PERSIST', KEYS[1])
-  -- A create shows as the pod; a delete as its deletionTimestamp (or its DELETED event, above).
-  local exp = redis.call('HGET', KEYS[2], field)
-  if exp then
-    local what = string.sub(exp, 1, 1)
-    if what == 'c' or podDeleting(value) then
-      redis.call('HDEL', KEYS[2], field)
-      -- The worker plans again only once all its creates and deletes show, so one that shows while others
-      -- are awaited requests nothing: the last one's request covers it (recorded as requested with it).
-      if not requestedAnyway and awaiting(KEYS[2], now) > 0 then
-        redis.call('HSET', KEYS[4], field, inputs)
-        return 0
+    redis.call('HSET', K[1], field, value)
+    redis.call('PERSIST', K[1])
+    -- A create shows as the pod; a delete as its deletionTimestamp (or its DELETED event, above).
+    local exp = redis.call('HGET', K[2], field)
+    if exp then
+      local what = string.sub(exp, 1, 1)
+      if what == 'c' or podDeleting(value) then
+        redis.call('HDEL', K[2], field)
+        -- The worker plans again only once all its creates and deletes show, so one that shows while others
+        -- are awaited requests nothing: the last one's request covers it (recorded as requested with it).
+        if not requestedAnyway and awaiting(K[2], now) > 0 then
+          redis.call('HSET', K[4], field, inputs)
+          return 0
+        end
       end
     end
+  else
+    redis.call('SET', K[1], value)
   end
-else
-  redis.call('SET', KEYS[1], value)
+  if requestedAnyway then redis.call('HSET', K[4], field, inputs) return 0 end
+  if requested == inputs then return 0 end
+  return 1
 end
-if requestedAnyway then redis.call('HSET', KEYS[4], field, inputs) return 0 end
-if requested == inputs then return 0 end
-return 1
+`;
+
+const FOLD = luaScript(`${FOLD_FN}
+return fold(KEYS, ARGV)
+`);
+
+// Many folds in one call (a relist page): ARGV[1] = n; then KEYS in fives and the rest of ARGV in elevens,
+// per object as FOLD takes them. Returns each fold's answer, in order.
+const FOLD_MANY = luaScript(`${FOLD_FN}
+local n, out = tonumber(ARGV[1]), {}
+for i = 0, n - 1 do
+  local K, A = {}, {}
+  for j = 1, 5 do K[j] = KEYS[i * 5 + j] end
+  for j = 1, 11 do A[j] = ARGV[1 + i * 11 + j] end
+  out[i + 1] = fold(K, A)
+end
+return out
 `);
 
 // Expectations: KEYS[1] pods hash, KEYS[2] expectations hash; ARGV: now, ttlMs, kind ('c'|'d'), names...
@@ -302,8 +338,7 @@ export class Projection {
     epoch: number,
     opts: FoldOptions = {},
   ): Promise<Fold> {
-    const { fields, inputs } = encodePod(pod);
-    return this.#fold(key, 'pod', pod.metadata.name ?? '', type, fields, inputs, epoch, pod, opts);
+    return await this.#fold(this.#foldCall({ key, kind: 'pod', type, object: pod }, epoch, opts));
   }
 
   /** Folds a PodSet event (a status-only change owes no reconcile). */
@@ -314,62 +349,73 @@ export class Projection {
     epoch: number,
     opts: FoldOptions = {},
   ): Promise<Fold> {
-    const trimmed = trimPodSet(podset);
-    const payload = JSON.stringify(trimmed);
-    return this.#fold(
-      key,
-      'podset',
-      '@ps',
-      type,
-      payload,
-      podSetInputs(trimmed.metadata),
-      epoch,
-      podset,
-      opts,
-    );
+    return await this.#fold(this.#foldCall({ key, kind: 'podset', type, object: podset }, epoch, opts));
   }
 
-  async #fold(
-    key: string,
-    kind: 'pod' | 'podset',
-    field: string,
-    type: FoldType,
-    payload: string,
-    inputs: string,
-    epoch: number,
-    obj: ProjectedPod | ProjectedPodSet,
-    opts: FoldOptions,
-  ): Promise<Fold> {
-    const k = this.keys(key);
-    const digest = inputsDigest(inputs);
-    const owed =
-      (await runScript(
+  /**
+   * Folds many objects in order, FOLD_BATCH per Redis call (a relist page: one call where each object
+   * took one). Whether each owed a reconcile, in order.
+   */
+  async foldMany(items: readonly FoldItem[], epoch: number, opts: FoldOptions = {}): Promise<boolean[]> {
+    const owed: boolean[] = [];
+    for (let i = 0; i < items.length; i += FOLD_BATCH) {
+      const calls = items.slice(i, i + FOLD_BATCH).map((item) => this.#foldCall(item, epoch, opts));
+      const out = (await runScript(
         this.#client,
-        FOLD,
-        kind === 'pod'
+        FOLD_MANY,
+        calls.flatMap((c) => c.keys),
+        [String(calls.length), ...calls.flatMap((c) => c.argv)],
+      )) as number[];
+      for (const n of out) owed.push(n === 1);
+    }
+    return owed;
+  }
+
+  /** One object's fold: its script keys and arguments, and how to record its request. */
+  #foldCall(item: FoldItem, epoch: number, opts: FoldOptions): FoldCall {
+    const k = this.keys(item.key);
+    let field: string;
+    let payload: string;
+    let inputs: string;
+    if (item.kind === 'pod') {
+      const pod = item.object as ProjectedPod;
+      ({ fields: payload, inputs } = encodePod(pod));
+      field = pod.metadata.name ?? '';
+    } else {
+      const trimmed = trimPodSet(item.object as ProjectedPodSet);
+      payload = JSON.stringify(trimmed);
+      inputs = podSetInputs(trimmed.metadata);
+      field = '@ps';
+    }
+    const digest = inputsDigest(inputs);
+    return {
+      keys:
+        item.kind === 'pod'
           ? [k.pods, k.expect, this.indexKey, k.requested, k.podset]
           : [k.podset, k.expect, this.indexKey, k.requested, k.pods],
-        [
-          kind,
-          type,
-          field,
-          String(epoch),
-          obj.metadata.resourceVersion ?? '',
-          digest,
-          payload,
-          key,
-          opts.requestedAnyway === true ? '1' : '0',
-          String(Date.now()),
-          String(this.#tombstoneTtlMs),
-        ],
-      )) === 1;
-    return {
-      owed,
+      argv: [
+        item.kind,
+        item.type,
+        field,
+        String(epoch),
+        item.object.metadata.resourceVersion ?? '',
+        digest,
+        payload,
+        item.key,
+        opts.requestedAnyway === true ? '1' : '0',
+        String(Date.now()),
+        String(this.#tombstoneTtlMs),
+      ],
       requested: async () => {
-        if (type === 'DELETED') await this.#client.hdel(k.requested, field);
+        if (item.type === 'DELETED') await this.#client.hdel(k.requested, field);
         else await this.#client.hset(k.requested, field, digest);
       },
     };
+  }
+
+  async #fold(call: FoldCall): Promise<Fold> {
+    const owed = (await runScript(this.#client, FOLD, call.keys, call.argv)) === 1;
+    return { owed, requested: call.requested };
   }
 
   /**

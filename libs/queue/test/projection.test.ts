@@ -5,7 +5,13 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { startRedis, type RedisServer } from '@podset/testkit';
-import { Projection, type Fold, type ProjectedPod, type ProjectedPodSet } from '../src/projection.ts';
+import {
+  Projection,
+  type Fold,
+  type FoldItem,
+  type ProjectedPod,
+  type ProjectedPodSet,
+} from '../src/projection.ts';
 
 let redis: RedisServer;
 let client: Redis;
@@ -330,4 +336,44 @@ test('an expired expectation does not hold back the request of the one that show
   assert.equal(await p.expect('ns/web', 'create', ['a']), 1);
   await new Promise((r) => setTimeout(r, 60));
   assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1)), true);
+});
+
+test('foldMany (a relist page) leaves the state one fold per object leaves, in order, across batches', async () => {
+  const one = await projection();
+  const many = await projection();
+  const items: FoldItem[] = [{ key: 'ns/web', kind: 'podset', type: 'ADDED', object: podset('1', 1) }];
+  for (let i = 0; i < 250; i++)
+    items.push({ key: `ns/web`, kind: 'pod', type: 'ADDED', object: pod(`p${i}`, String(10 + i)) });
+  // Later in the page, in another batch: a newer version of p0, and p1 deleted.
+  items.push({
+    key: 'ns/web',
+    kind: 'pod',
+    type: 'MODIFIED',
+    object: pod('p0', '900', { phase: 'Running' }),
+  });
+  items.push({ key: 'ns/web', kind: 'pod', type: 'DELETED', object: pod('p1', '901') });
+  const owedOne: boolean[] = [];
+  for (const it of items) {
+    const f =
+      it.kind === 'pod'
+        ? await one.foldPod(it.key, it.type, it.object as ProjectedPod, 3)
+        : await one.foldPodSet(it.key, it.type, it.object as ProjectedPodSet, 3);
+    owedOne.push(f.owed);
+  }
+  const owedMany = await many.foldMany(items, 3);
+  assert.deepEqual(owedMany, owedOne);
+  const [a, b] = [await one.read('ns/web'), await many.read('ns/web')];
+  assert.deepEqual(b, a);
+  assert.equal(b?.pods.length, 249);
+  assert.equal(b?.pods.find((x) => x.metadata.name === 'p0')?.status?.phase, 'Running');
+  // The same entries (tombstones aside from their expiry time) and the same requests recorded.
+  const entries = async (p: Projection, k: 'requested' | 'pods') =>
+    Object.fromEntries(
+      Object.entries(await client.hgetall(p.keys('ns/web')[k])).map(([f, v]) => [
+        f,
+        v.replace(/\n\d+$/, '\n'),
+      ]),
+    );
+  for (const k of ['requested', 'pods'] as const)
+    assert.deepEqual(await entries(many, k), await entries(one, k));
 });
