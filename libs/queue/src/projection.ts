@@ -204,8 +204,8 @@ return out
 `);
 
 // Expectations: KEYS[1] pods hash, KEYS[2] expectations hash; ARGV: now, ttlMs, kind ('c'|'d'), names...
-// A name already shown as the worker expects it (created: present; deleted: absent, a tombstone, or
-// deleting) is not recorded: its event came first and will not come again.
+// A name already shown as the worker expects it (created: present or a tombstone; deleted: absent, a
+// tombstone, or deleting) is not recorded: its event came first and will not come again.
 const EXPECT = luaScript(`
 ${POD_DELETING_LUA}
 local now, ttl, what = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
@@ -214,9 +214,9 @@ for i = 4, #ARGV do
   local name = ARGV[i]
   local cur = redis.call('HGET', KEYS[1], name)
   local seen
-  local gone = cur == false or string.find(cur, '\\n', 1, true) ~= nil
-  if what == 'c' then seen = not gone
-  else seen = gone or podDeleting(cur) end
+  -- A create shows as any entry of the name, a tombstone too: the pod came (and went) before this call.
+  if what == 'c' then seen = cur ~= false
+  else seen = cur == false or string.find(cur, '\\n', 1, true) ~= nil or podDeleting(cur) end
   if not seen then
     redis.call('HSET', KEYS[2], name, what .. (now + ttl))
     n = n + 1
@@ -254,7 +254,8 @@ end
 return out
 `);
 
-// Sweep: KEYS[1] a pods hash or a PodSet key, KEYS[2] the requested inputs; ARGV[1] kind, ARGV[2] the
+// Sweep: KEYS[1] a pods hash or a PodSet key, KEYS[2] the requested inputs, KEYS[3] the expectations;
+// ARGV[1] kind, ARGV[2] the
 // epoch of the relist just done. Removes what that relist did not see (folded at an older epoch), and
 // what was last requested of it. Returns how many went.
 const SWEEP = luaScript(`
@@ -275,6 +276,8 @@ for i = 1, #all, 2 do
   if older(all[i + 1]) then
     redis.call('HDEL', KEYS[1], all[i])
     redis.call('HDEL', KEYS[2], all[i])
+    -- Gone while nobody watched: whatever a worker awaited of it (its create, its delete) is over.
+    redis.call('HDEL', KEYS[3], all[i])
     n = n + 1
   end
 end
@@ -466,7 +469,7 @@ export class Projection {
         await runScript(
           this.#client,
           SWEEP,
-          [kind === 'pod' ? k.pods : k.podset, k.requested],
+          [kind === 'pod' ? k.pods : k.podset, k.requested, k.expect],
           [kind, String(epoch)],
         ),
       );
