@@ -182,6 +182,12 @@ end
 
 local current = rcall('GET', deKey)
 local outcome, state = 'absent', ''
+if mode == 'after-add' and ARGV[9] ~= '' and current == ARGV[9] then
+  -- The add created the key's job from this very request: nothing to fold. Folding it again would pull
+  -- the job back to the request's due time — undoing a retry backoff the job may have entered since.
+  if rcall('GET', lockKey) == ARGV[7] then rcall('DEL', lockKey) end
+  return {'merged', current, 'created'}
+end
 if mode == 'settle' and current == ARGV[7] then
   -- The job that finished is still the key's job (it is being retried after a backoff): leave it.
   return {'merged', current, 'retrying'}
@@ -226,6 +232,8 @@ export interface MergeArgs {
   /** request/after-add: the producer's lock token; settle: the id of the job that just finished. */
   lockToken?: string;
   lockTtlMs?: number;
+  /** after-add: the id of the job the add created from this request ('' when it created none). */
+  addedJobId?: string;
 }
 
 export interface MergeResult {
@@ -258,6 +266,7 @@ export async function runMerge(client: RedisClient, keys: MergeKeys, args: Merge
     args.incoming ?? '{}',
     args.lockToken ?? '',
     String(args.lockTtlMs ?? 5_000),
+    args.addedJobId ?? '',
   ];
   const raw = await runScript(client, MERGE, keyList, argv);
   const [outcome, jobId, state] = raw as [MergeResult['outcome'], string, string];

@@ -163,6 +163,7 @@ export class ReconcileQueue {
         priority,
         incoming,
         lockToken: token,
+        addedJobId: jobId === ownId ? ownId : '',
       });
     }
     if (jobId === undefined) throw new Error(`ReconcileQueue.request(${key}): BullMQ returned no job id`);

@@ -6,6 +6,7 @@ import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { ReconcileQueue, bullKeys } from '../src/index.ts';
+import { runMerge } from '../src/merge-script.ts';
 import { parseReconcileRequest } from '../src/payload.ts';
 
 let redis: RedisServer;
@@ -234,4 +235,20 @@ test('producers take turns on an active key with no stored next job (no overwrit
 
 test('request validates its key', async () => {
   await assert.rejects(queue.request('no-namespace', { source: 'live' }), /namespace\/name/);
+});
+
+test("a request's own after-add step leaves the job it created alone (it may be in a retry backoff by then)", async () => {
+  // The job the request created has since failed into a 20 s backoff (delayed) before the request's
+  // after-add step ran, as happens under load; folding the request into it again would pull it to now.
+  const r = await queue.request('ns/after-add', { source: 'bulk', delayMs: 20_000 });
+  const due = await delayedDue(r.jobId);
+  assert.ok(due !== undefined);
+  const incoming = JSON.stringify({ dueAt: Date.now(), reasons: [] });
+  const keys = { jobPrefix: P, dedupId: 'ns/after-add' };
+  const args = { mode: 'after-add', now: Date.now(), due: Date.now(), incoming, lockToken: 't' } as const;
+  assert.equal((await runMerge(raw, keys, { ...args, addedJobId: r.jobId })).state, 'created');
+  assert.equal(await delayedDue(r.jobId), due, 'still due at the backoff');
+  // Control: the same step folding it (an add that did not create this job) pulls it to now.
+  await runMerge(raw, keys, { ...args, addedJobId: '' });
+  assert.equal(await delayedDue(r.jobId), undefined, 'pulled out of delayed');
 });
