@@ -214,9 +214,14 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
       throw new UnrecoverableError(`job ${job.id}: ${toError(err).message}`);
     }
     const bulk = req.source === 'bulk' ? bulkSlots : undefined;
-    if (bulk !== undefined && !bulk.tryTake()) {
-      const waitSignals = signal !== undefined ? [stopping.signal, signal] : [stopping.signal];
-      if (!(await bulk.wait(between(BULK_WAIT_MS), waitSignals))) return handBack(job, token, req);
+    if (bulk !== undefined) {
+      // Closing: a bulk job taken but not started goes back unrun, like those waiting for a slot — even
+      // when a slot has just come free (a reconcile that ended after close() began).
+      if (stopping.signal.aborted) return handBack(job, token, req);
+      if (!bulk.tryTake()) {
+        const waitSignals = signal !== undefined ? [stopping.signal, signal] : [stopping.signal];
+        if (!(await bulk.wait(between(BULK_WAIT_MS), waitSignals))) return handBack(job, token, req);
+      }
     }
     const id = String(job.id);
     active.add(id);
