@@ -99,10 +99,14 @@ export function decodePod(name: string, key: string, fields: string): ProjectedP
 }
 
 /**
- * Lua: whether a stored pod entry (`epoch \t rv \t fields`) shows the pod deleting — its deletionTimestamp
- * (the third field) is set. The one place the scripts read a pod's fields.
+ * Lua, the one place the scripts read a stored entry: `isTombstone(entry)` — a deleted object's tombstone
+ * (`epoch \t rv \n expiry`; neither a pod's fields nor JSON hold a raw newline); `podDeleting(entry)` — a
+ * pod entry (`epoch \t rv \t fields`) whose deletionTimestamp (the third field) is set.
  */
-export const POD_DELETING_LUA = `
+export const ENTRY_LUA = `
+local function isTombstone(entry)
+  return string.find(entry, '\\n', 1, true) ~= nil
+end
 local function podDeleting(entry)
   return string.find(entry, '^[^\\t]*\\t[^\\t]*\\t[^\\t]*\\t[^\\t]*\\t[^\\t]') ~= nil
 end

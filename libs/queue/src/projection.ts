@@ -21,7 +21,7 @@ import {
   encodePod,
   inputsDigest,
   podSetInputs,
-  POD_DELETING_LUA,
+  ENTRY_LUA,
   type ProjectedMeta,
   type ProjectedPod,
 } from './projection-entry.ts';
@@ -111,7 +111,7 @@ function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
 // two steps: when the request fails, the watch re-delivers the event, and its fold must ask again.
 const FOLD_FN = `
 ${RV_NEWER_LUA}
-${POD_DELETING_LUA}
+${ENTRY_LUA}
 -- Unexpired expectations left in the hash (expired ones are dropped).
 local function awaiting(key, now)
   local all = redis.call('HGETALL', key)
@@ -148,7 +148,7 @@ local function fold(K, A)
       redis.call('HDEL', K[2], field)
       -- Nothing reads or sweeps the pods of a PodSet that is gone (its state was forgotten): let them go.
       local ps = redis.call('GET', K[5])
-      if not ps or string.find(ps, '\\n', 1, true) then redis.call('PEXPIRE', K[1], tombTtl) end
+      if not ps or isTombstone(ps) then redis.call('PEXPIRE', K[1], tombTtl) end
     else
       redis.call('SET', K[1], tombstone, 'PX', tombTtl)
       redis.call('SREM', K[3], A[8])
@@ -207,7 +207,7 @@ return out
 // A name already shown as the worker expects it (created: present or a tombstone; deleted: absent, a
 // tombstone, or deleting) is not recorded: its event came first and will not come again.
 const EXPECT = luaScript(`
-${POD_DELETING_LUA}
+${ENTRY_LUA}
 local now, ttl, what = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local n = 0
 for i = 4, #ARGV do
@@ -216,7 +216,7 @@ for i = 4, #ARGV do
   local seen
   -- A create shows as any entry of the name, a tombstone too: the pod came (and went) before this call.
   if what == 'c' then seen = cur ~= false
-  else seen = cur == false or string.find(cur, '\\n', 1, true) ~= nil or podDeleting(cur) end
+  else seen = cur == false or isTombstone(cur) or podDeleting(cur) end
   if not seen then
     redis.call('HSET', KEYS[2], name, what .. (now + ttl))
     n = n + 1
@@ -230,9 +230,10 @@ return n
 // Expired expectations and tombstones are dropped; tombstones are not returned.
 // Returns {ready, podset ('' when none), pod name, pod entry, ..., '', pending names...}.
 const READ = luaScript(`
+${ENTRY_LUA}
 local now = tonumber(ARGV[1])
 local podset = redis.call('GET', KEYS[1]) or ''
-if string.find(podset, '\\n', 1, true) then podset = '' end
+if isTombstone(podset) then podset = '' end
 local out = { redis.call('EXISTS', KEYS[4]), podset }
 local pods = redis.call('HGETALL', KEYS[2])
 for i = 1, #pods, 2 do
