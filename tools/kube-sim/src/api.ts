@@ -446,7 +446,14 @@ export class Api {
 
   // ---------------------------------------------------------------- writes
 
-  private schemaProcess(t: ResourceType, obj: KubeObject, opts: WriteOptions, name: string): KubeObject {
+  /** Metadata pruning, then for a schema: pruning, defaulting and validation (`old`: the object an update replaces). */
+  private schemaProcess(
+    t: ResourceType,
+    obj: KubeObject,
+    opts: WriteOptions,
+    name: string,
+    old?: KubeObject,
+  ): KubeObject {
     const unknown: string[] = [];
     for (const k of Object.keys(obj.metadata)) if (!OBJECT_META_FIELDS.has(k)) unknown.push(`metadata.${k}`);
     let out = obj;
@@ -464,7 +471,10 @@ export class Api {
         t.schema,
       ) as unknown as KubeObject;
       out = { ...defaulted, apiVersion: out.apiVersion, kind: out.kind, metadata: out.metadata };
-      const causes = validateAgainstSchema(out as unknown as Json, t.schema);
+      const causes = validateAgainstSchema(out as unknown as Json, t.schema, {
+        oldValue: old as unknown as Json | undefined,
+        warnings: opts.warnings,
+      });
       if (causes.length) throw invalid(t, name, causes);
     } else if (opts.fieldValidation !== 'Ignore' && !this.registry.isCrdType(t)) {
       // Built-in kinds: unknown fields are reported (400 in Strict, a warning in Warn) but kept, so that a
@@ -823,7 +833,7 @@ export class Api {
         }
       }
     }
-    next = this.schemaProcess(t, next, opts, name);
+    next = this.schemaProcess(t, next, opts, name, t.schema ? this.present(t, current) : undefined);
     if (id === 'services' && part === 'main' && isObject(next.spec) && isObject(current.spec)) {
       // The allocated cluster IPs are immutable: a PUT without them keeps them.
       const cs = current.spec;

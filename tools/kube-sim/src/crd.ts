@@ -21,6 +21,7 @@ import {
   validateValue,
   childPath,
 } from './structural.ts';
+import { validateRuleDefinitions } from './cel-rules.ts';
 
 const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -228,12 +229,14 @@ function validateStructural(root: JSONSchemaProps, path: string, out: FieldCause
   walkSchema(root, path, '', true, out);
 }
 
+/** `uncorrelatable`: the schema path of the nearest enclosing list that is not a map list (no oldSelf within). */
 function walkSchema(
   s: JSONSchemaProps,
   path: string,
   dataPath: string,
   isRoot: boolean,
   out: FieldCause[],
+  uncorrelatable?: string,
 ): void {
   if (!isObject(s as unknown as Json)) {
     out.push(invalid(path, s as unknown as Json, 'must be a schema object'));
@@ -322,9 +325,10 @@ function walkSchema(
       }
     }
   }
+  out.push(...validateRuleDefinitions(s, path, uncorrelatable));
   for (const [key, child] of Object.entries(s.properties ?? {})) {
     if (isRoot && key === 'metadata') continue;
-    walkSchema(child, `${path}.properties[${key}]`, childPath(dataPath, key), false, out);
+    walkSchema(child, `${path}.properties[${key}]`, childPath(dataPath, key), false, out, uncorrelatable);
   }
   if (isObject(s.additionalProperties as Json)) {
     walkSchema(
@@ -333,9 +337,13 @@ function walkSchema(
       childPath(dataPath, '*'),
       false,
       out,
+      uncorrelatable,
     );
   }
-  if (s.items) walkSchema(s.items, `${path}.items`, `${dataPath}[*]`, false, out);
+  if (s.items) {
+    const within = s['x-kubernetes-list-type'] === 'map' ? uncorrelatable : (uncorrelatable ?? path);
+    walkSchema(s.items, `${path}.items`, `${dataPath}[*]`, false, out, within);
+  }
 }
 
 function validateSubresources(sub: JsonObject | undefined, path: string, out: FieldCause[]): void {

@@ -50,6 +50,17 @@ export interface JSONSchemaProps {
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
+  'x-kubernetes-validations'?: ValidationRule[];
+}
+
+/** One `x-kubernetes-validations` item: a CEL rule checked with `self` (and `oldSelf` on updates) at its node. */
+export interface ValidationRule {
+  rule: string;
+  message?: string;
+  messageExpression?: string;
+  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+  fieldPath?: string;
+  optionalOldSelf?: boolean;
 }
 
 export interface PrinterColumn {
