@@ -4,7 +4,7 @@
 // until every PodSet's status also says so. The peer (bench/peer: one process, informers, an in-memory
 // work queue, the same planner and total concurrency) runs the same work on a third fresh kube-sim.
 import type { PodSet } from '@podset/reconcile';
-import { podManifest } from '@podset/reconcile';
+import { podManifest, templateHash } from '@podset/reconcile';
 import {
   countByVerb,
   cpuSecondsOf,
@@ -216,7 +216,11 @@ async function runLimit(
       sets[i] = await client.json<PodSet>('POST', PODSETS_PATH, podSetBody(`ps-${i}`, R));
     });
     await pool(N * R, width, async (k) => {
-      await client.json('POST', PODS_PATH, podManifest(sets[Math.floor(k / R)]!));
+      await client.json(
+        'POST',
+        PODS_PATH,
+        podManifest(sets[Math.floor(k / R)]!, templateHash(sets[Math.floor(k / R)]!)),
+      );
     });
     const createSeconds = tracker.elapsed();
     const seconds = await tracker.until(

@@ -5,7 +5,7 @@
 // while it watched, and B started fresh on `large` pods (initial list). RSS is read from /proc once the
 // watcher has checkpointed the newest resourceVersion (it has handled every event) and settled.
 import type { PodSet } from '@podset/reconcile';
-import { podManifest } from '@podset/reconcile';
+import { podManifest, templateHash } from '@podset/reconcile';
 import { Redis } from 'ioredis';
 import {
   pool,
@@ -72,7 +72,7 @@ export async function footprint(o: FootprintOptions, log: (s: string) => void): 
         const pod = await world.admin.json<{ metadata: { resourceVersion: string } }>(
           'POST',
           PODS_PATH,
-          podManifest(sets[(from + k) % o.podsets]!),
+          podManifest(sets[(from + k) % o.podsets]!, templateHash(sets[(from + k) % o.podsets]!)),
         );
         lastRv = Math.max(lastRv, Number(pod.metadata.resourceVersion));
       });

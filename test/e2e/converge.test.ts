@@ -26,7 +26,7 @@ after(async () => {
   await env?.close();
 });
 
-test(`${COUNT} PodSets with 0..10 replicas converge; kubectl get ps shows DESIRED CURRENT READY AGE`, async () => {
+test(`${COUNT} PodSets with 0..10 replicas converge; kubectl get ps shows DESIRED CURRENT UP-TO-DATE AVAILABLE AGE`, async () => {
   const file = env.writeManifest(
     'fifty.yaml',
     names.map((n, i) => podSetManifest(n, replicasOf(i))),
@@ -53,14 +53,19 @@ test(`${COUNT} PodSets with 0..10 replicas converge; kubectl get ps shows DESIRE
   const table = await env.kubectl(['get', 'ps']);
   const rows = parseTable(table.stdout);
   const header = table.stdout.split('\n')[0] ?? '';
-  assert.match(header, /^NAME\s+DESIRED\s+CURRENT\s+READY\s+AGE\s*$/, `header: ${header}`);
+  assert.match(header, /^NAME\s+DESIRED\s+CURRENT\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s*$/, `header: ${header}`);
   assert.equal(rows.length, COUNT, table.stdout);
   for (const [i, n] of names.entries()) {
     const row = rows.find((r) => r.NAME === n);
     const want = String(replicasOf(i));
     assert.deepEqual(
-      row && { DESIRED: row.DESIRED, CURRENT: row.CURRENT, READY: row.READY },
-      { DESIRED: want, CURRENT: want, READY: want },
+      row && {
+        DESIRED: row.DESIRED,
+        CURRENT: row.CURRENT,
+        'UP-TO-DATE': row['UP-TO-DATE'],
+        AVAILABLE: row.AVAILABLE,
+      },
+      { DESIRED: want, CURRENT: want, 'UP-TO-DATE': want, AVAILABLE: want },
       `kubectl get ps row of ${n}`,
     );
     assert.match(row?.AGE ?? '', /^\d+(s|m)/, `AGE of ${n}`);

@@ -116,13 +116,15 @@ test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees 
     assert.equal(scaled.code, 0, `kubectl scale failed: ${scaled.stderr}`);
     let last = '';
     await until(
-      'kubectl get ps web to show DESIRED 5 CURRENT 5 READY 5',
+      'kubectl get ps web to show DESIRED 5 CURRENT 5 UP-TO-DATE 5 AVAILABLE 5',
       90_000,
       async () => {
         const r = await kubectl(['get', 'ps', 'web']);
         last = r.stdout + r.stderr;
         const row = parseTable(r.stdout)[0];
-        return row?.DESIRED === '5' && row.CURRENT === '5' && row.READY === '5';
+        return (
+          row?.DESIRED === '5' && row.CURRENT === '5' && row['UP-TO-DATE'] === '5' && row.AVAILABLE === '5'
+        );
       },
       run,
       () => last,

@@ -141,6 +141,28 @@ test(
       await page.screenshot({ path: path.join(REPO, 'docs', 'dashboard.png'), fullPage: false });
     }
 
+    // A rollout to a template whose pods never get ready stops within its bounds (2 replicas: maxSurge 1,
+    // maxUnavailable 0); the overview shows it rolling, with its progress.
+    await env.kubectl([
+      'patch',
+      'ps',
+      'api',
+      '--type=merge',
+      '-p',
+      JSON.stringify({
+        spec: { template: { metadata: { annotations: { 'kube-sim.podset.io/fate': 'never-ready' } } } },
+      }),
+    ]);
+    const rolling = page.locator('tr[data-key="default/api"] [data-role=rollout-text]');
+    for (let i = 0; i < 60 && (await rolling.count()) === 0; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      await page.reload();
+    }
+    assert.equal((await rolling.innerText()).trim(), '0/2 updated · 2 available');
+    assert.equal(await page.locator('tr[data-key="default/api"] [data-role=rollout]').count(), 1);
+    assert.equal((await apiRow.locator('td[data-col=updated]').innerText()).trim(), '0');
+    assert.equal((await apiRow.locator('td[data-col=available]').innerText()).trim(), '2');
+
     // The PodSet's job link opens bull-board on that job.
     const jobHref = await webRow.locator('a').first().getAttribute('href');
     assert.ok(jobHref?.startsWith('/queues/queue/podset-reconcile/'), `job link: ${jobHref}`);

@@ -108,6 +108,7 @@ function timeOf(e: EventLogEntry): number {
 
 function row(r: PodSetRow, ctx: PageContext, now: number): string {
   const converged =
+    r.rollout === undefined &&
     r.current === r.desired &&
     r.ready === r.desired &&
     (r.generation === undefined || r.observedGeneration === r.generation);
@@ -142,9 +143,11 @@ function row(r: PodSetRow, ctx: PageContext, now: number): string {
 <td><span class="muted">${escapeHtml(r.namespace)}/</span><b>${escapeHtml(r.name)}</b> ${
     converged
       ? '<span class="badge b-ok">converged</span>'
-      : '<span class="badge b-progress">progressing</span>'
+      : r.rollout !== undefined
+        ? `<span class="badge b-progress" data-role="rollout" title="${escapeHtml(r.rollout)}">rolling out</span> <progress data-role="rollout-progress" max="${r.desired}" value="${Math.min(r.updated, r.desired)}"></progress> <span class="muted" data-role="rollout-text">${r.updated}/${r.desired} updated · ${r.available} available</span>`
+        : '<span class="badge b-progress">progressing</span>'
   }</td>
-<td class="num" data-col="desired">${r.desired}</td><td class="num" data-col="current">${r.current}</td><td class="num" data-col="ready">${r.ready}</td>
+<td class="num" data-col="desired">${r.desired}</td><td class="num" data-col="current">${r.current}</td><td class="num" data-col="ready">${r.ready}</td><td class="num" data-col="updated">${r.updated}</td><td class="num" data-col="available">${r.available}</td>
 <td>${last}</td><td>${err}</td><td>${job}</td><td>${events}</td></tr>`;
 }
 
@@ -160,7 +163,7 @@ export function overviewPage(o: Overview, ctx: PageContext): string {
   const alerts = o.errors.map((e) => `<div class="alert">Could not read ${escapeHtml(e)}</div>`).join('');
   const rows =
     o.podSets.length === 0
-      ? '<tr><td colspan="8" class="muted">No PodSets.</td></tr>'
+      ? '<tr><td colspan="10" class="muted">No PodSets.</td></tr>'
       : o.podSets.map((r) => row(r, ctx, now)).join('');
   const recent =
     o.recentEvents.length === 0
@@ -177,7 +180,7 @@ export function overviewPage(o: Overview, ctx: PageContext): string {
       : `<p class="muted">Jobs for keys without a PodSet: ${o.orphanKeys.map(escapeHtml).join(', ')}</p>`;
   const body = `${headerHtml(ctx)}<main>${alerts}
 <div class="counts" aria-label="queue ${escapeHtml(ctx.queueName)}">${counts}<span class="count"><b>${escapeHtml(ctx.queueName)}</b><span>queue</span></span></div>
-<table id="podsets"><thead><tr><th>PodSet</th><th>Desired</th><th>Current</th><th>Ready</th><th>Last reconcile</th><th>Last error</th><th>Job</th><th>Recent events</th></tr></thead>
+<table id="podsets"><thead><tr><th>PodSet</th><th>Desired</th><th>Current</th><th>Ready</th><th>Up-to-date</th><th>Available</th><th>Last reconcile</th><th>Last error</th><th>Job</th><th>Recent events</th></tr></thead>
 <tbody>${rows}</tbody></table>${orphans}
 <h2>Recent watch events</h2>${recent}
 <p class="muted">Generated ${new Date(now).toISOString()} · refreshes every 10 s</p></main>`;

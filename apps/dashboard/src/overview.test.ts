@@ -86,6 +86,9 @@ test('the overview page escapes every value it shows', () => {
         desired: 3,
         current: 2,
         ready: 1,
+        updated: 1,
+        available: 1,
+        rollout: evil,
         conditions: [],
         lastError: { jobId: 'j', message: evil, at: 999_000, attempt: 2 },
         job: { id: `j"><img src=x>`, state: 'delayed' },
@@ -116,5 +119,10 @@ test('the overview page escapes every value it shows', () => {
   assert.ok(!html.includes('<script>alert'), 'no raw script');
   assert.ok(!html.includes('<img src=x>'), 'no raw attribute break-out');
   assert.match(html, /data-col="desired">3</);
+  assert.match(
+    html,
+    /data-role="rollout-text">1\/3 updated · 1 available</,
+    'a rolling PodSet shows its progress',
+  );
   assert.match(html, /href="\/queues\/queue\/podset-reconcile\/j%22%3E%3Cimg%20src%3Dx%3E"/);
 });

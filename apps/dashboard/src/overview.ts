@@ -31,6 +31,12 @@ export interface PodSetRow {
   desired: number;
   current: number;
   ready: number;
+  /** Active pods of the current template. */
+  updated: number;
+  /** Active pods Ready for at least minReadySeconds. */
+  available: number;
+  /** Set while a new template is rolling out: the Progressing condition's message. */
+  rollout?: string;
   generation?: number;
   observedGeneration?: number;
   conditions: { type: string; status: string; reason?: string; message?: string }[];
@@ -225,6 +231,9 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
       desired: ps.spec?.replicas ?? 1,
       current: ps.status?.replicas ?? 0,
       ready: ps.status?.readyReplicas ?? 0,
+      updated: ps.status?.updatedReplicas ?? 0,
+      available: ps.status?.availableReplicas ?? 0,
+      ...rolloutOf(ps),
       ...(ps.metadata?.generation !== undefined ? { generation: ps.metadata.generation } : {}),
       ...(ps.status?.observedGeneration !== undefined
         ? { observedGeneration: ps.status.observedGeneration }
@@ -255,4 +264,10 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
     recentEvents: allEvents.slice(0, 20),
     errors,
   };
+}
+
+/** The Progressing condition's message while it says RollingOut. */
+function rolloutOf(ps: PodSetWire): { rollout?: string } {
+  const c = ps.status?.conditions?.find((x) => x.type === 'Progressing');
+  return c?.reason === 'RollingOut' ? { rollout: c.message ?? 'rolling out' } : {};
 }

@@ -28,6 +28,8 @@ export type Chaos =
   | { kind: 'finish'; pick: number; failed: boolean }
   | { kind: 'unready'; pick: number; steps: number }
   | { kind: 'scale'; replicas: number }
+  /** A new image: a new template (the user's `kubectl patch`). */
+  | { kind: 'template'; image: number }
   | { kind: 'foreign'; orphan: boolean; ready: boolean }
   | { kind: 'quota'; limit: number | null }
   | { kind: 'none' };
@@ -131,7 +133,8 @@ export class Sim {
         namespace: 'default',
         uid: `uid-${name}`,
         creationTimestamp: new Date(this.now - p.age * 1000).toISOString(),
-        labels: { 'podset.io/name': 'web' },
+        // Made by this template's operator: labelled with its hash (a pod of another template is outdated).
+        labels: { 'podset.io/name': 'web', 'podset.io/template-hash': planner.templateHash(this.podset) },
         ...(owner
           ? {
               ownerReferences: [
@@ -142,7 +145,7 @@ export class Sim {
         ...(p.deleting ? { deletionTimestamp: new Date(this.now).toISOString() } : {}),
       },
       spec: p.scheduled ? { nodeName: 'node-1' } : {},
-      status: { phase: p.phase, conditions: [{ type: 'Ready', status: p.ready ? 'True' : 'False' }] },
+      status: { phase: p.phase, conditions: [this.readyCondition(p.ready)] },
     } as WirePod;
     this.f.bump(pod);
     this.f.pods.set(`default/${name}`, pod);
@@ -151,6 +154,19 @@ export class Sim {
       readyAt: p.ready ? this.step : this.step + this.int(4),
       ...(p.deleting ? { goneAt: this.step + this.int(3) } : {}),
     });
+  }
+
+  /** The Ready condition as a kubelet writes it: when it last changed is when it became what it is. */
+  private readyCondition(ready: boolean): {
+    type: 'Ready';
+    status: 'True' | 'False';
+    lastTransitionTime: string;
+  } {
+    return {
+      type: 'Ready',
+      status: ready ? 'True' : 'False',
+      lastTransitionTime: new Date(this.now).toISOString(),
+    };
   }
 
   private int(n: number): number {
@@ -182,7 +198,7 @@ export class Sim {
         const scheduleAt = this.step + this.int(2);
         l = { scheduleAt, readyAt: scheduleAt + this.int(3) };
         this.life.set(name, l);
-        p.status = { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] };
+        p.status = { phase: 'Pending', conditions: [this.readyCondition(false)] };
       }
       if (p.metadata.deletionTimestamp !== undefined && l.goneAt === undefined) {
         l.goneAt = this.step + this.int(2);
@@ -210,8 +226,9 @@ export class Sim {
         p.spec = { nodeName: 'node-1' };
         p.status!.phase = 'Running';
       }
-      if (p.status!.phase === 'Running' && l.readyAt <= this.step) {
-        p.status!.conditions = [{ type: 'Ready', status: 'True' }];
+      const isReady = p.status!.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+      if (p.status!.phase === 'Running' && l.readyAt <= this.step && !isReady) {
+        p.status!.conditions = [this.readyCondition(true)];
       }
     }
   }
@@ -233,14 +250,14 @@ export class Sim {
         if (p)
           p.status = {
             phase: c.failed ? 'Failed' : 'Succeeded',
-            conditions: [{ type: 'Ready', status: 'False' }],
+            conditions: [this.readyCondition(false)],
           };
         break;
       }
       case 'unready': {
         const p = pick(live, c.pick);
         if (p) {
-          p.status!.conditions = [{ type: 'Ready', status: 'False' }];
+          p.status!.conditions = [this.readyCondition(false)];
           this.life.get(p.metadata!.name!)!.readyAt = this.step + c.steps;
         }
         break;
@@ -248,6 +265,15 @@ export class Sim {
       case 'scale': {
         const ps = this.f.podsets.get(KEY)!;
         ps.spec = { ...ps.spec, replicas: c.replicas };
+        ps.metadata.generation = (ps.metadata.generation ?? 0) + 1;
+        this.f.bump(ps);
+        break;
+      }
+      case 'template': {
+        const ps = this.f.podsets.get(KEY)!;
+        const template = structuredClone(ps.spec!.template!);
+        template.spec.containers[0]!.image = `nginx:1.${c.image}`;
+        ps.spec = { ...ps.spec, template };
         ps.metadata.generation = (ps.metadata.generation ?? 0) + 1;
         this.f.bump(ps);
         break;

@@ -16,15 +16,20 @@ function pod(over: Partial<ProjectedPod['metadata']> = {}, phase = 'Running', re
       resourceVersion: '7',
       creationTimestamp: '2026-11-25T08:00:00Z',
       ownerReferences: [owner],
-      labels: { app: 'web' },
+      labels: { app: 'web', 'podset.io/template-hash': 'h1' },
       ...over,
     },
     spec: { nodeName: 'node-1' },
-    status: { phase, conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+    status: {
+      phase,
+      conditions: [
+        { type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: '2026-11-25T08:00:30Z' },
+      ],
+    },
   };
 }
 
-test('a pod decodes to what the planner reads of it: name, namespace, uid, times, owner, node, phase, readiness', () => {
+test('a pod decodes to what the planner reads of it: name, namespace, uid, times, owner, node, phase, readiness, template', () => {
   const original = pod({ deletionTimestamp: '2026-11-25T08:01:00Z' });
   const decoded = decodePod('web-abcde', 'ns/web', encodePod(original).fields);
   assert.deepEqual(decoded, {
@@ -34,10 +39,14 @@ test('a pod decodes to what the planner reads of it: name, namespace, uid, times
       uid: 'pod-uid',
       creationTimestamp: '2026-11-25T08:00:00Z',
       deletionTimestamp: '2026-11-25T08:01:00Z',
+      labels: { 'podset.io/template-hash': 'h1' },
       ownerReferences: [owner],
     },
     spec: { nodeName: 'node-1' },
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+    status: {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-11-25T08:00:30Z' }],
+    },
   });
   const podset = { metadata: { name: 'web', namespace: 'ns', uid: 'ps-uid' } } as PodSet;
   assert.equal(isControlledBy(decoded, podset), true);
@@ -48,7 +57,7 @@ test('fields holding the separators or escapes come back exactly', () => {
   const decoded = decodePod('p', 'ns/web', encodePod(odd).fields);
   assert.equal(decoded.metadata.uid, 'a\tb%09c%d\nx');
   assert.equal(decoded.status?.phase, 'Odd\tPhase%25');
-  assert.equal(encodePod(odd).fields.split('\t').length, 7, 'one tab between each of the 7 fields');
+  assert.equal(encodePod(odd).fields.split('\t').length, 9, 'one tab between each of the 9 fields');
 });
 
 test('a pod without an owner, a node, a phase or times decodes without them', () => {
@@ -61,7 +70,15 @@ test('a pod without an owner, a node, a phase or times decodes without them', ()
   assert.equal(decodePod('p', 'ns/web', encodePod(foreign).fields).metadata.ownerReferences, undefined);
 });
 
-test('the inputs change with phase, readiness, deletion, owner and uid, and with nothing else', () => {
+test('an entry written before template hashes decodes as a pod without one', () => {
+  const old = 'Running\t1\t\tps-uid\tpod-uid\t2026-11-25T08:00:00Z\tnode-1';
+  const decoded = decodePod('p', 'ns/web', old);
+  assert.equal(decoded.metadata.labels, undefined);
+  assert.equal(decoded.metadata.creationTimestamp, '2026-11-25T08:00:00Z');
+  assert.deepEqual(decoded.status?.conditions, [{ type: 'Ready', status: 'True' }]);
+});
+
+test('the inputs change with phase, readiness, deletion, owner, uid and template, and with nothing else', () => {
   const base = encodePod(pod()).inputs;
   for (const changed of [
     pod({}, 'Failed'),
@@ -69,9 +86,10 @@ test('the inputs change with phase, readiness, deletion, owner and uid, and with
     pod({ deletionTimestamp: '2026-11-25T08:01:00Z' }),
     pod({ ownerReferences: [{ ...owner, uid: 'other' }] }),
     pod({ uid: 'pod-uid-2' }),
+    pod({ labels: { app: 'web', 'podset.io/template-hash': 'h2' } }),
   ])
     assert.notEqual(encodePod(changed).inputs, base);
-  const unchanged = pod({ resourceVersion: '8', labels: { app: 'other' } });
+  const unchanged = pod({ resourceVersion: '8', labels: { app: 'other', 'podset.io/template-hash': 'h1' } });
   unchanged.spec = { nodeName: 'node-2' };
   assert.equal(encodePod(unchanged).inputs, base);
   assert.equal(inputsDigest(base).length, 16);

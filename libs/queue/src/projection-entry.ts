@@ -2,7 +2,7 @@
 // purpose: the projection holds every pod of the cluster, so each pod is one line of tab-separated fields
 // (only what the planner reads), and the inputs last requested are kept as a 16-character digest.
 import { hash } from 'node:crypto';
-import { API_VERSION, KIND } from '@podset/reconcile';
+import { API_VERSION, KIND, TEMPLATE_HASH_LABEL } from '@podset/reconcile';
 
 /** The fields of an object's metadata the projection keeps. */
 export interface ProjectedMeta {
@@ -29,11 +29,17 @@ export interface ProjectedMeta {
 export interface ProjectedPod {
   metadata: ProjectedMeta;
   spec?: { nodeName?: string };
-  status?: { phase?: string; conditions?: { type?: string; status?: string }[] };
+  status?: {
+    phase?: string;
+    conditions?: { type?: string; status?: string; lastTransitionTime?: string | Date }[];
+  };
 }
 
-const isReady = (pod: ProjectedPod): boolean =>
-  pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+const readyCondition = (pod: ProjectedPod) =>
+  pod.status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'True');
+
+const timeText = (t: string | Date | undefined): string =>
+  t === undefined ? '' : t instanceof Date ? t.toISOString() : t;
 
 /** The uid of the pod's controller when that controller is a PodSet ('' otherwise). */
 function podSetOwnerUid(meta: ProjectedMeta): string {
@@ -47,27 +53,40 @@ const unescapeField = (s: string): string =>
   s.includes('%') ? s.replace(/%(25|09|0A)/g, (m) => decodeURIComponent(m)) : s;
 
 /**
- * The pod's stored fields, in this order: phase, ready (1|0), deletionTimestamp, PodSet owner uid, uid —
- * the plan inputs — then creationTimestamp and nodeName (read by the planner's ranking, not inputs).
+ * The pod's stored fields, in this order: phase, ready (1|0), deletionTimestamp, PodSet owner uid, uid,
+ * creationTimestamp, nodeName, template hash label, when Ready became True. Plan inputs: the first five
+ * and the template hash (creation time and node only rank, and the Ready time changes only with ready).
+ * New fields go at the end, so entries written by an older version decode as pods without them.
  */
 export function encodePod(pod: ProjectedPod): { fields: string; inputs: string } {
   const m = pod.metadata;
-  const inputs = [
+  const ready = readyCondition(pod);
+  const first = [
     pod.status?.phase ?? '',
-    isReady(pod) ? '1' : '0',
+    ready !== undefined ? '1' : '0',
     m.deletionTimestamp ?? '',
     podSetOwnerUid(m),
     m.uid ?? '',
   ].map(escapeField);
+  const hash = escapeField(m.labels?.[TEMPLATE_HASH_LABEL] ?? '');
   const rest = [m.creationTimestamp ?? '', pod.spec?.nodeName ?? ''].map(escapeField);
-  return { fields: [...inputs, ...rest].join('\t'), inputs: inputs.join('\t') };
+  const readySince = escapeField(timeText(ready?.lastTransitionTime));
+  return { fields: [...first, ...rest, hash, readySince].join('\t'), inputs: [...first, hash].join('\t') };
 }
 
 /** The pod back from its stored fields; `key` (namespace/name of its PodSet) gives namespace and owner. */
 export function decodePod(name: string, key: string, fields: string): ProjectedPod {
-  const [phase = '', ready = '0', deletion = '', ownerUid = '', uid = '', created = '', node = ''] = fields
-    .split('\t')
-    .map(unescapeField);
+  const [
+    phase = '',
+    ready = '0',
+    deletion = '',
+    ownerUid = '',
+    uid = '',
+    created = '',
+    node = '',
+    hash = '',
+    readySince = '',
+  ] = fields.split('\t').map(unescapeField);
   const slash = key.indexOf('/');
   return {
     metadata: {
@@ -76,6 +95,7 @@ export function decodePod(name: string, key: string, fields: string): ProjectedP
       ...(uid !== '' ? { uid } : {}),
       ...(created !== '' ? { creationTimestamp: created } : {}),
       ...(deletion !== '' ? { deletionTimestamp: deletion } : {}),
+      ...(hash !== '' ? { labels: { [TEMPLATE_HASH_LABEL]: hash } } : {}),
       ...(ownerUid !== ''
         ? {
             ownerReferences: [
@@ -93,7 +113,13 @@ export function decodePod(name: string, key: string, fields: string): ProjectedP
     ...(node !== '' ? { spec: { nodeName: node } } : {}),
     status: {
       ...(phase !== '' ? { phase } : {}),
-      conditions: [{ type: 'Ready', status: ready === '1' ? 'True' : 'False' }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: ready === '1' ? 'True' : 'False',
+          ...(readySince !== '' ? { lastTransitionTime: readySince } : {}),
+        },
+      ],
     },
   };
 }

@@ -14,6 +14,8 @@ export const RESOURCE = `${PLURAL}.${GROUP}`;
 
 /** Label on every pod of a PodSet; its value is the PodSet's name. Pods are listed and watched by it. */
 export const NAME_LABEL = 'podset.io/name';
+/** Label on every pod of a PodSet: the hash of the template it was created from (template-hash.ts). */
+export const TEMPLATE_HASH_LABEL = 'podset.io/template-hash';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY_VALUE = 'podset-operator';
 /** The finalizer the operator keeps on a PodSet until its cleanup is done. */

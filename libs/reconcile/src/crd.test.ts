@@ -49,7 +49,8 @@ test('CRD names, scope, subresources and printer columns', () => {
     [
       ['DESIRED', 'integer', '.spec.replicas'],
       ['CURRENT', 'integer', '.status.replicas'],
-      ['READY', 'integer', '.status.readyReplicas'],
+      ['UP-TO-DATE', 'integer', '.status.updatedReplicas'],
+      ['AVAILABLE', 'integer', '.status.availableReplicas'],
       ['AGE', 'date', '.metadata.creationTimestamp'],
     ],
   );
@@ -60,9 +61,9 @@ test('spec.replicas: int32, default 1, 0..10000', () => {
   assert.deepEqual([r.type, r.format, r.default, r.minimum, r.maximum], ['integer', 'int32', 1, 0, 10000]);
 });
 
-test('the schema is structural: every node has a type; metadata restricts only the name', () => {
+test('the schema is structural: every node has a type (or is int-or-string); metadata restricts only the name', () => {
   const walk = (s: JSONSchemaProps, path: string): void => {
-    assert.ok(s.type, `${path || '<root>'} has a type`);
+    assert.ok(s.type ?? s['x-kubernetes-int-or-string'], `${path || '<root>'} has a type`);
     for (const [k, c] of Object.entries(s.properties ?? {})) walk(c, `${path}.${k}`);
     if (s.items) walk(s.items, `${path}[]`);
     if (typeof s.additionalProperties === 'object') walk(s.additionalProperties, `${path}{}`);

@@ -37,6 +37,8 @@ export function podSetCrd() {
               labelSelectorPath: '.status.selector',
             },
           },
+          // As Deployments show them (kubectl get deploy): what is wanted, what runs, how much of it is
+          // of the current template and available.
           additionalPrinterColumns: [
             { name: 'Desired', type: 'integer', jsonPath: '.spec.replicas', description: 'Pods wanted' },
             {
@@ -46,10 +48,16 @@ export function podSetCrd() {
               description: 'Active pods',
             },
             {
-              name: 'Ready',
+              name: 'Up-to-date',
               type: 'integer',
-              jsonPath: '.status.readyReplicas',
-              description: 'Active pods that are ready',
+              jsonPath: '.status.updatedReplicas',
+              description: 'Active pods of the current template',
+            },
+            {
+              name: 'Available',
+              type: 'integer',
+              jsonPath: '.status.availableReplicas',
+              description: 'Active pods Ready for at least minReadySeconds',
             },
             { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
           ],

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pod, podSet, T0, UID } from '../test/fixtures.ts';
+import { HASH, pod, podSet, T0, UID } from '../test/fixtures.ts';
 import { deepFreeze } from '../test/freeze.ts';
 import { getCondition, withFailure } from './conditions.ts';
 import { reconcile } from './plan.ts';
@@ -22,8 +22,11 @@ test('from nothing: create all missing pods, status says 0/3, requeue until read
   assert.deepEqual(plan.status, {
     replicas: 0,
     readyReplicas: 0,
+    updatedReplicas: 0,
+    availableReplicas: 0,
     podNames: [],
     observedGeneration: 7,
+    templateHash: HASH,
     selector: 'podset.io/name=web',
     conditions: [
       {

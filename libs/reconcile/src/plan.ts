@@ -1,10 +1,13 @@
 // The planner: (podset, pods, now) → plan. Pure: no I/O, no clock, no randomness; inputs are not mutated.
-import { CLEANUP_FINALIZER } from './api.ts';
+import { CLEANUP_FINALIZER, TEMPLATE_HASH_LABEL } from './api.ts';
 import { getCondition, removeCondition, setCondition, type ConditionInput } from './conditions.ts';
 import { controlledPods } from './ownership.ts';
-import { podLifecycle } from './pod-state.ts';
+import { isPodAvailable, msUntilAvailable, podLifecycle } from './pod-state.ts';
 import { podManifest } from './pod-template.ts';
 import { rankFinishedForRetention, rankForDeletion } from './ranking.ts';
+import { rolloutStep } from './rollout.ts';
+import { minReadySeconds, resolveStrategy, type ResolvedStrategy } from './strategy.ts';
+import { templateHash } from './template-hash.ts';
 import { desiredReplicas, specProblem, type SpecProblem } from './spec-check.ts';
 import { observedStatus, statusEqual } from './status.ts';
 import { toMillis } from './time.ts';
@@ -53,6 +56,18 @@ function deletion(podset: PodSet, pod: Pod, reason: DeleteReason): PodDeletion {
     uid: pod.metadata?.uid ?? '',
     reason,
   };
+}
+
+/** The template hashes of outdated pods, for the RolloutStarted event when status does not say. */
+function outdatedHashes(pods: readonly Pod[]): string {
+  const hashes = new Set(pods.map((p) => p.metadata?.labels?.[TEMPLATE_HASH_LABEL] ?? '(none)'));
+  return [...hashes].sort().join(', ');
+}
+
+function strategyText(s: ResolvedStrategy): string {
+  return s.type === 'Recreate'
+    ? 'Recreate'
+    : `RollingUpdate (maxSurge ${s.maxSurge}, maxUnavailable ${s.maxUnavailable})`;
 }
 
 function plural(n: number, what: string): string {
@@ -118,34 +133,68 @@ export function reconcile(
   const problem = specProblem(podset);
   const desired = desiredReplicas(podset);
   const name = podset.metadata.name ?? '';
+  const nowMs = toMillis(now)!;
+  const hash = templateHash(podset);
+  const minReady = problem ? 0 : minReadySeconds(podset);
+  const isAvailable = (p: Pod) => isPodAvailable(p, minReady, nowMs);
+  const isCurrent = (p: Pod) => p.metadata?.labels?.[TEMPLATE_HASH_LABEL] === hash;
+  const updated = active.filter(isCurrent);
+  const outdated = active.filter((p) => !isCurrent(p));
+  const outdatedTerminating = controlled.filter(
+    (p) => podLifecycle(p) === 'terminating' && !isCurrent(p),
+  ).length;
+  const strategy = problem ? undefined : resolveStrategy(podset, desired);
 
   const creates: Plan['creates'] = [];
   const deletes: PodDeletion[] = [];
   let capped = false;
-  let surplusDeletes = 0;
-  if (!problem) {
-    const missing = desired - active.length;
-    if (missing > 0) {
-      const n = Math.min(missing, opts.maxCreatesPerPass);
-      const manifest = podManifest(podset);
-      for (let i = 0; i < n; i++) creates.push(i === 0 ? manifest : structuredClone(manifest));
-      capped ||= n < missing;
-    } else if (missing < 0) {
-      const n = Math.min(-missing, opts.maxDeletesPerPass);
-      for (const p of rankForDeletion(active).slice(0, n)) deletes.push(deletion(podset, p, 'Surplus'));
-      surplusDeletes = n;
-      capped ||= n < -missing;
-    }
+  let held = false;
+  if (strategy) {
+    const step = rolloutStep({
+      desired,
+      strategy,
+      current: updated,
+      outdated,
+      outdatedTerminating,
+      isAvailable,
+    });
+    const n = Math.min(step.creates, opts.maxCreatesPerPass);
+    const manifest = podManifest(podset, hash);
+    for (let i = 0; i < n; i++) creates.push(i === 0 ? manifest : structuredClone(manifest));
+    for (const d of step.deletes.slice(0, opts.maxDeletesPerPass))
+      deletes.push(deletion(podset, d.pod, d.reason));
+    capped ||= n < step.creates || deletes.length < step.deletes.length;
+    held = step.held;
     const old = rankFinishedForRetention(finished).slice(opts.finishedPodsToKeep);
     const budget = opts.maxDeletesPerPass - deletes.length;
     for (const p of old.slice(0, budget)) deletes.push(deletion(podset, p, 'Finished'));
     capped ||= old.length > budget;
   }
+  const surplusDeletes = deletes.filter((d) => d.reason === 'Surplus').length;
 
   // ---- status ----
-  const observed = observedStatus(name, podset.metadata.generation, active);
-  const ready = observed.readyReplicas;
-  const notReady = active.length - ready;
+  const availablePods = active.filter(isAvailable);
+  const observed = observedStatus({
+    name,
+    generation: podset.metadata.generation,
+    templateHash: hash,
+    activePods: active,
+    updated: updated.length,
+    available: availablePods.length,
+  });
+  const available = observed.availableReplicas;
+  const notReady = active.length - observed.readyReplicas;
+  const untilAvailable = active
+    .map((p) => msUntilAvailable(p, minReady, nowMs))
+    .filter((ms): ms is number => ms !== undefined);
+  const prevProgressing = getCondition(current, 'Progressing');
+  const wasRolling = prevProgressing?.reason === 'RollingOut';
+  const done = outdated.length === 0 && updated.length === desired && available >= desired;
+  const rolling =
+    strategy !== undefined &&
+    (outdated.length > 0 ||
+      (strategy.type === 'Recreate' && outdatedTerminating > 0) ||
+      (wasRolling && !done));
   const conditions: ConditionInput[] = [];
   if (problem) {
     conditions.push(
@@ -154,13 +203,20 @@ export function reconcile(
       { type: 'ReplicaFailure', status: 'True', reason: problem.reason, message: problem.message },
     );
   } else {
-    const counts = `${ready}/${desired} replicas ready`;
+    const counts = `${available}/${desired} replicas ${minReady === 0 ? 'ready' : 'available'}`;
     conditions.push(
-      ready >= desired
+      available >= desired
         ? { type: 'Available', status: 'True', reason: 'AllReplicasReady', message: counts }
         : { type: 'Available', status: 'False', reason: 'ReplicasNotReady', message: counts },
     );
-    if (creates.length > 0) {
+    if (rolling) {
+      conditions.push({
+        type: 'Progressing',
+        status: 'True',
+        reason: 'RollingOut',
+        message: `${strategy.type} to template ${hash}: ${updated.length}/${desired} pods updated, ${available} available`,
+      });
+    } else if (creates.length > 0) {
       conditions.push({
         type: 'Progressing',
         status: 'True',
@@ -174,12 +230,22 @@ export function reconcile(
         reason: 'ScalingDown',
         message: `${active.length}/${desired} replicas active, deleting ${plural(surplusDeletes, 'pod')}`,
       });
-    } else if (notReady > 0) {
+    } else if (notReady > 0 || untilAvailable.length > 0) {
       conditions.push({
         type: 'Progressing',
         status: 'True',
         reason: 'WaitingForReady',
-        message: `${plural(notReady, 'pod')} not ready yet`,
+        message:
+          notReady > 0
+            ? `${plural(notReady, 'pod')} not ready yet`
+            : `${plural(untilAvailable.length, 'pod')} not ready for ${minReady}s yet`,
+      });
+    } else if (wasRolling || prevProgressing?.reason === 'RolloutComplete') {
+      conditions.push({
+        type: 'Progressing',
+        status: 'False',
+        reason: 'RolloutComplete',
+        message: `template ${hash} rolled out: ${counts}`,
       });
     } else {
       conditions.push({ type: 'Progressing', status: 'False', reason: 'Settled', message: counts });
@@ -206,6 +272,23 @@ export function reconcile(
       events.push({ type: 'Warning', reason: problem.reason, message: problem.message });
     }
   }
+  // A new template with pods of another one left: a rollout starts (settle writes its status at once, so
+  // the next pass sees templateHash and does not say it again).
+  if (strategy && outdated.length > 0 && current?.templateHash !== hash) {
+    const from = current?.templateHash ?? outdatedHashes(outdated);
+    events.push({
+      type: 'Normal',
+      reason: 'RolloutStarted',
+      message: `Rolling out template ${hash} (from ${from}) with ${strategyText(strategy)}`,
+    });
+  }
+  if (wasRolling && !rolling && !problem) {
+    events.push({
+      type: 'Normal',
+      reason: 'RolloutComplete',
+      message: `Template ${hash} rolled out: ${plural(updated.length, 'pod')} updated and available`,
+    });
+  }
   // No Normal events for scaling: the executor records SuccessfulCreate/SuccessfulDelete with the pod
   // names, and the Progressing condition says ScalingUp/ScalingDown. One more Event per scale action
   // would be an API write that tells the user nothing new.
@@ -216,7 +299,10 @@ export function reconcile(
   else if (capped) requeue = { afterMs: 0, reason: 'MoreWork' };
   else if (creates.length > 0 || notReady > 0)
     requeue = { afterMs: opts.notReadyRequeueMs, reason: 'PodsNotReady' };
-  else if (deletes.length > 0) requeue = { afterMs: opts.notReadyRequeueMs, reason: 'PodsDeleting' };
+  else if (deletes.length > 0 || (held && outdatedTerminating > 0))
+    requeue = { afterMs: opts.notReadyRequeueMs, reason: 'PodsDeleting' };
+  else if (untilAvailable.length > 0)
+    requeue = { afterMs: Math.max(1, Math.min(...untilAvailable)), reason: 'PodsNotAvailable' };
 
   return {
     mode: 'sync',

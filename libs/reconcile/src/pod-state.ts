@@ -1,4 +1,5 @@
 // What the planner reads from a pod: is it active, finished or terminating; is it ready; scheduled.
+import { toMillis } from './time.ts';
 import type { Pod } from './types.ts';
 
 /**
@@ -23,4 +24,28 @@ export function isPodReady(pod: Pod): boolean {
 /** The pod is bound to a node. */
 export function isPodScheduled(pod: Pod): boolean {
   return typeof pod.spec?.nodeName === 'string' && pod.spec.nodeName !== '';
+}
+
+/** When the pod's Ready condition last became True (ms), if it is True and says so. */
+export function readySince(pod: Pod): number | undefined {
+  const c = pod.status?.conditions?.find((x) => x.type === 'Ready' && x.status === 'True');
+  return c === undefined ? undefined : toMillis(c.lastTransitionTime);
+}
+
+/**
+ * Available: Ready for at least minReadySeconds at `nowMs`. With minReadySeconds 0, Ready is enough;
+ * otherwise a Ready condition without a lastTransitionTime never counts (as in Kubernetes).
+ */
+export function isPodAvailable(pod: Pod, minReadySeconds: number, nowMs: number): boolean {
+  if (!isPodReady(pod)) return false;
+  if (minReadySeconds === 0) return true;
+  const since = readySince(pod);
+  return since !== undefined && since + minReadySeconds * 1000 <= nowMs;
+}
+
+/** For a pod Ready but not yet available: ms until it is. Undefined otherwise. */
+export function msUntilAvailable(pod: Pod, minReadySeconds: number, nowMs: number): number | undefined {
+  if (!isPodReady(pod) || isPodAvailable(pod, minReadySeconds, nowMs)) return undefined;
+  const since = readySince(pod);
+  return since === undefined ? undefined : since + minReadySeconds * 1000 - nowMs;
 }

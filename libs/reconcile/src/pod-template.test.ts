@@ -2,17 +2,23 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { podSet, UID } from '../test/fixtures.ts';
 import { podLabels, podManifest, podNamePrefix } from './pod-template.ts';
+import { templateHash } from './template-hash.ts';
 
 test('manifest: generateName, labels, ownerReference, spec from the template', () => {
   const ps = podSet();
-  const m = podManifest(ps);
+  const m = podManifest(ps, templateHash(ps));
   assert.deepEqual(m, {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
       generateName: 'web-',
       namespace: 'default',
-      labels: { tier: 'web', 'podset.io/name': 'web', 'app.kubernetes.io/managed-by': 'podset-operator' },
+      labels: {
+        tier: 'web',
+        'podset.io/name': 'web',
+        'app.kubernetes.io/managed-by': 'podset-operator',
+        'podset.io/template-hash': templateHash(ps),
+      },
       annotations: { note: 'x' },
       ownerReferences: [
         {
@@ -37,17 +43,22 @@ test('manifest: generateName, labels, ownerReference, spec from the template', (
 
 test('the PodSet labels win over template labels of the same key', () => {
   const ps = podSet();
-  ps.spec!.template!.metadata!.labels = { 'podset.io/name': 'spoof', 'app.kubernetes.io/managed-by': 'me' };
-  assert.deepEqual(podLabels(ps), {
+  ps.spec!.template!.metadata!.labels = {
+    'podset.io/name': 'spoof',
+    'app.kubernetes.io/managed-by': 'me',
+    'podset.io/template-hash': 'forged',
+  };
+  assert.deepEqual(podLabels(ps, 'h1'), {
     'podset.io/name': 'web',
     'app.kubernetes.io/managed-by': 'podset-operator',
+    'podset.io/template-hash': 'h1',
   });
 });
 
 test('no template: the default busybox sleeping 3600; no annotations key when none', () => {
   const ps = podSet();
   delete ps.spec!.template;
-  const m = podManifest(ps);
+  const m = podManifest(ps, templateHash(ps));
   assert.deepEqual(m.spec, {
     containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }],
   });

@@ -7,6 +7,7 @@ import {
   MANAGED_BY_VALUE,
   MAX_GENERATE_NAME_PREFIX,
   NAME_LABEL,
+  TEMPLATE_HASH_LABEL,
 } from './api.ts';
 import { DEFAULT_TEMPLATE } from './podset-schema.ts';
 import type { PodManifest, PodSet, PodTemplateSpec } from './types.ts';
@@ -24,17 +25,24 @@ export function effectiveTemplate(podset: PodSet): PodTemplateSpec {
   return (podset.spec?.template ?? DEFAULT_TEMPLATE) as PodTemplateSpec;
 }
 
-/** Labels of the PodSet's pods: the template's, then podset.io/name and managed-by (these win). */
-export function podLabels(podset: PodSet): Record<string, string> {
+/**
+ * Labels of the PodSet's pods: the template's, then podset.io/name, managed-by and the template's hash
+ * (these win).
+ */
+export function podLabels(podset: PodSet, hash: string): Record<string, string> {
   return {
     ...effectiveTemplate(podset).metadata?.labels,
     [NAME_LABEL]: podset.metadata.name ?? '',
     [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
+    [TEMPLATE_HASH_LABEL]: hash,
   };
 }
 
-/** A pod to create for this PodSet. Needs metadata.name and metadata.uid (see specProblem). */
-export function podManifest(podset: PodSet): PodManifest {
+/**
+ * A pod to create for this PodSet, of the template whose hash is `hash` (templateHash(podset), passed in
+ * so that it is computed once per plan). Needs metadata.name and metadata.uid (see specProblem).
+ */
+export function podManifest(podset: PodSet, hash: string): PodManifest {
   const name = podset.metadata.name ?? '';
   const template = effectiveTemplate(podset);
   const annotations = template.metadata?.annotations;
@@ -44,7 +52,7 @@ export function podManifest(podset: PodSet): PodManifest {
     metadata: {
       generateName: podNamePrefix(name),
       namespace: podset.metadata.namespace ?? 'default',
-      labels: podLabels(podset),
+      labels: podLabels(podset, hash),
       ...(annotations && Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}),
       ownerReferences: [
         {

@@ -32,7 +32,20 @@ assertType<
     }
   >
 >();
-assertType<Equal<PodSetSpec, { replicas?: number; template?: PodTemplateSpec }>>();
+assertType<
+  Equal<
+    PodSetSpec,
+    {
+      replicas?: number;
+      minReadySeconds?: number;
+      strategy?: {
+        type?: 'RollingUpdate' | 'Recreate';
+        rollingUpdate?: { maxSurge?: number | string; maxUnavailable?: number | string };
+      };
+      template?: PodTemplateSpec;
+    }
+  >
+>();
 assertType<
   Equal<
     PodSetCondition,
@@ -53,6 +66,9 @@ assertType<
       readyReplicas?: number;
       podNames?: string[];
       observedGeneration?: number;
+      updatedReplicas?: number;
+      availableReplicas?: number;
+      templateHash?: string;
       selector?: string;
       conditions?: PodSetCondition[];
     }

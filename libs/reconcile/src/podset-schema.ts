@@ -6,6 +6,11 @@ import type { JSONSchemaProps } from './schema-types.ts';
 
 /** DNS-1123 label: what container names must be. */
 export const DNS1123_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+/** maxSurge / maxUnavailable as a string: a percent, without leading zeros (so "0%" is the only zero). */
+export const INT_OR_PERCENT_PATTERN = '^(0|[1-9][0-9]*)%$';
+export const ROLLING_UPDATE_BOTH_ZERO =
+  'maxSurge and maxUnavailable may not both be 0: a rollout could never start';
+export const RECREATE_WITH_ROLLING_UPDATE = 'rollingUpdate may not be set when type is Recreate';
 /** A label value (may be empty). */
 export const LABEL_VALUE_PATTERN = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
 
@@ -85,6 +90,57 @@ const condition = {
   },
 } as const satisfies JSONSchemaProps;
 
+/** An int or a percent of spec.replicas, as Deployments' maxSurge / maxUnavailable. */
+const intOrPercent = (description: string) =>
+  ({
+    'x-kubernetes-int-or-string': true,
+    description,
+    default: '25%',
+    // Each applies only to its own type: minimum to an int, pattern to a string.
+    minimum: 0,
+    pattern: INT_OR_PERCENT_PATTERN,
+  }) as const satisfies JSONSchemaProps;
+
+const rollingUpdate = {
+  type: 'object',
+  description: 'How far a rollout may go beyond and below spec.replicas (as in Deployments).',
+  properties: {
+    maxSurge: intOrPercent(
+      'Active pods may exceed spec.replicas by this many during a rollout (a percent rounds up). Default 25%.',
+    ),
+    maxUnavailable: intOrPercent(
+      'Available pods may fall below spec.replicas by this many during a rollout (a percent rounds down). Default 25%.',
+    ),
+  },
+  'x-kubernetes-validations': [
+    {
+      rule:
+        "!((type(self.maxSurge) == int ? self.maxSurge == 0 : self.maxSurge == '0%') && " +
+        "(type(self.maxUnavailable) == int ? self.maxUnavailable == 0 : self.maxUnavailable == '0%'))",
+      message: ROLLING_UPDATE_BOTH_ZERO,
+    },
+  ],
+} as const satisfies JSONSchemaProps;
+
+const strategy = {
+  type: 'object',
+  description: 'How pods of an old template are replaced by pods of the new one.',
+  default: {},
+  properties: {
+    type: {
+      type: 'string',
+      description:
+        'RollingUpdate (default): replace a few at a time within maxSurge / maxUnavailable. Recreate: delete every old pod before creating new ones.',
+      enum: ['RollingUpdate', 'Recreate'],
+      default: 'RollingUpdate',
+    },
+    rollingUpdate,
+  },
+  'x-kubernetes-validations': [
+    { rule: "self.type != 'Recreate' || !has(self.rollingUpdate)", message: RECREATE_WITH_ROLLING_UPDATE },
+  ],
+} as const satisfies JSONSchemaProps;
+
 const spec = {
   type: 'object',
   description: 'Keep `replicas` pods of `template` running.',
@@ -98,6 +154,14 @@ const spec = {
       minimum: MIN_REPLICAS,
       maximum: MAX_REPLICAS,
     },
+    minReadySeconds: {
+      type: 'integer',
+      format: 'int32',
+      description: 'A pod counts as available once it has been Ready for this long. Default 0.',
+      default: 0,
+      minimum: 0,
+    },
+    strategy,
     template: podTemplateSpec,
   },
 } as const satisfies JSONSchemaProps;
@@ -127,6 +191,22 @@ const status = {
       type: 'integer',
       format: 'int64',
       description: 'The metadata.generation this status was computed for.',
+    },
+    updatedReplicas: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      description: 'Active pods of the current template (labelled with templateHash).',
+    },
+    availableReplicas: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      description: 'Active pods that have been Ready for at least spec.minReadySeconds.',
+    },
+    templateHash: {
+      type: 'string',
+      description: 'Hash of the current template: the podset.io/template-hash label of its up-to-date pods.',
     },
     selector: {
       type: 'string',
@@ -164,3 +244,8 @@ export const podSetSchema = {
 /** The defaults, read from the schema so the planner defaults exactly as the API server does. */
 export const DEFAULT_REPLICAS: number = podSetSchema.properties.spec.properties.replicas.default;
 export const DEFAULT_TEMPLATE = podSetSchema.properties.spec.properties.template.default;
+export const DEFAULT_MIN_READY_SECONDS: number =
+  podSetSchema.properties.spec.properties.minReadySeconds.default;
+export const DEFAULT_STRATEGY_TYPE = podSetSchema.properties.spec.properties.strategy.properties.type.default;
+export const DEFAULT_MAX_SURGE: string = rollingUpdate.properties.maxSurge.default;
+export const DEFAULT_MAX_UNAVAILABLE: string = rollingUpdate.properties.maxUnavailable.default;

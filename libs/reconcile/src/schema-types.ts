@@ -25,6 +25,8 @@ export interface JSONSchemaProps {
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: readonly string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
+  'x-kubernetes-int-or-string'?: boolean;
+  'x-kubernetes-validations'?: readonly { rule: string; message?: string; fieldPath?: string }[];
 }
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
@@ -57,14 +59,16 @@ type ObjectOf<S> = Simplify<PropsOf<S> & AdditionalOf<S> & PreservedOf<S>>;
  */
 export type FromSchema<S> = S extends { enum: readonly (infer E)[] }
   ? E
-  : S extends { type: 'object' }
-    ? ObjectOf<S>
-    : S extends { type: 'array'; items: infer I }
-      ? FromSchema<I>[]
-      : S extends { type: 'string' }
-        ? string
-        : S extends { type: 'integer' | 'number' }
-          ? number
-          : S extends { type: 'boolean' }
-            ? boolean
-            : unknown;
+  : S extends { 'x-kubernetes-int-or-string': true }
+    ? number | string
+    : S extends { type: 'object' }
+      ? ObjectOf<S>
+      : S extends { type: 'array'; items: infer I }
+        ? FromSchema<I>[]
+        : S extends { type: 'string' }
+          ? string
+          : S extends { type: 'integer' | 'number' }
+            ? number
+            : S extends { type: 'boolean' }
+              ? boolean
+              : unknown;

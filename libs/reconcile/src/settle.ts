@@ -23,7 +23,7 @@ export interface Settled {
  *   status was computed from the pods listed before the writes, so it is already out of date; their
  *   watch events bring the next pass within moments (the planned requeue at the latest), and that pass
  *   counts them — one status write per scale-up instead of two. A failure, and clearing one, are
- *   written at once.
+ *   written at once; so are a rollout's start and end.
  * - A PodSet being deleted (cleanup) keeps its status.
  * - Nothing is written when the status would not change.
  */
@@ -44,7 +44,15 @@ export function settle(
   if (statusEqual(status, current)) return { status, write: false };
   const failing = (s: PodSetStatus | undefined) =>
     (s?.conditions ?? []).some((c) => c.type === 'ReplicaFailure');
+  // A rollout starting or ending is written at once: its progress is what `kubectl get ps -w` shows, and
+  // the templateHash in status is how the next pass knows the rollout was already announced.
+  const rolloutReason = (s: PodSetStatus | undefined) =>
+    (s?.conditions ?? []).find((c) => c.type === 'Progressing')?.reason === 'RollingOut';
+  const rolloutNews =
+    (current?.templateHash !== undefined && status.templateHash !== current.templateHash) ||
+    rolloutReason(status) !== rolloutReason(current);
   const leftToNextPass =
+    !rolloutNews &&
     outcome.failure === undefined &&
     plan.requeue !== null &&
     didWork &&

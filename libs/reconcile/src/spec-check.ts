@@ -3,6 +3,7 @@
 import { MAX_NAME_LENGTH, MAX_REPLICAS, MIN_REPLICAS } from './api.ts';
 import { DEFAULT_REPLICAS } from './podset-schema.ts';
 import { effectiveTemplate } from './pod-template.ts';
+import { strategyProblem } from './strategy.ts';
 import type { PodSet } from './types.ts';
 
 export interface SpecProblem {
@@ -64,5 +65,7 @@ export function specProblem(podset: PodSet): SpecProblem | undefined {
       };
     }
   }
+  const strategy = strategyProblem(podset);
+  if (strategy !== undefined) return { reason: 'InvalidSpec', message: strategy };
   return undefined;
 }

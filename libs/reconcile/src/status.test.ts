@@ -4,12 +4,22 @@ import { pod } from '../test/fixtures.ts';
 import { observedStatus, podSetSelector, statusEqual } from './status.ts';
 
 test('observed status counts active pods, ready ones, sorts names', () => {
-  const s = observedStatus('web', 4, [pod({ name: 'web-b' }), pod({ name: 'web-a', ready: false })]);
+  const s = observedStatus({
+    name: 'web',
+    generation: 4,
+    templateHash: 'abc',
+    activePods: [pod({ name: 'web-b' }), pod({ name: 'web-a', ready: false })],
+    updated: 1,
+    available: 1,
+  });
   assert.deepEqual(s, {
     replicas: 2,
     readyReplicas: 1,
+    updatedReplicas: 1,
+    availableReplicas: 1,
     podNames: ['web-a', 'web-b'],
     observedGeneration: 4,
+    templateHash: 'abc',
     selector: 'podset.io/name=web',
   });
   assert.equal(podSetSelector('x'), 'podset.io/name=x');

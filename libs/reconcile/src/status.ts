@@ -8,18 +8,30 @@ export function podSetSelector(name: string): string {
   return `${NAME_LABEL}=${name}`;
 }
 
-/** replicas, readyReplicas, podNames (sorted), observedGeneration and selector; no conditions. */
-export function observedStatus(
-  name: string,
-  generation: number | undefined,
-  activePods: readonly Pod[],
-): Omit<Required<PodSetStatus>, 'conditions'> {
+/** What the observed part of the status is computed from. */
+export interface Observed {
+  name: string;
+  generation: number | undefined;
+  /** Hash of the current template (template-hash.ts). */
+  templateHash: string;
+  activePods: readonly Pod[];
+  /** Active pods of the current template. */
+  updated: number;
+  /** Active pods Ready for at least minReadySeconds. */
+  available: number;
+}
+
+/** Every status field but conditions; podNames sorted. */
+export function observedStatus(o: Observed): Omit<Required<PodSetStatus>, 'conditions'> {
   return {
-    replicas: activePods.length,
-    readyReplicas: activePods.filter(isPodReady).length,
-    podNames: activePods.map((p) => p.metadata?.name ?? '').sort(),
-    observedGeneration: generation ?? 0,
-    selector: podSetSelector(name),
+    replicas: o.activePods.length,
+    readyReplicas: o.activePods.filter(isPodReady).length,
+    updatedReplicas: o.updated,
+    availableReplicas: o.available,
+    podNames: o.activePods.map((p) => p.metadata?.name ?? '').sort(),
+    observedGeneration: o.generation ?? 0,
+    templateHash: o.templateHash,
+    selector: podSetSelector(o.name),
   };
 }
 

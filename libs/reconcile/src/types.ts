@@ -91,6 +91,8 @@ export interface PodManifest {
 export type DeleteReason =
   /** More active pods than spec.replicas. */
   | 'Surplus'
+  /** An active pod of another template than the current one (a rollout). */
+  | 'Outdated'
   /** A Succeeded/Failed pod beyond the retention bound. */
   | 'Finished'
   /** The PodSet is being deleted. */
@@ -115,8 +117,10 @@ export type RequeueReason =
   | 'PodsNotReady'
   /** The pass was capped (maxCreatesPerPass / maxDeletesPerPass): more to do at once. */
   | 'MoreWork'
-  /** Pods were asked to go; look again to confirm. */
-  | 'PodsDeleting';
+  /** Pods were asked to go (or, for Recreate, old ones are still terminating); look again to confirm. */
+  | 'PodsDeleting'
+  /** Pods are Ready but not for minReadySeconds yet: look again when the first one will be. */
+  | 'PodsNotAvailable';
 
 export interface Requeue {
   afterMs: number;
@@ -131,7 +135,10 @@ export interface Plan {
    * and stop at the first batch with a failure; then record it with `withFailure`.
    */
   creates: PodManifest[];
-  /** Pods to delete, in order: ranked surplus (worst first), then finished pods beyond retention. */
+  /**
+   * Pods to delete, in order: outdated pods (worst first), ranked surplus, then finished pods beyond
+   * retention. Creates and deletes of one plan keep the strategy's bounds in either order.
+   */
   deletes: PodDeletion[];
   /** The status to write (for cleanup: the current one, unchanged). */
   status: PodSetStatus;

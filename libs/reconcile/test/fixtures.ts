@@ -1,4 +1,5 @@
 // Test fixtures: PodSets and pods as plain JSON, the way the API returns them.
+import { templateHash } from '../src/template-hash.ts';
 import type { Pod, PodSet } from '../src/types.ts';
 
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -38,7 +39,14 @@ export interface PodOpts {
   created?: number; // seconds after T0
   deleting?: boolean;
   namespace?: string;
+  /** podset.io/template-hash; default: the hash of podSet()'s template; null: no label. */
+  hash?: string | null;
+  /** When Ready became True, in seconds after T0 (default: no lastTransitionTime). */
+  readySince?: number;
 }
+
+/** The template hash of the default podSet() fixture. */
+export const HASH = templateHash(podSet());
 
 export function pod(o: PodOpts): Pod {
   const owner = o.owner === undefined ? UID : o.owner;
@@ -50,7 +58,10 @@ export function pod(o: PodOpts): Pod {
       namespace: o.namespace ?? 'default',
       uid: o.uid ?? `uid-${o.name}`,
       creationTimestamp: new Date(T0 + (o.created ?? 0) * 1000).toISOString().replace('.000Z', 'Z'),
-      labels: { 'podset.io/name': 'web' },
+      labels: {
+        'podset.io/name': 'web',
+        ...(o.hash === null ? {} : { 'podset.io/template-hash': o.hash ?? HASH }),
+      },
       ...(owner === null
         ? {}
         : {
@@ -63,7 +74,15 @@ export function pod(o: PodOpts): Pod {
     spec: o.node ? { nodeName: o.node } : {},
     status: {
       phase: o.phase ?? 'Running',
-      conditions: [{ type: 'Ready', status: (o.ready ?? true) ? 'True' : 'False' }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: (o.ready ?? true) ? 'True' : 'False',
+          ...(o.readySince !== undefined
+            ? { lastTransitionTime: new Date(T0 + o.readySince * 1000).toISOString() }
+            : {}),
+        },
+      ],
     },
   };
 }

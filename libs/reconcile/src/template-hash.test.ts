@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { podSet } from '../test/fixtures.ts';
+import { DEFAULT_TEMPLATE } from './podset-schema.ts';
+import { hashTemplate, templateHash } from './template-hash.ts';
+import type { PodTemplateSpec } from './types.ts';
+
+const t = (image: string, extra: Record<string, unknown> = {}): PodTemplateSpec => ({
+  metadata: { labels: { tier: 'web' } },
+  spec: { containers: [{ name: 'app', image }], ...extra },
+});
+
+test('the hash is 10 hex characters, a valid label value, and changes with the template', () => {
+  const a = hashTemplate(t('nginx:1.27'));
+  assert.match(a, /^[0-9a-f]{10}$/);
+  assert.notEqual(hashTemplate(t('nginx:1.28')), a, 'another image');
+  assert.notEqual(hashTemplate({ ...t('nginx:1.27'), metadata: { labels: { tier: 'api' } } }), a, 'labels');
+  assert.notEqual(hashTemplate(t('nginx:1.27', { nodeSelector: { disk: 'ssd' } })), a, 'any spec field');
+});
+
+test('stable across key order and what defaulting adds or leaves out', () => {
+  const a = hashTemplate(t('nginx:1.27'));
+  const reordered = {
+    spec: { containers: [{ image: 'nginx:1.27', name: 'app' }] },
+    metadata: { labels: { tier: 'web' } },
+  } as PodTemplateSpec;
+  assert.equal(hashTemplate(reordered), a, 'key order');
+  assert.equal(hashTemplate(t('nginx:1.27', { restartPolicy: 'Always' })), a, 'restartPolicy Always');
+  assert.equal(
+    hashTemplate({ metadata: { labels: { tier: 'web' }, annotations: {} }, spec: t('nginx:1.27').spec }),
+    a,
+    'an empty annotations map',
+  );
+  const bare = { spec: { containers: [{ name: 'app', image: 'x' }] } } as PodTemplateSpec;
+  assert.equal(hashTemplate({ metadata: {}, ...bare }), hashTemplate(bare), 'empty metadata');
+  assert.equal(hashTemplate({ metadata: { labels: {} }, ...bare }), hashTemplate(bare), 'empty labels');
+});
+
+test('a PodSet without a template hashes as one that spells out the default', () => {
+  const implicit = podSet();
+  delete implicit.spec!.template;
+  const explicit = podSet();
+  explicit.spec!.template = structuredClone(DEFAULT_TEMPLATE) as unknown as PodTemplateSpec;
+  assert.equal(templateHash(implicit), templateHash(explicit));
+  assert.notEqual(templateHash(implicit), templateHash(podSet()));
+});
+
+test('container order matters (it is the pod spec order)', () => {
+  const two = (first: string, second: string): PodTemplateSpec => ({
+    spec: {
+      containers: [
+        { name: first, image: 'x' },
+        { name: second, image: 'y' },
+      ],
+    },
+  });
+  assert.notEqual(hashTemplate(two('a', 'b')), hashTemplate(two('b', 'a')));
+});
