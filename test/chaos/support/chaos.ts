@@ -34,6 +34,7 @@ import {
 } from '../../e2e/support/check.ts';
 import { reconcileStartOf } from '../../../bench/lib/worker-log.ts';
 import { FAST_PODS, OperatorEnv, applyCrd, sleep, type Proc } from '../../e2e/support/harness.ts';
+import { RolloutBounds, templateProblems } from './rollout-bounds.ts';
 
 export interface ChaosOptions {
   seed: number;
@@ -106,6 +107,8 @@ export const prng = seededRandom;
 
 type Change =
   | { at: number; kind: 'scale'; ps: number; replicas: number }
+  /** A new image (a new template): the PodSet rolls its pods. */
+  | { at: number; kind: 'template'; ps: number; image: number }
   | { at: number; kind: 'delete-pod'; ps: number; pick: number }
   | { at: number; kind: 'recreate'; ps: number; replicas: number };
 
@@ -135,7 +138,8 @@ export function makeSchedule(o: ChaosOptions): Schedule {
     const at = Math.floor((i / n) * windowMs + rnd() * (windowMs / n));
     const ps = int(o.podSets);
     const r = rnd();
-    if (r < 0.5) changes.push({ at, kind: 'scale', ps, replicas: int(21) });
+    if (r < 0.35) changes.push({ at, kind: 'scale', ps, replicas: int(21) });
+    else if (r < 0.55) changes.push({ at, kind: 'template', ps, image: int(1000) });
     else if (r < 0.85) changes.push({ at, kind: 'delete-pod', ps, pick: rnd() });
     else changes.push({ at, kind: 'recreate', ps, replicas: int(21) });
   }
@@ -187,8 +191,11 @@ class History {
   readonly #active = new Map<string, Set<string>>();
   readonly #podOwner = new Map<string, string>();
   podsCreated = 0;
+  /** Rollout bounds broken by the operator (rollout-bounds.ts), as they happened. */
+  readonly rollouts = new RolloutBounds();
 
   on(ev: StoreEvent): void {
+    this.rollouts.on(ev);
     const o = ev.object;
     const uid = o.metadata.uid ?? '';
     if (ev.resource === PODSETS) {
@@ -213,12 +220,16 @@ class History {
     }
   }
 
-  /** Over-creation: PodSets that once had more active pods than the largest spec.replicas they had. */
+  /**
+   * Over-creation: PodSets that once had more active pods than the largest spec.replicas they had plus
+   * the surge a rollout may add (25% of it, rounded up).
+   */
   overCreation(t0: number): { pods: number; problems: string[] } {
     let pods = 0;
     const problems: string[] = [];
     for (const [uid, active] of this.maxActive) {
-      const max = this.maxReplicas.get(uid) ?? 0;
+      const replicas = this.maxReplicas.get(uid) ?? 0;
+      const max = replicas + Math.ceil(replicas / 4);
       if (active > max) {
         pods += active - max;
         problems.push(
@@ -417,6 +428,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     // ---- verdict from the history ----
     const over = history.overCreation(t0);
     violations.push(...over.problems);
+    violations.push(...history.rollouts.violations.map((v) => `rollout bound: ${v}`));
     const orphans = orphanPods();
     violations.push(...orphans.map((p) => `orphan pod left: ${p}`));
 
@@ -495,6 +507,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       }
       const ps = sim.cluster.get(PODSETS, nsOf(i), n);
       problems.push(...podSetProblems(ps, pods, key).map((p) => `${nsOf(i)}/${p}`));
+      problems.push(...templateProblems(ps, pods, key));
       // No request lost: a reconcile started after the user's last change.
       const changed = lastChange.get(key) ?? 0;
       const started = lastReconcileStart.get(key) ?? 0;
@@ -532,7 +545,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     const key = keyOf(c.ps);
     const ps = sim.cluster.get(PODSETS, ns, name);
     if (pendingRecreate.has(c.ps) || ps === undefined || ps.metadata.deletionTimestamp !== undefined) {
-      if (c.kind !== 'delete-pod' && pendingRecreate.has(c.ps)) pendingRecreate.set(c.ps, c.replicas);
+      if ((c.kind === 'scale' || c.kind === 'recreate') && pendingRecreate.has(c.ps))
+        pendingRecreate.set(c.ps, c.replicas);
       count(userChanges, 'skipped (PodSet being re-created)');
       return;
     }
@@ -548,6 +562,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         sim.cluster.update(PODSETS, copy);
         lastChange.set(key, Date.now());
         count(userChanges, 'scale');
+      } else if (c.kind === 'template') {
+        const copy = structuredClone(ps) as KubeObject & {
+          spec: { template: { spec: { containers: { image: string }[] } } };
+        };
+        copy.spec.template.spec.containers[0]!.image = `busybox:1.36.${c.image}`;
+        sim.cluster.update(PODSETS, copy);
+        lastChange.set(key, Date.now());
+        count(userChanges, 'template');
       } else if (c.kind === 'delete-pod') {
         const pods = sim.cluster
           .list(PODS, ns)
@@ -558,6 +580,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
           count(userChanges, 'skipped (no pod to delete)');
           return;
         }
+        history.rollouts.userDeleted(pod.metadata.uid ?? '');
         sim.cluster.delete(PODS, ns, pod.metadata.name as string);
         lastChange.set(key, Date.now());
         count(userChanges, 'delete pod');
