@@ -9,7 +9,7 @@ test('the same seed gives the same schedule; another seed another one', () => {
   assert.notDeepEqual(makeSchedule({ ...FULL, seed: 7 }), makeSchedule({ ...FULL, seed: 8 }));
 });
 
-test('the full schedule has what issue 5 asks for', () => {
+test('the full schedule has what issues 5 and 11 ask for (template changes among the user actions)', () => {
   const s = makeSchedule(FULL);
   assert.equal(s.initialReplicas.length, 200);
   assert.ok(s.initialReplicas.every((r) => Number.isInteger(r) && r >= 0 && r <= 20));
@@ -22,7 +22,7 @@ test('the full schedule has what issue 5 asks for', () => {
   assert.equal(kinds('stall-watches'), 1);
   assert.ok(s.faults.every((f) => f.at >= 0 && f.at < FULL.chaosSeconds * 1000));
   const changes = new Set(s.changes.map((c) => c.kind));
-  assert.deepEqual([...changes].sort(), ['delete-pod', 'recreate', 'scale']);
+  assert.deepEqual([...changes].sort(), ['delete-pod', 'recreate', 'scale', 'template']);
   assert.ok(s.changes.every((c) => c.at >= 0 && c.at < FULL.chaosSeconds * 1000));
   const short = makeSchedule(SHORT);
   assert.equal(short.initialReplicas.length, 30);

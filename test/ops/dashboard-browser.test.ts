@@ -153,14 +153,17 @@ test(
         spec: { template: { metadata: { annotations: { 'kube-sim.podset.io/fate': 'never-ready' } } } },
       }),
     ]);
+    // Where it stops: one new pod (the surge), not ready; the two old ones still serving.
+    const stopped = '1/2 updated · 2 available';
     const rolling = page.locator('tr[data-key="default/api"] [data-role=rollout-text]');
-    for (let i = 0; i < 60 && (await rolling.count()) === 0; i++) {
+    const shown = async () => ((await rolling.count()) === 0 ? '' : (await rolling.innerText()).trim());
+    for (let i = 0; i < 60 && (await shown()) !== stopped; i++) {
       await new Promise((r) => setTimeout(r, 500));
       await page.reload();
     }
-    assert.equal((await rolling.innerText()).trim(), '0/2 updated · 2 available');
+    assert.equal(await shown(), stopped);
     assert.equal(await page.locator('tr[data-key="default/api"] [data-role=rollout]').count(), 1);
-    assert.equal((await apiRow.locator('td[data-col=updated]').innerText()).trim(), '0');
+    assert.equal((await apiRow.locator('td[data-col=updated]').innerText()).trim(), '1');
     assert.equal((await apiRow.locator('td[data-col=available]').innerText()).trim(), '2');
 
     // The PodSet's job link opens bull-board on that job.
