@@ -34,11 +34,20 @@ const failure = () => {
 test('a PodSet the API keeps rejecting: MAX_ATTEMPTS creates, one status write, parked until its spec changes', async () => {
   const bad = podSetManifest('bad', 3, { labels: { 'bad key!': 'x' } });
   await env.kubectl(['apply', '-f', env.writeManifest('bad.yaml', [bad])]);
-  await env.waitFor('the PodSet to be parked (a ReconcileFailed Event)', () =>
-    env.sim.cluster.list('events', 'default').some((e) => e.reason === 'ReconcileFailed')
-      ? []
-      : [`${rejectedCreates()} rejected creates so far`],
-  );
+  // An object is in the store before the response that created it ends, and the audit log records a
+  // request when its response ends: wait until every Event seen has its create in the audit log too, so
+  // the barrier below starts after the worker's last write of this phase.
+  const eventsOfBad = () =>
+    env.sim.cluster
+      .list('events', 'default')
+      .filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === 'bad');
+  await env.waitFor('the PodSet to be parked (a ReconcileFailed Event), its Events all answered', () => {
+    const events = eventsOfBad();
+    const answered = env.sim.audit.query({ verb: 'create', resource: 'events' }).filter(byWorker).length;
+    if (!events.some((e) => e.reason === 'ReconcileFailed'))
+      return [`${rejectedCreates()} rejected creates so far`];
+    return answered >= events.length ? [] : [`${events.length} Events, ${answered} creates answered`];
+  });
   assert.equal(failure()?.message, `1 of 3 pod creates rejected: 422 Invalid`);
 
   // A barrier instead of a sleep: a label change requests a reconcile; once the worker has read the
