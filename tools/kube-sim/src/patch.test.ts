@@ -268,10 +268,18 @@ describe('JSON patch (RFC 6902)', () => {
     assert.deepEqual(jp({ a: [1, 2, 3] }, [{ op: 'remove', path: '/a/-1' }]), { a: [1, 2] });
   });
 
+  it('replace of a missing member of an existing object adds it, as evanphx/json-patch v4 does', () => {
+    assert.deepEqual(jp({ a: 1 }, [{ op: 'replace', path: '/missing', value: 2 }]), { a: 1, missing: 2 });
+    assert.deepEqual(jp({ o: {} }, [{ op: 'replace', path: '/o/labels', value: { k: 'v' } }]), {
+      o: { labels: { k: 'v' } },
+    });
+  });
+
   it('failures are 422 Invalid and leave the input untouched', () => {
     const cases: Json[] = [
       [{ op: 'remove', path: '/missing' }],
-      [{ op: 'replace', path: '/missing', value: 1 }],
+      [{ op: 'replace', path: '/missing/deeper', value: 1 }],
+      [{ op: 'replace', path: '/a/3', value: 1 }],
       [{ op: 'add', path: '/a/5', value: 1 }],
       [{ op: 'remove', path: '/a/3' }],
       [{ op: 'add', path: '/a/x', value: 1 }],

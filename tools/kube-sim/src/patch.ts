@@ -189,9 +189,8 @@ function replaceAt(doc: Json, pointer: string, value: Json): void {
   if (Array.isArray(parent)) {
     parent[arrayIndex(last, parent.length, false, pointer)] = value;
   } else {
-    if (!hasOwn(parent, last)) {
-      throw new PatchOpError(`replace operation does not apply: doc is missing key: ${pointer}`);
-    }
+    // As evanphx/json-patch v4 (the API server's): a missing member of an existing object is added, not an
+    // error (RFC 6902 says otherwise; clients rely on the server's behaviour).
     setOwn(parent, last, value);
   }
 }

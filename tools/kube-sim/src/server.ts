@@ -21,7 +21,8 @@ import { authorizeRbac, isServiceAccount } from './rbac.ts';
 import { openapiV2, openapiV3Document, openapiV3Index } from './openapi.ts';
 import { apiResourceId, apiVersionOf, type Registry, resourceId } from './registry.ts';
 import { statusBody, successStatus, toApiError } from './status.ts';
-import { includeObjectParam, table, wantsTable } from './table.ts';
+import { negotiate, partialObjectMetadata } from './negotiate.ts';
+import { includeObjectParam, table } from './table.ts';
 import { ApiError, type DeleteOptions, type Json, type KubeObject, type ResourceType } from './types.ts';
 import type { WatchHub } from './watch.ts';
 
@@ -111,9 +112,14 @@ export function parseResourcePath(path: string): ResourcePath | undefined {
   return { group, version, namespace, plural: rest[0], name: rest[1], subresource: rest[2], watchPrefix };
 }
 
-function boolParam(v: string | null): boolean | undefined {
+/**
+ * A boolean query parameter as the API server converts one (apimachinery's string-slice-to-bool
+ * conversion): absent → undefined; "0" and "false" in any case → false; anything else — "True" as the
+ * Python client sends it, "", "yes" — → true.
+ */
+export function boolParam(v: string | null): boolean | undefined {
   if (v === null) return undefined;
-  return v === 'true' || v === '1' || v === '';
+  return !(v === '0' || v.toLowerCase() === 'false');
 }
 
 function intParam(q: URLSearchParams, name: string): number | undefined {
@@ -139,7 +145,21 @@ function writeOptions(q: URLSearchParams): WriteOptions {
   return { dryRun: dry.length > 0, ...(fv ? { fieldValidation: fv as FieldValidation } : {}), warnings: [] };
 }
 
+/**
+ * A JSON response as the API server's encoder writes it (Go's json.Encoder): the document, then a newline.
+ * Clients that read a body line by line (or frame it) depend on that newline.
+ */
 function send(
+  res: ServerResponse,
+  code: number,
+  body: string,
+  headers: Record<string, string | string[]> = {},
+): void {
+  sendBytes(res, code, body.endsWith('\n') ? body : `${body}\n`, headers);
+}
+
+/** The body as is: documents the API server writes without its encoder (OpenAPI, served as marshalled). */
+function sendBytes(
   res: ServerResponse,
   code: number,
   body: string,
@@ -635,16 +655,16 @@ export class KubeServer {
       if (accept && !/json|\*\/\*/.test(accept)) {
         throw new ApiError(406, 'NotAcceptable', 'only application/json is served for /openapi/v2');
       }
-      send(res, 200, cachedJson(openapiV2(types)));
+      sendBytes(res, 200, cachedJson(openapiV2(types)));
       return;
     }
     if (path === '/openapi/v3') {
-      send(res, 200, cachedJson(openapiV3Index(types)));
+      sendBytes(res, 200, cachedJson(openapiV3Index(types)));
       return;
     }
     const entry = openapiV3Document(types, path.slice('/openapi/v3/'.length));
     if (!entry) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    send(res, 200, cachedJson(entry.doc), {
+    sendBytes(res, 200, cachedJson(entry.doc), {
       ETag: `"${entry.hash}"`,
       'Cache-Control': q.get('hash') === entry.hash ? 'public, immutable' : 'no-cache, private',
     });
@@ -773,7 +793,8 @@ export class KubeServer {
     }
     const ns = t.namespaced ? rp.namespace : undefined;
     const name = rp.name;
-    const table_ = wantsTable(accept);
+    const as = verb === 'get' || verb === 'list' || verb === 'watch' ? negotiate(accept, verb) : 'object';
+    const table_ = as === 'Table';
 
     switch (verb) {
       case 'get': {
@@ -793,6 +814,10 @@ export class KubeServer {
               resourceVersion: obj.metadata.resourceVersion as string,
             }),
           );
+          return;
+        }
+        if (as === 'PartialObjectMetadata' && !sub) {
+          sendJson(res, 200, partialObjectMetadata(obj));
           return;
         }
         const rec = api.getRec(t, ns, name as string);
@@ -820,6 +845,19 @@ export class KubeServer {
               },
             ),
           );
+          return;
+        }
+        if (as === 'PartialObjectMetadataList') {
+          sendJson(res, 200, {
+            kind: 'PartialObjectMetadataList',
+            apiVersion: 'meta.k8s.io/v1',
+            metadata: {
+              resourceVersion: String(r.resourceVersion),
+              ...(r.continue ? { continue: r.continue } : {}),
+              ...(r.remainingItemCount !== undefined ? { remainingItemCount: r.remainingItemCount } : {}),
+            },
+            items: r.items.map((x) => partialObjectMetadata(api.present(t, x.obj))),
+          });
           return;
         }
         let meta = `"resourceVersion":"${r.resourceVersion}"`;
@@ -850,7 +888,7 @@ export class KubeServer {
             if (res.destroyed) return;
           }
         }
-        res.end(']}');
+        res.end(']}\n');
         return;
       }
       case 'watch': {
@@ -869,6 +907,7 @@ export class KubeServer {
             timeoutSeconds: intParam(q, 'timeoutSeconds'),
             filter,
             table: table_ ? { includeObject: includeObjectParam(q.get('includeObject')) } : undefined,
+            partial: as === 'PartialObjectMetadata',
           },
           res,
         );

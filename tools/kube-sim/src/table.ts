@@ -408,10 +408,6 @@ export function table(t: ResourceType, id: string, objects: KubeObject[], opts: 
   };
 }
 
-export function wantsTable(accept: string | undefined): boolean {
-  return !!accept && /as=Table/.test(accept);
-}
-
 export function includeObjectParam(v: string | null): IncludeObject {
   return v === 'None' || v === 'Object' ? v : 'Metadata';
 }

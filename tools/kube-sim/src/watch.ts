@@ -5,6 +5,7 @@ import { type Api, type ObjectFilter, tooLargeResourceVersion } from './api.ts';
 import type { Faults } from './faults.ts';
 import { apiResourceId, apiVersionOf, resourceId } from './registry.ts';
 import { eventLine, type HistEvent, type Rec, recJson, type Store } from './store.ts';
+import { partialObjectMetadata } from './negotiate.ts';
 import { type IncludeObject, table } from './table.ts';
 import { ApiError, type KubeObject, type ResourceType } from './types.ts';
 import { statusBody } from './status.ts';
@@ -20,6 +21,8 @@ export interface WatchParams {
   filter: ObjectFilter | undefined;
   /** Table output (kubectl get -w). */
   table: { includeObject: IncludeObject } | undefined;
+  /** Events carry PartialObjectMetadata (Accept `as=PartialObjectMetadata`): a metadata-only watch. */
+  partial?: boolean;
   /** Only for watches of a single object (fieldSelector metadata.name=...). */
   name?: string | undefined;
 }
@@ -57,7 +60,8 @@ class Watcher {
     if (this.p.namespace !== undefined && obj.metadata.namespace !== this.p.namespace) return;
     const f = this.p.filter;
     if (!f) {
-      if (!this.p.table && obj.apiVersion === apiVersionOf(this.p.t)) this.write(eventLine(ev));
+      if (!this.p.table && !this.p.partial && obj.apiVersion === apiVersionOf(this.p.t))
+        this.write(eventLine(ev));
       else this.send(ev.type, ev.rec);
       return;
     }
@@ -83,6 +87,11 @@ class Watcher {
       });
       this.tableHeaderSent = true;
       this.write(`{"type":"${type}","object":${JSON.stringify(tbl)}}\n`);
+      return;
+    }
+    if (this.p.partial) {
+      const o = partialObjectMetadata(this.hub.api.present(this.p.t, rec.obj));
+      this.write(`{"type":"${type}","object":${JSON.stringify(o)}}\n`);
       return;
     }
     if (shared !== undefined && rec.obj.apiVersion === apiVersionOf(this.p.t)) {
@@ -129,7 +138,11 @@ class Watcher {
       ? { resourceVersion: String(this.hub.store.resourceVersion), annotations: extra }
       : { resourceVersion: String(this.hub.store.resourceVersion) };
     this.write(
-      `{"type":"BOOKMARK","object":${JSON.stringify({ kind: t.kind, apiVersion: apiVersionOf(t), metadata: meta })}}\n`,
+      `{"type":"BOOKMARK","object":${JSON.stringify(
+        this.p.partial
+          ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: meta }
+          : { kind: t.kind, apiVersion: apiVersionOf(t), metadata: meta },
+      )}}\n`,
       false,
     );
   }

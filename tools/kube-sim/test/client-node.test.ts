@@ -194,6 +194,17 @@ describe('@kubernetes/client-node against kube-sim', () => {
       setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
     );
     assert.deepEqual(jsonPatched.data, { mode: 'slow' });
+    // client-node's own patch example: `replace` of a member the object does not have yet adds it, as
+    // the API server's JSON Patch library (evanphx/json-patch v4) does.
+    const replaced = await core.patchNamespacedConfigMap(
+      {
+        name: 'settings',
+        namespace: NS,
+        body: [{ op: 'replace', path: '/metadata/annotations', value: { note: 'added by replace' } }],
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+    );
+    assert.deepEqual(replaced.metadata?.annotations, { note: 'added by replace' });
     const strategic = await core.patchNamespacedConfigMap(
       { name: 'settings', namespace: NS, body: { data: { more: '1' } } },
       setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
