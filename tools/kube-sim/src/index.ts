@@ -11,7 +11,7 @@ import { kubeconfigYaml, writeKubeconfig } from './kubeconfig.ts';
 import { Registry } from './registry.ts';
 import { KubeServer } from './server.ts';
 import { Store } from './store.ts';
-import { CA_CERT } from './tls.ts';
+import { processTlsIdentity } from './tls.ts';
 import { type ControllerOptions, type Controllers, startControllers } from './controllers/index.ts';
 import type { ClusterAccess, ResourceType } from './types.ts';
 import { WatchHub } from './watch.ts';
@@ -108,7 +108,9 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const auth = new Auth(options.auth);
   const hub = new WatchHub(store, api, faults, options.bookmarkIntervalMs ?? 10_000);
   faults.stallWatches = () => hub.stallAll();
+  const tls = processTlsIdentity();
   const server = new KubeServer({
+    tls,
     api,
     registry,
     hub,
@@ -133,12 +135,12 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   };
   const serverUrl = options.advertiseUrl ?? httpsUrl;
   const kubeconfigPath = options.kubeconfigPath ?? join(dir(), 'kubeconfig');
-  writeKubeconfig(kubeconfigPath, serverUrl, mainIdentity, tokenOf(mainIdentity));
+  writeKubeconfig(kubeconfigPath, serverUrl, mainIdentity, tokenOf(mainIdentity), tls.caCert);
   const written = new Map<string, string>([[mainIdentity, kubeconfigPath]]);
   if (options.kubeconfigDir) {
     mkdirSync(options.kubeconfigDir, { recursive: true });
     for (const id of Object.keys(auth.tokens)) {
-      writeKubeconfig(join(options.kubeconfigDir, id), serverUrl, id, tokenOf(id), 0o644);
+      writeKubeconfig(join(options.kubeconfigDir, id), serverUrl, id, tokenOf(id), tls.caCert, 0o644);
     }
   }
 
@@ -163,7 +165,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   return {
     url,
     httpsUrl,
-    caCert: CA_CERT,
+    caCert: tls.caCert,
     port,
     kubeconfigPath,
     tokens: auth.tokens,
@@ -171,13 +173,13 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       let p = written.get(identity);
       if (!p) {
         p = join(dir(), `kubeconfig-${identity}`);
-        writeKubeconfig(p, serverUrl, identity, tokenOf(identity));
+        writeKubeconfig(p, serverUrl, identity, tokenOf(identity), tls.caCert);
         written.set(identity, p);
       }
       return p;
     },
     kubeconfigYaml(identity = mainIdentity): string {
-      return kubeconfigYaml(serverUrl, identity, tokenOf(identity));
+      return kubeconfigYaml(serverUrl, identity, tokenOf(identity), tls.caCert);
     },
     faults,
     audit,

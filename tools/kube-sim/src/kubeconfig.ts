@@ -1,12 +1,16 @@
 // Kubeconfig files for the simulated cluster: one user (bearer token) per identity.
 import { writeFileSync } from 'node:fs';
-import { CA_CERT } from './tls.ts';
-
-const CA_DATA = Buffer.from(CA_CERT).toString('base64');
 
 const CERT_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
-export function kubeconfigYaml(url: string, identity: string, token: string, namespace = 'default'): string {
+/** A kubeconfig for `identity`; `caCert` (PEM) is trusted for an https `url`. */
+export function kubeconfigYaml(
+  url: string,
+  identity: string,
+  token: string,
+  caCert: string,
+  namespace = 'default',
+): string {
   const u = new URL(url);
   // The server certificate names only 127.0.0.1, ::1 and localhost: for another host (a container name),
   // verify the certificate as localhost's.
@@ -19,7 +23,9 @@ export function kubeconfigYaml(url: string, identity: string, token: string, nam
     '- name: kube-sim',
     '  cluster:',
     `    server: ${url}`,
-    ...(url.startsWith('https:') ? [`    certificate-authority-data: ${CA_DATA}`] : []),
+    ...(url.startsWith('https:')
+      ? [`    certificate-authority-data: ${Buffer.from(caCert).toString('base64')}`]
+      : []),
     ...serverName,
     'contexts:',
     '- name: kube-sim',
@@ -42,7 +48,8 @@ export function writeKubeconfig(
   url: string,
   identity: string,
   token: string,
+  caCert: string,
   mode = 0o600,
 ): void {
-  writeFileSync(path, kubeconfigYaml(url, identity, token), { mode });
+  writeFileSync(path, kubeconfigYaml(url, identity, token, caCert), { mode });
 }

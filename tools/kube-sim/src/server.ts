@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { decodeKubeProtobuf } from './protobuf.ts';
-import { SERVER_CERT, SERVER_KEY } from './tls.ts';
+import type { TlsIdentity } from './tls.ts';
 import { parse as parseYaml } from 'yaml';
 import { type Api, type FieldValidation, type ListQuery, notFound, type WriteOptions } from './api.ts';
 import type { Audit } from './audit.ts';
@@ -38,6 +38,8 @@ export interface ServerDeps {
   auth: Auth;
   audit: Audit;
   faults: Faults;
+  /** The serving certificate and key (the CA goes into the kubeconfigs). */
+  tls: TlsIdentity;
   /** Serve apidiscovery.k8s.io/v2 aggregated discovery when asked (default true). */
   aggregatedDiscovery?: boolean;
   /** PUT /kube-sim/controllers: run-time controller options; returns the options in force. */
@@ -276,7 +278,7 @@ export class KubeServer {
     };
     this.http = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, handler);
     this.https = createHttpsServer(
-      { keepAliveTimeout: 65_000, requestTimeout: 0, key: SERVER_KEY, cert: SERVER_CERT },
+      { keepAliveTimeout: 65_000, requestTimeout: 0, key: deps.tls.key, cert: deps.tls.cert },
       handler,
     );
     this.listener = createNetServer((s: Socket) => {

@@ -1,34 +1,84 @@
-// A fixed, test-only TLS identity for kube-sim (127.0.0.1, ::1, localhost), valid for 100 years.
-// Not a secret: kubectl only sends bearer tokens over TLS, so the simulator needs some certificate; this one
-// was generated once with openssl and is trusted only through the kubeconfigs kube-sim writes.
-export const CA_CERT = `-----BEGIN CERTIFICATE-----
-MIIBnDCCAUOgAwIBAgIUTcdzFn5AnWLJWCgtcd0gzDayqXkwCgYIKoZIzj0EAwIw
-GzEZMBcGA1UEAwwQa3ViZS1zaW0gdGVzdCBDQTAgFw0yNjExMjIwMjU1MzBaGA8y
-MTI2MTAyOTAyNTUzMFowGzEZMBcGA1UEAwwQa3ViZS1zaW0gdGVzdCBDQTBZMBMG
-ByqGSM49AgEGCCqGSM49AwEHA0IABOxw2xJ4jWi6Y/dl+V60V2kFBA4neFE2MQCy
-k8mgIpy/02XqArMhaYTz62esAy0KlNn6fphSVtrIsIx7XgCz3Z6jYzBhMB0GA1Ud
-DgQWBBTrI+aRiVnXnLMIWQ7kmoN/Ol8xrTAfBgNVHSMEGDAWgBTrI+aRiVnXnLMI
-WQ7kmoN/Ol8xrTAPBgNVHRMBAf8EBTADAQH/MA4GA1UdDwEB/wQEAwIBhjAKBggq
-hkjOPQQDAgNHADBEAiA76aD1wPT5dOkAbDzo2bQC9CsMO9ZCMvTCyhNPSwIcDwIg
-QZBru1tro6H3rBsgJeDuZRG3CRZB+xJMOX8XUW+ad84=
------END CERTIFICATE-----
-`;
-export const SERVER_CERT = `-----BEGIN CERTIFICATE-----
-MIIB1TCCAXqgAwIBAgIUEuXaHIxdLbigl8kNfhQSSFap/HEwCgYIKoZIzj0EAwIw
-GzEZMBcGA1UEAwwQa3ViZS1zaW0gdGVzdCBDQTAgFw0yNjExMjIwMjU1MzBaGA8y
-MTI2MTAyOTAyNTUzMFowEzERMA8GA1UEAwwIa3ViZS1zaW0wWTATBgcqhkjOPQIB
-BggqhkjOPQMBBwNCAAS8JYpv/MCOLZpGHBqRHp3tLTh2TQLJS8VqCkOCpP8Tke8t
-VygzuYLUw7zpFIwyVtqhzLt+IEaHawI8DrH7Na/9o4GhMIGeMCwGA1UdEQQlMCOH
-BH8AAAGHEAAAAAAAAAAAAAAAAAAAAAGCCWxvY2FsaG9zdDAJBgNVHRMEAjAAMA4G
-A1UdDwEB/wQEAwIFoDATBgNVHSUEDDAKBggrBgEFBQcDATAdBgNVHQ4EFgQUCNLp
-wgNmuXs20kwBC7WlKPyry58wHwYDVR0jBBgwFoAU6yPmkYlZ15yzCFkO5JqDfzpf
-Ma0wCgYIKoZIzj0EAwIDSQAwRgIhAKt/ljmHaBKELAJ5eMY14XecPMomTHadEeqH
-OqAmcrJsAiEAv1o9nkhiflni5XRypjsXsNUlJrtnOBgbRYtVlcs4tPQ=
------END CERTIFICATE-----
-`;
-export const SERVER_KEY = `-----BEGIN PRIVATE KEY-----
-MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgJYu4Q9gCu5KTpZ6L
-dZX8aN4bsR7xtfqeOXf7vTBxJu+hRANCAAS8JYpv/MCOLZpGHBqRHp3tLTh2TQLJ
-S8VqCkOCpP8Tke8tVygzuYLUw7zpFIwyVtqhzLt+IEaHawI8DrH7Na/9
------END PRIVATE KEY-----
-`;
+// kube-sim's TLS identity: a CA and a serving certificate for 127.0.0.1, ::1 and localhost, generated when
+// the process first starts a kube-sim (node-forge; nothing hand-rolled), kept in memory only, and trusted
+// only through the kubeconfigs kube-sim writes (the CA is their certificate-authority-data). So no private
+// key lives in the repository, and a certificate is never older than the process that serves it.
+import forge from 'node-forge';
+
+export interface TlsIdentity {
+  /** PEM of the CA that signed `cert`: what kubeconfigs trust. */
+  caCert: string;
+  /** PEM of the serving certificate (SANs 127.0.0.1, ::1, localhost). */
+  cert: string;
+  /** PEM of the serving certificate's private key. */
+  key: string;
+}
+
+const VALID_DAYS = 365;
+
+function validity(c: forge.pki.Certificate, from: Date): void {
+  // An hour back, so that a client whose clock is a little behind still accepts it.
+  c.validity.notBefore = new Date(from.getTime() - 3_600_000);
+  c.validity.notAfter = new Date(from.getTime() + VALID_DAYS * 86_400_000);
+}
+
+function serial(): string {
+  // Positive (leading nibble < 8), 16 random bytes, as RFC 5280 asks of a serial number.
+  const hex = forge.util.bytesToHex(forge.random.getBytesSync(16));
+  return `0${hex.slice(1)}`;
+}
+
+/** A new CA and a serving certificate signed by it. RSA 2048 keys (node-forge uses Node's own key generation). */
+export function generateTlsIdentity(now = new Date()): TlsIdentity {
+  const caKeys = forge.pki.rsa.generateKeyPair({ bits: 2048 });
+  const ca = forge.pki.createCertificate();
+  ca.publicKey = caKeys.publicKey;
+  ca.serialNumber = serial();
+  validity(ca, now);
+  const caName = [{ name: 'commonName', value: 'kube-sim CA' }];
+  ca.setSubject(caName);
+  ca.setIssuer(caName);
+  ca.setExtensions([
+    { name: 'basicConstraints', cA: true, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  ca.sign(caKeys.privateKey, forge.md.sha256.create());
+
+  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048 });
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = serial();
+  validity(cert, now);
+  cert.setSubject([{ name: 'commonName', value: 'kube-sim' }]);
+  cert.setIssuer(caName);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 7, ip: '127.0.0.1' },
+        { type: 7, ip: '::1' },
+        { type: 2, value: 'localhost' },
+      ],
+    },
+    { name: 'authorityKeyIdentifier', keyIdentifier: ca.generateSubjectKeyIdentifier().getBytes() },
+  ]);
+  cert.sign(caKeys.privateKey, forge.md.sha256.create());
+  return {
+    caCert: forge.pki.certificateToPem(ca),
+    cert: forge.pki.certificateToPem(cert),
+    key: forge.pki.privateKeyToPem(keys.privateKey),
+  };
+}
+
+let shared: TlsIdentity | undefined;
+
+/**
+ * The identity of every kube-sim this process starts: generated once (two RSA keys take ~0.2 s, and a
+ * test process may start several simulators), then reused.
+ */
+export function processTlsIdentity(): TlsIdentity {
+  return (shared ??= generateTlsIdentity());
+}
