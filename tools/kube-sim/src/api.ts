@@ -36,6 +36,7 @@ import {
   type ObjectMeta,
   type ResourceType,
 } from './types.ts';
+import { validatePodSpec } from './pod-validation.ts';
 import { nameRuleFor, randomSuffix, validateMetadata, validateName } from './validation.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -566,6 +567,7 @@ export class Api {
     name = String(name);
     const causes = validateName(name, rule);
     causes.push(...validateMetadata(obj));
+    if (id === 'pods') causes.push(...validatePodSpec(obj.spec as Json | undefined));
     if (causes.length) throw invalid(t, name, causes);
     if (this.store.get(id, ns, name)) {
       throw new ApiError(409, 'AlreadyExists', `${id} "${name}" already exists`, {
