@@ -24,6 +24,7 @@ test('flags map to controller options; absent flags stay absent (defaults apply)
       '--pod-events',
       '--no-gc',
       '--no-namespace-controller',
+      '--no-service-account-controller',
     ]),
     {
       nodes: 5,
@@ -37,6 +38,7 @@ test('flags map to controller options; absent flags stay absent (defaults apply)
       podEvents: true,
       garbageCollector: false,
       namespaceController: false,
+      serviceAccountController: false,
     },
   );
 });

@@ -54,6 +54,7 @@ test('switching controllers off', async () => {
     podLifecycle: false,
     garbageCollector: false,
     namespaceController: false,
+    serviceAccountController: false,
   });
   try {
     assert.equal(cluster.count('nodes'), 0);

@@ -4,6 +4,7 @@
 import type { ClusterAccess } from '../types.ts';
 import { startGarbageCollector } from './gc.ts';
 import { startNamespaceController } from './namespaces.ts';
+import { startServiceAccountController } from './serviceaccounts.ts';
 import { ensureNodes } from './nodes.ts';
 import { startPodLifecycle } from './pods.ts';
 import { defaultErrorReporter, type ErrorReporter } from './util.ts';
@@ -46,6 +47,8 @@ export interface ControllerOptions {
   namespaceController?: boolean;
   /** While a namespace is terminating, re-check it at least this often (ms). Default 1000. */
   namespaceRecheckMs?: number;
+  /** Run the ServiceAccount controller (a `default` ServiceAccount in every namespace). Default true. */
+  serviceAccountController?: boolean;
   /** Where unexpected errors go (404/409 are handled, not reported). Default: one line on stderr. */
   onError?: ErrorReporter;
 }
@@ -66,6 +69,7 @@ export const defaultControllerOptions = {
   garbageCollector: true,
   namespaceController: true,
   namespaceRecheckMs: 1000,
+  serviceAccountController: true,
   onError: defaultErrorReporter,
 } satisfies Required<Omit<ControllerOptions, 'seed'>> & { seed: number | undefined };
 
@@ -82,7 +86,13 @@ export function resolveControllerOptions(options: ControllerOptions = {}): Resol
     }
     if (v !== undefined) (o as Record<string, unknown>)[k] = v;
   }
-  for (const name of ['podLifecycle', 'garbageCollector', 'namespaceController', 'podEvents'] as const) {
+  for (const name of [
+    'podLifecycle',
+    'garbageCollector',
+    'namespaceController',
+    'serviceAccountController',
+    'podEvents',
+  ] as const) {
     if (typeof o[name] !== 'boolean')
       throw new Error(`kube-sim controllers: option ${name} must be a boolean, got ${String(o[name])}`);
   }
@@ -178,6 +188,10 @@ export function startControllers(cluster: ClusterAccess, options: ControllerOpti
     }
     if (o.namespaceController) {
       const c = startNamespaceController(cluster, { recheckMs: o.namespaceRecheckMs }, o.onError);
+      stops.push(() => c.stop());
+    }
+    if (o.serviceAccountController) {
+      const c = startServiceAccountController(cluster, o.onError);
       stops.push(() => c.stop());
     }
   } catch (err) {
