@@ -115,6 +115,27 @@ export function parseResourcePath(path: string): ResourcePath | undefined {
 }
 
 /**
+ * kubectl asks /openapi/v2 in gnostic's protobuf form (and only that) when OpenAPI v3 lacks a kind. It asks
+ * with the deprecated `@` spelling; the API server answers with the `.` one (a valid media type).
+ */
+const OPENAPI_V2_PROTOBUF_ASKED = /application\/com\.github\.proto-openapi\.spec\.v2[@.]v1\.0\+protobuf/;
+const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+
+/**
+ * The protobuf /openapi/v2 document kube-sim serves: an openapi_v2.Document with `swagger: "2.0"` (field
+ * 1) and `info` {title, version} (field 2) and no definitions. kubectl reads OpenAPI v3 for every kind
+ * kube-sim serves; it falls back to v2 only for a kind no server knows (a CRD not installed), and with
+ * no schema there it goes on to the API's own answer: "no matches for kind … ensure CRDs are installed
+ * first", as against a cluster.
+ */
+const OPENAPI_V2_PROTOBUF_DOCUMENT: Buffer = (() => {
+  const field = (n: number, bytes: Buffer): Buffer =>
+    Buffer.concat([Buffer.from([(n << 3) | 2, bytes.length]), bytes]);
+  const info = Buffer.concat([field(1, Buffer.from('Kubernetes')), field(2, Buffer.from('v1.32.0'))]);
+  return Buffer.concat([field(1, Buffer.from('2.0')), field(2, info)]);
+})();
+
+/**
  * A boolean query parameter as the API server converts one (apimachinery's string-slice-to-bool
  * conversion): absent → undefined; "0" and "false" in any case → false; anything else — "True" as the
  * Python client sends it, "", "yes" — → true.
@@ -654,6 +675,14 @@ export class KubeServer {
   private openapi(path: string, res: ServerResponse, q: URLSearchParams, accept: string): void {
     const types = this.deps.registry.all();
     if (path === '/openapi/v2') {
+      if (OPENAPI_V2_PROTOBUF_ASKED.test(accept) && !/json|\*\/\*/.test(accept)) {
+        res.writeHead(200, {
+          'Content-Type': OPENAPI_V2_PROTOBUF,
+          'Content-Length': OPENAPI_V2_PROTOBUF_DOCUMENT.length,
+        });
+        res.end(OPENAPI_V2_PROTOBUF_DOCUMENT);
+        return;
+      }
       if (accept && !/json|\*\/\*/.test(accept)) {
         throw new ApiError(406, 'NotAcceptable', 'only application/json is served for /openapi/v2');
       }

@@ -214,7 +214,7 @@ describe('kube-sim server', () => {
     assert.equal((await call('GET', '/apis/nope.io')).status, 404);
   });
 
-  test('OpenAPI routes: v3 index and documents with ETag, v2 as JSON only', async () => {
+  test('OpenAPI routes: v3 index and documents with ETag, v2 as JSON (and the protobuf fallback kubectl asks for)', async () => {
     const index = await call('GET', '/openapi/v3');
     const url = index.body.paths['api/v1'].serverRelativeURL as string;
     assert.match(url, /^\/openapi\/v3\/api\/v1\?hash=/);
@@ -225,10 +225,22 @@ describe('kube-sim server', () => {
     assert.equal(doc.headers.get('cache-control'), 'public, immutable');
     assert.equal((await call('GET', '/openapi/v3/apis/nope.io/v1')).status, 404);
     assert.equal((await call('GET', '/openapi/v2')).status, 200);
-    const proto = await call('GET', '/openapi/v2', undefined, {
-      accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+    // kubectl's protobuf request (for a kind v3 lacks): a document with no definitions, in protobuf.
+    const proto = await fetch(`${sim.url}/openapi/v2`, {
+      headers: {
+        authorization: `Bearer ${sim.tokens.admin}`,
+        accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+      },
     });
-    assert.equal(proto.status, 406);
+    assert.equal(proto.status, 200);
+    assert.equal(
+      proto.headers.get('content-type'),
+      'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+    );
+    const bytes = Buffer.from(await proto.arrayBuffer());
+    assert.deepEqual([...bytes.subarray(0, 5)], [0x0a, 3, 0x32, 0x2e, 0x30], 'field 1 (swagger): "2.0"');
+    const yaml = await call('GET', '/openapi/v2', undefined, { accept: 'application/yaml' });
+    assert.equal(yaml.status, 406);
   });
 
   test('authentication: 401 without a token, 403 for a read-only identity, identity in the audit', async () => {

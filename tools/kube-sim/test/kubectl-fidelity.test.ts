@@ -1,22 +1,47 @@
-// Pods the API server rejects, rejected by kube-sim with the same words, through the real kubectl: a
-// user (or an operator creating pods from a template) sees what a cluster would say.
+// What the real kubectl sees of kube-sim where a cluster has behaviour of its own: a `default`
+// ServiceAccount in every namespace (kube-controller-manager's ServiceAccount controller), invalid pods
+// refused with the API server's causes, and a kind whose CRD is not installed.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { kubectl as runKubectl } from '@podset/testkit';
+import { kubectl as runKubectl, waitFor } from '@podset/testkit';
 import { startKubeSim, type KubeSim } from '../src/index.ts';
 
 let sim: KubeSim;
 let dir: string;
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'kube-sim-pods-'));
+  dir = mkdtempSync(join(tmpdir(), 'kube-sim-kubectl-'));
   sim = await startKubeSim({ controllerOptions: { podLifecycle: false } });
 });
 after(async () => {
   await sim?.close();
   rmSync(dir, { recursive: true, force: true });
+});
+
+const kubectl = (args: string[]) =>
+  runKubectl(args, { kubeconfig: sim.kubeconfigPath, cacheDir: join(dir, 'cache'), allowFail: true });
+
+test('kubectl sees a default ServiceAccount in every namespace, a new one included', async () => {
+  await kubectl(['create', 'namespace', 'team-a']);
+  await waitFor(
+    'a default ServiceAccount in default, kube-system and team-a',
+    async () => {
+      const r = await kubectl([
+        'get',
+        'serviceaccounts',
+        '-A',
+        '-o',
+        'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {end}',
+      ]);
+      const seen = r.stdout.trim().split(/\s+/);
+      return ['default/default', 'kube-system/default', 'team-a/default'].every((s) => seen.includes(s));
+    },
+    { timeoutMs: 10_000 },
+  );
+  const sa = await kubectl(['get', 'serviceaccount', 'default', '-n', 'team-a', '-o', 'name']);
+  assert.equal(sa.stdout.trim(), 'serviceaccount/default');
 });
 
 async function apply(name: string, spec: unknown) {
@@ -64,4 +89,18 @@ test("kubectl apply of invalid pods: the API server's causes, nothing stored", a
   });
   assert.equal(good.code, 0, good.stderr);
   assert.ok(sim.cluster.get('pods', 'default', 'good'));
+});
+
+test('kubectl apply of a kind whose CRD is not installed: the error a cluster gives', async () => {
+  const file = join(dir, 'widget.json');
+  writeFileSync(
+    file,
+    JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: {} }),
+  );
+  const r = await kubectl(['apply', '-f', file]);
+  assert.notEqual(r.code, 0);
+  assert.match(
+    r.stderr,
+    /no matches for kind "Widget" in version "example\.com\/v1"\s+ensure CRDs are installed first/,
+  );
 });
