@@ -1,5 +1,5 @@
 // The HTTP front: routing of the Kubernetes REST paths, authentication, faults, audit, and the verbs.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { decodeKubeProtobuf } from './protobuf.ts';
@@ -27,7 +27,10 @@ import { ApiError, type DeleteOptions, type Json, type KubeObject, type Resource
 import type { WatchHub } from './watch.ts';
 
 const MAX_BODY = 3 * 1024 * 1024;
-const POD_SUBRESOURCES = new Set(['binding', 'eviction', 'log']);
+const POD_SUBRESOURCES = new Set(['binding', 'eviction', 'log', 'exec', 'attach', 'portforward']);
+/** What needs a kubelet: kube-sim has none, so it answers as an API server whose kubelet is unreachable. */
+const KUBELET_SUBRESOURCES = new Set(['exec', 'attach', 'portforward']);
+const KUBELET_PORT = 10250;
 const DEFAULT_TOKEN_SECONDS = 3600;
 const LIST_CHUNK = 2000;
 
@@ -302,6 +305,22 @@ export class KubeServer {
       { keepAliveTimeout: 65_000, requestTimeout: 0, key: deps.tls.key, cert: deps.tls.cert },
       handler,
     );
+    // Upgrade requests (exec, attach, port-forward over SPDY or WebSocket) get an ordinary HTTP answer:
+    // kube-sim never switches protocols (see kubeletUnreachable).
+    const upgrade = (req: IncomingMessage, socket: Socket): void => {
+      // The HTTP server hands an upgraded socket over with no error listener of its own.
+      socket.on('error', () => socket.destroy());
+      const res = new ServerResponse(req);
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket);
+      res.on('finish', () => {
+        res.detachSocket(socket);
+        socket.end();
+      });
+      void this.handle(req, res);
+    };
+    this.http.on('upgrade', upgrade);
+    this.https.on('upgrade', upgrade);
     this.listener = createNetServer((s: Socket) => {
       this.sockets.add(s);
       s.setNoDelay(true);
@@ -562,6 +581,10 @@ export class KubeServer {
     name: string,
   ): Promise<void> {
     const { api } = this.deps;
+    if (KUBELET_SUBRESOURCES.has(sub)) {
+      if (verb !== 'get' && verb !== 'create') throw methodNotAllowed();
+      this.kubeletUnreachable(req, q, sub, ns, name);
+    }
     if (sub === 'log') {
       if (verb !== 'get') throw methodNotAllowed();
       const p = api.get(api.registry.lookup('', 'v1', 'pods') as ResourceType, ns, name);
@@ -578,6 +601,43 @@ export class KubeServer {
     if (sub === 'binding') api.bind(ns, name, body, opts);
     else api.evict(ns, name, body, opts);
     sendJson(res, 201, successStatus());
+  }
+
+  /**
+   * exec, attach and port-forward go through the API server to the pod's kubelet, which kube-sim does not
+   * run. So it answers as an API server does when it cannot reach one: the same checks first (the pod,
+   * the container, a node assigned, an upgrade request), then the dial error, a 500 whose message kubectl
+   * prints as "Error from server: error dialing backend: …".
+   */
+  private kubeletUnreachable(
+    req: IncomingMessage,
+    q: URLSearchParams,
+    sub: string,
+    ns: string,
+    name: string,
+  ): never {
+    const { api } = this.deps;
+    const pod = api.get(api.registry.lookup('', 'v1', 'pods') as ResourceType, ns, name);
+    const spec = (pod.spec ?? {}) as {
+      nodeName?: string;
+      containers?: { name?: string }[];
+      initContainers?: { name?: string }[];
+    };
+    const container = q.get('container');
+    const names = [...(spec.containers ?? []), ...(spec.initContainers ?? [])].map((c) => c.name);
+    if (sub !== 'portforward' && container !== null && !names.includes(container)) {
+      throw new ApiError(400, 'BadRequest', `container ${container} is not valid for pod ${name}`);
+    }
+    if (!spec.nodeName) throw new ApiError(400, 'BadRequest', `pod ${name} does not have a host assigned`);
+    if (!/upgrade/i.test(String(req.headers.connection ?? ''))) {
+      throw new ApiError(400, 'BadRequest', 'Upgrade request required');
+    }
+    const hostIP = (pod.status as { hostIP?: string } | undefined)?.hostIP ?? spec.nodeName;
+    throw new ApiError(
+      500,
+      '',
+      `error dialing backend: dial tcp ${hostIP}:${KUBELET_PORT}: connect: connection refused`,
+    );
   }
 
   /** Run-time control for scripts in other processes (admin identity only): faults, history, restart, pause, audit. */

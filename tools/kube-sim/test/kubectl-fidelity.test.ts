@@ -1,6 +1,7 @@
 // What the real kubectl sees of kube-sim where a cluster has behaviour of its own: a `default`
 // ServiceAccount in every namespace (kube-controller-manager's ServiceAccount controller), invalid pods
-// refused with the API server's causes, and a kind whose CRD is not installed.
+// refused with the API server's causes, a kind whose CRD is not installed, and exec / attach / cp /
+// port-forward, which need a kubelet kube-sim does not run.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -103,4 +104,51 @@ test('kubectl apply of a kind whose CRD is not installed: the error a cluster gi
     r.stderr,
     /no matches for kind "Widget" in version "example\.com\/v1"\s+ensure CRDs are installed first/,
   );
+});
+
+test('exec, attach, cp and port-forward: answered as by an API server that cannot reach the kubelet', async () => {
+  const pod = (name: string, nodeName?: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default' },
+    spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'app', image: 'busybox' }] },
+  });
+  sim.cluster.create('pods', pod('placed', 'sim-node-1'));
+  sim.cluster.create('pods', pod('unplaced'));
+  const dialError =
+    /Error from server: error dialing backend: dial tcp \S+:10250: connect: connection refused/;
+  for (const args of [
+    ['exec', 'placed', '--', 'ls'],
+    ['attach', 'placed'],
+    ['cp', 'placed:/etc/hosts', join(dir, 'hosts')],
+  ]) {
+    const r = await kubectl(args);
+    assert.notEqual(r.code, 0, args.join(' '));
+    assert.match(r.stderr, dialError, args.join(' '));
+  }
+  const bad = await kubectl(['exec', 'placed', '-c', 'nope', '--', 'ls']);
+  assert.match(bad.stderr, /container nope is not valid for pod placed/);
+  const unplaced = await kubectl(['exec', 'unplaced', '--', 'ls']);
+  assert.match(unplaced.stderr, /pod unplaced does not have a host assigned/);
+
+  // port-forward's upgrade request (kubectl checks the pod is Running first): the same dial error.
+  const { request } = await import('node:http');
+  const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(`${sim.url}/api/v1/namespaces/default/pods/placed/portforward`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sim.tokens.admin}`, connection: 'Upgrade', upgrade: 'SPDY/3.1' },
+    });
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('upgrade', () => reject(new Error('kube-sim switched protocols')));
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(answer.status, 500);
+  assert.match(answer.body, /error dialing backend: dial tcp \S+:10250: connect: connection refused/);
+  // and kube-sim is still serving
+  assert.equal((await kubectl(['get', 'pod', 'placed', '-o', 'name'])).stdout.trim(), 'pod/placed');
 });
