@@ -67,6 +67,7 @@ export interface ListResult {
 export type ObjectFilter = (obj: KubeObject) => boolean;
 
 const GENERATION_IDS = new Set([
+  'replicationcontrollers',
   'deployments.apps',
   'replicasets.apps',
   'statefulsets.apps',

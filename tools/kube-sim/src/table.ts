@@ -147,6 +147,27 @@ function conditionStatus(o: KubeObject, type: string): string | undefined {
   return c ? String(c.status) : undefined;
 }
 
+/** DESIRED, CURRENT, READY, AGE: what a ReplicaSet and a ReplicationController show. */
+const replicaCounts: Printer = {
+  columns: [
+    col('Name', 'string', 0, 'name'),
+    col('Desired', 'integer'),
+    col('Current', 'integer'),
+    col('Ready', 'integer'),
+    col('Age'),
+  ],
+  row: (o, now) => {
+    const s = obj(o.status);
+    return [
+      o.metadata.name ?? '',
+      Number(obj(o.spec).replicas ?? 1),
+      Number(s.replicas ?? 0),
+      Number(s.readyReplicas ?? 0),
+      age(o.metadata.creationTimestamp, now),
+    ];
+  },
+};
+
 const BUILTIN: Record<string, Printer> = {
   pods: {
     columns: [
@@ -285,25 +306,10 @@ const BUILTIN: Record<string, Printer> = {
       age(o.metadata.creationTimestamp, now),
     ],
   },
-  'replicasets.apps': {
-    columns: [
-      col('Name', 'string', 0, 'name'),
-      col('Desired', 'integer'),
-      col('Current', 'integer'),
-      col('Ready', 'integer'),
-      col('Age'),
-    ],
-    row: (o, now) => {
-      const s = obj(o.status);
-      return [
-        o.metadata.name ?? '',
-        Number(obj(o.spec).replicas ?? 1),
-        Number(s.replicas ?? 0),
-        Number(s.readyReplicas ?? 0),
-        age(o.metadata.creationTimestamp, now),
-      ];
-    },
-  },
+  'replicasets.apps': replicaCounts,
+  // As kubectl shows them: the same columns as a ReplicaSet's.
+  replicationcontrollers: replicaCounts,
+
   'jobs.batch': {
     columns: [
       col('Name', 'string', 0, 'name'),

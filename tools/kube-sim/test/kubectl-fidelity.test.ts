@@ -152,3 +152,43 @@ test('exec, attach, cp and port-forward: answered as by an API server that canno
   // and kube-sim is still serving
   assert.equal((await kubectl(['get', 'pod', 'placed', '-o', 'name'])).stdout.trim(), 'pod/placed');
 });
+
+test('a ReplicationController gets its pods; kubectl get, scale and delete it as on a cluster', async () => {
+  const file = join(dir, 'rc.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ReplicationController',
+      metadata: { name: 'frontend' },
+      spec: {
+        replicas: 2,
+        selector: { app: 'frontend' },
+        template: {
+          metadata: { labels: { app: 'frontend' } },
+          spec: { containers: [{ name: 'nginx', image: 'nginx', ports: [{ containerPort: 80 }] }] },
+        },
+      },
+    }),
+  );
+  assert.equal((await kubectl(['apply', '-f', file])).code, 0);
+  const podsOf = () =>
+    sim.cluster
+      .list('pods', 'default')
+      .filter((p) => !p.metadata.deletionTimestamp && p.metadata.labels?.app === 'frontend');
+  await waitFor('2 pods of the ReplicationController', () => podsOf().length === 2 || undefined, {
+    timeoutMs: 10_000,
+  });
+  await waitFor(
+    'kubectl get rc to show DESIRED 2 CURRENT 2',
+    async () =>
+      /^frontend\s+2\s+2\s+0\s+/m.test((await kubectl(['get', 'rc', 'frontend'])).stdout) || undefined,
+    { timeoutMs: 10_000 },
+  );
+  assert.equal((await kubectl(['scale', 'rc', 'frontend', '--replicas=1'])).code, 0);
+  await waitFor('1 pod after kubectl scale', () => podsOf().length === 1 || undefined, { timeoutMs: 10_000 });
+  assert.equal((await kubectl(['delete', 'rc', 'frontend'])).code, 0);
+  await waitFor('its pods gone with it (garbage collector)', () => podsOf().length === 0 || undefined, {
+    timeoutMs: 10_000,
+  });
+});

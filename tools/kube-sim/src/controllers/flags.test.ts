@@ -25,6 +25,7 @@ test('flags map to controller options; absent flags stay absent (defaults apply)
       '--no-gc',
       '--no-namespace-controller',
       '--no-service-account-controller',
+      '--no-replication-controller',
     ]),
     {
       nodes: 5,
@@ -39,6 +40,7 @@ test('flags map to controller options; absent flags stay absent (defaults apply)
       garbageCollector: false,
       namespaceController: false,
       serviceAccountController: false,
+      replicationController: false,
     },
   );
 });

@@ -41,11 +41,12 @@ export const controllerFlagOptions = {
   'no-gc': { type: 'boolean' },
   'no-namespace-controller': { type: 'boolean' },
   'no-service-account-controller': { type: 'boolean' },
+  'no-replication-controller': { type: 'boolean' },
 } as const;
 
 export const controllerFlagsUsage = `  [--nodes N] [--startup-delay-ms N] [--startup-jitter-ms N] [--fail-fraction F]
   [--never-ready-fraction F] [--container-exit-ms N] [--succeed-after-ms N] [--seed N] [--pod-events]
-  [--no-gc] [--no-namespace-controller] [--no-service-account-controller]`;
+  [--no-gc] [--no-namespace-controller] [--no-service-account-controller] [--no-replication-controller]`;
 
 /**
  * Turns parsed flag values into ControllerOptions (only the flags given), validated: throws an Error naming
@@ -66,6 +67,7 @@ export function controllerOptionsFromFlags(
   if (values['no-gc'] === true) out.garbageCollector = false;
   if (values['no-namespace-controller'] === true) out.namespaceController = false;
   if (values['no-service-account-controller'] === true) out.serviceAccountController = false;
+  if (values['no-replication-controller'] === true) out.replicationController = false;
   try {
     resolveControllerOptions(out);
   } catch (err) {

@@ -55,6 +55,7 @@ test('switching controllers off', async () => {
     garbageCollector: false,
     namespaceController: false,
     serviceAccountController: false,
+    replicationController: false,
   });
   try {
     assert.equal(cluster.count('nodes'), 0);

@@ -4,6 +4,7 @@
 import type { ClusterAccess } from '../types.ts';
 import { startGarbageCollector } from './gc.ts';
 import { startNamespaceController } from './namespaces.ts';
+import { startReplicationController } from './replication.ts';
 import { startServiceAccountController } from './serviceaccounts.ts';
 import { ensureNodes } from './nodes.ts';
 import { startPodLifecycle } from './pods.ts';
@@ -49,6 +50,8 @@ export interface ControllerOptions {
   namespaceRecheckMs?: number;
   /** Run the ServiceAccount controller (a `default` ServiceAccount in every namespace). Default true. */
   serviceAccountController?: boolean;
+  /** Run the ReplicationController controller (pods for each ReplicationController). Default true. */
+  replicationController?: boolean;
   /** Where unexpected errors go (404/409 are handled, not reported). Default: one line on stderr. */
   onError?: ErrorReporter;
 }
@@ -70,6 +73,7 @@ export const defaultControllerOptions = {
   namespaceController: true,
   namespaceRecheckMs: 1000,
   serviceAccountController: true,
+  replicationController: true,
   onError: defaultErrorReporter,
 } satisfies Required<Omit<ControllerOptions, 'seed'>> & { seed: number | undefined };
 
@@ -91,6 +95,7 @@ export function resolveControllerOptions(options: ControllerOptions = {}): Resol
     'garbageCollector',
     'namespaceController',
     'serviceAccountController',
+    'replicationController',
     'podEvents',
   ] as const) {
     if (typeof o[name] !== 'boolean')
@@ -192,6 +197,10 @@ export function startControllers(cluster: ClusterAccess, options: ControllerOpti
     }
     if (o.serviceAccountController) {
       const c = startServiceAccountController(cluster, o.onError);
+      stops.push(() => c.stop());
+    }
+    if (o.replicationController) {
+      const c = startReplicationController(cluster, o.onError);
       stops.push(() => c.stop());
     }
   } catch (err) {
