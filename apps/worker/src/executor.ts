@@ -61,14 +61,17 @@ export async function executeCreates(
 export interface DeleteOutcome {
   /** Accepted by the API (the pod is now terminating or gone). */
   deleted: PodDeletion[];
-  /** Already gone (404) or replaced by another pod of that name (UID precondition 409): nothing to do. */
+  /**
+   * Already gone (404), replaced by another pod of that name, or changed since planned (a precondition
+   * 409): not deleted, nothing to do now — the change's own event brings the next pass.
+   */
   alreadyGone: PodDeletion[];
   failed: { deletion: PodDeletion; error: unknown }[];
   /** resourceVersions the API returned for accepted deletes (terminating pods). */
   resourceVersions: string[];
 }
 
-/** Delete in order, `concurrency` at a time, each with `preconditions: { uid }`. */
+/** Delete in order, `concurrency` at a time, each with `preconditions: { uid }` (and resourceVersion when planned so). */
 export async function executeDeletes(
   kube: Kube,
   deletions: readonly PodDeletion[],
@@ -82,7 +85,10 @@ export async function executeDeletes(
     const results = await Promise.allSettled(
       batch.map((d) =>
         kube.pods.delete(d.namespace, d.name, {
-          preconditions: { uid: d.uid },
+          preconditions: {
+            uid: d.uid,
+            ...(d.resourceVersion !== undefined ? { resourceVersion: d.resourceVersion } : {}),
+          },
           ...(signal ? { signal } : {}),
         }),
       ),

@@ -31,12 +31,13 @@ function pod(over: Partial<ProjectedPod['metadata']> = {}, phase = 'Running', re
 
 test('a pod decodes to what the planner reads of it: name, namespace, uid, times, owner, node, phase, readiness, template', () => {
   const original = pod({ deletionTimestamp: '2026-11-25T08:01:00Z' });
-  const decoded = decodePod('web-abcde', 'ns/web', encodePod(original).fields);
+  const decoded = decodePod('web-abcde', 'ns/web', encodePod(original).fields, '7');
   assert.deepEqual(decoded, {
     metadata: {
       name: 'web-abcde',
       namespace: 'ns',
       uid: 'pod-uid',
+      resourceVersion: '7',
       creationTimestamp: '2026-11-25T08:00:00Z',
       deletionTimestamp: '2026-11-25T08:01:00Z',
       labels: { 'podset.io/template-hash': 'h1' },

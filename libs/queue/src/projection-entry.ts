@@ -74,8 +74,11 @@ export function encodePod(pod: ProjectedPod): { fields: string; inputs: string }
   return { fields: [...first, ...rest, hash, readySince].join('\t'), inputs: [...first, hash].join('\t') };
 }
 
-/** The pod back from its stored fields; `key` (namespace/name of its PodSet) gives namespace and owner. */
-export function decodePod(name: string, key: string, fields: string): ProjectedPod {
+/**
+ * The pod back from its stored fields; `key` (namespace/name of its PodSet) gives namespace and owner,
+ * `resourceVersion` the version the entry reflects (for a delete's precondition).
+ */
+export function decodePod(name: string, key: string, fields: string, resourceVersion = ''): ProjectedPod {
   const [
     phase = '',
     ready = '0',
@@ -93,6 +96,7 @@ export function decodePod(name: string, key: string, fields: string): ProjectedP
       name,
       namespace: key.slice(0, slash),
       ...(uid !== '' ? { uid } : {}),
+      ...(resourceVersion !== '' ? { resourceVersion } : {}),
       ...(created !== '' ? { creationTimestamp: created } : {}),
       ...(deletion !== '' ? { deletionTimestamp: deletion } : {}),
       ...(hash !== '' ? { labels: { [TEMPLATE_HASH_LABEL]: hash } } : {}),

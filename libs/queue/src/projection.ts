@@ -521,7 +521,8 @@ export class Projection {
     const pods: ProjectedPod[] = [];
     for (let i = 0; i < split; i += 2) {
       const entry = rest[i + 1]!;
-      pods.push(decodePod(rest[i]!, key, entry.slice(nthTab(entry, 2) + 1)));
+      const rvEnd = nthTab(entry, 2);
+      pods.push(decodePod(rest[i]!, key, entry.slice(rvEnd + 1), entry.slice(nthTab(entry, 1) + 1, rvEnd)));
     }
     return {
       podset:

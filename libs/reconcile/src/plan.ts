@@ -49,12 +49,14 @@ function resolveOptions(options: ReconcileOptions | undefined): Required<Reconci
   return o;
 }
 
-function deletion(podset: PodSet, pod: Pod, reason: DeleteReason): PodDeletion {
+function deletion(podset: PodSet, pod: Pod, reason: DeleteReason, unchanged = false): PodDeletion {
+  const rv = pod.metadata?.resourceVersion;
   return {
     namespace: pod.metadata?.namespace ?? podset.metadata.namespace ?? 'default',
     name: pod.metadata?.name ?? '',
     uid: pod.metadata?.uid ?? '',
     reason,
+    ...(unchanged && rv !== undefined ? { resourceVersion: rv } : {}),
   };
 }
 
@@ -161,8 +163,9 @@ export function reconcile(
     const n = Math.min(step.creates, opts.maxCreatesPerPass);
     const manifest = podManifest(podset, hash);
     for (let i = 0; i < n; i++) creates.push(i === 0 ? manifest : structuredClone(manifest));
-    for (const d of step.deletes.slice(0, opts.maxDeletesPerPass))
-      deletes.push(deletion(podset, d.pod, d.reason));
+    for (const d of step.deletes.slice(0, opts.maxDeletesPerPass)) {
+      deletes.push(deletion(podset, d.pod, d.reason, d.unchanged === true));
+    }
     capped ||= n < step.creates || deletes.length < step.deletes.length;
     held = step.held;
     const old = rankFinishedForRetention(finished).slice(opts.finishedPodsToKeep);

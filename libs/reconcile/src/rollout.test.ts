@@ -200,3 +200,21 @@ test('Recreate: old pods go; the new ones come only after the last old one is go
   const clear = reconcile({ ...ps, status: waiting.status }, [], at(12));
   assert.equal(clear.creates.length, 4);
 });
+
+test('a pod deleted for free (not available) carries its resourceVersion; one deleted within the budget does not', () => {
+  const withRv = (p: Pod, rv: string): Pod => ({ ...p, metadata: { ...p.metadata, resourceVersion: rv } });
+  const ps = changed();
+  const old = [
+    ...pods('old', 3).map((p, i) => withRv(p, `1${i}`)),
+    withRv(pod({ name: 'sick', node: 'n', ready: false, created: 9 }), '99'),
+  ];
+  const plan = reconcile(ps, old, at(10));
+  const byName = new Map(plan.deletes.map((d) => [d.name, d]));
+  assert.equal(byName.get('sick')?.resourceVersion, '99', 'unavailable: only as planned from');
+  const budgeted = plan.deletes.filter((d) => d.name !== 'sick');
+  assert.equal(budgeted.length, 0, '3 available, 3 needed: no budget');
+  const roomier = reconcile(ps, [...old, withRv(pods('extra', 1)[0]!, '50')], at(10));
+  const taken = roomier.deletes.find((d) => d.name !== 'sick');
+  assert.ok(taken, 'one available pod goes within the budget');
+  assert.equal(taken.resourceVersion, undefined, 'an available pod may change meanwhile: no precondition');
+});

@@ -29,8 +29,11 @@ export interface RolloutInput<P extends Pod> {
 export interface RolloutStep<P extends Pod> {
   /** Pods of the current template to create. */
   creates: number;
-  /** Pods to delete, in this order. */
-  deletes: { pod: P; reason: 'Outdated' | 'Surplus' }[];
+  /**
+   * Pods to delete, in this order. `unchanged`: only as planned from (a resourceVersion precondition),
+   * because it goes as not available, and would take availability away if it became available meanwhile.
+   */
+  deletes: { pod: P; reason: 'Outdated' | 'Surplus'; unchanged?: true }[];
   /** Some deletes are due but held back by maxUnavailable, or creates by old pods still terminating. */
   held: boolean;
 }
@@ -71,7 +74,7 @@ export function rolloutStep<P extends Pod>(input: RolloutInput<P>): RolloutStep<
   let held = false;
   /** Deletes `pod` if that keeps availability; true if it did. */
   const take = (pod: P, reason: 'Outdated' | 'Surplus'): boolean => {
-    if (!input.isAvailable(pod)) deletes.push({ pod, reason });
+    if (!input.isAvailable(pod)) deletes.push({ pod, reason, unchanged: true });
     else if (budget > 0) {
       deletes.push({ pod, reason });
       budget--;

@@ -104,6 +104,12 @@ export interface PodDeletion {
   name: string;
   uid: string;
   reason: DeleteReason;
+  /**
+   * Also a resourceVersion precondition: the pod is deleted only as it was planned from. Set for a pod a
+   * rollout deletes because it is not available, so that one that became ready meanwhile is not taken
+   * (the API answers 409; the next pass sees it ready).
+   */
+  resourceVersion?: string;
 }
 
 export interface PlannedEvent {
