@@ -481,3 +481,22 @@ test('a spec change (new generation) unparks a key at once and resets its backof
   await controller.syncHandler('default/web');
   assert.equal(f.pods.size, 3, 'not parked any more');
 });
+
+test('a PodSet deleted while parked and created again under the same name starts afresh', async () => {
+  const { f, controller, clock } = failingSetup(300_000);
+  const err = await controller.syncHandler('default/web').catch((e: unknown) => e);
+  await controller.onFinalFailure('default/web', err);
+  clock.advance(1_000);
+  // A namesake: same key, same generation (1), another uid.
+  const ps = f.podsets.get('default/web')!;
+  ps.metadata.uid = 'a-new-podset-uid';
+  f.bump(ps);
+  f.fault = undefined;
+  const before = f.calls.length;
+  await controller.syncHandler('default/web');
+  assert.equal(
+    f.calls.slice(before).filter((c) => c.verb === 'create' && c.resource === 'pods').length,
+    3,
+    "not parked: the old one's backoff is not the new one's",
+  );
+});

@@ -245,13 +245,20 @@ export function createController(deps: ControllerDeps): Controller {
     // lets it try again; any other request (a resync, a pod event) waits, writing nothing.
     const generation = podset.metadata.generation ?? 0;
     const parked = await parkStore.get(key);
-    const retryOfParked = parked !== undefined && parked.generation === generation;
+    // The same PodSet (not a namesake created since) at the same generation.
+    const retryOfParked =
+      parked !== undefined &&
+      parked.generation === generation &&
+      (parked.uid === undefined || parked.uid === podset.metadata.uid);
     if (retryOfParked && now().getTime() < parked.until) {
       log.info({ retryAt: new Date(parked.until).toISOString() }, 'parked: waiting out its backoff');
       return { requeueAfterMs: parked.until - now().getTime(), requeueReason: 'Parked' };
     }
     if (parked !== undefined && !retryOfParked) {
-      log.info({ generation, parkedAt: parked.generation }, 'spec changed: unparked, backoff reset');
+      log.info(
+        { generation, parkedAt: parked.generation, uid: podset.metadata.uid, parkedUid: parked.uid },
+        'spec changed or a new PodSet of that name: unparked, backoff reset',
+      );
       await parkStore.clear(key);
     }
 
@@ -597,10 +604,12 @@ export function createController(deps: ControllerDeps): Controller {
     const retryInS = Math.round(parkedRetryMs / 1000);
     log.error({ reason, err: message, retryInS }, 'reconcile failed for good; parking the key');
     let generation = error instanceof ReconcileError ? error.generation : undefined;
+    let uid: string | undefined;
     try {
       const podset = await markReplicaFailure(kube, namespace, name, reason, message, now);
       if (podset === undefined) return {}; // gone: nothing to park
       generation = podset.metadata.generation ?? 0;
+      uid = podset.metadata.uid;
       await events.record(
         involvedOf(podset),
         'Warning',
@@ -612,7 +621,11 @@ export function createController(deps: ControllerDeps): Controller {
     }
     // Unknown generation (the API did not answer): not parked, so the next real event retries it.
     if (generation === undefined) return {};
-    await parkStore.park(key, { generation, until: now().getTime() + parkedRetryMs });
+    await parkStore.park(key, {
+      ...(uid !== undefined ? { uid } : {}),
+      generation,
+      until: now().getTime() + parkedRetryMs,
+    });
     return { requeueAfterMs: parkedRetryMs };
   }
 

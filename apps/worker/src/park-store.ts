@@ -6,6 +6,11 @@
 import type { RedisClient } from '@podset/queue';
 
 export interface Parked {
+  /**
+   * The PodSet's metadata.uid when it was parked: another one (the PodSet deleted and created again under
+   * the same name) starts afresh. Absent in records written before it was kept.
+   */
+  uid?: string;
   /** The PodSet's metadata.generation when it was parked: a newer one (a spec change) unparks it. */
   generation: number;
   /** Epoch ms before which the key is not retried. */
@@ -40,10 +45,10 @@ export function parseParked(text: string | null): Parked | undefined {
   try {
     const v: unknown = JSON.parse(text);
     if (typeof v !== 'object' || v === null) return undefined;
-    const { generation, until } = v as Record<string, unknown>;
+    const { uid, generation, until } = v as Record<string, unknown>;
     if (typeof generation !== 'number' || typeof until !== 'number') return undefined;
     if (!Number.isFinite(generation) || !Number.isFinite(until)) return undefined;
-    return { generation, until };
+    return { ...(typeof uid === 'string' ? { uid } : {}), generation, until };
   } catch {
     return undefined;
   }

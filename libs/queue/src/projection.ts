@@ -153,6 +153,8 @@ local function fold(K, A)
       redis.call('SET', K[1], tombstone, 'PX', tombTtl)
       redis.call('SREM', K[3], A[8])
       redis.call('PEXPIRE', K[5], tombTtl)
+      -- What a worker awaited was of this PodSet: one created again under its name must not wait for it.
+      redis.call('DEL', K[2])
     end
     if requestedAnyway then redis.call('HDEL', K[4], field) return 0 end
     if requested then return 1 end

@@ -255,6 +255,17 @@ test('a deleted pod stays deleted when an older event of it comes late; a newer 
   assert.deepEqual(await podNames(p), ['a']);
 });
 
+test("a PodSet's DELETED ends what workers awaited of it: a namesake created again does not wait", async () => {
+  const p = await projection();
+  await folded(p.foldPodSet('ns/web', 'ADDED', podset('30', 1), 1));
+  await folded(p.foldPod('ns/web', 'ADDED', pod('old', '31', { phase: 'Running', ready: true }), 1));
+  // The cleanup's delete, whose pod events are lost (a watch that went silent).
+  assert.equal(await p.expect('ns/web', 'delete', ['old']), 1);
+  await folded(p.foldPodSet('ns/web', 'DELETED', podset('32', 1), 1));
+  await folded(p.foldPodSet('ns/web', 'ADDED', podset('40', 1), 1));
+  assert.deepEqual((await p.read('ns/web'))?.pending, []);
+});
+
 test('a deleted PodSet stays deleted when an older event of it comes late', async () => {
   const p = await projection();
   await folded(p.foldPodSet('ns/web', 'ADDED', podset('30', 1), 1));
