@@ -19,6 +19,7 @@ import { pino } from 'pino';
 import { CLEANUP_FINALIZER, createController, ReconcileError, type Controller } from '../src/controller.ts';
 import { createEventRecorder } from '../src/events.ts';
 import { startWorker } from '../src/worker.ts';
+import { installPodSetCrd } from './podset-crd.ts';
 
 const log = pino({ level: 'silent' });
 let sim: KubeSim;
@@ -29,20 +30,7 @@ let nsSeq = 0;
 before(async () => {
   sim = await startKubeSim();
   kube = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
-  const crds = new ResourceClient<KubeObject>(kube.client, {
-    group: 'apiextensions.k8s.io',
-    version: 'v1',
-    plural: 'customresourcedefinitions',
-  });
-  await crds.create(undefined, planner.podSetCrd() as unknown as KubeObject);
-  await waitFor('CRD served', async () => {
-    try {
-      await kube.podSets.list('default');
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  await installPodSetCrd(kube);
   controller = newController(kube);
 });
 

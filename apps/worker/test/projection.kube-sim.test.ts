@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { createKube, loadKubeConfig, ResourceClient, type Kube, type KubeObject } from '@podset/kube';
+import { createKube, loadKubeConfig, type Kube } from '@podset/kube';
 import { startKubeSim, type KubeSim } from '@podset/kube-sim';
 import { Projection, type ProjectedPod, type ProjectedPodSet } from '@podset/queue';
 import * as planner from '@podset/reconcile';
@@ -12,6 +12,7 @@ import { startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { pino } from 'pino';
 import { createController, type StateProjection } from '../src/controller.ts';
 import { createEventRecorder } from '../src/events.ts';
+import { installPodSetCrd } from './podset-crd.ts';
 
 const log = pino({ level: 'silent' });
 let sim: KubeSim;
@@ -24,13 +25,7 @@ before(async () => {
   [sim, redis] = await Promise.all([startKubeSim({ controllers: false }), startRedis()]);
   client = new Redis(redis.url);
   kube = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
-  const crds = new ResourceClient<KubeObject>(kube.client, {
-    group: 'apiextensions.k8s.io',
-    version: 'v1',
-    plural: 'customresourcedefinitions',
-  });
-  await crds.create(undefined, planner.podSetCrd() as unknown as KubeObject);
-  await waitFor('CRD served', async () => (await kube.podSets.list('default'), true));
+  await installPodSetCrd(kube);
 });
 after(async () => {
   client.disconnect();

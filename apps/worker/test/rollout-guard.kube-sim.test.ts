@@ -4,15 +4,15 @@
 // becomes Ready at exactly that moment: right after the planner planned.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createKube, loadKubeConfig, ResourceClient, type Kube, type KubeObject } from '@podset/kube';
+import { createKube, loadKubeConfig, type Kube } from '@podset/kube';
 import type { KubeObject as SimObject } from '@podset/kube-sim';
 import { startKubeSim, type KubeSim } from '@podset/kube-sim';
 import * as planner from '@podset/reconcile';
 import type { Plan, Pod, PodSet, ReconcileOptions } from '@podset/reconcile';
-import { waitFor } from '@podset/testkit';
 import { pino } from 'pino';
 import { createController } from '../src/controller.ts';
 import { createEventRecorder } from '../src/events.ts';
+import { installPodSetCrd } from './podset-crd.ts';
 
 const log = pino({ level: 'silent' });
 let sim: KubeSim;
@@ -21,20 +21,7 @@ let kube: Kube;
 before(async () => {
   sim = await startKubeSim();
   kube = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
-  const crds = new ResourceClient<KubeObject>(kube.client, {
-    group: 'apiextensions.k8s.io',
-    version: 'v1',
-    plural: 'customresourcedefinitions',
-  });
-  await crds.create(undefined, planner.podSetCrd() as unknown as KubeObject);
-  await waitFor('CRD served', async () => {
-    try {
-      await kube.podSets.list('default');
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  await installPodSetCrd(kube);
 });
 after(async () => {
   await sim?.close();
