@@ -161,8 +161,10 @@ export function reconcile(
       isAvailable,
     });
     const n = Math.min(step.creates, opts.maxCreatesPerPass);
-    const manifest = podManifest(podset, hash);
-    for (let i = 0; i < n; i++) creates.push(i === 0 ? manifest : structuredClone(manifest));
+    if (n > 0) {
+      const manifest = podManifest(podset, hash);
+      for (let i = 0; i < n; i++) creates.push(i === 0 ? manifest : structuredClone(manifest));
+    }
     for (const d of step.deletes.slice(0, opts.maxDeletesPerPass)) {
       deletes.push(deletion(podset, d.pod, d.reason, d.unchanged === true));
     }
