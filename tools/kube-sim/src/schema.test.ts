@@ -615,7 +615,8 @@ function arbFor(s: JSONSchemaProps, depth = 0): fc.Arbitrary<Json> {
       const req = new Set(s.required ?? []);
       const record: Record<string, fc.Arbitrary<Json>> = {};
       for (const [k, p] of Object.entries(props)) {
-        if (depth > 6 || k === 'metadata') continue;
+        // Deep down, only the required keys (a value without one would not fit the schema).
+        if (k === 'metadata' || (depth > 6 && !req.has(k))) continue;
         record[k] = arbFor(p, depth + 1);
       }
       const requiredKeys = Object.keys(record).filter((k) => req.has(k));
