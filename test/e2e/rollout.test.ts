@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { KubeObject } from '@podset/kube-sim';
-import { activePodsOf, isActive, isReady, parseTable } from './support/check.ts';
+import { activePodsOf, controlledBy, isActive, isReady, parseTable } from './support/check.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
 const HASH_LABEL = 'podset.io/template-hash';
@@ -35,9 +35,7 @@ interface Status {
 const statusOf = (name: string) => (env.podSet(name) as unknown as { status?: Status } | undefined)?.status;
 const podsOf = (name: string): KubeObject[] => {
   const ps = env.podSet(name);
-  return ps
-    ? env.pods().filter((p) => p.metadata.ownerReferences?.some((r) => r.uid === ps.metadata.uid))
-    : [];
+  return ps ? env.pods().filter((p) => controlledBy(p, ps.metadata.uid)) : [];
 };
 
 /** Calls `sample` with the PodSet's pods after every change to any pod, until stopped. */

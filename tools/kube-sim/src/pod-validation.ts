@@ -3,11 +3,9 @@
 // from 1 to 65535 with a known protocol; a known restartPolicy. A value of the wrong JSON type cannot
 // even be decoded by a real server: that is a 400, not a 422.
 import { duplicate, invalid, notSupported, required } from './structural.ts';
+import { validateName } from './validation.ts';
 import { ApiError, type FieldCause, type Json, type JsonObject } from './types.ts';
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const LABEL_MSG =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 
@@ -31,9 +29,10 @@ function validateContainers(list: Json | undefined, path: string, names: Set<str
     const at = `${path}[${i}]`;
     if (!isObject(c)) return;
     const name = c.name;
+    const nameCauses =
+      typeof name === 'string' && name !== '' ? validateName(name, 'label', `${at}.name`) : [];
     if (typeof name !== 'string' || name === '') causes.push(required(`${at}.name`));
-    else if (name.length > 63) causes.push(invalid(`${at}.name`, name, 'must be no more than 63 characters'));
-    else if (!DNS1123_LABEL.test(name)) causes.push(invalid(`${at}.name`, name, LABEL_MSG));
+    else if (nameCauses.length > 0) causes.push(...nameCauses);
     else if (names.has(name)) causes.push(duplicate(`${at}.name`, name));
     if (typeof name === 'string') names.add(name);
     if (typeof c.image !== 'string' || c.image.trim() === '') causes.push(required(`${at}.image`));

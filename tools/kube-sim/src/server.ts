@@ -18,7 +18,14 @@ import {
 } from './discovery.ts';
 import type { Faults } from './faults.ts';
 import { authorizeRbac, isServiceAccount } from './rbac.ts';
-import { openapiV2, openapiV3Document, openapiV3Index } from './openapi.ts';
+import {
+  OPENAPI_V2_PROTOBUF,
+  OPENAPI_V2_PROTOBUF_ASKED,
+  OPENAPI_V2_PROTOBUF_DOCUMENT,
+  openapiV2,
+  openapiV3Document,
+  openapiV3Index,
+} from './openapi.ts';
 import { apiResourceId, apiVersionOf, type Registry, resourceId } from './registry.ts';
 import { statusBody, successStatus, toApiError } from './status.ts';
 import { negotiate, partialObjectMetadata } from './negotiate.ts';
@@ -116,27 +123,6 @@ export function parseResourcePath(path: string): ResourcePath | undefined {
     };
   return { group, version, namespace, plural: rest[0], name: rest[1], subresource: rest[2], watchPrefix };
 }
-
-/**
- * kubectl asks /openapi/v2 in gnostic's protobuf form (and only that) when OpenAPI v3 lacks a kind. It asks
- * with the deprecated `@` spelling; the API server answers with the `.` one (a valid media type).
- */
-const OPENAPI_V2_PROTOBUF_ASKED = /application\/com\.github\.proto-openapi\.spec\.v2[@.]v1\.0\+protobuf/;
-const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
-
-/**
- * The protobuf /openapi/v2 document kube-sim serves: an openapi_v2.Document with `swagger: "2.0"` (field
- * 1) and `info` {title, version} (field 2) and no definitions. kubectl reads OpenAPI v3 for every kind
- * kube-sim serves; it falls back to v2 only for a kind no server knows (a CRD not installed), and with
- * no schema there it goes on to the API's own answer: "no matches for kind … ensure CRDs are installed
- * first", as against a cluster.
- */
-const OPENAPI_V2_PROTOBUF_DOCUMENT: Buffer = (() => {
-  const field = (n: number, bytes: Buffer): Buffer =>
-    Buffer.concat([Buffer.from([(n << 3) | 2, bytes.length]), bytes]);
-  const info = Buffer.concat([field(1, Buffer.from('Kubernetes')), field(2, Buffer.from('v1.32.0'))]);
-  return Buffer.concat([field(1, Buffer.from('2.0')), field(2, info)]);
-})();
 
 /**
  * A boolean query parameter as the API server converts one (apimachinery's string-slice-to-bool

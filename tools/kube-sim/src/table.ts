@@ -1,4 +1,5 @@
 // Server-side printing: meta.k8s.io/v1 Table for get/list/watch, as kubectl asks for it.
+import { partialObjectMetadata } from './negotiate.ts';
 import type { Json, JsonObject, KubeObject, ResourceType } from './types.ts';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
@@ -392,11 +393,7 @@ export interface TableOptions {
 function embedded(o: KubeObject, include: IncludeObject): Json {
   if (include === 'None') return null;
   if (include === 'Object') return o as unknown as Json;
-  return {
-    kind: 'PartialObjectMetadata',
-    apiVersion: 'meta.k8s.io/v1',
-    metadata: o.metadata as unknown as Json,
-  };
+  return partialObjectMetadata(o);
 }
 
 export function table(t: ResourceType, id: string, objects: KubeObject[], opts: TableOptions): JsonObject {
