@@ -226,8 +226,8 @@ export class Sim {
         p.spec = { nodeName: 'node-1' };
         p.status!.phase = 'Running';
       }
-      const isReady = p.status!.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-      if (p.status!.phase === 'Running' && l.readyAt <= this.step && !isReady) {
+      // Only on the change: the condition's lastTransitionTime says since when it is Ready.
+      if (p.status!.phase === 'Running' && l.readyAt <= this.step && !planner.isPodReady(p)) {
         p.status!.conditions = [this.readyCondition(true)];
       }
     }

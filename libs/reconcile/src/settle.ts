@@ -1,6 +1,6 @@
 // After a plan's creates and deletes ran: the status to write, and whether to write it. Pure, like the
 // planner, so the worker only carries out what is decided here.
-import { withFailure, withoutFailure } from './conditions.ts';
+import { getCondition, withFailure, withoutFailure } from './conditions.ts';
 import { statusEqual } from './status.ts';
 import type { Plan, PodSetStatus } from './types.ts';
 
@@ -47,7 +47,7 @@ export function settle(
   // A rollout starting or ending is written at once: its progress is what `kubectl get ps -w` shows, and
   // the templateHash in status is how the next pass knows the rollout was already announced.
   const rolloutReason = (s: PodSetStatus | undefined) =>
-    (s?.conditions ?? []).find((c) => c.type === 'Progressing')?.reason === 'RollingOut';
+    getCondition(s, 'Progressing')?.reason === 'RollingOut';
   const rolloutNews =
     (current?.templateHash !== undefined && status.templateHash !== current.templateHash) ||
     rolloutReason(status) !== rolloutReason(current);
