@@ -8,12 +8,24 @@ import ts from 'typescript';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 
-/** The apps the image runs, by the name compose and k8s use, with their entry files. */
+/** The apps the images run, by the name compose and k8s use, with their entry files. */
 export const ENTRIES: Record<string, string> = {
   watcher: 'apps/watcher/src/main.ts',
   worker: 'apps/worker/src/main.ts',
   dashboard: 'apps/dashboard/src/main.ts',
   'kube-sim': 'tools/kube-sim/src/main.ts',
+};
+
+/** Dockerfile targets: the production image (its last stage, what `docker build .` gives) and kube-sim's. */
+export const PRODUCTION_TARGET = 'runtime';
+export const KUBE_SIM_TARGET = 'kube-sim';
+
+/** The Dockerfile target each app runs from: kube-sim, a development tool, is not in the production image. */
+export const TARGET_OF: Record<string, string> = {
+  watcher: PRODUCTION_TARGET,
+  worker: PRODUCTION_TARGET,
+  dashboard: PRODUCTION_TARGET,
+  'kube-sim': KUBE_SIM_TARGET,
 };
 
 export interface Instruction {
@@ -25,9 +37,11 @@ export interface Instruction {
 }
 
 export interface Stage {
-  /** Image reference with `${ARG}`s from the global ARGs substituted. */
+  /** Base image reference with `${ARG}`s from the global ARGs substituted (for `FROM <stage>`, that stage's). */
   image: string;
   name: string | undefined;
+  /** The earlier stage this one is built FROM, if any. */
+  parent: Stage | undefined;
   instructions: Instruction[];
 }
 
@@ -66,7 +80,9 @@ export function stages(instructions: Instruction[]): Stage[] {
         /\$\{(\w+)\}|\$(\w+)/g,
         (_, a: string, b: string) => args.get(a ?? b) ?? '',
       );
-      out.push({ image, name: m[2], instructions: [] });
+      // Stage names are case-insensitive.
+      const parent = out.find((s) => s.name?.toLowerCase() === image.toLowerCase());
+      out.push({ image: parent?.image ?? image, name: m[2], parent, instructions: [] });
     } else if (out.length === 0) {
       if (ins.keyword === 'ARG') {
         const [name, value] = ins.args.split('=', 2);
@@ -77,6 +93,11 @@ export function stages(instructions: Instruction[]): Stage[] {
     }
   }
   return out;
+}
+
+/** What a stage runs with: the instructions of the stages it is built FROM, then its own. */
+export function lineage(stage: Stage): Instruction[] {
+  return [...(stage.parent ? lineage(stage.parent) : []), ...stage.instructions];
 }
 
 /** A JSON (exec-form) CMD/ENTRYPOINT as an array, or undefined for the shell form. */
@@ -225,4 +246,116 @@ function workspaceEntries(): Map<string, string> {
 
 export function readRepo(rel: string): string {
   return readFileSync(path.join(REPO, rel), 'utf8');
+}
+
+/** The options of an `npm ci` in a RUN instruction that decide what it installs. */
+export interface NpmCi {
+  omitDev: boolean;
+  /** `--include-workspace-root`: with --workspace, the root's dependencies too. */
+  includeRoot: boolean;
+  /** The --workspace (-w) values; undefined without any (then every workspace and the root). */
+  workspaces: string[] | undefined;
+}
+
+/** Reads the `npm ci …` of a RUN instruction (up to the next `&&`, `;` or `|`), if there is one. */
+export function parseNpmCi(run: string): NpmCi | undefined {
+  const m = /\bnpm\s+ci\b([^;&|]*)/.exec(run);
+  if (!m) return undefined;
+  const words = (m[1] ?? '').trim().split(/\s+/);
+  const out: NpmCi = { omitDev: false, includeRoot: false, workspaces: undefined };
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] as string;
+    const [flag, inline] = w.split('=', 2) as [string, string | undefined];
+    const value = (): string => inline ?? (words[++i] as string);
+    if (flag === '--omit' && value() === 'dev') out.omitDev = true;
+    else if (w === '--production') out.omitDev = true;
+    else if (w === '--include-workspace-root') out.includeRoot = true;
+    else if (flag === '--workspace' || flag === '-w') out.workspaces = [...(out.workspaces ?? []), value()];
+  }
+  return out;
+}
+
+interface LockPackage {
+  name?: string;
+  link?: boolean;
+  resolved?: string;
+  dev?: boolean;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
+export interface Lockfile {
+  packages: Record<string, LockPackage>;
+}
+
+/**
+ * The package-lock.json locations (`node_modules/x`, `libs/kube`, …) that `npm ci` with these options
+ * installs: from the root and the selected workspaces, along dependency edges resolved as Node resolves
+ * them (the nearest node_modules up the tree). Every peer edge is followed, so this may count a package
+ * npm would leave out, never the other way round: good enough to show a package is NOT installed.
+ */
+export function lockInstall(lock: Lockfile, ci: NpmCi): Set<string> {
+  const pk = lock.packages;
+  const workspaces = Object.entries(pk)
+    .filter(([, p]) => p.link === true && p.resolved !== undefined)
+    .map(([, p]) => ({ path: p.resolved as string, name: pk[p.resolved as string]?.name }));
+  // npm's --workspace takes a workspace's name, its path, or a folder holding workspaces.
+  const selected =
+    ci.workspaces === undefined
+      ? workspaces
+      : workspaces.filter((ws) =>
+          (ci.workspaces ?? []).some(
+            (w) => w === ws.name || ws.path === normalize(w) || ws.path.startsWith(`${normalize(w)}/`),
+          ),
+        );
+  const queue: string[] = [];
+  if (ci.workspaces === undefined || ci.includeRoot) queue.push('');
+  for (const ws of selected) {
+    queue.push(ws.path);
+    const link = Object.keys(pk).find((loc) => pk[loc]?.link === true && pk[loc]?.resolved === ws.path);
+    if (link !== undefined) queue.push(link);
+  }
+  const out = new Set<string>();
+  while (queue.length > 0) {
+    const loc = queue.pop() as string;
+    if (out.has(loc)) continue;
+    const p = pk[loc];
+    if (p === undefined) continue;
+    out.add(loc);
+    if (p.link === true && p.resolved !== undefined) {
+      queue.push(p.resolved);
+      continue;
+    }
+    const isProject = loc === '' || workspaces.some((ws) => ws.path === loc);
+    const edges = {
+      ...p.peerDependencies,
+      ...p.optionalDependencies,
+      ...p.dependencies,
+      ...(isProject && !ci.omitDev ? p.devDependencies : {}),
+    };
+    for (const dep of Object.keys(edges)) {
+      const target = resolveIn(pk, loc, dep);
+      if (target !== undefined) queue.push(target);
+    }
+  }
+  return out;
+}
+
+function normalize(p: string): string {
+  return path.posix.normalize(p).replace(/^\.\//, '').replace(/\/$/, '');
+}
+
+/** The nearest `<dir>/node_modules/<name>` from `from` up to the root, as Node resolves a bare import. */
+function resolveIn(pk: Lockfile['packages'], from: string, name: string): string | undefined {
+  let dir = from;
+  for (;;) {
+    const candidate = `${dir === '' ? '' : `${dir}/`}node_modules/${name}`;
+    if (candidate in pk) return candidate;
+    if (dir === '') return undefined;
+    // node_modules/a/node_modules/b → node_modules/a; node_modules/a and libs/kube → the root.
+    const i = dir.lastIndexOf('/node_modules/');
+    dir = i >= 0 ? dir.slice(0, i) : '';
+  }
 }
