@@ -13,7 +13,16 @@ import { after, before, describe, test } from 'node:test';
 import { freePort, kubectl, startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { parse } from 'yaml';
 import { envProblems, loadAppEnv, type PortUse, type Setting } from './env-specs.ts';
-import { ENTRIES, REPO, readRepo } from './support.ts';
+import {
+  ENTRIES,
+  KUBE_SIM_TARGET,
+  PRODUCTION_TARGET,
+  REPO,
+  TARGET_OF,
+  parseDockerfile,
+  readRepo,
+  stages,
+} from './support.ts';
 
 interface Service {
   image?: string;
@@ -91,7 +100,7 @@ test('compose: redis with AOF and a redis-cli ping healthcheck, on a named volum
   assert.ok(data && compose.volumes && data.source in compose.volumes, 'AOF lives on a named volume');
 });
 
-test('compose: watcher, 3 workers and the dashboard run the one image; only 127.0.0.1 is published', () => {
+test('compose: watcher, 3 workers and the dashboard run the production image; only 127.0.0.1 is published', () => {
   for (const app of APPS) {
     const s = services[app];
     assert.ok(s, `service ${app}`);
@@ -101,8 +110,8 @@ test('compose: watcher, 3 workers and the dashboard run the one image; only 127.
     assert.equal(s.read_only, true, `${app} has a read-only root filesystem`);
     assert.deepEqual(s.cap_drop, ['ALL']);
   }
-  const images = new Set(['watcher', 'worker', 'dashboard', 'kube-sim'].map((n) => services[n]?.image));
-  assert.equal(images.size, 1, 'one image for all apps');
+  const images = new Set(APPS.map((n) => services[n]?.image));
+  assert.equal(images.size, 1, 'one image for the operator apps');
   assert.equal(services.worker?.deploy?.replicas, 3);
   for (const [name, s] of Object.entries(services)) {
     for (const p of s.ports ?? []) {
@@ -110,6 +119,40 @@ test('compose: watcher, 3 workers and the dashboard run the one image; only 127.
     }
   }
   assert.ok((services.dashboard?.ports ?? []).length > 0, 'the dashboard is published');
+});
+
+test("compose: each app's image is built from its Dockerfile target: production for the operator, kube-sim's own for kube-sim", () => {
+  const dockerfileStages = stages(parseDockerfile(readRepo('Dockerfile')));
+  assert.equal(
+    dockerfileStages.at(-1)?.name,
+    PRODUCTION_TARGET,
+    "production is the Dockerfile's default target",
+  );
+  const built = Object.entries(services).filter(([, s]) => s.build !== undefined);
+  assert.deepEqual(built.map(([n]) => n).sort(), [...APPS, 'kube-sim'].sort());
+  const imageOf = new Map<string, string | undefined>();
+  for (const [name, s] of built) {
+    const app = appOf(s) ?? name;
+    const build = s.build as { context?: string; dockerfile?: string; target?: string };
+    assert.equal(typeof build, 'object', `${name}: build is a mapping (it names a target)`);
+    assert.equal(build.context, '.', `${name}: built from the repository`);
+    assert.equal(build.dockerfile ?? 'Dockerfile', 'Dockerfile');
+    // An explicit target: without one compose builds the last stage, which would hide a wrong order.
+    assert.equal(build.target, TARGET_OF[app], `${name} is built from target ${TARGET_OF[app]}`);
+    assert.ok(
+      dockerfileStages.some((st) => st.name === build.target),
+      `${name}: the Dockerfile has a stage ${build.target}`,
+    );
+    // One image name per target, so a kube-sim build never stands in for the production image.
+    const prev = imageOf.get(build.target as string);
+    if (imageOf.has(build.target as string)) assert.equal(s.image, prev, `${name}: one image per target`);
+    imageOf.set(build.target as string, s.image);
+  }
+  assert.notEqual(
+    imageOf.get(KUBE_SIM_TARGET),
+    imageOf.get(PRODUCTION_TARGET),
+    'kube-sim has an image of its own',
+  );
 });
 
 test('compose: dependencies wait for health (and for the CRD) where it matters', () => {
@@ -202,6 +245,12 @@ test('docker-compose.kind.yml: kube-sim and its CRD job are off, the apps use a 
     const m = mounts(s).find((v) => v.target === kubeconfig);
     assert.ok(m && m.ro, `${name}: KUBECONFIG ${kubeconfig} is a read-only mounted file`);
     assert.ok(!Object.keys(s.depends_on ?? {}).includes('kube-sim'), `${name} no longer waits for kube-sim`);
+  }
+  for (const [name, s] of Object.entries(kind.services)) {
+    assert.ok(
+      s.build === undefined && s.image === undefined,
+      `${name}: the image and its target stay compose's`,
+    );
   }
 });
 
