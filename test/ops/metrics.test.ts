@@ -139,6 +139,11 @@ test('metrics and probes of watcher, worker and dashboard', { timeout: 300_000 }
       }
       assert.ok(sum(m, 'podset_queue_jobs', { state: 'completed' }) >= 1, 'completed jobs are counted');
       assert.equal(sum(m, 'podset_queue_jobs', { state: 'failed' }), 0, 'nothing failed for good');
+      // The PodSet, read from the API at scrape time, is converged (8 of 8 Ready, as the overview says).
+      assert.deepEqual(
+        samples(m, 'podset_converged').map((s) => [s.labels.podset, s.value]),
+        [['default/metrics', 1]],
+      );
       // The same registry on the unauthenticated probe port (HTTP_PORT).
       const probe = await scrape(`${dashProbeUrl}/metrics`);
       assert.ok(samples(probe, 'podset_queue_jobs').length >= 6);

@@ -1,6 +1,6 @@
 // Server-rendered pages: the PodSet overview and the login form. Every dynamic value is escaped.
 import type { EventLogEntry } from '@podset/queue';
-import type { Overview, PodSetRow } from './overview.ts';
+import { isConverged, type Overview, type PodSetRow } from './overview.ts';
 
 export function escapeHtml(s: string): string {
   return s
@@ -107,11 +107,7 @@ function timeOf(e: EventLogEntry): number {
 }
 
 function row(r: PodSetRow, ctx: PageContext, now: number): string {
-  const converged =
-    r.rollout === undefined &&
-    r.current === r.desired &&
-    r.ready === r.desired &&
-    (r.generation === undefined || r.observedGeneration === r.generation);
+  const converged = isConverged(r);
   const lr = r.lastReconcile;
   const last =
     lr === undefined

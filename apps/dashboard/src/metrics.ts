@@ -1,10 +1,13 @@
-// The dashboard's /metrics: queue depth by state (read from Redis on each scrape), its own Kubernetes
-// requests, and the state of its dependencies as the last readiness check saw them.
+// The dashboard's /metrics: queue depth by state (read from Redis on each scrape), whether each PodSet
+// is converged (read from the API on each scrape), its own Kubernetes requests, and the state of its
+// dependencies as the last readiness check saw them.
 import { Gauge, type Registry } from 'prom-client';
 import type { Queue } from 'bullmq';
-import type { RequestRecord } from '@podset/kube';
-import { appRegistry, kubeRequestMetrics, queueDepthGauge } from '@podset/runtime';
-import { JOB_STATES, jobCounts } from './overview.ts';
+import type { PodSetWire, RequestRecord } from '@podset/kube';
+import { appRegistry, kubeRequestMetrics, queueDepthGauge, withTimeout } from '@podset/runtime';
+import { JOB_STATES, jobCounts, podSetConverged } from './overview.ts';
+
+const PODSET_READ_TIMEOUT_MS = 5_000;
 
 export interface DashboardMetrics {
   registry: Registry;
@@ -16,6 +19,8 @@ export function createMetrics(
   queue: Queue,
   queueName: string,
   onError: (err: Error) => void,
+  /** For podset_converged: lists every PodSet; its failures go to onError. */
+  podSets?: { list: () => Promise<PodSetWire[]>; onError: (err: Error) => void },
 ): DashboardMetrics {
   const registry = appRegistry('podset_dashboard_');
   // Every state, 0 when empty: a state's series exists from the first scrape.
@@ -28,6 +33,7 @@ export function createMetrics(
     },
     onError,
   );
+  if (podSets !== undefined) podSetConvergedGauge(registry, podSets.list, podSets.onError);
   const onKubeRequest = kubeRequestMetrics(registry);
   const dependencyUp = new Gauge({
     name: 'podset_dashboard_dependency_up',
@@ -36,4 +42,34 @@ export function createMetrics(
     registers: [registry],
   });
   return { registry, onKubeRequest, dependencyUp };
+}
+
+/**
+ * podset_converged{podset="<namespace>/<name>"}: 1 or 0 per PodSet, from a list at scrape time (the
+ * dashboard lists PodSets anyway; the watcher resumes from checkpoints and so never sees them all).
+ * The API away: no samples rather than stale ones. A deleted PodSet's series goes with it.
+ */
+function podSetConvergedGauge(
+  registry: Registry,
+  listPodSets: () => Promise<PodSetWire[]>,
+  onError: (err: Error) => void,
+): void {
+  new Gauge({
+    name: 'podset_converged',
+    help: 'Whether the PodSet is converged (all desired pods current and Ready, no rollout, spec observed)',
+    labelNames: ['podset'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      try {
+        const items = await withTimeout(listPodSets(), PODSET_READ_TIMEOUT_MS, 'podsets');
+        for (const ps of items) {
+          const key = `${ps.metadata?.namespace ?? ''}/${ps.metadata?.name ?? ''}`;
+          this.set({ podset: key }, podSetConverged(ps) ? 1 : 0);
+        }
+      } catch (err) {
+        onError(err instanceof Error ? err : new Error(String(err)));
+      }
+    },
+  });
 }

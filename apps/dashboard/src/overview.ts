@@ -266,6 +266,35 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
   };
 }
 
+/**
+ * Converged: as many pods as desired, all Ready, no rollout under way, and the operator has seen the
+ * current spec. The overview's badge and podset_converged both use this.
+ */
+export function isConverged(
+  r: Pick<PodSetRow, 'desired' | 'current' | 'ready' | 'rollout' | 'generation' | 'observedGeneration'>,
+): boolean {
+  return (
+    r.rollout === undefined &&
+    r.current === r.desired &&
+    r.ready === r.desired &&
+    (r.generation === undefined || r.observedGeneration === r.generation)
+  );
+}
+
+/** isConverged of a PodSet as the API returns it. */
+export function podSetConverged(ps: PodSetWire): boolean {
+  return isConverged({
+    desired: ps.spec?.replicas ?? 1,
+    current: ps.status?.replicas ?? 0,
+    ready: ps.status?.readyReplicas ?? 0,
+    ...rolloutOf(ps),
+    ...(ps.metadata?.generation !== undefined ? { generation: ps.metadata.generation } : {}),
+    ...(ps.status?.observedGeneration !== undefined
+      ? { observedGeneration: ps.status.observedGeneration }
+      : {}),
+  });
+}
+
 /** The Progressing condition's message while it says RollingOut. */
 function rolloutOf(ps: PodSetWire): { rollout?: string } {
   const c = ps.status?.conditions?.find((x) => x.type === 'Progressing');

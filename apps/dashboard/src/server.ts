@@ -93,7 +93,12 @@ export async function startDashboard(
   const redis = connector.client({ maxRetriesPerRequest: 1 });
   redis.on('error', redisError);
 
-  const metrics = createMetrics(queue, settings.queueName, redisError);
+  // Scrape-time reads: the queue from Redis, the PodSets from the API (kube is built below, with the
+  // metrics' request counter; the reader runs only at scrape time).
+  const metrics = createMetrics(queue, settings.queueName, redisError, {
+    list: async () => (await kube.podSets.listAll(undefined, { limit: 500 })).items,
+    onError: (err) => log.warn({ err: err.message }, 'podset_converged: cannot list PodSets'),
+  });
   const kube =
     deps.kube ??
     createKube(settings.kubeConfig, {

@@ -1,10 +1,12 @@
 // The worker's Prometheus metrics, and the queue worker's hooks that feed them (and log failures).
 import { type RequestRecord } from '@podset/kube';
-import type { WorkerHooks } from '@podset/queue';
+import type { JobEndInfo, WorkerHooks } from '@podset/queue';
 import { appRegistry, kubeRequestMetrics } from '@podset/runtime';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { errorText } from './controller.ts';
+
+const OUTCOMES = ['completed', 'retry', 'failed'] as const satisfies readonly JobEndInfo['outcome'][];
 
 export interface WorkerMetrics {
   registry: Registry;
@@ -22,6 +24,9 @@ export function createWorkerMetrics(log: Logger): WorkerMetrics {
     labelNames: ['outcome'],
     registers: [registry],
   });
+  // Every outcome from the first scrape: increase() cannot see a series' first sample, so a counter
+  // that appeared at 1 would hide the first failure from the alerts.
+  for (const outcome of OUTCOMES) reconciles.inc({ outcome }, 0);
   const reconcileDuration = new Histogram({
     name: 'podset_reconcile_duration_seconds',
     help: 'Reconcile duration',
