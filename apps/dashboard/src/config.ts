@@ -47,6 +47,15 @@ export const dashboardEnv = {
     min: 1,
     max: 100_000,
   }),
+  LEASE_NAMESPACE: str({
+    description: "Namespace of the watcher's leader-election Lease (shown as the leading watcher)",
+    default: 'default',
+    pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
+  }),
+  LEASE_NAME: str({
+    description: "Name of the watcher's leader-election Lease (the watcher's LEASE_NAME)",
+    default: 'podset-watcher',
+  }),
   HTTP_PORT: int({
     description:
       'Extra port serving only /metrics, /healthz, /readyz without authentication, for probes and scrapers (0: none)',
