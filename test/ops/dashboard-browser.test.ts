@@ -46,16 +46,25 @@ function contrast(a: string, b: string): number {
 
 /** The element's text colour and the first opaque background behind it, as the page computes them. */
 async function colours(page: Page, selector: string): Promise<{ color: string; background: string }> {
-  // Runs in the page (a string: this project's TypeScript has no DOM types).
-  const inPage = `(el) => {
-    const color = getComputedStyle(el).color;
-    for (let e = el; e !== null; e = e.parentElement) {
-      const bg = getComputedStyle(e).backgroundColor;
-      if (bg !== 'transparent' && !/rgba\\(.*,\\s*0\\)$/.test(bg)) return { color, background: bg };
-    }
-    return { color, background: 'rgb(255, 255, 255)' };
-  }`;
-  return (await page.locator(selector).first().evaluate(inPage)) as { color: string; background: string };
+  // Runs in the page; this project's TypeScript has no DOM types, hence the narrow casts.
+  interface Styled {
+    parentElement: Styled | null;
+  }
+  return await page
+    .locator(selector)
+    .first()
+    .evaluate((el: Styled) => {
+      const style = (e: Styled) =>
+        (
+          globalThis as unknown as { getComputedStyle(e: Styled): { color: string; backgroundColor: string } }
+        ).getComputedStyle(e);
+      const color = style(el).color;
+      for (let e: Styled | null = el; e !== null; e = e.parentElement) {
+        const bg = style(e).backgroundColor;
+        if (bg !== 'transparent' && !/rgba\(.*,\s*0\)$/.test(bg)) return { color, background: bg };
+      }
+      return { color, background: 'rgb(255, 255, 255)' };
+    });
 }
 
 async function screenshot(page: Page, dir: string, file: string): Promise<void> {
@@ -262,7 +271,7 @@ test(
     assert.equal((await apiRow.locator('td[data-col=available]').innerText()).trim(), '2');
 
     // The PodSet's job link opens bull-board on that job.
-    const jobHref = await webRow.locator('a').first().getAttribute('href');
+    const jobHref = await webRow.locator('a[href^="/queues/"]').first().getAttribute('href');
     assert.ok(jobHref?.startsWith('/queues/queue/podset-reconcile/'), `job link: ${jobHref}`);
     await page.goto(url + jobHref);
     await page.waitForSelector('text=default/web', { timeout: 30_000 });
@@ -281,7 +290,7 @@ test(
     assert.ok(ratio >= 4.5, `read-only badge contrast ${ratio.toFixed(2)}: ${JSON.stringify(badgeColours)}`);
     await screenshot(page, env.dir, 'dashboard-queue.png');
     // The way back to the overview.
-    await Promise.all([page.waitForURL(`${url}/`), page.click('a:has-text("PodSet overview")')]);
+    await Promise.all([page.waitForURL(`${url}/`), page.click('#podset-overview-link')]);
     await page.locator('#podsets').waitFor();
 
     // Logging out ends the cookie session.

@@ -36,13 +36,14 @@ export const dashboardEnv = {
     max: 100,
   }),
   EVENT_LOG_SCAN: int({
-    description: 'How many of the newest event-log entries the overview reads',
+    description: 'How many of the newest event-log entries the overview and a PodSet page read',
     default: 2000,
     min: 1,
     max: 100_000,
   }),
   JOB_SCAN: int({
-    description: 'How many of the newest completed and failed jobs the overview reads for last reconciles',
+    description:
+      'How many of the newest jobs of each state the overview and a PodSet page read (last reconciles, job history)',
     default: 1000,
     min: 1,
     max: 100_000,

@@ -39,6 +39,7 @@ td.num { text-align:right; font-variant-numeric: tabular-nums; }
 .b-completed, .b-ok { background:#dafbe1; color:var(--ok); }
 .b-retry, .b-progress { background:#fff8c5; color:var(--warn); }
 .b-failed, .b-bad { background:#ffebe9; color:var(--bad); }
+.b-neutral { background:#eef1f5; color:var(--fg); }
 .muted { color:var(--muted); }
 .err { color:var(--bad); max-width:320px; overflow-wrap:anywhere; }
 .events { margin:0; padding:0; list-style:none; font-size:12px; color:var(--muted); }
@@ -49,7 +50,7 @@ h2 { font-size:15px; margin:24px 0 8px; }
 h1.title { font-size:18px; margin:0 0 12px; }
 .filter { display:flex; gap:8px; align-items:center; flex-wrap:wrap; margin-bottom:12px; }
 .filter input, .filter select { padding:5px 8px; border:1px solid #c9d1dc; border-radius:4px; font:inherit; background:#fff; color:var(--fg); }
-.filter input { min-width:260px; }
+.filter input { min-width:320px; }
 .filter button { padding:5px 12px; background:var(--accent); color:#fff; border:0; border-radius:4px; font:inherit; cursor:pointer; }
 .leader { background:#fff; border:1px solid var(--line); border-radius:6px; padding:6px 12px; margin-bottom:16px; }
 .facts { display:grid; grid-template-columns:max-content 1fr; gap:4px 16px; background:#fff; border:1px solid var(--line); border-radius:6px; padding:10px 14px; margin:0; }
@@ -177,7 +178,7 @@ function row(r: PodSetRow, ctx: PageContext, now: number): string {
 /** The watcher's leadership, from its Lease. */
 export function leaderHtml(l: LeaderInfo | undefined, now: number): string {
   if (l === undefined) return '';
-  const lease = `<span class="muted">Lease <code>${escapeHtml(l.lease)}</code></span>`;
+  const lease = `<span class="muted">· Lease <code>${escapeHtml(l.lease)}</code></span>`;
   const renewed =
     l.renewedAt === undefined
       ? ''
@@ -260,6 +261,17 @@ ${filterForm(v.filter, v.namespaces, o.podSets.length, v.total)}
 <h2>Recent watch events</h2>${recent}
 <p class="muted">Generated ${new Date(now).toISOString()} · refreshes every 10 s</p></main>`;
   return page('PodSets · podset-operator', body, { refreshSeconds: 10 });
+}
+
+/**
+ * bull-board's page with a link back to the overview that is always in view (bull-board's own misc
+ * links sit in a closed menu). Plain HTML and inline style: no script of ours runs in bull-board's page.
+ */
+export function withOverviewLink(boardHtml: string): string {
+  const link =
+    '<a href="/" id="podset-overview-link" style="position:fixed;left:12px;bottom:52px;z-index:1000;padding:6px 12px;border-radius:6px;background:#1d2330;color:#ffffff;font:600 13px/1.2 system-ui,sans-serif;text-decoration:none;box-shadow:0 1px 4px rgba(0,0,0,.3)">← PodSet overview</a>';
+  const at = boardHtml.lastIndexOf('</body>');
+  return at < 0 ? boardHtml + link : boardHtml.slice(0, at) + link + boardHtml.slice(at);
 }
 
 /** A page for a request that can't be answered (400, 404): says what was wrong, links back. */

@@ -36,6 +36,7 @@ function detail(extra: Partial<PodSetDetail> = {}): PodSetDetail {
           message: evil,
           lastTransitionTime: '2026-01-01T00:09:00Z',
         },
+        { type: 'Progressing', status: 'False', reason: 'Settled' },
         { type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'quota' },
       ],
       lastError: { jobId: 'j1', message: evil, at: NOW - 1000, attempt: 2 },
@@ -98,6 +99,10 @@ test('the PodSet page shows conditions, warnings, reconciles and watch events, a
   assert.match(
     html,
     /data-condition="ReplicaFailure"><td><b>ReplicaFailure<\/b><\/td><td><span class="badge b-bad">True/,
+  );
+  assert.match(
+    html,
+    /data-condition="Progressing"><td><b>Progressing<\/b><\/td><td><span class="badge b-neutral">False/,
   );
   assert.match(html, /<section id="warnings">.*FailedCreate.*&lt;script&gt;.*<td class="num">4<\/td>/s);
   assert.match(html, /<section id="jobs">.*badge b-failed">failed.*1\.00 s.*ADDED, &lt;script&gt;/s);

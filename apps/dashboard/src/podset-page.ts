@@ -36,9 +36,10 @@ function section(title: string, id: string, empty: string, head: string[], rows:
 }
 
 function conditionBadge(type: string, status: string): string {
-  // ReplicaFailure=True is the bad one; for the others True is good.
-  const good = type === 'ReplicaFailure' ? status === 'False' : status === 'True';
-  const cls = status === 'Unknown' ? 'b-progress' : good ? 'b-ok' : 'b-bad';
+  // Available=True is good and ReplicaFailure=True bad; Progressing is neither (False: settled).
+  const good: Record<string, string> = { Available: 'True', ReplicaFailure: 'False' };
+  const want = good[type];
+  const cls = want === undefined || status === 'Unknown' ? 'b-neutral' : status === want ? 'b-ok' : 'b-bad';
   return `<span class="badge ${cls}">${escapeHtml(status)}</span>`;
 }
 

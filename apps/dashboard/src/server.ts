@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import { authenticate, challenges, COOKIE_NAME, login, safeNext } from './auth.ts';
 import type { Credentials } from './config.ts';
 import { matches, parseFilter } from './filter.ts';
-import { loginPage, messagePage, overviewPage, type PageContext } from './html.ts';
+import { loginPage, messagePage, overviewPage, withOverviewLink, type PageContext } from './html.ts';
 import { createMetrics } from './metrics.ts';
 import { buildOverview } from './overview.ts';
 import { podSetPage } from './podset-page.ts';
@@ -321,6 +321,16 @@ export async function startDashboard(
     const d = await detail(namespace, name);
     return c.json(d, d.notFound ? 404 : 200);
   });
+  // bull-board's pages get a visible way back to the overview.
+  const backLink = async (c: Context, next: () => Promise<void>) => {
+    await next();
+    if (c.req.method !== 'GET' || !(c.res.headers.get('content-type') ?? '').includes('text/html')) return;
+    const headers = new Headers(c.res.headers);
+    headers.delete('content-length');
+    c.res = new Response(withOverviewLink(await c.res.text()), { status: c.res.status, headers });
+  };
+  app.use(BOARD_PATH, backLink);
+  app.use(`${BOARD_PATH}/*`, backLink);
   app.route(BOARD_PATH, boardAdapter.registerPlugin());
   app.notFound((c) => {
     if ((c.req.header('accept') ?? '').includes('text/html')) {

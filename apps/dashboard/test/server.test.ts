@@ -330,6 +330,19 @@ test('the overview: the leading watcher, and the filter over namespace, name and
   assert.deepEqual([json.leader.holder, json.leader.state], ['watcher-7', 'leading']);
 });
 
+test("bull-board's pages link back to the overview; its API is left as it is", async () => {
+  const d = await dashboard(true);
+  for (const path of ['/queues', '/queues/queue/podset-reconcile']) {
+    const res = await fetch(d.url + path, { headers: html });
+    assert.equal(res.status, 200, path);
+    const body = await res.text();
+    assert.match(body, /<a href="\/" id="podset-overview-link"[^>]*>← PodSet overview<\/a><\/body>/, path);
+  }
+  const api = await fetch(`${d.url}/queues/api/queues`, { headers: bearer });
+  assert.match(api.headers.get('content-type') ?? '', /json/);
+  assert.ok(Array.isArray(((await api.json()) as { queues: unknown[] }).queues));
+});
+
 // Last: it retries the failed job the other tests read.
 test('login cookie: wrong token 401, right token sets it; writes need the same origin; logout ends it', async () => {
   const d = await dashboard(false);
