@@ -329,8 +329,7 @@ export async function startDashboard(
     headers.delete('content-length');
     c.res = new Response(withOverviewLink(await c.res.text()), { status: c.res.status, headers });
   };
-  app.use(BOARD_PATH, backLink);
-  app.use(`${BOARD_PATH}/*`, backLink);
+  app.use(`${BOARD_PATH}/*`, backLink); // matches BOARD_PATH itself too
   app.route(BOARD_PATH, boardAdapter.registerPlugin());
   app.notFound((c) => {
     if ((c.req.header('accept') ?? '').includes('text/html')) {

@@ -337,6 +337,7 @@ test("bull-board's pages link back to the overview; its API is left as it is", a
     assert.equal(res.status, 200, path);
     const body = await res.text();
     assert.match(body, /<a href="\/" id="podset-overview-link"[^>]*>← PodSet overview<\/a><\/body>/, path);
+    assert.equal(body.split('id="podset-overview-link"').length, 2, `${path}: one link`);
   }
   const api = await fetch(`${d.url}/queues/api/queues`, { headers: bearer });
   assert.match(api.headers.get('content-type') ?? '', /json/);
