@@ -150,6 +150,14 @@ test('the watcher, worker and dashboard use exactly the RBAC that k8s/ grants th
   await env.waitConverged(['web'], { timeoutMs: 90_000 });
   const overview = await lookAtDashboard();
   assert.equal(overview.podSets.length, 1, `the dashboard sees the PodSet: ${JSON.stringify(overview)}`);
+  assert.deepEqual(overview.errors ?? [], [], 'the dashboard reads the PodSets and the Lease');
+  // The PodSet's own page: the PodSet and its Warning Events.
+  const page = await fetch(`http://127.0.0.1:${uiPort}/api/podsets/default/web`, {
+    headers: { authorization: `Bearer ${DASHBOARD_TOKEN}` },
+  });
+  const detail = (await page.json()) as { errors: string[] };
+  assert.equal(page.status, 200, JSON.stringify(detail));
+  assert.deepEqual(detail.errors, [], 'the dashboard reads the PodSet and its Events');
   // Pod creates that fail twice make the worker record FailedCreate twice: the repeat is a patch of the
   // first Event (count 2), so the run exercises the events `patch` rule as a real cluster's quota error would.
   env.sim.faults.set({ errors: [{ verb: 'create', resource: 'pods', code: 500, rate: 1, times: 2 }] });

@@ -13,6 +13,7 @@ for (const [label, env] of [
   ['defaults', {}],
   ['overrides', { QUEUE_NAME: 'psq', QUEUE_PREFIX: '{ops}' }],
   ['explicit event log', { EVENT_LOG_KEY: 'audit:podset-events' }],
+  ['lease', { LEASE_NAMESPACE: 'ops', LEASE_NAME: 'podset-watcher-eu' }],
 ] as const) {
   test(`dashboard, watcher and worker agree on queue and event log (${label})`, () => {
     const dash = parseEnv(dashboardEnv, { ...TOKEN, ...env });
@@ -25,6 +26,8 @@ for (const [label, env] of [
     assert.deepEqual(eventLogKeys(dash), [redisKeys(watcher).eventLog]);
     // The worker removes a deleted PodSet's entries from that same stream.
     assert.equal(eventLogKey(worker), redisKeys(watcher).eventLog);
+    // The Lease the dashboard reads to show the leading watcher.
+    assert.deepEqual([dash.LEASE_NAMESPACE, dash.LEASE_NAME], [watcher.LEASE_NAMESPACE, watcher.LEASE_NAME]);
     // Not BullMQ's own `<prefix>:<queue>:events` stream.
     assert.notEqual(eventLogKeys(dash)[0], `${dash.QUEUE_PREFIX}:${dash.QUEUE_NAME}:events`);
   });

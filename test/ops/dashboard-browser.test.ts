@@ -1,12 +1,13 @@
 // The dashboard in a real browser: Debian's Chromium driven by playwright-core against the dashboard
 // process, with kube-sim, Redis, the watcher and a worker as the e2e harness starts them.
-// Set UPDATE_DOCS_SCREENSHOT=1 to write docs/dashboard.png (the screenshot in docs/operations.md).
+// SCREENSHOTS=1 also writes docs/dashboard.png, docs/dashboard-podset.png and docs/dashboard-queue.png
+// (the screenshots in docs/operations.md); otherwise they go to the run's temporary directory only.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ReconcileQueue } from '@podset/queue';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { applyCrd, podSetManifest, REPO, startEnv } from '../e2e/support/harness.ts';
 import { dashboardUrl, newToken, startDashboardProc, statusOf } from './support.ts';
 
@@ -21,8 +22,64 @@ const ARGS = [
   '--no-first-run',
 ];
 
+const DOCS_SCREENSHOTS = process.env.SCREENSHOTS === '1';
+
+/** sRGB channels (0-255) and alpha of a computed CSS colour, rgb()/rgba() as Chromium reports them. */
+function rgba(css: string): [number, number, number, number] {
+  const m = /^rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)$/.exec(css.trim());
+  assert.ok(m, `a computed colour: ${css}`);
+  return [Number(m[1]), Number(m[2]), Number(m[3]), m[4] === undefined ? 1 : Number(m[4])];
+}
+
+/** WCAG 2 contrast ratio of two opaque colours. */
+function contrast(a: string, b: string): number {
+  const lum = (css: string) => {
+    const [r, g, bl] = rgba(css).map((c) => {
+      const s = c / 255;
+      return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    }) as [number, number, number];
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+/** The element's text colour and the first opaque background behind it, as the page computes them. */
+async function colours(page: Page, selector: string): Promise<{ color: string; background: string }> {
+  // Runs in the page; this project's TypeScript has no DOM types, hence the narrow casts.
+  interface Styled {
+    parentElement: Styled | null;
+  }
+  return await page
+    .locator(selector)
+    .first()
+    .evaluate((el: Styled) => {
+      const style = (e: Styled) =>
+        (
+          globalThis as unknown as { getComputedStyle(e: Styled): { color: string; backgroundColor: string } }
+        ).getComputedStyle(e);
+      const color = style(el).color;
+      for (let e: Styled | null = el; e !== null; e = e.parentElement) {
+        const bg = style(e).backgroundColor;
+        if (bg !== 'transparent' && !/rgba\(.*,\s*0\)$/.test(bg)) return { color, background: bg };
+      }
+      return { color, background: 'rgb(255, 255, 255)' };
+    });
+}
+
+async function screenshot(page: Page, dir: string, file: string): Promise<void> {
+  await page.screenshot({ path: path.join(dir, file), fullPage: true });
+  if (DOCS_SCREENSHOTS) await page.screenshot({ path: path.join(REPO, 'docs', file), fullPage: false });
+}
+
+test('contrast: the WCAG ratio of known pairs', () => {
+  assert.equal(contrast('rgb(0, 0, 0)', 'rgb(255, 255, 255)'), 21);
+  assert.equal(contrast('rgb(29, 35, 48)', 'rgb(29, 35, 48)'), 1);
+  assert.ok(Math.abs(contrast('rgb(118, 118, 118)', 'rgb(255, 255, 255)') - 4.54) < 0.01);
+});
+
 test(
-  'dashboard in Chromium: login, PodSets, queue, refusal without credentials, screenshot',
+  'dashboard in Chromium: login, PodSets, filter, a PodSet page, the leader, queue, refusal without credentials, screenshots',
   {
     skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`,
     timeout: 240_000,
@@ -132,14 +189,61 @@ test(
     assert.match(await webRow.innerText(), /completed/);
     assert.match(await page.locator('body').innerText(), /podset-reconcile/);
 
-    // Take the screenshot once the event log has reached the page.
-    await page.reload();
+    // The leading watcher, from its Lease.
+    const leader = page.locator('[data-role=leader]');
+    assert.equal(await leader.getAttribute('data-state'), 'leading');
+    assert.equal((await leader.locator('[data-role=leader-holder]').innerText()).trim(), 'watcher-0');
+    // The header's read-only mark is readable (WCAG AA for normal text: 4.5).
+    const mode = await colours(page, '[data-role=mode]');
+    assert.ok(contrast(mode.color, mode.background) >= 4.5, `read-only mark: ${JSON.stringify(mode)}`);
+
+    // Two failed pod creates: the worker records a FailedCreate Warning Event on web, then converges.
+    env.sim.faults.set({ errors: [{ verb: 'create', resource: 'pods', code: 500, rate: 1, times: 2 }] });
+    await env.kubectl(['scale', 'podset', 'web', '--replicas=4']);
+    await env.waitConverged(['web'], { timeoutMs: 90_000 });
+
+    // The filter (a plain GET form): by name, then by status.
+    await page.goto(`${url}/`);
+    await page.fill('#q', 'api');
+    await Promise.all([page.waitForURL(/\?.*q=api/), page.press('#q', 'Enter')]);
+    assert.equal(await page.locator('tr[data-key="default/api"]').count(), 1);
+    assert.equal(await page.locator('tr[data-key="default/web"]').count(), 0, 'web is filtered out');
+    assert.equal((await page.locator('[data-role=shown]').innerText()).trim(), '1 of 2 PodSets');
+    await page.fill('#q', '');
+    await page.selectOption('#filter-status', 'rolling-out');
+    await Promise.all([page.waitForURL(/status=rolling-out/), page.click('.filter button[type=submit]')]);
+    assert.equal(await page.locator('tr[data-key]').count(), 0, 'nothing is rolling out');
+    await Promise.all([page.waitForURL(`${url}/`), page.click('[data-role=clear-filter]')]);
+
+    // Take the overview's screenshot once the event log has reached the page.
     await page.locator('tr[data-key="default/web"] .events li').first().waitFor({ timeout: 30_000 });
-    const shot = path.join(env.dir, 'dashboard.png');
-    await page.screenshot({ path: shot, fullPage: true });
-    if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
-      await page.screenshot({ path: path.join(REPO, 'docs', 'dashboard.png'), fullPage: false });
-    }
+    await screenshot(page, env.dir, 'dashboard.png');
+
+    // web's own page: its conditions, the Warning Event, its reconciles and its watch events.
+    await Promise.all([
+      page.waitForURL(`${url}/podsets/default/web`),
+      page.click('tr[data-key="default/web"] a.podset'),
+    ]);
+    assert.equal(await page.locator('#conditions tr[data-condition=Available]').count(), 1);
+    assert.match(
+      await page.locator('#summary [data-role=replicas]').innerText(),
+      /^4 desired · 4 current · 4 ready/,
+    );
+    assert.match(await page.locator('#warnings').innerText(), /FailedCreate/);
+    const jobs = page.locator('#jobs tr[data-job]');
+    assert.ok((await jobs.count()) >= 2, 'web was reconciled more than once');
+    assert.match(await page.locator('#jobs').innerText(), /completed/);
+    assert.ok((await page.locator('#events tbody tr').count()) >= 1, 'watch events from the event log');
+    assert.match(await page.locator('#events').innerText(), /Pod web-/);
+    await screenshot(page, env.dir, 'dashboard-podset.png');
+    // An unknown PodSet and a bad name answer with a page that says so.
+    const unknown = await page.goto(`${url}/podsets/default/nope`);
+    assert.equal(unknown?.status(), 404);
+    assert.match(await page.locator('[data-role=not-found]').innerText(), /No PodSet default\/nope/);
+    const bad = await page.goto(`${url}/podsets/default/Not_A_Name`);
+    assert.equal(bad?.status(), 400);
+    assert.match(await page.locator('[data-role=message]').innerText(), /not a valid PodSet name/);
+    await page.goto(`${url}/`);
 
     // A rollout to a template whose pods never get ready stops within its bounds (2 replicas: maxSurge 1,
     // maxUnavailable 0); the overview shows it rolling, with its progress.
@@ -167,7 +271,7 @@ test(
     assert.equal((await apiRow.locator('td[data-col=available]').innerText()).trim(), '2');
 
     // The PodSet's job link opens bull-board on that job.
-    const jobHref = await webRow.locator('a').first().getAttribute('href');
+    const jobHref = await webRow.locator('a[href^="/queues/"]').first().getAttribute('href');
     assert.ok(jobHref?.startsWith('/queues/queue/podset-reconcile/'), `job link: ${jobHref}`);
     await page.goto(url + jobHref);
     await page.waitForSelector('text=default/web', { timeout: 30_000 });
@@ -177,7 +281,17 @@ test(
     await page.waitForSelector('text=podset-reconcile', { timeout: 30_000 });
     await page.goto(`${url}/queues/queue/podset-reconcile?status=completed`);
     await page.waitForSelector('text=default/web', { timeout: 30_000 });
-    await page.screenshot({ path: path.join(env.dir, 'queue.png') });
+    // bull-board's read-only badge is readable: light text on its dark background.
+    const badge = page.locator('[class*=envBadge]');
+    await badge.waitFor();
+    assert.equal((await badge.innerText()).trim(), 'read-only');
+    const badgeColours = await colours(page, '[class*=envBadge]');
+    const ratio = contrast(badgeColours.color, badgeColours.background);
+    assert.ok(ratio >= 4.5, `read-only badge contrast ${ratio.toFixed(2)}: ${JSON.stringify(badgeColours)}`);
+    await screenshot(page, env.dir, 'dashboard-queue.png');
+    // The way back to the overview.
+    await Promise.all([page.waitForURL(`${url}/`), page.click('#podset-overview-link')]);
+    await page.locator('#podsets').waitFor();
 
     // Logging out ends the cookie session.
     await page.goto(`${url}/`);

@@ -25,6 +25,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       eventsPerPodSet: config.EVENTS_PER_PODSET,
       eventLogScan: config.EVENT_LOG_SCAN,
       jobScan: config.JOB_SCAN,
+      lease: { namespace: config.LEASE_NAMESPACE, name: config.LEASE_NAME },
       httpPort: config.HTTP_PORT,
       kubeQps: config.KUBE_QPS,
       kubeBurst: config.KUBE_BURST,

@@ -36,16 +36,26 @@ export const dashboardEnv = {
     max: 100,
   }),
   EVENT_LOG_SCAN: int({
-    description: 'How many of the newest event-log entries the overview reads',
+    description: 'How many of the newest event-log entries the overview and a PodSet page read',
     default: 2000,
     min: 1,
     max: 100_000,
   }),
   JOB_SCAN: int({
-    description: 'How many of the newest completed and failed jobs the overview reads for last reconciles',
+    description:
+      'How many of the newest jobs of each state the overview and a PodSet page read (last reconciles, job history)',
     default: 1000,
     min: 1,
     max: 100_000,
+  }),
+  LEASE_NAMESPACE: str({
+    description: "Namespace of the watcher's leader-election Lease (shown as the leading watcher)",
+    default: 'default',
+    pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
+  }),
+  LEASE_NAME: str({
+    description: "Name of the watcher's leader-election Lease (the watcher's LEASE_NAME)",
+    default: 'podset-watcher',
   }),
   HTTP_PORT: int({
     description:

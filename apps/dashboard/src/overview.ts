@@ -5,6 +5,7 @@ import type { Job, Queue } from 'bullmq';
 import { parseEventEntry, type EventLogEntry, type RedisClient } from '@podset/queue';
 import type { Kube, PodSetWire } from '@podset/kube';
 import { withTimeout } from '@podset/runtime';
+import { readLeader, type LeaderInfo } from './leader.ts';
 
 export interface LastReconcile {
   jobId: string;
@@ -39,7 +40,13 @@ export interface PodSetRow {
   rollout?: string;
   generation?: number;
   observedGeneration?: number;
-  conditions: { type: string; status: string; reason?: string; message?: string }[];
+  conditions: {
+    type: string;
+    status: string;
+    reason?: string;
+    message?: string;
+    lastTransitionTime?: string;
+  }[];
   lastReconcile?: LastReconcile;
   lastError?: LastError;
   /** The job to look at in bull-board: the pending one, else the newest finished one. */
@@ -54,6 +61,8 @@ export interface Overview {
   orphanKeys: string[];
   counts: Record<string, number>;
   recentEvents: EventLogEntry[];
+  /** The watcher's Lease; absent when it could not be read (see errors) or no Lease is configured. */
+  leader?: LeaderInfo;
   /** Sources that failed, e.g. "kubernetes: connect ECONNREFUSED". */
   errors: string[];
 }
@@ -67,6 +76,8 @@ export interface OverviewSources {
   eventsPerPodSet: number;
   eventLogScan: number;
   jobScan: number;
+  /** The watcher's leader-election Lease. */
+  lease?: { namespace: string; name: string };
   /** Per source; default 5 s. */
   timeoutMs?: number;
 }
@@ -103,7 +114,7 @@ function toEntries(entries: [string, string[]][]): EventLogEntry[] {
   return entries.flatMap(([id, flat]) => parseEventEntry(id, flat) ?? []);
 }
 
-interface KeyJobs {
+export interface KeyJobs {
   lastReconcile?: LastReconcile;
   lastError?: LastError;
   pending?: { id: string; state: string };
@@ -175,7 +186,8 @@ export function summarizeJobs(jobs: { job: Job; state: string }[]): Map<string, 
   return byKey;
 }
 
-async function readJobs(queue: Queue, scan: number): Promise<{ job: Job; state: string }[]> {
+/** The newest `scan` jobs of each state, via BullMQ's own getJobs. */
+export async function readJobs(queue: Queue, scan: number): Promise<{ job: Job; state: string }[]> {
   const out: { job: Job; state: string }[] = [];
   for (const state of ['active', 'waiting', 'prioritized', 'delayed', 'completed', 'failed'] as const) {
     const jobs = await queue.getJobs([state], 0, scan - 1, false);
@@ -190,17 +202,22 @@ export async function jobCounts(queue: Queue): Promise<Record<string, number>> {
 
 export async function buildOverview(src: OverviewSources): Promise<Overview> {
   const timeoutMs = src.timeoutMs ?? 5_000;
-  const [podSets, jobs, counts, events] = await Promise.allSettled([
+  const lease = src.lease;
+  const [podSets, jobs, counts, events, leader] = await Promise.allSettled([
     withTimeout(src.kube.podSets.listAll(undefined, { limit: 500 }), timeoutMs, 'kubernetes'),
     withTimeout(readJobs(src.queue, src.jobScan), timeoutMs, 'queue'),
     withTimeout(jobCounts(src.queue), timeoutMs, 'queue counts'),
     withTimeout(readEvents(src.redis, src.eventLogKeys, src.eventLogScan), timeoutMs, 'event log'),
+    lease === undefined
+      ? Promise.resolve(undefined)
+      : withTimeout(readLeader(src.kube, lease), timeoutMs, 'lease'),
   ]);
   const errors: string[] = [];
   if (podSets.status === 'rejected') errors.push(`kubernetes: ${message(podSets.reason)}`);
   if (jobs.status === 'rejected') errors.push(`queue: ${message(jobs.reason)}`);
   else if (counts.status === 'rejected') errors.push(`queue: ${message(counts.reason)}`);
   if (events.status === 'rejected') errors.push(`event log: ${message(events.reason)}`);
+  if (leader.status === 'rejected') errors.push(`watcher lease: ${message(leader.reason)}`);
 
   const byKey = summarizeJobs(jobs.status === 'fulfilled' ? jobs.value : []);
   const allEvents = events.status === 'fulfilled' ? events.value : [];
@@ -213,42 +230,9 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
   }
 
   const items: PodSetWire[] = podSets.status === 'fulfilled' ? podSets.value.items : [];
-  const rows = items.map((ps): PodSetRow => {
-    const namespace = ps.metadata?.namespace ?? '';
-    const name = ps.metadata?.name ?? '';
-    const key = `${namespace}/${name}`;
-    const facts = byKey.get(key);
-    const pending = facts?.pending;
-    const job =
-      pending ??
-      (facts?.newestFinished
-        ? { id: facts.newestFinished.id, state: facts.newestFinished.state }
-        : undefined);
-    return {
-      namespace,
-      name,
-      key,
-      desired: ps.spec?.replicas ?? 1,
-      current: ps.status?.replicas ?? 0,
-      ready: ps.status?.readyReplicas ?? 0,
-      updated: ps.status?.updatedReplicas ?? 0,
-      available: ps.status?.availableReplicas ?? 0,
-      ...rolloutOf(ps),
-      ...(ps.metadata?.generation !== undefined ? { generation: ps.metadata.generation } : {}),
-      ...(ps.status?.observedGeneration !== undefined
-        ? { observedGeneration: ps.status.observedGeneration }
-        : {}),
-      conditions: (ps.status?.conditions ?? []).map((c) => ({
-        type: c.type,
-        status: c.status,
-        ...(c.reason !== undefined ? { reason: c.reason } : {}),
-        ...(c.message !== undefined ? { message: c.message } : {}),
-      })),
-      ...(facts?.lastReconcile !== undefined ? { lastReconcile: facts.lastReconcile } : {}),
-      ...(facts?.lastError !== undefined ? { lastError: facts.lastError } : {}),
-      ...(job !== undefined ? { job } : {}),
-      events: eventsByKey.get(key) ?? [],
-    };
+  const rows = items.map((ps) => {
+    const key = `${ps.metadata?.namespace ?? ''}/${ps.metadata?.name ?? ''}`;
+    return rowOf(ps, byKey.get(key), eventsByKey.get(key) ?? []);
   });
   rows.sort((a, b) =>
     a.namespace === b.namespace ? a.name.localeCompare(b.name) : a.namespace.localeCompare(b.namespace),
@@ -262,13 +246,50 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
     orphanKeys,
     counts: counts.status === 'fulfilled' ? counts.value : {},
     recentEvents: allEvents.slice(0, 20),
+    ...(leader.status === 'fulfilled' && leader.value !== undefined ? { leader: leader.value } : {}),
     errors,
+  };
+}
+
+/** One PodSet as the overview (and its own page) shows it: the API's numbers plus its jobs' facts. */
+export function rowOf(ps: PodSetWire, facts: KeyJobs | undefined, events: EventLogEntry[]): PodSetRow {
+  const namespace = ps.metadata?.namespace ?? '';
+  const name = ps.metadata?.name ?? '';
+  const pending = facts?.pending;
+  const job =
+    pending ??
+    (facts?.newestFinished ? { id: facts.newestFinished.id, state: facts.newestFinished.state } : undefined);
+  return {
+    namespace,
+    name,
+    key: `${namespace}/${name}`,
+    desired: ps.spec?.replicas ?? 1,
+    current: ps.status?.replicas ?? 0,
+    ready: ps.status?.readyReplicas ?? 0,
+    updated: ps.status?.updatedReplicas ?? 0,
+    available: ps.status?.availableReplicas ?? 0,
+    ...rolloutOf(ps),
+    ...(ps.metadata?.generation !== undefined ? { generation: ps.metadata.generation } : {}),
+    ...(ps.status?.observedGeneration !== undefined
+      ? { observedGeneration: ps.status.observedGeneration }
+      : {}),
+    conditions: (ps.status?.conditions ?? []).map((c) => ({
+      type: c.type,
+      status: c.status,
+      ...(c.reason !== undefined ? { reason: c.reason } : {}),
+      ...(c.message !== undefined ? { message: c.message } : {}),
+      ...(c.lastTransitionTime !== undefined ? { lastTransitionTime: c.lastTransitionTime } : {}),
+    })),
+    ...(facts?.lastReconcile !== undefined ? { lastReconcile: facts.lastReconcile } : {}),
+    ...(facts?.lastError !== undefined ? { lastError: facts.lastError } : {}),
+    ...(job !== undefined ? { job } : {}),
+    events,
   };
 }
 
 /**
  * Converged: as many pods as desired, all Ready, no rollout under way, and the operator has seen the
- * current spec. The overview's badge and podset_converged both use this.
+ * current spec. The overview's badge, its filter and podset_converged all use this.
  */
 export function isConverged(
   r: Pick<PodSetRow, 'desired' | 'current' | 'ready' | 'rollout' | 'generation' | 'observedGeneration'>,

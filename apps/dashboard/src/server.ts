@@ -17,9 +17,12 @@ import { createLogger, withTimeout } from '@podset/runtime';
 import type { Logger } from 'pino';
 import { authenticate, challenges, COOKIE_NAME, login, safeNext } from './auth.ts';
 import type { Credentials } from './config.ts';
-import { loginPage, overviewPage, type PageContext } from './html.ts';
+import { matches, parseFilter } from './filter.ts';
+import { loginPage, messagePage, overviewPage, withOverviewLink, type PageContext } from './html.ts';
 import { createMetrics } from './metrics.ts';
 import { buildOverview } from './overview.ts';
+import { podSetPage } from './podset-page.ts';
+import { buildPodSetDetail, nameProblem } from './podset.ts';
 
 export const BOARD_PATH = '/queues';
 
@@ -42,6 +45,8 @@ export interface DashboardSettings {
   eventsPerPodSet: number;
   eventLogScan: number;
   jobScan: number;
+  /** The watcher's leader-election Lease, shown as the leading watcher. */
+  lease?: { namespace: string; name: string };
   /** Unauthenticated /metrics, /healthz, /readyz on their own port; 0: none, -1: a free port. */
   httpPort: number;
   kubeQps: number;
@@ -160,7 +165,10 @@ export async function startDashboard(
         boardTitle: 'PodSet queue',
         miscLinks: [{ text: 'PodSet overview', url: '/' }],
         hideDocsLink: true,
-        ...(settings.readOnly ? { environment: { label: 'read-only', color: '#1d2330' } } : {}),
+        // bull-board's badge takes the theme's text colour unless told: dark on this dark background.
+        ...(settings.readOnly
+          ? { environment: { label: 'read-only', color: '#1d2330', textColor: '#ffffff' } }
+          : {}),
       },
     },
   });
@@ -266,13 +274,74 @@ export async function startDashboard(
       eventsPerPodSet: settings.eventsPerPodSet,
       eventLogScan: settings.eventLogScan,
       jobScan: settings.jobScan,
+      ...(settings.lease !== undefined ? { lease: settings.lease } : {}),
     });
+  const ctxOf = (c: Context) => pageCtx(c.get('authMethod' as never) === 'cookie');
   app.get('/', async (c) => {
-    const cookieSession = c.get('authMethod' as never) === 'cookie';
-    return c.html(overviewPage(await overview(), pageCtx(cookieSession)));
+    const parsed = parseFilter(c.req.query());
+    if ('problem' in parsed) {
+      return c.html(messagePage(ctxOf(c), 'Bad filter', `Bad filter: ${parsed.problem}.`), 400);
+    }
+    const o = await overview();
+    const view = {
+      filter: parsed.filter,
+      total: o.podSets.length,
+      namespaces: [...new Set(o.podSets.map((r) => r.namespace))],
+    };
+    const shown = { ...o, podSets: o.podSets.filter((r) => matches(r, parsed.filter)) };
+    return c.html(overviewPage(shown, ctxOf(c), view));
   });
-  app.get('/api/overview', async (c) => c.json(await overview()));
+  app.get('/api/overview', async (c) => {
+    const parsed = parseFilter(c.req.query());
+    if ('problem' in parsed) return c.json({ error: `bad filter: ${parsed.problem}` }, 400);
+    const o = await overview();
+    return c.json({ ...o, podSets: o.podSets.filter((r) => matches(r, parsed.filter)) });
+  });
+  const detail = (namespace: string, name: string) =>
+    buildPodSetDetail(
+      {
+        kube,
+        queue,
+        redis,
+        eventLogKeys: settings.eventLogKeys,
+        eventLogScan: settings.eventLogScan,
+        jobScan: settings.jobScan,
+      },
+      namespace,
+      name,
+    );
+  app.get('/podsets/:namespace/:name', async (c) => {
+    const { namespace, name } = c.req.param();
+    const problem = nameProblem(namespace, name);
+    if (problem !== undefined) {
+      return c.html(messagePage(ctxOf(c), 'Bad PodSet name', `${namespace}/${name}: ${problem}.`), 400);
+    }
+    const d = await detail(namespace, name);
+    return c.html(podSetPage(d, ctxOf(c)), d.notFound ? 404 : 200);
+  });
+  app.get('/api/podsets/:namespace/:name', async (c) => {
+    const { namespace, name } = c.req.param();
+    const problem = nameProblem(namespace, name);
+    if (problem !== undefined) return c.json({ error: `${namespace}/${name}: ${problem}` }, 400);
+    const d = await detail(namespace, name);
+    return c.json(d, d.notFound ? 404 : 200);
+  });
+  // bull-board's pages get a visible way back to the overview.
+  const backLink = async (c: Context, next: () => Promise<void>) => {
+    await next();
+    if (c.req.method !== 'GET' || !(c.res.headers.get('content-type') ?? '').includes('text/html')) return;
+    const headers = new Headers(c.res.headers);
+    headers.delete('content-length');
+    c.res = new Response(withOverviewLink(await c.res.text()), { status: c.res.status, headers });
+  };
+  app.use(`${BOARD_PATH}/*`, backLink); // matches BOARD_PATH itself too
   app.route(BOARD_PATH, boardAdapter.registerPlugin());
+  app.notFound((c) => {
+    if ((c.req.header('accept') ?? '').includes('text/html')) {
+      return c.html(messagePage(ctxOf(c), 'Not found', `Nothing at ${c.req.path}.`), 404);
+    }
+    return c.text('404 Not Found\n', 404);
+  });
   app.onError((err, c) => {
     log.error({ err: err.message, path: c.req.path }, 'request failed');
     return c.text('500 Internal Server Error\n', 500);

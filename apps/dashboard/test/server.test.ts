@@ -1,11 +1,19 @@
 // The dashboard against a real Redis (queue and event log) and a stand-in for the API: read-only
 // enforcement, retry when writes are allowed, the login cookie (with a cross-site check on writes),
-// and the overview's last reconcile and last error read from BullMQ's failed job.
+// the overview's last reconcile and last error read from BullMQ's failed job, its filter and the
+// leading watcher, and the PodSet page (and its answers to bad names and unknown PodSets).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Kube, PodSetWire } from '@podset/kube';
-import { ReconcileQueue, startReconcileWorker } from '@podset/queue';
+import {
+  KubeApiError,
+  type CoreEvent,
+  type Kube,
+  type Lease,
+  type ListOptions,
+  type PodSetWire,
+} from '@podset/kube';
+import { EventLog, ReconcileQueue, startReconcileWorker, urlConnector } from '@podset/queue';
 import { startRedis, type RedisServer } from '@podset/testkit';
 import { pino } from 'pino';
 import { startDashboard, type RunningDashboard } from '../src/server.ts';
@@ -15,15 +23,69 @@ const bearer = { authorization: `Bearer ${TOKEN}` };
 const podSet: PodSetWire = {
   apiVersion: 'podset.io/v1',
   kind: 'PodSet',
-  metadata: { name: 'web', namespace: 'default', generation: 2 },
+  metadata: { name: 'web', namespace: 'default', generation: 2, uid: 'uid-web' },
   spec: { replicas: 3 },
-  status: { replicas: 2, readyReplicas: 1, observedGeneration: 2 },
+  status: {
+    replicas: 2,
+    readyReplicas: 1,
+    observedGeneration: 2,
+    conditions: [
+      {
+        type: 'ReplicaFailure',
+        status: 'True',
+        reason: 'FailedCreate',
+        message: 'exceeded quota',
+        lastTransitionTime: new Date().toISOString(),
+      },
+    ],
+  },
 };
+const other: PodSetWire = { ...podSet, metadata: { name: 'api', namespace: 'shop', generation: 1 } };
+const warning: CoreEvent = {
+  apiVersion: 'v1',
+  kind: 'Event',
+  metadata: { name: 'web.1', namespace: 'default' },
+  involvedObject: { kind: 'PodSet', name: 'web', namespace: 'default', uid: 'uid-web' },
+  type: 'Warning',
+  reason: 'FailedCreate',
+  message: 'pods "web-x" is forbidden: exceeded quota <b>',
+  count: 2,
+  lastTimestamp: new Date().toISOString(),
+};
+const eventQueries: { namespace: string | undefined; fieldSelector: string | undefined }[] = [];
+const notFound = (path: string) =>
+  new KubeApiError({ code: 404, reason: 'NotFound', message: 'not found', verb: 'get', path });
 const fakeKube = {
   client: { server: 'fake' },
   podSets: {
-    list: () => Promise.resolve({ items: [podSet], metadata: {} }),
-    listAll: () => Promise.resolve({ items: [podSet], metadata: {} }),
+    list: () => Promise.resolve({ items: [podSet, other], metadata: {} }),
+    listAll: () => Promise.resolve({ items: [podSet, other], metadata: {} }),
+    get: (ns: string, name: string) =>
+      ns === 'default' && name === 'web'
+        ? Promise.resolve(podSet)
+        : Promise.reject(notFound(`${ns}/${name}`)),
+  },
+  events: {
+    list: (namespace: string | undefined, opts: ListOptions) => {
+      eventQueries.push({ namespace, fieldSelector: opts.fieldSelector });
+      return Promise.resolve({ items: namespace === 'default' ? [warning] : [], metadata: {} });
+    },
+  },
+  leases: {
+    get: (ns: string, name: string): Promise<Lease> =>
+      ns === 'podset-system' && name === 'podset-watcher'
+        ? Promise.resolve({
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: { name, namespace: ns },
+            spec: {
+              holderIdentity: 'watcher-7',
+              leaseDurationSeconds: 3600,
+              renewTime: new Date().toISOString(),
+              leaseTransitions: 2,
+            },
+          })
+        : Promise.reject(notFound(`${ns}/${name}`)),
   },
 } as unknown as Kube;
 
@@ -47,6 +109,7 @@ async function dashboard(readOnly: boolean): Promise<RunningDashboard> {
       eventsPerPodSet: 5,
       eventLogScan: 100,
       jobScan: 100,
+      lease: { namespace: 'podset-system', name: 'podset-watcher' },
       httpPort: 0,
       kubeQps: 5,
       kubeBurst: 10,
@@ -77,6 +140,30 @@ before(async () => {
   } finally {
     await worker.close();
     await queue.close();
+  }
+  // The watcher's record of the PodSet's pod, in the event log the dashboard reads.
+  const client = urlConnector(redis.url).client();
+  try {
+    const log = new EventLog({ redis: client, key: 'podset:podset-reconcile:watcher:events' });
+    await log.append({
+      t: new Date().toISOString(),
+      type: 'ADDED',
+      kind: 'Pod',
+      key: 'default/web',
+      name: 'web-abc12',
+      rv: '17',
+      phase: 'Pending',
+    });
+    await log.append({
+      t: new Date().toISOString(),
+      type: 'ADDED',
+      kind: 'Pod',
+      key: 'shop/api',
+      name: 'api-zz',
+      rv: '18',
+    });
+  } finally {
+    client.disconnect();
   }
 });
 
@@ -142,6 +229,122 @@ test('read-only: retry is refused, the failed job stays failed', async () => {
   );
 });
 
+const html = { ...bearer, accept: 'text/html' };
+
+test('the PodSet page: conditions, its Warning Event, its failed reconcile and its watch event', async () => {
+  const d = await dashboard(true);
+  const res = await fetch(`${d.url}/podsets/default/web`, { headers: html });
+  assert.equal(res.status, 200);
+  const page = await res.text();
+  assert.match(page, /data-condition="ReplicaFailure"/);
+  assert.match(page, /<section id="warnings">.*FailedCreate.*exceeded quota &lt;b&gt;/s);
+  assert.ok(page.includes(`data-job="${failedJobId}"`), 'the failed job is listed');
+  assert.match(page, /<section id="events">.*ADDED · Pod web-abc12 · Pending/s);
+  assert.doesNotMatch(page, /api-zz/, "another PodSet's watch events are not shown");
+  // Only this PodSet's Warning Events are asked for.
+  assert.deepEqual(eventQueries.at(-1), {
+    namespace: 'default',
+    fieldSelector: 'involvedObject.kind=PodSet,involvedObject.name=web,type=Warning',
+  });
+
+  const api = await fetch(`${d.url}/api/podsets/default/web`, { headers: bearer });
+  const detail = (await api.json()) as {
+    podSet: { key: string; lastReconcile?: { result: string } };
+    jobs: { id: string; state: string; attempts: number; failedReason?: string; source?: string }[];
+    warnings: { reason: string; count: number }[];
+    events: { name: string }[];
+    errors: string[];
+  };
+  assert.deepEqual(detail.errors, []);
+  assert.equal(detail.podSet.lastReconcile?.result, 'failed');
+  assert.deepEqual(
+    detail.jobs.map((j) => [j.id, j.state, j.attempts, j.source]),
+    [[failedJobId, 'failed', 1, 'live']],
+  );
+  assert.match(detail.jobs[0]!.failedReason ?? '', /exceeded quota/);
+  assert.deepEqual(
+    detail.warnings.map((w) => [w.reason, w.count]),
+    [['FailedCreate', 2]],
+  );
+  assert.deepEqual(
+    detail.events.map((e) => e.name),
+    ['web-abc12'],
+  );
+});
+
+test('bad input: a bad name is a 400, an unknown PodSet or route a 404 page, no credentials a 401', async () => {
+  const d = await dashboard(true);
+  for (const path of [
+    '/podsets/Default/web',
+    '/podsets/default/web_1',
+    '/podsets/default/%3Cscript%3E',
+    `/podsets/${'a'.repeat(64)}/web`,
+  ]) {
+    const res = await fetch(d.url + path, { headers: html });
+    assert.equal(res.status, 400, path);
+    const body = await res.text();
+    assert.match(body, /Bad PodSet name/, path);
+    assert.ok(!body.includes('<script>'), `${path}: escaped`);
+  }
+  assert.equal((await fetch(`${d.url}/api/podsets/default/web_1`, { headers: bearer })).status, 400);
+  const missing = await fetch(`${d.url}/podsets/default/nope`, { headers: html });
+  assert.equal(missing.status, 404);
+  assert.match(await missing.text(), /data-role="not-found">No PodSet default\/nope in the API\./);
+  assert.equal((await fetch(`${d.url}/api/podsets/default/nope`, { headers: bearer })).status, 404);
+  const nowhere = await fetch(`${d.url}/podsets/default`, { headers: html });
+  assert.equal(nowhere.status, 404);
+  assert.match(await nowhere.text(), /Back to the PodSet overview/);
+  assert.equal(
+    (await fetch(`${d.url}/podsets/default/web`, { headers: { accept: 'text/html' } })).status,
+    401,
+  );
+  assert.equal((await fetch(`${d.url}/api/podsets/default/web`)).status, 401);
+});
+
+test('the overview: the leading watcher, and the filter over namespace, name and status', async () => {
+  const d = await dashboard(true);
+  const overview = async (query: string) => {
+    const res = await fetch(`${d.url}/${query}`, { headers: html });
+    const body = await res.text();
+    return { status: res.status, body, keys: [...body.matchAll(/<tr data-key="([^"]+)"/g)].map((m) => m[1]) };
+  };
+  const all = await overview('');
+  assert.deepEqual(all.keys, ['default/web', 'shop/api']);
+  assert.match(all.body, /data-state="leading">Watcher leader: <b data-role="leader-holder">watcher-7<\/b>/);
+  assert.match(all.body, /href="\/podsets\/default\/web"/, 'each PodSet links to its page');
+  assert.deepEqual((await overview('?q=web')).keys, ['default/web']);
+  assert.deepEqual((await overview('?namespace=shop')).keys, ['shop/api']);
+  assert.deepEqual((await overview('?status=failing')).keys, ['default/web']);
+  assert.deepEqual((await overview('?q=nothing')).keys, []);
+  const bad = await overview('?status=%3Cb%3E');
+  assert.equal(bad.status, 400);
+  assert.match(bad.body, /Bad filter: status: one of/);
+  const json = (await (await fetch(`${d.url}/api/overview?q=api`, { headers: bearer })).json()) as {
+    podSets: { key: string }[];
+    leader: { holder: string; state: string };
+  };
+  assert.deepEqual(
+    json.podSets.map((p) => p.key),
+    ['shop/api'],
+  );
+  assert.deepEqual([json.leader.holder, json.leader.state], ['watcher-7', 'leading']);
+});
+
+test("bull-board's pages link back to the overview; its API is left as it is", async () => {
+  const d = await dashboard(true);
+  for (const path of ['/queues', '/queues/queue/podset-reconcile']) {
+    const res = await fetch(d.url + path, { headers: html });
+    assert.equal(res.status, 200, path);
+    const body = await res.text();
+    assert.match(body, /<a href="\/" id="podset-overview-link"[^>]*>← PodSet overview<\/a><\/body>/, path);
+    assert.equal(body.split('id="podset-overview-link"').length, 2, `${path}: one link`);
+  }
+  const api = await fetch(`${d.url}/queues/api/queues`, { headers: bearer });
+  assert.match(api.headers.get('content-type') ?? '', /json/);
+  assert.ok(Array.isArray(((await api.json()) as { queues: unknown[] }).queues));
+});
+
+// Last: it retries the failed job the other tests read.
 test('login cookie: wrong token 401, right token sets it; writes need the same origin; logout ends it', async () => {
   const d = await dashboard(false);
   const form = (token: string) =>

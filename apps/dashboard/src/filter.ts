@@ -1,0 +1,62 @@
+// The overview's filter: query parameters (a plain GET form, so it works without JavaScript) over
+// namespace, name and status. Parsing refuses what it does not know (a 400 names it) rather than
+// quietly showing everything.
+import { isConverged, type PodSetRow } from './overview.ts';
+
+export const STATUSES = ['converged', 'progressing', 'rolling-out', 'failing'] as const;
+export type StatusFilter = (typeof STATUSES)[number];
+
+export interface OverviewFilter {
+  /** Words that must all occur in "namespace/name status" (case-insensitive). */
+  q: string;
+  /** Exact namespace; empty: all. */
+  namespace: string;
+  status: StatusFilter | '';
+}
+
+export const NO_FILTER: OverviewFilter = { q: '', namespace: '', status: '' };
+const MAX_QUERY = 200;
+
+/** Converged, progressing (not there yet) or rolling out (a new template replacing the pods). */
+export function stateOf(r: PodSetRow): 'converged' | 'progressing' | 'rolling-out' {
+  if (r.rollout !== undefined) return 'rolling-out';
+  return isConverged(r) ? 'converged' : 'progressing';
+}
+
+/** The last reconcile failed, or failed an attempt and waits for its retry. */
+export function isFailing(r: PodSetRow): boolean {
+  return r.lastReconcile !== undefined && r.lastReconcile.result !== 'completed';
+}
+
+export function parseFilter(
+  params: Record<string, string | undefined>,
+): { filter: OverviewFilter } | { problem: string } {
+  const q = (params.q ?? '').trim();
+  const namespace = (params.namespace ?? '').trim();
+  const status = (params.status ?? '').trim();
+  if (q.length > MAX_QUERY) return { problem: `q: at most ${MAX_QUERY} characters` };
+  if (namespace.length > 63 || (namespace !== '' && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace))) {
+    return { problem: 'namespace: not a valid namespace name' };
+  }
+  if (status !== '' && !(STATUSES as readonly string[]).includes(status)) {
+    return { problem: `status: one of ${STATUSES.join(', ')}` };
+  }
+  return { filter: { q, namespace, status: status as StatusFilter | '' } };
+}
+
+export function matches(r: PodSetRow, f: OverviewFilter): boolean {
+  if (f.namespace !== '' && r.namespace !== f.namespace) return false;
+  const state = stateOf(r);
+  const failing = isFailing(r);
+  if (f.status === 'failing' ? !failing : f.status !== '' && state !== f.status) return false;
+  if (f.q === '') return true;
+  const text = `${r.namespace}/${r.name} ${state}${failing ? ' failing' : ''}`.toLowerCase();
+  return f.q
+    .toLowerCase()
+    .split(/\s+/)
+    .every((word) => text.includes(word));
+}
+
+export function isFiltered(f: OverviewFilter): boolean {
+  return f.q !== '' || f.namespace !== '' || f.status !== '';
+}
