@@ -2,7 +2,7 @@
 // it installs the missing CRD, starts a Redis and the apps, reconciles a PodSet applied with kubectl,
 // and stops everything on Ctrl-C.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -45,6 +45,26 @@ test('--no-install-crd on a cluster without the CRD says how to install it (exit
   } finally {
     await run.stopGroup();
   }
+});
+
+test('no kubeconfig, or an API server that does not answer: said plainly, before anything starts', async () => {
+  const none = npmRun('operator', ['--dir', path.join(dir, 'run-none')], { HOME: dir });
+  const noneExit = await within(none.exited, 60_000);
+  await none.stopGroup();
+  assert.deepEqual(noneExit, { code: 2, signal: null }, none.output());
+  assert.match(none.output(), /no kubeconfig: .*\.kube\/config does not exist/);
+
+  const dead = path.join(dir, 'dead-kubeconfig');
+  writeFileSync(
+    dead,
+    readFileSync(sim.kubeconfigPath, 'utf8').replace(/server: \S+/, 'server: https://127.0.0.1:1'),
+  );
+  const run = npmRun('operator', ['--dir', path.join(dir, 'run-dead')], userEnv(dead));
+  const exit = await within(run.exited, 60_000);
+  await run.stopGroup();
+  assert.deepEqual(exit, { code: 1, signal: null }, run.output());
+  assert.match(run.output(), /cannot reach the API server at https:\/\/127\.0\.0\.1:1/);
+  assert.doesNotMatch(run.output(), /redis-server started/);
 });
 
 test('npm run operator installs the CRD, reconciles a PodSet applied with kubectl; Ctrl-C stops it all', async () => {

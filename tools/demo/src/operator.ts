@@ -3,7 +3,7 @@
 // as child processes, a Redis from REDIS_URL or a redis-server of its own, the CRD installed if missing.
 // Until Ctrl-C. The demo's pieces (processes.ts, redis.ts) start and stop them.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -179,7 +179,6 @@ try {
 }
 
 mkdirSync(logDir, { recursive: true });
-chmodSync(dir, 0o700);
 let redis: DemoRedis;
 try {
   redis = await demoRedis(process.env, 'operator');
