@@ -105,3 +105,13 @@ test('README links SECURITY.md and CONTRIBUTING.md; their relative links resolve
     }
   }
 });
+
+test('the image carries LICENSE (its runtime stage copies it; .dockerignore keeps it in the context)', () => {
+  const dockerfile = read('Dockerfile');
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  assert.match(runtime, /^COPY (?:[^\n]* )?LICENSE\b/m);
+  const ignored = read('.dockerignore')
+    .split('\n')
+    .map((l) => l.trim());
+  assert.ok(!ignored.includes('LICENSE') && !ignored.includes('*'), '.dockerignore leaves LICENSE out');
+});
