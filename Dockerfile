@@ -46,7 +46,8 @@ FROM ${NODE_IMAGE} AS app
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json package-lock.json ./
+# The license goes with every copy of the image (Apache-2.0, section 4).
+COPY LICENSE package.json package-lock.json ./
 COPY libs ./libs
 COPY apps ./apps
 COPY crds ./crds

@@ -1,4 +1,5 @@
-// The demo's Redis: REDIS_URL when set, else a redis-server of our own on a free port.
+// The Redis of `npm run demo` and `npm run operator`: REDIS_URL when set, else a redis-server of our own
+// on a free port.
 import { spawnSync } from 'node:child_process';
 import { startRedis } from '@podset/testkit';
 
@@ -9,7 +10,10 @@ export interface DemoRedis {
   close(): Promise<void>;
 }
 
-export async function demoRedis(env: Record<string, string | undefined>): Promise<DemoRedis> {
+export async function demoRedis(
+  env: Record<string, string | undefined>,
+  command: 'demo' | 'operator' = 'demo',
+): Promise<DemoRedis> {
   const fromEnv = env['REDIS_URL'];
   if (fromEnv !== undefined && fromEnv !== '') {
     return { url: fromEnv, origin: 'REDIS_URL', close: async () => {} };
@@ -19,9 +23,13 @@ export async function demoRedis(env: Record<string, string | undefined>): Promis
     throw new Error(
       'no Redis: REDIS_URL is not set and redis-server is not on PATH.\n' +
         '  Either install it (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis)\n' +
-        '  or point the demo at one: REDIS_URL=redis://127.0.0.1:6379 npm run demo',
+        `  or point the ${command} at one: REDIS_URL=redis://127.0.0.1:6379 npm run ${command}`,
     );
   }
   const server = await startRedis();
-  return { url: server.url, origin: 'a redis-server started for the demo', close: () => server.close() };
+  return {
+    url: server.url,
+    origin: `a redis-server started for the ${command}`,
+    close: () => server.close(),
+  };
 }

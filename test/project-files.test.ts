@@ -1,0 +1,117 @@
+// The project files a platform team reads before installing: the license (and that every package says
+// which), the changelog's format, and that the commands and links of the front-door documents exist.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, globSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+const REPO = path.resolve(import.meta.dirname, '..');
+const read = (file: string) => readFileSync(path.join(REPO, file), 'utf8');
+const DEBIAN_APACHE = '/usr/share/common-licenses/Apache-2.0';
+/** sha256 of the Apache License 2.0 text as distributed (Debian's common-licenses copy). */
+const APACHE_SHA256 = 'cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30';
+
+interface PackageJson {
+  name: string;
+  version: string;
+  license?: string;
+  workspaces?: string[];
+  scripts?: Record<string, string>;
+}
+const root = JSON.parse(read('package.json')) as PackageJson;
+const workspaceFiles = (root.workspaces ?? []).flatMap((pattern) =>
+  globSync(`${pattern}/package.json`, { cwd: REPO }),
+);
+
+test('LICENSE is the Apache License 2.0, in full', () => {
+  const text = read('LICENSE');
+  if (existsSync(DEBIAN_APACHE)) assert.equal(text, readFileSync(DEBIAN_APACHE, 'utf8'));
+  assert.equal(createHash('sha256').update(text).digest('hex'), APACHE_SHA256);
+  assert.match(text, /Apache License\s+Version 2\.0, January 2004/);
+  assert.match(text, /END OF TERMS AND CONDITIONS/);
+});
+
+test('every package.json, and its lockfile entry, says Apache-2.0', () => {
+  assert.ok(workspaceFiles.length >= 10, `workspaces found: ${workspaceFiles.join(', ')}`);
+  const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { license?: string }> };
+  for (const file of ['package.json', ...workspaceFiles]) {
+    const pkg = JSON.parse(read(file)) as PackageJson;
+    assert.equal(pkg.license, 'Apache-2.0', `${file}: license`);
+    const dir = path.dirname(file) === '.' ? '' : path.dirname(file);
+    assert.equal(lock.packages[dir]?.license, 'Apache-2.0', `package-lock.json packages["${dir}"].license`);
+  }
+});
+
+test('CHANGELOG.md follows Keep a Changelog and has an entry for the version in package.json', () => {
+  const text = read('CHANGELOG.md');
+  assert.match(text, /^# Changelog\n/);
+  assert.match(text, /keepachangelog\.com/);
+  const versions = [...text.matchAll(/^## (.*)$/gm)].map((m) => m[1] as string);
+  assert.equal(versions[0], '[Unreleased]', 'the first section is [Unreleased]');
+  const released = versions.slice(1).map((heading) => {
+    const m = /^\[(\d+\.\d+\.\d+(?:-[\w.]+)?)\] - (\d{4}-\d{2}-\d{2})$/.exec(heading);
+    assert.ok(m, `"## ${heading}" is not "## [x.y.z] - YYYY-MM-DD"`);
+    const date = m[2] as string;
+    assert.equal(new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10), date, `${date} is not a date`);
+    return { version: m[1] as string, date };
+  });
+  assert.ok(
+    released.some((r) => r.version === root.version),
+    `no "## [${root.version}] - date" for package.json's version`,
+  );
+  const dates = released.map((r) => r.date);
+  assert.deepEqual(dates, [...dates].sort().reverse(), 'releases newest first');
+  for (const m of text.matchAll(/^### (.*)$/gm)) {
+    assert.ok(
+      ['Added', 'Changed', 'Deprecated', 'Removed', 'Fixed', 'Security'].includes(m[1] as string),
+      `"### ${m[1]}" is not a Keep a Changelog change type`,
+    );
+  }
+});
+
+const FRONT_DOOR = [
+  'README.md',
+  'CONTRIBUTING.md',
+  'SECURITY.md',
+  'CHANGELOG.md',
+  'docs/install.md',
+  'docs/uninstall.md',
+];
+
+test('every `npm run X` in README, CONTRIBUTING and the install docs is a script of package.json', () => {
+  const scripts = new Set(Object.keys(root.scripts ?? {}));
+  let seen = 0;
+  for (const file of FRONT_DOOR) {
+    for (const m of read(file).matchAll(/npm run (?:--?\w[\w-]* )*([a-z][\w:-]*)/g)) {
+      seen++;
+      assert.ok(scripts.has(m[1] as string), `${file}: "${m[0]}" — package.json has no script "${m[1]}"`);
+    }
+  }
+  assert.ok(seen >= 10, `only ${seen} npm run commands found`);
+});
+
+test('README links SECURITY.md and CONTRIBUTING.md; their relative links resolve', () => {
+  const readme = read('README.md');
+  for (const file of ['SECURITY.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'LICENSE', 'docs/install.md']) {
+    assert.ok(readme.includes(`](${file})`), `README.md does not link ${file}`);
+  }
+  for (const file of FRONT_DOOR) {
+    for (const m of read(file).matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)) {
+      const target = m[1] as string;
+      if (/^[a-z]+:/.test(target)) continue;
+      const resolved = path.resolve(REPO, path.dirname(file), target);
+      assert.ok(existsSync(resolved), `${file}: link ${target} does not resolve`);
+    }
+  }
+});
+
+test('the image carries LICENSE (its runtime stage copies it; .dockerignore keeps it in the context)', () => {
+  const dockerfile = read('Dockerfile');
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  assert.match(runtime, /^COPY (?:[^\n]* )?LICENSE\b/m);
+  const ignored = read('.dockerignore')
+    .split('\n')
+    .map((l) => l.trim());
+  assert.ok(!ignored.includes('LICENSE') && !ignored.includes('*'), '.dockerignore leaves LICENSE out');
+});
