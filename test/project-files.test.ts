@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, globSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { PRODUCTION_TARGET, lineage, parseDockerfile, stages } from './deploy/support.ts';
 
 const REPO = path.resolve(import.meta.dirname, '..');
 const read = (file: string) => readFileSync(path.join(REPO, file), 'utf8');
@@ -106,10 +107,15 @@ test('README links SECURITY.md and CONTRIBUTING.md; their relative links resolve
   }
 });
 
-test('the image carries LICENSE (its runtime stage copies it; .dockerignore keeps it in the context)', () => {
-  const dockerfile = read('Dockerfile');
-  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
-  assert.match(runtime, /^COPY (?:[^\n]* )?LICENSE\b/m);
+test('the image carries LICENSE (the production target copies it; .dockerignore keeps it in the context)', () => {
+  const runtime = stages(parseDockerfile(read('Dockerfile'))).find((st) => st.name === PRODUCTION_TARGET);
+  assert.ok(runtime, `the Dockerfile has its production stage ${PRODUCTION_TARGET}`);
+  // The target's own instructions and those of the stages it is built FROM.
+  const copies = lineage(runtime).filter((i) => i.keyword === 'COPY' && !i.args.includes('--from='));
+  assert.ok(
+    copies.some((c) => /(?:^|\s)LICENSE(?:\s|$)/.test(c.args)),
+    `the ${PRODUCTION_TARGET} target copies LICENSE`,
+  );
   const ignored = read('.dockerignore')
     .split('\n')
     .map((l) => l.trim());
