@@ -103,7 +103,7 @@ test('values set the namespace of every object and the operator image', needsHel
 });
 
 test(
-  'helm install, as docs/install.md says, creates those objects in a cluster (kube-sim)',
+  'helm install, as docs/install.md says, creates those objects in a cluster (kube-sim); helm uninstall removes them',
   needsHelm,
   async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-helm-'));
@@ -137,6 +137,26 @@ test(
         const got = sim.cluster.get(resource, o.metadata.namespace, o.metadata.name);
         assert.notEqual(got, undefined, `${key(o)} was not created`);
       }
+      // helm uninstall deletes through client-go with protobuf DeleteOptions bodies (its release Secret
+      // too); the CRD stays, as helm leaves crds/ alone.
+      const u = await helm(
+        ['uninstall', 'podset-operator', '-n', 'default', '--kubeconfig', sim.kubeconfigPath],
+        env,
+      );
+      assert.equal(u.code, 0, u.stdout + u.stderr);
+      for (const o of kustomized.filter((x) => x.kind === 'Deployment' || x.kind === 'ConfigMap')) {
+        const resource = plural(o.kind) as string;
+        assert.equal(
+          sim.cluster.get(resource, o.metadata.namespace, o.metadata.name),
+          undefined,
+          `${key(o)} was not deleted`,
+        );
+      }
+      assert.notEqual(
+        sim.cluster.get('customresourcedefinitions.apiextensions.k8s.io', undefined, 'podsets.podset.io'),
+        undefined,
+        'helm uninstall keeps the CRD',
+      );
     } finally {
       await sim.close();
       rmSync(dir, { recursive: true, force: true });

@@ -177,3 +177,33 @@ test('secrets keep bytes as base64; unknown kinds are 415; garbage is 400', () =
     (e: { code?: number }) => e.code === 400,
   );
 });
+
+test('decodes DeleteOptions under any group version: a zero grace period, preconditions, dry run', () => {
+  const body = envelope('apps/v1', 'DeleteOptions', [
+    [1, 0],
+    [
+      2,
+      [
+        [1, 'uid-1'],
+        [2, '42'],
+      ],
+    ],
+    [3, false],
+    [4, 'Foreground'],
+    [5, 'All'],
+  ]);
+  assert.deepEqual(decodeKubeProtobuf(body), {
+    apiVersion: 'apps/v1',
+    kind: 'DeleteOptions',
+    gracePeriodSeconds: 0,
+    preconditions: { uid: 'uid-1', resourceVersion: '42' },
+    orphanDependents: false,
+    propagationPolicy: 'Foreground',
+    dryRun: ['All'],
+  });
+  // What Helm sends: an empty message (every option left to the server).
+  assert.deepEqual(decodeKubeProtobuf(envelope('v1', 'DeleteOptions', [])), {
+    apiVersion: 'v1',
+    kind: 'DeleteOptions',
+  });
+});

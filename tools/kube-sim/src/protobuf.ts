@@ -20,6 +20,10 @@ const META: Record<string, string> = {
   OwnerReference: 'kind=1:s name=3:s uid=4:s apiVersion=5:s controller=6:b blockOwnerDeletion=7:b',
   LabelSelector: 'matchLabels=1:map:s matchExpressions=2:LabelSelectorRequirement*',
   LabelSelectorRequirement: 'key=1:s operator=2:s values=3:s*',
+  // Go clients that speak protobuf (Helm's storage driver, client-go typed clients) send DELETE bodies so.
+  DeleteOptions:
+    'gracePeriodSeconds=1:i preconditions=2:Preconditions orphanDependents=3:b propagationPolicy=4:s dryRun=5:s*',
+  Preconditions: 'uid=1:s resourceVersion=2:s',
 };
 
 /** Embedded Go structs: their fields appear inline in JSON (by field name, or message.field). */
@@ -47,6 +51,8 @@ const KEEP_ZERO = new Set([
   'automountServiceAccountToken',
   'immutable',
   'terminationGracePeriodSeconds',
+  'gracePeriodSeconds',
+  'orphanDependents',
   'activeDeadlineSeconds',
   'revisionHistoryLimit',
   'progressDeadlineSeconds',
@@ -282,7 +288,9 @@ export function decodeKubeProtobuf(buf: Buffer): JsonObject {
       } else if (no === 2) raw = b;
     }
     const slash = apiVersion.indexOf('/');
-    const message = KINDS[`${slash >= 0 ? apiVersion.slice(0, slash) : ''}/${kind}`];
+    // DeleteOptions is registered in every group version, so a client may send it under any of them.
+    const message =
+      kind === 'DeleteOptions' ? kind : KINDS[`${slash >= 0 ? apiVersion.slice(0, slash) : ''}/${kind}`];
     if (!message) {
       throw new ApiError(
         415,

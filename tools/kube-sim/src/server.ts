@@ -1044,7 +1044,7 @@ export class KubeServer {
       case 'deletecollection': {
         const opts = writeOptions(q);
         const buf = await readBody(req);
-        const dopts = deleteOptions(q, buf, opts);
+        const dopts = deleteOptions(q, buf, req.headers['content-type'], opts);
         if (verb === 'delete') {
           const r = api.delete(t, ns, name as string, dopts, opts);
           // As kube-apiserver: 202 only when deletion is pending and orphanDependents=false was asked for.
@@ -1072,9 +1072,13 @@ function listQuery(q: URLSearchParams): ListQuery {
   };
 }
 
+const isProtobuf = (contentType: string | undefined): boolean =>
+  (contentType ?? '').split(';')[0]?.trim().toLowerCase() === 'application/vnd.kubernetes.protobuf';
+
 function deleteOptions(
   q: URLSearchParams,
   buf: Buffer,
+  contentType: string | undefined,
   opts: WriteOptions,
 ): DeleteOptions & { orphanDependents?: boolean } {
   const out: DeleteOptions & { orphanDependents?: boolean } = {};
@@ -1082,7 +1086,10 @@ function deleteOptions(
   if (text) {
     let body: Record<string, Json>;
     try {
-      body = JSON.parse(text) as Record<string, Json>;
+      body = (isProtobuf(contentType) ? decodeKubeProtobuf(buf) : (JSON.parse(text) as unknown)) as Record<
+        string,
+        Json
+      >;
     } catch {
       throw new ApiError(400, 'BadRequest', 'error decoding DeleteOptions');
     }
