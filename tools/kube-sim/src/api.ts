@@ -37,6 +37,7 @@ import {
   type ResourceType,
 } from './types.ts';
 import { validatePodSpec } from './pod-validation.ts';
+import { checkQuota } from './quota-admission.ts';
 import { nameRuleFor, randomSuffix, validateMetadata, validateName } from './validation.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -593,6 +594,7 @@ export class Api {
     out = this.schemaProcess(t, out, opts, name);
     out = this.prepareCreate(t, out, opts);
     const stored = this.toStorage(t, out);
+    checkQuota(this.store, t, stored, undefined, this.now());
     if (opts.dryRun) return this.present(t, stored);
     const saved = this.store.put(id, stored);
     this.afterWrite(t, saved);
@@ -866,6 +868,7 @@ export class Api {
     }
     // A no-op update changes nothing: no new resourceVersion, no event.
     if (JSON.stringify(next) === JSON.stringify(current)) return this.present(t, current);
+    if (part === 'main') checkQuota(this.store, t, next, current, this.now());
     if (opts.dryRun) return this.present(t, next);
     if (this.readyToRemove(id, next)) {
       const gone = this.store.remove(id, cm.namespace, name) as KubeObject;
