@@ -5,6 +5,7 @@ import { formatQuantity } from './quantity.ts';
 import {
   matchesScopes,
   matchingResources,
+  namespaceUsage,
   podCharged,
   podConstraintError,
   quotaSpecOf,
@@ -161,4 +162,29 @@ test('scopes: pods only; priority classes by selector', () => {
   assert.equal(matchesScopes('pods', sel('NotIn', ['high']), best), true);
   assert.equal(matchesScopes('pods', sel('Exists'), high), true);
   assert.equal(matchesScopes('pods', sel('DoesNotExist'), high), false);
+});
+
+test('namespace sums: the format of the first pod that adds to them, as Quantity.Add keeps it', () => {
+  const pods = (...memory: string[]) =>
+    memory.map((m, i) => pod({ containers: [{ name: 'a', ...res({ memory: m }) }] }, { name: `p${i}` }));
+  const reader = (list: KubeObject[]) => ({ list: () => list, count: () => list.length });
+  const quota = quotaSpecOf({
+    apiVersion: 'v1',
+    kind: 'ResourceQuota',
+    metadata: { name: 'q' },
+    spec: { hard: { 'requests.memory': '1Gi', 'count/pods': '9', pods: '9' } },
+  });
+  const sum = (list: KubeObject[]) =>
+    text(namespaceUsage(reader(list), 'pods', 'ns', quota, ['requests.memory', 'count/pods', 'pods'], 0));
+  assert.deepEqual(sum(pods('1Mi', '1024000')), {
+    'count/pods': '2',
+    pods: '2',
+    'requests.memory': '2024Ki',
+  });
+  assert.deepEqual(sum(pods('1024000', '1Mi')), {
+    'count/pods': '2',
+    pods: '2',
+    'requests.memory': '2072576',
+  });
+  assert.deepEqual(sum([]), { 'count/pods': '0', pods: '0', 'requests.memory': '0' });
 });

@@ -6,6 +6,7 @@ import {
   addQuantity,
   compareQuantity,
   type Quantity,
+  type QuantityFormat,
   quantityOfInt,
   tryParseQuantity,
   ZERO,
@@ -235,11 +236,26 @@ export function podChargeEnds(pod: KubeObject): number | undefined {
   return Date.parse(m.deletionTimestamp) + m.deletionGracePeriodSeconds * 1000;
 }
 
+// A stored object is never changed in place (every write stores a new one), so what its spec says about
+// usage is worked out once per object: admission sums a namespace's pods on every create.
+const chargedUsage = new WeakMap<KubeObject, ResourceList>();
+const bestEffort = new WeakMap<KubeObject, boolean>();
+
+/** What a live pod is charged: `pods` and its compute resources. */
+function podComputeUsage(pod: KubeObject): ResourceList {
+  let u = chargedUsage.get(pod);
+  if (!u) {
+    u = computeUsage(podTotals(pod, 'requests'), podTotals(pod, 'limits'));
+    chargedUsage.set(pod, u);
+  }
+  return u;
+}
+
 function podUsage(pod: KubeObject, nowMs: number): ResourceList {
   // count/pods tracks every pod in storage; `pods` and compute resources only the live ones.
   const out: ResourceList = new Map([[countName('pods'), quantityOfInt(1)]]);
   if (!podCharged(pod, nowMs)) return out;
-  addInto(out, computeUsage(podTotals(pod, 'requests'), podTotals(pod, 'limits')));
+  addInto(out, podComputeUsage(pod));
   return out;
 }
 
@@ -283,6 +299,15 @@ const CPU_MEMORY = ['cpu', 'memory'];
 
 /** QoS class BestEffort: no container asks for or is limited in cpu or memory. */
 function isBestEffort(pod: KubeObject): boolean {
+  let b = bestEffort.get(pod);
+  if (b === undefined) {
+    b = computeBestEffort(pod);
+    bestEffort.set(pod, b);
+  }
+  return b;
+}
+
+function computeBestEffort(pod: KubeObject): boolean {
   const spec = obj(pod.spec);
   for (const c of [...arr(spec.containers), ...arr(spec.initContainers)]) {
     const { requests, limits } = containerResources(c);
@@ -435,7 +460,9 @@ export function namespaceUsage(
     for (const name of names) used.set(name, quantityOfInt(n));
     return used;
   }
-  for (const o of reader.list(resource, namespace)) {
+  if (resource === 'pods') return podNamespaceUsage(reader, namespace, quota, names, nowMs, used);
+  const objects = reader.list(resource, namespace);
+  for (const o of objects) {
     if (!matchesScopes(resource, quota, o)) continue;
     const u = usageOf(resource, o, nowMs);
     for (const name of names) {
@@ -443,5 +470,41 @@ export function namespaceUsage(
       if (v) used.set(name, addQuantity(used.get(name) as Quantity, v));
     }
   }
+  return used;
+}
+
+/** namespaceUsage for pods, on the hot path of every pod create in a namespace with a quota. */
+function podNamespaceUsage(
+  reader: NamespaceReader,
+  namespace: string,
+  quota: QuotaSpec,
+  names: string[],
+  nowMs: number,
+  used: ResourceList,
+): ResourceList {
+  const count = countName('pods');
+  const charged = names.filter((n) => n !== count);
+  if (charged.length === 0 && quota.scopes.length === 0) {
+    used.set(count, quantityOfInt(reader.count('pods', namespace)));
+    return used;
+  }
+  const sums = charged.map(() => 0n);
+  const formats = charged.map((): QuantityFormat => 'DecimalSI');
+  let all = 0;
+  for (const o of reader.list('pods', namespace)) {
+    if (!matchesScopes('pods', quota, o)) continue;
+    all++;
+    if (charged.length === 0 || !podCharged(o, nowMs)) continue;
+    const u = podComputeUsage(o);
+    for (let i = 0; i < charged.length; i++) {
+      const v = u.get(charged[i] as string);
+      if (!v) continue;
+      // As Quantity.Add: a sum still at zero takes the format of what is added.
+      if (sums[i] === 0n) formats[i] = v.format;
+      sums[i] = (sums[i] as bigint) + v.nanos;
+    }
+  }
+  charged.forEach((n, i) => used.set(n, { nanos: sums[i] as bigint, format: formats[i] as QuantityFormat }));
+  if (used.has(count)) used.set(count, quantityOfInt(all));
   return used;
 }
