@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeCluster, obj, until } from './fake-cluster.ts';
+import { FakeCluster, fakeResourceTypes, obj, until } from './fake-cluster.ts';
+import type { ResourceType } from '../types.ts';
 import { startResourceQuotaController } from './resourcequota.ts';
 
 const pod = (name: string, memory?: string, extra: Record<string, unknown> = {}) =>
@@ -78,4 +79,44 @@ test('status.hard and status.used follow the quota and the objects it counts', a
   await until(() => status()?.hard?.pods === '3', 5_000, 'new hard');
   assert.deepEqual(status(), { hard: { pods: '3' }, used: { pods: '0' } });
   assert.deepEqual(errors, []);
+});
+
+const kind = (group: string, kind: string, plural: string, namespaced: boolean): ResourceType => ({
+  group,
+  version: 'v1',
+  kind,
+  listKind: `${kind}List`,
+  plural,
+  singular: kind.toLowerCase(),
+  namespaced,
+  shortNames: [],
+  categories: [],
+  verbs: ['create', 'delete', 'get', 'list', 'watch'],
+  subresources: {},
+});
+
+test('a kind served after the quota was made gets its count/… usage', async (t) => {
+  const types = [
+    ...fakeResourceTypes,
+    kind('apiextensions.k8s.io', 'CustomResourceDefinition', 'customresourcedefinitions', false),
+  ];
+  const cluster = new FakeCluster(types);
+  const c = startResourceQuotaController(cluster, (err) => assert.fail(String(err)));
+  t.after(() => c.stop());
+  cluster.create(
+    'resourcequotas',
+    obj('v1', 'ResourceQuota', 'q', 'default', { spec: { hard: { 'count/gadgets.example.com': '2' } } }),
+  );
+  const used = () =>
+    (cluster.get('resourcequotas', 'default', 'q')?.status as { used?: Record<string, string> } | undefined)
+      ?.used;
+  await until(() => used() !== undefined, 5_000, 'first sync');
+  assert.deepEqual(used(), {});
+  // What installing a CRD does: a new kind is served, and a CRD event tells the controllers.
+  types.push(kind('example.com', 'Gadget', 'gadgets', true));
+  cluster.create(
+    'customresourcedefinitions.apiextensions.k8s.io',
+    obj('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'gadgets.example.com', undefined),
+  );
+  await until(() => used()?.['count/gadgets.example.com'] === '0', 5_000, 'usage of the new kind');
 });

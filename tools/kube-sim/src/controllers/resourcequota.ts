@@ -132,7 +132,9 @@ export function startResourceQuotaController(
   function handle(event: StoreEvent): void {
     const o: KubeObject = event.object;
     if (event.resource === CRDS) {
+      // A kind served or withdrawn: its count/… names gain or lose their usage.
       quotable = undefined;
+      for (const rq of cluster.list(RQ)) enqueue(rq.metadata.namespace ?? '');
       return;
     }
     const namespace = o.metadata.namespace;
