@@ -275,3 +275,22 @@ test('client-node: the 403 is a Status with reason Forbidden and details naming 
     code: 403,
   });
 });
+
+test('spec.hard: stored canonical, a negative value is a 422, a value that is no quantity a 400', async () => {
+  await ok(['create', 'namespace', 'specs']);
+  const quota = (name: string, hard: Record<string, unknown>) =>
+    JSON.stringify({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name }, spec: { hard } });
+  await ok(['apply', '-n', 'specs', '-f', '-'], quota('canon', { cpu: '1000m', memory: '1024Mi', pods: 10 }));
+  const got = JSON.parse(await ok(['get', 'quota', 'canon', '-n', 'specs', '-o', 'json'])) as {
+    spec: { hard: Record<string, string> };
+  };
+  assert.deepEqual(got.spec.hard, { cpu: '1', memory: '1Gi', pods: '10' });
+  assert.equal(
+    await refused(['create', '-n', 'specs', '-f', '-'], quota('neg', { pods: '-1' })),
+    'The ResourceQuota "neg" is invalid: spec.hard[pods]: Invalid value: "-1": must be greater than or equal to 0',
+  );
+  assert.equal(
+    await refused(['create', '-n', 'specs', '-f', '-'], quota('junk', { pods: 'ten' })),
+    `Error from server (BadRequest): error when creating "STDIN": ResourceQuota in version "v1" cannot be handled as a ResourceQuota: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+  );
+});
