@@ -38,7 +38,10 @@ const obj = (v: unknown): JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : {};
 const arr = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : []);
 
-/** Resources never charged to a quota (kube-apiserver's default ignored resources). */
+/**
+ * Resources never charged to a quota: core Events (kube-apiserver's default ignored resources), and their
+ * events.k8s.io view, which kube-sim stores as the same objects.
+ */
 export const IGNORED_RESOURCES = new Set(['events', 'events.events.k8s.io']);
 
 /** The names the object-count evaluators answered to before `count/…` existed. */
