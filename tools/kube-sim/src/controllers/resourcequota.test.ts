@@ -120,3 +120,25 @@ test('a kind served after the quota was made gets its count/… usage', async (t
   );
   await until(() => used()?.['count/gadgets.example.com'] === '0', 5_000, 'usage of the new kind');
 });
+
+test('a burst of creates in a large namespace ends with status.used counting every pod', async (t) => {
+  const cluster = new FakeCluster();
+  const c = startResourceQuotaController(cluster, (err) => assert.fail(String(err)));
+  t.after(() => c.stop());
+  cluster.create(
+    'resourcequotas',
+    obj('v1', 'ResourceQuota', 'q', 'default', {
+      spec: { hard: { pods: '5000', 'requests.memory': '1Ti' } },
+    }),
+  );
+  // Recounts of a namespace this size are spaced out while pods keep coming; the last one still happens.
+  for (let i = 0; i < 1500; i++) {
+    cluster.create('pods', pod(`p${i}`, '1Mi'));
+    if (i % 10 === 0) await new Promise((r) => setImmediate(r));
+  }
+  const used = () =>
+    (cluster.get('resourcequotas', 'default', 'q')?.status as { used?: Record<string, string> } | undefined)
+      ?.used;
+  await until(() => used()?.pods === '1500', 20_000, 'all 1500 pods counted');
+  assert.deepEqual(used(), { pods: '1500', 'requests.memory': '1500Mi' });
+});

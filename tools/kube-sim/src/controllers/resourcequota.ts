@@ -22,6 +22,9 @@ const CRDS = 'customresourcedefinitions.apiextensions.k8s.io';
 /** Measured by their own evaluators, whatever the discovery documents say. */
 const CORE_EVALUATED = ['pods', 'services', 'persistentvolumeclaims'];
 const LEGACY_COUNTED = ['configmaps', 'secrets', 'replicationcontrollers', 'resourcequotas'];
+/** A namespace sync taking this long (ms) or more delays the next one by SYNC_SPACING times its cost. */
+const SLOW_SYNC_MS = 2;
+const SYNC_SPACING = 4;
 
 export interface ResourceQuotaController {
   stop(): void;
@@ -41,6 +44,7 @@ export function startResourceQuotaController(
   const queued = new Set<string>();
   const timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   let quotable: Set<string> | undefined;
+  const notBefore = new Map<string, number>();
 
   const reader: NamespaceReader = {
     list: (resource, namespace) => cluster.list(resource, namespace),
@@ -75,10 +79,20 @@ export function startResourceQuotaController(
   function enqueue(namespace: string): void {
     if (queued.has(namespace)) return;
     queued.add(namespace);
-    queue.push(() => {
-      queued.delete(namespace);
-      sync(namespace);
-    });
+    const run = () =>
+      queue.push(() => {
+        queued.delete(namespace);
+        const start = performance.now();
+        sync(namespace);
+        const took = performance.now() - start;
+        if (took >= SLOW_SYNC_MS) notBefore.set(namespace, performance.now() + took * SYNC_SPACING);
+        else notBefore.delete(namespace);
+      });
+    // A namespace whose recount is slow (thousands of pods) is recounted at most every few times its cost,
+    // so a burst of creates there is not counted twice over (admission already sums it on every create).
+    const wait = (notBefore.get(namespace) ?? 0) - performance.now();
+    if (wait > 0) setTimeout(run, wait).unref();
+    else run();
   }
 
   /** Re-syncs the namespace when its next terminating pod stops counting. */
