@@ -37,6 +37,8 @@ import {
   type ResourceType,
 } from './types.ts';
 import { validatePodSpec } from './pod-validation.ts';
+import { checkQuota } from './quota-admission.ts';
+import { prepareResourceQuota } from './quota-validation.ts';
 import { nameRuleFor, randomSuffix, validateMetadata, validateName } from './validation.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -592,7 +594,9 @@ export class Api {
     let out: KubeObject = { ...obj, metadata: meta };
     out = this.schemaProcess(t, out, opts, name);
     out = this.prepareCreate(t, out, opts);
+    out = prepareResourceQuota(t, out, name);
     const stored = this.toStorage(t, out);
+    checkQuota(this.store, t, stored, undefined, this.now());
     if (opts.dryRun) return this.present(t, stored);
     const saved = this.store.put(id, stored);
     this.afterWrite(t, saved);
@@ -837,6 +841,7 @@ export class Api {
       }
     }
     next = this.schemaProcess(t, next, opts, name, t.schema ? this.present(t, current) : undefined);
+    if (part === 'main') next = prepareResourceQuota(t, next, name);
     if (id === 'services' && part === 'main' && isObject(next.spec) && isObject(current.spec)) {
       // The allocated cluster IPs are immutable: a PUT without them keeps them.
       const cs = current.spec;
@@ -866,6 +871,7 @@ export class Api {
     }
     // A no-op update changes nothing: no new resourceVersion, no event.
     if (JSON.stringify(next) === JSON.stringify(current)) return this.present(t, current);
+    if (part === 'main') checkQuota(this.store, t, next, current, this.now());
     if (opts.dryRun) return this.present(t, next);
     if (this.readyToRemove(id, next)) {
       const gone = this.store.remove(id, cm.namespace, name) as KubeObject;

@@ -334,6 +334,26 @@ const BUILTIN: Record<string, Printer> = {
       ];
     },
   },
+  // used/hard per resource of status.hard, limits.* in their own column, as kubectl prints a quota.
+  resourcequotas: {
+    columns: [col('Name', 'string', 0, 'name'), col('Age'), col('Request'), col('Limit')],
+    row: (o, now) => {
+      const hard = obj(obj(o.status).hard);
+      const used = obj(obj(o.status).used);
+      const request: string[] = [];
+      const limit: string[] = [];
+      for (const k of Object.keys(hard).sort()) {
+        const cell = `${k}: ${String(used[k] ?? '0')}/${String(hard[k])}`;
+        (k.split('.')[0] === 'limits' && k.includes('.') ? limit : request).push(cell);
+      }
+      return [
+        o.metadata.name ?? '',
+        age(o.metadata.creationTimestamp, now),
+        request.join(', '),
+        limit.join(', '),
+      ];
+    },
+  },
   'leases.coordination.k8s.io': {
     columns: [col('Name', 'string', 0, 'name'), col('Holder'), col('Age')],
     row: (o, now) => [

@@ -45,6 +45,7 @@ export const fakeResourceTypes: ResourceType[] = [
   type('', 'v1', 'ConfigMap', 'configmaps', true),
   type('', 'v1', 'ServiceAccount', 'serviceaccounts', true),
   type('', 'v1', 'ReplicationController', 'replicationcontrollers', true),
+  type('', 'v1', 'ResourceQuota', 'resourcequotas', true),
   type('', 'v1', 'Event', 'events', true),
   type('apps', 'v1', 'Deployment', 'deployments', true),
   type('apps', 'v1', 'ReplicaSet', 'replicasets', true),

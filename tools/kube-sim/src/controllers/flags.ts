@@ -42,11 +42,13 @@ export const controllerFlagOptions = {
   'no-namespace-controller': { type: 'boolean' },
   'no-service-account-controller': { type: 'boolean' },
   'no-replication-controller': { type: 'boolean' },
+  'no-resource-quota-controller': { type: 'boolean' },
 } as const;
 
 export const controllerFlagsUsage = `  [--nodes N] [--startup-delay-ms N] [--startup-jitter-ms N] [--fail-fraction F]
   [--never-ready-fraction F] [--container-exit-ms N] [--succeed-after-ms N] [--seed N] [--pod-events]
-  [--no-gc] [--no-namespace-controller] [--no-service-account-controller] [--no-replication-controller]`;
+  [--no-gc] [--no-namespace-controller] [--no-service-account-controller] [--no-replication-controller]
+  [--no-resource-quota-controller]`;
 
 /**
  * Turns parsed flag values into ControllerOptions (only the flags given), validated: throws an Error naming
@@ -68,6 +70,7 @@ export function controllerOptionsFromFlags(
   if (values['no-namespace-controller'] === true) out.namespaceController = false;
   if (values['no-service-account-controller'] === true) out.serviceAccountController = false;
   if (values['no-replication-controller'] === true) out.replicationController = false;
+  if (values['no-resource-quota-controller'] === true) out.resourceQuotaController = false;
   try {
     resolveControllerOptions(out);
   } catch (err) {

@@ -5,6 +5,7 @@ import type { ClusterAccess } from '../types.ts';
 import { startGarbageCollector } from './gc.ts';
 import { startNamespaceController } from './namespaces.ts';
 import { startReplicationController } from './replication.ts';
+import { startResourceQuotaController } from './resourcequota.ts';
 import { startServiceAccountController } from './serviceaccounts.ts';
 import { ensureNodes } from './nodes.ts';
 import { startPodLifecycle } from './pods.ts';
@@ -52,6 +53,8 @@ export interface ControllerOptions {
   serviceAccountController?: boolean;
   /** Run the ReplicationController controller (pods for each ReplicationController). Default true. */
   replicationController?: boolean;
+  /** Run the ResourceQuota controller (status.hard and status.used of every quota). Default true. */
+  resourceQuotaController?: boolean;
   /** Where unexpected errors go (404/409 are handled, not reported). Default: one line on stderr. */
   onError?: ErrorReporter;
 }
@@ -74,6 +77,7 @@ export const defaultControllerOptions = {
   namespaceRecheckMs: 1000,
   serviceAccountController: true,
   replicationController: true,
+  resourceQuotaController: true,
   onError: defaultErrorReporter,
 } satisfies Required<Omit<ControllerOptions, 'seed'>> & { seed: number | undefined };
 
@@ -96,6 +100,7 @@ export function resolveControllerOptions(options: ControllerOptions = {}): Resol
     'namespaceController',
     'serviceAccountController',
     'replicationController',
+    'resourceQuotaController',
     'podEvents',
   ] as const) {
     if (typeof o[name] !== 'boolean')
@@ -201,6 +206,10 @@ export function startControllers(cluster: ClusterAccess, options: ControllerOpti
     }
     if (o.replicationController) {
       const c = startReplicationController(cluster, o.onError);
+      stops.push(() => c.stop());
+    }
+    if (o.resourceQuotaController) {
+      const c = startResourceQuotaController(cluster, o.onError);
       stops.push(() => c.stop());
     }
   } catch (err) {
