@@ -1,0 +1,263 @@
+// What the API server checks of the workload kinds (pkg/apis/apps/validation, pkg/apis/batch/validation,
+// the ReplicationController part of pkg/apis/core/validation), on defaulted objects, worded as it words
+// it: the selector present, non-empty and matching the template's labels, the pod template validated as
+// a pod's spec, the restartPolicy each kind allows, non-negative counts; and on update the selector
+// immutable and a StatefulSet's spec frozen but for the fields it may change.
+import { validatePodSpec } from './pod-validation.ts';
+import { deepEqual, forbidden, invalid, isObject, notSupported, required } from './structural.ts';
+import type { FieldCause, Json, JsonObject, KubeObject } from './types.ts';
+
+const obj = (v: Json | undefined): JsonObject => (isObject(v) ? v : {});
+const str = (v: Json | undefined): string => (typeof v === 'string' ? v : '');
+
+/** Go's `%#v` of a map[string]string (keys sorted, as fmt prints maps). */
+export function goStringMap(m: Json | undefined): string {
+  if (!isObject(m)) return 'map[string]string(nil)';
+  const keys = Object.keys(m).sort();
+  return `map[string]string{${keys.map((k) => `${JSON.stringify(k)}:${JSON.stringify(str(m[k]))}`).join(', ')}}`;
+}
+
+function goStrings(v: Json | undefined): string {
+  if (!Array.isArray(v)) return '[]string(nil)';
+  return `[]string{${v.map((s) => JSON.stringify(str(s))).join(', ')}}`;
+}
+
+/** Go's `%#v` of a metav1.LabelSelector, as field errors print a selector. */
+export function goLabelSelector(sel: Json | undefined): string {
+  const s = obj(sel);
+  const exprs = Array.isArray(s.matchExpressions)
+    ? `[]v1.LabelSelectorRequirement{${s.matchExpressions
+        .map((e) => {
+          const r = obj(e);
+          return `v1.LabelSelectorRequirement{Key:${JSON.stringify(str(r.key))}, Operator:${JSON.stringify(str(r.operator))}, Values:${goStrings(r.values)}}`;
+        })
+        .join(', ')}}`
+    : '[]v1.LabelSelectorRequirement(nil)';
+  return `v1.LabelSelector{MatchLabels:${goStringMap(s.matchLabels)}, MatchExpressions:${exprs}}`;
+}
+
+/** A cause whose bad value is already rendered the Go way. */
+function invalidGo(field: string, rendered: string, detail: string): FieldCause {
+  return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${rendered}: ${detail}` };
+}
+
+/** Whether a metav1.LabelSelector selects these labels; a nil selector selects nothing. */
+export function selectorMatches(sel: Json | undefined, labels: Json | undefined): boolean {
+  if (!isObject(sel)) return false;
+  const l = obj(labels);
+  const has = (k: string) => Object.hasOwn(l, k);
+  for (const [k, v] of Object.entries(obj(sel.matchLabels))) if (!has(k) || l[k] !== v) return false;
+  for (const e of Array.isArray(sel.matchExpressions) ? sel.matchExpressions : []) {
+    const r = obj(e);
+    const key = str(r.key);
+    const values = Array.isArray(r.values) ? r.values : [];
+    const ok =
+      r.operator === 'In'
+        ? has(key) && values.includes(l[key] ?? null)
+        : r.operator === 'NotIn'
+          ? !has(key) || !values.includes(l[key] ?? null)
+          : r.operator === 'Exists'
+            ? has(key)
+            : r.operator === 'DoesNotExist'
+              ? !has(key)
+              : false;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+const selectorSize = (sel: JsonObject) =>
+  Object.keys(obj(sel.matchLabels)).length +
+  (Array.isArray(sel.matchExpressions) ? sel.matchExpressions.length : 0);
+
+function nonNegative(field: string, v: Json | undefined): FieldCause[] {
+  return typeof v === 'number' && v < 0 ? [invalid(field, v, 'must be greater than or equal to 0')] : [];
+}
+
+const templateLabels = (spec: JsonObject) => obj(obj(spec.template).metadata).labels;
+
+function labelsMismatch(spec: JsonObject, path = 'spec.template.metadata.labels'): FieldCause {
+  return invalidGo(path, goStringMap(templateLabels(spec)), '`selector` does not match template `labels`');
+}
+
+/** The template's spec checked as a pod's, with the kind's restartPolicy and activeDeadlineSeconds rules. */
+function templateSpec(
+  spec: JsonObject,
+  kind: string,
+  policies: string[],
+  deadline: 'forbidden' | 'allowed',
+  deadlineKind = kind,
+): FieldCause[] {
+  const podSpec = obj(obj(spec.template).spec);
+  const causes = validatePodSpec(podSpec, 'spec.template.spec', kind);
+  causes.push(...restartAndDeadline(podSpec, deadlineKind, policies, deadline));
+  return causes;
+}
+
+function restartAndDeadline(
+  podSpec: JsonObject,
+  kind: string,
+  policies: string[],
+  deadline: 'forbidden' | 'allowed',
+): FieldCause[] {
+  const causes: FieldCause[] = [];
+  if (!policies.includes(str(podSpec.restartPolicy)))
+    causes.push(notSupported('spec.template.spec.restartPolicy', podSpec.restartPolicy ?? '', policies));
+  if (deadline === 'forbidden' && podSpec.activeDeadlineSeconds !== undefined)
+    causes.push(
+      forbidden(
+        'spec.template.spec.activeDeadlineSeconds',
+        `activeDeadlineSeconds in ${kind} is not Supported`,
+      ),
+    );
+  return causes;
+}
+
+/** Deployments and ReplicaSets (ValidateDeploymentSpec, ValidateReplicaSetSpec). */
+function replicaSetLike(spec: JsonObject, kind: 'Deployment' | 'ReplicaSet'): FieldCause[] {
+  const causes = nonNegative('spec.replicas', spec.replicas);
+  const sel = spec.selector;
+  if (!isObject(sel)) causes.push(required('spec.selector'));
+  else if (selectorSize(sel) === 0)
+    causes.push(invalidGo('spec.selector', goLabelSelector(sel), 'empty selector is invalid for deployment'));
+  const empty = isObject(sel) && selectorSize(sel) === 0;
+  if (!empty && !selectorMatches(sel, templateLabels(spec))) causes.push(labelsMismatch(spec));
+  // Deployments share the ReplicaSet template check, and its wording.
+  causes.push(...templateSpec(spec, kind, ['Always'], 'forbidden', 'ReplicaSet'));
+  causes.push(...nonNegative('spec.minReadySeconds', spec.minReadySeconds));
+  causes.push(...nonNegative('spec.revisionHistoryLimit', spec.revisionHistoryLimit));
+  return causes;
+}
+
+function statefulSet(spec: JsonObject): FieldCause[] {
+  const causes: FieldCause[] = [];
+  const policy = spec.podManagementPolicy;
+  if (policy !== 'OrderedReady' && policy !== 'Parallel')
+    causes.push(invalid('spec.podManagementPolicy', policy ?? '', "must be 'OrderedReady' or 'Parallel'"));
+  causes.push(...nonNegative('spec.replicas', spec.replicas));
+  causes.push(...nonNegative('spec.minReadySeconds', spec.minReadySeconds));
+  const sel = spec.selector;
+  if (!isObject(sel)) causes.push(required('spec.selector'));
+  else if (selectorSize(sel) === 0)
+    causes.push(invalidGo('spec.selector', goLabelSelector(sel), 'empty selector is invalid for statefulset'));
+  const empty = isObject(sel) && selectorSize(sel) === 0;
+  if (!empty && !selectorMatches(sel, templateLabels(spec))) causes.push(labelsMismatch(spec));
+  // A real server leaves a StatefulSet's pod spec to the pods it creates: only the template's labels,
+  // restartPolicy and activeDeadlineSeconds are checked here.
+  causes.push(...restartAndDeadline(obj(obj(spec.template).spec), 'StatefulSet', ['Always'], 'forbidden'));
+  return causes;
+}
+
+function daemonSet(spec: JsonObject): FieldCause[] {
+  const causes: FieldCause[] = [];
+  const sel = spec.selector;
+  const empty = isObject(sel) && selectorSize(sel) === 0;
+  if (!empty && !selectorMatches(sel, templateLabels(spec))) causes.push(labelsMismatch(spec));
+  if (empty)
+    causes.push(invalidGo('spec.selector', goLabelSelector(sel), 'empty selector is invalid for daemonset'));
+  causes.push(...templateSpec(spec, 'DaemonSet', ['Always'], 'forbidden'));
+  causes.push(...nonNegative('spec.minReadySeconds', spec.minReadySeconds));
+  causes.push(...nonNegative('spec.revisionHistoryLimit', spec.revisionHistoryLimit));
+  return causes;
+}
+
+function replicationController(spec: JsonObject): FieldCause[] {
+  const causes = nonNegative('spec.replicas', spec.replicas);
+  const sel = obj(spec.selector);
+  if (Object.keys(sel).length === 0) causes.push(required('spec.selector'));
+  if (spec.template === undefined || spec.template === null) {
+    causes.push(required('spec.template'));
+    return causes;
+  }
+  const labels = obj(templateLabels(spec));
+  if (Object.keys(sel).length > 0 && !Object.entries(sel).every(([k, v]) => labels[k] === v))
+    causes.push(labelsMismatch(spec));
+  causes.push(...templateSpec(spec, 'ReplicationController', ['Always'], 'forbidden'));
+  return causes;
+}
+
+function job(spec: JsonObject): FieldCause[] {
+  const causes: FieldCause[] = [];
+  causes.push(...nonNegative('spec.parallelism', spec.parallelism));
+  causes.push(...nonNegative('spec.completions', spec.completions));
+  causes.push(...nonNegative('spec.backoffLimit', spec.backoffLimit));
+  if (!isObject(spec.selector)) causes.push(required('spec.selector'));
+  else if (!selectorMatches(spec.selector, templateLabels(spec))) causes.push(labelsMismatch(spec));
+  causes.push(...templateSpec(spec, 'Job', ['OnFailure', 'Never'], 'allowed'));
+  return causes;
+}
+
+function cronJob(spec: JsonObject): FieldCause[] {
+  const causes: FieldCause[] = [];
+  if (typeof spec.schedule !== 'string' || spec.schedule === '') causes.push(required('spec.schedule'));
+  const jobSpec = obj(obj(spec.jobTemplate).spec);
+  const podSpec = obj(obj(jobSpec.template).spec);
+  const at = 'spec.jobTemplate.spec.template.spec';
+  causes.push(...validatePodSpec(podSpec, at, 'CronJob'));
+  const policies = ['OnFailure', 'Never'];
+  if (!policies.includes(str(podSpec.restartPolicy)))
+    causes.push(notSupported(`${at}.restartPolicy`, podSpec.restartPolicy ?? '', policies));
+  return causes;
+}
+
+/** The causes a create or update of this defaulted workload gets, empty for other resources. */
+export function validateWorkload(resource: string, o: KubeObject): FieldCause[] {
+  const spec = obj(o.spec as Json | undefined);
+  switch (resource) {
+    case 'deployments.apps':
+      return replicaSetLike(spec, 'Deployment');
+    case 'replicasets.apps':
+      return replicaSetLike(spec, 'ReplicaSet');
+    case 'statefulsets.apps':
+      return statefulSet(spec);
+    case 'daemonsets.apps':
+      return daemonSet(spec);
+    case 'replicationcontrollers':
+      return replicationController(spec);
+    case 'jobs.batch':
+      return job(spec);
+    case 'cronjobs.batch':
+      return cronJob(spec);
+    default:
+      return [];
+  }
+}
+
+const IMMUTABLE_SELECTOR = new Set([
+  'deployments.apps',
+  'replicasets.apps',
+  'statefulsets.apps',
+  'daemonsets.apps',
+  'jobs.batch',
+]);
+
+// What ValidateStatefulSetUpdate lets change; any other spec field is frozen.
+const STATEFULSET_MUTABLE = [
+  'replicas',
+  'ordinals',
+  'template',
+  'updateStrategy',
+  'persistentVolumeClaimRetentionPolicy',
+  'minReadySeconds',
+];
+
+/** The causes only an update can get: immutable fields changed. */
+export function validateWorkloadUpdate(resource: string, old: KubeObject, next: KubeObject): FieldCause[] {
+  const os = obj(old.spec as Json | undefined);
+  const ns = obj(next.spec as Json | undefined);
+  const causes: FieldCause[] = [];
+  if (IMMUTABLE_SELECTOR.has(resource) && !deepEqual(os.selector, ns.selector))
+    causes.push(invalidGo('spec.selector', goLabelSelector(ns.selector), 'field is immutable'));
+  if (resource === 'statefulsets.apps') {
+    const frozen = (s: JsonObject) =>
+      Object.fromEntries(Object.entries(s).filter(([k]) => !STATEFULSET_MUTABLE.includes(k)));
+    if (!deepEqual(frozen(os), frozen(ns)))
+      causes.push(
+        forbidden(
+          'spec',
+          "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+        ),
+      );
+  }
+  return causes;
+}
