@@ -192,11 +192,8 @@ class PodLifecycle {
       });
       return;
     }
-    const bound = mutate(this.#cluster, 'update', 'pods', st.namespace, st.name, st.uid, (p) => {
-      if (p.metadata.deletionTimestamp || field(p.spec, 'nodeName')) return undefined;
-      p.spec = { ...((p.spec ?? {}) as JsonObject), nodeName: node };
-      return p;
-    });
+    // Through pods/binding, as the scheduler binds: an update may not set spec.nodeName.
+    const bound = this.#bind(st, node);
     const nodeName = field<string>(
       (bound ?? this.#cluster.get('pods', st.namespace, st.name))?.spec,
       'nodeName',
@@ -206,6 +203,18 @@ class PodLifecycle {
     this.#nodes.assign(st.uid, nodeName);
     st.stage = 'starting';
     this.#pending(st, nodeName, false);
+  }
+
+  /** The bound pod, or undefined when it is gone, has a node already or is being deleted. */
+  #bind(st: PodState, node: string): KubeObject | undefined {
+    const current = this.#cluster.get('pods', st.namespace, st.name);
+    if (!current || current.metadata.uid !== st.uid) return undefined;
+    try {
+      return this.#cluster.bind(st.namespace, st.name, node);
+    } catch (err) {
+      if (isApiError(err, 409) || isApiError(err, 404)) return undefined;
+      throw err;
+    }
   }
 
   // --- kubelet ---------------------------------------------------------------------------------------------
