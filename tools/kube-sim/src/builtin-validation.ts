@@ -19,7 +19,8 @@ export function validateBuiltinUpdate(
 ): FieldCause[] {
   if (resource === 'pods') {
     const causes = validatePodSpec(next.spec as Json | undefined);
-    if (!binding) causes.push(...validatePodUpdate(old.spec as Json | undefined, next.spec as Json | undefined));
+    if (!binding)
+      causes.push(...validatePodUpdate(old.spec as Json | undefined, next.spec as Json | undefined));
     return causes;
   }
   return [...validateWorkload(resource, next), ...validateWorkloadUpdate(resource, old, next)];

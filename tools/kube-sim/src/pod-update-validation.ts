@@ -59,7 +59,9 @@ function onlyAddedTolerations(next: Json[], old: Json[]): FieldCause[] {
       return deepEqual(restOld, restNew);
     });
     if (!found)
-      return [forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds')];
+      return [
+        forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds'),
+      ];
   }
   return [];
 }
@@ -86,11 +88,15 @@ export function validatePodUpdate(oldSpec: Json | undefined, nextSpec: Json | un
       return causes;
     }
     if (typeof oldDeadline === 'number' && oldDeadline < deadline) {
-      causes.push(invalid('spec.activeDeadlineSeconds', deadline, 'must be less than or equal to previous value'));
+      causes.push(
+        invalid('spec.activeDeadlineSeconds', deadline, 'must be less than or equal to previous value'),
+      );
       return causes;
     }
   } else if (typeof oldDeadline === 'number') {
-    causes.push(invalid('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
+    causes.push(
+      invalid('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'),
+    );
   }
   causes.push(...onlyAddedTolerations(list(next.tolerations), list(old.tolerations)));
   if (deepEqual(old, next)) return causes;
@@ -99,7 +105,8 @@ export function validatePodUpdate(oldSpec: Json | undefined, nextSpec: Json | un
   const withOldImages = (cs: Json[], olds: Json[]) =>
     cs.map((c, i) => (isObject(c) ? { ...c, image: obj(olds[i]).image ?? null } : c));
   const munged: JsonObject = { ...next };
-  if (Array.isArray(next.containers)) munged.containers = withOldImages(next.containers, list(old.containers));
+  if (Array.isArray(next.containers))
+    munged.containers = withOldImages(next.containers, list(old.containers));
   if (Array.isArray(next.initContainers))
     munged.initContainers = withOldImages(next.initContainers, list(old.initContainers));
   for (const k of ['activeDeadlineSeconds', 'schedulingGates', 'tolerations'] as const) {

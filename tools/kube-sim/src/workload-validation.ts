@@ -139,7 +139,9 @@ function statefulSet(spec: JsonObject): FieldCause[] {
   const sel = spec.selector;
   if (!isObject(sel)) causes.push(required('spec.selector'));
   else if (selectorSize(sel) === 0)
-    causes.push(invalidGo('spec.selector', goLabelSelector(sel), 'empty selector is invalid for statefulset'));
+    causes.push(
+      invalidGo('spec.selector', goLabelSelector(sel), 'empty selector is invalid for statefulset'),
+    );
   const empty = isObject(sel) && selectorSize(sel) === 0;
   if (!empty && !selectorMatches(sel, templateLabels(spec))) causes.push(labelsMismatch(spec));
   // A real server leaves a StatefulSet's pod spec to the pods it creates: only the template's labels,

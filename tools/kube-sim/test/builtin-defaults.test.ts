@@ -309,7 +309,12 @@ test("a pod's image may change, its other spec fields may not", async () => {
   );
   const more = await kubectlWith(['apply'], {
     ...pod('nginx:1.27'),
-    spec: { containers: [{ name: 'app', image: 'nginx:1.27' }, { name: 'side', image: 'busybox' }] },
+    spec: {
+      containers: [
+        { name: 'app', image: 'nginx:1.27' },
+        { name: 'side', image: 'busybox' },
+      ],
+    },
   });
   assert.equal(
     more.stderr.trim(),

@@ -1,6 +1,6 @@
 // Pod lifecycle simulation: the scheduler (spread over Ready nodes) and a kubelet per node.
 //
-//   new pod (no spec.nodeName) → spec.nodeName set (update), status Pending: PodScheduled=True, containers
+//   new pod (no spec.nodeName) → spec.nodeName set (pods/binding), status Pending: PodScheduled=True, containers
 //   waiting ContainerCreating → after the startup delay: Running with podIP, containers running, Ready=True
 //   (or: Failed, or Running with Ready=False forever, or Running then Succeeded).
 //   deletionTimestamp set → the simulated containers exit after `containerExitMs` (never later than the
@@ -10,7 +10,7 @@
 //   kube-sim.podset.io/fate: ready | fail | never-ready | succeed
 //   kube-sim.podset.io/startup-delay-ms: "<ms>"   (Pending → Running/Failed delay)
 //   kube-sim.podset.io/exit-delay-ms: "<ms>"      (time the containers take to stop once deleted)
-import type { ClusterAccess, JsonObject, KubeObject, StoreEvent } from '../types.ts';
+import type { ClusterAccess, KubeObject, StoreEvent } from '../types.ts';
 import { PodEventRecorder } from './pod-events.ts';
 import { NodeTracker } from './pod-nodes.ts';
 import {

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { defaultBuiltin } from './builtin-defaults.ts';
+import type { JsonObject, KubeObject } from './types.ts';
+import { goLabelSelector, validateWorkload, validateWorkloadUpdate } from './workload-validation.ts';
+
+const make = (spec: JsonObject): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'X',
+  metadata: { name: 'x' },
+  spec,
+});
+const tpl = (labels: Record<string, string>, spec: JsonObject = {}) => ({
+  metadata: { labels },
+  spec: { containers: [{ name: 'a', image: 'busybox' }], ...spec },
+});
+const causes = (resource: string, spec: JsonObject) =>
+  validateWorkload(resource, defaultBuiltin(resource, make(spec))).map((c) => `${c.field}: ${c.message}`);
+
+test('a valid workload of each kind has no causes', () => {
+  const sel = { matchLabels: { app: 'a' } };
+  for (const r of ['deployments.apps', 'replicasets.apps', 'statefulsets.apps', 'daemonsets.apps'])
+    assert.deepEqual(causes(r, { selector: sel, template: tpl({ app: 'a' }) }), [], r);
+  assert.deepEqual(causes('replicationcontrollers', { template: tpl({ app: 'a' }) }), []);
+  assert.deepEqual(
+    causes('cronjobs.batch', {
+      schedule: '@hourly',
+      jobTemplate: { spec: { template: tpl({}, { restartPolicy: 'OnFailure' }) } },
+    }),
+    [],
+  );
+});
+
+test('selectors: required, not empty, matching the template, by the rules of each kind', () => {
+  assert.deepEqual(causes('daemonsets.apps', { selector: {}, template: tpl({ app: 'a' }) }), [
+    'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for daemonset',
+  ]);
+  assert.deepEqual(causes('daemonsets.apps', { template: tpl({ app: 'a' }) }), [
+    'spec.template.metadata.labels: Invalid value: map[string]string{"app":"a"}: `selector` does not match template `labels`',
+  ]);
+  assert.deepEqual(
+    causes('statefulsets.apps', {
+      selector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['b'] }] },
+      template: tpl({ app: 'a' }),
+    }),
+    [
+      'spec.template.metadata.labels: Invalid value: map[string]string{"app":"a"}: `selector` does not match template `labels`',
+    ],
+  );
+  assert.deepEqual(
+    causes('replicationcontrollers', { selector: { app: 'b' }, template: tpl({ app: 'a' }) }),
+    [
+      'spec.template.metadata.labels: Invalid value: map[string]string{"app":"a"}: `selector` does not match template `labels`',
+    ],
+  );
+});
+
+test('restartPolicy and activeDeadlineSeconds of templates', () => {
+  assert.deepEqual(
+    causes('replicasets.apps', {
+      selector: { matchLabels: { app: 'a' } },
+      template: tpl({ app: 'a' }, { restartPolicy: 'Never', activeDeadlineSeconds: 5 }),
+    }),
+    [
+      'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"',
+      'spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported',
+    ],
+  );
+  assert.deepEqual(
+    causes('cronjobs.batch', { schedule: '@daily', jobTemplate: { spec: { template: tpl({}) } } }),
+    [
+      'spec.jobTemplate.spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"',
+    ],
+  );
+});
+
+test('updates: the selector is immutable, a StatefulSet spec frozen but for some fields', () => {
+  const old = make({ selector: { matchLabels: { a: 'b' } }, serviceName: 's', replicas: 1 });
+  const moved = make({
+    selector: { matchExpressions: [{ key: 'a', operator: 'Exists' }] },
+    serviceName: 's',
+    replicas: 1,
+  });
+  assert.deepEqual(
+    validateWorkloadUpdate('deployments.apps', old, moved).map((c) => c.message),
+    [
+      'Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:"a", Operator:"Exists", Values:[]string(nil)}}}: field is immutable',
+    ],
+  );
+  const scaled = make({ selector: { matchLabels: { a: 'b' } }, serviceName: 's', replicas: 5 });
+  assert.deepEqual(validateWorkloadUpdate('statefulsets.apps', old, scaled), []);
+  assert.deepEqual(validateWorkloadUpdate('replicationcontrollers', old, moved), []);
+  assert.equal(
+    goLabelSelector({ matchLabels: {} }).startsWith('v1.LabelSelector{MatchLabels:map[string]string{}'),
+    true,
+  );
+});
