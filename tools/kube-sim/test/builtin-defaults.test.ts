@@ -321,3 +321,30 @@ test("a pod's image may change, its other spec fields may not", async () => {
     'The Pod "p" is invalid: spec.containers: Forbidden: pod updates may not add or remove containers',
   );
 });
+
+test('kubectl create deployment, job and cronjob (protobuf bodies) are stored with their defaults', async () => {
+  for (const args of [
+    ['create', 'deployment', 'imperative', '--image=nginx'],
+    ['create', 'job', 'once', '--image=busybox'],
+    ['create', 'cronjob', 'tick', '--image=busybox', '--schedule=*/5 * * * *'],
+  ]) {
+    const r = await kubectl(args);
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+  }
+  const d = await getJson('deployment', 'imperative');
+  const podSpec = ((d.spec as Obj).template as Obj).spec as Obj;
+  assert.equal((podSpec.containers as Obj[])[0]?.imagePullPolicy, 'Always', 'no tag: Always');
+  assert.equal((d.spec as Obj).progressDeadlineSeconds, 600);
+  const j = await getJson('job', 'once');
+  assert.equal((j.spec as Obj).backoffLimit, 6);
+  assert.equal((((j.spec as Obj).template as Obj).spec as Obj).restartPolicy, 'Never');
+  const c = await getJson('cronjob', 'tick');
+  const cs = c.spec as Obj;
+  assert.deepEqual(
+    [cs.concurrencyPolicy, cs.suspend, cs.successfulJobsHistoryLimit, cs.failedJobsHistoryLimit],
+    ['Allow', false, 3, 1],
+  );
+  const jobPodSpec = (((cs.jobTemplate as Obj).spec as Obj).template as Obj).spec as Obj;
+  assert.equal(jobPodSpec.schedulerName, 'default-scheduler');
+  assert.deepEqual(c.status, {});
+});
