@@ -95,3 +95,24 @@ test('updates: the selector is immutable, a StatefulSet spec frozen but for some
     true,
   );
 });
+
+test("a Job's template and completions are immutable, a suspended Job's scheduling directives are not", () => {
+  const tplWith = (labels: Record<string, string>, spec: JsonObject = {}) =>
+    ({ ...tpl(labels, spec), metadata: { labels } }) as JsonObject;
+  const job = (suspend: boolean, t: JsonObject, completions = 1) =>
+    make({ suspend, completions, parallelism: 1, selector: { matchLabels: { a: 'b' } }, template: t });
+  const text = (o: KubeObject, n: KubeObject) =>
+    validateWorkloadUpdate('jobs.batch', o, n).map((c) => `${c.field}: ${c.message}`);
+  const t = tplWith({ a: 'b' });
+  assert.deepEqual(text(job(false, t), job(false, tplWith({ a: 'b' }, { nodeSelector: { z: 'y' } }))), [
+    'spec.template: Invalid value: core.PodTemplateSpec{...}: field is immutable',
+  ]);
+  assert.deepEqual(
+    text(job(true, t), job(true, tplWith({ a: 'b', extra: 'x' }, { nodeSelector: { z: 'y' } }))),
+    [],
+  );
+  assert.deepEqual(text(job(false, t), job(false, t, 3)), [
+    'spec.completions: Invalid value: 3: field is immutable',
+  ]);
+  assert.deepEqual(text(job(false, t), job(false, t)), []);
+});

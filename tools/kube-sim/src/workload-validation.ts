@@ -243,6 +243,42 @@ const STATEFULSET_MUTABLE = [
   'minReadySeconds',
 ];
 
+// What a suspended Job's template may change: the scheduling directives, labels and annotations.
+const SCHEDULING_SPEC = ['nodeSelector', 'tolerations', 'schedulingGates', 'affinity'];
+
+/**
+ * A Job's completions (unless an Indexed Job keeps completions equal to parallelism) and its template
+ * are immutable. A real server prints the whole template as its internal Go struct; kube-sim elides it.
+ */
+function jobUpdate(os: JsonObject, ns: JsonObject): FieldCause[] {
+  const causes: FieldCause[] = [];
+  const elastic = ns.completionMode === 'Indexed' && ns.completions === ns.parallelism;
+  if (!deepEqual(os.completions, ns.completions) && !elastic)
+    causes.push(invalid('spec.completions', ns.completions ?? null, 'field is immutable'));
+  const comparable = (t: JsonObject, from: JsonObject): JsonObject => {
+    if (os.suspend !== true) return t;
+    const meta = obj(t.metadata);
+    const fromMeta = obj(from.metadata);
+    const spec: JsonObject = { ...obj(t.spec) };
+    for (const k of SCHEDULING_SPEC) {
+      const v = obj(from.spec)[k];
+      if (v === undefined) delete spec[k];
+      else spec[k] = v;
+    }
+    const { labels: _l, annotations: _a, ...rest } = meta;
+    return {
+      ...t,
+      metadata: { ...rest, labels: fromMeta.labels ?? null, annotations: fromMeta.annotations ?? null },
+      spec,
+    };
+  };
+  const oldT = obj(os.template);
+  const newT = obj(ns.template);
+  if (!deepEqual(comparable(oldT, newT), comparable(newT, newT)))
+    causes.push(invalidGo('spec.template', 'core.PodTemplateSpec{...}', 'field is immutable'));
+  return causes;
+}
+
 /** The causes only an update can get: immutable fields changed. */
 export function validateWorkloadUpdate(resource: string, old: KubeObject, next: KubeObject): FieldCause[] {
   const os = obj(old.spec as Json | undefined);
@@ -250,6 +286,7 @@ export function validateWorkloadUpdate(resource: string, old: KubeObject, next: 
   const causes: FieldCause[] = [];
   if (IMMUTABLE_SELECTOR.has(resource) && !deepEqual(os.selector, ns.selector))
     causes.push(invalidGo('spec.selector', goLabelSelector(ns.selector), 'field is immutable'));
+  if (resource === 'jobs.batch') causes.push(...jobUpdate(os, ns));
   if (resource === 'statefulsets.apps') {
     const frozen = (s: JsonObject) =>
       Object.fromEntries(Object.entries(s).filter(([k]) => !STATEFULSET_MUTABLE.includes(k)));

@@ -248,7 +248,7 @@ test("invalid workloads: kubectl prints the API server's causes and nothing is s
   }
 });
 
-test('a Deployment selector is immutable; a StatefulSet spec only changes where allowed', async () => {
+test('a Deployment selector and a Job template are immutable; a StatefulSet spec only changes where allowed', async () => {
   const r = await kubectlWith(['apply'], {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -284,6 +284,21 @@ test('a Deployment selector is immutable; a StatefulSet spec only changes where 
   );
   const rescaled = await kubectlWith(['apply'], { ...sts, spec: { ...sts.spec, replicas: 2 } });
   assert.equal(rescaled.code, 0, rescaled.stderr);
+
+  const job = (image: string) => ({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'once-only' },
+    spec: {
+      template: { spec: { containers: [{ name: 'a', image }], restartPolicy: 'Never' } },
+    },
+  });
+  assert.equal((await kubectlWith(['apply'], job('busybox:1.36'))).code, 0);
+  const rerun = await kubectlWith(['apply'], job('busybox:1.37'));
+  assert.match(
+    rerun.stderr,
+    /^The Job "once-only" is invalid: spec\.template: Invalid value: core\.PodTemplateSpec\{.*\}: field is immutable$/m,
+  );
 });
 
 test("a pod's image may change, its other spec fields may not", async () => {
