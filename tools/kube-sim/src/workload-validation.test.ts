@@ -116,3 +116,21 @@ test("a Job's template and completions are immutable, a suspended Job's scheduli
   ]);
   assert.deepEqual(text(job(false, t), job(false, t)), []);
 });
+
+test('a Deployment strategy: Recreate without rollingUpdate, a rolling one that can move', () => {
+  const d = (strategy: JsonObject) => ({
+    selector: { matchLabels: { app: 'a' } },
+    template: tpl({ app: 'a' }),
+    strategy,
+  });
+  assert.deepEqual(causes('deployments.apps', d({ type: 'Recreate' })), []);
+  assert.deepEqual(causes('deployments.apps', d({ type: 'Recreate', rollingUpdate: { maxSurge: '25%' } })), [
+    "spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'",
+  ]);
+  assert.deepEqual(causes('deployments.apps', d({ type: 'BlueGreen' })), [
+    'spec.strategy: Unsupported value: apps.DeploymentStrategy{Type:"BlueGreen", RollingUpdate:(*apps.RollingUpdateDeployment)(nil)}: supported values: "Recreate", "RollingUpdate"',
+  ]);
+  assert.deepEqual(causes('deployments.apps', d({ rollingUpdate: { maxSurge: 0, maxUnavailable: 0 } })), [
+    'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:""}: may not be 0 when `maxSurge` is 0',
+  ]);
+});

@@ -113,6 +113,47 @@ function restartAndDeadline(
   return causes;
 }
 
+/** Go's `%#v` of an intstr.IntOrString (a number is Type 0, a string Type 1). */
+function goIntOrString(v: Json | undefined): string {
+  return typeof v === 'string'
+    ? `intstr.IntOrString{Type:1, IntVal:0, StrVal:${JSON.stringify(v)}}`
+    : `intstr.IntOrString{Type:0, IntVal:${typeof v === 'number' ? v : 0}, StrVal:""}`;
+}
+
+const isZero = (v: Json | undefined) => v === 0 || v === '0%' || v === undefined || v === null;
+
+/** ValidateDeploymentStrategy: a Recreate strategy has no rollingUpdate; a rolling one moves pods. */
+function deploymentStrategy(strategy: Json | undefined): FieldCause[] {
+  const s = obj(strategy);
+  const at = 'spec.strategy.rollingUpdate';
+  if (s.type === 'Recreate')
+    return s.rollingUpdate === undefined || s.rollingUpdate === null
+      ? []
+      : [forbidden(at, "may not be specified when strategy `type` is 'Recreate'")];
+  if (s.type !== 'RollingUpdate') {
+    // The whole strategy is the bad value; a real server prints a set rollingUpdate as a pointer address.
+    const ru = isObject(s.rollingUpdate) ? '(0xc000000000)' : '(nil)';
+    const value = `apps.DeploymentStrategy{Type:${JSON.stringify(str(s.type))}, RollingUpdate:(*apps.RollingUpdateDeployment)${ru}}`;
+    return [
+      {
+        reason: 'FieldValueNotSupported',
+        field: 'spec.strategy',
+        message: `Unsupported value: ${value}: supported values: "Recreate", "RollingUpdate"`,
+      },
+    ];
+  }
+  const ru = obj(s.rollingUpdate);
+  if (isZero(ru.maxUnavailable) && isZero(ru.maxSurge))
+    return [
+      invalidGo(
+        `${at}.maxUnavailable`,
+        goIntOrString(ru.maxUnavailable),
+        'may not be 0 when `maxSurge` is 0',
+      ),
+    ];
+  return [];
+}
+
 /** Deployments and ReplicaSets (ValidateDeploymentSpec, ValidateReplicaSetSpec). */
 function replicaSetLike(spec: JsonObject, kind: 'Deployment' | 'ReplicaSet'): FieldCause[] {
   const causes = nonNegative('spec.replicas', spec.replicas);
@@ -124,6 +165,7 @@ function replicaSetLike(spec: JsonObject, kind: 'Deployment' | 'ReplicaSet'): Fi
   if (!empty && !selectorMatches(sel, templateLabels(spec))) causes.push(labelsMismatch(spec));
   // Deployments share the ReplicaSet template check, and its wording.
   causes.push(...templateSpec(spec, kind, ['Always'], 'forbidden', 'ReplicaSet'));
+  if (kind === 'Deployment') causes.push(...deploymentStrategy(spec.strategy));
   causes.push(...nonNegative('spec.minReadySeconds', spec.minReadySeconds));
   causes.push(...nonNegative('spec.revisionHistoryLimit', spec.revisionHistoryLimit));
   return causes;

@@ -269,6 +269,27 @@ test('a Deployment selector and a Job template are immutable; a StatefulSet spec
   );
   const scaled = await kubectl(['scale', 'deployment', 'fixed', '--replicas=3']);
   assert.equal(scaled.code, 0, scaled.stderr);
+  // The defaulted rollingUpdate stays when only the type changes, as on a real server.
+  const recreate = await kubectl([
+    'patch',
+    'deployment',
+    'fixed',
+    '-p',
+    '{"spec":{"strategy":{"type":"Recreate"}}}',
+  ]);
+  assert.equal(
+    recreate.stderr.trim(),
+    `The Deployment "fixed" is invalid: spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy \`type\` is 'Recreate'`,
+  );
+  const retained = await kubectl([
+    'patch',
+    'deployment',
+    'fixed',
+    '-p',
+    '{"spec":{"strategy":{"$retainKeys":["type"],"type":"Recreate"}}}',
+  ]);
+  assert.equal(retained.code, 0, retained.stderr);
+  assert.deepEqual(((await getJson('deployment', 'fixed')).spec as Obj).strategy, { type: 'Recreate' });
 
   const sts = {
     apiVersion: 'apps/v1',
