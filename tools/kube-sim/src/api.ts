@@ -572,7 +572,7 @@ export class Api {
     name = String(name);
     const uid = randomUUID();
     // Defaults first, as decoding applies them; a Job's generated selector needs its name and uid.
-    obj = defaultBuiltin(id, { ...obj, metadata: { ...obj.metadata, name } });
+    obj = defaultBuiltin(id, { ...obj, metadata: { ...obj.metadata, name, uid } });
     if (id === 'jobs.batch') obj = generateJobSelector(obj, uid);
     const causes = validateName(name, rule);
     causes.push(...validateMetadata(obj));

@@ -134,3 +134,34 @@ test('a Deployment strategy: Recreate without rollingUpdate, a rolling one that 
     'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:""}: may not be 0 when `maxSurge` is 0',
   ]);
 });
+
+test('a Job without manualSelector must carry its own generated selector and labels', () => {
+  const job = (selector: JsonObject, labels: Record<string, string>): KubeObject => ({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'j', uid: 'u1' },
+    spec: { selector, template: tpl(labels, { restartPolicy: 'Never' }) },
+  });
+  const own = {
+    'controller-uid': 'u1',
+    'job-name': 'j',
+    'batch.kubernetes.io/controller-uid': 'u1',
+    'batch.kubernetes.io/job-name': 'j',
+  };
+  const sel = { matchLabels: { 'batch.kubernetes.io/controller-uid': 'u1' } };
+  assert.deepEqual(validateWorkload('jobs.batch', defaultBuiltin('jobs.batch', job(sel, own))), []);
+  assert.deepEqual(
+    validateWorkload(
+      'jobs.batch',
+      defaultBuiltin('jobs.batch', job({ matchLabels: { ...own, app: 'x' } }, { app: 'x' })),
+    ).map((c) => `${c.field}: ${c.message}`),
+    [
+      "spec.template.metadata.labels[controller-uid]: Required value: must be 'u1'",
+      "spec.template.metadata.labels[job-name]: Required value: must be 'j'",
+      "spec.template.metadata.labels[batch.kubernetes.io/controller-uid]: Required value: must be 'u1'",
+      "spec.template.metadata.labels[batch.kubernetes.io/job-name]: Required value: must be 'j'",
+      'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"x", "batch.kubernetes.io/controller-uid":"u1", "batch.kubernetes.io/job-name":"j", "controller-uid":"u1", "job-name":"j"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` not auto-generated',
+      'spec.template.metadata.labels: Invalid value: map[string]string{"app":"x"}: `selector` does not match template `labels`',
+    ],
+  );
+});

@@ -220,8 +220,38 @@ function replicationController(spec: JsonObject): FieldCause[] {
   return causes;
 }
 
-function job(spec: JsonObject): FieldCause[] {
+const JOB_LABELS = [
+  ['controller-uid', 'uid'],
+  ['job-name', 'name'],
+  ['batch.kubernetes.io/controller-uid', 'uid'],
+  ['batch.kubernetes.io/job-name', 'name'],
+] as const;
+
+/**
+ * ValidateGeneratedSelector: unless `manualSelector`, the template carries the job labels of this Job
+ * and the selector selects them, so a Job copied from another (its selector and labels naming the old
+ * uid) is refused.
+ */
+function generatedSelector(o: KubeObject, spec: JsonObject): FieldCause[] {
+  if (spec.manualSelector === true || !isObject(spec.selector)) return [];
   const causes: FieldCause[] = [];
+  const labels = templateLabels(spec);
+  const l = obj(labels);
+  const expected: JsonObject = {};
+  for (const [key, from] of JOB_LABELS) {
+    const want = str(from === 'uid' ? o.metadata.uid : o.metadata.name);
+    expected[key] = want;
+    const at = `spec.template.metadata.labels[${key}]`;
+    if (!Object.hasOwn(l, key)) causes.push(required(at, `must be '${want}'`));
+    else if (l[key] !== want) causes.push(invalidGo(at, goStringMap(labels), `must be '${want}'`));
+  }
+  if (!selectorMatches(spec.selector, expected))
+    causes.push(invalidGo('spec.selector', goLabelSelector(spec.selector), '`selector` not auto-generated'));
+  return causes;
+}
+
+function job(o: KubeObject, spec: JsonObject): FieldCause[] {
+  const causes = generatedSelector(o, spec);
   causes.push(...nonNegative('spec.parallelism', spec.parallelism));
   causes.push(...nonNegative('spec.completions', spec.completions));
   causes.push(...nonNegative('spec.backoffLimit', spec.backoffLimit));
@@ -259,7 +289,7 @@ export function validateWorkload(resource: string, o: KubeObject): FieldCause[] 
     case 'replicationcontrollers':
       return replicationController(spec);
     case 'jobs.batch':
-      return job(spec);
+      return job(o, spec);
     case 'cronjobs.batch':
       return cronJob(spec);
     default:
@@ -294,9 +324,14 @@ const SCHEDULING_SPEC = ['nodeSelector', 'tolerations', 'schedulingGates', 'affi
  */
 function jobUpdate(os: JsonObject, ns: JsonObject): FieldCause[] {
   const causes: FieldCause[] = [];
-  const elastic = ns.completionMode === 'Indexed' && ns.completions === ns.parallelism;
-  if (!deepEqual(os.completions, ns.completions) && !elastic)
-    causes.push(invalid('spec.completions', ns.completions ?? null, 'field is immutable'));
+  if (!deepEqual(os.completions, ns.completions)) {
+    if (ns.completionMode !== 'Indexed')
+      causes.push(invalid('spec.completions', ns.completions ?? null, 'field is immutable'));
+    else if (typeof ns.completions === 'number' && ns.completions !== ns.parallelism)
+      causes.push(
+        invalid('spec.completions', ns.completions, 'can only be modified in tandem with spec.parallelism'),
+      );
+  }
   const comparable = (t: JsonObject, from: JsonObject): JsonObject => {
     if (os.suspend !== true) return t;
     const meta = obj(t.metadata);

@@ -123,6 +123,29 @@ test('a Job gets a generated selector, the job labels on its template and itself
     podReplacementPolicy: 'TerminatingOrFailed',
   });
   assert.deepEqual(j.status, {});
+
+  // A copy of it (its selector and labels naming the first Job's uid) is not a Job of its own.
+  const { uid: _u, resourceVersion: _r, creationTimestamp: _c, ...meta } = j.metadata as Obj;
+  const copy = await kubectlWith(['create'], {
+    ...j,
+    metadata: { ...meta, name: 'pi-copy' },
+    status: undefined,
+  });
+  assert.notEqual(copy.code, 0);
+  const causes = copy.stderr.trim().split('\n* ').slice(1);
+  assert.equal(causes.length, 5, copy.stderr);
+  assert.match(
+    causes[0]!,
+    /^spec\.template\.metadata\.labels\[controller-uid\]: Invalid value: map\[string\]string\{.*\}: must be '[-0-9a-f]{36}'$/,
+  );
+  assert.match(
+    causes[1]!,
+    /^spec\.template\.metadata\.labels\[job-name\]: Invalid value: map\[string\]string\{.*\}: must be 'pi-copy'$/,
+  );
+  assert.equal(
+    causes[4],
+    `spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"batch.kubernetes.io/controller-uid":"${uid}"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: \`selector\` not auto-generated`,
+  );
 });
 
 test('a StatefulSet, a DaemonSet and a PVC get their defaults and status', async () => {
