@@ -824,7 +824,7 @@ export class Api {
       for (const k of Object.keys(im))
         if (!OBJECT_META_FIELDS.has(k))
           (meta as Record<string, unknown>)[k] = (im as Record<string, unknown>)[k];
-      next = defaultBuiltin(id, { ...incoming, metadata: meta });
+      next = defaultBuiltin(id, { ...incoming, metadata: meta }, current);
       if (t.subresources.status) {
         if (current.status !== undefined) next.status = current.status;
         else delete next.status;

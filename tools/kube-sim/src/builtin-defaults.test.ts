@@ -113,3 +113,10 @@ test('a CronJob and the zero statuses', () => {
   assert.deepEqual(initialStatus('deployments.apps'), {});
   assert.equal(initialStatus('configmaps'), undefined);
 });
+
+test('a pod update keeps the priority admission gave it and gets enableServiceLinks', () => {
+  const stored = preparePod(make({ containers: [{ name: 'a', image: 'x' }] }));
+  const { priority: _p, preemptionPolicy: _pp, enableServiceLinks: _e, ...rest } = sp(stored);
+  const next = defaultBuiltin('pods', { ...stored, spec: rest }, stored);
+  assert.deepEqual(next.spec, stored.spec);
+});

@@ -2,7 +2,7 @@
 // defaults.go, the Job strategy's generated selector) and the status it stores on create: the zero
 // value of each kind's status struct, as Go's encoder writes it (fields without omitempty appear as 0).
 // Defaults apply on every write, as decoding does on a real server; the Job selector only on create.
-import { defaultPodSpec, defaultPodTemplate } from './pod-defaults.ts';
+import { defaultPodSpec, defaultPodTemplate, defaultPodUpdate } from './pod-defaults.ts';
 import { isObject } from './structural.ts';
 import type { Json, JsonObject, KubeObject } from './types.ts';
 
@@ -141,12 +141,16 @@ function labelsFromTemplate(o: KubeObject, spec: JsonObject): KubeObject {
   return { ...o, metadata: { ...o.metadata, labels: { ...(labels as Record<string, string>) } } };
 }
 
-/** The built-in defaults of `resource` applied to `o` (unchanged for kinds without any). */
-export function defaultBuiltin(resource: string, o: KubeObject): KubeObject {
+/**
+ * The built-in defaults of `resource` applied to `o` (unchanged for kinds without any); `old` is the
+ * stored object when `o` updates it.
+ */
+export function defaultBuiltin(resource: string, o: KubeObject, old?: KubeObject): KubeObject {
   const spec = obj(o.spec as Json | undefined);
   switch (resource) {
     case 'pods':
-      return o.spec === undefined ? o : { ...o, spec: defaultPodSpec(o.spec as Json | undefined) };
+      if (o.spec === undefined) return o;
+      return old ? defaultPodUpdate(o, old) : { ...o, spec: defaultPodSpec(o.spec as Json | undefined) };
     case 'deployments.apps':
       return { ...o, spec: deploymentSpec(spec) };
     case 'statefulsets.apps':

@@ -118,6 +118,20 @@ export function defaultPodTemplate(input: Json | undefined): JsonObject {
   return t;
 }
 
+/**
+ * A pod on update: SetDefaults_Pod's enableServiceLinks, and the priority the Priority admission plugin
+ * keeps from the stored pod when an update leaves it out.
+ */
+export function defaultPodUpdate(obj: KubeObject, old: KubeObject): KubeObject {
+  const spec = defaultPodSpec(obj.spec as Json | undefined);
+  const was = isObject(old.spec as Json | undefined) ? (old.spec as JsonObject) : {};
+  spec.enableServiceLinks ??= true;
+  if (spec.priority === undefined && was.priority !== undefined) spec.priority = was.priority;
+  if (spec.preemptionPolicy === undefined && was.preemptionPolicy !== undefined)
+    spec.preemptionPolicy = was.preemptionPolicy;
+  return { ...obj, spec };
+}
+
 const DEFAULT_TOLERATIONS: JsonObject[] = [
   { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
   { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },

@@ -379,6 +379,13 @@ test("a pod's image may change, its other spec fields may not", async () => {
     more.stderr.trim(),
     'The Pod "p" is invalid: spec.containers: Forbidden: pod updates may not add or remove containers',
   );
+  // A replace without what admission and defaulting add keeps them, as a real server does.
+  const current = await getJson('pod', 'p');
+  const { priority: _p, enableServiceLinks: _e, ...bare } = current.spec as Obj;
+  const replaced = await kubectlWith(['replace'], { ...current, spec: bare });
+  assert.equal(replaced.code, 0, replaced.stderr);
+  const again = (await getJson('pod', 'p')).spec as Obj;
+  assert.deepEqual([again.priority, again.enableServiceLinks], [0, true]);
 });
 
 test('kubectl create deployment, job and cronjob (protobuf bodies) are stored with their defaults', async () => {
