@@ -36,7 +36,9 @@ import {
   type ObjectMeta,
   type ResourceType,
 } from './types.ts';
-import { validatePodSpec } from './pod-validation.ts';
+import { defaultBuiltin, generateJobSelector, initialStatus } from './builtin-defaults.ts';
+import { validateBuiltinCreate, validateBuiltinUpdate } from './builtin-validation.ts';
+import { preparePod } from './pod-defaults.ts';
 import { checkQuota } from './quota-admission.ts';
 import { prepareResourceQuota } from './quota-validation.ts';
 import { nameRuleFor, randomSuffix, validateMetadata, validateName } from './validation.ts';
@@ -48,6 +50,8 @@ export interface WriteOptions {
   fieldValidation?: FieldValidation;
   /** Filled with warnings for the `Warning` response header. */
   warnings?: string[];
+  /** Set by pods/binding, the one write that may set a pod's spec.nodeName. */
+  binding?: boolean;
 }
 
 export interface ListQuery {
@@ -531,7 +535,7 @@ export class Api {
   }
 
   create(t: ResourceType, ns: string | undefined, body: unknown, opts: WriteOptions = {}): KubeObject {
-    const obj = this.checkBody(t, body);
+    let obj = this.checkBody(t, body);
     const id = resourceId(t);
     const m = obj.metadata;
     if (t.namespaced) {
@@ -568,9 +572,13 @@ export class Api {
       }
     }
     name = String(name);
+    const uid = randomUUID();
+    // Defaults first, as decoding applies them; a Job's generated selector needs its name and uid.
+    obj = defaultBuiltin(id, { ...obj, metadata: { ...obj.metadata, name, uid } });
+    if (id === 'jobs.batch') obj = generateJobSelector(obj, uid);
     const causes = validateName(name, rule);
     causes.push(...validateMetadata(obj));
-    if (id === 'pods') causes.push(...validatePodSpec(obj.spec as Json | undefined));
+    causes.push(...validateBuiltinCreate(id, obj));
     if (causes.length) throw invalid(t, name, causes);
     if (this.store.get(id, ns, name)) {
       throw new ApiError(409, 'AlreadyExists', `${id} "${name}" already exists`, {
@@ -582,11 +590,11 @@ export class Api {
       name,
       ...(m.generateName ? { generateName: m.generateName } : {}),
       ...(ns ? { namespace: ns } : {}),
-      uid: randomUUID(),
+      uid,
       resourceVersion: '',
       ...(this.tracksGeneration(t) ? { generation: 1 } : {}),
       creationTimestamp: timestamp(now),
-      ...(m.labels ? { labels: m.labels } : {}),
+      ...(obj.metadata.labels ? { labels: obj.metadata.labels } : {}),
       ...(m.annotations ? { annotations: m.annotations } : {}),
       ...(m.ownerReferences ? { ownerReferences: m.ownerReferences } : {}),
       ...(m.finalizers?.length ? { finalizers: m.finalizers } : {}),
@@ -632,7 +640,8 @@ export class Api {
     if (id === 'customresourcedefinitions.apiextensions.k8s.io') return this.prepareCrd(obj);
     if (t.subresources.status && id !== 'nodes') {
       const { status: _s, ...rest } = obj;
-      return rest as KubeObject;
+      const status = initialStatus(id);
+      return (status ? { ...rest, status } : rest) as KubeObject;
     }
     return obj;
   }
@@ -819,12 +828,13 @@ export class Api {
       for (const k of Object.keys(im))
         if (!OBJECT_META_FIELDS.has(k))
           (meta as Record<string, unknown>)[k] = (im as Record<string, unknown>)[k];
-      next = { ...incoming, metadata: meta };
+      next = defaultBuiltin(id, { ...incoming, metadata: meta }, current);
       if (t.subresources.status) {
         if (current.status !== undefined) next.status = current.status;
         else delete next.status;
       }
       const causes = validateMetadata(next);
+      causes.push(...validateBuiltinUpdate(id, current, next, opts.binding));
       if (causes.length) throw invalid(t, name, causes);
       if (cm.deletionTimestamp) {
         const had = new Set(cm.finalizers ?? []);
@@ -957,7 +967,7 @@ export class Api {
       t,
       cur,
       { ...cur, spec: { ...spec, nodeName: node } } as KubeObject,
-      opts,
+      { ...opts, binding: true },
       'main',
     );
   }
@@ -1246,41 +1256,4 @@ function specFinalizers(obj: KubeObject): string[] {
 function specOf(obj: KubeObject, statusSubresource: boolean): string {
   const { metadata: _m, status, ...rest } = obj;
   return JSON.stringify(statusSubresource ? rest : { ...rest, status });
-}
-
-/** What the API server's pod defaulting fills in, and the initial status. */
-function preparePod(obj: KubeObject): KubeObject {
-  const spec: JsonObject = isObject(obj.spec) ? { ...obj.spec } : {};
-  const containers = Array.isArray(spec.containers) ? spec.containers : [];
-  spec.containers = containers.map((c) => {
-    if (!isObject(c)) return c;
-    const image = typeof c.image === 'string' ? c.image : '';
-    const tag = image.includes('@') ? 'digest' : (/:([^/:]+)$/.exec(image)?.[1] ?? 'latest');
-    return {
-      ...c,
-      imagePullPolicy: c.imagePullPolicy ?? (tag === 'latest' ? 'Always' : 'IfNotPresent'),
-      terminationMessagePath: c.terminationMessagePath ?? '/dev/termination-log',
-      terminationMessagePolicy: c.terminationMessagePolicy ?? 'File',
-      resources: c.resources ?? {},
-    };
-  });
-  spec.restartPolicy ??= 'Always';
-  spec.terminationGracePeriodSeconds ??= 30;
-  spec.dnsPolicy ??= 'ClusterFirst';
-  spec.schedulerName ??= 'default-scheduler';
-  spec.serviceAccountName ??= 'default';
-  spec.enableServiceLinks ??= true;
-  spec.priority ??= 0;
-  spec.preemptionPolicy ??= 'PreemptLowerPriority';
-  spec.securityContext ??= {};
-  spec.tolerations ??= [
-    { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-    {
-      key: 'node.kubernetes.io/unreachable',
-      operator: 'Exists',
-      effect: 'NoExecute',
-      tolerationSeconds: 300,
-    },
-  ];
-  return { ...obj, spec, status: { phase: 'Pending', qosClass: 'BestEffort' } };
 }

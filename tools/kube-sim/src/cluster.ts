@@ -75,6 +75,10 @@ export class Cluster implements ClusterAccess {
     return this.api.updateStatus(t, object.metadata.namespace, object.metadata.name ?? '', object);
   }
 
+  bind(namespace: string, name: string, nodeName: string): KubeObject {
+    return this.api.bind(namespace, name, { target: { name: nodeName } });
+  }
+
   delete(
     resource: string,
     namespace: string | undefined,

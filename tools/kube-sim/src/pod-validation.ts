@@ -12,17 +12,22 @@ const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const isObject = (v: Json | undefined): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The 400 a real server answers for a body it cannot decode into a Pod. */
-function undecodable(goField: string, value: Json, goType: string): ApiError {
+/** The 400 a real server answers for a body it cannot decode into its kind. */
+function undecodable(kind: string, goField: string, value: Json, goType: string): ApiError {
   const jsonType = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
   return new ApiError(
     400,
     'BadRequest',
-    `Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal ${jsonType} into Go struct field ${goField} of type ${goType}`,
+    `${kind} in version "v1" cannot be handled as a ${kind}: json: cannot unmarshal ${jsonType} into Go struct field ${goField} of type ${goType}`,
   );
 }
 
-function validateContainers(list: Json | undefined, path: string, names: Set<string>): FieldCause[] {
+function validateContainers(
+  list: Json | undefined,
+  path: string,
+  names: Set<string>,
+  kind: string,
+): FieldCause[] {
   const causes: FieldCause[] = [];
   if (!Array.isArray(list)) return causes;
   list.forEach((c, i) => {
@@ -42,7 +47,9 @@ function validateContainers(list: Json | undefined, path: string, names: Set<str
         const portAt = `${at}.ports[${j}]`;
         const port = p.containerPort;
         if (port !== undefined && typeof port !== 'number') {
-          throw undecodable('ContainerPort.spec.containers.ports.containerPort', port, 'int32');
+          // Go names the field by its path without indices.
+          const goPath = `${path.replace(/\[\d+\]/g, '')}.ports.containerPort`;
+          throw undecodable(kind, `ContainerPort.${goPath}`, port, 'int32');
         }
         if (port === undefined || port === 0) causes.push(required(`${portAt}.containerPort`));
         else if (!Number.isInteger(port) || port < 1 || port > 65535) {
@@ -57,18 +64,21 @@ function validateContainers(list: Json | undefined, path: string, names: Set<str
   return causes;
 }
 
-/** The field causes of a pod spec (`spec`), or a thrown 400 for a value no Pod can hold. */
-export function validatePodSpec(spec: Json | undefined): FieldCause[] {
-  if (!isObject(spec)) return [required('spec.containers')];
+/**
+ * The field causes of a pod spec at `path` (`spec` of a pod, `spec.template.spec` of a workload of
+ * `kind`), or a thrown 400 for a value no such object can hold.
+ */
+export function validatePodSpec(spec: Json | undefined, path = 'spec', kind = 'Pod'): FieldCause[] {
+  if (!isObject(spec)) return [required(`${path}.containers`)];
   const causes: FieldCause[] = [];
   if (!Array.isArray(spec.containers) || spec.containers.length === 0)
-    causes.push(required('spec.containers'));
+    causes.push(required(`${path}.containers`));
   const names = new Set<string>();
-  causes.push(...validateContainers(spec.initContainers, 'spec.initContainers', names));
-  causes.push(...validateContainers(spec.containers, 'spec.containers', names));
+  causes.push(...validateContainers(spec.initContainers, `${path}.initContainers`, names, kind));
+  causes.push(...validateContainers(spec.containers, `${path}.containers`, names, kind));
   const policy = spec.restartPolicy;
   if (policy !== undefined && !RESTART_POLICIES.includes(String(policy))) {
-    causes.push(notSupported('spec.restartPolicy', policy, RESTART_POLICIES));
+    causes.push(notSupported(`${path}.restartPolicy`, policy, RESTART_POLICIES));
   }
   return causes;
 }

@@ -173,6 +173,8 @@ export interface ClusterAccess {
   /** Optimistic concurrency: a set metadata.resourceVersion that is stale gives 409. */
   update(resource: string, object: KubeObject): KubeObject;
   updateStatus(resource: string, object: KubeObject): KubeObject;
+  /** pods/binding: sets a pod's spec.nodeName, which no update may (409 if it has a node or is being deleted). */
+  bind(namespace: string, name: string, nodeName: string): KubeObject;
   /** Graceful where the resource has it (pods), finalizers honoured; returns the object as left (or undefined if gone). */
   delete(
     resource: string,

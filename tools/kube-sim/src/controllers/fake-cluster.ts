@@ -140,6 +140,20 @@ export class FakeCluster implements ClusterAccess {
     return this.write('updateStatus', resource, object);
   }
 
+  bind(namespace: string, name: string, nodeName: string): KubeObject {
+    const pod = this.get('pods', namespace, name);
+    if (!pod) throw new ApiError(404, 'NotFound', `pods "${name}" not found`);
+    const spec = (pod.spec ?? {}) as { nodeName?: string };
+    if (spec.nodeName)
+      throw new ApiError(409, 'Conflict', `pod ${name} is already assigned to node "${spec.nodeName}"`);
+    if (pod.metadata.deletionTimestamp)
+      throw new ApiError(409, 'Conflict', `pod ${name} is being deleted, cannot be assigned to a host`);
+    return this.write('update', 'pods', {
+      ...pod,
+      spec: { ...(pod.spec as object), nodeName },
+    } as KubeObject);
+  }
+
   delete(
     resource: string,
     namespace: string | undefined,

@@ -263,6 +263,7 @@ test('a conflicting status write is retried on a fresh read', async (t) => {
     forceRemove: (r, ns, n) => cluster.forceRemove(r, ns, n),
     subscribe: (l) => cluster.subscribe(l),
     resourceTypes: () => cluster.resourceTypes(),
+    bind: (ns, n, node) => cluster.bind(ns, n, node),
     updateStatus(resource: string, object: KubeObject): KubeObject {
       if (resource === 'pods' && conflicts < 3) {
         conflicts++;

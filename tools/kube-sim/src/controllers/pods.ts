@@ -1,6 +1,6 @@
 // Pod lifecycle simulation: the scheduler (spread over Ready nodes) and a kubelet per node.
 //
-//   new pod (no spec.nodeName) → spec.nodeName set (update), status Pending: PodScheduled=True, containers
+//   new pod (no spec.nodeName) → spec.nodeName set (pods/binding), status Pending: PodScheduled=True, containers
 //   waiting ContainerCreating → after the startup delay: Running with podIP, containers running, Ready=True
 //   (or: Failed, or Running with Ready=False forever, or Running then Succeeded).
 //   deletionTimestamp set → the simulated containers exit after `containerExitMs` (never later than the
@@ -10,7 +10,7 @@
 //   kube-sim.podset.io/fate: ready | fail | never-ready | succeed
 //   kube-sim.podset.io/startup-delay-ms: "<ms>"   (Pending → Running/Failed delay)
 //   kube-sim.podset.io/exit-delay-ms: "<ms>"      (time the containers take to stop once deleted)
-import type { ClusterAccess, JsonObject, KubeObject, StoreEvent } from '../types.ts';
+import type { ClusterAccess, KubeObject, StoreEvent } from '../types.ts';
 import { PodEventRecorder } from './pod-events.ts';
 import { NodeTracker } from './pod-nodes.ts';
 import {
@@ -192,11 +192,8 @@ class PodLifecycle {
       });
       return;
     }
-    const bound = mutate(this.#cluster, 'update', 'pods', st.namespace, st.name, st.uid, (p) => {
-      if (p.metadata.deletionTimestamp || field(p.spec, 'nodeName')) return undefined;
-      p.spec = { ...((p.spec ?? {}) as JsonObject), nodeName: node };
-      return p;
-    });
+    // Through pods/binding, as the scheduler binds: an update may not set spec.nodeName.
+    const bound = this.#bind(st, node);
     const nodeName = field<string>(
       (bound ?? this.#cluster.get('pods', st.namespace, st.name))?.spec,
       'nodeName',
@@ -206,6 +203,18 @@ class PodLifecycle {
     this.#nodes.assign(st.uid, nodeName);
     st.stage = 'starting';
     this.#pending(st, nodeName, false);
+  }
+
+  /** The bound pod, or undefined when it is gone, has a node already or is being deleted. */
+  #bind(st: PodState, node: string): KubeObject | undefined {
+    const current = this.#cluster.get('pods', st.namespace, st.name);
+    if (!current || current.metadata.uid !== st.uid) return undefined;
+    try {
+      return this.#cluster.bind(st.namespace, st.name, node);
+    } catch (err) {
+      if (isApiError(err, 409) || isApiError(err, 404)) return undefined;
+      throw err;
+    }
   }
 
   // --- kubelet ---------------------------------------------------------------------------------------------
