@@ -151,11 +151,13 @@ spec:
     assert.match(out, /deployment.apps\/d1 created/);
     assert.match(out, /configmap\/cm1 created/);
     assert.match(out, /pod\/p1 created/);
-    // new image in the deployment (its sidecar must survive), new data, the pod's env value changed
+    // new image in the deployment (its sidecar must survive), new data, the pod's image and a label changed
+    // (a pod's env may not change: the API server forbids it on a pod, so kubectl's patch would be refused)
     const second = text
       .replace('nginx:1', 'nginx:2')
       .replace('k: v', 'k: w')
-      .replace(/value: "1"\}\]\n$/, 'value: "2"}]\n');
+      .replace('{a: b}', '{a: c}')
+      .replace('    image: nginx\n    env', '    image: nginx:3\n    env');
     assert.notEqual(second, text);
     const out2 = await ok('apply', '-f', manifest('builtins2.yaml', second));
     assert.match(out2, /deployment.apps\/d1 configured/);
@@ -166,7 +168,16 @@ spec:
       'nginx:2 busybox',
     );
     assert.equal(await ok('get', 'cm', 'cm1', '-o', 'jsonpath={.data.k}'), 'w');
-    assert.equal(await ok('get', 'pod', 'p1', '-o', 'jsonpath={.spec.containers[0].env[0].value}'), '2');
+    assert.equal(
+      await ok(
+        'get',
+        'pod',
+        'p1',
+        '-o',
+        'jsonpath={.metadata.labels.a} {.spec.containers[0].image} {.spec.containers[0].env[0].value}',
+      ),
+      'c nginx:3 1',
+    );
     assert.match(await ok('apply', '-f', manifest('builtins2.yaml', second)), /pod\/p1 unchanged/);
   });
 
