@@ -92,9 +92,8 @@ test('events are folded before their request; an event that cannot change a plan
   const requests = liveFor(recording, 'default/proj-a');
 
   // Bound to a node: the plan reads nothing of that. Then Ready: it does.
-  const pod = env.sim.cluster.get('pods', 'default', 'proj-a-1')!;
-  env.sim.cluster.update('pods', { ...pod, spec: { ...(pod.spec as object), nodeName: 'node-1' } });
-  const bound = env.sim.cluster.get('pods', 'default', 'proj-a-1')!;
+  // (pods/binding, as the scheduler binds: an update may not set spec.nodeName)
+  const bound = env.sim.cluster.bind('default', 'proj-a-1', 'node-1');
   env.sim.cluster.updateStatus('pods', {
     ...bound,
     status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
