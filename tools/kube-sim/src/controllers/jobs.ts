@@ -23,6 +23,7 @@ import {
   selectorMatcher,
   type Owner,
 } from './pod-replicas.ts';
+import { isTerminal } from './pod-status.ts';
 import { isApiError, mutate, nowIso, subscribeQueued, type ErrorReporter } from './util.ts';
 
 export const JOBS = 'jobs.batch';
@@ -171,10 +172,12 @@ export function startJobController(
     const interim = conditionTrue(old, 'SuccessCriteriaMet') ?? conditionTrue(old, 'FailureTarget');
     let finishing = interim;
 
+    // Deleted pods still running count as terminating: the final condition waits for them.
     const deletePods = (victims: KubeObject[]): void => {
       for (const p of victims) {
         try {
-          cluster.delete('pods', namespace, p.metadata.name ?? '');
+          const left = cluster.delete('pods', namespace, p.metadata.name ?? '');
+          if (left && !isTerminal(left)) terminating.push(left);
           recordEvent(cluster, report, job, {
             component: COMPONENT,
             reason: 'SuccessfulDelete',

@@ -41,7 +41,7 @@ export function canonicalJson(value: Json | undefined): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
 }
 
-function fnv32a(bytes: Uint8Array, hash = 0x811c9dc5): number {
+export function fnv32a(bytes: Uint8Array, hash = 0x811c9dc5): number {
   let h = hash;
   for (const b of bytes) {
     h ^= b;

@@ -1,0 +1,267 @@
+// The workload controllers as the real kubectl sees them: a Deployment rolls out (`kubectl rollout
+// status` ends with "successfully rolled out"), a new image makes a second ReplicaSet with the next
+// revision, `rollout history` lists both, `rollout undo` brings the first back as revision 3, `rollout
+// restart` rolls again; a Job runs to Complete (`kubectl wait --for=condition=complete` returns) and a
+// failing one ends Failed with BackoffLimitExceeded.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { kubectl as runKubectl, waitFor } from '@podset/testkit';
+import { startKubeSim, type KubeSim } from '../src/index.ts';
+
+let sim: KubeSim;
+let dir: string;
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'kube-sim-workloads-'));
+  sim = await startKubeSim({
+    controllerOptions: { startupDelayMs: 20, startupJitterMs: 80, succeedAfterMs: 200, containerExitMs: 50 },
+  });
+});
+after(async () => {
+  await sim?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const kubectl = (args: string[], input?: string) =>
+  runKubectl(args, {
+    kubeconfig: sim.kubeconfigPath,
+    cacheDir: join(dir, 'cache'),
+    allowFail: true,
+    timeoutMs: 120_000,
+    ...(input === undefined ? {} : { input }),
+  });
+
+async function ok(args: string[], input?: string): Promise<string> {
+  const r = await kubectl(args, input);
+  assert.equal(r.code, 0, `kubectl ${args.join(' ')}\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+const deployment = (image: string) =>
+  JSON.stringify({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: 'default' },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: 'web' } },
+      template: {
+        metadata: { labels: { app: 'web' } },
+        spec: { containers: [{ name: 'web', image }] },
+      },
+    },
+  });
+
+interface RS {
+  name: string;
+  replicas: number;
+  ready: number;
+  revision: string;
+  image: string;
+}
+
+async function replicaSets(): Promise<RS[]> {
+  const out = await ok(['get', 'rs', '-l', 'app=web', '-o', 'json']);
+  const list = JSON.parse(out) as {
+    items: {
+      metadata: { name: string; annotations?: Record<string, string> };
+      spec: { replicas: number; template: { spec: { containers: { image: string }[] } } };
+      status: { readyReplicas?: number };
+    }[];
+  };
+  return list.items
+    .map((rs) => ({
+      name: rs.metadata.name,
+      replicas: rs.spec.replicas,
+      ready: rs.status.readyReplicas ?? 0,
+      revision: rs.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? '',
+      image: rs.spec.template.spec.containers[0]?.image ?? '',
+    }))
+    .sort((a, b) => Number(a.revision) - Number(b.revision));
+}
+
+const rolledOut = async () => {
+  const out = await ok(['rollout', 'status', 'deployment/web', '--timeout=60s']);
+  assert.match(out, /deployment "web" successfully rolled out/);
+};
+
+test('a Deployment rolls out, rolls to a new image, lists its history, undoes and restarts', async () => {
+  await ok(['apply', '-f', '-'], deployment('nginx:1.26'));
+  await rolledOut();
+  let rss = await replicaSets();
+  assert.equal(rss.length, 1);
+  assert.match(rss[0]!.name, /^web-[bcdfghjklmnpqrstvwxz2456789]+$/);
+  assert.deepEqual(
+    { replicas: rss[0]!.replicas, ready: rss[0]!.ready, revision: rss[0]!.revision },
+    { replicas: 3, ready: 3, revision: '1' },
+  );
+  const hash = rss[0]!.name.slice('web-'.length);
+  const pods = JSON.parse(await ok(['get', 'pods', '-l', 'app=web', '-o', 'json'])) as {
+    items: {
+      metadata: { labels: Record<string, string>; ownerReferences: { kind: string; name: string }[] };
+    }[];
+  };
+  assert.equal(pods.items.length, 3);
+  for (const p of pods.items) {
+    assert.equal(p.metadata.labels['pod-template-hash'], hash);
+    assert.deepEqual(
+      p.metadata.ownerReferences.map((r) => `${r.kind}/${r.name}`),
+      [`ReplicaSet/${rss[0]!.name}`],
+    );
+  }
+  const status = JSON.parse(await ok(['get', 'deployment', 'web', '-o', 'jsonpath={.status}'])) as {
+    conditions: { type: string; status: string; reason: string; message: string }[];
+    replicas: number;
+    updatedReplicas: number;
+    availableReplicas: number;
+  };
+  assert.deepEqual(
+    status.conditions.map((c) => [c.type, c.status, c.reason, c.message]),
+    [
+      ['Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.'],
+      [
+        'Progressing',
+        'True',
+        'NewReplicaSetAvailable',
+        `ReplicaSet "${rss[0]!.name}" has successfully progressed.`,
+      ],
+    ],
+  );
+
+  // A new image: a second ReplicaSet, revision 2, takes over; the first is scaled to 0 and kept.
+  await ok(['set', 'image', 'deployment/web', 'web=nginx:1.27']);
+  await rolledOut();
+  rss = await replicaSets();
+  assert.deepEqual(
+    rss.map((r) => [r.revision, r.image, r.replicas]),
+    [
+      ['1', 'nginx:1.26', 0],
+      ['2', 'nginx:1.27', 3],
+    ],
+  );
+  const history = await ok(['rollout', 'history', 'deployment/web']);
+  assert.match(history, /REVISION\s+CHANGE-CAUSE\s*\n1\s+<none>\s*\n2\s+<none>/);
+  assert.match(await ok(['rollout', 'history', 'deployment/web', '--revision=1']), /Image:\s+nginx:1\.26/);
+
+  // Undo: the first ReplicaSet becomes the new one again, as revision 3.
+  assert.match(await ok(['rollout', 'undo', 'deployment/web']), /deployment\.apps\/web rolled back/);
+  await rolledOut();
+  rss = await replicaSets();
+  assert.deepEqual(
+    rss.map((r) => [r.revision, r.image, r.replicas]),
+    [
+      ['2', 'nginx:1.27', 0],
+      ['3', 'nginx:1.26', 3],
+    ],
+  );
+  assert.equal(
+    await ok([
+      'get',
+      'deployment',
+      'web',
+      '-o',
+      'jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}',
+    ]),
+    '3',
+  );
+
+  // Restart: a template annotation, so a third ReplicaSet.
+  await ok(['rollout', 'restart', 'deployment/web']);
+  await rolledOut();
+  rss = await replicaSets();
+  assert.deepEqual(
+    rss.map((r) => [r.revision, r.replicas]),
+    [
+      ['2', 0],
+      ['3', 0],
+      ['4', 3],
+    ],
+  );
+});
+
+test('a Job runs to Complete and kubectl wait returns; a failing Job ends Failed (BackoffLimitExceeded)', async () => {
+  await ok(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'pi', namespace: 'default' },
+      spec: {
+        completions: 2,
+        parallelism: 2,
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl' }] } },
+      },
+    }),
+  );
+  assert.match(
+    await ok(['wait', '--for=condition=complete', 'job/pi', '--timeout=60s']),
+    /job\.batch\/pi condition met/,
+  );
+  const job = JSON.parse(await ok(['get', 'job', 'pi', '-o', 'json'])) as {
+    metadata: { uid: string };
+    status: {
+      succeeded: number;
+      startTime: string;
+      completionTime: string;
+      conditions: { type: string; reason: string }[];
+    };
+  };
+  assert.equal(job.status.succeeded, 2);
+  assert.ok(job.status.startTime && job.status.completionTime);
+  assert.deepEqual(
+    job.status.conditions.map((c) => [c.type, c.reason]),
+    [
+      ['SuccessCriteriaMet', 'CompletionsReached'],
+      ['Complete', 'CompletionsReached'],
+    ],
+  );
+  const pods = await ok([
+    'get',
+    'pods',
+    '-l',
+    'job-name=pi',
+    '-o',
+    'jsonpath={range .items[*]}{.status.phase} {end}',
+  ]);
+  assert.deepEqual(pods.trim().split(' '), ['Succeeded', 'Succeeded']);
+  assert.match(await ok(['get', 'job', 'pi']), /pi\s+Complete\s+2\/2/);
+
+  await ok(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'broken', namespace: 'default' },
+      spec: {
+        backoffLimit: 0,
+        template: {
+          metadata: { annotations: { 'kube-sim.podset.io/fate': 'fail' } },
+          spec: { restartPolicy: 'Never', containers: [{ name: 'x', image: 'busybox' }] },
+        },
+      },
+    }),
+  );
+  await ok(['wait', '--for=condition=failed', 'job/broken', '--timeout=60s']);
+  const failed = JSON.parse(await ok(['get', 'job', 'broken', '-o', 'jsonpath={.status}'])) as {
+    failed: number;
+    conditions: { type: string; reason: string; message: string }[];
+  };
+  assert.equal(failed.failed, 1);
+  assert.deepEqual(
+    failed.conditions.map((c) => [c.type, c.reason, c.message]),
+    [
+      ['FailureTarget', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit'],
+      ['Failed', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit'],
+    ],
+  );
+  await waitFor(
+    'the BackoffLimitExceeded event',
+    async () =>
+      (await ok(['get', 'events', '--field-selector', 'involvedObject.name=broken'])).includes(
+        'BackoffLimitExceeded',
+      ),
+    { timeoutMs: 10_000 },
+  );
+});
