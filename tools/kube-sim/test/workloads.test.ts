@@ -1,8 +1,9 @@
 // The workload controllers as the real kubectl sees them: a Deployment rolls out (`kubectl rollout
 // status` ends with "successfully rolled out"), a new image makes a second ReplicaSet with the next
 // revision, `rollout history` lists both, `rollout undo` brings the first back as revision 3, `rollout
-// restart` rolls again; a Job runs to Complete (`kubectl wait --for=condition=complete` returns) and a
-// failing one ends Failed with BackoffLimitExceeded.
+// restart` rolls again, `kubectl scale` resizes; a ReplicaSet adopts a matching pod; Events show in
+// `kubectl describe`; Jobs (NonIndexed and Indexed) run to Complete (`kubectl wait` returns), a failing one
+// ends Failed with BackoffLimitExceeded; a Deployment that never gets ready exceeds its progress deadline.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -264,4 +265,92 @@ test('a Job runs to Complete and kubectl wait returns; a failing Job ends Failed
       ),
     { timeoutMs: 10_000 },
   );
+});
+
+test('a ReplicaSet adopts a matching pod; kubectl scale; describe shows the pods’ and the Deployment’s Events', async () => {
+  await ok(['run', 'stray', '--image=nginx', '--labels=app=cache']);
+  await ok(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'cache', namespace: 'default' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'cache' } },
+        template: {
+          metadata: { labels: { app: 'cache' } },
+          spec: { containers: [{ name: 'c', image: 'redis' }] },
+        },
+      },
+    }),
+  );
+  await waitFor(
+    'the ReplicaSet ready with the adopted pod',
+    async () => (await ok(['get', 'rs', 'cache', '-o', 'jsonpath={.status.readyReplicas}'])) === '2',
+    { timeoutMs: 30_000 },
+  );
+  assert.equal(
+    await ok([
+      'get',
+      'pod',
+      'stray',
+      '-o',
+      'jsonpath={.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}',
+    ]),
+    'ReplicaSet/cache',
+  );
+  assert.equal((await ok(['get', 'pods', '-l', 'app=cache', '-o', 'name'])).trim().split('\n').length, 2);
+  assert.match(
+    await ok(['describe', 'pod', 'stray']),
+    /Scheduled\s.*default-scheduler\s+Successfully assigned default\/stray/,
+  );
+
+  await ok(['scale', 'deployment/web', '--replicas=5']);
+  await rolledOut();
+  assert.equal(await ok(['get', 'deployment', 'web', '-o', 'jsonpath={.status.availableReplicas}']), '5');
+  assert.match(
+    await ok(['describe', 'deployment', 'web']),
+    /ScalingReplicaSet\s.*deployment-controller\s+Scaled up replica set web-\w+ from 3 to 5/,
+  );
+});
+
+test('an Indexed Job completes every index; a Deployment that never gets ready exceeds its progress deadline', async () => {
+  await ok(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'shards', namespace: 'default' },
+      spec: {
+        completions: 3,
+        parallelism: 3,
+        completionMode: 'Indexed',
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 's', image: 'busybox' }] } },
+      },
+    }),
+  );
+  await ok(['wait', '--for=condition=complete', 'job/shards', '--timeout=60s']);
+  assert.equal(await ok(['get', 'job', 'shards', '-o', 'jsonpath={.status.completedIndexes}']), '0-2');
+
+  await ok(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'stuck', namespace: 'default' },
+      spec: {
+        replicas: 1,
+        progressDeadlineSeconds: 1,
+        selector: { matchLabels: { app: 'stuck' } },
+        template: {
+          metadata: { labels: { app: 'stuck' }, annotations: { 'kube-sim.podset.io/fate': 'never-ready' } },
+          spec: { containers: [{ name: 's', image: 'nginx' }] },
+        },
+      },
+    }),
+  );
+  const r = await kubectl(['rollout', 'status', 'deployment/stuck', '--timeout=60s']);
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, /deployment "stuck" exceeded its progress deadline/);
 });
