@@ -305,6 +305,11 @@ test('a ReplicaSet adopts a matching pod; kubectl scale; describe shows the pods
     await ok(['describe', 'pod', 'stray']),
     /Scheduled\s.*default-scheduler\s+Successfully assigned default\/stray/,
   );
+  // One pod was adopted, so the ReplicaSet created one.
+  assert.match(
+    await ok(['describe', 'rs', 'cache']),
+    /SuccessfulCreate\s.*replicaset-controller\s+Created pod: cache-\w+/,
+  );
 
   await ok(['scale', 'deployment/web', '--replicas=5']);
   await rolledOut();

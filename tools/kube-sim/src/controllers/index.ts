@@ -1,5 +1,6 @@
 // kube-sim's in-process controllers: simulated nodes, pod lifecycle (scheduler + kubelet), garbage
-// collector (ownerReferences: Background, Foreground, Orphan) and namespace deletion. They talk to the store
+// collector (ownerReferences: Background, Foreground, Orphan), namespace deletion, ServiceAccounts and the
+// workload controllers (ReplicationControllers, ReplicaSets, Deployments, Jobs). They talk to the store
 // only through ClusterAccess and react to its events (no polling).
 import type { ClusterAccess } from '../types.ts';
 import { startGarbageCollector } from './gc.ts';

@@ -5,7 +5,8 @@ import type { ClusterAccess, Json, JsonObject, KubeObject, OwnerReference } from
 import { labelSelectorString } from '../api.ts';
 import { matchesLabels, parseLabelSelector } from '../selectors.ts';
 import { isTerminal } from './pod-status.ts';
-import { isApiError, mutate } from './util.ts';
+import { recordEvent } from './object-events.ts';
+import { isApiError, mutate, type ErrorReporter } from './util.ts';
 
 export const obj = (v: unknown): JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : {};
@@ -205,6 +206,8 @@ export interface ReplicateSpec {
   template: JsonObject;
   matches: LabelMatcher;
   minReadySeconds: number;
+  /** Records SuccessfulCreate / SuccessfulDelete Events on the owner as this controller. */
+  events: { component: string; report: ErrorReporter };
 }
 
 /**
@@ -217,13 +220,22 @@ export function replicatePods(cluster: ClusterAccess, owner: Owner, spec: Replic
   const active = mine.filter(isActive);
   const namespace = owner.object.metadata.namespace;
   if (owner.object.metadata.deletionTimestamp === undefined) {
+    const event = (reason: string, message: string) =>
+      recordEvent(cluster, spec.events.report, owner.object, {
+        component: spec.events.component,
+        reason,
+        message,
+      });
     if (active.length < spec.replicas) {
-      for (let i = active.length; i < spec.replicas; i++)
-        cluster.create('pods', podFromTemplate(owner, spec.template));
+      for (let i = active.length; i < spec.replicas; i++) {
+        const pod = cluster.create('pods', podFromTemplate(owner, spec.template));
+        event('SuccessfulCreate', `Created pod: ${pod.metadata.name}`);
+      }
     } else if (active.length > spec.replicas) {
       for (const p of [...active].sort(deletionOrder).slice(0, active.length - spec.replicas)) {
         try {
           cluster.delete('pods', namespace, p.metadata.name ?? '');
+          event('SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
         } catch (err) {
           if (!isApiError(err, 404)) throw err;
         }

@@ -53,6 +53,7 @@ export function startReplicaSetController(
         template: obj(spec.template),
         matches: selectorMatcher(spec.selector),
         minReadySeconds: num(spec.minReadySeconds, 0),
+        events: { component: 'replicaset-controller', report },
       },
     );
     if (counts.recheckInMs !== undefined) queue.addAfter(namespace, name, counts.recheckInMs + 5);

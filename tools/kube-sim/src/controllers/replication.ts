@@ -36,6 +36,7 @@ export function startReplicationController(
         // An empty selector would match every pod of the namespace: the API server refuses it, never adopt.
         matches: (labels) => selector.length > 0 && selector.every(([k, v]) => labels?.[k] === v),
         minReadySeconds,
+        events: { component: 'replication-controller', report },
       },
     );
     if (counts.recheckInMs !== undefined) queue.addAfter(namespace, name, counts.recheckInMs + 5);
