@@ -177,3 +177,32 @@ test('progressDeadlineSeconds: a rollout that makes no progress ends ProgressDea
   assert.equal(condition(cluster, 'Available')?.reason, 'MinimumReplicasUnavailable');
   assert.deepEqual(errors, []);
 });
+
+test('scaling in the middle of a rollout spreads the new replicas in proportion (proportional scaling)', async (t) => {
+  const { cluster, errors } = start(t);
+  cluster.create(D, deployment({ replicas: 10 }));
+  await until(() => rolledOut(cluster), 10_000, 'first rollout');
+  // A new template whose pods never get ready: the rollout stops at 8 old + 5 new (maxSurge 3, maxUnavailable 2).
+  const d = get(cluster);
+  const spec = d.spec as JsonObject;
+  cluster.update(D, {
+    ...d,
+    spec: {
+      ...spec,
+      template: {
+        metadata: { labels: { app: 'web' }, annotations: { 'kube-sim.podset.io/fate': 'never-ready' } },
+        spec: { containers: [{ name: 'web', image: 'nginx:2' }] },
+      },
+    },
+  });
+  const sizes = () => replicaSets(cluster).map((rs) => specReplicas(rs));
+  await until(() => JSON.stringify(sizes()) === '[8,5]', 10_000, 'a stuck rollout at 8 + 5');
+  cluster.update(D, { ...get(cluster), spec: { ...(get(cluster).spec as JsonObject), replicas: 20 } });
+  // 25 allowed (20 + maxSurge 5), 13 now: the old one gets round(8 * 25 / 13) = 15, the new one round(5 * 25 / 13) = 10.
+  await until(() => JSON.stringify(sizes()) === '[15,10]', 10_000, 'proportionally scaled');
+  for (const rs of replicaSets(cluster)) {
+    assert.equal(rs.metadata.annotations?.['deployment.kubernetes.io/desired-replicas'], '20');
+    assert.equal(rs.metadata.annotations?.['deployment.kubernetes.io/max-replicas'], '25');
+  }
+  assert.deepEqual(errors, []);
+});
