@@ -267,7 +267,7 @@ test('a Job runs to Complete and kubectl wait returns; a failing Job ends Failed
   );
 });
 
-test('a ReplicaSet adopts a matching pod; kubectl scale; describe shows the pods’ and the Deployment’s Events', async () => {
+test('a ReplicaSet adopts a matching pod; kubectl scale; describe shows Events; a foreground delete takes the ReplicaSets and pods', async () => {
   await ok(['run', 'stray', '--image=nginx', '--labels=app=cache']);
   await ok(
     ['apply', '-f', '-'],
@@ -317,6 +317,14 @@ test('a ReplicaSet adopts a matching pod; kubectl scale; describe shows the pods
   assert.match(
     await ok(['describe', 'deployment', 'web']),
     /ScalingReplicaSet\s.*deployment-controller\s+Scaled up replica set web-\w+ from 3 to 5/,
+  );
+
+  // Deleting the Deployment in the foreground: its ReplicaSets and their pods go first (ownerReferences).
+  await ok(['delete', 'deployment', 'web', '--cascade=foreground', '--timeout=60s']);
+  await waitFor(
+    'the ReplicaSets and pods of the deleted Deployment gone',
+    async () => (await ok(['get', 'rs,pods', '-l', 'app=web', '-o', 'name'])).trim() === '',
+    { timeoutMs: 30_000 },
   );
 });
 
