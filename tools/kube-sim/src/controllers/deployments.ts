@@ -124,14 +124,11 @@ class DeploymentSync {
   }
 
   run(): void {
-    const selector = obj(this.#d.spec).selector;
-    const matches = selectorMatcher(selector);
-    if (
-      canonicalJson(selector ?? {}) === '{}' ||
-      !matches(obj(obj(obj(this.#d.spec).template).metadata).labels as Record<string, string>)
-    ) {
-      // A selector that selects everything (or not its own template) is refused by the API server; a
-      // Deployment that has one anyway only gets its generation observed.
+    const spec = obj(this.#d.spec);
+    const matches = selectorMatcher(spec.selector);
+    if (!matches(obj(obj(obj(spec.template).metadata).labels) as Record<string, string>)) {
+      // An empty selector (matches nothing here) or one that misses its own template is refused by the
+      // API server; a Deployment that has one anyway only gets its generation observed.
       const generation = this.#d.metadata.generation ?? 1;
       if (num(obj(this.#d.status).observedGeneration, 0) < generation)
         this.#writeStatus({ ...obj(this.#d.status), observedGeneration: generation });
