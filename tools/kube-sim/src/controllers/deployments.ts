@@ -38,7 +38,15 @@ import {
 } from './deployment-util.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { recordEvent } from './object-events.ts';
-import { controllerOf, controllerRef, num, obj, selectorMatcher, type LabelMatcher } from './pod-replicas.ts';
+import {
+  FAILED_CREATE_RETRY_MS,
+  controllerOf,
+  controllerRef,
+  num,
+  obj,
+  selectorMatcher,
+  type LabelMatcher,
+} from './pod-replicas.ts';
 import { podTemplateHash, canonicalJson } from './pod-template-hash.ts';
 import { REPLICASETS } from './replicasets.ts';
 import { isApiError, mutate, nowIso, subscribeQueued, type ErrorReporter } from './util.ts';
@@ -302,7 +310,9 @@ class DeploymentSync {
           );
           this.#event('Warning', 'ReplicaSetCreateError', message);
         }
-        throw err;
+        if (!(err instanceof ApiError)) throw err;
+        this.#queue.addAfter(this.#namespace, this.#name, FAILED_CREATE_RETRY_MS);
+        return undefined;
       }
       const found = this.#cluster.get(REPLICASETS, this.#namespace, draft.metadata.name ?? '');
       if (

@@ -8,10 +8,18 @@
 // A Job without spec.selector (the API server generates one) is matched by its uid, and its pods carry the
 // labels the server would have put in the template. Not done: podFailurePolicy, successPolicy,
 // backoffLimitPerIndex, the job-tracking finalizer (so deleting a finished pod lowers the counts).
-import type { ClusterAccess, Json, JsonObject, KubeObject, StoreEvent } from '../types.ts';
+import {
+  ApiError,
+  type ClusterAccess,
+  type Json,
+  type JsonObject,
+  type KubeObject,
+  type StoreEvent,
+} from '../types.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { recordEvent } from './object-events.ts';
 import {
+  FAILED_CREATE_RETRY_MS,
   claimPods,
   controllerOf,
   deletionOrder,
@@ -336,7 +344,21 @@ export function startJobController(
           : {}),
       });
       if (index !== undefined) pod.spec = withIndex(obj(pod.spec), name, index);
-      const made = cluster.create('pods', pod);
+      let made: KubeObject;
+      try {
+        made = cluster.create('pods', pod);
+      } catch (err) {
+        // Refused (quota, validation, a terminating namespace): reported, tried again later.
+        if (!(err instanceof ApiError)) throw err;
+        recordEvent(cluster, report, job, {
+          component: COMPONENT,
+          reason: 'FailedCreate',
+          message: `Error creating: ${err.message}`,
+          type: 'Warning',
+        });
+        queue.addAfter(namespace, name, FAILED_CREATE_RETRY_MS);
+        break;
+      }
       created.push(made);
       recordEvent(cluster, report, job, {
         component: COMPONENT,

@@ -1,7 +1,14 @@
 // Pod replication shared by the ReplicationController and ReplicaSet controllers (and the pod building and
 // counting the Job controller needs): claim the pods a selector matches (adopt orphans, release pods whose
 // labels no longer match), create or delete pods toward a count, and count the status replicas.
-import type { ClusterAccess, Json, JsonObject, KubeObject, OwnerReference } from '../types.ts';
+import {
+  ApiError,
+  type ClusterAccess,
+  type Json,
+  type JsonObject,
+  type KubeObject,
+  type OwnerReference,
+} from '../types.ts';
 import { labelSelectorString } from '../api.ts';
 import { matchesLabels, parseLabelSelector } from '../selectors.ts';
 import { isTerminal } from './pod-status.ts';
@@ -173,6 +180,8 @@ export interface ReplicaCounts {
   availableReplicas: number;
   /** When a Ready pod becomes available (minReadySeconds), in ms: sync again then. */
   recheckInMs: number | undefined;
+  /** Why creating a pod failed in this sync, if it did. */
+  failure?: string | undefined;
 }
 
 /** Counts the active pods as ReplicaSet and ReplicationController status does. */
@@ -219,16 +228,27 @@ export function replicatePods(cluster: ClusterAccess, owner: Owner, spec: Replic
   const mine = claimPods(cluster, owner, spec.matches);
   const active = mine.filter(isActive);
   const namespace = owner.object.metadata.namespace;
+  let failure: string | undefined;
   if (owner.object.metadata.deletionTimestamp === undefined) {
-    const event = (reason: string, message: string) =>
+    const event = (reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal') =>
       recordEvent(cluster, spec.events.report, owner.object, {
         component: spec.events.component,
         reason,
         message,
+        type,
       });
     if (active.length < spec.replicas) {
       for (let i = active.length; i < spec.replicas; i++) {
-        const pod = cluster.create('pods', podFromTemplate(owner, spec.template));
+        let pod: KubeObject;
+        try {
+          pod = cluster.create('pods', podFromTemplate(owner, spec.template));
+        } catch (err) {
+          // Refused (quota, validation, a terminating namespace): reported, tried again later.
+          if (!(err instanceof ApiError)) throw err;
+          event('FailedCreate', `Error creating: ${err.message}`, 'Warning');
+          failure = err.message;
+          break;
+        }
         event('SuccessfulCreate', `Created pod: ${pod.metadata.name}`);
       }
     } else if (active.length > spec.replicas) {
@@ -243,5 +263,33 @@ export function replicatePods(cluster: ClusterAccess, owner: Owner, spec: Replic
     }
   }
   const templateLabels = obj(obj(spec.template.metadata).labels) as Record<string, string>;
-  return countReplicas(active, templateLabels, spec.minReadySeconds);
+  return { ...countReplicas(active, templateLabels, spec.minReadySeconds), failure };
+}
+
+/** How long a controller waits before trying a refused pod create again. */
+export const FAILED_CREATE_RETRY_MS = 1000;
+
+/**
+ * The ReplicaFailure condition as the ReplicaSet and ReplicationController controllers keep it: set (with
+ * the error) when creating pods failed, removed once a sync creates what it needs.
+ */
+export function withReplicaFailure(
+  conditions: Json | undefined,
+  failure: string | undefined,
+  now: string,
+): JsonObject[] {
+  const list = Array.isArray(conditions) ? conditions.map(obj) : [];
+  const current = list.find((c) => c.type === 'ReplicaFailure');
+  if (failure === undefined) return list.filter((c) => c.type !== 'ReplicaFailure');
+  if (current) return list;
+  return [
+    ...list,
+    {
+      type: 'ReplicaFailure',
+      status: 'True',
+      lastTransitionTime: now,
+      reason: 'FailedCreate',
+      message: failure,
+    },
+  ];
 }

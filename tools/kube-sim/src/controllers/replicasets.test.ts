@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject } from '../types.ts';
+import { ApiError, type KubeObject } from '../types.ts';
 import { FakeCluster, obj, until } from './fake-cluster.ts';
 import { startControllers } from './index.ts';
 
@@ -117,5 +117,39 @@ test('minReadySeconds: Ready pods count as available only once Ready for that lo
   cluster.create(RS, replicaSet(1, 2));
   await until(() => status(cluster)?.availableReplicas === 1, 10_000, 'available after minReadySeconds');
   assert.ok(seen.includes('1/0'), `a ready but not yet available pod was reported: ${seen.join(' ')}`);
+  assert.deepEqual(errors, []);
+});
+
+test('a refused pod create: FailedCreate Event and ReplicaFailure condition, retried, cleared once pods are created', async (t) => {
+  class RefusingCluster extends FakeCluster {
+    refuse = true;
+    override create(resource: string, object: KubeObject): KubeObject {
+      if (resource === 'pods' && this.refuse)
+        throw new ApiError(403, 'Forbidden', 'pods "front-x" is forbidden: exceeded quota: pods');
+      return super.create(resource, object);
+    }
+  }
+  const cluster = new RefusingCluster();
+  const errors: string[] = [];
+  const controllers = startControllers(cluster, {
+    startupDelayMs: 0,
+    startupJitterMs: 0,
+    onError: (err, ctx) => errors.push(`${ctx}: ${String(err)}`),
+  });
+  t.after(() => controllers.stop());
+  cluster.create(RS, replicaSet(2));
+  const failure = () =>
+    (
+      (status(cluster) as { conditions?: { type: string; reason: string; message: string }[] } | undefined)
+        ?.conditions ?? []
+    ).find((c) => c.type === 'ReplicaFailure');
+  await until(() => failure(), 5_000, 'ReplicaFailure');
+  assert.equal(failure()?.reason, 'FailedCreate');
+  assert.match(failure()?.message ?? '', /exceeded quota/);
+  const event = cluster.list('events', 'default').find((e) => e.reason === 'FailedCreate');
+  assert.equal(event?.type, 'Warning');
+  assert.match(String(event?.message), /^Error creating: pods "front-x" is forbidden/);
+  cluster.refuse = false;
+  await until(() => status(cluster)?.readyReplicas === 2 && !failure(), 10_000, 'created on a retry');
   assert.deepEqual(errors, []);
 });

@@ -6,8 +6,16 @@
 // controller (pod-replicas.ts).
 import type { ClusterAccess, JsonObject, KubeObject, StoreEvent } from '../types.ts';
 import { KeyedQueue } from './keyed-queue.ts';
-import { controllerOf, num, obj, replicatePods, selectorMatcher } from './pod-replicas.ts';
-import { mutate, subscribeQueued, type ErrorReporter } from './util.ts';
+import {
+  FAILED_CREATE_RETRY_MS,
+  controllerOf,
+  num,
+  obj,
+  replicatePods,
+  selectorMatcher,
+  withReplicaFailure,
+} from './pod-replicas.ts';
+import { mutate, nowIso, subscribeQueued, type ErrorReporter } from './util.ts';
 
 export const REPLICASETS = 'replicasets.apps';
 
@@ -57,7 +65,9 @@ export function startReplicaSetController(
       },
     );
     if (counts.recheckInMs !== undefined) queue.addAfter(namespace, name, counts.recheckInMs + 5);
-    const status = replicaSetStatus(rs, counts);
+    if (counts.failure !== undefined) queue.addAfter(namespace, name, FAILED_CREATE_RETRY_MS);
+    const conditions = withReplicaFailure(obj(rs.status).conditions, counts.failure, nowIso());
+    const status = replicaSetStatus({ ...rs, status: { ...obj(rs.status), conditions } }, counts);
     if (JSON.stringify(obj(rs.status)) === JSON.stringify(status)) return;
     mutate(cluster, 'updateStatus', REPLICASETS, namespace, name, rs.metadata.uid, (o) => ({ ...o, status }));
   }

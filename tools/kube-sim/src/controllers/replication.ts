@@ -6,8 +6,15 @@
 // shared with the ReplicaSet controller (pod-replicas.ts).
 import type { ClusterAccess, JsonObject, StoreEvent } from '../types.ts';
 import { KeyedQueue } from './keyed-queue.ts';
-import { controllerOf, num, obj, replicatePods } from './pod-replicas.ts';
-import { mutate, subscribeQueued, type ErrorReporter } from './util.ts';
+import {
+  FAILED_CREATE_RETRY_MS,
+  controllerOf,
+  num,
+  obj,
+  replicatePods,
+  withReplicaFailure,
+} from './pod-replicas.ts';
+import { mutate, nowIso, subscribeQueued, type ErrorReporter } from './util.ts';
 
 const RC = 'replicationcontrollers';
 
@@ -40,12 +47,15 @@ export function startReplicationController(
       },
     );
     if (counts.recheckInMs !== undefined) queue.addAfter(namespace, name, counts.recheckInMs + 5);
+    if (counts.failure !== undefined) queue.addAfter(namespace, name, FAILED_CREATE_RETRY_MS);
+    const conditions = withReplicaFailure(obj(rc.status).conditions, counts.failure, nowIso());
     const status: JsonObject = {
       replicas: counts.replicas,
       fullyLabeledReplicas: counts.fullyLabeledReplicas,
       ...(counts.readyReplicas > 0 ? { readyReplicas: counts.readyReplicas } : {}),
       ...(counts.availableReplicas > 0 ? { availableReplicas: counts.availableReplicas } : {}),
       observedGeneration: rc.metadata.generation ?? 1,
+      ...(conditions.length ? { conditions } : {}),
     };
     if (JSON.stringify(obj(rc.status)) === JSON.stringify(status)) return;
     mutate(cluster, 'updateStatus', RC, namespace, name, rc.metadata.uid, (o) => ({ ...o, status }));
