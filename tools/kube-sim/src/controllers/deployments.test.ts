@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JsonObject, KubeObject } from '../types.ts';
+import { ApiError, type JsonObject, type KubeObject } from '../types.ts';
 import { FakeCluster, obj, until } from './fake-cluster.ts';
 import { startControllers, type ControllerOptions } from './index.ts';
 
@@ -204,5 +204,36 @@ test('scaling in the middle of a rollout spreads the new replicas in proportion 
     assert.equal(rs.metadata.annotations?.['deployment.kubernetes.io/desired-replicas'], '20');
     assert.equal(rs.metadata.annotations?.['deployment.kubernetes.io/max-replicas'], '25');
   }
+  assert.deepEqual(errors, []);
+});
+
+test('a ReplicaSet that cannot create pods: its ReplicaFailure shows on the Deployment until pods are created', async (t) => {
+  class RefusingCluster extends FakeCluster {
+    refuse = true;
+    override create(resource: string, object: KubeObject): KubeObject {
+      if (resource === 'pods' && this.refuse) throw new ApiError(403, 'Forbidden', 'exceeded quota: pods');
+      return super.create(resource, object);
+    }
+  }
+  const cluster = new RefusingCluster();
+  const errors: string[] = [];
+  const controllers = startControllers(cluster, {
+    startupDelayMs: 0,
+    startupJitterMs: 0,
+    onError: (err, ctx) => errors.push(`${ctx}: ${String(err)}`),
+  });
+  t.after(() => controllers.stop());
+  cluster.create(D, deployment({}));
+  await until(() => condition(cluster, 'ReplicaFailure'), 5_000, 'ReplicaFailure on the Deployment');
+  assert.deepEqual(
+    [condition(cluster, 'ReplicaFailure')?.reason, condition(cluster, 'ReplicaFailure')?.message],
+    ['FailedCreate', 'exceeded quota: pods'],
+  );
+  cluster.refuse = false;
+  await until(
+    () => rolledOut(cluster) && !condition(cluster, 'ReplicaFailure'),
+    10_000,
+    'rolled out, cleared',
+  );
   assert.deepEqual(errors, []);
 });

@@ -649,6 +649,20 @@ class DeploymentSync {
         );
       }
     }
+    // A ReplicaSet's ReplicaFailure (the new one's first) shows on the Deployment (getReplicaFailures).
+    const failing = [fresh, ...oldRSs.map((rs) => this.#current(rs))]
+      .map((rs) => rs && getCondition(obj(rs.status), 'ReplicaFailure'))
+      .find((c) => c !== undefined);
+    status = failing
+      ? setCondition(status, {
+          type: 'ReplicaFailure',
+          status: failing.status ?? 'True',
+          lastUpdateTime: failing.lastTransitionTime ?? this.#now,
+          lastTransitionTime: failing.lastTransitionTime ?? this.#now,
+          reason: failing.reason ?? 'FailedCreate',
+          message: failing.message ?? '',
+        })
+      : { ...status, conditions: otherConditions(status, 'ReplicaFailure') };
     this.#writeStatus(status);
     this.#requeueIfStuck(status);
   }
