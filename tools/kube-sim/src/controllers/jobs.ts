@@ -248,7 +248,9 @@ export function startJobController(
             ...conditions.filter((c) => c.type !== 'Suspended'),
             { ...jobCondition('Suspended', 'JobResumed', 'Job resumed', now), status: 'False' },
           ];
-        active = managePods(job, s, active, completed, succeeded, failedPods, deletePods);
+        // A Job being deleted gets no new pods; the garbage collector takes the ones it has.
+        if (job.metadata.deletionTimestamp === undefined)
+          active = managePods(job, s, active, completed, succeeded, failedPods, deletePods);
         if (s.activeDeadlineSeconds !== undefined && Number.isFinite(startMs))
           queue.addAfter(namespace, name, Math.max(0, startMs + s.activeDeadlineSeconds * 1000 - nowMs) + 5);
       }
