@@ -3,12 +3,14 @@
 // revision, `rollout history` lists both, `rollout undo` brings the first back as revision 3, `rollout
 // restart` rolls again, `kubectl scale` resizes; a ReplicaSet adopts a matching pod; Events show in
 // `kubectl describe`; Jobs (NonIndexed and Indexed) run to Complete (`kubectl wait` returns), a failing one
-// ends Failed with BackoffLimitExceeded; a Deployment that never gets ready exceeds its progress deadline.
+// ends Failed with BackoffLimitExceeded; a Deployment that never gets ready exceeds its progress deadline;
+// and @kubernetes/client-node's typed APIs read the same Deployment, ReplicaSet and Job status.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { AppsV1Api, BatchV1Api, KubeConfig } from '@kubernetes/client-node';
 import { kubectl as runKubectl, waitFor } from '@podset/testkit';
 import { startKubeSim, type KubeSim } from '../src/index.ts';
 
@@ -366,4 +368,64 @@ test('an Indexed Job completes every index; a Deployment that never gets ready e
   const r = await kubectl(['rollout', 'status', 'deployment/stuck', '--timeout=60s']);
   assert.notEqual(r.code, 0);
   assert.match(r.stderr, /deployment "stuck" exceeded its progress deadline/);
+});
+
+test('@kubernetes/client-node: a typed Deployment reads back rolled out, a typed Job Complete, ReplicaSets listed', async () => {
+  const kc = new KubeConfig();
+  kc.loadFromFile(sim.kubeconfigPath);
+  const apps = kc.makeApiClient(AppsV1Api);
+  const batch = kc.makeApiClient(BatchV1Api);
+  await apps.createNamespacedDeployment({
+    namespace: 'default',
+    body: {
+      metadata: { name: 'typed' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'typed' } },
+        template: {
+          metadata: { labels: { app: 'typed' } },
+          spec: { containers: [{ name: 'c', image: 'nginx' }] },
+        },
+      },
+    },
+  });
+  const d = await waitFor(
+    'the typed Deployment available',
+    async () => {
+      const got = await apps.readNamespacedDeploymentStatus({ name: 'typed', namespace: 'default' });
+      return got.status?.availableReplicas === 2 &&
+        got.status.conditions?.some((c) => c.reason === 'NewReplicaSetAvailable')
+        ? got
+        : undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
+  assert.equal(d.metadata?.annotations?.['deployment.kubernetes.io/revision'], '1');
+  assert.equal(d.status?.updatedReplicas, 2);
+  const rss = await apps.listNamespacedReplicaSet({ namespace: 'default', labelSelector: 'app=typed' });
+  assert.equal(rss.items.length, 1);
+  assert.equal(rss.items[0]?.metadata?.ownerReferences?.[0]?.name, 'typed');
+  assert.equal(rss.items[0]?.status?.availableReplicas, 2);
+
+  await batch.createNamespacedJob({
+    namespace: 'default',
+    body: {
+      metadata: { name: 'typed-job' },
+      spec: {
+        template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox' }] } },
+      },
+    },
+  });
+  const job = await waitFor(
+    'the typed Job Complete',
+    async () => {
+      const got = await batch.readNamespacedJobStatus({ name: 'typed-job', namespace: 'default' });
+      return got.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True')
+        ? got
+        : undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
+  assert.equal(job.status?.succeeded, 1);
+  assert.ok(job.status?.completionTime instanceof Date);
 });
