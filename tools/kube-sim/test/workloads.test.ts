@@ -4,7 +4,7 @@
 // restart` rolls again, `kubectl scale` resizes; a ReplicaSet adopts a matching pod; Events show in
 // `kubectl describe`; Jobs (NonIndexed and Indexed) run to Complete (`kubectl wait` returns), a failing one
 // ends Failed with BackoffLimitExceeded; a Deployment that never gets ready exceeds its progress deadline;
-// and @kubernetes/client-node's typed APIs read the same Deployment, ReplicaSet and Job status.
+// a suspended Job waits until resumed; and @kubernetes/client-node's typed APIs read the same statuses.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -428,4 +428,36 @@ test('@kubernetes/client-node: a typed Deployment reads back rolled out, a typed
   );
   assert.equal(job.status?.succeeded, 1);
   assert.ok(job.status?.completionTime instanceof Date);
+});
+
+test('a suspended Job runs no pod until resumed, then completes', async () => {
+  await ok(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'later', namespace: 'default' },
+      spec: {
+        suspend: true,
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'l', image: 'busybox' }] } },
+      },
+    }),
+  );
+  await ok(['wait', '--for=condition=suspended', 'job/later', '--timeout=60s']);
+  assert.equal((await ok(['get', 'pods', '-l', 'job-name=later', '-o', 'name'])).trim(), '');
+  await ok(['patch', 'job', 'later', '--type=merge', '-p', '{"spec":{"suspend":false}}']);
+  await ok(['wait', '--for=condition=complete', 'job/later', '--timeout=60s']);
+  const conditions = JSON.parse(await ok(['get', 'job', 'later', '-o', 'jsonpath={.status.conditions}'])) as {
+    type: string;
+    status: string;
+    reason: string;
+  }[];
+  assert.deepEqual(
+    conditions.map((c) => [c.type, c.status, c.reason]),
+    [
+      ['Suspended', 'False', 'JobResumed'],
+      ['SuccessCriteriaMet', 'True', 'CompletionsReached'],
+      ['Complete', 'True', 'CompletionsReached'],
+    ],
+  );
 });

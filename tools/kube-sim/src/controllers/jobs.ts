@@ -176,6 +176,8 @@ export function startJobController(
     const nowMs = Date.now();
     let status: JsonObject = { ...old };
     if (status.startTime === undefined && !s.suspend) status.startTime = now;
+    // activeDeadlineSeconds counts the time a Job is continuously active: a resumed Job starts again.
+    if (!s.suspend && conditionTrue(old, 'Suspended')) status.startTime = now;
     let conditions = Array.isArray(old.conditions) ? old.conditions.map(obj) : [];
     const interim = conditionTrue(old, 'SuccessCriteriaMet') ?? conditionTrue(old, 'FailureTarget');
     let finishing = interim;
@@ -200,6 +202,7 @@ export function startJobController(
     if (!finishing) {
       const startMs = Date.parse(String(status.startTime ?? ''));
       const deadlinePassed =
+        !s.suspend &&
         s.activeDeadlineSeconds !== undefined &&
         Number.isFinite(startMs) &&
         nowMs - startMs >= s.activeDeadlineSeconds * 1000;
@@ -237,17 +240,29 @@ export function startJobController(
       } else if (s.suspend) {
         deletePods(active);
         active = [];
-        if (!conditionTrue(old, 'Suspended'))
+        if (!conditionTrue(old, 'Suspended')) {
           conditions = [
             ...conditions.filter((c) => c.type !== 'Suspended'),
             jobCondition('Suspended', 'JobSuspended', 'Job suspended', now),
           ];
+          recordEvent(cluster, report, job, {
+            component: COMPONENT,
+            reason: 'Suspended',
+            message: 'Job suspended',
+          });
+        }
       } else {
-        if (conditionTrue(old, 'Suspended'))
+        if (conditionTrue(old, 'Suspended')) {
           conditions = [
             ...conditions.filter((c) => c.type !== 'Suspended'),
             { ...jobCondition('Suspended', 'JobResumed', 'Job resumed', now), status: 'False' },
           ];
+          recordEvent(cluster, report, job, {
+            component: COMPONENT,
+            reason: 'Resumed',
+            message: 'Job resumed',
+          });
+        }
         // A Job being deleted gets no new pods; the garbage collector takes the ones it has.
         if (job.metadata.deletionTimestamp === undefined)
           active = managePods(job, s, active, completed, succeeded, failedPods, deletePods);
