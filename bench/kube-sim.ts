@@ -91,7 +91,7 @@ async function startServer(): Promise<Server> {
   const proc = new Proc({
     name: 'kube-sim',
     command: process.execPath,
-    args: [...nodeArgs, MAIN, '--port', '0', '--kubeconfig', kubeconfig, '--no-lifecycle'],
+    args: [...nodeArgs, MAIN, '--port', '0', '--kubeconfig', kubeconfig, '--no-lifecycle', '--no-pod-events'],
     env: process.env,
   });
   const url = new URL((await proc.waitForLine(/listening on (http:\/\/[^\s]+)/))[1]!);

@@ -289,6 +289,8 @@ export class World {
             String(o.startupDelayMs ?? 50),
             '--startup-jitter-ms',
             String(o.startupJitterMs ?? 150),
+            // Pod Events would triple the objects the benchmarks create.
+            '--no-pod-events',
           ]),
     ];
     const sim = new Proc('kube-sim', args, {}, logDir);

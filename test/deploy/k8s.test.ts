@@ -309,7 +309,11 @@ describe('kubectl apply -k against kube-sim', () => {
   let dir: string;
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'podset-deploy-k8s-'));
-    sim = await startKubeSim({ kubeconfigPath: path.join(dir, 'kubeconfig'), controllers: false });
+    // Controllers on: the Deployments get ReplicaSets and simulated pods, so their rollouts finish.
+    sim = await startKubeSim({
+      kubeconfigPath: path.join(dir, 'kubeconfig'),
+      controllerOptions: { startupDelayMs: 20, startupJitterMs: 80, podEvents: false },
+    });
   });
   after(async () => {
     await sim?.close();
@@ -357,6 +361,18 @@ describe('kubectl apply -k against kube-sim', () => {
     const again = await kubectl(['apply', '--validate=strict', '-k', 'k8s']);
     assert.equal(again.code, 0, again.out);
     assert.doesNotMatch(again.out, / created$/m, 'nothing new on the second apply');
+  });
+
+  test('every Deployment of the default deployment rolls out (`kubectl rollout status`)', async () => {
+    const applied = await kubectl(['apply', '-k', 'k8s']);
+    assert.equal(applied.code, 0, applied.out);
+    const deployments = base.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
+    assert.ok(deployments.length > 0);
+    for (const name of deployments) {
+      const r = await kubectl(['-n', NS, 'rollout', 'status', `deployment/${name}`, '--timeout=60s']);
+      assert.equal(r.code, 0, r.out);
+      assert.match(r.out, new RegExp(`deployment "${name}" successfully rolled out`));
+    }
   });
 
   test('the external-redis overlay applies (server-side dry run)', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import { test } from 'node:test';
-import { generateTlsIdentity, processTlsIdentity } from './tls.ts';
+import { generateTlsIdentity, processTlsIdentity, serial } from './tls.ts';
 
 test('a generated identity: a CA, and a serving certificate it signed for 127.0.0.1, ::1 and localhost', () => {
   const now = new Date('2026-11-25T12:00:00Z');
@@ -27,4 +27,12 @@ test('a generated identity: a CA, and a serving certificate it signed for 127.0.
 test('each generation is new; one process reuses its own', () => {
   assert.notEqual(generateTlsIdentity().key, generateTlsIdentity().key);
   assert.equal(processTlsIdentity(), processTlsIdentity());
+});
+
+test('serial numbers are positive and minimally encoded (kubectl refuses a leading zero byte)', () => {
+  for (let i = 0; i < 200; i++) {
+    const s = serial();
+    assert.equal(s.length, 32);
+    assert.match(s, /^[1-7][0-9a-f]{31}$/);
+  }
 });

@@ -21,10 +21,12 @@ function validity(c: forge.pki.Certificate, from: Date): void {
   c.validity.notAfter = new Date(from.getTime() + VALID_DAYS * 86_400_000);
 }
 
-function serial(): string {
-  // Positive (leading nibble < 8), 16 random bytes, as RFC 5280 asks of a serial number.
+export function serial(): string {
+  // Positive and minimally encoded (leading nibble 1-7), 16 random bytes, as RFC 5280 asks of a serial
+  // number: a leading 0x00 byte would be a non-minimal DER integer, which Go's x509 (kubectl) refuses as
+  // "malformed serial number".
   const hex = forge.util.bytesToHex(forge.random.getBytesSync(16));
-  return `0${hex.slice(1)}`;
+  return `${(parseInt(hex[0] ?? '0', 16) % 7) + 1}${hex.slice(1)}`;
 }
 
 /** A new CA and a serving certificate signed by it. RSA 2048 keys (node-forge uses Node's own key generation). */

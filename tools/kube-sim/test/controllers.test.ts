@@ -235,7 +235,11 @@ describe('controllers on the real kube-sim', () => {
       kubeconfig: sim.kubeconfigPath,
       cacheDir: path.join(path.dirname(sim.kubeconfigPath), 'kube-cache'),
     };
-    await kubectl(['run', 'kc', '--image=nginx:1.27', '--restart=Never'], kc);
+    // A pod that is not restarted would run its course (Succeeded after succeedAfterMs): pin it running.
+    await kubectl(
+      ['run', 'kc', '--image=nginx:1.27', '--restart=Never', '--annotations=kube-sim.podset.io/fate=ready'],
+      kc,
+    );
     await kubectl(['wait', '--for=condition=Ready', 'pod/kc', '--timeout=30s'], kc);
     const { stdout } = await kubectl(['get', 'pods', 'kc', '--no-headers'], kc);
     assert.match(stdout, /^kc\s+1\/1\s+Running\s+0\s+/);

@@ -583,6 +583,13 @@ describe('kubectl against kube-sim', () => {
       assert.ok(o, `${resource}/${name} stored in namespace shop`);
       assert.equal(o.metadata.labels?.['app.kubernetes.io/part-of'], 'shop', `${resource} labelled`);
     }
+    // The Deployment controller writes the Deployment (revision, status) until it has rolled out.
+    await waitFor('the Deployment rolled out', () =>
+      (
+        (get('deployments.apps', 'shop')?.status as { conditions?: { reason?: string }[] } | undefined)
+          ?.conditions ?? []
+      ).some((c) => c.reason === 'NewReplicaSetAvailable'),
+    );
     const deploy = get('deployments.apps', 'shop')!;
     assert.equal((deploy.spec as { replicas?: number }).replicas, 2);
     // The same kustomization again: nothing changes.

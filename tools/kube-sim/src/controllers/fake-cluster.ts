@@ -49,6 +49,7 @@ export const fakeResourceTypes: ResourceType[] = [
   type('', 'v1', 'Event', 'events', true),
   type('apps', 'v1', 'Deployment', 'deployments', true),
   type('apps', 'v1', 'ReplicaSet', 'replicasets', true),
+  type('batch', 'v1', 'Job', 'jobs', true),
   type('podset.io', 'v1', 'PodSet', 'podsets', true),
   type('example.com', 'v1', 'ClusterThing', 'clusterthings', false),
 ];

@@ -21,11 +21,15 @@ test('flags map to controller options; absent flags stay absent (defaults apply)
       '--container-exit-ms=50',
       '--succeed-after-ms=70',
       '--seed=7',
-      '--pod-events',
+      '--job-backoff-ms=100',
+      '--no-pod-events',
       '--no-gc',
       '--no-namespace-controller',
       '--no-service-account-controller',
       '--no-replication-controller',
+      '--no-replicaset-controller',
+      '--no-deployment-controller',
+      '--no-job-controller',
     ]),
     {
       nodes: 5,
@@ -36,13 +40,19 @@ test('flags map to controller options; absent flags stay absent (defaults apply)
       containerExitMs: 50,
       succeedAfterMs: 70,
       seed: 7,
-      podEvents: true,
+      jobBackoffMs: 100,
+      podEvents: false,
       garbageCollector: false,
       namespaceController: false,
       serviceAccountController: false,
       replicationController: false,
+      replicaSetController: false,
+      deploymentController: false,
+      jobController: false,
     },
   );
+  // Pod events are on by default; the old flag that turned them on is still accepted.
+  assert.deepEqual(parse(['--pod-events']), { podEvents: true });
 });
 
 test('bad flag values are refused, naming the flag', () => {

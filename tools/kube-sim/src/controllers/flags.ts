@@ -14,6 +14,7 @@ type NumberOption =
   | 'neverReadyFraction'
   | 'containerExitMs'
   | 'succeedAfterMs'
+  | 'jobBackoffMs'
   | 'seed';
 
 const numberFlags: [flag: string, option: NumberOption][] = [
@@ -24,6 +25,7 @@ const numberFlags: [flag: string, option: NumberOption][] = [
   ['never-ready-fraction', 'neverReadyFraction'],
   ['container-exit-ms', 'containerExitMs'],
   ['succeed-after-ms', 'succeedAfterMs'],
+  ['job-backoff-ms', 'jobBackoffMs'],
   ['seed', 'seed'],
 ];
 
@@ -36,18 +38,24 @@ export const controllerFlagOptions = {
   'never-ready-fraction': { type: 'string' },
   'container-exit-ms': { type: 'string' },
   'succeed-after-ms': { type: 'string' },
+  'job-backoff-ms': { type: 'string' },
   seed: { type: 'string' },
   'pod-events': { type: 'boolean' },
+  'no-pod-events': { type: 'boolean' },
   'no-gc': { type: 'boolean' },
   'no-namespace-controller': { type: 'boolean' },
   'no-service-account-controller': { type: 'boolean' },
   'no-replication-controller': { type: 'boolean' },
   'no-resource-quota-controller': { type: 'boolean' },
+  'no-replicaset-controller': { type: 'boolean' },
+  'no-deployment-controller': { type: 'boolean' },
+  'no-job-controller': { type: 'boolean' },
 } as const;
 
 export const controllerFlagsUsage = `  [--nodes N] [--startup-delay-ms N] [--startup-jitter-ms N] [--fail-fraction F]
-  [--never-ready-fraction F] [--container-exit-ms N] [--succeed-after-ms N] [--seed N] [--pod-events]
-  [--no-gc] [--no-namespace-controller] [--no-service-account-controller] [--no-replication-controller]
+  [--never-ready-fraction F] [--container-exit-ms N] [--succeed-after-ms N] [--job-backoff-ms N] [--seed N]
+  [--no-pod-events] [--no-gc] [--no-namespace-controller] [--no-service-account-controller]
+  [--no-replication-controller] [--no-replicaset-controller] [--no-deployment-controller] [--no-job-controller]
   [--no-resource-quota-controller]`;
 
 /**
@@ -65,12 +73,17 @@ export function controllerOptionsFromFlags(
     if (!Number.isFinite(n)) throw new Error(`kube-sim: --${flag} must be a number, got "${String(v)}"`);
     out[option] = n;
   }
+  // --pod-events is the default now; it stays accepted for scripts written before.
   if (values['pod-events'] === true) out.podEvents = true;
+  if (values['no-pod-events'] === true) out.podEvents = false;
   if (values['no-gc'] === true) out.garbageCollector = false;
   if (values['no-namespace-controller'] === true) out.namespaceController = false;
   if (values['no-service-account-controller'] === true) out.serviceAccountController = false;
   if (values['no-replication-controller'] === true) out.replicationController = false;
   if (values['no-resource-quota-controller'] === true) out.resourceQuotaController = false;
+  if (values['no-replicaset-controller'] === true) out.replicaSetController = false;
+  if (values['no-deployment-controller'] === true) out.deploymentController = false;
+  if (values['no-job-controller'] === true) out.jobController = false;
   try {
     resolveControllerOptions(out);
   } catch (err) {

@@ -12,6 +12,9 @@ test('defaults', () => {
   assert.equal(o.failFraction, 0);
   assert.equal(o.seed, undefined);
   assert.equal(o.podLifecycle, true);
+  assert.equal(o.podEvents, true);
+  assert.equal(o.replicaSetController && o.deploymentController && o.jobController, true);
+  assert.equal(o.jobBackoffMs, 10_000);
   assert.deepEqual(resolveControllerOptions({ nodes: undefined }), defaultControllerOptions);
 });
 
@@ -56,6 +59,9 @@ test('switching controllers off', async () => {
     namespaceController: false,
     serviceAccountController: false,
     replicationController: false,
+    replicaSetController: false,
+    deploymentController: false,
+    jobController: false,
   });
   try {
     assert.equal(cluster.count('nodes'), 0);

@@ -1,9 +1,13 @@
 // kube-sim's in-process controllers: simulated nodes, pod lifecycle (scheduler + kubelet), garbage
-// collector (ownerReferences: Background, Foreground, Orphan) and namespace deletion. They talk to the store
+// collector (ownerReferences: Background, Foreground, Orphan), namespace deletion, ServiceAccounts and the
+// workload controllers (ReplicationControllers, ReplicaSets, Deployments, Jobs). They talk to the store
 // only through ClusterAccess and react to its events (no polling).
 import type { ClusterAccess } from '../types.ts';
 import { startGarbageCollector } from './gc.ts';
 import { startNamespaceController } from './namespaces.ts';
+import { startDeploymentController } from './deployments.ts';
+import { startJobController } from './jobs.ts';
+import { startReplicaSetController } from './replicasets.ts';
 import { startReplicationController } from './replication.ts';
 import { startResourceQuotaController } from './resourcequota.ts';
 import { startServiceAccountController } from './serviceaccounts.ts';
@@ -35,13 +39,14 @@ export interface ControllerOptions {
   /** Time the containers of a deleted pod take to stop; the pod is removed after min(this, its grace
    * period). Default 300 ms. */
   containerExitMs?: number;
-  /** Run time of pods annotated `kube-sim.podset.io/fate: succeed` before phase Succeeded. Default 1000 ms. */
+  /** Run time of pods annotated `kube-sim.podset.io/fate: succeed`, and of unannotated pods with
+   * restartPolicy Never or OnFailure (Job pods), before phase Succeeded. Default 1000 ms. */
   succeedAfterMs?: number;
   /** Seed for the random fate and delay choices (repeatable runs). Default: unseeded (Math.random). */
   seed?: number;
   /** Record the scheduler's and kubelet's core/v1 Events for pods (Scheduled, Pulled, Created, Started,
-   * Killing, Unhealthy), so `kubectl describe pod` shows them. 1 + 3 per container per pod. Default false
-   * (benchmarks with 100k pods would triple the object count). */
+   * Killing, Unhealthy), so `kubectl describe pod` shows them. 1 + 3 per container per pod. Default true;
+   * benchmarks with 100k pods turn it off (it would triple their object count). */
   podEvents?: boolean;
   /** Run the ownerReferences garbage collector. Default true. */
   garbageCollector?: boolean;
@@ -55,6 +60,15 @@ export interface ControllerOptions {
   replicationController?: boolean;
   /** Run the ResourceQuota controller (status.hard and status.used of every quota). Default true. */
   resourceQuotaController?: boolean;
+  /** Run the ReplicaSet controller (pods for each ReplicaSet). Default true. */
+  replicaSetController?: boolean;
+  /** Run the Deployment controller (ReplicaSets and rollouts for each Deployment). Default true. */
+  deploymentController?: boolean;
+  /** Run the Job controller (pods for each Job, until it completes or fails). Default true. */
+  jobController?: boolean;
+  /** Delay before a Job's failed pod is replaced, doubled per failure, capped at 6 min. Default 10000 ms,
+   * as kube-controller-manager. */
+  jobBackoffMs?: number;
   /** Where unexpected errors go (404/409 are handled, not reported). Default: one line on stderr. */
   onError?: ErrorReporter;
 }
@@ -71,13 +85,17 @@ export const defaultControllerOptions = {
   containerExitMs: 300,
   succeedAfterMs: 1000,
   seed: undefined as number | undefined,
-  podEvents: false,
+  podEvents: true,
   garbageCollector: true,
   namespaceController: true,
   namespaceRecheckMs: 1000,
   serviceAccountController: true,
   replicationController: true,
   resourceQuotaController: true,
+  replicaSetController: true,
+  deploymentController: true,
+  jobController: true,
+  jobBackoffMs: 10_000,
   onError: defaultErrorReporter,
 } satisfies Required<Omit<ControllerOptions, 'seed'>> & { seed: number | undefined };
 
@@ -101,6 +119,9 @@ export function resolveControllerOptions(options: ControllerOptions = {}): Resol
     'serviceAccountController',
     'replicationController',
     'resourceQuotaController',
+    'replicaSetController',
+    'deploymentController',
+    'jobController',
     'podEvents',
   ] as const) {
     if (typeof o[name] !== 'boolean')
@@ -122,6 +143,7 @@ export function resolveControllerOptions(options: ControllerOptions = {}): Resol
   nonNegative('containerExitMs');
   nonNegative('succeedAfterMs');
   nonNegative('namespaceRecheckMs');
+  nonNegative('jobBackoffMs');
   if (o.namespaceRecheckMs < 10)
     throw new Error('kube-sim controllers: option namespaceRecheckMs must be ≥ 10');
   for (const name of ['failFraction', 'neverReadyFraction'] as const) {
@@ -210,6 +232,18 @@ export function startControllers(cluster: ClusterAccess, options: ControllerOpti
     }
     if (o.resourceQuotaController) {
       const c = startResourceQuotaController(cluster, o.onError);
+      stops.push(() => c.stop());
+    }
+    if (o.replicaSetController) {
+      const c = startReplicaSetController(cluster, o.onError);
+      stops.push(() => c.stop());
+    }
+    if (o.deploymentController) {
+      const c = startDeploymentController(cluster, o.onError);
+      stops.push(() => c.stop());
+    }
+    if (o.jobController) {
+      const c = startJobController(cluster, { backoffMs: o.jobBackoffMs }, o.onError);
       stops.push(() => c.stop());
     }
   } catch (err) {

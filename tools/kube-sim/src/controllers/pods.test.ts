@@ -330,9 +330,9 @@ test('qosClass', () => {
   assert.equal(qosClass(res({ cpu: '500m' }, { cpu: '1', memory: '1Gi' })), 'Burstable');
 });
 
-test('podEvents records the scheduler and kubelet events; off by default', async (t) => {
+test('podEvents records the scheduler and kubelet events (the default); podEvents false records none', async (t) => {
   const cluster = new FakeCluster();
-  const { controllers, errors } = start(cluster, { podEvents: true });
+  const { controllers, errors } = start(cluster);
   t.after(() => controllers.stop());
   const created = cluster.create('pods', pod('ev'));
   await until(() => status(cluster.get('pods', 'default', 'ev')).phase === 'Running');
@@ -351,7 +351,7 @@ test('podEvents records the scheduler and kubelet events; off by default', async
   assert.deepEqual(errors, []);
 
   const quiet = new FakeCluster();
-  const q = start(quiet);
+  const q = start(quiet, { podEvents: false });
   t.after(() => q.controllers.stop());
   quiet.create('pods', pod('q'));
   await until(() => status(quiet.get('pods', 'default', 'q')).phase === 'Running');

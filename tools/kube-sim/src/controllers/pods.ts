@@ -8,6 +8,8 @@
 //
 // Per-pod behaviour can be pinned with annotations (handy for deterministic tests):
 //   kube-sim.podset.io/fate: ready | fail | never-ready | succeed
+//   (unannotated: chosen by failFraction / neverReadyFraction, else `succeed` for restartPolicy Never or
+//   OnFailure — Job pods run for succeedAfterMs and end Succeeded — and `ready` otherwise)
 //   kube-sim.podset.io/startup-delay-ms: "<ms>"   (Pending → Running/Failed delay)
 //   kube-sim.podset.io/exit-delay-ms: "<ms>"      (time the containers take to stop once deleted)
 import type { ClusterAccess, KubeObject, StoreEvent } from '../types.ts';
@@ -341,7 +343,9 @@ class PodLifecycle {
     const r = this.#random();
     if (r < this.#options.failFraction) return 'fail';
     if (r < this.#options.failFraction + this.#options.neverReadyFraction) return 'never-ready';
-    return 'ready';
+    // A pod that is not restarted when it exits (a Job's) runs its course: it succeeds after succeedAfterMs.
+    const restartPolicy = field<string>(pod.spec, 'restartPolicy');
+    return restartPolicy === 'Never' || restartPolicy === 'OnFailure' ? 'succeed' : 'ready';
   }
 
   #startupDelay(pod: KubeObject): number {
