@@ -13,7 +13,15 @@ let sim: KubeSim;
 let dir: string;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kube-sim-defaults-'));
-  sim = await startKubeSim({ controllerOptions: { podLifecycle: false } });
+  // What the API server stores, before any controller writes status: the workload controllers stay off.
+  sim = await startKubeSim({
+    controllerOptions: {
+      podLifecycle: false,
+      deploymentController: false,
+      replicaSetController: false,
+      jobController: false,
+    },
+  });
 });
 after(async () => {
   await sim?.close();
