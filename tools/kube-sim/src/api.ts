@@ -37,6 +37,8 @@ import {
   type ResourceType,
 } from './types.ts';
 import { validatePodSpec } from './pod-validation.ts';
+import { recordUpdate } from './managed-fields.ts';
+import { typeViewOf } from './field-types.ts';
 import { nameRuleFor, randomSuffix, validateMetadata, validateName } from './validation.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -46,6 +48,12 @@ export interface WriteOptions {
   fieldValidation?: FieldValidation;
   /** Filled with warnings for the `Warning` response header. */
   warnings?: string[];
+  /** Who writes, for metadata.managedFields (in-process writes: `kube-sim`). */
+  fieldManager?: string;
+  /** The managedFields to store, when the write worked them out itself (an apply). */
+  managedFields?: Json[];
+  /** A write through the scale subresource (recorded as such in managedFields). */
+  subresource?: 'scale';
 }
 
 export interface ListQuery {
@@ -593,6 +601,7 @@ export class Api {
     out = this.schemaProcess(t, out, opts, name);
     out = this.prepareCreate(t, out, opts);
     const stored = this.toStorage(t, out);
+    stored.metadata = this.withOwnership(t, undefined, stored, m.managedFields, opts, 'main');
     if (opts.dryRun) return this.present(t, stored);
     const saved = this.store.put(id, stored);
     this.afterWrite(t, saved);
@@ -864,6 +873,7 @@ export class Api {
     ) {
       next.metadata = { ...next.metadata, generation: (cm.generation ?? 1) + 1 };
     }
+    next.metadata = this.withOwnership(t, current, next, im.managedFields, opts, part);
     // A no-op update changes nothing: no new resourceVersion, no event.
     if (JSON.stringify(next) === JSON.stringify(current)) return this.present(t, current);
     if (opts.dryRun) return this.present(t, next);
@@ -875,6 +885,38 @@ export class Api {
     const saved = this.store.put(id, next);
     this.afterWrite(t, saved);
     return this.present(t, saved);
+  }
+
+  /** `next`'s metadata with managedFields as after the write: the apply's own, or this write's changes recorded. */
+  private withOwnership(
+    t: ResourceType,
+    live: KubeObject | undefined,
+    next: KubeObject,
+    requested: Json[] | undefined,
+    opts: WriteOptions,
+    part: 'main' | 'status',
+  ): ObjectMeta {
+    let mf = opts.managedFields;
+    if (!mf) {
+      try {
+        mf = recordUpdate({
+          live,
+          next,
+          requested,
+          manager: opts.fieldManager ?? 'kube-sim',
+          apiVersion: apiVersionOf(t),
+          subresource: part === 'status' ? 'status' : (opts.subresource ?? ''),
+          part: part === 'status' ? 'status' : t.subresources.status ? 'main-without-status' : 'main',
+          view: typeViewOf(t, this.registry.isCrdType(t)),
+          time: timestamp(this.now()),
+        });
+      } catch {
+        // As the API server: a write never fails over its managedFields; the live ones are kept.
+        mf = live?.metadata.managedFields;
+      }
+    }
+    const { managedFields: _old, ...meta } = next.metadata;
+    return mf && mf.length ? { ...meta, managedFields: mf } : meta;
   }
 
   private readyToRemove(id: string, obj: KubeObject): boolean {
@@ -1044,7 +1086,13 @@ export class Api {
     }
     const next = { ...this.present(t, current) } as unknown as JsonObject;
     setPath(next, sc.specReplicasPath, replicas);
-    const updated = this.writeUpdate(t, current, next as unknown as KubeObject, opts, 'main');
+    const updated = this.writeUpdate(
+      t,
+      current,
+      next as unknown as KubeObject,
+      { ...opts, subresource: 'scale' },
+      'main',
+    );
     return this.scaleOf(t, updated);
   }
 

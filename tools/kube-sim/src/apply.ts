@@ -1,0 +1,122 @@
+// Server-side apply (PATCH with application/apply-patch+yaml): the configuration is merged into the live
+// object; fields its manager applied before and applies no more are removed unless another manager owns
+// them; changing a field another manager owns is a conflict (409) unless forced, which takes it over.
+// A create by apply records an Apply entry for the configuration's fields.
+import { type Api, notFound, timestamp, type WriteOptions } from './api.ts';
+import { difference, type FieldSet, intersection, union } from './fieldset.ts';
+import { compare, fieldSetOf, mergeApplied, removeFields, withNamedParents } from './field-ops.ts';
+import { typeViewOf } from './field-types.ts';
+import {
+  type Conflict,
+  conflictError,
+  decodeManagedFields,
+  encodeManagedFields,
+  identity,
+  type Manager,
+  type Part,
+  scopeFieldSet,
+} from './managed-fields.ts';
+import { apiVersionOf, resourceId } from './registry.ts';
+import type { Json, JsonObject, KubeObject, ResourceType } from './types.ts';
+
+export interface ApplyRequest {
+  t: ResourceType;
+  namespace: string | undefined;
+  name: string;
+  config: JsonObject;
+  manager: string;
+  force: boolean;
+  /** The status subresource is applied to. */
+  status: boolean;
+}
+
+function isObject(v: Json | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Applies a configuration; returns the object as written and whether the apply created it. */
+export function serverSideApply(
+  api: Api,
+  r: ApplyRequest,
+  opts: WriteOptions,
+): { object: KubeObject; created: boolean } {
+  const { t, name } = r;
+  const meta = isObject(r.config.metadata) ? r.config.metadata : {};
+  const config: JsonObject = { ...r.config, metadata: { ...meta, name } };
+  const view = typeViewOf(t, api.registry.isCrdType(t));
+  const part: Part = r.status ? 'status' : t.subresources.status ? 'main-without-status' : 'main';
+  const applied = scopeFieldSet(fieldSetOf(config, view), part);
+  const now = timestamp(api.now());
+  const self = (set: FieldSet): Manager => ({
+    manager: r.manager,
+    operation: 'Apply',
+    apiVersion: apiVersionOf(t),
+    time: now,
+    subresource: r.status ? 'status' : '',
+    set,
+    entry: undefined,
+  });
+  const rec = api.store.get(resourceId(t), t.namespaced ? r.namespace : undefined, name);
+  if (!rec) {
+    if (r.status) throw notFound(t, name);
+    const managedFields = encodeManagedFields([self(applied)]);
+    return { object: api.create(t, r.namespace, config, { ...opts, managedFields }), created: true };
+  }
+  const live = api.present(t, rec.obj) as unknown as JsonObject;
+  const managers = decodeManagedFields(rec.obj.metadata.managedFields) ?? [];
+  const selfId = identity(self(applied));
+  const previous = managers.find((m) => identity(m) === selfId);
+  const others = managers.filter((m) => m !== previous);
+
+  let merged = mergeApplied(live, partOf(config, part), view);
+  if (previous) {
+    // What this manager applied before and no manager (itself included, now) owns goes.
+    let owned = applied;
+    for (const m of others) owned = union(owned, m.set);
+    const mergedSet = withNamedParents(fieldSetOf(merged, view), view);
+    const gone = scopeFieldSet(
+      difference(
+        intersection(mergedSet, withNamedParents(previous.set, view)),
+        withNamedParents(owned, view),
+      ),
+      'main',
+    );
+    if (!gone.isEmpty()) merged = removeFields(merged, gone, view);
+  }
+
+  const c = compare(live, merged, view);
+  const changed = scopeFieldSet(union(c.added, c.modified), part);
+  const removed = scopeFieldSet(c.removed, part);
+  const conflicts: Conflict[] = [];
+  for (const m of others) {
+    for (const path of intersection(m.set, changed).paths()) conflicts.push({ manager: m, path });
+  }
+  if (conflicts.length > 0 && !r.force) throw conflictError(conflicts);
+
+  const next: Manager[] = others.map((m) => {
+    const lost = union(intersection(m.set, changed), intersection(m.set, removed));
+    return lost.isEmpty() ? m : { ...m, set: difference(m.set, lost), entry: undefined };
+  });
+  const unchanged = changed.isEmpty() && removed.isEmpty();
+  next.push({ ...self(applied), time: unchanged && previous ? previous.time : now });
+  const managedFields = encodeManagedFields(next);
+  const object = api.writeUpdate(
+    t,
+    rec.obj,
+    merged as unknown as KubeObject,
+    { ...opts, managedFields },
+    r.status ? 'status' : 'main',
+  );
+  return { object, created: false };
+}
+
+/** The part of a configuration a write may change: the status for the status subresource, else the rest. */
+function partOf(config: JsonObject, part: Part): JsonObject {
+  if (part === 'main') return config;
+  if (part === 'status') {
+    const { status } = config;
+    return status === undefined ? {} : { status };
+  }
+  const { status: _s, ...rest } = config;
+  return rest;
+}
