@@ -5,7 +5,7 @@
 import { type Api, notFound, timestamp, type WriteOptions } from './api.ts';
 import { difference, type FieldSet, intersection, union } from './fieldset.ts';
 import { compare, fieldSetOf, mergeApplied, removeFields, withNamedParents } from './field-ops.ts';
-import { typeViewOf } from './field-types.ts';
+import { type TypeView, typeViewOf } from './field-types.ts';
 import {
   type Conflict,
   conflictError,
@@ -91,7 +91,12 @@ export function serverSideApply(
   for (const m of others) {
     for (const path of intersection(m.set, changed).paths()) conflicts.push({ manager: m, path });
   }
-  if (conflicts.length > 0 && !r.force) throw conflictError(conflicts);
+  if (conflicts.length > 0 && !r.force) {
+    // kubectl's own server-side apply takes over what its client-side apply last applied, unchanged since.
+    const allowed = r.manager === 'kubectl' ? lastAppliedFields(live, view) : undefined;
+    const left = allowed ? conflicts.filter((c) => !allowed.has(c.path)) : conflicts;
+    if (left.length > 0) throw conflictError(left);
+  }
 
   const next: Manager[] = others.map((m) => {
     const lost = union(intersection(m.set, changed), intersection(m.set, removed));
@@ -108,6 +113,23 @@ export function serverSideApply(
     r.status ? 'status' : 'main',
   );
   return { object, created: false };
+}
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** The fields of the live object's last client-side-applied configuration that still hold its values. */
+function lastAppliedFields(live: JsonObject, view: TypeView): FieldSet | undefined {
+  const meta = isObject(live.metadata) ? live.metadata : {};
+  const annotations = isObject(meta.annotations) ? meta.annotations : {};
+  const text = annotations[LAST_APPLIED];
+  if (typeof text !== 'string') return undefined;
+  try {
+    const last = JSON.parse(text) as Json;
+    if (!isObject(last)) return undefined;
+    return difference(fieldSetOf(last, view), compare(last, live, view).modified);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The part of a configuration a write may change: the status for the status subresource, else the rest. */
