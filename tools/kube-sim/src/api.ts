@@ -601,7 +601,7 @@ export class Api {
     out = this.schemaProcess(t, out, opts, name);
     out = this.prepareCreate(t, out, opts);
     const stored = this.toStorage(t, out);
-    stored.metadata = this.withOwnership(t, undefined, stored, m.managedFields, opts, 'main');
+    stored.metadata = this.withOwnership(t, undefined, stored, m.managedFields, opts, 'main').metadata;
     if (opts.dryRun) return this.present(t, stored);
     const saved = this.store.put(id, stored);
     this.afterWrite(t, saved);
@@ -873,9 +873,11 @@ export class Api {
     ) {
       next.metadata = { ...next.metadata, generation: (cm.generation ?? 1) + 1 };
     }
-    next.metadata = this.withOwnership(t, current, next, im.managedFields, opts, part);
+    const owned = this.withOwnership(t, current, next, im.managedFields, opts, part);
+    next.metadata = owned.metadata;
     // A no-op update changes nothing: no new resourceVersion, no event.
-    if (JSON.stringify(next) === JSON.stringify(current)) return this.present(t, current);
+    if (owned.same) return this.present(t, current);
+    if (!owned.compared && JSON.stringify(next) === JSON.stringify(current)) return this.present(t, current);
     if (opts.dryRun) return this.present(t, next);
     if (this.readyToRemove(id, next)) {
       const gone = this.store.remove(id, cm.namespace, name) as KubeObject;
@@ -887,7 +889,11 @@ export class Api {
     return this.present(t, saved);
   }
 
-  /** `next`'s metadata with managedFields as after the write: the apply's own, or this write's changes recorded. */
+  /**
+   * `next`'s metadata with managedFields as after the write: the apply's own, or this write's changes
+   * recorded; `compared`: the write was compared with the live object, `same`: and nothing changed (a
+   * no-op), so the objects need not be serialized to tell.
+   */
   private withOwnership(
     t: ResourceType,
     live: KubeObject | undefined,
@@ -895,11 +901,13 @@ export class Api {
     requested: Json[] | undefined,
     opts: WriteOptions,
     part: 'main' | 'status',
-  ): ObjectMeta {
+  ): { metadata: ObjectMeta; same: boolean; compared: boolean } {
     let mf = opts.managedFields;
+    let same = false;
+    let compared = false;
     if (!mf) {
       try {
-        mf = recordUpdate({
+        ({ managedFields: mf, same } = recordUpdate({
           live,
           next,
           requested,
@@ -909,14 +917,15 @@ export class Api {
           part: part === 'status' ? 'status' : t.subresources.status ? 'main-without-status' : 'main',
           view: typeViewOf(t, this.registry.isCrdType(t)),
           time: timestamp(this.now()),
-        });
+        }));
+        compared = true;
       } catch {
         // As the API server: a write never fails over its managedFields; the live ones are kept.
         mf = live?.metadata.managedFields;
       }
     }
     const { managedFields: _old, ...meta } = next.metadata;
-    return mf && mf.length ? { ...meta, managedFields: mf } : meta;
+    return { metadata: mf && mf.length ? { ...meta, managedFields: mf } : meta, same, compared };
   }
 
   private readyToRemove(id: string, obj: KubeObject): boolean {

@@ -81,6 +81,9 @@ export interface Comparison {
   removed: FieldSet;
 }
 
+export const isSame = (c: Comparison): boolean =>
+  c.added.isEmpty() && c.modified.isEmpty() && c.removed.isEmpty();
+
 /** What changed from `lhs` to `rhs` (typed Compare); `lhs` undefined: everything in `rhs` is added. */
 export function compare(lhs: JsonObject | undefined, rhs: JsonObject, view: TypeView): Comparison {
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
@@ -95,8 +98,11 @@ function compareFields(
   path: string[],
   c: Comparison,
 ): void {
+  // managedFields are the bookkeeping of the fields, never one of them
+  const meta = path.length === 1 && path[0] === 'f:metadata';
   if (l) {
     for (const k of Object.keys(l)) {
+      if (meta && k === 'managedFields') continue;
       path.push(`f:${k}`);
       compareValue(l[k], r?.[k], view.field(k), path, c);
       path.pop();
@@ -104,7 +110,7 @@ function compareFields(
   }
   if (r) {
     for (const k of Object.keys(r)) {
-      if (l && Object.hasOwn(l, k)) continue;
+      if ((l && Object.hasOwn(l, k)) || (meta && k === 'managedFields')) continue;
       path.push(`f:${k}`);
       compareValue(undefined, r[k], view.field(k), path, c);
       path.pop();
@@ -211,36 +217,61 @@ function mergeValue(l: Json, r: Json, view: TypeView): Json {
   return r;
 }
 
+/**
+ * Keyed items merged as structured-merge-diff orders them: two cursors, one per list; an item only the live
+ * list has is kept where it is, the configuration's items come in its order, and an item both have waits
+ * in the live list until the configuration reaches it.
+ */
 function mergeItems(l: Json[], r: Json[], lt: ListType, iv: TypeView): Json[] {
+  const lKeys = l.map((x, i) => itemKey(lt, x, i));
   const rKeys = r.map((x, i) => itemKey(lt, x, i));
-  const rIndex = new Map<string, number>();
-  rKeys.forEach((k, i) => rIndex.has(k) || rIndex.set(k, i));
-  const lIndex = indexItems(l, lt);
+  const lByKey = new Map<string, Json>();
+  lKeys.forEach((k, i) => lByKey.has(k) || lByKey.set(k, l[i] as Json));
+  const inR = new Set(rKeys);
+  const shared = rKeys.filter((k) => lByKey.has(k));
+  let nextShared = 0;
+  const merged = new Set<string>();
   const out: Json[] = [];
-  const emitted = new Set<string>();
-  let next = 0; // the next configuration item not yet emitted
-  const emitUpTo = (end: number): void => {
-    for (; next <= end; next++) {
-      const k = rKeys[next] as string;
-      if (emitted.has(k)) continue;
-      emitted.add(k);
-      const lv = lIndex.get(k);
-      const rv = r[next] as Json;
-      out.push(lv === undefined || lt.type === 'set' ? rv : mergeValue(lv, rv, iv));
-    }
+  const take = (k: string, rv: Json): void => {
+    merged.add(k);
+    const lv = lByKey.get(k);
+    out.push(lv === undefined || lt.type === 'set' ? rv : mergeValue(lv, rv, iv));
+    if (shared[nextShared] === k) nextShared++;
   };
-  for (let i = 0; i < l.length; i++) {
-    const item = l[i] as Json;
-    const k = itemKey(lt, item, i);
-    const at = rIndex.get(k);
-    if (at === undefined) {
-      if (!emitted.has(k)) out.push(item);
-      emitted.add(k);
-    } else if (!emitted.has(k)) {
-      emitUpTo(at);
+  let li = 0;
+  let ri = 0;
+  while (li < l.length || ri < r.length) {
+    if (li < l.length && ri < r.length) {
+      const k = lKeys[li] as string;
+      if (k === rKeys[ri]) {
+        take(k, r[ri] as Json);
+        li++;
+        ri++;
+        continue;
+      }
+      if (inR.has(k) && nextShared < shared.length && shared[nextShared] !== k) {
+        li++; // an item both have, but not the one the configuration reaches next
+        continue;
+      }
+    }
+    if (li < l.length) {
+      const k = lKeys[li] as string;
+      if (!inR.has(k)) {
+        out.push(l[li] as Json);
+        li++;
+        continue;
+      }
+      if (merged.has(k)) {
+        li++;
+        continue;
+      }
+    }
+    if (ri < r.length) {
+      const k = rKeys[ri] as string;
+      if (!merged.has(k)) take(k, r[ri] as Json);
+      ri++;
     }
   }
-  emitUpTo(r.length - 1);
   return out;
 }
 

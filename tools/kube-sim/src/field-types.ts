@@ -77,13 +77,21 @@ class BuiltinView implements TypeView {
     this.isItem = isItem;
   }
 
+  private fields: Map<string, TypeView> | undefined;
+  private items: TypeView | undefined;
+
   field(name: string): TypeView {
-    return new BuiltinView(this.kind, [...this.path, name], this.isMap());
+    // Keys of maps are data (any number of them): only declared fields' views are kept.
+    if (this.isMap() || this.inMap) return new BuiltinView(this.kind, [...this.path, name], true);
+    this.fields ??= new Map();
+    let v = this.fields.get(name);
+    if (!v) this.fields.set(name, (v = new BuiltinView(this.kind, [...this.path, name])));
+    return v;
   }
 
   /** List items add no path segment (as in strategic merge's tables); the flag tells them apart. */
   item(): TypeView {
-    return new BuiltinView(this.kind, this.path, false, true);
+    return (this.items ??= new BuiltinView(this.kind, this.path, false, true));
   }
 
   private isMap(): boolean {
@@ -129,18 +137,32 @@ class SchemaView implements TypeView {
     this.root = root;
   }
 
+  private fields: Map<string, TypeView> | undefined;
+  private items: TypeView | undefined;
+
   field(name: string): TypeView {
+    if (!this.s || (!this.root && !this.s.properties?.[name])) return this.makeField(name);
+    this.fields ??= new Map();
+    let v = this.fields.get(name);
+    if (!v) this.fields.set(name, (v = this.makeField(name)));
+    return v;
+  }
+
+  private makeField(name: string): TypeView {
     if (this.root && name === 'metadata') return new BuiltinView('', ['metadata']);
     const s = this.s;
     if (!s) return UNTYPED;
     const p = s.properties?.[name];
     if (p) return new SchemaView(p);
-    if (typeof s.additionalProperties === 'object') return new SchemaView(s.additionalProperties);
+    if (typeof s.additionalProperties === 'object')
+      return (this.values ??= new SchemaView(s.additionalProperties));
     return UNTYPED;
   }
 
+  private values: TypeView | undefined;
+
   item(): TypeView {
-    return this.s?.items ? new SchemaView(this.s.items) : UNTYPED;
+    return (this.items ??= this.s?.items ? new SchemaView(this.s.items) : UNTYPED);
   }
 
   list(): ListType {
@@ -175,7 +197,11 @@ class SchemaView implements TypeView {
 
 const UNTYPED: TypeView = new SchemaView(undefined);
 
-/** The view of a whole object of `t`. */
+const views = new WeakMap<ResourceType, TypeView>();
+
+/** The view of a whole object of `t` (kept per type: views remember their children). */
 export function typeViewOf(t: ResourceType, isCustom: boolean): TypeView {
-  return isCustom ? new SchemaView(t.schema, true) : new BuiltinView(t.kind, []);
+  let v = views.get(t);
+  if (!v) views.set(t, (v = isCustom ? new SchemaView(t.schema, true) : new BuiltinView(t.kind, [])));
+  return v;
 }

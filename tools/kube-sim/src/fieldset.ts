@@ -54,14 +54,17 @@ export class FieldSet {
   }
 }
 
+/** Sets are never changed once built, so a union with an empty set may share the other. */
 export function union(a: FieldSet, b: FieldSet): FieldSet {
+  if (b.isEmpty()) return a;
+  if (a.isEmpty()) return b;
   const out = new FieldSet();
   out.member = a.member || b.member;
   for (const s of [a, b]) {
     if (!s.children) continue;
     for (const [k, c] of s.children) {
       const prev = out.child(k);
-      out.setChild(k, prev ? union(prev, c) : copy(c));
+      out.setChild(k, prev ? union(prev, c) : c);
     }
   }
   return out;
@@ -91,10 +94,6 @@ export function intersection(a: FieldSet, b: FieldSet): FieldSet {
     }
   }
   return out;
-}
-
-function copy(s: FieldSet): FieldSet {
-  return union(s, new FieldSet());
 }
 
 /** Reads FieldsV1 (`{"f:spec":{"f:replicas":{}}}`); throws on a malformed document. */
@@ -127,10 +126,14 @@ export function toFieldsV1(s: FieldSet): JsonObject {
   if (!s.children) return out;
   for (const k of sortedKeys(s.children)) {
     const c = s.children.get(k)!;
-    if (c.isEmpty()) continue;
     const body = toFieldsV1(c);
-    const hasChildren = Object.keys(body).length > 0;
-    out[k] = c.member && hasChildren ? { '.': {}, ...body } : body;
+    let hasChildren = false;
+    for (const _ in body) {
+      hasChildren = true;
+      break;
+    }
+    if (c.member) out[k] = hasChildren ? { '.': {}, ...body } : body;
+    else if (hasChildren) out[k] = body;
   }
   return out;
 }
@@ -138,11 +141,13 @@ export function toFieldsV1(s: FieldSet): JsonObject {
 const KIND_ORDER: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 
 function sortedKeys(m: Map<string, FieldSet>): string[] {
-  return [...m.keys()].sort(comparePathElements);
+  const keys = [...m.keys()];
+  return keys.length < 2 ? keys : keys.sort(comparePathElements);
 }
 
 /** Field names sort before keys, keys before values, values before indexes (fieldpath.PathElement.Compare). */
 export function comparePathElements(a: string, b: string): number {
+  if (a[0] === 'f' && b[0] === 'f') return a < b ? -1 : a > b ? 1 : 0;
   const ka = KIND_ORDER[a[0] as string] ?? 4;
   const kb = KIND_ORDER[b[0] as string] ?? 4;
   if (ka !== kb) return ka - kb;

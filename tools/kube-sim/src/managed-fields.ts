@@ -12,7 +12,7 @@ import {
   union,
 } from './fieldset.ts';
 import type { TypeView } from './field-types.ts';
-import { compare } from './field-ops.ts';
+import { compare, isSame, itemKey } from './field-ops.ts';
 import { ApiError, type Json, type JsonObject, type KubeObject } from './types.ts';
 
 export type Operation = 'Apply' | 'Update';
@@ -123,13 +123,22 @@ export function encodeManagedFields(managers: readonly Manager[]): Json[] {
       apiVersion: m.apiVersion,
       ...(m.time !== undefined ? { time: m.time } : {}),
       fieldsType: 'FieldsV1',
-      fieldsV1: toFieldsV1(m.set),
+      fieldsV1: fieldsJson(m.set),
       ...(m.subresource ? { subresource: m.subresource } : {}),
     });
     return e;
   });
   decoded.set(out, sorted);
   return out;
+}
+
+const json = new WeakMap<FieldSet, JsonObject>();
+
+/** FieldsV1 of a set, written once per set (sets never change; objects created alike share theirs). */
+function fieldsJson(set: FieldSet): JsonObject {
+  let j = json.get(set);
+  if (!j) json.set(set, (j = toFieldsV1(set)));
+  return j;
 }
 
 function cmp(a: string, b: string): number {
@@ -188,9 +197,12 @@ export interface RecordUpdate {
  * The managedFields after a create, update or patch: the fields the write added or changed become its
  * manager's (an Update entry), and no other manager's; fields it removed are no one's.
  */
-export function recordUpdate(w: RecordUpdate): Json[] | undefined {
+export function recordUpdate(w: RecordUpdate): {
+  managedFields: Json[] | undefined;
+  same: boolean;
+} {
   const liveList = w.live?.metadata.managedFields;
-  const requested = w.subresource === '' ? w.requested : undefined;
+  const requested = w.subresource === '' && w.requested !== liveList ? w.requested : undefined;
   let managers: Manager[] | undefined;
   let fromLive = false;
   if (requested && isReset(requested)) managers = [];
@@ -199,9 +211,18 @@ export function recordUpdate(w: RecordUpdate): Json[] | undefined {
     managers = decodeManagedFields(liveList) ?? [];
     fromLive = true;
   }
-  const c = compare(w.live as unknown as JsonObject | undefined, w.next as unknown as JsonObject, w.view);
-  const changed = scopeFieldSet(union(c.added, c.modified), w.part);
-  const removed = scopeFieldSet(c.removed, w.part);
+  let same = false;
+  let changed: FieldSet;
+  let removed: FieldSet;
+  if (!w.live) {
+    changed = createdFieldSet(w.next as unknown as JsonObject, w.view, w.part);
+    removed = EMPTY;
+  } else {
+    const c = compare(w.live as unknown as JsonObject, w.next as unknown as JsonObject, w.view);
+    same = isSame(c);
+    changed = scopeFieldSet(union(c.added, c.modified), w.part);
+    removed = scopeFieldSet(c.removed, w.part);
+  }
   let out = managers.map((m) => withoutFields(m, changed, removed));
   if (!changed.isEmpty()) {
     const self = identity({
@@ -222,9 +243,62 @@ export function recordUpdate(w: RecordUpdate): Json[] | undefined {
       entry: undefined,
     });
   } else if (fromLive && out.every((m, i) => m === managers[i])) {
-    return liveList;
+    return { managedFields: liveList, same };
   }
-  return encodeManagedFields(out);
+  return { managedFields: encodeManagedFields(out), same: false };
+}
+
+const EMPTY = new FieldSet();
+const CREATED_CACHE_LIMIT = 1000;
+const created = new WeakMap<TypeView, Map<string, FieldSet>>();
+
+/**
+ * The fields a create sets. Objects created alike (a controller's pods) set the same fields, so the set is
+ * kept by the object's shape: its keys, and the keys of its keyed lists, without the values.
+ */
+function createdFieldSet(obj: JsonObject, view: TypeView, part: Part): FieldSet {
+  const out: string[] = [part];
+  shapeOf(obj, view, out);
+  const key = out.join('');
+  let byShape = created.get(view);
+  if (!byShape) created.set(view, (byShape = new Map()));
+  let set = byShape.get(key);
+  if (!set) {
+    set = scopeFieldSet(compare(undefined, obj, view).added, part);
+    if (byShape.size >= CREATED_CACHE_LIMIT) byShape.clear();
+    byShape.set(key, set);
+  }
+  return set;
+}
+
+function shapeOf(v: Json, view: TypeView, out: string[]): void {
+  if (v === null) out.push('n');
+  else if (Array.isArray(v)) {
+    const lt = view.list();
+    if (lt.type === 'atomic') {
+      out.push(v.length ? 'a' : 'e');
+      return;
+    }
+    out.push('[');
+    const iv = view.item();
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i] as Json;
+      out.push(itemKey(lt, item, i), '\u0001');
+      if (lt.type === 'map') shapeOf(item, iv, out);
+    }
+    out.push(']');
+  } else if (typeof v === 'object') {
+    if (view.atomic()) {
+      out.push('.');
+      return;
+    }
+    out.push('{');
+    for (const k in v) {
+      out.push(k, '\u0001');
+      shapeOf(v[k] as Json, view.field(k), out);
+    }
+    out.push('}');
+  } else out.push('.');
 }
 
 function withoutFields(m: Manager, changed: FieldSet, removed: FieldSet): Manager {

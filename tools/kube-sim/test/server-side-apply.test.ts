@@ -397,6 +397,27 @@ test('client-node: apply-patch+yaml with fieldManager and force; 409 with FieldM
   const dropped = await objects.patch(cm({}), undefined, undefined, 'ctrl-a', false, ssa);
   assert.deepEqual(dropped.data, { a: '9' });
 
+  // A resourceVersion in the configuration is a precondition, as on an update.
+  let stale: unknown;
+  try {
+    await objects.patch(
+      { ...cm({ a: '9' }), metadata: { ...cm({}).metadata, resourceVersion: '1' } } as KubernetesObject,
+      undefined,
+      undefined,
+      'ctrl-b',
+      false,
+      ssa,
+    );
+  } catch (e) {
+    stale = e;
+  }
+  assert.ok(stale instanceof ApiException, String(stale));
+  assert.equal(stale.code, 409);
+  assert.match(
+    String(stale.body),
+    /Operation cannot be fulfilled on configmaps \\"ssa-node\\": the object has been modified; please apply your changes to the latest version and try again/,
+  );
+
   // A write without a fieldManager is recorded under the client's User-Agent name.
   const updated = await objects.patch(
     { ...cm({}), data: { c: '3' } } as KubernetesObject,
