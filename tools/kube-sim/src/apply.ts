@@ -17,7 +17,7 @@ import {
   scopeFieldSet,
 } from './managed-fields.ts';
 import { apiVersionOf, resourceId } from './registry.ts';
-import type { Json, JsonObject, KubeObject, ResourceType } from './types.ts';
+import { ApiError, type Json, type JsonObject, type KubeObject, type ResourceType } from './types.ts';
 
 export interface ApplyRequest {
   t: ResourceType;
@@ -42,7 +42,16 @@ export function serverSideApply(
 ): { object: KubeObject; created: boolean } {
   const { t, name } = r;
   const meta = isObject(r.config.metadata) ? r.config.metadata : {};
-  const config: JsonObject = { ...r.config, metadata: { ...meta, name } };
+  if (meta.managedFields !== undefined && meta.managedFields !== null) {
+    throw new ApiError(400, 'BadRequest', 'metadata.managedFields must be nil');
+  }
+  checkKind(t, r.config);
+  const config: JsonObject = {
+    ...r.config,
+    apiVersion: apiVersionOf(t),
+    kind: t.kind,
+    metadata: { ...meta, name },
+  };
   const view = typeViewOf(t, api.registry.isCrdType(t));
   const part: Part = r.status ? 'status' : t.subresources.status ? 'main-without-status' : 'main';
   const applied = scopeFieldSet(fieldSetOf(config, view), part);
@@ -113,6 +122,25 @@ export function serverSideApply(
     r.status ? 'status' : 'main',
   );
   return { object, created: false };
+}
+
+/** A configuration is of the resource's kind and version, as a body of an update must be. */
+function checkKind(t: ResourceType, config: JsonObject): void {
+  if (config.kind !== undefined && config.kind !== t.kind) {
+    throw new ApiError(
+      400,
+      'BadRequest',
+      `the kind in the body (${String(config.kind)}) does not match the expected kind (${t.kind})`,
+    );
+  }
+  const av = apiVersionOf(t);
+  if (config.apiVersion !== undefined && config.apiVersion !== av) {
+    throw new ApiError(
+      400,
+      'BadRequest',
+      `the API version in the data (${String(config.apiVersion)}) does not match the expected API version (${av})`,
+    );
+  }
 }
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';

@@ -253,10 +253,12 @@ const CRD = {
         name: 'v1',
         served: true,
         storage: true,
+        subresources: { status: {} },
         schema: {
           openAPIV3Schema: {
             type: 'object',
             properties: {
+              status: { type: 'object', properties: { phase: { type: 'string' } } },
               spec: {
                 type: 'object',
                 properties: {
@@ -355,6 +357,44 @@ test('custom resources merge by x-kubernetes-list-type and -map-type; untyped li
   o = await get('gadget', 'g1');
   assert.deepEqual(o.spec.parts, [{ name: 'b', count: 2 }]);
   assert.deepEqual(o.spec.tags, ['y']);
+});
+
+test('the status subresource is applied separately: its own entry, its own conflicts', async () => {
+  const st = await apply(
+    { ...gadget({}), status: { phase: 'Ready' } },
+    '--server-side',
+    '--subresource=status',
+    '--field-manager=reporter',
+  );
+  assert.equal(st.code, 0, st.stderr);
+  const o = (await get('gadget', 'g1')) as Obj & { status?: { phase?: string } };
+  assert.equal(o.status?.phase, 'Ready');
+  const e = entry(o, 'reporter');
+  assert.equal(e?.subresource, 'status');
+  assert.deepEqual(e?.fieldsV1, { 'f:status': { 'f:phase': {} } });
+
+  // The main resource's apply neither writes nor owns the status.
+  const main = await apply(
+    { ...gadget({ args: ['1'], owner: { name: 'al' } }), status: { phase: 'Broken' } },
+    '--server-side',
+    '--field-manager=one',
+  );
+  assert.equal(main.code, 0, main.stderr);
+  const after = (await get('gadget', 'g1')) as Obj & { status?: { phase?: string } };
+  assert.equal(after.status?.phase, 'Ready');
+  assert.ok(!('f:status' in (entry(after, 'one')?.fieldsV1 ?? {})));
+
+  const other = await apply(
+    { ...gadget({}), status: { phase: 'Failed' } },
+    '--server-side',
+    '--subresource=status',
+    '--field-manager=prober',
+  );
+  assert.notEqual(other.code, 0);
+  assert.match(
+    other.stderr,
+    /^error: Apply failed with 1 conflict: conflict with "reporter" with subresource "status": \.status\.phase\n/,
+  );
 });
 
 test('client-node: apply-patch+yaml with fieldManager and force; 409 with FieldManagerConflict causes', async () => {
