@@ -202,7 +202,7 @@ export function recordUpdate(w: RecordUpdate): {
   same: boolean;
 } {
   const liveList = w.live?.metadata.managedFields;
-  const requested = w.subresource === '' && w.requested !== liveList ? w.requested : undefined;
+  const requested = w.subresource === '' && !sameList(w.requested, liveList) ? w.requested : undefined;
   let managers: Manager[] | undefined;
   let fromLive = false;
   if (requested && isReset(requested)) managers = [];
@@ -246,6 +246,13 @@ export function recordUpdate(w: RecordUpdate): {
     return { managedFields: liveList, same };
   }
   return { managedFields: encodeManagedFields(out), same: false };
+}
+
+/** A client that sends back the managedFields it read (a GET, then a PUT) leaves them as they are. */
+function sameList(a: Json[] | undefined, b: Json[] | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 const EMPTY = new FieldSet();
