@@ -67,6 +67,13 @@ test('the field set of a configuration: leaves, keyed items with their keys, ato
       },
     },
   });
+  const owned = fieldSetOf(
+    { metadata: { ownerReferences: [{ uid: 'u1', kind: 'ReplicaSet', name: 'rs' }], finalizers: ['f'] } },
+    typeViewOf(builtin('Pod'), false),
+  );
+  assert.deepEqual(toFieldsV1(owned), {
+    'f:metadata': { 'f:finalizers': { 'v:"f"': {} }, 'f:ownerReferences': { 'k:{"uid":"u1"}': {} } },
+  });
   const cr = fieldSetOf(
     { spec: { parts: [{ name: 'p' }], tags: ['t'], args: ['x'], extra: { k: { v: '1' } } } },
     custom,

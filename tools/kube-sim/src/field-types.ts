@@ -114,7 +114,9 @@ class BuiltinView implements TypeView {
 
   atomic(): boolean {
     const field = this.path[this.path.length - 1] ?? '';
-    return !this.inMap && !this.isItem && this.path[0] !== 'metadata' && ATOMIC_FIELDS.has(field);
+    // An owner reference is an atomic struct: its item is owned whole.
+    if (this.isItem) return field === 'ownerReferences' && this.path.length === 2;
+    return !this.inMap && this.path[0] !== 'metadata' && ATOMIC_FIELDS.has(field);
   }
 
   named(_name: string): boolean {
