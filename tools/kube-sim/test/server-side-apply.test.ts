@@ -487,4 +487,25 @@ test('client-node: apply-patch+yaml with fieldManager and force; 409 with FieldM
     (cleared.metadata?.managedFields ?? []).map((e) => e.manager),
     ['resetter'],
   );
+  // Any other valid list replaces them.
+  const mine = {
+    manager: 'importer',
+    operation: 'Update',
+    apiVersion: 'v1',
+    time: '2026-01-01T00:00:00Z',
+    fieldsType: 'FieldsV1',
+    fieldsV1: { 'f:data': { 'f:d': {} } },
+  };
+  const replaced = await objects.patch(
+    { ...cm({}), metadata: { ...cm({}).metadata, managedFields: [mine] } } as KubernetesObject,
+    undefined,
+    undefined,
+    'resetter',
+    undefined,
+    PatchStrategy.MergePatch,
+  );
+  assert.deepEqual(
+    (replaced.metadata?.managedFields ?? []).map((e) => [e.manager, e.operation, e.fieldsV1]),
+    [['importer', 'Update', mine.fieldsV1]],
+  );
 });
