@@ -103,8 +103,46 @@ export function decodeManagedFields(list: readonly Json[] | undefined): Manager[
   return merged;
 }
 
+/** At most this many Update entries are kept: older ones fold into `ancient-changes`, one per version. */
+const MAX_UPDATE_MANAGERS = 10;
+const ANCIENT = 'ancient-changes';
+
+function capUpdateManagers(managers: readonly Manager[]): readonly Manager[] {
+  const updaters = managers.filter((m) => m.operation === 'Update');
+  if (updaters.length <= MAX_UPDATE_MANAGERS) return managers;
+  updaters.sort((a, b) => cmp(a.time ?? '', b.time ?? '') || cmp(identity(a), identity(b)));
+  const out = new Set(managers);
+  const firstOfVersion = new Map<string, Manager>();
+  let count = updaters.length;
+  for (const m of updaters) {
+    if (count <= MAX_UPDATE_MANAGERS) break;
+    const first = firstOfVersion.get(m.apiVersion);
+    if (!first) {
+      firstOfVersion.set(m.apiVersion, m);
+      continue;
+    }
+    // The bucket takes the fields of both, and the time of the newer.
+    const bucket: Manager = {
+      manager: ANCIENT,
+      operation: 'Update',
+      apiVersion: m.apiVersion,
+      time: m.time,
+      subresource: '',
+      set: union(first.set, m.set),
+      entry: undefined,
+    };
+    out.delete(first);
+    out.delete(m);
+    out.add(bucket);
+    firstOfVersion.set(m.apiVersion, bucket);
+    count--;
+  }
+  return [...out];
+}
+
 /** Writes the entries in the API server's order: Apply before Update, then oldest first, then by name. */
-export function encodeManagedFields(managers: readonly Manager[]): Json[] {
+export function encodeManagedFields(all: readonly Manager[]): Json[] {
+  const managers = capUpdateManagers(all);
   const sorted = managers
     .filter((m) => !m.set.isEmpty())
     .sort(

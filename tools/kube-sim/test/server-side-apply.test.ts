@@ -497,7 +497,7 @@ test('client-node: apply-patch+yaml with fieldManager and force; 409 with FieldM
     fieldsV1: { 'f:data': { 'f:d': {} } },
   };
   const replaced = await objects.patch(
-    { ...cm({}), metadata: { ...cm({}).metadata, managedFields: [mine] } } as KubernetesObject,
+    { ...cm({}), metadata: { ...cm({}).metadata, managedFields: [mine] } } as unknown as KubernetesObject,
     undefined,
     undefined,
     'resetter',
