@@ -114,6 +114,7 @@ export function serverSideApply(
   const unchanged = changed.isEmpty() && removed.isEmpty();
   next.push({ ...self(applied), time: unchanged && previous ? previous.time : now });
   const managedFields = encodeManagedFields(next);
+  if (r.manager === 'kubectl') merged = withLastApplied(merged, r.config);
   const object = api.writeUpdate(
     t,
     rec.obj,
@@ -158,6 +159,39 @@ function lastAppliedFields(live: JsonObject, view: TypeView): FieldSet | undefin
   } catch {
     return undefined;
   }
+}
+
+/**
+ * kubectl's server-side apply keeps a client-side apply's annotation up to date, so that going back to
+ * client-side apply sees what was applied last: the configuration, without the annotation, as Go encodes it.
+ */
+function withLastApplied(obj: JsonObject, config: JsonObject): JsonObject {
+  const meta = isObject(obj.metadata) ? obj.metadata : {};
+  const annotations = isObject(meta.annotations) ? meta.annotations : {};
+  if (typeof annotations[LAST_APPLIED] !== 'string' || annotations[LAST_APPLIED] === '') return obj;
+  const cm = isObject(config.metadata) ? config.metadata : undefined;
+  let applied = config;
+  if (cm && isObject(cm.annotations)) {
+    const { [LAST_APPLIED]: _drop, ...rest } = cm.annotations;
+    applied = { ...config, metadata: { ...cm, annotations: rest } };
+  }
+  const text = `${goJson(applied)}\n`;
+  return { ...obj, metadata: { ...meta, annotations: { ...annotations, [LAST_APPLIED]: text } } };
+}
+
+/** JSON as Go's encoder writes a map: keys sorted, <, > and & escaped. */
+function goJson(v: Json): string {
+  const sorted = (x: Json): Json => {
+    if (Array.isArray(x)) return x.map(sorted);
+    if (!isObject(x)) return x;
+    const out: JsonObject = {};
+    for (const k of Object.keys(x).sort()) out[k] = sorted(x[k] as Json);
+    return out;
+  };
+  return JSON.stringify(sorted(v)).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** The part of a configuration a write may change: the status for the status subresource, else the rest. */

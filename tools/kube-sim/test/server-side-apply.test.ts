@@ -224,7 +224,12 @@ test('client-side apply, then server-side apply: other managers conflict, kubect
   // kubectl's own manager may take what the last client-side apply set (and nobody changed since).
   const ssa = await apply(deployment('ssa-migrate', { replicas: 3 }), '--server-side');
   assert.equal(ssa.code, 0, ssa.stderr);
-  assert.equal((await get('deployment', 'ssa-migrate')).spec.replicas, 3);
+  const migrated = await get('deployment', 'ssa-migrate');
+  assert.equal(migrated.spec.replicas, 3);
+  // The client-side apply annotation follows, so a later client-side apply starts from this configuration.
+  const annotations = (migrated.metadata as { annotations?: Record<string, string> }).annotations ?? {};
+  const last = JSON.parse(annotations['kubectl.kubernetes.io/last-applied-configuration'] ?? '{}') as Obj;
+  assert.equal(last.spec.replicas, 3);
 });
 
 test('creates, edits and label changes are Update entries of their managers', async () => {
