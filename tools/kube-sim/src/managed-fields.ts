@@ -39,7 +39,7 @@ export function managerFromUserAgent(userAgent: string): string {
   let out = '';
   let bytes = 0;
   for (const ch of userAgent.split('/')[0] ?? '') {
-    if (/[\p{C}]/u.test(ch) && ch !== ' ') continue;
+    if (ch !== ' ' && /[\p{C}\p{Z}]/u.test(ch)) continue; // Go's unicode.IsPrint
     const n = Buffer.byteLength(ch);
     if (bytes + n > MAX_MANAGER_LENGTH) break;
     out += ch;
