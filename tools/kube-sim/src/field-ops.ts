@@ -18,15 +18,16 @@ export function itemKey(lt: ListType, item: Json, index: number): string {
   if (lt.type === 'set') return `v:${JSON.stringify(item)}`;
   if (lt.type !== 'map') return `i:${index}`;
   if (!isObject(item)) throw listItemError(`expected map, got ${JSON.stringify(item)}`);
-  const key: JsonObject = {};
-  for (const k of [...lt.keys].sort()) {
+  let out = 'k:{';
+  for (let i = 0; i < lt.keys.length; i++) {
+    const k = lt.keys[i] as string;
     const v = item[k] ?? lt.defaults[k];
     if (v === undefined || v === null) {
       throw listItemError(`associative list with keys has an element that omits key field "${k}"`);
     }
-    key[k] = v;
+    out += `${i ? ',' : ''}${JSON.stringify(k)}:${JSON.stringify(v)}`;
   }
-  return `k:${JSON.stringify(key)}`;
+  return `${out}}`;
 }
 
 function listItemError(detail: string): ApiError {

@@ -9,6 +9,7 @@ import type { Json, JSONSchemaProps, ResourceType } from './types.ts';
 export type ListType =
   | { type: 'atomic' }
   | { type: 'set' }
+  /** `keys` sorted by name, as a path element writes them. */
   | { type: 'map'; keys: readonly string[]; defaults: Readonly<Record<string, Json>> };
 
 export interface TypeView {
@@ -98,7 +99,13 @@ class BuiltinView implements TypeView {
     return !this.isItem && MAP_FIELDS.has(this.path[this.path.length - 1] ?? '');
   }
 
+  private listType: ListType | undefined;
+
   list(): ListType {
+    return (this.listType ??= this.makeList());
+  }
+
+  private makeList(): ListType {
     if (this.isItem) return ATOMIC; // a list of lists
     const field = this.path[this.path.length - 1] ?? '';
     const parent = this.path[this.path.length - 2] ?? '';
@@ -167,12 +174,18 @@ class SchemaView implements TypeView {
     return (this.items ??= this.s?.items ? new SchemaView(this.s.items) : UNTYPED);
   }
 
+  private listType: ListType | undefined;
+
   list(): ListType {
+    return (this.listType ??= this.makeList());
+  }
+
+  private makeList(): ListType {
     const s = this.s;
     const lt = s?.['x-kubernetes-list-type'];
     if (lt === 'set') return SET;
     if (lt === 'map') {
-      const keys = s?.['x-kubernetes-list-map-keys'] ?? [];
+      const keys = [...(s?.['x-kubernetes-list-map-keys'] ?? [])].sort();
       const defaults: Record<string, Json> = {};
       for (const k of keys) {
         const d = s?.items?.properties?.[k]?.default;

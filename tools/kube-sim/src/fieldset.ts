@@ -70,24 +70,30 @@ export function union(a: FieldSet, b: FieldSet): FieldSet {
   return out;
 }
 
+/** `a` without `b`; the parts of `a` that `b` does not touch are shared, not copied. */
 export function difference(a: FieldSet, b: FieldSet | undefined): FieldSet {
+  if (!b || b.isEmpty()) return a;
   const out = new FieldSet();
-  out.member = a.member && !b?.member;
+  out.member = a.member && !b.member;
+  let changed = out.member !== a.member;
   if (a.children) {
     for (const [k, c] of a.children) {
-      const d = difference(c, b?.child(k));
+      const bc = b.child(k);
+      const d = bc ? difference(c, bc) : c;
+      if (d !== c) changed = true;
       if (!d.isEmpty()) out.setChild(k, d);
     }
   }
-  return out;
+  return changed ? out : a;
 }
 
 export function intersection(a: FieldSet, b: FieldSet): FieldSet {
   const out = new FieldSet();
   out.member = a.member && b.member;
   if (a.children && b.children) {
-    for (const [k, c] of a.children) {
-      const o = b.children.get(k);
+    const [small, large] = a.children.size <= b.children.size ? [a, b] : [b, a];
+    for (const [k, c] of small.children!) {
+      const o = large.children!.get(k);
       if (!o) continue;
       const i = intersection(c, o);
       if (!i.isEmpty()) out.setChild(k, i);
@@ -120,8 +126,19 @@ function read(doc: Json, into: FieldSet): void {
   }
 }
 
-/** Writes FieldsV1: path elements in the API server's order, "." first where a node is also a member. */
+const written = new WeakMap<FieldSet, JsonObject>();
+
+/**
+ * Writes FieldsV1: path elements in the API server's order, "." first where a node is also a member. Sets
+ * never change once built and a union shares the parts it did not change, so each part is written once.
+ */
 export function toFieldsV1(s: FieldSet): JsonObject {
+  let out = written.get(s);
+  if (!out) written.set(s, (out = writeFieldsV1(s)));
+  return out;
+}
+
+function writeFieldsV1(s: FieldSet): JsonObject {
   const out: JsonObject = {};
   if (!s.children) return out;
   for (const k of sortedKeys(s.children)) {

@@ -13,6 +13,7 @@ import {
 } from './fieldset.ts';
 import type { TypeView } from './field-types.ts';
 import { compare, isSame, itemKey } from './field-ops.ts';
+import { deepEqual } from './patch-util.ts';
 import { ApiError, type Json, type JsonObject, type KubeObject } from './types.ts';
 
 export type Operation = 'Apply' | 'Update';
@@ -161,22 +162,13 @@ export function encodeManagedFields(all: readonly Manager[]): Json[] {
       apiVersion: m.apiVersion,
       ...(m.time !== undefined ? { time: m.time } : {}),
       fieldsType: 'FieldsV1',
-      fieldsV1: fieldsJson(m.set),
+      fieldsV1: toFieldsV1(m.set),
       ...(m.subresource ? { subresource: m.subresource } : {}),
     });
     return e;
   });
   decoded.set(out, sorted);
   return out;
-}
-
-const json = new WeakMap<FieldSet, JsonObject>();
-
-/** FieldsV1 of a set, written once per set (sets never change; objects created alike share theirs). */
-function fieldsJson(set: FieldSet): JsonObject {
-  let j = json.get(set);
-  if (!j) json.set(set, (j = toFieldsV1(set)));
-  return j;
 }
 
 function cmp(a: string, b: string): number {
@@ -290,7 +282,7 @@ export function recordUpdate(w: RecordUpdate): {
 function sameList(a: Json[] | undefined, b: Json[] | undefined): boolean {
   if (a === b) return true;
   if (!a || !b || a.length !== b.length) return false;
-  return JSON.stringify(a) === JSON.stringify(b);
+  return deepEqual(a, b);
 }
 
 const EMPTY = new FieldSet();
