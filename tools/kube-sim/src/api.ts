@@ -41,6 +41,8 @@ import { validateBuiltinCreate, validateBuiltinUpdate } from './builtin-validati
 import { preparePod } from './pod-defaults.ts';
 import { checkQuota } from './quota-admission.ts';
 import { prepareResourceQuota } from './quota-validation.ts';
+import { recordUpdate } from './managed-fields.ts';
+import { typeViewOf } from './field-types.ts';
 import { nameRuleFor, randomSuffix, validateMetadata, validateName } from './validation.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -52,6 +54,12 @@ export interface WriteOptions {
   warnings?: string[];
   /** Set by pods/binding, the one write that may set a pod's spec.nodeName. */
   binding?: boolean;
+  /** Who writes, for metadata.managedFields (in-process writes: `kube-sim`). */
+  fieldManager?: string;
+  /** The managedFields to store, when the write worked them out itself (an apply). */
+  managedFields?: Json[];
+  /** A write through the scale subresource (recorded as such in managedFields). */
+  subresource?: 'scale';
 }
 
 export interface ListQuery {
@@ -604,6 +612,7 @@ export class Api {
     out = this.prepareCreate(t, out, opts);
     out = prepareResourceQuota(t, out, name);
     const stored = this.toStorage(t, out);
+    stored.metadata = this.withOwnership(t, undefined, stored, m.managedFields, opts, 'main').metadata;
     checkQuota(this.store, t, stored, undefined, this.now());
     if (opts.dryRun) return this.present(t, stored);
     const saved = this.store.put(id, stored);
@@ -879,8 +888,11 @@ export class Api {
     ) {
       next.metadata = { ...next.metadata, generation: (cm.generation ?? 1) + 1 };
     }
+    const owned = this.withOwnership(t, current, next, im.managedFields, opts, part);
+    next.metadata = owned.metadata;
     // A no-op update changes nothing: no new resourceVersion, no event.
-    if (JSON.stringify(next) === JSON.stringify(current)) return this.present(t, current);
+    if (owned.same) return this.present(t, current);
+    if (!owned.compared && JSON.stringify(next) === JSON.stringify(current)) return this.present(t, current);
     if (part === 'main') checkQuota(this.store, t, next, current, this.now());
     if (opts.dryRun) return this.present(t, next);
     if (this.readyToRemove(id, next)) {
@@ -891,6 +903,45 @@ export class Api {
     const saved = this.store.put(id, next);
     this.afterWrite(t, saved);
     return this.present(t, saved);
+  }
+
+  /**
+   * `next`'s metadata with managedFields as after the write: the apply's own, or this write's changes
+   * recorded; `compared`: the write was compared with the live object, `same`: and nothing changed (a
+   * no-op), so the objects need not be serialized to tell.
+   */
+  private withOwnership(
+    t: ResourceType,
+    live: KubeObject | undefined,
+    next: KubeObject,
+    requested: Json[] | undefined,
+    opts: WriteOptions,
+    part: 'main' | 'status',
+  ): { metadata: ObjectMeta; same: boolean; compared: boolean } {
+    let mf = opts.managedFields;
+    let same = false;
+    let compared = false;
+    if (!mf) {
+      try {
+        ({ managedFields: mf, same } = recordUpdate({
+          live,
+          next,
+          requested,
+          manager: opts.fieldManager ?? 'kube-sim',
+          apiVersion: apiVersionOf(t),
+          subresource: part === 'status' ? 'status' : (opts.subresource ?? ''),
+          part: part === 'status' ? 'status' : t.subresources.status ? 'main-without-status' : 'main',
+          view: typeViewOf(t, this.registry.isCrdType(t)),
+          time: timestamp(this.now()),
+        }));
+        compared = true;
+      } catch {
+        // As the API server: a write never fails over its managedFields; the live ones are kept.
+        mf = live?.metadata.managedFields;
+      }
+    }
+    const { managedFields: _old, ...meta } = next.metadata;
+    return { metadata: mf && mf.length ? { ...meta, managedFields: mf } : meta, same, compared };
   }
 
   private readyToRemove(id: string, obj: KubeObject): boolean {
@@ -1060,7 +1111,13 @@ export class Api {
     }
     const next = { ...this.present(t, current) } as unknown as JsonObject;
     setPath(next, sc.specReplicasPath, replicas);
-    const updated = this.writeUpdate(t, current, next as unknown as KubeObject, opts, 'main');
+    const updated = this.writeUpdate(
+      t,
+      current,
+      next as unknown as KubeObject,
+      { ...opts, subresource: 'scale' },
+      'main',
+    );
     return this.scaleOf(t, updated);
   }
 

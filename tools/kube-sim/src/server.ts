@@ -5,7 +5,7 @@ import { createServer as createNetServer, type Server as NetServer, type Socket 
 import { decodeKubeProtobuf } from './protobuf.ts';
 import type { TlsIdentity } from './tls.ts';
 import { parse as parseYaml } from 'yaml';
-import { type Api, type FieldValidation, type ListQuery, notFound, type WriteOptions } from './api.ts';
+import { type Api, type FieldValidation, type ListQuery, type WriteOptions } from './api.ts';
 import type { Audit } from './audit.ts';
 import type { Auth } from './auth.ts';
 import {
@@ -30,7 +30,16 @@ import { apiResourceId, apiVersionOf, type Registry, resourceId } from './regist
 import { statusBody, successStatus, toApiError } from './status.ts';
 import { negotiate, partialObjectMetadata } from './negotiate.ts';
 import { includeObjectParam, table } from './table.ts';
-import { ApiError, type DeleteOptions, type Json, type KubeObject, type ResourceType } from './types.ts';
+import {
+  ApiError,
+  type DeleteOptions,
+  type Json,
+  type JsonObject,
+  type KubeObject,
+  type ResourceType,
+} from './types.ts';
+import { serverSideApply } from './apply.ts';
+import { managerFromUserAgent } from './managed-fields.ts';
 import type { WatchHub } from './watch.ts';
 
 const MAX_BODY = 3 * 1024 * 1024;
@@ -141,7 +150,7 @@ function intParam(q: URLSearchParams, name: string): number | undefined {
   return Number(v);
 }
 
-function writeOptions(q: URLSearchParams): WriteOptions {
+function writeOptions(q: URLSearchParams, req?: IncomingMessage): WriteOptions {
   const dry = q.getAll('dryRun');
   for (const d of dry)
     if (d !== 'All')
@@ -154,7 +163,14 @@ function writeOptions(q: URLSearchParams): WriteOptions {
       `fieldValidation parameter unsupported: "${fv}". Supported values: Ignore, Warn, Strict`,
     );
   }
-  return { dryRun: dry.length > 0, ...(fv ? { fieldValidation: fv as FieldValidation } : {}), warnings: [] };
+  const fieldManager =
+    q.get('fieldManager') || (req ? managerFromUserAgent(String(req.headers['user-agent'] ?? '')) : '');
+  return {
+    dryRun: dry.length > 0,
+    ...(fv ? { fieldValidation: fv as FieldValidation } : {}),
+    ...(req ? { fieldManager } : {}),
+    warnings: [],
+  };
 }
 
 /**
@@ -456,11 +472,7 @@ export class KubeServer {
     }
   }
 
-  /**
-   * Server-side apply, approximated: creates the object when absent, else applies the configuration as a
-   * strategic merge patch (built-ins) or a merge patch (custom resources). There is no field ownership:
-   * fields left out are not removed and there are no conflicts.
-   */
+  /** Server-side apply (apply.ts): the configuration merged in with field ownership and conflicts. */
   private async apply(
     req: IncomingMessage,
     res: ServerResponse,
@@ -471,8 +483,9 @@ export class KubeServer {
     status: boolean,
     opts: WriteOptions,
   ): Promise<void> {
-    const { api, registry } = this.deps;
-    if (!q.get('fieldManager')) {
+    const { api } = this.deps;
+    const manager = q.get('fieldManager');
+    if (!manager) {
       throw new ApiError(
         422,
         'Invalid',
@@ -492,8 +505,8 @@ export class KubeServer {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new ApiError(400, 'BadRequest', 'the apply configuration must be an object');
     }
-    const cfg = body as Record<string, unknown>;
-    const meta = (cfg.metadata ?? {}) as Record<string, unknown>;
+    const config = body as JsonObject;
+    const meta = (config.metadata ?? {}) as Record<string, unknown>;
     if (meta.name !== undefined && meta.name !== name) {
       throw new ApiError(
         400,
@@ -501,20 +514,9 @@ export class KubeServer {
         `the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`,
       );
     }
-    if (!api.store.get(resourceId(t), t.namespaced ? ns : undefined, name)) {
-      if (status) throw notFound(t, name);
-      const created = api.create(t, ns, { ...cfg, metadata: { ...meta, name } }, opts);
-      send(res, 201, api.jsonFor(t, created), warningHeaders(opts));
-      return;
-    }
-    const { metadata: _m, ...rest } = cfg;
-    const patch: Record<string, unknown> = { ...rest, metadata: { ...meta, name } };
-    delete (patch.metadata as Record<string, unknown>).resourceVersion;
-    const ct = registry.isCrdType(t)
-      ? 'application/merge-patch+json'
-      : 'application/strategic-merge-patch+json';
-    const out = api.patch(t, ns, name, ct, patch, status ? 'status' : '', opts);
-    send(res, 200, api.jsonFor(t, out as KubeObject), warningHeaders(opts));
+    const force = boolParam(q.get('force')) === true;
+    const r = serverSideApply(api, { t, namespace: ns, name, config, manager, force, status }, opts);
+    send(res, r.created ? 201 : 200, api.jsonFor(t, r.object), warningHeaders(opts));
   }
 
   /** serviceaccounts/token: a bearer token for the service account, authorized by the stored RBAC. */
@@ -993,7 +995,7 @@ export class KubeServer {
       }
       case 'create': {
         if (name !== undefined) throw methodNotAllowed();
-        const opts = writeOptions(q);
+        const opts = writeOptions(q, req);
         const body = await requestBody(req);
         const obj = api.create(t, ns, body, opts);
         info.name = obj.metadata.name ?? '';
@@ -1002,7 +1004,7 @@ export class KubeServer {
       }
       case 'update': {
         if (name === undefined) throw methodNotAllowed();
-        const opts = writeOptions(q);
+        const opts = writeOptions(q, req);
         const body = await requestBody(req);
         let out: unknown;
         if (sub === 'scale') out = api.updateScale(t, ns, name, body, opts);
@@ -1013,7 +1015,7 @@ export class KubeServer {
       }
       case 'patch': {
         if (name === undefined) throw methodNotAllowed();
-        const opts = writeOptions(q);
+        const opts = writeOptions(q, req);
         const ct =
           String(req.headers['content-type'] ?? '')
             .split(';')[0]
@@ -1024,6 +1026,8 @@ export class KubeServer {
           'application/json-patch+json',
           'application/strategic-merge-patch+json',
         ];
+        if (ct !== 'application/apply-patch+yaml' && boolParam(q.get('force')) === true)
+          throw forceNotAllowed();
         if (ct === 'application/apply-patch+yaml' && sub !== 'scale') {
           await this.apply(req, res, q, t, ns, name, sub === 'status', opts);
           return;
@@ -1132,6 +1136,24 @@ function deleteOptions(
 }
 
 export type { KubeObject, ResourceType };
+
+/** `force` belongs to apply patches only. */
+function forceNotAllowed(): ApiError {
+  return new ApiError(
+    422,
+    'Invalid',
+    'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+    {
+      causes: [
+        {
+          reason: 'FieldValueForbidden',
+          field: 'force',
+          message: 'Forbidden: may not be specified for non-apply patch',
+        },
+      ],
+    },
+  );
+}
 
 /** What the API server answers for a verb a resource does not serve. */
 function methodNotAllowed(): ApiError {

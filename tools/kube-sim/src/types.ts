@@ -114,6 +114,7 @@ export interface FieldCause {
     | 'FieldValueDuplicate'
     | 'FieldValueForbidden'
     | 'FieldValueNotFound'
+    | 'FieldManagerConflict'
     | 'ResourceVersionTooLarge';
   message: string;
   field: string;
