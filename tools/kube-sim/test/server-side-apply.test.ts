@@ -20,7 +20,11 @@ let sim: KubeSim;
 let dir: string;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kube-sim-ssa-'));
-  sim = await startKubeSim({ controllerOptions: { podLifecycle: false } });
+  // Field ownership of the clients' writes alone: the Deployment controller (which would add its own
+  // entries for the status and revision annotations it writes) stays off.
+  sim = await startKubeSim({
+    controllerOptions: { podLifecycle: false, deploymentController: false, replicaSetController: false },
+  });
 });
 after(async () => {
   await sim?.close();
