@@ -2,41 +2,20 @@
 // the Job's generated selector, the zero status), and invalid workloads and pod updates are refused with
 // the API server's own words.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { kubectl as runKubectl } from '@podset/testkit';
-import { startKubeSim, type KubeSim } from '../src/index.ts';
+import { test } from 'node:test';
+import { useKubeSim } from './support/sim-kubectl.ts';
 
-let sim: KubeSim;
-let dir: string;
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'kube-sim-defaults-'));
-  // What the API server stores, before any controller writes status: the workload controllers stay off.
-  sim = await startKubeSim({
-    controllerOptions: {
-      podLifecycle: false,
-      deploymentController: false,
-      replicaSetController: false,
-      jobController: false,
-    },
-  });
+// What the API server stores, before any controller writes status: the workload controllers stay off.
+const k = useKubeSim('defaults', {
+  controllerOptions: {
+    podLifecycle: false,
+    deploymentController: false,
+    replicaSetController: false,
+    jobController: false,
+  },
 });
-after(async () => {
-  await sim?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const kubectl = (args: string[]) =>
-  runKubectl(args, { kubeconfig: sim.kubeconfigPath, cacheDir: join(dir, 'cache'), allowFail: true });
-
-let files = 0;
-async function kubectlWith(verb: string[], manifest: unknown) {
-  const file = join(dir, `m${files++}.json`);
-  writeFileSync(file, JSON.stringify(manifest));
-  return await kubectl([...verb, '-f', file]);
-}
+const { kubectl } = k;
+const kubectlWith = k.withManifest;
 
 type Obj = Record<string, unknown>;
 async function getJson(kind: string, name: string): Promise<Obj> {

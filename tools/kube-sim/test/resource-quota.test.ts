@@ -3,40 +3,16 @@
 // node ports), containers that must name what a quota tracks, scopes, dry runs, and status.used kept up to
 // date by the quota controller as pods come, go and finish.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { kubectl as runKubectl, waitFor } from '@podset/testkit';
-import { startKubeSim, type KubeSim } from '../src/index.ts';
+import { waitFor } from '@podset/testkit';
+import { useKubeSim } from './support/sim-kubectl.ts';
 
-let sim: KubeSim;
-let dir: string;
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'kube-sim-quota-'));
-  sim = await startKubeSim({
-    controllerOptions: { startupDelayMs: 0, startupJitterMs: 0, succeedAfterMs: 50, containerExitMs: 50 },
-  });
+const k = useKubeSim('quota', {
+  controllerOptions: { startupDelayMs: 0, startupJitterMs: 0, succeedAfterMs: 50, containerExitMs: 50 },
 });
-after(async () => {
-  await sim?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const kubectl = (args: string[], input?: string) =>
-  runKubectl(args, {
-    kubeconfig: sim.kubeconfigPath,
-    cacheDir: join(dir, 'cache'),
-    allowFail: true,
-    ...(input === undefined ? {} : { input }),
-  });
-
-async function ok(args: string[], input?: string): Promise<string> {
-  const r = await kubectl(args, input);
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
+const { kubectl, ok } = k;
 
 /** The error kubectl prints for a refused request (fails if it succeeded). */
 async function refused(args: string[], input?: string): Promise<string> {
@@ -249,7 +225,7 @@ test('client-node: the 403 is a Status with reason Forbidden and details naming 
   await ok(['create', 'namespace', 'client']);
   await ok(['create', 'quota', 'q5', '--hard=count/pods=0', '-n', 'client']);
   const kc = new KubeConfig();
-  kc.loadFromFile(sim.kubeconfigPath);
+  kc.loadFromFile(k.sim.kubeconfigPath);
   const core = kc.makeApiClient(CoreV1Api);
   const err = await core
     .createNamespacedPod({

@@ -2,10 +2,7 @@
 // ownership recorded on every write, conflicts worded as the API server words them, --force-conflicts,
 // removal of fields a manager stops applying, shared ownership, list merge keys of built-ins and CRDs.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import {
   ApiException,
   KubeConfig,
@@ -13,33 +10,15 @@ import {
   PatchStrategy,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { kubectl as runKubectl } from '@podset/testkit';
-import { startKubeSim, type KubeSim } from '../src/index.ts';
+import { useKubeSim } from './support/sim-kubectl.ts';
 
-let sim: KubeSim;
-let dir: string;
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'kube-sim-ssa-'));
-  // Field ownership of the clients' writes alone: the Deployment controller (which would add its own
-  // entries for the status and revision annotations it writes) stays off.
-  sim = await startKubeSim({
-    controllerOptions: { podLifecycle: false, deploymentController: false, replicaSetController: false },
-  });
+// Field ownership of the clients' writes alone: the Deployment controller (which would add its own
+// entries for the status and revision annotations it writes) stays off.
+const k = useKubeSim('ssa', {
+  controllerOptions: { podLifecycle: false, deploymentController: false, replicaSetController: false },
 });
-after(async () => {
-  await sim?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const kubectl = (args: string[]) =>
-  runKubectl(args, { kubeconfig: sim.kubeconfigPath, cacheDir: join(dir, 'cache'), allowFail: true });
-
-let files = 0;
-async function apply(obj: unknown, ...flags: string[]) {
-  const file = join(dir, `apply-${files++}.json`);
-  writeFileSync(file, JSON.stringify(obj));
-  return await kubectl(['apply', ...flags, '-f', file]);
-}
+const { kubectl } = k;
+const apply = (obj: unknown, ...flags: string[]) => k.withManifest(['apply', ...flags], obj);
 
 interface Entry {
   manager: string;
@@ -408,7 +387,7 @@ test('the status subresource is applied separately: its own entry, its own confl
 
 test('client-node: apply-patch+yaml with fieldManager and force; 409 with FieldManagerConflict causes', async () => {
   const kc = new KubeConfig();
-  kc.loadFromString(sim.kubeconfigYaml());
+  kc.loadFromString(k.sim.kubeconfigYaml());
   const objects = KubernetesObjectApi.makeApiClient(kc);
   const cm = (data: Record<string, string>): KubernetesObject & { data: Record<string, string> } => ({
     apiVersion: 'v1',

@@ -6,41 +6,15 @@
 // ends Failed with BackoffLimitExceeded; a Deployment that never gets ready exceeds its progress deadline;
 // a suspended Job waits until resumed; and @kubernetes/client-node's typed APIs read the same statuses.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { AppsV1Api, BatchV1Api, KubeConfig } from '@kubernetes/client-node';
-import { kubectl as runKubectl, waitFor } from '@podset/testkit';
-import { startKubeSim, type KubeSim } from '../src/index.ts';
+import { waitFor } from '@podset/testkit';
+import { useKubeSim } from './support/sim-kubectl.ts';
 
-let sim: KubeSim;
-let dir: string;
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'kube-sim-workloads-'));
-  sim = await startKubeSim({
-    controllerOptions: { startupDelayMs: 20, startupJitterMs: 80, succeedAfterMs: 200, containerExitMs: 50 },
-  });
+const k = useKubeSim('workloads', {
+  controllerOptions: { startupDelayMs: 20, startupJitterMs: 80, succeedAfterMs: 200, containerExitMs: 50 },
 });
-after(async () => {
-  await sim?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const kubectl = (args: string[], input?: string) =>
-  runKubectl(args, {
-    kubeconfig: sim.kubeconfigPath,
-    cacheDir: join(dir, 'cache'),
-    allowFail: true,
-    timeoutMs: 120_000,
-    ...(input === undefined ? {} : { input }),
-  });
-
-async function ok(args: string[], input?: string): Promise<string> {
-  const r = await kubectl(args, input);
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')}\n${r.stdout}${r.stderr}`);
-  return r.stdout;
-}
+const { kubectl, ok } = k;
 
 const deployment = (image: string) =>
   JSON.stringify({
@@ -372,7 +346,7 @@ test('an Indexed Job completes every index; a Deployment that never gets ready e
 
 test('@kubernetes/client-node: a typed Deployment reads back rolled out, a typed Job Complete, ReplicaSets listed', async () => {
   const kc = new KubeConfig();
-  kc.loadFromFile(sim.kubeconfigPath);
+  kc.loadFromFile(k.sim.kubeconfigPath);
   const apps = kc.makeApiClient(AppsV1Api);
   const batch = kc.makeApiClient(BatchV1Api);
   await apps.createNamespacedDeployment({
