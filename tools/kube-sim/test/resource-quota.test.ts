@@ -270,3 +270,53 @@ test('spec.hard: stored canonical, a negative value is a 422, a value that is no
     `Error from server (BadRequest): error when creating "STDIN": ResourceQuota in version "v1" cannot be handled as a ResourceQuota: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
   );
 });
+
+test('a Deployment under a pods quota: its ReplicaSet reports FailedCreate, and fills up once the quota grows', async () => {
+  await ok(['create', 'namespace', 'rsquota']);
+  await ok(['create', 'quota', 'q1', '--hard=pods=2', '-n', 'rsquota']);
+  await waitForUsed('rsquota', 'q1', { pods: '0' });
+  await ok(['create', 'deployment', 'web', '--image=nginx:1.27', '--replicas=3', '-n', 'rsquota']);
+  type Rs = {
+    metadata: { name: string };
+    status?: { replicas?: number; conditions?: { type: string; status: string; message?: string }[] };
+  };
+  const replicaSet = async (): Promise<Rs | undefined> =>
+    (JSON.parse(await ok(['get', 'replicasets', '-n', 'rsquota', '-o', 'json'])) as { items: Rs[] }).items[0];
+  await waitFor(
+    'the ReplicaSet at 2 of 3 with ReplicaFailure',
+    async () => {
+      const rs = await replicaSet();
+      const failure = rs?.status?.conditions?.find((c) => c.type === 'ReplicaFailure');
+      return (
+        rs?.status?.replicas === 2 &&
+        failure?.status === 'True' &&
+        /exceeded quota: q1/.test(failure.message ?? '')
+      );
+    },
+    { timeoutMs: 20_000 },
+  );
+  const events = await ok(['get', 'events', '-n', 'rsquota', '--field-selector', 'reason=FailedCreate']);
+  assert.match(
+    events,
+    /Error creating: pods "web-[a-z0-9]+-[a-z0-9]{5}" is forbidden: exceeded quota: q1, requested: pods=1, used: pods=2, limited: pods=2/,
+  );
+
+  await ok([
+    'patch',
+    'resourcequota',
+    'q1',
+    '-n',
+    'rsquota',
+    '--type=merge',
+    '-p',
+    '{"spec":{"hard":{"pods":"3"}}}',
+  ]);
+  await ok(['rollout', 'status', 'deployment/web', '-n', 'rsquota', '--timeout=60s']);
+  const rs = await replicaSet();
+  assert.equal(rs?.status?.replicas, 3);
+  assert.equal(
+    rs?.status?.conditions?.find((c) => c.type === 'ReplicaFailure'),
+    undefined,
+    'the failure is cleared',
+  );
+});
