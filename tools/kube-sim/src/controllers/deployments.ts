@@ -49,7 +49,7 @@ import {
 } from './pod-replicas.ts';
 import { podTemplateHash, canonicalJson } from './pod-template-hash.ts';
 import { REPLICASETS } from './replicasets.ts';
-import { isApiError, mutate, nowIso, subscribeQueued, type ErrorReporter } from './util.ts';
+import { isApiError, mutate, nowIso, type ErrorReporter } from './util.ts';
 
 export const DEPLOYMENTS = 'deployments.apps';
 const COMPONENT = 'deployment-controller';
@@ -72,12 +72,11 @@ export function startDeploymentController(
     return ref?.kind === 'Deployment' ? ref.name : undefined;
   }
 
+  /** Events of the resources related to ours (its pods): the keys they concern. */
   function handle(event: StoreEvent): void {
     const o = event.object;
     const namespace = o.metadata.namespace ?? '';
-    if (event.resource === DEPLOYMENTS) {
-      if (event.type !== 'DELETED') queue.add(namespace, o.metadata.name ?? '');
-    } else if (event.resource === REPLICASETS) {
+    if (event.resource === REPLICASETS) {
       const owner = ownerDeployment(o);
       if (owner) queue.add(namespace, owner);
       else if (!controllerOf(o) && event.type !== 'DELETED') {
@@ -96,14 +95,7 @@ export function startDeploymentController(
     }
   }
 
-  const unsubscribe = subscribeQueued(cluster, queue.queue, handle);
-  for (const d of cluster.list(DEPLOYMENTS)) queue.add(d.metadata.namespace ?? '', d.metadata.name ?? '');
-  return {
-    stop() {
-      unsubscribe();
-      queue.stop();
-    },
-  };
+  return queue.run(cluster, DEPLOYMENTS, handle);
 }
 
 /** One sync of one Deployment (syncDeployment), working on fresh copies of what it writes. */

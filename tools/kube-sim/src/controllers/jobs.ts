@@ -32,7 +32,7 @@ import {
   type Owner,
 } from './pod-replicas.ts';
 import { isTerminal } from './pod-status.ts';
-import { isApiError, mutate, nowIso, subscribeQueued, type ErrorReporter } from './util.ts';
+import { isApiError, mutate, nowIso, type ErrorReporter } from './util.ts';
 
 export const JOBS = 'jobs.batch';
 const COMPONENT = 'job-controller';
@@ -386,26 +386,16 @@ export function startJobController(
     return [...active, ...created];
   }
 
+  /** Events of the resources related to ours (its pods): the keys they concern. */
   function handle(event: StoreEvent): void {
     const o = event.object;
     const namespace = o.metadata.namespace ?? '';
-    if (event.resource === JOBS) {
-      if (event.type !== 'DELETED') queue.add(namespace, o.metadata.name ?? '');
-      return;
-    }
     if (event.resource !== 'pods') return;
     const ref = controllerOf(o);
     if (ref?.kind === 'Job') queue.add(namespace, ref.name);
   }
 
-  const unsubscribe = subscribeQueued(cluster, queue.queue, handle);
-  for (const job of cluster.list(JOBS)) queue.add(job.metadata.namespace ?? '', job.metadata.name ?? '');
-  return {
-    stop() {
-      unsubscribe();
-      queue.stop();
-    },
-  };
+  return queue.run(cluster, JOBS, handle);
 }
 
 /** An Indexed Job's pod: hostname `<job>-<index>` and JOB_COMPLETION_INDEX in every container. */

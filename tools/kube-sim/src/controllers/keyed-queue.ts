@@ -1,6 +1,7 @@
 // A work queue of object keys for the workload controllers: a key queued twice before it runs syncs once,
 // and a key may ask to be synced again later (minReadySeconds, progress deadlines, Job back-off).
-import { WorkQueue, type ErrorReporter } from './util.ts';
+import type { ClusterAccess, StoreEvent } from '../types.ts';
+import { subscribeQueued, WorkQueue, type ErrorReporter } from './util.ts';
 
 export class KeyedQueue {
   readonly #queue: WorkQueue;
@@ -40,6 +41,26 @@ export class KeyedQueue {
     }, ms);
     timer.unref?.();
     this.#timers.set(key, { at, timer });
+  }
+
+  /**
+   * Runs the controller of `resource`: every stored object of it is synced now and again on each change (a
+   * deleted one needs no sync: the garbage collector takes what it owned); events of other resources (its
+   * pods, its ReplicaSets) go to `related`, which maps them to keys. Events are handled through the queue.
+   */
+  run(cluster: ClusterAccess, resource: string, related: (event: StoreEvent) => void): { stop(): void } {
+    const unsubscribe = subscribeQueued(cluster, this.#queue, (event) => {
+      if (event.resource !== resource) related(event);
+      else if (event.type !== 'DELETED')
+        this.add(event.object.metadata.namespace ?? '', event.object.metadata.name ?? '');
+    });
+    for (const o of cluster.list(resource)) this.add(o.metadata.namespace ?? '', o.metadata.name ?? '');
+    return {
+      stop: () => {
+        unsubscribe();
+        this.stop();
+      },
+    };
   }
 
   stop(): void {

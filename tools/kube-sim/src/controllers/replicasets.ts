@@ -15,7 +15,7 @@ import {
   selectorMatcher,
   withReplicaFailure,
 } from './pod-replicas.ts';
-import { mutate, nowIso, subscribeQueued, type ErrorReporter } from './util.ts';
+import { mutate, nowIso, type ErrorReporter } from './util.ts';
 
 export const REPLICASETS = 'replicasets.apps';
 
@@ -72,13 +72,10 @@ export function startReplicaSetController(
     mutate(cluster, 'updateStatus', REPLICASETS, namespace, name, rs.metadata.uid, (o) => ({ ...o, status }));
   }
 
+  /** Events of the resources related to ours (its pods): the keys they concern. */
   function handle(event: StoreEvent): void {
     const o = event.object;
     const namespace = o.metadata.namespace ?? '';
-    if (event.resource === REPLICASETS) {
-      if (event.type !== 'DELETED') queue.add(namespace, o.metadata.name ?? '');
-      return;
-    }
     if (event.resource !== 'pods') return;
     const ref = controllerOf(o);
     if (ref) {
@@ -92,12 +89,5 @@ export function startReplicaSetController(
     }
   }
 
-  const unsubscribe = subscribeQueued(cluster, queue.queue, handle);
-  for (const rs of cluster.list(REPLICASETS)) queue.add(rs.metadata.namespace ?? '', rs.metadata.name ?? '');
-  return {
-    stop() {
-      unsubscribe();
-      queue.stop();
-    },
-  };
+  return queue.run(cluster, REPLICASETS, handle);
 }

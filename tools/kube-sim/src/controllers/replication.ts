@@ -14,7 +14,7 @@ import {
   replicatePods,
   withReplicaFailure,
 } from './pod-replicas.ts';
-import { mutate, nowIso, subscribeQueued, type ErrorReporter } from './util.ts';
+import { mutate, nowIso, type ErrorReporter } from './util.ts';
 
 const RC = 'replicationcontrollers';
 
@@ -61,13 +61,10 @@ export function startReplicationController(
     mutate(cluster, 'updateStatus', RC, namespace, name, rc.metadata.uid, (o) => ({ ...o, status }));
   }
 
+  /** Events of the resources related to ours (its pods): the keys they concern. */
   function handle(event: StoreEvent): void {
     const o = event.object;
     const namespace = o.metadata.namespace ?? '';
-    if (event.resource === RC) {
-      if (event.type !== 'DELETED') queue.add(namespace, o.metadata.name ?? '');
-      return;
-    }
     if (event.resource !== 'pods') return;
     const ref = controllerOf(o);
     if (ref?.kind === 'ReplicationController') queue.add(namespace, ref.name);
@@ -81,12 +78,5 @@ export function startReplicationController(
     }
   }
 
-  const unsubscribe = subscribeQueued(cluster, queue.queue, handle);
-  for (const rc of cluster.list(RC)) queue.add(rc.metadata.namespace ?? '', rc.metadata.name ?? '');
-  return {
-    stop() {
-      unsubscribe();
-      queue.stop();
-    },
-  };
+  return queue.run(cluster, RC, handle);
 }
