@@ -243,19 +243,8 @@ class DeploymentSync {
       });
     }
     this.#setRevision(rs.metadata.annotations?.[REVISION] ?? String(newRevision));
-    if (
-      this.#spec.progressDeadlineSeconds !== undefined &&
-      !getCondition(obj(this.#d.status), 'Progressing')
-    ) {
-      const c = condition(
-        'Progressing',
-        'True',
-        'FoundNewReplicaSet',
-        `Found new replica set "${rs.metadata.name}"`,
-        this.#now,
-      );
-      this.#writeStatus(setCondition(obj(this.#d.status), c));
-    }
+    if (!getCondition(obj(this.#d.status), 'Progressing'))
+      this.#setProgressing('True', 'FoundNewReplicaSet', `Found new replica set "${rs.metadata.name}"`);
     return rs;
   }
 
@@ -292,16 +281,9 @@ class DeploymentSync {
       created = this.#cluster.create(REPLICASETS, draft);
     } catch (err) {
       if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) {
-        if (this.#spec.progressDeadlineSeconds !== undefined) {
-          const message = `Failed to create new replica set "${draft.metadata.name}": ${err instanceof Error ? err.message : String(err)}`;
-          this.#writeStatus(
-            setCondition(
-              obj(this.#d.status),
-              condition('Progressing', 'False', 'ReplicaSetCreateError', message, this.#now),
-            ),
-          );
+        const message = `Failed to create new replica set "${draft.metadata.name}": ${err instanceof Error ? err.message : String(err)}`;
+        if (this.#setProgressing('False', 'ReplicaSetCreateError', message))
           this.#event('Warning', 'ReplicaSetCreateError', message);
-        }
         if (!(err instanceof ApiError)) throw err;
         this.#queue.addAfter(this.#namespace, this.#name, FAILED_CREATE_RETRY_MS);
         return undefined;
@@ -329,17 +311,24 @@ class DeploymentSync {
         `Scaled up replica set ${created.metadata.name} from 0 to ${replicas}`,
       );
     this.#setRevision(String(newRevision));
-    if (!alreadyExisted && this.#spec.progressDeadlineSeconds !== undefined) {
-      const c = condition(
-        'Progressing',
+    if (!alreadyExisted)
+      this.#setProgressing(
         'True',
         'NewReplicaSetCreated',
         `Created new replica set "${created.metadata.name}"`,
-        this.#now,
       );
-      this.#writeStatus(setCondition(obj(this.#d.status), c));
-    }
     return created;
+  }
+
+  /**
+   * Sets the Progressing condition and writes the status, as the real controller does only for a
+   * Deployment with a progress deadline. Whether it did.
+   */
+  #setProgressing(status: 'True' | 'False', reason: string, message: string): boolean {
+    if (this.#spec.progressDeadlineSeconds === undefined) return false;
+    const c = condition('Progressing', status, reason, message, this.#now);
+    this.#writeStatus(setCondition(obj(this.#d.status), c));
+    return true;
   }
 
   /** SetDeploymentRevision (the real controller writes it with the status; kube-sim's status write keeps metadata). */
