@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { startKubeSim, type KubeObject } from '@podset/kube-sim';
 import { freePort, type Proc } from '@podset/testkit';
 import { parseAllDocuments } from 'yaml';
-import { startApp, stopAll } from './processes.ts';
+import { startApp, startOperator, stopAll } from './processes.ts';
 import { demoRedis, type DemoRedis } from './redis.ts';
 import { withLastApplied } from './apply.ts';
 import { isConverged, renderTable, toRow } from './table.ts';
@@ -79,24 +79,13 @@ for (const crd of manifests(path.join(repo, 'crds', 'podset.yaml'))) {
 }
 
 const common = { REDIS_URL: redis.url, LOG_LEVEL: 'info', HTTP_PORT: '0' };
-const children: Proc[] = [
-  startApp(
-    'watcher',
-    path.join(repo, 'apps/watcher/src/main.ts'),
-    { ...common, KUBECONFIG: sim.kubeconfigFor('watcher'), POD_NAME: 'watcher-0' },
-    logDir,
-  ),
-];
-for (let i = 0; i < workers; i++) {
-  children.push(
-    startApp(
-      `worker-${i}`,
-      path.join(repo, 'apps/worker/src/main.ts'),
-      { ...common, KUBECONFIG: sim.kubeconfigFor('worker'), POD_NAME: `worker-${i}` },
-      logDir,
-    ),
-  );
-}
+const children: Proc[] = startOperator({
+  repo,
+  logDir,
+  workers,
+  watcherEnv: { ...common, KUBECONFIG: sim.kubeconfigFor('watcher'), POD_NAME: 'watcher-0' },
+  workerEnv: (i) => ({ ...common, KUBECONFIG: sim.kubeconfigFor('worker'), POD_NAME: `worker-${i}` }),
+});
 children.push(
   startApp(
     'dashboard',

@@ -21,7 +21,7 @@ import { RESOURCE } from '@podset/reconcile';
 import { freePort, waitFor, type Proc } from '@podset/testkit';
 import { parse } from 'yaml';
 import { withLastApplied } from './apply.ts';
-import { startApp, stopAll } from './processes.ts';
+import { startApp, startOperator, stopAll } from './processes.ts';
 import { demoRedis, type DemoRedis } from './redis.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -188,24 +188,13 @@ try {
 
 const host = os.hostname();
 const common = { KUBECONFIG: kubeconfig, KUBE_IN_CLUSTER: 'false', REDIS_URL: redis.url, HTTP_PORT: '0' };
-const children: Proc[] = [
-  startApp(
-    'watcher',
-    path.join(repo, 'apps/watcher/src/main.ts'),
-    { ...common, HOLDER_IDENTITY: `${host}-${process.pid}-watcher` },
-    logDir,
-  ),
-];
-for (let i = 0; i < workers; i++) {
-  children.push(
-    startApp(
-      `worker-${i}`,
-      path.join(repo, 'apps/worker/src/main.ts'),
-      { ...common, POD_NAME: `${host}-worker-${i}` },
-      logDir,
-    ),
-  );
-}
+const children: Proc[] = startOperator({
+  repo,
+  logDir,
+  workers,
+  watcherEnv: { ...common, HOLDER_IDENTITY: `${host}-${process.pid}-watcher` },
+  workerEnv: (i) => ({ ...common, POD_NAME: `${host}-worker-${i}` }),
+});
 let dashboardLine = '';
 if (values.dashboard) {
   const port = dashboardPortFlag || (await freePort());
