@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, type JsonObject, type KubeObject } from '../types.ts';
-import { FakeCluster, obj, until } from './fake-cluster.ts';
+import { type JsonObject, type KubeObject } from '../types.ts';
+import { FakeCluster, obj, PodRefusingCluster, until } from './fake-cluster.ts';
 import { startControllers, type ControllerOptions } from './index.ts';
 
 const D = 'deployments.apps';
@@ -208,14 +208,7 @@ test('scaling in the middle of a rollout spreads the new replicas in proportion 
 });
 
 test('a ReplicaSet that cannot create pods: its ReplicaFailure shows on the Deployment until pods are created', async (t) => {
-  class RefusingCluster extends FakeCluster {
-    refuse = true;
-    override create(resource: string, object: KubeObject): KubeObject {
-      if (resource === 'pods' && this.refuse) throw new ApiError(403, 'Forbidden', 'exceeded quota: pods');
-      return super.create(resource, object);
-    }
-  }
-  const cluster = new RefusingCluster();
+  const cluster = new PodRefusingCluster('exceeded quota: pods');
   const errors: string[] = [];
   const controllers = startControllers(cluster, {
     startupDelayMs: 0,

@@ -363,3 +363,17 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/** A FakeCluster that refuses pod creates (as quota admission would) while `refuse` is true. */
+export class PodRefusingCluster extends FakeCluster {
+  refuse = true;
+  readonly #message: string;
+  constructor(message: string) {
+    super();
+    this.#message = message;
+  }
+  override create(resource: string, object: KubeObject): KubeObject {
+    if (resource === 'pods' && this.refuse) throw new ApiError(403, 'Forbidden', this.#message);
+    return super.create(resource, object);
+  }
+}

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, type KubeObject } from '../types.ts';
-import { FakeCluster, obj, until } from './fake-cluster.ts';
+import { type KubeObject } from '../types.ts';
+import { FakeCluster, obj, PodRefusingCluster, until } from './fake-cluster.ts';
 import { startControllers } from './index.ts';
 
 const RS = 'replicasets.apps';
@@ -121,15 +121,7 @@ test('minReadySeconds: Ready pods count as available only once Ready for that lo
 });
 
 test('a refused pod create: FailedCreate Event and ReplicaFailure condition, retried, cleared once pods are created', async (t) => {
-  class RefusingCluster extends FakeCluster {
-    refuse = true;
-    override create(resource: string, object: KubeObject): KubeObject {
-      if (resource === 'pods' && this.refuse)
-        throw new ApiError(403, 'Forbidden', 'pods "front-x" is forbidden: exceeded quota: pods');
-      return super.create(resource, object);
-    }
-  }
-  const cluster = new RefusingCluster();
+  const cluster = new PodRefusingCluster('pods "front-x" is forbidden: exceeded quota: pods');
   const errors: string[] = [];
   const controllers = startControllers(cluster, {
     startupDelayMs: 0,
