@@ -302,18 +302,9 @@ export function isConverged(
   );
 }
 
-/** isConverged of a PodSet as the API returns it. */
+/** isConverged of a PodSet as the API returns it (its overview row, without job facts or events). */
 export function podSetConverged(ps: PodSetWire): boolean {
-  return isConverged({
-    desired: ps.spec?.replicas ?? 1,
-    current: ps.status?.replicas ?? 0,
-    ready: ps.status?.readyReplicas ?? 0,
-    ...rolloutOf(ps),
-    ...(ps.metadata?.generation !== undefined ? { generation: ps.metadata.generation } : {}),
-    ...(ps.status?.observedGeneration !== undefined
-      ? { observedGeneration: ps.status.observedGeneration }
-      : {}),
-  });
+  return isConverged(rowOf(ps, undefined, []));
 }
 
 /** The Progressing condition's message while it says RollingOut. */
