@@ -19,7 +19,10 @@ export async function main(shutdown: Shutdown): Promise<void> {
     redis: redisConnector,
     kubeConfig,
     log,
-  } = openApp('podset-watcher', watcherEnv, { logBase: { app: 'watcher' } });
+  } = await openApp('podset-watcher', watcherEnv, {
+    logBase: { app: 'watcher' },
+    signal: shutdown.signal,
+  });
   const identity = cfg.HOLDER_IDENTITY ?? cfg.POD_NAME ?? `${os.hostname()}-${process.pid}`;
   const keys = redisKeys(cfg);
   const metrics = createWatcherMetrics();

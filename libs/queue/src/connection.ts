@@ -43,6 +43,11 @@ export const redisEnv = {
   REDIS_PASSWORD: optionalStr({
     description: 'Redis password (Sentinel/Cluster data nodes; for REDIS_URL when the URL carries none)',
   }),
+  REDIS_SKIP_EVICTION_CHECK: bool({
+    description:
+      "Start without checking that Redis's maxmemory-policy is noeviction (each app refuses to start otherwise): only for a managed Redis that refuses CONFIG GET and is known to be set to noeviction",
+    default: false,
+  }),
   REDIS_TLS: bool({
     description: 'TLS to Redis, sentinels included (REDIS_URL: rediss:// does the same)',
     default: false,
@@ -222,6 +227,7 @@ export function urlConnector(redisUrl: string): RedisConnector {
     REDIS_USERNAME: undefined,
     REDIS_PASSWORD: undefined,
     REDIS_TLS: false,
+    REDIS_SKIP_EVICTION_CHECK: false,
     QUEUE_PREFIX: 'unused',
   });
 }

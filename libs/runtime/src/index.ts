@@ -12,3 +12,9 @@ export {
   type Problem,
 } from './open-app.ts';
 export { appRegistry, kubeRequestMetrics, queueDepthGauge } from './metrics.ts';
+export {
+  checkEvictionPolicy,
+  requireNoEviction,
+  type PolicyCheckOptions,
+  type PolicyVerdict,
+} from './redis-policy.ts';
