@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { redisConnector, urlConnector } from '@podset/queue';
 import { freePort, startRedis, waitFor, type RedisServer } from '@podset/testkit';
-import { checkEvictionPolicy, requireNoEviction } from './redis-policy.ts';
+import { checkEvictionPolicy, requireNoEviction } from '../src/redis-policy.ts';
 
 const servers: RedisServer[] = [];
 after(async () => {
