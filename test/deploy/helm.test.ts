@@ -96,8 +96,8 @@ test('values set the namespace of every object and the operator image', needsHel
   const images = rendered.flatMap((o) => o.spec?.template?.spec?.containers ?? []).map((c) => c.image);
   assert.deepEqual(
     images.filter((i) => i.includes('podset-operator')),
-    Array(3).fill('registry.example/podset-operator:1.2.3'),
-    'watcher, worker and dashboard',
+    Array(4).fill('registry.example/podset-operator:1.2.3'),
+    'watcher, worker, dashboard and the Redis secret-init Job',
   );
   assert.equal(path.basename(CHART_DIR), 'podset-operator');
 });
