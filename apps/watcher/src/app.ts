@@ -3,7 +3,7 @@
 import os from 'node:os';
 import { createKube } from '@podset/kube';
 import { Projection, ReconcileQueue } from '@podset/queue';
-import { openApp, type Shutdown } from '@podset/runtime';
+import { openApp, readRedisMemory, redisMemoryGauges, type Shutdown } from '@podset/runtime';
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
 import { redisKeys, watcherEnv } from './config.ts';
 import { EventLog } from './event-log.ts';
@@ -39,6 +39,8 @@ export async function main(shutdown: Shutdown): Promise<void> {
   // Readiness pings on a client that fails at once when disconnected (no offline queue).
   const probeRedis = redisConnector.client({ enableOfflineQueue: false, maxRetriesPerRequest: 0 });
   probeRedis.on('error', () => undefined);
+  // Redis's memory against its maxmemory, for the alert that warns before a full Redis refuses writes.
+  redisMemoryGauges(metrics.registry, () => readRedisMemory(probeRedis, redisConnector.target));
   const queue = new ReconcileQueue({
     connection: redisConnector,
     queueName: cfg.QUEUE_NAME,

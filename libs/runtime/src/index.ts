@@ -18,3 +18,4 @@ export {
   type PolicyCheckOptions,
   type PolicyVerdict,
 } from './redis-policy.ts';
+export { parseInfoMemory, readRedisMemory, redisMemoryGauges, type RedisMemory } from './redis-memory.ts';
