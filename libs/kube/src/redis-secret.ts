@@ -2,7 +2,7 @@
 // it does not exist and never changed afterwards (Redis and every app read it from there). Creating
 // and treating AlreadyExists as done needs only `create` on Secrets — no right to read any of them.
 import { randomBytes } from 'node:crypto';
-import { KubeClient, ResourceClient, type ResourceRef } from './client.ts';
+import { ResourceClient, type KubeClient, type ResourceRef } from './client.ts';
 import { isConflict } from './errors.ts';
 import type { KubeObject } from './types.ts';
 
