@@ -41,7 +41,8 @@ export const redisEnv = {
     description: 'Redis ACL user (Sentinel/Cluster data nodes; for REDIS_URL when the URL names none)',
   }),
   REDIS_PASSWORD: optionalStr({
-    description: 'Redis password (Sentinel/Cluster data nodes; for REDIS_URL when the URL carries none)',
+    description:
+      'Redis password, e.g. from a Secret (k8s/ and compose set it): merged into REDIS_URL, which must then carry none; for Sentinel/Cluster, of the data nodes',
   }),
   REDIS_SKIP_EVICTION_CHECK: bool({
     description:
@@ -146,6 +147,16 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
         `"${cfg.QUEUE_PREFIX}": BullMQ's scripts use several keys of a queue at once, which Cluster ` +
         'allows only when they hash to one slot',
     });
+  }
+  // One place for the password: with two, which one is used would be a guess for whoever reads the config.
+  if (sentinels.length === 0 && nodes.length === 0 && cfg.REDIS_PASSWORD !== undefined) {
+    if (new URL(cfg.REDIS_URL).password !== '') {
+      problems.push({
+        variable: 'REDIS_PASSWORD',
+        message:
+          'is set while REDIS_URL carries a password too: give it in one place (REDIS_PASSWORD, e.g. from a Secret, with a REDIS_URL without one)',
+      });
+    }
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
