@@ -85,12 +85,15 @@ test('k8s: every app gets REDIS_PASSWORD from the Secret (optional only with an 
 });
 
 test('k8s: the secret-init Job runs the image with an account that may only create Secrets', () => {
-  const job = find<K8sObject & { spec: { template: { spec: Workload['spec']['template']['spec'] } } }>(
-    base,
-    'Job',
-    'podset-redis-secret-init',
-  );
+  const job = find<
+    K8sObject & {
+      spec: { ttlSecondsAfterFinished?: number; template: { spec: Workload['spec']['template']['spec'] } };
+    }
+  >(base, 'Job', 'podset-redis-secret-init');
   assert.ok(job);
+  // Removed after it ran, so that a new image in the next apply or upgrade recreates it (a Job's template
+  // is immutable).
+  assert.ok((job.spec.ttlSecondsAfterFinished ?? Infinity) <= 600, 'ttlSecondsAfterFinished set');
   const pod = job.spec.template.spec;
   assert.equal(pod.serviceAccountName, 'podset-redis-secret-init');
   const c = pod.containers[0];
