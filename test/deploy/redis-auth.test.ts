@@ -1,17 +1,18 @@
 // Redis secured by default, checked on the rendered manifests and the compose file: a password from the
 // Secret podset-redis (made at install by a Job whose account may only create Secrets), given to Redis
 // (--requirepass, the probes' redis-cli) and to every app (REDIS_PASSWORD); a maxmemory below the memory
-// limit with noeviction. Then the Job's program against kube-sim: it creates the Secret once and keeps it.
+// limit with noeviction. Then the Job's program as its ServiceAccount against kube-sim with k8s/ applied:
+// it creates the Secret once and keeps it, making no request but a create of a Secret.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startKubeSim, type KubeSim } from '@podset/kube-sim';
 import { parse } from 'yaml';
 import {
   find,
   render,
+  rulesFor,
   workloads,
   type Container,
   type K8sObject,
@@ -19,6 +20,7 @@ import {
   type Workload,
 } from './manifests.ts';
 import { REPO, readRepo } from './support.ts';
+import { startEnv, type OperatorEnv } from '../e2e/support/harness.ts';
 
 const base = render('k8s');
 const external = render('k8s/overlays/external-redis');
@@ -151,47 +153,57 @@ test('compose: Redis and every app share one password (a documented development 
   assert.match(readRepo('docker-compose.yml'), /export REDIS_PASSWORD=/, 'the header says how to set one');
 });
 
-let sim: KubeSim;
+const NS = 'podset-system';
+const JOB_SA = `system:serviceaccount:${NS}:podset-redis-secret-init`;
+let env: OperatorEnv;
 before(async () => {
-  sim = await startKubeSim();
+  env = await startEnv({ name: 'redis-secret-init', identities: [JOB_SA] });
 });
 after(async () => {
-  await sim?.close();
+  await env?.close();
 });
 
 // kube-sim runs in this process: the children are awaited, never run synchronously.
 const exec = promisify(execFile);
 
-test("the Job's program creates the Secret with a random password once, and keeps it", async () => {
+test("the Job's program, as its ServiceAccount, creates the Secret once with only `create` on Secrets", async () => {
+  await env.kubectl(['apply', '-k', 'k8s']);
+  const since = new Date().toISOString();
   const run = async () =>
     (
       await exec(NODE, [path.join(REPO, 'libs/kube/src/redis-secret-init.ts')], {
         env: {
           PATH: process.env.PATH ?? '',
-          KUBECONFIG: sim.kubeconfigPath,
-          POD_NAMESPACE: 'default',
+          KUBECONFIG: env.sim.kubeconfigFor(JOB_SA),
+          POD_NAMESPACE: NS,
           REDIS_SECRET_NAME: 'podset-redis',
         },
       })
     ).stdout;
   const password = async () => {
-    const out = await exec('kubectl', [
-      '--kubeconfig',
-      sim.kubeconfigPath,
-      'get',
-      'secret',
-      'podset-redis',
-      '-o',
-      'json',
-    ]);
+    const out = await env.kubectl(['-n', NS, 'get', 'secret', 'podset-redis', '-o', 'json']);
     const secret = JSON.parse(out.stdout) as { data: { password: string } };
     return Buffer.from(secret.data.password, 'base64').toString();
   };
   const first = await run();
-  assert.match(first, /created Secret default\/podset-redis/);
+  assert.match(first, /created Secret podset-system\/podset-redis/);
   const made = await password();
   assert.match(made, /^[A-Za-z0-9_-]{43}$/, '32 random bytes, URL-safe');
   assert.ok(!first.includes(made), 'the password is not printed');
   assert.match(await run(), /exists; kept as it is/);
   assert.equal(await password(), made, 'not changed by a second run');
+
+  // Every request it made is a create of a Secret in its namespace, which its Role grants.
+  const granted = rulesFor(base, NS, 'podset-redis-secret-init');
+  const requests = env.sim.audit
+    .query({ user: JOB_SA, since })
+    .filter((e) => e.resource !== '')
+    .map((e) => `${e.verb} ${e.resource} ${e.namespace}`);
+  assert.deepEqual(requests, ['create secrets podset-system', 'create secrets podset-system']);
+  assert.ok(
+    granted.some(
+      (g) => g.namespace === NS && g.rule.verbs.includes('create') && g.rule.resources?.includes('secrets'),
+    ),
+    'granted by the Role bound to it',
+  );
 });
