@@ -4,6 +4,7 @@
 // its policy before it starts, and refuses to start on anything else. Services that hide CONFIG GET are
 // let through only by an explicit opt-out (REDIS_SKIP_EVICTION_CHECK).
 import type { RedisClient, RedisConnector } from '@podset/queue';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, type Redis } from 'ioredis';
 
 export type PolicyVerdict =
@@ -28,7 +29,8 @@ function addressOf(node: Redis): string {
   return `${host ?? '127.0.0.1'}:${port ?? 6379}`;
 }
 
-function verdictOfError(err: unknown, where: string): PolicyVerdict {
+/** The verdict an error gives, or undefined for one to wait out (e.g. LOADING while Redis reads its AOF). */
+function verdictOfError(err: unknown, where: string): PolicyVerdict | undefined {
   const text = err instanceof Error ? err.message : String(err);
   if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(text)) {
     return {
@@ -49,7 +51,11 @@ function verdictOfError(err: unknown, where: string): PolicyVerdict {
         `${OPT_OUT}=true to start without the check`,
     };
   }
-  throw err;
+  return undefined;
+}
+
+function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => undefined);
 }
 
 async function policyOf(node: Redis): Promise<string> {
@@ -78,7 +84,7 @@ export async function checkEvictionPolicy(
     if (options.signal?.aborted === true) resolve(undefined);
     options.signal?.addEventListener('abort', () => resolve(undefined), { once: true });
   });
-  const check = async (): Promise<PolicyVerdict> => {
+  const check = async (): Promise<PolicyVerdict | undefined> => {
     let where = connector.target;
     try {
       const nodes = await nodesOf(client);
@@ -99,11 +105,22 @@ export async function checkEvictionPolicy(
       }
       return { ok: true, nodes: seen };
     } catch (err) {
-      return verdictOfError(err, where);
+      const verdict = verdictOfError(err, where);
+      if (verdict === undefined) options.onWaiting?.(err instanceof Error ? err : new Error(String(err)));
+      return verdict;
     }
   };
+  const untilVerdict = async (): Promise<PolicyVerdict | undefined> => {
+    // Errors that pass (Redis loading its data, a Cluster still forming) are asked again, backing off.
+    for (let attempt = 0; options.signal?.aborted !== true; attempt++) {
+      const verdict = await check();
+      if (verdict !== undefined) return verdict;
+      await delay(Math.min(250 * 2 ** attempt, 5_000), options.signal);
+    }
+    return undefined;
+  };
   try {
-    return await Promise.race([check(), aborted]);
+    return await Promise.race([untilVerdict(), aborted]);
   } finally {
     client.disconnect();
   }

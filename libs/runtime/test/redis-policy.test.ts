@@ -1,6 +1,7 @@
 // The eviction-policy check against real redis-servers: noeviction passes; any other policy, a refused
 // CONFIG and wrong credentials are each a verdict that says what to do, never echoing a password.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, test } from 'node:test';
 import { redisConnector, urlConnector } from '@podset/queue';
 import { freePort, startRedis, waitFor, type RedisServer } from '@podset/testkit';
@@ -115,3 +116,50 @@ function envOf(url: string) {
     QUEUE_PREFIX: 'p',
   };
 }
+
+/** The commands of a chunk of RESP requests (whole commands only: a test's small local writes). */
+function commandsOf(chunk: string): string[][] {
+  const tokens = chunk.split('\r\n');
+  const commands: string[][] = [];
+  for (let i = 0; i < tokens.length;) {
+    const n = /^\*(\d+)$/.exec(tokens[i] ?? '');
+    if (n === null) break;
+    const args: string[] = [];
+    for (let a = 0; a < Number(n[1]); a++) args.push(tokens[i + 2 + 2 * a] ?? '');
+    commands.push(args);
+    i += 1 + 2 * Number(n[1]);
+  }
+  return commands;
+}
+
+test('an error that passes (LOADING while Redis reads its data) is waited out, then checked', async () => {
+  // A stand-in server: LOADING to the first two CONFIG GETs, as Redis does while it loads its AOF.
+  let configs = 0;
+  const stand = net.createServer((socket) => {
+    socket.on('data', (data) => {
+      for (const [name] of commandsOf(data.toString())) {
+        if (name?.toLowerCase() === 'config') {
+          configs++;
+          socket.write(
+            configs <= 2
+              ? '-LOADING Redis is loading the dataset in memory\r\n'
+              : '*2\r\n$16\r\nmaxmemory-policy\r\n$10\r\nnoeviction\r\n',
+          );
+        } else if (name?.toLowerCase() === 'info') socket.write('$0\r\n\r\n');
+        else socket.write('+OK\r\n');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => stand.listen(0, '127.0.0.1', resolve));
+  const port = (stand.address() as { port: number }).port;
+  const waited: string[] = [];
+  try {
+    const verdict = await checkEvictionPolicy(urlConnector(`redis://127.0.0.1:${port}`), {
+      onWaiting: (err) => waited.push(err.message),
+    });
+    assert.equal(verdict?.ok, true, JSON.stringify(verdict));
+    assert.equal(waited.filter((m) => m.startsWith('LOADING')).length, 2);
+  } finally {
+    stand.close();
+  }
+});
