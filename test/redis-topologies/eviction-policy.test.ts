@@ -56,7 +56,12 @@ test('Sentinel: the primary the sentinels name is checked', async () => {
   try {
     const refused = await checkEvictionPolicy(connector);
     assert.ok(refused !== undefined && !refused.ok);
-    assert.match(refused.message, /sentinel podset-primary@.* has maxmemory-policy volatile-lru/);
+    assert.match(
+      refused.message,
+      new RegExp(
+        `sentinel podset-primary@.* \\(primary 127\\.0\\.0\\.1:${primary}\\) has maxmemory-policy volatile-lru`,
+      ),
+    );
   } finally {
     await command(primary, 'CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
   }

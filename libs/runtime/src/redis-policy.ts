@@ -29,6 +29,13 @@ function addressOf(node: Redis): string {
   return `${host ?? '127.0.0.1'}:${port ?? 6379}`;
 }
 
+/** The target, and for Sentinel the primary it resolved to (the node actually asked). */
+function withPrimary(connector: RedisConnector, node: Redis): string {
+  const socket = node.stream as { remoteAddress?: string; remotePort?: number } | undefined;
+  if (connector.mode !== 'sentinel' || socket?.remoteAddress === undefined) return connector.target;
+  return `${connector.target} (primary ${socket.remoteAddress}:${socket.remotePort})`;
+}
+
 /** The verdict an error gives, or undefined for one to wait out (e.g. LOADING while Redis reads its AOF). */
 function verdictOfError(err: unknown, where: string): PolicyVerdict | undefined {
   const text = err instanceof Error ? err.message : String(err);
@@ -90,8 +97,8 @@ export async function checkEvictionPolicy(
       const nodes = await nodesOf(client);
       const seen: string[] = [];
       for (const node of nodes) {
-        where = client instanceof Cluster ? addressOf(node) : connector.target;
         const policy = await policyOf(node);
+        where = client instanceof Cluster ? addressOf(node) : withPrimary(connector, node);
         if (policy !== 'noeviction') {
           return {
             ok: false,
