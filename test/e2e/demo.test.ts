@@ -1,13 +1,15 @@
 // The README's demo, run the way a user runs it: `npm run demo -- …` with the repository as cwd.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parseTable } from './support/check.ts';
 import { REPO, sleep } from './support/harness.ts';
-import { npmRun, until, within } from './support/npm-run.ts';
-import { kubectl as runKubectl } from '@podset/testkit';
+import { npmRun, until, userEnv, within } from './support/npm-run.ts';
+import { kubectl as runKubectl, waitFor } from '@podset/testkit';
+import { demoOptions } from '../../tools/demo/src/options.ts';
 
 test('npm run demo -- --until-converged exits 0 once every example PodSet converged', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-e2e-demo-'));
@@ -50,6 +52,30 @@ test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees 
     const reapplied = await kubectl(['apply', '-f', path.join(REPO, 'examples')]);
     assert.equal(reapplied.code, 0, reapplied.stderr);
     assert.doesNotMatch(reapplied.stderr, /last-applied-configuration|Warning/, reapplied.stderr);
+    // The watcher's and the workers' /metrics, at the URLs it printed.
+    const metricsLine = /^metrics +(.*)$/m.exec(run.output());
+    assert.ok(metricsLine, `no metrics line in:\n${run.output()}`);
+    const urls = [...(metricsLine[1] ?? '').matchAll(/(\S+) (http:\/\/\S+)/g)];
+    assert.deepEqual(
+      urls.map((m) => m[1]),
+      ['watcher', 'worker-0', 'worker-1'],
+    );
+    for (const [, app, url] of urls) {
+      let body = '';
+      await until(
+        `${app} to serve podset_ metrics at ${url}`,
+        60_000,
+        async () => {
+          body = await fetch(url as string).then(
+            (r) => (r.ok ? r.text() : ''),
+            () => '',
+          );
+          return /^podset_\w+/m.test(body);
+        },
+        run,
+        () => body.slice(0, 500),
+      );
+    }
     const scaled = await kubectl(['scale', 'ps', 'web', '--replicas=5']);
     assert.equal(scaled.code, 0, `kubectl scale failed: ${scaled.stderr}`);
     let last = '';
@@ -104,4 +130,106 @@ function logTails(dir: string): string {
     }
   }
   return parts.join('\n');
+}
+
+test('npm run demo -- --help lists every option with its meaning and default', async () => {
+  const run = npmRun('demo', ['--help']);
+  const exit = await within(run.exited, 60_000);
+  await run.stopGroup();
+  assert.deepEqual(exit, { code: 0, signal: null }, run.output());
+  for (const [name, o] of Object.entries(demoOptions(REPO))) {
+    const line = run
+      .output()
+      .split('\n')
+      .find((l) => l.trimStart().startsWith(`--${name}`));
+    assert.ok(line?.includes(o.meaning), `--${name} is not explained in:\n${run.output()}`);
+    if (o.type === 'string') assert.match(line ?? '', /\(default .+\)$/);
+  }
+});
+
+test('npm run demo | head -3: the closed pipe ends the demo and all it started, with no EPIPE trace', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-e2e-demo-'));
+  // As typed in a shell (head's three lines are npm's header): the pipe closes before the demo writes.
+  const shell = spawn('sh', ['-c', `npm run demo -- --dir '${dir}' | head -3`], {
+    cwd: REPO,
+    env: userEnv({}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  let err = '';
+  shell.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  shell.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise((resolve) => shell.once('exit', resolve));
+  try {
+    // The shell waits for the whole pipeline, the demo included: it returns once the demo has stopped.
+    const exit = await within(exited, 120_000);
+    assert.notEqual(exit, undefined, `the demo did not end after its output closed:\n${out}\n${err}`);
+    assert.equal(out.split('\n').length - 1, 3, out);
+    assert.doesNotMatch(err, /EPIPE|Error|at .*\.ts:\d+/, err);
+    await waitFor('every process the demo started to be gone', () => processesWithin(dir).length === 0, {
+      timeoutMs: 30_000,
+      describe: () => processesWithin(dir).join('\n'),
+    });
+  } finally {
+    try {
+      process.kill(-(shell.pid as number), 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a reader that goes away mid-run: the demo stops its apps as one Ctrl-C does, each draining', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-e2e-demo-'));
+  const logs = path.join(dir, 'logs');
+  const run = npmRun('demo', ['--dir', dir]);
+  const logOf = (app: string) => {
+    try {
+      return readFileSync(path.join(logs, `${app}.log`), 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  try {
+    await until(
+      'the watcher to lead and both workers to start',
+      90_000,
+      () =>
+        logOf('watcher').includes('became leader') &&
+        ['worker-0', 'worker-1'].every((w) => logOf(w).includes('"msg":"worker started"')),
+      run,
+    );
+    // The read end of the demo's stdout, a real pipe, closes: its next write of the table fails.
+    run.child.stdout?.destroy();
+    const exit = await within(run.exited, 60_000);
+    assert.notEqual(exit, undefined, `the demo did not end after its output closed:\n${run.output()}`);
+    assert.doesNotMatch(run.output(), /EPIPE|Error|exited \(/, run.output().slice(-2000));
+    for (const app of ['watcher', 'worker-0', 'worker-1']) {
+      const text = logOf(app);
+      assert.match(text, /"msg":"(watcher|worker) stopped"/, `${app}:\n${text.slice(-2000)}`);
+      assert.doesNotMatch(text, /exiting without waiting|shutdown did not finish/, text.slice(-2000));
+    }
+  } finally {
+    await run.stopGroup();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Processes whose command line or environment names `dir` (the demo's apps get their kubeconfig there). */
+function processesWithin(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (cmdline.includes(dir) || readFileSync(`/proc/${entry}/environ`, 'utf8').includes(dir)) {
+        found.push(`${entry} ${cmdline}`);
+      }
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
 }
