@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parseTable } from './support/check.ts';
+import { assertPrintedMetricsServe } from './support/printed-metrics.ts';
 import { REPO, sleep } from './support/harness.ts';
 import { npmRun, until, userEnv, within } from './support/npm-run.ts';
 import { kubectl as runKubectl, waitFor } from '@podset/testkit';
@@ -53,29 +54,7 @@ test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees 
     assert.equal(reapplied.code, 0, reapplied.stderr);
     assert.doesNotMatch(reapplied.stderr, /last-applied-configuration|Warning/, reapplied.stderr);
     // The watcher's and the workers' /metrics, at the URLs it printed.
-    const metricsLine = /^metrics +(.*)$/m.exec(run.output());
-    assert.ok(metricsLine, `no metrics line in:\n${run.output()}`);
-    const urls = [...(metricsLine[1] ?? '').matchAll(/(\S+) (http:\/\/\S+)/g)];
-    assert.deepEqual(
-      urls.map((m) => m[1]),
-      ['watcher', 'worker-0', 'worker-1'],
-    );
-    for (const [, app, url] of urls) {
-      let body = '';
-      await until(
-        `${app} to serve podset_ metrics at ${url}`,
-        60_000,
-        async () => {
-          body = await fetch(url as string).then(
-            (r) => (r.ok ? r.text() : ''),
-            () => '',
-          );
-          return /^podset_\w+/m.test(body);
-        },
-        run,
-        () => body.slice(0, 500),
-      );
-    }
+    await assertPrintedMetricsServe(run, ['watcher', 'worker-0', 'worker-1']);
     const scaled = await kubectl(['scale', 'ps', 'web', '--replicas=5']);
     assert.equal(scaled.code, 0, `kubectl scale failed: ${scaled.stderr}`);
     let last = '';

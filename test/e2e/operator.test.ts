@@ -11,6 +11,7 @@ import { kubectl as runKubectl, waitFor } from '@podset/testkit';
 import { PODS, PODSETS, activePodsOf, podSetProblems } from './support/check.ts';
 import { FAST_PODS, sleep } from './support/harness.ts';
 import { npmRun, until, within } from './support/npm-run.ts';
+import { assertPrintedMetricsServe } from './support/printed-metrics.ts';
 
 const CRD = 'customresourcedefinitions.apiextensions.k8s.io';
 let dir: string;
@@ -84,6 +85,8 @@ test('npm run operator installs the CRD, reconciles a PodSet applied with kubect
     assert.match(run.output(), /CRD podsets\.podset\.io installed now from crds\/podset\.yaml/);
     assert.match(run.output(), /a redis-server started for the operator/);
     assert.notEqual(sim.cluster.get(CRD, undefined, 'podsets.podset.io'), undefined);
+    // The watcher's and the workers' /metrics, at the URLs it printed.
+    await assertPrintedMetricsServe(run, ['watcher', 'worker-0', 'worker-1']);
 
     const manifest = {
       apiVersion: 'podset.io/v1',
