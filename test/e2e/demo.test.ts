@@ -72,6 +72,18 @@ test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees 
       run,
       () => last,
     );
+    // The README's rollout, run as written (but for where the kubeconfig is): it changes the image only.
+    const patched = await runShell(
+      readmeCommand('patch ps web').replaceAll('.tmp/demo/kubeconfig', kubeconfig),
+      dir,
+    );
+    assert.equal(patched.code, 0, patched.output);
+    const web = await kubectl(['get', 'ps', 'web', '-o', 'json']);
+    const template = (JSON.parse(web.stdout) as { spec: { template: { spec: unknown } } }).spec.template.spec;
+    assert.deepEqual(template, {
+      ...(template as object),
+      containers: [{ name: 'nginx', image: 'nginx:1.28', ports: [{ containerPort: 80 }] }],
+    });
     // Ctrl-C in a terminal: SIGINT to the whole foreground process group.
     run.signalGroup('SIGINT');
     const exit = await within(run.exited, 20_000);
@@ -211,4 +223,29 @@ function processesWithin(dir: string): string[] {
     }
   }
   return found;
+}
+
+/** The README command (continued lines joined) in the shell block line that contains `words`. */
+function readmeCommand(words: string): string {
+  const lines = readFileSync(path.join(REPO, 'README.md'), 'utf8').split('\n');
+  const start = lines.findIndex((l) => l.includes(words));
+  assert.ok(start >= 0, `README has no command with "${words}"`);
+  let command = lines[start] ?? '';
+  for (let i = start + 1; command.endsWith('\\'); i++) command = `${command.slice(0, -1)}${lines[i] ?? ''}`;
+  return command;
+}
+
+/** `command` in sh, from the repository, with HOME in `dir` so kubectl's cache stays there. */
+function runShell(command: string, dir: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', command], {
+      cwd: REPO,
+      env: { PATH: process.env.PATH ?? '', HOME: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = `$ ${command}\n`;
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.once('exit', (code) => resolve({ code, output }));
+  });
 }
