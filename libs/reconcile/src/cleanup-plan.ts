@@ -23,7 +23,7 @@ export function cleanupPlan(podset: PodSet, controlled: Pod[], opts: Required<Re
     };
   }
   const goners = rankForDeletion(controlled.filter((p) => podLifecycle(p) !== 'terminating'));
-  const deletes = goners.slice(0, opts.maxDeletesPerPass).map((p) => podDeletion({ podset }, p, 'Cleanup'));
+  const deletes = goners.slice(0, opts.maxDeletesPerPass).map((p) => podDeletion(podset, p, 'Cleanup'));
   const capped = deletes.length < goners.length;
   return {
     mode: 'cleanup',

@@ -12,15 +12,12 @@ import {
 import { templateHash } from './template-hash.ts';
 import type { Pod, PodSet } from './types.ts';
 
-export interface PassView {
+interface PassViewBase {
   podset: PodSet;
   nowMs: number;
   desired: number;
   /** Hash of the current template. */
   hash: string;
-  /** What makes the spec impossible to act on; then there is no strategy and no work. */
-  problem: SpecProblem | undefined;
-  strategy: ResolvedStrategy | undefined;
   minReadySeconds: number;
   progressDeadlineSeconds: number;
   /** Controlled pods neither terminating nor finished. */
@@ -37,6 +34,10 @@ export interface PassView {
   isAvailable: (pod: Pod) => boolean;
 }
 
+/** A spec with a problem (then there is no strategy, and no work), or a strategy to work by. */
+export type PassView = PassViewBase &
+  ({ problem: SpecProblem; strategy: undefined } | { problem: undefined; strategy: ResolvedStrategy });
+
 export function passView(podset: PodSet, controlled: readonly Pod[], nowMs: number): PassView {
   const problem = specProblem(podset);
   const desired = desiredReplicas(podset);
@@ -44,13 +45,11 @@ export function passView(podset: PodSet, controlled: readonly Pod[], nowMs: numb
   const minReady = problem ? 0 : minReadySeconds(podset);
   const isCurrent = (p: Pod) => p.metadata?.labels?.[TEMPLATE_HASH_LABEL] === hash;
   const active = controlled.filter((p) => podLifecycle(p) === 'active');
-  return {
+  const base: PassViewBase = {
     podset,
     nowMs,
     desired,
     hash,
-    problem,
-    strategy: problem ? undefined : resolveStrategy(podset, desired),
     minReadySeconds: minReady,
     progressDeadlineSeconds: problem ? 0 : progressDeadlineSeconds(podset),
     active,
@@ -60,4 +59,7 @@ export function passView(podset: PodSet, controlled: readonly Pod[], nowMs: numb
     outdatedTerminating: controlled.filter((p) => podLifecycle(p) === 'terminating' && !isCurrent(p)).length,
     isAvailable: (p) => isPodAvailable(p, minReady, nowMs),
   };
+  return problem
+    ? { ...base, problem, strategy: undefined }
+    : { ...base, problem: undefined, strategy: resolveStrategy(podset, desired) };
 }

@@ -15,6 +15,7 @@ import {
 } from './progress-deadline.ts';
 import { progressingCondition, rolloutStartedMessage, rolloutUnderWay } from './progressing.ts';
 import type { SpecProblem } from './spec-check.ts';
+import type { ResolvedStrategy } from './strategy.ts';
 import { observedStatus, statusEqual } from './status.ts';
 import { plural } from './text.ts';
 import { toMillis } from './time.ts';
@@ -112,13 +113,13 @@ function problemConditions(problem: SpecProblem): ConditionInput[] {
 /** Available, and Progressing with the progress deadline applied. */
 function workConditions(
   view: PassView,
+  strategy: ResolvedStrategy,
   changes: PodChanges,
   seen: Observation,
 ): {
   conditions: ConditionInput[];
   progress: DeadlineOutcome;
 } {
-  const strategy = view.strategy!;
   const availability = {
     desired: view.desired,
     available: seen.observed.availableReplicas,
@@ -269,7 +270,7 @@ export function reconcile(
   const seen = observe(view);
   const decided = view.problem
     ? { conditions: problemConditions(view.problem), progress: undefined }
-    : workConditions(view, changes, seen);
+    : workConditions(view, view.strategy, changes, seen);
   const status: PodSetStatus = {
     ...seen.observed,
     conditions: nextConditions(view, changes, decided.conditions),

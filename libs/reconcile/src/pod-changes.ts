@@ -4,7 +4,7 @@ import { podManifest } from './pod-template.ts';
 import { rankFinishedForRetention } from './ranking.ts';
 import { rolloutStep } from './rollout.ts';
 import type { PassView } from './pass-view.ts';
-import type { DeleteReason, Pod, PodDeletion, PodManifest, ReconcileOptions } from './types.ts';
+import type { DeleteReason, Pod, PodDeletion, PodManifest, PodSet, ReconcileOptions } from './types.ts';
 
 export interface PodChanges {
   creates: PodManifest[];
@@ -18,15 +18,10 @@ export interface PodChanges {
 const NONE: PodChanges = { creates: [], deletes: [], capped: false, held: false };
 
 /** A deletion of `pod` with a UID precondition (and, if `unchanged`, a resourceVersion one). */
-export function podDeletion(
-  view: Pick<PassView, 'podset'>,
-  pod: Pod,
-  reason: DeleteReason,
-  unchanged = false,
-): PodDeletion {
+export function podDeletion(podset: PodSet, pod: Pod, reason: DeleteReason, unchanged = false): PodDeletion {
   const rv = pod.metadata?.resourceVersion;
   return {
-    namespace: pod.metadata?.namespace ?? view.podset.metadata.namespace ?? 'default',
+    namespace: pod.metadata?.namespace ?? podset.metadata.namespace ?? 'default',
     name: pod.metadata?.name ?? '',
     uid: pod.metadata?.uid ?? '',
     reason,
@@ -52,11 +47,11 @@ export function podChanges(view: PassView, opts: Required<ReconcileOptions>): Po
   }
   const deletes = step.deletes
     .slice(0, opts.maxDeletesPerPass)
-    .map((d) => podDeletion(view, d.pod, d.reason, d.unchanged === true));
+    .map((d) => podDeletion(view.podset, d.pod, d.reason, d.unchanged === true));
   let capped = n < step.creates || deletes.length < step.deletes.length;
   const old = rankFinishedForRetention(view.finished).slice(opts.finishedPodsToKeep);
   const budget = opts.maxDeletesPerPass - deletes.length;
-  for (const p of old.slice(0, budget)) deletes.push(podDeletion(view, p, 'Finished'));
+  for (const p of old.slice(0, budget)) deletes.push(podDeletion(view.podset, p, 'Finished'));
   capped ||= old.length > budget;
   return { creates, deletes, capped, held: step.held };
 }
