@@ -166,8 +166,10 @@ const spec = {
   'x-kubernetes-validations': [
     {
       // Deployments validate the same: with the deadline at or below minReadySeconds, no pod could ever
-      // become available in time.
-      rule: 'self.progressDeadlineSeconds > self.minReadySeconds',
+      // become available in time. (Both are defaulted first; has() keeps the rule total all the same.)
+      rule:
+        '!has(self.progressDeadlineSeconds) || ' +
+        'self.progressDeadlineSeconds > (has(self.minReadySeconds) ? self.minReadySeconds : 0)',
       message: PROGRESS_DEADLINE_NOT_AFTER_MIN_READY,
     },
   ],
