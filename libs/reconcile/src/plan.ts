@@ -249,6 +249,10 @@ function nextLook(
  * Plans one reconcile of `podset` given the pods listed by its label (any pods: those it doesn't control
  * are ignored) at time `now` (for conditions' times, minReadySeconds and the progress deadline).
  *
+ * The steps, in order: what the pass sees (passView), the pods to create and delete (podChanges), the
+ * status as the pods are (observe), the conditions (problemConditions or workConditions, then
+ * nextConditions), the events (plannedEvents), when to look again (nextLook).
+ *
  * Execute the plan in this order: finalizer 'add'; creates (slow-start batches); deletes (UID
  * precondition, 404 = done); status if changed (or as amended by withFailure/withoutFailure);
  * finalizer 'remove' only after every delete succeeded; events; then requeue.
