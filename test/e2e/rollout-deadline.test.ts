@@ -103,6 +103,11 @@ test('a rollout whose pods never get ready stalls within its bounds and stays th
   ]);
   await env.waitConverged(['web'], { timeoutMs: 60_000 });
   await env.kubectl(['patch', 'ps', 'web', '--type=merge', '-p', fatePatch('never-ready')]);
+  // Progressing was False (settled) before the patch: wait for the rollout to be under way first.
+  await env.waitFor('the rollout to start', () => {
+    const p = conditionOf('web', 'Progressing');
+    return p?.reason === 'RollingOut' ? [] : [`Progressing ${JSON.stringify(p)}`];
+  });
   await env.kubectl(['wait', 'ps/web', '--for=condition=Progressing=False', '--timeout=40s']);
   const progressing = conditionOf('web', 'Progressing');
   assert.equal(progressing?.reason, 'ProgressDeadlineExceeded');
