@@ -307,8 +307,12 @@ export function podSetConverged(ps: PodSetWire): boolean {
   return isConverged(rowOf(ps, undefined, []));
 }
 
-/** The Progressing condition's message while it says RollingOut. */
+/**
+ * The Progressing condition's message while it says RollingOut, or ProgressDeadlineExceeded (work stalled
+ * where it is: never converged, even with every pod Ready, e.g. a rollout whose creates are refused).
+ */
 function rolloutOf(ps: PodSetWire): { rollout?: string } {
   const c = ps.status?.conditions?.find((x) => x.type === 'Progressing');
-  return c?.reason === 'RollingOut' ? { rollout: c.message ?? 'rolling out' } : {};
+  const underWay = c?.reason === 'RollingOut' || c?.reason === 'ProgressDeadlineExceeded';
+  return underWay ? { rollout: c.message ?? 'rolling out' } : {};
 }
