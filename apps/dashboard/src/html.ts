@@ -1,7 +1,7 @@
 // Server-rendered pages: the layout they share, the PodSet overview, the login form and the error
 // page. Every dynamic value is escaped.
 import type { EventLogEntry } from '@podset/queue';
-import { isFailing, isFiltered, NO_FILTER, stateOf, STATUSES, type OverviewFilter } from './filter.ts';
+import { isFiltered, NO_FILTER, replicaFailure, stateOf, STATUSES, type OverviewFilter } from './filter.ts';
 import type { LeaderInfo } from './leader.ts';
 import type { Overview, PodSetRow } from './overview.ts';
 
@@ -126,14 +126,23 @@ export function podSetUrl(namespace: string, name: string): string {
   return `/podsets/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
 }
 
-/** Converged, progressing or rolling out (with its progress). */
+/** Failing (with why, on hover), converged, progressing or rolling out (with its progress). */
 export function stateHtml(r: PodSetRow): string {
   const state = stateOf(r);
-  if (state === 'converged') return '<span class="badge b-ok">converged</span>';
-  if (state === 'rolling-out') {
-    return `<span class="badge b-progress" data-role="rollout" title="${escapeHtml(r.rollout ?? '')}">rolling out</span> <progress data-role="rollout-progress" max="${r.desired}" value="${Math.min(r.updated, r.desired)}"></progress> <span class="muted" data-role="rollout-text">${r.updated}/${r.desired} updated · ${r.available} available</span>`;
+  if (state === 'converged') return '<span class="badge b-ok" data-state="converged">converged</span>';
+  const progress =
+    r.rollout === undefined
+      ? ''
+      : ` <progress data-role="rollout-progress" max="${r.desired}" value="${Math.min(r.updated, r.desired)}"></progress> <span class="muted" data-role="rollout-text">${r.updated}/${r.desired} updated · ${r.available} available</span>`;
+  if (state === 'failing') {
+    const c = replicaFailure(r);
+    const why = c !== undefined ? `${c.reason ?? 'ReplicaFailure'}: ${c.message ?? ''}` : (r.lastError?.message ?? '');
+    return `<span class="badge b-bad" data-state="failing" title="${escapeHtml(why.slice(0, 500))}">failing</span>${progress}`;
   }
-  return '<span class="badge b-progress">progressing</span>';
+  if (state === 'rolling-out') {
+    return `<span class="badge b-progress" data-state="rolling-out" data-role="rollout" title="${escapeHtml(r.rollout ?? '')}">rolling out</span>${progress}`;
+  }
+  return '<span class="badge b-progress" data-state="progressing">progressing</span>';
 }
 
 export function lastReconcileHtml(r: PodSetRow, now: number): string {
@@ -168,9 +177,7 @@ function row(r: PodSetRow, ctx: PageContext, now: number): string {
           )
           .join('')}</ul>`;
   return `<tr data-key="${escapeHtml(r.key)}">
-<td><a class="podset" href="${escapeHtml(podSetUrl(r.namespace, r.name))}"><span class="muted">${escapeHtml(r.namespace)}/</span><b>${escapeHtml(r.name)}</b></a> ${stateHtml(r)}${
-    isFailing(r) ? ' <span class="badge b-bad">failing</span>' : ''
-  }</td>
+<td><a class="podset" href="${escapeHtml(podSetUrl(r.namespace, r.name))}"><span class="muted">${escapeHtml(r.namespace)}/</span><b>${escapeHtml(r.name)}</b></a> ${stateHtml(r)}</td>
 <td class="num" data-col="desired">${r.desired}</td><td class="num" data-col="current">${r.current}</td><td class="num" data-col="ready">${r.ready}</td><td class="num" data-col="updated">${r.updated}</td><td class="num" data-col="available">${r.available}</td>
 <td>${last}</td><td>${err}</td><td>${job}</td><td>${events}</td></tr>`;
 }

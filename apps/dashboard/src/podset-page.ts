@@ -14,7 +14,6 @@ import {
   timeOf,
   type PageContext,
 } from './html.ts';
-import { isFailing } from './filter.ts';
 import type { JobView, PodSetDetail } from './podset.ts';
 
 function when(ms: number | undefined, now: number): string {
@@ -74,7 +73,7 @@ export function podSetPage(d: PodSetDetail, ctx: PageContext): string {
     ps === undefined
       ? ''
       : `<dl class="facts" id="summary">
-<dt>State</dt><dd>${stateHtml(ps)}${isFailing(ps) ? ' <span class="badge b-bad">failing</span>' : ''}</dd>
+<dt>State</dt><dd>${stateHtml(ps)}</dd>
 <dt>Replicas</dt><dd data-role="replicas">${ps.desired} desired · ${ps.current} current · ${ps.ready} ready · ${ps.updated} up-to-date · ${ps.available} available</dd>
 <dt>Generation</dt><dd>${ps.generation ?? '—'} <span class="muted">(observed ${ps.observedGeneration ?? '—'})</span></dd>
 <dt>Last reconcile</dt><dd>${lastReconcileHtml(ps, now)}</dd>
