@@ -31,7 +31,12 @@ const rows = [
     ready: 0,
     conditions: [
       { type: 'Progressing', status: 'True', reason: 'ScalingUp' },
-      { type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: '1 of 2 pod creates rejected' },
+      {
+        type: 'ReplicaFailure',
+        status: 'True',
+        reason: 'FailedCreate',
+        message: '1 of 2 pod creates rejected',
+      },
     ],
     lastReconcile: { jobId: 'k', result: 'completed', at: 2, attempt: 1, requeueAfterMs: 300_000 },
   }),

@@ -30,7 +30,9 @@ export function stateOf(r: PodSetRow): PodSetState {
 }
 
 /** The worker's ReplicaFailure condition while it is True. */
-export function replicaFailure(r: Pick<PodSetRow, 'conditions'>): PodSetRow['conditions'][number] | undefined {
+export function replicaFailure(
+  r: Pick<PodSetRow, 'conditions'>,
+): PodSetRow['conditions'][number] | undefined {
   return r.conditions.find((c) => c.type === 'ReplicaFailure' && c.status === 'True');
 }
 

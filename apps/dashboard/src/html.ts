@@ -136,7 +136,8 @@ export function stateHtml(r: PodSetRow): string {
       : ` <progress data-role="rollout-progress" max="${r.desired}" value="${Math.min(r.updated, r.desired)}"></progress> <span class="muted" data-role="rollout-text">${r.updated}/${r.desired} updated · ${r.available} available</span>`;
   if (state === 'failing') {
     const c = replicaFailure(r);
-    const why = c !== undefined ? `${c.reason ?? 'ReplicaFailure'}: ${c.message ?? ''}` : (r.lastError?.message ?? '');
+    const why =
+      c !== undefined ? `${c.reason ?? 'ReplicaFailure'}: ${c.message ?? ''}` : (r.lastError?.message ?? '');
     return `<span class="badge b-bad" data-state="failing" title="${escapeHtml(why.slice(0, 500))}">failing</span>${progress}`;
   }
   if (state === 'rolling-out') {
@@ -279,6 +280,15 @@ export function withOverviewLink(boardHtml: string): string {
     '<a href="/" id="podset-overview-link" style="position:fixed;left:12px;bottom:52px;z-index:1000;padding:6px 12px;border-radius:6px;background:#1d2330;color:#ffffff;font:600 13px/1.2 system-ui,sans-serif;text-decoration:none;box-shadow:0 1px 4px rgba(0,0,0,.3)">← PodSet overview</a>';
   const at = boardHtml.lastIndexOf('</body>');
   return at < 0 ? boardHtml + link : boardHtml.slice(0, at) + link + boardHtml.slice(at);
+}
+
+/**
+ * bull-board's page without its stylesheets from other sites (its web fonts from Google): the CSP allows
+ * only our own origin, and the dashboard should not make its users' browsers call out (it falls back to
+ * system fonts).
+ */
+export function withoutThirdPartyLinks(boardHtml: string): string {
+  return boardHtml.replace(/<link\b[^>]*\bhref="(?:https?:)?\/\/[^"]*"[^>]*>/gi, '');
 }
 
 /** A page for a request that can't be answered (400, 404): says what was wrong, links back. */

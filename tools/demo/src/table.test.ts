@@ -48,6 +48,9 @@ test('a PodSet whose reconciles fail (ReplicaFailure True) shows failing, not re
     },
   };
   assert.match(renderTable([toRow(bad)]).split('\n')[1] ?? '', /^default\s+bad\s+2\s+0\s+0\s+failing$/);
-  const healed = { ...bad, status: { ...bad.status, conditions: [{ type: 'ReplicaFailure', status: 'False' }] } };
+  const healed = {
+    ...bad,
+    status: { ...bad.status, conditions: [{ type: 'ReplicaFailure', status: 'False' }] },
+  };
   assert.match(renderTable([toRow(healed)]).split('\n')[1] ?? '', /reconciling$/);
 });

@@ -32,7 +32,9 @@ export function toRow(podset: PodSetLike): PodSetRow {
     current: podset.status?.replicas ?? 0,
     ready: podset.status?.readyReplicas ?? 0,
     observedGeneration: podset.status?.observedGeneration ?? 0,
-    failing: (podset.status?.conditions ?? []).some((c) => c.type === 'ReplicaFailure' && c.status === 'True'),
+    failing: (podset.status?.conditions ?? []).some(
+      (c) => c.type === 'ReplicaFailure' && c.status === 'True',
+    ),
   };
 }
 
