@@ -43,7 +43,8 @@ td.num { text-align:right; font-variant-numeric: tabular-nums; }
 .muted { color:var(--muted); }
 .err { color:var(--bad); max-width:320px; overflow-wrap:anywhere; }
 .events { margin:0; padding:0; list-style:none; font-size:12px; color:var(--muted); }
-.events li { white-space:nowrap; }
+/* Names run to 63 characters (a pod's, a job id's longer still): break them rather than widen the page. */
+td, h1, p, .facts dd { overflow-wrap:anywhere; }
 code { font-size:12px; }
 .alert { background:#ffebe9; border:1px solid #ffcecb; color:var(--bad); padding:8px 12px; border-radius:6px; margin-bottom:16px; }
 h2 { font-size:15px; margin:24px 0 8px; }
@@ -178,7 +179,7 @@ function row(r: PodSetRow, ctx: PageContext, now: number): string {
           )
           .join('')}</ul>`;
   return `<tr data-key="${escapeHtml(r.key)}">
-<td><a class="podset" href="${escapeHtml(podSetUrl(r.namespace, r.name))}"><span class="muted">${escapeHtml(r.namespace)}/</span><b>${escapeHtml(r.name)}</b></a> ${stateHtml(r)}</td>
+<td><a class="podset" href="${escapeHtml(podSetUrl(r.namespace, r.name))}" title="${escapeHtml(r.key)}"><span class="muted">${escapeHtml(r.namespace)}/</span><b>${escapeHtml(r.name)}</b></a> ${stateHtml(r)}</td>
 <td class="num" data-col="desired">${r.desired}</td><td class="num" data-col="current">${r.current}</td><td class="num" data-col="ready">${r.ready}</td><td class="num" data-col="updated">${r.updated}</td><td class="num" data-col="available">${r.available}</td>
 <td>${last}</td><td>${err}</td><td>${job}</td><td>${events}</td></tr>`;
 }
