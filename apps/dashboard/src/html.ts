@@ -44,7 +44,8 @@ td.num { text-align:right; font-variant-numeric: tabular-nums; }
 .err { color:var(--bad); max-width:320px; overflow-wrap:anywhere; }
 .events { margin:0; padding:0; list-style:none; font-size:12px; color:var(--muted); }
 /* Names run to 63 characters (a pod's, a job id's longer still): break them rather than widen the page. */
-td, h1, p, .facts dd { overflow-wrap:anywhere; }
+.wrap, a.podset, .events li, h1, p, .facts dd { overflow-wrap:anywhere; }
+.nowrap { white-space:nowrap; }
 code { font-size:12px; }
 .alert { background:#ffebe9; border:1px solid #ffcecb; color:var(--bad); padding:8px 12px; border-radius:6px; margin-bottom:16px; }
 h2 { font-size:15px; margin:24px 0 8px; }
@@ -254,7 +255,7 @@ export function overviewPage(o: Overview, ctx: PageContext, view?: OverviewView)
       : `<table><thead><tr><th>When</th><th>Event</th><th>PodSet</th><th>resourceVersion</th></tr></thead><tbody>${o.recentEvents
           .map(
             (e) =>
-              `<tr><td title="${escapeHtml(e.t)}">${ago(timeOf(e), now)}</td><td>${escapeHtml(eventText(e))}</td><td>${escapeHtml(e.key)}</td><td><code>${escapeHtml(e.rv)}</code></td></tr>`,
+              `<tr><td class="nowrap" title="${escapeHtml(e.t)}">${ago(timeOf(e), now)}</td><td class="wrap">${escapeHtml(eventText(e))}</td><td class="wrap">${escapeHtml(e.key)}</td><td><code>${escapeHtml(e.rv)}</code></td></tr>`,
           )
           .join('')}</tbody></table>`;
   const orphans =

@@ -54,9 +54,9 @@ function jobRow(j: JobView, ctx: PageContext, now: number): string {
 <td class="num">${j.durationMs !== undefined ? duration(j.durationMs) : ''}</td>
 <td class="num">${j.attempts}</td>
 <td>${escapeHtml(j.source ?? '')}</td>
-<td>${escapeHtml(j.reasons.join(', '))}</td>
+<td class="wrap">${escapeHtml(j.reasons.join(', '))}</td>
 <td>${outcome || '<span class="muted">—</span>'}</td>
-<td><a href="${escapeHtml(jobUrl(ctx, j.id))}"><code>${escapeHtml(j.id)}</code></a></td></tr>`;
+<td class="wrap"><a href="${escapeHtml(jobUrl(ctx, j.id))}"><code>${escapeHtml(j.id)}</code></a></td></tr>`;
 }
 
 function podRow(p: PodView, currentHash: string, now: number): string {
@@ -66,7 +66,7 @@ function podRow(p: PodView, currentHash: string, now: number): string {
     p.templateHash === undefined
       ? '<span class="muted">—</span>'
       : `<code>${escapeHtml(p.templateHash)}</code>${p.templateHash === currentHash ? '' : ' <span class="muted">(old)</span>'}`;
-  return `<tr data-pod="${escapeHtml(p.name)}"><td class="name"><code>${escapeHtml(p.name)}</code></td>
+  return `<tr data-pod="${escapeHtml(p.name)}"><td class="wrap"><code>${escapeHtml(p.name)}</code></td>
 <td><span class="badge ${phase}">${escapeHtml(p.phase)}</span></td>
 <td>${p.ready ? '<span class="badge b-ok">ready</span>' : '<span class="muted">not ready</span>'}</td>
 <td>${isoWhen(p.createdAt, now)}</td>
@@ -149,7 +149,7 @@ export function podSetPage(d: PodSetDetail, ctx: PageContext): string {
     ['When', 'Event', 'resourceVersion'],
     d.events.map(
       (e) =>
-        `<tr><td title="${escapeHtml(e.t)}">${ago(timeOf(e), now)}</td><td>${escapeHtml(eventText(e))}</td><td><code>${escapeHtml(e.rv)}</code></td></tr>`,
+        `<tr><td title="${escapeHtml(e.t)}">${ago(timeOf(e), now)}</td><td class="wrap">${escapeHtml(eventText(e))}</td><td><code>${escapeHtml(e.rv)}</code></td></tr>`,
     ),
   );
   const body = `${headerHtml(ctx)}<main>${alerts}
