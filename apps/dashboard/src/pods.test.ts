@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Pod, PodSetWire } from '@podset/kube';
 import type { EventLogEntry } from '@podset/queue';
-import { podsOf, templateSummary } from './pods.ts';
-import { isOwnEvent } from './podset.ts';
+import { isOwnEvent, podsOf, templateSummary } from './pods.ts';
 
 const ps: PodSetWire = {
   apiVersion: 'podset.io/v1',

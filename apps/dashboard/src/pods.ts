@@ -3,6 +3,7 @@
 // without being its own (released for debugging, a deleted namesake's leftovers) are named apart, so
 // their watch events are not shown as the PodSet's. Also what its template runs and how it rolls out.
 import type { Kube, Pod, PodSetWire } from '@podset/kube';
+import type { EventLogEntry } from '@podset/queue';
 import {
   controlledPods,
   effectiveTemplate,
@@ -11,6 +12,7 @@ import {
   templateHash,
   type Pod as PlannerPod,
   isPodReady,
+  podNamePrefix,
   type PodSet,
 } from '@podset/reconcile';
 
@@ -111,4 +113,15 @@ export function templateSummary(ps: PodSetWire): TemplateSummary {
     strategy: strategyText(ps),
     templateHash: templateHash(ps as PodSet),
   };
+}
+
+/**
+ * Whether a watch event recorded under the PodSet's key is about the PodSet or one of its own pods. The
+ * watcher also files events of pods that only carry its label under its key (so that it learns it lost
+ * them): those are not its own — neither a pod the list shows it does not control, nor one whose name
+ * could not have come from its generateName. Pure.
+ */
+export function isOwnEvent(e: EventLogEntry, podSetName: string, others: readonly string[]): boolean {
+  if (e.kind !== 'Pod') return true;
+  return e.name.startsWith(podNamePrefix(podSetName)) && !others.includes(e.name);
 }

@@ -5,9 +5,8 @@ import type { Job, Queue } from 'bullmq';
 import { isNotFound, type Kube, type PodSetWire } from '@podset/kube';
 import { keyProblem, type EventLogEntry, type RedisClient } from '@podset/queue';
 import { withTimeout } from '@podset/runtime';
-import { podNamePrefix } from '@podset/reconcile';
 import { readWarnings, type WarningEvent } from './kube-events.ts';
-import { readPods, templateSummary, type PodView, type TemplateSummary } from './pods.ts';
+import { isOwnEvent, readPods, templateSummary, type PodView, type TemplateSummary } from './pods.ts';
 import { readEvents, readJobs, rowOf, summarizeJobs, type PodSetRow } from './overview.ts';
 
 export interface JobView {
@@ -129,17 +128,6 @@ async function readPodSet(kube: Kube, namespace: string, name: string): Promise<
 
 /** Pods listed on the page at most (the count shows them all). */
 export const POD_ROWS = 200;
-
-/**
- * Whether a watch event recorded under the PodSet's key is about the PodSet or one of its own pods. The
- * watcher also files events of pods that only carry its label under its key (so that it learns it lost
- * them): those are not its own — neither a pod the list shows it does not control, nor one whose name
- * could not have come from its generateName. Pure: exported for tests.
- */
-export function isOwnEvent(e: EventLogEntry, podSetName: string, others: readonly string[]): boolean {
-  if (e.kind !== 'Pod') return true;
-  return e.name.startsWith(podNamePrefix(podSetName)) && !others.includes(e.name);
-}
 
 /** Call with a validated namespace and name (nameProblem). */
 export async function buildPodSetDetail(

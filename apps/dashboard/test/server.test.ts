@@ -194,7 +194,16 @@ before(async () => {
       rv: '17',
       phase: 'Pending',
     });
-    // Filed under web's key by its label, but not web's own pod.
+    // Filed under web's key by their label, but not web's own pods: one its generateName could not
+    // have named, one the pod list shows it does not control.
+    await log.append({
+      t: new Date().toISOString(),
+      type: 'ADDED',
+      kind: 'Pod',
+      key: 'default/web',
+      name: 'hand-made',
+      rv: '16',
+    });
     await log.append({
       t: new Date().toISOString(),
       type: 'MODIFIED',
@@ -244,6 +253,7 @@ test('overview: desired/current/ready from the API, last reconcile and last erro
       lastReconcile?: { result: string; jobId: string; durationMs?: number };
       lastError?: { message: string };
       job?: { id: string; state: string };
+      events: { name: string }[];
     }[];
     counts: Record<string, number>;
     errors: string[];
@@ -251,6 +261,14 @@ test('overview: desired/current/ready from the API, last reconcile and last erro
   assert.deepEqual(o.errors, []);
   const row = o.podSets[0]!;
   assert.equal(row.key, 'default/web');
+  assert.ok(
+    !row.events.some((e) => e.name === 'hand-made'),
+    `a pod its generateName could not have named is not its own: ${JSON.stringify(row.events)}`,
+  );
+  assert.ok(
+    row.events.some((e) => e.name === 'web-abc12'),
+    'its own pod is',
+  );
   assert.deepEqual([row.desired, row.current, row.ready], [3, 2, 1]);
   assert.equal(row.lastReconcile?.result, 'failed');
   assert.equal(row.lastReconcile?.jobId, failedJobId);
@@ -291,7 +309,7 @@ test('the PodSet page: conditions, its Warning Event, its failed reconcile and i
   assert.ok(page.includes(`data-job="${failedJobId}"`), 'the failed job is listed');
   assert.match(page, /<section id="events">.*ADDED · Pod web-abc12 · Pending/s);
   assert.doesNotMatch(page, /api-zz/, "another PodSet's watch events are not shown");
-  assert.doesNotMatch(page, /web-debug/, 'nor those of a pod that only carries its label');
+  assert.doesNotMatch(page, /web-debug|hand-made/, 'nor those of pods that only carry its label');
   assert.match(page, /<section id="pods"><h2>Pods \(1\)<\/h2>.*data-pod="web-abc12".*Pending.*node-7.*h1/s);
   // Only this PodSet's Warning Events are asked for.
   assert.deepEqual(eventQueries.at(-1), {
