@@ -20,7 +20,9 @@ export const dashboardEnv = {
       'Bearer token for the dashboard (Authorization: Bearer, or the login form); this or DASHBOARD_USER/DASHBOARD_PASSWORD is required',
   }),
   DASHBOARD_USER: optionalStr({ description: 'Basic-auth user name (with DASHBOARD_PASSWORD)' }),
-  DASHBOARD_PASSWORD: optionalStr({ description: 'Basic-auth password (with DASHBOARD_USER)' }),
+  DASHBOARD_PASSWORD: optionalStr({
+    description: 'Basic-auth password (with DASHBOARD_USER), at least 12 characters',
+  }),
   DASHBOARD_READ_ONLY: bool({
     description: 'false: allow queue actions (retry, promote, clean) in bull-board',
     default: true,
@@ -77,6 +79,9 @@ export function eventLogKeys(
   return [eventLogKeyOf(cfg)];
 }
 
+/** Basic auth is open to guessing (a browser's prompt, no lockout): a short password is refused. */
+export const MIN_PASSWORD_LENGTH = 12;
+
 export interface Credentials {
   token?: string;
   basic?: { user: string; password: string };
@@ -103,8 +108,15 @@ export function credentialsOf(
   } else if (user === undefined && password !== undefined) {
     problems.push({ variable: 'DASHBOARD_USER', message: 'is required when DASHBOARD_PASSWORD is set' });
   } else if (user !== undefined && password !== undefined) {
+    const before = problems.length;
     if (user.includes(':')) problems.push({ variable: 'DASHBOARD_USER', message: 'must not contain ":"' });
-    else credentials.basic = { user, password };
+    if (password.length < MIN_PASSWORD_LENGTH) {
+      problems.push({
+        variable: 'DASHBOARD_PASSWORD',
+        message: `must be at least ${MIN_PASSWORD_LENGTH} characters long`,
+      });
+    }
+    if (problems.length === before) credentials.basic = { user, password };
   }
   if (problems.length === 0 && credentials.token === undefined && credentials.basic === undefined) {
     problems.push({

@@ -6,6 +6,7 @@ import { parseEventEntry, type EventLogEntry, type RedisClient } from '@podset/q
 import type { Kube, PodSetWire } from '@podset/kube';
 import { withTimeout } from '@podset/runtime';
 import { readLeader, type LeaderInfo } from './leader.ts';
+import { isOwnEvent } from './pods.ts';
 
 export interface LastReconcile {
   jobId: string;
@@ -223,7 +224,8 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
   const allEvents = events.status === 'fulfilled' ? events.value : [];
   const eventsByKey = new Map<string, EventLogEntry[]>();
   for (const e of allEvents) {
-    if (e.key === '') continue;
+    // A pod with the PodSet's label but a name its generateName could not make is not its own.
+    if (e.key === '' || !isOwnEvent(e, e.key.slice(e.key.indexOf('/') + 1), [])) continue;
     const list = eventsByKey.get(e.key) ?? [];
     if (list.length < src.eventsPerPodSet) list.push(e);
     eventsByKey.set(e.key, list);
@@ -307,8 +309,12 @@ export function podSetConverged(ps: PodSetWire): boolean {
   return isConverged(rowOf(ps, undefined, []));
 }
 
-/** The Progressing condition's message while it says RollingOut. */
+/**
+ * The Progressing condition's message while it says RollingOut, or ProgressDeadlineExceeded (work stalled
+ * where it is: never converged, even with every pod Ready, e.g. a rollout whose creates are refused).
+ */
 function rolloutOf(ps: PodSetWire): { rollout?: string } {
   const c = ps.status?.conditions?.find((x) => x.type === 'Progressing');
-  return c?.reason === 'RollingOut' ? { rollout: c.message ?? 'rolling out' } : {};
+  const underWay = c?.reason === 'RollingOut' || c?.reason === 'ProgressDeadlineExceeded';
+  return underWay ? { rollout: c.message ?? 'rolling out' } : {};
 }

@@ -18,9 +18,17 @@ import type { Logger } from 'pino';
 import { authenticate, challenges, COOKIE_NAME, login, safeNext } from './auth.ts';
 import type { Credentials } from './config.ts';
 import { matches, parseFilter } from './filter.ts';
-import { loginPage, messagePage, overviewPage, withOverviewLink, type PageContext } from './html.ts';
+import {
+  loginPage,
+  messagePage,
+  overviewPage,
+  withOverviewLink,
+  withoutThirdPartyLinks,
+  type PageContext,
+} from './html.ts';
 import { createMetrics } from './metrics.ts';
 import { buildOverview } from './overview.ts';
+import { securityHeaders } from './security-headers.ts';
 import { podSetPage } from './podset-page.ts';
 import { buildPodSetDetail, nameProblem } from './podset.ts';
 
@@ -195,6 +203,14 @@ export async function startDashboard(
     return c.text('401 Unauthorized: send Authorization: Bearer <DASHBOARD_TOKEN> or basic auth\n', 401);
   };
 
+  // Every response, the login page and errors included: no framing, no referrer beyond our origin, and
+  // a CSP (ours: no script at all; bull-board's: its own scripts, inline styles).
+  app.use('*', async (c, next) => {
+    await next();
+    const board = c.req.path === BOARD_PATH || c.req.path.startsWith(`${BOARD_PATH}/`);
+    for (const [name, value] of Object.entries(securityHeaders(board))) c.res.headers.set(name, value);
+  });
+
   // The login form is the one route that takes credentials in its body; wrong ones answer 401.
   app.post('/login', async (c) => {
     const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
@@ -230,8 +246,9 @@ export async function startDashboard(
     );
     if (method === undefined) return unauthorized(c);
     const safeMethod = c.req.method === 'GET' || c.req.method === 'HEAD';
-    if (!safeMethod && method === 'cookie') {
-      // A cookie rides along on cross-site requests: writes must come from our own pages.
+    if (!safeMethod && (method === 'cookie' || method === 'basic')) {
+      // A cookie, and Basic credentials a browser has cached, ride along on cross-site requests: writes
+      // must come from our own pages. (A bearer token is never sent by the browser on its own.)
       const origin = c.req.header('origin');
       const host = c.req.header('host');
       const site = c.req.header('sec-fetch-site');
@@ -249,8 +266,6 @@ export async function startDashboard(
     }
     c.set('authMethod' as never, method as never);
     c.header('Cache-Control', 'no-store');
-    c.header('X-Frame-Options', 'DENY');
-    c.header('X-Content-Type-Options', 'nosniff');
     await next();
   });
 
@@ -326,13 +341,14 @@ export async function startDashboard(
     const d = await detail(namespace, name);
     return c.json(d, d.notFound ? 404 : 200);
   });
-  // bull-board's pages get a visible way back to the overview.
+  // bull-board's pages get a visible way back to the overview (and lose their third-party fonts).
   const backLink = async (c: Context, next: () => Promise<void>) => {
     await next();
     if (c.req.method !== 'GET' || !(c.res.headers.get('content-type') ?? '').includes('text/html')) return;
     const headers = new Headers(c.res.headers);
     headers.delete('content-length');
-    c.res = new Response(withOverviewLink(await c.res.text()), { status: c.res.status, headers });
+    const html = withOverviewLink(withoutThirdPartyLinks(await c.res.text()));
+    c.res = new Response(html, { status: c.res.status, headers });
   };
   app.use(`${BOARD_PATH}/*`, backLink); // matches BOARD_PATH itself too
   app.route(BOARD_PATH, boardAdapter.registerPlugin());
