@@ -151,6 +151,7 @@ async function shutdown(code: number): Promise<void> {
   await redis.close();
   process.exit(code);
 }
+// One Ctrl-C arrives twice (from the terminal, and passed on by npm): a repeat is not a second request.
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 // Whoever read the output went away (`npm run demo | head`, a closed terminal): nobody is watching,

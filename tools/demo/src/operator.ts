@@ -226,6 +226,7 @@ async function shutdown(code: number): Promise<void> {
   process.stdout.write(`operator: stopped\n`);
   process.exit(code);
 }
+// One Ctrl-C arrives twice (from the terminal, and passed on by npm): a repeat is not a second request.
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 for (const child of children) {
