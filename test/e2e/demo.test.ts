@@ -1,13 +1,14 @@
 // The README's demo, run the way a user runs it: `npm run demo -- …` with the repository as cwd.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parseTable } from './support/check.ts';
+import { processesNaming } from './support/processes.ts';
 import { assertPrintedMetricsServe } from './support/printed-metrics.ts';
-import { REPO, sleep } from './support/harness.ts';
+import { REPO } from './support/harness.ts';
 import { npmRun, until, userEnv, within } from './support/npm-run.ts';
 import { kubectl as runKubectl, waitFor } from '@podset/testkit';
 import { demoOptions } from '../../tools/demo/src/options.ts';
@@ -33,7 +34,8 @@ test('npm run demo -- --until-converged exits 0 once every example PodSet conver
 
 test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees it converge; SIGINT exits 0', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-e2e-demo-'));
-  const run = npmRun('demo', ['--dir', dir]);
+  // Marks every process of the run (each inherits the environment), however it is grouped.
+  const run = npmRun('demo', ['--dir', dir], { E2E_RUN_DIR: dir });
   const kubeconfig = path.join(dir, 'kubeconfig');
   const kubectl = (args: string[]) =>
     runKubectl(args, {
@@ -84,6 +86,8 @@ test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees 
       ...(template as object),
       containers: [{ name: 'nginx', image: 'nginx:1.28', ports: [{ containerPort: 80 }] }],
     });
+    // npm, the demo, redis-server, the watcher, two workers, the dashboard.
+    assert.ok(processesNaming(dir).length >= 6, processesNaming(dir).join('\n'));
     // Ctrl-C in a terminal: SIGINT to the whole foreground process group.
     run.signalGroup('SIGINT');
     const exit = await within(run.exited, 20_000);
@@ -92,14 +96,14 @@ test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees 
       undefined,
       `expected the demo to stop within 20 s of Ctrl-C:\n${run.output().slice(-2000)}`,
     );
-    let gone = false;
-    for (let i = 0; i < 50 && !gone; i++) {
-      gone = !run.groupAlive();
-      if (!gone) await sleep(200);
-    }
-    assert.ok(
-      gone,
-      'expected every process of the demo (kube-sim, redis, watcher, workers) to be gone after Ctrl-C',
+    // The demo's processes are in process groups of their own: look for them by what they were given.
+    await waitFor(
+      'every process of the demo to be gone after Ctrl-C',
+      () => processesNaming(dir).length === 0,
+      {
+        timeoutMs: 20_000,
+        describe: () => processesNaming(dir).join('\n'),
+      },
     );
     assert.doesNotMatch(run.output(), /exited \(|shutdown did not finish/, run.output().slice(-2000));
   } finally {
@@ -143,7 +147,7 @@ test('npm run demo | head -3: the closed pipe ends the demo and all it started, 
   // As typed in a shell (head's three lines are npm's header): the pipe closes before the demo writes.
   const shell = spawn('sh', ['-c', `npm run demo -- --dir '${dir}' | head -3`], {
     cwd: REPO,
-    env: userEnv({}),
+    env: userEnv({ E2E_RUN_DIR: dir }),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -158,9 +162,9 @@ test('npm run demo | head -3: the closed pipe ends the demo and all it started, 
     assert.notEqual(exit, undefined, `the demo did not end after its output closed:\n${out}\n${err}`);
     assert.equal(out.split('\n').length - 1, 3, out);
     assert.doesNotMatch(err, /EPIPE|Error|at .*\.ts:\d+/, err);
-    await waitFor('every process the demo started to be gone', () => processesWithin(dir).length === 0, {
+    await waitFor('every process the demo started to be gone', () => processesNaming(dir).length === 0, {
       timeoutMs: 30_000,
-      describe: () => processesWithin(dir).join('\n'),
+      describe: () => processesNaming(dir).join('\n'),
     });
   } finally {
     try {
@@ -207,23 +211,6 @@ test('a reader that goes away mid-run: the demo stops its apps as one Ctrl-C doe
     rmSync(dir, { recursive: true, force: true });
   }
 });
-
-/** Processes whose command line or environment names `dir` (the demo's apps get their kubeconfig there). */
-function processesWithin(dir: string): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      if (cmdline.includes(dir) || readFileSync(`/proc/${entry}/environ`, 'utf8').includes(dir)) {
-        found.push(`${entry} ${cmdline}`);
-      }
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return found;
-}
 
 /** The README command (continued lines joined) in the shell block line that contains `words`. */
 function readmeCommand(words: string): string {

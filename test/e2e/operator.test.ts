@@ -2,15 +2,16 @@
 // it installs the missing CRD, starts a Redis and the apps, reconciles a PodSet applied with kubectl,
 // and stops everything on Ctrl-C.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startKubeSim, type KubeSim } from '@podset/kube-sim';
 import { kubectl as runKubectl, waitFor } from '@podset/testkit';
 import { PODS, PODSETS, activePodsOf, podSetProblems } from './support/check.ts';
-import { FAST_PODS, sleep } from './support/harness.ts';
+import { FAST_PODS } from './support/harness.ts';
 import { npmRun, until, within } from './support/npm-run.ts';
+import { processesNaming } from './support/processes.ts';
 import { assertPrintedMetricsServe } from './support/printed-metrics.ts';
 
 const CRD = 'customresourcedefinitions.apiextensions.k8s.io';
@@ -122,12 +123,12 @@ test('npm run operator installs the CRD, reconciles a PodSet applied with kubect
       `expected it to stop within 45 s of Ctrl-C:\n${run.output().slice(-2000)}`,
     );
     assert.match(run.output(), /operator: stopped/);
-    let gone = false;
-    for (let i = 0; i < 50 && !gone; i++) {
-      gone = !run.groupAlive();
-      if (!gone) await sleep(200);
-    }
-    assert.ok(gone, 'expected every process (redis-server, watcher, workers) to be gone after Ctrl-C');
+    // The apps are in process groups of their own: look for them by the kubeconfig they were given.
+    await waitFor(
+      'every process (redis-server, watcher, workers) to be gone after Ctrl-C',
+      () => processesNaming(`KUBECONFIG=${sim.kubeconfigPath}`).length === 0,
+      { timeoutMs: 20_000, describe: () => processesNaming(`KUBECONFIG=${sim.kubeconfigPath}`).join('\n') },
+    );
     assert.doesNotMatch(run.output(), /exited \(/, run.output().slice(-2000));
   } finally {
     await run.stopGroup();
@@ -207,20 +208,6 @@ test('the apps, out of the terminal process group, still stop when the operator 
     ['--dir', path.join(dir, 'run-killed'), '--workers', '1'],
     userEnv(sim.kubeconfigPath),
   );
-  /** Every process of this run: they all have the run's KUBECONFIG in their environment. */
-  const processesOfRun = (): number[] =>
-    readdirSync('/proc')
-      .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
-      .filter((entry) => {
-        try {
-          return readFileSync(`/proc/${entry}/environ`, 'utf8')
-            .split('\0')
-            .includes(`KUBECONFIG=${sim.kubeconfigPath}`);
-        } catch {
-          return false; // gone meanwhile, or not ours to read
-        }
-      })
-      .map(Number);
   const alive = (pid: number) => {
     try {
       process.kill(pid, 0);
@@ -231,7 +218,8 @@ test('the apps, out of the terminal process group, still stop when the operator 
   };
   try {
     await until('the watcher to lead', 90_000, () => run.output().includes('watcher leading'), run);
-    const pids = processesOfRun();
+    // Every process of the run has its KUBECONFIG in its environment.
+    const pids = processesNaming(`KUBECONFIG=${sim.kubeconfigPath}`).map((p) => Number(p.split(' ')[0]));
     // npm, its shell, the operator, the watcher and the worker.
     assert.ok(pids.length >= 4, `expected the run's processes, found ${pids.join(', ')}`);
     // npm and the operator die at once, with no chance to stop their children.
