@@ -3,7 +3,9 @@
 // configured with the environment their Deployments give them, while a PodSet is created, scaled down
 // to 0 and up again, scaled, and deleted, and looked at on the dashboard. Every request each identity
 // made (kube-sim's audit) must be allowed by the Roles/ClusterRoles bound to its ServiceAccount, and
-// every (verb, group, resource) those rules grant must have been used.
+// every (verb, group, resource) those rules grant must have been used. kube-sim enforces the
+// OwnerReferencesPermissionEnforcement admission plugin, as OpenShift does: each pod the worker creates
+// (blockOwnerDeletion on its PodSet) is also a check of `update podsets/finalizers`.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { AuditEntry } from '@podset/kube-sim';
@@ -51,6 +53,26 @@ function requestOf(e: AuditEntry): Request | undefined {
   };
 }
 
+/**
+ * The authorization checks the OwnerReferencesPermissionEnforcement plugin made for a pod created with a
+ * blocking ownerReference to a PodSet (the audit records the create, not the checks it caused).
+ */
+function admissionChecksOf(e: AuditEntry, pods: ReadonlyMap<string, string>): Request[] {
+  if (e.verb !== 'create' || e.resource !== 'pods' || e.subresource !== '' || e.code !== 201) return [];
+  const owner = pods.get(`${e.namespace}/${e.name}`);
+  if (owner === undefined) return [];
+  return [
+    {
+      verb: 'update',
+      group: 'podset.io',
+      resource: 'podsets',
+      subresource: 'finalizers',
+      namespace: e.namespace,
+      name: owner,
+    },
+  ];
+}
+
 function ruleAllows(rule: RbacRule, scope: string | undefined, r: Request): boolean {
   if (scope !== undefined && scope !== r.namespace) return false;
   if (!rule.verbs.includes(r.verb)) return false;
@@ -87,7 +109,11 @@ function deploymentEnv(name: string, podName: string): Record<string, string> {
 let env: OperatorEnv;
 
 before(async () => {
-  env = await startEnv({ name: 'rbac', identities: Object.values(SA) });
+  env = await startEnv({
+    name: 'rbac',
+    identities: Object.values(SA),
+    admissionPlugins: ['OwnerReferencesPermissionEnforcement'],
+  });
 });
 after(async () => {
   await env?.close();
@@ -97,6 +123,14 @@ test('the watcher, worker and dashboard use exactly the RBAC that k8s/ grants th
   const applied = await env.kubectl(['apply', '-k', 'k8s']);
   assert.match(applied.stdout, /clusterrole\.rbac\.authorization\.k8s\.io\/podset-worker/);
   const since = new Date().toISOString();
+  // Pods created with a blocking ownerReference to a PodSet, by namespace/name: their owner's name.
+  const blockingOwners = new Map<string, string>();
+  const stopRecording = env.sim.cluster.subscribe((ev) => {
+    if (ev.resource !== 'pods' || ev.type !== 'ADDED') return;
+    const m = ev.object.metadata;
+    const ref = (m.ownerReferences ?? []).find((o) => o.kind === 'PodSet' && o.blockOwnerDeletion === true);
+    if (ref) blockingOwners.set(`${m.namespace ?? ''}/${m.name ?? ''}`, ref.name);
+  });
 
   const local = { HTTP_PORT: '0', SHUTDOWN_TIMEOUT_SECONDS: '5' };
   const watcher = env.startWatcher(
@@ -178,6 +212,8 @@ test('the watcher, worker and dashboard use exactly the RBAC that k8s/ grants th
     { timeoutMs: 90_000 },
   );
   env.assertAllRunning();
+  stopRecording();
+  assert.ok(blockingOwners.size > 0, 'the worker created pods that block their PodSet’s deletion');
   await watcher.stop(10_000);
   await worker.stop(10_000);
   await dashboard.stop(10_000);
@@ -189,11 +225,15 @@ test('the watcher, worker and dashboard use exactly the RBAC that k8s/ grants th
     const entries = env.sim.audit.query({ user, since });
     assert.ok(entries.length > 0, `${app} made requests as ${user}`);
     const used = new Set<string>();
+    const checks = entries.flatMap((e) => {
+      const r = requestOf(e);
+      return [...(r ? [r] : []), ...admissionChecksOf(e, blockingOwners)];
+    });
     for (const e of entries) {
       if (e.code === 401 || e.code === 403)
         problems.push(`${app}: ${e.method} ${e.path} was refused (${e.code})`);
-      const r = requestOf(e);
-      if (r === undefined) continue;
+    }
+    for (const r of checks) {
       const match = granted.filter((g) => ruleAllows(g.rule, g.namespace, r));
       if (match.length === 0) {
         const res = r.subresource ? `${r.resource}/${r.subresource}` : r.resource;
