@@ -268,7 +268,10 @@ export function createController(deps: ControllerDeps): Controller {
         cleanupTimeoutMs,
         'cleanup',
       );
-      log.info({ removed: { ...removed, stateKeys } }, 'removed its finished jobs, event-log entries and state');
+      log.info(
+        { removed: { ...removed, stateKeys } },
+        'removed its finished jobs, event-log entries and state',
+      );
     } catch (err) {
       log.warn(
         { err: errorText(err) },
@@ -287,7 +290,8 @@ export function createController(deps: ControllerDeps): Controller {
     const parked = await parkStore.get(ref.key);
     if (parked === undefined) return { retryOfParked: false };
     // The same PodSet (not a namesake created since) at the same generation.
-    const same = parked.generation === generation && (parked.uid === undefined || parked.uid === podset.metadata.uid);
+    const same =
+      parked.generation === generation && (parked.uid === undefined || parked.uid === podset.metadata.uid);
     if (!same) {
       log.info(
         { generation, parkedAt: parked.generation, uid: podset.metadata.uid, parkedUid: parked.uid },
@@ -355,7 +359,12 @@ export function createController(deps: ControllerDeps): Controller {
       message: createFailureMessage(outcome.failure, plan.creates.length),
       detail: errorText(outcome.failure.error),
     };
-    await events.record(involved, 'Warning', 'FailedCreate', `${failure.message}; the API said: ${failure.detail}`);
+    await events.record(
+      involved,
+      'Warning',
+      'FailedCreate',
+      `${failure.message}; the API said: ${failure.detail}`,
+    );
     log.warn(
       { failed: outcome.failure.failed, skipped: outcome.skipped, err: errorText(outcome.failure.error) },
       'pod creates failed',

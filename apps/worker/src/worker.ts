@@ -122,7 +122,9 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
       queueName: settings.queueName,
     }),
     // Parked keys outlive the failed job.
-    parkStore: redisParkStore(storeRedis, { prefix: `${settings.queuePrefix}:${settings.queueName}:parked:` }),
+    parkStore: redisParkStore(storeRedis, {
+      prefix: `${settings.queuePrefix}:${settings.queueName}:parked:`,
+    }),
     // A deleted PodSet's finished jobs and event-log entries.
     cleanup: (key) => queueWorker.queue.forgetKey(key, { eventLogKey: logKey }),
     options: {
