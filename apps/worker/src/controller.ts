@@ -124,37 +124,65 @@ interface Pass {
 type ParkCheck = { wait: ReconcileResult } | { wait?: undefined; retryOfParked: boolean };
 
 export function createController(deps: ControllerDeps): Controller {
-  const { kube, planner, events, options } = deps;
-  const now = deps.now ?? (() => new Date());
-  const state = deps.state ?? apiState(kube);
-  const parkStore = deps.parkStore ?? memoryParkStore();
-  const createBurst = options.createBurst;
-  const deleteConcurrency = options.deleteConcurrency ?? createBurst;
-  const maxConflictRounds = options.maxConflictRounds ?? 3;
-  const cleanupTimeoutMs = options.cleanupTimeoutMs ?? 10_000;
-  const parkedRetryMs = options.parkedRetryMs ?? DEFAULT_PARKED_RETRY_MS;
+  return new PodSetController(deps);
+}
+
+/** The steps of one reconcile, each a method; syncHandler runs them in order. */
+class PodSetController implements Controller {
+  private readonly kube: Kube;
+  private readonly planner: Planner;
+  private readonly events: EventRecorder;
+  private readonly options: ControllerOptions;
+  private readonly log: Logger;
+  private readonly now: () => Date;
+  private readonly state: StateSource;
+  private readonly parkStore: ParkStore;
+  private readonly cleanup: ((key: string) => Promise<object | void>) | undefined;
+  private readonly createBurst: number;
+  private readonly deleteConcurrency: number;
+  private readonly maxConflictRounds: number;
+  private readonly cleanupTimeoutMs: number;
+  private readonly parkedRetryMs: number;
+
+  constructor(deps: ControllerDeps) {
+    const options = deps.options;
+    this.kube = deps.kube;
+    this.planner = deps.planner;
+    this.events = deps.events;
+    this.options = options;
+    this.log = deps.log;
+    this.now = deps.now ?? (() => new Date());
+    this.state = deps.state ?? apiState(deps.kube);
+    this.parkStore = deps.parkStore ?? memoryParkStore();
+    this.cleanup = deps.cleanup;
+    this.createBurst = options.createBurst;
+    this.deleteConcurrency = options.deleteConcurrency ?? options.createBurst;
+    this.maxConflictRounds = options.maxConflictRounds ?? 3;
+    this.cleanupTimeoutMs = options.cleanupTimeoutMs ?? 10_000;
+    this.parkedRetryMs = options.parkedRetryMs ?? DEFAULT_PARKED_RETRY_MS;
+  }
 
   /**
    * One reconcile. Our writes to the PodSet are conditional (resourceVersion): a 409 means it changed
    * since we read it, so we read it again and plan again, a few times, never overwriting.
    */
-  async function syncHandler(key: string, partial: Partial<SyncContext> = {}): Promise<ReconcileResult> {
+  async syncHandler(key: string, partial: Partial<SyncContext> = {}): Promise<ReconcileResult> {
     const reconcileId = partial.reconcileId ?? randomUUID().slice(0, 8);
-    const log = deps.log.child({ podset: key, reconcileId, jobId: partial.jobId, attempt: partial.attempt });
+    const log = this.log.child({ podset: key, reconcileId, jobId: partial.jobId, attempt: partial.attempt });
     const pass: Pass = { ref: parseKey(key), log, signal: partial.signal };
     const started = Date.now();
     for (let round = 1; ; round++) {
       try {
-        const result = await syncOnce(pass);
+        const result = await this.#syncOnce(pass);
         log.info(
           { ms: Date.now() - started, requeueAfterMs: result.requeueAfterMs, requeueReason: result.reason },
           'reconciled',
         );
         return result;
       } catch (err) {
-        if (isConflict(err) && round < maxConflictRounds) {
+        if (isConflict(err) && round < this.maxConflictRounds) {
           log.info({ round }, 'conflict: the PodSet changed since we read it; re-reading and re-planning');
-          state.conflicted(key);
+          this.state.conflicted(key);
           continue;
         }
         if (isConflict(err)) {
@@ -162,7 +190,7 @@ export function createController(deps: ControllerDeps): Controller {
         }
         if (isNotFound(err)) {
           log.info('podset deleted during the reconcile; nothing more to do');
-          await parkStore.clear(key);
+          await this.parkStore.clear(key);
           return {};
         }
         throw err;
@@ -171,15 +199,15 @@ export function createController(deps: ControllerDeps): Controller {
   }
 
   /** Steps 1 to 8, once. */
-  async function syncOnce(pass: Pass): Promise<ReconcileResult> {
+  async #syncOnce(pass: Pass): Promise<ReconcileResult> {
     const { ref, log } = pass;
     pass.signal?.throwIfAborted();
 
     // 1. The PodSet and its pods. Gone → done; our own writes not shown yet → look again shortly.
-    const read = await state.read(ref, pass.signal);
+    const read = await this.state.read(ref, pass.signal);
     if (read.kind === 'gone') {
       log.info('podset gone; nothing to do');
-      await parkStore.clear(ref.key);
+      await this.parkStore.clear(ref.key);
       return {};
     }
     if (read.kind === 'wait') {
@@ -190,16 +218,16 @@ export function createController(deps: ControllerDeps): Controller {
 
     // 2. Being deleted → delete its pods, forget its traces, then let it go.
     if (podset.metadata.deletionTimestamp !== undefined) {
-      return finalize(pass, podset, await read.pods());
+      return this.#finalize(pass, podset, await read.pods());
     }
 
     // 3. Parked after failing for good: wait out its backoff unless the spec changed.
-    const parked = await checkParked(pass, podset);
+    const parked = await this.#checkParked(pass, podset);
     if (parked.wait !== undefined) return parked.wait;
 
     // 4. The plan (libs/reconcile: pure) from the pods it controls.
     const pods = await read.pods();
-    const plan = planFor(podset, pods);
+    const plan = this.#planFor(podset, pods);
     log.debug(
       {
         pods: pods.length,
@@ -211,29 +239,29 @@ export function createController(deps: ControllerDeps): Controller {
     );
 
     // 5. Our finalizer before any pod exists, so that a deletion waits for our cleanup.
-    if (plan.finalizer === 'add') podset = await addFinalizer(pass, podset);
+    if (plan.finalizer === 'add') podset = await this.#addFinalizer(pass, podset);
 
     // 6. Creates in slow-start batches, then deletes worst first with UID preconditions.
-    const createFailure = await createPods(pass, podset, plan);
-    const deleteFailure = await deletePods(pass, podset, plan);
+    const createFailure = await this.#createPods(pass, podset, plan);
+    const deleteFailure = await this.#deletePods(pass, podset, plan);
     const failure = createFailure ?? deleteFailure;
 
     // 7. Status, only when it changed (a 409 here goes back to 1).
-    await updateStatus(pass, podset, plan, failure);
+    await this.#updateStatus(pass, podset, plan, failure);
 
     // 8. The planner's Events; then a retry, or when to look again.
-    return finish(pass, podset, plan, failure, parked.retryOfParked);
+    return this.#finish(pass, podset, plan, failure, parked.retryOfParked);
   }
 
   /**
    * 2. The PodSet is being deleted: remove its pods, then (once every delete went through and none is
    * left) its traces, then our finalizer.
    */
-  async function finalize(pass: Pass, podset: PodSetWire, pods: WirePod[]): Promise<ReconcileResult> {
+  async #finalize(pass: Pass, podset: PodSetWire, pods: WirePod[]): Promise<ReconcileResult> {
     const { ref, log } = pass;
-    const plan = planFor(podset, pods);
-    const failure = await deletePods(pass, podset, plan);
-    await recordAll(podset, plan.events);
+    const plan = this.#planFor(podset, pods);
+    const failure = await this.#deletePods(pass, podset, plan);
+    await this.#recordAll(podset, plan.events);
     if (failure !== undefined) {
       throw new ReconcileError(failure.reason, failure.message, {
         ...(failure.detail !== undefined ? { detail: failure.detail } : {}),
@@ -243,9 +271,9 @@ export function createController(deps: ControllerDeps): Controller {
       log.info({ requeueAfterMs: plan.requeue?.afterMs }, 'cleanup in progress');
       return resultOf(plan);
     }
-    await forgetTraces(pass);
-    await removeFinalizer(podset);
-    await parkStore.clear(ref.key);
+    await this.#forgetTraces(pass);
+    await this.#removeFinalizer(podset);
+    await this.parkStore.clear(ref.key);
     log.info('cleanup done; finalizer removed');
     return {};
   }
@@ -259,13 +287,13 @@ export function createController(deps: ControllerDeps): Controller {
    * Run before the finalizer goes, so nothing of the PodSet outlives it; a 409 on the finalizer patch runs
    * it again, which is harmless (it is idempotent).
    */
-  async function forgetTraces(pass: Pass): Promise<void> {
+  async #forgetTraces(pass: Pass): Promise<void> {
     const { ref, log } = pass;
     pass.signal?.throwIfAborted();
     try {
       const [removed, stateKeys] = await withTimeout(
-        Promise.all([deps.cleanup?.(ref.key), state.forget(ref.key)]),
-        cleanupTimeoutMs,
+        Promise.all([this.cleanup?.(ref.key), this.state.forget(ref.key)]),
+        this.cleanupTimeoutMs,
         'cleanup',
       );
       log.info(
@@ -284,10 +312,10 @@ export function createController(deps: ControllerDeps): Controller {
    * 3. Parked after failing for good: only a spec change (a new generation) or the end of its backoff lets
    * it try again; any other request (a resync, a pod event) waits, writing nothing.
    */
-  async function checkParked(pass: Pass, podset: PodSetWire): Promise<ParkCheck> {
+  async #checkParked(pass: Pass, podset: PodSetWire): Promise<ParkCheck> {
     const { ref, log } = pass;
     const generation = podset.metadata.generation ?? 0;
-    const parked = await parkStore.get(ref.key);
+    const parked = await this.parkStore.get(ref.key);
     if (parked === undefined) return { retryOfParked: false };
     // The same PodSet (not a namesake created since) at the same generation.
     const same =
@@ -297,55 +325,60 @@ export function createController(deps: ControllerDeps): Controller {
         { generation, parkedAt: parked.generation, uid: podset.metadata.uid, parkedUid: parked.uid },
         'spec changed or a new PodSet of that name: unparked, backoff reset',
       );
-      await parkStore.clear(ref.key);
+      await this.parkStore.clear(ref.key);
       return { retryOfParked: false };
     }
-    if (now().getTime() < parked.until) {
+    if (this.now().getTime() < parked.until) {
       log.info({ retryAt: new Date(parked.until).toISOString() }, 'parked: waiting out its backoff');
-      return { wait: { requeueAfterMs: parked.until - now().getTime(), reason: 'Parked' } };
+      return { wait: { requeueAfterMs: parked.until - this.now().getTime(), reason: 'Parked' } };
     }
     return { retryOfParked: true };
   }
 
   /** 4. The planner's plan for the pods the PodSet controls. */
-  function planFor(podset: PodSetWire, pods: readonly WirePod[]): Plan {
-    return planner.reconcile(podset as unknown as PodSet, pods as unknown as Pod[], now(), options.reconcile);
+  #planFor(podset: PodSetWire, pods: readonly WirePod[]): Plan {
+    return this.planner.reconcile(
+      podset as unknown as PodSet,
+      pods as unknown as Pod[],
+      this.now(),
+      this.options.reconcile,
+    );
   }
 
   /** 5. Adds podset.io/cleanup; the resourceVersion in the merge patch makes it conditional (409). */
-  async function addFinalizer(pass: Pass, podset: PodSetWire): Promise<PodSetWire> {
-    const patched = await patchFinalizers(podset, [...otherFinalizers(podset), CLEANUP_FINALIZER]);
-    await state.wrote(pass.ref.key, patched);
+  async #addFinalizer(pass: Pass, podset: PodSetWire): Promise<PodSetWire> {
+    const patched = await this.#patchFinalizers(podset, [...otherFinalizers(podset), CLEANUP_FINALIZER]);
+    await this.state.wrote(pass.ref.key, patched);
     pass.log.info('added finalizer');
     return patched;
   }
 
   /** 2. Removes podset.io/cleanup (not recorded: the PodSet may be gone by now, and its DELETED event folded). */
-  async function removeFinalizer(podset: PodSetWire): Promise<void> {
-    await patchFinalizers(podset, otherFinalizers(podset));
+  async #removeFinalizer(podset: PodSetWire): Promise<void> {
+    await this.#patchFinalizers(podset, otherFinalizers(podset));
   }
 
-  async function patchFinalizers(podset: PodSetWire, finalizers: string[]): Promise<PodSetWire> {
-    return kube.podSets.patch(podset.metadata.namespace, podset.metadata.name!, {
+  async #patchFinalizers(podset: PodSetWire, finalizers: string[]): Promise<PodSetWire> {
+    return this.kube.podSets.patch(podset.metadata.namespace, podset.metadata.name!, {
       metadata: { finalizers, resourceVersion: podset.metadata.resourceVersion },
     });
   }
 
   /** 6a. The plan's creates in slow-start batches, recorded and announced; the first failure, if any. */
-  async function createPods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<Failure | undefined> {
+  async #createPods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<Failure | undefined> {
     if (plan.creates.length === 0) return undefined;
     const { ref, log, signal } = pass;
     signal?.throwIfAborted();
-    const batches = planner.slowStartBatches(plan.creates.length, createBurst);
-    const outcome = await executeCreates(kube, plan.creates, batches, signal);
-    await state.created(
+    const batches = this.planner.slowStartBatches(plan.creates.length, this.createBurst);
+    const outcome = await executeCreates(this.kube, plan.creates, batches, signal);
+    await this.state.created(
       ref.key,
       outcome.created.map((p) => p.metadata.name ?? ''),
     );
     const involved = involvedOf(podset);
     if (outcome.created.length > 0) {
       const names = outcome.created.map((p) => p.metadata.name).join(', ');
-      await events.record(
+      await this.events.record(
         involved,
         'Normal',
         'SuccessfulCreate',
@@ -359,7 +392,7 @@ export function createController(deps: ControllerDeps): Controller {
       message: createFailureMessage(outcome.failure, plan.creates.length),
       detail: errorText(outcome.failure.error),
     };
-    await events.record(
+    await this.events.record(
       involved,
       'Warning',
       'FailedCreate',
@@ -373,19 +406,19 @@ export function createController(deps: ControllerDeps): Controller {
   }
 
   /** 6b. The plan's deletes, worst first with UID preconditions, recorded and announced; the first failure. */
-  async function deletePods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<Failure | undefined> {
+  async #deletePods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<Failure | undefined> {
     if (plan.deletes.length === 0) return undefined;
     const { ref, log, signal } = pass;
     signal?.throwIfAborted();
-    const outcome = await executeDeletes(kube, plan.deletes, deleteConcurrency, signal);
-    await state.deleted(
+    const outcome = await executeDeletes(this.kube, plan.deletes, this.deleteConcurrency, signal);
+    await this.state.deleted(
       ref.key,
       outcome.deleted.map((d) => d.name),
     );
     const involved = involvedOf(podset);
     if (outcome.deleted.length > 0) {
       const names = outcome.deleted.map((d) => d.name).join(', ');
-      await events.record(
+      await this.events.record(
         involved,
         'Normal',
         'SuccessfulDelete',
@@ -394,7 +427,7 @@ export function createController(deps: ControllerDeps): Controller {
       log.info({ deleted: outcome.deleted.length, alreadyGone: outcome.alreadyGone.length }, 'deleted pods');
     }
     for (const f of outcome.failed.slice(0, 3)) {
-      await events.record(
+      await this.events.record(
         involved,
         'Warning',
         'FailedDelete',
@@ -416,7 +449,7 @@ export function createController(deps: ControllerDeps): Controller {
    * 7. Writes the status `settle` decided on. PUT with the resourceVersion we read: a 409 is thrown (and
    * syncHandler re-reads).
    */
-  async function updateStatus(
+  async #updateStatus(
     pass: Pass,
     podset: PodSetWire,
     plan: Plan,
@@ -425,12 +458,12 @@ export function createController(deps: ControllerDeps): Controller {
     const current = podset.status as PodSetStatus | undefined;
     const outcome =
       failure !== undefined ? { failure: { reason: failure.reason, message: failure.message } } : {};
-    const settled = planner.settle(plan, current, outcome, now());
+    const settled = this.planner.settle(plan, current, outcome, this.now());
     if (!settled.write) return;
     pass.signal?.throwIfAborted();
     const status = settled.status;
-    const written = await writeStatus(kube, podset, status as unknown as PodSetStatusWire, pass.signal);
-    await state.wrote(pass.ref.key, written);
+    const written = await writeStatus(this.kube, podset, status as unknown as PodSetStatusWire, pass.signal);
+    await this.state.wrote(pass.ref.key, written);
     pass.log.info({ replicas: status.replicas, readyReplicas: status.readyReplicas }, 'status written');
   }
 
@@ -439,14 +472,14 @@ export function createController(deps: ControllerDeps): Controller {
    * parked key's one retry (it is parked again at once, no fresh round of short retries) — or the plan's
    * requeue-after.
    */
-  async function finish(
+  async #finish(
     pass: Pass,
     podset: PodSetWire,
     plan: Plan,
     failure: Failure | undefined,
     retryOfParked: boolean,
   ): Promise<ReconcileResult> {
-    await recordAll(podset, plan.events);
+    await this.#recordAll(podset, plan.events);
     if (failure !== undefined) {
       const error = new ReconcileError(failure.reason, failure.message, {
         generation: podset.metadata.generation ?? 0,
@@ -454,22 +487,22 @@ export function createController(deps: ControllerDeps): Controller {
       });
       throw retryOfParked ? new TerminalError(error) : error;
     }
-    if (retryOfParked) await parkStore.clear(pass.ref.key);
+    if (retryOfParked) await this.parkStore.clear(pass.ref.key);
     return resultOf(plan);
   }
 
-  async function recordAll(podset: PodSetWire, planned: readonly PlannedEvent[]): Promise<void> {
-    for (const e of planned) await events.record(involvedOf(podset), e.type, e.reason, e.message);
+  async #recordAll(podset: PodSetWire, planned: readonly PlannedEvent[]): Promise<void> {
+    for (const e of planned) await this.events.record(involvedOf(podset), e.type, e.reason, e.message);
   }
 
   /** The queue gave up on this key: ReplicaFailure with the reason in the PodSet's status, and a Warning Event. */
-  async function onFinalFailure(
+  async onFinalFailure(
     key: string,
     error: unknown,
     partial: Partial<SyncContext> = {},
   ): Promise<ReconcileResult> {
     const { namespace, name } = parseKey(key);
-    const log = deps.log.child({
+    const log = this.log.child({
       podset: key,
       reconcileId: partial.reconcileId,
       jobId: partial.jobId,
@@ -477,16 +510,16 @@ export function createController(deps: ControllerDeps): Controller {
     });
     const reason = reasonOf(error);
     const message = errorText(error);
-    const retryInS = Math.round(parkedRetryMs / 1000);
+    const retryInS = Math.round(this.parkedRetryMs / 1000);
     log.error({ reason, err: message, retryInS }, 'reconcile failed for good; parking the key');
     let generation = error instanceof ReconcileError ? error.generation : undefined;
     let uid: string | undefined;
     try {
-      const podset = await markReplicaFailure(kube, namespace, name, reason, message, now);
+      const podset = await markReplicaFailure(this.kube, namespace, name, reason, message, () => this.now());
       if (podset === undefined) return {}; // gone: nothing to park
       generation = podset.metadata.generation ?? 0;
       uid = podset.metadata.uid;
-      await events.record(
+      await this.events.record(
         involvedOf(podset),
         'Warning',
         'ReconcileFailed',
@@ -497,15 +530,13 @@ export function createController(deps: ControllerDeps): Controller {
     }
     // Unknown generation (the API did not answer): not parked, so the next real event retries it.
     if (generation === undefined) return {};
-    await parkStore.park(key, {
+    await this.parkStore.park(key, {
       ...(uid !== undefined ? { uid } : {}),
       generation,
-      until: now().getTime() + parkedRetryMs,
+      until: this.now().getTime() + this.parkedRetryMs,
     });
-    return { requeueAfterMs: parkedRetryMs, reason: 'Parked' };
+    return { requeueAfterMs: this.parkedRetryMs, reason: 'Parked' };
   }
-
-  return { syncHandler, onFinalFailure };
 }
 
 // ---- small helpers ----
