@@ -185,3 +185,21 @@ test('a failed finalizer removal is retried: the projection still shows the PodS
     }
   });
 });
+
+test('a deleted PodSet: one reconcile deletes its pods, forgets its kept state, removes the finalizer', async () => {
+  const { name, key, projection } = await setUp(1);
+  const controller = controllerWith(projection);
+  await controller.syncHandler(key);
+  await foldPods(projection, key, name);
+  const k = projection.keys(key);
+  assert.equal(await client.exists(k.pods), 1);
+
+  await kube.podSets.delete('default', name);
+  const deleting = await kube.podSets.get('default', name);
+  await projection.foldPodSet(key, 'MODIFIED', deleting as unknown as ProjectedPodSet, 1);
+  await controller.syncHandler(key);
+  assert.deepEqual(await podsOf(name), [], 'its pod deleted');
+  await assert.rejects(kube.podSets.get('default', name), /404|NotFound/, 'its finalizer removed');
+  assert.equal(await client.exists(k.pods, k.expect, k.requested), 0, 'its pods, expectations and requests');
+  assert.equal(await client.exists(k.podset), 1, 'its entry stays until its DELETED event');
+});
