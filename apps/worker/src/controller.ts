@@ -211,7 +211,7 @@ class PodSetController implements Controller {
       return {};
     }
     if (read.kind === 'wait') {
-      log.info({ reason: read.reason }, `must wait: ${read.message}`);
+      log.info({ reason: read.reason }, read.message);
       return { requeueAfterMs: read.afterMs, reason: read.reason };
     }
     let podset = read.podset;

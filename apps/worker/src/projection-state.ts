@@ -40,7 +40,7 @@ export function projectionState(projection: StateProjection, api: StateSource): 
         return {
           kind: 'wait',
           reason: 'Expectations',
-          message: `${state.pending.length} of our own pod creates and deletes do not show yet`,
+          message: `waiting for our own creates and deletes to show (${state.pending.length} pending)`,
           afterMs: EXPECTATIONS_RECHECK_MS,
         };
       }

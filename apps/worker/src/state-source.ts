@@ -27,7 +27,7 @@ export type KeyState =
     }
   | { kind: 'gone' }
   /** Not safe to plan yet (our own last writes do not show): look again after `afterMs`. */
-  | { kind: 'wait'; reason: string; message: string; afterMs: number };
+  | { kind: 'wait'; reason: string; /** For the log. */ message: string; afterMs: number };
 
 export interface StateSource {
   read(ref: PodSetRef, signal?: AbortSignal): Promise<KeyState>;
