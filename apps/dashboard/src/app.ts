@@ -26,6 +26,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       eventLogScan: config.EVENT_LOG_SCAN,
       jobScan: config.JOB_SCAN,
       lease: { namespace: config.LEASE_NAMESPACE, name: config.LEASE_NAME },
+      namespaces: config.WATCH_NAMESPACES,
       httpPort: config.HTTP_PORT,
       kubeQps: config.KUBE_QPS,
       kubeBurst: config.KUBE_BURST,

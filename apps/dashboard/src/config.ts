@@ -1,5 +1,5 @@
 // The dashboard's environment, declared once: validated at start with a message naming the variable.
-import { bool, int, optionalStr, str, type Config } from '@podset/config';
+import { bool, int, list, optionalStr, str, type Config } from '@podset/config';
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { logEnv } from '@podset/runtime';
 import { eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
@@ -49,6 +49,12 @@ export const dashboardEnv = {
     default: 1000,
     min: 1,
     max: 100_000,
+  }),
+  WATCH_NAMESPACES: list({
+    description:
+      "Comma-separated namespaces whose PodSets are shown (the watcher's; a namespaced install has Roles only there); empty: all namespaces",
+    default: [],
+    item: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
   }),
   LEASE_NAMESPACE: str({
     description: "Namespace of the watcher's leader-election Lease (shown as the leading watcher)",

@@ -7,6 +7,7 @@ import type { Kube, PodSetWire } from '@podset/kube';
 import { withTimeout } from '@podset/runtime';
 import { readLeader, type LeaderInfo } from './leader.ts';
 import { isOwnEvent } from './pods.ts';
+import { listPodSetsInScope } from './podset-scope.ts';
 
 export interface LastReconcile {
   jobId: string;
@@ -79,6 +80,8 @@ export interface OverviewSources {
   jobScan: number;
   /** The watcher's leader-election Lease. */
   lease?: { namespace: string; name: string };
+  /** The namespaces whose PodSets are shown; empty or absent: all. */
+  namespaces?: readonly string[];
   /** Per source; default 5 s. */
   timeoutMs?: number;
 }
@@ -205,7 +208,7 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
   const timeoutMs = src.timeoutMs ?? 5_000;
   const lease = src.lease;
   const [podSets, jobs, counts, events, leader] = await Promise.allSettled([
-    withTimeout(src.kube.podSets.listAll(undefined, { limit: 500 }), timeoutMs, 'kubernetes'),
+    withTimeout(listPodSetsInScope(src.kube, src.namespaces ?? [], { limit: 500 }), timeoutMs, 'kubernetes'),
     withTimeout(readJobs(src.queue, src.jobScan), timeoutMs, 'queue'),
     withTimeout(jobCounts(src.queue), timeoutMs, 'queue counts'),
     withTimeout(readEvents(src.redis, src.eventLogKeys, src.eventLogScan), timeoutMs, 'event log'),

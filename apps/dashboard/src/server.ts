@@ -31,6 +31,7 @@ import { buildOverview } from './overview.ts';
 import { securityHeaders } from './security-headers.ts';
 import { podSetPage } from './podset-page.ts';
 import { buildPodSetDetail, nameProblem } from './podset.ts';
+import { listPodSetsInScope, probePodSets } from './podset-scope.ts';
 
 export const BOARD_PATH = '/queues';
 
@@ -55,6 +56,8 @@ export interface DashboardSettings {
   jobScan: number;
   /** The watcher's leader-election Lease, shown as the leading watcher. */
   lease?: { namespace: string; name: string };
+  /** The namespaces whose PodSets are read (WATCH_NAMESPACES); empty: all. */
+  namespaces?: readonly string[];
   /** Unauthenticated /metrics, /healthz, /readyz on their own port; 0: none, -1: a free port. */
   httpPort: number;
   kubeQps: number;
@@ -80,6 +83,7 @@ export async function startDashboard(
   deps: { log?: Logger; kube?: Kube } = {},
 ): Promise<RunningDashboard> {
   const log = deps.log ?? createLogger({ name: 'podset-dashboard' });
+  const namespaces = settings.namespaces ?? [];
   const creds = settings.credentials;
   if (creds.token === undefined && creds.basic === undefined) {
     throw new Error('dashboard: no credentials (DASHBOARD_TOKEN or DASHBOARD_USER/DASHBOARD_PASSWORD)');
@@ -109,7 +113,7 @@ export async function startDashboard(
   // Scrape-time reads: the queue from Redis, the PodSets from the API (kube is built below, with the
   // metrics' request counter; the reader runs only at scrape time).
   const metrics = createMetrics(queue, settings.queueName, redisError, {
-    list: async () => (await kube.podSets.listAll(undefined, { limit: 500 })).items,
+    list: async () => (await listPodSetsInScope(kube, namespaces, { limit: 500 })).items,
     onError: (err) => log.warn({ err: err.message }, 'podset_converged: cannot list PodSets'),
   });
   const kube =
@@ -125,7 +129,7 @@ export async function startDashboard(
   async function readiness(): Promise<Readiness> {
     const [r, k] = await Promise.allSettled([
       withTimeout(redis.ping(), 2_000, 'redis'),
-      kube.podSets.list(undefined, { limit: 1, signal: AbortSignal.timeout(3_000) }),
+      probePodSets(kube, namespaces, AbortSignal.timeout(3_000)),
     ]);
     const checks: Record<string, string> = {
       redis: r.status === 'fulfilled' ? 'ok' : String((r.reason as Error)?.message ?? r.reason),
@@ -290,6 +294,7 @@ export async function startDashboard(
       eventLogScan: settings.eventLogScan,
       jobScan: settings.jobScan,
       ...(settings.lease !== undefined ? { lease: settings.lease } : {}),
+      namespaces,
     });
   const ctxOf = (c: Context) => pageCtx(c.get('authMethod' as never) === 'cookie');
   app.get('/', async (c) => {

@@ -29,7 +29,6 @@ export async function main(shutdown: Shutdown): Promise<void> {
       shutdownTimeoutMs: Math.round(config.SHUTDOWN_TIMEOUT_SECONDS * 1000),
       httpPort: config.HTTP_PORT,
       instance: config.POD_NAME ?? defaultInstance(),
-      listMode: config.LIST_MODE,
       events: config.EVENTS,
       stateSource: config.STATE_SOURCE,
       ...(config.EVENT_LOG_KEY !== undefined ? { eventLogKey: config.EVENT_LOG_KEY } : {}),

@@ -57,11 +57,6 @@ export const workerEnv = {
     default: 25,
     min: 0,
   }),
-  LIST_MODE: oneOf(['consistent', 'notOlderThan'] as const, {
-    description:
-      'How pods are listed: consistent (quorum read) or notOlderThan (watch cache, at least the newest RV known)',
-    default: 'consistent',
-  }),
   HTTP_PORT: int({
     description: 'Port for /metrics, /healthz, /readyz (0: disabled)',
     default: 8081,

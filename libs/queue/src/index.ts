@@ -11,7 +11,6 @@ export {
   DEFAULT_STALLED_INTERVAL_MS,
   type ReconcileContext,
   type ReconcileHandler,
-  type ReconcileResult,
   type ReconcileWorker,
   type ReconcileWorkerOptions,
   type WorkerHooks,
@@ -19,6 +18,7 @@ export {
   type JobEndInfo,
   type JobDeferredInfo,
 } from './worker.ts';
+export { TerminalError, isTerminal, type ReconcileResult } from './result.ts';
 export { BULK_DEFER_MS, BULK_WAIT_MS } from './bulk-handback.ts';
 export { defaultBulkConcurrency } from './bulk-slots.ts';
 export {

@@ -9,7 +9,13 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
 import { Queue } from 'bullmq';
-import { startKubeSim, type AuditEntry, type KubeObject, type KubeSim } from '@podset/kube-sim';
+import {
+  startKubeSim,
+  type AuditEntry,
+  type KubeObject,
+  type KubeSim,
+  type KubeSimOptions,
+} from '@podset/kube-sim';
 import {
   kubectl,
   Proc as ChildProc,
@@ -74,6 +80,8 @@ export interface EnvOptions {
   controllerOptions?: Record<string, unknown>;
   /** Extra kube-sim identities (besides admin, watcher, worker, controller, viewer). */
   identities?: string[];
+  /** kube-sim admission plugins to enforce (e.g. OwnerReferencesPermissionEnforcement). */
+  admissionPlugins?: KubeSimOptions['admissionPlugins'];
   historyLimit?: number;
   bookmarkIntervalMs?: number;
   /** Environment for every watcher / worker started (merged over the harness defaults). */
@@ -301,6 +309,7 @@ export async function startEnv(options: EnvOptions): Promise<OperatorEnv> {
           }
         : {}),
       ...(options.historyLimit !== undefined ? { historyLimit: options.historyLimit } : {}),
+      ...(options.admissionPlugins ? { admissionPlugins: options.admissionPlugins } : {}),
       ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
     });
   } catch (err) {
