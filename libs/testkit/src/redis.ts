@@ -25,6 +25,11 @@ export interface RedisOptions {
   /** Append-only file persistence, so queued jobs survive a restart. Default false. */
   appendOnly?: boolean;
   port?: number;
+  /**
+   * The server in a process group of its own, so a terminal's Ctrl-C does not stop it under the processes
+   * still draining into it (the watchdog still ends it when this process dies). Default false.
+   */
+  detached?: boolean;
 }
 
 /** Start a real `redis-server` on a free loopback port, in its own temp dir. */
@@ -53,7 +58,7 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
   ];
   let proc: Proc;
   try {
-    proc = await launch(args, port);
+    proc = await launch(args, port, options.detached === true);
   } catch (err) {
     watchdog.stdin?.end();
     throw err;
@@ -72,7 +77,7 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     },
     async restart(opts = {}) {
       await server.stop(opts);
-      proc = await launch(args, port);
+      proc = await launch(args, port, options.detached === true);
     },
     async close() {
       await server.stop();
@@ -115,8 +120,14 @@ function startWatchdog(dir: string, pidFile: string): ChildProcess {
   return watchdog;
 }
 
-async function launch(args: string[], port: number): Promise<Proc> {
-  const proc = new Proc({ name: `redis-server :${port}`, command: 'redis-server', args, env: process.env });
+async function launch(args: string[], port: number, detached: boolean): Promise<Proc> {
+  const proc = new Proc({
+    name: `redis-server :${port}`,
+    command: 'redis-server',
+    args,
+    env: process.env,
+    detached,
+  });
   try {
     await waitFor(`redis-server to answer PING on port ${port}`, () => ping(port), {
       timeoutMs: 10_000,
