@@ -1,6 +1,7 @@
-// STATE_SOURCE=projection end to end: the watcher and two workers as processes, the real kubectl. PodSets
-// converge, scale both ways, replace a deleted pod and clean up on deletion, reading the projection instead
-// of the API; a Redis restarted empty is rebuilt from a relist before workers trust it again.
+// The projection end to end, as the apps start without any setting: the watcher and two workers as
+// processes, the real kubectl. PodSets converge, scale both ways, replace a deleted pod and clean up on
+// deletion, reading the projection instead of the API; a Redis restarted empty is rebuilt from a relist
+// before workers trust it again.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
@@ -18,11 +19,8 @@ const reads = (since: string) =>
     );
 
 before(async () => {
-  env = await startEnv({
-    name: 'projection',
-    watcherEnv: { STATE_SOURCE: 'projection' },
-    workerEnv: { STATE_SOURCE: 'projection' },
-  });
+  // No STATE_SOURCE: the default must be the projection (the test fails on any API read below).
+  env = await startEnv({ name: 'projection' });
   await applyCrd(env);
   env.startWatcher('watcher-0');
   env.startWorker('worker-0');

@@ -34,9 +34,9 @@ export const attemptsEnv = {
 
 /** Where a reconcile's state comes from; the same for the watcher (which keeps it) and the workers. */
 export const stateSourceEnv = {
-  STATE_SOURCE: oneOf(['api', 'projection'] as const, {
+  STATE_SOURCE: oneOf(['projection', 'api'] as const, {
     description:
-      'api: each reconcile GETs the PodSet and LISTs its pods, and every pod event requests one; projection (experimental): the watcher folds every event into a per-PodSet state in Redis and requests a reconcile only for events that can change a plan, and workers read that state in one Redis round trip (the API when it is not complete yet, or after a conflict), planning only once their own last creates and deletes show in it (the same for the watcher and the workers)',
-    default: 'api',
+      'projection: the watcher folds every event into a per-PodSet state in Redis and requests a reconcile only for events that can change a plan, and workers read that state in one Redis round trip (the API when it is not complete yet, or after a conflict), planning only once their own last creates and deletes show in it; api (the fallback): each reconcile GETs the PodSet and LISTs its pods, and every pod event requests one (the same for the watcher and the workers)',
+    default: 'projection',
   }),
 } as const;
