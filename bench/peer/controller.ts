@@ -21,7 +21,7 @@ import {
   type PodSetStatus,
 } from '@podset/reconcile';
 import { executeCreates, executeDeletes } from '../../apps/worker/src/executor.ts';
-import { rvMax } from '@podset/queue';
+import { rvMax } from '@podset/state';
 import { Expectations } from './expectations.ts';
 import { WorkQueue } from './workqueue.ts';
 

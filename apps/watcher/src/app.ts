@@ -2,7 +2,8 @@
 // watch and enqueue. SIGTERM/SIGINT: stop watching, write the checkpoint, release the lease, exit 0.
 import os from 'node:os';
 import { createKube } from '@podset/kube';
-import { Projection, ReconcileQueue } from '@podset/queue';
+import { ReconcileQueue } from '@podset/queue';
+import { Projection } from '@podset/state';
 import { openApp, type Shutdown } from '@podset/runtime';
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
 import { redisKeys, watcherEnv } from './config.ts';

@@ -1,7 +1,7 @@
 // Which PodSet watch events can change a reconcile's plan. The worker's own status write comes back as
 // a MODIFIED event; requesting a reconcile for it would make the operator wake itself up (and, since a
 // live request pulls a backed-off retry forward, turn a failing PodSet's backoff into a retry storm).
-import { podSetInputs } from '@podset/queue';
+import { podSetInputs } from '@podset/state';
 import type { WatchedObject } from './keys.ts';
 
 /**

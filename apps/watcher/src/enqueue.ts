@@ -1,7 +1,7 @@
 // Watch events → reconcile requests. A live event asks for its key at live priority (carrying the
 // event's RV); a relist page asks for every key in it at bulk priority. Every watch event is also
 // appended to the event log. Implements the watch loop's sink.
-import { rvNewer } from '@podset/queue';
+import { rvNewer } from '@podset/state';
 import { KIND } from '@podset/reconcile';
 import { PodSetChangeFilter } from './change-filter.ts';
 import { keyFor, keysOf, podSetKey } from './keys.ts';

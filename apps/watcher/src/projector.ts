@@ -3,7 +3,7 @@
 // the request finds the event in the state it reads. A relist starts a new epoch per stream; once done,
 // what it did not see is swept. The projection is marked ready once every stream has relisted into it:
 // until then (a first start, or a Redis that lost its data) workers read the API.
-import type { Fold, FoldItem, FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/queue';
+import type { Fold, FoldItem, FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/state';
 import type { Resource, WatchedObject } from './keys.ts';
 import type { Logger } from './log.ts';
 

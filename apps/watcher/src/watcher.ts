@@ -13,7 +13,8 @@ import {
   type WatchCounters,
   type WatchHooks,
 } from './watch-loop.ts';
-import type { BackoffOptions, Projection } from '@podset/queue';
+import type { BackoffOptions } from '@podset/queue';
+import type { Projection } from '@podset/state';
 import { streamId } from './keys.ts';
 import { Projector } from './projector.ts';
 

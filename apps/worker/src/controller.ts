@@ -36,7 +36,7 @@ import type {
 import type { Logger } from 'pino';
 import type { EventRecorder, InvolvedPodSet } from './events.ts';
 import { executeCreates, executeDeletes, type CreateFailure } from './executor.ts';
-import { rvMax, type ProjectedPodSet, type ProjectedState } from '@podset/queue';
+import { rvMax, type ProjectedPodSet, type ProjectedState } from '@podset/state';
 import { withTimeout } from '@podset/runtime';
 import { memoryParkStore, type ParkStore } from './park-store.ts';
 import { memoryRvStore, type RvStore } from './rv-store.ts';

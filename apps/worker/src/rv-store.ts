@@ -2,7 +2,7 @@
 // (pod creates and deletes, status) per PodSet key. A later reconcile, on any replica, may then LIST with
 // resourceVersionMatch=NotOlderThan that RV and is sure to see its own earlier writes, so it never
 // creates twice. Kept in Redis so every worker replica shares it; in memory for a single process.
-import { rvMax, RV_NEWER_LUA, type RedisClient } from '@podset/queue';
+import { rvMax, RV_NEWER_LUA, type RedisClient } from '@podset/state';
 
 export interface RvStore {
   get(key: string): Promise<string | undefined>;

@@ -12,9 +12,8 @@
 // priority·2^32+counter; marker zset); the integration tests pin that behaviour.
 import { bullKeys } from './bull-keys.ts';
 import type { RedisClient } from './connection.ts';
-import { luaScript, runScript } from './lua.ts';
+import { luaScript, runScript, RV_NEWER_LUA } from '@podset/state';
 import { MAX_REASONS } from './payload.ts';
-import { RV_NEWER_LUA } from './resource-version.ts';
 
 export const MERGE_LUA = `
 local rcall = redis.call
