@@ -12,7 +12,9 @@ import { startHealthServer, type HealthServer } from './http.ts';
 import { leaseApiOf, watchApiOf } from './kube-api.ts';
 import { LeaderElector } from './leader.ts';
 import { createWatcherMetrics } from './metrics.ts';
-import { Watcher } from './watcher.ts';
+import { PodSetChangeFilter } from './change-filter.ts';
+import { Projector } from './projector.ts';
+import { Watcher, type WatcherOptions } from './watcher.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
   const {
@@ -56,10 +58,17 @@ export async function main(shutdown: Shutdown): Promise<void> {
   });
   const eventLog = new EventLog({ redis, key: keys.eventLog, maxLen: cfg.EVENT_LOG_MAXLEN });
   const api = watchApiOf(kube);
-  const projection =
+  // The one place the state source is chosen: each term folds every event into the projection, or (the
+  // API fallback) filters PodSet events by their plan inputs.
+  const gate: WatcherOptions['gate'] =
     cfg.STATE_SOURCE === 'projection'
-      ? new Projection({ client: redis, prefix: cfg.QUEUE_PREFIX, queueName: cfg.QUEUE_NAME })
-      : undefined;
+      ? (streams) =>
+          new Projector(
+            new Projection({ client: redis, prefix: cfg.QUEUE_PREFIX, queueName: cfg.QUEUE_NAME }),
+            streams,
+            log,
+          )
+      : () => new PodSetChangeFilter();
   const elector = new LeaderElector({
     api: leaseApiOf(leaseKube),
     namespace: cfg.LEASE_NAMESPACE,
@@ -121,7 +130,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
         logger: log,
         hooks: metrics.hooks,
         onEnqueued: metrics.onEnqueued,
-        ...(projection !== undefined ? { projection } : {}),
+        gate,
         watchDataLoss: async (onLoss) => {
           const detector = new DataLossDetector({ redis, key: keys.sentinel, logger: log, onLoss });
           await detector.start();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { PodSetChangeFilter } from './change-filter.ts';
 import { Enqueuer, type ReconcileRequester } from './enqueue.ts';
 import type { EventRecord } from './event-log.ts';
 import { silentLogger } from './log.ts';
@@ -33,7 +34,7 @@ const podSetEvent = (name: string, rv: string): WatchEvent => ({
 
 test('events for a key already being requested share one follow-up request, issued after it, with the newest RV', async () => {
   const queue = new ManualQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger });
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   const first = enq.event(podSetEvent('web', '10'));
   const later = [enq.event(podSetEvent('web', '11')), enq.event(podSetEvent('web', '13'))];
   const other = enq.event(podSetEvent('api', '12'));
@@ -63,7 +64,7 @@ test('events for a key already being requested share one follow-up request, issu
 
 test('a failed request fails its event; the events waiting behind it still get their own request', async () => {
   const queue = new ManualQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger });
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   const first = enq.event(podSetEvent('web', '1'));
   const second = enq.event(podSetEvent('web', '2'));
   await tick();
@@ -81,6 +82,7 @@ test('the event log is appended in event order even when requests complete out o
   const enq = new Enqueuer({
     queue,
     logger: silentLogger,
+    gate: new PodSetChangeFilter(),
     eventLog: {
       append: (r: EventRecord) => {
         appended.push(`${r.key}@${r.rv}`);
@@ -102,6 +104,7 @@ test('the event log is appended in event order even when requests complete out o
 test('a relist page requests each distinct key at bulk priority', async () => {
   const requests: string[] = [];
   const enq = new Enqueuer({
+    gate: new PodSetChangeFilter(),
     queue: {
       request: (key, opts) => {
         requests.push(`${key}:${opts.source}`);
@@ -160,7 +163,7 @@ const podSet = (
 
 test('a PodSet event that changed only its status requests no reconcile (the operator never wakes itself up)', async () => {
   const queue = recordingQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger });
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   await enq.event({ ...podSet({ rv: '1' }), type: 'ADDED' });
   assert.deepEqual(queue.keys, ['default/web']);
   // The worker's own status writes: same generation, finalizers, labels, deletion.
@@ -168,7 +171,7 @@ test('a PodSet event that changed only its status requests no reconcile (the ope
   await enq.event(podSet({ rv: '3', status: { conditions: [{ type: 'ReplicaFailure' }] } }));
   await enq.event(podSet({ rv: '4', annotations: { note: 'x' } }));
   assert.deepEqual(queue.keys, ['default/web'], 'status or annotation changes request nothing');
-  assert.equal(enq.changes.unchanged, 3);
+  assert.equal(enq.unchanged, 3);
 });
 
 test('a PodSet event that changed what a plan reads requests a reconcile', async () => {
@@ -181,7 +184,7 @@ test('a PodSet event that changed what a plan reads requests a reconcile', async
   ];
   for (const [what, ev] of cases) {
     const queue = recordingQueue();
-    const enq = new Enqueuer({ queue, logger: silentLogger });
+    const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
     await enq.event({ ...podSet({ rv: '1' }), type: 'ADDED' });
     await enq.event(ev);
     assert.deepEqual(queue.keys, ['default/web', 'default/web'], what);
@@ -190,7 +193,7 @@ test('a PodSet event that changed what a plan reads requests a reconcile', async
 
 test('a relisted PodSet is remembered: its later status-only events request nothing', async () => {
   const queue = recordingQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger });
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   await enq.listed({
     stream: 'podsets/*',
     resource: 'podsets',
@@ -203,7 +206,7 @@ test('a relisted PodSet is remembered: its later status-only events request noth
 
 test('an event whose request failed is requested again when the watch re-delivers it', async () => {
   const queue = recordingQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger });
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   await enq.event({ ...podSet({ rv: '1' }), type: 'ADDED' });
   queue.failing = true;
   await assert.rejects(enq.event(podSet({ rv: '2', generation: 2 })), /redis down/);

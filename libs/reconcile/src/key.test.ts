@@ -8,5 +8,6 @@ test('a key is built from namespace and name and parsed back', () => {
 });
 
 test('parseKey refuses anything but one "/" between two non-empty parts', () => {
-  for (const bad of ['', 'web', '/web', 'default/', 'a/b/c', '/']) assert.equal(parseKey(bad), undefined, bad);
+  for (const bad of ['', 'web', '/web', 'default/', 'a/b/c', '/'])
+    assert.equal(parseKey(bad), undefined, bad);
 });
