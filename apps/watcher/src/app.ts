@@ -4,7 +4,7 @@ import os from 'node:os';
 import { createKube } from '@podset/kube';
 import { ReconcileQueue } from '@podset/queue';
 import { Projection } from '@podset/state';
-import { openApp, type Shutdown } from '@podset/runtime';
+import { API_PROBE_TIMEOUT_MS, openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
 import { redisKeys, watcherEnv } from './config.ts';
 import { EventLog } from './event-log.ts';
@@ -89,7 +89,10 @@ export async function main(shutdown: Shutdown): Promise<void> {
         {
           name: 'kubernetes',
           check: async () =>
-            void (await kube.podSets.list(probeNamespace, { limit: 1, signal: AbortSignal.timeout(3000) })),
+            void (await kube.podSets.list(probeNamespace, {
+              limit: 1,
+              signal: AbortSignal.timeout(API_PROBE_TIMEOUT_MS),
+            })),
         },
       ],
       status: () => ({ leader: elector.isLeader }),
@@ -153,8 +156,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
     probeRedis.disconnect();
     log.info({}, 'watcher stopped');
   })();
-  // Bounded: a hung dependency (Redis or the API not answering) must not keep the pod terminating.
-  shutdown.onStop(() => running, { log, timeoutMs: 10_000 });
+  shutdown.onStop(() => running, { log, timeoutMs: SHUTDOWN_LIMIT_MS });
   await running;
   process.exit(0);
 }
