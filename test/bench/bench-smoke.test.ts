@@ -97,7 +97,10 @@ describe('bench --smoke', { concurrency: 7 }, () => {
   });
 
   test('latency (the projection): every PodSet label event is followed by a reconcile', async () => {
-    const r = await smoke('latency', ['watch events sent (PodSet label patches)', 'event → reconcile start p99']);
+    const r = await smoke('latency', [
+      'watch events sent (PodSet label patches)',
+      'event → reconcile start p99',
+    ]);
     assert.equal(r.data.events, 200);
     assert.equal(
       r.data.unserved,
