@@ -19,6 +19,7 @@ import {
   sumMetric,
   World,
 } from '../lib/cluster.ts';
+import { parseKey } from '@podset/reconcile';
 import { fmt, type Result } from '../lib/report.ts';
 import { Tracker } from '../lib/tracker.ts';
 import { reconcileStarts } from '../lib/worker-log.ts';
@@ -133,7 +134,7 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
     }
     const stBy = new Map<string, number[]>();
     for (const s of starts) {
-      const ps = s.podset.slice(s.podset.indexOf('/') + 1);
+      const ps = parseKey(s.podset)?.name ?? s.podset;
       const list = stBy.get(ps) ?? [];
       list.push(s.startMs);
       stBy.set(ps, list);

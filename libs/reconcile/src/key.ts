@@ -7,7 +7,7 @@ export interface PodSetName {
 }
 
 /** The key of PodSet `name` in `namespace`. */
-export function podSetKey(namespace: string, name: string): string {
+export function formatKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
 }
 

@@ -2,7 +2,7 @@
 // podset.io/v1, and, where the PodSet's UID is known, with that UID. A pod of a deleted PodSet with the
 // same name (another UID) is never counted, deleted or adopted.
 import { API_VERSION, KIND } from './api.ts';
-import { podSetKey } from './key.ts';
+import { formatKey } from './key.ts';
 import type { ObjectMeta, OwnerReference, PodSet } from './types.ts';
 
 /** The ownerReference with controller: true, if any. */
@@ -41,5 +41,5 @@ export function podSetKeyOf(pod: { metadata?: ObjectMeta }): string | undefined 
   const ref = podSetControllerRef(pod);
   const ns = pod.metadata?.namespace;
   if (ref === undefined || !ns || !ref.name) return undefined;
-  return podSetKey(ns, ref.name);
+  return formatKey(ns, ref.name);
 }
