@@ -235,6 +235,12 @@ export interface MergeArgs {
   addedJobId?: string;
 }
 
+/**
+ * How long a producer may hold a key's request lock (it spans one add only): past it, another producer
+ * may take the key even if the holder died between its merge and its add.
+ */
+export const REQUEST_LOCK_TTL_MS = 5_000;
+
 export interface MergeResult {
   outcome: 'merged' | 'add' | 'busy' | 'active' | 'finished' | 'absent';
   jobId: string;
@@ -264,7 +270,7 @@ export async function runMerge(client: RedisClient, keys: MergeKeys, args: Merge
     String(args.priority ?? 0),
     args.incoming ?? '{}',
     args.lockToken ?? '',
-    String(args.lockTtlMs ?? 5_000),
+    String(args.lockTtlMs ?? REQUEST_LOCK_TTL_MS),
     args.addedJobId ?? '',
   ];
   const raw = await runScript(client, MERGE, keyList, argv);
