@@ -14,6 +14,7 @@
 // reconcile. Folds are ordered by resourceVersion per object, so a replayed older event never
 // overwrites a newer state. After a relist, entries the relist did not see (objects deleted while
 // nobody watched) are swept by their epoch.
+import { parseKey } from '@podset/reconcile';
 import { luaScriptOf, runScript, type RedisClient } from './lua/script.ts';
 import {
   decodePod,
@@ -273,7 +274,7 @@ export class Projection {
   async sweep(kind: 'pod' | 'podset', namespace: string | undefined, epoch: number): Promise<number> {
     let removed = 0;
     for (const key of await this.#client.smembers(this.indexKey)) {
-      if (namespace !== undefined && !key.startsWith(`${namespace}/`)) continue;
+      if (namespace !== undefined && parseKey(key)?.namespace !== namespace) continue;
       const k = this.keys(key);
       removed += Number(
         await runScript(
