@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PodSetChangeFilter } from './change-filter.ts';
+import type { ChangeGate } from './change-gate.ts';
 import { Enqueuer, type ReconcileRequester } from './enqueue.ts';
 import type { EventRecord } from './event-log.ts';
 import { silentLogger } from './log.ts';
@@ -213,4 +214,60 @@ test('an event whose request failed is requested again when the watch re-deliver
   queue.failing = false;
   await enq.event(podSet({ rv: '2', generation: 2 })); // the watch resumes from RV 1
   assert.deepEqual(queue.keys, ['default/web', 'default/web']);
+});
+
+/** A gate that owes what the test says and records what the enqueuer tells it. */
+function scriptedGate(owed: (ev: WatchEvent) => boolean) {
+  const log: string[] = [];
+  const gate: ChangeGate = {
+    admit: async (ev, key) => {
+      log.push(`admit ${key}@${ev.rv}`);
+      return {
+        owed: owed(ev),
+        requested: async () => void log.push(`requested ${key}@${ev.rv}`),
+        failed: () => void log.push(`failed ${key}@${ev.rv}`),
+      };
+    },
+    listed: async (page) => void log.push(`listed ${page.objects.length}`),
+    relistStarted: async (stream) => void log.push(`relist ${stream}`),
+    relistDone: async (info) => void log.push(`relisted ${info.stream}`),
+    relistingAll: () => undefined,
+    resumable: async () => true,
+  };
+  return { gate, log };
+}
+
+test('the enqueuer requests what the gate says is owed, and tells it whether the request went through', async () => {
+  const queue = recordingQueue();
+  const { gate, log } = scriptedGate((ev) => ev.rv !== '2');
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate });
+  await enq.event(podSetEvent('web', '1'));
+  await enq.event(podSetEvent('web', '2'));
+  queue.failing = true;
+  await assert.rejects(enq.event(podSetEvent('web', '3')), /redis down/);
+  assert.deepEqual(queue.keys, ['default/web'], 'rv 2 owed nothing; rv 3 failed');
+  assert.deepEqual(log, [
+    'admit default/web@1',
+    'requested default/web@1',
+    'admit default/web@2',
+    'admit default/web@3',
+    'failed default/web@3',
+  ]);
+  assert.equal(enq.unchanged, 1);
+});
+
+test('relists go through the gate before their keys are requested in bulk', async () => {
+  const queue = recordingQueue();
+  const { gate, log } = scriptedGate(() => true);
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate });
+  await enq.relistStarted('podsets/*');
+  await enq.listed({
+    stream: 'podsets/*',
+    resource: 'podsets',
+    cause: 'start',
+    objects: [podSet({ rv: '1' }).object],
+  });
+  await enq.relistDone({ stream: 'podsets/*', resource: 'podsets', namespace: undefined });
+  assert.deepEqual(log, ['relist podsets/*', 'listed 1', 'relisted podsets/*']);
+  assert.deepEqual(queue.keys, ['default/web']);
 });
