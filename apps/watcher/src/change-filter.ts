@@ -26,8 +26,6 @@ const nothingToRecord = async (): Promise<void> => undefined;
  */
 export class PodSetChangeFilter implements ChangeGate {
   readonly #seen = new Map<string, string>();
-  /** MODIFIED events dropped because they changed nothing a plan reads. */
-  unchanged = 0;
 
   async admit(ev: WatchEvent, key: string): Promise<Admission> {
     const owed = ev.resource === 'pods' || this.admitPodSet(key, ev.type, ev.object);
@@ -46,11 +44,7 @@ export class PodSetChangeFilter implements ChangeGate {
     const inputs = planInputs(obj);
     const before = this.#seen.get(key);
     this.#seen.set(key, inputs);
-    if (type === 'MODIFIED' && before === inputs) {
-      this.unchanged++;
-      return false;
-    }
-    return true;
+    return type !== 'MODIFIED' || before !== inputs;
   }
 
   /** Relisted PodSets: remember them (their reconciles are requested in bulk anyway). */

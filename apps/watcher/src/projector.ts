@@ -4,9 +4,9 @@
 // that changed nothing a plan reads requests nothing. A relist starts a new epoch per stream; once done,
 // what it did not see is swept. The projection is marked ready once every stream has relisted into it:
 // until then (a first start, or a Redis that lost its data) workers read the API.
-import type { Fold, FoldItem, FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/state';
+import type { FoldItem, FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/state';
 import type { Admission, ChangeGate, StreamInfo } from './change-gate.ts';
-import type { Resource, WatchedObject } from './keys.ts';
+import type { WatchedObject } from './keys.ts';
 import type { Logger } from './log.ts';
 import type { ListedPage, WatchEvent } from './watch-loop.ts';
 
@@ -16,8 +16,6 @@ export class Projector implements ChangeGate {
   readonly #log: Logger;
   readonly #epochs = new Map<string, number>();
   readonly #relisted = new Set<string>();
-  /** Events folded that changed nothing a plan reads (no reconcile requested). */
-  unchanged = 0;
 
   constructor(projection: Projection, streams: readonly string[], log: Logger) {
     this.projection = projection;
@@ -35,31 +33,13 @@ export class Projector implements ChangeGate {
    * they land in order. A request that fails is not recorded: the re-delivered event's fold owes it again.
    */
   async admit(ev: WatchEvent, key: string): Promise<Admission> {
-    const fold = await this.fold(ev.stream, ev.resource, ev.type, ev.object, key);
-    return { owed: fold.owed, requested: fold.requested, failed: () => undefined };
-  }
-
-  /**
-   * Folds one watch event of PodSet `key`: whether a reconcile is owed, and how to record that it was
-   * requested. `requestedAnyway`: a relist, which requests every key in bulk.
-   */
-  async fold(
-    stream: string,
-    resource: Resource,
-    type: string,
-    obj: WatchedObject,
-    key: string,
-    requestedAnyway = false,
-  ): Promise<Fold> {
-    const epoch = await this.#epoch(stream);
-    const foldType = type as FoldType;
-    const opts = { requestedAnyway };
+    const epoch = await this.#epoch(ev.stream);
+    const type = ev.type as FoldType;
     const fold =
-      resource === 'pods'
-        ? await this.projection.foldPod(key, foldType, obj as ProjectedPod, epoch, opts)
-        : await this.projection.foldPodSet(key, foldType, obj as ProjectedPodSet, epoch, opts);
-    if (!fold.owed && !requestedAnyway) this.unchanged++;
-    return fold;
+      ev.resource === 'pods'
+        ? await this.projection.foldPod(key, type, ev.object as ProjectedPod, epoch)
+        : await this.projection.foldPodSet(key, type, ev.object as ProjectedPodSet, epoch);
+    return { owed: fold.owed, requested: fold.requested, failed: () => undefined };
   }
 
   async relistStarted(stream: string): Promise<void> {
