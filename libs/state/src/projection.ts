@@ -4,7 +4,7 @@
 //
 // Per PodSet key `ns/name`:
 //   <base>:ps:<key>    the PodSet as the planner reads it (JSON), with the epoch and RV it was folded at
-//   <base>:pods:<key>  hash pod name → epoch, RV and the pod's fields the planner reads (projection-entry.ts)
+//   <base>:pods:<key>  hash pod name → epoch, RV and the pod's fields the planner reads (entry.ts)
 //   <base>:exp:<key>   hash pod name → expiry (ms): creates and deletes a worker made and has not seen yet
 //   <base>:req:<key>   hash pod name (or '@ps') → digest of the plan inputs last requested
 // and <base>:ready, set once a complete relist has been folded (until then workers read the API).
