@@ -4,7 +4,14 @@ import os from 'node:os';
 import { createKube } from '@podset/kube';
 import { ReconcileQueue } from '@podset/queue';
 import { Projection } from '@podset/state';
-import { API_PROBE_TIMEOUT_MS, openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
+import {
+  API_PROBE_TIMEOUT_MS,
+  openApp,
+  REDIS_PROBE_TIMEOUT_MS,
+  SHUTDOWN_LIMIT_MS,
+  withTimeout,
+  type Shutdown,
+} from '@podset/runtime';
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
 import { redisKeys, watcherEnv } from './config.ts';
 import { EventLog } from './event-log.ts';
@@ -85,7 +92,10 @@ export async function main(shutdown: Shutdown): Promise<void> {
       port: cfg.HTTP_PORT,
       registry: metrics.registry,
       probes: [
-        { name: 'redis', check: async () => void (await probeRedis.ping()) },
+        {
+          name: 'redis',
+          check: () => withTimeout(probeRedis.ping(), REDIS_PROBE_TIMEOUT_MS, 'redis').then(() => undefined),
+        },
         {
           name: 'kubernetes',
           check: async () =>
