@@ -9,5 +9,3 @@ export const stateSourceEnv = {
     default: 'projection',
   }),
 } as const;
-
-export type StateSource = 'projection' | 'api';
