@@ -13,7 +13,7 @@ import { createKube, type Kube } from '@podset/kube';
 import { Queue } from 'bullmq';
 import { Hono, type Context } from 'hono';
 import { urlConnector, type RedisConnector } from '@podset/queue';
-import { createLogger, withTimeout } from '@podset/runtime';
+import { API_PROBE_TIMEOUT_MS, createLogger, REDIS_PROBE_TIMEOUT_MS, withTimeout } from '@podset/runtime';
 import type { Logger } from 'pino';
 import { authenticate, challenges, COOKIE_NAME, login, safeNext } from './auth.ts';
 import type { Credentials } from './config.ts';
@@ -128,8 +128,8 @@ export async function startDashboard(
 
   async function readiness(): Promise<Readiness> {
     const [r, k] = await Promise.allSettled([
-      withTimeout(redis.ping(), 2_000, 'redis'),
-      probePodSets(kube, namespaces, AbortSignal.timeout(3_000)),
+      withTimeout(redis.ping(), REDIS_PROBE_TIMEOUT_MS, 'redis'),
+      probePodSets(kube, namespaces, AbortSignal.timeout(API_PROBE_TIMEOUT_MS)),
     ]);
     const checks: Record<string, string> = {
       redis: r.status === 'fulfilled' ? 'ok' : String((r.reason as Error)?.message ?? r.reason),

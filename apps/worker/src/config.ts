@@ -2,14 +2,8 @@
 import { ConfigError, int, num, oneOf, optionalInt, optionalStr, type Config } from '@podset/config';
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { logEnv } from '@podset/runtime';
-import {
-  attemptsEnv,
-  defaultBulkConcurrency,
-  eventLogKeyOf,
-  queueEnv,
-  redisEnv,
-  stateSourceEnv,
-} from '@podset/queue';
+import { attemptsEnv, defaultBulkConcurrency, eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
+import { stateSourceEnv } from '@podset/state';
 
 export const workerEnv = {
   ...kubeAccessEnv,

@@ -6,7 +6,7 @@
 // - the API instead, when the projection is not complete yet (no relist folded), and for the read after a
 //   409 (what we wrote against was behind: maybe the projection is).
 import type { Pod, PodSetWire } from '@podset/kube';
-import { Projection, type ProjectedPodSet, type ProjectedState, type RedisClient } from '@podset/queue';
+import { Projection, type ProjectedPodSet, type ProjectedState, type RedisClient } from '@podset/state';
 import { controlledPods } from '@podset/reconcile';
 import type { StateSource } from './state-source.ts';
 

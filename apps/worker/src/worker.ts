@@ -4,13 +4,8 @@
 // it directly.
 import os from 'node:os';
 import { createKube, type Kube } from '@podset/kube';
-import {
-  startReconcileWorker,
-  stateSourceEnv,
-  urlConnector,
-  type ReconcileWorker,
-  type RedisConnector,
-} from '@podset/queue';
+import { startReconcileWorker, urlConnector, type ReconcileWorker, type RedisConnector } from '@podset/queue';
+import { stateSourceEnv } from '@podset/state';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';

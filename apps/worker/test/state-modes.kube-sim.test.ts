@@ -15,7 +15,7 @@ import {
   type PodSetWire,
 } from '@podset/kube';
 import { startKubeSim, type KubeSim } from '@podset/kube-sim';
-import { Projection, type ProjectedPod, type ProjectedPodSet } from '@podset/queue';
+import { Projection, type ProjectedPod, type ProjectedPodSet } from '@podset/state';
 import * as planner from '@podset/reconcile';
 import { startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { pino } from 'pino';

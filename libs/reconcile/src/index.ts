@@ -3,6 +3,7 @@ export * from './api.ts';
 export * from './availability.ts';
 export * from './conditions.ts';
 export * from './crd.ts';
+export * from './key.ts';
 export * from './ownership.ts';
 export * from './plan.ts';
 export * from './pod-state.ts';

@@ -24,6 +24,7 @@ import {
   type RedisServer,
 } from '@podset/testkit';
 export type { Exit } from '@podset/testkit';
+import { reconcileStarts } from '../../../bench/lib/worker-log.ts';
 import { LEASES, PODS, PODSETS, podSetProblems } from './check.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../../..');
@@ -262,6 +263,14 @@ export class OperatorEnv {
         `expected every started process to be running, saw:\n${dead.map((p) => p.describe()).join('\n')}`,
       );
     }
+  }
+
+  /**
+   * How many reconciles of `key` started at or after `sinceMs`, from the workers' logs: a reconcile that
+   * plans from the projection reads nothing from the API, so the audit log does not show it.
+   */
+  reconcilesSince(key: string, sinceMs: number): number {
+    return reconcileStarts(this.logDir, /^worker-/, sinceMs).filter((s) => s.podset === key).length;
   }
 
   /** Jobs still to run (waiting, prioritized, delayed, active): 0 means no reconcile is asked for. */
