@@ -5,7 +5,7 @@
 //   --podsets N --seconds S   override the sizes
 //   --json FILE    also write the result as JSON
 //   --keep-logs    keep the apps' logs (their directory is printed)
-//   --state-source api|projection   STATE_SOURCE of the watchers and workers (default api)
+//   --state-source projection|api   STATE_SOURCE of the watchers and workers (default projection)
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { FULL, SHORT, formatResult, runChaos } from '../test/chaos/support/chaos.ts';
@@ -18,7 +18,7 @@ const USAGE = `usage: npm run chaos -- [options]
   --seconds S         seconds of faults
   --json FILE         also write the result as JSON
   --keep-logs         keep the apps' logs (their directory is printed)
-  --state-source api|projection   STATE_SOURCE of the watchers and workers (default api)
+  --state-source projection|api   STATE_SOURCE of the watchers and workers (default projection)
 Exit 0 when every guarantee held, 1 otherwise.`;
 
 const { values: a } = parseCli('chaos', USAGE, () =>
@@ -30,7 +30,7 @@ const { values: a } = parseCli('chaos', USAGE, () =>
       seconds: { type: 'string' },
       json: { type: 'string' },
       'keep-logs': { type: 'boolean', default: false },
-      'state-source': { type: 'string', default: 'api' },
+      'state-source': { type: 'string', default: 'projection' },
       help: { type: 'boolean', default: false },
     },
   }),

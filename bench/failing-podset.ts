@@ -4,13 +4,13 @@
 // PodSets, pods and Events; not the watcher's leader Lease, which it renews whatever the PodSets do — in
 // the first 90 s and per minute after that, read from kube-sim's audit log.
 //
-//   node bench/failing-podset.ts [--seconds 420]
+//   npm run bench:failing-podset -- [--seconds 420]
 import { parseArgs } from 'node:util';
 import type { AuditEntry } from '@podset/kube-sim';
 import { parseCli } from './lib/cli.ts';
 import { FAST_PODS, applyCrd, podSetManifest, sleep, startEnv } from '../test/e2e/support/harness.ts';
 
-const USAGE = 'usage: node bench/failing-podset.ts [--seconds S]   (S > 90; default 420)';
+const USAGE = 'usage: npm run bench:failing-podset -- [--seconds S]   (S > 90; default 420)';
 const { values } = parseCli('failing-podset', USAGE, () =>
   parseArgs({ options: { seconds: { type: 'string', default: '420' }, help: { type: 'boolean' } } }),
 );

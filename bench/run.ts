@@ -26,10 +26,10 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
   --podsets N --replicas R --workers W --concurrency C   (converge; default 1000 × 10, 2 × 16)
   --list-mode consistent|notOlderThan   --create-burst N   --latency-ms N
   --rate N --seconds S    (latency: watch events/s and duration; default 1000/s for 10 s)
-  --event pod-annotation|podset-label   (latency: what each event patches; default pod-annotation, and
-                          podset-label with --state-source projection, where an annotation requests nothing)
+  --event podset-label|pod-annotation   (latency: what each event patches; default podset-label, as the
+                          projection requests nothing for an annotation; pod-annotation with --state-source api)
   --pods N --podsets N    (footprint: the large count and the PodSets they belong to; default 100000, 100;
-                          with --state-source projection it also measures the projection's Redis memory)
+                          it also measures the projection's Redis memory, except with --state-source api)
   --resync N              (live-before-bulk: PodSets in the resync; default 10000)
   --plot FILE             (converge: SVG of pods converged over time; default docs/perf-converge.svg, none with --smoke)
   --json FILE             where to write the JSON (default bench/results/<scenario>-<time>.json)
@@ -39,7 +39,8 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
                           dispatcher per KubeConfig instead of one per request; see docs/PERFORMANCE.md F1)
   --app-node-args "ARGS"  extra node flags for the watcher and workers (e.g. "--max-old-space-size=96")
   --worker-env "K=V ..."  extra environment for every worker (e.g. "EVENTS=warnings")
-  --state-source api|projection   where reconciles read their state (STATE_SOURCE of the watcher and workers; default api)`;
+  --state-source projection|api   where reconciles read their state (STATE_SOURCE of the watcher and workers;
+                          default projection; api is the fallback the figures compare against)`;
 
 const { values: a, positionals } = parseCli('bench', USAGE, () =>
   parseArgs({
@@ -64,7 +65,7 @@ const { values: a, positionals } = parseCli('bench', USAGE, () =>
       'keepalive-patch': { type: 'boolean', default: false },
       'app-node-args': { type: 'string' },
       'worker-env': { type: 'string' },
-      'state-source': { type: 'string', default: 'api' },
+      'state-source': { type: 'string', default: 'projection' },
       event: { type: 'string' },
       help: { type: 'boolean', default: false },
     },

@@ -1,6 +1,7 @@
-// Keeps the CONFIG_DOC's configuration tables generated from the apps' env specs (one source).
-//   node scripts/config-docs.ts          rewrite the tables in CONFIG_DOC.md
-//   node scripts/config-docs.ts --check  exit 1 if CONFIG_DOC.md is stale
+// Keeps the configuration tables of docs/configuration.md (CONFIG_DOC) generated from the apps' env
+// specs (one source).
+//   npm run gen:config-docs             rewrite the tables in docs/configuration.md
+//   npm run gen:config-docs -- --check  exit 1 if they are stale
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +35,7 @@ export function renderConfigDoc(text: string): string {
     const close = `<!-- /config:${name} -->`;
     const start = out.indexOf(open);
     const end = out.indexOf(close);
-    if (start < 0 || end < start) throw new Error(`CONFIG_DOC.md lacks the ${open} … ${close} block`);
+    if (start < 0 || end < start) throw new Error(`docs/configuration.md lacks the ${open} … ${close} block`);
     out = `${out.slice(0, start + open.length)}\n${table(spec)}\n${out.slice(end)}`;
   }
   return out;
@@ -45,7 +46,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const wanted = renderConfigDoc(current);
   if (process.argv.includes('--check')) {
     if (wanted !== current) {
-      process.stderr.write('CONFIG_DOC.md configuration tables are stale: run node scripts/config-docs.ts\n');
+      process.stderr.write(
+        'docs/configuration.md: its configuration tables are stale: run npm run gen:config-docs\n',
+      );
       process.exit(1);
     }
   } else if (wanted !== current) {

@@ -1,6 +1,6 @@
 // The Helm chart (charts/podset-operator) is generated from the kustomize deployment, so k8s/ stays the
-// one source of the manifests:
-//   node scripts/gen-chart.ts          rewrite the chart from `kubectl kustomize k8s`
+// one source of the manifests (the default and, behind `externalRedis.enabled`, k8s/overlays/external-redis):
+//   node scripts/gen-chart.ts          rewrite the chart from `kubectl kustomize k8s` (and the overlay)
 //   node scripts/gen-chart.ts --check  exit 1 if the chart is stale
 // test/deploy/helm.test.ts checks the same, and that `helm template` gives back what kustomize gives.
 import { execFileSync } from 'node:child_process';
@@ -10,7 +10,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 
 export const REPO = path.resolve(import.meta.dirname, '..');
 export const CHART_DIR = path.join(REPO, 'charts', 'podset-operator');
-/** What k8s/ deploys into, and the image it names (k8s/kustomization.yaml); both become values. */
+/** What k8s/ deploys into (the release's namespace), and the image it names (a value). */
 const NAMESPACE = 'podset-system';
 const IMAGE_NAME = 'podset-operator';
 
@@ -32,10 +32,191 @@ export function kustomizeObjects(dir = path.join(REPO, 'k8s')): Manifest[] {
     .filter((o): o is Manifest => o !== null);
 }
 
-/** The chart's files (relative path → content) for these objects. */
-export function chartFiles(objects: readonly Manifest[], version: string): Map<string, string> {
+/** What the chart is made of: the default deployment and the external-Redis overlay, rendered. */
+export interface ChartSources {
+  base: Manifest[];
+  externalRedis: Manifest[];
+}
+
+export function chartSources(): ChartSources {
+  return {
+    base: kustomizeObjects(),
+    externalRedis: kustomizeObjects(path.join(REPO, 'k8s', 'overlays', 'external-redis')),
+  };
+}
+
+interface Container {
+  name: string;
+  image?: string;
+  resources?: unknown;
+  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string; key?: string } } }[];
+}
+interface PodOwner extends Manifest {
+  metadata: Manifest['metadata'] & { labels?: Record<string, string> };
+  spec: { replicas?: number; template: { spec: { containers: Container[] } } };
+}
+
+/** The app a Deployment or StatefulSet runs (its component label), the key of its values. */
+function componentOf(o: Manifest): string | undefined {
+  return (o as PodOwner).metadata.labels?.['app.kubernetes.io/component'];
+}
+
+/** The apps whose PodSet reads follow WATCH_NAMESPACES. */
+const WATCHING = new Set(['watcher', 'dashboard']);
+const CLUSTER_RBAC = new Set(['ClusterRole', 'ClusterRoleBinding']);
+/** The Secret an external Redis's URL (and password) come from, as k8s/overlays/external-redis names it. */
+const REDIS_SECRET = 'podset-redis';
+
+/** The values a Deployment or StatefulSet takes from the chart: markers, replaced in the text below. */
+function withValueMarkers(o: Manifest, external: boolean): Manifest {
+  if (o.kind !== 'Deployment' && o.kind !== 'StatefulSet') return o;
+  const app = componentOf(o);
+  if (app === undefined) return o;
+  const w = structuredClone(o) as PodOwner;
+  if (o.kind === 'Deployment' && w.spec.replicas !== undefined)
+    (w.spec as Record<string, unknown>).replicas = `@@replicas:${app}@@`;
+  for (const c of w.spec.template.spec.containers) {
+    if (c.image?.startsWith(`${IMAGE_NAME}:`) || o.kind === 'StatefulSet')
+      c.resources = `@@resources:${app}@@`;
+    if (WATCHING.has(app)) c.env = [...(c.env ?? []), { name: '@@watch-namespaces@@' }];
+    if (external) {
+      for (const e of c.env ?? []) {
+        const ref = e.valueFrom?.secretKeyRef;
+        if (ref?.name !== REDIS_SECRET) continue;
+        ref.name = '@@redis-secret@@';
+        if (ref.key === 'url') ref.key = '@@redis-url-key@@';
+      }
+    }
+  }
+  return w;
+}
+
+/** The defaults of the values: replicas and resources as k8s/ sets them. */
+function defaultValues(
+  base: readonly Manifest[],
+): Record<string, { replicas?: number; resources?: unknown }> {
+  const out: Record<string, { replicas?: number; resources?: unknown }> = {};
+  for (const o of base) {
+    if (o.kind !== 'Deployment' && o.kind !== 'StatefulSet') continue;
+    const app = componentOf(o);
+    const w = o as PodOwner;
+    const c = w.spec.template.spec.containers[0];
+    if (app === undefined || c === undefined) continue;
+    out[app] = {
+      ...(o.kind === 'Deployment' && w.spec.replicas !== undefined ? { replicas: w.spec.replicas } : {}),
+      resources: c.resources ?? {},
+    };
+  }
+  return out;
+}
+
+/** An object's template text; `scope` is `$` inside a range (where `.` is the range's item). */
+function templated(o: Manifest, external: boolean, scope = ''): string {
+  const v = `${scope}.Values`;
+  return stringify(withValueMarkers(o, external), { lineWidth: 0 })
+    .replaceAll(
+      new RegExp(`image: ${IMAGE_NAME}:\\S+`, 'g'),
+      `image: "{{ ${v}.image.repository }}:{{ ${v}.image.tag | default ${scope}.Chart.AppVersion }}"`,
+    )
+    .replaceAll(new RegExp(`\\b${NAMESPACE}\\b`, 'g'), `{{ ${scope}.Release.Namespace }}`)
+    .replace(
+      /replicas: "?@@replicas:([\w-]+)@@"?/g,
+      (_m, app: string) => `replicas: {{ ${v}.${key(app)}.replicas }}`,
+    )
+    .replace(
+      /^( *)resources: "?@@resources:([\w-]+)@@"?$/gm,
+      (_m, indent: string, app: string) =>
+        `${indent}resources:\n{{- toYaml ${v}.${key(app)}.resources | nindent ${indent.length + 2} }}`,
+    )
+    .replace(
+      /^( *)- name: "?@@watch-namespaces@@"?$/gm,
+      (_m, indent: string) =>
+        `{{- with ${v}.watchNamespaces }}\n${indent}- name: WATCH_NAMESPACES\n${indent}  value: {{ join "," . | quote }}\n{{- end }}`,
+    )
+    .replaceAll(/"?@@redis-secret@@"?/g, `{{ ${v}.externalRedis.secretName | quote }}`)
+    .replaceAll(/"?@@redis-url-key@@"?/g, `{{ ${v}.externalRedis.urlKey | quote }}`);
+}
+
+/** A values key for an app name (Go templates cannot select `a.redis-secret-init`). */
+function key(app: string): string {
+  return app.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+}
+
+/**
+ * ClusterRoles and their bindings: named after the release's namespace, so that two releases (each in its
+ * namespace, each watching its WATCH_NAMESPACES) do not share them; with `namespaced: true`, a Role and a
+ * RoleBinding in each watched namespace instead.
+ */
+function rbacTemplate(o: Manifest, external: boolean): string {
+  const b = o as Manifest & { roleRef?: { kind: string; name: string } };
+  const cluster = structuredClone(b);
+  cluster.metadata.name = `@@ns@@-${b.metadata.name}`;
+  if (cluster.roleRef) cluster.roleRef.name = `@@ns@@-${b.roleRef?.name ?? ''}`;
+  const roleKind = o.kind === 'ClusterRole' ? 'Role' : 'RoleBinding';
+  const namespaced = structuredClone(b);
+  namespaced.kind = roleKind;
+  namespaced.metadata = { ...namespaced.metadata, namespace: '@@watched@@' };
+  if (namespaced.roleRef) namespaced.roleRef.kind = 'Role';
+  const fill = (text: string, scope: string) =>
+    text
+      .replace(/"?@@ns@@-([\w-]+)"?/g, `"{{ ${scope}.Release.Namespace }}-$1"`)
+      .replace(/"?@@watched@@"?/g, '{{ $ns | quote }}');
+  return [
+    '{{- if .Values.namespaced }}',
+    '{{- range $ns := .Values.watchNamespaces }}',
+    '---',
+    fill(templated(namespaced, external, '$'), '$').trimEnd(),
+    '{{- end }}',
+    '{{- else }}',
+    fill(templated(cluster, external), '').trimEnd(),
+    '{{- end }}',
+    '',
+  ].join('\n');
+}
+
+function valuesYaml(base: readonly Manifest[]): string {
+  const defaults = defaultValues(base);
+  const apps = Object.entries(defaults).map(([app, d]) =>
+    stringify({ [key(app)]: d }, { lineWidth: 0 }).trimEnd(),
+  );
+  return [
+    '# The release is installed into its namespace, which it does not own: create it with the install',
+    '# (`helm install podset-operator charts/podset-operator -n podset-system --create-namespace`); helm',
+    '# uninstall then leaves it, with the Redis volume and the Secrets in it. One release per namespace.',
+    'image:',
+    `  repository: ${IMAGE_NAME}`,
+    '  # Default: the chart appVersion.',
+    "  tag: ''",
+    '# Namespaces whose PodSets this release reconciles and shows (WATCH_NAMESPACES); empty: all.',
+    'watchNamespaces: []',
+    '# true: Roles in each of watchNamespaces (which must not be empty) instead of ClusterRoles, and no',
+    '# cluster-scoped object but the CRD (install it beforehand and pass --skip-crds where you may not).',
+    'namespaced: false',
+    '# An external Redis instead of the in-cluster StatefulSet: its URL comes from an existing Secret in the',
+    "# release's namespace (the key `password`, if present, is the password). See docs/install.md.",
+    'externalRedis:',
+    '  enabled: false',
+    `  secretName: ${REDIS_SECRET}`,
+    '  urlKey: url',
+    '# Replicas and resources of each app, as k8s/ sets them (the worker HPA scales the worker between its',
+    '# bounds; the Redis StatefulSet has one replica).',
+    ...apps,
+    '',
+  ].join('\n');
+}
+
+const ALL_WITH_WATCHED = [
+  '{{- if and .Values.namespaced (empty .Values.watchNamespaces) }}',
+  '{{- fail "namespaced: true needs watchNamespaces: the namespaces to grant Roles in" }}',
+  '{{- end }}',
+  '',
+].join('\n');
+
+/** The chart's files (relative path → content). */
+export function chartFiles(sources: ChartSources, version: string): Map<string, string> {
+  const { base, externalRedis } = sources;
   const files = new Map<string, string>();
-  const image = objects
+  const image = base
     .flatMap((o) => JSON.stringify(o).match(new RegExp(`"image":"${IMAGE_NAME}:([^"]+)"`)) ?? [])
     .at(1);
   if (image === undefined) throw new Error(`k8s/ names no image ${IMAGE_NAME}:TAG`);
@@ -54,42 +235,35 @@ export function chartFiles(objects: readonly Manifest[], version: string): Map<s
         appVersion: version,
       }),
   );
-  files.set(
-    'values.yaml',
-    HEADER +
-      [
-        '# Where the operator runs. The chart creates this namespace (Pod Security restricted), so install the',
-        '# release itself into another one: helm install podset-operator charts/podset-operator -n default',
-        `namespace: ${NAMESPACE}`,
-        'image:',
-        `  repository: ${IMAGE_NAME}`,
-        '  # Default: the chart appVersion.',
-        "  tag: ''",
-        '',
-      ].join('\n'),
-  );
-  for (const o of objects) {
-    const text = stringify(o, { lineWidth: 0 });
+  files.set('values.yaml', HEADER + valuesYaml(base));
+  files.set('templates/validate.yaml', HEADER + ALL_WITH_WATCHED);
+  const id = (o: Manifest) => `${o.kind}/${o.metadata.name}`;
+  const ext = new Map(externalRedis.map((o) => [id(o), o]));
+  const inBase = new Set(base.map(id));
+  for (const o of [...base, ...externalRedis.filter((x) => !inBase.has(id(x)))]) {
+    // The Namespace is not the release's: helm uninstall would delete it with the Redis volume and Secrets.
+    if (o.kind === 'Namespace') continue;
     if (o.kind === 'CustomResourceDefinition') {
       // Helm installs crds/ (untemplated) before the templates and never deletes it: `helm uninstall`
       // must not take every PodSet with it while the operator that would finalize them goes too.
-      files.set(`crds/${o.metadata.name}.yaml`, HEADER + text);
-    } else {
-      // The namespace's file is not named after it: its name is a value.
-      const file = o.kind === 'Namespace' ? 'namespace' : `${o.kind.toLowerCase()}-${o.metadata.name}`;
-      files.set(`templates/${file}.yaml`, HEADER + templated(text));
+      files.set(`crds/${o.metadata.name}.yaml`, HEADER + stringify(o, { lineWidth: 0 }));
+      continue;
     }
+    const render = (x: Manifest, external: boolean) =>
+      CLUSTER_RBAC.has(x.kind) ? rbacTemplate(x, external) : templated(x, external);
+    const b = inBase.has(id(o)) ? o : undefined;
+    const e = ext.get(id(o));
+    let body: string;
+    if (b !== undefined && e !== undefined && JSON.stringify(b) === JSON.stringify(e))
+      body = render(b, false);
+    else if (b !== undefined && e !== undefined)
+      body = `{{- if .Values.externalRedis.enabled }}\n${render(e, true)}{{- else }}\n${render(b, false)}{{- end }}\n`;
+    else if (b !== undefined)
+      body = `{{- if not .Values.externalRedis.enabled }}\n${render(b, false)}{{- end }}\n`;
+    else body = `{{- if .Values.externalRedis.enabled }}\n${render(e as Manifest, true)}{{- end }}\n`;
+    files.set(`templates/${o.kind.toLowerCase()}-${o.metadata.name}.yaml`, HEADER + body);
   }
   return files;
-}
-
-function templated(yaml: string): string {
-  return yaml
-    .replaceAll(
-      new RegExp(`image: ${IMAGE_NAME}:\\S+`, 'g'),
-      'image: "{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}"',
-    )
-    .replaceAll(new RegExp(`\\b${NAMESPACE}\\b`, 'g'), '{{ .Values.namespace }}');
 }
 
 /** Every file now in the chart directory (relative paths). */
@@ -118,7 +292,7 @@ export function packageVersion(): string {
 }
 
 if (import.meta.main) {
-  const want = chartFiles(kustomizeObjects(), packageVersion());
+  const want = chartFiles(chartSources(), packageVersion());
   if (process.argv.includes('--check')) {
     const stale = staleFiles(want);
     if (stale.length > 0) {

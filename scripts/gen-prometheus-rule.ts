@@ -1,7 +1,7 @@
 // Generates the Prometheus Operator's PrometheusRule from the plain rules file that promtool checks
 // and tests, so the rules exist once (k8s/overlays/monitoring/rules.yaml).
-//   node scripts/gen-prometheus-rule.ts          rewrite prometheus-rule.yaml
-//   node scripts/gen-prometheus-rule.ts --check  exit 1 if it is stale
+//   npm run gen:prometheus-rule             rewrite prometheus-rule.yaml
+//   npm run gen:prometheus-rule -- --check  exit 1 if it is stale
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,7 +40,7 @@ if (import.meta.main) {
       // missing counts as stale
     }
     if (current !== text) {
-      console.error(`${shown} is stale: run node scripts/gen-prometheus-rule.ts`);
+      console.error(`${shown} is stale: run npm run gen:prometheus-rule`);
       process.exit(1);
     }
     console.log(`${shown} is up to date`);

@@ -3,8 +3,8 @@
 // package-lock.json, and `npm ci` then refuses the lockfile ("Missing: … from lock file").
 // This restores a stub entry (version, os, cpu, optional) for every such missing platform package:
 // npm ci checks the lock is complete and skips packages for other platforms without fetching them.
-//   node scripts/lockfile-platforms.ts          fix package-lock.json in place
-//   node scripts/lockfile-platforms.ts --check  exit 1 if entries are missing
+//   npm run lockfile:platforms             fix package-lock.json in place
+//   npm run lockfile:platforms -- --check  exit 1 if entries are missing
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,7 +60,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     if (missing.size > 0) {
       process.stderr.write(
         `package-lock.json lacks ${[...missing.keys()].join(', ')}: npm ci will refuse it. ` +
-          'Run node scripts/lockfile-platforms.ts\n',
+          'Run npm run lockfile:platforms\n',
       );
       process.exit(1);
     }

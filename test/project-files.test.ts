@@ -80,16 +80,58 @@ const FRONT_DOOR = [
   'docs/uninstall.md',
 ];
 
-test('every `npm run X` in README, CONTRIBUTING and the install docs is a script of package.json', () => {
+/** Every Markdown file of the repository but the changelog (its entries are history, as written then). */
+const DOCS = globSync('**/*.md', { cwd: REPO, exclude: (p) => /^(node_modules|\.tmp|\.git)$/.test(p) })
+  .filter((file) => file !== 'CHANGELOG.md')
+  .sort();
+
+test('every `npm run X` in the docs is a script of package.json', () => {
   const scripts = new Set(Object.keys(root.scripts ?? {}));
   let seen = 0;
-  for (const file of FRONT_DOOR) {
+  for (const file of DOCS) {
     for (const m of read(file).matchAll(/npm run (?:--?\w[\w-]* )*([a-z][\w:-]*)/g)) {
       seen++;
       assert.ok(scripts.has(m[1] as string), `${file}: "${m[0]}" — package.json has no script "${m[1]}"`);
     }
   }
   assert.ok(seen >= 10, `only ${seen} npm run commands found`);
+});
+
+/** What makes `node` the project's Node 24 for the rest of a document (CONTRIBUTING's setup says it). */
+const PROJECT_NODE_ON_PATH = 'export PATH=$PWD/node_modules/.bin:$PATH';
+/**
+ * `node` running a TypeScript file or the test runner. A machine's own `node` may be older than the
+ * project's (Node 20 refuses `.ts`), so the docs give an npm script, or `node_modules/.bin/node`, or
+ * `npx node`. Inside the image (`docker run … node …`) node is the image's.
+ */
+const BARE_NODE_ON_TS =
+  /(?<![\w./-])(?<!npx )node\s+(?:-[\w-]+(?:[= ][^\s`-]\S*)?\s+)*?(?:--test\b|[^\s`]+\.ts\b)/g;
+
+export function bareNodeCommands(text: string): string[] {
+  const pathSetAt = text.indexOf(PROJECT_NODE_ON_PATH);
+  const found: string[] = [];
+  for (const m of text.matchAll(BARE_NODE_ON_TS)) {
+    const lineStart = text.lastIndexOf('\n', m.index) + 1;
+    const line = text.slice(lineStart, text.indexOf('\n', m.index) >>> 0);
+    if (/\bdocker\b/.test(line)) continue;
+    if (pathSetAt >= 0 && pathSetAt < m.index) continue;
+    found.push(m[0]);
+  }
+  return found;
+}
+
+test('no doc runs a .ts file or the test runner with a bare `node` (the system Node may be too old)', () => {
+  assert.deepEqual(bareNodeCommands('run `node scripts/config-docs.ts`'), ['node scripts/config-docs.ts']);
+  assert.deepEqual(bareNodeCommands('`SCREENSHOTS=1 node --test test/a.test.ts`'), ['node --test']);
+  assert.deepEqual(bareNodeCommands('node --import x.ts bench/run.ts'), ['node --import x.ts bench/run.ts']);
+  assert.deepEqual(
+    bareNodeCommands('node_modules/.bin/node --test test/chaos/ or npx node bench/run.ts'),
+    [],
+  );
+  assert.deepEqual(bareNodeCommands(`${PROJECT_NODE_ON_PATH}\nnode --test test/e2e/x.test.ts`), []);
+  assert.deepEqual(bareNodeCommands('docker run --rm img node apps/watcher/src/main.ts'), []);
+  const offenders = DOCS.flatMap((file) => bareNodeCommands(read(file)).map((c) => `${file}: ${c}`));
+  assert.deepEqual(offenders, [], 'give an npm script (or node_modules/.bin/node) instead');
 });
 
 test('README links SECURITY.md and CONTRIBUTING.md; their relative links resolve', () => {

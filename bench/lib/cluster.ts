@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
-import { podSetCrd } from '@podset/reconcile';
+import { isPodReady, podSetCrd } from '@podset/reconcile';
 import { freePort, startRedis, type RedisServer } from '@podset/testkit';
 import type { AuditEntry } from '@podset/kube-sim';
 import { Proc } from '../../test/e2e/support/harness.ts';
@@ -551,7 +551,7 @@ export async function pool(n: number, width: number, fn: (i: number) => Promise<
 }
 
 export function isReady(pod: KubeObj): boolean {
-  return (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  return isPodReady({ status: pod.status ?? {} });
 }
 
 /** A PodSet whose status reports exactly spec.replicas pods, all ready, for its current generation. */

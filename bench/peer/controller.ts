@@ -11,6 +11,7 @@ import {
   NAME_LABEL,
   controllerRef,
   isControlledBy,
+  parseKey,
   podSetKeyOf,
   reconcile,
   settle,
@@ -21,7 +22,7 @@ import {
   type PodSetStatus,
 } from '@podset/reconcile';
 import { executeCreates, executeDeletes } from '../../apps/worker/src/executor.ts';
-import { rvMax } from '@podset/queue';
+import { rvMax } from '@podset/state';
 import { Expectations } from './expectations.ts';
 import { WorkQueue } from './workqueue.ts';
 
@@ -274,6 +275,7 @@ export function createPeer(o: PeerOptions): Peer {
 }
 
 function splitKey(key: string): [string, string] {
-  const i = key.indexOf('/');
-  return [key.slice(0, i), key.slice(i + 1)];
+  const ref = parseKey(key);
+  if (ref === undefined) throw new Error(`key ${JSON.stringify(key)} is not "namespace/name"`);
+  return [ref.namespace, ref.name];
 }

@@ -1,6 +1,7 @@
 // footprint: the watcher's resident memory with `small` and with `large` pods under watch (pods owned by
-// `podsets` PodSets; no pod lifecycle, no workers: only the watcher runs). With STATE_SOURCE=projection,
-// also the Redis memory of the projection the watcher folded (MEMORY USAGE of each of its keys). Three measurements in one run:
+// `podsets` PodSets; no pod lifecycle, no workers: only the watcher runs), and (unless STATE_SOURCE=api)
+// the Redis memory of the projection the watcher folded (MEMORY USAGE of each of its keys). Three
+// measurements in one run:
 // A watching `small` pods (started on them), the same A after `large - small` more pods were created
 // while it watched, and B started fresh on `large` pods (initial list). RSS is read from /proc once the
 // watcher has checkpointed the newest resourceVersion (it has handled every event) and settled.
@@ -26,7 +27,7 @@ export interface FootprintOptions {
   large: number;
   /** PodSets the pods are spread over. */
   podsets: number;
-  /** The watcher folds a projection (STATE_SOURCE=projection): measure its Redis memory. */
+  /** The watcher folds a projection (the default; not with STATE_SOURCE=api): measure its Redis memory. */
   projection: boolean;
   timeoutMs: number;
   profileDir?: string;

@@ -1,6 +1,6 @@
 // latency: a steady stream of watch events at `rate`/s over P converged PodSets — pod annotation patches
-// (each a MODIFIED event for the pod's PodSet), or PodSet label patches (a change a plan reads: with
-// STATE_SOURCE=projection an annotation requests nothing, by design). For every reconcile (its start, from
+// (each a MODIFIED event for the pod's PodSet), or PodSet label patches (a change a plan reads: with the
+// projection, the default, an annotation requests nothing, by design). For every reconcile (its start, from
 // the workers' "reconciled" log lines), the latency is from the earliest event not yet served for that
 // PodSet (the patch's commit, from the kube-sim audit) to the reconcile's start — the definition of the
 // worker's podset_reconcile_start_latency_seconds, measured end to end through watch, watcher, Redis and
@@ -19,6 +19,7 @@ import {
   sumMetric,
   World,
 } from '../lib/cluster.ts';
+import { parseKey } from '@podset/reconcile';
 import { fmt, type Result } from '../lib/report.ts';
 import { Tracker } from '../lib/tracker.ts';
 import { reconcileStarts } from '../lib/worker-log.ts';
@@ -133,7 +134,7 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
     }
     const stBy = new Map<string, number[]>();
     for (const s of starts) {
-      const ps = s.podset.slice(s.podset.indexOf('/') + 1);
+      const ps = parseKey(s.podset)?.name ?? s.podset;
       const list = stBy.get(ps) ?? [];
       list.push(s.startMs);
       stBy.set(ps, list);

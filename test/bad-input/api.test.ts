@@ -1,89 +1,34 @@
 // A misbehaving API (a proxy in front of kube-sim, see support/proxy.ts): bodies that are not valid
 // JSON, an HTML error page, a watch cut in the middle of an object, unexpected kinds and lines in a
 // watch, 403 on one namespace while the others work. Each: the operator says what went wrong, keeps
-// running, and every PodSet it may touch converges.
+// running, and every PodSet it may touch converges. (Bodies cut short on the reads a reconcile makes of
+// the API, in the STATE_SOURCE=api fallback: api-reads.test.ts.)
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Queue, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { KubeObject } from '@podset/kube-sim';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
-import { PODSETS } from '../e2e/support/check.ts';
-import { podSetManifest, type OperatorEnv, type Proc } from '../e2e/support/harness.ts';
-import { healthyStillConverges, problemsOf, startCatalog, writeKubeconfig } from './support/catalog.ts';
-import { startProxy, times, type Proxy } from './support/proxy.ts';
+import type { OperatorEnv, Proc } from '../e2e/support/harness.ts';
+import { startBadApi, type BadApi } from './support/bad-api.ts';
+import { healthyStillConverges } from './support/catalog.ts';
+import { times, type Proxy } from './support/proxy.ts';
 
+let b: BadApi;
 let env: OperatorEnv;
 let proxy: Proxy;
 let watcher: Proc;
 let worker: Proc;
 before(async () => {
-  env = await startCatalog({ name: 'bad-api', workerEnv: { MAX_ATTEMPTS: '3' } });
-  proxy = await startProxy(env.sim.url, env.sim.tokens);
-  watcher = env.startWatcher('watcher-0', {
-    KUBECONFIG: writeKubeconfig(env, 'kc-watcher', proxy.url, env.sim.tokens.watcher as string),
-  });
-  worker = env.startWorker('worker-0', {
-    KUBECONFIG: writeKubeconfig(env, 'kc-worker', proxy.url, env.sim.tokens.worker as string),
-  });
-  await healthyStillConverges(env, 120_000);
+  b = await startBadApi('bad-api');
+  ({ env, proxy, watcher, worker } = b);
 });
 after(async () => {
-  await env?.close();
-  await proxy?.close();
+  await b?.close();
 });
-
-function create(name: string, replicas: number, namespace = 'default'): void {
-  env.sim.cluster.create(PODSETS, podSetManifest(name, replicas, { namespace }) as unknown as KubeObject);
-}
-
-async function converges(name: string, namespace = 'default'): Promise<void> {
-  await env.waitFor(`${namespace}/${name} to converge`, () => problemsOf(env, name, namespace), {
-    timeoutMs: 60_000,
-  });
-}
-
-function logged(proc: Proc, re: RegExp): string[] {
-  return proc.lines().filter((l) => re.test(l));
-}
-
-function running(): void {
-  assert.ok(watcher.running, watcher.describe());
-  assert.ok(worker.running, worker.describe());
-}
-
-test('a 200 answer whose JSON is cut in half (GET of a PodSet): a clear error naming the request, retried, converges', async () => {
-  proxy.rules.push(
-    times(1, (r) => r.user === 'worker' && r.method === 'GET' && r.path.endsWith('/podsets/trunc-get'), {
-      kind: 'truncate-body',
-    }),
-  );
-  create('trunc-get', 2);
-  await converges('trunc-get');
-  assert.equal(proxy.fired['truncate-body'], 1);
-  const errs = logged(worker, /trunc-get.*will retry/);
-  assert.ok(errs.length >= 1, worker.tail(30));
-  assert.match(errs[0] as string, /invalid JSON/i);
-  assert.match(errs[0] as string, /podsets\/trunc-get/);
-  running();
-});
-
-test('a LIST of pods answered with cut JSON: retried, converges', async () => {
-  proxy.rules.push(
-    times(
-      1,
-      (r) =>
-        r.user === 'worker' &&
-        r.path.endsWith('/pods') &&
-        (r.query.get('labelSelector') ?? '').includes('trunc-list'),
-      { kind: 'truncate-body' },
-    ),
-  );
-  create('trunc-list', 2);
-  await converges('trunc-list');
-  assert.ok(logged(worker, /trunc-list.*invalid JSON/i).length >= 1, worker.tail(30));
-  running();
-});
+const create = (name: string, replicas: number, namespace?: string) => b.create(name, replicas, namespace);
+const converges = (name: string, namespace?: string) => b.converges(name, namespace);
+const logged = (proc: Proc, re: RegExp) => b.logged(proc, re);
+const running = () => b.running();
 
 test('an HTML 502 page instead of a created pod: the status and page text in the error, retried, converges', async () => {
   proxy.rules.push(

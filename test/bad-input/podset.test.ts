@@ -113,6 +113,38 @@ const rejected: { title: string; name: string; spec: unknown; code?: number; mes
     message: /spec\.template\.metadata\.labels\.tier/,
   },
   {
+    title: 'a template label podset.io/name (the operator sets it to find its pods)',
+    name: 'resname',
+    spec: {
+      replicas: 1,
+      template: { metadata: { labels: { 'podset.io/name': 'other' } }, spec: { containers } },
+    },
+    message:
+      /spec\.template\.metadata\.labels: Invalid value: "object": podset\.io\/name is set by the operator to the PodSet's name on every pod/,
+  },
+  {
+    title: 'a template label podset.io/template-hash (the operator sets it to tell old pods from new)',
+    name: 'reshash',
+    spec: {
+      replicas: 1,
+      template: { metadata: { labels: { 'podset.io/template-hash': 'abc' } }, spec: { containers } },
+    },
+    message:
+      /spec\.template\.metadata\.labels: Invalid value: "object": podset\.io\/template-hash is set by the operator to the template's hash/,
+  },
+  {
+    title: 'progressDeadlineSeconds not above minReadySeconds',
+    name: 'deadline',
+    spec: { replicas: 1, minReadySeconds: 30, progressDeadlineSeconds: 30 },
+    message: /spec: Invalid value: "object": progressDeadlineSeconds must be greater than minReadySeconds/,
+  },
+  {
+    title: 'progressDeadlineSeconds 0',
+    name: 'deadline0',
+    spec: { replicas: 1, progressDeadlineSeconds: 0 },
+    message: /spec\.progressDeadlineSeconds.*greater than or equal to 1/,
+  },
+  {
     title: 'a name too long for its pods (64 characters)',
     name: 'p'.repeat(64),
     spec: { replicas: 1 },
@@ -256,4 +288,31 @@ test('a user writing an invalid status: refused (422), the operator keeps writin
   assert.equal(r.status, 422, await r.text());
   assert.ok(env.sim.cluster.get(PODSETS, 'default', 'edited'));
   await healthyStillConverges(env);
+});
+
+test('kubectl: a template label the operator owns is refused with the reason, on create and on edit', async () => {
+  const manifest = podSet('ownlabel', {
+    replicas: 1,
+    template: { metadata: { labels: { 'podset.io/name': 'web' } }, spec: { containers } },
+  });
+  const create = await env.kubectl(['apply', '-f', env.writeManifest('ownlabel.yaml', [manifest])], {
+    allowFail: true,
+  });
+  assert.notEqual(create.code, 0);
+  assert.match(
+    create.stderr,
+    /spec\.template\.metadata\.labels: Invalid value: "object": podset\.io\/name is set by the operator to the PodSet's name on every pod \(it finds its pods by it\): a template may not set it/,
+  );
+  assert.equal(env.podSet('ownlabel'), undefined, 'nothing stored');
+
+  // An existing PodSet edited to carry one: refused, the PodSet unchanged.
+  await env.kubectl(['apply', '-f', env.writeManifest('fine.yaml', [podSet('fine', { replicas: 1 })])]);
+  const patch = { spec: { template: { metadata: { labels: { 'podset.io/template-hash': 'x' } } } } };
+  const edit = await env.kubectl(['patch', 'ps', 'fine', '--type=merge', '-p', JSON.stringify(patch)], {
+    allowFail: true,
+  });
+  assert.notEqual(edit.code, 0);
+  assert.match(edit.stderr, /podset\.io\/template-hash is set by the operator to the template's hash/);
+  // (its status and finalizer are the operator's to write meanwhile: the spec is what must not change)
+  assert.equal(env.podSet('fine')?.metadata.generation, 1, 'the spec is unchanged');
 });

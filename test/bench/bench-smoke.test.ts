@@ -81,12 +81,12 @@ describe('bench --smoke', { concurrency: 7 }, () => {
     assert.ok(Number(target[1]) >= Number(target[2]), `target ${target[1]} below the minimum ${target[2]}`);
   });
 
-  test('latency: every event is followed by a reconcile; p50/p99 reported', async () => {
-    const r = await smoke('latency', [
-      'event → reconcile start p50',
-      'event → reconcile start p99',
-      'events per reconcile',
-    ]);
+  test('latency with the API fallback: every pod event is followed by a reconcile; p50/p99 reported', async () => {
+    const r = await smoke(
+      'latency',
+      ['event → reconcile start p50', 'event → reconcile start p99', 'events per reconcile'],
+      ['--state-source', 'api'],
+    );
     assert.equal(r.data.events, 200);
     assert.equal(
       r.data.unserved,
@@ -96,12 +96,11 @@ describe('bench --smoke', { concurrency: 7 }, () => {
     assert.ok(Number(r.data.reconciles) >= 1);
   });
 
-  test('latency with the projection: every PodSet label event is followed by a reconcile', async () => {
-    const r = await smoke(
-      'latency',
-      ['watch events sent (PodSet label patches)', 'event → reconcile start p99'],
-      ['--state-source', 'projection'],
-    );
+  test('latency (the projection): every PodSet label event is followed by a reconcile', async () => {
+    const r = await smoke('latency', [
+      'watch events sent (PodSet label patches)',
+      'event → reconcile start p99',
+    ]);
     assert.equal(r.data.events, 200);
     assert.equal(
       r.data.unserved,
@@ -115,17 +114,17 @@ describe('bench --smoke', { concurrency: 7 }, () => {
     assert.equal((r.data.runs as unknown[]).length, 2);
   });
 
-  test('footprint: watcher RSS at both sizes reported', async () => {
-    const r = await smoke('footprint', ['A: 1000 / 100', 'B: 1000 / A 100']);
+  test('footprint with the API fallback: watcher RSS at both sizes reported', async () => {
+    const r = await smoke('footprint', ['A: 1000 / 100', 'B: 1000 / A 100'], ['--state-source', 'api']);
     assert.ok(Number(r.data.ratioWatched) > 0 && Number(r.data.ratioFresh) > 0);
+    assert.equal(r.data.projectionBytes, undefined, 'no projection is folded in api mode');
   });
 
-  test('footprint with the projection: its Redis memory reported at both sizes, growing with the pods', async () => {
-    const r = await smoke(
-      'footprint',
-      ['Redis: the projection with 100 pods, with 1000 (10 PodSets)'],
-      ['--state-source', 'projection'],
-    );
+  test('footprint (the projection): its Redis memory reported at both sizes, growing with the pods', async () => {
+    const r = await smoke('footprint', [
+      'A: 1000 / 100',
+      'Redis: the projection with 100 pods, with 1000 (10 PodSets)',
+    ]);
     const bytes = r.data.projectionBytes as { small: number; large: number };
     assert.ok(bytes.small > 0, `the projection holds the first 100 pods: ${bytes.small} B`);
     // 900 more pods: at least their names and uids (≥ 60 B each) more.

@@ -1,5 +1,8 @@
 // The Helm chart is k8s/ in another form: generated from `kubectl kustomize k8s` (scripts/gen-chart.ts),
-// and `helm template` with the default values gives back the same objects. helm comes from
+// and `helm template` with the default values gives back the same objects (but the Namespace, which the
+// release does not own, and cluster-scoped names, which carry the release's namespace); with
+// externalRedis.enabled, those of k8s/overlays/external-redis. The other values (replicas, resources,
+// watchNamespaces, namespaced) are checked in the rendered objects, and two releases are installed. helm comes from
 // scripts/install-helm.sh (.ci/run installs it); without it the helm checks skip and say so.
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
@@ -11,7 +14,9 @@ import { startKubeSim } from '@podset/kube-sim';
 import { parseAllDocuments } from 'yaml';
 import {
   CHART_DIR,
+  REPO,
   chartFiles,
+  chartSources,
   kustomizeObjects,
   packageVersion,
   staleFiles,
@@ -47,63 +52,187 @@ const objects = (yaml: string): Obj[] =>
 const key = (o: Obj) => `${o.kind} ${o.metadata.namespace ?? '-'}/${o.metadata.name}`;
 const byKey = (list: Obj[]) => new Map(list.map((o) => [key(o), o]));
 
+const NS = 'podset-system';
+/** What kustomize renders, as the chart renders it into NS: no Namespace (not the release's), cluster-wide RBAC named after the namespace. */
+function asReleased(list: Obj[]): Obj[] {
+  return list
+    .filter((o) => o.kind !== 'Namespace')
+    .map((o) => {
+      if (o.kind !== 'ClusterRole' && o.kind !== 'ClusterRoleBinding') return o;
+      const c = structuredClone(o) as Obj & { roleRef?: { name: string } };
+      c.metadata.name = `${NS}-${o.metadata.name}`;
+      if (c.roleRef) c.roleRef.name = `${NS}-${c.roleRef.name}`;
+      return c;
+    });
+}
 const kustomized = kustomizeObjects() as unknown as Obj[];
 
 test('the chart is what scripts/gen-chart.ts makes of k8s/ (node scripts/gen-chart.ts to refresh)', () => {
-  const want = chartFiles(kustomizeObjects(), packageVersion());
+  const want = chartFiles(chartSources(), packageVersion());
   assert.deepEqual(staleFiles(want), []);
   assert.ok(want.has('crds/podsets.podset.io.yaml'), 'the CRD is in crds/, which helm uninstall keeps');
+  assert.ok(!want.has('templates/namespace.yaml'), 'the release does not own its Namespace');
 });
 
-test('helm lint --strict passes', needsHelm, async () => {
-  const r = await helm(['lint', '--strict', CHART_DIR]);
-  assert.equal(r.code, 0, r.stdout + r.stderr);
-  assert.match(r.stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+const NAMESPACED = ['--set', 'namespaced=true', '--set', 'watchNamespaces={team-a,team-b}'];
+const EXTERNAL = ['--set', 'externalRedis.enabled=true', '--set', 'externalRedis.secretName=redis-conn'];
+
+test('helm lint --strict passes, with the default values and with the new ones', needsHelm, async () => {
+  for (const values of [[], NAMESPACED, EXTERNAL, [...NAMESPACED, ...EXTERNAL]]) {
+    const r = await helm(['lint', '--strict', CHART_DIR, ...values]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+  }
 });
+
+for (const [what, dir, values] of [
+  ['the default values', path.join(REPO, 'k8s'), []],
+  [
+    'externalRedis.enabled',
+    path.join(REPO, 'k8s/overlays/external-redis'),
+    ['--set', 'externalRedis.enabled=true'],
+  ],
+] as const) {
+  test(
+    `helm template with ${what} gives the objects kubectl kustomize gives (${path.relative(REPO, dir)})`,
+    needsHelm,
+    async () => {
+      const r = await helm(['template', 'podset-operator', CHART_DIR, '--include-crds', '-n', NS, ...values]);
+      assert.equal(r.code, 0, r.stderr);
+      const rendered = byKey(objects(r.stdout));
+      const want = byKey(asReleased(kustomizeObjects(dir) as unknown as Obj[]));
+      assert.deepEqual([...rendered.keys()].sort(), [...want.keys()].sort());
+      for (const [k, o] of want) assert.deepEqual(rendered.get(k), o, k);
+    },
+  );
+}
+
+interface Workload extends Obj {
+  spec: {
+    replicas?: number;
+    template: {
+      spec: {
+        containers: {
+          name: string;
+          image: string;
+          resources?: unknown;
+          env?: {
+            name: string;
+            value?: string;
+            valueFrom?: { secretKeyRef?: { name: string; key: string } };
+          }[];
+        }[];
+      };
+    };
+  };
+}
 
 test(
-  'helm template with the default values gives the objects kubectl kustomize k8s gives',
+  'values set the namespace, image, replicas, resources, watched namespaces and external Redis',
   needsHelm,
   async () => {
-    const r = await helm(['template', 'podset-operator', CHART_DIR, '--include-crds']);
+    const resources = { requests: { cpu: '250m', memory: '256Mi' }, limits: { cpu: '2', memory: '1Gi' } };
+    const r = await helm([
+      'template',
+      'podset-operator',
+      CHART_DIR,
+      '-n',
+      'ops',
+      '--set',
+      'image.repository=registry.example/podset-operator',
+      '--set',
+      'image.tag=1.2.3',
+      '--set',
+      'worker.replicas=7',
+      '--set-json',
+      `worker.resources=${JSON.stringify(resources)}`,
+      '--set',
+      'watchNamespaces={shop,web}',
+      ...EXTERNAL,
+      '--set',
+      'externalRedis.urlKey=connection',
+    ]);
     assert.equal(r.code, 0, r.stderr);
-    const rendered = byKey(objects(r.stdout));
-    const want = byKey(kustomized);
-    assert.deepEqual([...rendered.keys()].sort(), [...want.keys()].sort());
-    for (const [k, o] of want) assert.deepEqual(rendered.get(k), o, k);
+    const rendered = objects(r.stdout);
+    const namespaced = rendered.filter((o) => o.metadata.namespace !== undefined);
+    assert.ok(namespaced.length > 10);
+    for (const o of namespaced) assert.equal(o.metadata.namespace, 'ops', key(o));
+    assert.ok(!rendered.some((o) => o.kind === 'Namespace'), 'no Namespace object');
+    assert.doesNotMatch(r.stdout, /podset-system/);
+    const workloads = rendered.filter((o): o is Workload => o.kind === 'Deployment');
+    const images = workloads.flatMap((o) => o.spec.template.spec.containers).map((c) => c.image);
+    assert.deepEqual(
+      images,
+      Array(3).fill('registry.example/podset-operator:1.2.3'),
+      'watcher, worker and dashboard',
+    );
+    const worker = workloads.find((w) => w.metadata.name === 'podset-worker') as Workload;
+    assert.equal(worker.spec.replicas, 7);
+    assert.deepEqual(worker.spec.template.spec.containers[0]?.resources, resources);
+    for (const w of workloads) {
+      const env = w.spec.template.spec.containers[0]?.env ?? [];
+      const watch = env.find((e) => e.name === 'WATCH_NAMESPACES');
+      if (w.metadata.name === 'podset-worker') assert.equal(watch, undefined, 'the worker does not watch');
+      else assert.equal(watch?.value, 'shop,web', `${w.metadata.name} WATCH_NAMESPACES`);
+      const url = env.find((e) => e.name === 'REDIS_URL')?.valueFrom?.secretKeyRef;
+      assert.deepEqual(
+        url,
+        { name: 'redis-conn', key: 'connection' },
+        `${w.metadata.name} REDIS_URL from the Secret`,
+      );
+    }
+    assert.ok(!rendered.some((o) => o.kind === 'StatefulSet'), 'no in-cluster Redis');
+    assert.ok(
+      rendered.some((o) => o.kind === 'ClusterRole' && o.metadata.name === 'ops-podset-worker'),
+      'cluster-scoped names carry the namespace',
+    );
   },
 );
 
-test('values set the namespace of every object and the operator image', needsHelm, async () => {
-  const r = await helm([
-    'template',
-    'podset-operator',
-    CHART_DIR,
-    '--set',
-    'namespace=ops',
-    '--set',
-    'image.repository=registry.example/podset-operator',
-    '--set',
-    'image.tag=1.2.3',
-  ]);
-  assert.equal(r.code, 0, r.stderr);
-  const rendered = objects(r.stdout);
-  const namespaced = rendered.filter((o) => o.metadata.namespace !== undefined);
-  assert.ok(namespaced.length > 10);
-  for (const o of namespaced) assert.equal(o.metadata.namespace, 'ops', key(o));
-  assert.ok(rendered.some((o) => o.kind === 'Namespace' && o.metadata.name === 'ops'));
-  assert.doesNotMatch(r.stdout, /podset-system/);
-  const images = rendered.flatMap((o) => o.spec?.template?.spec?.containers ?? []).map((c) => c.image);
-  assert.deepEqual(
-    images.filter((i) => i.includes('podset-operator')),
-    Array(4).fill('registry.example/podset-operator:1.2.3'),
-    'watcher, worker, dashboard and the Redis secret-init Job',
-  );
-  assert.equal(path.basename(CHART_DIR), 'podset-operator');
-});
+test(
+  'namespaced=true: Roles in each watched namespace, nothing cluster-scoped; it needs watchNamespaces',
+  needsHelm,
+  async () => {
+    const r = await helm(['template', 'podset-operator', CHART_DIR, '-n', 'ops', ...NAMESPACED]);
+    assert.equal(r.code, 0, r.stderr);
+    const rendered = objects(r.stdout) as (Obj & { subjects?: { namespace?: string }[] })[];
+    assert.deepEqual(
+      rendered.filter((o) => o.kind.startsWith('Cluster') || o.kind === 'Namespace').map(key),
+      [],
+      'no cluster-scoped object',
+    );
+    for (const ns of ['team-a', 'team-b']) {
+      for (const app of ['podset-watcher', 'podset-worker', 'podset-dashboard']) {
+        const binding = rendered.find(
+          (o) => o.kind === 'RoleBinding' && o.metadata.namespace === ns && o.metadata.name === app,
+        );
+        assert.ok(
+          rendered.some((o) => o.kind === 'Role' && o.metadata.namespace === ns && o.metadata.name === app),
+          `Role ${ns}/${app}`,
+        );
+        assert.equal(
+          binding?.subjects?.[0]?.namespace,
+          'ops',
+          `RoleBinding ${ns}/${app} binds the release's ServiceAccount`,
+        );
+      }
+    }
+    const missing = await helm([
+      'template',
+      'podset-operator',
+      CHART_DIR,
+      '-n',
+      'ops',
+      '--set',
+      'namespaced=true',
+    ]);
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /namespaced: true needs watchNamespaces/);
+  },
+);
 
 test(
-  'helm install, as docs/install.md says, creates those objects in a cluster (kube-sim); helm uninstall removes them',
+  'helm install of two releases (kube-sim): no clash; helm uninstall keeps the Namespace, its Secrets and the CRD',
   needsHelm,
   async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-helm-'));
@@ -116,13 +245,45 @@ test(
       HELM_CONFIG_HOME: path.join(dir, 'config'),
       HELM_DATA_HOME: path.join(dir, 'data'),
     };
+    const kc = ['--kubeconfig', sim.kubeconfigPath];
     try {
-      const r = await helm(
-        ['install', 'podset-operator', CHART_DIR, '-n', 'default', '--kubeconfig', sim.kubeconfigPath],
+      // Release one: cluster-wide RBAC, watching shop. Release two: namespaced, watching web.
+      for (const ns of ['shop', 'web'])
+        sim.cluster.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      const one = await helm(
+        [
+          'install',
+          'podset-operator',
+          CHART_DIR,
+          '-n',
+          NS,
+          '--create-namespace',
+          '--set',
+          'watchNamespaces={shop}',
+          ...kc,
+        ],
         env,
       );
-      assert.equal(r.code, 0, r.stdout + r.stderr);
-      assert.match(r.stdout, /STATUS: deployed/);
+      assert.equal(one.code, 0, one.stdout + one.stderr);
+      assert.match(one.stdout, /STATUS: deployed/);
+      const two = await helm(
+        [
+          'install',
+          'podset-operator',
+          CHART_DIR,
+          '-n',
+          'team-web',
+          '--create-namespace',
+          '--skip-crds',
+          ...kc,
+          '--set',
+          'namespaced=true',
+          '--set',
+          'watchNamespaces={web}',
+        ],
+        env,
+      );
+      assert.equal(two.code, 0, two.stdout + two.stderr);
       const plural = (kind: string) =>
         ({
           Namespace: 'namespaces',
@@ -131,18 +292,28 @@ test(
           ClusterRole: 'clusterroles.rbac.authorization.k8s.io',
           ConfigMap: 'configmaps',
         })[kind];
-      for (const o of kustomized) {
+      for (const o of asReleased(kustomized)) {
         const resource = plural(o.kind);
         if (resource === undefined) continue;
-        const got = sim.cluster.get(resource, o.metadata.namespace, o.metadata.name);
-        assert.notEqual(got, undefined, `${key(o)} was not created`);
+        assert.notEqual(
+          sim.cluster.get(resource, o.metadata.namespace, o.metadata.name),
+          undefined,
+          `${key(o)} was not created`,
+        );
       }
+      assert.notEqual(sim.cluster.get('deployments.apps', 'team-web', 'podset-watcher'), undefined);
+      assert.notEqual(sim.cluster.get('roles.rbac.authorization.k8s.io', 'web', 'podset-worker'), undefined);
+      // A Secret the administrator made (the dashboard's token) lives in the namespace, outside the release.
+      sim.cluster.create('secrets', {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'podset-dashboard', namespace: NS },
+        stringData: { token: 't' },
+      });
+
       // helm uninstall deletes through client-go with protobuf DeleteOptions bodies (its release Secret
-      // too); the CRD stays, as helm leaves crds/ alone.
-      const u = await helm(
-        ['uninstall', 'podset-operator', '-n', 'default', '--kubeconfig', sim.kubeconfigPath],
-        env,
-      );
+      // too); the CRD stays, as helm leaves crds/ alone, and so do the Namespace and what else is in it.
+      const u = await helm(['uninstall', 'podset-operator', '-n', NS, ...kc], env);
       assert.equal(u.code, 0, u.stdout + u.stderr);
       for (const o of kustomized.filter((x) => x.kind === 'Deployment' || x.kind === 'ConfigMap')) {
         const resource = plural(o.kind) as string;
@@ -152,10 +323,25 @@ test(
           `${key(o)} was not deleted`,
         );
       }
+      assert.equal(
+        sim.cluster.get('clusterroles.rbac.authorization.k8s.io', undefined, `${NS}-podset-worker`),
+        undefined,
+      );
+      assert.notEqual(
+        sim.cluster.get('namespaces', undefined, NS),
+        undefined,
+        'helm uninstall keeps the Namespace',
+      );
+      assert.notEqual(sim.cluster.get('secrets', NS, 'podset-dashboard'), undefined, 'and the Secret in it');
       assert.notEqual(
         sim.cluster.get('customresourcedefinitions.apiextensions.k8s.io', undefined, 'podsets.podset.io'),
         undefined,
         'helm uninstall keeps the CRD',
+      );
+      assert.notEqual(
+        sim.cluster.get('deployments.apps', 'team-web', 'podset-watcher'),
+        undefined,
+        'the other release stays',
       );
     } finally {
       await sim.close();

@@ -12,7 +12,12 @@ export interface K8sObject {
 }
 
 /** The kustomizations users apply: the default and each overlay. */
-export const KUSTOMIZATIONS = ['k8s', 'k8s/overlays/external-redis', 'k8s/overlays/keda'] as const;
+export const KUSTOMIZATIONS = [
+  'k8s',
+  'k8s/overlays/external-redis',
+  'k8s/overlays/keda',
+  'k8s/overlays/namespaced',
+] as const;
 
 export function render(dir: string): K8sObject[] {
   const out = execFileSync('kubectl', ['kustomize', path.join(REPO, dir)], {

@@ -1,11 +1,16 @@
-// RBAC of k8s/ against what the apps really do: `kubectl apply -k k8s` into kube-sim, then the watcher,
+// RBAC of k8s/ against what the apps really do, for the default install (ClusterRoles) and the namespaced
+// one (k8s/overlays/namespaced: Roles in WATCH_NAMESPACES only, the CRD and the Namespace made by an
+// administrator beforehand): `kubectl apply -k` into kube-sim, then the watcher,
 // a worker and the dashboard run as their ServiceAccounts (system:serviceaccount:podset-system:podset-…),
 // configured with the environment their Deployments give them, while a PodSet is created, scaled down
 // to 0 and up again, scaled, and deleted, and looked at on the dashboard. Every request each identity
 // made (kube-sim's audit) must be allowed by the Roles/ClusterRoles bound to its ServiceAccount, and
-// every (verb, group, resource) those rules grant must have been used.
+// every (verb, group, resource) those rules grant must have been used. kube-sim enforces the
+// OwnerReferencesPermissionEnforcement admission plugin, as OpenShift does: each pod the worker creates
+// (blockOwnerDeletion on its PodSet) is also a check of `update podsets/finalizers`. The dashboard must
+// become ready (its readiness lists PodSets as its pages do).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { AuditEntry } from '@podset/kube-sim';
 import { freePort } from '@podset/testkit';
 import { Proc, podSetManifest, startEnv, type OperatorEnv } from '../e2e/support/harness.ts';
@@ -26,7 +31,6 @@ const SA = {
   dashboard: `system:serviceaccount:${NS}:podset-dashboard`,
 } as const;
 const DASHBOARD_TOKEN = 'rbac-test-dashboard-token';
-const objects = render('k8s');
 
 /** A request as RBAC sees it. */
 interface Request {
@@ -51,6 +55,26 @@ function requestOf(e: AuditEntry): Request | undefined {
   };
 }
 
+/**
+ * The authorization checks the OwnerReferencesPermissionEnforcement plugin made for a pod created with a
+ * blocking ownerReference to a PodSet (the audit records the create, not the checks it caused).
+ */
+function admissionChecksOf(e: AuditEntry, pods: ReadonlyMap<string, string>): Request[] {
+  if (e.verb !== 'create' || e.resource !== 'pods' || e.subresource !== '' || e.code !== 201) return [];
+  const owner = pods.get(`${e.namespace}/${e.name}`);
+  if (owner === undefined) return [];
+  return [
+    {
+      verb: 'update',
+      group: 'podset.io',
+      resource: 'podsets',
+      subresource: 'finalizers',
+      namespace: e.namespace,
+      name: owner,
+    },
+  ];
+}
+
 function ruleAllows(rule: RbacRule, scope: string | undefined, r: Request): boolean {
   if (scope !== undefined && scope !== r.namespace) return false;
   if (!rule.verbs.includes(r.verb)) return false;
@@ -62,7 +86,7 @@ function ruleAllows(rule: RbacRule, scope: string | undefined, r: Request): bool
 }
 
 /** The environment a Deployment gives its container (ConfigMap literals, env literals, downward API). */
-function deploymentEnv(name: string, podName: string): Record<string, string> {
+function deploymentEnv(objects: K8sObject[], name: string, podName: string): Record<string, string> {
   const w = find<Workload>(objects, 'Deployment', name);
   assert.ok(w, `Deployment ${name}`);
   const c = w.spec.template.spec.containers[0] as Container;
@@ -84,141 +108,176 @@ function deploymentEnv(name: string, podName: string): Record<string, string> {
   return out;
 }
 
-let env: OperatorEnv;
+const INSTALLS = [
+  { dir: 'k8s', podSetNamespace: 'default', roleKind: 'clusterrole' },
+  { dir: 'k8s/overlays/namespaced', podSetNamespace: NS, roleKind: 'role' },
+] as const;
 
-before(async () => {
-  env = await startEnv({ name: 'rbac', identities: Object.values(SA) });
-});
-after(async () => {
-  await env?.close();
-});
-
-test('the watcher, worker and dashboard use exactly the RBAC that k8s/ grants them', async () => {
-  const applied = await env.kubectl(['apply', '-k', 'k8s']);
-  assert.match(applied.stdout, /clusterrole\.rbac\.authorization\.k8s\.io\/podset-worker/);
-  const since = new Date().toISOString();
-
-  const local = { HTTP_PORT: '0', SHUTDOWN_TIMEOUT_SECONDS: '5' };
-  const watcher = env.startWatcher(
-    'watcher-0',
-    { ...deploymentEnv('podset-watcher', 'podset-watcher-0'), ...local, REDIS_URL: env.redis.url },
-    SA.watcher,
-  );
-  const worker = env.startWorker(
-    'worker-0',
-    { ...deploymentEnv('podset-worker', 'podset-worker-0'), ...local, REDIS_URL: env.redis.url },
-    SA.worker,
-  );
-
-  const uiPort = await freePort();
-  const dashboard = new Proc(
-    'dashboard-0',
-    ['apps/dashboard/src/main.ts'],
-    {
-      PATH: process.env.PATH ?? '',
-      ...deploymentEnv('podset-dashboard', 'podset-dashboard-0'),
-      KUBECONFIG: env.sim.kubeconfigFor(SA.dashboard),
-      REDIS_URL: env.redis.url,
-      DASHBOARD_PORT: String(uiPort),
-      DASHBOARD_HOST: '127.0.0.1',
-      DASHBOARD_TOKEN,
-      HTTP_PORT: '0',
-    },
-    env.logDir,
-  );
-  env.procs.push(dashboard);
-  /** What a user of the dashboard does: look at the PodSet overview. */
-  const lookAtDashboard = async () => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      try {
-        const res = await fetch(`http://127.0.0.1:${uiPort}/api/overview`, {
-          headers: { authorization: `Bearer ${DASHBOARD_TOKEN}` },
-        });
-        if (res.ok) return (await res.json()) as { podSets: unknown[]; errors?: string[] };
-      } catch {
-        // not listening yet
-      }
-      assert.ok(Date.now() < deadline, `the dashboard answers /api/overview\n${dashboard.describe()}`);
-      await new Promise((r) => setTimeout(r, 200));
+for (const { dir, podSetNamespace, roleKind } of INSTALLS) {
+  test(`${dir}: the watcher, worker and dashboard use exactly the RBAC it grants them`, async (t) => {
+    const objects = render(dir);
+    const env: OperatorEnv = await startEnv({
+      name: 'rbac',
+      identities: Object.values(SA),
+      admissionPlugins: ['OwnerReferencesPermissionEnforcement'],
+    });
+    t.after(() => env.close());
+    if (dir !== 'k8s') {
+      // What the cluster administrator does for a namespaced install: the CRD and the namespace.
+      await env.kubectl(['apply', '-k', 'crds']);
+      await env.kubectl(['create', 'namespace', NS]);
     }
-  };
+    const applied = await env.kubectl(['apply', '-k', dir]);
+    assert.match(
+      applied.stdout,
+      new RegExp(`^${roleKind}\\.rbac\\.authorization\\.k8s\\.io/podset-worker created$`, 'm'),
+    );
+    if (dir !== 'k8s')
+      assert.doesNotMatch(applied.stdout, /^(clusterrole|namespace|customresourcedefinition)/m);
+    const ns = podSetNamespace;
+    const since = new Date().toISOString();
+    // Pods created with a blocking ownerReference to a PodSet, by namespace/name: their owner's name.
+    const blockingOwners = new Map<string, string>();
+    const stopRecording = env.sim.cluster.subscribe((ev) => {
+      if (ev.resource !== 'pods' || ev.type !== 'ADDED') return;
+      const m = ev.object.metadata;
+      const ref = (m.ownerReferences ?? []).find((o) => o.kind === 'PodSet' && o.blockOwnerDeletion === true);
+      if (ref) blockingOwners.set(`${m.namespace ?? ''}/${m.name ?? ''}`, ref.name);
+    });
 
-  // A PodSet's life: create, scale to 0 and back (a repeated Event is patched), scale, delete.
-  const manifest = env.writeManifest('web.yaml', [podSetManifest('web', 3)]);
-  await env.kubectl(['apply', '-f', manifest]);
-  await env.waitConverged(['web'], { timeoutMs: 90_000 });
-  const overview = await lookAtDashboard();
-  assert.equal(overview.podSets.length, 1, `the dashboard sees the PodSet: ${JSON.stringify(overview)}`);
-  assert.deepEqual(overview.errors ?? [], [], 'the dashboard reads the PodSets and the Lease');
-  // The PodSet's own page: the PodSet and its Warning Events.
-  const page = await fetch(`http://127.0.0.1:${uiPort}/api/podsets/default/web`, {
-    headers: { authorization: `Bearer ${DASHBOARD_TOKEN}` },
-  });
-  const detail = (await page.json()) as { errors: string[] };
-  assert.equal(page.status, 200, JSON.stringify(detail));
-  assert.deepEqual(detail.errors, [], 'the dashboard reads the PodSet and its Events');
-  // Pod creates that fail twice make the worker record FailedCreate twice: the repeat is a patch of the
-  // first Event (count 2), so the run exercises the events `patch` rule as a real cluster's quota error would.
-  env.sim.faults.set({ errors: [{ verb: 'create', resource: 'pods', code: 500, rate: 1, times: 2 }] });
-  for (const replicas of [0, 3, 5, 2]) {
-    await env.kubectl(['scale', 'podset', 'web', `--replicas=${replicas}`]);
-    await env.waitConverged(['web'], { timeoutMs: 90_000 });
-  }
-  await env.kubectl(['delete', 'podset', 'web', '--wait=false']);
-  await env.waitFor(
-    'the PodSet and its pods to be gone',
-    () => [
-      ...(env.podSet('web') ? ['podset web still exists'] : []),
-      ...env
-        .pods()
-        .filter((p) => p.metadata.labels?.['podset.io/name'] === 'web')
-        .map((p) => `pod ${p.metadata.name}`),
-    ],
-    { timeoutMs: 90_000 },
-  );
-  env.assertAllRunning();
-  await watcher.stop(10_000);
-  await worker.stop(10_000);
-  await dashboard.stop(10_000);
+    const local = { HTTP_PORT: '0', SHUTDOWN_TIMEOUT_SECONDS: '5' };
+    const watcher = env.startWatcher(
+      'watcher-0',
+      { ...deploymentEnv(objects, 'podset-watcher', 'podset-watcher-0'), ...local, REDIS_URL: env.redis.url },
+      SA.watcher,
+    );
+    const worker = env.startWorker(
+      'worker-0',
+      { ...deploymentEnv(objects, 'podset-worker', 'podset-worker-0'), ...local, REDIS_URL: env.redis.url },
+      SA.worker,
+    );
 
-  const problems: string[] = [];
-  for (const [app, user] of Object.entries(SA)) {
-    const granted = rulesFor(objects, NS, user.split(':').at(-1) as string);
-    assert.ok(granted.length > 0, `${app} is bound to some rules`);
-    const entries = env.sim.audit.query({ user, since });
-    assert.ok(entries.length > 0, `${app} made requests as ${user}`);
-    const used = new Set<string>();
-    for (const e of entries) {
-      if (e.code === 401 || e.code === 403)
-        problems.push(`${app}: ${e.method} ${e.path} was refused (${e.code})`);
-      const r = requestOf(e);
-      if (r === undefined) continue;
-      const match = granted.filter((g) => ruleAllows(g.rule, g.namespace, r));
-      if (match.length === 0) {
-        const res = r.subresource ? `${r.resource}/${r.subresource}` : r.resource;
-        problems.push(
-          `${app}: ${r.verb} ${r.group || 'core'}/${res}${r.name ? ` ${r.name}` : ''} in ${r.namespace || 'all namespaces'} is not allowed by its roles`,
-        );
+    const uiPort = await freePort();
+    const probePort = await freePort();
+    const dashboard = new Proc(
+      'dashboard-0',
+      ['apps/dashboard/src/main.ts'],
+      {
+        PATH: process.env.PATH ?? '',
+        ...deploymentEnv(objects, 'podset-dashboard', 'podset-dashboard-0'),
+        KUBECONFIG: env.sim.kubeconfigFor(SA.dashboard),
+        REDIS_URL: env.redis.url,
+        DASHBOARD_PORT: String(uiPort),
+        DASHBOARD_HOST: '127.0.0.1',
+        DASHBOARD_TOKEN,
+        HTTP_PORT: String(probePort),
+      },
+      env.logDir,
+    );
+    env.procs.push(dashboard);
+    /** What a user of the dashboard does: look at the PodSet overview. */
+    const lookAtDashboard = async () => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        try {
+          const res = await fetch(`http://127.0.0.1:${uiPort}/api/overview`, {
+            headers: { authorization: `Bearer ${DASHBOARD_TOKEN}` },
+          });
+          if (res.ok) return (await res.json()) as { podSets: unknown[]; errors?: string[] };
+        } catch {
+          // not listening yet
+        }
+        assert.ok(Date.now() < deadline, `the dashboard answers /api/overview\n${dashboard.describe()}`);
+        await new Promise((r) => setTimeout(r, 200));
       }
-      for (const g of match) {
-        const res = r.subresource ? `${r.resource}/${r.subresource}` : r.resource;
-        used.add(`${g.role} ${r.verb} ${r.group}/${res}`);
-      }
+    };
+
+    // A PodSet's life: create, scale to 0 and back (a repeated Event is patched), scale, delete.
+    const manifest = env.writeManifest('web.yaml', [podSetManifest('web', 3, { namespace: ns })]);
+    await env.kubectl(['apply', '-f', manifest]);
+    await env.waitConverged(['web'], { timeoutMs: 90_000, namespace: ns });
+    await env.waitFor('the dashboard to be ready', async () => {
+      const res = await fetch(`http://127.0.0.1:${probePort}/readyz`).catch((err: unknown) => String(err));
+      return typeof res === 'string' ? [res] : res.ok ? [] : [`/readyz ${res.status}: ${await res.text()}`];
+    });
+    const overview = await lookAtDashboard();
+    assert.equal(overview.podSets.length, 1, `the dashboard sees the PodSet: ${JSON.stringify(overview)}`);
+    assert.deepEqual(overview.errors ?? [], [], 'the dashboard reads the PodSets and the Lease');
+    // The PodSet's own page: the PodSet and its Warning Events.
+    const page = await fetch(`http://127.0.0.1:${uiPort}/api/podsets/${ns}/web`, {
+      headers: { authorization: `Bearer ${DASHBOARD_TOKEN}` },
+    });
+    const detail = (await page.json()) as { errors: string[] };
+    assert.equal(page.status, 200, JSON.stringify(detail));
+    assert.deepEqual(detail.errors, [], 'the dashboard reads the PodSet and its Events');
+    // Pod creates that fail twice make the worker record FailedCreate twice: the repeat is a patch of the
+    // first Event (count 2), so the run exercises the events `patch` rule as a real cluster's quota error would.
+    env.sim.faults.set({ errors: [{ verb: 'create', resource: 'pods', code: 500, rate: 1, times: 2 }] });
+    for (const replicas of [0, 3, 5, 2]) {
+      await env.kubectl(['scale', 'podset', 'web', '-n', ns, `--replicas=${replicas}`]);
+      await env.waitConverged(['web'], { timeoutMs: 90_000, namespace: ns });
     }
-    for (const g of granted) {
-      for (const verb of g.rule.verbs) {
-        for (const group of g.rule.apiGroups ?? []) {
-          for (const res of g.rule.resources ?? []) {
-            if (!used.has(`${g.role} ${verb} ${group}/${res}`)) {
-              problems.push(
-                `${app}: ${g.role} grants ${verb} ${group || 'core'}/${res}, which ${app} never used`,
-              );
+    await env.kubectl(['delete', 'podset', 'web', '-n', ns, '--wait=false']);
+    await env.waitFor(
+      'the PodSet and its pods to be gone',
+      () => [
+        ...(env.podSet('web', ns) ? ['podset web still exists'] : []),
+        ...env
+          .pods(ns)
+          .filter((p) => p.metadata.labels?.['podset.io/name'] === 'web')
+          .map((p) => `pod ${p.metadata.name}`),
+      ],
+      { timeoutMs: 90_000 },
+    );
+    env.assertAllRunning();
+    stopRecording();
+    assert.ok(blockingOwners.size > 0, 'the worker created pods that block their PodSet’s deletion');
+    await watcher.stop(10_000);
+    await worker.stop(10_000);
+    await dashboard.stop(10_000);
+
+    const problems: string[] = [];
+    for (const [app, user] of Object.entries(SA)) {
+      const granted = rulesFor(objects, NS, user.split(':').at(-1) as string);
+      assert.ok(granted.length > 0, `${app} is bound to some rules`);
+      const entries = env.sim.audit.query({ user, since });
+      assert.ok(entries.length > 0, `${app} made requests as ${user}`);
+      const used = new Set<string>();
+      const checks = entries.flatMap((e) => {
+        const r = requestOf(e);
+        return [...(r ? [r] : []), ...admissionChecksOf(e, blockingOwners)];
+      });
+      for (const e of entries) {
+        if (e.code === 401 || e.code === 403)
+          problems.push(`${app}: ${e.method} ${e.path} was refused (${e.code})`);
+      }
+      for (const r of checks) {
+        const match = granted.filter((g) => ruleAllows(g.rule, g.namespace, r));
+        if (match.length === 0) {
+          const res = r.subresource ? `${r.resource}/${r.subresource}` : r.resource;
+          problems.push(
+            `${app}: ${r.verb} ${r.group || 'core'}/${res}${r.name ? ` ${r.name}` : ''} in ${r.namespace || 'all namespaces'} is not allowed by its roles`,
+          );
+        }
+        for (const g of match) {
+          const res = r.subresource ? `${r.resource}/${r.subresource}` : r.resource;
+          used.add(`${g.role} ${r.verb} ${r.group}/${res}`);
+        }
+      }
+      for (const g of granted) {
+        for (const verb of g.rule.verbs) {
+          for (const group of g.rule.apiGroups ?? []) {
+            for (const res of g.rule.resources ?? []) {
+              if (!used.has(`${g.role} ${verb} ${group}/${res}`)) {
+                problems.push(
+                  `${app}: ${g.role} grants ${verb} ${group || 'core'}/${res}, which ${app} never used`,
+                );
+              }
             }
           }
         }
       }
     }
-  }
-  assert.deepEqual(problems, [], env.diagnostics());
-});
+    assert.deepEqual(problems, [], env.diagnostics());
+  });
+}

@@ -50,14 +50,13 @@ test('a PodSet the API keeps rejecting: MAX_ATTEMPTS creates, one status write, 
   });
   assert.equal(failure()?.message, `1 of 3 pod creates rejected: 422 Invalid`);
 
-  // A barrier instead of a sleep: a label change requests a reconcile; once the worker has read the
-  // PodSet after it, the parked key has had its chance to act, and must have written nothing.
-  const since = new Date().toISOString();
+  // A barrier instead of a sleep: a label change requests a reconcile; once the worker has reconciled
+  // the PodSet after it, the parked key has had its chance to act, and must have written nothing.
+  const sinceMs = Date.now();
+  const since = new Date(sinceMs).toISOString();
   await env.kubectl(['label', 'ps', 'bad', 'touched=yes']);
-  await env.waitFor('the worker to read the PodSet after the label change', () =>
-    env.sim.audit.query({ verb: 'get', resource: 'podsets', name: 'bad', since }).some(byWorker)
-      ? []
-      : ['no GET yet'],
+  await env.waitFor('the worker to reconcile the PodSet after the label change', () =>
+    env.reconcilesSince('default/bad', sinceMs) > 0 ? [] : ['no reconcile yet'],
   );
   assert.equal(rejectedCreates(), MAX_ATTEMPTS, 'one rejected create per attempt, then parked');
   assert.equal(statusWrites(), 1, 'ReplicaFailure written once: its message is the same every attempt');

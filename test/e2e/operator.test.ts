@@ -7,10 +7,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startKubeSim, type KubeSim } from '@podset/kube-sim';
-import { kubectl as runKubectl } from '@podset/testkit';
-import { PODS, PODSETS, podSetProblems } from './support/check.ts';
-import { FAST_PODS, sleep } from './support/harness.ts';
+import { kubectl as runKubectl, waitFor } from '@podset/testkit';
+import { PODS, PODSETS, activePodsOf, podSetProblems } from './support/check.ts';
+import { FAST_PODS } from './support/harness.ts';
 import { npmRun, until, within } from './support/npm-run.ts';
+import { processesNaming } from './support/processes.ts';
+import { assertPrintedMetricsServe } from './support/printed-metrics.ts';
 
 const CRD = 'customresourcedefinitions.apiextensions.k8s.io';
 let dir: string;
@@ -84,6 +86,8 @@ test('npm run operator installs the CRD, reconciles a PodSet applied with kubect
     assert.match(run.output(), /CRD podsets\.podset\.io installed now from crds\/podset\.yaml/);
     assert.match(run.output(), /a redis-server started for the operator/);
     assert.notEqual(sim.cluster.get(CRD, undefined, 'podsets.podset.io'), undefined);
+    // The watcher's and the workers' /metrics, at the URLs it printed.
+    await assertPrintedMetricsServe(run, ['watcher', 'worker-0', 'worker-1']);
 
     const manifest = {
       apiVersion: 'podset.io/v1',
@@ -119,13 +123,119 @@ test('npm run operator installs the CRD, reconciles a PodSet applied with kubect
       `expected it to stop within 45 s of Ctrl-C:\n${run.output().slice(-2000)}`,
     );
     assert.match(run.output(), /operator: stopped/);
-    let gone = false;
-    for (let i = 0; i < 50 && !gone; i++) {
-      gone = !run.groupAlive();
-      if (!gone) await sleep(200);
-    }
-    assert.ok(gone, 'expected every process (redis-server, watcher, workers) to be gone after Ctrl-C');
+    // The apps are in process groups of their own: look for them by the kubeconfig they were given.
+    await waitFor(
+      'every process (redis-server, watcher, workers) to be gone after Ctrl-C',
+      () => processesNaming(`KUBECONFIG=${sim.kubeconfigPath}`).length === 0,
+      { timeoutMs: 20_000, describe: () => processesNaming(`KUBECONFIG=${sim.kubeconfigPath}`).join('\n') },
+    );
     assert.doesNotMatch(run.output(), /exited \(/, run.output().slice(-2000));
+  } finally {
+    await run.stopGroup();
+  }
+});
+
+test('one Ctrl-C to the process group drains: each worker finishes its active reconcile, none exits at once', async () => {
+  const runDir = path.join(dir, 'run-drain');
+  const logs = path.join(runDir, 'logs');
+  const run = npmRun('operator', ['--dir', runDir, '--workers', '2'], userEnv(sim.kubeconfigPath));
+  const podsOf = (name: string) => {
+    const ps = sim.cluster.get(PODSETS, 'default', name);
+    return ps === undefined ? [] : activePodsOf(ps, sim.cluster.list(PODS, 'default'));
+  };
+  try {
+    await until('the watcher to lead', 90_000, () => run.output().includes('watcher leading'), run);
+    for (const name of ['drain-a', 'drain-b']) {
+      sim.cluster.create(PODSETS, {
+        apiVersion: 'podset.io/v1',
+        kind: 'PodSet',
+        metadata: { name, namespace: 'default' },
+        spec: { replicas: 0 },
+      });
+    }
+    // Slow API calls, so each scale-up below is one long reconcile (all its creates in one pass) that
+    // is still creating when Ctrl-C comes.
+    sim.faults.set({ latencyMs: 400 });
+    for (const name of ['drain-a', 'drain-b']) {
+      const ps = sim.cluster.get(PODSETS, 'default', name);
+      assert.ok(ps);
+      sim.cluster.update(PODSETS, { ...ps, spec: { ...(ps['spec'] as object), replicas: 150 } });
+    }
+    await until(
+      'both scale-ups to have created their first pods',
+      90_000,
+      () => podsOf('drain-a').length > 0 && podsOf('drain-b').length > 0,
+      run,
+    );
+
+    // Ctrl-C in a terminal: SIGINT to the whole foreground process group (npm, the operator).
+    run.signalGroup('SIGINT');
+    const exit = await within(run.exited, 120_000);
+    // npm itself ends by the SIGINT it got; what counts is what the operator and its workers did.
+    assert.notEqual(exit, undefined, `expected it to stop after Ctrl-C:\n${run.output().slice(-2000)}`);
+    assert.match(run.output(), /operator: stopped/);
+
+    const stopping: number[] = [];
+    for (const worker of ['worker-0', 'worker-1']) {
+      const text = readFileSync(path.join(logs, `${worker}.log`), 'utf8');
+      assert.doesNotMatch(
+        text,
+        /exiting without waiting|received again|shutdown did not finish/,
+        text.slice(-3000),
+      );
+      assert.match(text, /"msg":"worker stopped"/, text.slice(-3000));
+      const line = text.split('\n').find((l) => l.includes('worker stopping'));
+      assert.ok(line, `${worker} never logged that it was stopping:\n${text.slice(-3000)}`);
+      stopping.push((JSON.parse(line) as { active: number }).active);
+    }
+    assert.ok(
+      stopping.some((active) => active > 0),
+      `Ctrl-C came with no reconcile active (active per worker: ${stopping.join(', ')}): the test proved nothing`,
+    );
+    // Finished, not cut short: each active scale-up created every pod it planned.
+    for (const name of ['drain-a', 'drain-b']) {
+      assert.equal(podsOf(name).length, 150, `${name}: its scale-up was cut short`);
+    }
+  } finally {
+    sim.faults.set({ latencyMs: 0 });
+    await run.stopGroup();
+  }
+});
+
+test('the apps, out of the terminal process group, still stop when the operator is SIGKILLed', async () => {
+  const run = npmRun(
+    'operator',
+    ['--dir', path.join(dir, 'run-killed'), '--workers', '1'],
+    userEnv(sim.kubeconfigPath),
+  );
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    await until('the watcher to lead', 90_000, () => run.output().includes('watcher leading'), run);
+    // Every process of the run has its KUBECONFIG in its environment.
+    const pids = processesNaming(`KUBECONFIG=${sim.kubeconfigPath}`).map((p) => Number(p.split(' ')[0]));
+    // npm, its shell, the operator, the watcher and the worker.
+    assert.ok(pids.length >= 4, `expected the run's processes, found ${pids.join(', ')}`);
+    // npm and the operator die at once, with no chance to stop their children.
+    run.signalGroup('SIGKILL');
+    await run.exited;
+    await waitFor('the watcher and the worker to stop by themselves', () => !pids.some(alive), {
+      // Their Redis went with the operator, so a drain may wait out SHUTDOWN_TIMEOUT_SECONDS (25 s).
+      timeoutMs: 90_000,
+      describe: () =>
+        pids
+          .filter(alive)
+          .map(
+            (pid) => `still running: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')}`,
+          )
+          .join('\n'),
+    });
   } finally {
     await run.stopGroup();
   }

@@ -1,10 +1,12 @@
-// STATE_SOURCE=projection end to end: the watcher and two workers as processes, the real kubectl. PodSets
-// converge, scale both ways, replace a deleted pod and clean up on deletion, reading the projection instead
-// of the API; a Redis restarted empty is rebuilt from a relist before workers trust it again.
+// The projection end to end, as the apps start without any setting: the watcher and two workers as
+// processes, the real kubectl. PodSets converge, scale both ways, replace a deleted pod and clean up on
+// deletion, reading the projection instead of the API; a Redis restarted empty is rebuilt from a relist
+// before workers trust it again.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, Projection } from '@podset/queue';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
+import { Projection } from '@podset/state';
 import { activePodsOf } from './support/check.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
@@ -18,11 +20,8 @@ const reads = (since: string) =>
     );
 
 before(async () => {
-  env = await startEnv({
-    name: 'projection',
-    watcherEnv: { STATE_SOURCE: 'projection' },
-    workerEnv: { STATE_SOURCE: 'projection' },
-  });
+  // No STATE_SOURCE: the default must be the projection (the test fails on any API read below).
+  env = await startEnv({ name: 'projection' });
   await applyCrd(env);
   env.startWatcher('watcher-0');
   env.startWorker('worker-0');

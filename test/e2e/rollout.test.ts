@@ -146,19 +146,17 @@ test('a template whose pods never get ready stops the rollout within its bounds;
         ? []
         : [`status ${JSON.stringify(st)}`];
     });
-    // Proof that the operator looked again and chose to wait: two more reconciles read the PodSet
-    // (the requeue of pods not ready comes every 5 s).
-    let looked = 0;
-    const stopAudit = env.sim.audit.onEntry((e) => {
-      if (e.user === 'worker' && e.verb === 'get' && e.resource === 'podsets' && e.name === 'web') looked++;
-    });
-    try {
-      await env.waitFor('two more reconciles of the stuck PodSet', () => (looked >= 2 ? [] : [`${looked}`]), {
-        timeoutMs: 30_000,
-      });
-    } finally {
-      stopAudit();
-    }
+    // Proof that the operator looked again and chose to wait: two more reconciles (the requeue of pods
+    // not ready comes every 5 s).
+    const stuckSince = Date.now();
+    await env.waitFor(
+      'two more reconciles of the stuck PodSet',
+      () => {
+        const looked = env.reconcilesSince('default/web', stuckSince);
+        return looked >= 2 ? [] : [`${looked}`];
+      },
+      { timeoutMs: 30_000 },
+    );
     const active = podsOf('web').filter(isActive);
     assert.equal(active.length, 5, 'still 5 active pods: the rollout waits, it does not push on');
     assert.equal(active.filter(isReady).length, 3);

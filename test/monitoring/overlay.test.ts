@@ -1,7 +1,8 @@
 // k8s/overlays/monitoring renders with kustomize: the base plus ServiceMonitors that each find one
 // Service and its unauthenticated metrics port, the PrometheusRule, and the Grafana dashboard's
 // ConfigMap. Its component adds the same to another overlay (keda here). The job names the rules and
-// the dashboard query are the Services' names (the ServiceMonitors' default job label).
+// the dashboard query are the Services' names (the ServiceMonitors' default job label), or the value of the
+// Service label a ServiceMonitor names as its jobLabel (the dashboard's metrics Service).
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -13,6 +14,7 @@ import { DASHBOARD_FILE, OVERLAY, readRuleGroups, REPO } from './support.ts';
 interface ServiceMonitor extends K8sObject {
   spec: {
     selector: { matchLabels: Record<string, string> };
+    jobLabel?: string;
     endpoints: { port: string; path: string; interval?: string }[];
   };
 }
@@ -53,14 +55,17 @@ test('each ServiceMonitor finds one Service and, through it, the port the app se
   assert.equal(monitors.length, 3);
   for (const m of monitors) {
     // Only the fields checked here (and documented for monitoring.coreos.com/v1) are used.
-    assert.deepEqual(Object.keys(m.spec).sort(), ['endpoints', 'selector'], m.metadata.name);
+    const fields = Object.keys(m.spec).filter((f) => f !== 'jobLabel');
+    assert.deepEqual(fields.sort(), ['endpoints', 'selector'], m.metadata.name);
     const services = (objects.filter((o) => o.kind === 'Service') as Service[]).filter((s) =>
       matches(m.spec.selector.matchLabels, s.metadata.labels),
     );
+    const jobOf = (s: Service) =>
+      m.spec.jobLabel === undefined ? s.metadata.name : s.metadata.labels?.[m.spec.jobLabel];
     assert.deepEqual(
-      services.map((s) => s.metadata.name),
+      services.map(jobOf),
       [m.metadata.name],
-      `${m.metadata.name} selects its own Service (the job label) only`,
+      `${m.metadata.name} selects one Service, whose job is the ServiceMonitor's name`,
     );
     const service = services[0]!;
     assert.equal(m.spec.endpoints.length, 1);

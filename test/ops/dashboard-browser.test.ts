@@ -79,7 +79,7 @@ test('contrast: the WCAG ratio of known pairs', () => {
 });
 
 test(
-  'dashboard in Chromium: login, PodSets, filter, a PodSet page, the leader, queue, refusal without credentials, screenshots',
+  'dashboard in Chromium: login, PodSets, filter, a PodSet page and its pods, a long name, the leader, queue under its CSP, refusal without credentials, screenshots',
   {
     skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`,
     timeout: 240_000,
@@ -164,6 +164,13 @@ test(
     open.browser = browser;
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
+    // Every CSP violation is reported on the console ("Refused to … because it violates … Content
+    // Security Policy"), and as a securitypolicyviolation event the page cannot hide.
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
+    });
+    page.on('pageerror', (err) => violations.push(`page error: ${err.message}`));
 
     // Unauthenticated: 401 and the login form; a wrong token stays out.
     const first = await page.goto(`${url}/`);
@@ -230,12 +237,65 @@ test(
       /^4 desired · 4 current · 4 ready/,
     );
     assert.match(await page.locator('#warnings').innerText(), /FailedCreate/);
+    // Its own pods, with phase, readiness, node and template hash; what the template runs.
+    const podRows = page.locator('#pods tr[data-pod]');
+    assert.equal(await podRows.count(), 4, 'its four pods');
+    const ownPods = env
+      .pods()
+      .filter((p) => p.metadata.labels?.['podset.io/name'] === 'web' && !p.metadata.deletionTimestamp)
+      .map((p) => p.metadata.name)
+      .sort();
+    assert.deepEqual(
+      (
+        await podRows.evaluateAll((rows) =>
+          rows.map((r) => (r as unknown as { dataset: { pod: string } }).dataset.pod),
+        )
+      ).sort(),
+      ownPods,
+    );
+    assert.match(await podRows.first().innerText(), /Running\s+ready\s+\d+[sm].* ago\s+\S+\s+[0-9a-f]{10}/s);
+    assert.equal((await page.locator('[data-role=images]').innerText()).trim(), 'busybox:1.36');
+    assert.match(
+      await page.locator('[data-role=strategy]').innerText(),
+      /^RollingUpdate \(maxSurge 25%, maxUnavailable 25%\)/,
+    );
     const jobs = page.locator('#jobs tr[data-job]');
     assert.ok((await jobs.count()) >= 2, 'web was reconciled more than once');
     assert.match(await page.locator('#jobs').innerText(), /completed/);
     assert.ok((await page.locator('#events tbody tr').count()) >= 1, 'watch events from the event log');
     assert.match(await page.locator('#events').innerText(), /Pod web-/);
     await screenshot(page, env.dir, 'dashboard-podset.png');
+    // A 63-character name (the longest there is) wraps: no page gets wider than the window.
+    const longName = `long-${'n'.repeat(53)}-name`;
+    assert.equal(longName.length, 63);
+    await env.kubectl(['apply', '-f', env.writeManifest('long.yaml', [podSetManifest(longName, 2)])]);
+    await env.waitConverged([longName], { timeoutMs: 90_000 });
+    const fitsWindow = async (what: string) => {
+      const [scrollWidth, innerWidth] = await page.evaluate(() => {
+        const doc = globalThis as unknown as {
+          document: { documentElement: { scrollWidth: number } };
+          innerWidth: number;
+        };
+        return [doc.document.documentElement.scrollWidth, doc.innerWidth];
+      });
+      assert.ok(scrollWidth <= innerWidth, `${what}: ${scrollWidth} px wide in a ${innerWidth} px window`);
+    };
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.goto(`${url}/`);
+    // With its pods' watch events in the row (their names are longer still).
+    const longRow = page.locator(`tr[data-key="default/${longName}"]`);
+    await longRow.locator('.events li').first().waitFor({ timeout: 30_000 });
+    assert.equal(await longRow.locator('a.podset').getAttribute('title'), `default/${longName}`);
+    await fitsWindow('the overview');
+
+    await page.goto(`${url}/podsets/default/${longName}`);
+    await page.locator('#pods tr[data-pod]').first().waitFor();
+    await fitsWindow("the long-named PodSet's page");
+
+    await page.setViewportSize({ width: 1440, height: 900 });
+    // Gone again (with its finished jobs), so that the queue's pages below show web's and api's.
+    await env.kubectl(['delete', 'ps', longName]);
+
     // An unknown PodSet and a bad name answer with a page that says so.
     const unknown = await page.goto(`${url}/podsets/default/nope`);
     assert.equal(unknown?.status(), 404);
@@ -280,7 +340,9 @@ test(
     await page.goto(`${url}/queues`);
     await page.waitForSelector('text=podset-reconcile', { timeout: 30_000 });
     await page.goto(`${url}/queues/queue/podset-reconcile?status=completed`);
-    await page.waitForSelector('text=default/web', { timeout: 30_000 });
+    // Its first page holds the newest jobs: api's, requeued every 0.5 s while its rollout waits, may
+    // have pushed web's off it.
+    await page.waitForSelector('text=/default\\/(web|api)/', { timeout: 30_000 });
     // bull-board's read-only badge is readable: light text on its dark background.
     const badge = page.locator('[class*=envBadge]');
     await badge.waitFor();
@@ -289,6 +351,9 @@ test(
     const ratio = contrast(badgeColours.color, badgeColours.background);
     assert.ok(ratio >= 4.5, `read-only badge contrast ${ratio.toFixed(2)}: ${JSON.stringify(badgeColours)}`);
     await screenshot(page, env.dir, 'dashboard-queue.png');
+    // bull-board ran under its CSP (its scripts drew the page above) without a single violation, and
+    // neither did our pages.
+    assert.deepEqual(violations, [], 'no CSP violation on the console');
     // The way back to the overview.
     await Promise.all([page.waitForURL(`${url}/`), page.click('#podset-overview-link')]);
     await page.locator('#podsets').waitFor();

@@ -25,11 +25,14 @@ test('no credentials: exit 2 with a message naming DASHBOARD_TOKEN and DASHBOARD
   assert.match(r.stderr, /DASHBOARD_USER and DASHBOARD_PASSWORD/);
 });
 
-test('half a basic-auth pair or a short token is refused too', async () => {
+test('half a basic-auth pair, a short token or a short password is refused too', async () => {
   const half = await run({ DASHBOARD_USER: 'ops' });
   assert.equal(half.code, 2, half.stderr);
   assert.match(half.stderr, /DASHBOARD_PASSWORD: is required when DASHBOARD_USER is set/);
   const short = await run({ DASHBOARD_TOKEN: 'abc' });
   assert.equal(short.code, 2, short.stderr);
   assert.match(short.stderr, /DASHBOARD_TOKEN: must be at least 16 characters/);
+  const weak = await run({ DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: 'hunter2' });
+  assert.equal(weak.code, 2, weak.stderr);
+  assert.match(weak.stderr, /DASHBOARD_PASSWORD: must be at least 12 characters/);
 });

@@ -177,7 +177,7 @@ test("Cluster: the watcher's checkpoint, event log and data-loss sentinel", asyn
   }
 });
 
-test('Cluster: the assembled worker (rv store, readiness PING) on the cluster', async () => {
+test('Cluster: the assembled worker (projection expectations, readiness PING) on the cluster', async () => {
   const f = fakeKube();
   f.addPodSet('default', 'web', 3);
   const kc = new KubeConfig();
@@ -203,7 +203,7 @@ test('Cluster: the assembled worker (rv store, readiness PING) on the cluster', 
       shutdownTimeoutMs: 5_000,
       httpPort: -1,
       instance: 'cluster-test',
-      listMode: 'notOlderThan',
+      stateSource: 'projection',
     },
     { planner, log, kube: f.kube, checkApi: async () => {} },
   );
@@ -212,9 +212,10 @@ test('Cluster: the assembled worker (rv store, readiness PING) on the cluster', 
   try {
     await queue.request('default/web', { source: 'live', rv: '100' });
     await waitFor('3 pods', async () => (f.pods.size === 3 ? true : undefined));
-    // The worker kept the RV of its own writes in Redis (LIST_MODE=notOlderThan), under the tag.
-    await waitFor('rv stored', async () =>
-      (await redis.get(`${PREFIX}:podset-rv:default/web`)) ? true : undefined,
+    // No watcher has made the projection ready, so the worker read the API; its creates are expected in
+    // the projection (a two-key script: both keys under the tag, one slot).
+    await waitFor('creates expected', async () =>
+      (await redis.hlen(`${PREFIX}:cluster-worker:proj:exp:default/web`)) === 3 ? true : undefined,
     );
     const r = await fetch(`http://127.0.0.1:${w.httpPort}/readyz`);
     assert.equal(r.status, 200, await r.clone().text());

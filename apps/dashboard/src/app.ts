@@ -1,6 +1,6 @@
 // podset-dashboard: config → dependencies → start. Refuses to start without credentials.
 // SIGTERM/SIGINT: stop serving, close connections, exit 0.
-import { openApp, type Shutdown } from '@podset/runtime';
+import { openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
 import { credentialsOf, dashboardEnv, eventLogKeys } from './config.ts';
 import { startDashboard } from './server.ts';
 
@@ -27,6 +27,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       eventLogScan: config.EVENT_LOG_SCAN,
       jobScan: config.JOB_SCAN,
       lease: { namespace: config.LEASE_NAMESPACE, name: config.LEASE_NAME },
+      namespaces: config.WATCH_NAMESPACES,
       httpPort: config.HTTP_PORT,
       kubeQps: config.KUBE_QPS,
       kubeBurst: config.KUBE_BURST,
@@ -34,5 +35,5 @@ export async function main(shutdown: Shutdown): Promise<void> {
     { log },
   );
 
-  shutdown.onStop(() => dashboard.close(), { log, timeoutMs: 10_000 });
+  shutdown.onStop(() => dashboard.close(), { log, timeoutMs: SHUTDOWN_LIMIT_MS });
 }

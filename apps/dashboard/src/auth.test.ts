@@ -91,7 +91,17 @@ test('credentials are required, and each problem names its variable', () => {
     short.problems.map((p) => p.variable),
     ['DASHBOARD_TOKEN'],
   );
-  const ok = credentialsOf({ DASHBOARD_TOKEN: TOKEN, DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: 'pw' });
+  const shortPassword = credentialsOf({
+    DASHBOARD_TOKEN: undefined,
+    DASHBOARD_USER: 'ops',
+    DASHBOARD_PASSWORD: 'hunter2',
+  });
+  assert.deepEqual(shortPassword.problems, [
+    { variable: 'DASHBOARD_PASSWORD', message: 'must be at least 12 characters long' },
+  ]);
+  assert.equal(shortPassword.credentials.basic, undefined);
+  const password = 'twelve-chars';
+  const ok = credentialsOf({ DASHBOARD_TOKEN: TOKEN, DASHBOARD_USER: 'ops', DASHBOARD_PASSWORD: password });
   assert.deepEqual(ok.problems, []);
-  assert.deepEqual(ok.credentials, { token: TOKEN, basic: { user: 'ops', password: 'pw' } });
+  assert.deepEqual(ok.credentials, { token: TOKEN, basic: { user: 'ops', password } });
 });

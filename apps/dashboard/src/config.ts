@@ -1,5 +1,5 @@
 // The dashboard's environment, declared once: validated at start with a message naming the variable.
-import { bool, int, optionalStr, str, type Config } from '@podset/config';
+import { bool, int, list, optionalStr, str, type Config } from '@podset/config';
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { logEnv } from '@podset/runtime';
 import { eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
@@ -20,7 +20,9 @@ export const dashboardEnv = {
       'Bearer token for the dashboard (Authorization: Bearer, or the login form); this or DASHBOARD_USER/DASHBOARD_PASSWORD is required',
   }),
   DASHBOARD_USER: optionalStr({ description: 'Basic-auth user name (with DASHBOARD_PASSWORD)' }),
-  DASHBOARD_PASSWORD: optionalStr({ description: 'Basic-auth password (with DASHBOARD_USER)' }),
+  DASHBOARD_PASSWORD: optionalStr({
+    description: 'Basic-auth password (with DASHBOARD_USER), at least 12 characters',
+  }),
   DASHBOARD_READ_ONLY: bool({
     description: 'false: allow queue actions (retry, promote, clean) in bull-board',
     default: true,
@@ -47,6 +49,12 @@ export const dashboardEnv = {
     default: 1000,
     min: 1,
     max: 100_000,
+  }),
+  WATCH_NAMESPACES: list({
+    description:
+      "Comma-separated namespaces whose PodSets are shown (the watcher's; a namespaced install has Roles only there); empty: all namespaces",
+    default: [],
+    item: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
   }),
   LEASE_NAMESPACE: str({
     description: "Namespace of the watcher's leader-election Lease (shown as the leading watcher)",
@@ -77,6 +85,9 @@ export function eventLogKeys(
   return [eventLogKeyOf(cfg)];
 }
 
+/** Basic auth is open to guessing (a browser's prompt, no lockout): a short password is refused. */
+export const MIN_PASSWORD_LENGTH = 12;
+
 export interface Credentials {
   token?: string;
   basic?: { user: string; password: string };
@@ -103,8 +114,15 @@ export function credentialsOf(
   } else if (user === undefined && password !== undefined) {
     problems.push({ variable: 'DASHBOARD_USER', message: 'is required when DASHBOARD_PASSWORD is set' });
   } else if (user !== undefined && password !== undefined) {
+    const before = problems.length;
     if (user.includes(':')) problems.push({ variable: 'DASHBOARD_USER', message: 'must not contain ":"' });
-    else credentials.basic = { user, password };
+    if (password.length < MIN_PASSWORD_LENGTH) {
+      problems.push({
+        variable: 'DASHBOARD_PASSWORD',
+        message: `must be at least ${MIN_PASSWORD_LENGTH} characters long`,
+      });
+    }
+    if (problems.length === before) credentials.basic = { user, password };
   }
   if (problems.length === 0 && credentials.token === undefined && credentials.basic === undefined) {
     problems.push({

@@ -24,6 +24,23 @@ const rows = [
   row('default', 'api', { ready: 1 }),
   row('shop', 'web-2', { rollout: 'rolling', updated: 1 }),
   row('shop', 'cart', { lastReconcile: { jobId: 'j', result: 'retry', at: 1, attempt: 2 } }),
+  // Parked after failing for good: its later requests complete (they only wait out the backoff), and
+  // the worker's ReplicaFailure condition is what still says it fails.
+  row('shop', 'bad', {
+    current: 0,
+    ready: 0,
+    conditions: [
+      { type: 'Progressing', status: 'True', reason: 'ScalingUp' },
+      {
+        type: 'ReplicaFailure',
+        status: 'True',
+        reason: 'FailedCreate',
+        message: '1 of 2 pod creates rejected',
+      },
+    ],
+    lastReconcile: { jobId: 'k', result: 'completed', at: 2, attempt: 1, requeueAfterMs: 300_000 },
+  }),
+  row('shop', 'healed', { conditions: [{ type: 'ReplicaFailure', status: 'False', reason: 'Fixed' }] }),
 ];
 
 function shown(params: Record<string, string>): string[] {
@@ -32,8 +49,20 @@ function shown(params: Record<string, string>): string[] {
   return rows.filter((r) => matches(r, parsed.filter)).map((r) => r.key);
 }
 
-test('stateOf: converged, progressing, rolling out', () => {
-  assert.deepEqual(rows.map(stateOf), ['converged', 'progressing', 'rolling-out', 'converged']);
+test('stateOf: converged, progressing, rolling out, failing (which wins over the others)', () => {
+  assert.deepEqual(rows.map(stateOf), [
+    'converged',
+    'progressing',
+    'rolling-out',
+    'failing',
+    'failing',
+    'converged',
+  ]);
+  const failingRollout = row('a', 'b', {
+    rollout: 'rolling',
+    conditions: [{ type: 'ReplicaFailure', status: 'True' }],
+  });
+  assert.equal(stateOf(failingRollout), 'failing');
   assert.equal(stateOf(row('a', 'b', { generation: 3, observedGeneration: 2 })), 'progressing');
 });
 
@@ -46,9 +75,11 @@ test('the filter: words over namespace/name and status, an exact namespace, a st
   assert.deepEqual(shown({ q: 'WEB  default' }), ['default/web'], 'every word, any case');
   assert.deepEqual(shown({ q: 'default/a' }), ['default/api']);
   assert.deepEqual(shown({ q: 'progressing' }), ['default/api']);
-  assert.deepEqual(shown({ namespace: 'shop' }), ['shop/web-2', 'shop/cart']);
+  assert.deepEqual(shown({ namespace: 'shop' }), ['shop/web-2', 'shop/cart', 'shop/bad', 'shop/healed']);
   assert.deepEqual(shown({ status: 'rolling-out' }), ['shop/web-2']);
-  assert.deepEqual(shown({ status: 'failing' }), ['shop/cart']);
+  assert.deepEqual(shown({ status: 'failing' }), ['shop/cart', 'shop/bad']);
+  assert.deepEqual(shown({ status: 'progressing' }), ['default/api'], 'a failing PodSet is not progressing');
+  assert.deepEqual(shown({ q: 'bad failing' }), ['shop/bad']);
   assert.deepEqual(shown({ status: 'converged', namespace: 'default' }), ['default/web']);
   assert.deepEqual(shown({ q: 'nothing-like-it' }), []);
 });

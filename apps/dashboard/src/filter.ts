@@ -17,14 +17,32 @@ export interface OverviewFilter {
 export const NO_FILTER: OverviewFilter = { q: '', namespace: '', status: '' };
 const MAX_QUERY = 200;
 
-/** Converged, progressing (not there yet) or rolling out (a new template replacing the pods). */
-export function stateOf(r: PodSetRow): 'converged' | 'progressing' | 'rolling-out' {
+export type PodSetState = 'converged' | 'progressing' | 'rolling-out' | 'failing';
+
+/**
+ * Failing first (whatever else holds, its reconciles don't succeed), then rolling out (a new template
+ * replacing the pods), converged, or progressing (not there yet).
+ */
+export function stateOf(r: PodSetRow): PodSetState {
+  if (isFailing(r)) return 'failing';
   if (r.rollout !== undefined) return 'rolling-out';
   return isConverged(r) ? 'converged' : 'progressing';
 }
 
-/** The last reconcile failed, or failed an attempt and waits for its retry. */
-export function isFailing(r: PodSetRow): boolean {
+/** The worker's ReplicaFailure condition while it is True. */
+export function replicaFailure(
+  r: Pick<PodSetRow, 'conditions'>,
+): PodSetRow['conditions'][number] | undefined {
+  return r.conditions.find((c) => c.type === 'ReplicaFailure' && c.status === 'True');
+}
+
+/**
+ * ReplicaFailure is True, or the last reconcile failed or waits for its retry. The condition is the
+ * lasting signal: the worker keeps it until a reconcile succeeds, while a parked key's requests end as
+ * completed jobs (they only wait out its backoff) and finished jobs are removed after a while.
+ */
+export function isFailing(r: Pick<PodSetRow, 'conditions' | 'lastReconcile'>): boolean {
+  if (replicaFailure(r) !== undefined) return true;
   return r.lastReconcile !== undefined && r.lastReconcile.result !== 'completed';
 }
 
@@ -47,10 +65,9 @@ export function parseFilter(
 export function matches(r: PodSetRow, f: OverviewFilter): boolean {
   if (f.namespace !== '' && r.namespace !== f.namespace) return false;
   const state = stateOf(r);
-  const failing = isFailing(r);
-  if (f.status === 'failing' ? !failing : f.status !== '' && state !== f.status) return false;
+  if (f.status !== '' && state !== f.status) return false;
   if (f.q === '') return true;
-  const text = `${r.namespace}/${r.name} ${state}${failing ? ' failing' : ''}`.toLowerCase();
+  const text = `${r.namespace}/${r.name} ${state}`.toLowerCase();
   return f.q
     .toLowerCase()
     .split(/\s+/)

@@ -1,7 +1,7 @@
 // Server-rendered pages: the layout they share, the PodSet overview, the login form and the error
 // page. Every dynamic value is escaped.
 import type { EventLogEntry } from '@podset/queue';
-import { isFailing, isFiltered, NO_FILTER, stateOf, STATUSES, type OverviewFilter } from './filter.ts';
+import { isFiltered, NO_FILTER, replicaFailure, stateOf, STATUSES, type OverviewFilter } from './filter.ts';
 import type { LeaderInfo } from './leader.ts';
 import type { Overview, PodSetRow } from './overview.ts';
 
@@ -43,7 +43,9 @@ td.num { text-align:right; font-variant-numeric: tabular-nums; }
 .muted { color:var(--muted); }
 .err { color:var(--bad); max-width:320px; overflow-wrap:anywhere; }
 .events { margin:0; padding:0; list-style:none; font-size:12px; color:var(--muted); }
-.events li { white-space:nowrap; }
+/* Names run to 63 characters (a pod's, a job id's longer still): break them rather than widen the page. */
+.wrap, a.podset, .events li, h1, p, .facts dd { overflow-wrap:anywhere; }
+.nowrap { white-space:nowrap; }
 code { font-size:12px; }
 .alert { background:#ffebe9; border:1px solid #ffcecb; color:var(--bad); padding:8px 12px; border-radius:6px; margin-bottom:16px; }
 h2 { font-size:15px; margin:24px 0 8px; }
@@ -126,14 +128,24 @@ export function podSetUrl(namespace: string, name: string): string {
   return `/podsets/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
 }
 
-/** Converged, progressing or rolling out (with its progress). */
+/** Failing (with why, on hover), converged, progressing or rolling out (with its progress). */
 export function stateHtml(r: PodSetRow): string {
   const state = stateOf(r);
-  if (state === 'converged') return '<span class="badge b-ok">converged</span>';
-  if (state === 'rolling-out') {
-    return `<span class="badge b-progress" data-role="rollout" title="${escapeHtml(r.rollout ?? '')}">rolling out</span> <progress data-role="rollout-progress" max="${r.desired}" value="${Math.min(r.updated, r.desired)}"></progress> <span class="muted" data-role="rollout-text">${r.updated}/${r.desired} updated · ${r.available} available</span>`;
+  if (state === 'converged') return '<span class="badge b-ok" data-state="converged">converged</span>';
+  const progress =
+    r.rollout === undefined
+      ? ''
+      : ` <progress data-role="rollout-progress" max="${r.desired}" value="${Math.min(r.updated, r.desired)}"></progress> <span class="muted" data-role="rollout-text">${r.updated}/${r.desired} updated · ${r.available} available</span>`;
+  if (state === 'failing') {
+    const c = replicaFailure(r);
+    const why =
+      c !== undefined ? `${c.reason ?? 'ReplicaFailure'}: ${c.message ?? ''}` : (r.lastError?.message ?? '');
+    return `<span class="badge b-bad" data-state="failing" title="${escapeHtml(why.slice(0, 500))}">failing</span>${progress}`;
   }
-  return '<span class="badge b-progress">progressing</span>';
+  if (state === 'rolling-out') {
+    return `<span class="badge b-progress" data-state="rolling-out" data-role="rollout" title="${escapeHtml(r.rollout ?? '')}">rolling out</span>${progress}`;
+  }
+  return '<span class="badge b-progress" data-state="progressing">progressing</span>';
 }
 
 export function lastReconcileHtml(r: PodSetRow, now: number): string {
@@ -168,9 +180,7 @@ function row(r: PodSetRow, ctx: PageContext, now: number): string {
           )
           .join('')}</ul>`;
   return `<tr data-key="${escapeHtml(r.key)}">
-<td><a class="podset" href="${escapeHtml(podSetUrl(r.namespace, r.name))}"><span class="muted">${escapeHtml(r.namespace)}/</span><b>${escapeHtml(r.name)}</b></a> ${stateHtml(r)}${
-    isFailing(r) ? ' <span class="badge b-bad">failing</span>' : ''
-  }</td>
+<td><a class="podset" href="${escapeHtml(podSetUrl(r.namespace, r.name))}" title="${escapeHtml(r.key)}"><span class="muted">${escapeHtml(r.namespace)}/</span><b>${escapeHtml(r.name)}</b></a> ${stateHtml(r)}</td>
 <td class="num" data-col="desired">${r.desired}</td><td class="num" data-col="current">${r.current}</td><td class="num" data-col="ready">${r.ready}</td><td class="num" data-col="updated">${r.updated}</td><td class="num" data-col="available">${r.available}</td>
 <td>${last}</td><td>${err}</td><td>${job}</td><td>${events}</td></tr>`;
 }
@@ -245,7 +255,7 @@ export function overviewPage(o: Overview, ctx: PageContext, view?: OverviewView)
       : `<table><thead><tr><th>When</th><th>Event</th><th>PodSet</th><th>resourceVersion</th></tr></thead><tbody>${o.recentEvents
           .map(
             (e) =>
-              `<tr><td title="${escapeHtml(e.t)}">${ago(timeOf(e), now)}</td><td>${escapeHtml(eventText(e))}</td><td>${escapeHtml(e.key)}</td><td><code>${escapeHtml(e.rv)}</code></td></tr>`,
+              `<tr><td class="nowrap" title="${escapeHtml(e.t)}">${ago(timeOf(e), now)}</td><td class="wrap">${escapeHtml(eventText(e))}</td><td class="wrap">${escapeHtml(e.key)}</td><td><code>${escapeHtml(e.rv)}</code></td></tr>`,
           )
           .join('')}</tbody></table>`;
   const orphans =
@@ -272,6 +282,15 @@ export function withOverviewLink(boardHtml: string): string {
     '<a href="/" id="podset-overview-link" style="position:fixed;left:12px;bottom:52px;z-index:1000;padding:6px 12px;border-radius:6px;background:#1d2330;color:#ffffff;font:600 13px/1.2 system-ui,sans-serif;text-decoration:none;box-shadow:0 1px 4px rgba(0,0,0,.3)">← PodSet overview</a>';
   const at = boardHtml.lastIndexOf('</body>');
   return at < 0 ? boardHtml + link : boardHtml.slice(0, at) + link + boardHtml.slice(at);
+}
+
+/**
+ * bull-board's page without its stylesheets from other sites (its web fonts from Google): the CSP allows
+ * only our own origin, and the dashboard should not make its users' browsers call out (it falls back to
+ * system fonts).
+ */
+export function withoutThirdPartyLinks(boardHtml: string): string {
+  return boardHtml.replace(/<link\b[^>]*\bhref="(?:https?:)?\/\/[^"]*"[^>]*>/gi, '');
 }
 
 /** A page for a request that can't be answered (400, 404): says what was wrong, links back. */

@@ -56,3 +56,20 @@ test('podset_converged: the API away gives no samples and reports the error', as
   assert.deepEqual(await converged(registry), {});
   assert.deepEqual(errors, ['connect ECONNREFUSED']);
 });
+
+test('podset_converged: 0 for a PodSet past its progress deadline, even with every pod Ready', async () => {
+  const stalled = podSet('stalled', { replicas: 3, ready: 3 });
+  stalled.status!.conditions = [
+    {
+      type: 'Progressing',
+      status: 'False',
+      reason: 'ProgressDeadlineExceeded',
+      message: 'Rollout of template 0123456789 has made no progress for 600s (progressDeadlineSeconds)',
+    },
+  ];
+  const { registry } = createMetrics(queue, 'q', () => undefined, {
+    list: async () => [stalled],
+    onError: () => undefined,
+  });
+  assert.deepEqual(await converged(registry), { 'ns/stalled': 0 });
+});

@@ -6,6 +6,8 @@ import { parseEventEntry, type EventLogEntry, type RedisClient } from '@podset/q
 import type { Kube, PodSetWire } from '@podset/kube';
 import { withTimeout } from '@podset/runtime';
 import { readLeader, type LeaderInfo } from './leader.ts';
+import { isOwnEvent } from './pods.ts';
+import { listPodSetsInScope } from './podset-scope.ts';
 
 export interface LastReconcile {
   jobId: string;
@@ -78,6 +80,8 @@ export interface OverviewSources {
   jobScan: number;
   /** The watcher's leader-election Lease. */
   lease?: { namespace: string; name: string };
+  /** The namespaces whose PodSets are shown; empty or absent: all. */
+  namespaces?: readonly string[];
   /** Per source; default 5 s. */
   timeoutMs?: number;
 }
@@ -204,7 +208,7 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
   const timeoutMs = src.timeoutMs ?? 5_000;
   const lease = src.lease;
   const [podSets, jobs, counts, events, leader] = await Promise.allSettled([
-    withTimeout(src.kube.podSets.listAll(undefined, { limit: 500 }), timeoutMs, 'kubernetes'),
+    withTimeout(listPodSetsInScope(src.kube, src.namespaces ?? [], { limit: 500 }), timeoutMs, 'kubernetes'),
     withTimeout(readJobs(src.queue, src.jobScan), timeoutMs, 'queue'),
     withTimeout(jobCounts(src.queue), timeoutMs, 'queue counts'),
     withTimeout(readEvents(src.redis, src.eventLogKeys, src.eventLogScan), timeoutMs, 'event log'),
@@ -223,7 +227,8 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
   const allEvents = events.status === 'fulfilled' ? events.value : [];
   const eventsByKey = new Map<string, EventLogEntry[]>();
   for (const e of allEvents) {
-    if (e.key === '') continue;
+    // A pod with the PodSet's label but a name its generateName could not make is not its own.
+    if (e.key === '' || !isOwnEvent(e, e.key.slice(e.key.indexOf('/') + 1), [])) continue;
     const list = eventsByKey.get(e.key) ?? [];
     if (list.length < src.eventsPerPodSet) list.push(e);
     eventsByKey.set(e.key, list);
@@ -307,8 +312,12 @@ export function podSetConverged(ps: PodSetWire): boolean {
   return isConverged(rowOf(ps, undefined, []));
 }
 
-/** The Progressing condition's message while it says RollingOut. */
+/**
+ * The Progressing condition's message while it says RollingOut, or ProgressDeadlineExceeded (work stalled
+ * where it is: never converged, even with every pod Ready, e.g. a rollout whose creates are refused).
+ */
 function rolloutOf(ps: PodSetWire): { rollout?: string } {
   const c = ps.status?.conditions?.find((x) => x.type === 'Progressing');
-  return c?.reason === 'RollingOut' ? { rollout: c.message ?? 'rolling out' } : {};
+  const underWay = c?.reason === 'RollingOut' || c?.reason === 'ProgressDeadlineExceeded';
+  return underWay ? { rollout: c.message ?? 'rolling out' } : {};
 }

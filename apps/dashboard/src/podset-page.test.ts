@@ -43,7 +43,22 @@ function detail(extra: Partial<PodSetDetail> = {}): PodSetDetail {
       events: [],
       uid: 'u-1',
       createdAt: 'not a date',
+      images: ['nginx:1.27', evil],
+      strategy: 'RollingUpdate (maxSurge 25%, maxUnavailable 25%)',
+      templateHash: 'abc123def0',
     },
+    pods: [
+      {
+        name: 'web-old11',
+        phase: 'Running',
+        ready: true,
+        createdAt: '2026-01-01T00:05:00Z',
+        node: 'node-1',
+        templateHash: '0000000000',
+      },
+      { name: `web-${evil}`, phase: 'Pending', ready: false, templateHash: 'abc123def0' },
+    ],
+    podCount: 3,
     notFound: false,
     jobs: [
       {
@@ -114,6 +129,17 @@ test('the PodSet page shows conditions, warnings, reconciles and watch events, a
   );
   assert.match(html, /data-role="replicas">3 desired · 3 current · 2 ready · 3 up-to-date · 2 available/);
   assert.match(html, /href="\/" data-role="back"/);
+  assert.match(html, /data-role="images"><code>nginx:1\.27<\/code>, <code>&lt;script&gt;/);
+  assert.match(html, /data-role="strategy">RollingUpdate \(maxSurge 25%, maxUnavailable 25%\).*abc123def0/);
+  assert.match(html, /<h2>Pods \(2 of 3\)<\/h2>/);
+  assert.match(
+    html,
+    /<tr data-pod="web-old11">.*Running.*ready.*5m 0s ago.*node-1.*0000000000<\/code> <span class="muted">\(old\)/s,
+  );
+  assert.match(
+    html,
+    /data-pod="web-&lt;script&gt;.*Pending.*not ready.*not scheduled.*abc123def0<\/code><\/td>/s,
+  );
   assert.doesNotMatch(html, /not-found/);
 });
 

@@ -14,7 +14,7 @@ import {
   timeOf,
   type PageContext,
 } from './html.ts';
-import { isFailing } from './filter.ts';
+import type { PodView } from './pods.ts';
 import type { JobView, PodSetDetail } from './podset.ts';
 
 function when(ms: number | undefined, now: number): string {
@@ -54,9 +54,24 @@ function jobRow(j: JobView, ctx: PageContext, now: number): string {
 <td class="num">${j.durationMs !== undefined ? duration(j.durationMs) : ''}</td>
 <td class="num">${j.attempts}</td>
 <td>${escapeHtml(j.source ?? '')}</td>
-<td>${escapeHtml(j.reasons.join(', '))}</td>
+<td class="wrap">${escapeHtml(j.reasons.join(', '))}</td>
 <td>${outcome || '<span class="muted">—</span>'}</td>
-<td><a href="${escapeHtml(jobUrl(ctx, j.id))}"><code>${escapeHtml(j.id)}</code></a></td></tr>`;
+<td class="wrap"><a href="${escapeHtml(jobUrl(ctx, j.id))}"><code>${escapeHtml(j.id)}</code></a></td></tr>`;
+}
+
+function podRow(p: PodView, currentHash: string, now: number): string {
+  const phase =
+    p.phase === 'Running' ? 'b-ok' : p.phase === 'Failed' || p.phase === 'Unknown' ? 'b-bad' : 'b-neutral';
+  const hash =
+    p.templateHash === undefined
+      ? '<span class="muted">—</span>'
+      : `<code>${escapeHtml(p.templateHash)}</code>${p.templateHash === currentHash ? '' : ' <span class="muted">(old)</span>'}`;
+  return `<tr data-pod="${escapeHtml(p.name)}"><td class="wrap"><code>${escapeHtml(p.name)}</code></td>
+<td><span class="badge ${phase}">${escapeHtml(p.phase)}</span></td>
+<td>${p.ready ? '<span class="badge b-ok">ready</span>' : '<span class="muted">not ready</span>'}</td>
+<td>${isoWhen(p.createdAt, now)}</td>
+<td>${p.node !== undefined ? escapeHtml(p.node) : '<span class="muted">not scheduled</span>'}</td>
+<td>${hash}</td></tr>`;
 }
 
 export function podSetPage(d: PodSetDetail, ctx: PageContext): string {
@@ -74,7 +89,7 @@ export function podSetPage(d: PodSetDetail, ctx: PageContext): string {
     ps === undefined
       ? ''
       : `<dl class="facts" id="summary">
-<dt>State</dt><dd>${stateHtml(ps)}${isFailing(ps) ? ' <span class="badge b-bad">failing</span>' : ''}</dd>
+<dt>State</dt><dd>${stateHtml(ps)}</dd>
 <dt>Replicas</dt><dd data-role="replicas">${ps.desired} desired · ${ps.current} current · ${ps.ready} ready · ${ps.updated} up-to-date · ${ps.available} available</dd>
 <dt>Generation</dt><dd>${ps.generation ?? '—'} <span class="muted">(observed ${ps.observedGeneration ?? '—'})</span></dd>
 <dt>Last reconcile</dt><dd>${lastReconcileHtml(ps, now)}</dd>
@@ -83,6 +98,8 @@ export function podSetPage(d: PodSetDetail, ctx: PageContext): string {
             ? '<span class="muted">—</span>'
             : `<div class="err">${escapeHtml(ps.lastError.message.slice(0, 500))}</div>${when(ps.lastError.at, now)}`
         }</dd>
+<dt>Image${ps.images.length === 1 ? '' : 's'}</dt><dd data-role="images">${ps.images.map((i) => `<code>${escapeHtml(i)}</code>`).join(', ') || '<span class="muted">—</span>'}</dd>
+<dt>Strategy</dt><dd data-role="strategy">${escapeHtml(ps.strategy)} <span class="muted">· template hash <code>${escapeHtml(ps.templateHash)}</code></span></dd>
 <dt>Created</dt><dd>${isoWhen(ps.createdAt, now)}${ps.uid !== undefined ? ` <span class="muted">uid <code>${escapeHtml(ps.uid)}</code></span>` : ''}</dd>
 </dl>`;
   const conditions =
@@ -97,6 +114,16 @@ export function podSetPage(d: PodSetDetail, ctx: PageContext): string {
             (c) =>
               `<tr data-condition="${escapeHtml(c.type)}"><td><b>${escapeHtml(c.type)}</b></td><td>${conditionBadge(c.type, c.status)}</td><td>${escapeHtml(c.reason ?? '')}</td><td class="msg">${escapeHtml(c.message ?? '')}</td><td>${isoWhen(c.lastTransitionTime, now)}</td></tr>`,
           ),
+        );
+  const pods =
+    ps === undefined
+      ? ''
+      : section(
+          d.podCount > d.pods.length ? `Pods (${d.pods.length} of ${d.podCount})` : `Pods (${d.podCount})`,
+          'pods',
+          'No pods (its own: those whose controller is this PodSet).',
+          ['Name', 'Phase', 'Ready', 'Age', 'Node', 'Template hash'],
+          d.pods.map((p) => podRow(p, ps.templateHash, now)),
         );
   const warnings = section(
     'Warning Events',
@@ -122,13 +149,13 @@ export function podSetPage(d: PodSetDetail, ctx: PageContext): string {
     ['When', 'Event', 'resourceVersion'],
     d.events.map(
       (e) =>
-        `<tr><td title="${escapeHtml(e.t)}">${ago(timeOf(e), now)}</td><td>${escapeHtml(eventText(e))}</td><td><code>${escapeHtml(e.rv)}</code></td></tr>`,
+        `<tr><td title="${escapeHtml(e.t)}">${ago(timeOf(e), now)}</td><td class="wrap">${escapeHtml(eventText(e))}</td><td><code>${escapeHtml(e.rv)}</code></td></tr>`,
     ),
   );
   const body = `${headerHtml(ctx)}<main>${alerts}
 <p><a href="/" data-role="back">← All PodSets</a></p>
 <h1 class="title">PodSet <span class="muted">${escapeHtml(d.namespace)}/</span>${escapeHtml(d.name)}</h1>
-${missing}${summary}${conditions}${warnings}${jobs}${events}
+${missing}${summary}${conditions}${pods}${warnings}${jobs}${events}
 <p class="muted">Generated ${new Date(now).toISOString()} · refreshes every 10 s</p></main>`;
   return page(`${d.key} · PodSet · podset-operator`, body, { refreshSeconds: 10 });
 }

@@ -6,6 +6,7 @@ import { isNotFound, type Kube, type PodSetWire } from '@podset/kube';
 import { keyProblem, type EventLogEntry, type RedisClient } from '@podset/queue';
 import { withTimeout } from '@podset/runtime';
 import { readWarnings, type WarningEvent } from './kube-events.ts';
+import { isOwnEvent, readPods, templateSummary, type PodView, type TemplateSummary } from './pods.ts';
 import { readEvents, readJobs, rowOf, summarizeJobs, type PodSetRow } from './overview.ts';
 
 export interface JobView {
@@ -32,11 +33,16 @@ export interface PodSetDetail {
   name: string;
   key: string;
   /** The PodSet as the overview shows it; absent when the API does not have it or could not be read. */
-  podSet?: PodSetRow & { uid?: string; createdAt?: string };
+  podSet?: PodSetRow & TemplateSummary & { uid?: string; createdAt?: string };
   /** The API answered 404: no such PodSet (its history may still be shown). */
   notFound: boolean;
   /** Pending jobs first, then finished ones, newest first. */
   jobs: JobView[];
+  /** Its own pods (controller ownerReference with its uid), oldest first, at most POD_ROWS. */
+  pods: PodView[];
+  /** How many it has (pods may show fewer). */
+  podCount: number;
+  /** Watch events of the PodSet and of its own pods. */
   events: EventLogEntry[];
   warnings: WarningEvent[];
   errors: string[];
@@ -120,6 +126,9 @@ async function readPodSet(kube: Kube, namespace: string, name: string): Promise<
   }
 }
 
+/** Pods listed on the page at most (the count shows them all). */
+export const POD_ROWS = 200;
+
 /** Call with a validated namespace and name (nameProblem). */
 export async function buildPodSetDetail(
   src: DetailSources,
@@ -129,19 +138,20 @@ export async function buildPodSetDetail(
   const timeoutMs = src.timeoutMs ?? 5_000;
   const limit = src.limit ?? 50;
   const key = `${namespace}/${name}`;
+  const settled = <T>(p: Promise<T>) =>
+    p.then(
+      (value) => ({ ok: true as const, value }),
+      (err: unknown) => ({ ok: false as const, err }),
+    );
   const podSetAndWarnings = async () => {
     const ps = await readPodSet(src.kube, namespace, name);
     // With the uid, warnings of an earlier PodSet of the same name are left out.
     const uid = ps?.metadata?.uid;
-    const warnings = await readWarnings(
-      src.kube,
-      { namespace, name, ...(uid !== undefined ? { uid } : {}) },
-      { limit },
-    ).then(
-      (w) => ({ ok: true as const, w }),
-      (err: unknown) => ({ ok: false as const, err }),
-    );
-    return { ps, warnings };
+    const [warnings, pods] = await Promise.all([
+      settled(readWarnings(src.kube, { namespace, name, ...(uid !== undefined ? { uid } : {}) }, { limit })),
+      settled(ps === undefined ? Promise.resolve(undefined) : readPods(src.kube, ps)),
+    ]);
+    return { ps, warnings, pods };
   };
   const [api, jobs, events] = await Promise.allSettled([
     withTimeout(podSetAndWarnings(), timeoutMs, 'kubernetes'),
@@ -150,13 +160,19 @@ export async function buildPodSetDetail(
   ]);
   const errors: string[] = [];
   if (api.status === 'rejected') errors.push(`kubernetes: ${message(api.reason)}`);
-  else if (!api.value.warnings.ok) errors.push(`kubernetes events: ${message(api.value.warnings.err)}`);
+  else {
+    if (!api.value.warnings.ok) errors.push(`kubernetes events: ${message(api.value.warnings.err)}`);
+    if (!api.value.pods.ok) errors.push(`kubernetes pods: ${message(api.value.pods.err)}`);
+  }
   if (jobs.status === 'rejected') errors.push(`queue: ${message(jobs.reason)}`);
   if (events.status === 'rejected') errors.push(`event log: ${message(events.reason)}`);
 
   const mine = (jobs.status === 'fulfilled' ? jobs.value : []).filter((j) => j.job.name === key);
-  const ownEvents = (events.status === 'fulfilled' ? events.value : []).filter((e) => e.key === key);
   const ps = api.status === 'fulfilled' ? api.value.ps : undefined;
+  const pods = api.status === 'fulfilled' && api.value.pods.ok ? api.value.pods.value : undefined;
+  const ownEvents = (events.status === 'fulfilled' ? events.value : []).filter(
+    (e) => e.key === key && isOwnEvent(e, name, pods?.others ?? []),
+  );
   const podSet =
     ps === undefined
       ? undefined
@@ -164,6 +180,7 @@ export async function buildPodSetDetail(
           ...rowOf(ps, summarizeJobs(mine).get(key), ownEvents.slice(0, limit)),
           ...(ps.metadata?.uid !== undefined ? { uid: ps.metadata.uid } : {}),
           ...createdAt(ps.metadata?.creationTimestamp),
+          ...templateSummary(ps),
         };
   return {
     generatedAt: Date.now(),
@@ -176,8 +193,10 @@ export async function buildPodSetDetail(
       .map(({ job, state }) => jobView(job, state))
       .sort(jobOrder)
       .slice(0, limit),
+    pods: pods?.pods.slice(0, POD_ROWS) ?? [],
+    podCount: pods?.pods.length ?? 0,
     events: ownEvents.slice(0, limit),
-    warnings: api.status === 'fulfilled' && api.value.warnings.ok ? api.value.warnings.w : [],
+    warnings: api.status === 'fulfilled' && api.value.warnings.ok ? api.value.warnings.value : [],
     errors,
   };
 }

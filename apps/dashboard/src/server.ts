@@ -13,16 +13,25 @@ import { createKube, type Kube } from '@podset/kube';
 import { Queue } from 'bullmq';
 import { Hono, type Context } from 'hono';
 import { urlConnector, type RedisConnector } from '@podset/queue';
-import { createLogger, withTimeout } from '@podset/runtime';
+import { API_PROBE_TIMEOUT_MS, createLogger, REDIS_PROBE_TIMEOUT_MS, withTimeout } from '@podset/runtime';
 import type { Logger } from 'pino';
 import { authenticate, challenges, COOKIE_NAME, login, safeNext } from './auth.ts';
 import type { Credentials } from './config.ts';
 import { matches, parseFilter } from './filter.ts';
-import { loginPage, messagePage, overviewPage, withOverviewLink, type PageContext } from './html.ts';
+import {
+  loginPage,
+  messagePage,
+  overviewPage,
+  withOverviewLink,
+  withoutThirdPartyLinks,
+  type PageContext,
+} from './html.ts';
 import { createMetrics } from './metrics.ts';
 import { buildOverview } from './overview.ts';
+import { securityHeaders } from './security-headers.ts';
 import { podSetPage } from './podset-page.ts';
 import { buildPodSetDetail, nameProblem } from './podset.ts';
+import { listPodSetsInScope, probePodSets } from './podset-scope.ts';
 
 export const BOARD_PATH = '/queues';
 
@@ -47,6 +56,8 @@ export interface DashboardSettings {
   jobScan: number;
   /** The watcher's leader-election Lease, shown as the leading watcher. */
   lease?: { namespace: string; name: string };
+  /** The namespaces whose PodSets are read (WATCH_NAMESPACES); empty: all. */
+  namespaces?: readonly string[];
   /** Unauthenticated /metrics, /healthz, /readyz on their own port; 0: none, -1: a free port. */
   httpPort: number;
   kubeQps: number;
@@ -72,6 +83,7 @@ export async function startDashboard(
   deps: { log?: Logger; kube?: Kube } = {},
 ): Promise<RunningDashboard> {
   const log = deps.log ?? createLogger({ name: 'podset-dashboard' });
+  const namespaces = settings.namespaces ?? [];
   const creds = settings.credentials;
   if (creds.token === undefined && creds.basic === undefined) {
     throw new Error('dashboard: no credentials (DASHBOARD_TOKEN or DASHBOARD_USER/DASHBOARD_PASSWORD)');
@@ -101,7 +113,7 @@ export async function startDashboard(
   // Scrape-time reads: the queue from Redis, the PodSets from the API (kube is built below, with the
   // metrics' request counter; the reader runs only at scrape time).
   const metrics = createMetrics(queue, settings.queueName, redisError, {
-    list: async () => (await kube.podSets.listAll(undefined, { limit: 500 })).items,
+    list: async () => (await listPodSetsInScope(kube, namespaces, { limit: 500 })).items,
     onError: (err) => log.warn({ err: err.message }, 'podset_converged: cannot list PodSets'),
   });
   const kube =
@@ -116,8 +128,8 @@ export async function startDashboard(
 
   async function readiness(): Promise<Readiness> {
     const [r, k] = await Promise.allSettled([
-      withTimeout(redis.ping(), 2_000, 'redis'),
-      kube.podSets.list(undefined, { limit: 1, signal: AbortSignal.timeout(3_000) }),
+      withTimeout(redis.ping(), REDIS_PROBE_TIMEOUT_MS, 'redis'),
+      probePodSets(kube, namespaces, AbortSignal.timeout(API_PROBE_TIMEOUT_MS)),
     ]);
     const checks: Record<string, string> = {
       redis: r.status === 'fulfilled' ? 'ok' : String((r.reason as Error)?.message ?? r.reason),
@@ -195,6 +207,14 @@ export async function startDashboard(
     return c.text('401 Unauthorized: send Authorization: Bearer <DASHBOARD_TOKEN> or basic auth\n', 401);
   };
 
+  // Every response, the login page and errors included: no framing, no referrer beyond our origin, and
+  // a CSP (ours: no script at all; bull-board's: its own scripts, inline styles).
+  app.use('*', async (c, next) => {
+    await next();
+    const board = c.req.path === BOARD_PATH || c.req.path.startsWith(`${BOARD_PATH}/`);
+    for (const [name, value] of Object.entries(securityHeaders(board))) c.res.headers.set(name, value);
+  });
+
   // The login form is the one route that takes credentials in its body; wrong ones answer 401.
   app.post('/login', async (c) => {
     const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
@@ -230,8 +250,9 @@ export async function startDashboard(
     );
     if (method === undefined) return unauthorized(c);
     const safeMethod = c.req.method === 'GET' || c.req.method === 'HEAD';
-    if (!safeMethod && method === 'cookie') {
-      // A cookie rides along on cross-site requests: writes must come from our own pages.
+    if (!safeMethod && (method === 'cookie' || method === 'basic')) {
+      // A cookie, and Basic credentials a browser has cached, ride along on cross-site requests: writes
+      // must come from our own pages. (A bearer token is never sent by the browser on its own.)
       const origin = c.req.header('origin');
       const host = c.req.header('host');
       const site = c.req.header('sec-fetch-site');
@@ -249,8 +270,6 @@ export async function startDashboard(
     }
     c.set('authMethod' as never, method as never);
     c.header('Cache-Control', 'no-store');
-    c.header('X-Frame-Options', 'DENY');
-    c.header('X-Content-Type-Options', 'nosniff');
     await next();
   });
 
@@ -275,6 +294,7 @@ export async function startDashboard(
       eventLogScan: settings.eventLogScan,
       jobScan: settings.jobScan,
       ...(settings.lease !== undefined ? { lease: settings.lease } : {}),
+      namespaces,
     });
   const ctxOf = (c: Context) => pageCtx(c.get('authMethod' as never) === 'cookie');
   app.get('/', async (c) => {
@@ -326,13 +346,14 @@ export async function startDashboard(
     const d = await detail(namespace, name);
     return c.json(d, d.notFound ? 404 : 200);
   });
-  // bull-board's pages get a visible way back to the overview.
+  // bull-board's pages get a visible way back to the overview (and lose their third-party fonts).
   const backLink = async (c: Context, next: () => Promise<void>) => {
     await next();
     if (c.req.method !== 'GET' || !(c.res.headers.get('content-type') ?? '').includes('text/html')) return;
     const headers = new Headers(c.res.headers);
     headers.delete('content-length');
-    c.res = new Response(withOverviewLink(await c.res.text()), { status: c.res.status, headers });
+    const html = withOverviewLink(withoutThirdPartyLinks(await c.res.text()));
+    c.res = new Response(html, { status: c.res.status, headers });
   };
   app.use(`${BOARD_PATH}/*`, backLink); // matches BOARD_PATH itself too
   app.route(BOARD_PATH, boardAdapter.registerPlugin());

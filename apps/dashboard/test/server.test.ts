@@ -11,11 +11,14 @@ import {
   type Kube,
   type Lease,
   type ListOptions,
+  type Pod,
   type PodSetWire,
 } from '@podset/kube';
 import { EventLog, ReconcileQueue, startReconcileWorker, urlConnector } from '@podset/queue';
 import { startRedis, type RedisServer } from '@podset/testkit';
 import { pino } from 'pino';
+import type { Credentials } from '../src/config.ts';
+import { BOARD_CSP, PAGE_CSP } from '../src/security-headers.ts';
 import { startDashboard, type RunningDashboard } from '../src/server.ts';
 
 const TOKEN = 'test-token-0123456789abcdef';
@@ -40,7 +43,11 @@ const podSet: PodSetWire = {
     ],
   },
 };
-const other: PodSetWire = { ...podSet, metadata: { name: 'api', namespace: 'shop', generation: 1 } };
+const other: PodSetWire = {
+  ...podSet,
+  metadata: { name: 'api', namespace: 'shop', generation: 1 },
+  status: { replicas: 2, readyReplicas: 1, observedGeneration: 1 },
+};
 const warning: CoreEvent = {
   apiVersion: 'v1',
   kind: 'Event',
@@ -52,6 +59,29 @@ const warning: CoreEvent = {
   count: 2,
   lastTimestamp: new Date().toISOString(),
 };
+/** web's own pod, and one that carries its label without being its own (released to debug it). */
+const webPods: Pod[] = [
+  {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'web-abc12',
+      namespace: 'default',
+      labels: { 'podset.io/name': 'web', 'podset.io/template-hash': 'h1' },
+      ownerReferences: [
+        { apiVersion: 'podset.io/v1', kind: 'PodSet', name: 'web', uid: 'uid-web', controller: true },
+      ],
+    },
+    spec: { nodeName: 'node-7' },
+    status: { phase: 'Pending' },
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'web-debug', namespace: 'default', labels: { 'podset.io/name': 'web' } },
+    status: { phase: 'Running' },
+  },
+];
 const eventQueries: { namespace: string | undefined; fieldSelector: string | undefined }[] = [];
 const notFound = (path: string) =>
   new KubeApiError({ code: 404, reason: 'NotFound', message: 'not found', verb: 'get', path });
@@ -64,6 +94,13 @@ const fakeKube = {
       ns === 'default' && name === 'web'
         ? Promise.resolve(podSet)
         : Promise.reject(notFound(`${ns}/${name}`)),
+  },
+  pods: {
+    listAll: (namespace: string | undefined, opts: ListOptions) =>
+      Promise.resolve({
+        items: namespace === 'default' && opts.labelSelector === 'podset.io/name=web' ? webPods : [],
+        metadata: {},
+      }),
   },
   events: {
     list: (namespace: string | undefined, opts: ListOptions) => {
@@ -93,7 +130,10 @@ let redis: RedisServer;
 let failedJobId: string;
 const dashboards: RunningDashboard[] = [];
 
-async function dashboard(readOnly: boolean): Promise<RunningDashboard> {
+async function dashboard(
+  readOnly: boolean,
+  credentials: Credentials = { token: TOKEN },
+): Promise<RunningDashboard> {
   const d = await startDashboard(
     {
       kubeConfig: {} as KubeConfig,
@@ -103,7 +143,7 @@ async function dashboard(readOnly: boolean): Promise<RunningDashboard> {
       eventLogKeys: ['podset:podset-reconcile:watcher:events'],
       port: 0,
       host: '127.0.0.1',
-      credentials: { token: TOKEN },
+      credentials,
       readOnly,
       secureCookie: false,
       eventsPerPodSet: 5,
@@ -154,6 +194,25 @@ before(async () => {
       rv: '17',
       phase: 'Pending',
     });
+    // Filed under web's key by their label, but not web's own pods: one its generateName could not
+    // have named, one the pod list shows it does not control.
+    await log.append({
+      t: new Date().toISOString(),
+      type: 'ADDED',
+      kind: 'Pod',
+      key: 'default/web',
+      name: 'hand-made',
+      rv: '16',
+    });
+    await log.append({
+      t: new Date().toISOString(),
+      type: 'MODIFIED',
+      kind: 'Pod',
+      key: 'default/web',
+      name: 'web-debug',
+      rv: '19',
+      phase: 'Running',
+    });
     await log.append({
       t: new Date().toISOString(),
       type: 'ADDED',
@@ -194,6 +253,7 @@ test('overview: desired/current/ready from the API, last reconcile and last erro
       lastReconcile?: { result: string; jobId: string; durationMs?: number };
       lastError?: { message: string };
       job?: { id: string; state: string };
+      events: { name: string }[];
     }[];
     counts: Record<string, number>;
     errors: string[];
@@ -201,6 +261,14 @@ test('overview: desired/current/ready from the API, last reconcile and last erro
   assert.deepEqual(o.errors, []);
   const row = o.podSets[0]!;
   assert.equal(row.key, 'default/web');
+  assert.ok(
+    !row.events.some((e) => e.name === 'hand-made'),
+    `a pod its generateName could not have named is not its own: ${JSON.stringify(row.events)}`,
+  );
+  assert.ok(
+    row.events.some((e) => e.name === 'web-abc12'),
+    'its own pod is',
+  );
   assert.deepEqual([row.desired, row.current, row.ready], [3, 2, 1]);
   assert.equal(row.lastReconcile?.result, 'failed');
   assert.equal(row.lastReconcile?.jobId, failedJobId);
@@ -241,6 +309,8 @@ test('the PodSet page: conditions, its Warning Event, its failed reconcile and i
   assert.ok(page.includes(`data-job="${failedJobId}"`), 'the failed job is listed');
   assert.match(page, /<section id="events">.*ADDED · Pod web-abc12 · Pending/s);
   assert.doesNotMatch(page, /api-zz/, "another PodSet's watch events are not shown");
+  assert.doesNotMatch(page, /web-debug|hand-made/, 'nor those of pods that only carry its label');
+  assert.match(page, /<section id="pods"><h2>Pods \(1\)<\/h2>.*data-pod="web-abc12".*Pending.*node-7.*h1/s);
   // Only this PodSet's Warning Events are asked for.
   assert.deepEqual(eventQueries.at(-1), {
     namespace: 'default',
@@ -253,6 +323,7 @@ test('the PodSet page: conditions, its Warning Event, its failed reconcile and i
     jobs: { id: string; state: string; attempts: number; failedReason?: string; source?: string }[];
     warnings: { reason: string; count: number }[];
     events: { name: string }[];
+    pods: { name: string; phase: string; node?: string }[];
     errors: string[];
   };
   assert.deepEqual(detail.errors, []);
@@ -270,6 +341,9 @@ test('the PodSet page: conditions, its Warning Event, its failed reconcile and i
     detail.events.map((e) => e.name),
     ['web-abc12'],
   );
+  assert.deepEqual(detail.pods, [
+    { name: 'web-abc12', phase: 'Pending', ready: false, node: 'node-7', templateHash: 'h1' },
+  ]);
 });
 
 test('bad input: a bad name is a 400, an unknown PodSet or route a 404 page, no credentials a 401', async () => {
@@ -342,6 +416,68 @@ test("bull-board's pages link back to the overview; its API is left as it is", a
   const api = await fetch(`${d.url}/queues/api/queues`, { headers: bearer });
   assert.match(api.headers.get('content-type') ?? '', /json/);
   assert.ok(Array.isArray(((await api.json()) as { queues: unknown[] }).queues));
+});
+
+test('every response, the login page and errors included: CSP, no framing, no cross-site referrer', async () => {
+  const d = await dashboard(true);
+  const checks: [string, Record<string, string>, number, string][] = [
+    ['/', { accept: 'text/html' }, 401, PAGE_CSP],
+    ['/', html, 200, PAGE_CSP],
+    ['/podsets/default/web', html, 200, PAGE_CSP],
+    ['/nope', html, 404, PAGE_CSP],
+    ['/api/overview', bearer, 200, PAGE_CSP],
+    ['/metrics', bearer, 200, PAGE_CSP],
+    ['/queues', html, 200, BOARD_CSP],
+    ['/queues', {}, 401, BOARD_CSP],
+    ['/queues/api/queues', bearer, 200, BOARD_CSP],
+  ];
+  for (const [path, headers, status, csp] of checks) {
+    const res = await fetch(d.url + path, { headers, redirect: 'manual' });
+    await res.arrayBuffer();
+    assert.equal(res.status, status, path);
+    assert.equal(res.headers.get('content-security-policy'), csp, `${path}: CSP`);
+    assert.equal(res.headers.get('x-frame-options'), 'DENY', `${path}: X-Frame-Options`);
+    assert.equal(res.headers.get('referrer-policy'), 'same-origin', `${path}: Referrer-Policy`);
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff', `${path}: nosniff`);
+  }
+  const failedLogin = await fetch(`${d.url}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: 'wrong' }),
+  });
+  assert.equal(failedLogin.status, 401);
+  assert.match(failedLogin.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+  assert.match(PAGE_CSP, /default-src 'none'/, 'our pages run no script');
+  // bull-board's page keeps its own scripts and drops the web fonts from another site.
+  const board = await (await fetch(`${d.url}/queues`, { headers: html })).text();
+  assert.match(board, /<script defer src="static\/js\//);
+  assert.doesNotMatch(board, /fonts\.googleapis\.com/);
+});
+
+test('writes with Basic auth need the same origin too (a browser sends cached Basic credentials cross-site)', async () => {
+  const d = await dashboard(false, { basic: { user: 'ops', password: 'a long enough password' } });
+  const authorization = `Basic ${Buffer.from('ops:a long enough password').toString('base64')}`;
+  const retryUrl = `${d.url}/queues/api/queues/podset-reconcile/${encodeURIComponent(failedJobId)}/retry`;
+  const crossSite = await fetch(retryUrl, {
+    method: 'PUT',
+    headers: { authorization, origin: 'https://evil.example' },
+  });
+  assert.equal(crossSite.status, 403);
+  assert.match(await crossSite.text(), /cross-site/);
+  const fetchSite = await fetch(retryUrl, {
+    method: 'PUT',
+    headers: { authorization, 'sec-fetch-site': 'cross-site' },
+  });
+  assert.equal(fetchSite.status, 403);
+  assert.equal(await jobState(), 'failed');
+  // A bearer token is never attached by a browser on its own: no Origin needed.
+  const t = await dashboard(false);
+  const noOrigin = await fetch(`${t.url}/queues/api/queues/podset-reconcile/pause`, {
+    method: 'PUT',
+    headers: { ...bearer, origin: 'https://evil.example' },
+  });
+  assert.notEqual(noOrigin.status, 403, 'a bearer request is not a cross-site one');
+  await fetch(`${t.url}/queues/api/queues/podset-reconcile/resume`, { method: 'PUT', headers: bearer });
 });
 
 // Last: it retries the failed job the other tests read.

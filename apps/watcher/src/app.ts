@@ -2,8 +2,18 @@
 // watch and enqueue. SIGTERM/SIGINT: stop watching, write the checkpoint, release the lease, exit 0.
 import os from 'node:os';
 import { createKube } from '@podset/kube';
-import { Projection, ReconcileQueue } from '@podset/queue';
-import { openApp, readRedisMemory, redisMemoryGauges, type Shutdown } from '@podset/runtime';
+import { ReconcileQueue } from '@podset/queue';
+import { Projection } from '@podset/state';
+import {
+  API_PROBE_TIMEOUT_MS,
+  openApp,
+  readRedisMemory,
+  redisMemoryGauges,
+  REDIS_PROBE_TIMEOUT_MS,
+  SHUTDOWN_LIMIT_MS,
+  withTimeout,
+  type Shutdown,
+} from '@podset/runtime';
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
 import { redisKeys, watcherEnv } from './config.ts';
 import { EventLog } from './event-log.ts';
@@ -11,7 +21,9 @@ import { startHealthServer, type HealthServer } from './http.ts';
 import { leaseApiOf, watchApiOf } from './kube-api.ts';
 import { LeaderElector } from './leader.ts';
 import { createWatcherMetrics } from './metrics.ts';
-import { Watcher } from './watcher.ts';
+import { PodSetChangeFilter } from './change-filter.ts';
+import { Projector } from './projector.ts';
+import { Watcher, type WatcherOptions } from './watcher.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
   const {
@@ -60,10 +72,17 @@ export async function main(shutdown: Shutdown): Promise<void> {
   });
   const eventLog = new EventLog({ redis, key: keys.eventLog, maxLen: cfg.EVENT_LOG_MAXLEN });
   const api = watchApiOf(kube);
-  const projection =
+  // The one place the state source is chosen: each term folds every event into the projection, or (the
+  // API fallback) filters PodSet events by their plan inputs.
+  const gate: WatcherOptions['gate'] =
     cfg.STATE_SOURCE === 'projection'
-      ? new Projection({ client: redis, prefix: cfg.QUEUE_PREFIX, queueName: cfg.QUEUE_NAME })
-      : undefined;
+      ? (streams) =>
+          new Projector(
+            new Projection({ client: redis, prefix: cfg.QUEUE_PREFIX, queueName: cfg.QUEUE_NAME }),
+            streams,
+            log,
+          )
+      : () => new PodSetChangeFilter();
   const elector = new LeaderElector({
     api: leaseApiOf(leaseKube),
     namespace: cfg.LEASE_NAMESPACE,
@@ -80,11 +99,17 @@ export async function main(shutdown: Shutdown): Promise<void> {
       port: cfg.HTTP_PORT,
       registry: metrics.registry,
       probes: [
-        { name: 'redis', check: async () => void (await probeRedis.ping()) },
+        {
+          name: 'redis',
+          check: () => withTimeout(probeRedis.ping(), REDIS_PROBE_TIMEOUT_MS, 'redis').then(() => undefined),
+        },
         {
           name: 'kubernetes',
           check: async () =>
-            void (await kube.podSets.list(probeNamespace, { limit: 1, signal: AbortSignal.timeout(3000) })),
+            void (await kube.podSets.list(probeNamespace, {
+              limit: 1,
+              signal: AbortSignal.timeout(API_PROBE_TIMEOUT_MS),
+            })),
         },
       ],
       status: () => ({ leader: elector.isLeader }),
@@ -125,7 +150,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
         logger: log,
         hooks: metrics.hooks,
         onEnqueued: metrics.onEnqueued,
-        ...(projection !== undefined ? { projection } : {}),
+        gate,
         watchDataLoss: async (onLoss) => {
           const detector = new DataLossDetector({ redis, key: keys.sentinel, logger: log, onLoss });
           await detector.start();
@@ -148,8 +173,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
     probeRedis.disconnect();
     log.info({}, 'watcher stopped');
   })();
-  // Bounded: a hung dependency (Redis or the API not answering) must not keep the pod terminating.
-  shutdown.onStop(() => running, { log, timeoutMs: 10_000 });
+  shutdown.onStop(() => running, { log, timeoutMs: SHUTDOWN_LIMIT_MS });
   await running;
   process.exit(0);
 }

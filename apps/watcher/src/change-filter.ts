@@ -1,8 +1,12 @@
-// Which PodSet watch events can change a reconcile's plan. The worker's own status write comes back as
-// a MODIFIED event; requesting a reconcile for it would make the operator wake itself up (and, since a
-// live request pulls a backed-off retry forward, turn a failing PodSet's backoff into a retry storm).
-import { podSetInputs } from '@podset/queue';
+// The change gate of the API fallback (STATE_SOURCE=api), where each reconcile reads the API: every pod
+// event requests one, and a PodSet event only when it can change a plan. The worker's own status write
+// comes back as a MODIFIED event; requesting a reconcile for it would make the operator wake itself up
+// (and, since a live request pulls a backed-off retry forward, turn a failing PodSet's backoff into a
+// retry storm).
+import { podSetInputs } from '@podset/state';
+import type { Admission, ChangeGate } from './change-gate.ts';
 import type { WatchedObject } from './keys.ts';
+import type { ListedPage, WatchEvent } from './watch-loop.ts';
 
 /**
  * What of a PodSet a plan reads besides its status (uid, generation — bumped by the API server on every
@@ -13,21 +17,26 @@ function planInputs(obj: WatchedObject): string {
   return podSetInputs(obj.metadata ?? {});
 }
 
+const nothingToRecord = async (): Promise<void> => undefined;
+
 /**
  * Remembers each PodSet's plan inputs as last seen (one short string per PodSet), so a MODIFIED event
  * that changed none of them requests nothing. Holds no objects: a restarted watcher starts empty and
  * requests once per PodSet on its first event, which settles without a write.
  */
-export class PodSetChangeFilter {
+export class PodSetChangeFilter implements ChangeGate {
   readonly #seen = new Map<string, string>();
-  /** MODIFIED events dropped because they changed nothing a plan reads. */
-  unchanged = 0;
+
+  async admit(ev: WatchEvent, key: string): Promise<Admission> {
+    const owed = ev.resource === 'pods' || this.admitPodSet(key, ev.type, ev.object);
+    return { owed, requested: nothingToRecord, failed: () => this.forget(key) };
+  }
 
   /**
    * Records `obj` as the key's newest state; true when the event may change a plan (always for ADDED
    * and DELETED, and for a MODIFIED event whose plan inputs differ from those last seen).
    */
-  admit(key: string, type: string, obj: WatchedObject): boolean {
+  admitPodSet(key: string, type: string, obj: WatchedObject): boolean {
     if (type === 'DELETED') {
       this.#seen.delete(key);
       return true;
@@ -35,16 +44,16 @@ export class PodSetChangeFilter {
     const inputs = planInputs(obj);
     const before = this.#seen.get(key);
     this.#seen.set(key, inputs);
-    if (type === 'MODIFIED' && before === inputs) {
-      this.unchanged++;
-      return false;
-    }
-    return true;
+    return type !== 'MODIFIED' || before !== inputs;
   }
 
-  /** A relisted PodSet: remember it (its reconcile is requested in bulk anyway). */
-  observe(key: string, obj: WatchedObject): void {
-    this.#seen.set(key, planInputs(obj));
+  /** Relisted PodSets: remember them (their reconciles are requested in bulk anyway). */
+  async listed(page: ListedPage, keyOf: (o: WatchedObject) => string | undefined): Promise<void> {
+    if (page.resource !== 'podsets') return;
+    for (const obj of page.objects) {
+      const key = keyOf(obj);
+      if (key !== undefined) this.#seen.set(key, planInputs(obj));
+    }
   }
 
   /**
@@ -53,6 +62,14 @@ export class PodSetChangeFilter {
    */
   forget(key: string): void {
     this.#seen.delete(key);
+  }
+
+  async relistStarted(): Promise<void> {}
+  async relistDone(): Promise<void> {}
+  relistingAll(): void {}
+  /** Nothing is kept across restarts: the checkpoints alone say where the streams resume. */
+  async resumable(): Promise<boolean> {
+    return true;
   }
 
   get size(): number {

@@ -1,7 +1,8 @@
 // The watcher's configuration: environment variables, declared once, validated at start-up.
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { logEnv } from '@podset/runtime';
-import { attemptsEnv, eventLogKeyOf, queueEnv, redisEnv, stateSourceEnv } from '@podset/queue';
+import { attemptsEnv, eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
+import { stateSourceEnv } from '@podset/state';
 import { int, list, optionalStr, parseEnv, str, type Config } from '@podset/config';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

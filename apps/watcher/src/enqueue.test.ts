@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { PodSetChangeFilter } from './change-filter.ts';
+import type { ChangeGate } from './change-gate.ts';
 import { Enqueuer, type ReconcileRequester } from './enqueue.ts';
 import type { EventRecord } from './event-log.ts';
 import { silentLogger } from './log.ts';
@@ -33,7 +35,7 @@ const podSetEvent = (name: string, rv: string): WatchEvent => ({
 
 test('events for a key already being requested share one follow-up request, issued after it, with the newest RV', async () => {
   const queue = new ManualQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger });
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   const first = enq.event(podSetEvent('web', '10'));
   const later = [enq.event(podSetEvent('web', '11')), enq.event(podSetEvent('web', '13'))];
   const other = enq.event(podSetEvent('api', '12'));
@@ -63,7 +65,7 @@ test('events for a key already being requested share one follow-up request, issu
 
 test('a failed request fails its event; the events waiting behind it still get their own request', async () => {
   const queue = new ManualQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger });
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   const first = enq.event(podSetEvent('web', '1'));
   const second = enq.event(podSetEvent('web', '2'));
   await tick();
@@ -81,6 +83,7 @@ test('the event log is appended in event order even when requests complete out o
   const enq = new Enqueuer({
     queue,
     logger: silentLogger,
+    gate: new PodSetChangeFilter(),
     eventLog: {
       append: (r: EventRecord) => {
         appended.push(`${r.key}@${r.rv}`);
@@ -102,6 +105,7 @@ test('the event log is appended in event order even when requests complete out o
 test('a relist page requests each distinct key at bulk priority', async () => {
   const requests: string[] = [];
   const enq = new Enqueuer({
+    gate: new PodSetChangeFilter(),
     queue: {
       request: (key, opts) => {
         requests.push(`${key}:${opts.source}`);
@@ -160,7 +164,7 @@ const podSet = (
 
 test('a PodSet event that changed only its status requests no reconcile (the operator never wakes itself up)', async () => {
   const queue = recordingQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger });
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   await enq.event({ ...podSet({ rv: '1' }), type: 'ADDED' });
   assert.deepEqual(queue.keys, ['default/web']);
   // The worker's own status writes: same generation, finalizers, labels, deletion.
@@ -168,7 +172,7 @@ test('a PodSet event that changed only its status requests no reconcile (the ope
   await enq.event(podSet({ rv: '3', status: { conditions: [{ type: 'ReplicaFailure' }] } }));
   await enq.event(podSet({ rv: '4', annotations: { note: 'x' } }));
   assert.deepEqual(queue.keys, ['default/web'], 'status or annotation changes request nothing');
-  assert.equal(enq.changes.unchanged, 3);
+  assert.equal(enq.unchanged, 3);
 });
 
 test('a PodSet event that changed what a plan reads requests a reconcile', async () => {
@@ -181,7 +185,7 @@ test('a PodSet event that changed what a plan reads requests a reconcile', async
   ];
   for (const [what, ev] of cases) {
     const queue = recordingQueue();
-    const enq = new Enqueuer({ queue, logger: silentLogger });
+    const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
     await enq.event({ ...podSet({ rv: '1' }), type: 'ADDED' });
     await enq.event(ev);
     assert.deepEqual(queue.keys, ['default/web', 'default/web'], what);
@@ -190,7 +194,7 @@ test('a PodSet event that changed what a plan reads requests a reconcile', async
 
 test('a relisted PodSet is remembered: its later status-only events request nothing', async () => {
   const queue = recordingQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger });
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   await enq.listed({
     stream: 'podsets/*',
     resource: 'podsets',
@@ -203,11 +207,67 @@ test('a relisted PodSet is remembered: its later status-only events request noth
 
 test('an event whose request failed is requested again when the watch re-delivers it', async () => {
   const queue = recordingQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger });
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   await enq.event({ ...podSet({ rv: '1' }), type: 'ADDED' });
   queue.failing = true;
   await assert.rejects(enq.event(podSet({ rv: '2', generation: 2 })), /redis down/);
   queue.failing = false;
   await enq.event(podSet({ rv: '2', generation: 2 })); // the watch resumes from RV 1
   assert.deepEqual(queue.keys, ['default/web', 'default/web']);
+});
+
+/** A gate that owes what the test says and records what the enqueuer tells it. */
+function scriptedGate(owed: (ev: WatchEvent) => boolean) {
+  const log: string[] = [];
+  const gate: ChangeGate = {
+    admit: async (ev, key) => {
+      log.push(`admit ${key}@${ev.rv}`);
+      return {
+        owed: owed(ev),
+        requested: async () => void log.push(`requested ${key}@${ev.rv}`),
+        failed: () => void log.push(`failed ${key}@${ev.rv}`),
+      };
+    },
+    listed: async (page) => void log.push(`listed ${page.objects.length}`),
+    relistStarted: async (stream) => void log.push(`relist ${stream}`),
+    relistDone: async (info) => void log.push(`relisted ${info.stream}`),
+    relistingAll: () => undefined,
+    resumable: async () => true,
+  };
+  return { gate, log };
+}
+
+test('the enqueuer requests what the gate says is owed, and tells it whether the request went through', async () => {
+  const queue = recordingQueue();
+  const { gate, log } = scriptedGate((ev) => ev.rv !== '2');
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate });
+  await enq.event(podSetEvent('web', '1'));
+  await enq.event(podSetEvent('web', '2'));
+  queue.failing = true;
+  await assert.rejects(enq.event(podSetEvent('web', '3')), /redis down/);
+  assert.deepEqual(queue.keys, ['default/web'], 'rv 2 owed nothing; rv 3 failed');
+  assert.deepEqual(log, [
+    'admit default/web@1',
+    'requested default/web@1',
+    'admit default/web@2',
+    'admit default/web@3',
+    'failed default/web@3',
+  ]);
+  assert.equal(enq.unchanged, 1);
+});
+
+test('relists go through the gate before their keys are requested in bulk', async () => {
+  const queue = recordingQueue();
+  const { gate, log } = scriptedGate(() => true);
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate });
+  await enq.relistStarted('podsets/*');
+  await enq.listed({
+    stream: 'podsets/*',
+    resource: 'podsets',
+    cause: 'start',
+    objects: [podSet({ rv: '1' }).object],
+  });
+  await enq.relistDone({ stream: 'podsets/*', resource: 'podsets', namespace: undefined });
+  assert.deepEqual(log, ['relist podsets/*', 'listed 1', 'relisted podsets/*']);
+  assert.deepEqual(queue.keys, ['default/web']);
 });

@@ -1,12 +1,12 @@
 // Watch events → reconcile requests. A live event asks for its key at live priority (carrying the
 // event's RV); a relist page asks for every key in it at bulk priority. Every watch event is also
-// appended to the event log. Implements the watch loop's sink.
-import { rvNewer } from '@podset/queue';
+// appended to the event log. Implements the watch loop's sink. Whether an event owes a reconcile, and what
+// is kept to know it, is the change gate's (chosen once at start-up: see change-gate.ts).
+import { rvNewer } from '@podset/state';
 import { KIND } from '@podset/reconcile';
-import { PodSetChangeFilter } from './change-filter.ts';
-import { keyFor, keysOf, podSetKey } from './keys.ts';
+import type { Admission, ChangeGate, StreamInfo } from './change-gate.ts';
+import { keyFor, keysOf } from './keys.ts';
 import { eventRecord, type EventRecord } from './event-log.ts';
-import type { Projector, StreamInfo } from './projector.ts';
 import type { ListedPage, WatchEvent, WatchSink } from './watch-loop.ts';
 import type { Logger } from './log.ts';
 
@@ -27,11 +27,8 @@ export interface EnqueuerOptions {
   onEnqueued?: (source: 'live' | 'bulk', count: number) => void;
   /** Parallel requests while enqueuing a relist page. Default 32. */
   bulkConcurrency?: number;
-  /**
-   * STATE_SOURCE=projection: each event is folded into the projection first, and requests a reconcile
-   * only when it changed something a plan reads.
-   */
-  projector?: Projector;
+  /** Records each event and answers whether it owes a reconcile (the projection, or the API fallback's filter). */
+  gate: ChangeGate;
 }
 
 interface FollowUp {
@@ -60,8 +57,8 @@ export class Enqueuer implements WatchSink {
   unkeyed = 0;
   /** Live events folded into a follow-up request for a key already being requested. */
   coalesced = 0;
-  /** PodSet events that changed nothing a plan reads (the operator's own status writes among them). */
-  readonly changes = new PodSetChangeFilter();
+  /** Events that changed nothing a plan reads (the operator's own status writes among them). */
+  unchanged = 0;
 
   constructor(options: EnqueuerOptions) {
     this.#o = options;
@@ -78,23 +75,22 @@ export class Enqueuer implements WatchSink {
     const key = keyFor(ev.resource, ev.object);
     const logged = this.#o.eventLog?.append(eventRecord(ev.resource, ev.type, ev.object));
     if (key === undefined) this.unkeyed++;
-    const projector = this.#o.projector;
-    let requested: Promise<void> | undefined;
-    if (key !== undefined && projector !== undefined) {
-      // Folded before the request: the worker that takes it must find this event in the state it reads.
-      // Folds are issued in event order on one connection, so they land in order.
-      requested = projector.fold(ev.stream, ev.resource, ev.type, ev.object, key).then(async (fold) => {
-        if (!fold.owed) return;
-        await this.#requestLive(key, ev.rv);
-        // Not recorded (Redis gone meanwhile): the next fold of this object owes one more request.
-        await fold.requested().catch(() => undefined);
-      });
-    } else if (
-      key !== undefined &&
-      (ev.resource !== 'podsets' || this.changes.admit(key, ev.type, ev.object))
-    ) {
-      requested = this.#requestLive(key, ev.rv);
-    }
+    let admission: Admission | undefined;
+    // Asked before the request: with the projection, the worker that takes it must find this event in the
+    // state it reads. Asked in event order (the gate records the event before it answers).
+    const requested =
+      key === undefined
+        ? undefined
+        : this.#o.gate.admit(ev, key).then(async (a) => {
+            admission = a;
+            if (!a.owed) {
+              this.unchanged++;
+              return;
+            }
+            await this.#requestLive(key, ev.rv);
+            // Not recorded (Redis gone meanwhile): the next event of this object owes one more request.
+            await a.requested().catch(() => undefined);
+          });
     this.#o.logger.debug(
       {
         stream: ev.stream,
@@ -103,14 +99,14 @@ export class Enqueuer implements WatchSink {
         podset: key,
         name: ev.object.metadata?.name,
         rv: ev.rv,
-        ...(key !== undefined && requested === undefined ? { unchanged: true } : {}),
       },
       'watch event',
     );
     try {
       await Promise.all([logged, requested]);
     } catch (err) {
-      if (key !== undefined && ev.resource === 'podsets') this.changes.forget(key);
+      await requested?.catch(() => undefined);
+      admission?.failed();
       throw err;
     }
   }
@@ -144,25 +140,15 @@ export class Enqueuer implements WatchSink {
   }
 
   async relistStarted(stream: string): Promise<void> {
-    await this.#o.projector?.relistStarted(stream);
+    await this.#o.gate.relistStarted(stream);
   }
 
   async relistDone(info: StreamInfo): Promise<void> {
-    await this.#o.projector?.relistDone(info);
+    await this.#o.gate.relistDone(info);
   }
 
   async listed(page: ListedPage): Promise<void> {
-    await this.#o.projector?.foldListed(
-      { stream: page.stream, resource: page.resource, namespace: undefined },
-      page.objects,
-      (obj) => keyFor(page.resource, obj),
-    );
-    if (page.resource === 'podsets') {
-      for (const obj of page.objects) {
-        const key = podSetKey(obj);
-        if (key !== undefined) this.changes.observe(key, obj);
-      }
-    }
+    await this.#o.gate.listed(page, (obj) => keyFor(page.resource, obj));
     await this.enqueueBulk(keysOf(page.resource, page.objects));
     await this.#o.eventLog?.append({
       t: new Date().toISOString(),

@@ -1,6 +1,6 @@
 // /healthz (alive), /readyz (Redis and the API answer; a standby is ready too: leadership is not
 // readiness), /metrics (Prometheus). Started before leader election so a standby answers as well.
-import { startOpsServer, withTimeout, type OpsServer } from '@podset/runtime';
+import { API_PROBE_TIMEOUT_MS, startOpsServer, withTimeout, type OpsServer } from '@podset/runtime';
 import type { Registry } from 'prom-client';
 
 export interface Probe {
@@ -22,7 +22,7 @@ export interface HealthServerOptions {
 export type HealthServer = OpsServer;
 
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
-  const timeoutMs = options.timeoutMs ?? 3000;
+  const timeoutMs = options.timeoutMs ?? API_PROBE_TIMEOUT_MS;
   return startOpsServer({
     port: options.port,
     ...(options.host !== undefined ? { host: options.host } : {}),

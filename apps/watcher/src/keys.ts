@@ -1,17 +1,23 @@
 // Pure mapping from watched objects to reconcile keys ("namespace/name" of a PodSet).
 // The watcher holds no cache: a Pod names its PodSet through its controller ownerReference (`podSetKeyOf`,
 // the one ownership rule in @podset/reconcile), or, once released from it, through its podset.io/name label.
-import { API_VERSION, KIND, NAME_LABEL, podSetKeyOf, type ObjectMeta } from '@podset/reconcile';
+import {
+  API_VERSION,
+  KIND,
+  NAME_LABEL,
+  formatKey,
+  isPodReady,
+  podSetKeyOf,
+  type ObjectMeta,
+  type Pod,
+} from '@podset/reconcile';
 
 /** The subset of a Kubernetes object the watcher reads. */
 export interface WatchedObject {
   apiVersion?: string;
   kind?: string;
   metadata?: ObjectMeta;
-  status?: {
-    phase?: string;
-    conditions?: { type?: string; status?: string }[];
-  };
+  status?: Pod['status'];
 }
 
 export type Resource = 'podsets' | 'pods';
@@ -31,7 +37,7 @@ export function podSetKey(obj: WatchedObject): string | undefined {
   const ns = obj.metadata?.namespace;
   const name = obj.metadata?.name;
   if (ns === undefined || ns === '' || name === undefined || name === '') return undefined;
-  return `${ns}/${name}`;
+  return formatKey(ns, name);
 }
 
 /**
@@ -44,7 +50,7 @@ function podKey(obj: WatchedObject): string | undefined {
   if (owned !== undefined) return owned;
   const ns = obj.metadata?.namespace;
   const name = obj.metadata?.labels?.[NAME_LABEL];
-  return ns && name ? `${ns}/${name}` : undefined;
+  return ns && name ? formatKey(ns, name) : undefined;
 }
 
 /** The reconcile key an object of `resource` maps to. */
@@ -64,9 +70,7 @@ export function keysOf(resource: Resource, objects: readonly WatchedObject[]): s
 
 /** Whether a pod's Ready condition is True (undefined for objects that aren't pods). */
 export function podReady(obj: WatchedObject): boolean | undefined {
-  const conditions = obj.status?.conditions;
-  if (conditions === undefined) return undefined;
-  return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+  return obj.status?.conditions === undefined ? undefined : isPodReady(obj);
 }
 
 /** The stream id of one watch: resource and namespace (`*` for all namespaces). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Projection } from '@podset/queue';
+import type { Projection } from '@podset/state';
 import { silentLogger } from './log.ts';
 import { Projector } from './projector.ts';
 

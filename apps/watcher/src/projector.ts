@@ -1,26 +1,21 @@
-// The watcher's side of the projection (STATE_SOURCE=projection): every watch event and every relisted
-// object is folded into the Redis projection before its reconcile is requested, so a worker that takes
-// the request finds the event in the state it reads. A relist starts a new epoch per stream; once done,
+// The watcher's side of the projection (the change gate of STATE_SOURCE=projection, the default): every
+// watch event and every relisted object is folded into the Redis projection before its reconcile is
+// requested, so a worker that takes the request finds the event in the state it reads, and an event
+// that changed nothing a plan reads requests nothing. A relist starts a new epoch per stream; once done,
 // what it did not see is swept. The projection is marked ready once every stream has relisted into it:
 // until then (a first start, or a Redis that lost its data) workers read the API.
-import type { Fold, FoldItem, FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/queue';
-import type { Resource, WatchedObject } from './keys.ts';
+import type { FoldItem, FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/state';
+import type { Admission, ChangeGate, StreamInfo } from './change-gate.ts';
+import type { WatchedObject } from './keys.ts';
 import type { Logger } from './log.ts';
+import type { ListedPage, WatchEvent } from './watch-loop.ts';
 
-export interface StreamInfo {
-  stream: string;
-  resource: Resource;
-  namespace: string | undefined;
-}
-
-export class Projector {
+export class Projector implements ChangeGate {
   readonly projection: Projection;
   readonly #streams: ReadonlySet<string>;
   readonly #log: Logger;
   readonly #epochs = new Map<string, number>();
   readonly #relisted = new Set<string>();
-  /** Events folded that changed nothing a plan reads (no reconcile requested). */
-  unchanged = 0;
 
   constructor(projection: Projection, streams: readonly string[], log: Logger) {
     this.projection = projection;
@@ -34,26 +29,17 @@ export class Projector {
   }
 
   /**
-   * Folds one watch event of PodSet `key`: whether a reconcile is owed, and how to record that it was
-   * requested. `requestedAnyway`: a relist, which requests every key in bulk.
+   * Folds the event before anything is requested. Folds are issued in event order on one connection, so
+   * they land in order. A request that fails is not recorded: the re-delivered event's fold owes it again.
    */
-  async fold(
-    stream: string,
-    resource: Resource,
-    type: string,
-    obj: WatchedObject,
-    key: string,
-    requestedAnyway = false,
-  ): Promise<Fold> {
-    const epoch = await this.#epoch(stream);
-    const foldType = type as FoldType;
-    const opts = { requestedAnyway };
+  async admit(ev: WatchEvent, key: string): Promise<Admission> {
+    const epoch = await this.#epoch(ev.stream);
+    const type = ev.type as FoldType;
     const fold =
-      resource === 'pods'
-        ? await this.projection.foldPod(key, foldType, obj as ProjectedPod, epoch, opts)
-        : await this.projection.foldPodSet(key, foldType, obj as ProjectedPodSet, epoch, opts);
-    if (!fold.owed && !requestedAnyway) this.unchanged++;
-    return fold;
+      ev.resource === 'pods'
+        ? await this.projection.foldPod(key, type, ev.object as ProjectedPod, epoch)
+        : await this.projection.foldPodSet(key, type, ev.object as ProjectedPodSet, epoch);
+    return { owed: fold.owed, requested: fold.requested, failed: () => undefined };
   }
 
   async relistStarted(stream: string): Promise<void> {
@@ -67,19 +53,15 @@ export class Projector {
   }
 
   /** Folds a relisted page (as ADDED) under the stream's new epoch, many objects per Redis call. */
-  async foldListed(
-    info: StreamInfo,
-    objects: readonly WatchedObject[],
-    keyOf: (o: WatchedObject) => string | undefined,
-  ): Promise<void> {
-    const kind = info.resource === 'pods' ? 'pod' : 'podset';
+  async listed(page: ListedPage, keyOf: (o: WatchedObject) => string | undefined): Promise<void> {
+    const kind = page.resource === 'pods' ? 'pod' : 'podset';
     const items: FoldItem[] = [];
-    for (const obj of objects) {
+    for (const obj of page.objects) {
       const key = keyOf(obj);
       if (key !== undefined)
         items.push({ key, kind, type: 'ADDED', object: obj as ProjectedPod | ProjectedPodSet });
     }
-    await this.projection.foldMany(items, await this.#epoch(info.stream), { requestedAnyway: true });
+    await this.projection.foldMany(items, await this.#epoch(page.stream), { requestedAnyway: true });
   }
 
   /** A relist completed: sweep what it did not see; once every stream has relisted, mark ready. */

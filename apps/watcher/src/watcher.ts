@@ -13,9 +13,9 @@ import {
   type WatchCounters,
   type WatchHooks,
 } from './watch-loop.ts';
-import type { BackoffOptions, Projection } from '@podset/queue';
+import type { BackoffOptions } from '@podset/queue';
+import type { ChangeGate } from './change-gate.ts';
 import { streamId } from './keys.ts';
-import { Projector } from './projector.ts';
 
 export interface WatcherOptions {
   api: WatchApi;
@@ -34,8 +34,11 @@ export interface WatcherOptions {
   onEnqueued?: (source: 'live' | 'bulk', count: number) => void;
   /** Starts the data-loss check; calls onLoss when Redis lost its data; returns a stop function. */
   watchDataLoss?: (onLoss: () => void) => Promise<() => void>;
-  /** STATE_SOURCE=projection: fold every event into it before requesting (see projector.ts). */
-  projection?: Projection;
+  /**
+   * The change gate of this term, given the streams it watches: the projection, or the API fallback's
+   * filter (chosen once at start-up, see change-gate.ts).
+   */
+  gate: (streams: readonly string[]) => ChangeGate;
 }
 
 const RESOURCES: readonly Resource[] = ['podsets', 'pods'];
@@ -46,21 +49,18 @@ export class Watcher {
   readonly resync: Resync | undefined;
   readonly #o: WatcherOptions;
 
-  readonly projector: Projector | undefined;
+  readonly gate: ChangeGate;
 
   constructor(options: WatcherOptions) {
     this.#o = options;
     const scopes: (string | undefined)[] =
       options.namespaces.length === 0 ? [undefined] : [...options.namespaces];
     const streams = RESOURCES.flatMap((resource) => scopes.map((ns) => streamId(resource, ns)));
-    this.projector =
-      options.projection === undefined
-        ? undefined
-        : new Projector(options.projection, streams, options.logger);
+    this.gate = options.gate(streams);
     this.enqueuer = new Enqueuer({
       queue: options.queue,
       logger: options.logger,
-      ...(this.projector === undefined ? {} : { projector: this.projector }),
+      gate: this.gate,
       ...(options.eventLog === undefined ? {} : { eventLog: options.eventLog }),
       ...(options.onEnqueued === undefined ? {} : { onEnqueued: options.onEnqueued }),
     });
@@ -93,21 +93,20 @@ export class Watcher {
   }
 
   /**
-   * With a projection that is not complete (a first start in projection mode, or a Redis that lost its
-   * data), a stream may not resume from its checkpoint: it relists, and so rebuilds the projection.
+   * While the gate does not hold what the streams saw (a projection not complete: a first start, or a
+   * Redis that lost its data), a stream may not resume from its checkpoint: it relists, and so rebuilds it.
    */
   #checkpoint(checkpoint: Checkpointer): Checkpointer {
-    const projector = this.projector;
-    if (projector === undefined) return checkpoint;
+    const gate = this.gate;
     return {
-      load: async (stream) => ((await projector.resumable()) ? await checkpoint.load(stream) : undefined),
+      load: async (stream) => ((await gate.resumable()) ? await checkpoint.load(stream) : undefined),
       save: (stream, rv, opts) => checkpoint.save(stream, rv, opts),
     };
   }
 
   /** Relist every stream (and so request every key at bulk priority). */
   relistAll(cause: string): void {
-    this.projector?.relistingAll();
+    this.gate.relistingAll();
     for (const loop of this.loops) loop.requestRelist(cause);
   }
 

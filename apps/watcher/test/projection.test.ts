@@ -5,11 +5,13 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { createKube } from '@podset/kube';
-import { Projection, ReconcileQueue } from '@podset/queue';
+import { ReconcileQueue } from '@podset/queue';
+import { Projection } from '@podset/state';
 import { waitFor } from '@podset/testkit';
 import { DataLossDetector, RedisCheckpoint } from '../src/checkpoint.ts';
 import { watchApiOf } from '../src/kube-api.ts';
 import { silentLogger } from '../src/log.ts';
+import { Projector } from '../src/projector.ts';
 import { Watcher } from '../src/watcher.ts';
 import { createPod, createPodSet, kubeConfigFor, RecordingQueue, startEnv, type Env } from './support.ts';
 
@@ -53,7 +55,7 @@ async function startWatcher() {
     watchdogMs: 30_000,
     backoff: { baseMs: 50, maxMs: 500 },
     logger: silentLogger,
-    projection,
+    gate: (streams) => new Projector(projection, streams, silentLogger),
     watchDataLoss: async (onLoss) => {
       const d = new DataLossDetector({
         redis,
@@ -105,7 +107,7 @@ test('events are folded before their request; an event that cannot change a plan
   await waitFor('the Ready change requested', () => liveFor(recording, 'default/proj-a') >= requests + 1);
   // Folds land in event order: by the time the Ready change was requested, the bind was folded.
   assert.equal(liveFor(recording, 'default/proj-a'), requests + 1, 'one request, for the Ready change');
-  assert.equal(watcher.projector?.unchanged, 1, 'the bind to a node was folded and requested nothing');
+  assert.equal(watcher.enqueuer.unchanged, 1, 'the bind to a node was folded and requested nothing');
   assert.equal((await projection.read('default/proj-a'))?.pods[0]?.spec?.nodeName, 'node-1');
 });
 

@@ -6,11 +6,13 @@ import { Redis } from 'ioredis';
 import { waitFor } from '@podset/testkit';
 import { createKube, type Kube } from '@podset/kube';
 import { ReconcileQueue } from '@podset/queue';
+import { Projection } from '@podset/state';
 import { DataLossDetector, RedisCheckpoint } from '../src/checkpoint.ts';
 import { EventLog } from '../src/event-log.ts';
 import { watchApiOf } from '../src/kube-api.ts';
 import { createLogger } from '@podset/runtime';
 import { silentLogger } from '../src/log.ts';
+import { Projector } from '../src/projector.ts';
 import { Watcher } from '../src/watcher.ts';
 import {
   call,
@@ -86,6 +88,13 @@ async function startWatcher(
     watchdogMs: opts.watchdogMs ?? 30_000,
     backoff: { baseMs: 50, maxMs: 500 },
     logger,
+    // The default state source: every event folded into a projection of this test's own.
+    gate: (streams) =>
+      new Projector(
+        new Projection({ client: redis, prefix: 'wt', queueName: `faults-${seq}` }),
+        streams,
+        logger,
+      ),
     watchDataLoss: async (onLoss) => {
       const d = new DataLossDetector({
         redis,

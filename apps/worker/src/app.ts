@@ -1,7 +1,7 @@
 // podset-worker: config → dependencies → start. SIGTERM/SIGINT: stop taking work, finish what is
 // active (bounded by SHUTDOWN_TIMEOUT_SECONDS), close connections, exit 0.
 import * as reconcileLib from '@podset/reconcile';
-import { openApp, type Shutdown } from '@podset/runtime';
+import { openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
 import { bulkConcurrency, workerEnv } from './config.ts';
 import { defaultInstance, startWorker } from './worker.ts';
 
@@ -30,7 +30,6 @@ export async function main(shutdown: Shutdown): Promise<void> {
       shutdownTimeoutMs: Math.round(config.SHUTDOWN_TIMEOUT_SECONDS * 1000),
       httpPort: config.HTTP_PORT,
       instance: config.POD_NAME ?? defaultInstance(),
-      listMode: config.LIST_MODE,
       events: config.EVENTS,
       stateSource: config.STATE_SOURCE,
       ...(config.EVENT_LOG_KEY !== undefined ? { eventLogKey: config.EVENT_LOG_KEY } : {}),
@@ -41,6 +40,6 @@ export async function main(shutdown: Shutdown): Promise<void> {
   shutdown.onStop(() => worker.close(), {
     log,
     // A hard limit in case close() itself hangs (Redis gone): exit non-zero rather than never.
-    timeoutMs: Math.round(config.SHUTDOWN_TIMEOUT_SECONDS * 1000) + 10_000,
+    timeoutMs: Math.round(config.SHUTDOWN_TIMEOUT_SECONDS * 1000) + SHUTDOWN_LIMIT_MS,
   });
 }

@@ -2,14 +2,8 @@
 import { ConfigError, int, num, oneOf, optionalInt, optionalStr, type Config } from '@podset/config';
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { logEnv } from '@podset/runtime';
-import {
-  attemptsEnv,
-  defaultBulkConcurrency,
-  eventLogKeyOf,
-  queueEnv,
-  redisEnv,
-  stateSourceEnv,
-} from '@podset/queue';
+import { attemptsEnv, defaultBulkConcurrency, eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
+import { stateSourceEnv } from '@podset/state';
 
 export const workerEnv = {
   ...kubeAccessEnv,
@@ -56,11 +50,6 @@ export const workerEnv = {
     description: 'On SIGTERM, how long active reconciles may take to finish',
     default: 25,
     min: 0,
-  }),
-  LIST_MODE: oneOf(['consistent', 'notOlderThan'] as const, {
-    description:
-      'How pods are listed: consistent (quorum read) or notOlderThan (watch cache, at least the newest RV known)',
-    default: 'consistent',
   }),
   HTTP_PORT: int({
     description: 'Port for /metrics, /healthz, /readyz (0: disabled)',

@@ -2,6 +2,7 @@
 // The same behaviours are checked against kube-sim over HTTP in test/controller.kube-sim.test.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { TerminalError } from '@podset/queue';
 import * as planner from '@podset/reconcile';
 import { pino } from 'pino';
 import { apiError, fakeKube, makeAllReady, type FakeKube } from '../test/fake-kube.ts';
@@ -397,9 +398,8 @@ test('a create the API keeps rejecting gives the same ReplicaFailure message eve
   const { f, controller } = failingSetup();
   for (let attempt = 1; attempt <= 3; attempt++) {
     await assert.rejects(controller.syncHandler('default/web', { attempt }), (err: unknown) => {
-      assert.ok(err instanceof ReconcileError);
+      assert.ok(err instanceof ReconcileError, 'retried by the queue (not a TerminalError)');
       assert.equal(err.message, '1 of 3 pod creates rejected: 422 Invalid');
-      assert.equal(err.final, false);
       return true;
     });
   }
@@ -445,8 +445,9 @@ test('a key that failed for good is parked: requests before its backoff ends wri
   // The backoff over: one attempt; failing again is final at once (no fresh round of short retries).
   clock.advance(40_001);
   await assert.rejects(controller.syncHandler('default/web'), (e: unknown) => {
-    assert.ok(e instanceof ReconcileError);
-    assert.equal(e.final, true);
+    assert.ok(e instanceof TerminalError, 'terminal: the queue makes no further attempt');
+    assert.ok(e.cause instanceof ReconcileError);
+    assert.equal(e.cause.reason, 'FailedCreate');
     return true;
   });
   assert.equal(writes(before).filter((c) => c.verb === 'create' && c.resource === 'pods').length, 1);
@@ -462,8 +463,10 @@ test('a spec change (new generation) unparks a key at once and resets its backof
   f.bump(ps);
   const before = f.calls.length;
   await assert.rejects(controller.syncHandler('default/web'), (e: unknown) => {
-    assert.ok(e instanceof ReconcileError);
-    assert.equal(e.final, false, 'a fresh start: the queue retries it with its short backoff');
+    assert.ok(
+      e instanceof ReconcileError,
+      'a fresh start, not a TerminalError: the queue retries it with its short backoff',
+    );
     return true;
   });
   assert.equal(

@@ -1,28 +1,26 @@
 // The PodSet controller: what one reconcile does, read top to bottom (after kubernetes/sample-controller).
 //
-//   queue handler(request) → syncHandler(key)                      one key at a time (libs/queue)
-//     1. GET the PodSet                 gone → done
-//     2.                                being deleted → delete its pods; once they are gone, forget its
-//                                       finished jobs and event-log entries (best effort), then remove
-//                                       podset.io/cleanup → done
-//        parked (failed for good before) and its spec unchanged → wait until its backoff ends
-//     3. add podset.io/cleanup          if missing, so a deletion waits for our cleanup
-//     4. LIST its pods                  consistent read (or NotOlderThan our newest known RV); owner UID
-//     5. plan = reconcile(...)          libs/reconcile, pure
-//     6. creates, deletes               slow-start batches; worst first with UID preconditions (executor.ts)
-//     7. status                         only when changed; a 409 → back to 1, never overwrite (status-writer.ts)
-//     8. Events, then                   { requeueAfterMs } from the plan, or throw → queue backoff
-//   onFinalFailure(key)                 last attempt failed → ReplicaFailure condition + Warning Event,
-//                                       park the key: one attempt per parkedRetryMs until the spec changes
+//   syncHandler(key)                         one key at a time (libs/queue); a 409 on our write → tell the
+//                                            state source, then back to 1 (a few rounds), never overwrite
+//     1. readState       the PodSet and the pods it controls, from the StateSource chosen at start-up
+//                        (state-source.ts: the API, or the watcher's projection)    gone → done;
+//                        our own last creates/deletes not shown yet → look again shortly
+//     2. finalize        being deleted → delete its pods; once they are gone, forget its finished jobs,
+//                        event-log entries and kept state (best effort), remove podset.io/cleanup → done
+//     3. checkParked     failed for good before, spec unchanged → wait out its backoff
+//     4. plan            plan = reconcile(podset, pods, now)                  libs/reconcile, pure
+//     5. addFinalizer    podset.io/cleanup, if missing, so that a deletion waits for our cleanup
+//     6. createPods, deletePods
+//                        slow-start batches; worst first with UID preconditions (executor.ts);
+//                        each recorded with the state source
+//     7. updateStatus    only when changed; a 409 → back to 1 (status-writer.ts)
+//     8. finish          the plan's Events; then a ReconcileError for the queue to retry (a TerminalError
+//                        when it was a parked key's one retry), or the plan's requeue-after
+//   onFinalFailure(key)  the last attempt failed → ReplicaFailure condition + Warning Event, park the key:
+//                        one attempt per parkedRetryMs until the spec changes
 import { randomUUID } from 'node:crypto';
-import {
-  isConflict,
-  isKubeApiError,
-  isNotFound,
-  type Kube,
-  type Pod as WirePod,
-  type PodSetWire,
-} from '@podset/kube';
+import { isConflict, isNotFound, type Kube, type Pod as WirePod, type PodSetWire } from '@podset/kube';
+import { TerminalError, type ReconcileResult } from '@podset/queue';
 import type {
   ExecutionOutcome,
   Plan,
@@ -33,17 +31,26 @@ import type {
   ReconcileOptions,
   Settled,
 } from '@podset/reconcile';
-import type { Logger } from 'pino';
-import type { EventRecorder, InvolvedPodSet } from './events.ts';
-import { executeCreates, executeDeletes, type CreateFailure } from './executor.ts';
-import { rvMax, type ProjectedPodSet, type ProjectedState } from '@podset/queue';
+import { CLEANUP_FINALIZER, NAME_LABEL } from '@podset/reconcile';
 import { withTimeout } from '@podset/runtime';
+import type { Logger } from 'pino';
+import { apiState } from './api-state.ts';
+import {
+  createFailureMessage,
+  detailOf,
+  errorText,
+  reasonOf,
+  ReconcileError,
+  stableReason,
+  type Failure,
+} from './errors.ts';
+import type { EventRecorder, InvolvedPodSet } from './events.ts';
+import { executeCreates, executeDeletes } from './executor.ts';
 import { memoryParkStore, type ParkStore } from './park-store.ts';
-import { memoryRvStore, type RvStore } from './rv-store.ts';
+import type { PodSetRef, StateSource } from './state-source.ts';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
 
-import { CLEANUP_FINALIZER, controlledPods, NAME_LABEL } from '@podset/reconcile';
-export { CLEANUP_FINALIZER, NAME_LABEL };
+export { CLEANUP_FINALIZER, NAME_LABEL, ReconcileError };
 
 /** The pure planner's functions (libs/reconcile), injected so the loop reads without their details. */
 export interface Planner {
@@ -59,15 +66,9 @@ export interface ControllerOptions {
   /** Deletes sent in parallel. Default: createBurst. */
   deleteConcurrency?: number;
   reconcile?: ReconcileOptions;
-  /**
-   * 'consistent': LIST without resourceVersion (a quorum read). 'notOlderThan': when a resourceVersion
-   * hint is known (the job's newest event RV, or our own last write for this key), LIST with
-   * resourceVersionMatch=NotOlderThan, served from the API server's watch cache.
-   */
-  listMode?: 'consistent' | 'notOlderThan';
   /** Re-read-and-re-plan rounds after a 409 on status before giving up (the queue then retries). */
   maxConflictRounds?: number;
-  /** How long a deleted PodSet's cleanup (deps.cleanup) may take before the finalizer goes anyway. Default 10 s. */
+  /** How long a deleted PodSet's cleanup may take before the finalizer goes anyway. Default 10 s. */
   cleanupTimeoutMs?: number;
   /**
    * A key whose reconcile failed its last attempt is parked: retried once after this long (and parked
@@ -83,16 +84,8 @@ export interface SyncContext {
   reconcileId: string;
   jobId?: string;
   attempt?: number;
-  /** The newest resourceVersion the triggering events carried. */
-  rv?: string;
   /** Aborted when the worker shuts down past its grace period or lost the job: stop before the next write. */
   signal?: AbortSignal;
-}
-
-export interface SyncResult {
-  requeueAfterMs?: number;
-  /** Why it looks again (the plan's requeue reason, or Parked): for logs. */
-  requeueReason?: string;
 }
 
 export interface ControllerDeps {
@@ -101,112 +94,95 @@ export interface ControllerDeps {
   events: EventRecorder;
   log: Logger;
   options: ControllerOptions;
-  /** Newest RV of our own writes per key (for listMode notOlderThan). Default: in this process only. */
-  rvStore?: RvStore;
+  /** Where each reconcile reads its state and records its own writes. Default: the API (api-state.ts). */
+  state?: StateSource;
   /** Keys parked after their last attempt failed. Default: in this process only. */
   parkStore?: ParkStore;
   /**
-   * A deleted PodSet's traces outside the API: its finished jobs and event-log entries in Redis
-   * (ReconcileQueue.forgetKey). Resolves to what was removed, for the log. Default: none to remove.
+   * A deleted PodSet's traces outside the API and the state source: its finished jobs and event-log
+   * entries in Redis (ReconcileQueue.forgetKey). Resolves to what was removed, for the log.
    */
   cleanup?: (key: string) => Promise<object | void>;
-  /**
-   * STATE_SOURCE=projection: the watcher's per-PodSet state in Redis, read instead of a GET and a LIST
-   * (the API is read when it is not ready, and after a conflict), with the expectations of our own creates
-   * and deletes that it has not shown yet.
-   */
-  projection?: StateProjection;
   now?: () => Date;
 }
 
-/** What the controller uses of libs/queue's Projection. */
-export interface StateProjection {
-  read(key: string): Promise<ProjectedState | undefined>;
-  expect(key: string, what: 'create' | 'delete', names: readonly string[]): Promise<number>;
-  /** Our own write of the PodSet, so the next reconcile writes against its resourceVersion. */
-  wrote(key: string, podset: ProjectedPodSet): Promise<void>;
-}
-
-/** A reconcile that finds its own creates or deletes not yet shown looks again after this long at most. */
-const EXPECTATIONS_RECHECK_MS = 1_000;
-
-/** A reconcile that went through but could not do all it had to: the queue retries it with backoff. */
-export class ReconcileError extends Error {
-  override name = 'ReconcileError';
-  readonly reason: string;
-  /** The PodSet's generation the failed pass planned from (for parking). */
-  readonly generation: number | undefined;
-  /** No further attempt of this job: the key was parked already and its one retry failed again. */
-  readonly final: boolean;
-  /** The API's own words (may name generated objects): for Events and logs, not for conditions. */
-  readonly detail: string | undefined;
-  constructor(
-    reason: string,
-    message: string,
-    opts: { generation?: number; final?: boolean; detail?: string } = {},
-  ) {
-    super(message);
-    this.reason = reason;
-    this.generation = opts.generation;
-    this.final = opts.final ?? false;
-    this.detail = opts.detail;
-  }
-}
-
-/** What onFinalFailure decided: when the parked key is tried again (undefined: not parked). */
-export interface FinalFailureResult {
-  requeueAfterMs?: number;
-}
-
 export interface Controller {
-  /** One reconcile of "namespace/name". Throws to ask for a retry. */
-  syncHandler(key: string, ctx?: Partial<SyncContext>): Promise<SyncResult>;
+  /** One reconcile of "namespace/name": when to look again, or throws to ask for a retry. */
+  syncHandler(key: string, ctx?: Partial<SyncContext>): Promise<ReconcileResult>;
   /** The queue gave up on a key: say why in the PodSet's conditions and a Warning Event, and park it. */
-  onFinalFailure(key: string, error: unknown, ctx?: Partial<SyncContext>): Promise<FinalFailureResult>;
+  onFinalFailure(key: string, error: unknown, ctx?: Partial<SyncContext>): Promise<ReconcileResult>;
 }
+
+/** One reconcile of one key: what every step needs to know about it. */
+interface Pass {
+  ref: PodSetRef;
+  log: Logger;
+  signal: AbortSignal | undefined;
+}
+
+/** Step 3's answer: wait (parked), or go on — as the parked key's one retry or afresh. */
+type ParkCheck = { wait: ReconcileResult } | { wait?: undefined; retryOfParked: boolean };
 
 export function createController(deps: ControllerDeps): Controller {
-  const { kube, planner, events, options } = deps;
-  const now = deps.now ?? (() => new Date());
-  const createBurst = options.createBurst;
-  const deleteConcurrency = options.deleteConcurrency ?? createBurst;
-  const maxConflictRounds = options.maxConflictRounds ?? 3;
-  const cleanupTimeoutMs = options.cleanupTimeoutMs ?? 10_000;
-  const notOlderThan = options.listMode === 'notOlderThan';
-  /** Newest resourceVersion of our own writes per key: a NotOlderThan read must see them. */
-  const rvStore = deps.rvStore ?? memoryRvStore();
-  const parkStore = deps.parkStore ?? memoryParkStore();
-  const parkedRetryMs = options.parkedRetryMs ?? DEFAULT_PARKED_RETRY_MS;
+  return new PodSetController(deps);
+}
+
+/** The steps of one reconcile, each a method; syncHandler runs them in order. */
+class PodSetController implements Controller {
+  private readonly kube: Kube;
+  private readonly planner: Planner;
+  private readonly events: EventRecorder;
+  private readonly options: ControllerOptions;
+  private readonly log: Logger;
+  private readonly now: () => Date;
+  private readonly state: StateSource;
+  private readonly parkStore: ParkStore;
+  private readonly cleanup: ((key: string) => Promise<object | void>) | undefined;
+  private readonly createBurst: number;
+  private readonly deleteConcurrency: number;
+  private readonly maxConflictRounds: number;
+  private readonly cleanupTimeoutMs: number;
+  private readonly parkedRetryMs: number;
+
+  constructor(deps: ControllerDeps) {
+    const options = deps.options;
+    this.kube = deps.kube;
+    this.planner = deps.planner;
+    this.events = deps.events;
+    this.options = options;
+    this.log = deps.log;
+    this.now = deps.now ?? (() => new Date());
+    this.state = deps.state ?? apiState(deps.kube);
+    this.parkStore = deps.parkStore ?? memoryParkStore();
+    this.cleanup = deps.cleanup;
+    this.createBurst = options.createBurst;
+    this.deleteConcurrency = options.deleteConcurrency ?? options.createBurst;
+    this.maxConflictRounds = options.maxConflictRounds ?? 3;
+    this.cleanupTimeoutMs = options.cleanupTimeoutMs ?? 10_000;
+    this.parkedRetryMs = options.parkedRetryMs ?? DEFAULT_PARKED_RETRY_MS;
+  }
 
   /**
    * One reconcile. Our writes to the PodSet are conditional (resourceVersion): a 409 means it changed
    * since we read it, so we read it again and plan again, a few times, never overwriting.
    */
-  async function syncHandler(key: string, partial: Partial<SyncContext> = {}): Promise<SyncResult> {
-    const ctx: SyncContext = { reconcileId: partial.reconcileId ?? randomUUID().slice(0, 8), ...partial };
-    const log = deps.log.child({
-      podset: key,
-      reconcileId: ctx.reconcileId,
-      jobId: ctx.jobId,
-      attempt: ctx.attempt,
-    });
+  async syncHandler(key: string, partial: Partial<SyncContext> = {}): Promise<ReconcileResult> {
+    const reconcileId = partial.reconcileId ?? randomUUID().slice(0, 8);
+    const log = this.log.child({ podset: key, reconcileId, jobId: partial.jobId, attempt: partial.attempt });
+    const pass: Pass = { ref: parseKey(key), log, signal: partial.signal };
     const started = Date.now();
     for (let round = 1; ; round++) {
       try {
-        // After a conflict the projection may be what is behind: read the API.
-        const result = await syncOnce(key, ctx, log, round > 1);
+        const result = await this.#syncOnce(pass);
         log.info(
-          {
-            ms: Date.now() - started,
-            requeueAfterMs: result.requeueAfterMs,
-            requeueReason: result.requeueReason,
-          },
+          { ms: Date.now() - started, requeueAfterMs: result.requeueAfterMs, requeueReason: result.reason },
           'reconciled',
         );
         return result;
       } catch (err) {
-        if (isConflict(err) && round < maxConflictRounds) {
+        if (isConflict(err) && round < this.maxConflictRounds) {
           log.info({ round }, 'conflict: the PodSet changed since we read it; re-reading and re-planning');
+          this.state.conflicted(key);
           continue;
         }
         if (isConflict(err)) {
@@ -214,7 +190,7 @@ export function createController(deps: ControllerDeps): Controller {
         }
         if (isNotFound(err)) {
           log.info('podset deleted during the reconcile; nothing more to do');
-          await forget(key);
+          await this.parkStore.clear(key);
           return {};
         }
         throw err;
@@ -222,54 +198,36 @@ export function createController(deps: ControllerDeps): Controller {
     }
   }
 
-  async function syncOnce(key: string, ctx: SyncContext, log: Logger, fresh: boolean): Promise<SyncResult> {
-    const [namespace, name] = splitKey(key);
-    ctx.signal?.throwIfAborted();
+  /** Steps 1 to 8, once. */
+  async #syncOnce(pass: Pass): Promise<ReconcileResult> {
+    const { ref, log } = pass;
+    pass.signal?.throwIfAborted();
 
-    // 1. The PodSet (and, from the projection, its pods). Gone → done.
-    const view = await readView(key, namespace, name, ctx, fresh, log);
-    if (view === 'waiting') {
-      return { requeueAfterMs: EXPECTATIONS_RECHECK_MS, requeueReason: 'Expectations' };
-    }
-    let podset = view.podset;
-    if (podset === undefined) {
+    // 1. The PodSet and its pods. Gone → done; our own writes not shown yet → look again shortly.
+    const read = await this.state.read(ref, pass.signal);
+    if (read.kind === 'gone') {
       log.info('podset gone; nothing to do');
-      await forget(key);
+      await this.parkStore.clear(ref.key);
       return {};
     }
+    if (read.kind === 'wait') {
+      log.info({ reason: read.reason }, read.message);
+      return { requeueAfterMs: read.afterMs, reason: read.reason };
+    }
+    let podset = read.podset;
 
     // 2. Being deleted → delete its pods, forget its traces, then let it go.
-    if (podset.metadata.deletionTimestamp !== undefined) return finalize(key, podset, view.pods, ctx, log);
-
-    // Parked after failing for good: only a spec change (a new generation) or the end of its backoff
-    // lets it try again; any other request (a resync, a pod event) waits, writing nothing.
-    const generation = podset.metadata.generation ?? 0;
-    const parked = await parkStore.get(key);
-    // The same PodSet (not a namesake created since) at the same generation.
-    const retryOfParked =
-      parked !== undefined &&
-      parked.generation === generation &&
-      (parked.uid === undefined || parked.uid === podset.metadata.uid);
-    if (retryOfParked && now().getTime() < parked.until) {
-      log.info({ retryAt: new Date(parked.until).toISOString() }, 'parked: waiting out its backoff');
-      return { requeueAfterMs: parked.until - now().getTime(), requeueReason: 'Parked' };
-    }
-    if (parked !== undefined && !retryOfParked) {
-      log.info(
-        { generation, parkedAt: parked.generation, uid: podset.metadata.uid, parkedUid: parked.uid },
-        'spec changed or a new PodSet of that name: unparked, backoff reset',
-      );
-      await parkStore.clear(key);
+    if (podset.metadata.deletionTimestamp !== undefined) {
+      return this.#finalize(pass, podset, await read.pods());
     }
 
-    // 3, 4. Its pods, read fresh (only those it controls count), and the plan (libs/reconcile: pure).
-    const { pods, plan } = await planFor(key, podset, view.pods, ctx);
+    // 3. Parked after failing for good: wait out its backoff unless the spec changed.
+    const parked = await this.#checkParked(pass, podset);
+    if (parked.wait !== undefined) return parked.wait;
 
-    // 5. Our finalizer before any pod exists, so that a deletion waits for our cleanup.
-    if (plan.finalizer === 'add') {
-      podset = await setFinalizer(podset, true);
-      log.info('added finalizer');
-    }
+    // 4. The plan (libs/reconcile: pure) from the pods it controls.
+    const pods = await read.pods();
+    const plan = this.#planFor(podset, pods);
     log.debug(
       {
         pods: pods.length,
@@ -280,39 +238,30 @@ export function createController(deps: ControllerDeps): Controller {
       'planned',
     );
 
-    // 6. Creates in slow-start batches, deletes worst first with UID preconditions.
-    const failure = await execute(key, podset, plan, ctx, log);
+    // 5. Our finalizer before any pod exists, so that a deletion waits for our cleanup.
+    if (plan.finalizer === 'add') podset = await this.#addFinalizer(pass, podset);
+
+    // 6. Creates in slow-start batches, then deletes worst first with UID preconditions.
+    const createFailure = await this.#createPods(pass, podset, plan);
+    const deleteFailure = await this.#deletePods(pass, podset, plan);
+    const failure = createFailure ?? deleteFailure;
 
     // 7. Status, only when it changed (a 409 here goes back to 1).
-    await updateStatus(key, podset, plan, failure, ctx, log);
+    await this.#updateStatus(pass, podset, plan, failure);
 
-    // 8. The planner's events; then an error for the queue to retry, or when to look again.
-    await recordAll(podset, plan.events);
-    if (failure !== undefined) {
-      throw new ReconcileError(failure.reason, failure.message, {
-        generation,
-        final: retryOfParked,
-        ...(failure.detail !== undefined ? { detail: failure.detail } : {}),
-      });
-    }
-    if (retryOfParked) await parkStore.clear(key);
-    return requeueOf(plan);
+    // 8. The planner's Events; then a retry, or when to look again.
+    return this.#finish(pass, podset, plan, failure, parked.retryOfParked);
   }
 
   /**
-   * The PodSet is being deleted: remove its pods, then (once every delete went through and none is left)
-   * its finished jobs and event-log entries, then our finalizer.
+   * 2. The PodSet is being deleted: remove its pods, then (once every delete went through and none is
+   * left) its traces, then our finalizer.
    */
-  async function finalize(
-    key: string,
-    podset: PodSetWire,
-    projected: WirePod[] | undefined,
-    ctx: SyncContext,
-    log: Logger,
-  ): Promise<SyncResult> {
-    const { plan } = await planFor(key, podset, projected, ctx);
-    const failure = await execute(key, podset, plan, ctx, log);
-    await recordAll(podset, plan.events);
+  async #finalize(pass: Pass, podset: PodSetWire, pods: WirePod[]): Promise<ReconcileResult> {
+    const { ref, log } = pass;
+    const plan = this.#planFor(podset, pods);
+    const failure = await this.#deletePods(pass, podset, plan);
+    await this.#recordAll(podset, plan.events);
     if (failure !== undefined) {
       throw new ReconcileError(failure.reason, failure.message, {
         ...(failure.detail !== undefined ? { detail: failure.detail } : {}),
@@ -320,297 +269,257 @@ export function createController(deps: ControllerDeps): Controller {
     }
     if (plan.finalizer !== 'remove') {
       log.info({ requeueAfterMs: plan.requeue?.afterMs }, 'cleanup in progress');
-      return requeueOf(plan);
+      return resultOf(plan);
     }
-    await forgetTraces(key, ctx, log);
-    await setFinalizer(podset, false);
-    await forget(key);
+    await this.#forgetTraces(pass);
+    await this.#removeFinalizer(podset);
+    await this.parkStore.clear(ref.key);
     log.info('cleanup done; finalizer removed');
     return {};
   }
 
   /**
-   * Best effort, by design: the finalizer guards the pods, which are gone by now; the finished jobs and
-   * event-log entries are history that ages out anyway (job retention, the stream's cap). So a failure
-   * here (Redis error, or no answer within cleanupTimeoutMs) is logged and the finalizer removed
-   * regardless: it must not hold a deletion in Terminating, retried with backoff and then parked, for
-   * the sake of housekeeping.
-   * Run before the finalizer goes, so nothing of the PodSet outlives it; a 409 on the finalizer patch runs it again,
-   * which is harmless (it is idempotent).
+   * Best effort, by design: the finalizer guards the pods, which are gone by now; the finished jobs,
+   * event-log entries and kept state are history that ages out anyway (job retention, the stream's cap,
+   * the projection's tombstones). So a failure here (Redis error, or no answer within cleanupTimeoutMs) is
+   * logged and the finalizer removed regardless: it must not hold a deletion in Terminating, retried with
+   * backoff and then parked, for the sake of housekeeping.
+   * Run before the finalizer goes, so nothing of the PodSet outlives it; a 409 on the finalizer patch runs
+   * it again, which is harmless (it is idempotent).
    */
-  async function forgetTraces(key: string, ctx: SyncContext, log: Logger): Promise<void> {
-    if (deps.cleanup === undefined) return;
-    ctx.signal?.throwIfAborted();
+  async #forgetTraces(pass: Pass): Promise<void> {
+    const { ref, log } = pass;
+    pass.signal?.throwIfAborted();
     try {
-      const removed = await withTimeout(deps.cleanup(key), cleanupTimeoutMs, 'cleanup');
-      log.info({ removed }, 'removed its finished jobs and event-log entries');
+      const [removed, stateKeys] = await withTimeout(
+        Promise.all([this.cleanup?.(ref.key), this.state.forget(ref.key)]),
+        this.cleanupTimeoutMs,
+        'cleanup',
+      );
+      log.info(
+        { removed: { ...removed, stateKeys } },
+        'removed its finished jobs, event-log entries and state',
+      );
     } catch (err) {
       log.warn(
         { err: errorText(err) },
-        'could not remove its finished jobs and event-log entries; removing the finalizer anyway',
+        'could not remove its finished jobs, event-log entries and state; removing the finalizer anyway',
       );
     }
   }
 
   /**
-   * The PodSet, and its pods when the projection is ready (undefined pods: list them). 'waiting': the
-   * projection does not show our own last creates or deletes yet — planning on it could create or
-   * delete twice, so look again once it does (the fold of their events requests this key anyway).
+   * 3. Parked after failing for good: only a spec change (a new generation) or the end of its backoff lets
+   * it try again; any other request (a resync, a pod event) waits, writing nothing.
    */
-  async function readView(
-    key: string,
-    namespace: string,
-    name: string,
-    ctx: SyncContext,
-    fresh: boolean,
-    log: Logger,
-  ): Promise<{ podset: PodSetWire | undefined; pods: WirePod[] | undefined } | 'waiting'> {
-    if (deps.projection !== undefined && !fresh) {
-      const state = await deps.projection.read(key);
-      if (state !== undefined) {
-        if (state.pending.length > 0) {
-          log.info({ pending: state.pending.length }, 'waiting for our own creates and deletes to show');
-          return 'waiting';
-        }
-        return {
-          podset: state.podset as unknown as PodSetWire | undefined,
-          pods: state.pods as unknown as WirePod[],
-        };
-      }
-    }
-    return { podset: await getPodSet(namespace, name, ctx.signal), pods: undefined };
-  }
-
-  async function getPodSet(
-    namespace: string,
-    name: string,
-    signal?: AbortSignal,
-  ): Promise<PodSetWire | undefined> {
-    try {
-      return await kube.podSets.get(namespace, name, signal !== undefined ? { signal } : {});
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
-  }
-
-  /** Add or remove podset.io/cleanup. The resourceVersion in the merge patch makes it conditional (409). */
-  async function setFinalizer(podset: PodSetWire, present: boolean): Promise<PodSetWire> {
-    const others = (podset.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
-    const patched = await kube.podSets.patch(podset.metadata.namespace, podset.metadata.name!, {
-      metadata: {
-        finalizers: present ? [...others, CLEANUP_FINALIZER] : others,
-        resourceVersion: podset.metadata.resourceVersion,
-      },
-    });
-    // Not after removing it: the PodSet may be gone by now, and its DELETED event folded.
-    if (present) {
-      await deps.projection?.wrote(
-        `${podset.metadata.namespace}/${podset.metadata.name}`,
-        patched as unknown as ProjectedPodSet,
+  async #checkParked(pass: Pass, podset: PodSetWire): Promise<ParkCheck> {
+    const { ref, log } = pass;
+    const generation = podset.metadata.generation ?? 0;
+    const parked = await this.parkStore.get(ref.key);
+    if (parked === undefined) return { retryOfParked: false };
+    // The same PodSet (not a namesake created since) at the same generation.
+    const same =
+      parked.generation === generation && (parked.uid === undefined || parked.uid === podset.metadata.uid);
+    if (!same) {
+      log.info(
+        { generation, parkedAt: parked.generation, uid: podset.metadata.uid, parkedUid: parked.uid },
+        'spec changed or a new PodSet of that name: unparked, backoff reset',
       );
+      await this.parkStore.clear(ref.key);
+      return { retryOfParked: false };
     }
+    if (this.now().getTime() < parked.until) {
+      log.info({ retryAt: new Date(parked.until).toISOString() }, 'parked: waiting out its backoff');
+      return { wait: { requeueAfterMs: parked.until - this.now().getTime(), reason: 'Parked' } };
+    }
+    return { retryOfParked: true };
+  }
+
+  /** 4. The planner's plan for the pods the PodSet controls. */
+  #planFor(podset: PodSetWire, pods: readonly WirePod[]): Plan {
+    return this.planner.reconcile(
+      podset as unknown as PodSet,
+      pods as unknown as Pod[],
+      this.now(),
+      this.options.reconcile,
+    );
+  }
+
+  /** 5. Adds podset.io/cleanup; the resourceVersion in the merge patch makes it conditional (409). */
+  async #addFinalizer(pass: Pass, podset: PodSetWire): Promise<PodSetWire> {
+    const patched = await this.#patchFinalizers(podset, [...otherFinalizers(podset), CLEANUP_FINALIZER]);
+    await this.state.wrote(pass.ref.key, patched);
+    pass.log.info('added finalizer');
     return patched;
   }
 
-  /**
-   * By label, then by controller owner UID (a deleted namesake's leftovers never count). A consistent
-   * read; or, in notOlderThan mode, a read from the watch cache at least as new as everything we know
-   * of: the triggering events, our own last writes for this key, and the PodSet just read.
-   */
-  async function listOwnedPods(key: string, podset: PodSetWire, ctx: SyncContext): Promise<WirePod[]> {
-    const labelSelector = `${NAME_LABEL}=${podset.metadata.name}`;
-    const sig = ctx.signal !== undefined ? { signal: ctx.signal } : {};
-    let rv: string | undefined;
-    if (notOlderThan) rv = rvMax(rvMax(ctx.rv, await rvStore.get(key)), podset.metadata.resourceVersion);
-    const list = await kube.pods.listAll(podset.metadata.namespace, {
-      labelSelector,
-      ...(rv !== undefined ? { resourceVersion: rv, resourceVersionMatch: 'NotOlderThan' as const } : {}),
-      ...sig,
+  /** 2. Removes podset.io/cleanup (not recorded: the PodSet may be gone by now, and its DELETED event folded). */
+  async #removeFinalizer(podset: PodSetWire): Promise<void> {
+    await this.#patchFinalizers(podset, otherFinalizers(podset));
+  }
+
+  async #patchFinalizers(podset: PodSetWire, finalizers: string[]): Promise<PodSetWire> {
+    return this.kube.podSets.patch(podset.metadata.namespace, podset.metadata.name!, {
+      metadata: { finalizers, resourceVersion: podset.metadata.resourceVersion },
     });
-    return controlledPods(podset, list.items);
   }
 
-  /** Its pods (those it controls, read fresh) and the planner's plan for them. */
-  async function planFor(
-    key: string,
-    podset: PodSetWire,
-    projected: WirePod[] | undefined,
-    ctx: SyncContext,
-  ): Promise<{ pods: WirePod[]; plan: Plan }> {
-    const pods =
-      projected !== undefined ? controlledPods(podset, projected) : await listOwnedPods(key, podset, ctx);
-    const plan = planner.reconcile(
-      podset as unknown as PodSet,
-      pods as unknown as Pod[],
-      now(),
-      options.reconcile,
+  /** 6a. The plan's creates in slow-start batches, recorded and announced; the first failure, if any. */
+  async #createPods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<Failure | undefined> {
+    if (plan.creates.length === 0) return undefined;
+    const { ref, log, signal } = pass;
+    signal?.throwIfAborted();
+    const batches = this.planner.slowStartBatches(plan.creates.length, this.createBurst);
+    const outcome = await executeCreates(this.kube, plan.creates, batches, signal);
+    await this.state.created(
+      ref.key,
+      outcome.created.map((p) => p.metadata.name ?? ''),
     );
-    return { pods, plan };
-  }
-
-  /** Runs the plan's creates and deletes, records their Events; returns the first failure, if any. */
-  async function execute(
-    key: string,
-    podset: PodSetWire,
-    plan: Plan,
-    ctx: SyncContext,
-    log: Logger,
-  ): Promise<Failure | undefined> {
     const involved = involvedOf(podset);
-    let failure: Failure | undefined;
-    if (plan.creates.length > 0) {
-      ctx.signal?.throwIfAborted();
-      const batches = planner.slowStartBatches(plan.creates.length, createBurst);
-      const outcome = await executeCreates(kube, plan.creates, batches, ctx.signal);
-      await remember(
-        key,
-        outcome.created.map((p) => p.metadata.resourceVersion),
+    if (outcome.created.length > 0) {
+      const names = outcome.created.map((p) => p.metadata.name).join(', ');
+      await this.events.record(
+        involved,
+        'Normal',
+        'SuccessfulCreate',
+        `Created pod${plural(outcome.created.length)}: ${names}`,
       );
-      await deps.projection?.expect(
-        key,
-        'create',
-        outcome.created.map((p) => p.metadata.name ?? ''),
-      );
-      if (outcome.created.length > 0) {
-        const names = outcome.created.map((p) => p.metadata.name).join(', ');
-        await events.record(
-          involved,
-          'Normal',
-          'SuccessfulCreate',
-          `Created pod${plural(outcome.created.length)}: ${names}`,
-        );
-        log.info({ created: outcome.created.length }, 'created pods');
-      }
-      if (outcome.failure !== undefined) {
-        failure = {
-          reason: 'FailedCreate',
-          message: createFailureMessage(outcome.failure, plan.creates.length),
-          detail: errorText(outcome.failure.error),
-        };
-        await events.record(
-          involved,
-          'Warning',
-          'FailedCreate',
-          `${failure.message}; the API said: ${failure.detail}`,
-        );
-        log.warn(
-          { failed: outcome.failure.failed, skipped: outcome.skipped, err: errorText(outcome.failure.error) },
-          'pod creates failed',
-        );
-      }
+      log.info({ created: outcome.created.length }, 'created pods');
     }
-    if (plan.deletes.length > 0) {
-      ctx.signal?.throwIfAborted();
-      const outcome = await executeDeletes(kube, plan.deletes, deleteConcurrency, ctx.signal);
-      await remember(key, outcome.resourceVersions);
-      await deps.projection?.expect(
-        key,
-        'delete',
-        outcome.deleted.map((d) => d.name),
-      );
-      if (outcome.deleted.length > 0) {
-        const names = outcome.deleted.map((d) => d.name).join(', ');
-        await events.record(
-          involved,
-          'Normal',
-          'SuccessfulDelete',
-          `Deleted pod${plural(outcome.deleted.length)}: ${names}`,
-        );
-        log.info(
-          { deleted: outcome.deleted.length, alreadyGone: outcome.alreadyGone.length },
-          'deleted pods',
-        );
-      }
-      for (const f of outcome.failed.slice(0, 3)) {
-        await events.record(
-          involved,
-          'Warning',
-          'FailedDelete',
-          `Error deleting pod ${f.deletion.name}: ${errorText(f.error)}`,
-        );
-      }
-      const first = outcome.failed[0];
-      if (first !== undefined) {
-        const n = outcome.failed.length;
-        failure ??= {
-          reason: 'FailedDelete',
-          message: `${n} of ${plan.deletes.length} pod deletes failed: ${stableReason(first.error)}`,
-          detail: `${first.deletion.name}: ${errorText(first.error)}`,
-        };
-        log.warn({ failed: n, err: errorText(first.error) }, 'pod deletes failed');
-      }
-    }
+    if (outcome.failure === undefined) return undefined;
+    const failure: Failure = {
+      reason: 'FailedCreate',
+      message: createFailureMessage(outcome.failure, plan.creates.length),
+      detail: errorText(outcome.failure.error),
+    };
+    await this.events.record(
+      involved,
+      'Warning',
+      'FailedCreate',
+      `${failure.message}; the API said: ${failure.detail}`,
+    );
+    log.warn(
+      { failed: outcome.failure.failed, skipped: outcome.skipped, err: errorText(outcome.failure.error) },
+      'pod creates failed',
+    );
     return failure;
   }
 
-  /** Writes the status `settle` decided on. PUT with the resourceVersion we read: a 409 is thrown (and syncHandler re-reads). */
-  async function updateStatus(
-    key: string,
+  /** 6b. The plan's deletes, worst first with UID preconditions, recorded and announced; the first failure. */
+  async #deletePods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<Failure | undefined> {
+    if (plan.deletes.length === 0) return undefined;
+    const { ref, log, signal } = pass;
+    signal?.throwIfAborted();
+    const outcome = await executeDeletes(this.kube, plan.deletes, this.deleteConcurrency, signal);
+    await this.state.deleted(
+      ref.key,
+      outcome.deleted.map((d) => d.name),
+    );
+    const involved = involvedOf(podset);
+    if (outcome.deleted.length > 0) {
+      const names = outcome.deleted.map((d) => d.name).join(', ');
+      await this.events.record(
+        involved,
+        'Normal',
+        'SuccessfulDelete',
+        `Deleted pod${plural(outcome.deleted.length)}: ${names}`,
+      );
+      log.info({ deleted: outcome.deleted.length, alreadyGone: outcome.alreadyGone.length }, 'deleted pods');
+    }
+    for (const f of outcome.failed.slice(0, 3)) {
+      await this.events.record(
+        involved,
+        'Warning',
+        'FailedDelete',
+        `Error deleting pod ${f.deletion.name}: ${errorText(f.error)}`,
+      );
+    }
+    const first = outcome.failed[0];
+    if (first === undefined) return undefined;
+    const n = outcome.failed.length;
+    log.warn({ failed: n, err: errorText(first.error) }, 'pod deletes failed');
+    return {
+      reason: 'FailedDelete',
+      message: `${n} of ${plan.deletes.length} pod deletes failed: ${stableReason(first.error)}`,
+      detail: `${first.deletion.name}: ${errorText(first.error)}`,
+    };
+  }
+
+  /**
+   * 7. Writes the status `settle` decided on. PUT with the resourceVersion we read: a 409 is thrown (and
+   * syncHandler re-reads).
+   */
+  async #updateStatus(
+    pass: Pass,
     podset: PodSetWire,
     plan: Plan,
     failure: Failure | undefined,
-    ctx: SyncContext,
-    log: Logger,
   ): Promise<void> {
     const current = podset.status as PodSetStatus | undefined;
     const outcome =
       failure !== undefined ? { failure: { reason: failure.reason, message: failure.message } } : {};
-    const settled = planner.settle(plan, current, outcome, now());
+    const settled = this.planner.settle(plan, current, outcome, this.now());
     if (!settled.write) return;
-    ctx.signal?.throwIfAborted();
+    pass.signal?.throwIfAborted();
     const status = settled.status;
-    const written = await writeStatus(kube, podset, status as unknown as PodSetStatusWire, ctx.signal);
-    await remember(key, [written.metadata.resourceVersion]);
-    await deps.projection?.wrote(key, written as unknown as ProjectedPodSet);
-    log.info({ replicas: status.replicas, readyReplicas: status.readyReplicas }, 'status written');
+    const written = await writeStatus(this.kube, podset, status as unknown as PodSetStatusWire, pass.signal);
+    await this.state.wrote(pass.ref.key, written);
+    pass.log.info({ replicas: status.replicas, readyReplicas: status.readyReplicas }, 'status written');
   }
 
-  async function recordAll(podset: PodSetWire, planned: readonly PlannedEvent[]): Promise<void> {
-    for (const e of planned) await events.record(involvedOf(podset), e.type, e.reason, e.message);
+  /**
+   * 8. The planner's Events; then a failure for the queue to retry with backoff — terminal when this was a
+   * parked key's one retry (it is parked again at once, no fresh round of short retries) — or the plan's
+   * requeue-after.
+   */
+  async #finish(
+    pass: Pass,
+    podset: PodSetWire,
+    plan: Plan,
+    failure: Failure | undefined,
+    retryOfParked: boolean,
+  ): Promise<ReconcileResult> {
+    await this.#recordAll(podset, plan.events);
+    if (failure !== undefined) {
+      const error = new ReconcileError(failure.reason, failure.message, {
+        generation: podset.metadata.generation ?? 0,
+        ...(failure.detail !== undefined ? { detail: failure.detail } : {}),
+      });
+      throw retryOfParked ? new TerminalError(error) : error;
+    }
+    if (retryOfParked) await this.parkStore.clear(pass.ref.key);
+    return resultOf(plan);
   }
 
-  async function remember(key: string, rvs: (string | undefined)[]): Promise<void> {
-    if (!notOlderThan) return;
-    const rv = rvs.reduce<string | undefined>((a, b) => rvMax(a, b), undefined);
-    if (rv !== undefined) await rvStore.raise(key, rv);
-  }
-
-  async function forget(key: string): Promise<void> {
-    await parkStore.clear(key);
-    if (notOlderThan) await rvStore.forget(key);
+  async #recordAll(podset: PodSetWire, planned: readonly PlannedEvent[]): Promise<void> {
+    for (const e of planned) await this.events.record(involvedOf(podset), e.type, e.reason, e.message);
   }
 
   /** The queue gave up on this key: ReplicaFailure with the reason in the PodSet's status, and a Warning Event. */
-  async function onFinalFailure(
+  async onFinalFailure(
     key: string,
     error: unknown,
     partial: Partial<SyncContext> = {},
-  ): Promise<FinalFailureResult> {
-    const [namespace, name] = splitKey(key);
-    const log = deps.log.child({
+  ): Promise<ReconcileResult> {
+    const { namespace, name } = parseKey(key);
+    const log = this.log.child({
       podset: key,
       reconcileId: partial.reconcileId,
       jobId: partial.jobId,
       attempt: partial.attempt,
     });
-    const reason =
-      error instanceof ReconcileError
-        ? error.reason
-        : isKubeApiError(error)
-          ? error.reason
-          : 'ReconcileError';
+    const reason = reasonOf(error);
     const message = errorText(error);
-    const retryInS = Math.round(parkedRetryMs / 1000);
+    const retryInS = Math.round(this.parkedRetryMs / 1000);
     log.error({ reason, err: message, retryInS }, 'reconcile failed for good; parking the key');
     let generation = error instanceof ReconcileError ? error.generation : undefined;
     let uid: string | undefined;
     try {
-      const podset = await markReplicaFailure(kube, namespace, name, reason, message, now);
+      const podset = await markReplicaFailure(this.kube, namespace, name, reason, message, () => this.now());
       if (podset === undefined) return {}; // gone: nothing to park
       generation = podset.metadata.generation ?? 0;
       uid = podset.metadata.uid;
-      await events.record(
+      await this.events.record(
         involvedOf(podset),
         'Warning',
         'ReconcileFailed',
@@ -621,31 +530,26 @@ export function createController(deps: ControllerDeps): Controller {
     }
     // Unknown generation (the API did not answer): not parked, so the next real event retries it.
     if (generation === undefined) return {};
-    await parkStore.park(key, {
+    await this.parkStore.park(key, {
       ...(uid !== undefined ? { uid } : {}),
       generation,
-      until: now().getTime() + parkedRetryMs,
+      until: this.now().getTime() + this.parkedRetryMs,
     });
-    return { requeueAfterMs: parkedRetryMs };
+    return { requeueAfterMs: this.parkedRetryMs, reason: 'Parked' };
   }
-
-  return { syncHandler, onFinalFailure };
-}
-
-interface Failure {
-  reason: string;
-  /** Stable across attempts that fail the same way: it goes into the ReplicaFailure condition. */
-  message: string;
-  /** The API's message for the first failure, for Events. */
-  detail?: string;
 }
 
 // ---- small helpers ----
 
-export function splitKey(key: string): [string, string] {
+/** "namespace/name" → its parts; throws for anything else. */
+export function parseKey(key: string): PodSetRef {
   const i = key.indexOf('/');
   if (i <= 0 || i === key.length - 1) throw new Error(`key ${JSON.stringify(key)} is not "namespace/name"`);
-  return [key.slice(0, i), key.slice(i + 1)];
+  return { key, namespace: key.slice(0, i), name: key.slice(i + 1) };
+}
+
+function otherFinalizers(podset: PodSetWire): string[] {
+  return (podset.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
 }
 
 function involvedOf(podset: PodSetWire): InvolvedPodSet {
@@ -659,39 +563,11 @@ function involvedOf(podset: PodSetWire): InvolvedPodSet {
   };
 }
 
-function detailOf(error: unknown): string {
-  return error instanceof ReconcileError && error.detail !== undefined ? ` (${error.detail})` : '';
-}
-
-function requeueOf(plan: Plan): SyncResult {
-  return plan.requeue === null
-    ? {}
-    : { requeueAfterMs: plan.requeue.afterMs, requeueReason: plan.requeue.reason };
+/** The plan's requeue as the queue's result. */
+function resultOf(plan: Plan): ReconcileResult {
+  return plan.requeue === null ? {} : { requeueAfterMs: plan.requeue.afterMs, reason: plan.requeue.reason };
 }
 
 function plural(n: number): string {
   return n === 1 ? '' : 's';
-}
-
-export function errorText(err: unknown): string {
-  if (isKubeApiError(err)) return `${err.code} ${err.reason}: ${err.statusMessage}`;
-  return err instanceof Error ? err.message : String(err);
-}
-
-/**
- * The ReplicaFailure message for failed creates: the same on every attempt that fails the same way (no
- * generated pod names, no server message that may carry one), so a retry rewrites no status. The API's
- * full message goes into the Warning Event instead.
- */
-export function createFailureMessage(failure: CreateFailure, wanted: number): string {
-  const verb = isKubeApiError(failure.error) ? 'rejected' : 'failed';
-  return `${failure.failed} of ${wanted} pod creates ${verb}: ${stableReason(failure.error)}`;
-}
-
-/** An error's cause in words that don't vary between attempts: the API's reason, or the error's code or kind. */
-export function stableReason(err: unknown): string {
-  if (isKubeApiError(err)) return `${err.code} ${err.reason}`;
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code !== '') return code;
-  return err instanceof Error ? err.name : 'Error';
 }

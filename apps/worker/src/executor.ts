@@ -67,8 +67,6 @@ export interface DeleteOutcome {
    */
   alreadyGone: PodDeletion[];
   failed: { deletion: PodDeletion; error: unknown }[];
-  /** resourceVersions the API returned for accepted deletes (terminating pods). */
-  resourceVersions: string[];
 }
 
 /** Delete in order, `concurrency` at a time, each with `preconditions: { uid }` (and resourceVersion when planned so). */
@@ -78,7 +76,7 @@ export async function executeDeletes(
   concurrency: number,
   signal?: AbortSignal,
 ): Promise<DeleteOutcome> {
-  const out: DeleteOutcome = { deleted: [], alreadyGone: [], failed: [], resourceVersions: [] };
+  const out: DeleteOutcome = { deleted: [], alreadyGone: [], failed: [] };
   for (let i = 0; i < deletions.length; i += concurrency) {
     signal?.throwIfAborted();
     const batch = deletions.slice(i, i + concurrency);
@@ -95,11 +93,8 @@ export async function executeDeletes(
     );
     results.forEach((r, j) => {
       const deletion = batch[j]!;
-      if (r.status === 'fulfilled') {
-        out.deleted.push(deletion);
-        const rv = (r.value as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
-        if (rv !== undefined) out.resourceVersions.push(rv);
-      } else if (isNotFound(r.reason) || isConflict(r.reason)) out.alreadyGone.push(deletion);
+      if (r.status === 'fulfilled') out.deleted.push(deletion);
+      else if (isNotFound(r.reason) || isConflict(r.reason)) out.alreadyGone.push(deletion);
       else out.failed.push({ deletion, error: r.reason });
     });
   }

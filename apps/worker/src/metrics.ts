@@ -4,7 +4,7 @@ import type { JobEndInfo, WorkerHooks } from '@podset/queue';
 import { appRegistry, kubeRequestMetrics } from '@podset/runtime';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { errorText } from './controller.ts';
+import { errorText } from './errors.ts';
 
 const OUTCOMES = ['completed', 'retry', 'failed'] as const satisfies readonly JobEndInfo['outcome'][];
 

@@ -4,10 +4,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '@podset/kube';
 import type { RedisConnector } from '@podset/queue';
-import { withTimeout, type Readiness } from '@podset/runtime';
-
-const REDIS_PROBE_TIMEOUT_MS = 2_000;
-const API_PROBE_TIMEOUT_MS = 3_000;
+import { API_PROBE_TIMEOUT_MS, REDIS_PROBE_TIMEOUT_MS, withTimeout, type Readiness } from '@podset/runtime';
 /** A readiness result is reused this long after it finished. */
 const READINESS_CACHE_MS = 1_000;
 
@@ -36,7 +33,7 @@ export function createWorkerReadiness(opts: WorkerReadinessOptions): WorkerReadi
   const probeRedis = opts.redis.client({
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    connectTimeout: 2_000,
+    connectTimeout: REDIS_PROBE_TIMEOUT_MS,
   });
   probeRedis.on('error', () => undefined);
   let probeKube: KubeClient | undefined;

@@ -4,13 +4,8 @@
 // it directly.
 import os from 'node:os';
 import { createKube, type Kube } from '@podset/kube';
-import {
-  Projection,
-  startReconcileWorker,
-  urlConnector,
-  type ReconcileWorker,
-  type RedisConnector,
-} from '@podset/queue';
+import { startReconcileWorker, urlConnector, type ReconcileWorker, type RedisConnector } from '@podset/queue';
+import { stateSourceEnv } from '@podset/state';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -20,7 +15,7 @@ import { createEventRecorder } from './events.ts';
 import { createWorkerMetrics } from './metrics.ts';
 import { redisParkStore } from './park-store.ts';
 import { createWorkerReadiness, type WorkerReadiness } from './readiness.ts';
-import { redisRvStore } from './rv-store.ts';
+import { openStateSource, type StateSourceKind } from './state-source.ts';
 import { createLogger, startOpsServer, type OpsServer } from '@podset/runtime';
 
 export interface WorkerSettings {
@@ -46,13 +41,12 @@ export interface WorkerSettings {
   /** 0: no HTTP server. */
   httpPort: number;
   instance: string;
-  listMode?: 'consistent' | 'notOlderThan';
   /** Kubernetes Events on PodSets: all (default), or warnings only. */
   events?: 'all' | 'warnings';
   /** The watcher's event-log stream (EVENT_LOG_KEY); default <queuePrefix>:<queueName>:watcher:events. */
   eventLogKey?: string;
-  /** Read each key's state from the watcher's projection (when ready) instead of a GET and a LIST. */
-  stateSource?: 'api' | 'projection';
+  /** Where reconciles read each key's state (STATE_SOURCE; its default when unset). */
+  stateSource?: StateSourceKind;
   /** Backoff between attempts (tests shorten it). */
   backoff?: { baseMs?: number; maxMs?: number; jitter?: number };
 }
@@ -101,8 +95,11 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
     types: settings.events ?? 'all',
   });
 
-  // 2. The controller: one key in, one reconcile out. Its Redis-backed stores are shared by every replica.
-  const stores = openStores(redis, settings, log);
+  // 2. The controller: one key in, one reconcile out. Its state source (chosen here, once) and its parked
+  // keys are in Redis, shared by every replica; they share one connection (small, rare calls).
+  const stateSource = settings.stateSource ?? stateSourceEnv.STATE_SOURCE.fallback();
+  const storeRedis = redis.client({ maxRetriesPerRequest: 3 });
+  storeRedis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis (state, park store) error'));
   const logKey = eventLogKey({
     EVENT_LOG_KEY: settings.eventLogKey,
     QUEUE_PREFIX: settings.queuePrefix,
@@ -113,16 +110,20 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
     planner: deps.planner,
     events,
     log,
-    ...stores.forController,
-    // A deleted PodSet's finished jobs, event-log entries and projected state.
-    cleanup: async (key) => {
-      const removed = await queueWorker.queue.forgetKey(key, { eventLogKey: logKey });
-      const projection = await stores.forController.projection?.forget(key);
-      return projection === undefined ? removed : { ...removed, projectionKeys: projection };
-    },
+    state: openStateSource(stateSource, {
+      kube,
+      redis: storeRedis,
+      prefix: settings.queuePrefix,
+      queueName: settings.queueName,
+    }),
+    // Parked keys outlive the failed job.
+    parkStore: redisParkStore(storeRedis, {
+      prefix: `${settings.queuePrefix}:${settings.queueName}:parked:`,
+    }),
+    // A deleted PodSet's finished jobs and event-log entries.
+    cleanup: (key) => queueWorker.queue.forgetKey(key, { eventLogKey: logKey }),
     options: {
       createBurst: settings.createBurst,
-      listMode: settings.listMode ?? 'consistent',
       ...(settings.parkedRetryMs !== undefined ? { parkedRetryMs: settings.parkedRetryMs } : {}),
       reconcile: {
         notReadyRequeueMs: settings.requeuePendingMs,
@@ -149,7 +150,6 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
         jobId: ctx.jobId,
         attempt: ctx.attempt,
         signal: ctx.signal,
-        ...(req.rv !== undefined ? { rv: req.rv } : {}),
       }),
     onFinalFailure: (req, error, ctx) =>
       controller.onFinalFailure(req.key, error, { jobId: ctx.jobId, attempt: ctx.attempt }),
@@ -185,7 +185,7 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
       createBurst: settings.createBurst,
       server: kube.client?.server,
       redis: redis.target,
-      stateSource: settings.stateSource ?? 'api',
+      stateSource,
     },
     'worker started',
   );
@@ -205,7 +205,7 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
           'worker stopping: no new work, finishing active reconciles',
         );
         await queueWorker.close();
-        stores.close();
+        storeRedis.disconnect();
         probes?.close();
         // Close the connection pool only of a client we built (an injected one belongs to its owner).
         if (deps.kube === undefined) await kube.client.close();
@@ -222,42 +222,6 @@ function redisOf(settings: WorkerSettings): RedisConnector {
   if (settings.redisUrl === undefined)
     throw new Error('startWorker: give settings.redis or settings.redisUrl');
   return urlConnector(settings.redisUrl);
-}
-
-/**
- * The controller's Redis stores: parked keys always; our writes' newest RV for NotOlderThan reads; the
- * projection with STATE_SOURCE=projection (on the park store's connection: both are small, rare calls).
- */
-function openStores(redis: RedisConnector, settings: WorkerSettings, log: Logger) {
-  const rvRedis =
-    settings.listMode === 'notOlderThan' ? redis.client({ maxRetriesPerRequest: 3 }) : undefined;
-  rvRedis?.on('error', (err: Error) => log.warn({ err: err.message }, 'redis (rv store) error'));
-  // Parked keys outlive the failed job.
-  const parkRedis = redis.client({ maxRetriesPerRequest: 3 });
-  parkRedis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis (park store) error'));
-  return {
-    forController: {
-      ...(rvRedis !== undefined
-        ? { rvStore: redisRvStore(rvRedis, { prefix: `${settings.queuePrefix}:podset-rv:` }) }
-        : {}),
-      parkStore: redisParkStore(parkRedis, {
-        prefix: `${settings.queuePrefix}:${settings.queueName}:parked:`,
-      }),
-      ...(settings.stateSource === 'projection'
-        ? {
-            projection: new Projection({
-              client: parkRedis,
-              prefix: settings.queuePrefix,
-              queueName: settings.queueName,
-            }),
-          }
-        : {}),
-    },
-    close() {
-      rvRedis?.disconnect();
-      parkRedis.disconnect();
-    },
-  };
 }
 
 export function defaultInstance(): string {

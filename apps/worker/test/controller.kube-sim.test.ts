@@ -275,41 +275,6 @@ test('the rate limiter paces the controller (QPS 20, burst 1): waits are reporte
   assert.equal(slow.client.requestTotal('create') >= 5, true);
 });
 
-test('listMode notOlderThan: lists from the watch cache at our own newest write, never creates twice', async () => {
-  const ns = await namespace();
-  await createPodSet(ns, 'web', 4);
-  const lists: { resourceVersion?: string; resourceVersionMatch?: string }[] = [];
-  const k = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
-  const listAll = k.pods.listAll.bind(k.pods);
-  k.pods.listAll = (namespace, opts = {}) => {
-    lists.push({ resourceVersion: opts.resourceVersion, resourceVersionMatch: opts.resourceVersionMatch });
-    return listAll(namespace, opts);
-  };
-  const c = createController({
-    kube: k,
-    planner,
-    events: createEventRecorder({ kube: k, log, instance: 'test' }),
-    log,
-    options: { createBurst: 8, listMode: 'notOlderThan', reconcile: { notReadyRequeueMs: 200 } },
-  });
-  const created: string[] = [];
-  // Back-to-back passes, as a burst of watch events would cause: each must see the previous pass's creates.
-  for (let i = 0; i < 3; i++) {
-    await c.syncHandler(`${ns}/web`);
-    created.push(String(sim.audit.query({ namespace: ns, verb: 'create', resource: 'pods' }).length));
-  }
-  assert.deepEqual(created, ['4', '4', '4']);
-  assert.ok(lists.length >= 3);
-  for (const l of lists) {
-    assert.equal(l.resourceVersionMatch, 'NotOlderThan');
-    assert.match(l.resourceVersion ?? '', /^[0-9]+$/);
-  }
-  // The second pass read at an RV past the first pass's 4 creates (kube-sim's RV is one global counter).
-  assert.ok(Number(lists[1]!.resourceVersion) >= Number(lists[0]!.resourceVersion) + 4);
-  await converge(`${ns}/web`, async () => (await kube.podSets.get(ns, 'web')).status?.readyReplicas === 4, c);
-  assert.equal(sim.audit.query({ namespace: ns, verb: 'create', resource: 'pods' }).length, 4);
-});
-
 test('a deleted pod is replaced', async () => {
   const ns = await namespace();
   await createPodSet(ns, 'web', 2);

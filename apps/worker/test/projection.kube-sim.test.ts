@@ -6,12 +6,14 @@ import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { createKube, loadKubeConfig, type Kube } from '@podset/kube';
 import { startKubeSim, type KubeSim } from '@podset/kube-sim';
-import { Projection, type ProjectedPod, type ProjectedPodSet } from '@podset/queue';
+import { Projection, type ProjectedPod, type ProjectedPodSet } from '@podset/state';
 import * as planner from '@podset/reconcile';
 import { startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { pino } from 'pino';
-import { createController, type StateProjection } from '../src/controller.ts';
+import { apiState } from '../src/api-state.ts';
+import { createController } from '../src/controller.ts';
 import { createEventRecorder } from '../src/events.ts';
+import { projectionState, type StateProjection } from '../src/projection-state.ts';
 import { installPodSetCrd } from './podset-crd.ts';
 
 const log = pino({ level: 'silent' });
@@ -39,7 +41,7 @@ function controllerWith(projection: StateProjection) {
     planner,
     events: createEventRecorder({ kube, log, instance: 'test', types: 'warnings' }),
     log,
-    projection,
+    state: projectionState(projection, apiState(kube)),
     options: { createBurst: 8, reconcile: { notReadyRequeueMs: 200 } },
   });
 }
@@ -88,7 +90,7 @@ test('a reconcile reads the projection, not the API; its creates are expected un
   // The watch is stalled: the projection shows no pod. Planning on it would create 3 more.
   assert.deepEqual(await controller.syncHandler(key), {
     requeueAfterMs: 1_000,
-    requeueReason: 'Expectations',
+    reason: 'Expectations',
   });
   assert.equal((await podsOf(name)).length, 3, 'nothing created twice');
 
@@ -105,6 +107,7 @@ test('control: without its expectations the same stale projection would create t
     read: (k) => projection.read(k),
     expect: async () => 0,
     wrote: (k, ps) => projection.wrote(k, ps),
+    forget: (k) => projection.forget(k),
   };
   const controller = controllerWith(forgetful);
   await controller.syncHandler(key);
@@ -168,8 +171,7 @@ test('a failed finalizer removal is retried: the projection still shows the PodS
     planner,
     events: createEventRecorder({ kube, log, instance: 'test', types: 'warnings' }),
     log,
-    projection,
-    cleanup: async (k) => ({ projectionKeys: await projection.forget(k) }),
+    state: projectionState(projection, apiState(kube)),
     options: { createBurst: 8, reconcile: { notReadyRequeueMs: 200 } },
   });
   await assert.rejects(controller.syncHandler(key), /injected/);
@@ -182,4 +184,22 @@ test('a failed finalizer removal is retried: the projection still shows the PodS
       return true;
     }
   });
+});
+
+test('a deleted PodSet: one reconcile deletes its pods, forgets its kept state, removes the finalizer', async () => {
+  const { name, key, projection } = await setUp(1);
+  const controller = controllerWith(projection);
+  await controller.syncHandler(key);
+  await foldPods(projection, key, name);
+  const k = projection.keys(key);
+  assert.equal(await client.exists(k.pods), 1);
+
+  await kube.podSets.delete('default', name);
+  const deleting = await kube.podSets.get('default', name);
+  await projection.foldPodSet(key, 'MODIFIED', deleting as unknown as ProjectedPodSet, 1);
+  await controller.syncHandler(key);
+  assert.deepEqual(await podsOf(name), [], 'its pod deleted');
+  await assert.rejects(kube.podSets.get('default', name), /404|NotFound/, 'its finalizer removed');
+  assert.equal(await client.exists(k.pods, k.expect, k.requested), 0, 'its pods, expectations and requests');
+  assert.equal(await client.exists(k.podset), 1, 'its entry stays until its DELETED event');
 });

@@ -4,13 +4,8 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { ReconcileRequest } from './payload.ts';
 import type { ReconcileQueue } from './reconcile-queue.ts';
-import type {
-  JobStartInfo,
-  ReconcileContext,
-  ReconcileResult,
-  ReconcileWorkerOptions,
-  WorkerHooks,
-} from './worker.ts';
+import { failureOf, isTerminal, type ReconcileResult } from './result.ts';
+import type { JobStartInfo, ReconcileContext, ReconcileWorkerOptions, WorkerHooks } from './worker.ts';
 
 /** Hooks that never throw (a metrics or log callback must not break the worker). */
 export type SafeHooks = Required<WorkerHooks>;
@@ -36,11 +31,6 @@ export function safeHooks(hooks: WorkerHooks = {}): SafeHooks {
 
 export function toError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
-}
-
-/** An error the handler marked as the last word for this job (`final: true`): no further attempt. */
-function isFinal(err: Error): boolean {
-  return err instanceof UnrecoverableError || (err as { final?: unknown }).final === true;
 }
 
 function validDelay(ms: number | undefined): ms is number {
@@ -89,8 +79,10 @@ export async function runAttempt(
   try {
     result = await deps.handler(req, ctx);
   } catch (err) {
-    const error = toError(err);
-    const final = attempt >= maxAttempts || isFinal(error);
+    const thrown = toError(err);
+    const final = attempt >= maxAttempts || isTerminal(thrown);
+    // What went wrong, for the app and the hooks: a TerminalError only says "no retry" about its cause.
+    const error = failureOf(thrown);
     if (final) await finalFailure(deps, req, error, ctx);
     deps.hooks.onEnd({
       ...start,
@@ -99,10 +91,10 @@ export async function runAttempt(
       error,
     });
     // Final here but not for BullMQ (the job allows more attempts): make BullMQ stop too.
-    if (final && attempt < jobAttempts && !(error instanceof UnrecoverableError)) {
+    if (final && attempt < jobAttempts && !(thrown instanceof UnrecoverableError)) {
       throw new UnrecoverableError(error.message);
     }
-    throw error;
+    throw thrown;
   }
   const requeueAfterMs = result?.requeueAfterMs;
   if (validDelay(requeueAfterMs)) {

@@ -4,7 +4,7 @@
 import type { ReconcileQueue } from './reconcile-queue.ts';
 import type { RedisClient } from './connection.ts';
 import { bullKeys } from './bull-keys.ts';
-import { luaScript, runScript } from './lua.ts';
+import { luaScript, runScript } from '@podset/state';
 import { parseReconcileRequest, type ReconcileRequest } from './payload.ts';
 
 /**

@@ -5,9 +5,9 @@
 // apps' own clients (checkpoints, event log, rv store, probes) alike.
 import { ConfigError, bool, list, optionalStr, url, type Config } from '@podset/config';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type { RedisClient } from '@podset/state';
 
-/** A client of either kind; both speak the same commands. */
-export type RedisClient = Redis | Cluster;
+export type { RedisClient };
 
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$/;
 

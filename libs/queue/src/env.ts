@@ -1,6 +1,6 @@
 // The queue's settings that the watcher, the workers and the dashboard must share, declared once: each
 // app spreads these specs into its own, so names, defaults and validation cannot differ.
-import { int, oneOf, optionalStr, str } from '@podset/config';
+import { int, optionalStr, str } from '@podset/config';
 import { DEFAULT_ATTEMPTS } from './reconcile-queue.ts';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from './options.ts';
 
@@ -29,14 +29,5 @@ export const attemptsEnv = {
       'Attempts per reconcile (exponential backoff with jitter between) before it is parked as failed; the same for the watcher and the workers',
     default: DEFAULT_ATTEMPTS,
     min: 1,
-  }),
-} as const;
-
-/** Where a reconcile's state comes from; the same for the watcher (which keeps it) and the workers. */
-export const stateSourceEnv = {
-  STATE_SOURCE: oneOf(['api', 'projection'] as const, {
-    description:
-      'api: each reconcile GETs the PodSet and LISTs its pods, and every pod event requests one; projection (experimental): the watcher folds every event into a per-PodSet state in Redis and requests a reconcile only for events that can change a plan, and workers read that state in one Redis round trip (the API when it is not complete yet, or after a conflict), planning only once their own last creates and deletes show in it (the same for the watcher and the workers)',
-    default: 'api',
   }),
 } as const;

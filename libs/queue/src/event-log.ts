@@ -2,7 +2,7 @@
 // next to the queue's keys, read by the dashboard, and a deleted PodSet's entries removed by forgetKey.
 // The record's format, its key, its writer, its reader and its deleter live here so they cannot drift.
 import type { RedisClient } from './connection.ts';
-import { luaScript, runScript } from './lua.ts';
+import { luaScript, runScript } from '@podset/state';
 
 /** One record, all values strings as Redis stores them. */
 export interface EventRecord {

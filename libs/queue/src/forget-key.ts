@@ -21,7 +21,7 @@ import type { Queue } from 'bullmq';
 import type { RedisClient } from './connection.ts';
 import { bullKeys } from './bull-keys.ts';
 import { deleteEventsOf } from './event-log.ts';
-import { luaScript, runScript } from './lua.ts';
+import { luaScript, runScript } from '@podset/state';
 import { keyProblem } from './payload.ts';
 
 /**

@@ -11,7 +11,6 @@ export {
   DEFAULT_STALLED_INTERVAL_MS,
   type ReconcileContext,
   type ReconcileHandler,
-  type ReconcileResult,
   type ReconcileWorker,
   type ReconcileWorkerOptions,
   type WorkerHooks,
@@ -19,6 +18,7 @@ export {
   type JobEndInfo,
   type JobDeferredInfo,
 } from './worker.ts';
+export { TerminalError, isTerminal, type ReconcileResult } from './result.ts';
 export { BULK_DEFER_MS, BULK_WAIT_MS } from './bulk-handback.ts';
 export { defaultBulkConcurrency } from './bulk-slots.ts';
 export {
@@ -30,7 +30,6 @@ export {
   type ReconcileRequest,
   type RequestSource,
 } from './payload.ts';
-export { compareRv, rvNewer, rvMax, RV_NEWER_LUA } from './resource-version.ts';
 export {
   forgetKey,
   FORGET_CHUNK,
@@ -59,7 +58,7 @@ export {
   type RedisConnector,
   type ClientTuning,
 } from './connection.ts';
-export { queueEnv, attemptsEnv, stateSourceEnv } from './env.ts';
+export { queueEnv, attemptsEnv } from './env.ts';
 export {
   EventLog,
   eventLogKeyOf,
@@ -70,15 +69,3 @@ export {
   type EventLogOptions,
 } from './event-log.ts';
 export { bullKeys, jobPrefixOf, BULLMQ_VERSION, type FinishedState } from './bull-keys.ts';
-export {
-  Projection,
-  type Fold,
-  type FoldItem,
-  type FoldOptions,
-  podSetInputs,
-  type FoldType,
-  type ProjectedPod,
-  type ProjectedPodSet,
-  type ProjectedState,
-  type ProjectionOptions,
-} from './projection.ts';

@@ -12,9 +12,8 @@
 // priority·2^32+counter; marker zset); the integration tests pin that behaviour.
 import { bullKeys } from './bull-keys.ts';
 import type { RedisClient } from './connection.ts';
-import { luaScript, runScript } from './lua.ts';
+import { luaScript, runScript, RV_NEWER_LUA } from '@podset/state';
 import { MAX_REASONS } from './payload.ts';
-import { RV_NEWER_LUA } from './resource-version.ts';
 
 export const MERGE_LUA = `
 local rcall = redis.call
@@ -236,6 +235,12 @@ export interface MergeArgs {
   addedJobId?: string;
 }
 
+/**
+ * How long a producer may hold a key's request lock (it spans one add only): past it, another producer
+ * may take the key even if the holder died between its merge and its add.
+ */
+export const REQUEST_LOCK_TTL_MS = 5_000;
+
 export interface MergeResult {
   outcome: 'merged' | 'add' | 'busy' | 'active' | 'finished' | 'absent';
   jobId: string;
@@ -265,7 +270,7 @@ export async function runMerge(client: RedisClient, keys: MergeKeys, args: Merge
     String(args.priority ?? 0),
     args.incoming ?? '{}',
     args.lockToken ?? '',
-    String(args.lockTtlMs ?? 5_000),
+    String(args.lockTtlMs ?? REQUEST_LOCK_TTL_MS),
     args.addedJobId ?? '',
   ];
   const raw = await runScript(client, MERGE, keyList, argv);

@@ -39,7 +39,7 @@ test('malformed payloads are rejected with a reason naming the field', () => {
     [{ ...good, key: 'web' }, /namespace\/name/],
     [{ ...good, key: 'a/b/c' }, /namespace\/name/],
     [{ ...good, key: 'Default/web' }, /invalid namespace/],
-    [{ ...good, key: 'default/' }, /invalid name/],
+    [{ ...good, key: 'default/' }, /must be "namespace\/name"/],
     [{ ...good, key: 7 }, /key must be a string/],
     [{ ...good, source: 'resync' }, /source/],
     [{ ...good, firstRequestedAt: '1' }, /firstRequestedAt/],

@@ -1,5 +1,6 @@
 // The job payload: a versioned, validated record of "reconcile this key", merged across requests.
-import { rvNewer } from './resource-version.ts';
+import { parseKey } from '@podset/reconcile';
+import { rvNewer } from '@podset/state';
 
 /** Where a request came from: a live watch event, or a relist/resync (bulk). */
 export type RequestSource = 'live' | 'bulk';
@@ -32,9 +33,9 @@ const NAME = /^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/;
 /** Why a key is not a valid "namespace/name", or undefined when it is. */
 export function keyProblem(key: unknown): string | undefined {
   if (typeof key !== 'string') return 'key must be a string "namespace/name"';
-  const parts = key.split('/');
-  if (parts.length !== 2) return `key ${JSON.stringify(key)} must be "namespace/name"`;
-  const [ns = '', name = ''] = parts;
+  const parsed = parseKey(key);
+  if (parsed === undefined) return `key ${JSON.stringify(key)} must be "namespace/name"`;
+  const { namespace: ns, name } = parsed;
   if (ns.length > 63 || !NAMESPACE.test(ns)) return `key ${JSON.stringify(key)}: invalid namespace`;
   if (name.length > 253 || !NAME.test(name)) return `key ${JSON.stringify(key)}: invalid name`;
   return undefined;

@@ -6,7 +6,7 @@ import { Queue } from 'bullmq';
 import { BACKOFF_TYPE } from './backoff.ts';
 import { bullKeys, jobPrefixOf } from './bull-keys.ts';
 import { forgetKey, type ForgetKeyOptions, type ForgetKeyResult } from './forget-key.ts';
-import { runMerge, type MergeResult } from './merge-script.ts';
+import { REQUEST_LOCK_TTL_MS, runMerge, type MergeResult } from './merge-script.ts';
 import {
   bullConnection,
   createClient,
@@ -24,7 +24,7 @@ export interface ReconcileQueueOptions extends QueueLocation {
   attempts?: number;
   /** Finished jobs kept for the dashboard. Default: 1000 completed (1 h), 5000 failed (7 d). */
   retention?: Retention;
-  /** How long a producer may hold a key's request lock (it only spans one add). Default 5000 ms. */
+  /** How long a producer may hold a key's request lock (it only spans one add). Default REQUEST_LOCK_TTL_MS. */
   requestLockTtlMs?: number;
   /** Connection-level errors of the underlying clients (requests also reject). Default: ignored. */
   onError?: (error: Error) => void;
@@ -76,7 +76,7 @@ export class ReconcileQueue {
     if (!Number.isInteger(this.attempts) || this.attempts < 1)
       throw new Error('attempts must be an integer >= 1');
     this.retention = opts.retention ?? {};
-    this.lockTtlMs = opts.requestLockTtlMs ?? 5_000;
+    this.lockTtlMs = opts.requestLockTtlMs ?? REQUEST_LOCK_TTL_MS;
     this.now = opts.now ?? Date.now;
     const bull = bullConnection(opts.connection);
     this.bullClient = bull.owned;

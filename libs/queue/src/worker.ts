@@ -16,6 +16,7 @@ import {
 } from './options.ts';
 import { parseReconcileRequest, type ReconcileRequest } from './payload.ts';
 import { ReconcileQueue } from './reconcile-queue.ts';
+import type { ReconcileResult } from './result.ts';
 
 export interface ReconcileContext {
   /** Aborted when the worker shuts down past its grace period or loses the job's lock. */
@@ -24,11 +25,6 @@ export interface ReconcileContext {
   attempt: number;
   maxAttempts: number;
   jobId: string;
-}
-
-/** controller-runtime style: requeueAfterMs → another reconcile of the key after that delay. */
-export interface ReconcileResult {
-  requeueAfterMs?: number;
 }
 
 export type ReconcileHandler = (
@@ -91,8 +87,8 @@ export interface ReconcileWorkerOptions extends QueueLocation {
   bulkConcurrency?: number;
   handler: ReconcileHandler;
   /**
-   * Called once when a request has failed its last attempt (or threw an UnrecoverableError or an error
-   * marked `final: true`), while the job still holds its key: write the PodSet condition and Event here.
+   * Called once when a request has failed its last attempt (or threw a TerminalError, whose cause it is
+   * given), while the job still holds its key: write the PodSet condition and Event here.
    * A `requeueAfterMs` it returns asks for one more reconcile of the key after that long (a parked key's
    * next try). Errors are reported to hooks.onError and do not change the outcome.
    */

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
 import { startRedis, type RedisServer } from '@podset/testkit';
-import { DEFAULT_PREFIX, ReconcileQueue, startReconcileWorker } from '../src/index.ts';
+import { DEFAULT_PREFIX, ReconcileQueue, startReconcileWorker, TerminalError } from '../src/index.ts';
 import { waitFor } from './fixtures/harness.ts';
 
 let redis: RedisServer;
@@ -55,11 +55,12 @@ test('a job enqueued with 8 attempts fails after the worker’s 2, final hook on
   }
 });
 
-test('an error marked final ends the job at its first attempt; the final hook’s requeueAfterMs makes one more job', async () => {
+test('a TerminalError ends the job at its first attempt; the final hook sees its cause, and its requeueAfterMs makes one more job', async () => {
   const queueName = 'parked';
   const producer = new ReconcileQueue({ connection: redis.url, queueName, attempts: 8 });
   const runs: number[] = [];
-  const finals: string[] = [];
+  const finals: Error[] = [];
+  const cause = new RangeError('1 of 3 pod creates rejected: 422 Invalid');
   const w = startReconcileWorker({
     connection: redis.url,
     queueName,
@@ -69,10 +70,10 @@ test('an error marked final ends the job at its first attempt; the final hook’
       runs.push(ctx.attempt);
       // The second job succeeds: the parked key's one retry.
       if (runs.length > 1) return {};
-      throw Object.assign(new Error('1 of 3 pod creates rejected: 422 Invalid'), { final: true });
+      throw new TerminalError(cause);
     },
     onFinalFailure: (_req, err) => {
-      finals.push(err.message);
+      finals.push(err);
       return { requeueAfterMs: 50 };
     },
   });
@@ -87,7 +88,9 @@ test('an error marked final ends the job at its first attempt; the final hook’
     assert.equal(await job?.getState(), 'failed');
     assert.equal(job?.attemptsMade, 1, 'no second attempt of the job');
     assert.deepEqual(runs, [1, 1], 'the retry is a new job');
-    assert.deepEqual(finals, ['1 of 3 pod creates rejected: 422 Invalid']);
+    assert.equal(finals.length, 1);
+    assert.equal(finals[0], cause, 'the hook is given the cause, not the wrapper');
+    assert.match(job?.failedReason ?? '', /422 Invalid/);
   } finally {
     await w.close();
     await producer.close();

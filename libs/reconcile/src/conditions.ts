@@ -11,6 +11,8 @@ export interface ConditionInput {
   status: ConditionStatus;
   reason: string;
   message: string;
+  /** Progressing only: when progress was last seen (the progress deadline counts from it). */
+  lastUpdateTime?: string;
 }
 
 export function getCondition(

@@ -1,11 +1,14 @@
 // @podset/reconcile: the PodSet API (schema, CRD, types) and the pure planner.
 export * from './api.ts';
+export * from './availability.ts';
 export * from './conditions.ts';
 export * from './crd.ts';
+export * from './key.ts';
 export * from './ownership.ts';
 export * from './plan.ts';
 export * from './pod-state.ts';
 export * from './pod-template.ts';
+export * from './progress-deadline.ts';
 export * from './podset-schema.ts';
 export * from './ranking.ts';
 export * from './rollout.ts';

@@ -2,6 +2,7 @@
 // podset.io/v1, and, where the PodSet's UID is known, with that UID. A pod of a deleted PodSet with the
 // same name (another UID) is never counted, deleted or adopted.
 import { API_VERSION, KIND } from './api.ts';
+import { formatKey } from './key.ts';
 import type { ObjectMeta, OwnerReference, PodSet } from './types.ts';
 
 /** The ownerReference with controller: true, if any. */
@@ -11,6 +12,12 @@ export function controllerRef(obj: { metadata?: ObjectMeta }): OwnerReference | 
 
 function isPodSetRef(ref: OwnerReference | undefined): ref is OwnerReference {
   return ref !== undefined && ref.kind === KIND && ref.apiVersion === API_VERSION;
+}
+
+/** The controller ownerReference when the controller is a PodSet (whatever its UID). */
+export function podSetControllerRef(obj: { metadata?: ObjectMeta }): OwnerReference | undefined {
+  const ref = controllerRef(obj);
+  return isPodSetRef(ref) ? ref : undefined;
 }
 
 /** The pod's controller is this PodSet (same UID). False when the PodSet has no UID. */
@@ -31,8 +38,8 @@ export function controlledPods<P extends { metadata?: ObjectMeta }>(podset: PodS
  * (for the watcher: a Pod event → the PodSet to reconcile). Undefined if no PodSet controls it.
  */
 export function podSetKeyOf(pod: { metadata?: ObjectMeta }): string | undefined {
-  const ref = controllerRef(pod);
+  const ref = podSetControllerRef(pod);
   const ns = pod.metadata?.namespace;
-  if (!isPodSetRef(ref) || !ns || !ref.name) return undefined;
-  return `${ns}/${ref.name}`;
+  if (ref === undefined || !ns || !ref.name) return undefined;
+  return formatKey(ns, ref.name);
 }

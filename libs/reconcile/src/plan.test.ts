@@ -32,8 +32,8 @@ test('from nothing: create all missing pods, status says 0/3, requeue until read
       {
         type: 'Available',
         status: 'False',
-        reason: 'ReplicasNotReady',
-        message: '0/3 replicas ready',
+        reason: 'MinimumReplicasUnavailable',
+        message: '0/3 replicas ready, at least 3 needed',
         lastTransitionTime: '2026-01-01T00:00:00Z',
       },
       {
@@ -42,6 +42,7 @@ test('from nothing: create all missing pods, status says 0/3, requeue until read
         reason: 'ScalingUp',
         message: '0/3 replicas active, creating 3 pods',
         lastTransitionTime: '2026-01-01T00:00:00Z',
+        lastUpdateTime: '2026-01-01T00:00:00Z',
       },
     ],
   });

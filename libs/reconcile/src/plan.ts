@@ -1,22 +1,28 @@
 // The planner: (podset, pods, now) → plan. Pure: no I/O, no clock, no randomness; inputs are not mutated.
 import { CLEANUP_FINALIZER, TEMPLATE_HASH_LABEL } from './api.ts';
+import { availabilityCounts, availableCondition } from './availability.ts';
+import { cleanupPlan } from './cleanup-plan.ts';
 import { getCondition, removeCondition, setCondition, type ConditionInput } from './conditions.ts';
 import { controlledPods } from './ownership.ts';
-import { isPodAvailable, msUntilAvailable, podLifecycle } from './pod-state.ts';
-import { podManifest } from './pod-template.ts';
-import { rankFinishedForRetention, rankForDeletion } from './ranking.ts';
-import { rolloutStep } from './rollout.ts';
-import { minReadySeconds, resolveStrategy, type ResolvedStrategy } from './strategy.ts';
-import { templateHash } from './template-hash.ts';
-import { desiredReplicas, specProblem, type SpecProblem } from './spec-check.ts';
+import { passView, type PassView } from './pass-view.ts';
+import { podChanges, type PodChanges } from './pod-changes.ts';
+import { msUntilAvailable } from './pod-state.ts';
+import {
+  PROGRESS_DEADLINE_EXCEEDED,
+  wasRollingOut,
+  withProgressDeadline,
+  type DeadlineOutcome,
+} from './progress-deadline.ts';
+import { progressingCondition, rolloutStartedMessage, rolloutUnderWay } from './progressing.ts';
+import type { SpecProblem } from './spec-check.ts';
+import type { ResolvedStrategy } from './strategy.ts';
 import { observedStatus, statusEqual } from './status.ts';
+import { plural } from './text.ts';
 import { toMillis } from './time.ts';
 import type {
-  DeleteReason,
   Plan,
   PlannedEvent,
   Pod,
-  PodDeletion,
   PodSet,
   PodSetCondition,
   PodSetStatus,
@@ -49,15 +55,119 @@ function resolveOptions(options: ReconcileOptions | undefined): Required<Reconci
   return o;
 }
 
-function deletion(podset: PodSet, pod: Pod, reason: DeleteReason, unchanged = false): PodDeletion {
-  const rv = pod.metadata?.resourceVersion;
+/** The observed status, and the facts about it the conditions, events and requeue are decided from. */
+interface Observation {
+  observed: Omit<Required<PodSetStatus>, 'conditions'>;
+  notReady: number;
+  /** Per Ready pod not yet available: ms until it will be. */
+  untilAvailable: number[];
+  /** The last Progressing said a rollout was under way. */
+  wasRollingOut: boolean;
+  rollingOut: boolean;
+}
+
+/** Counts the pods as they are now (before this plan's changes) and tells whether a rollout is on. */
+function observe(view: PassView): Observation {
+  const available = view.active.filter(view.isAvailable).length;
+  const observed = observedStatus({
+    name: view.podset.metadata.name ?? '',
+    generation: view.podset.metadata.generation,
+    templateHash: view.hash,
+    activePods: view.active,
+    updated: view.updated.length,
+    available,
+  });
+  const previous = getCondition(view.podset.status, 'Progressing');
+  const rolling = wasRollingOut(previous);
+  const complete =
+    view.outdated.length === 0 && view.updated.length === view.desired && available >= view.desired;
   return {
-    namespace: pod.metadata?.namespace ?? podset.metadata.namespace ?? 'default',
-    name: pod.metadata?.name ?? '',
-    uid: pod.metadata?.uid ?? '',
-    reason,
-    ...(unchanged && rv !== undefined ? { resourceVersion: rv } : {}),
+    observed,
+    notReady: view.active.length - observed.readyReplicas,
+    untilAvailable: view.active
+      .map((p) => msUntilAvailable(p, view.minReadySeconds, view.nowMs))
+      .filter((ms): ms is number => ms !== undefined),
+    wasRollingOut: rolling,
+    rollingOut:
+      view.strategy !== undefined &&
+      rolloutUnderWay({
+        strategy: view.strategy,
+        outdated: view.outdated.length,
+        outdatedTerminating: view.outdatedTerminating,
+        complete,
+        wasRollingOut: rolling,
+      }),
   };
+}
+
+/** A spec that cannot be acted on: every condition says why. */
+function problemConditions(problem: SpecProblem): ConditionInput[] {
+  const { reason, message } = problem;
+  return [
+    { type: 'Available', status: 'False', reason, message },
+    { type: 'Progressing', status: 'False', reason, message },
+    { type: 'ReplicaFailure', status: 'True', reason, message },
+  ];
+}
+
+/** Available, and Progressing with the progress deadline applied. */
+function workConditions(
+  view: PassView,
+  strategy: ResolvedStrategy,
+  changes: PodChanges,
+  seen: Observation,
+): {
+  conditions: ConditionInput[];
+  progress: DeadlineOutcome;
+} {
+  const availability = {
+    desired: view.desired,
+    available: seen.observed.availableReplicas,
+    strategy,
+    minReadySeconds: view.minReadySeconds,
+  };
+  const previousReason = getCondition(view.podset.status, 'Progressing')?.reason;
+  const work = progressingCondition({
+    hash: view.hash,
+    desired: view.desired,
+    strategy,
+    active: view.active.length,
+    updated: view.updated.length,
+    available: seen.observed.availableReplicas,
+    notReady: seen.notReady,
+    notAvailableYet: seen.untilAvailable.length,
+    minReadySeconds: view.minReadySeconds,
+    creates: changes.creates.length,
+    surplusDeletes: changes.deletes.filter((d) => d.reason === 'Surplus').length,
+    rollingOut: seen.rollingOut,
+    afterRollout: seen.wasRollingOut || previousReason === 'RolloutComplete',
+    counts: availabilityCounts(availability),
+  });
+  const progress = withProgressDeadline({
+    work,
+    previous: view.podset.status,
+    counts: seen.observed,
+    hash: view.hash,
+    deadlineSeconds: view.progressDeadlineSeconds,
+    nowMs: view.nowMs,
+  });
+  return { conditions: [availableCondition(availability), progress.condition], progress };
+}
+
+/**
+ * The conditions after this pass. A ReplicaFailure the executor recorded stays while there is still
+ * work whose outcome it will decide; the planner's own reasons go as soon as the problem is fixed.
+ */
+function nextConditions(view: PassView, changes: PodChanges, decided: ConditionInput[]): PodSetCondition[] {
+  let next: PodSetCondition[] = view.podset.status?.conditions?.map((c) => ({ ...c })) ?? [];
+  for (const c of decided) next = setCondition(next, c, view.nowMs);
+  if (view.problem) return next;
+  const failure = getCondition(view.podset.status, 'ReplicaFailure');
+  const hasWork = changes.creates.length > 0 || changes.deletes.length > 0;
+  if (!failure || PLANNER_FAILURE_REASONS.has(failure.reason ?? '') || !hasWork) {
+    next = removeCondition(next, 'ReplicaFailure');
+  }
+  return next;
 }
 
 /** The template hashes of outdated pods, for the RolloutStarted event when status does not say. */
@@ -66,53 +176,82 @@ function outdatedHashes(pods: readonly Pod[]): string {
   return [...hashes].sort().join(', ');
 }
 
-function strategyText(s: ResolvedStrategy): string {
-  return s.type === 'Recreate'
-    ? 'Recreate'
-    : `RollingUpdate (maxSurge ${s.maxSurge}, maxUnavailable ${s.maxUnavailable})`;
-}
-
-function plural(n: number, what: string): string {
-  return `${n} ${what}${n === 1 ? '' : 's'}`;
-}
-
-function cleanupPlan(podset: PodSet, controlled: Pod[], opts: Required<ReconcileOptions>): Plan {
-  const hasFinalizer = podset.metadata.finalizers?.includes(CLEANUP_FINALIZER) ?? false;
-  // Without our finalizer the deletion does not wait for us: its pods are the garbage collector's.
-  if (!hasFinalizer) {
-    const status = structuredClone(podset.status ?? {});
-    return {
-      mode: 'cleanup',
-      creates: [],
-      deletes: [],
-      status,
-      statusChanged: false,
-      events: [],
-      requeue: null,
-      finalizer: null,
-    };
+/**
+ * Events the planner has news for: a spec problem (once per problem), a rollout starting and ending,
+ * the progress deadline passing. No Normal events for scaling: the executor records
+ * SuccessfulCreate/SuccessfulDelete with the pod names, and Progressing says ScalingUp/ScalingDown; one
+ * more Event per scale action would be an API write that tells the user nothing new.
+ */
+function plannedEvents(
+  view: PassView,
+  seen: Observation,
+  progress: DeadlineOutcome | undefined,
+): PlannedEvent[] {
+  const current = view.podset.status;
+  const events: PlannedEvent[] = [];
+  if (view.problem) {
+    const { reason, message } = view.problem;
+    const prev = getCondition(current, 'ReplicaFailure');
+    if (prev?.status !== 'True' || prev.reason !== reason || prev.message !== message) {
+      events.push({ type: 'Warning', reason, message });
+    }
+    return events;
   }
-  const goners = rankForDeletion(controlled.filter((p) => podLifecycle(p) !== 'terminating'));
-  const deletes = goners.slice(0, opts.maxDeletesPerPass).map((p) => deletion(podset, p, 'Cleanup'));
-  const capped = deletes.length < goners.length;
-  return {
-    mode: 'cleanup',
-    creates: [],
-    deletes,
-    status: structuredClone(podset.status ?? {}),
-    statusChanged: false,
-    events:
-      deletes.length > 0
-        ? [{ type: 'Normal', reason: 'CleaningUp', message: `Deleting ${plural(deletes.length, 'pod')}` }]
-        : [],
-    requeue: capped ? { afterMs: 0, reason: 'MoreWork' } : null,
-    finalizer: capped ? null : 'remove',
-  };
+  // A new template with pods of another one left: a rollout starts (settle writes its status at once, so
+  // the next pass sees templateHash and does not say it again).
+  if (view.strategy && view.outdated.length > 0 && current?.templateHash !== view.hash) {
+    const from = current?.templateHash ?? outdatedHashes(view.outdated);
+    events.push({
+      type: 'Normal',
+      reason: 'RolloutStarted',
+      message: rolloutStartedMessage(view.hash, from, view.strategy),
+    });
+  }
+  if (seen.wasRollingOut && !seen.rollingOut) {
+    events.push({
+      type: 'Normal',
+      reason: 'RolloutComplete',
+      message: `Template ${view.hash} rolled out: ${plural(view.updated.length, 'pod')} updated and available`,
+    });
+  }
+  if (progress?.exceeded) {
+    events.push({ type: 'Warning', reason: PROGRESS_DEADLINE_EXCEEDED, message: progress.exceeded.message });
+  }
+  return events;
+}
+
+/** When to look again: at once if capped, soon while pods are on their way, at the progress deadline. */
+function nextLook(
+  view: PassView,
+  changes: PodChanges,
+  seen: Observation,
+  progress: DeadlineOutcome | undefined,
+  opts: Required<ReconcileOptions>,
+): Requeue | null {
+  if (view.problem) return null;
+  let requeue: Requeue | null = null;
+  if (changes.capped) requeue = { afterMs: 0, reason: 'MoreWork' };
+  else if (changes.creates.length > 0 || seen.notReady > 0)
+    requeue = { afterMs: opts.notReadyRequeueMs, reason: 'PodsNotReady' };
+  else if (changes.deletes.length > 0 || (changes.held && view.outdatedTerminating > 0))
+    requeue = { afterMs: opts.notReadyRequeueMs, reason: 'PodsDeleting' };
+  else if (seen.untilAvailable.length > 0)
+    requeue = { afterMs: Math.max(1, Math.min(...seen.untilAvailable)), reason: 'PodsNotAvailable' };
+  // The status write that starts the clock requests nothing, so the deadline needs a look of its own.
+  const deadline = progress?.deadlineInMs;
+  if (deadline !== undefined && (requeue === null || deadline < requeue.afterMs)) {
+    requeue = { afterMs: Math.max(1, deadline), reason: 'ProgressDeadline' };
+  }
+  return requeue;
 }
 
 /**
  * Plans one reconcile of `podset` given the pods listed by its label (any pods: those it doesn't control
- * are ignored) at time `now` (only used for conditions' lastTransitionTime).
+ * are ignored) at time `now` (for conditions' times, minReadySeconds and the progress deadline).
+ *
+ * The steps, in order: what the pass sees (passView), the pods to create and delete (podChanges), the
+ * status as the pods are (observe), the conditions (problemConditions or workConditions, then
+ * nextConditions), the events (plannedEvents), when to look again (nextLook).
  *
  * Execute the plan in this order: finalizer 'add'; creates (slow-start batches); deletes (UID
  * precondition, 404 = done); status if changed (or as amended by withFailure/withoutFailure);
@@ -125,198 +264,29 @@ export function reconcile(
   options?: ReconcileOptions,
 ): Plan {
   const opts = resolveOptions(options);
-  if (toMillis(now) === undefined) throw new RangeError(`reconcile: invalid now ${String(now)}`);
+  const nowMs = toMillis(now);
+  if (nowMs === undefined) throw new RangeError(`reconcile: invalid now ${String(now)}`);
   const controlled = controlledPods(podset, pods);
   if (podset.metadata.deletionTimestamp) return cleanupPlan(podset, controlled, opts);
 
-  const active = controlled.filter((p) => podLifecycle(p) === 'active');
-  const finished = controlled.filter((p) => podLifecycle(p) === 'finished');
-  const current = podset.status;
-  const problem = specProblem(podset);
-  const desired = desiredReplicas(podset);
-  const name = podset.metadata.name ?? '';
-  const nowMs = toMillis(now)!;
-  const hash = templateHash(podset);
-  const minReady = problem ? 0 : minReadySeconds(podset);
-  const isAvailable = (p: Pod) => isPodAvailable(p, minReady, nowMs);
-  const isCurrent = (p: Pod) => p.metadata?.labels?.[TEMPLATE_HASH_LABEL] === hash;
-  const updated = active.filter(isCurrent);
-  const outdated = active.filter((p) => !isCurrent(p));
-  const outdatedTerminating = controlled.filter(
-    (p) => podLifecycle(p) === 'terminating' && !isCurrent(p),
-  ).length;
-  const strategy = problem ? undefined : resolveStrategy(podset, desired);
-
-  const creates: Plan['creates'] = [];
-  const deletes: PodDeletion[] = [];
-  let capped = false;
-  let held = false;
-  if (strategy) {
-    const step = rolloutStep({
-      desired,
-      strategy,
-      current: updated,
-      outdated,
-      outdatedTerminating,
-      isAvailable,
-    });
-    const n = Math.min(step.creates, opts.maxCreatesPerPass);
-    if (n > 0) {
-      const manifest = podManifest(podset, hash);
-      for (let i = 0; i < n; i++) creates.push(i === 0 ? manifest : structuredClone(manifest));
-    }
-    for (const d of step.deletes.slice(0, opts.maxDeletesPerPass)) {
-      deletes.push(deletion(podset, d.pod, d.reason, d.unchanged === true));
-    }
-    capped ||= n < step.creates || deletes.length < step.deletes.length;
-    held = step.held;
-    const old = rankFinishedForRetention(finished).slice(opts.finishedPodsToKeep);
-    const budget = opts.maxDeletesPerPass - deletes.length;
-    for (const p of old.slice(0, budget)) deletes.push(deletion(podset, p, 'Finished'));
-    capped ||= old.length > budget;
-  }
-  const surplusDeletes = deletes.filter((d) => d.reason === 'Surplus').length;
-
-  // ---- status ----
-  const availablePods = active.filter(isAvailable);
-  const observed = observedStatus({
-    name,
-    generation: podset.metadata.generation,
-    templateHash: hash,
-    activePods: active,
-    updated: updated.length,
-    available: availablePods.length,
-  });
-  const available = observed.availableReplicas;
-  const notReady = active.length - observed.readyReplicas;
-  const untilAvailable = active
-    .map((p) => msUntilAvailable(p, minReady, nowMs))
-    .filter((ms): ms is number => ms !== undefined);
-  const prevProgressing = getCondition(current, 'Progressing');
-  const wasRolling = prevProgressing?.reason === 'RollingOut';
-  const done = outdated.length === 0 && updated.length === desired && available >= desired;
-  const rolling =
-    strategy !== undefined &&
-    (outdated.length > 0 ||
-      (strategy.type === 'Recreate' && outdatedTerminating > 0) ||
-      (wasRolling && !done));
-  const conditions: ConditionInput[] = [];
-  if (problem) {
-    conditions.push(
-      { type: 'Available', status: 'False', reason: problem.reason, message: problem.message },
-      { type: 'Progressing', status: 'False', reason: problem.reason, message: problem.message },
-      { type: 'ReplicaFailure', status: 'True', reason: problem.reason, message: problem.message },
-    );
-  } else {
-    const counts = `${available}/${desired} replicas ${minReady === 0 ? 'ready' : 'available'}`;
-    conditions.push(
-      available >= desired
-        ? { type: 'Available', status: 'True', reason: 'AllReplicasReady', message: counts }
-        : { type: 'Available', status: 'False', reason: 'ReplicasNotReady', message: counts },
-    );
-    if (rolling) {
-      conditions.push({
-        type: 'Progressing',
-        status: 'True',
-        reason: 'RollingOut',
-        message: `${strategy.type} to template ${hash}: ${updated.length}/${desired} pods updated, ${available} available`,
-      });
-    } else if (creates.length > 0) {
-      conditions.push({
-        type: 'Progressing',
-        status: 'True',
-        reason: 'ScalingUp',
-        message: `${active.length}/${desired} replicas active, creating ${plural(creates.length, 'pod')}`,
-      });
-    } else if (surplusDeletes > 0) {
-      conditions.push({
-        type: 'Progressing',
-        status: 'True',
-        reason: 'ScalingDown',
-        message: `${active.length}/${desired} replicas active, deleting ${plural(surplusDeletes, 'pod')}`,
-      });
-    } else if (notReady > 0 || untilAvailable.length > 0) {
-      conditions.push({
-        type: 'Progressing',
-        status: 'True',
-        reason: 'WaitingForReady',
-        message:
-          notReady > 0
-            ? `${plural(notReady, 'pod')} not ready yet`
-            : `${plural(untilAvailable.length, 'pod')} not ready for ${minReady}s yet`,
-      });
-    } else if (wasRolling || prevProgressing?.reason === 'RolloutComplete') {
-      conditions.push({
-        type: 'Progressing',
-        status: 'False',
-        reason: 'RolloutComplete',
-        message: `template ${hash} rolled out: ${counts}`,
-      });
-    } else {
-      conditions.push({ type: 'Progressing', status: 'False', reason: 'Settled', message: counts });
-    }
-  }
-  let next: PodSetCondition[] = current?.conditions?.map((c) => ({ ...c })) ?? [];
-  for (const c of conditions) next = setCondition(next, c, now);
-  if (!problem) {
-    // A failure the executor recorded stays while there is still work whose outcome it will decide;
-    // the planner's own reasons go as soon as the problem is fixed.
-    const failure = getCondition(current, 'ReplicaFailure');
-    const hasWork = creates.length > 0 || deletes.length > 0;
-    if (!failure || PLANNER_FAILURE_REASONS.has(failure.reason ?? '') || !hasWork) {
-      next = removeCondition(next, 'ReplicaFailure');
-    }
-  }
-  const status: PodSetStatus = { ...observed, conditions: next };
-
-  // ---- events ----
-  const events: PlannedEvent[] = [];
-  if (problem) {
-    const prev = getCondition(current, 'ReplicaFailure');
-    if (prev?.status !== 'True' || prev.reason !== problem.reason || prev.message !== problem.message) {
-      events.push({ type: 'Warning', reason: problem.reason, message: problem.message });
-    }
-  }
-  // A new template with pods of another one left: a rollout starts (settle writes its status at once, so
-  // the next pass sees templateHash and does not say it again).
-  if (strategy && outdated.length > 0 && current?.templateHash !== hash) {
-    const from = current?.templateHash ?? outdatedHashes(outdated);
-    events.push({
-      type: 'Normal',
-      reason: 'RolloutStarted',
-      message: `Rolling out template ${hash} (from ${from}) with ${strategyText(strategy)}`,
-    });
-  }
-  if (wasRolling && !rolling && !problem) {
-    events.push({
-      type: 'Normal',
-      reason: 'RolloutComplete',
-      message: `Template ${hash} rolled out: ${plural(updated.length, 'pod')} updated and available`,
-    });
-  }
-  // No Normal events for scaling: the executor records SuccessfulCreate/SuccessfulDelete with the pod
-  // names, and the Progressing condition says ScalingUp/ScalingDown. One more Event per scale action
-  // would be an API write that tells the user nothing new.
-
-  // ---- requeue ----
-  let requeue: Requeue | null = null;
-  if (problem) requeue = null;
-  else if (capped) requeue = { afterMs: 0, reason: 'MoreWork' };
-  else if (creates.length > 0 || notReady > 0)
-    requeue = { afterMs: opts.notReadyRequeueMs, reason: 'PodsNotReady' };
-  else if (deletes.length > 0 || (held && outdatedTerminating > 0))
-    requeue = { afterMs: opts.notReadyRequeueMs, reason: 'PodsDeleting' };
-  else if (untilAvailable.length > 0)
-    requeue = { afterMs: Math.max(1, Math.min(...untilAvailable)), reason: 'PodsNotAvailable' };
-
+  const view = passView(podset, controlled, nowMs);
+  const changes = podChanges(view, opts);
+  const seen = observe(view);
+  const decided = view.problem
+    ? { conditions: problemConditions(view.problem), progress: undefined }
+    : workConditions(view, view.strategy, changes, seen);
+  const status: PodSetStatus = {
+    ...seen.observed,
+    conditions: nextConditions(view, changes, decided.conditions),
+  };
   return {
     mode: 'sync',
-    creates,
-    deletes,
+    creates: changes.creates,
+    deletes: changes.deletes,
     status,
-    statusChanged: !statusEqual(status, current),
-    events,
-    requeue,
+    statusChanged: !statusEqual(status, podset.status),
+    events: plannedEvents(view, seen, decided.progress),
+    requeue: nextLook(view, changes, seen, decided.progress, opts),
     finalizer: podset.metadata.finalizers?.includes(CLEANUP_FINALIZER) ? null : 'add',
   };
 }

@@ -1,6 +1,6 @@
 // What the planner reads from a pod: is it active, finished or terminating; is it ready; scheduled.
 import { toMillis } from './time.ts';
-import type { Pod } from './types.ts';
+import type { Pod, PodCondition } from './types.ts';
 
 /**
  * - terminating: has a deletionTimestamp (whatever its phase): not counted, never deleted again;
@@ -16,9 +16,14 @@ export function podLifecycle(pod: Pod): PodLifecycle {
   return 'active';
 }
 
+/** The pod's Ready condition when it is True (the one place that rule is written). */
+export function readyCondition(pod: Pod): PodCondition | undefined {
+  return pod.status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'True');
+}
+
 /** The pod's Ready condition is True. */
 export function isPodReady(pod: Pod): boolean {
-  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  return readyCondition(pod) !== undefined;
 }
 
 /** The pod is bound to a node. */
@@ -28,7 +33,7 @@ export function isPodScheduled(pod: Pod): boolean {
 
 /** When the pod's Ready condition last became True (ms), if it is True and says so. */
 export function readySince(pod: Pod): number | undefined {
-  const c = pod.status?.conditions?.find((x) => x.type === 'Ready' && x.status === 'True');
+  const c = readyCondition(pod);
   return c === undefined ? undefined : toMillis(c.lastTransitionTime);
 }
 

@@ -38,6 +38,7 @@ assertType<
     {
       replicas?: number;
       minReadySeconds?: number;
+      progressDeadlineSeconds?: number;
       strategy?: {
         type?: 'RollingUpdate' | 'Recreate';
         rollingUpdate?: { maxSurge?: number | string; maxUnavailable?: number | string };
@@ -55,6 +56,7 @@ assertType<
       reason?: string;
       message?: string;
       lastTransitionTime?: string;
+      lastUpdateTime?: string;
     }
   >
 >();

@@ -1,7 +1,7 @@
 // THE source of the PodSet API: the CRD's openAPIV3Schema, as a TypeScript value. crds/podset.yaml is
 // generated from it (`node libs/reconcile/src/gen-crd.ts`) and the PodSet types are derived from it
 // (types.ts), so the two cannot drift; tests check both.
-import { MAX_NAME_LENGTH, MAX_REPLICAS, MIN_REPLICAS } from './api.ts';
+import { MAX_NAME_LENGTH, MAX_REPLICAS, MIN_REPLICAS, NAME_LABEL, TEMPLATE_HASH_LABEL } from './api.ts';
 import type { JSONSchemaProps } from './schema-types.ts';
 
 /** DNS-1123 label: what container names must be. */
@@ -13,15 +13,27 @@ export const ROLLING_UPDATE_BOTH_ZERO =
 export const RECREATE_WITH_ROLLING_UPDATE = 'rollingUpdate may not be set when type is Recreate';
 /** A label value (may be empty). */
 export const LABEL_VALUE_PATTERN = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
+export const RESERVED_NAME_LABEL =
+  "podset.io/name is set by the operator to the PodSet's name on every pod (it finds its pods by it): a template may not set it";
+export const RESERVED_TEMPLATE_HASH_LABEL =
+  "podset.io/template-hash is set by the operator to the template's hash on every pod (a rollout tells old pods from new by it): a template may not set it";
+export const PROGRESS_DEADLINE_NOT_AFTER_MIN_READY =
+  'progressDeadlineSeconds must be greater than minReadySeconds: a pod could not become available before the deadline';
 
 const stringMap = {
   type: 'object',
   additionalProperties: { type: 'string' },
 } as const satisfies JSONSchemaProps;
 
-const labelMap = {
+// The operator stamps its own labels on every pod; a template's value for one would be overwritten
+// without a word, so the API refuses it.
+const templateLabels = {
   type: 'object',
   additionalProperties: { type: 'string', maxLength: 63, pattern: LABEL_VALUE_PATTERN },
+  'x-kubernetes-validations': [
+    { rule: `!('${NAME_LABEL}' in self)`, message: RESERVED_NAME_LABEL },
+    { rule: `!('${TEMPLATE_HASH_LABEL}' in self)`, message: RESERVED_TEMPLATE_HASH_LABEL },
+  ],
 } as const satisfies JSONSchemaProps;
 
 const container = {
@@ -50,7 +62,7 @@ const podTemplateSpec = {
     metadata: {
       type: 'object',
       properties: {
-        labels: labelMap,
+        labels: templateLabels,
         annotations: stringMap,
       },
     },
@@ -87,6 +99,12 @@ const condition = {
     reason: { type: 'string' },
     message: { type: 'string' },
     lastTransitionTime: { type: 'string', format: 'date-time' },
+    lastUpdateTime: {
+      type: 'string',
+      format: 'date-time',
+      description:
+        'Progressing only: when progress was last seen (the progress deadline counts from it), as in Deployments.',
+    },
   },
 } as const satisfies JSONSchemaProps;
 
@@ -145,6 +163,16 @@ const spec = {
   type: 'object',
   description: 'Keep `replicas` pods of `template` running.',
   default: {},
+  'x-kubernetes-validations': [
+    {
+      // Deployments validate the same: with the deadline at or below minReadySeconds, no pod could ever
+      // become available in time. (Both are defaulted first; has() keeps the rule total all the same.)
+      rule:
+        '!has(self.progressDeadlineSeconds) || ' +
+        'self.progressDeadlineSeconds > (has(self.minReadySeconds) ? self.minReadySeconds : 0)',
+      message: PROGRESS_DEADLINE_NOT_AFTER_MIN_READY,
+    },
+  ],
   properties: {
     replicas: {
       type: 'integer',
@@ -160,6 +188,14 @@ const spec = {
       description: 'A pod counts as available once it has been Ready for this long. Default 0.',
       default: 0,
       minimum: 0,
+    },
+    progressDeadlineSeconds: {
+      type: 'integer',
+      format: 'int32',
+      description:
+        'A rollout or scale-up that makes no progress for this long is reported as Progressing=False, reason ProgressDeadlineExceeded (it is not rolled back). Default 600.',
+      default: 600,
+      minimum: 1,
     },
     strategy,
     template: podTemplateSpec,
@@ -246,6 +282,8 @@ export const DEFAULT_REPLICAS: number = podSetSchema.properties.spec.properties.
 export const DEFAULT_TEMPLATE = podSetSchema.properties.spec.properties.template.default;
 export const DEFAULT_MIN_READY_SECONDS: number =
   podSetSchema.properties.spec.properties.minReadySeconds.default;
+export const DEFAULT_PROGRESS_DEADLINE_SECONDS: number =
+  podSetSchema.properties.spec.properties.progressDeadlineSeconds.default;
 export const DEFAULT_STRATEGY_TYPE = podSetSchema.properties.spec.properties.strategy.properties.type.default;
 export const DEFAULT_MAX_SURGE: string = rollingUpdate.properties.maxSurge.default;
 export const DEFAULT_MAX_UNAVAILABLE: string = rollingUpdate.properties.maxUnavailable.default;

@@ -172,7 +172,7 @@ test('minReadySeconds: a pod Ready for less is not available; requeue when the f
   assert.equal(plan.status.readyReplicas, 2);
   assert.equal(plan.status.availableReplicas, 1);
   assert.equal(getCondition(plan.status, 'Available')?.status, 'False');
-  assert.equal(getCondition(plan.status, 'Available')?.message, '1/2 replicas available');
+  assert.equal(getCondition(plan.status, 'Available')?.message, '1/2 replicas available, at least 2 needed');
   assert.deepEqual(plan.requeue, { afterMs: 10_000, reason: 'PodsNotAvailable' });
   const later = reconcile({ ...ps, status: plan.status }, ready, at(50));
   assert.equal(later.status.availableReplicas, 2);

@@ -62,3 +62,18 @@ test('a PodSet being deleted keeps its status', () => {
   assert.equal(plan.mode, 'cleanup');
   assert.equal(settle(plan, undefined, {}, at(0)).write, false);
 });
+
+test('the progress deadline passing is written at once, even in a pass that deletes pods', () => {
+  const ps = podSet({ replicas: 2 });
+  ps.spec!.progressDeadlineSeconds = 60;
+  const stuck = [pod({ name: 'web-0', ready: false }), pod({ name: 'web-1', ready: false })];
+  const first = reconcile(ps, stuck, at(0));
+  // Two finished pods beyond the three kept: the pass that passes the deadline also deletes them.
+  const finished = Array.from({ length: 5 }, (_, i) =>
+    pod({ name: `done-${i}`, phase: 'Failed', ready: false }),
+  );
+  const past = reconcile(withStatus(ps, first.status), [...stuck, ...finished], at(60));
+  assert.equal(past.deletes.length, 2);
+  assert.equal(past.events[0]?.reason, 'ProgressDeadlineExceeded');
+  assert.equal(settle(past, first.status, {}, at(60)).write, true);
+});

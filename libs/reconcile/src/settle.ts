@@ -1,6 +1,7 @@
 // After a plan's creates and deletes ran: the status to write, and whether to write it. Pure, like the
 // planner, so the worker only carries out what is decided here.
 import { getCondition, withFailure, withoutFailure } from './conditions.ts';
+import { PROGRESS_DEADLINE_EXCEEDED } from './progress-deadline.ts';
 import { statusEqual } from './status.ts';
 import type { Plan, PodSetStatus } from './types.ts';
 
@@ -23,7 +24,7 @@ export interface Settled {
  *   status was computed from the pods listed before the writes, so it is already out of date; their
  *   watch events bring the next pass within moments (the planned requeue at the latest), and that pass
  *   counts them — one status write per scale-up instead of two. A failure, and clearing one, are
- *   written at once; so are a rollout's start and end.
+ *   written at once; so are a rollout's start and end, and the progress deadline passing.
  * - A PodSet being deleted (cleanup) keeps its status.
  * - Nothing is written when the status would not change.
  */
@@ -44,13 +45,16 @@ export function settle(
   if (statusEqual(status, current)) return { status, write: false };
   const failing = (s: PodSetStatus | undefined) =>
     (s?.conditions ?? []).some((c) => c.type === 'ReplicaFailure');
-  // A rollout starting or ending is written at once: its progress is what `kubectl get ps -w` shows, and
-  // the templateHash in status is how the next pass knows the rollout was already announced.
-  const rolloutReason = (s: PodSetStatus | undefined) =>
-    getCondition(s, 'Progressing')?.reason === 'RollingOut';
+  // A rollout starting or ending, and the progress deadline passing or progress after it, are written at
+  // once: they are what `kubectl get ps -w` shows, and the status is how the next pass knows they were
+  // already announced (the templateHash, the Progressing reason) and not to say them again.
+  const newsReason = (s: PodSetStatus | undefined) => {
+    const reason = getCondition(s, 'Progressing')?.reason;
+    return reason === 'RollingOut' || reason === PROGRESS_DEADLINE_EXCEEDED ? reason : undefined;
+  };
   const rolloutNews =
     (current?.templateHash !== undefined && status.templateHash !== current.templateHash) ||
-    rolloutReason(status) !== rolloutReason(current);
+    newsReason(status) !== newsReason(current);
   const leftToNextPass =
     !rolloutNews &&
     outcome.failure === undefined &&

@@ -1,5 +1,7 @@
 // What makes a PodSet impossible to act on. The CRD schema rejects all of these at the API; the
-// planner checks again because callers pass plain JSON (and a schema may be bypassed or older).
+// planner checks again because callers pass plain JSON (and a schema may be bypassed or older). The CRD
+// also refuses the operator's own labels in a template; the planner does not: its pods get the
+// operator's values anyway, so a PodSet stored before that rule keeps working.
 import { MAX_NAME_LENGTH, MAX_REPLICAS, MIN_REPLICAS } from './api.ts';
 import { DEFAULT_REPLICAS } from './podset-schema.ts';
 import { effectiveTemplate } from './pod-template.ts';

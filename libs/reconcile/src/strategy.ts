@@ -5,7 +5,9 @@ import {
   DEFAULT_MAX_SURGE,
   DEFAULT_MAX_UNAVAILABLE,
   DEFAULT_MIN_READY_SECONDS,
+  DEFAULT_PROGRESS_DEADLINE_SECONDS,
   DEFAULT_STRATEGY_TYPE,
+  PROGRESS_DEADLINE_NOT_AFTER_MIN_READY,
   RECREATE_WITH_ROLLING_UPDATE,
   ROLLING_UPDATE_BOTH_ZERO,
 } from './podset-schema.ts';
@@ -47,12 +49,20 @@ function rollingUpdateOf(podset: PodSet): { maxSurge: unknown; maxUnavailable: u
   };
 }
 
-/** What is wrong with spec.strategy or spec.minReadySeconds (the CRD rejects all of it), if anything. */
+/**
+ * What is wrong with spec.strategy, spec.minReadySeconds or spec.progressDeadlineSeconds (the CRD rejects
+ * all of it), if anything.
+ */
 export function strategyProblem(podset: PodSet): string | undefined {
   const minReady: unknown = podset.spec?.minReadySeconds ?? DEFAULT_MIN_READY_SECONDS;
   if (typeof minReady !== 'number' || !Number.isInteger(minReady) || minReady < 0) {
     return `spec.minReadySeconds must be an integer >= 0, got ${JSON.stringify(minReady)}`;
   }
+  const deadline: unknown = podset.spec?.progressDeadlineSeconds ?? DEFAULT_PROGRESS_DEADLINE_SECONDS;
+  if (typeof deadline !== 'number' || !Number.isInteger(deadline) || deadline < 1) {
+    return `spec.progressDeadlineSeconds must be an integer >= 1, got ${JSON.stringify(deadline)}`;
+  }
+  if (deadline <= minReady) return `spec: ${PROGRESS_DEADLINE_NOT_AFTER_MIN_READY}`;
   const s = podset.spec?.strategy;
   const type: unknown = s?.type ?? DEFAULT_STRATEGY_TYPE;
   if (type !== 'RollingUpdate' && type !== 'Recreate') {
@@ -85,6 +95,19 @@ export function resolveStrategy(podset: PodSet, replicas: number): ResolvedStrat
   const s = scaled(surge, replicas, true);
   const u = Math.min(scaled(unavailable, replicas, false), replicas);
   return { type: 'RollingUpdate', maxSurge: s, maxUnavailable: s === 0 && u === 0 ? 1 : u };
+}
+
+/** spec.progressDeadlineSeconds, defaulted. */
+export function progressDeadlineSeconds(podset: PodSet): number {
+  return podset.spec?.progressDeadlineSeconds ?? DEFAULT_PROGRESS_DEADLINE_SECONDS;
+}
+
+/**
+ * How far available pods may fall below spec.replicas before the PodSet is not Available, as Deployments
+ * reckon it: maxUnavailable for RollingUpdate (as resolved above), 0 for Recreate.
+ */
+export function toleratedUnavailable(strategy: ResolvedStrategy, replicas: number): number {
+  return strategy.type === 'RollingUpdate' ? Math.min(strategy.maxUnavailable, replicas) : 0;
 }
 
 /** spec.minReadySeconds, defaulted. */

@@ -126,7 +126,9 @@ export type RequeueReason =
   /** Pods were asked to go (or, for Recreate, old ones are still terminating); look again to confirm. */
   | 'PodsDeleting'
   /** Pods are Ready but not for minReadySeconds yet: look again when the first one will be. */
-  | 'PodsNotAvailable';
+  | 'PodsNotAvailable'
+  /** Work is under way and its progress deadline falls before any other look: look again then. */
+  | 'ProgressDeadline';
 
 export interface Requeue {
   afterMs: number;

@@ -21,6 +21,11 @@ export interface ProcOptions {
   cwd?: string;
   /** Output (stdout and stderr) is appended here too. */
   logFile?: string;
+  /**
+   * In a process group (and session) of its own, so a terminal's Ctrl-C reaches only the parent, which
+   * then stops the child with one signal. Such a child must notice by itself when the parent dies.
+   */
+  detached?: boolean;
 }
 
 /** Lines kept for tail() and lines(); trimmed to half when exceeded. */
@@ -50,6 +55,7 @@ export class Proc {
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
       ...(options.env !== undefined ? { env: options.env } : {}),
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: options.detached === true,
     });
     live.add(this);
     const take = (chunk: Buffer) => {

@@ -32,6 +32,11 @@ export interface RedisOptions {
   password?: string;
   /** More redis-server arguments, e.g. ['--maxmemory-policy', 'allkeys-lru']. */
   args?: string[];
+  /**
+   * The server in a process group of its own, so a terminal's Ctrl-C does not stop it under the processes
+   * still draining into it (the watchdog still ends it when this process dies). Default false.
+   */
+  detached?: boolean;
 }
 
 /** Start a real `redis-server` on a free loopback port, in its own temp dir. */
@@ -63,7 +68,7 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
   const password = options.password;
   let proc: Proc;
   try {
-    proc = await launch(args, port, password);
+    proc = await launch(args, port, password, options.detached === true);
   } catch (err) {
     watchdog.stdin?.end();
     throw err;
@@ -86,7 +91,7 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     },
     async restart(opts = {}) {
       await server.stop(opts);
-      proc = await launch(args, port, password);
+      proc = await launch(args, port, password, options.detached === true);
     },
     async close() {
       await server.stop();
@@ -129,8 +134,19 @@ function startWatchdog(dir: string, pidFile: string): ChildProcess {
   return watchdog;
 }
 
-async function launch(args: string[], port: number, password: string | undefined): Promise<Proc> {
-  const proc = new Proc({ name: `redis-server :${port}`, command: 'redis-server', args, env: process.env });
+async function launch(
+  args: string[],
+  port: number,
+  password: string | undefined,
+  detached: boolean,
+): Promise<Proc> {
+  const proc = new Proc({
+    name: `redis-server :${port}`,
+    command: 'redis-server',
+    args,
+    env: process.env,
+    detached,
+  });
   try {
     await waitFor(`redis-server to answer PING on port ${port}`, () => ping(port, '127.0.0.1', password), {
       timeoutMs: 10_000,

@@ -54,8 +54,8 @@ export interface ChaosOptions {
   /** Progress lines go here. */
   log?: (line: string) => void;
   keepLogs?: boolean;
-  /** STATE_SOURCE of the watchers and workers. Default api. */
-  stateSource?: 'api' | 'projection';
+  /** STATE_SOURCE of the watchers and workers. Default projection (the apps' default). */
+  stateSource?: 'projection' | 'api';
 }
 
 export const FULL: ChaosOptions = {
@@ -274,7 +274,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const apiCallsByVerb: Record<string, number> = {};
   const apiErrorsByCode: Record<string, number> = {};
   const lastReconcileStart = new Map<string, number>();
-  // With STATE_SOURCE=projection a reconcile reads no PodSet from the API: its start is read from the
+  // Planning from the projection, a reconcile reads no PodSet from the API: its start is read from the
   // workers' "reconciled" log lines instead (their time minus their duration).
   const workerLogStarts = new LogTail(env.logDir, /^worker-/);
   let reconciles = 0;
@@ -307,10 +307,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   let watcherSeq = 0;
   const startWatcher = () => {
     const name = `watcher-${watcherSeq++}`;
-    watchers.push(env.startWatcher(name, { LOG_LEVEL: 'info', STATE_SOURCE: o.stateSource ?? 'api' }));
+    watchers.push(env.startWatcher(name, { LOG_LEVEL: 'info', STATE_SOURCE: o.stateSource ?? 'projection' }));
   };
   const startWorker = (i: number) => {
-    workers[i] = env.startWorker(`worker-${i}`, { STATE_SOURCE: o.stateSource ?? 'api' });
+    workers[i] = env.startWorker(`worker-${i}`, { STATE_SOURCE: o.stateSource ?? 'projection' });
   };
 
   try {
@@ -737,7 +737,7 @@ export function formatResult(r: ChaosResult): string {
       .map(([k, v]) => `${k}=${v}`)
       .join(', ') || '—';
   return [
-    `chaos: seed ${r.options.seed} (schedule ${r.scheduleHash}), ${r.options.podSets} PodSets, ${r.options.chaosSeconds} s of faults, STATE_SOURCE=${r.options.stateSource ?? 'api'}`,
+    `chaos: seed ${r.options.seed} (schedule ${r.scheduleHash}), ${r.options.podSets} PodSets, ${r.options.chaosSeconds} s of faults, STATE_SOURCE=${r.options.stateSource ?? 'projection'}`,
     `  initial convergence:          ${s(f.initialConvergeMs)}`,
     `  converged after faults in:    ${s(f.convergeAfterFaultsMs)} (guarantee ${r.options.convergeSeconds} s)`,
     `  over-created pods:            ${f.overCreatedPods}`,

@@ -9,7 +9,13 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
 import { Queue } from 'bullmq';
-import { startKubeSim, type AuditEntry, type KubeObject, type KubeSim } from '@podset/kube-sim';
+import {
+  startKubeSim,
+  type AuditEntry,
+  type KubeObject,
+  type KubeSim,
+  type KubeSimOptions,
+} from '@podset/kube-sim';
 import {
   kubectl,
   Proc as ChildProc,
@@ -19,6 +25,7 @@ import {
   type RedisServer,
 } from '@podset/testkit';
 export type { Exit } from '@podset/testkit';
+import { reconcileStarts } from '../../../bench/lib/worker-log.ts';
 import { LEASES, PODS, PODSETS, podSetProblems } from './check.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../../..');
@@ -75,6 +82,8 @@ export interface EnvOptions {
   controllerOptions?: Record<string, unknown>;
   /** Extra kube-sim identities (besides admin, watcher, worker, controller, viewer). */
   identities?: string[];
+  /** kube-sim admission plugins to enforce (e.g. OwnerReferencesPermissionEnforcement). */
+  admissionPlugins?: KubeSimOptions['admissionPlugins'];
   historyLimit?: number;
   bookmarkIntervalMs?: number;
   /** Environment for every watcher / worker started (merged over the harness defaults). */
@@ -259,6 +268,14 @@ export class OperatorEnv {
     }
   }
 
+  /**
+   * How many reconciles of `key` started at or after `sinceMs`, from the workers' logs: a reconcile that
+   * plans from the projection reads nothing from the API, so the audit log does not show it.
+   */
+  reconcilesSince(key: string, sinceMs: number): number {
+    return reconcileStarts(this.logDir, /^worker-/, sinceMs).filter((s) => s.podset === key).length;
+  }
+
   /** Jobs still to run (waiting, prioritized, delayed, active): 0 means no reconcile is asked for. */
   async pendingJobs(): Promise<number> {
     const o = queueOverride();
@@ -304,6 +321,7 @@ export async function startEnv(options: EnvOptions): Promise<OperatorEnv> {
           }
         : {}),
       ...(options.historyLimit !== undefined ? { historyLimit: options.historyLimit } : {}),
+      ...(options.admissionPlugins ? { admissionPlugins: options.admissionPlugins } : {}),
       ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
     });
   } catch (err) {

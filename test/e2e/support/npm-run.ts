@@ -5,7 +5,7 @@ import { waitFor } from '@podset/testkit';
 import { REPO, sleep } from './harness.ts';
 
 /** The user's environment, minus what would make the run depend on the machine or the test runner. */
-function userEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function userEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.REDIS_URL; // the demo and the operator then start their own redis-server
   delete env.NODE_TEST_CONTEXT;

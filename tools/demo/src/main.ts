@@ -12,22 +12,18 @@ import { startApp, startOperator, stopAll } from './processes.ts';
 import { demoRedis, type DemoRedis } from './redis.ts';
 import { withLastApplied } from './apply.ts';
 import { isConverged, renderTable, toRow } from './table.ts';
+import { demoOptions, helpText, USAGE } from './options.ts';
+import { freeOpsPorts, metricsUrls } from './ops-ports.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const USAGE = `usage: npm run demo -- [--workers N] [--port N] [--dashboard-port N] [--dir DIR] [--until-converged] [--timeout-seconds N]`;
+const OPTIONS = demoOptions(process.cwd());
 
 const { values } = (() => {
   try {
     return parseArgs({
-      options: {
-        workers: { type: 'string', default: '2' },
-        port: { type: 'string', default: '0' },
-        'dashboard-port': { type: 'string', default: '0' },
-        dir: { type: 'string', default: path.join(process.cwd(), '.tmp', 'demo') },
-        'until-converged': { type: 'boolean', default: false },
-        'timeout-seconds': { type: 'string', default: '120' },
-        help: { type: 'boolean', default: false },
-      },
+      options: Object.fromEntries(
+        Object.entries(OPTIONS).map(([name, o]) => [name, { type: o.type, default: o.default }]),
+      ),
       strict: true,
     });
   } catch (err) {
@@ -35,16 +31,18 @@ const { values } = (() => {
     process.exit(2);
   }
 })();
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
+const option = (name: string): string => String(values[name]);
+if (values['help'] === true) {
+  process.stdout.write(`${helpText(OPTIONS)}\n`);
   process.exit(0);
 }
-const workers = wholeNumber('workers', values.workers, 1);
-const port = wholeNumber('port', values.port, 0);
-const dashboardPort = wholeNumber('dashboard-port', values['dashboard-port'], 0) || (await freePort());
+const workers = wholeNumber('workers', option('workers'), 1);
+const port = wholeNumber('port', option('port'), 0);
+const dashboardPort = wholeNumber('dashboard-port', option('dashboard-port'), 0) || (await freePort());
 const dashboardToken = process.env.DASHBOARD_TOKEN ?? randomBytes(18).toString('base64url');
-const timeoutMs = wholeNumber('timeout-seconds', values['timeout-seconds'], 1) * 1000;
-const dir = path.resolve(values.dir);
+const timeoutMs = wholeNumber('timeout-seconds', option('timeout-seconds'), 1) * 1000;
+const untilConverged = values['until-converged'] === true;
+const dir = path.resolve(option('dir'));
 const logDir = path.join(dir, 'logs');
 mkdirSync(logDir, { recursive: true });
 
@@ -79,12 +77,24 @@ for (const crd of manifests(path.join(repo, 'crds', 'podset.yaml'))) {
 }
 
 const common = { REDIS_URL: redis.url, LOG_LEVEL: 'info', HTTP_PORT: '0' };
+// Each of the watcher and the workers serves /metrics, /healthz and /readyz on a port of its own.
+const opsPorts = await freeOpsPorts(workers);
 const children: Proc[] = startOperator({
   repo,
   logDir,
   workers,
-  watcherEnv: { ...common, KUBECONFIG: sim.kubeconfigFor('watcher'), POD_NAME: 'watcher-0' },
-  workerEnv: (i) => ({ ...common, KUBECONFIG: sim.kubeconfigFor('worker'), POD_NAME: `worker-${i}` }),
+  watcherEnv: {
+    ...common,
+    KUBECONFIG: sim.kubeconfigFor('watcher'),
+    POD_NAME: 'watcher-0',
+    HTTP_PORT: String(opsPorts.watcher),
+  },
+  workerEnv: (i) => ({
+    ...common,
+    KUBECONFIG: sim.kubeconfigFor('worker'),
+    POD_NAME: `worker-${i}`,
+    HTTP_PORT: String(opsPorts.workers[i]),
+  }),
 });
 children.push(
   startApp(
@@ -122,6 +132,7 @@ const banner = [
   `kube-sim  ${sim.httpsUrl}   Redis ${redis.shown} (${redis.origin})   workers ${workers}`,
   `kubeconfig ${kubeconfigPath}`,
   `dashboard http://127.0.0.1:${dashboardPort}/   token ${dashboardToken}   (read-only; log in with the token)`,
+  `metrics   ${metricsUrls(opsPorts).join('   ')}`,
   `try, from another terminal:`,
   `  kubectl --kubeconfig ${kubeconfigPath} scale ps web --replicas=5`,
   `  kubectl --kubeconfig ${kubeconfigPath} get ps,pods`,
@@ -130,6 +141,7 @@ const banner = [
 process.stdout.write(`${banner}\n\n`);
 
 let stopping = false;
+let outputClosed = false;
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -139,13 +151,22 @@ async function shutdown(code: number): Promise<void> {
   await redis.close();
   process.exit(code);
 }
+// One Ctrl-C arrives twice (from the terminal, and passed on by npm): a repeat is not a second request.
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
+// Whoever read the output went away (`npm run demo | head`, a closed terminal): nobody is watching,
+// so stop everything as one Ctrl-C does, with nothing more written to the closed stream.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  outputClosed = true;
+  void shutdown(0);
+});
 
 const startedAt = Date.now();
 const tty = process.stdout.isTTY === true;
 let lastTable = '';
 const ticker = setInterval(() => {
+  if (outputClosed) return;
   const rows = cluster.list('podsets.podset.io').map(toRow);
   const table = renderTable(rows);
   const converged = rows.length > 0 && rows.every(isConverged);
@@ -155,7 +176,7 @@ const ticker = setInterval(() => {
     process.stdout.write(`${table}\n\n`);
   }
   lastTable = table;
-  if (values['until-converged']) {
+  if (untilConverged) {
     if (converged) {
       process.stdout.write(`demo: all ${rows.length} PodSets converged in ${Date.now() - startedAt} ms\n`);
       void shutdown(0);

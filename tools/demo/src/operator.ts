@@ -23,6 +23,7 @@ import { parse } from 'yaml';
 import { withLastApplied } from './apply.ts';
 import { startApp, startOperator, stopAll } from './processes.ts';
 import { demoRedis, type DemoRedis } from './redis.ts';
+import { freeOpsPorts, metricsUrls } from './ops-ports.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const CRD_FILE = path.join(repo, 'crds', 'podset.yaml');
@@ -188,12 +189,18 @@ try {
 
 const host = os.hostname();
 const common = { KUBECONFIG: kubeconfig, KUBE_IN_CLUSTER: 'false', REDIS_URL: redis.url, HTTP_PORT: '0' };
+// Each of the watcher and the workers serves /metrics, /healthz and /readyz on a port of its own.
+const opsPorts = await freeOpsPorts(workers);
 const children: Proc[] = startOperator({
   repo,
   logDir,
   workers,
-  watcherEnv: { ...common, HOLDER_IDENTITY: `${host}-${process.pid}-watcher` },
-  workerEnv: (i) => ({ ...common, POD_NAME: `${host}-worker-${i}` }),
+  watcherEnv: {
+    ...common,
+    HOLDER_IDENTITY: `${host}-${process.pid}-watcher`,
+    HTTP_PORT: String(opsPorts.watcher),
+  },
+  workerEnv: (i) => ({ ...common, POD_NAME: `${host}-worker-${i}`, HTTP_PORT: String(opsPorts.workers[i]) }),
 });
 let dashboardLine = '';
 if (values.dashboard) {
@@ -219,6 +226,7 @@ async function shutdown(code: number): Promise<void> {
   process.stdout.write(`operator: stopped\n`);
   process.exit(code);
 }
+// One Ctrl-C arrives twice (from the terminal, and passed on by npm): a repeat is not a second request.
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 for (const child of children) {
@@ -236,6 +244,7 @@ process.stdout.write(
     crdNote,
     `Redis      ${redis.shown} (${redis.origin})`,
     `processes  watcher, ${workers} worker(s)${values.dashboard ? ', dashboard' : ''}   logs in ${logDir}${dashboardLine}`,
+    `metrics    ${metricsUrls(opsPorts).join('   ')}`,
     ...(otherOperator === undefined
       ? []
       : [

@@ -1,15 +1,21 @@
 // The operator's own processes (watcher, workers, dashboard) as children, each logging to its own file,
-// supervised by testkit's Proc like every other child process the repo starts.
+// supervised by testkit's Proc like every other child process the repo starts. Each is in a process
+// group of its own: a terminal's Ctrl-C goes to the whole foreground group, and an app that got it from
+// the terminal and then SIGTERM from stopAll would read the second signal as "exit without draining".
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Proc } from '@podset/testkit';
+
+const DIE_WITH_PARENT = pathToFileURL(path.join(import.meta.dirname, 'die-with-parent.ts')).href;
 
 export function startApp(name: string, entry: string, env: Record<string, string>, logDir: string): Proc {
   return new Proc({
     name,
     command: process.execPath,
-    args: [entry],
+    args: ['--import', DIE_WITH_PARENT, entry],
     env: { ...process.env, ...env },
     logFile: path.join(logDir, `${name}.log`),
+    detached: true,
   });
 }
 

@@ -29,7 +29,8 @@ export async function demoRedis(
         `  or point the ${command} at one: REDIS_URL=redis://127.0.0.1:6379 npm run ${command}`,
     );
   }
-  const server = await startRedis();
+  // Out of the terminal's process group: Ctrl-C must not stop it under the workers still draining into it.
+  const server = await startRedis({ detached: true });
   return {
     url: server.url,
     shown: redactUrl(server.url),

@@ -32,3 +32,25 @@ test('the table has aligned columns, sorted by namespace/name', () => {
   assert.match(lines[2] ?? '', /^default\s+web\s+3\s+0\s+0\s+reconciling$/);
   assert.equal(lines[1]?.indexOf('batch'), lines[0]?.search(/\bNAME\b/));
 });
+
+test('a PodSet whose reconciles fail (ReplicaFailure True) shows failing, not reconciling', () => {
+  const bad = {
+    metadata: { name: 'bad', namespace: 'default', generation: 1 },
+    spec: { replicas: 2 },
+    status: {
+      replicas: 0,
+      readyReplicas: 0,
+      observedGeneration: 1,
+      conditions: [
+        { type: 'Progressing', status: 'True' },
+        { type: 'ReplicaFailure', status: 'True' },
+      ],
+    },
+  };
+  assert.match(renderTable([toRow(bad)]).split('\n')[1] ?? '', /^default\s+bad\s+2\s+0\s+0\s+failing$/);
+  const healed = {
+    ...bad,
+    status: { ...bad.status, conditions: [{ type: 'ReplicaFailure', status: 'False' }] },
+  };
+  assert.match(renderTable([toRow(healed)]).split('\n')[1] ?? '', /reconciling$/);
+});

@@ -8,12 +8,19 @@ export interface PodSetRow {
   current: number;
   ready: number;
   observedGeneration: number;
+  /** ReplicaFailure is True: its reconciles fail (parked after its last attempt, until fixed). */
+  failing: boolean;
 }
 
 interface PodSetLike {
   metadata: { name?: string; namespace?: string; generation?: number };
   spec?: { replicas?: number };
-  status?: { replicas?: number; readyReplicas?: number; observedGeneration?: number };
+  status?: {
+    replicas?: number;
+    readyReplicas?: number;
+    observedGeneration?: number;
+    conditions?: { type?: string; status?: string }[];
+  };
 }
 
 export function toRow(podset: PodSetLike): PodSetRow {
@@ -25,6 +32,9 @@ export function toRow(podset: PodSetLike): PodSetRow {
     current: podset.status?.replicas ?? 0,
     ready: podset.status?.readyReplicas ?? 0,
     observedGeneration: podset.status?.observedGeneration ?? 0,
+    failing: (podset.status?.conditions ?? []).some(
+      (c) => c.type === 'ReplicaFailure' && c.status === 'True',
+    ),
   };
 }
 
@@ -45,7 +55,7 @@ export function renderTable(rows: PodSetRow[]): string {
       String(r.desired),
       String(r.current),
       String(r.ready),
-      isConverged(r) ? 'converged' : 'reconciling',
+      r.failing ? 'failing' : isConverged(r) ? 'converged' : 'reconciling',
     ]);
   const all = [header, ...body];
   const widths = header.map((_, i) => Math.max(...all.map((cells) => (cells[i] ?? '').length)));

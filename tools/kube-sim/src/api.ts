@@ -60,6 +60,8 @@ export interface WriteOptions {
   managedFields?: Json[];
   /** A write through the scale subresource (recorded as such in managedFields). */
   subresource?: 'scale';
+  /** Validating admission of a write of the main resource (`current` undefined on create); throws to refuse. */
+  admit?: (t: ResourceType, next: KubeObject, current: KubeObject | undefined) => void;
 }
 
 export interface ListQuery {
@@ -613,6 +615,7 @@ export class Api {
     out = prepareResourceQuota(t, out, name);
     const stored = this.toStorage(t, out);
     stored.metadata = this.withOwnership(t, undefined, stored, m.managedFields, opts, 'main').metadata;
+    opts.admit?.(t, stored, undefined);
     checkQuota(this.store, t, stored, undefined, this.now());
     if (opts.dryRun) return this.present(t, stored);
     const saved = this.store.put(id, stored);
@@ -893,7 +896,10 @@ export class Api {
     // A no-op update changes nothing: no new resourceVersion, no event.
     if (owned.same) return this.present(t, current);
     if (!owned.compared && JSON.stringify(next) === JSON.stringify(current)) return this.present(t, current);
-    if (part === 'main') checkQuota(this.store, t, next, current, this.now());
+    if (part === 'main') {
+      opts.admit?.(t, next, current);
+      checkQuota(this.store, t, next, current, this.now());
+    }
     if (opts.dryRun) return this.present(t, next);
     if (this.readyToRemove(id, next)) {
       const gone = this.store.remove(id, cm.namespace, name) as KubeObject;

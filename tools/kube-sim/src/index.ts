@@ -56,7 +56,16 @@ export interface KubeSimOptions {
   controllerOptions?: ControllerOptions;
   /** Serve apidiscovery.k8s.io/v2 aggregated discovery (default true). */
   aggregatedDiscovery?: boolean;
+  /**
+   * Admission plugins off by default in kube-apiserver, as its `--enable-admission-plugins` turns them on:
+   * `OwnerReferencesPermissionEnforcement` (setting an ownerReference needs `delete` on the object,
+   * blockOwnerDeletion=true needs `update` on the owner's `finalizers`).
+   */
+  admissionPlugins?: AdmissionPlugin[];
 }
+
+export type AdmissionPlugin = 'OwnerReferencesPermissionEnforcement';
+export const ADMISSION_PLUGINS: readonly AdmissionPlugin[] = ['OwnerReferencesPermissionEnforcement'];
 
 export interface KubeSim {
   /** http://127.0.0.1:<port>: for plain clients (send `Authorization: Bearer <token>`). */
@@ -118,6 +127,9 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     audit,
     faults,
     aggregatedDiscovery: options.aggregatedDiscovery ?? true,
+    ownerReferencesPermissionEnforcement: (options.admissionPlugins ?? []).includes(
+      'OwnerReferencesPermissionEnforcement',
+    ),
   });
   await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   const url = server.url;

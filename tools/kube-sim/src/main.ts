@@ -7,12 +7,13 @@ import {
   controllerOptionsFromFlags,
 } from './controllers/flags.ts';
 import type { ControllerOptions } from './controllers/index.ts';
-import { startKubeSim } from './index.ts';
+import { ADMISSION_PLUGINS, type AdmissionPlugin, startKubeSim } from './index.ts';
 
 const USAGE = `usage: kube-sim [--port N] [--host H] [--kubeconfig FILE] [--audit-log FILE] [--no-lifecycle]
   [--no-controllers] [--history N] [--bookmark-interval-ms N] [--latency-ms N]
   [--error VERB:RESOURCE:RATE:CODE]... [--watch-cut-seconds N] [--watch-cut-events N]
   [--token IDENTITY=TOKEN]... [--advertise-url URL] [--kubeconfig-dir DIR]
+  [--enable-admission-plugins OwnerReferencesPermissionEnforcement]
 ${controllerFlagsUsage}`;
 
 function num(name: string, v: string | undefined): number | undefined {
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
         token: { type: 'string', multiple: true },
         'advertise-url': { type: 'string' },
         'kubeconfig-dir': { type: 'string' },
+        'enable-admission-plugins': { type: 'string' },
         help: { type: 'boolean', default: false },
         ...controllerFlagOptions,
       },
@@ -90,6 +92,14 @@ async function main(): Promise<void> {
     console.error(`kube-sim: --advertise-url must be like https://host:port, got "${advertise}"`);
     process.exit(2);
   }
+  const plugins = (values['enable-admission-plugins'] ?? '').split(',').filter((p) => p !== '');
+  const unknownPlugin = plugins.find((p) => !(ADMISSION_PLUGINS as readonly string[]).includes(p));
+  if (unknownPlugin !== undefined) {
+    console.error(
+      `kube-sim: --enable-admission-plugins: unknown plugin "${unknownPlugin}" (known: ${ADMISSION_PLUGINS.join(', ')})`,
+    );
+    process.exit(2);
+  }
   const history = num('history', values.history);
   const bookmark = num('bookmark-interval-ms', values['bookmark-interval-ms']);
   const cutS = num('watch-cut-seconds', values['watch-cut-seconds']);
@@ -112,6 +122,7 @@ async function main(): Promise<void> {
     controllerOptions,
     ...(advertise ? { advertiseUrl: advertise.replace(/\/$/, '') } : {}),
     ...(values['kubeconfig-dir'] ? { kubeconfigDir: values['kubeconfig-dir'] } : {}),
+    ...(plugins.length ? { admissionPlugins: plugins as AdmissionPlugin[] } : {}),
   });
   let stopping = false;
   const stop = (): void => {

@@ -323,6 +323,7 @@ test('defaults: nested, recursive into defaults, nulls replaced or dropped; meta
   assert.deepEqual(d.spec, {
     replicas: 1,
     minReadySeconds: 0,
+    progressDeadlineSeconds: 600,
     strategy: { type: 'RollingUpdate' },
     template: { spec: { containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] } },
   });
@@ -333,6 +334,7 @@ test('defaults: nested, recursive into defaults, nulls replaced or dropped; meta
   assert.deepEqual(d2.spec, {
     replicas: 1,
     minReadySeconds: 0,
+    progressDeadlineSeconds: 600,
     strategy: { type: 'RollingUpdate' },
     template: validSpec.template,
   });
@@ -626,11 +628,15 @@ function arbFor(s: JSONSchemaProps, depth = 0): fc.Arbitrary<Json> {
 }
 
 /**
- * The PodSet's CEL rules (x-kubernetes-validations), written out: a strategy of type Recreate has no
- * rollingUpdate, and maxSurge and maxUnavailable are not both zero.
+ * The PodSet's CEL rules (x-kubernetes-validations), written out: progressDeadlineSeconds (default 600) is
+ * above minReadySeconds (default 0), a strategy of type Recreate has no rollingUpdate, and maxSurge and
+ * maxUnavailable are not both zero. (The rule against the operator's own template labels needs no twin:
+ * generated label keys are never theirs.)
  */
 function keepsPodSetRules(v: Json): boolean {
   const spec = isObj(v) ? v.spec : undefined;
+  const num = (x: Json | undefined, d: number) => (typeof x === 'number' ? x : d);
+  if (isObj(spec) && num(spec.progressDeadlineSeconds, 600) <= num(spec.minReadySeconds, 0)) return false;
   const strategy = isObj(spec) ? spec.strategy : undefined;
   if (!isObj(strategy)) return true;
   if (strategy.type === 'Recreate' && strategy.rollingUpdate !== undefined) return false;

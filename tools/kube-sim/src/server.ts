@@ -18,6 +18,7 @@ import {
 } from './discovery.ts';
 import type { Faults } from './faults.ts';
 import { authorizeRbac, isServiceAccount } from './rbac.ts';
+import { admitOwnerReferences, type AuthorizationRequest } from './owner-references-admission.ts';
 import {
   OPENAPI_V2_PROTOBUF,
   OPENAPI_V2_PROTOBUF_ASKED,
@@ -63,6 +64,8 @@ export interface ServerDeps {
   aggregatedDiscovery?: boolean;
   /** PUT /kube-sim/controllers: run-time controller options; returns the options in force. */
   configureControllers?: ((changes: Record<string, unknown>) => unknown) | undefined;
+  /** Enforce the OwnerReferencesPermissionEnforcement admission plugin (default false, as upstream). */
+  ownerReferencesPermissionEnforcement?: boolean;
 }
 
 interface RequestInfo {
@@ -519,6 +522,22 @@ export class KubeServer {
     send(res, r.created ? 201 : 200, api.jsonFor(t, r.object), warningHeaders(opts));
   }
 
+  /** Throws 403 unless the user may: service accounts by the stored RBAC, the built-in identities by Auth. */
+  private authorize(user: string, r: AuthorizationRequest): void {
+    if (isServiceAccount(user)) authorizeRbac(this.deps.api.store, { user, ...r });
+    else this.deps.auth.authorize(user, r.verb, r.resource, r.namespace);
+  }
+
+  /** The admission plugins that need to know who writes (none unless enabled). */
+  private admission(user: string, ns: string | undefined): Pick<WriteOptions, 'admit'> {
+    if (!this.deps.ownerReferencesPermissionEnforcement) return {};
+    const registry = this.deps.registry;
+    return {
+      admit: (t, next, current) =>
+        admitOwnerReferences(registry, (r) => this.authorize(user, r), t, ns, next, current),
+    };
+  }
+
   /** serviceaccounts/token: a bearer token for the service account, authorized by the stored RBAC. */
   private async tokenRequest(
     req: IncomingMessage,
@@ -757,7 +776,7 @@ export class KubeServer {
     info: RequestInfo,
     accept: string,
   ): Promise<void> {
-    const { api, registry, faults, auth } = this.deps;
+    const { api, registry, faults } = this.deps;
     const method = req.method ?? 'GET';
     if (rp.plural === '\u0000')
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
@@ -800,19 +819,14 @@ export class KubeServer {
       let reason = '';
       if (ra) {
         try {
-          if (isServiceAccount(info.user)) {
-            authorizeRbac(api.store, {
-              user: info.user,
-              verb: ra.verb ?? '',
-              group: ra.group ?? '',
-              resource: ra.resource ?? '',
-              subresource: ra.subresource ?? '',
-              namespace: ra.namespace || undefined,
-              name: ra.name || undefined,
-            });
-          } else {
-            auth.authorize(info.user, ra.verb ?? '', ra.resource ?? '', ra.namespace || undefined);
-          }
+          this.authorize(info.user, {
+            verb: ra.verb ?? '',
+            group: ra.group ?? '',
+            resource: ra.resource ?? '',
+            subresource: ra.subresource ?? '',
+            namespace: ra.namespace || undefined,
+            name: ra.name || undefined,
+          });
         } catch (e) {
           if (!(e instanceof ApiError && e.code === 403)) throw e;
           allowed = false;
@@ -828,19 +842,14 @@ export class KubeServer {
       });
       return;
     }
-    if (isServiceAccount(info.user)) {
-      authorizeRbac(api.store, {
-        user: info.user,
-        verb,
-        group: rp.group,
-        resource: plural,
-        subresource: rp.subresource ?? '',
-        namespace: rp.namespace,
-        name: rp.name,
-      });
-    } else {
-      auth.authorize(info.user, verb, plural, rp.namespace);
-    }
+    this.authorize(info.user, {
+      verb,
+      group: rp.group,
+      resource: plural,
+      subresource: rp.subresource ?? '',
+      namespace: rp.namespace,
+      name: rp.name,
+    });
     faults.check(verb, plural, rp.subresource ?? '');
     const sub = rp.subresource;
     if (sub === 'token' && resourceId(t) === 'serviceaccounts') {
@@ -995,7 +1004,7 @@ export class KubeServer {
       }
       case 'create': {
         if (name !== undefined) throw methodNotAllowed();
-        const opts = writeOptions(q, req);
+        const opts = { ...writeOptions(q, req), ...this.admission(info.user, ns) };
         const body = await requestBody(req);
         const obj = api.create(t, ns, body, opts);
         info.name = obj.metadata.name ?? '';
@@ -1004,7 +1013,7 @@ export class KubeServer {
       }
       case 'update': {
         if (name === undefined) throw methodNotAllowed();
-        const opts = writeOptions(q, req);
+        const opts = { ...writeOptions(q, req), ...this.admission(info.user, ns) };
         const body = await requestBody(req);
         let out: unknown;
         if (sub === 'scale') out = api.updateScale(t, ns, name, body, opts);
@@ -1015,7 +1024,7 @@ export class KubeServer {
       }
       case 'patch': {
         if (name === undefined) throw methodNotAllowed();
-        const opts = writeOptions(q, req);
+        const opts = { ...writeOptions(q, req), ...this.admission(info.user, ns) };
         const ct =
           String(req.headers['content-type'] ?? '')
             .split(';')[0]

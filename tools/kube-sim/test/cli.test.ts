@@ -76,3 +76,63 @@ test('kube-sim CLI: SIGINT exits 0; a bad flag exits 2 naming it', async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('kube-sim CLI: --enable-admission-plugins turns OwnerReferencesPermissionEnforcement on; an unknown plugin exits 2', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kube-sim-cli-'));
+  try {
+    const { proc, url } = await startCli([
+      '--port',
+      '0',
+      '--kubeconfig',
+      join(dir, 'kc'),
+      '--no-controllers',
+      '--enable-admission-plugins',
+      'OwnerReferencesPermissionEnforcement',
+    ]);
+    const config = parse(readFileSync(join(dir, 'kc'), 'utf8')) as { users: { user: { token: string } }[] };
+    const admin = {
+      authorization: `Bearer ${config.users[0]?.user.token}`,
+      'content-type': 'application/json',
+    };
+    const post = (path: string, body: unknown) =>
+      fetch(url + path, { method: 'POST', headers: admin, body: JSON.stringify(body) });
+    await post('/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'maker' } });
+    await post('/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', {
+      metadata: { name: 'pods' },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['create', 'delete'] }],
+    });
+    await post('/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
+      metadata: { name: 'maker' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pods' },
+      subjects: [{ kind: 'ServiceAccount', name: 'maker', namespace: 'default' }],
+    });
+    const tr = await post('/api/v1/namespaces/default/serviceaccounts/maker/token', { spec: {} });
+    const token = ((await tr.json()) as { status: { token: string } }).status.token;
+    const created = await fetch(`${url}/api/v1/namespaces/default/pods`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        metadata: {
+          name: 'p',
+          ownerReferences: [
+            { apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'u', blockOwnerDeletion: true },
+          ],
+        },
+        spec: { containers: [{ name: 'c', image: 'busybox' }] },
+      }),
+    });
+    assert.equal(created.status, 403, 'the plugin is on');
+    assert.equal((await proc.stop()).code, 0);
+
+    const bad = new Proc({
+      name: 'kube-sim --enable-admission-plugins Bogus',
+      command: NODE,
+      args: [MAIN, '--enable-admission-plugins', 'Bogus'],
+      env: process.env,
+    });
+    assert.equal((await bad.exited).code, 2);
+    assert.match(bad.tail(), /unknown plugin "Bogus"/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

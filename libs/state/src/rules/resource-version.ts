@@ -1,6 +1,8 @@
 // Ordering of resourceVersions, for the TypeScript callers and, as a Lua snippet, for the scripts that
 // run inside Redis. Kubernetes says resourceVersions are opaque, but etcd's (and kube-sim's) are decimal
 // integers: those are compared numerically, as strings, with no precision loss past 2^53.
+// The Lua twin (resource-version.lua) says the same as rvNewer; one case table tests both.
+import { readLua } from '../lua/script.ts';
 
 const DECIMAL = /^[0-9]+$/;
 
@@ -32,16 +34,4 @@ export function rvMax(a: string | undefined, b: string | undefined): string | un
 }
 
 /** `rvNewer(c, cur)` in Lua (cur may be nil), for the scripts that compare resourceVersions in Redis. */
-export const RV_NEWER_LUA = `
-local function isDigits(s) return type(s) == 'string' and string.match(s, '^[0-9]+$') ~= nil end
-local function rvNewer(c, cur)
-  if type(cur) ~= 'string' then return true end
-  if isDigits(c) and isDigits(cur) then
-    local a = (string.gsub(c, '^0+(.)', '%1'))
-    local b = (string.gsub(cur, '^0+(.)', '%1'))
-    if #a ~= #b then return #a > #b end
-    return a > b
-  end
-  return true
-end
-`;
+export const RV_NEWER_LUA = readLua(new URL('./resource-version.lua', import.meta.url));

@@ -4,7 +4,7 @@
 //
 // Per PodSet key `ns/name`:
 //   <base>:ps:<key>    the PodSet as the planner reads it (JSON), with the epoch and RV it was folded at
-//   <base>:pods:<key>  hash pod name → epoch, RV and the pod's fields the planner reads (projection-entry.ts)
+//   <base>:pods:<key>  hash pod name → epoch, RV and the pod's fields the planner reads (entry.ts)
 //   <base>:exp:<key>   hash pod name → expiry (ms): creates and deletes a worker made and has not seen yet
 //   <base>:req:<key>   hash pod name (or '@ps') → digest of the plan inputs last requested
 // and <base>:ready, set once a complete relist has been folded (until then workers read the API).
@@ -14,8 +14,8 @@
 // reconcile. Folds are ordered by resourceVersion per object, so a replayed older event never
 // overwrites a newer state. After a relist, entries the relist did not see (objects deleted while
 // nobody watched) are swept by their epoch.
-import type { RedisClient } from './connection.ts';
-import { luaScript, runScript } from './lua.ts';
+import { parseKey } from '@podset/reconcile';
+import { luaScriptOf, runScript, type RedisClient } from './lua/script.ts';
 import {
   decodePod,
   encodePod,
@@ -24,11 +24,11 @@ import {
   ENTRY_LUA,
   type ProjectedMeta,
   type ProjectedPod,
-} from './projection-entry.ts';
-import { RV_NEWER_LUA } from './resource-version.ts';
+} from './entry.ts';
+import { RV_NEWER_LUA } from './rules/resource-version.ts';
 
-export type { ProjectedMeta, ProjectedPod } from './projection-entry.ts';
-export { podSetInputs } from './projection-entry.ts';
+export type { ProjectedMeta, ProjectedPod } from './entry.ts';
+export { podSetInputs } from './entry.ts';
 
 /** A PodSet as the planner and the status writer read it. */
 export interface ProjectedPodSet {
@@ -95,208 +95,16 @@ function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
   return { metadata, spec: podset.spec, ...(podset.status !== undefined ? { status: podset.status } : {}) };
 }
 
-// A stored entry: epoch \t rv \t payload — a pod's fields (never a raw tab inside one) or a PodSet's JSON.
-// A deleted object leaves a tombstone, epoch \t rv \n expiry (ms), for TOMBSTONE_TTL_MS: a late older event
-// of it (one still on its way when a newer DELETED was folded) must not bring it back. Neither a pod's
-// fields nor JSON ever hold a raw newline, so the newline marks a tombstone.
-// KEYS[1] the hash (pods) or string (PodSet) key, KEYS[2] the expectations hash (pods; unused for PodSets),
-// KEYS[3] the index of keys with entries (for the sweep), KEYS[4] the inputs last *requested* per object,
-// KEYS[5] the other half of the key's state (a pod: the PodSet's entry; a PodSet: its pods hash): pod
-// tombstones under a PodSet that is gone must not outlive it.
-// ARGV: kind ('pod'|'podset'), type, field (pod name; '@ps' for the PodSet), epoch, rv, inputs digest,
-// payload, the PodSet key, '1' when the fold's request is made anyway (a relist requests every key), now
-// (ms) and the tombstone's ttl (ms).
-// Returns 1 when a reconcile is owed: the inputs differ from those last requested (or the object went).
-// The answer is against what was *requested*, not what was folded, because a fold and its request are
-// two steps: when the request fails, the watch re-delivers the event, and its fold must ask again.
-const FOLD_FN = `
-${RV_NEWER_LUA}
-${ENTRY_LUA}
--- Unexpired expectations left in the hash (expired ones are dropped).
-local function awaiting(key, now)
-  local all = redis.call('HGETALL', key)
-  local n = 0
-  for i = 1, #all, 2 do
-    if tonumber(string.sub(all[i + 1], 2)) <= now then redis.call('HDEL', key, all[i]) else n = n + 1 end
-  end
-  return n
-end
-local function fold(K, A)
-  local kind, typ, field, epoch, rv, inputs, payload = A[1], A[2], A[3], A[4], A[5], A[6], A[7]
-  local requestedAnyway = A[9] == '1'
-  local now, tombTtl = tonumber(A[10]), tonumber(A[11])
-  local old
-  if kind == 'pod' then old = redis.call('HGET', K[1], field) else old = redis.call('GET', K[1]) end
-  local oldEpoch, oldRv
-  if old then oldEpoch, oldRv = string.match(old, '^([^\\t]*)\\t([^\\t\\n]*)') end
-  -- The entry keeps the newest epoch that saw the object: a relist that lists an older version than one
-  -- already folded (a worker's own write, folded at once) still counts as having seen it.
-  if oldEpoch and tonumber(oldEpoch) > tonumber(epoch) then epoch = oldEpoch end
-  if oldRv and oldRv ~= '' and rv ~= '' and not rvNewer(rv, oldRv) and oldRv ~= rv then
-    if epoch ~= oldEpoch then
-      local rest = string.sub(old, #oldEpoch + 1)
-      if kind == 'pod' then redis.call('HSET', K[1], field, epoch .. rest)
-      else redis.call('SET', K[1], epoch .. rest, 'KEEPTTL') end
-    end
-    return 0
-  end
-  local requested = redis.call('HGET', K[4], field)
-  if typ == 'DELETED' then
-    local tombstone = epoch .. '\\t' .. rv .. '\\n' .. (now + tombTtl)
-    if kind == 'pod' then
-      redis.call('HSET', K[1], field, tombstone)
-      redis.call('HDEL', K[2], field)
-      -- Nothing reads or sweeps the pods of a PodSet that is gone (its state was forgotten): let them go.
-      local ps = redis.call('GET', K[5])
-      if not ps or isTombstone(ps) then redis.call('PEXPIRE', K[1], tombTtl) end
-    else
-      redis.call('SET', K[1], tombstone, 'PX', tombTtl)
-      redis.call('SREM', K[3], A[8])
-      redis.call('PEXPIRE', K[5], tombTtl)
-      -- What a worker awaited was of this PodSet: one created again under its name must not wait for it.
-      redis.call('DEL', K[2])
-    end
-    if requestedAnyway then redis.call('HDEL', K[4], field) return 0 end
-    if requested then return 1 end
-    return 0
-  end
-  local value = epoch .. '\\t' .. rv .. '\\t' .. payload
-  redis.call('SADD', K[3], A[8])
-  if kind == 'pod' then
-    redis.call('HSET', K[1], field, value)
-    redis.call('PERSIST', K[1])
-    -- A create shows as the pod; a delete as its deletionTimestamp (or its DELETED event, above).
-    local exp = redis.call('HGET', K[2], field)
-    if exp then
-      local what = string.sub(exp, 1, 1)
-      if what == 'c' or podDeleting(value) then
-        redis.call('HDEL', K[2], field)
-        -- The worker plans again only once all its creates and deletes show, so one that shows while others
-        -- are awaited requests nothing: the last one's request covers it (recorded as requested with it).
-        if not requestedAnyway and awaiting(K[2], now) > 0 then
-          redis.call('HSET', K[4], field, inputs)
-          return 0
-        end
-      end
-    end
-  else
-    redis.call('SET', K[1], value)
-  end
-  if requestedAnyway then redis.call('HSET', K[4], field, inputs) return 0 end
-  if requested == inputs then return 0 end
-  return 1
-end
-`;
-
-const FOLD = luaScript(`${FOLD_FN}
-return fold(KEYS, ARGV)
-`);
-
-// Many folds in one call (a relist page): ARGV[1] = n; then KEYS in fives and the rest of ARGV in elevens,
-// per object as FOLD takes them. Returns each fold's answer, in order.
-const FOLD_MANY = luaScript(`${FOLD_FN}
-local n, out = tonumber(ARGV[1]), {}
-for i = 0, n - 1 do
-  local K, A = {}, {}
-  for j = 1, 5 do K[j] = KEYS[i * 5 + j] end
-  for j = 1, 11 do A[j] = ARGV[1 + i * 11 + j] end
-  out[i + 1] = fold(K, A)
-end
-return out
-`);
-
-// Expectations: KEYS[1] pods hash, KEYS[2] expectations hash; ARGV: now, ttlMs, kind ('c'|'d'), names...
-// A name already shown as the worker expects it (created: present or a tombstone; deleted: absent, a
-// tombstone, or deleting) is not recorded: its event came first and will not come again.
-const EXPECT = luaScript(`
-${ENTRY_LUA}
-local now, ttl, what = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-local n = 0
-for i = 4, #ARGV do
-  local name = ARGV[i]
-  local cur = redis.call('HGET', KEYS[1], name)
-  local seen
-  -- A create shows as any entry of the name, a tombstone too: the pod came (and went) before this call.
-  if what == 'c' then seen = cur ~= false
-  else seen = cur == false or isTombstone(cur) or podDeleting(cur) end
-  if not seen then
-    redis.call('HSET', KEYS[2], name, what .. (now + ttl))
-    n = n + 1
-  end
-end
-if n > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
-return n
-`);
-
-// Read: KEYS[1] PodSet, KEYS[2] pods, KEYS[3] expectations, KEYS[4] ready marker; ARGV[1] now.
-// Expired expectations and tombstones are dropped; tombstones are not returned.
-// Returns {ready, podset ('' when none), pod name, pod entry, ..., '', pending names...}.
-const READ = luaScript(`
-${ENTRY_LUA}
-local now = tonumber(ARGV[1])
-local podset = redis.call('GET', KEYS[1]) or ''
-if isTombstone(podset) then podset = '' end
-local out = { redis.call('EXISTS', KEYS[4]), podset }
-local pods = redis.call('HGETALL', KEYS[2])
-for i = 1, #pods, 2 do
-  local v = pods[i + 1]
-  local nl = string.find(v, '\\n', 1, true)
-  if not nl then
-    out[#out + 1] = pods[i]
-    out[#out + 1] = v
-  elseif tonumber(string.sub(v, nl + 1)) <= now then
-    redis.call('HDEL', KEYS[2], pods[i])
-  end
-end
-out[#out + 1] = ''
-local exp = redis.call('HGETALL', KEYS[3])
-for i = 1, #exp, 2 do
-  if tonumber(string.sub(exp[i + 1], 2)) <= now then redis.call('HDEL', KEYS[3], exp[i])
-  else out[#out + 1] = exp[i] end
-end
-return out
-`);
-
-// Sweep: KEYS[1] a pods hash or a PodSet key, KEYS[2] the requested inputs, KEYS[3] the expectations;
-// ARGV[1] kind, ARGV[2] the
-// epoch of the relist just done. Removes what that relist did not see (folded at an older epoch), and
-// what was last requested of it. Returns how many went.
-const SWEEP = luaScript(`
-local kind, epoch = ARGV[1], tonumber(ARGV[2])
-local function older(v) return tonumber(string.match(v, '^([^\\t]*)\\t') or '0') < epoch end
-if kind == 'podset' then
-  local v = redis.call('GET', KEYS[1])
-  if v and older(v) then
-    redis.call('DEL', KEYS[1])
-    redis.call('HDEL', KEYS[2], '@ps')
-    return 1
-  end
-  return 0
-end
-local all = redis.call('HGETALL', KEYS[1])
-local n = 0
-for i = 1, #all, 2 do
-  if older(all[i + 1]) then
-    redis.call('HDEL', KEYS[1], all[i])
-    redis.call('HDEL', KEYS[2], all[i])
-    -- Gone while nobody watched: whatever a worker awaited of it (its create, its delete) is over.
-    redis.call('HDEL', KEYS[3], all[i])
-    n = n + 1
-  end
-end
-return n
-`);
-
-// KEYS[1] a stream's epoch counter; ARGV[1] a floor the new epoch must exceed.
-const NEXT_EPOCH = luaScript(`
-local n = redis.call('INCR', KEYS[1])
-local floor = tonumber(ARGV[1])
-if n <= floor then
-  n = floor + 1
-  redis.call('SET', KEYS[1], n)
-end
-return n
-`);
+// The scripts, each from its .lua files (read once): the rules and helpers it uses, then its body. What
+// each takes (KEYS, ARGV) and answers is written at the top of its body's file.
+const lua = (name: string) => new URL(`./lua/${name}.lua`, import.meta.url);
+const RULES = [RV_NEWER_LUA, ENTRY_LUA];
+const FOLD = luaScriptOf(...RULES, lua('fold'), lua('fold-one'));
+const FOLD_MANY = luaScriptOf(...RULES, lua('fold'), lua('fold-many'));
+const EXPECT = luaScriptOf(...RULES, lua('expect'));
+const READ = luaScriptOf(...RULES, lua('read'));
+const SWEEP = luaScriptOf(lua('sweep'));
+const NEXT_EPOCH = luaScriptOf(lua('next-epoch'));
 
 export interface ProjectionOptions {
   client: RedisClient;
@@ -466,7 +274,7 @@ export class Projection {
   async sweep(kind: 'pod' | 'podset', namespace: string | undefined, epoch: number): Promise<number> {
     let removed = 0;
     for (const key of await this.#client.smembers(this.indexKey)) {
-      if (namespace !== undefined && !key.startsWith(`${namespace}/`)) continue;
+      if (namespace !== undefined && parseKey(key)?.namespace !== namespace) continue;
       const k = this.keys(key);
       removed += Number(
         await runScript(

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { startRedis, type RedisServer } from '@podset/testkit';
-import { luaScript, runScript } from '../src/lua.ts';
+import { luaScript, runScript } from '../src/lua/script.ts';
 
 let server: RedisServer;
 let client: Redis;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isControlledBy, type PodSet } from '@podset/reconcile';
-import { decodePod, encodePod, inputsDigest, type ProjectedPod } from './projection-entry.ts';
+import { decodePod, encodePod, inputsDigest, type ProjectedPod } from './entry.ts';
 
 const owner = { apiVersion: 'podset.io/v1', kind: 'PodSet', name: 'web', uid: 'ps-uid', controller: true };
 

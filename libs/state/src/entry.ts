@@ -1,8 +1,19 @@
 // How the projection stores a pod and what it compares to decide whether a reconcile is owed. Compact on
 // purpose: the projection holds every pod of the cluster, so each pod is one line of tab-separated fields
 // (only what the planner reads), and the inputs last requested are kept as a 16-character digest.
+// The Lua that reads a stored entry is entry.lua; one case table tests it against the TypeScript here.
 import { hash } from 'node:crypto';
-import { API_VERSION, KIND, TEMPLATE_HASH_LABEL } from '@podset/reconcile';
+import {
+  API_VERSION,
+  KIND,
+  TEMPLATE_HASH_LABEL,
+  parseKey,
+  podSetControllerRef,
+  readyCondition,
+  type OwnerReference,
+  type PodCondition,
+} from '@podset/reconcile';
+import { readLua } from './lua/script.ts';
 
 /** The fields of an object's metadata the projection keeps. */
 export interface ProjectedMeta {
@@ -16,13 +27,7 @@ export interface ProjectedMeta {
   finalizers?: string[];
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
-  ownerReferences?: {
-    apiVersion?: string;
-    kind?: string;
-    name?: string;
-    uid?: string;
-    controller?: boolean;
-  }[];
+  ownerReferences?: OwnerReference[];
 }
 
 /** A pod as the planner reads it. */
@@ -31,20 +36,16 @@ export interface ProjectedPod {
   spec?: { nodeName?: string };
   status?: {
     phase?: string;
-    conditions?: { type?: string; status?: string; lastTransitionTime?: string | Date }[];
+    conditions?: PodCondition[];
   };
 }
-
-const readyCondition = (pod: ProjectedPod) =>
-  pod.status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'True');
 
 const timeText = (t: string | Date | undefined): string =>
   t === undefined ? '' : t instanceof Date ? t.toISOString() : t;
 
 /** The uid of the pod's controller when that controller is a PodSet ('' otherwise). */
-function podSetOwnerUid(meta: ProjectedMeta): string {
-  const ref = meta.ownerReferences?.find((r) => r.controller === true);
-  return ref !== undefined && ref.kind === KIND && ref.apiVersion === API_VERSION ? (ref.uid ?? '') : '';
+function podSetOwnerUid(pod: ProjectedPod): string {
+  return podSetControllerRef(pod)?.uid ?? '';
 }
 
 // A field never holds a raw tab or newline (the separators); '%' is escaped too so that decoding is exact.
@@ -65,7 +66,7 @@ export function encodePod(pod: ProjectedPod): { fields: string; inputs: string }
     pod.status?.phase ?? '',
     ready !== undefined ? '1' : '0',
     m.deletionTimestamp ?? '',
-    podSetOwnerUid(m),
+    podSetOwnerUid(pod),
     m.uid ?? '',
   ].map(escapeField);
   const hash = escapeField(m.labels?.[TEMPLATE_HASH_LABEL] ?? '');
@@ -90,11 +91,12 @@ export function decodePod(name: string, key: string, fields: string, resourceVer
     hash = '',
     readySince = '',
   ] = fields.split('\t').map(unescapeField);
-  const slash = key.indexOf('/');
+  const podset = parseKey(key);
+  if (podset === undefined) throw new Error(`key ${JSON.stringify(key)} is not "namespace/name"`);
   return {
     metadata: {
       name,
-      namespace: key.slice(0, slash),
+      namespace: podset.namespace,
       ...(uid !== '' ? { uid } : {}),
       ...(resourceVersion !== '' ? { resourceVersion } : {}),
       ...(created !== '' ? { creationTimestamp: created } : {}),
@@ -106,7 +108,7 @@ export function decodePod(name: string, key: string, fields: string, resourceVer
               {
                 apiVersion: API_VERSION,
                 kind: KIND,
-                name: key.slice(slash + 1),
+                name: podset.name,
                 uid: ownerUid,
                 controller: true,
               },
@@ -129,18 +131,11 @@ export function decodePod(name: string, key: string, fields: string, resourceVer
 }
 
 /**
- * Lua, the one place the scripts read a stored entry: `isTombstone(entry)` — a deleted object's tombstone
- * (`epoch \t rv \n expiry`; neither a pod's fields nor JSON hold a raw newline); `podDeleting(entry)` — a
- * pod entry (`epoch \t rv \t fields`) whose deletionTimestamp (the third field) is set.
+ * Lua, the one place the scripts read a stored entry (entry.lua): `isTombstone(entry)` — a deleted object's
+ * tombstone; `podDeleting(entry)` — a pod entry whose deletionTimestamp is set, the Lua twin of the
+ * planner's "terminating" (podLifecycle), tested against it on one case table.
  */
-export const ENTRY_LUA = `
-local function isTombstone(entry)
-  return string.find(entry, '\\n', 1, true) ~= nil
-end
-local function podDeleting(entry)
-  return string.find(entry, '^[^\\t]*\\t[^\\t]*\\t[^\\t]*\\t[^\\t]*\\t[^\\t]') ~= nil
-end
-`;
+export const ENTRY_LUA = readLua(new URL('./entry.lua', import.meta.url));
 
 /** What of a PodSet besides its status can change a plan (a status-only change is the operator's own). */
 export function podSetInputs(m: {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startRedis, type RedisServer } from '@podset/testkit';
 import { Redis } from 'ioredis';
-import { compareRv, rvMax, rvNewer, RV_NEWER_LUA } from '../src/resource-version.ts';
+import { compareRv, rvMax, rvNewer, RV_NEWER_LUA } from '../src/rules/resource-version.ts';
 
 const CASES: [string, string | undefined][] = [
   ['10', '9'],

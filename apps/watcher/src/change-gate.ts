@@ -1,0 +1,37 @@
+// Which watch events request a reconcile, and what the watcher keeps to decide it. One implementation is
+// chosen at start-up by STATE_SOURCE: the projection (projector.ts: every event folded into the state the
+// workers read, in Redis) or, for the API fallback, PodSetChangeFilter (change-filter.ts: each PodSet's plan
+// inputs in memory, every pod event requests one). The enqueuer asks the gate and never which one it has.
+import type { Resource, WatchedObject } from './keys.ts';
+import type { ListedPage, WatchEvent } from './watch-loop.ts';
+
+export interface StreamInfo {
+  stream: string;
+  resource: Resource;
+  namespace: string | undefined;
+}
+
+/** The gate's answer for one event. */
+export interface Admission {
+  /** A reconcile of the key is owed: the event may change its plan. */
+  owed: boolean;
+  /** The owed request went through: record it (a re-delivered event then owes nothing more). */
+  requested(): Promise<void>;
+  /** The request or the event-log append failed: the watch re-delivers the event, which must owe again. */
+  failed(): void;
+}
+
+export interface ChangeGate {
+  /** Records the event of PodSet `key` and answers whether it owes a reconcile. Called in event order. */
+  admit(ev: WatchEvent, key: string): Promise<Admission>;
+  /** Records a relisted page (its keys are requested in bulk anyway). */
+  listed(page: ListedPage, keyOf: (o: WatchedObject) => string | undefined): Promise<void>;
+  /** A relist of `stream` begins (its pages follow). */
+  relistStarted(stream: string): Promise<void>;
+  /** A relist completed: every object of the stream was handed on. */
+  relistDone(info: StreamInfo): Promise<void>;
+  /** Every stream relists now (Redis lost its data). */
+  relistingAll(): void;
+  /** Whether the streams may resume from their checkpoints (what the gate keeps holds what they saw). */
+  resumable(): Promise<boolean>;
+}

@@ -1,0 +1,108 @@
+// The Progressing condition: what work the pass leaves under way (a rollout, a scale-up or -down, pods
+// to get ready), or that there is none. The progress deadline is progress-deadline.ts's.
+import { plural } from './text.ts';
+import type { ConditionInput } from './conditions.ts';
+import type { ResolvedStrategy } from './strategy.ts';
+
+/** What a pass found and decided, as far as Progressing tells it. */
+export interface Activity {
+  /** Hash of the current template. */
+  hash: string;
+  desired: number;
+  strategy: ResolvedStrategy;
+  /** Active pods, of any template. */
+  active: number;
+  /** Active pods of the current template. */
+  updated: number;
+  available: number;
+  /** Active pods not Ready. */
+  notReady: number;
+  /** Ready pods not Ready for minReadySeconds yet. */
+  notAvailableYet: number;
+  minReadySeconds: number;
+  /** Pods this pass creates, and surplus pods it deletes. */
+  creates: number;
+  surplusDeletes: number;
+  /** A rollout is under way (rolloutUnderWay). */
+  rollingOut: boolean;
+  /** The last thing Progressing said was about a rollout (under way, stalled or complete). */
+  afterRollout: boolean;
+  /** "3/4 replicas ready", for the settled messages. */
+  counts: string;
+}
+
+export interface RolloutFacts {
+  strategy: ResolvedStrategy;
+  /** Active pods of another template. */
+  outdated: number;
+  /** Terminating pods of another template: Recreate's rollout lasts until they are gone. */
+  outdatedTerminating: number;
+  /** Every pod is of the current template, there are as many as desired and all are available. */
+  complete: boolean;
+  wasRollingOut: boolean;
+}
+
+/** A rollout lasts from the first outdated pod seen until the new template's pods are all available. */
+export function rolloutUnderWay(f: RolloutFacts): boolean {
+  return (
+    f.outdated > 0 ||
+    (f.strategy.type === 'Recreate' && f.outdatedTerminating > 0) ||
+    (f.wasRollingOut && !f.complete)
+  );
+}
+
+function strategyText(s: ResolvedStrategy): string {
+  return s.type === 'Recreate'
+    ? 'Recreate'
+    : `RollingUpdate (maxSurge ${s.maxSurge}, maxUnavailable ${s.maxUnavailable})`;
+}
+
+/** The RolloutStarted event's message. */
+export function rolloutStartedMessage(hash: string, from: string, strategy: ResolvedStrategy): string {
+  return `Rolling out template ${hash} (from ${from}) with ${strategyText(strategy)}`;
+}
+
+/** Progressing as the work under way says it: True while there is some, False once settled. */
+export function progressingCondition(a: Activity): ConditionInput {
+  const working = (reason: string, message: string): ConditionInput => ({
+    type: 'Progressing',
+    status: 'True',
+    reason,
+    message,
+  });
+  if (a.rollingOut) {
+    return working(
+      'RollingOut',
+      `${a.strategy.type} to template ${a.hash}: ${a.updated}/${a.desired} pods updated, ${a.available} available`,
+    );
+  }
+  if (a.creates > 0) {
+    return working(
+      'ScalingUp',
+      `${a.active}/${a.desired} replicas active, creating ${plural(a.creates, 'pod')}`,
+    );
+  }
+  if (a.surplusDeletes > 0) {
+    return working(
+      'ScalingDown',
+      `${a.active}/${a.desired} replicas active, deleting ${plural(a.surplusDeletes, 'pod')}`,
+    );
+  }
+  if (a.notReady > 0 || a.notAvailableYet > 0) {
+    return working(
+      'WaitingForReady',
+      a.notReady > 0
+        ? `${plural(a.notReady, 'pod')} not ready yet`
+        : `${plural(a.notAvailableYet, 'pod')} not ready for ${a.minReadySeconds}s yet`,
+    );
+  }
+  if (a.afterRollout) {
+    return {
+      type: 'Progressing',
+      status: 'False',
+      reason: 'RolloutComplete',
+      message: `template ${a.hash} rolled out: ${a.counts}`,
+    };
+  }
+  return { type: 'Progressing', status: 'False', reason: 'Settled', message: a.counts };
+}

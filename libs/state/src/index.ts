@@ -1,0 +1,15 @@
+export {
+  Projection,
+  type Fold,
+  type FoldItem,
+  type FoldOptions,
+  type FoldType,
+  type ProjectedPodSet,
+  type ProjectedState,
+  type ProjectionOptions,
+} from './projection.ts';
+export { podSetInputs, type ProjectedMeta, type ProjectedPod } from './entry.ts';
+export { compareRv, rvNewer, rvMax, RV_NEWER_LUA } from './rules/resource-version.ts';
+// The Lua runner is the queue's too (its scripts stay in TypeScript strings).
+export { luaScript, runScript, type RedisClient } from './lua/script.ts';
+export { stateSourceEnv } from './env.ts';

@@ -1,0 +1,19 @@
+-- Expectations: KEYS[1] pods hash, KEYS[2] expectations hash; ARGV: now, ttlMs, kind ('c'|'d'), names...
+-- A name already shown as the worker expects it (created: present or a tombstone; deleted: absent, a
+-- tombstone, or deleting) is not recorded: its event came first and will not come again.
+local now, ttl, what = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local n = 0
+for i = 4, #ARGV do
+  local name = ARGV[i]
+  local cur = redis.call('HGET', KEYS[1], name)
+  local seen
+  -- A create shows as any entry of the name, a tombstone too: the pod came (and went) before this call.
+  if what == 'c' then seen = cur ~= false
+  else seen = cur == false or isTombstone(cur) or podDeleting(cur) end
+  if not seen then
+    redis.call('HSET', KEYS[2], name, what .. (now + ttl))
+    n = n + 1
+  end
+end
+if n > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+return n

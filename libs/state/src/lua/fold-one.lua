@@ -1,0 +1,1 @@
+return fold(KEYS, ARGV)

@@ -1,0 +1,89 @@
+-- A stored entry: epoch \t rv \t payload — a pod's fields (never a raw tab inside one) or a PodSet's JSON.
+-- A deleted object leaves a tombstone, epoch \t rv \n expiry (ms), for TOMBSTONE_TTL_MS: a late older event
+-- of it (one still on its way when a newer DELETED was folded) must not bring it back. Neither a pod's
+-- fields nor JSON ever hold a raw newline, so the newline marks a tombstone.
+-- KEYS[1] the hash (pods) or string (PodSet) key, KEYS[2] the expectations hash (pods; unused for PodSets),
+-- KEYS[3] the index of keys with entries (for the sweep), KEYS[4] the inputs last *requested* per object,
+-- KEYS[5] the other half of the key's state (a pod: the PodSet's entry; a PodSet: its pods hash): pod
+-- tombstones under a PodSet that is gone must not outlive it.
+-- ARGV: kind ('pod'|'podset'), type, field (pod name; '@ps' for the PodSet), epoch, rv, inputs digest,
+-- payload, the PodSet key, '1' when the fold's request is made anyway (a relist requests every key), now
+-- (ms) and the tombstone's ttl (ms).
+-- Returns 1 when a reconcile is owed: the inputs differ from those last requested (or the object went).
+-- The answer is against what was *requested*, not what was folded, because a fold and its request are
+-- two steps: when the request fails, the watch re-delivers the event, and its fold must ask again.
+-- Uses rvNewer (rules/resource-version.lua), isTombstone and podDeleting (entry.lua).
+-- Unexpired expectations left in the hash (expired ones are dropped).
+local function awaiting(key, now)
+  local all = redis.call('HGETALL', key)
+  local n = 0
+  for i = 1, #all, 2 do
+    if tonumber(string.sub(all[i + 1], 2)) <= now then redis.call('HDEL', key, all[i]) else n = n + 1 end
+  end
+  return n
+end
+local function fold(K, A)
+  local kind, typ, field, epoch, rv, inputs, payload = A[1], A[2], A[3], A[4], A[5], A[6], A[7]
+  local requestedAnyway = A[9] == '1'
+  local now, tombTtl = tonumber(A[10]), tonumber(A[11])
+  local old
+  if kind == 'pod' then old = redis.call('HGET', K[1], field) else old = redis.call('GET', K[1]) end
+  local oldEpoch, oldRv
+  if old then oldEpoch, oldRv = string.match(old, '^([^\t]*)\t([^\t\n]*)') end
+  -- The entry keeps the newest epoch that saw the object: a relist that lists an older version than one
+  -- already folded (a worker's own write, folded at once) still counts as having seen it.
+  if oldEpoch and tonumber(oldEpoch) > tonumber(epoch) then epoch = oldEpoch end
+  if oldRv and oldRv ~= '' and rv ~= '' and not rvNewer(rv, oldRv) and oldRv ~= rv then
+    if epoch ~= oldEpoch then
+      local rest = string.sub(old, #oldEpoch + 1)
+      if kind == 'pod' then redis.call('HSET', K[1], field, epoch .. rest)
+      else redis.call('SET', K[1], epoch .. rest, 'KEEPTTL') end
+    end
+    return 0
+  end
+  local requested = redis.call('HGET', K[4], field)
+  if typ == 'DELETED' then
+    local tombstone = epoch .. '\t' .. rv .. '\n' .. (now + tombTtl)
+    if kind == 'pod' then
+      redis.call('HSET', K[1], field, tombstone)
+      redis.call('HDEL', K[2], field)
+      -- Nothing reads or sweeps the pods of a PodSet that is gone (its state was forgotten): let them go.
+      local ps = redis.call('GET', K[5])
+      if not ps or isTombstone(ps) then redis.call('PEXPIRE', K[1], tombTtl) end
+    else
+      redis.call('SET', K[1], tombstone, 'PX', tombTtl)
+      redis.call('SREM', K[3], A[8])
+      redis.call('PEXPIRE', K[5], tombTtl)
+      -- What a worker awaited was of this PodSet: one created again under its name must not wait for it.
+      redis.call('DEL', K[2])
+    end
+    if requestedAnyway then redis.call('HDEL', K[4], field) return 0 end
+    if requested then return 1 end
+    return 0
+  end
+  local value = epoch .. '\t' .. rv .. '\t' .. payload
+  redis.call('SADD', K[3], A[8])
+  if kind == 'pod' then
+    redis.call('HSET', K[1], field, value)
+    redis.call('PERSIST', K[1])
+    -- A create shows as the pod; a delete as its deletionTimestamp (or its DELETED event, above).
+    local exp = redis.call('HGET', K[2], field)
+    if exp then
+      local what = string.sub(exp, 1, 1)
+      if what == 'c' or podDeleting(value) then
+        redis.call('HDEL', K[2], field)
+        -- The worker plans again only once all its creates and deletes show, so one that shows while others
+        -- are awaited requests nothing: the last one's request covers it (recorded as requested with it).
+        if not requestedAnyway and awaiting(K[2], now) > 0 then
+          redis.call('HSET', K[4], field, inputs)
+          return 0
+        end
+      end
+    end
+  else
+    redis.call('SET', K[1], value)
+  end
+  if requestedAnyway then redis.call('HSET', K[4], field, inputs) return 0 end
+  if requested == inputs then return 0 end
+  return 1
+end

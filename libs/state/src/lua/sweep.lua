@@ -1,0 +1,26 @@
+-- Sweep: KEYS[1] a pods hash or a PodSet key, KEYS[2] the requested inputs, KEYS[3] the expectations;
+-- ARGV[1] kind, ARGV[2] the epoch of the relist just done. Removes what that relist did not see (folded at an older epoch), and
+-- what was last requested of it. Returns how many went.
+local kind, epoch = ARGV[1], tonumber(ARGV[2])
+local function older(v) return tonumber(string.match(v, '^([^\t]*)\t') or '0') < epoch end
+if kind == 'podset' then
+  local v = redis.call('GET', KEYS[1])
+  if v and older(v) then
+    redis.call('DEL', KEYS[1])
+    redis.call('HDEL', KEYS[2], '@ps')
+    return 1
+  end
+  return 0
+end
+local all = redis.call('HGETALL', KEYS[1])
+local n = 0
+for i = 1, #all, 2 do
+  if older(all[i + 1]) then
+    redis.call('HDEL', KEYS[1], all[i])
+    redis.call('HDEL', KEYS[2], all[i])
+    -- Gone while nobody watched: whatever a worker awaited of it (its create, its delete) is over.
+    redis.call('HDEL', KEYS[3], all[i])
+    n = n + 1
+  end
+end
+return n
