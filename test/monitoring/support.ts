@@ -9,6 +9,7 @@ import { parse } from 'yaml';
 import { createMetrics as createDashboardMetrics } from '../../apps/dashboard/src/metrics.ts';
 import { createWatcherMetrics } from '../../apps/watcher/src/metrics.ts';
 import { createWorkerMetrics } from '../../apps/worker/src/metrics.ts';
+import { redisMemoryGauges } from '@podset/runtime';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 export const OVERLAY = path.join(REPO, 'k8s/overlays/monitoring');
@@ -44,6 +45,8 @@ export function exportedMetricNames(): Set<string> {
   const watcher = createWatcherMetrics();
   // The watcher registers the queue depth once it has a queue (app.ts does it at start).
   watcher.setQueueDepth('podset-reconcile', async () => ({}));
+  // And Redis's memory gauges (app.ts, once it has a Redis client).
+  redisMemoryGauges(watcher.registry, async () => []);
   const registries: Registry[] = [
     watcher.registry,
     createWorkerMetrics(silent).registry,

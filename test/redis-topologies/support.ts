@@ -35,7 +35,7 @@ class Processes {
   }
 }
 
-async function command<T>(port: number, ...args: (string | number)[]): Promise<T> {
+export async function command<T>(port: number, ...args: (string | number)[]): Promise<T> {
   const c = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
   c.on('error', () => undefined);
   try {

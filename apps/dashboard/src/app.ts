@@ -5,7 +5,8 @@ import { credentialsOf, dashboardEnv, eventLogKeys } from './config.ts';
 import { startDashboard } from './server.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
-  const { config, redis, kubeConfig, log } = openApp('podset-dashboard', dashboardEnv, {
+  const { config, redis, kubeConfig, log } = await openApp('podset-dashboard', dashboardEnv, {
+    signal: shutdown.signal,
     check: (c) => credentialsOf(c).problems,
   });
   const { credentials } = credentialsOf(config);

@@ -7,6 +7,8 @@ import { Projection } from '@podset/state';
 import {
   API_PROBE_TIMEOUT_MS,
   openApp,
+  readRedisMemory,
+  redisMemoryGauges,
   REDIS_PROBE_TIMEOUT_MS,
   SHUTDOWN_LIMIT_MS,
   withTimeout,
@@ -29,7 +31,10 @@ export async function main(shutdown: Shutdown): Promise<void> {
     redis: redisConnector,
     kubeConfig,
     log,
-  } = openApp('podset-watcher', watcherEnv, { logBase: { app: 'watcher' } });
+  } = await openApp('podset-watcher', watcherEnv, {
+    logBase: { app: 'watcher' },
+    signal: shutdown.signal,
+  });
   const identity = cfg.HOLDER_IDENTITY ?? cfg.POD_NAME ?? `${os.hostname()}-${process.pid}`;
   const keys = redisKeys(cfg);
   const metrics = createWatcherMetrics();
@@ -46,6 +51,8 @@ export async function main(shutdown: Shutdown): Promise<void> {
   // Readiness pings on a client that fails at once when disconnected (no offline queue).
   const probeRedis = redisConnector.client({ enableOfflineQueue: false, maxRetriesPerRequest: 0 });
   probeRedis.on('error', () => undefined);
+  // Redis's memory against its maxmemory, for the alert that warns before a full Redis refuses writes.
+  redisMemoryGauges(metrics.registry, () => readRedisMemory(probeRedis, redisConnector.target));
   const queue = new ReconcileQueue({
     connection: redisConnector,
     queueName: cfg.QUEUE_NAME,

@@ -6,7 +6,8 @@ import { bulkConcurrency, workerEnv } from './config.ts';
 import { defaultInstance, startWorker } from './worker.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
-  const { config, redis, kubeConfig, log } = openApp('podset-worker', workerEnv, {
+  const { config, redis, kubeConfig, log } = await openApp('podset-worker', workerEnv, {
+    signal: shutdown.signal,
     check: (c) => void bulkConcurrency(c),
   });
   const bulkShare = bulkConcurrency(config);

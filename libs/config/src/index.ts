@@ -1,2 +1,3 @@
 export { str, optionalStr, int, optionalInt, num, bool, oneOf, list, url, type VarSpec } from './vars.ts';
 export { parseEnv, exitOnConfigError, describeEnv, ConfigError, type EnvSpec, type Config } from './parse.ts';
+export { redactUrl } from './redact.ts';

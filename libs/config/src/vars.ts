@@ -1,5 +1,6 @@
 // Typed declarations of environment variables. Each declaration knows how to parse its raw string
 // and says what it is, so the same list drives validation, the README table and the manifest checks.
+import { redactUrl } from './redact.ts';
 
 export interface VarSpec<T> {
   readonly type: string;
@@ -171,7 +172,8 @@ export function url(
       try {
         parsed = new URL(raw.trim());
       } catch {
-        throw new Error(`must be a URL such as ${opts.protocols[0]}//host:port, got "${raw}"`);
+        // Echoed without its userinfo: the password must not reach a log.
+        throw new Error(`must be a URL such as ${opts.protocols[0]}//host:port, got "${redactUrl(raw)}"`);
       }
       if (!opts.protocols.includes(parsed.protocol)) {
         throw new Error(`must use ${opts.protocols.join(' or ')}, got "${parsed.protocol}"`);

@@ -86,3 +86,17 @@ test('the connector makes clients of the configured kind; its target names no pa
     for (const c of clients) c.disconnect();
   }
 });
+
+test('REDIS_PASSWORD is merged into a REDIS_URL without one; a password in both places is refused', () => {
+  const merged = redisConnector(config({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_PASSWORD: 'from-secret' }));
+  const client = merged.client({ lazyConnect: true }) as Redis;
+  try {
+    assert.equal(client.options.password, 'from-secret');
+  } finally {
+    client.disconnect();
+  }
+  const both = problems({ REDIS_URL: 'redis://:in-url@127.0.0.1:1', REDIS_PASSWORD: 'from-secret' });
+  assert.equal(both.length, 1);
+  assert.match(both[0] ?? '', /^REDIS_PASSWORD: is set while REDIS_URL carries a password too/);
+  assert.doesNotMatch(both[0] ?? '', /in-url|from-secret/);
+});

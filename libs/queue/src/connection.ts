@@ -41,7 +41,13 @@ export const redisEnv = {
     description: 'Redis ACL user (Sentinel/Cluster data nodes; for REDIS_URL when the URL names none)',
   }),
   REDIS_PASSWORD: optionalStr({
-    description: 'Redis password (Sentinel/Cluster data nodes; for REDIS_URL when the URL carries none)',
+    description:
+      'Redis password, e.g. from a Secret (k8s/ and compose set it): merged into REDIS_URL, which must then carry none; for Sentinel/Cluster, of the data nodes',
+  }),
+  REDIS_SKIP_EVICTION_CHECK: bool({
+    description:
+      "Start without checking that Redis's maxmemory-policy is noeviction (each app refuses to start otherwise): only for a managed Redis that refuses CONFIG GET and is known to be set to noeviction",
+    default: false,
   }),
   REDIS_TLS: bool({
     description: 'TLS to Redis, sentinels included (REDIS_URL: rediss:// does the same)',
@@ -142,6 +148,16 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
         'allows only when they hash to one slot',
     });
   }
+  // One place for the password: with two, which one is used would be a guess for whoever reads the config.
+  if (sentinels.length === 0 && nodes.length === 0 && cfg.REDIS_PASSWORD !== undefined) {
+    if (new URL(cfg.REDIS_URL).password !== '') {
+      problems.push({
+        variable: 'REDIS_PASSWORD',
+        message:
+          'is set while REDIS_URL carries a password too: give it in one place (REDIS_PASSWORD, e.g. from a Secret, with a REDIS_URL without one)',
+      });
+    }
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const auth = {
@@ -222,6 +238,7 @@ export function urlConnector(redisUrl: string): RedisConnector {
     REDIS_USERNAME: undefined,
     REDIS_PASSWORD: undefined,
     REDIS_TLS: false,
+    REDIS_SKIP_EVICTION_CHECK: false,
     QUEUE_PREFIX: 'unused',
   });
 }

@@ -13,3 +13,10 @@ export {
   type Problem,
 } from './open-app.ts';
 export { appRegistry, kubeRequestMetrics, queueDepthGauge } from './metrics.ts';
+export {
+  checkEvictionPolicy,
+  requireNoEviction,
+  type PolicyCheckOptions,
+  type PolicyVerdict,
+} from './redis-policy.ts';
+export { parseInfoMemory, readRedisMemory, redisMemoryGauges, type RedisMemory } from './redis-memory.ts';

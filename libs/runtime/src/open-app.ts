@@ -7,6 +7,7 @@ import { loadKubeConfig, type kubeAccessEnv } from '@podset/kube';
 import { redisConnector, type queueEnv, type redisEnv, type RedisConnector } from '@podset/queue';
 import type { Logger } from 'pino';
 import { createLogger, type logEnv } from './log.ts';
+import { requireNoEviction } from './redis-policy.ts';
 
 /** The variables openApp itself reads; every app's spec spreads these in. */
 export type AppEnv = typeof kubeAccessEnv & typeof redisEnv & typeof queueEnv & typeof logEnv;
@@ -26,6 +27,8 @@ export interface OpenAppOptions<S extends EnvSpec> {
    * returned, or thrown as a ConfigError.
    */
   check?: (config: Config<S>) => Problem[] | void;
+  /** Aborted by a signal during start-up: stop waiting for Redis. */
+  signal?: AbortSignal;
 }
 
 export interface OpenedApp<S extends EnvSpec> {
@@ -73,18 +76,26 @@ export function loadApp<S extends EnvSpec & AppEnv>(
   return { config, redis, kubeConfig };
 }
 
-/** For an app's start: loadApp, or every problem on stderr and exit 2 (a usage error, not a crash). */
-export function openApp<S extends EnvSpec & AppEnv>(
+/**
+ * For an app's start: loadApp, or every problem on stderr and exit 2 (a usage error, not a crash); then
+ * Redis's eviction policy checked (waiting for Redis), the same exit 2 when it would evict.
+ */
+export async function openApp<S extends EnvSpec & AppEnv>(
   name: string,
   spec: S,
   options: OpenAppOptions<S> = {},
-): OpenedApp<S> {
+): Promise<OpenedApp<S>> {
   const opened = exitOnConfigError(name, () => loadApp(spec, options));
   const base: Config<AppEnv> = opened.config;
   const log = createLogger({
     name,
     level: base.LOG_LEVEL,
     ...(options.logBase !== undefined ? { base: options.logBase } : {}),
+  });
+  await requireNoEviction(name, opened.redis, {
+    skip: base.REDIS_SKIP_EVICTION_CHECK,
+    log,
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
   });
   return { ...opened, log };
 }

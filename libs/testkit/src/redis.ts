@@ -11,7 +11,10 @@ import { waitFor } from './wait.ts';
 
 export interface RedisServer {
   readonly port: number;
+  /** redis://127.0.0.1:port, with the password in it when the server requires one. */
   readonly url: string;
+  /** The `requirepass` password, when started with one. */
+  readonly password: string | undefined;
   readonly process: ChildProcess;
   /** Stop the server (SIGKILL when `hard`, to simulate a crash) and wait for it to exit. */
   stop(opts?: { hard?: boolean }): Promise<void>;
@@ -25,6 +28,10 @@ export interface RedisOptions {
   /** Append-only file persistence, so queued jobs survive a restart. Default false. */
   appendOnly?: boolean;
   port?: number;
+  /** Started with `--requirepass` this password. */
+  password?: string;
+  /** More redis-server arguments, e.g. ['--maxmemory-policy', 'allkeys-lru']. */
+  args?: string[];
   /**
    * The server in a process group of its own, so a terminal's Ctrl-C does not stop it under the processes
    * still draining into it (the watchdog still ends it when this process dies). Default false.
@@ -55,17 +62,24 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     'no',
     '--pidfile',
     pidFile,
+    ...(options.password !== undefined ? ['--requirepass', options.password] : []),
+    ...(options.args ?? []),
   ];
+  const password = options.password;
   let proc: Proc;
   try {
-    proc = await launch(args, port, options.detached === true);
+    proc = await launch(args, port, password, options.detached === true);
   } catch (err) {
     watchdog.stdin?.end();
     throw err;
   }
   const server: RedisServer = {
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url:
+      password === undefined
+        ? `redis://127.0.0.1:${port}`
+        : `redis://:${encodeURIComponent(password)}@127.0.0.1:${port}`,
+    password,
     get process() {
       return proc.child;
     },
@@ -77,7 +91,7 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     },
     async restart(opts = {}) {
       await server.stop(opts);
-      proc = await launch(args, port, options.detached === true);
+      proc = await launch(args, port, password, options.detached === true);
     },
     async close() {
       await server.stop();
@@ -120,7 +134,12 @@ function startWatchdog(dir: string, pidFile: string): ChildProcess {
   return watchdog;
 }
 
-async function launch(args: string[], port: number, detached: boolean): Promise<Proc> {
+async function launch(
+  args: string[],
+  port: number,
+  password: string | undefined,
+  detached: boolean,
+): Promise<Proc> {
   const proc = new Proc({
     name: `redis-server :${port}`,
     command: 'redis-server',
@@ -129,7 +148,7 @@ async function launch(args: string[], port: number, detached: boolean): Promise<
     detached,
   });
   try {
-    await waitFor(`redis-server to answer PING on port ${port}`, () => ping(port), {
+    await waitFor(`redis-server to answer PING on port ${port}`, () => ping(port, '127.0.0.1', password), {
       timeoutMs: 10_000,
       giveUp: () => (proc.running ? undefined : 'it exited (is redis-server installed?)'),
       describe: () => proc.describe(),
@@ -141,8 +160,8 @@ async function launch(args: string[], port: number, detached: boolean): Promise<
   return proc;
 }
 
-/** One PING over a raw socket: true when the server answers PONG. */
-export function ping(port: number, host = '127.0.0.1'): Promise<boolean> {
+/** One PING over a raw socket (after AUTH when given a password): true when the server answers PONG. */
+export function ping(port: number, host = '127.0.0.1', password?: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host });
     const done = (ok: boolean) => {
@@ -151,7 +170,13 @@ export function ping(port: number, host = '127.0.0.1'): Promise<boolean> {
     };
     socket.setTimeout(500, () => done(false));
     socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+    const auth = password === undefined ? '' : `AUTH ${JSON.stringify(password)}\r\n`;
+    socket.once('connect', () => socket.write(`${auth}PING\r\n`));
+    let replies = '';
+    socket.on('data', (data) => {
+      replies += data.toString();
+      if (replies.includes('+PONG')) done(true);
+      else if (replies.startsWith('-') || replies.includes('\r\n-')) done(false);
+    });
   });
 }

@@ -21,6 +21,7 @@ import {
   Proc as ChildProc,
   removeWhenParentDies,
   startRedis,
+  type RedisOptions,
   type RedisServer,
 } from '@podset/testkit';
 export type { Exit } from '@podset/testkit';
@@ -88,6 +89,8 @@ export interface EnvOptions {
   /** Environment for every watcher / worker started (merged over the harness defaults). */
   watcherEnv?: Record<string, string>;
   workerEnv?: Record<string, string>;
+  /** How the harness's redis-server starts (e.g. with a password). */
+  redis?: RedisOptions;
 }
 
 export interface WaitOptions {
@@ -304,7 +307,7 @@ export async function startEnv(options: EnvOptions): Promise<OperatorEnv> {
   // A test process killed mid-run (Ctrl-C, a runner's SIGKILL) leaves no temp dir behind.
   const dirGuard = removeWhenParentDies(dir);
   const startedAt = new Date().toISOString();
-  const redis = await startRedis();
+  const redis = await startRedis(options.redis);
   let sim: KubeSim;
   try {
     sim = await startKubeSim({

@@ -129,7 +129,7 @@ for (const file of readdirSync(examplesDir)
 }
 
 const banner = [
-  `kube-sim  ${sim.httpsUrl}   Redis ${redis.url} (${redis.origin})   workers ${workers}`,
+  `kube-sim  ${sim.httpsUrl}   Redis ${redis.shown} (${redis.origin})   workers ${workers}`,
   `kubeconfig ${kubeconfigPath}`,
   `dashboard http://127.0.0.1:${dashboardPort}/   token ${dashboardToken}   (read-only; log in with the token)`,
   `metrics   ${metricsUrls(opsPorts).join('   ')}`,

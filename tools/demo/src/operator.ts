@@ -242,7 +242,7 @@ process.stdout.write(
   [
     `context    ${context} (${kube.client.server})   kubeconfig ${kubeconfig}`,
     crdNote,
-    `Redis      ${redis.url} (${redis.origin})`,
+    `Redis      ${redis.shown} (${redis.origin})`,
     `processes  watcher, ${workers} worker(s)${values.dashboard ? ', dashboard' : ''}   logs in ${logDir}${dashboardLine}`,
     `metrics    ${metricsUrls(opsPorts).join('   ')}`,
     ...(otherOperator === undefined

@@ -1,10 +1,13 @@
 // The Redis of `npm run demo` and `npm run operator`: REDIS_URL when set, else a redis-server of our own
 // on a free port.
 import { spawnSync } from 'node:child_process';
+import { redactUrl } from '@podset/config';
 import { startRedis } from '@podset/testkit';
 
 export interface DemoRedis {
   url: string;
+  /** The URL for the banner: without its password. */
+  shown: string;
   /** How the URL was obtained, for the banner. */
   origin: string;
   close(): Promise<void>;
@@ -16,7 +19,7 @@ export async function demoRedis(
 ): Promise<DemoRedis> {
   const fromEnv = env['REDIS_URL'];
   if (fromEnv !== undefined && fromEnv !== '') {
-    return { url: fromEnv, origin: 'REDIS_URL', close: async () => {} };
+    return { url: fromEnv, shown: redactUrl(fromEnv), origin: 'REDIS_URL', close: async () => {} };
   }
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (probe.error !== undefined) {
@@ -30,6 +33,7 @@ export async function demoRedis(
   const server = await startRedis({ detached: true });
   return {
     url: server.url,
+    shown: redactUrl(server.url),
     origin: `a redis-server started for the ${command}`,
     close: () => server.close(),
   };

@@ -1,0 +1,28 @@
+// Entry point of the install's Job podset-redis-secret-init: ensures the Secret with the Redis password
+// (POD_NAMESPACE/REDIS_SECRET_NAME, default podset-redis) exists. Prints what it did, never the password.
+import { KubeClient } from './client.ts';
+import { loadKubeConfig } from './kubeconfig.ts';
+import { ensureRedisSecret } from './redis-secret.ts';
+
+const namespace = process.env['POD_NAMESPACE'];
+const name = process.env['REDIS_SECRET_NAME'] || 'podset-redis';
+if (namespace === undefined || namespace === '') {
+  process.stderr.write('redis-secret-init: POD_NAMESPACE is required (the namespace of the Secret)\n');
+  process.exit(2);
+}
+const kubeconfig = process.env['KUBECONFIG'];
+const kubeConfig = loadKubeConfig({
+  ...(kubeconfig !== undefined && kubeconfig !== '' ? { kubeconfig } : {}),
+  inCluster: process.env['KUBE_IN_CLUSTER'] !== 'false',
+});
+const client = new KubeClient({ kubeConfig, userAgent: 'podset-redis-secret-init' });
+try {
+  const result = await ensureRedisSecret(client, namespace, name);
+  process.stdout.write(
+    result === 'created'
+      ? `redis-secret-init: created Secret ${namespace}/${name} with a random password\n`
+      : `redis-secret-init: Secret ${namespace}/${name} exists; kept as it is\n`,
+  );
+} finally {
+  await client.close();
+}

@@ -1,0 +1,165 @@
+// The eviction-policy check against real redis-servers: noeviction passes; any other policy, a refused
+// CONFIG and wrong credentials are each a verdict that says what to do, never echoing a password.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, test } from 'node:test';
+import { redisConnector, urlConnector } from '@podset/queue';
+import { freePort, startRedis, waitFor, type RedisServer } from '@podset/testkit';
+import { checkEvictionPolicy, requireNoEviction } from '../src/redis-policy.ts';
+
+const servers: RedisServer[] = [];
+after(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+async function redis(options: Parameters<typeof startRedis>[0] = {}): Promise<RedisServer> {
+  const s = await startRedis(options);
+  servers.push(s);
+  return s;
+}
+
+test('noeviction (redis-server default) passes and names the node checked', async () => {
+  const s = await redis();
+  const verdict = await checkEvictionPolicy(urlConnector(s.url));
+  assert.deepEqual(verdict, { ok: true, nodes: [`redis://127.0.0.1:${s.port}`] });
+});
+
+test('volatile-lru is refused, naming the setting and how to fix it', async () => {
+  const s = await redis({ args: ['--maxmemory-policy', 'volatile-lru'] });
+  const verdict = await checkEvictionPolicy(urlConnector(s.url));
+  assert.ok(verdict !== undefined && !verdict.ok);
+  assert.equal(verdict.problem, 'policy');
+  assert.match(verdict.message, /maxmemory-policy volatile-lru/);
+  assert.match(verdict.message, /CONFIG SET maxmemory-policy noeviction/);
+  assert.match(verdict.message, new RegExp(`127\\.0\\.0\\.1:${s.port}`));
+});
+
+test('CONFIG hidden (renamed away): the message says to set the opt-out', async () => {
+  const s = await redis({ args: ['--rename-command', 'CONFIG', ''] });
+  const verdict = await checkEvictionPolicy(urlConnector(s.url));
+  assert.ok(verdict !== undefined && !verdict.ok);
+  assert.equal(verdict.problem, 'config-refused');
+  assert.match(verdict.message, /REDIS_SKIP_EVICTION_CHECK=true/);
+});
+
+test('wrong or missing password: names REDIS_URL / REDIS_PASSWORD, never the password', async () => {
+  const s = await redis({ password: 'right-horse-battery' });
+  for (const password of ['wrong-staple-guess', undefined]) {
+    const connector = redisConnector({
+      ...envOf(`redis://127.0.0.1:${s.port}`),
+      REDIS_PASSWORD: password,
+    });
+    const verdict = await checkEvictionPolicy(connector);
+    assert.ok(verdict !== undefined && !verdict.ok, String(password));
+    assert.equal(verdict.problem, 'auth');
+    assert.match(verdict.message, /REDIS_URL or REDIS_PASSWORD/);
+    assert.doesNotMatch(verdict.message, /right-horse|wrong-staple/);
+  }
+  const right = await checkEvictionPolicy(
+    redisConnector({ ...envOf(`redis://127.0.0.1:${s.port}`), REDIS_PASSWORD: 'right-horse-battery' }),
+  );
+  assert.equal(right?.ok, true);
+});
+
+test('unreachable: waits (reporting each attempt) until Redis is up, then checks', async () => {
+  const port = await freePort();
+  const errors: string[] = [];
+  const pending = checkEvictionPolicy(urlConnector(`redis://127.0.0.1:${port}`), {
+    onWaiting: (err) => errors.push(err.message),
+  });
+  await waitFor('two failed connection attempts', () => errors.length >= 2);
+  await redis({ port, args: ['--maxmemory-policy', 'allkeys-lru'] });
+  const verdict = await pending;
+  assert.ok(verdict !== undefined && !verdict.ok && /allkeys-lru/.test(verdict.message));
+  assert.match(errors[0] ?? '', /ECONNREFUSED/);
+});
+
+test('a signal while waiting gives up without a verdict', async () => {
+  const abort = new AbortController();
+  const pending = checkEvictionPolicy(urlConnector(`redis://127.0.0.1:${await freePort()}`), {
+    signal: abort.signal,
+  });
+  abort.abort();
+  assert.equal(await pending, undefined);
+});
+
+test('requireNoEviction: exit 2 on a refusal; the opt-out skips the check with a warning', async () => {
+  const s = await redis({ args: ['--maxmemory-policy', 'volatile-ttl'] });
+  const warned: string[] = [];
+  const log = { info: () => undefined, warn: (_: object, msg: string) => void warned.push(msg) };
+  const exited = await new Promise<number>((resolve) => {
+    void requireNoEviction('app', urlConnector(s.url), {
+      skip: false,
+      log,
+      exit: ((code: number) => resolve(code)) as (code: number) => never,
+    });
+  });
+  assert.equal(exited, 2);
+  await requireNoEviction('app', urlConnector(s.url), {
+    skip: true,
+    log,
+    exit: () => assert.fail('the opt-out must not exit'),
+  });
+  assert.ok(warned.some((m) => m.includes('REDIS_SKIP_EVICTION_CHECK')));
+});
+
+function envOf(url: string) {
+  return {
+    REDIS_URL: url,
+    REDIS_SENTINELS: [],
+    REDIS_SENTINEL_NAME: undefined,
+    REDIS_SENTINEL_PASSWORD: undefined,
+    REDIS_CLUSTER_NODES: [],
+    REDIS_USERNAME: undefined,
+    REDIS_PASSWORD: undefined,
+    REDIS_TLS: false,
+    REDIS_SKIP_EVICTION_CHECK: false,
+    QUEUE_PREFIX: 'p',
+  };
+}
+
+/** The commands of a chunk of RESP requests (whole commands only: a test's small local writes). */
+function commandsOf(chunk: string): string[][] {
+  const tokens = chunk.split('\r\n');
+  const commands: string[][] = [];
+  for (let i = 0; i < tokens.length;) {
+    const n = /^\*(\d+)$/.exec(tokens[i] ?? '');
+    if (n === null) break;
+    const args: string[] = [];
+    for (let a = 0; a < Number(n[1]); a++) args.push(tokens[i + 2 + 2 * a] ?? '');
+    commands.push(args);
+    i += 1 + 2 * Number(n[1]);
+  }
+  return commands;
+}
+
+test('an error that passes (LOADING while Redis reads its data) is waited out, then checked', async () => {
+  // A stand-in server: LOADING to the first two CONFIG GETs, as Redis does while it loads its AOF.
+  let configs = 0;
+  const stand = net.createServer((socket) => {
+    socket.on('data', (data) => {
+      for (const [name] of commandsOf(data.toString())) {
+        if (name?.toLowerCase() === 'config') {
+          configs++;
+          socket.write(
+            configs <= 2
+              ? '-LOADING Redis is loading the dataset in memory\r\n'
+              : '*2\r\n$16\r\nmaxmemory-policy\r\n$10\r\nnoeviction\r\n',
+          );
+        } else if (name?.toLowerCase() === 'info') socket.write('$0\r\n\r\n');
+        else socket.write('+OK\r\n');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => stand.listen(0, '127.0.0.1', resolve));
+  const port = (stand.address() as { port: number }).port;
+  const waited: string[] = [];
+  try {
+    const verdict = await checkEvictionPolicy(urlConnector(`redis://127.0.0.1:${port}`), {
+      onWaiting: (err) => waited.push(err.message),
+    });
+    assert.equal(verdict?.ok, true, JSON.stringify(verdict));
+    assert.equal(waited.filter((m) => m.startsWith('LOADING')).length, 2);
+  } finally {
+    stand.close();
+  }
+});
