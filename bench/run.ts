@@ -24,7 +24,7 @@ import { liveBeforeBulk } from './scenarios/live-before-bulk.ts';
 const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-before-bulk|all> [options]
   --smoke                 small sizes (seconds), for CI; no targets enforced
   --podsets N --replicas R --workers W --concurrency C   (converge; default 1000 × 10, 2 × 16)
-  --list-mode consistent|notOlderThan   --create-burst N   --latency-ms N
+  --create-burst N   --latency-ms N
   --rate N --seconds S    (latency: watch events/s and duration; default 1000/s for 10 s)
   --event podset-label|pod-annotation   (latency: what each event patches; default podset-label, as the
                           projection requests nothing for an annotation; pod-annotation with --state-source api)
@@ -51,7 +51,6 @@ const { values: a, positionals } = parseCli('bench', USAGE, () =>
       replicas: { type: 'string' },
       workers: { type: 'string' },
       concurrency: { type: 'string' },
-      'list-mode': { type: 'string', default: 'consistent' },
       'create-burst': { type: 'string' },
       'latency-ms': { type: 'string' },
       rate: { type: 'string' },
@@ -86,10 +85,6 @@ const num = (name: string, v: string | undefined, dflt: number): number => {
   return n;
 };
 const smoke = a.smoke;
-if (a['list-mode'] !== 'consistent' && a['list-mode'] !== 'notOlderThan') {
-  console.error(`bench: --list-mode must be consistent or notOlderThan\n${USAGE}`);
-  process.exit(2);
-}
 if (a['state-source'] !== 'api' && a['state-source'] !== 'projection') {
   console.error(`bench: --state-source must be api or projection\n${USAGE}`);
   process.exit(2);
@@ -103,7 +98,6 @@ if (latencyEvent !== 'pod-annotation' && latencyEvent !== 'podset-label') {
 const common = {
   smoke,
   timeoutMs: num('timeout-s', a['timeout-s'], smoke ? 120 : 900) * 1000,
-  listMode: a['list-mode'],
   createBurst: num('create-burst', a['create-burst'], 64),
   ...(a.profile ? { profileDir: path.resolve(a.profile) } : {}),
 };

@@ -402,7 +402,6 @@ export class World {
   async startOperator(o: {
     workers: number;
     concurrency: number;
-    listMode: string;
     createBurst: number;
     profileDir?: string | undefined;
     /** More environment for every worker (e.g. LOG_LEVEL). */
@@ -415,7 +414,6 @@ export class World {
         this.startWorker(`worker-${i}`, {
           env: {
             WORKER_CONCURRENCY: String(o.concurrency),
-            LIST_MODE: o.listMode,
             CREATE_BURST: String(o.createBurst),
             ...o.workerEnv,
           },

@@ -27,7 +27,6 @@ export interface ConvergeOptions {
   replicas: number;
   workers: number;
   concurrency: number;
-  listMode: string;
   createBurst: number;
   latencyMs: number;
   timeoutMs: number;
@@ -58,14 +57,7 @@ export interface OperatorRun extends RunCost {
 export async function runOperator(
   o: Pick<
     ConvergeOptions,
-    | 'podsets'
-    | 'replicas'
-    | 'workers'
-    | 'concurrency'
-    | 'listMode'
-    | 'createBurst'
-    | 'latencyMs'
-    | 'timeoutMs'
+    'podsets' | 'replicas' | 'workers' | 'concurrency' | 'createBurst' | 'latencyMs' | 'timeoutMs'
   > & { profileDir?: string; name?: string; podStartup?: { delay: number; jitter: number } },
   log: (s: string) => void,
 ): Promise<OperatorRun> {
@@ -372,7 +364,6 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
       replicas: R,
       workers: o.workers,
       concurrency: o.concurrency,
-      listMode: o.listMode,
       createBurst: o.createBurst,
       latencyMs: o.latencyMs,
     },

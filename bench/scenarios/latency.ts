@@ -30,7 +30,6 @@ export interface LatencyOptions {
   concurrency: number;
   rate: number;
   seconds: number;
-  listMode: string;
   createBurst: number;
   /** Which object each event patches. */
   event: 'pod-annotation' | 'podset-label';
@@ -219,7 +218,6 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
         concurrency: o.concurrency,
         rate: o.rate,
         seconds: o.seconds,
-        listMode: o.listMode,
         event: o.event,
       },
       rows,

@@ -23,7 +23,6 @@ export interface LiveBeforeBulkOptions {
   workers: number;
   concurrency: number;
   repeats: number;
-  listMode: string;
   createBurst: number;
   timeoutMs: number;
   profileDir?: string;
@@ -184,7 +183,6 @@ export async function liveBeforeBulk(o: LiveBeforeBulkOptions, log: (s: string) 
         workers: o.workers,
         concurrency: o.concurrency,
         repeats: o.repeats,
-        listMode: o.listMode,
       },
       rows,
       data: {

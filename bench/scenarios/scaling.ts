@@ -10,7 +10,6 @@ export interface ScalingOptions {
   concurrency: number;
   latencyMs: number;
   workerCounts: number[];
-  listMode: string;
   createBurst: number;
   timeoutMs: number;
   profileDir?: string;
@@ -28,7 +27,6 @@ export async function scaling(o: ScalingOptions, log: (s: string) => void): Prom
         replicas: o.replicas,
         workers: w,
         concurrency: o.concurrency,
-        listMode: o.listMode,
         createBurst: o.createBurst,
         latencyMs: o.latencyMs,
         timeoutMs: o.timeoutMs,
@@ -79,7 +77,6 @@ export async function scaling(o: ScalingOptions, log: (s: string) => void): Prom
       concurrency: o.concurrency,
       latencyMs: o.latencyMs,
       workerCounts: o.workerCounts,
-      listMode: o.listMode,
     },
     rows,
     data: {
