@@ -3,7 +3,8 @@
 // administrator beforehand): `kubectl apply -k` into kube-sim, then the watcher,
 // a worker and the dashboard run as their ServiceAccounts (system:serviceaccount:podset-system:podset-…),
 // configured with the environment their Deployments give them, while a PodSet is created, scaled down
-// to 0 and up again, scaled, and deleted, and looked at on the dashboard. Every request each identity
+// to 0 and up again, scaled, and deleted, and looked at on the dashboard — once in the default state mode and
+// once with STATE_SOURCE=api (the fallback, whose reads the default mode may never need). Every request each identity
 // made (kube-sim's audit) must be allowed by the Roles/ClusterRoles bound to its ServiceAccount, and
 // every (verb, group, resource) those rules grant must have been used. kube-sim enforces the
 // OwnerReferencesPermissionEnforcement admission plugin, as OpenShift does: each pod the worker creates
@@ -145,96 +146,106 @@ for (const { dir, podSetNamespace, roleKind } of INSTALLS) {
       if (ref) blockingOwners.set(`${m.namespace ?? ''}/${m.name ?? ''}`, ref.name);
     });
 
-    const local = { HTTP_PORT: '0', SHUTDOWN_TIMEOUT_SECONDS: '5' };
-    const watcher = env.startWatcher(
-      'watcher-0',
-      { ...deploymentEnv(objects, 'podset-watcher', 'podset-watcher-0'), ...local, REDIS_URL: env.redis.url },
-      SA.watcher,
-    );
-    const worker = env.startWorker(
-      'worker-0',
-      { ...deploymentEnv(objects, 'podset-worker', 'podset-worker-0'), ...local, REDIS_URL: env.redis.url },
-      SA.worker,
-    );
+    // Twice: the default (the workers plan from the projection and read the API only as a fallback) and
+    // STATE_SOURCE=api, so the rules that only the fallback needs (get podsets, list pods) are used too.
+    const stopped: Proc[] = [];
+    for (const stateSource of ['projection', 'api'] as const) {
+      const local = { HTTP_PORT: '0', SHUTDOWN_TIMEOUT_SECONDS: '5', STATE_SOURCE: stateSource };
+      const watcher = env.startWatcher(
+        `watcher-${stateSource}`,
+        {
+          ...deploymentEnv(objects, 'podset-watcher', 'podset-watcher-0'),
+          ...local,
+          REDIS_URL: env.redis.url,
+        },
+        SA.watcher,
+      );
+      const worker = env.startWorker(
+        `worker-${stateSource}`,
+        { ...deploymentEnv(objects, 'podset-worker', 'podset-worker-0'), ...local, REDIS_URL: env.redis.url },
+        SA.worker,
+      );
 
-    const uiPort = await freePort();
-    const probePort = await freePort();
-    const dashboard = new Proc(
-      'dashboard-0',
-      ['apps/dashboard/src/main.ts'],
-      {
-        PATH: process.env.PATH ?? '',
-        ...deploymentEnv(objects, 'podset-dashboard', 'podset-dashboard-0'),
-        KUBECONFIG: env.sim.kubeconfigFor(SA.dashboard),
-        REDIS_URL: env.redis.url,
-        DASHBOARD_PORT: String(uiPort),
-        DASHBOARD_HOST: '127.0.0.1',
-        DASHBOARD_TOKEN,
-        HTTP_PORT: String(probePort),
-      },
-      env.logDir,
-    );
-    env.procs.push(dashboard);
-    /** What a user of the dashboard does: look at the PodSet overview. */
-    const lookAtDashboard = async () => {
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        try {
-          const res = await fetch(`http://127.0.0.1:${uiPort}/api/overview`, {
-            headers: { authorization: `Bearer ${DASHBOARD_TOKEN}` },
-          });
-          if (res.ok) return (await res.json()) as { podSets: unknown[]; errors?: string[] };
-        } catch {
-          // not listening yet
+      const uiPort = await freePort();
+      const probePort = await freePort();
+      const dashboard = new Proc(
+        `dashboard-${stateSource}`,
+        ['apps/dashboard/src/main.ts'],
+        {
+          PATH: process.env.PATH ?? '',
+          ...deploymentEnv(objects, 'podset-dashboard', 'podset-dashboard-0'),
+          KUBECONFIG: env.sim.kubeconfigFor(SA.dashboard),
+          REDIS_URL: env.redis.url,
+          DASHBOARD_PORT: String(uiPort),
+          DASHBOARD_HOST: '127.0.0.1',
+          DASHBOARD_TOKEN,
+          HTTP_PORT: String(probePort),
+        },
+        env.logDir,
+      );
+      env.procs.push(dashboard);
+      /** What a user of the dashboard does: look at the PodSet overview. */
+      const lookAtDashboard = async () => {
+        const deadline = Date.now() + 30_000;
+        for (;;) {
+          try {
+            const res = await fetch(`http://127.0.0.1:${uiPort}/api/overview`, {
+              headers: { authorization: `Bearer ${DASHBOARD_TOKEN}` },
+            });
+            if (res.ok) return (await res.json()) as { podSets: unknown[]; errors?: string[] };
+          } catch {
+            // not listening yet
+          }
+          assert.ok(Date.now() < deadline, `the dashboard answers /api/overview\n${dashboard.describe()}`);
+          await new Promise((r) => setTimeout(r, 200));
         }
-        assert.ok(Date.now() < deadline, `the dashboard answers /api/overview\n${dashboard.describe()}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    };
+      };
 
-    // A PodSet's life: create, scale to 0 and back (a repeated Event is patched), scale, delete.
-    const manifest = env.writeManifest('web.yaml', [podSetManifest('web', 3, { namespace: ns })]);
-    await env.kubectl(['apply', '-f', manifest]);
-    await env.waitConverged(['web'], { timeoutMs: 90_000, namespace: ns });
-    await env.waitFor('the dashboard to be ready', async () => {
-      const res = await fetch(`http://127.0.0.1:${probePort}/readyz`).catch((err: unknown) => String(err));
-      return typeof res === 'string' ? [res] : res.ok ? [] : [`/readyz ${res.status}: ${await res.text()}`];
-    });
-    const overview = await lookAtDashboard();
-    assert.equal(overview.podSets.length, 1, `the dashboard sees the PodSet: ${JSON.stringify(overview)}`);
-    assert.deepEqual(overview.errors ?? [], [], 'the dashboard reads the PodSets and the Lease');
-    // The PodSet's own page: the PodSet and its Warning Events.
-    const page = await fetch(`http://127.0.0.1:${uiPort}/api/podsets/${ns}/web`, {
-      headers: { authorization: `Bearer ${DASHBOARD_TOKEN}` },
-    });
-    const detail = (await page.json()) as { errors: string[] };
-    assert.equal(page.status, 200, JSON.stringify(detail));
-    assert.deepEqual(detail.errors, [], 'the dashboard reads the PodSet and its Events');
-    // Pod creates that fail twice make the worker record FailedCreate twice: the repeat is a patch of the
-    // first Event (count 2), so the run exercises the events `patch` rule as a real cluster's quota error would.
-    env.sim.faults.set({ errors: [{ verb: 'create', resource: 'pods', code: 500, rate: 1, times: 2 }] });
-    for (const replicas of [0, 3, 5, 2]) {
-      await env.kubectl(['scale', 'podset', 'web', '-n', ns, `--replicas=${replicas}`]);
+      // A PodSet's life: create, scale to 0 and back (a repeated Event is patched), scale, delete.
+      const manifest = env.writeManifest('web.yaml', [podSetManifest('web', 3, { namespace: ns })]);
+      await env.kubectl(['apply', '-f', manifest]);
       await env.waitConverged(['web'], { timeoutMs: 90_000, namespace: ns });
+      await env.waitFor('the dashboard to be ready', async () => {
+        const res = await fetch(`http://127.0.0.1:${probePort}/readyz`).catch((err: unknown) => String(err));
+        return typeof res === 'string' ? [res] : res.ok ? [] : [`/readyz ${res.status}: ${await res.text()}`];
+      });
+      const overview = await lookAtDashboard();
+      assert.equal(overview.podSets.length, 1, `the dashboard sees the PodSet: ${JSON.stringify(overview)}`);
+      assert.deepEqual(overview.errors ?? [], [], 'the dashboard reads the PodSets and the Lease');
+      // The PodSet's own page: the PodSet and its Warning Events.
+      const page = await fetch(`http://127.0.0.1:${uiPort}/api/podsets/${ns}/web`, {
+        headers: { authorization: `Bearer ${DASHBOARD_TOKEN}` },
+      });
+      const detail = (await page.json()) as { errors: string[] };
+      assert.equal(page.status, 200, JSON.stringify(detail));
+      assert.deepEqual(detail.errors, [], 'the dashboard reads the PodSet and its Events');
+      // Pod creates that fail twice make the worker record FailedCreate twice: the repeat is a patch of the
+      // first Event (count 2), so the run exercises the events `patch` rule as a real cluster's quota error would.
+      env.sim.faults.set({ errors: [{ verb: 'create', resource: 'pods', code: 500, rate: 1, times: 2 }] });
+      for (const replicas of [0, 3, 5, 2]) {
+        await env.kubectl(['scale', 'podset', 'web', '-n', ns, `--replicas=${replicas}`]);
+        await env.waitConverged(['web'], { timeoutMs: 90_000, namespace: ns });
+      }
+      await env.kubectl(['delete', 'podset', 'web', '-n', ns, '--wait=false']);
+      await env.waitFor(
+        'the PodSet and its pods to be gone',
+        () => [
+          ...(env.podSet('web', ns) ? ['podset web still exists'] : []),
+          ...env
+            .pods(ns)
+            .filter((p) => p.metadata.labels?.['podset.io/name'] === 'web')
+            .map((p) => `pod ${p.metadata.name}`),
+        ],
+        { timeoutMs: 90_000 },
+      );
+      env.assertAllRunning(stopped);
+      await watcher.stop(10_000);
+      await worker.stop(10_000);
+      await dashboard.stop(10_000);
+      stopped.push(watcher, worker, dashboard);
     }
-    await env.kubectl(['delete', 'podset', 'web', '-n', ns, '--wait=false']);
-    await env.waitFor(
-      'the PodSet and its pods to be gone',
-      () => [
-        ...(env.podSet('web', ns) ? ['podset web still exists'] : []),
-        ...env
-          .pods(ns)
-          .filter((p) => p.metadata.labels?.['podset.io/name'] === 'web')
-          .map((p) => `pod ${p.metadata.name}`),
-      ],
-      { timeoutMs: 90_000 },
-    );
-    env.assertAllRunning();
     stopRecording();
     assert.ok(blockingOwners.size > 0, 'the worker created pods that block their PodSet’s deletion');
-    await watcher.stop(10_000);
-    await worker.stop(10_000);
-    await dashboard.stop(10_000);
 
     const problems: string[] = [];
     for (const [app, user] of Object.entries(SA)) {
