@@ -427,7 +427,13 @@ function podProblems(pod: PodSpec, where: string): string[] {
     if (appOf(c) !== undefined) {
       if (c.livenessProbe?.httpGet?.path !== '/healthz') problems.push(`${at}: liveness on /healthz`);
       if (c.readinessProbe?.httpGet?.path !== '/readyz') problems.push(`${at}: readiness on /readyz`);
-      for (const probe of [c.livenessProbe, c.readinessProbe]) {
+      // An app serves /healthz only once Redis answers its start-up check: a startup probe holds the
+      // liveness probe off for minutes, so a Redis that is late to come up does not restart the app every 30 s.
+      const startup = c.startupProbe;
+      if (startup?.httpGet?.path !== '/healthz') problems.push(`${at}: startup probe on /healthz`);
+      else if ((startup.periodSeconds ?? 10) * (startup.failureThreshold ?? 3) < 300)
+        problems.push(`${at}: startup probe allows less than 5 minutes`);
+      for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) {
         const port = probe?.httpGet?.port;
         const known = (c.ports ?? []).some((p) => p.name === port || p.containerPort === port);
         if (!known) problems.push(`${at}: probe port ${String(port)} is not a container port`);

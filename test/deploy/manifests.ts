@@ -46,6 +46,7 @@ export interface Container {
   ports?: { name?: string; containerPort: number }[];
   livenessProbe?: Probe;
   readinessProbe?: Probe;
+  startupProbe?: Probe;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: SecurityContext;
 }
@@ -53,6 +54,8 @@ export interface Container {
 export interface Probe {
   httpGet?: { path: string; port: number | string };
   exec?: { command: string[] };
+  periodSeconds?: number;
+  failureThreshold?: number;
 }
 
 export interface SecurityContext {
