@@ -225,16 +225,20 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
 
   const byKey = summarizeJobs(jobs.status === 'fulfilled' ? jobs.value : []);
   const allEvents = events.status === 'fulfilled' ? events.value : [];
+  const items: PodSetWire[] = podSets.status === 'fulfilled' ? podSets.value.items : [];
+  const uidByKey = new Map<string, string | undefined>();
+  for (const ps of items)
+    uidByKey.set(`${ps.metadata?.namespace ?? ''}/${ps.metadata?.name ?? ''}`, ps.metadata?.uid);
   const eventsByKey = new Map<string, EventLogEntry[]>();
   for (const e of allEvents) {
-    // A pod with the PodSet's label but a name its generateName could not make is not its own.
-    if (e.key === '' || !isOwnEvent(e, e.key.slice(e.key.indexOf('/') + 1), [])) continue;
+    // A pod that only carries the PodSet's label is filed under its key too, but is not its own.
+    const podSet = { name: e.key.slice(e.key.indexOf('/') + 1), uid: uidByKey.get(e.key) };
+    if (e.key === '' || !isOwnEvent(e, podSet, [])) continue;
     const list = eventsByKey.get(e.key) ?? [];
     if (list.length < src.eventsPerPodSet) list.push(e);
     eventsByKey.set(e.key, list);
   }
 
-  const items: PodSetWire[] = podSets.status === 'fulfilled' ? podSets.value.items : [];
   const rows = items.map((ps) => {
     const key = `${ps.metadata?.namespace ?? ''}/${ps.metadata?.name ?? ''}`;
     return rowOf(ps, byKey.get(key), eventsByKey.get(key) ?? []);

@@ -87,18 +87,53 @@ test('the template: images (init containers first), strategy, its hash; the defa
   assert.deepEqual(bare.images, ['busybox:1.36'], 'the default template');
 });
 
-test("watch events on the PodSet's page: its own and its own pods', not those of pods with its label only", () => {
-  const e = (kind: string, name: string): EventLogEntry => ({
-    id: '1-0',
-    t: '2026-01-01T00:00:00Z',
-    type: 'ADDED',
-    kind,
-    key: 'default/web',
-    name,
-    rv: '1',
-  });
-  assert.equal(isOwnEvent(e('PodSet', 'web'), 'web', []), true);
-  assert.equal(isOwnEvent(e('Pod', 'web-aaaaa'), 'web', ['web-debug']), true);
-  assert.equal(isOwnEvent(e('Pod', 'web-debug'), 'web', ['web-debug']), false, 'listed as not its own');
-  assert.equal(isOwnEvent(e('Pod', 'stray'), 'web', []), false, 'not a name its generateName makes');
+const podEvent = (kind: string, name: string, extra: Partial<EventLogEntry> = {}): EventLogEntry => ({
+  id: '1-0',
+  t: '2026-01-01T00:00:00Z',
+  type: 'ADDED',
+  kind,
+  key: 'default/web',
+  name,
+  rv: '1',
+  ...extra,
+});
+
+test("watch events on the PodSet's page: its own and those of the pods it controls, by the recorded owner", () => {
+  const web = { name: 'web', uid: 'uid-web' };
+  const e = podEvent;
+  assert.equal(isOwnEvent(e('PodSet', 'web'), web, []), true);
+  assert.equal(isOwnEvent(e('Pod', 'web-aaaaa', { owner: 'uid-web' }), web, []), true);
+  assert.equal(
+    isOwnEvent(e('Pod', 'web-xyz', { type: 'DELETED', owner: '' }), web, []),
+    false,
+    'a deleted stray pod named like its own, controlled by no PodSet',
+  );
+  assert.equal(
+    isOwnEvent(e('Pod', 'web-bbbbb', { owner: 'uid-earlier-web' }), web, []),
+    false,
+    'a pod of a deleted namesake PodSet',
+  );
+  assert.equal(
+    isOwnEvent(e('Pod', 'stray', { owner: 'uid-web' }), web, ['stray']),
+    true,
+    'the recorded owner decides, not the name or the current pod list',
+  );
+  assert.equal(
+    isOwnEvent(e('Pod', 'web-xyz', { owner: '' }), { name: 'web' }, []),
+    false,
+    'controlled by no PodSet, whether or not the uid is known',
+  );
+  assert.equal(
+    isOwnEvent(e('Pod', 'web-bbbbb', { owner: 'uid-any' }), { name: 'web' }, []),
+    true,
+    'uid unknown (PodSet not read): by name',
+  );
+});
+
+test("an older watcher's entry (no owner) falls back to the name and the current pod list", () => {
+  const web = { name: 'web', uid: 'uid-web' };
+  const e = podEvent;
+  assert.equal(isOwnEvent(e('Pod', 'web-aaaaa'), web, ['web-debug']), true);
+  assert.equal(isOwnEvent(e('Pod', 'web-debug'), web, ['web-debug']), false, 'listed as not its own');
+  assert.equal(isOwnEvent(e('Pod', 'stray'), web, []), false, 'not a name its generateName makes');
 });

@@ -118,10 +118,18 @@ export function templateSummary(ps: PodSetWire): TemplateSummary {
 /**
  * Whether a watch event recorded under the PodSet's key is about the PodSet or one of its own pods. The
  * watcher also files events of pods that only carry its label under its key (so that it learns it lost
- * them): those are not its own — neither a pod the list shows it does not control, nor one whose name
- * could not have come from its generateName. Pure.
+ * them): those are not its own. A pod event names the uid of its controlling PodSet (`owner`, empty for
+ * none), which decides when the PodSet's uid is known. An older watcher's entry has no `owner`, nor can
+ * one be matched without the uid: then a pod is its own unless the list shows it does not control it or
+ * its generateName could not have made its name (a deleted stray pod of such a name slips through). Pure.
  */
-export function isOwnEvent(e: EventLogEntry, podSetName: string, others: readonly string[]): boolean {
+export function isOwnEvent(
+  e: EventLogEntry,
+  podSet: { name: string; uid?: string | undefined },
+  others: readonly string[],
+): boolean {
   if (e.kind !== 'Pod') return true;
-  return e.name.startsWith(podNamePrefix(podSetName)) && !others.includes(e.name);
+  if (e.owner === '') return false;
+  if (e.owner !== undefined && podSet.uid) return e.owner === podSet.uid;
+  return e.name.startsWith(podNamePrefix(podSet.name)) && !others.includes(e.name);
 }

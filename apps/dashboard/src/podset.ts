@@ -171,7 +171,7 @@ export async function buildPodSetDetail(
   const ps = api.status === 'fulfilled' ? api.value.ps : undefined;
   const pods = api.status === 'fulfilled' && api.value.pods.ok ? api.value.pods.value : undefined;
   const ownEvents = (events.status === 'fulfilled' ? events.value : []).filter(
-    (e) => e.key === key && isOwnEvent(e, name, pods?.others ?? []),
+    (e) => e.key === key && isOwnEvent(e, { name, uid: ps?.metadata?.uid }, pods?.others ?? []),
   );
   const podSet =
     ps === undefined

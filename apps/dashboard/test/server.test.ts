@@ -213,6 +213,36 @@ before(async () => {
       rv: '19',
       phase: 'Running',
     });
+    // Entries that name the pod's controlling PodSet (owner): that decides, whatever the name. A stray
+    // pod named like web's own, deleted (so no pod list shows it), and a pod of an earlier PodSet web.
+    await log.append({
+      t: new Date().toISOString(),
+      type: 'DELETED',
+      kind: 'Pod',
+      key: 'default/web',
+      name: 'web-xyz',
+      rv: '20',
+      owner: '',
+    });
+    await log.append({
+      t: new Date().toISOString(),
+      type: 'MODIFIED',
+      kind: 'Pod',
+      key: 'default/web',
+      name: 'web-old11',
+      rv: '21',
+      owner: 'uid-web-earlier',
+    });
+    await log.append({
+      t: new Date().toISOString(),
+      type: 'MODIFIED',
+      kind: 'Pod',
+      key: 'default/web',
+      name: 'web-abc12',
+      rv: '22',
+      phase: 'Running',
+      owner: 'uid-web',
+    });
     await log.append({
       t: new Date().toISOString(),
       type: 'ADDED',
@@ -269,6 +299,10 @@ test('overview: desired/current/ready from the API, last reconcile and last erro
     row.events.some((e) => e.name === 'web-abc12'),
     'its own pod is',
   );
+  assert.ok(
+    !row.events.some((e) => e.name === 'web-xyz' || e.name === 'web-old11'),
+    `nor a deleted stray pod nor an earlier namesake's pod: ${JSON.stringify(row.events)}`,
+  );
   assert.deepEqual([row.desired, row.current, row.ready], [3, 2, 1]);
   assert.equal(row.lastReconcile?.result, 'failed');
   assert.equal(row.lastReconcile?.jobId, failedJobId);
@@ -310,6 +344,9 @@ test('the PodSet page: conditions, its Warning Event, its failed reconcile and i
   assert.match(page, /<section id="events">.*ADDED · Pod web-abc12 · Pending/s);
   assert.doesNotMatch(page, /api-zz/, "another PodSet's watch events are not shown");
   assert.doesNotMatch(page, /web-debug|hand-made/, 'nor those of pods that only carry its label');
+  assert.doesNotMatch(page, /web-xyz/, 'nor that of a deleted stray pod named like its own');
+  assert.doesNotMatch(page, /web-old11/, 'nor that of a pod an earlier PodSet of its name controlled');
+  assert.match(page, /MODIFIED · Pod web-abc12 · Running/, 'its own pod, by the recorded owner');
   assert.match(page, /<section id="pods"><h2>Pods \(1\)<\/h2>.*data-pod="web-abc12".*Pending.*node-7.*h1/s);
   // Only this PodSet's Warning Events are asked for.
   assert.deepEqual(eventQueries.at(-1), {
@@ -322,7 +359,7 @@ test('the PodSet page: conditions, its Warning Event, its failed reconcile and i
     podSet: { key: string; lastReconcile?: { result: string } };
     jobs: { id: string; state: string; attempts: number; failedReason?: string; source?: string }[];
     warnings: { reason: string; count: number }[];
-    events: { name: string }[];
+    events: { name: string; rv: string }[];
     pods: { name: string; phase: string; node?: string }[];
     errors: string[];
   };
@@ -338,8 +375,11 @@ test('the PodSet page: conditions, its Warning Event, its failed reconcile and i
     [['FailedCreate', 2]],
   );
   assert.deepEqual(
-    detail.events.map((e) => e.name),
-    ['web-abc12'],
+    detail.events.map((e) => [e.name, e.rv]),
+    [
+      ['web-abc12', '22'],
+      ['web-abc12', '17'],
+    ],
   );
   assert.deepEqual(detail.pods, [
     { name: 'web-abc12', phase: 'Pending', ready: false, node: 'node-7', templateHash: 'h1' },

@@ -1,7 +1,7 @@
 // A watch event as an event-log record. The record's format, the stream's writer (EventLog), its reader
 // and its key belong to @podset/queue (event-log.ts); EventLog is re-exported for the watcher's wiring.
 import type { EventRecord } from '@podset/queue';
-import { KIND } from '@podset/reconcile';
+import { KIND, podSetControllerRef } from '@podset/reconcile';
 import { keyFor, podReady, type Resource, type WatchedObject } from './keys.ts';
 
 export { EventLog, type EventRecord } from '@podset/queue';
@@ -24,6 +24,8 @@ export function eventRecord(
     if (obj.status?.phase !== undefined) record.phase = obj.status.phase;
     const ready = podReady(obj);
     if (ready !== undefined) record.ready = ready ? 'true' : 'false';
+    // Written even when empty, so a reader tells "controlled by no PodSet" from an older watcher's entry.
+    record.owner = podSetControllerRef(obj)?.uid ?? '';
   }
   if (obj.metadata?.deletionTimestamp !== undefined) record.deleting = 'true';
   return record;

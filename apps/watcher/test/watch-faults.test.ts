@@ -147,10 +147,16 @@ test('a PodSet change and a pod change are requested live, with the RV; a pod wi
     logged((r) => r.kind === 'PodSet' && r.key === 'default/live-a' && r.type === 'ADDED'),
   );
   await waitFor('pod record', () =>
-    logged((r) => r.kind === 'Pod' && r.name === 'live-a-1' && r.key === 'default/live-a'),
+    logged(
+      (r) =>
+        r.kind === 'Pod' &&
+        r.name === 'live-a-1' &&
+        r.key === 'default/live-a' &&
+        r.owner === ps.metadata.uid,
+    ),
   );
   await waitFor('unowned pod record', () =>
-    logged((r) => r.kind === 'Pod' && r.name === 'stray' && r.key === 'default/none'),
+    logged((r) => r.kind === 'Pod' && r.name === 'stray' && r.key === 'default/none' && r.owner === ''),
   );
 });
 

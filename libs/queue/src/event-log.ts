@@ -20,6 +20,11 @@ export interface EventRecord {
   /** Pods only. */
   phase?: string;
   ready?: 'true' | 'false';
+  /**
+   * Pods only: the uid of the PodSet that is the pod's controller, empty when no PodSet controls it (the
+   * pod is filed under a key by its label only). Absent in entries of a watcher that did not record it.
+   */
+  owner?: string;
   /** Set when the object carries a deletionTimestamp. */
   deleting?: 'true';
   n?: string;
@@ -56,6 +61,7 @@ export function parseEventEntry(id: string, flat: readonly string[]): EventLogEn
     rv: f.rv ?? '',
     ...(f.phase !== undefined ? { phase: f.phase } : {}),
     ...(f.ready === 'true' || f.ready === 'false' ? { ready: f.ready } : {}),
+    ...(f.owner !== undefined ? { owner: f.owner } : {}),
     ...(f.deleting === 'true' ? { deleting: 'true' as const } : {}),
     ...(f.n !== undefined ? { n: f.n } : {}),
   };

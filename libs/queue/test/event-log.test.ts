@@ -32,6 +32,7 @@ const pod: EventRecord = {
   rv: '42',
   phase: 'Running',
   ready: 'true',
+  owner: '3f1c2a9e-0000-4000-8000-000000000001',
   deleting: 'true',
 };
 const relist: EventRecord = { t: pod.t, type: 'RELIST', kind: 'Pod', key: '', name: '', rv: '50', n: '3' };
@@ -49,6 +50,17 @@ test('the reader returns what the writer appended, newest first, with its entry 
     { id: second, ...relist },
     { id: first, ...pod },
   ]);
+});
+
+test('an empty owner (controlled by no PodSet) is kept; an older entry without the field reads without it', async () => {
+  const log = new EventLog({ redis, key: 'owner' });
+  const stray = await log.append({ ...pod, owner: '' });
+  assert.deepEqual(await log.recent(1), [{ id: stray, ...pod, owner: '' }]);
+  const { owner: _, ...older } = pod;
+  const flat = Object.entries(older).flat();
+  const entry = parseEventEntry('1-0', flat);
+  assert.deepEqual(entry, { id: '1-0', ...older });
+  assert.equal(entry !== undefined && 'owner' in entry, false);
 });
 
 test('entries that are not records (BullMQ events sharing a stream) are skipped', async () => {
