@@ -5,18 +5,9 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { waitFor } from '@podset/testkit';
+import { isAlive, waitFor } from '@podset/testkit';
 
 const FIXTURE = path.join(import.meta.dirname, 'support/fixtures/env-parent.ts');
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 test('a SIGKILLed test process leaves no e2e temp dir and no redis-server', async () => {
   const parent = spawn(process.execPath, [FIXTURE], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -27,9 +18,9 @@ test('a SIGKILLed test process leaves no e2e temp dir and no redis-server', asyn
     assert.ok(started);
     const { dir, redisPid } = JSON.parse(out.split('\n')[0]!) as { dir: string; redisPid: number };
     assert.ok(existsSync(dir), 'the temp dir exists while the test runs');
-    assert.ok(alive(redisPid));
+    assert.ok(isAlive(redisPid));
     parent.kill('SIGKILL');
-    await waitFor('redis-server to be gone', () => !alive(redisPid), 15_000);
+    await waitFor('redis-server to be gone', () => !isAlive(redisPid), 15_000);
     await waitFor(`${dir} to be removed`, () => !existsSync(dir), 15_000);
   } finally {
     if (parent.exitCode === null && parent.signalCode === null) parent.kill('SIGKILL');

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startKubeSim, type KubeSim } from '@podset/kube-sim';
-import { kubectl as runKubectl, waitFor } from '@podset/testkit';
+import { isAlive, kubectl as runKubectl, waitFor } from '@podset/testkit';
 import { PODS, PODSETS, activePodsOf, podSetProblems } from './support/check.ts';
 import { FAST_PODS } from './support/harness.ts';
 import { npmRun, until, within } from './support/npm-run.ts';
@@ -208,14 +208,6 @@ test('the apps, out of the terminal process group, still stop when the operator 
     ['--dir', path.join(dir, 'run-killed'), '--workers', '1'],
     userEnv(sim.kubeconfigPath),
   );
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   try {
     await until('the watcher to lead', 90_000, () => run.output().includes('watcher leading'), run);
     // Every process of the run has its KUBECONFIG in its environment.
@@ -225,12 +217,12 @@ test('the apps, out of the terminal process group, still stop when the operator 
     // npm and the operator die at once, with no chance to stop their children.
     run.signalGroup('SIGKILL');
     await run.exited;
-    await waitFor('the watcher and the worker to stop by themselves', () => !pids.some(alive), {
+    await waitFor('the watcher and the worker to stop by themselves', () => !pids.some(isAlive), {
       // Their Redis went with the operator, so a drain may wait out SHUTDOWN_TIMEOUT_SECONDS (25 s).
       timeoutMs: 90_000,
       describe: () =>
         pids
-          .filter(alive)
+          .filter(isAlive)
           .map(
             (pid) => `still running: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')}`,
           )

@@ -2,72 +2,44 @@
 // full path, the queue on a real Redis.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import {
-  createKube,
-  loadKubeConfig,
-  ResourceClient,
-  type Kube,
-  type KubeObject,
-  type Pod,
-  type PodSetWire,
-} from '@podset/kube';
-import { startKubeSim, type KubeSim } from '@podset/kube-sim';
+import { createKube, loadKubeConfig, type Kube, type Pod } from '@podset/kube';
+import type { KubeSim } from '@podset/kube-sim';
 import { DEFAULT_PREFIX, ReconcileQueue } from '@podset/queue';
 import * as planner from '@podset/reconcile';
 import { startRedis, type RedisServer, waitFor } from '@podset/testkit';
-import { pino } from 'pino';
-import { CLEANUP_FINALIZER, createController, ReconcileError, type Controller } from '../src/controller.ts';
-import { createEventRecorder } from '../src/events.ts';
+import { CLEANUP_FINALIZER, ReconcileError, type Controller } from '../src/controller.ts';
 import { startWorker } from '../src/worker.ts';
-import { installPodSetCrd } from './podset-crd.ts';
+import {
+  createNamespace,
+  createPodSet as createPodSetIn,
+  log,
+  startSimCluster,
+  testController,
+} from './kube-sim-setup.ts';
 
-const log = pino({ level: 'silent' });
 let sim: KubeSim;
 let kube: Kube;
+let close: () => Promise<void>;
 let controller: Controller;
 let nsSeq = 0;
 
 before(async () => {
-  sim = await startKubeSim();
-  kube = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
-  await installPodSetCrd(kube);
+  ({ sim, kube, close } = await startSimCluster());
   controller = newController(kube);
 });
 
 after(async () => {
-  await sim.close();
+  await close();
 });
 
 function newController(k: Kube, createBurst = 8): Controller {
-  return createController({
-    kube: k,
-    planner,
-    events: createEventRecorder({ kube: k, log, instance: 'test' }),
-    log,
-    options: { createBurst, reconcile: { notReadyRequeueMs: 200 } },
-  });
+  return testController(k, { createBurst, notReadyRequeueMs: 200 });
 }
 
 /** A fresh namespace per test, so tests don't see each other's pods or audit entries. */
-async function namespace(): Promise<string> {
-  const ns = `t${++nsSeq}-${process.pid}`;
-  const namespaces = new ResourceClient<KubeObject>(kube.client, {
-    group: '',
-    version: 'v1',
-    plural: 'namespaces',
-  });
-  await namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  return ns;
-}
+const namespace = () => createNamespace(kube, `t${++nsSeq}-${process.pid}`);
 
-async function createPodSet(ns: string, name: string, replicas: number): Promise<PodSetWire> {
-  return kube.podSets.create(ns, {
-    apiVersion: 'podset.io/v1',
-    kind: 'PodSet',
-    metadata: { name, namespace: ns },
-    spec: { replicas, template: { spec: { containers: [{ name: 'app', image: 'busybox' }] } } },
-  });
-}
+const createPodSet = (ns: string, name: string, replicas: number) => createPodSetIn(kube, ns, name, replicas);
 
 async function podsOf(ns: string, name: string): Promise<Pod[]> {
   return (await kube.pods.list(ns, { labelSelector: `podset.io/name=${name}` })).items;

@@ -3,46 +3,34 @@
 // creates yet (a stalled watch) never makes it create twice — the expectations hold it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Redis } from 'ioredis';
-import { createKube, loadKubeConfig, type Kube } from '@podset/kube';
-import { startKubeSim, type KubeSim } from '@podset/kube-sim';
+import type { Redis } from 'ioredis';
+import type { Kube } from '@podset/kube';
+import type { KubeSim } from '@podset/kube-sim';
 import { Projection, type ProjectedPod, type ProjectedPodSet } from '@podset/state';
-import * as planner from '@podset/reconcile';
-import { startRedis, waitFor, type RedisServer } from '@podset/testkit';
-import { pino } from 'pino';
+import { waitFor } from '@podset/testkit';
 import { apiState } from '../src/api-state.ts';
-import { createController } from '../src/controller.ts';
-import { createEventRecorder } from '../src/events.ts';
 import { projectionState, type StateProjection } from '../src/projection-state.ts';
-import { installPodSetCrd } from './podset-crd.ts';
+import { createPodSet, startSimClusterWithRedis, testController } from './kube-sim-setup.ts';
 
-const log = pino({ level: 'silent' });
 let sim: KubeSim;
 let kube: Kube;
-let redis: RedisServer;
 let client: Redis;
+let close: () => Promise<void>;
 let seq = 0;
 
 before(async () => {
-  [sim, redis] = await Promise.all([startKubeSim({ controllers: false }), startRedis()]);
-  client = new Redis(redis.url);
-  kube = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
-  await installPodSetCrd(kube);
+  ({ sim, kube, client, close } = await startSimClusterWithRedis({ controllers: false }));
 });
 after(async () => {
-  client.disconnect();
-  await kube.client.close();
-  await Promise.all([sim.close(), redis.close()]);
+  await close();
 });
 
-function controllerWith(projection: StateProjection) {
-  return createController({
-    kube,
-    planner,
-    events: createEventRecorder({ kube, log, instance: 'test', types: 'warnings' }),
-    log,
+/** The controller on `projection`; `k` is the API it writes through (its fallback reads the real one). */
+function controllerWith(projection: StateProjection, k = kube) {
+  return testController(k, {
     state: projectionState(projection, apiState(kube)),
-    options: { createBurst: 8, reconcile: { notReadyRequeueMs: 200 } },
+    notReadyRequeueMs: 200,
+    warningsOnly: true,
   });
 }
 
@@ -50,12 +38,7 @@ function controllerWith(projection: StateProjection) {
 async function setUp(replicas: number) {
   const name = `proj-${++seq}`;
   const projection = new Projection({ client, prefix: '{podset}', queueName: `worker-proj-${seq}` });
-  const ps = await kube.podSets.create('default', {
-    apiVersion: 'podset.io/v1',
-    kind: 'PodSet',
-    metadata: { name, namespace: 'default', finalizers: [planner.CLEANUP_FINALIZER] },
-    spec: { replicas, template: { spec: { containers: [{ name: 'app', image: 'busybox' }] } } },
-  });
+  const ps = await createPodSet(kube, 'default', name, replicas, { finalized: true });
   await projection.foldPodSet(`default/${name}`, 'ADDED', ps as unknown as ProjectedPodSet, 1);
   await projection.markReady();
   return { name, key: `default/${name}`, projection };
@@ -118,12 +101,7 @@ test('control: without its expectations the same stale projection would create t
 test('a projection that is not ready yet (no complete relist): the reconcile reads the API', async () => {
   const name = `proj-${++seq}`;
   const projection = new Projection({ client, prefix: '{podset}', queueName: `worker-proj-${seq}` });
-  await kube.podSets.create('default', {
-    apiVersion: 'podset.io/v1',
-    kind: 'PodSet',
-    metadata: { name, namespace: 'default', finalizers: [planner.CLEANUP_FINALIZER] },
-    spec: { replicas: 2, template: { spec: { containers: [{ name: 'app', image: 'busybox' }] } } },
-  });
+  await createPodSet(kube, 'default', name, 2, { finalized: true });
   const since = new Date().toISOString();
   await controllerWith(projection).syncHandler(`default/${name}`);
   assert.deepEqual(readsSince(since).sort(), ['get podsets', 'list pods']);
@@ -166,14 +144,7 @@ test('a failed finalizer removal is retried: the projection still shows the PodS
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
-  const controller = createController({
-    kube: { ...kube, podSets },
-    planner,
-    events: createEventRecorder({ kube, log, instance: 'test', types: 'warnings' }),
-    log,
-    state: projectionState(projection, apiState(kube)),
-    options: { createBurst: 8, reconcile: { notReadyRequeueMs: 200 } },
-  });
+  const controller = controllerWith(projection, { ...kube, podSets });
   await assert.rejects(controller.syncHandler(key), /injected/);
   await controller.syncHandler(key);
   await waitFor('the PodSet gone from the API', async () => {

@@ -4,33 +4,26 @@
 // becomes Ready at exactly that moment: right after the planner planned.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createKube, loadKubeConfig, type Kube } from '@podset/kube';
-import type { KubeObject as SimObject } from '@podset/kube-sim';
-import { startKubeSim, type KubeSim } from '@podset/kube-sim';
+import type { Kube } from '@podset/kube';
+import type { KubeObject as SimObject, KubeSim } from '@podset/kube-sim';
 import * as planner from '@podset/reconcile';
 import type { Plan, Pod, PodSet, ReconcileOptions } from '@podset/reconcile';
-import { pino } from 'pino';
-import { createController } from '../src/controller.ts';
-import { createEventRecorder } from '../src/events.ts';
-import { installPodSetCrd } from './podset-crd.ts';
+import { startSimCluster, testController } from './kube-sim-setup.ts';
 
-const log = pino({ level: 'silent' });
 let sim: KubeSim;
 let kube: Kube;
+let close: () => Promise<void>;
 
 before(async () => {
-  sim = await startKubeSim();
-  kube = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
-  await installPodSetCrd(kube);
+  ({ sim, kube, close } = await startSimCluster());
 });
 after(async () => {
-  await sim?.close();
+  await close?.();
 });
 
 test('an unavailable outdated pod that becomes ready between plan and delete is not deleted', async () => {
   const hooks: { afterPlan?: (plan: Plan) => void } = {};
-  const controller = createController({
-    kube,
+  const controller = testController(kube, {
     planner: {
       ...planner,
       reconcile: (podset: PodSet, pods: readonly Pod[], now: Date | number, o?: ReconcileOptions): Plan => {
@@ -39,9 +32,6 @@ test('an unavailable outdated pod that becomes ready between plan and delete is 
         return plan;
       },
     },
-    events: createEventRecorder({ kube, log, instance: 'test' }),
-    log,
-    options: { createBurst: 8 },
   });
   // Pods of the first template stay Pending (not ready) for a minute.
   await kube.podSets.create('default', {

@@ -4,47 +4,36 @@
 // pods a PodSet ends with, and that no pod is created or deleted twice on the way.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Redis } from 'ioredis';
-import {
-  createKube,
-  loadKubeConfig,
-  ResourceClient,
-  type Kube,
-  type KubeObject,
-  type Pod,
-  type PodSetWire,
-} from '@podset/kube';
-import { startKubeSim, type KubeSim } from '@podset/kube-sim';
+import type { Redis } from 'ioredis';
+import type { Kube, Pod, PodSetWire } from '@podset/kube';
+import type { KubeSim } from '@podset/kube-sim';
 import { Projection, type ProjectedPod, type ProjectedPodSet } from '@podset/state';
 import * as planner from '@podset/reconcile';
-import { startRedis, waitFor, type RedisServer } from '@podset/testkit';
-import { pino } from 'pino';
+import { waitFor } from '@podset/testkit';
 import { apiState } from '../src/api-state.ts';
-import { createController, type Controller } from '../src/controller.ts';
-import { createEventRecorder } from '../src/events.ts';
+import type { Controller } from '../src/controller.ts';
 import { projectionState } from '../src/projection-state.ts';
 import type { StateSource } from '../src/state-source.ts';
-import { installPodSetCrd } from './podset-crd.ts';
+import {
+  createNamespace,
+  createPodSet as createPodSetIn,
+  startSimClusterWithRedis,
+  testController,
+} from './kube-sim-setup.ts';
 
-const log = pino({ level: 'silent' });
 let sim: KubeSim;
 let kube: Kube;
-let redis: RedisServer;
 let client: Redis;
+let close: () => Promise<void>;
 let seq = 0;
 const stops: AbortController[] = [];
 
 before(async () => {
-  [sim, redis] = await Promise.all([startKubeSim(), startRedis()]);
-  client = new Redis(redis.url);
-  kube = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
-  await installPodSetCrd(kube);
+  ({ sim, kube, client, close } = await startSimClusterWithRedis());
 });
 after(async () => {
   for (const s of stops) s.abort();
-  client.disconnect();
-  await kube.client.close();
-  await Promise.all([sim.close(), redis.close()]);
+  await close();
 });
 
 /**
@@ -106,20 +95,11 @@ interface Scene {
 }
 
 async function scene(mode: string): Promise<Scene> {
-  const ns = `m${++seq}-${process.pid}`;
-  const namespaces = new ResourceClient<KubeObject>(kube.client, {
-    group: '',
-    version: 'v1',
-    plural: 'namespaces',
-  });
-  await namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  const controller = createController({
-    kube,
-    planner,
-    events: createEventRecorder({ kube, log, instance: 'test', types: 'warnings' }),
-    log,
+  const ns = await createNamespace(kube, `m${++seq}-${process.pid}`);
+  const controller = testController(kube, {
     state: await modes[mode]!(ns),
-    options: { createBurst: 8, reconcile: { notReadyRequeueMs: 100 } },
+    notReadyRequeueMs: 100,
+    warningsOnly: true,
   });
   return {
     ns,
@@ -134,14 +114,7 @@ async function scene(mode: string): Promise<Scene> {
   };
 }
 
-async function createPodSet(ns: string, replicas: number): Promise<PodSetWire> {
-  return kube.podSets.create(ns, {
-    apiVersion: 'podset.io/v1',
-    kind: 'PodSet',
-    metadata: { name: 'web', namespace: ns },
-    spec: { replicas, template: { spec: { containers: [{ name: 'app', image: 'busybox' }] } } },
-  });
-}
+const createPodSet = (ns: string, replicas: number) => createPodSetIn(kube, ns, 'web', replicas);
 
 const activePods = async (ns: string) =>
   (await kube.pods.list(ns, { labelSelector: 'podset.io/name=web' })).items.filter(

@@ -3,34 +3,26 @@
 // The projection is folded here as the watcher would fold it — or, to play a stalled watch, not.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Redis } from 'ioredis';
-import { createKube, loadKubeConfig, type Kube, type Pod, type PodSetWire } from '@podset/kube';
-import { startKubeSim, type KubeSim } from '@podset/kube-sim';
+import type { Redis } from 'ioredis';
+import type { Kube, Pod, PodSetWire } from '@podset/kube';
 import { Projection, type FoldType, type ProjectedPod, type ProjectedPodSet } from '@podset/state';
 import * as planner from '@podset/reconcile';
-import { startRedis, type RedisServer } from '@podset/testkit';
 import { apiState } from '../src/api-state.ts';
 import { parseKey } from '../src/controller.ts';
 import { projectionState } from '../src/projection-state.ts';
 import type { KeyState, PodSetRef, StateSource } from '../src/state-source.ts';
-import { installPodSetCrd } from './podset-crd.ts';
+import { createPodSet, startSimClusterWithRedis } from './kube-sim-setup.ts';
 
-let sim: KubeSim;
 let kube: Kube;
-let redis: RedisServer;
 let client: Redis;
+let close: () => Promise<void>;
 let seq = 0;
 
 before(async () => {
-  [sim, redis] = await Promise.all([startKubeSim({ controllers: false }), startRedis()]);
-  client = new Redis(redis.url);
-  kube = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
-  await installPodSetCrd(kube);
+  ({ kube, client, close } = await startSimClusterWithRedis({ controllers: false }));
 });
 after(async () => {
-  client.disconnect();
-  await kube.client.close();
-  await Promise.all([sim.close(), redis.close()]);
+  await close();
 });
 
 /** One case's world: a PodSet in the API, the source under test, and the watcher's part. */
@@ -56,12 +48,7 @@ async function world(impl: string): Promise<World> {
     if (obj.kind === 'Pod') await projection.foldPod(ref.key, type, obj as unknown as ProjectedPod, 1);
     else await projection.foldPodSet(ref.key, type, obj as unknown as ProjectedPodSet, 1);
   };
-  const podset = await kube.podSets.create('default', {
-    apiVersion: 'podset.io/v1',
-    kind: 'PodSet',
-    metadata: { name, namespace: 'default', finalizers: [planner.CLEANUP_FINALIZER] },
-    spec: { replicas: 2, template: { spec: { containers: [{ name: 'app', image: 'busybox' }] } } },
-  });
+  const podset = await createPodSet(kube, 'default', name, 2, { finalized: true });
   await fold('ADDED', podset);
   return { ref, podset, source: implementations[impl]!(projection), fold };
 }

@@ -227,9 +227,9 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
   };
 }
 
-/** A connector for one node at `url` (tests, and callers that hold a plain URL). */
-export function urlConnector(redisUrl: string): RedisConnector {
-  return redisConnector({
+/** The Redis variables of one node at `url`, nothing else set (QUEUE_PREFIX only matters to Cluster). */
+export function singleNodeConfig(redisUrl: string): RedisConfig & { QUEUE_PREFIX: string } {
+  return {
     REDIS_URL: redisUrl,
     REDIS_SENTINELS: [],
     REDIS_SENTINEL_NAME: undefined,
@@ -240,5 +240,10 @@ export function urlConnector(redisUrl: string): RedisConnector {
     REDIS_TLS: false,
     REDIS_SKIP_EVICTION_CHECK: false,
     QUEUE_PREFIX: 'unused',
-  });
+  };
+}
+
+/** A connector for one node at `url` (tests, and callers that hold a plain URL). */
+export function urlConnector(redisUrl: string): RedisConnector {
+  return redisConnector(singleNodeConfig(redisUrl));
 }

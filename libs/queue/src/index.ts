@@ -51,6 +51,7 @@ export {
   redisEnv,
   redisConnector,
   urlConnector,
+  singleNodeConfig,
   isRedisConnector,
   hashTag,
   type RedisClient,

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, test } from 'node:test';
-import { redisConnector, urlConnector } from '@podset/queue';
+import { redisConnector, singleNodeConfig, urlConnector } from '@podset/queue';
 import { freePort, startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { checkEvictionPolicy, requireNoEviction } from '../src/redis-policy.ts';
 
@@ -45,7 +45,7 @@ test('wrong or missing password: names REDIS_URL / REDIS_PASSWORD, never the pas
   const s = await redis({ password: 'right-horse-battery' });
   for (const password of ['wrong-staple-guess', undefined]) {
     const connector = redisConnector({
-      ...envOf(`redis://127.0.0.1:${s.port}`),
+      ...singleNodeConfig(`redis://127.0.0.1:${s.port}`),
       REDIS_PASSWORD: password,
     });
     const verdict = await checkEvictionPolicy(connector);
@@ -55,7 +55,10 @@ test('wrong or missing password: names REDIS_URL / REDIS_PASSWORD, never the pas
     assert.doesNotMatch(verdict.message, /right-horse|wrong-staple/);
   }
   const right = await checkEvictionPolicy(
-    redisConnector({ ...envOf(`redis://127.0.0.1:${s.port}`), REDIS_PASSWORD: 'right-horse-battery' }),
+    redisConnector({
+      ...singleNodeConfig(`redis://127.0.0.1:${s.port}`),
+      REDIS_PASSWORD: 'right-horse-battery',
+    }),
   );
   assert.equal(right?.ok, true);
 });
@@ -101,21 +104,6 @@ test('requireNoEviction: exit 2 on a refusal; the opt-out skips the check with a
   });
   assert.ok(warned.some((m) => m.includes('REDIS_SKIP_EVICTION_CHECK')));
 });
-
-function envOf(url: string) {
-  return {
-    REDIS_URL: url,
-    REDIS_SENTINELS: [],
-    REDIS_SENTINEL_NAME: undefined,
-    REDIS_SENTINEL_PASSWORD: undefined,
-    REDIS_CLUSTER_NODES: [],
-    REDIS_USERNAME: undefined,
-    REDIS_PASSWORD: undefined,
-    REDIS_TLS: false,
-    REDIS_SKIP_EVICTION_CHECK: false,
-    QUEUE_PREFIX: 'p',
-  };
-}
 
 /** The commands of a chunk of RESP requests (whole commands only: a test's small local writes). */
 function commandsOf(chunk: string): string[][] {

@@ -4,18 +4,10 @@
 // file and removes the data dir, so a crashed or interrupted test leaves no server or temp dir behind.
 // Usage: node redis-watchdog.ts <data dir> <pid file>
 import { readFileSync, rmSync } from 'node:fs';
+import { isAlive } from './alive.ts';
 
 const [dir, pidFile] = process.argv.slice(2);
 if (dir === undefined || pidFile === undefined) throw new Error('usage: redis-watchdog.ts <dir> <pidfile>');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function serverPid(): number | undefined {
   try {
@@ -28,11 +20,11 @@ function serverPid(): number | undefined {
 
 function cleanUp(): void {
   const pid = serverPid();
-  if (pid !== undefined && alive(pid)) process.kill(pid, 'SIGKILL');
+  if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGKILL');
   // Remove the dir only once the server is gone, so it cannot write into it afterwards.
   const deadline = Date.now() + 5_000;
   const finish = () => {
-    if (pid !== undefined && alive(pid) && Date.now() < deadline) {
+    if (pid !== undefined && isAlive(pid) && Date.now() < deadline) {
       setTimeout(finish, 20);
       return;
     }

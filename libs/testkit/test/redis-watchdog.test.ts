@@ -3,18 +3,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, readlinkSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
-import { ping, waitFor } from '../src/index.ts';
+import { isAlive, ping, waitFor } from '../src/index.ts';
 
 const PARENT = new URL('./fixtures/redis-parent.ts', import.meta.url);
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** The data dir redis-server runs in (its cwd: redis chdirs into --dir). */
 const cwdOf = (pid: number) => readlinkSync(`/proc/${pid}/cwd`);
@@ -34,7 +25,7 @@ test('a SIGKILLed test process leaves no redis-server and no temp dir behind', a
 
     parent.kill('SIGKILL');
     await exited;
-    await waitFor('redis-server to be gone after its parent died', () => !alive(pid), 10_000);
+    await waitFor('redis-server to be gone after its parent died', () => !isAlive(pid), 10_000);
     await waitFor(`the data dir ${dir} to be removed`, () => !existsSync(dir), 10_000);
   } finally {
     if (parent.exitCode === null && parent.signalCode === null) parent.kill('SIGKILL');

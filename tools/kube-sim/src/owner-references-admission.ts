@@ -2,18 +2,12 @@
 // an ownerReference must be allowed to delete the object, and whoever sets blockOwnerDeletion=true must be
 // allowed to update the owner's `finalizers` subresource, since a blocking reference can hold the owner's
 // foreground deletion back.
+import type { Attributes } from './rbac.ts';
 import type { Registry } from './registry.ts';
 import { ApiError, type KubeObject, type ResourceType } from './types.ts';
 
-/** What the authorizer is asked; throws a 403 ApiError when the user may not. */
-export interface AuthorizationRequest {
-  verb: string;
-  group: string;
-  resource: string;
-  subresource: string;
-  namespace: string | undefined;
-  name: string | undefined;
-}
+/** What the authorizer is asked (RBAC's attributes but the user, which the caller knows). */
+export type AuthorizationRequest = Omit<Attributes, 'user'>;
 export type Authorize = (request: AuthorizationRequest) => void;
 
 interface OwnerReference {

@@ -1,0 +1,130 @@
+// Set-up shared by the worker's kube-sim tests: a kube-sim with the PodSet CRD served and a client to it
+// (with a real Redis for the tests of the projection), a fresh namespace, a PodSet, and the controller
+// under test with a silent log.
+import { Redis } from 'ioredis';
+import {
+  createKube,
+  loadKubeConfig,
+  ResourceClient,
+  type Kube,
+  type KubeObject,
+  type PodSetWire,
+} from '@podset/kube';
+import { startKubeSim, type KubeSim, type KubeSimOptions } from '@podset/kube-sim';
+import * as planner from '@podset/reconcile';
+import { startRedis, type RedisServer } from '@podset/testkit';
+import { pino } from 'pino';
+import { createController, type Controller, type ControllerDeps } from '../src/controller.ts';
+import { createEventRecorder } from '../src/events.ts';
+import type { StateSource } from '../src/state-source.ts';
+import { installPodSetCrd } from './podset-crd.ts';
+
+export const log = pino({ level: 'silent' });
+
+export interface SimCluster {
+  sim: KubeSim;
+  kube: Kube;
+  close(): Promise<void>;
+}
+
+export interface SimClusterWithRedis extends SimCluster {
+  redis: RedisServer;
+  /** A client to `redis`, for the projection. */
+  client: Redis;
+}
+
+async function connect(sim: KubeSim): Promise<Kube> {
+  const kube = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
+  await installPodSetCrd(kube);
+  return kube;
+}
+
+/** A kube-sim serving PodSets, and an unthrottled client to it. */
+export async function startSimCluster(options: KubeSimOptions = {}): Promise<SimCluster> {
+  const sim = await startKubeSim(options);
+  const kube = await connect(sim);
+  return {
+    sim,
+    kube,
+    close: async () => {
+      await kube.client.close();
+      await sim.close();
+    },
+  };
+}
+
+/** The same, with a real Redis started alongside. */
+export async function startSimClusterWithRedis(options: KubeSimOptions = {}): Promise<SimClusterWithRedis> {
+  const [sim, redis] = await Promise.all([startKubeSim(options), startRedis()]);
+  const client = new Redis(redis.url);
+  const kube = await connect(sim);
+  return {
+    sim,
+    kube,
+    redis,
+    client,
+    close: async () => {
+      client.disconnect();
+      await kube.client.close();
+      await Promise.all([sim.close(), redis.close()]);
+    },
+  };
+}
+
+/** Creates namespace `name`, so a test sees only its own pods and audit entries. */
+export async function createNamespace(kube: Kube, name: string): Promise<string> {
+  const namespaces = new ResourceClient<KubeObject>(kube.client, {
+    group: '',
+    version: 'v1',
+    plural: 'namespaces',
+  });
+  await namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  return name;
+}
+
+/** Creates a PodSet of `replicas` busybox pods; with `finalized`, it already carries the cleanup finalizer. */
+export async function createPodSet(
+  kube: Kube,
+  ns: string,
+  name: string,
+  replicas: number,
+  { finalized = false }: { finalized?: boolean } = {},
+): Promise<PodSetWire> {
+  return kube.podSets.create(ns, {
+    apiVersion: 'podset.io/v1',
+    kind: 'PodSet',
+    metadata: { name, namespace: ns, ...(finalized ? { finalizers: [planner.CLEANUP_FINALIZER] } : {}) },
+    spec: { replicas, template: { spec: { containers: [{ name: 'app', image: 'busybox' }] } } },
+  });
+}
+
+export interface TestControllerOptions {
+  /** Default: the API. */
+  state?: StateSource;
+  createBurst?: number;
+  /** Default: the controller's own. */
+  notReadyRequeueMs?: number;
+  /** Record only Warning events (the tests that count API calls don't want the Normal ones). */
+  warningsOnly?: boolean;
+  planner?: ControllerDeps['planner'];
+}
+
+/** The real controller on `kube`, with the real planner unless told, its events recorded as `test`. */
+export function testController(kube: Kube, o: TestControllerOptions): Controller {
+  return createController({
+    kube,
+    planner: o.planner ?? planner,
+    events: createEventRecorder({
+      kube,
+      log,
+      instance: 'test',
+      ...(o.warningsOnly ? { types: 'warnings' } : {}),
+    }),
+    log,
+    ...(o.state !== undefined ? { state: o.state } : {}),
+    options: {
+      createBurst: o.createBurst ?? 8,
+      ...(o.notReadyRequeueMs !== undefined ? { reconcile: { notReadyRequeueMs: o.notReadyRequeueMs } } : {}),
+    },
+  });
+}
