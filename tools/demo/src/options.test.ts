@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseArgs } from 'node:util';
-import { demoOptions, helpText } from './options.ts';
+import { demoOptions, helpText, parserOptions } from './options.ts';
 
 test('--help has a line for every option the parser takes, with its meaning and its default', () => {
   const options = demoOptions('/work');
@@ -18,9 +18,7 @@ test('the defaults --help shows are the ones the parser uses', () => {
   const options = demoOptions('/work');
   const { values } = parseArgs({
     args: [],
-    options: Object.fromEntries(
-      Object.entries(options).map(([name, o]) => [name, { type: o.type, default: o.default }]),
-    ),
+    options: parserOptions(options),
   });
   assert.equal(values['workers'], '2');
   assert.equal(values['dir'], '/work/.tmp/demo');

@@ -51,6 +51,15 @@ export function demoOptions(cwd: string): Record<string, DemoOption> {
   };
 }
 
+/** The table as node:util parseArgs takes it. */
+export function parserOptions(
+  options: Record<string, DemoOption>,
+): Record<string, Pick<DemoOption, 'type' | 'default'>> {
+  return Object.fromEntries(
+    Object.entries(options).map(([name, o]) => [name, { type: o.type, default: o.default }]),
+  );
+}
+
 export const USAGE =
   'usage: npm run demo -- [--workers N] [--port N] [--dashboard-port N] [--dir DIR]\n' +
   '                       [--until-converged] [--timeout-seconds N] [--help]';
