@@ -6,7 +6,14 @@ import { isNotFound, type Kube, type PodSetWire } from '@podset/kube';
 import { keyProblem, type EventLogEntry, type RedisClient } from '@podset/queue';
 import { withTimeout } from '@podset/runtime';
 import { readWarnings, type WarningEvent } from './kube-events.ts';
-import { isOwnEvent, readPods, templateSummary, type PodView, type TemplateSummary } from './pods.ts';
+import {
+  isOwnEvent,
+  isoTime,
+  readPods,
+  templateSummary,
+  type PodView,
+  type TemplateSummary,
+} from './pods.ts';
 import { readEvents, readJobs, rowOf, summarizeJobs, type PodSetRow } from './overview.ts';
 
 export interface JobView {
@@ -109,8 +116,8 @@ function jobOrder(a: JobView, b: JobView): number {
 }
 
 function createdAt(t: string | Date | undefined): { createdAt?: string } {
-  const ms = t === undefined ? Number.NaN : new Date(t).getTime();
-  return Number.isNaN(ms) ? {} : { createdAt: new Date(ms).toISOString() };
+  const iso = isoTime(t);
+  return iso === undefined ? {} : { createdAt: iso };
 }
 
 function message(err: unknown): string {
