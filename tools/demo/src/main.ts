@@ -12,11 +12,12 @@ import { startApp, startOperator, stopAll } from './processes.ts';
 import { demoRedis, type DemoRedis } from './redis.ts';
 import { withLastApplied } from './apply.ts';
 import { isConverged, renderTable, toRow } from './table.ts';
-import { demoOptions, helpText, parserOptions, USAGE } from './options.ts';
+import { demoOptions, helpText, parserOptions, usageText } from './options.ts';
 import { freeOpsPorts, metricsUrls } from './ops-ports.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const OPTIONS = demoOptions(process.cwd());
+const USAGE = usageText(OPTIONS);
 
 const { values } = (() => {
   try {

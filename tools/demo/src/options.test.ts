@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseArgs } from 'node:util';
-import { demoOptions, helpText, parserOptions } from './options.ts';
+import { demoOptions, helpText, parserOptions, usageText } from './options.ts';
 
 test('--help has a line for every option the parser takes, with its meaning and its default', () => {
   const options = demoOptions('/work');
@@ -26,4 +26,11 @@ test('the defaults --help shows are the ones the parser uses', () => {
   assert.match(help, /--workers N +worker processes to start \(default 2\)/);
   assert.match(help, /--dir DIR +.* \(default \.tmp\/demo\)/);
   assert.match(help, /--timeout-seconds N +.* \(default 120\)/);
+});
+
+test('the usage line names every option, and --help starts with it', () => {
+  const options = demoOptions('/work');
+  const usage = usageText(options);
+  for (const name of Object.keys(options)) assert.ok(usage.includes(`[--${name}`), `--${name} in:\n${usage}`);
+  assert.ok(helpText(options).startsWith(`${usage}\n`));
 });
