@@ -43,7 +43,8 @@ export interface TemplateSummary {
   templateHash: string;
 }
 
-function isoTime(t: string | Date | undefined): string | undefined {
+/** A Kubernetes timestamp as ISO 8601; undefined when absent or not a date. */
+export function isoTime(t: string | Date | undefined): string | undefined {
   const ms = t === undefined ? Number.NaN : new Date(t).getTime();
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }

@@ -40,6 +40,10 @@ test('PodSets are listed cluster-wide without WATCH_NAMESPACES, else in each wat
   );
   assert.deepEqual(scoped.asked, ['a', 'b'], 'no cluster-wide list');
 
+  const clusterProbe = fakeKube({ a: [] });
+  await probePodSets(clusterProbe.kube, [], AbortSignal.timeout(1000));
+  assert.deepEqual(clusterProbe.asked, [undefined], 'without WATCH_NAMESPACES readiness reads cluster-wide');
+
   const probe = fakeKube({ a: [] });
   await probePodSets(probe.kube, ['a', 'b'], AbortSignal.timeout(1000));
   assert.deepEqual(probe.asked, ['a', 'b']);

@@ -6,7 +6,14 @@ import { isNotFound, type Kube, type PodSetWire } from '@podset/kube';
 import { keyProblem, type EventLogEntry, type RedisClient } from '@podset/queue';
 import { withTimeout } from '@podset/runtime';
 import { readWarnings, type WarningEvent } from './kube-events.ts';
-import { isOwnEvent, readPods, templateSummary, type PodView, type TemplateSummary } from './pods.ts';
+import {
+  isOwnEvent,
+  isoTime,
+  readPods,
+  templateSummary,
+  type PodView,
+  type TemplateSummary,
+} from './pods.ts';
 import { readEvents, readJobs, rowOf, summarizeJobs, type PodSetRow } from './overview.ts';
 
 export interface JobView {
@@ -109,8 +116,8 @@ function jobOrder(a: JobView, b: JobView): number {
 }
 
 function createdAt(t: string | Date | undefined): { createdAt?: string } {
-  const ms = t === undefined ? Number.NaN : new Date(t).getTime();
-  return Number.isNaN(ms) ? {} : { createdAt: new Date(ms).toISOString() };
+  const iso = isoTime(t);
+  return iso === undefined ? {} : { createdAt: iso };
 }
 
 function message(err: unknown): string {
@@ -138,18 +145,13 @@ export async function buildPodSetDetail(
   const timeoutMs = src.timeoutMs ?? 5_000;
   const limit = src.limit ?? 50;
   const key = `${namespace}/${name}`;
-  const settled = <T>(p: Promise<T>) =>
-    p.then(
-      (value) => ({ ok: true as const, value }),
-      (err: unknown) => ({ ok: false as const, err }),
-    );
   const podSetAndWarnings = async () => {
     const ps = await readPodSet(src.kube, namespace, name);
     // With the uid, warnings of an earlier PodSet of the same name are left out.
     const uid = ps?.metadata?.uid;
-    const [warnings, pods] = await Promise.all([
-      settled(readWarnings(src.kube, { namespace, name, ...(uid !== undefined ? { uid } : {}) }, { limit })),
-      settled(ps === undefined ? Promise.resolve(undefined) : readPods(src.kube, ps)),
+    const [warnings, pods] = await Promise.allSettled([
+      readWarnings(src.kube, { namespace, name, ...(uid !== undefined ? { uid } : {}) }, { limit }),
+      ps === undefined ? Promise.resolve(undefined) : readPods(src.kube, ps),
     ]);
     return { ps, warnings, pods };
   };
@@ -161,15 +163,20 @@ export async function buildPodSetDetail(
   const errors: string[] = [];
   if (api.status === 'rejected') errors.push(`kubernetes: ${message(api.reason)}`);
   else {
-    if (!api.value.warnings.ok) errors.push(`kubernetes events: ${message(api.value.warnings.err)}`);
-    if (!api.value.pods.ok) errors.push(`kubernetes pods: ${message(api.value.pods.err)}`);
+    if (api.value.warnings.status === 'rejected') {
+      errors.push(`kubernetes events: ${message(api.value.warnings.reason)}`);
+    }
+    if (api.value.pods.status === 'rejected') {
+      errors.push(`kubernetes pods: ${message(api.value.pods.reason)}`);
+    }
   }
   if (jobs.status === 'rejected') errors.push(`queue: ${message(jobs.reason)}`);
   if (events.status === 'rejected') errors.push(`event log: ${message(events.reason)}`);
 
   const mine = (jobs.status === 'fulfilled' ? jobs.value : []).filter((j) => j.job.name === key);
   const ps = api.status === 'fulfilled' ? api.value.ps : undefined;
-  const pods = api.status === 'fulfilled' && api.value.pods.ok ? api.value.pods.value : undefined;
+  const pods =
+    api.status === 'fulfilled' && api.value.pods.status === 'fulfilled' ? api.value.pods.value : undefined;
   const ownEvents = (events.status === 'fulfilled' ? events.value : []).filter(
     (e) => e.key === key && isOwnEvent(e, { name, uid: ps?.metadata?.uid }, pods?.others ?? []),
   );
@@ -196,7 +203,8 @@ export async function buildPodSetDetail(
     pods: pods?.pods.slice(0, POD_ROWS) ?? [],
     podCount: pods?.pods.length ?? 0,
     events: ownEvents.slice(0, limit),
-    warnings: api.status === 'fulfilled' && api.value.warnings.ok ? api.value.warnings.value : [],
+    warnings:
+      api.status === 'fulfilled' && api.value.warnings.status === 'fulfilled' ? api.value.warnings.value : [],
     errors,
   };
 }

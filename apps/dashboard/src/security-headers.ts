@@ -32,6 +32,16 @@ export const BOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export function securityHeaders(board: boolean): Record<string, string> {
-  return { ...COMMON, 'Content-Security-Policy': board ? BOARD_CSP : PAGE_CSP };
+// Built once: they are set on every response.
+const PAGE_HEADERS: readonly (readonly [string, string])[] = Object.entries({
+  ...COMMON,
+  'Content-Security-Policy': PAGE_CSP,
+});
+const BOARD_HEADERS: readonly (readonly [string, string])[] = Object.entries({
+  ...COMMON,
+  'Content-Security-Policy': BOARD_CSP,
+});
+
+export function securityHeaders(board: boolean): readonly (readonly [string, string])[] {
+  return board ? BOARD_HEADERS : PAGE_HEADERS;
 }

@@ -212,7 +212,7 @@ export async function startDashboard(
   app.use('*', async (c, next) => {
     await next();
     const board = c.req.path === BOARD_PATH || c.req.path.startsWith(`${BOARD_PATH}/`);
-    for (const [name, value] of Object.entries(securityHeaders(board))) c.res.headers.set(name, value);
+    for (const [name, value] of securityHeaders(board)) c.res.headers.set(name, value);
   });
 
   // The login form is the one route that takes credentials in its body; wrong ones answer 401.

@@ -516,7 +516,7 @@ test('writes with Basic auth need the same origin too (a browser sends cached Ba
     method: 'PUT',
     headers: { ...bearer, origin: 'https://evil.example' },
   });
-  assert.notEqual(noOrigin.status, 403, 'a bearer request is not a cross-site one');
+  assert.ok(noOrigin.ok, `a bearer request is not a cross-site one: ${noOrigin.status}`);
   await fetch(`${t.url}/queues/api/queues/podset-reconcile/resume`, { method: 'PUT', headers: bearer });
 });
 

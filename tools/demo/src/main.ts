@@ -12,18 +12,17 @@ import { startApp, startOperator, stopAll } from './processes.ts';
 import { demoRedis, type DemoRedis } from './redis.ts';
 import { withLastApplied } from './apply.ts';
 import { isConverged, renderTable, toRow } from './table.ts';
-import { demoOptions, helpText, USAGE } from './options.ts';
+import { demoOptions, helpText, parserOptions, usageText } from './options.ts';
 import { freeOpsPorts, metricsUrls } from './ops-ports.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const OPTIONS = demoOptions(process.cwd());
+const USAGE = usageText(OPTIONS);
 
 const { values } = (() => {
   try {
     return parseArgs({
-      options: Object.fromEntries(
-        Object.entries(OPTIONS).map(([name, o]) => [name, { type: o.type, default: o.default }]),
-      ),
+      options: parserOptions(OPTIONS),
       strict: true,
     });
   } catch (err) {

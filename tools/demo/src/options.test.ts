@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseArgs } from 'node:util';
-import { demoOptions, helpText } from './options.ts';
+import { demoOptions, helpText, parserOptions, usageText } from './options.ts';
 
 test('--help has a line for every option the parser takes, with its meaning and its default', () => {
   const options = demoOptions('/work');
@@ -18,9 +18,7 @@ test('the defaults --help shows are the ones the parser uses', () => {
   const options = demoOptions('/work');
   const { values } = parseArgs({
     args: [],
-    options: Object.fromEntries(
-      Object.entries(options).map(([name, o]) => [name, { type: o.type, default: o.default }]),
-    ),
+    options: parserOptions(options),
   });
   assert.equal(values['workers'], '2');
   assert.equal(values['dir'], '/work/.tmp/demo');
@@ -28,4 +26,11 @@ test('the defaults --help shows are the ones the parser uses', () => {
   assert.match(help, /--workers N +worker processes to start \(default 2\)/);
   assert.match(help, /--dir DIR +.* \(default \.tmp\/demo\)/);
   assert.match(help, /--timeout-seconds N +.* \(default 120\)/);
+});
+
+test('the usage line names every option, and --help starts with it', () => {
+  const options = demoOptions('/work');
+  const usage = usageText(options);
+  for (const name of Object.keys(options)) assert.ok(usage.includes(`[--${name}`), `--${name} in:\n${usage}`);
+  assert.ok(helpText(options).startsWith(`${usage}\n`));
 });

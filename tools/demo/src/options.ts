@@ -51,12 +51,32 @@ export function demoOptions(cwd: string): Record<string, DemoOption> {
   };
 }
 
-export const USAGE =
-  'usage: npm run demo -- [--workers N] [--port N] [--dashboard-port N] [--dir DIR]\n' +
-  '                       [--until-converged] [--timeout-seconds N] [--help]';
+/** The table as node:util parseArgs takes it. */
+export function parserOptions(
+  options: Record<string, DemoOption>,
+): Record<string, Pick<DemoOption, 'type' | 'default'>> {
+  return Object.fromEntries(
+    Object.entries(options).map(([name, o]) => [name, { type: o.type, default: o.default }]),
+  );
+}
+
+const flagOf = (name: string, o: DemoOption) => `--${name}${o.value ? ` ${o.value}` : ''}`;
+
+/** The usage line(s), from the same table: every option, wrapped under the first at 90 columns. */
+export function usageText(options: Record<string, DemoOption>): string {
+  const lead = 'usage: npm run demo -- ';
+  const lines = [lead.trimEnd()];
+  for (const [name, o] of Object.entries(options)) {
+    const item = `[${flagOf(name, o)}]`;
+    const last = lines.length - 1;
+    if (`${lines[last]} ${item}`.length > 90) lines.push(`${' '.repeat(lead.length)}${item}`);
+    else lines[last] = `${lines[last]} ${item}`;
+  }
+  return lines.join('\n');
+}
 
 export function helpText(options: Record<string, DemoOption>): string {
-  const flags = Object.entries(options).map(([name, o]) => `--${name}${o.value ? ` ${o.value}` : ''}`);
+  const flags = Object.entries(options).map(([name, o]) => flagOf(name, o));
   const width = Math.max(...flags.map((f) => f.length));
   const lines = Object.values(options).map((o, i) => {
     const shown = o.shownDefault ?? String(o.default);
@@ -64,7 +84,7 @@ export function helpText(options: Record<string, DemoOption>): string {
     return `  ${(flags[i] ?? '').padEnd(width)}  ${o.meaning}${fallback}`;
   });
   return [
-    USAGE,
+    usageText(options),
     '',
     'Runs kube-sim (an in-memory Kubernetes API server), a Redis (REDIS_URL, or a redis-server of its own),',
     'the watcher, the workers and the dashboard, applies crds/ and examples/, and prints a live table of',
