@@ -149,8 +149,9 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
     });
   }
   // One place for the password: with two, which one is used would be a guess for whoever reads the config.
+  const parsed = new URL(cfg.REDIS_URL);
   if (sentinels.length === 0 && nodes.length === 0 && cfg.REDIS_PASSWORD !== undefined) {
-    if (new URL(cfg.REDIS_URL).password !== '') {
+    if (parsed.password !== '') {
       problems.push({
         variable: 'REDIS_PASSWORD',
         message:
@@ -212,11 +213,11 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
       },
     };
   }
-  const parsed = new URL(cfg.REDIS_URL);
-  // The URL's own credentials win; REDIS_USERNAME/REDIS_PASSWORD fill in what it lacks (e.g. from a Secret).
+  // The URL's own user wins, REDIS_USERNAME fills in when it names none; the password is in one of the two
+  // only (checked above), so REDIS_PASSWORD, when set, is the one.
   const fill = {
     ...(parsed.username === '' && cfg.REDIS_USERNAME !== undefined ? { username: cfg.REDIS_USERNAME } : {}),
-    ...(parsed.password === '' && cfg.REDIS_PASSWORD !== undefined ? { password: cfg.REDIS_PASSWORD } : {}),
+    ...(cfg.REDIS_PASSWORD !== undefined ? { password: cfg.REDIS_PASSWORD } : {}),
   };
   return {
     mode: 'single',
