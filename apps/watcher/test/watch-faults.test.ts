@@ -246,7 +246,9 @@ test('a silent stall is detected by the watchdog and the missed change is delive
 test("kube-sim's silent watch stall: the watchdog restarts the watch and the change arrives", async () => {
   await createPodSet(env.sim, 'sim-stall');
   const w = await startWatcher({ watchdogMs: 3000 });
-  assert.ok(env.sim.faults.stallWatches() >= 2, 'both watches stalled');
+  // The watcher counts a watch opened when it sends the request; kube-sim registers it once the request
+  // arrives. Stall until both are registered (each call stalls every watch open at that moment).
+  await waitFor('both watches stalled', () => env.sim.faults.stallWatches() >= 2);
   await scalePodSet(env.sim, 'sim-stall', 3);
   await waitFor('sim-stall after the stall', () => w.recording.has('default/sim-stall', 'live'));
   assert.ok(w.watcher.counters().restarts.stall >= 1);
