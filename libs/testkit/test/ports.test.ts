@@ -10,7 +10,10 @@ test('freePort: distinct, bindable ports below the range the kernel gives outgoi
   for (let i = 0; i < 50; i++) ports.push(await freePort());
   assert.equal(new Set(ports).size, ports.length, `no port handed out twice: ${ports.join(' ')}`);
   for (const port of ports) {
-    assert.ok(port >= 10_000 && port < Number(low), `${port} lies below the ephemeral range starting at ${low}`);
+    assert.ok(
+      port >= 10_000 && port < Number(low),
+      `${port} lies below the ephemeral range starting at ${low}`,
+    );
   }
   // Each one can be bound right away by the server that asked for it.
   const servers = await Promise.all(
