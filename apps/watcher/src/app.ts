@@ -2,7 +2,7 @@
 // watch and enqueue. SIGTERM/SIGINT: stop watching, write the checkpoint, release the lease, exit 0.
 import os from 'node:os';
 import { createKube } from '@podset/kube';
-import { ReconcileQueue } from '@podset/queue';
+import { jobPrefixOf, LIVE_COVER_LUA, ReconcileQueue } from '@podset/queue';
 import { Projection } from '@podset/state';
 import {
   API_PROBE_TIMEOUT_MS,
@@ -78,7 +78,13 @@ export async function main(shutdown: Shutdown): Promise<void> {
     cfg.STATE_SOURCE === 'projection'
       ? (streams) =>
           new Projector(
-            new Projection({ client: redis, prefix: cfg.QUEUE_PREFIX, queueName: cfg.QUEUE_NAME }),
+            new Projection({
+              client: redis,
+              prefix: cfg.QUEUE_PREFIX,
+              queueName: cfg.QUEUE_NAME,
+              // An event whose PodSet's reconcile is already waiting in the queue requests nothing more.
+              liveCover: { lua: LIVE_COVER_LUA, jobPrefix: jobPrefixOf(cfg.QUEUE_PREFIX, cfg.QUEUE_NAME) },
+            }),
             streams,
             log,
           )

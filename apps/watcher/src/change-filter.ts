@@ -4,9 +4,9 @@
 // (and, since a live request pulls a backed-off retry forward, turn a failing PodSet's backoff into a
 // retry storm).
 import { podSetInputs } from '@podset/state';
-import type { Admission, ChangeGate } from './change-gate.ts';
+import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
 import type { WatchedObject } from './keys.ts';
-import type { ListedPage, WatchEvent } from './watch-loop.ts';
+import type { ListedPage } from './watch-loop.ts';
 
 /**
  * What of a PodSet a plan reads besides its status (uid, generation — bumped by the API server on every
@@ -27,9 +27,12 @@ const nothingToRecord = async (): Promise<void> => undefined;
 export class PodSetChangeFilter implements ChangeGate {
   readonly #seen = new Map<string, string>();
 
-  async admit(ev: WatchEvent, key: string): Promise<Admission> {
-    const owed = ev.resource === 'pods' || this.admitPodSet(key, ev.type, ev.object);
-    return { owed, requested: nothingToRecord, failed: () => this.forget(key) };
+  async admit(events: readonly KeyedEvent[]): Promise<Admission[]> {
+    return events.map(({ ev, key }) => ({
+      owed: ev.resource === 'pods' || this.admitPodSet(key, ev.type, ev.object),
+      requested: nothingToRecord,
+      failed: () => this.forget(key),
+    }));
   }
 
   /**

@@ -15,15 +15,26 @@ export interface StreamInfo {
 export interface Admission {
   /** A reconcile of the key is owed: the event may change its plan. */
   owed: boolean;
+  /** It was owed, and the key's job already waiting in the queue covers it (recorded): nothing to request. */
+  covered?: boolean;
   /** The owed request went through: record it (a re-delivered event then owes nothing more). */
   requested(): Promise<void>;
   /** The request or the event-log append failed: the watch re-delivers the event, which must owe again. */
   failed(): void;
 }
 
+/** A watch event and the PodSet key it concerns. */
+export interface KeyedEvent {
+  ev: WatchEvent;
+  key: string;
+}
+
 export interface ChangeGate {
-  /** Records the event of PodSet `key` and answers whether it owes a reconcile. Called in event order. */
-  admit(ev: WatchEvent, key: string): Promise<Admission>;
+  /**
+   * Records a batch of events (each of PodSet `key`) and answers, per event and in order, whether it owes
+   * a reconcile. Batches are admitted in event order: one batch's records land before the next one's.
+   */
+  admit(events: readonly KeyedEvent[]): Promise<Admission[]>;
   /** Records a relisted page (its keys are requested in bulk anyway). */
   listed(page: ListedPage, keyOf: (o: WatchedObject) => string | undefined): Promise<void>;
   /** A relist of `stream` begins (its pages follow). */

@@ -9,13 +9,12 @@ import type { WatchEvent } from './watch-loop.ts';
 
 /** A queue whose requests complete only when the test says so. */
 class ManualQueue implements ReconcileRequester {
-  readonly calls: { key: string; source: string; rv?: string; settle: (err?: Error) => void }[] = [];
-  request(key: string, opts: { source: 'live' | 'bulk'; rv?: string }) {
+  readonly calls: { key: string; source: string; settle: (err?: Error) => void }[] = [];
+  request(key: string, opts: { source: 'live' | 'bulk' }) {
     return new Promise<void>((resolve, reject) => {
       this.calls.push({
         key,
         source: opts.source,
-        ...(opts.rv === undefined ? {} : { rv: opts.rv }),
         settle: (err) => (err === undefined ? resolve() : reject(err)),
       });
     });
@@ -33,23 +32,32 @@ const podSetEvent = (name: string, rv: string): WatchEvent => ({
   rv,
 });
 
-test('events for a key already being requested share one follow-up request, issued after it, with the newest RV', async () => {
+test('the events of one batch request each key once; a later batch for a key being requested shares one follow-up, issued after it', async () => {
   const queue = new ManualQueue();
   const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
-  const first = enq.event(podSetEvent('web', '10'));
-  const later = [enq.event(podSetEvent('web', '11')), enq.event(podSetEvent('web', '13'))];
-  const other = enq.event(podSetEvent('api', '12'));
+  const first = [
+    enq.event(podSetEvent('web', '10')),
+    enq.event(podSetEvent('web', '11')),
+    enq.event(podSetEvent('api', '12')),
+  ];
+  await tick();
   await tick();
   assert.deepEqual(
-    queue.calls.map((c) => `${c.key}@${c.rv}`),
-    ['default/web@10', 'default/api@12'],
+    queue.calls.map((c) => c.key),
+    ['default/web', 'default/api'],
+    'one request per key of the batch',
   );
+  const later = [enq.event(podSetEvent('web', '13')), enq.event(podSetEvent('web', '14'))];
+  await tick();
+  await tick();
+  assert.equal(queue.calls.length, 2, 'nothing more while the key is being requested');
   queue.calls[0]!.settle();
-  await first;
+  queue.calls[1]!.settle();
+  await Promise.all(first);
   await tick();
   assert.deepEqual(
-    queue.calls.map((c) => `${c.key}@${c.rv}`),
-    ['default/web@10', 'default/api@12', 'default/web@13'],
+    queue.calls.map((c) => c.key),
+    ['default/web', 'default/api', 'default/web'],
     'one follow-up after the first completed',
   );
   let laterDone = false;
@@ -57,9 +65,8 @@ test('events for a key already being requested share one follow-up request, issu
   await tick();
   assert.equal(laterDone, false, 'the later events wait for their own request');
   queue.calls[2]!.settle();
-  queue.calls[1]!.settle();
-  await Promise.all([...later, other]);
-  assert.equal(enq.coalesced, 2);
+  await Promise.all(later);
+  assert.equal(enq.coalesced, 3, 'web@11 in its batch, web@14 in its batch, and the follow-up');
   assert.equal(enq.requested.live, 3);
 });
 
@@ -67,7 +74,10 @@ test('a failed request fails its event; the events waiting behind it still get t
   const queue = new ManualQueue();
   const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   const first = enq.event(podSetEvent('web', '1'));
+  await tick();
+  await tick();
   const second = enq.event(podSetEvent('web', '2'));
+  await tick();
   await tick();
   queue.calls[0]!.settle(new Error('redis down'));
   await assert.rejects(first, /redis down/);
@@ -77,16 +87,17 @@ test('a failed request fails its event; the events waiting behind it still get t
   await second;
 });
 
-test('the event log is appended in event order even when requests complete out of order', async () => {
+test('the event log is appended in event order, a batch in one call, even when requests complete out of order', async () => {
   const queue = new ManualQueue();
-  const appended: string[] = [];
+  const appended: string[][] = [];
   const enq = new Enqueuer({
     queue,
     logger: silentLogger,
     gate: new PodSetChangeFilter(),
     eventLog: {
-      append: (r: EventRecord) => {
-        appended.push(`${r.key}@${r.rv}`);
+      append: () => Promise.reject(new Error('a live event is appended with its batch')),
+      appendMany: (rs: readonly EventRecord[]) => {
+        appended.push(rs.map((r) => `${r.key}@${r.rv}`));
         return Promise.resolve();
       },
     },
@@ -96,8 +107,11 @@ test('the event log is appended in event order even when requests complete out o
     enq.event(podSetEvent('b', '2')),
     enq.event(podSetEvent('c', '3')),
   ];
-  assert.deepEqual(appended, ['default/a@1', 'default/b@2', 'default/c@3']);
   await tick();
+  all.push(enq.event(podSetEvent('d', '4')));
+  await tick();
+  await tick();
+  assert.deepEqual(appended, [['default/a@1', 'default/b@2', 'default/c@3'], ['default/d@4']]);
   for (const c of [...queue.calls].reverse()) c.settle();
   await Promise.all(all);
 });
@@ -220,14 +234,15 @@ test('an event whose request failed is requested again when the watch re-deliver
 function scriptedGate(owed: (ev: WatchEvent) => boolean) {
   const log: string[] = [];
   const gate: ChangeGate = {
-    admit: async (ev, key) => {
-      log.push(`admit ${key}@${ev.rv}`);
-      return {
-        owed: owed(ev),
-        requested: async () => void log.push(`requested ${key}@${ev.rv}`),
-        failed: () => void log.push(`failed ${key}@${ev.rv}`),
-      };
-    },
+    admit: async (events) =>
+      events.map(({ ev, key }) => {
+        log.push(`admit ${key}@${ev.rv}`);
+        return {
+          owed: owed(ev),
+          requested: async () => void log.push(`requested ${key}@${ev.rv}`),
+          failed: () => void log.push(`failed ${key}@${ev.rv}`),
+        };
+      }),
     listed: async (page) => void log.push(`listed ${page.objects.length}`),
     relistStarted: async (stream) => void log.push(`relist ${stream}`),
     relistDone: async (info) => void log.push(`relisted ${info.stream}`),
@@ -270,4 +285,34 @@ test('relists go through the gate before their keys are requested in bulk', asyn
   await enq.relistDone({ stream: 'podsets/*', resource: 'podsets', namespace: undefined });
   assert.deepEqual(log, ['relist podsets/*', 'listed 1', 'relisted podsets/*']);
   assert.deepEqual(queue.keys, ['default/web']);
+});
+
+test('a batch: one request per owing key, every owing event recorded as requested; a failure fails the whole batch', async () => {
+  const queue = recordingQueue();
+  const { gate, log } = scriptedGate((ev) => ev.rv !== '2');
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate });
+  await Promise.all([
+    enq.event(podSetEvent('web', '1')),
+    enq.event(podSetEvent('web', '2')),
+    enq.event(podSetEvent('web', '3')),
+  ]);
+  assert.deepEqual(queue.keys, ['default/web'], 'one request for the three events');
+  assert.deepEqual(log, [
+    'admit default/web@1',
+    'admit default/web@2',
+    'admit default/web@3',
+    'requested default/web@1',
+    'requested default/web@3',
+  ]);
+  log.length = 0;
+  queue.failing = true;
+  const batch = [enq.event(podSetEvent('web', '4')), enq.event(podSetEvent('api', '2'))];
+  await assert.rejects(batch[0]!, /redis down/);
+  await assert.rejects(batch[1]!, /redis down/, 'the event that owed nothing fails with its batch');
+  assert.deepEqual(log, [
+    'admit default/web@4',
+    'admit default/api@2',
+    'failed default/web@4',
+    'failed default/api@2',
+  ]);
 });

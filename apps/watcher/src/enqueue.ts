@@ -1,10 +1,8 @@
-// Watch events → reconcile requests. A live event asks for its key at live priority (carrying the
-// event's RV); a relist page asks for every key in it at bulk priority. Every watch event is also
+// Watch events → reconcile requests. A live event asks for its key at live priority; a relist page asks for every key in it at bulk priority. Every watch event is also
 // appended to the event log. Implements the watch loop's sink. Whether an event owes a reconcile, and what
 // is kept to know it, is the change gate's (chosen once at start-up: see change-gate.ts).
-import { rvNewer } from '@podset/state';
 import { KIND } from '@podset/reconcile';
-import type { Admission, ChangeGate, StreamInfo } from './change-gate.ts';
+import type { Admission, ChangeGate, KeyedEvent, StreamInfo } from './change-gate.ts';
 import { keyFor, keysOf } from './keys.ts';
 import { eventRecord, type EventRecord } from './event-log.ts';
 import type { ListedPage, WatchEvent, WatchSink } from './watch-loop.ts';
@@ -12,11 +10,13 @@ import type { Logger } from './log.ts';
 
 /** What the watcher needs of the queue (@podset/queue's ReconcileQueue has it). */
 export interface ReconcileRequester {
-  request(key: string, opts: { source: 'live' | 'bulk'; delayMs?: number; rv?: string }): Promise<unknown>;
+  request(key: string, opts: { source: 'live' | 'bulk'; delayMs?: number }): Promise<unknown>;
 }
 
 export interface EventAppender {
   append(record: EventRecord): Promise<unknown>;
+  /** Appends records in order, in one call. */
+  appendMany(records: readonly EventRecord[]): Promise<unknown>;
 }
 
 export interface EnqueuerOptions {
@@ -31,14 +31,13 @@ export interface EnqueuerOptions {
   gate: ChangeGate;
 }
 
-interface FollowUp {
-  rv: string | undefined;
+interface Deferred {
   promise: Promise<void>;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
 
-function followUp(rv: string | undefined): FollowUp {
+function deferred(): Deferred {
   let resolve!: () => void;
   let reject!: (err: unknown) => void;
   const promise = new Promise<void>((res, rej) => {
@@ -46,7 +45,7 @@ function followUp(rv: string | undefined): FollowUp {
     reject = rej;
   });
   promise.catch(() => undefined); // callers observe it; never an unhandled rejection here
-  return { rv, promise, resolve, reject };
+  return { promise, resolve, reject };
 }
 
 export class Enqueuer implements WatchSink {
@@ -59,81 +58,120 @@ export class Enqueuer implements WatchSink {
   coalesced = 0;
   /** Events that changed nothing a plan reads (the operator's own status writes among them). */
   unchanged = 0;
+  /** Events that may change a plan, whose key's job was already waiting in the queue: nothing requested. */
+  covered = 0;
 
   constructor(options: EnqueuerOptions) {
     this.#o = options;
   }
 
   /**
-   * The watch loop calls this for events in order without waiting for each other, so: the event-log
-   * XADD is issued first (ioredis keeps call order on its connection, so the log stays in event order),
-   * and live requests for one key are coalesced — while a request for the key is in flight, later events
-   * for it share ONE follow-up request issued after it completes (carrying the newest RV). A follow-up is
-   * always issued after the event was seen, so no change can slip past a reconcile already under way.
+   * The watch loop calls this for events in order without waiting for each other. Events that arrive
+   * together (one read of the watch stream) are handled as one batch: the event-log records appended in
+   * one call, the gate asked once (with the projection: one fold call), and one live request per key
+   * however many of the batch's events owe one. Batches keep event order: each appends and asks the gate
+   * before the next one does (ioredis keeps call order on its connection). Live requests for one key are
+   * coalesced across batches too: while a request for the key is in flight, later events for it share ONE
+   * follow-up request issued after it completes. A follow-up is always issued after the event was seen,
+   * so no change can slip past a reconcile already under way. An event settles with its batch: when any
+   * part of the batch fails, every event of it fails and the watch re-delivers them.
    */
-  async event(ev: WatchEvent): Promise<void> {
-    const key = keyFor(ev.resource, ev.object);
-    const logged = this.#o.eventLog?.append(eventRecord(ev.resource, ev.type, ev.object));
-    if (key === undefined) this.unkeyed++;
-    let admission: Admission | undefined;
-    // Asked before the request: with the projection, the worker that takes it must find this event in the
-    // state it reads. Asked in event order (the gate records the event before it answers).
+  event(ev: WatchEvent): Promise<void> {
+    let batch = this.#batch;
+    if (batch === undefined) {
+      batch = { events: [], done: deferred() };
+      this.#batch = batch;
+      // Events of one read of the stream reach us in one turn of the event loop: take them all at once.
+      setImmediate(() => {
+        this.#batch = undefined;
+        this.#flush(batch!.events).then(batch!.done.resolve, batch!.done.reject);
+      });
+    }
+    batch.events.push(ev);
+    return batch.done.promise;
+  }
+
+  /** Events waiting for the next flush (see event). */
+  #batch: { events: WatchEvent[]; done: Deferred } | undefined;
+
+  async #flush(events: readonly WatchEvent[]): Promise<void> {
+    const keyed: KeyedEvent[] = [];
+    const records: EventRecord[] = [];
+    const seenAt = new Date().toISOString();
+    for (const ev of events) {
+      const key = keyFor(ev.resource, ev.object);
+      if (key === undefined) this.unkeyed++;
+      else keyed.push({ ev, key });
+      if (this.#o.eventLog !== undefined)
+        records.push(eventRecord(ev.resource, ev.type, ev.object, seenAt, key));
+      const name = ev.object.metadata?.name;
+      this.#o.logger.debug(
+        { stream: ev.stream, type: ev.type, kind: ev.resource, podset: key, name, rv: ev.rv },
+        'watch event',
+      );
+    }
+    // Issued first, so the log stays in event order across batches.
+    const logged = records.length > 0 ? this.#o.eventLog?.appendMany(records) : undefined;
+    let admissions: Admission[] | undefined;
+    // Asked before the requests: with the projection, the worker that takes one must find these events in
+    // the state it reads.
     const requested =
-      key === undefined
+      keyed.length === 0
         ? undefined
-        : this.#o.gate.admit(ev, key).then(async (a) => {
-            admission = a;
-            if (!a.owed) {
-              this.unchanged++;
-              return;
-            }
-            await this.#requestLive(key, ev.rv);
-            // Not recorded (Redis gone meanwhile): the next event of this object owes one more request.
-            await a.requested().catch(() => undefined);
+        : this.#o.gate.admit(keyed).then(async (answers) => {
+            admissions = answers;
+            const owedBy = new Map<string, Admission[]>();
+            answers.forEach((a, i) => {
+              if (!a.owed) {
+                if (a.covered === true) this.covered++;
+                else this.unchanged++;
+                return;
+              }
+              const key = keyed[i]!.key;
+              const owing = owedBy.get(key);
+              if (owing === undefined) owedBy.set(key, [a]);
+              else {
+                owing.push(a);
+                this.coalesced++;
+              }
+            });
+            await Promise.all(
+              [...owedBy].map(async ([key, owing]) => {
+                await this.#requestLive(key);
+                // Not recorded (Redis gone meanwhile): the next event of this object owes one more request.
+                await Promise.all(owing.map((a) => a.requested().catch(() => undefined)));
+              }),
+            );
           });
-    this.#o.logger.debug(
-      {
-        stream: ev.stream,
-        type: ev.type,
-        kind: ev.resource,
-        podset: key,
-        name: ev.object.metadata?.name,
-        rv: ev.rv,
-      },
-      'watch event',
-    );
     try {
       await Promise.all([logged, requested]);
     } catch (err) {
       await requested?.catch(() => undefined);
-      admission?.failed();
+      for (const a of admissions ?? []) a.failed();
       throw err;
     }
   }
 
   /** Live requests in flight per key, with the follow-up that later events for the key wait on. */
-  readonly #live = new Map<string, { again?: FollowUp }>();
+  readonly #live = new Map<string, { again?: Deferred }>();
 
-  #requestLive(key: string, rv: string | undefined): Promise<void> {
+  #requestLive(key: string): Promise<void> {
     const state = this.#live.get(key);
     if (state !== undefined) {
-      if (state.again === undefined) state.again = followUp(rv);
-      else if (rv !== undefined && rvNewer(rv, state.again.rv)) state.again.rv = rv;
+      state.again ??= deferred();
       this.coalesced++;
       return state.again.promise;
     }
-    const entry: { again?: FollowUp } = {};
+    const entry: { again?: Deferred } = {};
     this.#live.set(key, entry);
-    const sent = this.#o.queue
-      .request(key, { source: 'live', ...(rv === undefined ? {} : { rv }) })
-      .then(() => {
-        this.requested.live++;
-        this.#o.onEnqueued?.('live', 1);
-      });
+    const sent = this.#o.queue.request(key, { source: 'live' }).then(() => {
+      this.requested.live++;
+      this.#o.onEnqueued?.('live', 1);
+    });
     const next = () => {
       this.#live.delete(key);
       const again = entry.again;
-      if (again !== undefined) this.#requestLive(key, again.rv).then(again.resolve, again.reject);
+      if (again !== undefined) this.#requestLive(key).then(again.resolve, again.reject);
     };
     sent.then(next, next);
     return sent;

@@ -10,13 +10,15 @@ export function eventRecord(
   resource: Resource,
   type: string,
   obj: WatchedObject,
-  now: Date = new Date(),
+  now: Date | string = new Date(),
+  /** The object's key when the caller has it already (keyFor). */
+  key: string | undefined = keyFor(resource, obj),
 ): EventRecord {
   const record: EventRecord = {
-    t: now.toISOString(),
+    t: typeof now === 'string' ? now : now.toISOString(),
     type,
     kind: resource === 'pods' ? 'Pod' : KIND,
-    key: keyFor(resource, obj) ?? '',
+    key: key ?? '',
     name: obj.metadata?.name ?? '',
     rv: obj.metadata?.resourceVersion ?? '',
   };

@@ -5,10 +5,10 @@
 // what it did not see is swept. The projection is marked ready once every stream has relisted into it:
 // until then (a first start, or a Redis that lost its data) workers read the API.
 import type { FoldItem, FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/state';
-import type { Admission, ChangeGate, StreamInfo } from './change-gate.ts';
+import type { Admission, ChangeGate, KeyedEvent, StreamInfo } from './change-gate.ts';
 import type { WatchedObject } from './keys.ts';
 import type { Logger } from './log.ts';
-import type { ListedPage, WatchEvent } from './watch-loop.ts';
+import type { ListedPage } from './watch-loop.ts';
 
 export class Projector implements ChangeGate {
   readonly projection: Projection;
@@ -16,6 +16,8 @@ export class Projector implements ChangeGate {
   readonly #log: Logger;
   readonly #epochs = new Map<string, number>();
   readonly #relisted = new Set<string>();
+  /** Settles once the latest batch has issued its folds (see admit). */
+  #issuing: Promise<void> = Promise.resolve();
 
   constructor(projection: Projection, streams: readonly string[], log: Logger) {
     this.projection = projection;
@@ -29,17 +31,38 @@ export class Projector implements ChangeGate {
   }
 
   /**
-   * Folds the event before anything is requested. Folds are issued in event order on one connection, so
-   * they land in order. A request that fails is not recorded: the re-delivered event's fold owes it again.
+   * Folds the events before anything is requested, a batch in a few Redis calls. Batches are issued in
+   * order on one connection, so they land in order: the next batch issues its folds only once this one has
+   * issued its own, even when this one must read an epoch first. A request that fails is not recorded:
+   * the re-delivered event's fold owes it again.
    */
-  async admit(ev: WatchEvent, key: string): Promise<Admission> {
-    const epoch = await this.#epoch(ev.stream);
-    const type = ev.type as FoldType;
-    const fold =
-      ev.resource === 'pods'
-        ? await this.projection.foldPod(key, type, ev.object as ProjectedPod, epoch)
-        : await this.projection.foldPodSet(key, type, ev.object as ProjectedPodSet, epoch);
-    return { owed: fold.owed, requested: fold.requested, failed: () => undefined };
+  async admit(events: readonly KeyedEvent[]): Promise<Admission[]> {
+    const turn = this.#issuing.then(async () => {
+      const items: (FoldItem & { epoch: number })[] = [];
+      for (const { ev, key } of events) {
+        items.push({
+          key,
+          kind: ev.resource === 'pods' ? 'pod' : 'podset',
+          type: ev.type as FoldType,
+          object: ev.object as ProjectedPod | ProjectedPodSet,
+          epoch: this.#epochs.get(ev.stream) ?? (await this.#epoch(ev.stream)),
+        });
+      }
+      // Wrapped, so that `turn` settles once the folds are issued, not once they are answered.
+      return { folds: this.projection.foldEach(items) };
+    });
+    // The next batch issues its folds once this one has issued its own (not once they are answered).
+    this.#issuing = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    const folds = await (await turn).folds;
+    return folds.map((fold) => ({
+      owed: fold.owed,
+      ...(fold.covered === true ? { covered: true } : {}),
+      requested: fold.requested,
+      failed: () => undefined,
+    }));
   }
 
   async relistStarted(stream: string): Promise<void> {

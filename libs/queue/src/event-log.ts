@@ -93,12 +93,38 @@ export class EventLog {
     return id ?? '';
   }
 
+  /**
+   * Appends records in order in one Redis call (a burst of watch events: one script, not one XADD each).
+   * Returns their entry ids, in order.
+   */
+  async appendMany(records: readonly EventRecord[]): Promise<string[]> {
+    if (records.length === 0) return [];
+    const argv: string[] = [String(this.#maxLen)];
+    for (const record of records) {
+      const fields: string[] = [];
+      for (const [k, v] of Object.entries(record)) if (v !== undefined) fields.push(k, String(v));
+      argv.push(String(fields.length), ...fields);
+    }
+    return (await runScript(this.#redis, APPEND_MANY, [this.key], argv)) as string[];
+  }
+
   /** The newest `count` entries, newest first; entries that are not records are skipped. */
   async recent(count: number): Promise<EventLogEntry[]> {
     const entries = await this.#redis.xrevrange(this.key, '+', '-', 'COUNT', count);
     return entries.flatMap(([id, flat]) => parseEventEntry(id, flat) ?? []);
   }
 }
+
+/** KEYS[1] the stream. ARGV: MAXLEN, then per record its field count and fields. Returns the entry ids. */
+const APPEND_MANY = luaScript(`
+local maxLen, ids, i = ARGV[1], {}, 2
+while i <= #ARGV do
+  local n = tonumber(ARGV[i])
+  ids[#ids + 1] = redis.call('XADD', KEYS[1], 'MAXLEN', '~', maxLen, '*', unpack(ARGV, i + 1, i + n))
+  i = i + n + 1
+end
+return ids
+`);
 
 /**
  * KEYS[1] the stream. ARGV: the PodSet key, start id ('-' or '(' .. last id returned), chunk size.

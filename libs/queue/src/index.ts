@@ -70,3 +70,4 @@ export {
   type EventLogOptions,
 } from './event-log.ts';
 export { bullKeys, jobPrefixOf, BULLMQ_VERSION, type FinishedState } from './bull-keys.ts';
+export { LIVE_COVER_LUA } from './live-cover.ts';

@@ -87,3 +87,26 @@ test('the deleter removes exactly one PodSet key, in chunks', async () => {
     ['', 'other/web', 'default/web-2'],
   );
 });
+
+test('appendMany appends a batch in order in one call, the same records append writes one by one', async () => {
+  const log = new EventLog({ redis, key: 'test:events:many', maxLen: 1000 });
+  const podSet: EventRecord = {
+    t: pod.t,
+    type: 'ADDED',
+    kind: 'PodSet',
+    key: 'default/web',
+    name: 'web',
+    rv: '7',
+  };
+  const batch = [pod, podSet, { ...pod, rv: '43', deleting: undefined }, relist];
+  const ids = await log.appendMany(batch);
+  assert.equal(ids.length, 4);
+  assert.deepEqual(await log.appendMany([]), []);
+  const read = await log.recent(10);
+  assert.deepEqual(
+    read.map((e) => e.id),
+    [...ids].reverse(),
+  );
+  const { deleting: _, ...third } = { ...pod, rv: '43' };
+  assert.deepEqual(read.map(({ id: _id, ...r }) => r).reverse(), [pod, podSet, third, relist]);
+});

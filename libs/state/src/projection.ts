@@ -15,7 +15,7 @@
 // overwrites a newer state. After a relist, entries the relist did not see (objects deleted while
 // nobody watched) are swept by their epoch.
 import { parseKey } from '@podset/reconcile';
-import { luaScriptOf, runScript, type RedisClient } from './lua/script.ts';
+import { luaScriptOf, runScript, type LuaScript, type RedisClient } from './lua/script.ts';
 import {
   decodePod,
   encodePod,
@@ -46,6 +46,8 @@ export type FoldType = 'ADDED' | 'MODIFIED' | 'DELETED';
  */
 export interface Fold {
   owed: boolean;
+  /** foldEach only: a request was owed, and the key's job already waiting in the queue covers it. */
+  covered?: boolean;
   requested(): Promise<void>;
 }
 
@@ -113,16 +115,32 @@ export interface ProjectionOptions {
   queueName: string;
   /** How long a deleted object's tombstone holds back older events of it (default 5 minutes). */
   tombstoneTtlMs?: number;
+  /**
+   * The reconcile queue beside the projection, for foldEach: Lua defining `liveRequestCovered(jobPrefix,
+   * key)` (the queue's LIVE_COVER_LUA) and the queue's job prefix. Without it, foldEach covers nothing.
+   */
+  liveCover?: { lua: string; jobPrefix: string };
 }
+
+const NOTHING_COVERED_LUA = 'local function liveRequestCovered() return false end';
 
 export class Projection {
   readonly #client: RedisClient;
   readonly #tombstoneTtlMs: number;
+  readonly #foldEach: LuaScript;
+  readonly #jobPrefix: string;
   readonly base: string;
 
   constructor(opts: ProjectionOptions) {
     this.#client = opts.client;
     this.#tombstoneTtlMs = opts.tombstoneTtlMs ?? TOMBSTONE_TTL_MS;
+    this.#foldEach = luaScriptOf(
+      ...RULES,
+      lua('fold'),
+      opts.liveCover?.lua ?? NOTHING_COVERED_LUA,
+      lua('fold-each'),
+    );
+    this.#jobPrefix = opts.liveCover?.jobPrefix ?? '';
     this.base = `${opts.prefix}:${opts.queueName}:proj`;
   }
 
@@ -183,6 +201,34 @@ export class Projection {
       for (const n of out) owed.push(n === 1);
     }
     return owed;
+  }
+
+  /**
+   * Folds watch events in order, each at its own stream's epoch, FOLD_BATCH per Redis call: the calls are
+   * issued together (one connection keeps their order), so a burst of events costs a few round trips, not
+   * one each. Each event's answer, in order (see Fold); with `liveCover`, an owed request that the key's
+   * waiting job covers is recorded as requested in the same call and answered `covered`, not owed.
+   */
+  async foldEach(items: readonly (FoldItem & { epoch: number })[]): Promise<Fold[]> {
+    const calls = items.map((item) => this.#foldCall(item, item.epoch, {}));
+    const answers: Promise<unknown>[] = [];
+    for (let i = 0; i < calls.length; i += FOLD_BATCH) {
+      const chunk = calls.slice(i, i + FOLD_BATCH);
+      answers.push(
+        runScript(
+          this.#client,
+          this.#foldEach,
+          chunk.flatMap((c) => c.keys),
+          [String(chunk.length), this.#jobPrefix, ...chunk.flatMap((c) => c.argv)],
+        ),
+      );
+    }
+    const out = ((await Promise.all(answers)) as number[][]).flat();
+    return calls.map((c, i) =>
+      out[i] === 2
+        ? { owed: false, covered: true, requested: c.requested }
+        : { owed: out[i] === 1, requested: c.requested },
+    );
   }
 
   /** One object's fold: its script keys and arguments, and how to record its request. */

@@ -398,3 +398,53 @@ test('a relist that no longer lists a pod ends what a worker awaited of it', asy
   assert.equal(await p.sweep('pod', undefined, epoch), 1);
   assert.deepEqual((await p.read('ns/web'))?.pending, []);
 });
+
+test('foldEach (a burst of watch events) answers and leaves what one fold per event does, each at its own epoch', async () => {
+  const one = await projection();
+  const each = await projection();
+  // Over two Redis calls: 150 pods shown, then some of them changed, one deleted, the PodSet re-specced.
+  const items: (FoldItem & { epoch: number })[] = [
+    { key: 'ns/web', kind: 'podset', type: 'ADDED', object: podset('1', 1), epoch: 2 },
+  ];
+  for (let i = 0; i < 150; i++)
+    items.push({ key: 'ns/web', kind: 'pod', type: 'ADDED', object: pod(`p${i}`, String(10 + i)), epoch: 1 });
+  items.push({
+    key: 'ns/web',
+    kind: 'pod',
+    type: 'MODIFIED',
+    object: pod('p0', '900', { ready: true }),
+    epoch: 1,
+  });
+  items.push({ key: 'ns/web', kind: 'pod', type: 'MODIFIED', object: pod('p2', '5'), epoch: 1 }); // older: ignored
+  items.push({ key: 'ns/web', kind: 'pod', type: 'DELETED', object: pod('p1', '901'), epoch: 1 });
+  items.push({
+    key: 'ns/web',
+    kind: 'podset',
+    type: 'MODIFIED',
+    object: podset('902', 1, { replicas: 3 }),
+    epoch: 2,
+  });
+  items.push({ key: 'ns/web', kind: 'podset', type: 'MODIFIED', object: podset('903', 2), epoch: 2 });
+  const owedOne: boolean[] = [];
+  for (const it of items) {
+    const f =
+      it.kind === 'pod'
+        ? await one.foldPod(it.key, it.type, it.object as ProjectedPod, it.epoch)
+        : await one.foldPodSet(it.key, it.type, it.object as ProjectedPodSet, it.epoch);
+    owedOne.push(f.owed);
+  }
+  const folds = await each.foldEach(items);
+  assert.deepEqual(
+    folds.map((f) => f.owed),
+    owedOne,
+  );
+  assert.ok(
+    owedOne.includes(false) && owedOne.includes(true),
+    'the case holds folds that owe and folds that do not',
+  );
+  assert.deepEqual(await each.read('ns/web'), await one.read('ns/web'));
+  // Each answer records its own request: once recorded, the same event owes nothing.
+  await folds.at(-1)!.requested();
+  const again = await each.foldEach([items.at(-1)!]);
+  assert.equal(again[0]!.owed, false);
+});
