@@ -210,44 +210,49 @@ export class Projection {
    * waiting job covers is recorded as requested in the same call and answered `covered`, not owed.
    */
   async foldEach(items: readonly (FoldItem & { epoch: number })[]): Promise<Fold[]> {
-    const calls = items.map((item) => this.#foldCall(item, item.epoch, {}));
+    const encoded = items.map((item) => this.#encode(item));
     const answers: Promise<unknown>[] = [];
-    for (let i = 0; i < calls.length; i += FOLD_BATCH) {
-      const chunk = calls.slice(i, i + FOLD_BATCH);
-      answers.push(
-        runScript(
-          this.#client,
-          this.#foldEach,
-          chunk.flatMap((c) => c.keys),
-          [String(chunk.length), this.#jobPrefix, ...chunk.flatMap((c) => c.argv)],
-        ),
-      );
+    const shared = [this.#jobPrefix, this.base, String(Date.now()), String(this.#tombstoneTtlMs)];
+    for (let i = 0; i < items.length; i += FOLD_BATCH) {
+      const argv = [String(Math.min(FOLD_BATCH, items.length - i)), ...shared];
+      for (let j = i; j < Math.min(i + FOLD_BATCH, items.length); j++) {
+        const item = items[j]!;
+        const e = encoded[j]!;
+        const rv = item.object.metadata.resourceVersion ?? '';
+        argv.push(item.kind, item.type, e.field, String(item.epoch), rv, e.digest, e.payload, item.key);
+      }
+      answers.push(runScript(this.#client, this.#foldEach, [this.indexKey], argv));
     }
     const out = ((await Promise.all(answers)) as number[][]).flat();
-    return calls.map((c, i) =>
-      out[i] === 2
-        ? { owed: false, covered: true, requested: c.requested }
-        : { owed: out[i] === 1, requested: c.requested },
-    );
+    return items.map((item, i) => {
+      const requested = () => this.#recordRequested(item, encoded[i]!);
+      return out[i] === 2 ? { owed: false, covered: true, requested } : { owed: out[i] === 1, requested };
+    });
+  }
+
+  /** What a fold stores of an object: its field in the key's state, its payload, its plan inputs' digest. */
+  #encode(item: FoldItem): { field: string; payload: string; digest: string } {
+    if (item.kind === 'pod') {
+      const pod = item.object as ProjectedPod;
+      const { fields, inputs } = encodePod(pod);
+      return { field: pod.metadata.name ?? '', payload: fields, digest: inputsDigest(inputs) };
+    }
+    const trimmed = trimPodSet(item.object as ProjectedPodSet);
+    const inputs = podSetInputs(trimmed.metadata);
+    return { field: '@ps', payload: JSON.stringify(trimmed), digest: inputsDigest(inputs) };
+  }
+
+  /** Records that the request a fold owed went through (see Fold). */
+  async #recordRequested(item: FoldItem, e: { field: string; digest: string }): Promise<void> {
+    const key = this.keys(item.key).requested;
+    if (item.type === 'DELETED') await this.#client.hdel(key, e.field);
+    else await this.#client.hset(key, e.field, e.digest);
   }
 
   /** One object's fold: its script keys and arguments, and how to record its request. */
   #foldCall(item: FoldItem, epoch: number, opts: FoldOptions): FoldCall {
     const k = this.keys(item.key);
-    let field: string;
-    let payload: string;
-    let inputs: string;
-    if (item.kind === 'pod') {
-      const pod = item.object as ProjectedPod;
-      ({ fields: payload, inputs } = encodePod(pod));
-      field = pod.metadata.name ?? '';
-    } else {
-      const trimmed = trimPodSet(item.object as ProjectedPodSet);
-      payload = JSON.stringify(trimmed);
-      inputs = podSetInputs(trimmed.metadata);
-      field = '@ps';
-    }
-    const digest = inputsDigest(inputs);
+    const e = this.#encode(item);
     return {
       keys:
         item.kind === 'pod'
@@ -256,20 +261,17 @@ export class Projection {
       argv: [
         item.kind,
         item.type,
-        field,
+        e.field,
         String(epoch),
         item.object.metadata.resourceVersion ?? '',
-        digest,
-        payload,
+        e.digest,
+        e.payload,
         item.key,
         opts.requestedAnyway === true ? '1' : '0',
         String(Date.now()),
         String(this.#tombstoneTtlMs),
       ],
-      requested: async () => {
-        if (item.type === 'DELETED') await this.#client.hdel(k.requested, field);
-        else await this.#client.hset(k.requested, field, digest);
-      },
+      requested: () => this.#recordRequested(item, e),
     };
   }
 

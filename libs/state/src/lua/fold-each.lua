@@ -1,14 +1,23 @@
--- A burst of watch events in one call: ARGV[1] = n, ARGV[2] = the reconcile queue's job prefix ('' when
--- none is given), then the rest of ARGV in elevens and KEYS in fives, per event as FOLD takes them.
+-- A burst of watch events in one call. KEYS[1] the index of keys with entries. ARGV: n, the reconcile
+-- queue's job prefix ('' when none is given), the projection's base, now (ms), the tombstone's ttl (ms),
+-- then per event in eights: kind, type, field, epoch, rv, inputs digest, payload, the PodSet key. Each
+-- event's keys are the PodSet key's under the base (the same Redis Cluster slot: the base is hash-tagged),
+-- spelled as Projection.keys spells them: sending them with every event would be most of the bytes.
 -- Returns per event, in order: 0 owes nothing, 1 owes a reconcile request, 2 owed one that the key's job
 -- already waiting in the queue covers (liveRequestCovered): recorded as requested here, atomically with
 -- the fold, so the worker that takes that job reads this event's state and nothing more is requested.
 -- Uses fold (fold.lua) and liveRequestCovered (given by the queue; without one, nothing is covered).
-local n, jobPrefix, out, covered = tonumber(ARGV[1]), ARGV[2], {}, {}
+local n, jobPrefix, base, now, ttl = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local out, covered = {}, {}
 for i = 0, n - 1 do
-  local K, A = {}, {}
-  for j = 1, 5 do K[j] = KEYS[i * 5 + j] end
-  for j = 1, 11 do A[j] = ARGV[2 + i * 11 + j] end
+  local o = 5 + i * 8
+  local kind, key = ARGV[o + 1], ARGV[o + 8]
+  local ps, pods, exp, req = base .. ':ps:' .. key, base .. ':pods:' .. key, base .. ':exp:' .. key,
+    base .. ':req:' .. key
+  local K
+  if kind == 'pod' then K = { pods, exp, KEYS[1], req, ps } else K = { ps, exp, KEYS[1], req, pods } end
+  local A = { kind, ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6], ARGV[o + 7], key, '0', now,
+    ttl }
   local owed = fold(K, A)
   if owed == 1 and jobPrefix ~= '' then
     local key = A[8]
