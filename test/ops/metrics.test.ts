@@ -158,6 +158,23 @@ test('metrics and probes of watcher, worker and dashboard', { timeout: 300_000 }
     const leader = leaders[0] === 1 ? m0! : m1!;
     assert.ok(sum(leader, 'podset_watch_events_total', { resource: 'pods' }) >= 8, 'pod events');
     assert.ok(sum(leader, 'podset_watch_events_total', { resource: 'podsets' }) >= 1, 'PodSet events');
+    // Every event counted by what it came to, once: the outcomes add up to the events (an event is counted
+    // as received before it is admitted, so the two agree once the watcher has handled what it received).
+    const leaderUrl = leaders[0] === 1 ? watcherUrls[0]! : watcherUrls[1]!;
+    let outcomes = '';
+    await waitFor('event outcomes add up to the events', async () => {
+      const m = await scrape(`${leaderUrl}/metrics`);
+      const events = ['ADDED', 'MODIFIED', 'DELETED'].reduce(
+        (n, type) => n + sum(m, 'podset_watch_events_total', { type }),
+        0,
+      );
+      outcomes = `${sum(m, 'podset_watch_event_outcomes_total')} outcomes, ${events} events`;
+      return sum(m, 'podset_watch_event_outcomes_total') === events;
+    }).catch((err: unknown) => assert.fail(`${String(err)}: ${outcomes}`));
+    assert.ok(
+      sum(leader, 'podset_watch_event_outcomes_total', { outcome: 'requested' }) >= 1,
+      'live requests',
+    );
     const restarts = samples(leader, 'podset_watch_restarts_total');
     assert.ok(
       restarts.every((s) => s.labels.reason !== undefined && s.labels.reason !== ''),

@@ -156,6 +156,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
         logger: log,
         hooks: metrics.hooks,
         onEnqueued: metrics.onEnqueued,
+        onEventOutcomes: metrics.onEventOutcomes,
         gate,
         watchDataLoss: async (onLoss) => {
           const detector = new DataLossDetector({ redis, key: keys.sentinel, logger: log, onLoss });

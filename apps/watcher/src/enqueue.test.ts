@@ -316,3 +316,52 @@ test('a batch: one request per owing key, every owing event recorded as requeste
     'failed default/api@2',
   ]);
 });
+
+test('what each event came to is counted: requested, coalesced, covered, unchanged, unkeyed', async () => {
+  const queue = new ManualQueue();
+  const answers: Record<string, { owed: boolean; covered?: boolean }> = {
+    '1': { owed: true },
+    '2': { owed: true },
+    '3': { owed: false, covered: true },
+    '4': { owed: false },
+    '5': { owed: true },
+  };
+  const gate: ChangeGate = {
+    ...scriptedGate(() => true).gate,
+    admit: async (events) =>
+      events.map(({ ev }) => ({
+        ...answers[ev.rv!]!,
+        requested: async () => undefined,
+        failed: () => undefined,
+      })),
+  };
+  const seen: Record<string, number> = {};
+  const enq = new Enqueuer({
+    queue,
+    logger: silentLogger,
+    gate,
+    onEventOutcomes: (counts) => {
+      for (const [k, n] of Object.entries(counts)) seen[k] = (seen[k] ?? 0) + n;
+    },
+  });
+  const stray: WatchEvent = {
+    ...podSetEvent('x', '9'),
+    resource: 'pods',
+    object: { metadata: { name: 'p' } },
+  };
+  const first = [1, 2, 3, 4].map((rv) => enq.event(podSetEvent('web', String(rv))));
+  first.push(enq.event(stray));
+  await tick();
+  await tick();
+  const second = enq.event(podSetEvent('web', '5')); // web's request is still in flight: a follow-up
+  await tick();
+  await tick();
+  assert.deepEqual(seen, { requested: 1, coalesced: 2, covered: 1, unchanged: 1, unkeyed: 1 });
+  queue.calls[0]!.settle();
+  await Promise.all(first);
+  await tick();
+  queue.calls[1]!.settle();
+  await second;
+  assert.equal(queue.calls.length, 2, 'the first request, and one follow-up');
+  assert.deepEqual([enq.unkeyed, enq.coalesced, enq.covered, enq.unchanged], [1, 2, 1, 1]);
+});

@@ -25,11 +25,20 @@ export interface EnqueuerOptions {
   logger: Logger;
   /** Called after requests were made (for metrics). */
   onEnqueued?: (source: 'live' | 'bulk', count: number) => void;
+  /** What a batch of watch events came to, by outcome (for metrics). */
+  onEventOutcomes?: (outcomes: Readonly<Record<EventOutcome, number>>) => void;
   /** Parallel requests while enqueuing a relist page. Default 32. */
   bulkConcurrency?: number;
   /** Records each event and answers whether it owes a reconcile (the projection, or the API fallback's filter). */
   gate: ChangeGate;
 }
+
+/**
+ * What a watch event came to: `requested` it made a live request; `coalesced` it shared one with another
+ * event of its key; `covered` the key's job already waiting covered it; `unchanged` it changed nothing a
+ * plan reads (the operator's own status writes among them); `unkeyed` it concerns no PodSet.
+ */
+export type EventOutcome = 'requested' | 'coalesced' | 'covered' | 'unchanged' | 'unkeyed';
 
 interface Deferred {
   promise: Promise<void>;
@@ -98,9 +107,10 @@ export class Enqueuer implements WatchSink {
     const keyed: KeyedEvent[] = [];
     const records: EventRecord[] = [];
     const seenAt = new Date().toISOString();
+    let unkeyed = 0;
     for (const ev of events) {
       const key = keyFor(ev.resource, ev.object);
-      if (key === undefined) this.unkeyed++;
+      if (key === undefined) unkeyed++;
       else keyed.push({ ev, key });
       if (this.#o.eventLog !== undefined)
         records.push(eventRecord(ev.resource, ev.type, ev.object, seenAt, key));
@@ -110,6 +120,7 @@ export class Enqueuer implements WatchSink {
         'watch event',
       );
     }
+    if (unkeyed > 0) this.#count({ unkeyed });
     // Issued first, so the log stays in event order across batches.
     const logged = records.length > 0 ? this.#o.eventLog?.appendMany(records) : undefined;
     let admissions: Admission[] | undefined;
@@ -120,21 +131,25 @@ export class Enqueuer implements WatchSink {
         ? undefined
         : this.#o.gate.admit(keyed).then(async (answers) => {
             admissions = answers;
+            const tally = { requested: 0, coalesced: 0, covered: 0, unchanged: 0 };
             const owedBy = new Map<string, Admission[]>();
             answers.forEach((a, i) => {
               if (!a.owed) {
-                if (a.covered === true) this.covered++;
-                else this.unchanged++;
+                tally[a.covered === true ? 'covered' : 'unchanged']++;
                 return;
               }
               const key = keyed[i]!.key;
               const owing = owedBy.get(key);
-              if (owing === undefined) owedBy.set(key, [a]);
-              else {
+              if (owing === undefined) {
+                owedBy.set(key, [a]);
+                // A key whose request is in flight gets a follow-up shared with later events (#requestLive).
+                tally[this.#live.has(key) ? 'coalesced' : 'requested']++;
+              } else {
                 owing.push(a);
-                this.coalesced++;
+                tally.coalesced++;
               }
             });
+            this.#count(tally);
             await Promise.all(
               [...owedBy].map(async ([key, owing]) => {
                 await this.#requestLive(key);
@@ -152,6 +167,21 @@ export class Enqueuer implements WatchSink {
     }
   }
 
+  #count(tally: Partial<Record<EventOutcome, number>>): void {
+    this.unkeyed += tally.unkeyed ?? 0;
+    this.coalesced += tally.coalesced ?? 0;
+    this.covered += tally.covered ?? 0;
+    this.unchanged += tally.unchanged ?? 0;
+    this.#o.onEventOutcomes?.({
+      requested: 0,
+      coalesced: 0,
+      covered: 0,
+      unchanged: 0,
+      unkeyed: 0,
+      ...tally,
+    });
+  }
+
   /** Live requests in flight per key, with the follow-up that later events for the key wait on. */
   readonly #live = new Map<string, { again?: Deferred }>();
 
@@ -159,7 +189,6 @@ export class Enqueuer implements WatchSink {
     const state = this.#live.get(key);
     if (state !== undefined) {
       state.again ??= deferred();
-      this.coalesced++;
       return state.again.promise;
     }
     const entry: { again?: Deferred } = {};

@@ -1,6 +1,7 @@
 // The watcher's Prometheus metrics (prom-client). Counters live here, not in the per-term objects, so
 // they keep counting across leadership terms. Names and labels shared with apps/worker where they
 // overlap (podset_kube_requests_total, podset_kube_rate_limiter_wait_seconds_total).
+import type { EventOutcome } from './enqueue.ts';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RequestRecord } from '@podset/kube';
 import { appRegistry, kubeRequestMetrics, queueDepthGauge } from '@podset/runtime';
@@ -36,6 +37,7 @@ export interface WatcherMetrics {
   registry: Registry;
   hooks: WatchHooks;
   onEnqueued(source: 'live' | 'bulk', count: number): void;
+  onEventOutcomes(counts: Readonly<Record<EventOutcome, number>>): void;
   onRequest(record: RequestRecord): void;
   setLeader(leading: boolean): void;
   /** A scrape-time reading of the queue's job counts by BullMQ state (rejects: no samples). */
@@ -74,6 +76,14 @@ export function createWatcherMetrics(): WatcherMetrics {
     labelNames: ['source'],
     registers: [registry],
   });
+  const outcomes = new Counter({
+    name: 'podset_watch_event_outcomes_total',
+    help:
+      'Watch events by what they came to: requested (a live request), coalesced (shared one), covered ' +
+      "(the key's job already waiting), unchanged (nothing a plan reads), unkeyed (no PodSet)",
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   const onRequest = kubeRequestMetrics(registry);
   return {
     registry,
@@ -83,6 +93,9 @@ export function createWatcherMetrics(): WatcherMetrics {
       relisted: (resource, cause) => relists.inc({ resource, reason: relistLabel(cause) }),
     },
     onEnqueued: (source, count) => enqueued.inc({ source }, count),
+    onEventOutcomes: (counts) => {
+      for (const [outcome, n] of Object.entries(counts)) if (n > 0) outcomes.inc({ outcome }, n);
+    },
     onRequest,
     setLeader: (leading) => leader.set(leading ? 1 : 0),
     setQueueDepth: (queue, read) => queueDepthGauge(registry, queue, read),

@@ -4,7 +4,7 @@
 import type { WatchApi } from './kube-api.ts';
 import type { Resource } from './keys.ts';
 import type { Logger } from './log.ts';
-import { Enqueuer, type EventAppender, type ReconcileRequester } from './enqueue.ts';
+import { Enqueuer, type EventAppender, type EventOutcome, type ReconcileRequester } from './enqueue.ts';
 import { listPodSetKeys, Resync } from './resync.ts';
 import {
   newCounters,
@@ -32,6 +32,8 @@ export interface WatcherOptions {
   logger: Logger;
   hooks?: WatchHooks;
   onEnqueued?: (source: 'live' | 'bulk', count: number) => void;
+  /** What watch events came to, a batch at a time (see EventOutcome). */
+  onEventOutcomes?: (outcomes: Readonly<Record<EventOutcome, number>>) => void;
   /** Starts the data-loss check; calls onLoss when Redis lost its data; returns a stop function. */
   watchDataLoss?: (onLoss: () => void) => Promise<() => void>;
   /**
@@ -63,6 +65,7 @@ export class Watcher {
       gate: this.gate,
       ...(options.eventLog === undefined ? {} : { eventLog: options.eventLog }),
       ...(options.onEnqueued === undefined ? {} : { onEnqueued: options.onEnqueued }),
+      ...(options.onEventOutcomes === undefined ? {} : { onEventOutcomes: options.onEventOutcomes }),
     });
     this.loops = RESOURCES.flatMap((resource) =>
       scopes.map(
