@@ -3,7 +3,8 @@
 // time, collapse, requeue-after, per-key backoff); the same planner as the operator (libs/reconcile);
 // reconciles read the informer caches, never the API; expectations keep a lagging cache from causing
 // a second round of creates or deletes. It is the yardstick for the operator, so it is written to be
-// correct under the same conditions, not merely fast.
+// correct under the same conditions, not merely fast — and it makes the same API writes, the Kubernetes
+// Events included (the worker's own recorder), so that the two are compared on equal work.
 import { makeInformer, type Informer, type KubeConfig, type ObjectCache } from '@kubernetes/client-node';
 import { isConflict, isNotFound, type Kube, type Pod as WirePod, type PodSetWire } from '@podset/kube';
 import {
@@ -22,6 +23,7 @@ import {
   type PodSetStatus,
 } from '@podset/reconcile';
 import { executeCreates, executeDeletes } from '../../apps/worker/src/executor.ts';
+import type { EventRecorder, InvolvedPodSet } from '../../apps/worker/src/events.ts';
 import { rvMax } from '@podset/state';
 import { Expectations } from './expectations.ts';
 import { WorkQueue } from './workqueue.ts';
@@ -35,6 +37,8 @@ export interface PeerOptions {
   concurrency: number;
   /** Largest slow-start batch of creates; deletes run this many at a time. */
   createBurst: number;
+  /** Records the Events the worker records (SuccessfulCreate, FailedCreate, …, and the planner's). */
+  events: EventRecorder;
   expectationsTtlMs?: number;
   onError?: (key: string, err: unknown) => void;
 }
@@ -172,7 +176,8 @@ export function createPeer(o: PeerOptions): Peer {
     const owned = pods.list(ns).filter((p) => isControlledBy(p as unknown as Pod, ps)) as unknown as Pod[];
     const plan = reconcile(ps, owned, new Date());
     if (plan.finalizer === 'add') podset = await setFinalizer(key, podset, true);
-    const failure = await execute(key, plan);
+    const failure = await execute(key, involvedOf(podset), plan);
+    for (const e of plan.events) await o.events.record(involvedOf(podset), e.type, e.reason, e.message);
     if (failure !== undefined) {
       const settled = settle(plan, ps.status, { failure }, new Date());
       if (settled.write) await writeStatus(key, podset, settled.status);
@@ -187,7 +192,11 @@ export function createPeer(o: PeerOptions): Peer {
     return plan.requeue?.afterMs;
   }
 
-  async function execute(key: string, plan: Plan): Promise<{ reason: string; message: string } | undefined> {
+  async function execute(
+    key: string,
+    involved: InvolvedPodSet,
+    plan: Plan,
+  ): Promise<{ reason: string; message: string } | undefined> {
     let failure: { reason: string; message: string } | undefined;
     if (plan.creates.length > 0) {
       expectations.expectCreations(key, plan.creates.length);
@@ -198,11 +207,21 @@ export function createPeer(o: PeerOptions): Peer {
       );
       // Creates that failed or were not attempted will never show up in the cache.
       expectations.creationObserved(key, plan.creates.length - outcome.created.length);
+      if (outcome.created.length > 0) {
+        const names = outcome.created.map((p) => p.metadata.name).join(', ');
+        await o.events.record(
+          involved,
+          'Normal',
+          'SuccessfulCreate',
+          `Created pod${plural(outcome.created.length)}: ${names}`,
+        );
+      }
       if (outcome.failure !== undefined) {
         failure = {
           reason: 'FailedCreate',
           message: `${outcome.failure.failed + outcome.skipped} of ${plan.creates.length} pod creates failed`,
         };
+        await o.events.record(involved, 'Warning', 'FailedCreate', failure.message);
       }
     }
     if (plan.deletes.length > 0) {
@@ -214,6 +233,17 @@ export function createPeer(o: PeerOptions): Peer {
       // Already gone, or not deleted: no event will come for these.
       for (const d of outcome.alreadyGone) expectations.deletionObserved(key, d.uid);
       for (const f of outcome.failed) expectations.deletionObserved(key, f.deletion.uid);
+      if (outcome.deleted.length > 0) {
+        const names = outcome.deleted.map((d) => d.name).join(', ');
+        await o.events.record(
+          involved,
+          'Normal',
+          'SuccessfulDelete',
+          `Deleted pod${plural(outcome.deleted.length)}: ${names}`,
+        );
+      }
+      for (const f of outcome.failed.slice(0, 3))
+        await o.events.record(involved, 'Warning', 'FailedDelete', `Error deleting pod ${f.deletion.name}`);
       if (outcome.failed.length > 0) {
         failure ??= {
           reason: 'FailedDelete',
@@ -278,4 +308,19 @@ function splitKey(key: string): [string, string] {
   const ref = parseKey(key);
   if (ref === undefined) throw new Error(`key ${JSON.stringify(key)} is not "namespace/name"`);
   return [ref.namespace, ref.name];
+}
+
+function involvedOf(podset: PodSetWire): InvolvedPodSet {
+  return {
+    namespace: podset.metadata.namespace ?? '',
+    name: podset.metadata.name ?? '',
+    uid: podset.metadata.uid ?? '',
+    ...(podset.metadata.resourceVersion !== undefined
+      ? { resourceVersion: podset.metadata.resourceVersion }
+      : {}),
+  };
+}
+
+function plural(n: number): string {
+  return n === 1 ? '' : 's';
 }

@@ -3,6 +3,8 @@
 // it; on the way out it prints one line `peer-stats {"reconciles":…,"failures":…}` for the bench.
 import { KubeConfig } from '@kubernetes/client-node';
 import { createKube } from '@podset/kube';
+import { pino } from 'pino';
+import { createEventRecorder } from '../../apps/worker/src/events.ts';
 import { createPeer } from './controller.ts';
 
 const env = (name: string, fallback: number): number => {
@@ -26,6 +28,8 @@ const peer = createPeer({
   ...(namespace !== undefined && namespace !== '' ? { namespace } : {}),
   concurrency: Math.max(1, env('PEER_CONCURRENCY', 16)),
   createBurst: Math.max(1, env('CREATE_BURST', 64)),
+  // The worker's recorder with the worker's default (every Event): the same writes as the operator's.
+  events: createEventRecorder({ kube, log: pino({ level: 'warn' }), instance: 'peer' }),
   onError: (key, err) => console.error(`peer: ${key}: ${err instanceof Error ? err.message : String(err)}`),
 });
 

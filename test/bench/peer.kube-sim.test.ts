@@ -7,6 +7,8 @@ import { createKube, loadKubeConfig, ResourceClient, type Kube, type KubeObject 
 import { startKubeSim, type KubeSim } from '@podset/kube-sim';
 import { waitFor } from '@podset/testkit';
 import { API_VERSION, KIND, NAME_LABEL, podSetCrd } from '@podset/reconcile';
+import { pino } from 'pino';
+import { createEventRecorder } from '../../apps/worker/src/events.ts';
 import { createPeer, type Peer } from '../../bench/peer/controller.ts';
 
 const NS = 'default';
@@ -34,6 +36,7 @@ before(async () => {
     namespace: NS,
     concurrency: 4,
     createBurst: 4,
+    events: createEventRecorder({ kube, log: pino({ level: 'silent' }), instance: 'peer-test' }),
     onError: (key, err) => errors.push(`${key}: ${String(err)}`),
   });
   await peer.start();
@@ -82,6 +85,15 @@ test('PodSets converge with exactly one create per replica, then scale down', as
     'no create failed',
   );
   assert.equal(creates.length, 3 + 7 + 12, 'no over-create');
+  // The same Events as the operator records (equal work): one per PodSet's creates, naming the pods.
+  const events = await kube.events.list(NS);
+  for (const name of Object.keys(sizes)) {
+    const created = events.items.filter(
+      (e) => e.involvedObject.name === name && e.reason === 'SuccessfulCreate',
+    );
+    assert.ok(created.length >= 1, `${name}: a SuccessfulCreate Event`);
+    assert.match(created[0]!.message ?? '', new RegExp(`^Created pods?: ${name}-`));
+  }
 
   const ps = await kube.podSets.get(NS, 'peer-c');
   await kube.podSets.patch(NS, 'peer-c', { spec: { replicas: 4 } } as never);
@@ -89,6 +101,11 @@ test('PodSets converge with exactly one create per replica, then scale down', as
   await waitFor('peer-c scaled down', () => converged('peer-c', 4), 30_000);
   const deletes = sim.audit.query({ verb: 'delete', resource: 'pods' });
   assert.equal(deletes.length, 12 - 4, 'exactly the surplus deleted');
+  await waitFor('a SuccessfulDelete Event', async () =>
+    (await kube.events.list(NS)).items.some(
+      (e) => e.involvedObject.name === 'peer-c' && e.reason === 'SuccessfulDelete',
+    ),
+  );
   assert.equal(sim.audit.query({ verb: 'create', resource: 'pods' }).length, 22, 'no create on scale down');
   assert.ok(peer.stats().reconciles > 0);
 });
