@@ -110,3 +110,13 @@ test('appendMany appends a batch in order in one call, the same records append w
   const { deleting: _, ...third } = { ...pod, rv: '43' };
   assert.deepEqual(read.map(({ id: _id, ...r }) => r).reverse(), [pod, podSet, third, relist]);
 });
+
+test('appendMany keeps the log near its cap (trimmed once per batch, approximately, as MAXLEN ~ does)', async () => {
+  const log = new EventLog({ redis, key: 'test:events:capped', maxLen: 500 });
+  for (let b = 0; b < 30; b++)
+    await log.appendMany(Array.from({ length: 100 }, (_, i) => ({ ...pod, rv: String(b * 100 + i) })));
+  const length = await redis.xlen('test:events:capped');
+  // Approximate trimming removes whole stream nodes (100 entries each by default) only.
+  assert.ok(length >= 500 && length <= 700, `3,000 appended, ${length} kept`);
+  assert.equal((await log.recent(1))[0]?.rv, '2999', 'the newest kept');
+});
