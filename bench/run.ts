@@ -3,7 +3,7 @@
 //   converge          N PodSets × R replicas with W workers × C concurrency, against the limit (direct creates)
 //   latency           a steady stream of watch events/s: watch event → reconcile start, p50/p99
 //   scaling           throughput with 1, 2 and 4 worker processes when kube-sim adds 20 ms per request
-//   footprint         watcher RSS with 1k and with 100k pods under watch
+//   footprint         watcher RSS with 1k and with 100k pods under watch; a fresh relist, projection ÷ api
 //   live-before-bulk  a user's scale change while a 10k-PodSet resync is queued, against an idle queue
 //   all               every scenario, one after the other
 //
@@ -29,7 +29,8 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
   --event podset-label|pod-annotation   (latency: what each event patches; default podset-label, as the
                           projection requests nothing for an annotation; pod-annotation with --state-source api)
   --pods N --podsets N    (footprint: the large count and the PodSets they belong to; default 100000, 100;
-                          it also measures the projection's Redis memory, except with --state-source api)
+                          except with --state-source api it also measures the projection's Redis memory and
+                          relists the same pods in API mode too, for the relist ratio)
   --resync N              (live-before-bulk: PodSets in the resync; default 10000)
   --plot FILE             (converge: SVG of pods converged over time; default docs/perf-converge.svg, none with --smoke)
   --json FILE             where to write the JSON (default bench/results/<scenario>-<time>.json)

@@ -187,6 +187,13 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
     const histCount = bucket('+Inf');
     const within50 = histCount > 0 ? bucket('0.05') / histCount : NaN;
     const eventsPerReconcile = events.length / Math.max(1, starts.length);
+    // Issue 21's goal is stated at 1,000 events/s: judged when that was asked for and the bench sent at
+    // least 95 % of it (a slower send would test an easier load); a lower --rate shows the target, unjudged.
+    const sentRate = events.length / sendSeconds;
+    const p99Goal =
+      o.rate >= 1000
+        ? { target: '≤ 50 ms at 1,000 events/s', met: p99 <= 50 && sentRate >= 950 }
+        : { target: '≤ 50 ms at 1,000 events/s (not this rate)' };
     const rows = [
       {
         figure: `watch events sent (${o.event === 'pod-annotation' ? 'pod annotation' : 'PodSet label'} patches)`,
@@ -197,9 +204,8 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
       { figure: 'event → reconcile start p50', value: `${fmt(p50, 1)} ms` },
       {
         figure: 'event → reconcile start p99',
-        value: `${fmt(p99, 1)} ms`,
-        target: '≤ 50 ms',
-        met: p99 <= 50,
+        value: `${fmt(p99, 1)} ms (${fmt(sentRate)} events/s sent)`,
+        ...p99Goal,
       },
       { figure: 'event → reconcile start max', value: `${fmt(lat.at(-1) ?? NaN, 1)} ms` },
       { figure: 'worker histogram: starts ≤ 50 ms', value: `${fmt(within50 * 100, 1)} %` },
@@ -230,6 +236,7 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
         p99,
         max: lat.at(-1),
         eventsPerReconcile,
+        sentRate,
         histogram: { count: histCount, within50ms: within50 },
         late,
         unserved,
