@@ -72,10 +72,22 @@ export async function startTracing(
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new NodeTracerProvider({
     resource,
-    spanProcessors: [new BatchSpanProcessor(new exporterModule.OTLPTraceExporter())],
+    spanProcessors: [new BatchSpanProcessor(new exporterModule.OTLPTraceExporter({ url: tracesUrl(env) }))],
   });
   provider.register();
   return { tracer: trace.getTracer(serviceName), protocol, shutdown: () => provider.shutdown() };
+}
+
+/**
+ * Where spans go, as the specification says: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, else
+ * OTEL_EXPORTER_OTLP_ENDPOINT with /v1/traces appended. (The exporter reads its other variables —
+ * headers, timeout, compression — from the process's environment itself.)
+ */
+export function tracesUrl(env: Env): string {
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  if (traces !== undefined && traces !== '') return traces;
+  const base = (env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').trim();
+  return `${base.endsWith('/') ? base.slice(0, -1) : base}/v1/traces`;
 }
 
 /** The W3C traceparent of a span, to carry it across the queue. */
