@@ -54,7 +54,8 @@ function attrs(list: readonly OtlpAttr[] | undefined): Record<string, AttrValue>
   return out;
 }
 
-const ms = (nanos: string | number): number => Number(BigInt(nanos) / 1_000_000n);
+/** Epoch ms, to the microsecond. */
+const ms = (nanos: string | number): number => Number(BigInt(nanos) / 1_000n) / 1000;
 
 /** The spans of one OTLP/JSON export request. */
 export function decodeOtlpJson(body: OtlpRequest): ReceivedSpan[] {
