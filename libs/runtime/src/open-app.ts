@@ -8,7 +8,7 @@ import { redisConnector, type queueEnv, type redisEnv, type RedisConnector } fro
 import type { Logger } from 'pino';
 import { createLogger, type logEnv } from './log.ts';
 import { requireNoEviction } from './redis-policy.ts';
-import { otlpProtocol, startTracing, TracingConfigError, type Tracing } from './tracing.ts';
+import { otlpProtocol, startTracing, TracingConfigError, tracingRequested, type Tracing } from './tracing.ts';
 
 /** The variables openApp itself reads; every app's spec spreads these in. */
 export type AppEnv = typeof kubeAccessEnv & typeof redisEnv & typeof queueEnv & typeof logEnv;
@@ -59,7 +59,8 @@ export function loadApp<S extends EnvSpec & AppEnv>(
     if (!(err instanceof ConfigError)) throw err;
     problems.push(...err.problems);
   }
-  if (options.tracing === true) {
+  // Only when tracing is on: a protocol setting means nothing without an endpoint.
+  if (options.tracing === true && tracingRequested(options.env ?? process.env)) {
     try {
       otlpProtocol(options.env ?? process.env);
     } catch (err) {
