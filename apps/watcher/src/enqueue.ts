@@ -1,6 +1,7 @@
 // Watch events → reconcile requests. A live event asks for its key at live priority; a relist page asks for every key in it at bulk priority. Every watch event is also
 // appended to the event log. Implements the watch loop's sink. Whether an event owes a reconcile, and what
 // is kept to know it, is the change gate's (chosen once at start-up: see change-gate.ts).
+import { MAX_TRACEPARENTS } from '@podset/queue';
 import { KIND } from '@podset/reconcile';
 import type { Admission, ChangeGate, KeyedEvent, StreamInfo } from './change-gate.ts';
 import { keyFor, keysOf } from './keys.ts';
@@ -214,7 +215,11 @@ export class Enqueuer implements WatchSink {
     const state = this.#live.get(key);
     if (state !== undefined) {
       state.again ??= deferred();
-      if (traceparents !== undefined) (state.traceparents ??= []).push(...traceparents);
+      if (traceparents !== undefined) {
+        // Bounded as the job's list is: a job links to its first MAX_TRACEPARENTS events.
+        const kept = (state.traceparents ??= []);
+        for (const tp of traceparents) if (kept.length < MAX_TRACEPARENTS) kept.push(tp);
+      }
       return state.again.promise;
     }
     const entry: { again?: Deferred; traceparents?: string[] } = {};
