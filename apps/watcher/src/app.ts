@@ -17,6 +17,7 @@ import {
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
 import { redisKeys, watcherEnv } from './config.ts';
 import { EventLog } from './event-log.ts';
+import { eventTracing } from './event-tracing.ts';
 import { startHealthServer, type HealthServer } from './http.ts';
 import { leaseApiOf, watchApiOf } from './kube-api.ts';
 import { LeaderElector } from './leader.ts';
@@ -31,10 +32,14 @@ export async function main(shutdown: Shutdown): Promise<void> {
     redis: redisConnector,
     kubeConfig,
     log,
+    tracing,
   } = await openApp('podset-watcher', watcherEnv, {
     logBase: { app: 'watcher' },
     signal: shutdown.signal,
+    tracing: true,
   });
+  // Made once: undefined with tracing off, and then the enqueuer makes no span at all.
+  const eventSpans = tracing === undefined ? undefined : eventTracing(tracing.tracer);
   const identity = cfg.HOLDER_IDENTITY ?? cfg.POD_NAME ?? `${os.hostname()}-${process.pid}`;
   const keys = redisKeys(cfg);
   const metrics = createWatcherMetrics();
@@ -158,6 +163,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
         onEnqueued: metrics.onEnqueued,
         onEventOutcomes: metrics.onEventOutcomes,
         gate,
+        ...(eventSpans !== undefined ? { tracing: eventSpans } : {}),
         watchDataLoss: async (onLoss) => {
           const detector = new DataLossDetector({ redis, key: keys.sentinel, logger: log, onLoss });
           await detector.start();
@@ -178,6 +184,10 @@ export async function main(shutdown: Shutdown): Promise<void> {
     await queue.close().catch(() => undefined);
     redis.disconnect();
     probeRedis.disconnect();
+    // The spans not sent yet (a bounded wait: an unreachable collector must not hold the stop).
+    await tracing
+      ?.shutdown()
+      .catch((err: unknown) => log.warn({ err: String(err) }, 'tracing: could not flush spans'));
     log.info({}, 'watcher stopped');
   })();
   shutdown.onStop(() => running, { log, timeoutMs: SHUTDOWN_LIMIT_MS });

@@ -1,16 +1,21 @@
 // Watch events → reconcile requests. A live event asks for its key at live priority; a relist page asks for every key in it at bulk priority. Every watch event is also
 // appended to the event log. Implements the watch loop's sink. Whether an event owes a reconcile, and what
 // is kept to know it, is the change gate's (chosen once at start-up: see change-gate.ts).
+import { MAX_TRACEPARENTS } from '@podset/queue';
 import { KIND } from '@podset/reconcile';
 import type { Admission, ChangeGate, KeyedEvent, StreamInfo } from './change-gate.ts';
 import { keyFor, keysOf } from './keys.ts';
 import { eventRecord, type EventRecord } from './event-log.ts';
 import type { ListedPage, WatchEvent, WatchSink } from './watch-loop.ts';
 import type { Logger } from './log.ts';
+import type { EventTracing } from './event-tracing.ts';
 
 /** What the watcher needs of the queue (@podset/queue's ReconcileQueue has it). */
 export interface ReconcileRequester {
-  request(key: string, opts: { source: 'live' | 'bulk'; delayMs?: number }): Promise<unknown>;
+  request(
+    key: string,
+    opts: { source: 'live' | 'bulk'; delayMs?: number; traceparents?: readonly string[] },
+  ): Promise<unknown>;
 }
 
 export interface EventAppender {
@@ -31,6 +36,8 @@ export interface EnqueuerOptions {
   bulkConcurrency?: number;
   /** Records each event and answers whether it owes a reconcile (the projection, or the API fallback's filter). */
   gate: ChangeGate;
+  /** Set only when tracing is on: a span per event that requests (or is covered), carried in the request. */
+  tracing?: EventTracing;
 }
 
 /**
@@ -56,6 +63,8 @@ function deferred(): Deferred {
   promise.catch(() => undefined); // callers observe it; never an unhandled rejection here
   return { promise, resolve, reject };
 }
+
+const LIVE = { source: 'live' } as const;
 
 export class Enqueuer implements WatchSink {
   readonly #o: EnqueuerOptions;
@@ -107,6 +116,8 @@ export class Enqueuer implements WatchSink {
     const keyed: KeyedEvent[] = [];
     const records: EventRecord[] = [];
     const seenAt = new Date().toISOString();
+    const tracing = this.#o.tracing;
+    const startedAt = tracing === undefined ? undefined : tracing.now();
     let unkeyed = 0;
     for (const ev of events) {
       const key = keyFor(ev.resource, ev.object);
@@ -133,30 +144,42 @@ export class Enqueuer implements WatchSink {
             admissions = answers;
             const tally = { requested: 0, coalesced: 0, covered: 0, unchanged: 0 };
             const owedBy = new Map<string, Admission[]>();
+            const spans = tracing === undefined ? undefined : tracing.batch(startedAt!);
             answers.forEach((a, i) => {
               if (!a.owed) {
-                tally[a.covered === true ? 'covered' : 'unchanged']++;
+                const outcome = a.covered === true ? 'covered' : 'unchanged';
+                tally[outcome]++;
+                if (outcome === 'covered') spans?.event(keyed[i]!, outcome);
                 return;
               }
               const key = keyed[i]!.key;
               const owing = owedBy.get(key);
+              let outcome: EventOutcome;
               if (owing === undefined) {
                 owedBy.set(key, [a]);
                 // A key whose request is in flight gets a follow-up shared with later events (#requestLive).
-                tally[this.#live.has(key) ? 'coalesced' : 'requested']++;
+                outcome = this.#live.has(key) ? 'coalesced' : 'requested';
               } else {
                 owing.push(a);
-                tally.coalesced++;
+                outcome = 'coalesced';
               }
+              tally[outcome]++;
+              spans?.event(keyed[i]!, outcome);
             });
             this.#count(tally);
-            await Promise.all(
-              [...owedBy].map(async ([key, owing]) => {
-                await this.#requestLive(key);
-                // Not recorded (Redis gone meanwhile): the next event of this object owes one more request.
-                await Promise.all(owing.map((a) => a.requested().catch(() => undefined)));
-              }),
-            );
+            try {
+              await Promise.all(
+                [...owedBy].map(async ([key, owing]) => {
+                  await this.#requestLive(key, spans?.traceparentsOf(key));
+                  // Not recorded (Redis gone meanwhile): the next event of this object owes one more request.
+                  await Promise.all(owing.map((a) => a.requested().catch(() => undefined)));
+                }),
+              );
+            } catch (err) {
+              spans?.end(err);
+              throw err;
+            }
+            spans?.end();
           });
     try {
       await Promise.all([logged, requested]);
@@ -182,25 +205,34 @@ export class Enqueuer implements WatchSink {
     });
   }
 
-  /** Live requests in flight per key, with the follow-up that later events for the key wait on. */
-  readonly #live = new Map<string, { again?: Deferred }>();
+  /**
+   * Live requests in flight per key, with the follow-up that later events for the key wait on (and, with
+   * tracing on, those events' traceparents, which the follow-up carries).
+   */
+  readonly #live = new Map<string, { again?: Deferred; traceparents?: string[] }>();
 
-  #requestLive(key: string): Promise<void> {
+  #requestLive(key: string, traceparents?: readonly string[]): Promise<void> {
     const state = this.#live.get(key);
     if (state !== undefined) {
       state.again ??= deferred();
+      if (traceparents !== undefined) {
+        // Bounded as the job's list is: a job links to its first MAX_TRACEPARENTS events.
+        const kept = (state.traceparents ??= []);
+        for (const tp of traceparents) if (kept.length < MAX_TRACEPARENTS) kept.push(tp);
+      }
       return state.again.promise;
     }
-    const entry: { again?: Deferred } = {};
+    const entry: { again?: Deferred; traceparents?: string[] } = {};
     this.#live.set(key, entry);
-    const sent = this.#o.queue.request(key, { source: 'live' }).then(() => {
+    const opts = traceparents === undefined ? LIVE : { source: 'live' as const, traceparents };
+    const sent = this.#o.queue.request(key, opts).then(() => {
       this.requested.live++;
       this.#o.onEnqueued?.('live', 1);
     });
     const next = () => {
       this.#live.delete(key);
       const again = entry.again;
-      if (again !== undefined) this.#requestLive(key).then(again.resolve, again.reject);
+      if (again !== undefined) this.#requestLive(key, entry.traceparents).then(again.resolve, again.reject);
     };
     sent.then(next, next);
     return sent;

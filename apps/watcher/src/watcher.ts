@@ -4,6 +4,7 @@
 import type { WatchApi } from './kube-api.ts';
 import type { Resource } from './keys.ts';
 import type { Logger } from './log.ts';
+import type { EventTracing } from './event-tracing.ts';
 import { Enqueuer, type EventAppender, type EventOutcome, type ReconcileRequester } from './enqueue.ts';
 import { listPodSetKeys, Resync } from './resync.ts';
 import {
@@ -41,6 +42,8 @@ export interface WatcherOptions {
    * filter (chosen once at start-up, see change-gate.ts).
    */
   gate: (streams: readonly string[]) => ChangeGate;
+  /** Set only when tracing is on (event-tracing.ts). */
+  tracing?: EventTracing;
 }
 
 const RESOURCES: readonly Resource[] = ['podsets', 'pods'];
@@ -66,6 +69,7 @@ export class Watcher {
       ...(options.eventLog === undefined ? {} : { eventLog: options.eventLog }),
       ...(options.onEnqueued === undefined ? {} : { onEnqueued: options.onEnqueued }),
       ...(options.onEventOutcomes === undefined ? {} : { onEventOutcomes: options.onEventOutcomes }),
+      ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
     });
     this.loops = RESOURCES.flatMap((resource) =>
       scopes.map(

@@ -6,9 +6,10 @@ import { bulkConcurrency, workerEnv } from './config.ts';
 import { defaultInstance, startWorker } from './worker.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
-  const { config, redis, kubeConfig, log } = await openApp('podset-worker', workerEnv, {
+  const { config, redis, kubeConfig, log, tracing } = await openApp('podset-worker', workerEnv, {
     signal: shutdown.signal,
     check: (c) => void bulkConcurrency(c),
+    tracing: true,
   });
   const bulkShare = bulkConcurrency(config);
 
@@ -34,10 +35,17 @@ export async function main(shutdown: Shutdown): Promise<void> {
       stateSource: config.STATE_SOURCE,
       ...(config.EVENT_LOG_KEY !== undefined ? { eventLogKey: config.EVENT_LOG_KEY } : {}),
     },
-    { planner: reconcileLib, log },
+    { planner: reconcileLib, log, ...(tracing !== undefined ? { tracer: tracing.tracer } : {}) },
   );
 
-  shutdown.onStop(() => worker.close(), {
+  const stop = async () => {
+    await worker.close();
+    // The spans not sent yet (the exporter's own timeout bounds the wait).
+    await tracing
+      ?.shutdown()
+      .catch((err: unknown) => log.warn({ err: String(err) }, 'tracing: could not flush spans'));
+  };
+  shutdown.onStop(stop, {
     log,
     // A hard limit in case close() itself hangs (Redis gone): exit non-zero rather than never.
     timeoutMs: Math.round(config.SHUTDOWN_TIMEOUT_SECONDS * 1000) + SHUTDOWN_LIMIT_MS,

@@ -32,7 +32,8 @@ import type {
   Settled,
 } from '@podset/reconcile';
 import { CLEANUP_FINALIZER, NAME_LABEL } from '@podset/reconcile';
-import { withTimeout } from '@podset/runtime';
+import { inSpan, withTimeout } from '@podset/runtime';
+import { trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { apiState } from './api-state.ts';
 import {
@@ -45,7 +46,7 @@ import {
   type Failure,
 } from './errors.ts';
 import type { EventRecorder, InvolvedPodSet } from './events.ts';
-import { executeCreates, executeDeletes } from './executor.ts';
+import { executeCreates, executeDeletes, type BatchRunner } from './executor.ts';
 import { memoryParkStore, type ParkStore } from './park-store.ts';
 import type { PodSetRef, StateSource } from './state-source.ts';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
@@ -104,6 +105,8 @@ export interface ControllerDeps {
    */
   cleanup?: (key: string) => Promise<object | void>;
   now?: () => Date;
+  /** Set only when tracing is on: each step of a reconcile becomes a child span of its reconcile span. */
+  tracer?: Tracer;
 }
 
 export interface Controller {
@@ -118,6 +121,8 @@ interface Pass {
   ref: PodSetRef;
   log: Logger;
   signal: AbortSignal | undefined;
+  /** The reconcile's span (tracing on): the generation and the plan's counts go on it too. */
+  span: Span | undefined;
 }
 
 /** Step 3's answer: wait (parked), or go on — as the parked key's one retry or afresh. */
@@ -143,6 +148,8 @@ class PodSetController implements Controller {
   private readonly maxConflictRounds: number;
   private readonly cleanupTimeoutMs: number;
   private readonly parkedRetryMs: number;
+  private readonly tracer: Tracer | undefined;
+  private readonly inBatch: BatchRunner | undefined;
 
   constructor(deps: ControllerDeps) {
     const options = deps.options;
@@ -160,6 +167,17 @@ class PodSetController implements Controller {
     this.maxConflictRounds = options.maxConflictRounds ?? 3;
     this.cleanupTimeoutMs = options.cleanupTimeoutMs ?? 10_000;
     this.parkedRetryMs = options.parkedRetryMs ?? DEFAULT_PARKED_RETRY_MS;
+    this.tracer = deps.tracer;
+    const tracer = deps.tracer;
+    this.inBatch =
+      tracer === undefined
+        ? undefined
+        : (name, size, run) => inSpan(tracer, name, { 'podset.batch.size': size }, run);
+  }
+
+  /** One step of a reconcile: a child span with tracing on, else just the step. */
+  #step<T>(name: string, fn: (span: Span | undefined) => Promise<T>): Promise<T> {
+    return this.tracer === undefined ? fn(undefined) : inSpan(this.tracer, name, {}, fn);
   }
 
   /**
@@ -169,7 +187,8 @@ class PodSetController implements Controller {
   async syncHandler(key: string, partial: Partial<SyncContext> = {}): Promise<ReconcileResult> {
     const reconcileId = partial.reconcileId ?? randomUUID().slice(0, 8);
     const log = this.log.child({ podset: key, reconcileId, jobId: partial.jobId, attempt: partial.attempt });
-    const pass: Pass = { ref: parseKey(key), log, signal: partial.signal };
+    const span = this.tracer === undefined ? undefined : trace.getActiveSpan();
+    const pass: Pass = { ref: parseKey(key), log, signal: partial.signal, span };
     const started = Date.now();
     for (let round = 1; ; round++) {
       try {
@@ -204,7 +223,7 @@ class PodSetController implements Controller {
     pass.signal?.throwIfAborted();
 
     // 1. The PodSet and its pods. Gone → done; our own writes not shown yet → look again shortly.
-    const read = await this.state.read(ref, pass.signal);
+    const read = await this.#step('state read', () => this.state.read(ref, pass.signal));
     if (read.kind === 'gone') {
       log.info('podset gone; nothing to do');
       await this.parkStore.clear(ref.key);
@@ -215,10 +234,11 @@ class PodSetController implements Controller {
       return { requeueAfterMs: read.afterMs, reason: read.reason };
     }
     let podset = read.podset;
+    pass.span?.setAttribute('podset.generation', podset.metadata.generation ?? 0);
 
     // 2. Being deleted → delete its pods, forget its traces, then let it go.
     if (podset.metadata.deletionTimestamp !== undefined) {
-      return this.#finalize(pass, podset, await read.pods());
+      return this.#finalize(pass, podset, await this.#step('state read pods', () => read.pods()));
     }
 
     // 3. Parked after failing for good: wait out its backoff unless the spec changed.
@@ -226,8 +246,9 @@ class PodSetController implements Controller {
     if (parked.wait !== undefined) return parked.wait;
 
     // 4. The plan (libs/reconcile: pure) from the pods it controls.
-    const pods = await read.pods();
-    const plan = this.#planFor(podset, pods);
+    const pods = await this.#step('state read pods', () => read.pods());
+    const plan =
+      this.tracer === undefined ? this.#planFor(podset, pods) : await this.#tracedPlan(pass, podset, pods);
     log.debug(
       {
         pods: pods.length,
@@ -345,9 +366,26 @@ class PodSetController implements Controller {
     );
   }
 
+  /** 4, tracing on: the plan in a span of its own, its counts on it and on the reconcile's span. */
+  #tracedPlan(pass: Pass, podset: PodSetWire, pods: readonly WirePod[]): Promise<Plan> {
+    return this.#step('plan', async (span) => {
+      const plan = this.#planFor(podset, pods);
+      const counts = {
+        'podset.pods': pods.length,
+        'podset.plan.create': plan.creates.length,
+        'podset.plan.delete': plan.deletes.length,
+      };
+      span?.setAttributes(counts);
+      pass.span?.setAttributes(counts);
+      return plan;
+    });
+  }
+
   /** 5. Adds podset.io/cleanup; the resourceVersion in the merge patch makes it conditional (409). */
   async #addFinalizer(pass: Pass, podset: PodSetWire): Promise<PodSetWire> {
-    const patched = await this.#patchFinalizers(podset, [...otherFinalizers(podset), CLEANUP_FINALIZER]);
+    const patched = await this.#step('add finalizer', () =>
+      this.#patchFinalizers(podset, [...otherFinalizers(podset), CLEANUP_FINALIZER]),
+    );
     await this.state.wrote(pass.ref.key, patched);
     pass.log.info('added finalizer');
     return patched;
@@ -370,7 +408,7 @@ class PodSetController implements Controller {
     const { ref, log, signal } = pass;
     signal?.throwIfAborted();
     const batches = this.planner.slowStartBatches(plan.creates.length, this.createBurst);
-    const outcome = await executeCreates(this.kube, plan.creates, batches, signal);
+    const outcome = await executeCreates(this.kube, plan.creates, batches, signal, this.inBatch);
     await this.state.created(
       ref.key,
       outcome.created.map((p) => p.metadata.name ?? ''),
@@ -410,7 +448,13 @@ class PodSetController implements Controller {
     if (plan.deletes.length === 0) return undefined;
     const { ref, log, signal } = pass;
     signal?.throwIfAborted();
-    const outcome = await executeDeletes(this.kube, plan.deletes, this.deleteConcurrency, signal);
+    const outcome = await executeDeletes(
+      this.kube,
+      plan.deletes,
+      this.deleteConcurrency,
+      signal,
+      this.inBatch,
+    );
     await this.state.deleted(
       ref.key,
       outcome.deleted.map((d) => d.name),
@@ -462,7 +506,9 @@ class PodSetController implements Controller {
     if (!settled.write) return;
     pass.signal?.throwIfAborted();
     const status = settled.status;
-    const written = await writeStatus(this.kube, podset, status as unknown as PodSetStatusWire, pass.signal);
+    const written = await this.#step('status write', () =>
+      writeStatus(this.kube, podset, status as unknown as PodSetStatusWire, pass.signal),
+    );
     await this.state.wrote(pass.ref.key, written);
     pass.log.info({ replicas: status.replicas, readyReplicas: status.readyReplicas }, 'status written');
   }

@@ -7,6 +7,12 @@
 import { isConflict, isNotFound, type Kube, type Pod } from '@podset/kube';
 import type { PodDeletion, PodManifest } from '@podset/reconcile';
 
+/**
+ * Runs one batch of API calls (tracing on: inside a span named `name` with the batch's size); unset,
+ * the batch runs as it is.
+ */
+export type BatchRunner = <T>(name: string, size: number, run: () => Promise<T>) => Promise<T>;
+
 export interface CreateFailure {
   error: unknown;
   /** How many creates in the failing batch failed (all with the first error's cause, typically). */
@@ -30,6 +36,7 @@ export async function executeCreates(
   manifests: readonly PodManifest[],
   batches: readonly number[],
   signal?: AbortSignal,
+  inBatch?: BatchRunner,
 ): Promise<CreateOutcome> {
   const created: Pod[] = [];
   let next = 0;
@@ -38,9 +45,13 @@ export async function executeCreates(
     signal?.throwIfAborted();
     const batch = manifests.slice(next, next + size);
     next += batch.length;
-    const results = await Promise.allSettled(
-      batch.map((m) => kube.pods.create(m.metadata.namespace, m as unknown as Pod, signal ? { signal } : {})),
-    );
+    const run = () =>
+      Promise.allSettled(
+        batch.map((m) =>
+          kube.pods.create(m.metadata.namespace, m as unknown as Pod, signal ? { signal } : {}),
+        ),
+      );
+    const results = await (inBatch === undefined ? run() : inBatch('create batch', batch.length, run));
     const errors: unknown[] = [];
     for (const r of results) {
       if (r.status === 'fulfilled') created.push(r.value);
@@ -75,22 +86,25 @@ export async function executeDeletes(
   deletions: readonly PodDeletion[],
   concurrency: number,
   signal?: AbortSignal,
+  inBatch?: BatchRunner,
 ): Promise<DeleteOutcome> {
   const out: DeleteOutcome = { deleted: [], alreadyGone: [], failed: [] };
   for (let i = 0; i < deletions.length; i += concurrency) {
     signal?.throwIfAborted();
     const batch = deletions.slice(i, i + concurrency);
-    const results = await Promise.allSettled(
-      batch.map((d) =>
-        kube.pods.delete(d.namespace, d.name, {
-          preconditions: {
-            uid: d.uid,
-            ...(d.resourceVersion !== undefined ? { resourceVersion: d.resourceVersion } : {}),
-          },
-          ...(signal ? { signal } : {}),
-        }),
-      ),
-    );
+    const run = () =>
+      Promise.allSettled(
+        batch.map((d) =>
+          kube.pods.delete(d.namespace, d.name, {
+            preconditions: {
+              uid: d.uid,
+              ...(d.resourceVersion !== undefined ? { resourceVersion: d.resourceVersion } : {}),
+            },
+            ...(signal ? { signal } : {}),
+          }),
+        ),
+      );
+    const results = await (inBatch === undefined ? run() : inBatch('delete batch', batch.length, run));
     results.forEach((r, j) => {
       const deletion = batch[j]!;
       if (r.status === 'fulfilled') out.deleted.push(deletion);

@@ -12,6 +12,8 @@ import type { Registry } from 'prom-client';
 import { eventLogKey } from './config.ts';
 import { createController, type Controller, type Planner } from './controller.ts';
 import { createEventRecorder } from './events.ts';
+import { traceReconcile, tracedEvents } from './reconcile-tracing.ts';
+import type { Tracer } from '@opentelemetry/api';
 import { createWorkerMetrics } from './metrics.ts';
 import { redisParkStore } from './park-store.ts';
 import { createWorkerReadiness, type WorkerReadiness } from './readiness.ts';
@@ -71,6 +73,8 @@ export interface WorkerDeps {
    * client of its own (own rate limiter, so a busy worker's queue of requests does not delay it).
    */
   checkApi?: (signal: AbortSignal) => Promise<void>;
+  /** Set only when tracing is on (OTEL_* variables): a span per reconcile and per step. */
+  tracer?: Tracer;
 }
 
 export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): Promise<RunningWorker> {
@@ -88,12 +92,14 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
       userAgent,
       onRequest: metrics.onKubeRequest,
     });
-  const events = createEventRecorder({
+  const tracer = deps.tracer;
+  const recorder = createEventRecorder({
     kube,
     log,
     instance: settings.instance,
     types: settings.events ?? 'all',
   });
+  const events = tracer === undefined ? recorder : tracedEvents(recorder, tracer);
 
   // 2. The controller: one key in, one reconcile out. Its state source (chosen here, once) and its parked
   // keys are in Redis, shared by every replica; they share one connection (small, rare calls).
@@ -110,6 +116,7 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
     planner: deps.planner,
     events,
     log,
+    ...(tracer !== undefined ? { tracer } : {}),
     state: openStateSource(stateSource, {
       kube,
       redis: storeRedis,
@@ -144,13 +151,17 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
     closeTimeoutMs: settings.shutdownTimeoutMs,
     name: settings.instance,
     ...(settings.backoff !== undefined ? { backoff: settings.backoff } : {}),
-    handler: (req, ctx) =>
-      controller.syncHandler(req.key, {
-        reconcileId: `${settings.instance}-${(++reconcileSeq).toString(36)}`,
-        jobId: ctx.jobId,
-        attempt: ctx.attempt,
-        signal: ctx.signal,
-      }),
+    handler: (req, ctx) => {
+      const reconcileId = `${settings.instance}-${(++reconcileSeq).toString(36)}`;
+      const sync = () =>
+        controller.syncHandler(req.key, {
+          reconcileId,
+          jobId: ctx.jobId,
+          attempt: ctx.attempt,
+          signal: ctx.signal,
+        });
+      return tracer === undefined ? sync() : traceReconcile(tracer, req, ctx, { reconcileId }, sync);
+    },
     onFinalFailure: (req, error, ctx) =>
       controller.onFinalFailure(req.key, error, { jobId: ctx.jobId, attempt: ctx.attempt }),
     hooks: metrics.hooks,

@@ -27,6 +27,8 @@ export {
   keyProblem,
   MalformedRequestError,
   MAX_REASONS,
+  MAX_TRACEPARENTS,
+  cleanTraceparents,
   type ReconcileRequest,
   type RequestSource,
 } from './payload.ts';

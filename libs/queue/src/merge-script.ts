@@ -4,7 +4,8 @@
 // deduplicated it is dropped (key waiting/delayed) or overwrites the stored next job (key active). This
 // script makes the merge lossless and order-preserving, inside Redis, so no worker can take the job
 // half-way through:
-//  - data: source live wins, max resourceVersion, earliest firstRequestedAt/dueAt, reasons appended;
+//  - data: source live wins, max resourceVersion, earliest firstRequestedAt/dueAt, reasons appended,
+//    trace contexts (traceparents) appended up to a bound;
 //  - a delayed job is moved earlier (or made waiting) when the request is due sooner — never later;
 //  - a waiting job's priority is raised (never lowered) when the request has a higher one;
 //  - while the key is active, the stored next job (dn:<key>) gets the same merge.
@@ -13,7 +14,7 @@
 import { bullKeys } from './bull-keys.ts';
 import type { RedisClient } from './connection.ts';
 import { luaScript, runScript, RV_NEWER_LUA } from '@podset/state';
-import { MAX_REASONS } from './payload.ts';
+import { MAX_REASONS, MAX_TRACEPARENTS } from './payload.ts';
 
 export const MERGE_LUA = `
 local rcall = redis.call
@@ -21,6 +22,7 @@ local prefix = ARGV[1]
 local now = tonumber(ARGV[2])
 local mode = ARGV[3]
 local MAX_REASONS = ${MAX_REASONS}
+local MAX_TRACEPARENTS = ${MAX_TRACEPARENTS}
 local deKey, dnKey, delayedKey, prioritizedKey, waitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local activeKey, markerKey, eventsKey, pcKey, metaKey, lockKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
 
@@ -52,6 +54,20 @@ local function mergeData(json, inc)
     rs = kept
   end
   if #rs > 0 then d.reasons = rs else d.reasons = nil end
+  -- Trace contexts (tracing on only): the earliest kept, bounded; the worker checks their form.
+  if type(inc.traceparents) == 'table' then
+    local ts = {}
+    if type(d.traceparents) == 'table' then
+      for _, t in ipairs(d.traceparents) do if #ts < MAX_TRACEPARENTS then ts[#ts + 1] = t end end
+    end
+    for _, t in ipairs(inc.traceparents) do
+      if #ts >= MAX_TRACEPARENTS then break end
+      local seen = type(t) ~= 'string'
+      for _, x in ipairs(ts) do if x == t then seen = true break end end
+      if not seen then ts[#ts + 1] = t end
+    end
+    if #ts > 0 then d.traceparents = ts end
+  end
   return cjson.encode(d), d
 end
 

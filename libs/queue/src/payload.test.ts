@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  cleanTraceparents,
   keyProblem,
+  MAX_TRACEPARENTS,
   MalformedRequestError,
   mergeRequests,
   parseReconcileRequest,
@@ -116,4 +118,25 @@ test('oversized payloads are rejected: too many or too long reasons, a huge rv (
     rv: '9'.repeat(256),
   };
   assert.equal(parseReconcileRequest(biggest).reasons?.length, 10);
+});
+
+const tp = (n: number) => `00-${n.toString(16).padStart(32, '0')}-${'1'.repeat(16)}-01`;
+
+test('traceparents: well-formed ones kept (duplicates dropped, at most MAX_TRACEPARENTS); malformed ignored, never fatal', () => {
+  const parsed = parseReconcileRequest({ ...good, traceparents: [tp(1), 'nope', tp(1), 7, tp(2)] });
+  assert.deepEqual(parsed.traceparents, [tp(1), tp(2)]);
+  assert.equal(parseReconcileRequest({ ...good, traceparents: 'x' }).traceparents, undefined);
+  assert.equal(parseReconcileRequest({ ...good, traceparents: {} }).traceparents, undefined, "cjson's {}");
+  const many = Array.from({ length: MAX_TRACEPARENTS + 5 }, (_, i) => tp(i + 1));
+  assert.deepEqual(parseReconcileRequest({ ...good, traceparents: many }).traceparents, many.slice(0, 16));
+  assert.deepEqual(cleanTraceparents([`${tp(1)}x`, tp(0xabc).toUpperCase()]), undefined);
+});
+
+test('mergeRequests keeps the earliest traceparents, bounded', () => {
+  const a = { ...good, traceparents: [tp(1), tp(2)] };
+  const b = { ...good, traceparents: [tp(2), tp(3)] };
+  assert.deepEqual(mergeRequests(a, b).traceparents, [tp(1), tp(2), tp(3)]);
+  assert.equal(mergeRequests(good, good).traceparents, undefined);
+  const full = { ...good, traceparents: Array.from({ length: MAX_TRACEPARENTS }, (_, i) => tp(i + 1)) };
+  assert.deepEqual(mergeRequests(full, b).traceparents, full.traceparents, 'the first events stay');
 });

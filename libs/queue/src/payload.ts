@@ -20,12 +20,35 @@ export interface ReconcileRequest {
   readonly firstRequestedAt: number;
   /** Epoch ms at which the earliest merged request wanted the reconcile to run (request time + delay). */
   readonly dueAt: number;
+  /**
+   * W3C traceparents of the watch events the merged requests came from (tracing on only): the earliest
+   * first, at most MAX_TRACEPARENTS. The reconcile's span is a child of the first and links to each.
+   */
+  readonly traceparents?: readonly string[];
 }
 
 export const MAX_REASONS = 10;
 export const MAX_REASON_LENGTH = 200;
 /** Longest resourceVersion accepted (etcd's are decimal uint64: 20 digits; opaque ones stay far below). */
 export const MAX_RV_LENGTH = 256;
+
+/** Events a reconcile links to at most; later ones of the same merged job are not linked. */
+export const MAX_TRACEPARENTS = 16;
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * The well-formed traceparents of an untrusted value, at most MAX_TRACEPARENTS, duplicates dropped;
+ * undefined when none. Lenient on purpose: a bad trace context never fails a reconcile, it is ignored.
+ */
+export function cleanTraceparents(x: unknown): string[] | undefined {
+  if (!Array.isArray(x)) return undefined;
+  const out: string[] = [];
+  for (const t of x) {
+    if (out.length >= MAX_TRACEPARENTS) break;
+    if (typeof t === 'string' && TRACEPARENT.test(t) && !out.includes(t)) out.push(t);
+  }
+  return out.length > 0 ? out : undefined;
+}
 
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const NAME = /^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/;
@@ -89,6 +112,7 @@ export function parseReconcileRequest(data: unknown): ReconcileRequest {
   if (typeof data.rv === 'string' && data.rv.length > MAX_RV_LENGTH) {
     return bad(`rv is ${data.rv.length} characters (oversized: at most ${MAX_RV_LENGTH})`);
   }
+  const traceparents = data.traceparents === undefined ? undefined : cleanTraceparents(data.traceparents);
   const out: ReconcileRequest = {
     v: 1,
     key: data.key as string,
@@ -97,6 +121,7 @@ export function parseReconcileRequest(data: unknown): ReconcileRequest {
     dueAt: data.dueAt,
     ...(reasons !== undefined && reasons.length > 0 ? { reasons } : {}),
     ...(typeof data.rv === 'string' ? { rv: data.rv } : {}),
+    ...(traceparents !== undefined ? { traceparents } : {}),
   };
   return out;
 }
@@ -111,6 +136,11 @@ export function mergeRequests(existing: ReconcileRequest, incoming: ReconcileReq
   const trimmed = reasons.slice(-MAX_REASONS);
   let rv = existing.rv;
   if (incoming.rv !== undefined && rvNewer(incoming.rv, rv)) rv = incoming.rv;
+  // The earliest kept: the first event is the reconcile's parent.
+  const traceparents = cleanTraceparents([
+    ...(existing.traceparents ?? []),
+    ...(incoming.traceparents ?? []),
+  ]);
   return {
     v: 1,
     key: existing.key,
@@ -119,5 +149,6 @@ export function mergeRequests(existing: ReconcileRequest, incoming: ReconcileReq
     dueAt: Math.min(existing.dueAt, incoming.dueAt),
     ...(trimmed.length > 0 ? { reasons: trimmed } : {}),
     ...(rv !== undefined ? { rv } : {}),
+    ...(traceparents !== undefined ? { traceparents } : {}),
   };
 }

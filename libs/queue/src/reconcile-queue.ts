@@ -17,7 +17,13 @@ import {
   type Retention,
 } from './options.ts';
 import type { RedisClient } from './connection.ts';
-import { keyProblem, MAX_REASON_LENGTH, type ReconcileRequest, type RequestSource } from './payload.ts';
+import {
+  cleanTraceparents,
+  keyProblem,
+  MAX_REASON_LENGTH,
+  type ReconcileRequest,
+  type RequestSource,
+} from './payload.ts';
 
 export interface ReconcileQueueOptions extends QueueLocation {
   /** Attempts per job before it fails for good (1 = no retry). Default DEFAULT_ATTEMPTS (8). */
@@ -42,6 +48,8 @@ export interface RequestOptions {
   reason?: string;
   /** The resourceVersion the triggering event carried. */
   rv?: string;
+  /** W3C traceparents of the watch events behind this request (tracing on only); bounded, checked. */
+  traceparents?: readonly string[];
 }
 
 export interface RequestResult {
@@ -106,7 +114,7 @@ export class ReconcileQueue {
     const delayMs = Math.max(0, Math.round(opts.delayMs ?? 0));
     if (!Number.isFinite(delayMs)) throw new Error('delayMs must be a finite number');
     const now = this.now();
-    const payload: ReconcileRequest = {
+    let payload: ReconcileRequest = {
       v: 1,
       key,
       source: opts.source,
@@ -117,6 +125,10 @@ export class ReconcileQueue {
         : {}),
       ...(opts.rv !== undefined && opts.rv !== '' ? { rv: opts.rv } : {}),
     };
+    if (opts.traceparents !== undefined) {
+      const traceparents = cleanTraceparents(opts.traceparents);
+      if (traceparents !== undefined) payload = { ...payload, traceparents };
+    }
     const priority = PRIORITY[opts.source];
     const incoming = JSON.stringify(payload);
     const keys = { jobPrefix: this.jobPrefix, dedupId: key };

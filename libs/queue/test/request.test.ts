@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startRedis, waitFor, type RedisServer } from '@podset/testkit';
-import { ReconcileQueue, bullKeys } from '../src/index.ts';
+import { MAX_TRACEPARENTS, ReconcileQueue, bullKeys } from '../src/index.ts';
 import { runMerge } from '../src/merge-script.ts';
 import { parseReconcileRequest } from '../src/payload.ts';
 
@@ -251,4 +251,25 @@ test("a request's own after-add step leaves the job it created alone (it may be 
   // Control: the same step folding it (an add that did not create this job) pulls it to now.
   await runMerge(raw, keys, { ...args, addedJobId: '' });
   assert.equal(await delayedDue(r.jobId), undefined, 'pulled out of delayed');
+});
+
+const traceparent = (n: number) => `00-${n.toString(16).padStart(32, '0')}-${'2'.repeat(16)}-01`;
+
+test('trace contexts: requests that collapse into one job carry every traceparent, the earliest first, bounded', async () => {
+  const first = await queue.request('ns/traced', { source: 'live', traceparents: [traceparent(1)] });
+  await queue.request('ns/traced', { source: 'live', traceparents: [traceparent(2), traceparent(1)] });
+  await queue.request('ns/traced', { source: 'bulk' });
+  assert.deepEqual((await jobData(first.jobId)).traceparents, [traceparent(1), traceparent(2)]);
+  await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      queue.request('ns/traced', { source: 'live', traceparents: [traceparent(100 + i)] }),
+    ),
+  );
+  const data = await jobData(first.jobId);
+  assert.equal(data.traceparents?.length, MAX_TRACEPARENTS);
+  assert.deepEqual(data.traceparents?.slice(0, 2), [traceparent(1), traceparent(2)]);
+  // Malformed ones never reach the job; no traceparent at all leaves the field out.
+  const r = await queue.request('ns/untraced', { source: 'live', traceparents: ['garbage'] });
+  assert.equal((await jobData(r.jobId)).traceparents, undefined);
+  assert.equal(JSON.parse((await raw.hget(K.job(r.jobId), 'data'))!).traceparents, undefined);
 });

@@ -20,3 +20,16 @@ export {
   type PolicyVerdict,
 } from './redis-policy.ts';
 export { parseInfoMemory, readRedisMemory, redisMemoryGauges, type RedisMemory } from './redis-memory.ts';
+export {
+  contextOf,
+  inSpan,
+  linksOf,
+  otlpProtocol,
+  recordError,
+  startTracing,
+  traceIdsMixin,
+  traceparentOf,
+  tracingRequested,
+  TracingConfigError,
+  type Tracing,
+} from './tracing.ts';

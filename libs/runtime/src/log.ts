@@ -6,6 +6,7 @@
 import { writeSync } from 'node:fs';
 import { oneOf } from '@podset/config';
 import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { traceIdsMixin } from './tracing.ts';
 
 /** LOG_LEVEL, declared once for every app. */
 export const logEnv = {
@@ -80,6 +81,8 @@ export interface LoggerOptions {
   base?: Record<string, unknown>;
   /** Tests: where lines go instead of stdout. */
   sink?: LineSink;
+  /** Each line logged while a span is active carries its trace_id and span_id (set when tracing is on). */
+  traceIds?: boolean;
 }
 
 let stdioGuarded = false;
@@ -103,6 +106,7 @@ export function createLogger(options: LoggerOptions): Logger {
       name: options.name,
       level: options.level ?? 'info',
       ...(options.base !== undefined ? { base: options.base } : {}),
+      ...(options.traceIds === true ? { mixin: traceIdsMixin } : {}),
     },
     options.sink ?? fdSink(1),
   );

@@ -60,6 +60,23 @@ test('opens config, Redis connector and kubeconfig from the environment', () => 
   assert.match(app.redis.target, /127\.0\.0\.1:6390/);
 });
 
+test('tracing: an OTLP protocol this build cannot speak is a usage error, when tracing is on', () => {
+  const env = {
+    KUBECONFIG: kubeconfig('https://kube.example:6443'),
+    REDIS_URL: 'redis://127.0.0.1:6390',
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+  };
+  assert.deepEqual(
+    problemsOf(() =>
+      loadApp(spec, { tracing: true, env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317' } }),
+    ),
+    ['OTEL_EXPORTER_OTLP_PROTOCOL'],
+  );
+  // No endpoint (tracing off), or an app that does not trace: the setting is not read.
+  assert.ok(loadApp(spec, { tracing: true, env }));
+  assert.ok(loadApp(spec, { env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317' } }));
+});
+
 test("a variable's own problems are reported before anything is opened", () => {
   assert.deepEqual(
     problemsOf(() => loadApp(spec, { env: { THINGS: '0', LOG_LEVEL: 'loud', KUBECONFIG: '/nonexistent' } })),

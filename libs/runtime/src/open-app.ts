@@ -8,6 +8,7 @@ import { redisConnector, type queueEnv, type redisEnv, type RedisConnector } fro
 import type { Logger } from 'pino';
 import { createLogger, type logEnv } from './log.ts';
 import { requireNoEviction } from './redis-policy.ts';
+import { otlpProtocol, startTracing, TracingConfigError, tracingRequested, type Tracing } from './tracing.ts';
 
 /** The variables openApp itself reads; every app's spec spreads these in. */
 export type AppEnv = typeof kubeAccessEnv & typeof redisEnv & typeof queueEnv & typeof logEnv;
@@ -29,6 +30,8 @@ export interface OpenAppOptions<S extends EnvSpec> {
   check?: (config: Config<S>) => Problem[] | void;
   /** Aborted by a signal during start-up: stop waiting for Redis. */
   signal?: AbortSignal;
+  /** Start OpenTelemetry tracing when the OTEL_* variables ask for it (tracing.ts). */
+  tracing?: boolean;
 }
 
 export interface OpenedApp<S extends EnvSpec> {
@@ -36,13 +39,15 @@ export interface OpenedApp<S extends EnvSpec> {
   redis: RedisConnector;
   kubeConfig: KubeConfig;
   log: Logger;
+  /** Set when tracing was asked for (OpenAppOptions.tracing) and the OTEL_* variables enable it. */
+  tracing?: Tracing;
 }
 
 /** The app's dependencies opened from its environment; throws a ConfigError naming every problem. */
 export function loadApp<S extends EnvSpec & AppEnv>(
   spec: S,
   options: OpenAppOptions<S> = {},
-): Omit<OpenedApp<S>, 'log'> {
+): Omit<OpenedApp<S>, 'log' | 'tracing'> {
   // The variables' own problems first: the checks below need parsed values.
   const config = parseEnv(spec, options.env ?? process.env);
   // S extends AppEnv, but TypeScript does not resolve Config<S> for a generic S: view the shared part.
@@ -53,6 +58,15 @@ export function loadApp<S extends EnvSpec & AppEnv>(
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     problems.push(...err.problems);
+  }
+  // Only when tracing is on: a protocol setting means nothing without an endpoint.
+  if (options.tracing === true && tracingRequested(options.env ?? process.env)) {
+    try {
+      otlpProtocol(options.env ?? process.env);
+    } catch (err) {
+      if (!(err instanceof TracingConfigError)) throw err;
+      problems.push({ variable: 'OTEL_EXPORTER_OTLP_PROTOCOL', message: err.message });
+    }
   }
   let redis: RedisConnector | undefined;
   try {
@@ -87,15 +101,19 @@ export async function openApp<S extends EnvSpec & AppEnv>(
 ): Promise<OpenedApp<S>> {
   const opened = exitOnConfigError(name, () => loadApp(spec, options));
   const base: Config<AppEnv> = opened.config;
+  // Before the logger: its lines carry trace ids only when tracing is on.
+  const tracing = options.tracing === true ? await startTracing(name, options.env ?? process.env) : undefined;
   const log = createLogger({
     name,
     level: base.LOG_LEVEL,
     ...(options.logBase !== undefined ? { base: options.logBase } : {}),
+    ...(tracing !== undefined ? { traceIds: true } : {}),
   });
+  if (tracing !== undefined) log.info({ protocol: tracing.protocol }, 'tracing: exporting spans over OTLP');
   await requireNoEviction(name, opened.redis, {
     skip: base.REDIS_SKIP_EVICTION_CHECK,
     log,
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
   });
-  return { ...opened, log };
+  return { ...opened, log, ...(tracing !== undefined ? { tracing } : {}) };
 }
