@@ -1,6 +1,7 @@
 // Watch events → reconcile requests. A live event asks for its key at live priority; a relist page asks
-// for every key in it at bulk priority. Every watch event is also appended to the event log. Implements the watch loop's sink. Whether an event owes a reconcile, and what
-// is kept to know it, is the change gate's (chosen once at start-up: see change-gate.ts).
+// for every key in it at bulk priority. Every watch event is also appended to the event log. Implements the
+// watch loop's sink. Whether an event owes a reconcile, and what is kept to know it, is the change gate's
+// (chosen once at start-up: see change-gate.ts).
 import { MAX_TRACEPARENTS } from '@podset/queue';
 import { KIND } from '@podset/reconcile';
 import type { Admission, ChangeGate, KeyedEvent, StreamInfo } from './change-gate.ts';
