@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { parseCli } from './lib/cli.ts';
 import { REPO, setAppEnv, setAppNodeArgs, setWorkerEnv } from './lib/cluster.ts';
 import { printTable, writeJson, type Result } from './lib/report.ts';
+import { startOtlpReceiver } from '../test/e2e/support/otlp-receiver.ts';
 import { converge } from './scenarios/converge.ts';
 import { latency } from './scenarios/latency.ts';
 import { scaling } from './scenarios/scaling.ts';
@@ -41,7 +42,9 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
   --app-node-args "ARGS"  extra node flags for the watcher and workers (e.g. "--max-old-space-size=96")
   --worker-env "K=V ..."  extra environment for every worker (e.g. "EVENTS=warnings")
   --state-source projection|api   where reconciles read their state (STATE_SOURCE of the watcher and workers;
-                          default projection; api is the fallback the figures compare against)`;
+                          default projection; api is the fallback the figures compare against)
+  --tracing               OpenTelemetry on in the watcher and workers (the default sampler: every change),
+                          exporting OTLP/HTTP protobuf to a sink in the bench; compare with a run without`;
 
 const { values: a, positionals } = parseCli('bench', USAGE, () =>
   parseArgs({
@@ -66,6 +69,7 @@ const { values: a, positionals } = parseCli('bench', USAGE, () =>
       'app-node-args': { type: 'string' },
       'worker-env': { type: 'string' },
       'state-source': { type: 'string', default: 'projection' },
+      tracing: { type: 'boolean', default: false },
       event: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -90,7 +94,13 @@ if (a['state-source'] !== 'api' && a['state-source'] !== 'projection') {
   console.error(`bench: --state-source must be api or projection\n${USAGE}`);
   process.exit(2);
 }
-setAppEnv({ STATE_SOURCE: a['state-source'] });
+// With --tracing, every watcher and worker exports its spans to a sink here (it answers 200 and counts them),
+// as they would to a Collector: what tracing costs the apps is then in their CPU figures.
+const traceSink = a.tracing ? await startOtlpReceiver() : undefined;
+setAppEnv({
+  STATE_SOURCE: a['state-source'],
+  ...(traceSink !== undefined ? { OTEL_EXPORTER_OTLP_ENDPOINT: traceSink.url } : {}),
+});
 const latencyEvent = a.event ?? (a['state-source'] === 'projection' ? 'podset-label' : 'pod-annotation');
 if (latencyEvent !== 'pod-annotation' && latencyEvent !== 'podset-label') {
   console.error(`bench: --event must be pod-annotation or podset-label\n${USAGE}`);
@@ -205,6 +215,12 @@ for (const name of names) {
     if (a['app-node-args']) result.options.appNodeArgs = a['app-node-args'];
     if (a['worker-env']) result.options.workerEnv = a['worker-env'];
     result.options.stateSource = a['state-source'];
+    if (traceSink !== undefined) {
+      const exports = [...traceSink.requests.values()].reduce((n, c) => n + c, 0);
+      result.options.tracing = true;
+      result.data.traceExports = exports;
+      result.rows.push({ figure: 'tracing on: OTLP export requests received', value: String(exports) });
+    }
     printTable(result);
     const file = writeJson(result, names.length === 1 ? a.json : undefined);
     console.log(`results: ${path.relative(process.cwd(), file)}`);
@@ -213,4 +229,5 @@ for (const name of names) {
     console.error(`bench ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   }
 }
+await traceSink?.close();
 process.exit(failed ? 1 : 0);

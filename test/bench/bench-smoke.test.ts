@@ -62,6 +62,11 @@ describe('bench --smoke', { concurrency: 7 }, () => {
     return record;
   }
 
+  test('converge --tracing: the apps export their spans to the sink of the bench', async () => {
+    const r = await smoke('converge', ['tracing on: OTLP export requests received'], ['--tracing']);
+    assert.ok(Number(r.data.traceExports) >= 1, `export requests: ${String(r.data.traceExports)}`);
+  });
+
   test('converge: every PodSet converges; ratio, writes per pod, reads per reconcile reported', async () => {
     const r = await smoke('converge', [
       'operator / limit',
