@@ -4,7 +4,7 @@
 // that changed nothing a plan reads requests nothing. A relist starts a new epoch per stream; once done,
 // what it did not see is swept. The projection is marked ready once every stream has relisted into it:
 // until then (a first start, or a Redis that lost its data) workers read the API.
-import type { FoldItem, FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/state';
+import type { FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/state';
 import type { Admission, ChangeGate, StreamInfo } from './change-gate.ts';
 import type { WatchedObject } from './keys.ts';
 import type { Logger } from './log.ts';
@@ -54,14 +54,14 @@ export class Projector implements ChangeGate {
 
   /** Folds a relisted page (as ADDED) under the stream's new epoch, many objects per Redis call. */
   async listed(page: ListedPage, keyOf: (o: WatchedObject) => string | undefined): Promise<void> {
-    const kind = page.resource === 'pods' ? 'pod' : 'podset';
-    const items: FoldItem[] = [];
+    const items: { key: string; object: ProjectedPod | ProjectedPodSet }[] = [];
     for (const obj of page.objects) {
       const key = keyOf(obj);
-      if (key !== undefined)
-        items.push({ key, kind, type: 'ADDED', object: obj as ProjectedPod | ProjectedPodSet });
+      if (key !== undefined) items.push({ key, object: obj as ProjectedPod | ProjectedPodSet });
     }
-    await this.projection.foldMany(items, await this.#epoch(page.stream), { requestedAnyway: true });
+    // Every key of the page is requested anyway (in bulk, after this): the fold records that now.
+    const kind = page.resource === 'pods' ? 'pod' : 'podset';
+    await this.projection.foldListed(kind, items, await this.#epoch(page.stream));
   }
 
   /** A relist completed: sweep what it did not see; once every stream has relisted, mark ready. */
