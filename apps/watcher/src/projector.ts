@@ -77,14 +77,14 @@ export class Projector implements ChangeGate {
 
   /** Folds a relisted page (as ADDED) under the stream's new epoch, many objects per Redis call. */
   async listed(page: ListedPage, keyOf: (o: WatchedObject) => string | undefined): Promise<void> {
-    const kind = page.resource === 'pods' ? 'pod' : 'podset';
-    const items: FoldItem[] = [];
+    const items: { key: string; object: ProjectedPod | ProjectedPodSet }[] = [];
     for (const obj of page.objects) {
       const key = keyOf(obj);
-      if (key !== undefined)
-        items.push({ key, kind, type: 'ADDED', object: obj as ProjectedPod | ProjectedPodSet });
+      if (key !== undefined) items.push({ key, object: obj as ProjectedPod | ProjectedPodSet });
     }
-    await this.projection.foldMany(items, await this.#epoch(page.stream), { requestedAnyway: true });
+    // Every key of the page is requested anyway (in bulk, after this): the fold records that now.
+    const kind = page.resource === 'pods' ? 'pod' : 'podset';
+    await this.projection.foldListed(kind, items, await this.#epoch(page.stream));
   }
 
   /** A relist completed: sweep what it did not see; once every stream has relisted, mark ready. */

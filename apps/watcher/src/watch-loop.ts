@@ -9,7 +9,13 @@
 // checkpointed) only after the sink has taken the event, so a crash replays instead of losing.
 import { backoffDelay, type BackoffOptions } from '@podset/queue';
 import { sleep } from './sleep.ts';
-import { errorCode, isTooLargeResourceVersion, retryAfterSeconds, type WatchApi } from './kube-api.ts';
+import {
+  errorCode,
+  isTooLargeResourceVersion,
+  retryAfterSeconds,
+  type ListPage,
+  type WatchApi,
+} from './kube-api.ts';
 import { NAME_LABEL } from '@podset/reconcile';
 import { isWatchedKind, streamId, type Resource, type WatchedObject } from './keys.ts';
 import type { Logger } from './log.ts';
@@ -255,27 +261,43 @@ export class WatchLoop {
     const { resource, namespace, api, sink, logger } = this.#o;
     logger.info({ stream: this.stream, cause }, 'relisting');
     await handOn(sink.relistStarted?.(this.stream) ?? Promise.resolve());
-    let cont: string | undefined;
-    let listRv: string | undefined;
-    let count = 0;
-    do {
-      let page;
-      try {
-        page = await api.list(resource, namespace, {
+    // The next page is asked for as soon as this one's continue token is known, so the server encodes it
+    // and the response is parsed while this page is handed on. Pages still reach the sink one at a time,
+    // in order, each taken before the next is handed on; a relist that fails drops the page ahead.
+    const ahead = new AbortController();
+    const onAbort = () => ahead.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const fetchPage = (cont: string | undefined): Promise<ListPage> => {
+      const fetched = api
+        .list(resource, namespace, {
           limit: this.#o.pageSize,
           ...(resource === 'pods' ? { labelSelector: NAME_LABEL } : {}),
           ...(cont === undefined ? {} : { continue: cont }),
-          signal,
+          signal: ahead.signal,
+        })
+        .catch((err: unknown) => {
+          throw callEnd(err, signal, 'unreachable');
         });
-      } catch (err) {
-        throw callEnd(err, signal, 'unreachable');
+      fetched.catch(() => undefined); // observed when its turn comes; not before the page ahead of it
+      return fetched;
+    };
+    let next: Promise<ListPage> | undefined = fetchPage(undefined);
+    let listRv: string | undefined;
+    let count = 0;
+    try {
+      while (next !== undefined && !signal.aborted) {
+        const page: ListPage = await next;
+        const cont: string | undefined = page.metadata?.continue === '' ? undefined : page.metadata?.continue;
+        next = cont === undefined ? undefined : fetchPage(cont);
+        const objects = page.items ?? [];
+        count += objects.length;
+        await handOn(sink.listed({ stream: this.stream, resource, objects, cause }));
+        listRv = page.metadata?.resourceVersion;
       }
-      const objects = page.items ?? [];
-      count += objects.length;
-      await handOn(sink.listed({ stream: this.stream, resource, objects, cause }));
-      listRv = page.metadata?.resourceVersion;
-      cont = page.metadata?.continue === '' ? undefined : page.metadata?.continue;
-    } while (cont !== undefined && !signal.aborted);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      if (next !== undefined) ahead.abort(new Error('relist ended'));
+    }
     if (signal.aborted) return;
     await handOn(sink.relistDone?.({ stream: this.stream, resource, namespace }) ?? Promise.resolve());
     this.counters.relists++; // completed relists

@@ -1,0 +1,53 @@
+-- A relist page's folds, all of one kind, each as FOLD takes an ADDED event whose request is made anyway
+-- (the relist requests every key): the same writes, with fewer calls per object — nothing reads what was
+-- last requested (it is overwritten), and the index and the TTL are touched once per PodSet key, not per
+-- object.
+-- KEYS[1] the index of keys with entries; then per PodSet key (group) three: the pods hash (pods) or the
+-- PodSet's key (podsets), its expectations hash, its inputs last requested.
+-- ARGV[1] kind ('pod'|'podset'), ARGV[2] the epoch, ARGV[3] g = the number of groups, the g PodSet keys,
+-- then per object five: group (0-based), field (pod name; '@ps'), rv, inputs digest, payload.
+-- Returns how many objects were written (the others were older than what was folded).
+-- Uses rvNewer (rules/resource-version.lua) and podDeleting (entry.lua).
+local kind, g = ARGV[1], tonumber(ARGV[3])
+local written, n = {}, 0
+for i = 4 + g, #ARGV, 5 do
+  local grp = tonumber(ARGV[i])
+  local field, rv, inputs, payload = ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
+  local main, expect, requested = KEYS[2 + grp * 3], KEYS[3 + grp * 3], KEYS[4 + grp * 3]
+  local epoch = ARGV[2]
+  local old
+  if kind == 'pod' then old = redis.call('HGET', main, field) else old = redis.call('GET', main) end
+  local oldEpoch, oldRv
+  if old then oldEpoch, oldRv = string.match(old, '^([^\t]*)\t([^\t\n]*)') end
+  -- As FOLD: the entry keeps the newest epoch that saw it, and an older version than the one folded
+  -- only marks it seen.
+  if oldEpoch and tonumber(oldEpoch) > tonumber(epoch) then epoch = oldEpoch end
+  if oldRv and oldRv ~= '' and rv ~= '' and not rvNewer(rv, oldRv) and oldRv ~= rv then
+    if epoch ~= oldEpoch then
+      local rest = string.sub(old, #oldEpoch + 1)
+      if kind == 'pod' then redis.call('HSET', main, field, epoch .. rest)
+      else redis.call('SET', main, epoch .. rest, 'KEEPTTL') end
+    end
+  else
+    local value = epoch .. '\t' .. rv .. '\t' .. payload
+    if not written[grp] then
+      written[grp] = true
+      redis.call('SADD', KEYS[1], ARGV[4 + grp])
+    end
+    if kind == 'pod' then
+      redis.call('HSET', main, field, value)
+      -- A create shows as the pod; a delete as its deletionTimestamp.
+      local exp = redis.call('HGET', expect, field)
+      if exp and (string.sub(exp, 1, 1) == 'c' or podDeleting(value)) then redis.call('HDEL', expect, field) end
+    else
+      redis.call('SET', main, value)
+    end
+    redis.call('HSET', requested, field, inputs)
+    n = n + 1
+  end
+end
+-- A pods hash left to expire (its PodSet was gone) holds listed pods again: keep it.
+if kind == 'pod' then
+  for grp in pairs(written) do redis.call('PERSIST', KEYS[2 + grp * 3]) end
+end
+return n
