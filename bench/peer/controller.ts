@@ -23,7 +23,7 @@ import {
   type PodSetStatus,
 } from '@podset/reconcile';
 import { executeCreates, executeDeletes } from '../../apps/worker/src/executor.ts';
-import type { EventRecorder, InvolvedPodSet } from '../../apps/worker/src/events.ts';
+import { involvedOf, plural, type EventRecorder, type InvolvedPodSet } from '../../apps/worker/src/events.ts';
 import { rvMax } from '@podset/state';
 import { Expectations } from './expectations.ts';
 import { WorkQueue } from './workqueue.ts';
@@ -308,19 +308,4 @@ function splitKey(key: string): [string, string] {
   const ref = parseKey(key);
   if (ref === undefined) throw new Error(`key ${JSON.stringify(key)} is not "namespace/name"`);
   return [ref.namespace, ref.name];
-}
-
-function involvedOf(podset: PodSetWire): InvolvedPodSet {
-  return {
-    namespace: podset.metadata.namespace ?? '',
-    name: podset.metadata.name ?? '',
-    uid: podset.metadata.uid ?? '',
-    ...(podset.metadata.resourceVersion !== undefined
-      ? { resourceVersion: podset.metadata.resourceVersion }
-      : {}),
-  };
-}
-
-function plural(n: number): string {
-  return n === 1 ? '' : 's';
 }

@@ -45,7 +45,7 @@ import {
   stableReason,
   type Failure,
 } from './errors.ts';
-import type { EventRecorder, InvolvedPodSet } from './events.ts';
+import { involvedOf, plural, type EventRecorder } from './events.ts';
 import { executeCreates, executeDeletes, type BatchRunner } from './executor.ts';
 import { memoryParkStore, type ParkStore } from './park-store.ts';
 import type { PodSetRef, StateSource } from './state-source.ts';
@@ -598,22 +598,7 @@ function otherFinalizers(podset: PodSetWire): string[] {
   return (podset.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
 }
 
-function involvedOf(podset: PodSetWire): InvolvedPodSet {
-  return {
-    namespace: podset.metadata.namespace ?? '',
-    name: podset.metadata.name ?? '',
-    uid: podset.metadata.uid ?? '',
-    ...(podset.metadata.resourceVersion !== undefined
-      ? { resourceVersion: podset.metadata.resourceVersion }
-      : {}),
-  };
-}
-
 /** The plan's requeue as the queue's result. */
 function resultOf(plan: Plan): ReconcileResult {
   return plan.requeue === null ? {} : { requeueAfterMs: plan.requeue.afterMs, reason: plan.requeue.reason };
-}
-
-function plural(n: number): string {
-  return n === 1 ? '' : 's';
 }

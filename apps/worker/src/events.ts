@@ -15,6 +15,25 @@ export interface InvolvedPodSet {
 
 export type EventType = 'Normal' | 'Warning';
 
+/** The PodSet an Event is about, as the Event names it. */
+export function involvedOf(podset: {
+  metadata: { namespace?: string; name?: string; uid?: string; resourceVersion?: string };
+}): InvolvedPodSet {
+  return {
+    namespace: podset.metadata.namespace ?? '',
+    name: podset.metadata.name ?? '',
+    uid: podset.metadata.uid ?? '',
+    ...(podset.metadata.resourceVersion !== undefined
+      ? { resourceVersion: podset.metadata.resourceVersion }
+      : {}),
+  };
+}
+
+/** 's' for a count other than one ("Created pods: …"). */
+export function plural(n: number): string {
+  return n === 1 ? '' : 's';
+}
+
 export interface EventRecorder {
   record(podset: InvolvedPodSet, type: EventType, reason: string, message: string): Promise<void>;
 }

@@ -230,7 +230,7 @@ export class Projection {
    * waiting job covers is recorded as requested in the same call and answered `covered`, not owed.
    */
   async foldEach(items: readonly (FoldItem & { epoch: number })[]): Promise<Fold[]> {
-    const encoded = items.map((item) => this.#encode(item));
+    const encoded = items.map((item) => encodeItem(item));
     const answers: Promise<unknown>[] = [];
     const shared = [this.#jobPrefix, this.base, String(Date.now()), String(this.#tombstoneTtlMs)];
     for (let i = 0; i < items.length; i += FOLD_BATCH) {
@@ -248,18 +248,6 @@ export class Projection {
       const requested = () => this.#recordRequested(item, encoded[i]!);
       return out[i] === 2 ? { owed: false, covered: true, requested } : { owed: out[i] === 1, requested };
     });
-  }
-
-  /** What a fold stores of an object: its field in the key's state, its payload, its plan inputs' digest. */
-  #encode(item: FoldItem): { field: string; payload: string; digest: string } {
-    if (item.kind === 'pod') {
-      const pod = item.object as ProjectedPod;
-      const { fields, inputs } = encodePod(pod);
-      return { field: pod.metadata.name ?? '', payload: fields, digest: inputsDigest(inputs) };
-    }
-    const trimmed = trimPodSet(item.object as ProjectedPodSet);
-    const inputs = podSetInputs(trimmed.metadata);
-    return { field: '@ps', payload: JSON.stringify(trimmed), digest: inputsDigest(inputs) };
   }
 
   /** Records that the request a fold owed went through (see Fold). */
@@ -305,7 +293,7 @@ export class Projection {
   /** One object's fold: its script keys and arguments, and how to record its request. */
   #foldCall(item: FoldItem, epoch: number, opts: FoldOptions): FoldCall {
     const k = this.keys(item.key);
-    const e = this.#encode(item);
+    const e = encodeItem(item);
     return {
       keys:
         item.kind === 'pod'
