@@ -43,7 +43,7 @@ const { values: args } = parseArgs({
 });
 if (args.help) {
   console.log(
-    'usage: node bench/kube-sim.ts [--pods N] [--clients N] [--watchers N] [--watch-events N] [--page-size N] [--json FILE] [--smoke] [--profile DIR] [--only label-list] [--label-pods N] [--label-groups N] [--label-iterations N]',
+    'usage: npm run bench:kube-sim -- [--pods N] [--clients N] [--watchers N] [--watch-events N] [--page-size N] [--json FILE] [--smoke] [--profile DIR] [--only label-list] [--label-pods N] [--label-groups N] [--label-iterations N]',
   );
   process.exit(0);
 }

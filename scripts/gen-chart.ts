@@ -1,7 +1,7 @@
 // The Helm chart (charts/podset-operator) is generated from the kustomize deployment, so k8s/ stays the
 // one source of the manifests (the default and, behind `externalRedis.enabled`, k8s/overlays/external-redis):
-//   node scripts/gen-chart.ts          rewrite the chart from `kubectl kustomize k8s` (and the overlay)
-//   node scripts/gen-chart.ts --check  exit 1 if the chart is stale
+//   npm run gen:chart                 rewrite the chart from `kubectl kustomize k8s` (and the overlay)
+//   npm run gen:chart -- --check      exit 1 if the chart is stale
 // test/deploy/helm.test.ts checks the same, and that `helm template` gives back what kustomize gives.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ interface Manifest {
 }
 
 const HEADER =
-  '# GENERATED from k8s/ by `node scripts/gen-chart.ts`. Do not edit by hand: edit k8s/ and regenerate\n' +
+  '# GENERATED from k8s/ by `npm run gen:chart`. Do not edit by hand: edit k8s/ and regenerate\n' +
   '# (a test fails if this chart is stale).\n';
 
 /** The rendered kustomize deployment, one object per document. */
@@ -296,9 +296,7 @@ if (import.meta.main) {
   if (process.argv.includes('--check')) {
     const stale = staleFiles(want);
     if (stale.length > 0) {
-      process.stderr.write(
-        `charts/podset-operator is stale (node scripts/gen-chart.ts):\n  ${stale.join('\n  ')}\n`,
-      );
+      process.stderr.write(`charts/podset-operator is stale (npm run gen:chart):\n  ${stale.join('\n  ')}\n`);
       process.exit(1);
     }
   } else {

@@ -12,7 +12,7 @@ export const RULES_FILE = path.join(REPO, 'k8s/overlays/monitoring/rules.yaml');
 export const PROMETHEUS_RULE_FILE = path.join(REPO, 'k8s/overlays/monitoring/component/prometheus-rule.yaml');
 
 const HEADER =
-  '# GENERATED from ../rules.yaml by `node scripts/gen-prometheus-rule.ts`: edit ../rules.yaml, then run it.\n';
+  '# GENERATED from ../rules.yaml by `npm run gen:prometheus-rule`: edit ../rules.yaml, then run it.\n';
 
 export function renderPrometheusRule(rulesText: string = readFileSync(RULES_FILE, 'utf8')): string {
   const rules = parse(rulesText) as { groups?: unknown };

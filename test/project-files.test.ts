@@ -134,6 +134,24 @@ test('no doc runs a .ts file or the test runner with a bare `node` (the system N
   assert.deepEqual(offenders, [], 'give an npm script (or node_modules/.bin/node) instead');
 });
 
+test('no YAML comment (a generated file says how to regenerate it) runs a .ts file with a bare `node`', () => {
+  const yamls = globSync('**/*.{yaml,yml}', {
+    cwd: REPO,
+    exclude: (p) => /^(node_modules|\.tmp|\.git)$/.test(p),
+  }).sort();
+  assert.ok(yamls.includes('crds/podset.yaml'));
+  // Comments only: a container's command runs the image's node.
+  const comments = (text: string) =>
+    text
+      .split('\n')
+      .filter((l) => l.trimStart().startsWith('#'))
+      .join('\n');
+  const offenders = yamls.flatMap((file) =>
+    bareNodeCommands(comments(read(file))).map((c) => `${file}: ${c}`),
+  );
+  assert.deepEqual(offenders, [], 'name the npm script instead');
+});
+
 test('README links SECURITY.md and CONTRIBUTING.md; their relative links resolve', () => {
   const readme = read('README.md');
   for (const file of ['SECURITY.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'LICENSE', 'docs/install.md']) {

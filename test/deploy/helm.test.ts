@@ -67,7 +67,7 @@ function asReleased(list: Obj[]): Obj[] {
 }
 const kustomized = kustomizeObjects() as unknown as Obj[];
 
-test('the chart is what scripts/gen-chart.ts makes of k8s/ (node scripts/gen-chart.ts to refresh)', () => {
+test('the chart is what scripts/gen-chart.ts makes of k8s/ (npm run gen:chart to refresh)', () => {
   const want = chartFiles(chartSources(), packageVersion());
   assert.deepEqual(staleFiles(want), []);
   assert.ok(want.has('crds/podsets.podset.io.yaml'), 'the CRD is in crds/, which helm uninstall keeps');

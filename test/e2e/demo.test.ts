@@ -106,6 +106,18 @@ test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees 
       },
     );
     assert.doesNotMatch(run.output(), /exited \(|shutdown did not finish/, run.output().slice(-2000));
+    // One signal each, so each stopped the graceful way (an app that also got the terminal's SIGINT
+    // would take the demo's SIGTERM as a second signal and exit without draining).
+    for (const [app, stopped] of [
+      ['watcher', 'watcher stopped'],
+      ['worker-0', 'worker stopped'],
+      ['worker-1', 'worker stopped'],
+      ['dashboard', 'dashboard stopped'],
+    ] as const) {
+      const text = readFileSync(path.join(dir, 'logs', `${app}.log`), 'utf8');
+      assert.doesNotMatch(text, /received again|exiting without waiting/, `${app}:\n${text.slice(-2000)}`);
+      assert.match(text, new RegExp(`"msg":"${stopped}"`), `${app}:\n${text.slice(-2000)}`);
+    }
   } finally {
     await run.stopGroup();
     rmSync(dir, { recursive: true, force: true });

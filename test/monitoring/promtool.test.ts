@@ -92,7 +92,7 @@ test('every alert has a severity, a summary, a description and a runbook section
   assert.deepEqual(problems, []);
 });
 
-test('the PrometheusRule is generated from rules.yaml (run node scripts/gen-prometheus-rule.ts)', () => {
+test('the PrometheusRule is generated from rules.yaml (run npm run gen:prometheus-rule)', () => {
   const text = readFileSync(PROMETHEUS_RULE_FILE, 'utf8');
   assert.equal(text, renderPrometheusRule());
   const object = parse(text) as { apiVersion: string; kind: string; spec: { groups: unknown } };

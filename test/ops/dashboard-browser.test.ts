@@ -6,8 +6,16 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ReconcileQueue } from '@podset/queue';
+import {
+  DEFAULT_PREFIX,
+  DEFAULT_QUEUE_NAME,
+  EventLog,
+  eventLogKeyOf,
+  ReconcileQueue,
+  urlConnector,
+} from '@podset/queue';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { activePodsOf } from '../e2e/support/check.ts';
 import { applyCrd, podSetManifest, REPO, startEnv } from '../e2e/support/harness.ts';
 import { dashboardUrl, newToken, startDashboardProc, statusOf } from './support.ts';
 
@@ -208,6 +216,30 @@ test(
     env.sim.faults.set({ errors: [{ verb: 'create', resource: 'pods', code: 500, rate: 1, times: 2 }] });
     await env.kubectl(['scale', 'podset', 'web', '--replicas=4']);
     await env.waitConverged(['web'], { timeoutMs: 90_000 });
+    // A pod with web's label, named as web's own would be, that web does not own (the operator never
+    // adopts): the watcher files its events under web's key all the same; web's page must leave them out.
+    const stray = 'web-stray1';
+    const strayPod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: stray, namespace: 'default', labels: { 'podset.io/name': 'web' } },
+      spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] },
+    };
+    await env.kubectl(['apply', '-f', env.writeManifest('stray.yaml', [strayPod])]);
+    const logClient = urlConnector(env.redis.url).client();
+    try {
+      const log = new EventLog({
+        redis: logClient,
+        key: eventLogKeyOf({ QUEUE_PREFIX: DEFAULT_PREFIX, QUEUE_NAME: DEFAULT_QUEUE_NAME }),
+      });
+      await env.waitFor("the stray pod's watch event filed under web", async () =>
+        (await log.recent(1000)).some((e) => e.key === 'default/web' && e.name === stray)
+          ? []
+          : ['not in the event log yet'],
+      );
+    } finally {
+      logClient.disconnect();
+    }
 
     // The filter (a plain GET form): by name, then by status.
     await page.goto(`${url}/`);
@@ -240,11 +272,10 @@ test(
     // Its own pods, with phase, readiness, node and template hash; what the template runs.
     const podRows = page.locator('#pods tr[data-pod]');
     assert.equal(await podRows.count(), 4, 'its four pods');
-    const ownPods = env
-      .pods()
-      .filter((p) => p.metadata.labels?.['podset.io/name'] === 'web' && !p.metadata.deletionTimestamp)
+    const ownPods = activePodsOf(env.podSet('web')!, env.pods())
       .map((p) => p.metadata.name)
       .sort();
+    assert.ok(!ownPods.includes(stray));
     assert.deepEqual(
       (
         await podRows.evaluateAll((rows) =>
@@ -264,6 +295,8 @@ test(
     assert.match(await page.locator('#jobs').innerText(), /completed/);
     assert.ok((await page.locator('#events tbody tr').count()) >= 1, 'watch events from the event log');
     assert.match(await page.locator('#events').innerText(), /Pod web-/);
+    assert.doesNotMatch(await page.locator('#events').innerText(), /web-stray1/, 'a pod it does not own');
+    await env.kubectl(['delete', 'pod', stray, '--wait=false']);
     await screenshot(page, env.dir, 'dashboard-podset.png');
     // A 63-character name (the longest there is) wraps: no page gets wider than the window.
     const longName = `long-${'n'.repeat(53)}-name`;

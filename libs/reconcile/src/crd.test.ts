@@ -9,7 +9,7 @@ import type { JSONSchemaProps } from './schema-types.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 
-test('crds/podset.yaml is exactly what the generator writes (run node libs/reconcile/src/gen-crd.ts)', () => {
+test('crds/podset.yaml is exactly what the generator writes (run npm run gen:crd)', () => {
   const committed = readFileSync(join(root, CRD_PATH), 'utf8');
   assert.equal(committed, renderCrdYaml());
 });

@@ -68,7 +68,7 @@ export function podSetCrd() {
 }
 
 const HEADER =
-  '# GENERATED from libs/reconcile/src/podset-schema.ts by `node libs/reconcile/src/gen-crd.ts`.\n' +
+  '# GENERATED from libs/reconcile/src/podset-schema.ts by `npm run gen:crd`.\n' +
   '# Do not edit by hand: edit the schema and regenerate (a test fails if this file is stale).\n';
 
 /** The exact text of crds/podset.yaml. */

@@ -17,7 +17,7 @@ if (process.argv.includes('--check')) {
     // missing counts as stale
   }
   if (current !== text) {
-    console.error(`${CRD_PATH} is stale: run node libs/reconcile/src/gen-crd.ts`);
+    console.error(`${CRD_PATH} is stale: run npm run gen:crd`);
     process.exit(1);
   }
   console.log(`${CRD_PATH} is up to date`);
