@@ -5,7 +5,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { Queue } from 'bullmq';
 import type { PodSetWire, RequestRecord } from '@podset/kube';
 import { appRegistry, kubeRequestMetrics, queueDepthGauge, withTimeout } from '@podset/runtime';
-import { JOB_STATES, jobCounts, podSetConverged } from './overview.ts';
+import { JOB_STATES, jobCounts, keyOfPodSet, podSetConverged } from './overview.ts';
 
 const PODSET_READ_TIMEOUT_MS = 5_000;
 
@@ -64,7 +64,7 @@ function podSetConvergedGauge(
       try {
         const items = await withTimeout(listPodSets(), PODSET_READ_TIMEOUT_MS, 'podsets');
         for (const ps of items) {
-          const key = `${ps.metadata?.namespace ?? ''}/${ps.metadata?.name ?? ''}`;
+          const key = keyOfPodSet(ps);
           this.set({ podset: key }, podSetConverged(ps) ? 1 : 0);
         }
       } catch (err) {

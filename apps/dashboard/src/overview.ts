@@ -4,6 +4,7 @@
 import type { Job, Queue } from 'bullmq';
 import { parseEventEntry, type EventLogEntry, type RedisClient } from '@podset/queue';
 import type { Kube, PodSetWire } from '@podset/kube';
+import { formatKey, parseKey } from '@podset/reconcile';
 import { withTimeout } from '@podset/runtime';
 import { readLeader, type LeaderInfo } from './leader.ts';
 import { isOwnEvent } from './pods.ts';
@@ -227,12 +228,11 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
   const allEvents = events.status === 'fulfilled' ? events.value : [];
   const items: PodSetWire[] = podSets.status === 'fulfilled' ? podSets.value.items : [];
   const uidByKey = new Map<string, string | undefined>();
-  for (const ps of items)
-    uidByKey.set(`${ps.metadata?.namespace ?? ''}/${ps.metadata?.name ?? ''}`, ps.metadata?.uid);
+  for (const ps of items) uidByKey.set(keyOfPodSet(ps), ps.metadata?.uid);
   const eventsByKey = new Map<string, EventLogEntry[]>();
   for (const e of allEvents) {
     // A pod that only carries the PodSet's label is filed under its key too, but is not its own.
-    const podSet = { name: e.key.slice(e.key.indexOf('/') + 1), uid: uidByKey.get(e.key) };
+    const podSet = { name: parseKey(e.key)?.name ?? '', uid: uidByKey.get(e.key) };
     if (e.key === '' || !isOwnEvent(e, podSet, [])) continue;
     const list = eventsByKey.get(e.key) ?? [];
     if (list.length < src.eventsPerPodSet) list.push(e);
@@ -240,7 +240,7 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
   }
 
   const rows = items.map((ps) => {
-    const key = `${ps.metadata?.namespace ?? ''}/${ps.metadata?.name ?? ''}`;
+    const key = keyOfPodSet(ps);
     return rowOf(ps, byKey.get(key), eventsByKey.get(key) ?? []);
   });
   rows.sort((a, b) =>
@@ -271,7 +271,7 @@ export function rowOf(ps: PodSetWire, facts: KeyJobs | undefined, events: EventL
   return {
     namespace,
     name,
-    key: `${namespace}/${name}`,
+    key: formatKey(namespace, name),
     desired: ps.spec?.replicas ?? 1,
     current: ps.status?.replicas ?? 0,
     ready: ps.status?.readyReplicas ?? 0,
@@ -309,6 +309,11 @@ export function isConverged(
     r.ready === r.desired &&
     (r.generation === undefined || r.observedGeneration === r.generation)
   );
+}
+
+/** A listed PodSet's queue key. */
+export function keyOfPodSet(ps: PodSetWire): string {
+  return formatKey(ps.metadata?.namespace ?? '', ps.metadata?.name ?? '');
 }
 
 /** isConverged of a PodSet as the API returns it (its overview row, without job facts or events). */

@@ -4,6 +4,7 @@
 import type { Job, Queue } from 'bullmq';
 import { isNotFound, type Kube, type PodSetWire } from '@podset/kube';
 import { keyProblem, type EventLogEntry, type RedisClient } from '@podset/queue';
+import { formatKey } from '@podset/reconcile';
 import { withTimeout } from '@podset/runtime';
 import { readWarnings, type WarningEvent } from './kube-events.ts';
 import {
@@ -70,7 +71,7 @@ export interface DetailSources {
 /** Why `namespace`/`name` can't name a PodSet, or undefined when they can. */
 export function nameProblem(namespace: string, name: string): string | undefined {
   if (namespace.includes('/') || name.includes('/')) return 'namespace and name may not contain "/"';
-  const problem = keyProblem(`${namespace}/${name}`);
+  const problem = keyProblem(formatKey(namespace, name));
   if (problem === undefined) return undefined;
   if (problem.endsWith('invalid namespace')) return 'not a valid namespace name';
   if (problem.endsWith('invalid name')) return 'not a valid PodSet name';
@@ -144,7 +145,7 @@ export async function buildPodSetDetail(
 ): Promise<PodSetDetail> {
   const timeoutMs = src.timeoutMs ?? 5_000;
   const limit = src.limit ?? 50;
-  const key = `${namespace}/${name}`;
+  const key = formatKey(namespace, name);
   const podSetAndWarnings = async () => {
     const ps = await readPodSet(src.kube, namespace, name);
     // With the uid, warnings of an earlier PodSet of the same name are left out.

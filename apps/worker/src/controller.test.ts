@@ -316,6 +316,14 @@ test('a gone PodSet is done without writes', async () => {
   );
 });
 
+test('a key that is not exactly "namespace/name" is refused before anything is read', async () => {
+  const { f, controller } = setup();
+  for (const key of ['default/web/x', 'web', '/web', 'default/']) {
+    await assert.rejects(controller.syncHandler(key), /is not "namespace\/name"/, key);
+  }
+  assert.deepEqual(f.calls, []);
+});
+
 test('final failure: ReplicaFailure with the reason and a Warning event', async () => {
   const { f, controller } = setup();
   f.addPodSet('default', 'web', 1);

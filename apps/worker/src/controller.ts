@@ -48,7 +48,7 @@ import {
 import { involvedOf, plural, type EventRecorder } from './events.ts';
 import { executeCreates, executeDeletes, type BatchRunner } from './executor.ts';
 import { memoryParkStore, type ParkStore } from './park-store.ts';
-import type { PodSetRef, StateSource } from './state-source.ts';
+import { podSetRef, type PodSetRef, type StateSource } from './state-source.ts';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
 
 export { CLEANUP_FINALIZER, NAME_LABEL, ReconcileError };
@@ -188,7 +188,7 @@ class PodSetController implements Controller {
     const reconcileId = partial.reconcileId ?? randomUUID().slice(0, 8);
     const log = this.log.child({ podset: key, reconcileId, jobId: partial.jobId, attempt: partial.attempt });
     const span = this.tracer === undefined ? undefined : trace.getActiveSpan();
-    const pass: Pass = { ref: parseKey(key), log, signal: partial.signal, span };
+    const pass: Pass = { ref: podSetRef(key), log, signal: partial.signal, span };
     const started = Date.now();
     for (let round = 1; ; round++) {
       try {
@@ -547,7 +547,7 @@ class PodSetController implements Controller {
     error: unknown,
     partial: Partial<SyncContext> = {},
   ): Promise<ReconcileResult> {
-    const { namespace, name } = parseKey(key);
+    const { namespace, name } = podSetRef(key);
     const log = this.log.child({
       podset: key,
       reconcileId: partial.reconcileId,
@@ -586,13 +586,6 @@ class PodSetController implements Controller {
 }
 
 // ---- small helpers ----
-
-/** "namespace/name" → its parts; throws for anything else. */
-export function parseKey(key: string): PodSetRef {
-  const i = key.indexOf('/');
-  if (i <= 0 || i === key.length - 1) throw new Error(`key ${JSON.stringify(key)} is not "namespace/name"`);
-  return { key, namespace: key.slice(0, i), name: key.slice(i + 1) };
-}
 
 function otherFinalizers(podset: PodSetWire): string[] {
   return (podset.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);

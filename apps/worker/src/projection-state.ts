@@ -10,7 +10,7 @@ import { Projection, type ProjectedPodSet, type ProjectedState, type RedisClient
 import { controlledPods } from '@podset/reconcile';
 import type { StateSource } from './state-source.ts';
 
-/** What this source uses of libs/queue's Projection. */
+/** What this source uses of libs/state's Projection. */
 export interface StateProjection {
   /** Undefined while the projection is not complete. */
   read(key: string): Promise<ProjectedState | undefined>;

@@ -7,6 +7,7 @@
 //                        the API when the projection is not complete, or after a 409
 import type { Kube, Pod, PodSetWire } from '@podset/kube';
 import type { RedisClient } from '@podset/queue';
+import { parseKey } from '@podset/reconcile';
 import { apiState } from './api-state.ts';
 import { projectionState, redisProjection } from './projection-state.ts';
 
@@ -15,6 +16,13 @@ export interface PodSetRef {
   key: string;
   namespace: string;
   name: string;
+}
+
+/** A queue key as a PodSetRef; throws unless it is exactly "namespace/name" (libs/reconcile's rule). */
+export function podSetRef(key: string): PodSetRef {
+  const parsed = parseKey(key);
+  if (parsed === undefined) throw new Error(`key ${JSON.stringify(key)} is not "namespace/name"`);
+  return { key, ...parsed };
 }
 
 /** What a read found. */

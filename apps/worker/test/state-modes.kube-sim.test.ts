@@ -29,7 +29,10 @@ let seq = 0;
 const stops: AbortController[] = [];
 
 before(async () => {
-  ({ sim, kube, client, close } = await startSimClusterWithRedis());
+  // No garbage collector: a deleted namesake's leftover pods stay until the controller would touch them.
+  ({ sim, kube, client, close } = await startSimClusterWithRedis({
+    controllerOptions: { garbageCollector: false },
+  }));
 });
 after(async () => {
   for (const s of stops) s.abort();
@@ -171,6 +174,51 @@ const scenarios: { name: string; run(s: Scene): Promise<void> }[] = [
       const puts = sim.audit.query({ namespace: ns, verb: 'update', resource: 'podsets' });
       assert.equal(puts[0]?.code, 409, 'the first status write met the conflict');
       assert.equal(audited(ns, 'create'), 2);
+    },
+  },
+  {
+    name: 'a deleted pod is replaced: exactly one create more',
+    async run({ ns, converge }) {
+      await createPodSet(ns, 2);
+      await converge(ready(ns, 2));
+      const [victim] = await activePods(ns);
+      await kube.pods.delete(ns, victim!.metadata.name!, { gracePeriodSeconds: 0 });
+      await converge(
+        async () =>
+          (await ready(ns, 2)()) &&
+          !((await kube.podSets.get(ns, 'web')).status?.podNames ?? []).includes(victim!.metadata.name!),
+      );
+      assert.equal(audited(ns, 'create'), 3, 'one replacement, not two');
+    },
+  },
+  {
+    name: "pods of another owner (a deleted namesake's) are neither counted nor touched",
+    async run({ ns, converge }) {
+      await kube.pods.create(ns, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: 'web-foreign',
+          labels: { 'podset.io/name': 'web' },
+          ownerReferences: [
+            {
+              apiVersion: 'podset.io/v1',
+              kind: 'PodSet',
+              name: 'web',
+              uid: 'not-this-one',
+              controller: true,
+            },
+          ],
+        },
+        spec: { containers: [{ name: 'app', image: 'busybox' }] },
+      } as Pod);
+      await createPodSet(ns, 2);
+      await converge(async () => (await kube.podSets.get(ns, 'web')).status?.readyReplicas === 2);
+      const status = (await kube.podSets.get(ns, 'web')).status;
+      assert.equal(status?.replicas, 2);
+      assert.equal(status?.podNames?.includes('web-foreign'), false);
+      assert.equal(audited(ns, 'create'), 3, 'the foreign pod and our 2');
+      assert.equal(audited(ns, 'delete'), 0, 'the foreign pod is not ours to delete');
     },
   },
   {

@@ -8,9 +8,8 @@ import type { Kube, Pod, PodSetWire } from '@podset/kube';
 import { Projection, type FoldType, type ProjectedPod, type ProjectedPodSet } from '@podset/state';
 import * as planner from '@podset/reconcile';
 import { apiState } from '../src/api-state.ts';
-import { parseKey } from '../src/controller.ts';
 import { projectionState } from '../src/projection-state.ts';
-import type { KeyState, PodSetRef, StateSource } from '../src/state-source.ts';
+import { podSetRef, type KeyState, type PodSetRef, type StateSource } from '../src/state-source.ts';
 import { createPodSet, startSimClusterWithRedis } from './kube-sim-setup.ts';
 
 let kube: Kube;
@@ -41,7 +40,7 @@ const implementations: Record<string, (projection: Projection) => StateSource> =
 
 async function world(impl: string): Promise<World> {
   const name = `contract-${++seq}`;
-  const ref = parseKey(`default/${name}`);
+  const ref = podSetRef(`default/${name}`);
   const projection = new Projection({ client, prefix: '{podset}', queueName: `contract-${seq}` });
   await projection.markReady();
   const fold = async (type: FoldType, obj: Pod | PodSetWire) => {
@@ -95,7 +94,7 @@ const cases: { name: string; run(w: World): Promise<void> }[] = [
   {
     name: 'a PodSet that does not exist is gone',
     async run(w) {
-      assert.deepEqual(await w.source.read(parseKey('default/never-created')), { kind: 'gone' });
+      assert.deepEqual(await w.source.read(podSetRef('default/never-created')), { kind: 'gone' });
     },
   },
   {

@@ -15,7 +15,7 @@
 // overwrites a newer state. After a relist, entries the relist did not see (objects deleted while
 // nobody watched) are swept by their epoch.
 import { parseKey } from '@podset/reconcile';
-import { luaScriptOf, runScript, type LuaScript, type RedisClient } from './lua/script.ts';
+import { luaScriptOf, readLua, runScript, type LuaScript, type RedisClient } from './lua/script.ts';
 import {
   decodePod,
   encodePod,
@@ -116,12 +116,15 @@ function encodeItem(item: { kind: 'pod' | 'podset'; object: ProjectedPod | Proje
   };
 }
 
-// The scripts, each from its .lua files (read once): the rules and helpers it uses, then its body. What
-// each takes (KEYS, ARGV) and answers is written at the top of its body's file.
+// The scripts, each from its .lua files (read once, when this module loads): the rules and helpers it uses,
+// then its body. What each takes (KEYS, ARGV) and answers is written at the top of its body's file.
 const lua = (name: string) => new URL(`./lua/${name}.lua`, import.meta.url);
 const RULES = [RV_NEWER_LUA, ENTRY_LUA];
-const FOLD = luaScriptOf(...RULES, lua('fold'), lua('fold-one'));
-const FOLD_MANY = luaScriptOf(...RULES, lua('fold'), lua('fold-many'));
+const FOLD_FN = readLua(lua('fold'));
+/** FOLD_EACH's body; the script itself is built per Projection, around the queue's liveRequestCovered. */
+const FOLD_EACH_BODY = readLua(lua('fold-each'));
+const FOLD = luaScriptOf(...RULES, FOLD_FN, lua('fold-one'));
+const FOLD_MANY = luaScriptOf(...RULES, FOLD_FN, lua('fold-many'));
 const FOLD_LISTED = luaScriptOf(...RULES, lua('fold-listed'));
 const EXPECT = luaScriptOf(...RULES, lua('expect'));
 const READ = luaScriptOf(...RULES, lua('read'));
@@ -156,9 +159,9 @@ export class Projection {
     this.#tombstoneTtlMs = opts.tombstoneTtlMs ?? TOMBSTONE_TTL_MS;
     this.#foldEach = luaScriptOf(
       ...RULES,
-      lua('fold'),
+      FOLD_FN,
       opts.liveCover?.lua ?? NOTHING_COVERED_LUA,
-      lua('fold-each'),
+      FOLD_EACH_BODY,
     );
     this.#jobPrefix = opts.liveCover?.jobPrefix ?? '';
     this.base = `${opts.prefix}:${opts.queueName}:proj`;

@@ -1,6 +1,8 @@
 // Our scripts run by EVALSHA and fall back to EVAL on a Redis that doesn't know them (a fresh or
 // restarted server: SCRIPT FLUSH stands in for it here).
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { startRedis, type RedisServer } from '@podset/testkit';
@@ -28,4 +30,24 @@ test('runScript: EVAL when Redis lacks the script, EVALSHA once it has it; error
     runScript(client, luaScript("return redis.call('NOSUCHCOMMAND')"), [], []),
     /Unknown/i,
   );
+});
+
+test('the scripts are read from their .lua files once, when the module loads: a new Projection reads none', async (t) => {
+  const { Projection } = await import('../src/projection.ts');
+  // The module's named import of readFileSync follows the mock only once the builtin's exports are synced.
+  const read = t.mock.method(fs, 'readFileSync');
+  syncBuiltinESMExports();
+  t.after(() => {
+    read.mock.restore();
+    syncBuiltinESMExports();
+  });
+  new Projection({ client, prefix: '{podset}', queueName: 'read-once' });
+  new Projection({
+    client,
+    prefix: '{podset}',
+    queueName: 'read-once-covered',
+    liveCover: { lua: 'local function liveRequestCovered() return true end', jobPrefix: 'x' },
+  });
+  const luaReads = read.mock.calls.filter((c) => String(c.arguments[0]).endsWith('.lua'));
+  assert.deepEqual(luaReads, []);
 });
