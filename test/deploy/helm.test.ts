@@ -2,7 +2,7 @@
 // and `helm template` with the default values gives back the same objects (but the Namespace, which the
 // release does not own, and cluster-scoped names, which carry the release's namespace); with
 // externalRedis.enabled, those of k8s/overlays/external-redis. The other values (replicas, resources,
-// watchNamespaces, namespaced) are checked in the rendered objects, and two releases are installed. helm comes from
+// watchNamespaces, namespaced) are checked in the rendered objects, and three releases are installed (two cluster-wide). helm comes from
 // scripts/install-helm.sh (.ci/run installs it); without it the helm checks skip and say so.
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
@@ -232,7 +232,7 @@ test(
 );
 
 test(
-  'helm install of two releases (kube-sim): no clash; helm uninstall keeps the Namespace, its Secrets and the CRD',
+  'helm install of three releases (kube-sim), two of them cluster-wide: no clash; helm uninstall keeps the Namespace, its Secrets and the CRD',
   needsHelm,
   async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-helm-'));
@@ -284,6 +284,32 @@ test(
         env,
       );
       assert.equal(two.code, 0, two.stdout + two.stderr);
+      // Release three: cluster-wide like the first, in its own namespace. Helm refuses to take over an
+      // object another release owns, so equal ClusterRole or ClusterRoleBinding names would fail it.
+      sim.cluster.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'db' } });
+      const three = await helm(
+        [
+          'install',
+          'podset-operator',
+          CHART_DIR,
+          '-n',
+          'team-db',
+          '--create-namespace',
+          '--skip-crds',
+          ...kc,
+          '--set',
+          'watchNamespaces={db}',
+        ],
+        env,
+      );
+      assert.equal(three.code, 0, three.stdout + three.stderr);
+      const bindingThree = sim.cluster.get(
+        'clusterrolebindings.rbac.authorization.k8s.io',
+        undefined,
+        'team-db-podset-worker',
+      ) as { subjects?: { namespace?: string }[]; roleRef?: { name: string } } | undefined;
+      assert.equal(bindingThree?.roleRef?.name, 'team-db-podset-worker', "release three's own ClusterRole");
+      assert.equal(bindingThree?.subjects?.[0]?.namespace, 'team-db', "bound to release three's worker");
       const plural = (kind: string) =>
         ({
           Namespace: 'namespaces',
@@ -342,6 +368,11 @@ test(
         sim.cluster.get('deployments.apps', 'team-web', 'podset-watcher'),
         undefined,
         'the other release stays',
+      );
+      assert.notEqual(
+        sim.cluster.get('clusterroles.rbac.authorization.k8s.io', undefined, 'team-db-podset-worker'),
+        undefined,
+        "the other cluster-wide release's ClusterRole stays",
       );
     } finally {
       await sim.close();
