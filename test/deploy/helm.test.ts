@@ -232,7 +232,7 @@ test(
 );
 
 test(
-  'helm install of three releases (kube-sim), two of them cluster-wide: no clash; helm uninstall keeps the Namespace, its Secrets and the CRD',
+  'helm install of three releases (kube-sim), two of them cluster-wide: no clash; helm upgrade keeps the Redis password; helm uninstall keeps the Namespace, its Secrets and the CRD',
   needsHelm,
   async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-helm-'));
@@ -336,6 +336,35 @@ test(
         metadata: { name: 'podset-dashboard', namespace: NS },
         stringData: { token: 't' },
       });
+      // So does the Redis password: the secret-init Job creates it (kube-sim runs no Jobs here: made as the
+      // Job would), and an upgrade neither replaces nor deletes it — Redis and the apps keep agreeing.
+      const password = Buffer.from('made-by-the-secret-init-job').toString('base64');
+      sim.cluster.create('secrets', {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'podset-redis', namespace: NS },
+        data: { password },
+      });
+      const redisPassword = () =>
+        (sim.cluster.get('secrets', NS, 'podset-redis') as { data?: { password?: string } } | undefined)?.data
+          ?.password;
+      const up = await helm(
+        [
+          'upgrade',
+          'podset-operator',
+          CHART_DIR,
+          '-n',
+          NS,
+          '--reuse-values',
+          '--set',
+          'worker.replicas=4',
+          ...kc,
+        ],
+        env,
+      );
+      assert.equal(up.code, 0, up.stdout + up.stderr);
+      assert.match(up.stdout, /REVISION: 2/);
+      assert.equal(redisPassword(), password, 'helm upgrade keeps the Redis password');
 
       // helm uninstall deletes through client-go with protobuf DeleteOptions bodies (its release Secret
       // too); the CRD stays, as helm leaves crds/ alone, and so do the Namespace and what else is in it.
@@ -359,6 +388,7 @@ test(
         'helm uninstall keeps the Namespace',
       );
       assert.notEqual(sim.cluster.get('secrets', NS, 'podset-dashboard'), undefined, 'and the Secret in it');
+      assert.equal(redisPassword(), password, 'and the Redis password (with the Redis volume it protects)');
       assert.notEqual(
         sim.cluster.get('customresourcedefinitions.apiextensions.k8s.io', undefined, 'podsets.podset.io'),
         undefined,
