@@ -2,7 +2,7 @@
 // and `helm template` with the default values gives back the same objects (but the Namespace, which the
 // release does not own, and cluster-scoped names, which carry the release's namespace); with
 // externalRedis.enabled, those of k8s/overlays/external-redis. The other values (replicas, resources,
-// watchNamespaces, namespaced) are checked in the rendered objects, and two releases are installed. helm comes from
+// watchNamespaces, namespaced) are checked in the rendered objects, and three releases are installed (two cluster-wide). helm comes from
 // scripts/install-helm.sh (.ci/run installs it); without it the helm checks skip and say so.
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
@@ -232,7 +232,7 @@ test(
 );
 
 test(
-  'helm install of two releases (kube-sim): no clash; helm uninstall keeps the Namespace, its Secrets and the CRD',
+  'helm install of three releases (kube-sim), two of them cluster-wide: no clash; helm upgrade keeps the Redis password; helm uninstall keeps the Namespace, its Secrets and the CRD',
   needsHelm,
   async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-helm-'));
@@ -284,6 +284,32 @@ test(
         env,
       );
       assert.equal(two.code, 0, two.stdout + two.stderr);
+      // Release three: cluster-wide like the first, in its own namespace. Helm refuses to take over an
+      // object another release owns, so equal ClusterRole or ClusterRoleBinding names would fail it.
+      sim.cluster.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'db' } });
+      const three = await helm(
+        [
+          'install',
+          'podset-operator',
+          CHART_DIR,
+          '-n',
+          'team-db',
+          '--create-namespace',
+          '--skip-crds',
+          ...kc,
+          '--set',
+          'watchNamespaces={db}',
+        ],
+        env,
+      );
+      assert.equal(three.code, 0, three.stdout + three.stderr);
+      const bindingThree = sim.cluster.get(
+        'clusterrolebindings.rbac.authorization.k8s.io',
+        undefined,
+        'team-db-podset-worker',
+      ) as { subjects?: { namespace?: string }[]; roleRef?: { name: string } } | undefined;
+      assert.equal(bindingThree?.roleRef?.name, 'team-db-podset-worker', "release three's own ClusterRole");
+      assert.equal(bindingThree?.subjects?.[0]?.namespace, 'team-db', "bound to release three's worker");
       const plural = (kind: string) =>
         ({
           Namespace: 'namespaces',
@@ -310,6 +336,35 @@ test(
         metadata: { name: 'podset-dashboard', namespace: NS },
         stringData: { token: 't' },
       });
+      // So does the Redis password: the secret-init Job creates it (kube-sim runs no Jobs here: made as the
+      // Job would), and an upgrade neither replaces nor deletes it — Redis and the apps keep agreeing.
+      const password = Buffer.from('made-by-the-secret-init-job').toString('base64');
+      sim.cluster.create('secrets', {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'podset-redis', namespace: NS },
+        data: { password },
+      });
+      const redisPassword = () =>
+        (sim.cluster.get('secrets', NS, 'podset-redis') as { data?: { password?: string } } | undefined)?.data
+          ?.password;
+      const up = await helm(
+        [
+          'upgrade',
+          'podset-operator',
+          CHART_DIR,
+          '-n',
+          NS,
+          '--reuse-values',
+          '--set',
+          'worker.replicas=4',
+          ...kc,
+        ],
+        env,
+      );
+      assert.equal(up.code, 0, up.stdout + up.stderr);
+      assert.match(up.stdout, /REVISION: 2/);
+      assert.equal(redisPassword(), password, 'helm upgrade keeps the Redis password');
 
       // helm uninstall deletes through client-go with protobuf DeleteOptions bodies (its release Secret
       // too); the CRD stays, as helm leaves crds/ alone, and so do the Namespace and what else is in it.
@@ -333,6 +388,7 @@ test(
         'helm uninstall keeps the Namespace',
       );
       assert.notEqual(sim.cluster.get('secrets', NS, 'podset-dashboard'), undefined, 'and the Secret in it');
+      assert.equal(redisPassword(), password, 'and the Redis password (with the Redis volume it protects)');
       assert.notEqual(
         sim.cluster.get('customresourcedefinitions.apiextensions.k8s.io', undefined, 'podsets.podset.io'),
         undefined,
@@ -342,6 +398,11 @@ test(
         sim.cluster.get('deployments.apps', 'team-web', 'podset-watcher'),
         undefined,
         'the other release stays',
+      );
+      assert.notEqual(
+        sim.cluster.get('clusterroles.rbac.authorization.k8s.io', undefined, 'team-db-podset-worker'),
+        undefined,
+        "the other cluster-wide release's ClusterRole stays",
       );
     } finally {
       await sim.close();

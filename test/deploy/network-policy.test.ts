@@ -71,6 +71,8 @@ for (const dir of [...KUSTOMIZATIONS, 'k8s/overlays/monitoring'] as const) {
         expect(`${app} → external :6379`, false, allowed(policies, pod, OUTSIDE, 6379));
       } else {
         expect(`${app} → external Redis :6379`, true, allowed(policies, pod, OUTSIDE, 6379));
+        // REDIS_SENTINELS: the apps ask the sentinels for the primary first.
+        expect(`${app} → external Sentinel :26379`, true, allowed(policies, pod, OUTSIDE, 26379));
       }
       expect(
         `Prometheus → ${app} metrics`,

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startRedis, type RedisServer } from '@podset/testkit';
-import { newToken, startDashboardProc, waitForLog } from '../ops/support.ts';
+import { dashboardUrl, newToken, startDashboardProc, waitForLog } from '../ops/support.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv, type Proc } from './support/harness.ts';
 
 const PASSWORD = 'pw-' + newToken();
@@ -29,7 +29,7 @@ after(async () => {
   await env?.close();
 });
 
-test('with REDIS_PASSWORD the apps authenticate, check the policy, and a PodSet converges', async () => {
+test('with REDIS_PASSWORD the apps authenticate, check the policy, a PodSet converges and the dashboard shows it', async () => {
   const auth = { REDIS_URL: address, REDIS_PASSWORD: PASSWORD };
   const watcher = env.startWatcher('watcher-auth', auth);
   const worker = env.startWorker('worker-auth', auth);
@@ -37,11 +37,28 @@ test('with REDIS_PASSWORD the apps authenticate, check the policy, and a PodSet 
   assert.deepEqual(checked.nodes, [address], 'the one node checked, named without its password');
   await env.kubectl(['apply', '-f', env.writeManifest('auth.yaml', [podSetManifest('with-auth', 3)])]);
   await env.waitConverged(['with-auth'], { timeoutMs: 90_000 });
-  for (const p of [watcher, worker]) {
+  // The dashboard reads the queue and the event log from the same Redis, with the same password.
+  const token = newToken();
+  const dashboard = startDashboardProc(env, 'dashboard-auth', {
+    ...auth,
+    DASHBOARD_TOKEN: token,
+    HTTP_PORT: '0',
+  });
+  const res = await fetch(`${await dashboardUrl(dashboard)}/api/overview`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const overview = (await res.json()) as { podSets: { name: string }[]; errors?: string[] };
+  assert.equal(res.status, 200, JSON.stringify(overview));
+  assert.deepEqual(overview.errors ?? [], [], 'the dashboard reads Redis (queue, event log) and the API');
+  assert.ok(
+    overview.podSets.some((p) => p.name === 'with-auth'),
+    JSON.stringify(overview),
+  );
+  for (const p of [watcher, worker, dashboard]) {
     assert.ok(p.running, p.describe());
     assert.ok(!p.lines().some((l) => l.includes(PASSWORD)), `${p.name} never logs the password`);
   }
-  for (const p of [watcher, worker]) assert.equal((await p.stop(10_000)).code, 0, p.describe());
+  for (const p of [watcher, worker, dashboard]) assert.equal((await p.stop(10_000)).code, 0, p.describe());
 });
 
 describe('refused at start: exit 2, the fix named, the password never printed', () => {

@@ -256,9 +256,10 @@ export async function startDashboard(
       const origin = c.req.header('origin');
       const host = c.req.header('host');
       const site = c.req.header('sec-fetch-site');
+      // An opaque origin ("null": a sandboxed frame, a redirect across sites) is never ours.
       const sameOrigin =
         origin !== undefined
-          ? host !== undefined && new URL(origin).host === host
+          ? host !== undefined && URL.canParse(origin) && new URL(origin).host === host
           : site === undefined || site === 'same-origin';
       if (!sameOrigin) return c.text('403 Forbidden: cross-site request\n', 403);
     }

@@ -509,6 +509,10 @@ test('writes with Basic auth need the same origin too (a browser sends cached Ba
     headers: { authorization, 'sec-fetch-site': 'cross-site' },
   });
   assert.equal(fetchSite.status, 403);
+  // A sandboxed frame sends the opaque origin "null": refused as cross-site, not an error.
+  const opaque = await fetch(retryUrl, { method: 'PUT', headers: { authorization, origin: 'null' } });
+  assert.equal(opaque.status, 403);
+  assert.match(await opaque.text(), /cross-site/);
   assert.equal(await jobState(), 'failed');
   // A bearer token is never attached by a browser on its own: no Origin needed.
   const t = await dashboard(false);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { redactUrl } from './redact.ts';
-import { url } from './vars.ts';
+import { list, url } from './vars.ts';
 
 test('userinfo is replaced in well-formed and malformed URLs alike', () => {
   const cases: [string, string][] = [
@@ -22,6 +22,18 @@ test("url()'s error for a URL that does not parse never echoes its password", ()
     assert.throws(
       () => spec.parse(raw),
       (err: Error) => !err.message.includes('hunter2') && /must/.test(err.message),
+      raw,
+    );
+  }
+});
+
+test("list()'s error for an item that is not host:port never echoes a password in it", () => {
+  // REDIS_SENTINELS and REDIS_CLUSTER_NODES take host:port; a URL with a password is a likely mistake.
+  const spec = list({ description: 'd', item: /^[a-z0-9.-]+:\d+$/ });
+  for (const raw of ['s1:26379,redis://:hunter2@s2:26379', 'user:hunter2@node:7000']) {
+    assert.throws(
+      () => spec.parse(raw),
+      (err: Error) => !err.message.includes('hunter2') && /must match/.test(err.message),
       raw,
     );
   }

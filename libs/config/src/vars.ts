@@ -151,7 +151,8 @@ export function list(opts: Common<string[]> & { item?: RegExp }): VarSpec<string
         .filter((s) => s !== '');
       for (const item of items) {
         if (opts.item !== undefined && !opts.item.test(item)) {
-          throw new Error(`item "${item}" must match ${String(opts.item)}`);
+          // Without userinfo: a sentinel or Cluster node given as a URL may carry the password.
+          throw new Error(`item "${redactUrl(item)}" must match ${String(opts.item)}`);
         }
       }
       return items;
