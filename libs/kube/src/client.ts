@@ -3,8 +3,8 @@
 // response code, and fails with a KubeApiError carrying the Status code, reason and message. A 429 pauses
 // the limiter for its Retry-After (so every caller backs off) and is retried a few times.
 
-import { HttpMethod, RequestContext } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { clientNode } from './client-node.ts';
 import { createInterface } from 'node:readline';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { GROUP, PLURAL, VERSION } from '@podset/reconcile';
@@ -181,6 +181,7 @@ export class KubeClient {
     for (const [key, value] of Object.entries(opts.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
+    const { RequestContext, HttpMethod } = clientNode();
     const ctx = new RequestContext(url.toString(), HttpMethod[opts.method]);
     ctx.setHeaderParam('Accept', 'application/json');
     ctx.setHeaderParam('User-Agent', this.#userAgent);

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { clientNode } from './client-node.ts';
 
 export interface LoadKubeConfigOptions {
   /** Path to a kubeconfig file (KUBECONFIG). Wins over everything else. */
@@ -17,7 +18,7 @@ export interface LoadKubeConfigOptions {
  * set); else client-node's default search (~/.kube/config). Throws when no cluster is configured.
  */
 export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): KubeConfig {
-  const kc = new KubeConfig();
+  const kc = new (clientNode().KubeConfig)();
   if (opts.kubeconfig !== undefined && opts.kubeconfig !== '') {
     kc.loadFromFile(opts.kubeconfig);
   } else if (opts.inCluster === true || process.env.KUBERNETES_SERVICE_HOST !== undefined) {
