@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { matches, parseFilter, stateOf, type OverviewFilter } from './filter.ts';
+import { stateHtml } from './html.ts';
 import type { PodSetRow } from './overview.ts';
 
 function row(namespace: string, name: string, extra: Partial<PodSetRow> = {}): PodSetRow {
@@ -64,6 +65,32 @@ test('stateOf: converged, progressing, rolling out, failing (which wins over the
   });
   assert.equal(stateOf(failingRollout), 'failing');
   assert.equal(stateOf(row('a', 'b', { generation: 3, observedGeneration: 2 })), 'progressing');
+});
+
+test('stateOf: a rollout or scale-up past its progress deadline is failing, not still rolling out', () => {
+  const stalled = (status: string, reason: string) =>
+    row('a', 'b', {
+      rollout: 'stalled at 1 of 2',
+      updated: 1,
+      available: 1,
+      conditions: [{ type: 'Progressing', status, reason, message: 'PodSet "b" has timed out progressing.' }],
+    });
+  assert.equal(stateOf(stalled('False', 'ProgressDeadlineExceeded')), 'failing');
+  assert.equal(stateOf(stalled('True', 'RollingOut')), 'rolling-out');
+  assert.equal(
+    stateOf(
+      row('a', 'b', {
+        ready: 1,
+        conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }],
+      }),
+    ),
+    'failing',
+    'a stalled scale-up',
+  );
+  assert.match(
+    stateHtml(stalled('False', 'ProgressDeadlineExceeded')),
+    /data-state="failing" title="ProgressDeadlineExceeded: PodSet &quot;b&quot; has timed out progressing.">failing</,
+  );
 });
 
 test('the filter: words over namespace/name and status, an exact namespace, a status', () => {

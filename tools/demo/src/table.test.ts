@@ -54,3 +54,25 @@ test('a PodSet whose reconciles fail (ReplicaFailure True) shows failing, not re
   };
   assert.match(renderTable([toRow(healed)]).split('\n')[1] ?? '', /reconciling$/);
 });
+
+test('a PodSet past its progress deadline shows failing, not reconciling for ever', () => {
+  const stalled = {
+    metadata: { name: 'stuck', namespace: 'default', generation: 2 },
+    spec: { replicas: 3 },
+    status: {
+      replicas: 3,
+      readyReplicas: 1,
+      observedGeneration: 2,
+      conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }],
+    },
+  };
+  assert.match(renderTable([toRow(stalled)]).split('\n')[1] ?? '', /^default\s+stuck\s+3\s+3\s+1\s+failing$/);
+  const underWay = {
+    ...stalled,
+    status: {
+      ...stalled.status,
+      conditions: [{ type: 'Progressing', status: 'True', reason: 'RollingOut' }],
+    },
+  };
+  assert.match(renderTable([toRow(underWay)]).split('\n')[1] ?? '', /reconciling$/);
+});

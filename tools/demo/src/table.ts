@@ -1,5 +1,7 @@
 // The live PodSet table the demo prints (pure: objects in, text out).
 
+import { PROGRESS_DEADLINE_EXCEEDED } from '@podset/reconcile';
+
 export interface PodSetRow {
   namespace: string;
   name: string;
@@ -8,7 +10,10 @@ export interface PodSetRow {
   current: number;
   ready: number;
   observedGeneration: number;
-  /** ReplicaFailure is True: its reconciles fail (parked after its last attempt, until fixed). */
+  /**
+   * ReplicaFailure is True (its reconciles fail, parked after its last attempt, until fixed), or its
+   * progress deadline passed (Progressing=False, ProgressDeadlineExceeded: stalled where it is).
+   */
   failing: boolean;
 }
 
@@ -19,7 +24,7 @@ interface PodSetLike {
     replicas?: number;
     readyReplicas?: number;
     observedGeneration?: number;
-    conditions?: { type?: string; status?: string }[];
+    conditions?: { type?: string; status?: string; reason?: string }[];
   };
 }
 
@@ -33,7 +38,9 @@ export function toRow(podset: PodSetLike): PodSetRow {
     ready: podset.status?.readyReplicas ?? 0,
     observedGeneration: podset.status?.observedGeneration ?? 0,
     failing: (podset.status?.conditions ?? []).some(
-      (c) => c.type === 'ReplicaFailure' && c.status === 'True',
+      (c) =>
+        (c.type === 'ReplicaFailure' && c.status === 'True') ||
+        (c.type === 'Progressing' && c.status === 'False' && c.reason === PROGRESS_DEADLINE_EXCEEDED),
     ),
   };
 }
