@@ -63,6 +63,8 @@ function componentOf(o: Manifest): string | undefined {
 
 /** The apps whose PodSet reads follow WATCH_NAMESPACES. */
 const WATCHING = new Set(['watcher', 'dashboard']);
+/** The apps that read STATE_SOURCE (the watcher folds into the projection, the workers plan from it). */
+const STATEFUL = new Set(['watcher', 'worker']);
 const CLUSTER_RBAC = new Set(['ClusterRole', 'ClusterRoleBinding']);
 /** The Secret an external Redis's URL (and password) come from, as k8s/overlays/external-redis names it. */
 const REDIS_SECRET = 'podset-redis';
@@ -79,6 +81,7 @@ function withValueMarkers(o: Manifest, external: boolean): Manifest {
     if (c.image?.startsWith(`${IMAGE_NAME}:`) || o.kind === 'StatefulSet')
       c.resources = `@@resources:${app}@@`;
     if (WATCHING.has(app)) c.env = [...(c.env ?? []), { name: '@@watch-namespaces@@' }];
+    if (STATEFUL.has(app)) c.env = [...(c.env ?? []), { name: '@@state-source@@' }];
     if (external) {
       for (const e of c.env ?? []) {
         const ref = e.valueFrom?.secretKeyRef;
@@ -132,6 +135,11 @@ function templated(o: Manifest, external: boolean, scope = ''): string {
       /^( *)- name: "?@@watch-namespaces@@"?$/gm,
       (_m, indent: string) =>
         `{{- with ${v}.watchNamespaces }}\n${indent}- name: WATCH_NAMESPACES\n${indent}  value: {{ join "," . | quote }}\n{{- end }}`,
+    )
+    .replace(
+      /^( *)- name: "?@@state-source@@"?$/gm,
+      (_m, indent: string) =>
+        `{{- with ${v}.stateSource }}\n${indent}- name: STATE_SOURCE\n${indent}  value: {{ . | quote }}\n{{- end }}`,
     )
     .replaceAll(/"?@@redis-secret@@"?/g, `{{ ${v}.externalRedis.secretName | quote }}`)
     .replaceAll(/"?@@redis-url-key@@"?/g, `{{ ${v}.externalRedis.urlKey | quote }}`);
@@ -192,6 +200,9 @@ function valuesYaml(base: readonly Manifest[]): string {
     '# true: Roles in each of watchNamespaces (which must not be empty) instead of ClusterRoles, and no',
     '# cluster-scoped object but the CRD (install it beforehand and pass --skip-crds where you may not).',
     'namespaced: false',
+    "# Where the workers read a PodSet's state (STATE_SOURCE on the watcher and the workers alike). Empty:",
+    "# the default, the watcher's projection in Redis; `api`: the fallback, a GET and a LIST per reconcile.",
+    "stateSource: ''",
     '# An external Redis instead of the in-cluster StatefulSet: its URL comes from an existing Secret in the',
     "# release's namespace (the key `password`, if present, is the password). See docs/install.md.",
     'externalRedis:',
@@ -208,6 +219,9 @@ function valuesYaml(base: readonly Manifest[]): string {
 const ALL_WITH_WATCHED = [
   '{{- if and .Values.namespaced (empty .Values.watchNamespaces) }}',
   '{{- fail "namespaced: true needs watchNamespaces: the namespaces to grant Roles in" }}',
+  '{{- end }}',
+  '{{- if not (has .Values.stateSource (list "" "projection" "api")) }}',
+  '{{- fail (printf "stateSource: %q is not a state source: leave it empty (the projection) or set api" .Values.stateSource) }}',
   '{{- end }}',
   '',
 ].join('\n');

@@ -190,6 +190,48 @@ test(
 );
 
 test(
+  'stateSource=api sets STATE_SOURCE on the watcher and the workers (not the dashboard); by default none is set; an unknown one is refused',
+  needsHelm,
+  async () => {
+    const stateSources = async (args: string[]) => {
+      const r = await helm(['template', 'podset-operator', CHART_DIR, '-n', 'ops', ...args]);
+      assert.equal(r.code, 0, r.stderr);
+      const deployments = objects(r.stdout).filter((o): o is Workload => o.kind === 'Deployment');
+      return Object.fromEntries(
+        deployments.map((w) => [
+          w.metadata.name,
+          (w.spec.template.spec.containers[0]?.env ?? []).find((e) => e.name === 'STATE_SOURCE')?.value,
+        ]),
+      );
+    };
+    assert.deepEqual(await stateSources([]), {
+      'podset-dashboard': undefined,
+      'podset-watcher': undefined,
+      'podset-worker': undefined,
+    });
+    assert.deepEqual(await stateSources(['--set', 'stateSource=api']), {
+      'podset-dashboard': undefined,
+      'podset-watcher': 'api',
+      'podset-worker': 'api',
+    });
+    const wrong = await helm([
+      'template',
+      'podset-operator',
+      CHART_DIR,
+      '-n',
+      'ops',
+      '--set',
+      'stateSource=API',
+    ]);
+    assert.notEqual(wrong.code, 0);
+    assert.match(
+      wrong.stderr,
+      /stateSource: "API" is not a state source: leave it empty \(the projection\) or set api/,
+    );
+  },
+);
+
+test(
   'namespaced=true: Roles in each watched namespace, nothing cluster-scoped; it needs watchNamespaces',
   needsHelm,
   async () => {
