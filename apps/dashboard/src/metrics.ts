@@ -5,9 +5,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { Queue } from 'bullmq';
 import type { PodSetWire, RequestRecord } from '@podset/kube';
 import { appRegistry, kubeRequestMetrics, queueDepthGauge, withTimeout } from '@podset/runtime';
-import { JOB_STATES, jobCounts, keyOfPodSet, podSetConverged } from './overview.ts';
-
-const PODSET_READ_TIMEOUT_MS = 5_000;
+import { JOB_STATES, jobCounts, keyOfPodSet, podSetConverged, READ_TIMEOUT_MS } from './overview.ts';
 
 export interface DashboardMetrics {
   registry: Registry;
@@ -62,7 +60,7 @@ function podSetConvergedGauge(
     async collect() {
       this.reset();
       try {
-        const items = await withTimeout(listPodSets(), PODSET_READ_TIMEOUT_MS, 'podsets');
+        const items = await withTimeout(listPodSets(), READ_TIMEOUT_MS, 'podsets');
         for (const ps of items) {
           const key = keyOfPodSet(ps);
           this.set({ podset: key }, podSetConverged(ps) ? 1 : 0);

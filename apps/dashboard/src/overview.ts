@@ -205,8 +205,14 @@ export async function jobCounts(queue: Queue): Promise<Record<string, number>> {
   return await queue.getJobCounts(...JOB_STATES);
 }
 
+/**
+ * How long a page or a scrape waits for one of its reads (the API, Redis) before it shows what it has
+ * and says which read is missing: a slow dependency must not hang the dashboard.
+ */
+export const READ_TIMEOUT_MS = 5_000;
+
 export async function buildOverview(src: OverviewSources): Promise<Overview> {
-  const timeoutMs = src.timeoutMs ?? 5_000;
+  const timeoutMs = src.timeoutMs ?? READ_TIMEOUT_MS;
   const lease = src.lease;
   const [podSets, jobs, counts, events, leader] = await Promise.allSettled([
     withTimeout(listPodSetsInScope(src.kube, src.namespaces ?? [], { limit: 500 }), timeoutMs, 'kubernetes'),

@@ -15,7 +15,7 @@ import {
   type PodView,
   type TemplateSummary,
 } from './pods.ts';
-import { readEvents, readJobs, rowOf, summarizeJobs, type PodSetRow } from './overview.ts';
+import { READ_TIMEOUT_MS, readEvents, readJobs, rowOf, summarizeJobs, type PodSetRow } from './overview.ts';
 
 export interface JobView {
   id: string;
@@ -143,7 +143,7 @@ export async function buildPodSetDetail(
   namespace: string,
   name: string,
 ): Promise<PodSetDetail> {
-  const timeoutMs = src.timeoutMs ?? 5_000;
+  const timeoutMs = src.timeoutMs ?? READ_TIMEOUT_MS;
   const limit = src.limit ?? 50;
   const key = formatKey(namespace, name);
   const podSetAndWarnings = async () => {
