@@ -107,6 +107,11 @@ for (const [what, dir, values] of [
   );
 }
 
+/** `helm template` of the chart as a release in the namespace `ops`, with these flags. */
+function renderInOps(args: string[]): ReturnType<typeof helm> {
+  return helm(['template', 'podset-operator', CHART_DIR, '-n', 'ops', ...args]);
+}
+
 interface Workload extends Obj {
   spec: {
     replicas?: number;
@@ -132,12 +137,7 @@ test(
   needsHelm,
   async () => {
     const resources = { requests: { cpu: '250m', memory: '256Mi' }, limits: { cpu: '2', memory: '1Gi' } };
-    const r = await helm([
-      'template',
-      'podset-operator',
-      CHART_DIR,
-      '-n',
-      'ops',
+    const r = await renderInOps([
       '--set',
       'image.repository=registry.example/podset-operator',
       '--set',
@@ -194,7 +194,7 @@ test(
   needsHelm,
   async () => {
     const stateSources = async (args: string[]) => {
-      const r = await helm(['template', 'podset-operator', CHART_DIR, '-n', 'ops', ...args]);
+      const r = await renderInOps(args);
       assert.equal(r.code, 0, r.stderr);
       const deployments = objects(r.stdout).filter((o): o is Workload => o.kind === 'Deployment');
       return Object.fromEntries(
@@ -214,15 +214,7 @@ test(
       'podset-watcher': 'api',
       'podset-worker': 'api',
     });
-    const wrong = await helm([
-      'template',
-      'podset-operator',
-      CHART_DIR,
-      '-n',
-      'ops',
-      '--set',
-      'stateSource=API',
-    ]);
+    const wrong = await renderInOps(['--set', 'stateSource=API']);
     assert.notEqual(wrong.code, 0);
     assert.match(
       wrong.stderr,
@@ -235,7 +227,7 @@ test(
   'namespaced=true: Roles in each watched namespace, nothing cluster-scoped; it needs watchNamespaces',
   needsHelm,
   async () => {
-    const r = await helm(['template', 'podset-operator', CHART_DIR, '-n', 'ops', ...NAMESPACED]);
+    const r = await renderInOps(NAMESPACED);
     assert.equal(r.code, 0, r.stderr);
     const rendered = objects(r.stdout) as (Obj & { subjects?: { namespace?: string }[] })[];
     assert.deepEqual(
@@ -259,15 +251,7 @@ test(
         );
       }
     }
-    const missing = await helm([
-      'template',
-      'podset-operator',
-      CHART_DIR,
-      '-n',
-      'ops',
-      '--set',
-      'namespaced=true',
-    ]);
+    const missing = await renderInOps(['--set', 'namespaced=true']);
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /namespaced: true needs watchNamespaces/);
   },

@@ -212,13 +212,21 @@ const scenarios: { name: string; run(s: Scene): Promise<void> }[] = [
         },
         spec: { containers: [{ name: 'app', image: 'busybox' }] },
       } as Pod);
+      // And one with our label but no controller at all: not ours either, and not adopted.
+      await kube.pods.create(ns, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'web-orphan', labels: { 'podset.io/name': 'web' } },
+        spec: { containers: [{ name: 'app', image: 'busybox' }] },
+      } as Pod);
       await createPodSet(ns, 2);
       await converge(async () => (await kube.podSets.get(ns, 'web')).status?.readyReplicas === 2);
       const status = (await kube.podSets.get(ns, 'web')).status;
       assert.equal(status?.replicas, 2);
       assert.equal(status?.podNames?.includes('web-foreign'), false);
-      assert.equal(audited(ns, 'create'), 3, 'the foreign pod and our 2');
-      assert.equal(audited(ns, 'delete'), 0, 'the foreign pod is not ours to delete');
+      assert.equal(status?.podNames?.includes('web-orphan'), false);
+      assert.equal(audited(ns, 'create'), 4, 'the two foreign pods and our 2');
+      assert.equal(audited(ns, 'delete'), 0, 'the foreign pods are not ours to delete');
     },
   },
   {
