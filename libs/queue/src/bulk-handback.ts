@@ -4,7 +4,7 @@
 import type { ReconcileQueue } from './reconcile-queue.ts';
 import type { RedisClient } from './connection.ts';
 import { bullKeys } from './bull-keys.ts';
-import { luaScript, runScript } from '@podset/state';
+import { luaScriptOf, runScript } from '@podset/state';
 import { parseReconcileRequest, type ReconcileRequest } from './payload.ts';
 
 /**
@@ -25,11 +25,7 @@ export const between = (r: { readonly min: number; readonly max: number }) =>
 
 // KEYS[1]: the key's stored next job (dn:<key>); ARGV: its jid, data and opts as read. Deletes it only
 // if nobody replaced or changed it since (a new proto-job has a new jid; a merge changes data/opts).
-const DELETE_NEXT_IF_UNCHANGED = luaScript(`
-local f = redis.call('HMGET', KEYS[1], 'jid', 'data', 'opts')
-if f[1] == ARGV[1] and f[2] == ARGV[2] and f[3] == ARGV[3] then return redis.call('DEL', KEYS[1]) end
-return 0
-`);
+const DELETE_NEXT_IF_UNCHANGED = luaScriptOf(new URL('./lua/delete-next-if-unchanged.lua', import.meta.url));
 
 /**
  * After a bulk job of `key` was handed back (moved from active to delayed): a request for the key that

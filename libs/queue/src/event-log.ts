@@ -2,7 +2,7 @@
 // next to the queue's keys, read by the dashboard, and a deleted PodSet's entries removed by forgetKey.
 // The record's format, its key, its writer, its reader and its deleter live here so they cannot drift.
 import type { RedisClient } from './connection.ts';
-import { luaScript, runScript } from '@podset/state';
+import { luaScriptOf, runScript } from '@podset/state';
 
 /** One record, all values strings as Redis stores them. */
 export interface EventRecord {
@@ -116,45 +116,14 @@ export class EventLog {
 }
 
 /** KEYS[1] the stream. ARGV: MAXLEN, then per record its field count and fields. Returns the entry ids. */
-const APPEND_MANY = luaScript(`
-local ids, i = {}, 2
-while i <= #ARGV do
-  local n = tonumber(ARGV[i])
-  ids[#ids + 1] = redis.call('XADD', KEYS[1], '*', unpack(ARGV, i + 1, i + n))
-  i = i + n + 1
-end
--- Trimmed once for the batch: the cap is approximate anyway (MAXLEN ~).
-redis.call('XTRIM', KEYS[1], 'MAXLEN', '~', ARGV[1])
-return ids
-`);
+const APPEND_MANY = luaScriptOf(new URL('./lua/event-log-append.lua', import.meta.url));
 
 /**
  * KEYS[1] the stream. ARGV: the PodSet key, start id ('-' or '(' .. last id returned), chunk size.
  * XDELs the entries whose `key` field is exactly the key (default/web never matches default/web-2).
  * Returns {examined, deleted, lastId}.
  */
-export const EVENT_LOG_DELETE_LUA = `
-local rcall = redis.call
-local stream = KEYS[1]
-local key, start, count = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local entries = rcall('XRANGE', stream, start, '+', 'COUNT', count)
-local del = {}
-for _, e in ipairs(entries) do
-  local f = e[2]
-  for i = 1, #f, 2 do
-    if f[i] == 'key' then
-      if f[i + 1] == key then del[#del + 1] = e[1] end
-      break
-    end
-  end
-end
-if #del > 0 then rcall('XDEL', stream, unpack(del)) end
-local last = ''
-if #entries > 0 then last = entries[#entries][1] end
-return {#entries, #del, last}
-`;
-
-const EVENT_LOG_DELETE = luaScript(EVENT_LOG_DELETE_LUA);
+const EVENT_LOG_DELETE = luaScriptOf(new URL('./lua/event-log-delete.lua', import.meta.url));
 
 /**
  * Deletes the records of PodSet `key` from the stream, `chunk` entries a script call (so Redis is never

@@ -21,7 +21,7 @@ import type { Queue } from 'bullmq';
 import type { RedisClient } from './connection.ts';
 import { bullKeys } from './bull-keys.ts';
 import { deleteEventsOf } from './event-log.ts';
-import { luaScript, runScript } from '@podset/state';
+import { luaScriptOf, runScript } from '@podset/state';
 import { keyProblem } from './payload.ts';
 
 /**
@@ -31,26 +31,7 @@ import { keyProblem } from './payload.ts';
  * The cursor is (score, offset among equal scores) rather than a rank: ranks shift while BullMQ adds
  * finished jobs and trims the oldest; a score cursor doesn't (scores are finish times).
  */
-export const FINISHED_SCAN_LUA = `
-local rcall = redis.call
-local setKey = KEYS[1]
-local prefix, name, min = ARGV[1], ARGV[2], ARGV[3]
-local skip, limit = tonumber(ARGV[4]), tonumber(ARGV[5])
-local batch = rcall('ZRANGEBYSCORE', setKey, min, '+inf', 'WITHSCORES', 'LIMIT', skip, limit)
-local ids = {}
-local lastScore, seen = min, skip
-local n = #batch / 2
-for i = 1, #batch, 2 do
-  local id, score = batch[i], batch[i + 1]
-  if rcall('HGET', prefix .. id, 'name') == name then ids[#ids + 1] = id end
-  if score == lastScore then seen = seen + 1 else lastScore = score; seen = 1 end
-end
-local done = 0
-if n < limit then done = 1 end
-return {done, lastScore, seen, n, ids}
-`;
-
-const FINISHED_SCAN = luaScript(FINISHED_SCAN_LUA);
+const FINISHED_SCAN = luaScriptOf(new URL('./lua/finished-scan.lua', import.meta.url));
 
 export const FORGET_CHUNK = 500;
 /** Per finished set and for the stream: far above the defaults (1000/5000 jobs, ~10,000 entries). */

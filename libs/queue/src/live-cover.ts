@@ -6,24 +6,11 @@
 // watcher's fold of a burst of watch events asks this inside the same script (atomically with the fold),
 // so an event whose key is already waiting costs no request at all. Relies on BullMQ's key layout
 // (bull-keys.ts: the deduplication key names the key's job; prioritized jobs score priority·2^32+counter).
+import { readLua } from '@podset/state';
 import { PRIORITY } from './options.ts';
 
 /**
  * Lua defining `liveRequestCovered(jobPrefix, key)`. It reads the deduplication key, the prioritized set,
  * the active list and the stored next job under `jobPrefix` (the queue's, so in the same Redis Cluster slot as the projection beside it).
  */
-export const LIVE_COVER_LUA = `
-local function liveRequestCovered(jobPrefix, key)
-  local jobId = redis.call('GET', jobPrefix .. 'de:' .. key)
-  if not jobId then return false end
-  local score = redis.call('ZSCORE', jobPrefix .. 'prioritized', jobId)
-  if score then return math.floor(tonumber(score) / 0x100000000) <= ${PRIORITY.live} end
-  if not redis.call('LPOS', jobPrefix .. 'active', jobId) then return false end
-  local opts = redis.call('HGET', jobPrefix .. 'dn:' .. key, 'opts')
-  if not opts then return false end
-  local ok, o = pcall(cjson.decode, opts)
-  if not ok or type(o) ~= 'table' then return false end
-  local priority = tonumber(o.priority) or 0
-  return (tonumber(o.delay) or 0) <= 0 and priority > 0 and priority <= ${PRIORITY.live}
-end
-`;
+export const LIVE_COVER_LUA = `local LIVE_PRIORITY = ${PRIORITY.live}\n${readLua(new URL('./lua/live-cover.lua', import.meta.url))}`;

@@ -10,6 +10,6 @@ export {
 } from './projection.ts';
 export { podSetInputs, type ProjectedMeta, type ProjectedPod } from './entry.ts';
 export { compareRv, rvNewer, rvMax, RV_NEWER_LUA } from './rules/resource-version.ts';
-// The Lua runner is the queue's too (its scripts stay in TypeScript strings).
-export { luaScript, runScript, type RedisClient } from './lua/script.ts';
+// The Lua runner is the queue's too (its scripts are .lua files of its own, read the same way).
+export { luaScript, luaScriptOf, readLua, runScript, type RedisClient } from './lua/script.ts';
 export { stateSourceEnv } from './env.ts';

@@ -1,0 +1,207 @@
+-- The merge of a reconcile request into its key's pending job (merge-script.ts says what it does and the
+-- KEYS and ARGV). Expects MAX_REASONS, MAX_TRACEPARENTS and rvNewer (the resourceVersion rule) before it.
+local rcall = redis.call
+local prefix = ARGV[1]
+local now = tonumber(ARGV[2])
+local mode = ARGV[3]
+local deKey, dnKey, delayedKey, prioritizedKey, waitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local activeKey, markerKey, eventsKey, pcKey, metaKey, lockKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
+
+local function mergeData(json, inc)
+  local ok, d = pcall(cjson.decode, json)
+  if not ok or type(d) ~= 'table' then return json, nil end -- malformed: left for the worker to reject
+  if inc.source == 'live' then d.source = 'live' end
+  if type(inc.rv) == 'string' and rvNewer(inc.rv, d.rv) then d.rv = inc.rv end
+  if type(inc.firstRequestedAt) == 'number' and
+      (type(d.firstRequestedAt) ~= 'number' or inc.firstRequestedAt < d.firstRequestedAt) then
+    d.firstRequestedAt = inc.firstRequestedAt
+  end
+  if type(inc.dueAt) == 'number' and (type(d.dueAt) ~= 'number' or inc.dueAt < d.dueAt) then
+    d.dueAt = inc.dueAt
+  end
+  local rs = {}
+  if type(d.reasons) == 'table' then for _, r in ipairs(d.reasons) do rs[#rs + 1] = r end end
+  if type(inc.reasons) == 'table' then
+    for _, r in ipairs(inc.reasons) do
+      local seen = false
+      for _, x in ipairs(rs) do if x == r then seen = true break end end
+      if not seen then rs[#rs + 1] = r end
+    end
+  end
+  if #rs > MAX_REASONS then
+    local kept = {}
+    for i = #rs - MAX_REASONS + 1, #rs do kept[#kept + 1] = rs[i] end
+    rs = kept
+  end
+  if #rs > 0 then d.reasons = rs else d.reasons = nil end
+  -- Trace contexts (tracing on only): the earliest kept, bounded; the worker checks their form.
+  if type(inc.traceparents) == 'table' then
+    local ts = {}
+    if type(d.traceparents) == 'table' then
+      for _, t in ipairs(d.traceparents) do if #ts < MAX_TRACEPARENTS then ts[#ts + 1] = t end end
+    end
+    for _, t in ipairs(inc.traceparents) do
+      if #ts >= MAX_TRACEPARENTS then break end
+      local seen = type(t) ~= 'string'
+      for _, x in ipairs(ts) do if x == t then seen = true break end end
+      if not seen then ts[#ts + 1] = t end
+    end
+    if #ts > 0 then d.traceparents = ts end
+  end
+  return cjson.encode(d), d
+end
+
+local function maxEvents()
+  return rcall('HGET', metaKey, 'opts.maxLenEvents') or 10000
+end
+
+local function pausedOrMaxed()
+  local attrs = rcall('HMGET', metaKey, 'paused', 'concurrency')
+  if attrs[1] then return true end
+  if attrs[2] then return rcall('LLEN', activeKey) >= tonumber(attrs[2]) end
+  return false
+end
+
+local function delayedScore(due)
+  local minScore = due * 0x1000
+  local maxScore = (due + 1) * 0x1000 - 1
+  local r = rcall('ZREVRANGEBYSCORE', delayedKey, maxScore, minScore, 'WITHSCORES', 'LIMIT', 0, 1)
+  if #r > 0 then
+    local cur = tonumber(r[2])
+    if cur >= maxScore then return maxScore end
+    return cur + 1
+  end
+  return minScore
+end
+
+local function priorityScore(priority)
+  local c = rcall('INCR', pcKey)
+  return priority * 0x100000000 + c % 0x100000000
+end
+
+local function updateDelayMarker()
+  local r = rcall('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
+  if #r > 0 then rcall('ZADD', markerKey, math.floor(tonumber(r[2]) / 0x1000), '1') end
+end
+
+-- Returns outcome, state. outcome: 'merged' | 'active' (no stored next job) | 'finished' | 'absent'.
+local function mergeInto(jobId, inc, due, prio, settle)
+  local jobKey = prefix .. jobId
+  if rcall('EXISTS', jobKey) == 0 then return 'absent', '' end
+  local dscore = rcall('ZSCORE', delayedKey, jobId)
+  if dscore then
+    local data = rcall('HGET', jobKey, 'data')
+    local newData, d = mergeData(data, inc)
+    if settle then
+      if d == nil or type(d.dueAt) ~= 'number' then return 'merged', 'delayed' end
+      due = d.dueAt
+    else
+      rcall('HSET', jobKey, 'data', newData)
+    end
+    local cur = tonumber(rcall('HGET', jobKey, 'priority')) or 0
+    if prio > 0 and cur > 0 and prio < cur then
+      rcall('HSET', jobKey, 'priority', prio)
+      cur = prio
+    end
+    local curDue = math.floor(tonumber(dscore) / 0x1000)
+    if due < curDue then
+      rcall('ZREM', delayedKey, jobId)
+      if due <= now then
+        if cur > 0 then
+          rcall('ZADD', prioritizedKey, priorityScore(cur), jobId)
+        else
+          rcall('LPUSH', waitKey, jobId)
+        end
+        if not pausedOrMaxed() then rcall('ZADD', markerKey, 0, '0') end
+        rcall('XADD', eventsKey, 'MAXLEN', '~', maxEvents(), '*', 'event', 'waiting', 'jobId', jobId,
+          'prev', 'delayed')
+        rcall('HSET', jobKey, 'delay', 0)
+        updateDelayMarker()
+        return 'merged', 'waiting'
+      end
+      rcall('ZADD', delayedKey, delayedScore(due), jobId)
+      rcall('HSET', jobKey, 'delay', due - now)
+      rcall('XADD', eventsKey, 'MAXLEN', '~', maxEvents(), '*', 'event', 'delayed', 'jobId', jobId,
+        'delay', due)
+      updateDelayMarker()
+    end
+    return 'merged', 'delayed'
+  end
+  if settle then
+    if rcall('ZSCORE', prioritizedKey, jobId) or rcall('LPOS', waitKey, jobId) then return 'merged', 'waiting' end
+    if rcall('LPOS', activeKey, jobId) then return 'active', 'active' end
+    return 'finished', ''
+  end
+  if rcall('ZSCORE', prioritizedKey, jobId) then
+    rcall('HSET', jobKey, 'data', (mergeData(rcall('HGET', jobKey, 'data'), inc)))
+    local cur = tonumber(rcall('HGET', jobKey, 'priority')) or 0
+    if prio > 0 and cur > 0 and prio < cur then
+      rcall('ZADD', prioritizedKey, priorityScore(prio), jobId)
+      rcall('HSET', jobKey, 'priority', prio)
+    end
+    return 'merged', 'waiting'
+  end
+  if rcall('LPOS', waitKey, jobId) then
+    rcall('HSET', jobKey, 'data', (mergeData(rcall('HGET', jobKey, 'data'), inc)))
+    return 'merged', 'waiting'
+  end
+  if rcall('LPOS', activeKey, jobId) then
+    if rcall('EXISTS', dnKey) == 1 then
+      local f = rcall('HMGET', dnKey, 'data', 'opts')
+      local newData, d = mergeData(f[1], inc)
+      local ok, o = pcall(cjson.decode, f[2])
+      if ok and type(o) == 'table' then
+        local nextDue = due
+        if d ~= nil and type(d.dueAt) == 'number' and d.dueAt < nextDue then nextDue = d.dueAt end
+        local delay = nextDue - now
+        if delay > 0 then o['delay'] = delay else o['delay'] = 0 end
+        local cp = tonumber(o['priority']) or 0
+        if prio > 0 and cp > 0 and prio < cp then o['priority'] = prio end
+        rcall('HSET', dnKey, 'data', newData, 'opts', cjson.encode(o))
+      end
+      return 'merged', 'active-next'
+    end
+    return 'active', 'active'
+  end
+  return 'finished', ''
+end
+
+local inc = {}
+local due = now
+local prio = 0
+if mode ~= 'settle' then
+  inc = cjson.decode(ARGV[6])
+  due = tonumber(ARGV[4])
+  prio = tonumber(ARGV[5])
+end
+
+local current = rcall('GET', deKey)
+local outcome, state = 'absent', ''
+if mode == 'after-add' and ARGV[9] ~= '' and current == ARGV[9] then
+  -- The add created the key's job from this very request: nothing to fold. Folding it again would pull
+  -- the job back to the request's due time — undoing a retry backoff the job may have entered since.
+  if rcall('GET', lockKey) == ARGV[7] then rcall('DEL', lockKey) end
+  return {'merged', current, 'created'}
+end
+if mode == 'settle' and current == ARGV[7] then
+  -- The job that finished is still the key's job (it is being retried after a backoff): leave it.
+  return {'merged', current, 'retrying'}
+end
+if current then outcome, state = mergeInto(current, inc, due, prio, mode == 'settle') end
+
+if mode == 'request' then
+  if outcome == 'merged' then return {outcome, current, state} end
+  if outcome == 'finished' then
+    -- A deduplication key left pointing at a finished job would swallow the add: drop it.
+    rcall('DEL', deKey)
+  end
+  if rcall('SET', lockKey, ARGV[7], 'NX', 'PX', tonumber(ARGV[8])) then
+    return {'add', current or '', state}
+  end
+  return {'busy', current or '', state}
+end
+
+if mode == 'after-add' then
+  if rcall('GET', lockKey) == ARGV[7] then rcall('DEL', lockKey) end
+end
+return {outcome, current or '', state}
