@@ -65,7 +65,7 @@ interface FoldCall {
   requested(): Promise<void>;
 }
 
-/** Objects per FOLD_MANY call: short scripts (Redis runs nothing else meanwhile), few round trips. */
+/** Objects per FOLD_EACH or FOLD_LISTED call: short scripts (Redis runs nothing else meanwhile), few round trips. */
 const FOLD_BATCH = 100;
 
 export interface FoldOptions {
@@ -120,12 +120,13 @@ function encodeItem(item: { kind: 'pod' | 'podset'; object: ProjectedPod | Proje
 // then its body. What each takes (KEYS, ARGV) and answers is written at the top of its body's file.
 const lua = (name: string) => new URL(`./lua/${name}.lua`, import.meta.url);
 const RULES = [RV_NEWER_LUA, ENTRY_LUA];
-const FOLD_FN = readLua(lua('fold'));
+const STORED = readLua(lua('stored'));
+/** The fold of one object, with what it uses beyond RULES. */
+const FOLD_FN = [STORED, readLua(lua('fold'))].join('\n');
 /** FOLD_EACH's body; the script itself is built per Projection, around the queue's liveRequestCovered. */
 const FOLD_EACH_BODY = readLua(lua('fold-each'));
 const FOLD = luaScriptOf(...RULES, FOLD_FN, lua('fold-one'));
-const FOLD_MANY = luaScriptOf(...RULES, FOLD_FN, lua('fold-many'));
-const FOLD_LISTED = luaScriptOf(...RULES, lua('fold-listed'));
+const FOLD_LISTED = luaScriptOf(...RULES, STORED, lua('fold-listed'));
 const EXPECT = luaScriptOf(...RULES, lua('expect'));
 const READ = luaScriptOf(...RULES, lua('read'));
 const SWEEP = luaScriptOf(lua('sweep'));
@@ -208,25 +209,6 @@ export class Projection {
   }
 
   /**
-   * Folds many objects in order, FOLD_BATCH per Redis call (a relist page: one call where each object
-   * took one). Whether each owed a reconcile, in order.
-   */
-  async foldMany(items: readonly FoldItem[], epoch: number, opts: FoldOptions = {}): Promise<boolean[]> {
-    const owed: boolean[] = [];
-    for (let i = 0; i < items.length; i += FOLD_BATCH) {
-      const calls = items.slice(i, i + FOLD_BATCH).map((item) => this.#foldCall(item, epoch, opts));
-      const out = (await runScript(
-        this.#client,
-        FOLD_MANY,
-        calls.flatMap((c) => c.keys),
-        [String(calls.length), ...calls.flatMap((c) => c.argv)],
-      )) as number[];
-      for (const n of out) owed.push(n === 1);
-    }
-    return owed;
-  }
-
-  /**
    * Folds watch events in order, each at its own stream's epoch, FOLD_BATCH per Redis call: the calls are
    * issued together (one connection keeps their order), so a burst of events costs a few round trips, not
    * one each. Each event's answer, in order (see Fold); with `liveCover`, an owed request that the key's
@@ -262,7 +244,7 @@ export class Projection {
 
   /**
    * Folds a relist page: objects of one kind, each as an ADDED event whose request the caller makes
-   * anyway (a relist requests every key), as foldMany(…, { requestedAnyway: true }) would, with fewer
+   * anyway (a relist requests every key), as one fold per object with { requestedAnyway: true } would, with fewer
    * Redis calls and arguments per object. FOLD_BATCH per call, all sent at once and run in the order
    * sent (one connection); settles once every call has, failing if any did (the page is listed again).
    */

@@ -345,46 +345,6 @@ test('an expired expectation does not hold back the request of the one that show
   assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1)), true);
 });
 
-test('foldMany (a relist page) leaves the state one fold per object leaves, in order, across batches', async () => {
-  const one = await projection();
-  const many = await projection();
-  const items: FoldItem[] = [{ key: 'ns/web', kind: 'podset', type: 'ADDED', object: podset('1', 1) }];
-  for (let i = 0; i < 250; i++)
-    items.push({ key: `ns/web`, kind: 'pod', type: 'ADDED', object: pod(`p${i}`, String(10 + i)) });
-  // Later in the page, in another batch: a newer version of p0, and p1 deleted.
-  items.push({
-    key: 'ns/web',
-    kind: 'pod',
-    type: 'MODIFIED',
-    object: pod('p0', '900', { phase: 'Running' }),
-  });
-  items.push({ key: 'ns/web', kind: 'pod', type: 'DELETED', object: pod('p1', '901') });
-  const owedOne: boolean[] = [];
-  for (const it of items) {
-    const f =
-      it.kind === 'pod'
-        ? await one.foldPod(it.key, it.type, it.object as ProjectedPod, 3)
-        : await one.foldPodSet(it.key, it.type, it.object as ProjectedPodSet, 3);
-    owedOne.push(f.owed);
-  }
-  const owedMany = await many.foldMany(items, 3);
-  assert.deepEqual(owedMany, owedOne);
-  const [a, b] = [await one.read('ns/web'), await many.read('ns/web')];
-  assert.deepEqual(b, a);
-  assert.equal(b?.pods.length, 249);
-  assert.equal(b?.pods.find((x) => x.metadata.name === 'p0')?.status?.phase, 'Running');
-  // The same entries (tombstones aside from their expiry time) and the same requests recorded.
-  const entries = async (p: Projection, k: 'requested' | 'pods') =>
-    Object.fromEntries(
-      Object.entries(await client.hgetall(p.keys('ns/web')[k])).map(([f, v]) => [
-        f,
-        v.replace(/\n\d+$/, '\n'),
-      ]),
-    );
-  for (const k of ['requested', 'pods'] as const)
-    assert.deepEqual(await entries(many, k), await entries(one, k));
-});
-
 test('a relist that no longer lists a pod ends what a worker awaited of it', async () => {
   const p = await projection();
   await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1));
@@ -392,9 +352,7 @@ test('a relist that no longer lists a pod ends what a worker awaited of it', asy
   assert.equal(await p.expect('ns/web', 'delete', ['a']), 1);
   // Deleted while nobody watched: only the relist (b listed, a not) shows it.
   const epoch = await p.nextEpoch('pods/*', 1);
-  await p.foldMany([{ key: 'ns/web', kind: 'pod', type: 'ADDED', object: pod('b', '11') }], epoch, {
-    requestedAnyway: true,
-  });
+  await p.foldListed('pod', [{ key: 'ns/web', object: pod('b', '11') }], epoch);
   assert.equal(await p.sweep('pod', undefined, epoch), 1);
   assert.deepEqual((await p.read('ns/web'))?.pending, []);
 });

@@ -7,28 +7,15 @@
 -- ARGV[1] kind ('pod'|'podset'), ARGV[2] the epoch, ARGV[3] g = the number of groups, the g PodSet keys,
 -- then per object five: group (0-based), field (pod name; '@ps'), rv, inputs digest, payload.
 -- Returns how many objects were written (the others were older than what was folded).
--- Uses rvNewer (rules/resource-version.lua) and podDeleting (entry.lua).
+-- Uses olderThanStored (stored.lua) and podDeleting (entry.lua).
 local kind, g = ARGV[1], tonumber(ARGV[3])
 local written, n = {}, 0
 for i = 4 + g, #ARGV, 5 do
   local grp = tonumber(ARGV[i])
   local field, rv, inputs, payload = ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
   local main, expect, requested = KEYS[2 + grp * 3], KEYS[3 + grp * 3], KEYS[4 + grp * 3]
-  local epoch = ARGV[2]
-  local old
-  if kind == 'pod' then old = redis.call('HGET', main, field) else old = redis.call('GET', main) end
-  local oldEpoch, oldRv
-  if old then oldEpoch, oldRv = string.match(old, '^([^\t]*)\t([^\t\n]*)') end
-  -- As FOLD: the entry keeps the newest epoch that saw it, and an older version than the one folded
-  -- only marks it seen.
-  if oldEpoch and tonumber(oldEpoch) > tonumber(epoch) then epoch = oldEpoch end
-  if oldRv and oldRv ~= '' and rv ~= '' and not rvNewer(rv, oldRv) and oldRv ~= rv then
-    if epoch ~= oldEpoch then
-      local rest = string.sub(old, #oldEpoch + 1)
-      if kind == 'pod' then redis.call('HSET', main, field, epoch .. rest)
-      else redis.call('SET', main, epoch .. rest, 'KEEPTTL') end
-    end
-  else
+  local epoch, older = olderThanStored(kind, main, field, ARGV[2], rv)
+  if not older then
     local value = epoch .. '\t' .. rv .. '\t' .. payload
     if not written[grp] then
       written[grp] = true

@@ -12,7 +12,7 @@
 -- Returns 1 when a reconcile is owed: the inputs differ from those last requested (or the object went).
 -- The answer is against what was *requested*, not what was folded, because a fold and its request are
 -- two steps: when the request fails, the watch re-delivers the event, and its fold must ask again.
--- Uses rvNewer (rules/resource-version.lua), isTombstone and podDeleting (entry.lua).
+-- Uses olderThanStored (stored.lua), isTombstone and podDeleting (entry.lua).
 -- Unexpired expectations left in the hash (expired ones are dropped).
 local function awaiting(key, now)
   local all = redis.call('HGETALL', key)
@@ -26,21 +26,9 @@ local function fold(K, A)
   local kind, typ, field, epoch, rv, inputs, payload = A[1], A[2], A[3], A[4], A[5], A[6], A[7]
   local requestedAnyway = A[9] == '1'
   local now, tombTtl = tonumber(A[10]), tonumber(A[11])
-  local old
-  if kind == 'pod' then old = redis.call('HGET', K[1], field) else old = redis.call('GET', K[1]) end
-  local oldEpoch, oldRv
-  if old then oldEpoch, oldRv = string.match(old, '^([^\t]*)\t([^\t\n]*)') end
-  -- The entry keeps the newest epoch that saw the object: a relist that lists an older version than one
-  -- already folded (a worker's own write, folded at once) still counts as having seen it.
-  if oldEpoch and tonumber(oldEpoch) > tonumber(epoch) then epoch = oldEpoch end
-  if oldRv and oldRv ~= '' and rv ~= '' and not rvNewer(rv, oldRv) and oldRv ~= rv then
-    if epoch ~= oldEpoch then
-      local rest = string.sub(old, #oldEpoch + 1)
-      if kind == 'pod' then redis.call('HSET', K[1], field, epoch .. rest)
-      else redis.call('SET', K[1], epoch .. rest, 'KEEPTTL') end
-    end
-    return 0
-  end
+  local older
+  epoch, older = olderThanStored(kind, K[1], field, epoch, rv)
+  if older then return 0 end
   local requested = redis.call('HGET', K[4], field)
   if typ == 'DELETED' then
     local tombstone = epoch .. '\t' .. rv .. '\n' .. (now + tombTtl)
