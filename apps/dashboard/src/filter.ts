@@ -1,7 +1,7 @@
 // The overview's filter: query parameters (a plain GET form, so it works without JavaScript) over
 // namespace, name and status. Parsing refuses what it does not know (a 400 names it) rather than
 // quietly showing everything.
-import { PROGRESS_DEADLINE_EXCEEDED } from '@podset/reconcile';
+import { failingCondition } from '@podset/reconcile';
 import { isConverged, type PodSetRow } from './overview.ts';
 
 export const STATUSES = ['converged', 'progressing', 'rolling-out', 'failing'] as const;
@@ -30,34 +30,14 @@ export function stateOf(r: PodSetRow): PodSetState {
   return isConverged(r) ? 'converged' : 'progressing';
 }
 
-/** The worker's ReplicaFailure condition while it is True. */
-export function replicaFailure(
-  r: Pick<PodSetRow, 'conditions'>,
-): PodSetRow['conditions'][number] | undefined {
-  return r.conditions.find((c) => c.type === 'ReplicaFailure' && c.status === 'True');
-}
-
 /**
- * Progressing=False with ProgressDeadlineExceeded: the rollout or scale-up made no progress within
- * spec.progressDeadlineSeconds and stays where it is (as `kubectl rollout status` reports a Deployment's
- * exceeded deadline as an error, not as a rollout still under way).
- */
-export function progressStalled(
-  r: Pick<PodSetRow, 'conditions'>,
-): PodSetRow['conditions'][number] | undefined {
-  return r.conditions.find(
-    (c) => c.type === 'Progressing' && c.status === 'False' && c.reason === PROGRESS_DEADLINE_EXCEEDED,
-  );
-}
-
-/**
- * ReplicaFailure is True, the progress deadline has passed, or the last reconcile failed or waits for its
- * retry. The condition is the
+ * Its status says it fails (libs/reconcile's failingCondition: ReplicaFailure True, or the progress
+ * deadline passed), or the last reconcile failed or waits for its retry. The condition is the
  * lasting signal: the worker keeps it until a reconcile succeeds, while a parked key's requests end as
  * completed jobs (they only wait out its backoff) and finished jobs are removed after a while.
  */
 export function isFailing(r: Pick<PodSetRow, 'conditions' | 'lastReconcile'>): boolean {
-  if (replicaFailure(r) !== undefined || progressStalled(r) !== undefined) return true;
+  if (failingCondition(r.conditions) !== undefined) return true;
   return r.lastReconcile !== undefined && r.lastReconcile.result !== 'completed';
 }
 

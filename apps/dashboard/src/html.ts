@@ -1,15 +1,8 @@
 // Server-rendered pages: the layout they share, the PodSet overview, the login form and the error
 // page. Every dynamic value is escaped.
 import type { EventLogEntry } from '@podset/queue';
-import {
-  isFiltered,
-  NO_FILTER,
-  progressStalled,
-  replicaFailure,
-  stateOf,
-  STATUSES,
-  type OverviewFilter,
-} from './filter.ts';
+import { failingCondition } from '@podset/reconcile';
+import { isFiltered, NO_FILTER, stateOf, STATUSES, type OverviewFilter } from './filter.ts';
 import type { LeaderInfo } from './leader.ts';
 import type { Overview, PodSetRow } from './overview.ts';
 
@@ -145,7 +138,7 @@ export function stateHtml(r: PodSetRow): string {
       ? ''
       : ` <progress data-role="rollout-progress" max="${r.desired}" value="${Math.min(r.updated, r.desired)}"></progress> <span class="muted" data-role="rollout-text">${r.updated}/${r.desired} updated · ${r.available} available</span>`;
   if (state === 'failing') {
-    const c = replicaFailure(r) ?? progressStalled(r);
+    const c = failingCondition(r.conditions);
     const why = c !== undefined ? `${c.reason ?? c.type}: ${c.message ?? ''}` : (r.lastError?.message ?? '');
     return `<span class="badge b-bad" data-state="failing" title="${escapeHtml(why.slice(0, 500))}">failing</span>${progress}`;
   }

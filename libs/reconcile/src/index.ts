@@ -9,6 +9,7 @@ export * from './plan.ts';
 export * from './pod-state.ts';
 export * from './pod-template.ts';
 export * from './progress-deadline.ts';
+export * from './failing.ts';
 export * from './podset-schema.ts';
 export * from './ranking.ts';
 export * from './rollout.ts';

@@ -1,6 +1,6 @@
 // The live PodSet table the demo prints (pure: objects in, text out).
 
-import { PROGRESS_DEADLINE_EXCEEDED } from '@podset/reconcile';
+import { failingCondition } from '@podset/reconcile';
 
 export interface PodSetRow {
   namespace: string;
@@ -37,11 +37,7 @@ export function toRow(podset: PodSetLike): PodSetRow {
     current: podset.status?.replicas ?? 0,
     ready: podset.status?.readyReplicas ?? 0,
     observedGeneration: podset.status?.observedGeneration ?? 0,
-    failing: (podset.status?.conditions ?? []).some(
-      (c) =>
-        (c.type === 'ReplicaFailure' && c.status === 'True') ||
-        (c.type === 'Progressing' && c.status === 'False' && c.reason === PROGRESS_DEADLINE_EXCEEDED),
-    ),
+    failing: failingCondition(podset.status?.conditions) !== undefined,
   };
 }
 
