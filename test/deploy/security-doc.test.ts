@@ -42,6 +42,9 @@ test('SECURITY.md: the RBAC table says what k8s/ grants each ServiceAccount, no 
   const accounts = objects
     .filter((o: K8sObject) => o.kind === 'ServiceAccount' && (o.metadata.namespace ?? NS) === NS)
     .map((o) => o.metadata.name);
+  // Not vacuous: the apps' accounts are rendered (a change of the render would otherwise check nothing).
+  for (const app of ['podset-watcher', 'podset-worker', 'podset-dashboard'])
+    assert.ok(accounts.includes(app), `k8s/ renders the ServiceAccount ${app}`);
   const rows = rbacTable();
   const problems: string[] = [];
   for (const sa of accounts) {
