@@ -98,17 +98,16 @@ function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
 }
 
 /** What a fold stores of an object: its field in the key's state, the stored payload, its inputs' digest. */
-function encodeItem(item: { kind: 'pod' | 'podset'; object: ProjectedPod | ProjectedPodSet }): {
-  field: string;
-  payload: string;
-  digest: string;
-} {
-  if (item.kind === 'pod') {
-    const pod = item.object as ProjectedPod;
+function encodeItem(
+  kind: 'pod' | 'podset',
+  object: ProjectedPod | ProjectedPodSet,
+): { field: string; payload: string; digest: string } {
+  if (kind === 'pod') {
+    const pod = object as ProjectedPod;
     const { fields, inputs } = encodePod(pod);
     return { field: pod.metadata.name ?? '', payload: fields, digest: inputsDigest(inputs) };
   }
-  const trimmed = trimPodSet(item.object as ProjectedPodSet);
+  const trimmed = trimPodSet(object as ProjectedPodSet);
   return {
     field: '@ps',
     payload: JSON.stringify(trimmed),
@@ -215,7 +214,7 @@ export class Projection {
    * waiting job covers is recorded as requested in the same call and answered `covered`, not owed.
    */
   async foldEach(items: readonly (FoldItem & { epoch: number })[]): Promise<Fold[]> {
-    const encoded = items.map((item) => encodeItem(item));
+    const encoded = items.map((item) => encodeItem(item.kind, item.object));
     const answers: Promise<unknown>[] = [];
     const shared = [this.#jobPrefix, this.base, String(Date.now()), String(this.#tombstoneTtlMs)];
     for (let i = 0; i < items.length; i += FOLD_BATCH) {
@@ -266,7 +265,7 @@ export class Projection {
           const k = this.keys(item.key);
           keys.push(kind === 'pod' ? k.pods : k.podset, k.expect, k.requested);
         }
-        const { field, payload, digest } = encodeItem({ ...item, kind });
+        const { field, payload, digest } = encodeItem(kind, item.object);
         objects.push(String(group), field, item.object.metadata.resourceVersion ?? '', digest, payload);
       }
       const argv = [kind, String(epoch), String(groups.size), ...groups.keys(), ...objects];
@@ -278,7 +277,7 @@ export class Projection {
   /** One object's fold: its script keys and arguments, and how to record its request. */
   #foldCall(item: FoldItem, epoch: number, opts: FoldOptions): FoldCall {
     const k = this.keys(item.key);
-    const e = encodeItem(item);
+    const e = encodeItem(item.kind, item.object);
     return {
       keys:
         item.kind === 'pod'
