@@ -41,15 +41,21 @@ test('one kubectl scale is one trace: the watch event, the queue wait and the re
   await env.kubectl(['scale', 'ps', 'web', '--replicas=3']);
   await env.waitConverged(['web']);
 
-  // The reconcile that created the two pods, once its spans and its event's have been exported.
+  // The reconcile that created the two pods, once its spans and its event's have been exported, and the
+  // status write of the reconcile after it. Spans are exported in batches, on their own schedule: the API
+  // shows the status converged before the worker has exported the span of the write that converged it.
   let reconcile: ReceivedSpan | undefined;
-  await env.waitFor('the scale-up reconcile and its watch event to be exported', () => {
+  let statusWrite: ReceivedSpan | undefined;
+  await env.waitFor('the scale-up reconcile, its watch event and the status write to be exported', () => {
     reconcile = otlp.spans.find(
       (s) => s.name === 'reconcile' && s.startMs >= since && s.attributes['podset.plan.create'] === 2,
     );
     const parent = reconcile && otlp.spans.find((s) => s.spanId === reconcile!.parentSpanId);
     const children = reconcile && otlp.spans.filter((s) => s.parentSpanId === reconcile!.spanId);
-    return parent !== undefined && children!.some((s) => s.name === 'event SuccessfulCreate')
+    statusWrite = otlp.spans.find((s) => s.name === 'status write' && s.startMs >= since);
+    return parent !== undefined &&
+      children!.some((s) => s.name === 'event SuccessfulCreate') &&
+      statusWrite !== undefined
       ? []
       : [`not yet: ${otlp.spans.length} spans received (${[...otlp.requests].join(', ')})`];
   });
@@ -105,7 +111,6 @@ test('one kubectl scale is one trace: the watch event, the queue wait and the re
   assert.equal(plan.attributes['podset.plan.create'], 2);
 
   // The status the creates lead to is written by the reconcile of the pods' events: a step of its own.
-  const statusWrite = otlp.spans.find((s) => s.name === 'status write' && s.startMs >= since);
   assert.ok(statusWrite, 'a status write span');
   assert.equal(
     spans.get(statusWrite.parentSpanId!)?.name ?? byId(otlp.spans).get(statusWrite.parentSpanId!)?.name,
