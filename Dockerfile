@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # The podset-operator image and, as a separate target, kube-sim for docker-compose's local cluster.
 # Sources run as they are on Node 24's type stripping (no build step); the app is chosen by the command.
 #
