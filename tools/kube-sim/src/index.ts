@@ -33,8 +33,13 @@ export interface KubeSimOptions {
   kubeconfigPath?: string;
   /** Identity of the written kubeconfig (default admin). */
   kubeconfigIdentity?: string;
-  /** Also write one kubeconfig per identity as `<dir>/<identity>` (mode 0644). */
+  /** Also write one kubeconfig per identity as `<dir>/<identity>` (mode 0600, like every kubeconfig it writes). */
   kubeconfigDir?: string;
+  /**
+   * Also write the kubeconfig of each identity named here to its file (identity → path), e.g. one per
+   * volume, so that each app of docker-compose.yml mounts its own identity's kubeconfig and no other.
+   */
+  kubeconfigFiles?: Record<string, string>;
   /**
    * The server URL written into kubeconfigs (default https://<host>:<port>), e.g. `https://kube-sim:6443` when
    * clients reach the simulator by another name; an https host the certificate doesn't name gets
@@ -117,6 +122,12 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const auth = new Auth(options.auth);
   const hub = new WatchHub(store, api, faults, options.bookmarkIntervalMs ?? 10_000);
   faults.stallWatches = () => hub.stallAll();
+  const unknownIdentity = Object.keys(options.kubeconfigFiles ?? {}).find((id) => !(id in auth.tokens));
+  if (unknownIdentity !== undefined) {
+    throw new Error(
+      `kube-sim: no identity "${unknownIdentity}" to write a kubeconfig for (identities: ${Object.keys(auth.tokens).join(', ')})`,
+    );
+  }
   const tls = processTlsIdentity();
   const server = new KubeServer({
     tls,
@@ -152,8 +163,11 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   if (options.kubeconfigDir) {
     mkdirSync(options.kubeconfigDir, { recursive: true });
     for (const id of Object.keys(auth.tokens)) {
-      writeKubeconfig(join(options.kubeconfigDir, id), serverUrl, id, tokenOf(id), tls.caCert, 0o644);
+      writeKubeconfig(join(options.kubeconfigDir, id), serverUrl, id, tokenOf(id), tls.caCert);
     }
+  }
+  for (const [id, file] of Object.entries(options.kubeconfigFiles ?? {})) {
+    writeKubeconfig(file, serverUrl, id, tokenOf(id), tls.caCert);
   }
 
   let controllers: Controllers | undefined;
