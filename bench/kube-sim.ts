@@ -94,7 +94,7 @@ async function startServer(): Promise<Server> {
     args: [...nodeArgs, MAIN, '--port', '0', '--kubeconfig', kubeconfig, '--no-lifecycle', '--no-pod-events'],
     env: process.env,
   });
-  const url = new URL((await proc.waitForLine(/listening on https:\/\/\S+ and (http:\/\/\S+)/))[1]!);
+  const url = new URL((await proc.waitForLine(/listening on (http:\/\/[^\s]+)/))[1]!);
   const token = /token: (\S+)/.exec(readFileSync(kubeconfig, 'utf8'))?.[1];
   if (!token) throw new Error('no token in the kubeconfig');
   return {

@@ -298,7 +298,7 @@ export class World {
     const deadline = Date.now() + 30_000;
     let url: string | undefined;
     while (url === undefined) {
-      const m = /listening on https:\/\/\S+ and (http:\/\/\S+)/.exec(sim.lines().join('\n'));
+      const m = /listening on (http:\/\/\S+)/.exec(sim.lines().join('\n'));
       if (m) url = m[1];
       else if (!sim.running || Date.now() > deadline) {
         await redis.close();

@@ -5,7 +5,7 @@
 // compose environment. The compose this machine has (`docker compose` v2, else `docker-compose` 1.29) checks
 // the files with `config` too. test/compose/stack.compose-test.ts runs the stack itself.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -492,8 +492,12 @@ test('the compose of this machine accepts docker-compose.yml (and, from v2.24, t
     ['docker-compose.yml'],
     ...(kind ? [['docker-compose.yml', 'docker-compose.kind.yml']] : []),
   ]) {
-    const args = [...cli.argv.slice(1), ...files.flatMap((f) => ['-f', f]), 'config', '-q'];
-    const res = spawnSync(cli.argv[0] ?? '', args, { cwd: REPO, encoding: 'utf8', env });
+    const args: string[] = [...cli.argv.slice(1), ...files.flatMap((f) => ['-f', f]), 'config', '-q'];
+    const res: SpawnSyncReturns<string> = spawnSync(cli.argv[0] ?? '', args, {
+      cwd: REPO,
+      encoding: 'utf8',
+      env,
+    });
     assert.equal(res.status, 0, `${cli.argv[0]} ${args.join(' ')} (${cli.version}): ${res.stderr}`);
   }
 });

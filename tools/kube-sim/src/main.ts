@@ -158,9 +158,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  // One port speaks both: TLS (what the kubeconfigs use) and plain HTTP with a bearer token.
+  // One port speaks both: TLS (what the kubeconfigs use) and plain HTTP with a bearer token. The plain URL
+  // comes first, as scripts read it from "listening on (http://…)".
   console.log(
-    `kube-sim listening on ${sim.httpsUrl} and ${sim.url} (one port, TLS or plain; kubeconfig: ${sim.kubeconfigPath})`,
+    `kube-sim listening on ${sim.url} and ${sim.httpsUrl} (one port, plain or TLS; the kubeconfigs use TLS; kubeconfig: ${sim.kubeconfigPath})`,
   );
 }
 

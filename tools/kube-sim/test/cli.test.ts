@@ -12,9 +12,7 @@ const MAIN = new URL('../src/main.ts', import.meta.url).pathname;
 
 async function startCli(args: string[]) {
   const proc = new Proc({ name: 'kube-sim', command: NODE, args: [MAIN, ...args], env: process.env });
-  const url = (
-    await proc.waitForLine(/listening on https:\/\/127\.0\.0\.1:\d+ and (http:\/\/127\.0\.0\.1:\d+)/, 20_000)
-  )[1]!;
+  const url = (await proc.waitForLine(/listening on (http:\/\/127\.0\.0\.1:\d+)/, 20_000))[1]!;
   return { proc, url };
 }
 
@@ -162,7 +160,10 @@ test('kube-sim CLI: names https in its start-up line; --kubeconfig-for and --kub
       env: process.env,
     });
     // It serves TLS (what every kubeconfig uses) and plain HTTP on one port: the line says both.
-    const [, https, http] = await proc.waitForLine(/listening on (https:\/\/\S+) and (http:\/\/\S+)/, 20_000);
+    const [, http, https] = await proc.waitForLine(
+      /listening on (http:\/\/\S+) and (https:\/\/\S+) /,
+      20_000,
+    );
     assert.equal(https?.replace('https:', 'http:'), http);
     const config = parse(readFileSync(worker, 'utf8')) as {
       clusters: { cluster: { server: string } }[];
