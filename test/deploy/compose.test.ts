@@ -6,7 +6,7 @@
 // the files with `config` too. test/compose/stack.compose-test.ts runs the stack itself.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -295,6 +295,20 @@ test("compose: each app mounts one volume with only its own identity's kubeconfi
   }
 });
 
+test('compose: kube-sim keeps its identity and objects in a volume of its own (--data-dir), on disk', () => {
+  const sim = services['kube-sim'] as Service;
+  const dataDir = argAfter(sim.command ?? [], '--data-dir');
+  assert.ok(dataDir, 'kube-sim is started with --data-dir');
+  const m = mounts(sim).find((v) => v.target === dataDir || dataDir.startsWith(`${v.target}/`));
+  assert.ok(m && compose.volumes && m.source in compose.volumes, `${dataDir} is on a named volume`);
+  assert.ok(!m.ro, 'kube-sim writes it');
+  assert.equal(compose.volumes?.[m.source]?.driver_opts, undefined, `${m.source} is on disk, not tmpfs`);
+  for (const [name, s] of Object.entries(services)) {
+    if (name !== 'kube-sim')
+      assert.ok(!mounts(s).some((v) => v.source === m.source), `${name} cannot read it`);
+  }
+});
+
 test('compose: one file for docker-compose 1.29 and docker compose v2: no top-level name, the project name in .env', () => {
   assert.equal(compose.name, undefined, 'docker-compose 1.29 refuses a top-level name');
   const dotenv = readRepo('.env')
@@ -412,19 +426,21 @@ describe("kube-sim started with compose's command line", () => {
     return path.join(dir, simMount.target, v.rel);
   }
 
-  test('it starts, and the CRD job and the apps can use the kubeconfigs it wrote', async () => {
+  /** Starts kube-sim with compose's command line (local paths) until it listens. */
+  async function startSim(): Promise<ChildProcess> {
     const argv = localArgv(services['kube-sim']?.command ?? []);
     assert.equal(argv[0], 'node');
-    sim = spawn(NODE, [...PRELOAD, ...argv.slice(1)], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(NODE, [...PRELOAD, ...argv.slice(1)], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    sim.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-    sim.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-    await waitFor(
-      'kube-sim to listen or exit',
-      () => /listening/.test(out) || sim?.exitCode !== null,
-      30_000,
-    );
+    p.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+    p.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+    await waitFor('kube-sim to listen or exit', () => /listening/.test(out) || p.exitCode !== null, 30_000);
     assert.match(out, /listening/, `kube-sim accepted compose's flags:\n${out}`);
+    return p;
+  }
+
+  test('it starts, and the CRD job and the apps can use the kubeconfigs it wrote', async () => {
+    sim = await startSim();
 
     // The CRD job: kubectl with the admin kubeconfig (server https://127.0.0.2:PORT, TLS verified by name).
     const crd = services.crd as Service;
@@ -474,6 +490,26 @@ describe("kube-sim started with compose's command line", () => {
       kubeconfig: localKubeconfig('worker'),
       cacheDir: path.join(dir, 'cache'),
     });
+  });
+
+  test('restarted as compose restarts it, it keeps its identity and the CRD: nothing to apply again', async () => {
+    assert.ok(sim, 'kube-sim ran');
+    const before = new Map(
+      Object.keys(IDENTITY_OF).map((n) => [n, readFileSync(localKubeconfig(n), 'utf8')]),
+    );
+    const exited = new Promise((r) => sim?.once('exit', r));
+    sim.kill('SIGTERM');
+    await exited;
+    sim = await startSim();
+    for (const [name, text] of before) {
+      // The same CA and token: the kubeconfig an app holds, or a user copied, stays valid.
+      assert.equal(readFileSync(localKubeconfig(name), 'utf8'), text, `${name}'s kubeconfig is unchanged`);
+    }
+    const crd = await kubectl(['get', 'crd', 'podsets.podset.io', '-o', 'name'], {
+      kubeconfig: localKubeconfig('crd'),
+      cacheDir: path.join(dir, 'cache'),
+    });
+    assert.equal(crd.stdout.trim(), 'customresourcedefinition.apiextensions.k8s.io/podsets.podset.io');
   });
 });
 
