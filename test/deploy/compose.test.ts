@@ -289,7 +289,7 @@ test("compose: each app mounts one volume with only its own identity's kubeconfi
   const [uid] = [...uids];
   for (const source of sources) {
     const opts = compose.volumes?.[source]?.driver_opts;
-    assert.equal(opts?.type, 'tmpfs', `${source} is kept in memory: a token never reaches the disk`);
+    assert.equal(opts?.type, 'tmpfs', `${source} is kept in memory (tmpfs)`);
     assert.match(opts?.o ?? '', new RegExp(`(^|,)uid=${uid}(,|$)`), `${source} is owned by uid ${uid}`);
     assert.match(opts?.o ?? '', /(^|,)mode=0?700(,|$)/, `${source} is open to its owner only`);
   }
