@@ -54,7 +54,7 @@ export function writeKubeconfig(
   token: string,
   caCert: string,
 ): void {
-  const tmp = `${path}.${process.pid}.tmp`;
+  const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, kubeconfigYaml(url, identity, token, caCert), { mode: 0o600 });
   // A stale temporary file of the same name keeps its mode through writeFileSync.
   chmodSync(tmp, 0o600);
