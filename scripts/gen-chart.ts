@@ -222,6 +222,39 @@ const ALL_WITH_WATCHED = [
   '',
 ].join('\n');
 
+/** The helm version scripts/install-helm.sh installs: the one the chart is tested with. */
+export function checkedHelmVersion(): string {
+  const script = readFileSync(path.join(REPO, 'scripts', 'install-helm.sh'), 'utf8');
+  const version = /^HELM_VERSION='(v\d+\.\d+\.\d+)'$/m.exec(script)?.[1];
+  if (version === undefined) throw new Error("scripts/install-helm.sh sets no HELM_VERSION='vX.Y.Z'");
+  return version;
+}
+
+function readme(helmVersion: string): string {
+  return [
+    '<!-- GENERATED from k8s/ by `npm run gen:chart` (scripts/gen-chart.ts). Do not edit by hand. -->',
+    '',
+    '# podset-operator',
+    '',
+    'The deployment of `k8s/` as a Helm chart, generated from `kubectl kustomize k8s` (and, behind',
+    '`externalRedis.enabled`, `k8s/overlays/external-redis`), so the two never differ.',
+    '',
+    '```sh',
+    'helm install podset-operator charts/podset-operator -n podset-system --create-namespace \\',
+    '  --set image.repository=REGISTRY/podset-operator --set image.tag=TAG',
+    '```',
+    '',
+    'The values are in `values.yaml` and described in',
+    '[docs/install.md](../../docs/install.md#with-helm).',
+    '',
+    `**Helm version checked:** ${helmVersion}, what \`scripts/install-helm.sh\` installs. With it,`,
+    'test/deploy/helm.test.ts lints the chart (`helm lint --strict`), renders it with each kind of values,',
+    "compares the objects with `kubectl kustomize`'s and reads them with kubectl's own YAML decoder, and",
+    'installs, upgrades and uninstalls releases against kube-sim.',
+    '',
+  ].join('\n');
+}
+
 /** The chart's files (relative path → content). */
 export function chartFiles(sources: ChartSources, version: string): Map<string, string> {
   const { base, externalRedis } = sources;
@@ -245,6 +278,7 @@ export function chartFiles(sources: ChartSources, version: string): Map<string, 
         appVersion: version,
       }),
   );
+  files.set('README.md', readme(checkedHelmVersion()));
   files.set('values.yaml', HEADER + valuesYaml(base));
   files.set('templates/validate.yaml', HEADER + ALL_WITH_WATCHED);
   const id = (o: Manifest) => `${o.kind}/${o.metadata.name}`;
