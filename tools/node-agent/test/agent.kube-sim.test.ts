@@ -1,0 +1,287 @@
+// The node agent as a user runs it (its CLI, a child process) against kube-sim's CLI started with its own
+// pod lifecycle and nodes off (`--no-lifecycle --nodes 0`): nothing but the agent can bind a pod or make it
+// run, so every state asserted here is the agent's doing.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { kubectl, Proc, waitFor } from '@podset/testkit';
+
+const REPO = path.resolve(import.meta.dirname, '../../..');
+const NODE = path.join(REPO, 'node_modules/.bin/node');
+const PRELOAD = pathToFileURL(path.join(REPO, 'test/e2e/support/die-with-parent.ts')).href;
+const FATE = 'kube-sim.podset.io/fate';
+
+interface Condition {
+  type: string;
+  status: string;
+}
+interface ContainerStatus {
+  name: string;
+  ready: boolean;
+  started: boolean;
+  restartCount: number;
+  image: string;
+  imageID: string;
+  containerID?: string;
+  state: {
+    running?: { startedAt: string };
+    terminated?: { exitCode: number; reason: string };
+    waiting?: { reason: string };
+  };
+}
+interface PodJson {
+  metadata: { name: string; uid: string; deletionTimestamp?: string };
+  spec: { nodeName?: string };
+  status?: {
+    phase?: string;
+    podIP?: string;
+    hostIP?: string;
+    startTime?: string;
+    conditions?: Condition[];
+    containerStatuses?: ContainerStatus[];
+  };
+}
+
+const condition = (pod: PodJson, type: string) =>
+  pod.status?.conditions?.find((c) => c.type === type)?.status;
+
+describe('node agent on kube-sim without its pod lifecycle', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'node-agent-'));
+  const kubeconfig = path.join(dir, 'kubeconfig');
+  let sim: Proc;
+  let agent: Proc;
+  let url = '';
+  let token = '';
+
+  const procEnv = { PATH: process.env.PATH, HOME: dir };
+  const k = (args: string[]) => kubectl(args, { kubeconfig, cacheDir: path.join(dir, 'kubectl-cache') });
+
+  async function api<T>(method: string, p: string, body?: unknown): Promise<{ status: number; json: T }> {
+    const res = await fetch(url + p, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, json: (await res.json()) as T };
+  }
+  const pod = async (name: string) =>
+    (await api<PodJson>('GET', `/api/v1/namespaces/default/pods/${name}`)).json;
+  const createPod = (
+    name: string,
+    o: { annotations?: Record<string, string>; restartPolicy?: string } = {},
+  ) =>
+    api('POST', '/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, ...(o.annotations ? { annotations: o.annotations } : {}) },
+      spec: {
+        containers: [{ name: 'app', image: 'nginx:1.27' }],
+        ...(o.restartPolicy ? { restartPolicy: o.restartPolicy } : {}),
+      },
+    });
+  const waitPod = (name: string, what: string, check: (p: PodJson) => boolean) =>
+    waitFor(`${name}: ${what}`, async () => ((p) => (check(p) ? p : undefined))(await pod(name)), {
+      timeoutMs: 30_000,
+      describe: () => agent.describe(),
+    });
+  const logged = (msg: string, pod?: string) =>
+    agent
+      .lines()
+      .some((l) => l.includes(`"msg":"${msg}"`) && (pod === undefined || l.includes(`"pod":"${pod}"`)));
+
+  before(async () => {
+    sim = new Proc({
+      name: 'kube-sim',
+      command: NODE,
+      args: [
+        '--import',
+        PRELOAD,
+        path.join(REPO, 'tools/kube-sim/src/main.ts'),
+        '--port',
+        '0',
+        '--kubeconfig',
+        kubeconfig,
+        '--no-lifecycle',
+        '--nodes',
+        '0',
+      ],
+      env: procEnv,
+    });
+    url = (await sim.waitForLine(/listening on (http:\/\/\S+)/))[1]!;
+    token = /token: (\S+)/.exec(readFileSync(kubeconfig, 'utf8'))![1]!;
+  });
+  after(async () => {
+    await agent?.stop(10_000);
+    await sim.stop(10_000);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a pod created before the agent stays unbound: kube-sim schedules nothing itself', async () => {
+    await createPod('early');
+    await k(['get', 'pods']);
+    const early = await pod('early');
+    assert.equal(early.spec.nodeName, undefined);
+    assert.notEqual(early.status?.phase, 'Running');
+  });
+
+  test('registers its nodes Ready, with capacity and a Lease each', async () => {
+    agent = new Proc({
+      name: 'node-agent',
+      command: NODE,
+      args: [
+        '--import',
+        PRELOAD,
+        path.join(REPO, 'tools/node-agent/src/main.ts'),
+        '--kubeconfig',
+        kubeconfig,
+        '--nodes',
+        '2',
+        '--startup-delay-ms',
+        '50',
+        '--startup-jitter-ms',
+        '50',
+        '--container-exit-ms',
+        '100',
+        '--succeed-after-ms',
+        '200',
+        '--log-level',
+        'debug',
+      ],
+      env: procEnv,
+    });
+    await agent.waitForLine(/"msg":"node agent ready"/, 60_000);
+    const nodes = (
+      await api<{
+        items: {
+          metadata: { name: string };
+          status: { conditions: Condition[]; allocatable: Record<string, string>; addresses: unknown[] };
+        }[];
+      }>('GET', '/api/v1/nodes')
+    ).json.items;
+    assert.deepEqual(nodes.map((n) => n.metadata.name).sort(), ['agent-node-1', 'agent-node-2']);
+    for (const n of nodes) {
+      assert.equal(n.status.conditions.find((c) => c.type === 'Ready')?.status, 'True', n.metadata.name);
+      assert.equal(n.status.allocatable.pods, '110');
+      assert.ok(n.status.addresses.length > 0);
+    }
+    const leases = (
+      await api<{
+        items: { metadata: { name: string }; spec: { holderIdentity: string; renewTime: string } }[];
+      }>('GET', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases')
+    ).json.items;
+    assert.deepEqual(leases.map((l) => l.spec.holderIdentity).sort(), ['agent-node-1', 'agent-node-2']);
+    const out = await k(['get', 'nodes']);
+    assert.match(out.stdout, /agent-node-1\s+Ready/);
+  });
+
+  test('binds pending pods and runs them Ready with the conditions and container statuses of a kubelet', async () => {
+    const early = await waitPod('early', 'Running and Ready', (p) => condition(p, 'Ready') === 'True');
+    assert.match(early.spec.nodeName ?? '', /^agent-node-[12]$/);
+    await createPod('web');
+    const web = await waitPod('web', 'Running and Ready', (p) => condition(p, 'Ready') === 'True');
+    assert.equal(web.status?.phase, 'Running');
+    assert.match(web.spec.nodeName ?? '', /^agent-node-[12]$/);
+    for (const type of ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'])
+      assert.equal(condition(web, type), 'True', type);
+    assert.match(web.status?.podIP ?? '', /^10\.244\.\d+\.\d+$/);
+    assert.match(web.status?.hostIP ?? '', /^172\.30\./);
+    const [c] = web.status?.containerStatuses ?? [];
+    assert.ok(c, 'a container status');
+    assert.equal(c.name, 'app');
+    assert.equal(c.ready, true);
+    assert.equal(c.started, true);
+    assert.equal(c.restartCount, 0);
+    assert.equal(c.image, 'docker.io/library/nginx:1.27');
+    assert.match(c.imageID, /^docker\.io\/library\/nginx@sha256:[0-9a-f]{64}$/);
+    assert.match(c.containerID ?? '', /^containerd:\/\/[0-9a-f]+$/);
+    assert.ok(c.state.running?.startedAt, 'state.running.startedAt');
+    assert.ok(logged('pod bound', 'default/web') && logged('pod started', 'default/web'), agent.tail());
+    const wide = await k(['get', 'pod', 'web', '-o', 'wide']);
+    assert.match(wide.stdout, /web\s+1\/1\s+Running\s+0/);
+  });
+
+  test('honours the fates: never-ready, fail, succeed, slow start', async () => {
+    await createPod('never', { annotations: { [FATE]: 'never-ready' } });
+    await createPod('crash', { annotations: { [FATE]: 'fail' } });
+    await createPod('job', { restartPolicy: 'Never' });
+    await createPod('slow', { annotations: { 'kube-sim.podset.io/startup-delay-ms': '2500' } });
+
+    const crash = await waitPod('crash', 'Failed', (p) => p.status?.phase === 'Failed');
+    assert.equal(condition(crash, 'Ready'), 'False');
+    const [crashed] = crash.status?.containerStatuses ?? [];
+    assert.equal(crashed?.state.terminated?.exitCode, 1);
+    assert.equal(crashed?.state.terminated?.reason, 'Error');
+
+    const job = await waitPod('job', 'Succeeded', (p) => p.status?.phase === 'Succeeded');
+    assert.equal(job.status?.containerStatuses?.[0]?.state.terminated?.exitCode, 0);
+
+    // Slow start: containers waiting in ContainerCreating on the node, then running 2.5 s after that.
+    const slow = await waitPod('slow', 'Running', (p) => p.status?.phase === 'Running');
+    const started = Date.parse(slow.status?.containerStatuses?.[0]?.state.running?.startedAt ?? '');
+    const accepted = Date.parse(slow.status?.startTime ?? '');
+    assert.ok(started - accepted >= 2000, `accepted ${slow.status?.startTime}, running ${String(started)}`);
+
+    // Never ready: Running, and still not Ready once a pod created after it has run its whole course.
+    await waitPod('never', 'Running', (p) => p.status?.phase === 'Running');
+    await createPod('later');
+    await waitPod('later', 'Ready', (p) => condition(p, 'Ready') === 'True');
+    const never = await pod('never');
+    assert.equal(never.status?.phase, 'Running');
+    assert.equal(condition(never, 'Ready'), 'False');
+    assert.equal(condition(never, 'ContainersReady'), 'False');
+    assert.equal(never.status?.containerStatuses?.[0]?.ready, false);
+  });
+
+  test('finishes graceful deletions: after the containers stop, or at the end of the grace period', async () => {
+    // Default grace period (30 s): removed once the containers exited (100 ms here).
+    await k(['delete', 'pod', 'web', '--wait=true', '--timeout=60s']);
+    assert.equal((await api('GET', '/api/v1/namespaces/default/pods/web')).status, 404);
+    assert.ok(logged('pod removed', 'default/web'), agent.tail());
+    // Containers that would take a minute to stop: removed when the 2 s grace period ends.
+    await createPod('stubborn', { annotations: { 'kube-sim.podset.io/exit-delay-ms': '60000' } });
+    await waitPod('stubborn', 'Ready', (p) => condition(p, 'Ready') === 'True');
+    await k(['delete', 'pod', 'stubborn', '--grace-period=2', '--wait=false']);
+    const terminating = await pod('stubborn');
+    assert.ok(terminating.metadata.deletionTimestamp, 'Terminating during its grace period');
+    await waitFor(
+      'stubborn removed',
+      async () => (await api('GET', '/api/v1/namespaces/default/pods/stubborn')).status === 404,
+      {
+        timeoutMs: 30_000,
+        describe: () => agent.describe(),
+      },
+    );
+    assert.ok(logged('pod removed', 'default/stubborn'), agent.tail());
+  });
+
+  test('survives watches that end and a 410 Gone: resumes, relists, and keeps running pods', async () => {
+    // Every watch ends after 2 events; later the history is compacted and the next watch answered 410.
+    await api('PUT', '/kube-sim/faults', { watchCutAfterEvents: 2 });
+    for (const name of ['cut-1', 'cut-2', 'cut-3']) await createPod(name);
+    for (const name of ['cut-1', 'cut-2', 'cut-3'])
+      await waitPod(name, 'Ready', (p) => condition(p, 'Ready') === 'True');
+    assert.ok(logged('watch ended: resuming'), agent.tail(30));
+    await api('POST', '/kube-sim/history', { compact: true });
+    await api('POST', '/kube-sim/faults/expire-watches?n=1');
+    await createPod('after-gone');
+    await waitPod('after-gone', 'Ready', (p) => condition(p, 'Ready') === 'True');
+    await waitFor('the agent relisted', () => agent.lines().some((l) => /relisting/.test(l)), {
+      describe: () => agent.tail(30),
+    });
+    await api('PUT', '/kube-sim/faults', { reset: true });
+    assert.ok(agent.running, agent.describe());
+  });
+
+  test('stops cleanly on SIGTERM', async () => {
+    const exit = await agent.stop(10_000);
+    assert.deepEqual(exit, { code: 0, signal: null }, agent.describe());
+    assert.ok(logged('node agent stopped'), agent.tail());
+  });
+});
