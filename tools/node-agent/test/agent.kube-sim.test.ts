@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { kubectl, Proc, waitFor } from '@podset/testkit';
+import { kubectl, Proc, startRedis, waitFor, type RedisServer } from '@podset/testkit';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 const NODE = path.join(REPO, 'node_modules/.bin/node');
@@ -55,6 +55,8 @@ describe('node agent on kube-sim without its pod lifecycle', () => {
   let agent: Proc;
   let url = '';
   let token = '';
+  let redis: RedisServer | undefined;
+  const operator: Proc[] = [];
 
   const procEnv = { PATH: process.env.PATH, HOME: dir };
   const k = (args: string[]) => kubectl(args, { kubeconfig, cacheDir: path.join(dir, 'kubectl-cache') });
@@ -96,6 +98,12 @@ describe('node agent on kube-sim without its pod lifecycle', () => {
       .lines()
       .some((l) => l.includes(`"msg":"${msg}"`) && (pod === undefined || l.includes(`"pod":"${pod}"`)));
 
+  // A line is logged after the write it reports: the API may show the write before the line arrives.
+  const waitLog = (msg: string, pod?: string) =>
+    waitFor(`the agent logs "${msg}"${pod !== undefined ? ` for ${pod}` : ''}`, () => logged(msg, pod), {
+      describe: () => agent.tail(30),
+    });
+
   before(async () => {
     sim = new Proc({
       name: 'kube-sim',
@@ -118,6 +126,8 @@ describe('node agent on kube-sim without its pod lifecycle', () => {
     token = /token: (\S+)/.exec(readFileSync(kubeconfig, 'utf8'))![1]!;
   });
   after(async () => {
+    await Promise.all(operator.map((p) => p.stop(10_000)));
+    await redis?.close();
     await agent?.stop(10_000);
     await sim.stop(10_000);
     rmSync(dir, { recursive: true, force: true });
@@ -202,7 +212,8 @@ describe('node agent on kube-sim without its pod lifecycle', () => {
     assert.match(c.imageID, /^docker\.io\/library\/nginx@sha256:[0-9a-f]{64}$/);
     assert.match(c.containerID ?? '', /^containerd:\/\/[0-9a-f]+$/);
     assert.ok(c.state.running?.startedAt, 'state.running.startedAt');
-    assert.ok(logged('pod bound', 'default/web') && logged('pod started', 'default/web'), agent.tail());
+    await waitLog('pod bound', 'default/web');
+    await waitLog('pod started', 'default/web');
     const wide = await k(['get', 'pod', 'web', '-o', 'wide']);
     assert.match(wide.stdout, /web\s+1\/1\s+Running\s+0/);
   });
@@ -243,7 +254,7 @@ describe('node agent on kube-sim without its pod lifecycle', () => {
     // Default grace period (30 s): removed once the containers exited (100 ms here).
     await k(['delete', 'pod', 'web', '--wait=true', '--timeout=60s']);
     assert.equal((await api('GET', '/api/v1/namespaces/default/pods/web')).status, 404);
-    assert.ok(logged('pod removed', 'default/web'), agent.tail());
+    await waitLog('pod removed', 'default/web');
     // Containers that would take a minute to stop: removed when the 2 s grace period ends.
     await createPod('stubborn', { annotations: { 'kube-sim.podset.io/exit-delay-ms': '60000' } });
     await waitPod('stubborn', 'Ready', (p) => condition(p, 'Ready') === 'True');
@@ -258,7 +269,7 @@ describe('node agent on kube-sim without its pod lifecycle', () => {
         describe: () => agent.describe(),
       },
     );
-    assert.ok(logged('pod removed', 'default/stubborn'), agent.tail());
+    await waitLog('pod removed', 'default/stubborn');
   });
 
   test('survives watches that end and a 410 Gone: resumes, relists, and keeps running pods', async () => {
@@ -267,7 +278,7 @@ describe('node agent on kube-sim without its pod lifecycle', () => {
     for (const name of ['cut-1', 'cut-2', 'cut-3']) await createPod(name);
     for (const name of ['cut-1', 'cut-2', 'cut-3'])
       await waitPod(name, 'Ready', (p) => condition(p, 'Ready') === 'True');
-    assert.ok(logged('watch ended: resuming'), agent.tail(30));
+    await waitLog('watch ended: resuming');
     await api('POST', '/kube-sim/history', { compact: true });
     await api('POST', '/kube-sim/faults/expire-watches?n=1');
     await createPod('after-gone');
@@ -279,9 +290,93 @@ describe('node agent on kube-sim without its pod lifecycle', () => {
     assert.ok(agent.running, agent.describe());
   });
 
+  test('the operator converges a PodSet, scales it down and deletes it, with the agent as the kubelet', async () => {
+    redis = await startRedis();
+    await k(['apply', '-f', path.join(REPO, 'crds/podset.yaml')]);
+    await k(['wait', '--for=condition=Established', 'crd/podsets.podset.io']);
+    const app = (name: string, main: string) =>
+      new Proc({
+        name,
+        command: NODE,
+        args: ['--import', PRELOAD, path.join(REPO, main)],
+        env: {
+          ...procEnv,
+          KUBECONFIG: kubeconfig,
+          REDIS_URL: redis!.url,
+          HTTP_PORT: '0',
+          POD_NAME: name,
+          LOG_LEVEL: 'info',
+          SHUTDOWN_TIMEOUT_SECONDS: '5',
+        },
+      });
+    operator.push(app('watcher', 'apps/watcher/src/main.ts'), app('worker', 'apps/worker/src/main.ts'));
+    const describe = () => [agent, ...operator].map((p) => p.describe()).join('\n');
+    await api('POST', '/apis/podset.io/v1/namespaces/default/podsets', {
+      apiVersion: 'podset.io/v1',
+      kind: 'PodSet',
+      metadata: { name: 'shop' },
+      spec: {
+        replicas: 3,
+        template: {
+          metadata: { labels: { app: 'shop' } },
+          spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] },
+        },
+      },
+    });
+    type PodSetJson = {
+      metadata: { generation: number };
+      status?: {
+        readyReplicas?: number;
+        replicas?: number;
+        observedGeneration?: number;
+        conditions?: Condition[];
+      };
+    };
+    const podSet = async () =>
+      (await api<PodSetJson>('GET', '/apis/podset.io/v1/namespaces/default/podsets/shop')).json;
+    const settled = (want: number) => async () => {
+      const ps = await podSet();
+      return (
+        ps.status?.observedGeneration === ps.metadata.generation &&
+        ps.status.replicas === want &&
+        ps.status.readyReplicas === want &&
+        ps.status.conditions?.find((c) => c.type === 'Available')?.status === 'True'
+      );
+    };
+    await waitFor('PodSet shop: 3 ready, Available', settled(3), { timeoutMs: 90_000, describe });
+    const pods = (
+      await api<{ items: PodJson[] }>(
+        'GET',
+        '/api/v1/namespaces/default/pods?labelSelector=podset.io%2Fname%3Dshop',
+      )
+    ).json.items;
+    assert.equal(pods.length, 3);
+    for (const p of pods) assert.match(p.spec.nodeName ?? '', /^agent-node-[12]$/, p.metadata.name);
+
+    const removed = () => pods.filter((p) => logged('pod removed', `default/${p.metadata.name}`)).length;
+    assert.equal(removed(), 0);
+    await k(['scale', 'podset', 'shop', '--replicas=1']);
+    await waitFor('PodSet shop: 1 ready', settled(1), { timeoutMs: 60_000, describe });
+    await waitFor('two of the three pods removed by the agent', () => removed() === 2, { describe });
+
+    await k(['delete', 'podset', 'shop', '--wait=true', '--timeout=60s']);
+    // The operator deleted the last pod before letting the PodSet go; the agent finishes that deletion.
+    await waitFor(
+      'no pod of shop left',
+      async () =>
+        (
+          await api<{ items: PodJson[] }>(
+            'GET',
+            '/api/v1/namespaces/default/pods?labelSelector=podset.io%2Fname%3Dshop',
+          )
+        ).json.items.length === 0,
+      { timeoutMs: 30_000, describe },
+    );
+  });
+
   test('stops cleanly on SIGTERM', async () => {
     const exit = await agent.stop(10_000);
     assert.deepEqual(exit, { code: 0, signal: null }, agent.describe());
-    assert.ok(logged('node agent stopped'), agent.tail());
+    await waitLog('node agent stopped');
   });
 });
