@@ -2,134 +2,53 @@
 // pod lifecycle and nodes off (`--no-lifecycle --nodes 0`): nothing but the agent can bind a pod or make it
 // run, so every state asserted here is the agent's doing.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { kubectl, Proc, startRedis, waitFor, type RedisServer } from '@podset/testkit';
+import { Proc, startRedis, waitFor, type RedisServer } from '@podset/testkit';
+import {
+  BareControlPlane,
+  condition,
+  logged as loggedBy,
+  NODE,
+  PRELOAD,
+  REPO,
+  startAgent,
+  waitLog as waitLogOf,
+  type Condition,
+  type PodJson,
+  type PodOptions,
+} from './support.ts';
 
-const REPO = path.resolve(import.meta.dirname, '../../..');
-const NODE = path.join(REPO, 'node_modules/.bin/node');
-const PRELOAD = pathToFileURL(path.join(REPO, 'test/e2e/support/die-with-parent.ts')).href;
 const FATE = 'kube-sim.podset.io/fate';
-
-interface Condition {
-  type: string;
-  status: string;
-}
-interface ContainerStatus {
-  name: string;
-  ready: boolean;
-  started: boolean;
-  restartCount: number;
-  image: string;
-  imageID: string;
-  containerID?: string;
-  state: {
-    running?: { startedAt: string };
-    terminated?: { exitCode: number; reason: string };
-    waiting?: { reason: string };
-  };
-}
-interface PodJson {
-  metadata: { name: string; uid: string; deletionTimestamp?: string };
-  spec: { nodeName?: string };
-  status?: {
-    phase?: string;
-    podIP?: string;
-    hostIP?: string;
-    startTime?: string;
-    conditions?: Condition[];
-    containerStatuses?: ContainerStatus[];
-  };
-}
-
-const condition = (pod: PodJson, type: string) =>
-  pod.status?.conditions?.find((c) => c.type === type)?.status;
 
 describe('node agent on kube-sim without its pod lifecycle', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'node-agent-'));
-  const kubeconfig = path.join(dir, 'kubeconfig');
-  let sim: Proc;
+  let cluster: BareControlPlane;
+  let kubeconfig = '';
   let agent: Proc;
-  let url = '';
-  let token = '';
   let redis: RedisServer | undefined;
   const operator: Proc[] = [];
 
-  const procEnv = { PATH: process.env.PATH, HOME: dir };
-  const k = (args: string[]) => kubectl(args, { kubeconfig, cacheDir: path.join(dir, 'kubectl-cache') });
-
-  async function api<T>(method: string, p: string, body?: unknown): Promise<{ status: number; json: T }> {
-    const res = await fetch(url + p, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json',
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, json: (await res.json()) as T };
-  }
-  const pod = async (name: string) =>
-    (await api<PodJson>('GET', `/api/v1/namespaces/default/pods/${name}`)).json;
-  const createPod = (
-    name: string,
-    o: { annotations?: Record<string, string>; restartPolicy?: string } = {},
-  ) =>
-    api('POST', '/api/v1/namespaces/default/pods', {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name, ...(o.annotations ? { annotations: o.annotations } : {}) },
-      spec: {
-        containers: [{ name: 'app', image: 'nginx:1.27' }],
-        ...(o.restartPolicy ? { restartPolicy: o.restartPolicy } : {}),
-      },
-    });
+  const k = (args: string[]) => cluster.kubectl(args);
+  const api = <T>(method: string, p: string, body?: unknown) => cluster.api<T>(method, p, body);
+  const pod = (name: string) => cluster.pod(name);
+  const createPod = (name: string, o: PodOptions = {}) => cluster.createPod(name, o);
   const waitPod = (name: string, what: string, check: (p: PodJson) => boolean) =>
-    waitFor(`${name}: ${what}`, async () => ((p) => (check(p) ? p : undefined))(await pod(name)), {
-      timeoutMs: 30_000,
-      describe: () => agent.describe(),
-    });
-  const logged = (msg: string, pod?: string) =>
-    agent
-      .lines()
-      .some((l) => l.includes(`"msg":"${msg}"`) && (pod === undefined || l.includes(`"pod":"${pod}"`)));
-
-  // A line is logged after the write it reports: the API may show the write before the line arrives.
-  const waitLog = (msg: string, pod?: string) =>
-    waitFor(`the agent logs "${msg}"${pod !== undefined ? ` for ${pod}` : ''}`, () => logged(msg, pod), {
-      describe: () => agent.tail(30),
-    });
+    cluster.waitPod(name, what, check, { describe: () => agent.describe() });
+  const logged = (msg: string, pod?: string) => loggedBy(agent, msg, pod);
+  const waitLog = (msg: string, pod?: string) => waitLogOf(agent, msg, pod);
 
   before(async () => {
-    sim = new Proc({
-      name: 'kube-sim',
-      command: NODE,
-      args: [
-        '--import',
-        PRELOAD,
-        path.join(REPO, 'tools/kube-sim/src/main.ts'),
-        '--port',
-        '0',
-        '--kubeconfig',
-        kubeconfig,
-        '--no-lifecycle',
-        '--nodes',
-        '0',
-      ],
-      env: procEnv,
-    });
-    url = (await sim.waitForLine(/listening on (http:\/\/\S+)/))[1]!;
-    token = /token: (\S+)/.exec(readFileSync(kubeconfig, 'utf8'))![1]!;
+    cluster = await BareControlPlane.start(dir);
+    kubeconfig = cluster.kubeconfig;
   });
   after(async () => {
     await Promise.all(operator.map((p) => p.stop(10_000)));
     await redis?.close();
     await agent?.stop(10_000);
-    await sim.stop(10_000);
+    await cluster?.sim.stop(10_000);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -142,30 +61,20 @@ describe('node agent on kube-sim without its pod lifecycle', () => {
   });
 
   test('registers its nodes Ready, with capacity and a Lease each', async () => {
-    agent = new Proc({
-      name: 'node-agent',
-      command: NODE,
-      args: [
-        '--import',
-        PRELOAD,
-        path.join(REPO, 'tools/node-agent/src/main.ts'),
-        '--kubeconfig',
-        kubeconfig,
-        '--nodes',
-        '2',
-        '--startup-delay-ms',
-        '50',
-        '--startup-jitter-ms',
-        '50',
-        '--container-exit-ms',
-        '100',
-        '--succeed-after-ms',
-        '200',
-        '--log-level',
-        'debug',
-      ],
-      env: procEnv,
-    });
+    agent = startAgent(cluster, [
+      '--nodes',
+      '2',
+      '--startup-delay-ms',
+      '50',
+      '--startup-jitter-ms',
+      '50',
+      '--container-exit-ms',
+      '100',
+      '--succeed-after-ms',
+      '200',
+      '--log-level',
+      'debug',
+    ]);
     await agent.waitForLine(/"msg":"node agent ready"/, 60_000);
     const nodes = (
       await api<{
@@ -300,7 +209,7 @@ describe('node agent on kube-sim without its pod lifecycle', () => {
         command: NODE,
         args: ['--import', PRELOAD, path.join(REPO, main)],
         env: {
-          ...procEnv,
+          ...cluster.env,
           KUBECONFIG: kubeconfig,
           REDIS_URL: redis!.url,
           HTTP_PORT: '0',
