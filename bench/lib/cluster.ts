@@ -328,8 +328,22 @@ export class World {
     mkdirSync(path.join(dir, 'logs'), { recursive: true });
     const admin = await Client.fromKubeconfig(cluster.kubeconfig);
     const ns = `podset-bench-${name}-${randomBytes(3).toString('hex')}`;
-    const redis = await startRedis();
-    const installedCrd = (await admin.call('GET', CRD_PATH)).status === 404;
+    let redis: RedisServer;
+    let installedCrd: boolean;
+    try {
+      installedCrd = await admin.call('GET', CRD_PATH).then(
+        (r) => r.status === 404,
+        (err: unknown) => {
+          const why = err instanceof Error ? err.message : String(err);
+          throw new Error(`the cluster of --kubeconfig ${cluster.kubeconfig}: ${why}`, { cause: err });
+        },
+      );
+      redis = await startRedis();
+    } catch (err) {
+      admin.close();
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
     const world = new World({
       dir,
       sim: undefined,

@@ -4,7 +4,7 @@
 // it found it (no namespace, no CRD of its own).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -84,7 +84,7 @@ describe('bench converge --kubeconfig, on a kube-sim started by hand', () => {
     assert.doesNotMatch(crdAfter.stdout, /podsets\.podset\.io/, 'the PodSet CRD the bench installed is gone');
   });
 
-  test('bad input is named: another scenario, --latency-ms, a missing file', async () => {
+  test('bad input is named: another scenario, --latency-ms, a missing file, a cluster that does not answer', async () => {
     const bench = (args: string[]) =>
       new Promise<{ code: number; stderr: string }>((resolve) =>
         execFile(NODE, [path.join(REPO, 'bench/run.ts'), ...args], { cwd: REPO }, (err, _out, stderr) =>
@@ -100,5 +100,14 @@ describe('bench converge --kubeconfig, on a kube-sim started by hand', () => {
     const missing = await bench(['converge', '--kubeconfig', path.join(dir, 'nope')]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--kubeconfig .*nope: no such file/);
+    // A cluster that does not answer: named with the kubeconfig, and nothing started.
+    const dead = path.join(dir, 'dead-kubeconfig');
+    writeFileSync(
+      dead,
+      readFileSync(kubeconfig, 'utf8').replace(/server: https:\/\/[^\s]+/, 'server: https://127.0.0.1:1'),
+    );
+    const unreachable = await bench(['converge', '--kubeconfig', dead, '--smoke']);
+    assert.equal(unreachable.code, 1);
+    assert.match(unreachable.stderr, /the cluster of --kubeconfig .*dead-kubeconfig: connect ECONNREFUSED/);
   });
 });
