@@ -24,7 +24,8 @@ let kubeConfig;
 try {
   kubeConfig = loadKubeConfig(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {});
 } catch (err) {
-  process.stderr.write(`node-agent: ${err instanceof Error ? err.message : String(err)}\n`);
+  const where = options.kubeconfig !== undefined ? `--kubeconfig ${options.kubeconfig}: ` : '';
+  process.stderr.write(`node-agent: ${where}${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(2);
 }
 
