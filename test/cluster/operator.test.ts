@@ -289,7 +289,24 @@ for (const identity of ['deployed', 'developer'] as const satisfies Identity[]) 
         t.skip(NEEDS_KUBE_SIM);
         return;
       }
+      const leader = await operator().leader();
+      const before = operator().watchRestarts(leader);
       await target.kubectl(['create', '--raw', '/kube-sim/restart', '-f', '-'], { input: '{}' });
+      // kube-sim restarts just after answering: the leader's two watches (pods, PodSets) end and resume.
+      await waitFor(
+        `${leader.name}'s two watches to end with the restart`,
+        () => operator().watchRestarts(leader) >= before + 2,
+        {
+          timeoutMs: 30_000,
+          intervalMs: 100,
+          describe: () => operator().describe(),
+        },
+      );
+      await waitFor(
+        'the API server to answer again',
+        async () => (await target.kubectl(['get', '--raw', '/readyz'], { allowFail: true })).code === 0,
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
       await target.kubectl(['scale', 'podset', 'web', '-n', ns(), '--replicas=3']);
       await converged('web');
       operator().assertRunning();

@@ -147,6 +147,14 @@ export class Operator {
     );
   }
 
+  /** How many times this watcher's watches ended and were restarted, from its log file. */
+  watchRestarts(watcher: Proc): number {
+    if (watcher.logFile === undefined) return 0;
+    return readFileSync(watcher.logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"msg":"watch ended; restarting"')).length;
+  }
+
   async kill(proc: Proc): Promise<void> {
     this.killed.push(proc);
     await proc.kill();
