@@ -42,6 +42,14 @@ function podSet(
     image: 'busybox:1.36',
     command: ['sleep', '3600'],
     env: [{ name: 'REVISION', value: opts.revision ?? '1' }],
+    // What the `restricted` Pod Security Standard asks, so namespaces that enforce it admit the pods.
+    securityContext: {
+      runAsNonRoot: true,
+      runAsUser: 65534,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    },
   };
   // A kubelet runs the probe (it always fails); kube-sim and the node agent read the fate annotation.
   if (opts.neverReady) container.readinessProbe = { exec: { command: ['false'] }, periodSeconds: 1 };
