@@ -95,7 +95,11 @@ export class Target {
    * the operator (which holds a finalizer on each) still runs: `stopOperator` is called once they are gone
    * (or could not go), and any PodSet left then has its finalizers removed so the namespace can go.
    */
-  async removeNamespace(name: string, stopOperator: () => Promise<void>): Promise<void> {
+  async removeNamespace(
+    name: string,
+    stopOperator: () => Promise<void>,
+    opts: { podSetsTimeoutMs?: number; namespaceTimeoutMs?: number } = {},
+  ): Promise<void> {
     const exists = await this.kubectl(['get', 'namespace', name, '--ignore-not-found', '-o', 'name']);
     if (exists.stdout.trim() === '') {
       await stopOperator();
@@ -105,7 +109,7 @@ export class Target {
     const podSetsLeft = async () =>
       (await this.kubectl(['get', 'podsets', '-n', name, '-o', 'name'], { allowFail: true })).stdout.trim();
     await waitFor(`the PodSets of ${name} to be deleted`, async () => (await podSetsLeft()) === '', {
-      timeoutMs: 30_000,
+      timeoutMs: opts.podSetsTimeoutMs ?? 30_000,
       intervalMs: 500,
     }).catch(() => undefined);
     await stopOperator();
@@ -117,11 +121,11 @@ export class Target {
     }
     await this.kubectl(['delete', 'namespace', name, '--wait=false'], { allowFail: true });
     await waitFor(
-      `namespace ${name} to be gone (a namespace stays Terminating without kube-controller-manager's namespace controller)`,
+      `namespace ${name} to be gone (it stays Terminating while an object in it keeps a finalizer, or without kube-controller-manager's namespace controller)`,
       async () =>
         (await this.kubectl(['get', 'namespace', name, '--ignore-not-found', '-o', 'name'])).stdout.trim() ===
         '',
-      { timeoutMs: 120_000, intervalMs: 500 },
+      { timeoutMs: opts.namespaceTimeoutMs ?? 120_000, intervalMs: 500 },
     );
   }
 
@@ -160,15 +164,14 @@ export function givenKubeconfig(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /**
- * The target of this run: the kubeconfig in PODSET_TEST_CLUSTER_KUBECONFIG, else a kube-sim started here
+ * The target of this run: `given` (by default the kubeconfig in PODSET_TEST_CLUSTER_KUBECONFIG), else a kube-sim started here
  * (`node tools/kube-sim/src/main.ts --kubeconfig …`, as `npm run kube-sim` runs it).
  */
-export async function openTarget(): Promise<Target> {
+export async function openTarget(given = givenKubeconfig(process.env)): Promise<Target> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-cluster-suite-'));
   // A test process killed mid-run leaves no temp dir behind.
   const dirGuard = removeWhenParentDies(dir);
   mkdirSync(path.join(dir, 'logs'));
-  const given = givenKubeconfig(process.env);
   let target: Target;
   if (given !== undefined) {
     target = new Target(given, dir, dirGuard);
