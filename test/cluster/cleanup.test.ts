@@ -6,7 +6,15 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { startKubeSim } from '@podset/kube-sim';
 import { REPO } from '../e2e/support/harness.ts';
-import { CRD_NAME, openTarget, SUITE_LABEL, Target } from './support/target.ts';
+import {
+  CRD_NAME,
+  openTarget,
+  removeRunLeftovers,
+  RUN_LABEL,
+  RUN_VAR,
+  SUITE_LABEL,
+  Target,
+} from './support/target.ts';
 
 const FINALIZER = 'podset.io/cleanup';
 
@@ -78,5 +86,53 @@ test('a PodSet CRD that was there before is used and left in place', async (t) =
     sim.cluster.get('customresourcedefinitions.apiextensions.k8s.io', undefined, CRD_NAME)?.metadata.uid,
     uid,
     'the same CRD is still there',
+  );
+});
+
+test("what an interrupted run left is removed by the run's id (its namespaces, the CRD it installed), another run's is not", async (t) => {
+  const sim = await startKubeSim({ controllerOptions: { startupDelayMs: 10, startupJitterMs: 0 } });
+  const saved = process.env[RUN_VAR];
+  t.after(() => {
+    if (saved === undefined) delete process.env[RUN_VAR];
+    else process.env[RUN_VAR] = saved;
+  });
+  const target = await openTarget(sim.kubeconfigPath);
+  t.after(async () => {
+    await target.close();
+    await sim.close();
+  });
+  process.env[RUN_VAR] = 'run-a';
+  await target.ensureCrd();
+  const a = Target.namespaceName('a');
+  await target.createNamespace(a);
+  const podSet = {
+    apiVersion: 'podset.io/v1',
+    kind: 'PodSet',
+    metadata: { name: 'left', namespace: a, finalizers: [FINALIZER] },
+    spec: {
+      replicas: 0,
+      template: {
+        metadata: { labels: { app: 'x' } },
+        spec: { containers: [{ name: 'c', image: 'busybox' }] },
+      },
+    },
+  };
+  await target.kubectl(['create', '-f', '-'], { input: JSON.stringify(podSet) });
+  process.env[RUN_VAR] = 'run-b';
+  const b = Target.namespaceName('b');
+  await target.createNamespace(b);
+  const labelled = await target.kubectl(['get', 'namespaces,crd', '-l', `${RUN_LABEL}=run-a`, '-o', 'name']);
+  assert.deepEqual(labelled.stdout.trim().split('\n').sort(), [
+    `customresourcedefinition.apiextensions.k8s.io/${CRD_NAME}`,
+    `namespace/${a}`,
+  ]);
+
+  const removed = await removeRunLeftovers(sim.kubeconfigPath, 'run-a');
+  assert.deepEqual(removed, [`namespace/${a}`, `customresourcedefinition.apiextensions.k8s.io/${CRD_NAME}`]);
+  const left = await target.kubectl(['get', 'namespaces', '-l', SUITE_LABEL, '-o', 'name']);
+  assert.equal(left.stdout.trim(), `namespace/${b}`, "the other run's namespace is left");
+  assert.equal(
+    sim.cluster.get('customresourcedefinitions.apiextensions.k8s.io', undefined, CRD_NAME),
+    undefined,
   );
 });

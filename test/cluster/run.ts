@@ -1,14 +1,15 @@
 // `npm run test:cluster [-- --kubeconfig PATH]`: the end-to-end suite of test/cluster/ against a cluster
 // (see support/cli.ts for which one), on the project's Node's test runner.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { kubectl } from '@podset/testkit';
 import { chooseTarget, USAGE, UsageError, type Choice } from './support/cli.ts';
-import { KUBECONFIG_VAR } from './support/target.ts';
+import { KUBECONFIG_VAR, removeRunLeftovers, RUN_VAR } from './support/target.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 /** The suite's files, run one after another (they share the cluster's CRD). */
-export const SUITE_FILES = ['test/cluster/operator.test.ts'];
+const SUITE_FILES = ['test/cluster/operator.test.ts'];
 
 let choice: Choice;
 try {
@@ -25,6 +26,7 @@ if (choice.kind === 'help') {
 
 const env: NodeJS.ProcessEnv = { ...process.env };
 delete env[KUBECONFIG_VAR];
+delete env[RUN_VAR];
 if (choice.kind === 'cluster') {
   const where = await kubectl(
     ['config', 'view', '--minify', '-o', 'jsonpath={.contexts[0].name} {.clusters[0].cluster.server}'],
@@ -48,9 +50,29 @@ if (choice.kind === 'cluster') {
   console.log('test:cluster: no --kubeconfig and no KUBECONFIG: against a kube-sim of its own');
 }
 
+// What this run creates carries its id, so that what an interrupted run leaves can be removed below.
+const runId = randomBytes(4).toString('hex');
+env[RUN_VAR] = runId;
 const child = spawn(
   process.execPath,
   ['--test', '--test-concurrency=1', '--test-timeout=900000', ...SUITE_FILES],
   { cwd: REPO, env, stdio: 'inherit' },
 );
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+// Ctrl-C reaches the test runner too (same process group); this process waits for it, then cleans up. A
+// SIGTERM sent to this process alone is passed on. A second signal ends this process at once.
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    if (signal === 'SIGTERM') child.kill('SIGTERM');
+  });
+}
+const exit = await new Promise<number>((resolve) =>
+  child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))),
+);
+if (choice.kind === 'cluster') {
+  const removed = await removeRunLeftovers(choice.kubeconfig, runId);
+  if (removed.length > 0) console.log(`test:cluster: removed what the run left: ${removed.join(', ')}`);
+}
+process.exit(interrupted ? 130 : exit);

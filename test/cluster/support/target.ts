@@ -12,6 +12,18 @@ export const KUBECONFIG_VAR = 'PODSET_TEST_CLUSTER_KUBECONFIG';
 export const CRD_NAME = 'podsets.podset.io';
 /** Every namespace the suite creates carries this label, so leftovers of a killed run can be found. */
 export const SUITE_LABEL = 'podset.io/e2e-suite';
+/**
+ * The run's id (`npm run test:cluster` passes one in PODSET_TEST_CLUSTER_RUN), on its namespaces and on the CRD
+ * if it installed it, so the runner can remove what an interrupted run left.
+ */
+export const RUN_VAR = 'PODSET_TEST_CLUSTER_RUN';
+export const RUN_LABEL = 'podset.io/e2e-run';
+
+/** The labels of what this run creates. */
+function runLabels(): Record<string, string> {
+  const run = process.env[RUN_VAR];
+  return { [SUITE_LABEL]: 'cluster', ...(run ? { [RUN_LABEL]: run } : {}) };
+}
 
 type DirGuard = ReturnType<typeof removeWhenParentDies>;
 
@@ -66,6 +78,8 @@ export class Target {
     if (found.stdout.trim() === '') {
       await this.kubectl(['create', '-f', path.join(REPO, 'crds/podset.yaml')]);
       this.#crdInstalled = true;
+      const labels = Object.entries(runLabels()).map(([k, v]) => `${k}=${v}`);
+      await this.kubectl(['label', 'crd', CRD_NAME, ...labels]);
     }
     await this.kubectl(['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=60s']);
   }
@@ -85,7 +99,7 @@ export class Target {
     const ns = {
       apiVersion: 'v1',
       kind: 'Namespace',
-      metadata: { name, labels: { [SUITE_LABEL]: 'cluster' } },
+      metadata: { name, labels: runLabels() },
     };
     await this.kubectl(['create', '-f', '-'], { input: JSON.stringify(ns) });
   }
@@ -202,4 +216,34 @@ export async function openTarget(given = givenKubeconfig(process.env)): Promise<
   }
   await target.detectKubeSim();
   return target;
+}
+
+/**
+ * Removes what the run `runId` left in the cluster its kubeconfig names (an interrupted run: Ctrl-C, a
+ * killed test process): its namespaces (PodSet finalizers removed, the operator being gone) and the CRD if
+ * that run installed it. Returns what it removed.
+ */
+export async function removeRunLeftovers(kubeconfig: string, runId: string): Promise<string[]> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-cluster-cleanup-'));
+  const target = new Target(kubeconfig, dir, removeWhenParentDies(dir));
+  const removed: string[] = [];
+  try {
+    const selector = `${RUN_LABEL}=${runId}`;
+    const list = async (kind: string) =>
+      (await target.kubectl(['get', kind, '-l', selector, '-o', 'name'])).stdout
+        .split('\n')
+        .filter((l) => l !== '');
+    for (const ns of await list('namespaces')) {
+      const name = ns.replace(/^namespace\//, '');
+      await target.removeNamespace(name, () => Promise.resolve(), { podSetsTimeoutMs: 0 });
+      removed.push(ns);
+    }
+    for (const crd of await list('crd')) {
+      await target.kubectl(['delete', crd, '--ignore-not-found', '--timeout=60s']);
+      removed.push(crd);
+    }
+  } finally {
+    await target.close();
+  }
+  return removed;
 }
