@@ -4,7 +4,8 @@
 //              (each ClusterRole a Role, each ClusterRoleBinding a RoleBinding) in the suite's namespace,
 //              and each app given a kubeconfig with its ServiceAccount's token from the TokenRequest API
 //              (`kubectl create token`); nothing cluster-scoped is created.
-//   developer: the admin kubeconfig, as `npm run watcher` on a laptop.
+//              Their environment starts from the ConfigMap the Deployments use (k8s/base/config.yaml).
+//   developer: the admin kubeconfig and the apps' defaults, as `npm run watcher` on a laptop.
 // Either way WATCH_NAMESPACES and LEASE_NAMESPACE are the suite's namespace, so the operator touches
 // nothing of the cluster beyond it.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -40,6 +41,20 @@ export function namespacedRbac(namespace: string): K8sDoc[] {
   });
 }
 
+/**
+ * The shared settings the Deployments give every app (k8s/base/config.yaml's ConfigMap: the queue's name and
+ * prefix, the log level), but REDIS_URL: the suite's own redis-server replaces the in-cluster Service.
+ */
+export function deployedSettings(): Record<string, string> {
+  const text = readFileSync(path.join(REPO, 'k8s/base/config.yaml'), 'utf8');
+  const configMap = parseAllDocuments(text)
+    .map((d) => d.toJS() as { kind?: string; data?: Record<string, string> })
+    .find((o) => o.kind === 'ConfigMap');
+  if (configMap?.data === undefined) throw new Error('k8s/base/config.yaml: no ConfigMap with data');
+  const { REDIS_URL: _inCluster, ...settings } = configMap.data;
+  return settings;
+}
+
 export class Operator {
   readonly identity: Identity;
   readonly namespace: string;
@@ -49,6 +64,8 @@ export class Operator {
   readonly killed: Proc[] = [];
   readonly #target: Target;
   readonly #redis: RedisServer;
+  /** What every app's environment starts from: the deployed settings, or nothing (the defaults). */
+  readonly #settings: Record<string, string>;
   /** The kubeconfig each app runs with. */
   readonly kubeconfigs: { watcher: string; worker: string };
 
@@ -64,6 +81,7 @@ export class Operator {
     this.#target = target;
     this.#redis = redis;
     this.kubeconfigs = kubeconfigs;
+    this.#settings = identity === 'deployed' ? deployedSettings() : {};
   }
 
   /** Sets up the identity in `namespace` (which exists) and starts the apps. */
@@ -92,6 +110,8 @@ export class Operator {
       this.#name(name),
       [WATCHER_MAIN],
       {
+        LOG_LEVEL: 'debug',
+        ...this.#settings,
         KUBECONFIG: this.kubeconfigs.watcher,
         REDIS_URL: this.#redis.url,
         WATCH_NAMESPACES: this.namespace,
@@ -102,7 +122,6 @@ export class Operator {
         // A missed event must show: convergence comes from the watch alone.
         RESYNC_PERIOD_SECONDS: '0',
         HTTP_PORT: '0',
-        LOG_LEVEL: 'debug',
       },
       this.#target.logDir,
     );
@@ -113,13 +132,14 @@ export class Operator {
       this.#name(name),
       [WORKER_MAIN],
       {
+        LOG_LEVEL: 'info',
+        ...this.#settings,
         KUBECONFIG: this.kubeconfigs.worker,
         REDIS_URL: this.#redis.url,
         POD_NAME: this.#name(name),
         REQUEUE_PENDING_SECONDS: '1',
         SHUTDOWN_TIMEOUT_SECONDS: '5',
         HTTP_PORT: '0',
-        LOG_LEVEL: 'info',
       },
       this.#target.logDir,
     );
