@@ -106,8 +106,9 @@ for (const identity of ['deployed', 'developer'] as const satisfies Identity[]) 
     const seen = (): NamespaceView => view as NamespaceView;
 
     before(async () => {
-      namespace = Target.namespaceName(identity);
-      await target.createNamespace(namespace);
+      const name = Target.namespaceName(identity);
+      await target.createNamespace(name);
+      namespace = name;
       op = await Operator.start(target, identity, namespace);
       view = await NamespaceView.open(target.kubeconfig, namespace);
     });
