@@ -43,6 +43,7 @@ import { checkQuota } from './quota-admission.ts';
 import { prepareResourceQuota } from './quota-validation.ts';
 import { recordUpdate } from './managed-fields.ts';
 import { typeViewOf } from './field-types.ts';
+import { refuseUndecodable, refuseUndecodablePatch } from './type-check.ts';
 import { nameRuleFor, randomSuffix, validateMetadata, validateName } from './validation.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -514,6 +515,11 @@ export class Api {
     return out;
   }
 
+  /** A built-in's body its Go type cannot decode is refused first, as the API server's decoder does. */
+  private decodes(t: ResourceType, body: unknown): void {
+    if (!this.registry.isCrdType(t)) refuseUndecodable(t, body);
+  }
+
   private checkBody(t: ResourceType, body: unknown): KubeObject {
     if (!isObject(body))
       throw new ApiError(400, 'BadRequest', 'the body of the request is not a JSON object');
@@ -545,6 +551,7 @@ export class Api {
   }
 
   create(t: ResourceType, ns: string | undefined, body: unknown, opts: WriteOptions = {}): KubeObject {
+    this.decodes(t, body);
     let obj = this.checkBody(t, body);
     const id = resourceId(t);
     const m = obj.metadata;
@@ -754,6 +761,7 @@ export class Api {
     body: unknown,
     opts: WriteOptions = {},
   ): KubeObject {
+    this.decodes(t, body);
     const obj = this.checkBody(t, body);
     this.checkNameMatches(obj, name, ns, t);
     const rec = this.getRec(t, ns, name);
@@ -769,6 +777,7 @@ export class Api {
     opts: WriteOptions = {},
   ): KubeObject {
     if (!t.subresources.status) throw notFound(t, name);
+    this.decodes(t, body);
     const obj = this.checkBody(t, body);
     this.checkNameMatches(obj, name, ns, t);
     const rec = this.getRec(t, ns, name);
@@ -989,6 +998,10 @@ export class Api {
       );
     }
     if (subresource === 'scale') return this.writeScale(t, rec.obj, patched, opts);
+    if (!isCrd) {
+      const strategic = ct === 'application/strategic-merge-patch+json';
+      refuseUndecodablePatch(t, patched, strategic ? { patch: patchBody as Json } : undefined);
+    }
     const obj = this.checkBody(t, patched);
     if (obj.metadata.name !== name) {
       throw new ApiError(

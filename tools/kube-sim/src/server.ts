@@ -40,6 +40,8 @@ import {
   type ResourceType,
 } from './types.ts';
 import { serverSideApply } from './apply.ts';
+import { typeViewOf } from './field-types.ts';
+import { refuseUntypedApply } from './type-check.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
 import type { WatchHub } from './watch.ts';
 
@@ -517,6 +519,8 @@ export class KubeServer {
         `the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`,
       );
     }
+    if (!api.registry.isCrdType(t))
+      refuseUntypedApply(t, config, typeViewOf(t, false), { namespace: ns, name });
     const force = boolParam(q.get('force')) === true;
     const r = serverSideApply(api, { t, namespace: ns, name, config, manager, force, status }, opts);
     send(res, r.created ? 201 : 200, api.jsonFor(t, r.object), warningHeaders(opts));
