@@ -42,6 +42,7 @@ import {
 import { serverSideApply } from './apply.ts';
 import { typeViewOf } from './field-types.ts';
 import { refuseUntypedApply } from './type-check.ts';
+import { duplicateFields } from './json-duplicates.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
 import type { WatchHub } from './watch.ts';
 
@@ -274,6 +275,17 @@ function parseBody(buf: Buffer, contentType: string | undefined): unknown {
       `error decoding request body: ${e instanceof Error ? e.message : String(e)}`,
     );
   }
+}
+
+/** A write's body, parsed; the keys a JSON body repeats go to fieldValidation (unless it is Ignore). */
+function bodyOf(buf: Buffer, contentType: string | undefined, opts: WriteOptions): unknown {
+  const body = parseBody(buf, contentType);
+  const ct = (contentType ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (opts.fieldValidation !== 'Ignore' && (ct === 'application/json' || ct.endsWith('+json'))) {
+    const duplicates = duplicateFields(buf.toString('utf8'));
+    if (duplicates.length) opts.duplicateFields = duplicates;
+  }
+  return body;
 }
 
 /** A written object as the answer shows it: a Scale as is, an object of `t` in its served form. */
@@ -1009,7 +1021,7 @@ export class KubeServer {
       case 'create': {
         if (name !== undefined) throw methodNotAllowed();
         const opts = { ...writeOptions(q, req), ...this.admission(info.user, ns) };
-        const body = await requestBody(req);
+        const body = bodyOf(await readBody(req), req.headers['content-type'], opts);
         const obj = api.create(t, ns, body, opts);
         info.name = obj.metadata.name ?? '';
         send(res, 201, api.jsonFor(t, obj), warningHeaders(opts));
@@ -1018,7 +1030,7 @@ export class KubeServer {
       case 'update': {
         if (name === undefined) throw methodNotAllowed();
         const opts = { ...writeOptions(q, req), ...this.admission(info.user, ns) };
-        const body = await requestBody(req);
+        const body = bodyOf(await readBody(req), req.headers['content-type'], opts);
         let out: unknown;
         if (sub === 'scale') out = api.updateScale(t, ns, name, body, opts);
         else if (sub === 'status') out = api.updateStatus(t, ns, name, body, opts);
@@ -1052,7 +1064,7 @@ export class KubeServer {
             `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json${registry.isCrdType(t) ? '' : ', application/strategic-merge-patch+json'}`,
           );
         }
-        const body = parseBody(await readBody(req), 'application/json');
+        const body = bodyOf(await readBody(req), 'application/json', opts);
         const out = api.patch(t, ns, name, ct, body, (sub ?? '') as '' | 'status' | 'scale', opts);
         send(res, 200, writtenJson(api, t, sub, out), warningHeaders(opts));
         return;

@@ -190,6 +190,8 @@ interface Walk {
   pkg: string;
   out: TypeMismatch[];
   limit: number;
+  /** When given, collects the typed paths of fields the kind does not declare (metadata aside). */
+  undeclared?: string[];
 }
 
 interface At {
@@ -232,7 +234,11 @@ function walkMessage(w: Walk, obj: Record<string, Json>, message: string, at: At
   const fields = fieldsByName(message);
   for (const [k, v] of Object.entries(obj)) {
     const f = fields.get(k);
-    if (!f) continue; // an unknown field: fieldValidation's business
+    if (!f) {
+      // An unknown field is fieldValidation's business, but for an apply (metadata has its own checks).
+      if (message !== 'ObjectMeta') w.undeclared?.push(`${at.typedPath}.${k}`);
+      continue;
+    }
     walkValue(w, v, f, {
       fields: [...at.fields, k],
       struct: goName(message),
@@ -254,11 +260,16 @@ export function typesKnown(group: string, kind: string): boolean {
 export function typeMismatches(
   rt: { group: string; version: string; kind: string },
   obj: unknown,
-  options: { view?: TypeView; limit?: number } = {},
+  options: { view?: TypeView; limit?: number; undeclared?: string[] } = {},
 ): TypeMismatch[] {
   const message = KINDS[`${rt.group}/${rt.kind}`];
   if (!message || !isObject(obj)) return [];
-  const w: Walk = { pkg: rt.version, out: [], limit: options.limit ?? 1 };
+  const w: Walk = {
+    pkg: rt.version,
+    out: [],
+    limit: options.limit ?? 1,
+    ...(options.undeclared ? { undeclared: options.undeclared } : {}),
+  };
   const { apiVersion: _a, kind: _k, ...rest } = obj;
   walkMessage(w, rest, message, { fields: [], struct: goName(message), typedPath: '', view: options.view });
   return w.out;
@@ -406,17 +417,27 @@ export function refuseUndecodablePatch(
   if (strategic) for (const m of ms) error ??= convertError(m);
   else error = firstDecodeError(ms);
   if (error === undefined) return;
-  const shown = strategic ? goValue(strategic.patch) : JSON.stringify(patched);
-  const message = `Invalid value: ${JSON.stringify(shown)}: ${error}`;
-  throw new ApiError(422, 'Invalid', ` "" is invalid: patch: ${message}`, {
+  throw invalidPatch(patchShown(patched, strategic), error);
+}
+
+/** How the patch handler shows a patch it refuses: the patched object as JSON, or a strategic patch as Go prints a map. */
+export function patchShown(patched: unknown, strategic: { patch: Json } | undefined): string {
+  return strategic ? goValue(strategic.patch) : JSON.stringify(patched);
+}
+
+/** The patch handler's refusal of a patch whose result does not decode (by type, or strictly). */
+export function invalidPatch(shown: string, detail: string): ApiError {
+  const message = `Invalid value: ${JSON.stringify(shown)}: ${detail}`;
+  return new ApiError(422, 'Invalid', ` "" is invalid: patch: ${message}`, {
     causes: [{ reason: 'FieldValueInvalid', field: 'patch', message }],
     details: { name: '', group: '', kind: '' },
   });
 }
 
 /**
- * An applied configuration that structured-merge-diff cannot type: every such value, in its words. The API
- * server returns this error unwrapped, so the client sees a 500 with no reason.
+ * An applied configuration that structured-merge-diff cannot type: every value of the wrong type and every
+ * field the kind does not declare (whatever fieldValidation says: the typed conversion refuses them), in its
+ * words. The API server returns this error unwrapped, so the client sees a 500 with no reason.
  */
 export function refuseUntypedApply(
   t: Kind,
@@ -425,10 +446,12 @@ export function refuseUntypedApply(
   where: { namespace: string | undefined; name: string },
 ): void {
   const errors: string[] = [];
-  for (const m of typeMismatches(t, config, { view, limit: 50 })) {
+  const undeclared: string[] = [];
+  for (const m of typeMismatches(t, config, { view, limit: 50, undeclared })) {
     const e = typedError(m);
     if (e !== undefined) errors.push(e);
   }
+  for (const p of undeclared) errors.push(`${p}: field not declared in schema`);
   if (!errors.length) return;
   const text = errors.length === 1 ? errors[0] : `errors:\n  ${errors.join('\n  ')}`;
   const gvk = `${t.group}/${t.version}, Kind=${t.kind}`;
