@@ -531,8 +531,8 @@ export class KubeServer {
         `the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`,
       );
     }
-    if (!api.registry.isCrdType(t))
-      refuseUntypedApply(t, config, typeViewOf(t, false), { namespace: ns, name });
+    const custom = api.registry.isCrdType(t);
+    refuseUntypedApply(t, config, typeViewOf(t, custom), { namespace: ns, name });
     const force = boolParam(q.get('force')) === true;
     const r = serverSideApply(api, { t, namespace: ns, name, config, manager, force, status }, opts);
     send(res, r.created ? 201 : 200, api.jsonFor(t, r.object), warningHeaders(opts));

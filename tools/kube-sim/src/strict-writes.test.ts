@@ -202,7 +202,7 @@ test('a custom resource with a scale subresource: its schema and the subresource
     metadata: { name: 'p' },
     spec: {
       replicas: 1,
-      selector: { matchLabels: { a: 'b' } },
+
       template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
     },
   };
@@ -260,6 +260,32 @@ test('a custom resource with a scale subresource: its schema and the subresource
     builtIn.body.message,
     'Scale.autoscaling "good" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0',
   );
+});
+
+test('server-side apply of a custom resource: typed by its schema, undeclared fields refused (500, as for built-ins)', async () => {
+  const PODSETS = '/apis/podset.io/v1/namespaces/default/podsets';
+  const apply = (spec: JsonObject, q = '') =>
+    call(
+      'PATCH',
+      `${PODSETS}/applied?fieldManager=test${q}`,
+      { apiVersion: 'podset.io/v1', kind: 'PodSet', metadata: { name: 'applied' }, spec },
+      'application/apply-patch+yaml',
+    );
+  const spec = {
+    replicas: 1,
+
+    template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+  };
+  const typed = await apply({ ...spec, replicas: '3' });
+  assert.equal(typed.status, 500);
+  assert.equal(
+    typed.body.message,
+    'failed to create typed patch object (default/applied; podset.io/v1, Kind=PodSet): .spec.replicas: expected numeric (int or float), got string',
+  );
+  const unknown = await apply({ ...spec, colour: 'red' }, '&fieldValidation=Ignore');
+  assert.equal(unknown.status, 500);
+  assert.match(unknown.body.message ?? '', /: \.spec\.colour: field not declared in schema$/);
+  assert.equal((await apply(spec)).status, 201);
 });
 
 test('scaleCauses: replicas out of int32 range or not integers, a selector that is not a string', () => {

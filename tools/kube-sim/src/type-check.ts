@@ -9,7 +9,7 @@ import { fieldsByName, LEAF } from './fieldcheck.ts';
 import type { Field } from './protobuf.ts';
 import { KINDS } from './protobuf-schemas.ts';
 import { parseQuantity, QUANTITY_FORMAT_ERROR } from './quantity.ts';
-import { ApiError, type Json } from './types.ts';
+import { ApiError, type Json, type JSONSchemaProps } from './types.ts';
 
 /** What a field holds, as its Go type decodes JSON. */
 type Want =
@@ -434,24 +434,94 @@ export function invalidPatch(shown: string, detail: string): ApiError {
   });
 }
 
+/** Walks a custom resource's applied configuration along its structural schema (see customTypedErrors). */
+function schemaWalk(
+  s: JSONSchemaProps | undefined,
+  v: Json,
+  at: { path: string; view: TypeView | undefined; root: boolean },
+  out: string[],
+): void {
+  if (!s || v === null) return;
+  const shown = `&{${goValue(v)}}`;
+  if (s['x-kubernetes-int-or-string']) {
+    if (Array.isArray(v) || isObject(v)) out.push(`${at.path}: expected any scalar, got ${shown}`);
+    return;
+  }
+  switch (s.type) {
+    case 'string':
+      if (typeof v !== 'string')
+        out.push(`${at.path}: expected string, got &value.valueUnstructured{Value:${goSyntax(v)}}`);
+      return;
+    case 'integer':
+    case 'number':
+      if (typeof v !== 'number')
+        out.push(`${at.path}: expected numeric (int or float), got ${goTypeName(v)}`);
+      return;
+    case 'boolean':
+      if (typeof v !== 'boolean') out.push(`${at.path}: expected boolean, got ${shown}`);
+      return;
+    case 'array': {
+      if (!Array.isArray(v)) {
+        out.push(`${at.path}: expected list, got ${shown}`);
+        return;
+      }
+      const view = at.view?.item();
+      v.forEach((x, i) =>
+        schemaWalk(s.items, x, { path: at.path + itemPath(at.view, x, i), view, root: false }, out),
+      );
+      return;
+    }
+    default:
+      if (!isObject(v)) {
+        if (s.type === 'object') out.push(`${at.path}: expected map, got ${shown}`);
+        return;
+      }
+  }
+  const embedded = at.root || s['x-kubernetes-embedded-resource'] === true;
+  for (const [k, x] of Object.entries(v)) {
+    if (embedded && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) continue;
+    const child =
+      s.properties?.[k] ?? (isObject(s.additionalProperties) ? s.additionalProperties : undefined);
+    const path = `${at.path}.${k}`;
+    if (child) schemaWalk(child, x, { path, view: at.view?.field(k), root: false }, out);
+    else if (!s['x-kubernetes-preserve-unknown-fields'] && s.additionalProperties !== true)
+      out.push(`${path}: field not declared in schema`);
+  }
+}
+
 /**
- * An applied configuration that structured-merge-diff cannot type: every value of the wrong type and every
- * field the kind does not declare (whatever fieldValidation says: the typed conversion refuses them), in its
+ * What structured-merge-diff says of a custom resource's applied configuration typed by its structural
+ * schema: values of the wrong JSON type, and fields the schema does not declare (where it keeps no unknown
+ * fields). Integers and numbers are one numeric type to it.
+ */
+export function customTypedErrors(schema: JSONSchemaProps, config: unknown, view: TypeView): string[] {
+  const out: string[] = [];
+  if (isObject(config)) schemaWalk(schema, config, { path: '', view, root: true }, out);
+  return out;
+}
+
+/**
+ * An applied configuration that structured-merge-diff cannot type (a built-in by its Go type, a custom
+ * resource by its schema): every value of the wrong type and every field the kind does not declare (whatever fieldValidation says: the typed conversion refuses them), in its
  * words. The API server returns this error unwrapped, so the client sees a 500 with no reason.
  */
 export function refuseUntypedApply(
-  t: Kind,
+  t: Kind & { schema?: JSONSchemaProps },
   config: unknown,
   view: TypeView,
   where: { namespace: string | undefined; name: string },
 ): void {
   const errors: string[] = [];
-  const undeclared: string[] = [];
-  for (const m of typeMismatches(t, config, { view, limit: 50, undeclared })) {
-    const e = typedError(m);
-    if (e !== undefined) errors.push(e);
+  if (t.schema) {
+    errors.push(...customTypedErrors(t.schema, config, view));
+  } else {
+    const undeclared: string[] = [];
+    for (const m of typeMismatches(t, config, { view, limit: 50, undeclared })) {
+      const e = typedError(m);
+      if (e !== undefined) errors.push(e);
+    }
+    for (const p of undeclared) errors.push(`${p}: field not declared in schema`);
   }
-  for (const p of undeclared) errors.push(`${p}: field not declared in schema`);
   if (!errors.length) return;
   const text = errors.length === 1 ? errors[0] : `errors:\n  ${errors.join('\n  ')}`;
   const gvk = `${t.group}/${t.version}, Kind=${t.kind}`;
