@@ -194,17 +194,42 @@ interface Walk {
   undeclared?: string[];
 }
 
+/** A step from a value to one inside it: a struct's field, a list's item, or a map's key. */
+type Step =
+  | { kind: 'field'; name: string }
+  | { kind: 'item'; value: Json; index: number; list: TypeView | undefined }
+  | { kind: 'key'; name: string };
+
+/** Where the walk is: a chain of steps, turned into paths only for a mismatch (most writes have none). */
 interface At {
-  fields: readonly string[];
+  parent: At | undefined;
+  step: Step | undefined;
+  /** The Go struct whose field was the last one stepped into. */
   struct: string;
-  typedPath: string;
   view: TypeView | undefined;
+}
+
+function stepsOf(at: At): Step[] {
+  const steps: Step[] = [];
+  for (let a: At | undefined = at; a; a = a.parent) if (a.step) steps.push(a.step);
+  return steps.reverse();
+}
+
+function mismatch(at: At, value: Json, want: Want): TypeMismatch {
+  const steps = stepsOf(at);
+  const fields: string[] = [];
+  let typedPath = '';
+  for (const st of steps) {
+    if (st.kind === 'field') fields.push(st.name);
+    typedPath += st.kind === 'item' ? itemPath(st.list, st.value, st.index) : `.${st.name}`;
+  }
+  return { fields, struct: at.struct, typedPath, value, want };
 }
 
 function check(w: Walk, v: Json, want: Want | undefined, at: At): boolean {
   if (!want || w.out.length >= w.limit) return false;
   if (fits(v, want)) return true;
-  w.out.push({ fields: at.fields, struct: at.struct, typedPath: at.typedPath, value: v, want });
+  w.out.push(mismatch(at, v, want));
   return false;
 }
 
@@ -214,14 +239,24 @@ function walkValue(w: Walk, v: Json, f: Field, at: At): void {
     const item = elementWant(f, w.pkg);
     const view = at.view?.item();
     v.forEach((x, i) => {
-      const itemAt = { ...at, typedPath: at.typedPath + itemPath(at.view, x, i), view };
+      const itemAt: At = {
+        parent: at,
+        step: { kind: 'item', value: x, index: i, list: at.view },
+        struct: at.struct,
+        view,
+      };
       if (check(w, x, item, itemAt) && x !== null && item?.kind === 'struct')
         walkMessage(w, x as Record<string, Json>, f.type, itemAt);
     });
   } else if (f.map && isObject(v)) {
     const item = elementWant(f, w.pkg);
     for (const [k, x] of Object.entries(v)) {
-      const itemAt = { ...at, typedPath: `${at.typedPath}.${k}`, view: at.view?.field(k) };
+      const itemAt: At = {
+        parent: at,
+        step: { kind: 'key', name: k },
+        struct: at.struct,
+        view: at.view?.field(k),
+      };
       if (check(w, x, item, itemAt) && x !== null && item?.kind === 'struct')
         walkMessage(w, x as Record<string, Json>, f.type, itemAt);
     }
@@ -232,19 +267,24 @@ function walkValue(w: Walk, v: Json, f: Field, at: At): void {
 
 function walkMessage(w: Walk, obj: Record<string, Json>, message: string, at: At): void {
   const fields = fieldsByName(message);
+  const struct = goName(message);
   for (const [k, v] of Object.entries(obj)) {
     const f = fields.get(k);
     if (!f) {
       // An unknown field is fieldValidation's business, but for an apply (metadata has its own checks).
-      if (message !== 'ObjectMeta') w.undeclared?.push(`${at.typedPath}.${k}`);
+      if (message !== 'ObjectMeta' && w.undeclared) {
+        const path = mismatch(
+          { parent: at, step: { kind: 'field', name: k }, struct, view: undefined },
+          null,
+          {
+            kind: 'text',
+          },
+        ).typedPath;
+        w.undeclared.push(path);
+      }
       continue;
     }
-    walkValue(w, v, f, {
-      fields: [...at.fields, k],
-      struct: goName(message),
-      typedPath: `${at.typedPath}.${k}`,
-      view: at.view?.field(k),
-    });
+    walkValue(w, v, f, { parent: at, step: { kind: 'field', name: k }, struct, view: at.view?.field(k) });
   }
 }
 
@@ -271,7 +311,12 @@ export function typeMismatches(
     ...(options.undeclared ? { undeclared: options.undeclared } : {}),
   };
   const { apiVersion: _a, kind: _k, ...rest } = obj;
-  walkMessage(w, rest, message, { fields: [], struct: goName(message), typedPath: '', view: options.view });
+  walkMessage(w, rest, message, {
+    parent: undefined,
+    step: undefined,
+    struct: goName(message),
+    view: options.view,
+  });
   return w.out;
 }
 
