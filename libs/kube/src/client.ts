@@ -9,6 +9,12 @@ import { createInterface } from 'node:readline';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { GROUP, PLURAL, VERSION } from '@podset/reconcile';
 import { KubeApiError } from './errors.ts';
+import {
+  kubeConfigGeneration,
+  kubeConfigWorked,
+  reloadKubeConfigIfChanged,
+  tlsVerificationCode,
+} from './kubeconfig-reload.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import type { KubeList, KubeObject, Status, WatchEvent } from './types.ts';
 
@@ -60,7 +66,9 @@ export interface RequestOptions {
 export class KubeClient {
   readonly kubeConfig: KubeConfig;
   readonly limiter: RateLimiter;
-  readonly server: string;
+  #server: string;
+  /** The kubeconfig's reload generation the server and the pool were taken from. */
+  #generation: number;
   readonly #userAgent: string;
   readonly #timeoutMs: number;
   readonly #maxRetries429: number;
@@ -77,13 +85,19 @@ export class KubeClient {
     this.kubeConfig = options.kubeConfig;
     const cluster = options.kubeConfig.getCurrentCluster();
     if (cluster === null) throw new Error('kubeconfig has no current cluster (check current-context)');
-    this.server = cluster.server.replace(/\/+$/, '');
+    this.#server = cluster.server.replace(/\/+$/, '');
+    this.#generation = kubeConfigGeneration(options.kubeConfig);
     this.limiter =
       options.limiter ?? new RateLimiter({ qps: options.qps ?? 50, burst: options.burst ?? 100 });
     this.#userAgent = options.userAgent ?? 'podset-operator';
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#maxRetries429 = options.maxRetries429 ?? 5;
     this.#onRequest = options.onRequest;
+  }
+
+  /** The API server's URL (from the kubeconfig; follows a reload of its file). */
+  get server(): string {
+    return this.#server;
   }
 
   /** Requests so far by verb and code, e.g. `{ verb: 'create', code: 201, count: 3 }`. */
@@ -176,8 +190,24 @@ export class KubeClient {
     await dispatcher?.close();
   }
 
+  /**
+   * After the kubeconfig file was reloaded (kubeconfig-reload.ts): its server, and a new pool, since the
+   * pooled connections trust the old CA. In-flight requests finish on the old pool, which then closes.
+   */
+  #followReload(): void {
+    const generation = kubeConfigGeneration(this.kubeConfig);
+    if (generation === this.#generation) return;
+    this.#generation = generation;
+    const cluster = this.kubeConfig.getCurrentCluster();
+    if (cluster !== null) this.#server = cluster.server.replace(/\/+$/, '');
+    const old = this.#dispatcher;
+    this.#dispatcher = undefined;
+    old?.close().catch(() => undefined);
+  }
+
   async #exchange(opts: RequestOptions, signal: AbortSignal | undefined): Promise<Answer> {
-    const url = new URL(this.server + opts.path);
+    this.#followReload();
+    const url = new URL(this.#server + opts.path);
     for (const [key, value] of Object.entries(opts.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
@@ -208,8 +238,14 @@ export class KubeClient {
         ...(signal !== undefined ? { signal } : {}),
       });
       code = response.statusCode;
+      // A 401 may be a token replaced in the kubeconfig file: look at the file (with a backoff).
+      if (code === 401) reloadKubeConfigIfChanged(this.kubeConfig, '401 Unauthorized');
+      else kubeConfigWorked(this.kubeConfig);
       return response;
     } catch (err) {
+      // The server's certificate no longer verifies: its CA may have been replaced in the kubeconfig file.
+      const tls = tlsVerificationCode(err);
+      if (tls !== undefined) reloadKubeConfigIfChanged(this.kubeConfig, `TLS verification failed (${tls})`);
       throw networkError(err, opts.method, url);
     } finally {
       const key = `${opts.verb} ${code}`;

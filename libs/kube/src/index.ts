@@ -1,4 +1,5 @@
 export { loadKubeConfig, allowPlainHttp, type LoadKubeConfigOptions } from './kubeconfig.ts';
+export { onKubeConfigReload, type KubeConfigReload } from './kubeconfig-reload.ts';
 export {
   RateLimiter,
   systemClock,

@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { clientNode } from './client-node.ts';
+import { trackKubeConfigFile } from './kubeconfig-reload.ts';
 
 export interface LoadKubeConfigOptions {
   /** Path to a kubeconfig file (KUBECONFIG). Wins over everything else. */
@@ -19,8 +20,13 @@ export interface LoadKubeConfigOptions {
  */
 export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): KubeConfig {
   const kc = new (clientNode().KubeConfig)();
-  if (opts.kubeconfig !== undefined && opts.kubeconfig !== '') {
-    kc.loadFromFile(opts.kubeconfig);
+  const file = opts.kubeconfig;
+  if (file !== undefined && file !== '') {
+    // The text first, then the load: a change in between is seen as a change at the first reload.
+    const text = readFileSync(file, 'utf8');
+    kc.loadFromFile(file);
+    // A failure the file may explain (a new CA, a new token) reloads it: see kubeconfig-reload.ts.
+    trackKubeConfigFile(kc, { path: file, text, load: () => loadKubeConfig(opts) });
   } else if (opts.inCluster === true || process.env.KUBERNETES_SERVICE_HOST !== undefined) {
     kc.loadFromCluster();
   } else {

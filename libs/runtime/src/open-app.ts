@@ -3,7 +3,7 @@
 // app.ts is only wiring.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError, exitOnConfigError, parseEnv, type Config, type EnvSpec } from '@podset/config';
-import { loadKubeConfig, type kubeAccessEnv } from '@podset/kube';
+import { loadKubeConfig, onKubeConfigReload, type kubeAccessEnv } from '@podset/kube';
 import { redisConnector, type queueEnv, type redisEnv, type RedisConnector } from '@podset/queue';
 import type { Logger } from 'pino';
 import { createLogger, type logEnv } from './log.ts';
@@ -110,6 +110,12 @@ export async function openApp<S extends EnvSpec & AppEnv>(
     ...(tracing !== undefined ? { traceIds: true } : {}),
   });
   if (tracing !== undefined) log.info({ protocol: tracing.protocol }, 'tracing: exporting spans over OTLP');
+  onKubeConfigReload(opened.kubeConfig, (r) =>
+    log.warn(
+      { kubeconfig: r.path, reason: r.reason, generation: r.generation },
+      'kubeconfig file changed: reloaded it (new CA, token or server)',
+    ),
+  );
   await requireNoEviction(name, opened.redis, {
     skip: base.REDIS_SKIP_EVICTION_CHECK,
     log,

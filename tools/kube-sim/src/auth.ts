@@ -17,6 +17,10 @@ export class Auth {
   readonly tokens: Record<string, string> = {};
   private readonly byToken = new Map<string, string>();
   private readonly readOnly: Set<string>;
+  /** Service-account tokens issued (token → user), kept apart so a data dir can save and restore them. */
+  private readonly saTokens = new Map<string, string>();
+  /** Called after a token is added (a data dir then saves it). */
+  onChange: (() => void) | undefined;
 
   constructor(opts: AuthOptions = {}) {
     const ids = new Set([...(opts.identities ?? DEFAULT_IDENTITIES), ...Object.keys(opts.tokens ?? {})]);
@@ -35,6 +39,7 @@ export class Auth {
     this.tokens[id] = token;
     this.byToken.set(token, id);
     if (readOnly) this.readOnly.add(id);
+    this.onChange?.();
     return token;
   }
 
@@ -54,8 +59,20 @@ export class Auth {
   /** A token for a service account (TokenRequest): its requests are authorized by the stored RBAC. */
   issueServiceAccountToken(namespace: string, name: string): string {
     const token = `sa-${namespace}-${name}-${randomBytes(16).toString('hex')}`;
-    this.byToken.set(token, `system:serviceaccount:${namespace}:${name}`);
+    this.restoreServiceAccountToken(token, `system:serviceaccount:${namespace}:${name}`);
+    this.onChange?.();
     return token;
+  }
+
+  /** The service-account tokens issued so far (token → user). */
+  serviceAccountTokens(): Record<string, string> {
+    return Object.fromEntries(this.saTokens);
+  }
+
+  /** Accepts again a service-account token issued before a restart. */
+  restoreServiceAccountToken(token: string, user: string): void {
+    this.saTokens.set(token, user);
+    this.byToken.set(token, user);
   }
 
   authorize(user: string, verb: string, resource: string, namespace: string | undefined): void {

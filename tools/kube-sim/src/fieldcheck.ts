@@ -44,12 +44,16 @@ function isObject(v: unknown): v is Record<string, Json> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Messages that are kinds: in JSON they inline TypeMeta, so an embedded one (a StatefulSet's volumeClaimTemplates) may carry apiVersion and kind. */
+const KIND_MESSAGES = new Set(Object.values(KINDS));
+
 function walk(value: Json, type: string, path: string, out: string[]): void {
   if (LEAF.has(type) || !isObject(value)) return;
   const fields = fieldsByName(type);
   for (const [k, v] of Object.entries(value)) {
     const p = path ? `${path}.${k}` : k;
     const f = fields.get(k);
+    if (!f && KIND_MESSAGES.has(type) && (k === 'apiVersion' || k === 'kind')) continue;
     if (!f) {
       out.push(p);
       continue;

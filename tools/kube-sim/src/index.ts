@@ -6,6 +6,7 @@ import { Api } from './api.ts';
 import { Audit } from './audit.ts';
 import { Auth, type AuthOptions } from './auth.ts';
 import { Cluster } from './cluster.ts';
+import { DataDirWriter, SNAPSHOT_FILE, loadDataDir, restoreObjects } from './data-dir.ts';
 import { type FaultOptions, Faults } from './faults.ts';
 import { kubeconfigYaml, writeKubeconfig } from './kubeconfig.ts';
 import { Registry } from './registry.ts';
@@ -20,6 +21,7 @@ export type { AuditEntry, AuditQuery } from './audit.ts';
 export type { ErrorRule, FaultOptions } from './faults.ts';
 export type { ControllerOptions, Controllers, RuntimeControllerOptions } from './controllers/index.ts';
 export { Audit } from './audit.ts';
+export { DataDirError } from './data-dir.ts';
 export { Faults } from './faults.ts';
 /** The simulator's seeded PRNG (mulberry32), for tests and tools that want the same repeatable randomness. */
 export { seededRandom } from './controllers/util.ts';
@@ -41,6 +43,15 @@ export interface KubeSimOptions {
    * `tls-server-name: localhost`.
    */
   advertiseUrl?: string;
+  /**
+   * Keep the identity (CA, serving certificate, tokens) and every object in this directory across restarts,
+   * as etcd's data dir: loaded at start when it holds a snapshot (a corrupt one is a DataDirError), saved at
+   * most `snapshotIntervalMs` after a change and at close. Watch history is not kept: a watch from an older
+   * resourceVersion gets 410 Gone after a restart. Without it, everything is in memory and new at each start.
+   */
+  dataDir?: string;
+  /** With `dataDir`: how long a change may wait before the snapshot is written (default 1000 ms). */
+  snapshotIntervalMs?: number;
   /** Append every request as a JSON line to this file. */
   auditLog?: string;
   /** Tokens and identities (default: admin, watcher, worker, controller, viewer; viewer is read-only). */
@@ -105,19 +116,41 @@ export interface KubeSim {
 const CORE_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSim> {
+  const saved = options.dataDir ? loadDataDir(options.dataDir) : undefined;
   const store = new Store(options.historyLimit ?? 20000);
   const registry = new Registry();
+  if (saved) restoreObjects(saved, store, registry, join(options.dataDir as string, SNAPSHOT_FILE));
   const api = new Api(store, registry);
   const nsType = registry.lookup('', 'v1', 'namespaces') as ResourceType;
-  for (const ns of CORE_NAMESPACES) api.create(nsType, undefined, { metadata: { name: ns } });
+  for (const ns of CORE_NAMESPACES) {
+    if (!store.get('namespaces', undefined, ns)) api.create(nsType, undefined, { metadata: { name: ns } });
+  }
   const faults = new Faults(options.faults);
   faults.setHistoryLimit = (n) => store.setHistoryLimit(n);
   faults.compactHistory = () => store.compact();
   const audit = new Audit(options.auditLog ? { file: options.auditLog } : {});
-  const auth = new Auth(options.auth);
+  // Saved tokens keep the kubeconfigs handed out valid; a token given in the options wins.
+  const auth = new Auth(
+    saved ? { ...options.auth, tokens: { ...saved.tokens, ...options.auth?.tokens } } : options.auth,
+  );
+  for (const [token, user] of Object.entries(saved?.serviceAccountTokens ?? {})) {
+    auth.restoreServiceAccountToken(token, user);
+  }
+  const tls = saved?.tls ?? processTlsIdentity();
+  // Before the watch hub: the writer must see each commit before a watch shows its resourceVersion.
+  const dataDir = options.dataDir
+    ? new DataDirWriter({
+        dir: options.dataDir,
+        store,
+        auth,
+        tls,
+        ...(options.snapshotIntervalMs !== undefined ? { intervalMs: options.snapshotIntervalMs } : {}),
+      })
+    : undefined;
+  // The identity is on disk before any kubeconfig that trusts it is written.
+  dataDir?.flush();
   const hub = new WatchHub(store, api, faults, options.bookmarkIntervalMs ?? 10_000);
   faults.stallWatches = () => hub.stallAll();
-  const tls = processTlsIdentity();
   const server = new KubeServer({
     tls,
     api,
@@ -161,6 +194,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     try {
       controllers = startControllers(cluster, options.controllerOptions ?? {});
     } catch (e) {
+      dataDir?.close();
       await server.stopListening();
       throw e;
     }
@@ -216,6 +250,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       cluster.close();
       hub.stop();
       await server.stopListening();
+      dataDir?.close();
       await audit.close();
       if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
     },

@@ -1,5 +1,5 @@
 // Kubeconfig files for the simulated cluster: one user (bearer token) per identity.
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 
 const CERT_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
@@ -51,5 +51,8 @@ export function writeKubeconfig(
   caCert: string,
   mode = 0o600,
 ): void {
-  writeFileSync(path, kubeconfigYaml(url, identity, token, caCert), { mode });
+  // Through a rename: a client re-reading the file (after a restart changed the CA) never sees half of it.
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, kubeconfigYaml(url, identity, token, caCert), { mode });
+  renameSync(tmp, path);
 }

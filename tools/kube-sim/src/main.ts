@@ -7,13 +7,13 @@ import {
   controllerOptionsFromFlags,
 } from './controllers/flags.ts';
 import type { ControllerOptions } from './controllers/index.ts';
-import { ADMISSION_PLUGINS, type AdmissionPlugin, startKubeSim } from './index.ts';
+import { ADMISSION_PLUGINS, type AdmissionPlugin, DataDirError, startKubeSim } from './index.ts';
 
 const USAGE = `usage: kube-sim [--port N] [--host H] [--kubeconfig FILE] [--audit-log FILE] [--no-lifecycle]
   [--no-controllers] [--history N] [--bookmark-interval-ms N] [--latency-ms N]
   [--error VERB:RESOURCE:RATE:CODE]... [--watch-cut-seconds N] [--watch-cut-events N]
   [--token IDENTITY=TOKEN]... [--advertise-url URL] [--kubeconfig-dir DIR]
-  [--enable-admission-plugins OwnerReferencesPermissionEnforcement]
+  [--enable-admission-plugins OwnerReferencesPermissionEnforcement] [--data-dir DIR]
 ${controllerFlagsUsage}`;
 
 function num(name: string, v: string | undefined): number | undefined {
@@ -24,6 +24,13 @@ function num(name: string, v: string | undefined): number | undefined {
     process.exit(2);
   }
   return n;
+}
+
+/** A data dir that can't be used (unreadable or corrupt snapshot): say which file and why, exit 2. */
+function exitOnDataDirError(e: unknown): never {
+  if (!(e instanceof DataDirError)) throw e;
+  console.error(e.message);
+  process.exit(2);
 }
 
 async function main(): Promise<void> {
@@ -47,6 +54,7 @@ async function main(): Promise<void> {
         'advertise-url': { type: 'string' },
         'kubeconfig-dir': { type: 'string' },
         'enable-admission-plugins': { type: 'string' },
+        'data-dir': { type: 'string' },
         help: { type: 'boolean', default: false },
         ...controllerFlagOptions,
       },
@@ -123,7 +131,8 @@ async function main(): Promise<void> {
     ...(advertise ? { advertiseUrl: advertise.replace(/\/$/, '') } : {}),
     ...(values['kubeconfig-dir'] ? { kubeconfigDir: values['kubeconfig-dir'] } : {}),
     ...(plugins.length ? { admissionPlugins: plugins as AdmissionPlugin[] } : {}),
-  });
+    ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+  }).catch(exitOnDataDirError);
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

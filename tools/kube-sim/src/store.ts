@@ -432,6 +432,35 @@ export class Store {
     return obj;
   }
 
+  /**
+   * Puts back an object read from a data-dir snapshot as it was (its resourceVersion kept), with no event:
+   * the store is being rebuilt before anyone can read or watch it. Call `resumeAt` once all are back.
+   */
+  restore(resource: string, obj: KubeObject): void {
+    const b = this.bucket(resource);
+    const ns = obj.metadata.namespace ?? '';
+    const name = obj.metadata.name as string;
+    let m = b.byNs.get(ns);
+    if (!m) b.byNs.set(ns, (m = new Map()));
+    if (m.has(name)) throw new Error(`${resource} ${ns ? `${ns}/` : ''}${name} appears twice`);
+    const rec: Rec = { obj: deepFreeze(obj), json: undefined };
+    b.count++;
+    m.set(name, rec);
+    this.touch(b, ns, Math.max(b.lastRv, Number(obj.metadata.resourceVersion)), undefined, rec);
+  }
+
+  /**
+   * After a restore: the counter continues from `rv` (never below a restored object's), and the history starts
+   * empty, as a restarted API server's watch cache does: a watch or an exact read at an older resourceVersion
+   * gets 410 Gone.
+   */
+  resumeAt(rv: number): void {
+    let highest = rv;
+    for (const b of this.buckets.values()) highest = Math.max(highest, b.lastRv);
+    this.rvCounter = Math.max(this.rvCounter, highest);
+    this.compact();
+  }
+
   /** Removes an object; the DELETED event carries its last state with a new resourceVersion. */
   remove(resource: string, namespace: string | undefined, name: string): KubeObject | undefined {
     const b = this.buckets.get(resource);
