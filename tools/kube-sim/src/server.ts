@@ -266,7 +266,9 @@ function parseBody(buf: Buffer, contentType: string | undefined): unknown {
     );
   }
   try {
-    if (ct === 'application/yaml' || ct === 'application/apply-patch+yaml') return parseYaml(text) as unknown;
+    // The API server reads YAML as YAML 1.1 (sigs.k8s.io/yaml): an unquoted yes, no, on or off is a boolean.
+    if (ct === 'application/yaml' || ct === 'application/apply-patch+yaml')
+      return parseYaml(text, { version: '1.1' }) as unknown;
     return JSON.parse(text) as unknown;
   } catch (e) {
     throw new ApiError(

@@ -77,6 +77,31 @@ test('create: a boolean where a string belongs is 400, also in a dry run (which 
   assert.equal((await call('POST', DEPLOYMENTS, deployment('good'))).status, 201);
 });
 
+test('a YAML body is read as YAML 1.1, as the API server reads it: an unquoted yes is a boolean', async () => {
+  const yaml = [
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata: {name: yaml}',
+    'spec:',
+    '  selector: {matchLabels: {app: yaml}}',
+    '  template:',
+    '    metadata: {labels: {app: yaml}}',
+    '    spec:',
+    '      containers:',
+    '        - name: redis',
+    '          image: redis',
+    '          command: [redis-server, --appendonly, yes]',
+  ].join('\n');
+  const r = await call('POST', DEPLOYMENTS, yaml, 'application/yaml');
+  assert.equal(r.status, 400);
+  assert.equal(
+    r.body.message,
+    `Deployment in version "v1" cannot be handled as a Deployment: ${COMMAND_BOOL}`,
+  );
+  const quoted = await call('POST', DEPLOYMENTS, yaml.replace(', yes]', ", 'yes']"), 'application/yaml');
+  assert.equal(quoted.status, 201, quoted.body.message);
+});
+
 test('update and status update: the body is decoded first', async () => {
   const put = await call('PUT', `${DEPLOYMENTS}/good`, deployment('good', [1]));
   assert.equal(put.status, 400);
