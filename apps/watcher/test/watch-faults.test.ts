@@ -182,7 +182,9 @@ test('cut watches (connection reset) reconnect from the last RV: nothing missed,
   // Reset every watch after 0.5 s while changes keep coming. (A cut after N events in reset mode
   // would drop those N unflushed events every time: no client could make progress.)
   env.sim.faults.set({ watchCutAfterSeconds: 0.5, watchCutMode: 'reset' });
-  await env.sim.restart(); // the cut applies to watches opened from now on
+  // Every connection dropped (the watch cache kept: no 410), so the cut applies to every watch from now on.
+  await pause();
+  await resume();
   const names = Array.from({ length: 8 }, (_, i) => `cut-${i}`);
   for (const n of names) {
     await createPodSet(env.sim, n);
@@ -261,7 +263,9 @@ test('429 with Retry-After and 5xx on watch are retried until the watch works ag
   // libs/kube retries a 429 itself a few times; more than that reaches the loop.
   env.sim.faults.addError({ verb: 'watch', code: 429, retryAfterSeconds: 0.1, times: 30 });
   env.sim.faults.addError({ verb: 'watch', code: 503, times: 2 });
-  await env.sim.restart(); // every watch must reconnect through the faults
+  // Every connection dropped (the watch cache kept: no 410): every watch must reconnect through the faults.
+  await pause();
+  await resume();
   await createPodSet(env.sim, 'throttled');
   await waitFor('throttled requested', () => w.recording.has('default/throttled', 'live'));
   const c = w.watcher.counters();
