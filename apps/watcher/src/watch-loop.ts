@@ -3,10 +3,11 @@
 // The loop keeps the last resourceVersion it has handed to the sink. Every way a watch can end
 // leads back to a watch from that RV: a clean end (server timeout) at once; a reset, a 5xx or an
 // unreachable server after exponential backoff with jitter; a 429 after its Retry-After; a silent
-// stall once the watch outlived its timeoutSeconds by the stall grace. Only "410 Gone" (the RV is older than the server retains)
-// leads to a relist: LIST (paged), every object to the sink as a bulk batch, then watch from the
-// list's RV. Events reach the sink one at a time, in order, and the RV advances (and may be
-// checkpointed) only after the sink has taken the event, so a crash replays instead of losing.
+// stall once the watch outlived its timeoutSeconds by the stall grace. Only "410 Gone" (the RV is
+// older than the server retains) leads to a relist: LIST (paged), every object to the sink as a bulk
+// batch, then watch from the list's RV. Events reach the sink one at a time, in order, and the RV
+// advances (and may be checkpointed) only after the sink has taken the event, so a crash replays
+// instead of losing.
 import { backoffDelay, type BackoffOptions } from '@podset/queue';
 import { sleep } from './sleep.ts';
 import {

@@ -155,7 +155,7 @@ export function makeSchedule(o: ChaosOptions): Schedule {
   faults.push({ at: Math.floor(windowMs * 0.55), kind: 'api-restart' });
   faults.push({ at: Math.floor(windowMs * 0.65), kind: 'kill-leader' });
   // Every open watch goes silent: the watcher's view (and the projection) lags while workers go on,
-  // until its watchdog notices and re-watches.
+  // until a watch cut ends it or it outlives its timeout by the stall grace, and it re-watches.
   faults.push({ at: Math.floor(windowMs * 0.5), kind: 'stall-watches' });
   faults.push({ at: Math.floor(windowMs * 0.8), kind: 'redis-restart-empty' });
   faults.sort((a, b) => a.at - b.at);

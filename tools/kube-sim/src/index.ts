@@ -48,9 +48,9 @@ export interface KubeSimOptions {
   /** How many committed events are kept for watch resume and reads at older resourceVersions (default 20000). */
   historyLimit?: number;
   /**
-   * How often watches with allowWatchBookmarks get a BOOKMARK, as kube-apiserver: about every this many ms (and
-   * just before timeoutSeconds ends the watch), only once the resource has changed since the watch's start
-   * (default 60000 ms, the real server's; 0: never).
+   * How often watches with allowWatchBookmarks get a BOOKMARK, as kube-apiserver: about every this many
+   * ms (and just before timeoutSeconds ends the watch), only once the resource has changed since the
+   * watch's start (default 60000 ms, the real server's; 0: never).
    */
   bookmarkIntervalMs?: number;
   faults?: FaultOptions;

@@ -36,9 +36,9 @@ class Watcher {
   readonly sameVersion: boolean;
   sent = 0;
   closed = false;
-  /** A silent stall: the connection stays open, nothing more is sent (not bookmarks, not the end at the timeout). */
+  /** A silent stall: the connection stays open, nothing more is sent (no bookmark, no end at the timeout). */
   stalled = false;
-  /** The resourceVersion the watch started at: a periodic bookmark goes out only once the cache is past it. */
+  /** The resourceVersion the watch started at: periodic bookmarks only once the cache is past it. */
   startRv = 0;
   private pending: string[] = [];
   private flushScheduled = false;
@@ -175,8 +175,9 @@ export class WatchHub {
   readonly faults: Faults;
   bookmarkIntervalMs: number;
   /**
-   * The store's resourceVersion when the watch cache was last built (start or restart). A watch resumed from an
-   * older one gets 410, as from a restarted kube-apiserver, whose new watch cache holds no event before it.
+   * The store's resourceVersion when the watch cache was last built (start or restart). A watch resumed
+   * from an older one gets 410, as from a restarted kube-apiserver, whose new watch cache holds no event
+   * before it.
    */
   private cacheStart = 0;
   private readonly byResource = new Map<string, Set<Watcher>>();
