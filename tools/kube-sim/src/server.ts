@@ -714,6 +714,7 @@ export class KubeServer {
         setTimeout(() => {
           void (async () => {
             await this.stopListening();
+            if (path === '/kube-sim/restart') this.deps.hub.restartCache();
             if (q.get('compact') === 'true') faults.compactHistory();
             if (path === '/kube-sim/pause') await new Promise((r) => setTimeout(r, ms));
             await this.relisten();
