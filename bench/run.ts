@@ -8,7 +8,9 @@
 //   all               every scenario, one after the other
 //
 // Each prints a table and writes bench/results/<scenario>-<time>.json. --smoke: small sizes (CI).
+// converge --kubeconfig FILE: on that cluster (fresh namespaces, removed after) instead of kube-sims it starts.
 // Every figure with a target is a ratio of two things measured in the same run.
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,6 +26,10 @@ import { liveBeforeBulk } from './scenarios/live-before-bulk.ts';
 
 const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-before-bulk|all> [options]
   --smoke                 small sizes (seconds), for CI; no targets enforced
+  --kubeconfig FILE       converge only: run the limit, the peer and the operator on that cluster, one after
+                          another, each in a fresh namespace it removes after (default: a kube-sim per run).
+                          The cluster must run pods (nodes, or the node agent); figures that need kube-sim's
+                          CPU or audit say n/a, writes and reads per pod come from the workers' /metrics
   --podsets N --replicas R --workers W --concurrency C   (converge; default 1000 × 10, 2 × 16)
   --create-burst N   --latency-ms N
   --rate N --seconds S    (latency: watch events/s and duration; default 1000/s for 10 s)
@@ -51,6 +57,7 @@ const { values: a, positionals } = parseCli('bench', USAGE, () =>
     allowPositionals: true,
     options: {
       smoke: { type: 'boolean', default: false },
+      kubeconfig: { type: 'string' },
       podsets: { type: 'string' },
       replicas: { type: 'string' },
       workers: { type: 'string' },
@@ -90,6 +97,21 @@ const num = (name: string, v: string | undefined, dflt: number): number => {
   return n;
 };
 const smoke = a.smoke;
+const cluster = a.kubeconfig !== undefined ? { kubeconfig: path.resolve(a.kubeconfig) } : undefined;
+if (cluster !== undefined) {
+  const problem =
+    scenario !== 'converge'
+      ? `--kubeconfig runs converge only (the other scenarios need kube-sim's latency, faults or process), not "${scenario}"`
+      : a['latency-ms'] !== undefined
+        ? '--latency-ms is added by kube-sim: it does not apply with --kubeconfig'
+        : !existsSync(cluster.kubeconfig)
+          ? `--kubeconfig ${a.kubeconfig}: no such file`
+          : undefined;
+  if (problem !== undefined) {
+    console.error(`bench: ${problem}\n${USAGE}`);
+    process.exit(2);
+  }
+}
 if (a['state-source'] !== 'api' && a['state-source'] !== 'projection') {
   console.error(`bench: --state-source must be api or projection\n${USAGE}`);
   process.exit(2);
@@ -142,9 +164,11 @@ const runners: Record<string, () => Promise<Result>> = {
         workers: num('workers', a.workers, smoke ? 1 : 2),
         concurrency: num('concurrency', a.concurrency, smoke ? 4 : 16),
         latencyMs: num('latency-ms', a['latency-ms'], 0),
+        cluster,
+        // The plot in docs/ is kube-sim's: a run on another cluster writes one only when asked.
         ...(a.plot
           ? { plot: path.resolve(a.plot) }
-          : smoke
+          : smoke || cluster !== undefined
             ? {}
             : { plot: path.join(REPO, 'docs/perf-converge.svg') }),
       },

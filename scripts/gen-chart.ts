@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parseK8sYaml, toK8sYaml } from './k8s-yaml.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '..');
 export const CHART_DIR = path.join(REPO, 'charts', 'podset-operator');
@@ -27,9 +27,7 @@ const HEADER =
 /** The rendered kustomize deployment, one object per document. */
 export function kustomizeObjects(dir = path.join(REPO, 'k8s')): Manifest[] {
   const text = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  return parseAllDocuments(text)
-    .map((d) => d.toJS() as Manifest | null)
-    .filter((o): o is Manifest => o !== null);
+  return parseK8sYaml<Manifest>(text);
 }
 
 /** What the chart is made of: the default deployment and the external-Redis overlay, rendered. */
@@ -116,7 +114,7 @@ function defaultValues(
 /** An object's template text; `scope` is `$` inside a range (where `.` is the range's item). */
 function templated(o: Manifest, external: boolean, scope = ''): string {
   const v = `${scope}.Values`;
-  return stringify(withValueMarkers(o, external), { lineWidth: 0 })
+  return toK8sYaml(withValueMarkers(o, external))
     .replaceAll(
       new RegExp(`image: ${IMAGE_NAME}:\\S+`, 'g'),
       `image: "{{ ${v}.image.repository }}:{{ ${v}.image.tag | default ${scope}.Chart.AppVersion }}"`,
@@ -184,9 +182,7 @@ function rbacTemplate(o: Manifest, external: boolean): string {
 
 function valuesYaml(base: readonly Manifest[]): string {
   const defaults = defaultValues(base);
-  const apps = Object.entries(defaults).map(([app, d]) =>
-    stringify({ [key(app)]: d }, { lineWidth: 0 }).trimEnd(),
-  );
+  const apps = Object.entries(defaults).map(([app, d]) => toK8sYaml({ [key(app)]: d }).trimEnd());
   return [
     '# The release is installed into its namespace, which it does not own: create it with the install',
     '# (`helm install podset-operator charts/podset-operator -n podset-system --create-namespace`); helm',
@@ -226,6 +222,39 @@ const ALL_WITH_WATCHED = [
   '',
 ].join('\n');
 
+/** The helm version scripts/install-helm.sh installs: the one the chart is tested with. */
+export function checkedHelmVersion(): string {
+  const script = readFileSync(path.join(REPO, 'scripts', 'install-helm.sh'), 'utf8');
+  const version = /^HELM_VERSION='(v\d+\.\d+\.\d+)'$/m.exec(script)?.[1];
+  if (version === undefined) throw new Error("scripts/install-helm.sh sets no HELM_VERSION='vX.Y.Z'");
+  return version;
+}
+
+function readme(helmVersion: string): string {
+  return [
+    '<!-- GENERATED from k8s/ by `npm run gen:chart` (scripts/gen-chart.ts). Do not edit by hand. -->',
+    '',
+    '# podset-operator',
+    '',
+    'The deployment of `k8s/` as a Helm chart, generated from `kubectl kustomize k8s` (and, behind',
+    '`externalRedis.enabled`, `k8s/overlays/external-redis`), so the two never differ.',
+    '',
+    '```sh',
+    'helm install podset-operator charts/podset-operator -n podset-system --create-namespace \\',
+    '  --set image.repository=REGISTRY/podset-operator --set image.tag=TAG',
+    '```',
+    '',
+    'The values are in `values.yaml` and described in',
+    '[docs/install.md](../../docs/install.md#with-helm).',
+    '',
+    `**Helm version checked:** ${helmVersion}, what \`scripts/install-helm.sh\` installs. With it,`,
+    'test/deploy/helm.test.ts lints the chart (`helm lint --strict`), renders it with each kind of values,',
+    "compares the objects with `kubectl kustomize`'s and reads them with kubectl's own YAML decoder, and",
+    'installs, upgrades and uninstalls releases against kube-sim.',
+    '',
+  ].join('\n');
+}
+
 /** The chart's files (relative path → content). */
 export function chartFiles(sources: ChartSources, version: string): Map<string, string> {
   const { base, externalRedis } = sources;
@@ -240,7 +269,7 @@ export function chartFiles(sources: ChartSources, version: string): Map<string, 
   files.set(
     'Chart.yaml',
     HEADER +
-      stringify({
+      toK8sYaml({
         apiVersion: 'v2',
         name: 'podset-operator',
         description: 'A Kubernetes operator for PodSet: an event-sourced reconciler on a BullMQ queue',
@@ -249,6 +278,7 @@ export function chartFiles(sources: ChartSources, version: string): Map<string, 
         appVersion: version,
       }),
   );
+  files.set('README.md', readme(checkedHelmVersion()));
   files.set('values.yaml', HEADER + valuesYaml(base));
   files.set('templates/validate.yaml', HEADER + ALL_WITH_WATCHED);
   const id = (o: Manifest) => `${o.kind}/${o.metadata.name}`;
@@ -260,7 +290,7 @@ export function chartFiles(sources: ChartSources, version: string): Map<string, 
     if (o.kind === 'CustomResourceDefinition') {
       // Helm installs crds/ (untemplated) before the templates and never deletes it: `helm uninstall`
       // must not take every PodSet with it while the operator that would finalize them goes too.
-      files.set(`crds/${o.metadata.name}.yaml`, HEADER + stringify(o, { lineWidth: 0 }));
+      files.set(`crds/${o.metadata.name}.yaml`, HEADER + toK8sYaml(o));
       continue;
     }
     const render = (x: Manifest, external: boolean) =>

@@ -1,13 +1,16 @@
-// The benchmark's world: kube-sim (the real CLI, in a child process), a real Redis, the operator's apps as
-// child processes started the way a user starts them, an HTTPS/HTTP client and a watch client for the
-// bench's own requests, and measurements of those processes (RSS, /metrics, the kube-sim audit).
+// The benchmark's world: kube-sim (the real CLI, in a child process) or any cluster a kubeconfig names (a
+// fresh namespace of it), a real Redis, the operator's apps as child processes started the way a user starts
+// them, an HTTPS/HTTP client and a watch client for the bench's own requests, and measurements of those
+// processes (RSS, /metrics, the kube-sim audit).
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
-import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import { request as httpsRequest, Agent as HttpsAgent, type AgentOptions } from 'node:https';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { loadKubeConfig } from '@podset/kube';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
-import { isPodReady, podSetCrd } from '@podset/reconcile';
+import { GROUP, PLURAL, isPodReady, podSetCrd } from '@podset/reconcile';
 import { freePort, startRedis, type RedisServer } from '@podset/testkit';
 import type { AuditEntry } from '@podset/kube-sim';
 import { Proc } from '../../test/e2e/support/harness.ts';
@@ -51,25 +54,52 @@ export interface Reply {
   body: Buffer;
 }
 
-/** A keep-alive client for kube-sim as one identity (https like the apps, or plain http for monitoring). */
+/** TLS settings of a connection: the CA, a client certificate, whether to verify the server. */
+export type TlsOptions = Pick<AgentOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
+
+/** A keep-alive client for the cluster as one identity (https like the apps, or plain http for monitoring). */
 export class Client {
   readonly #agent: HttpAgent | HttpsAgent;
   readonly #https: boolean;
   readonly #url: URL;
-  readonly #token: string;
+  readonly #auth: Record<string, string>;
+  readonly #tls: TlsOptions;
 
-  constructor(url: string, token: string, opts: { https: boolean; ca?: string; maxSockets?: number }) {
+  /** `token`: a bearer token, or the headers that authenticate (none for a client certificate). */
+  constructor(
+    url: string,
+    token: string | Record<string, string>,
+    opts: { https: boolean; ca?: string; tls?: TlsOptions; maxSockets?: number },
+  ) {
     this.#url = new URL(url);
-    this.#token = token;
+    this.#auth = typeof token === 'string' ? { authorization: `Bearer ${token}` } : token;
     this.#https = opts.https;
+    this.#tls = { ...opts.tls, ...(opts.ca !== undefined ? { ca: opts.ca } : {}) };
     const agentOpts = { keepAlive: true, maxSockets: opts.maxSockets ?? 64 };
-    this.#agent = opts.https ? new HttpsAgent({ ...agentOpts, ca: opts.ca }) : new HttpAgent(agentOpts);
+    this.#agent = opts.https ? new HttpsAgent({ ...agentOpts, ...this.#tls }) : new HttpAgent(agentOpts);
+  }
+
+  /**
+   * A client with the credentials of a kubeconfig's current context (token, client certificate, CA; an exec
+   * plugin's token as it is when the client is made), as kubectl would connect.
+   */
+  static async fromKubeconfig(file: string, maxSockets = 64): Promise<Client> {
+    const kc = loadKubeConfig({ kubeconfig: file });
+    const server = kc.getCurrentCluster()?.server ?? '';
+    const opts: { headers?: Record<string, unknown> } & TlsOptions = {};
+    await kc.applyToHTTPSOptions(opts);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k.toLowerCase()] = String(v);
+    const tls: TlsOptions = {};
+    for (const key of ['ca', 'cert', 'key', 'rejectUnauthorized', 'servername'] as const)
+      if (opts[key] !== undefined) Object.assign(tls, { [key]: opts[key] });
+    return new Client(server, headers, { https: server.startsWith('https:'), tls, maxSockets });
   }
 
   call(method: string, p: string, body?: unknown, contentType = 'application/json'): Promise<Reply> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const headers: Record<string, string | number> = {
-      authorization: `Bearer ${this.#token}`,
+      ...this.#auth,
       accept: 'application/json',
     };
     if (payload) {
@@ -128,11 +158,11 @@ export class Client {
       const req = (this.#https ? httpsRequest : httpRequest)(
         {
           agent: false,
-          ...(this.#https ? { ca: (this.#agent as HttpsAgent).options.ca } : {}),
+          ...(this.#https ? this.#tls : {}),
           host: this.#url.hostname,
           port: this.#url.port,
           path: `${p}${p.includes('?') ? '&' : '?'}watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=3600`,
-          headers: { authorization: `Bearer ${this.#token}`, accept: 'application/json' },
+          headers: { ...this.#auth, accept: 'application/json' },
         },
         (res) => {
           let partial = '';
@@ -230,39 +260,122 @@ export interface AppOptions {
   profileDir?: string;
 }
 
-/** A fresh world: kube-sim + Redis (+ apps started on demand). close() stops everything it started. */
+/** Where the bench runs when not on a kube-sim it starts: the cluster a kubeconfig names. */
+export interface ExternalCluster {
+  kubeconfig: string;
+}
+
+/** Bench namespaces on a cluster given by --kubeconfig carry this label (value: the run's name). */
+export const BENCH_NAMESPACE_LABEL = 'podset.io/bench';
+const CRD_PATH = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${PLURAL}.${GROUP}`;
+
+/**
+ * A fresh world: kube-sim + Redis (+ apps started on demand), or, on a cluster given by a kubeconfig, a fresh
+ * namespace there + Redis. close() stops everything it started and removes what it created.
+ */
 export class World {
   readonly dir: string;
   readonly logDir: string;
-  readonly sim: Proc;
+  /** The kube-sim this world started; undefined on a cluster given by a kubeconfig. */
+  readonly sim: Proc | undefined;
   readonly redis: RedisServer;
-  readonly httpsUrl: string;
-  readonly httpUrl: string;
-  readonly ca: string;
-  readonly kubeconfigDir: string;
-  /** Admin over plain http: the bench's own setup and monitoring. */
+  /** The namespace of the PodSets and pods (kube-sim: default; another cluster: a fresh one). */
+  readonly ns: string;
+  readonly podSetsPath: string;
+  readonly podsPath: string;
+  readonly #httpsUrl: string;
+  readonly #ca: string;
+  readonly #kubeconfigDir: string;
+  readonly #external: (ExternalCluster & { installedCrd: boolean }) | undefined;
+  /** Admin: the bench's own setup and monitoring (plain http on kube-sim). */
   readonly admin: Client;
   readonly apps: Proc[] = [];
   readonly metricsPorts = new Map<Proc, number>();
 
-  private constructor(
-    dir: string,
-    sim: Proc,
-    redis: RedisServer,
-    httpUrl: string,
-    httpsUrl: string,
-    ca: string,
-    kubeconfigDir: string,
-  ) {
-    this.dir = dir;
-    this.logDir = path.join(dir, 'logs');
-    this.sim = sim;
-    this.redis = redis;
-    this.httpUrl = httpUrl;
-    this.httpsUrl = httpsUrl;
-    this.ca = ca;
-    this.kubeconfigDir = kubeconfigDir;
-    this.admin = new Client(httpUrl, this.token('admin'), { https: false, maxSockets: 64 });
+  private constructor(o: {
+    dir: string;
+    sim: Proc | undefined;
+    redis: RedisServer;
+    admin: Client;
+    ns: string;
+    httpsUrl?: string;
+    ca?: string;
+    kubeconfigDir?: string;
+    external?: ExternalCluster & { installedCrd: boolean };
+  }) {
+    this.dir = o.dir;
+    this.logDir = path.join(o.dir, 'logs');
+    this.sim = o.sim;
+    this.redis = o.redis;
+    this.admin = o.admin;
+    this.ns = o.ns;
+    this.podSetsPath = `/apis/podset.io/v1/namespaces/${o.ns}/podsets`;
+    this.podsPath = `/api/v1/namespaces/${o.ns}/pods`;
+    this.#httpsUrl = o.httpsUrl ?? '';
+    this.#ca = o.ca ?? '';
+    this.#kubeconfigDir = o.kubeconfigDir ?? '';
+    this.#external = o.external;
+  }
+
+  /** On the cluster `cluster` names when given (SimOptions then do not apply), else on a fresh kube-sim. */
+  static async open(name: string, o: SimOptions, cluster: ExternalCluster | undefined): Promise<World> {
+    return cluster === undefined ? World.start(name, o) : World.attach(name, cluster);
+  }
+
+  /** A fresh namespace on the cluster the kubeconfig names, the PodSet CRD installed there if missing. */
+  static async attach(name: string, cluster: ExternalCluster): Promise<World> {
+    const dir = mkdtempSync(path.join(os.tmpdir(), `podset-bench-${name}-`));
+    mkdirSync(path.join(dir, 'logs'), { recursive: true });
+    const admin = await Client.fromKubeconfig(cluster.kubeconfig);
+    const ns = `podset-bench-${name}-${randomBytes(3).toString('hex')}`;
+    let redis: RedisServer;
+    let installedCrd: boolean;
+    try {
+      installedCrd = await admin.call('GET', CRD_PATH).then(
+        (r) => r.status === 404,
+        (err: unknown) => {
+          const why = err instanceof Error ? err.message : String(err);
+          throw new Error(`the cluster of --kubeconfig ${cluster.kubeconfig}: ${why}`, { cause: err });
+        },
+      );
+      redis = await startRedis();
+    } catch (err) {
+      admin.close();
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+    const world = new World({
+      dir,
+      sim: undefined,
+      redis,
+      admin,
+      ns,
+      external: { ...cluster, installedCrd },
+    });
+    try {
+      if (installedCrd) await admin.json('POST', CRD_PATH.replace(/\/[^/]+$/, ''), podSetCrd());
+      await admin.json('POST', '/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: ns, labels: { [BENCH_NAMESPACE_LABEL]: name } },
+      });
+      await world.#waitForPodSets();
+    } catch (err) {
+      await world.close();
+      throw err;
+    }
+    return world;
+  }
+
+  /** The CRD is served once established; wait until a list works. */
+  async #waitForPodSets(): Promise<void> {
+    for (let i = 0; ; i++) {
+      const r = await this.admin.call('GET', this.podSetsPath);
+      if (r.status === 200) return;
+      if (i > 200)
+        throw new Error(`PodSet CRD not served: HTTP ${r.status} ${r.body.toString().slice(0, 200)}`);
+      await sleep(50);
+    }
   }
 
   static async start(name: string, o: SimOptions = {}): Promise<World> {
@@ -309,28 +422,41 @@ export class World {
     const httpsUrl = url.replace('http:', 'https:');
     const kc = readFileSync(path.join(kubeconfigDir, 'admin'), 'utf8');
     const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(kc)?.[1] ?? '', 'base64').toString();
-    const world = new World(dir, sim, redis, url, httpsUrl, ca, kubeconfigDir);
+    const token = /token: (\S+)/.exec(kc)?.[1];
+    if (!token) throw new Error('no token for admin');
+    const admin = new Client(url, token, { https: false, maxSockets: 64 });
+    const world = new World({ dir, sim, redis, admin, ns: NS, httpsUrl, ca, kubeconfigDir });
     await world.admin.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', podSetCrd());
-    // The CRD is served once established; wait until a list works.
-    for (let i = 0; ; i++) {
-      const r = await world.admin.call('GET', PODSETS_PATH);
-      if (r.status === 200) break;
-      if (i > 100) throw new Error(`PodSet CRD not served: HTTP ${r.status}`);
-      await sleep(50);
-    }
+    await world.#waitForPodSets();
     return world;
   }
 
+  /** Whether this world is a cluster given by a kubeconfig (no kube-sim process, no audit). */
+  get external(): boolean {
+    return this.#external !== undefined;
+  }
+
+  /** The kubeconfig an app runs with as `identity` (on another cluster: the user's, whatever the identity). */
+  kubeconfigOf(identity: string): string {
+    return this.#external?.kubeconfig ?? path.join(this.#kubeconfigDir, identity);
+  }
+
+  /** Environment that confines the operator to this world's namespace on a shared cluster. */
+  #scopeEnv(): Record<string, string> {
+    return this.#external === undefined ? {} : { WATCH_NAMESPACES: this.ns, LEASE_NAMESPACE: this.ns };
+  }
+
   token(identity: string): string {
-    const kc = readFileSync(path.join(this.kubeconfigDir, identity), 'utf8');
+    const kc = readFileSync(this.kubeconfigOf(identity), 'utf8');
     const t = /token: (\S+)/.exec(kc)?.[1];
     if (!t) throw new Error(`no token for ${identity}`);
     return t;
   }
 
   /** An https client as `identity` (what a controller uses), up to `maxSockets` connections. */
-  client(identity: string, maxSockets: number): Client {
-    return new Client(this.httpsUrl, this.token(identity), { https: true, ca: this.ca, maxSockets });
+  async client(identity: string, maxSockets: number): Promise<Client> {
+    if (this.#external !== undefined) return Client.fromKubeconfig(this.#external.kubeconfig, maxSockets);
+    return new Client(this.#httpsUrl, this.token(identity), { https: true, ca: this.#ca, maxSockets });
   }
 
   /** Starts `main` as `identity` with the bench's common environment and a metrics port; not yet awaited. */
@@ -346,13 +472,14 @@ export class World {
       name,
       [...appNodeArgs, ...(o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : []), main],
       {
-        KUBECONFIG: path.join(this.kubeconfigDir, identity),
+        KUBECONFIG: this.kubeconfigOf(identity),
         REDIS_URL: this.redis.url,
         QUEUE_NAME,
         QUEUE_PREFIX,
         HTTP_PORT: String(port),
         LOG_LEVEL: 'warn',
         POD_NAME: name,
+        ...this.#scopeEnv(),
         ...appEnvExtra,
         ...env,
       },
@@ -429,8 +556,8 @@ export class World {
       name,
       [...appNodeArgs, ...(o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : []), PEER_MAIN],
       {
-        KUBECONFIG: path.join(this.kubeconfigDir, 'controller'),
-        NAMESPACE: NS,
+        KUBECONFIG: this.kubeconfigOf('controller'),
+        NAMESPACE: this.ns,
         KUBE_QPS: '0',
         KUBE_BURST: '1000',
         ...o.env,
@@ -474,16 +601,51 @@ export class World {
     );
   }
 
+  /**
+   * Deletes the namespace and waits until it is gone; PodSets still holding a finalizer after a minute (no
+   * operator left to remove it) lose it. The CRD goes too when this world installed it.
+   */
+  async #removeNamespace(): Promise<void> {
+    const nsPath = `/api/v1/namespaces/${this.ns}`;
+    const gone = async (timeoutMs: number): Promise<boolean> => {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        if ((await this.admin.call('GET', nsPath)).status === 404) return true;
+        await sleep(250);
+      }
+      return false;
+    };
+    const r = await this.admin.call('DELETE', nsPath);
+    if (r.status !== 404 && (r.status < 200 || r.status > 299))
+      throw new Error(`DELETE namespace ${this.ns}: HTTP ${r.status} ${r.body.toString().slice(0, 300)}`);
+    if (!(await gone(60_000))) {
+      const left = await this.admin.json<{ items: KubeObj[] }>('GET', this.podSetsPath);
+      for (const ps of left.items)
+        await this.admin.call(
+          'PATCH',
+          `${this.podSetsPath}/${ps.metadata.name}`,
+          { metadata: { finalizers: null } },
+          'application/merge-patch+json',
+        );
+      if (!(await gone(120_000))) throw new Error(`namespace ${this.ns} is still there after 3 minutes`);
+    }
+    if (this.#external?.installedCrd === true) await this.admin.call('DELETE', CRD_PATH);
+  }
+
   async stopApps(): Promise<void> {
     await Promise.all(this.apps.map((p) => p.stop(15_000)));
     this.apps.length = 0;
   }
 
   async close(): Promise<void> {
+    // On another cluster the namespace goes while the operator still runs: it removes its finalizers.
+    let cleanup: unknown;
+    if (this.#external !== undefined) cleanup = await this.#removeNamespace().catch((err: unknown) => err);
     this.admin.close();
     await this.stopApps();
-    await this.sim.stop(15_000);
+    await this.sim?.stop(15_000);
     await this.redis.close();
+    if (cleanup !== undefined) throw cleanup;
     if (process.env.BENCH_KEEP_LOGS === undefined) rmSync(this.dir, { recursive: true, force: true });
     else console.error(`bench: logs kept in ${this.logDir}`);
   }
@@ -520,11 +682,11 @@ export const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'dele
 export const READ_VERBS = new Set(['get', 'list']);
 
 /** A PodSet manifest of `replicas` pods. */
-export function podSetBody(name: string, replicas: number): Record<string, unknown> {
+export function podSetBody(name: string, replicas: number, namespace = NS): Record<string, unknown> {
   return {
     apiVersion: 'podset.io/v1',
     kind: 'PodSet',
-    metadata: { name, namespace: NS },
+    metadata: { name, namespace },
     spec: {
       replicas,
       template: {

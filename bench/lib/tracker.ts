@@ -36,29 +36,39 @@ export class Tracker {
   /** Only objects with this name prefix count. */
   readonly #prefix: string;
 
-  constructor(client: Client, prefix = '') {
+  readonly #podsPath: string;
+  readonly #podSetsPath: string;
+
+  /** `paths`: where the pods and PodSets are (default: kube-sim's default namespace). */
+  constructor(
+    client: Client,
+    prefix = '',
+    paths: { pods: string; podSets: string } = { pods: PODS_PATH, podSets: PODSETS_PATH },
+  ) {
     this.#client = client;
     this.#prefix = prefix;
+    this.#podsPath = paths.pods;
+    this.#podSetsPath = paths.podSets;
   }
 
   async watch(): Promise<void> {
     const pods = await this.#client.json<{ metadata: { resourceVersion: string }; items: KubeObj[] }>(
       'GET',
-      `${PODS_PATH}?labelSelector=podset.io%2Fname`,
+      `${this.#podsPath}?labelSelector=podset.io%2Fname`,
     );
     for (const p of pods.items) this.#pod('ADDED', p);
     const sets = await this.#client.json<{ metadata: { resourceVersion: string }; items: KubeObj[] }>(
       'GET',
-      PODSETS_PATH,
+      this.#podSetsPath,
     );
     for (const ps of sets.items) this.#podSet('ADDED', ps);
     this.#watches.push(
       this.#client.watch(
-        `${PODS_PATH}?labelSelector=podset.io%2Fname`,
+        `${this.#podsPath}?labelSelector=podset.io%2Fname`,
         pods.metadata.resourceVersion,
         (t, o) => this.#pod(t, o),
       ),
-      this.#client.watch(PODSETS_PATH, sets.metadata.resourceVersion, (t, o) => this.#podSet(t, o)),
+      this.#client.watch(this.#podSetsPath, sets.metadata.resourceVersion, (t, o) => this.#podSet(t, o)),
     );
   }
 

@@ -3,24 +3,23 @@
 // against a fresh kube-sim of the same settings. Both clocks run until every pod is ready; the operator's
 // until every PodSet's status also says so. The peer (bench/peer: one process, informers, an in-memory
 // work queue, the same planner and total concurrency) runs the same work on a third fresh kube-sim.
+// With --kubeconfig the three run one after another on that cluster instead, each in a fresh namespace.
 import type { PodSet } from '@podset/reconcile';
 import { podManifest, templateHash } from '@podset/reconcile';
 import {
   countByVerb,
   cpuSecondsOf,
-  NS,
   pool,
   podSetBody,
-  PODS_PATH,
-  PODSETS_PATH,
   READ_VERBS,
   sumMetric,
   World,
   WRITE_VERBS,
+  type ExternalCluster,
   type KubeObj,
 } from '../lib/cluster.ts';
 import { operatorSeconds, perPod } from '../lib/goals.ts';
-import { fmt, lineChart, type Result, type Series } from '../lib/report.ts';
+import { fmt, lineChart, type Result, type Row, type Series } from '../lib/report.ts';
 import { Tracker, type Sample } from '../lib/tracker.ts';
 import type { Proc } from '../../test/e2e/support/harness.ts';
 
@@ -36,6 +35,8 @@ export interface ConvergeOptions {
   /** Where to write the SVG plot (undefined: none). */
   plot?: string;
   smoke: boolean;
+  /** Run on this cluster (a fresh namespace per run) instead of a kube-sim per run. */
+  cluster?: ExternalCluster | undefined;
 }
 
 /** What one converge run cost, operator's or peer's. */
@@ -64,15 +65,24 @@ export async function runOperator(
   o: Pick<
     ConvergeOptions,
     'podsets' | 'replicas' | 'workers' | 'concurrency' | 'createBurst' | 'latencyMs' | 'timeoutMs'
-  > & { profileDir?: string; name?: string; podStartup?: { delay: number; jitter: number } },
+  > & {
+    profileDir?: string;
+    name?: string;
+    podStartup?: { delay: number; jitter: number };
+    cluster?: ExternalCluster | undefined;
+  },
   log: (s: string) => void,
 ): Promise<OperatorRun> {
-  const world = await World.start(o.name ?? 'converge', {
-    latencyMs: o.latencyMs,
-    ...(o.podStartup ? { startupDelayMs: o.podStartup.delay, startupJitterMs: o.podStartup.jitter } : {}),
-    ...(o.profileDir ? { profileDir: o.profileDir } : {}),
-  });
-  const tracker = new Tracker(world.admin, 'ps-');
+  const world = await World.open(
+    o.name ?? 'converge',
+    {
+      latencyMs: o.latencyMs,
+      ...(o.podStartup ? { startupDelayMs: o.podStartup.delay, startupJitterMs: o.podStartup.jitter } : {}),
+      ...(o.profileDir ? { profileDir: o.profileDir } : {}),
+    },
+    o.cluster,
+  );
+  const tracker = trackerOf(world);
   try {
     const workers = await world.startOperator(o);
     const describe = (): string => world.apps.map((p) => p.describe()).join('\n');
@@ -84,7 +94,7 @@ export async function runOperator(
     if (!everyWorkerWarm) log('operator: a worker took no warm-up request; its start-up CPU is counted');
     await tracker.watch();
     const before = await Promise.all(workers.map((w) => world.metrics(w)));
-    const pids: Record<string, number> = { 'kube-sim': world.sim.pid!, redis: world.redis.process.pid! };
+    const pids: Record<string, number> = { ...simPid(world), redis: world.redis.process.pid! };
     for (const p of world.apps) pids[p.name] = p.pid!;
     // Right before the first PodSet of the measured batch is created.
     const cpuMeter = meterCpu(pids);
@@ -99,16 +109,20 @@ export async function runOperator(
     log(`operator: converged in ${fmt(seconds, 2)} s`);
     // Let in-flight requests land in the audit, then count.
     await new Promise((r) => setTimeout(r, 300));
-    const entries = await world.audit('worker', since);
-    const audit = countByVerb(entries);
-    const writes = entries.filter((e) => WRITE_VERBS.has(e.verb)).length;
-    const reads = entries.filter((e) => READ_VERBS.has(e.verb)).length;
     const after = await Promise.all(workers.map((w) => world.metrics(w)));
     const delta = (name: string): number =>
       after.reduce((s, m, i) => s + sumMetric(m, name) - sumMetric(before[i]!, name), 0);
+    // No audit on another cluster: the workers' own request counters (the same requests, counted by the client).
+    const entries = world.sim !== undefined ? await world.audit('worker', since) : undefined;
+    const audit =
+      entries !== undefined
+        ? countByVerb(entries)
+        : requestsFromMetrics(before, after, 'podset_kube_requests_total');
+    const writes = sumVerbs(audit, WRITE_VERBS);
+    const reads = sumVerbs(audit, READ_VERBS);
     const pods = await world.admin.json<{ items: KubeObj[] }>(
       'GET',
-      `${PODS_PATH}?labelSelector=app%3Dbench`,
+      `${world.podsPath}?labelSelector=app%3Dbench`,
     );
     const activePods = pods.items.filter(
       (p) =>
@@ -125,7 +139,8 @@ export async function runOperator(
       writes,
       reads,
       reconciles: delta('podset_reconcile_total'),
-      reconcilesFromAudit: entries.filter((e) => e.verb === 'get' && e.resource === 'podsets').length,
+      reconcilesFromAudit:
+        entries?.filter((e) => e.verb === 'get' && e.resource === 'podsets').length ?? Number.NaN,
       startLatency: {
         count: delta('podset_reconcile_start_latency_seconds_count'),
         sum: delta('podset_reconcile_start_latency_seconds_sum'),
@@ -144,15 +159,15 @@ export type PeerRun = RunCost;
 
 /** The peer on a fresh world, the same warm-up and work as the operator's; returns what it cost. */
 async function runPeer(o: ConvergeOptions, log: (s: string) => void): Promise<PeerRun> {
-  const world = await World.start('peer', { latencyMs: o.latencyMs });
-  const tracker = new Tracker(world.admin, 'ps-');
+  const world = await World.open('peer', { latencyMs: o.latencyMs }, o.cluster);
+  const tracker = trackerOf(world);
   try {
     const peer = await world.startPeer('peer', {
       env: { PEER_CONCURRENCY: String(o.workers * o.concurrency), CREATE_BURST: String(o.createBurst) },
     });
     await warmUp(world, () => peer.describe());
     await tracker.watch();
-    const pids: Record<string, number> = { 'kube-sim': world.sim.pid!, peer: peer.pid! };
+    const pids: Record<string, number> = { ...simPid(world), peer: peer.pid! };
     const cpuMeter = meterCpu(pids);
     const since = new Date().toISOString();
     const N = o.podsets;
@@ -163,10 +178,11 @@ async function runPeer(o: ConvergeOptions, log: (s: string) => void): Promise<Pe
     const cpu = cpuMeter();
     log(`peer: converged in ${fmt(seconds, 2)} s`);
     await new Promise((r) => setTimeout(r, 300));
-    const entries = await world.audit('controller', since);
+    // The peer has no /metrics: without kube-sim's audit its requests are not counted.
+    const entries = world.sim !== undefined ? await world.audit('controller', since) : undefined;
     const pods = await world.admin.json<{ items: KubeObj[] }>(
       'GET',
-      `${PODS_PATH}?labelSelector=app%3Dbench`,
+      `${world.podsPath}?labelSelector=app%3Dbench`,
     );
     await peer.stop(15_000);
     const stats = /peer-stats (\{.*\})/.exec(peer.lines().join('\n'))?.[1];
@@ -180,9 +196,9 @@ async function runPeer(o: ConvergeOptions, log: (s: string) => void): Promise<Pe
           p.status?.phase !== 'Succeeded' &&
           p.status?.phase !== 'Failed',
       ).length,
-      audit: countByVerb(entries),
-      writes: entries.filter((e) => WRITE_VERBS.has(e.verb)).length,
-      reads: entries.filter((e) => READ_VERBS.has(e.verb)).length,
+      audit: entries !== undefined ? countByVerb(entries) : {},
+      writes: entries?.filter((e) => WRITE_VERBS.has(e.verb)).length ?? Number.NaN,
+      reads: entries?.filter((e) => READ_VERBS.has(e.verb)).length ?? Number.NaN,
       // Counted over the whole run (the warm-up's few included).
       reconciles: stats !== undefined ? (JSON.parse(stats) as { reconciles: number }).reconciles : NaN,
       cpuSeconds: cpu,
@@ -203,27 +219,27 @@ async function runLimit(
   samples: Sample[];
   cpuSeconds: Record<string, number>;
 }> {
-  const world = await World.start('limit', { latencyMs: o.latencyMs });
-  const tracker = new Tracker(world.admin, 'ps-');
+  const world = await World.open('limit', { latencyMs: o.latencyMs }, o.cluster);
+  const tracker = trackerOf(world);
   const width = o.workers * o.concurrency;
-  const client = world.client('admin', width);
+  const client = await world.client('admin', width);
   try {
     await tracker.watch();
     const N = o.podsets;
     const R = o.replicas;
     log(`limit: ${N} PodSets + ${N * R} pods, ${width} in flight`);
-    const pid = world.sim.pid!;
-    const cpu0 = cpuSecondsOf(pid);
+    const pid = world.sim?.pid;
+    const cpu0 = pid !== undefined ? cpuSecondsOf(pid) : Number.NaN;
     const benchCpu0 = process.cpuUsage();
     tracker.start();
     const sets: PodSet[] = new Array<PodSet>(N);
     await pool(N, width, async (i) => {
-      sets[i] = await client.json<PodSet>('POST', PODSETS_PATH, podSetBody(`ps-${i}`, R));
+      sets[i] = await client.json<PodSet>('POST', world.podSetsPath, podSetBody(`ps-${i}`, R, world.ns));
     });
     await pool(N * R, width, async (k) => {
       await client.json(
         'POST',
-        PODS_PATH,
+        world.podsPath,
         podManifest(sets[Math.floor(k / R)]!, templateHash(sets[Math.floor(k / R)]!)),
       );
     });
@@ -240,7 +256,7 @@ async function runLimit(
       createSeconds,
       samples: tracker.samples,
       cpuSeconds: {
-        'kube-sim': Math.round((cpuSecondsOf(pid) - cpu0) * 100) / 100,
+        ...(pid !== undefined ? { 'kube-sim': Math.round((cpuSecondsOf(pid) - cpu0) * 100) / 100 } : {}),
         bench: cpuOfBench(benchCpu0),
       },
     };
@@ -280,7 +296,7 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
   const per = perPod(op.cpuSeconds, pods);
   const limitApiCpu = limit.cpuSeconds['kube-sim'] ?? NaN;
   const operatorCpuPerApiCpu = operatorCpu / limitApiCpu;
-  const rows = [
+  const rows: Row[] = [
     { figure: 'operator: time to converge', value: `${fmt(op.seconds, 2)} s` },
     {
       figure: 'limit: creates done / all ready',
@@ -360,6 +376,7 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
       value: `${fmt((op.startLatency.sum / Math.max(1, op.startLatency.count)) * 1000, 1)} ms`,
     },
   ];
+  if (o.cluster !== undefined) onAnotherCluster(rows);
   if (op.activePods !== pods) throw new Error(`operator left ${op.activePods} active pods, expected ${pods}`);
   if (peer.activePods !== pods) throw new Error(`peer left ${peer.activePods} active pods, expected ${pods}`);
   if (o.plot) {
@@ -411,6 +428,7 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
       concurrency: o.concurrency,
       createBurst: o.createBurst,
       latencyMs: o.latencyMs,
+      ...(o.cluster !== undefined ? { kubeconfig: o.cluster.kubeconfig } : {}),
     },
     rows,
     data: {
@@ -423,7 +441,8 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
       perPod: { ...per, peerMs: (peerProcessCpu / pods) * 1000 },
       peer: { ...peer, samples: thin(peer.samples), ratio: peerRatio.time, cpuRatio: peerRatio.cpuPerPod },
       writesPerPod,
-      namespace: NS,
+      namespace: o.cluster === undefined ? 'default' : 'a fresh one per run',
+      cluster: o.cluster === undefined ? 'kube-sim' : 'kubeconfig',
     },
   };
 }
@@ -431,10 +450,10 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
 /** CPU seconds this (bench) process used since `from`: the limit's client loop, and both runs' watches. */
 /** One PodSet of 1 through the whole path before the clock starts (connections, JIT, caches). */
 async function warmUp(world: World, describe: () => string): Promise<void> {
-  await world.admin.json('POST', PODSETS_PATH, podSetBody('warmup', 1));
+  await world.admin.json('POST', world.podSetsPath, podSetBody('warmup', 1, world.ns));
   await waitFor(
     async () => {
-      const ps = await world.admin.json<KubeObj>('GET', `${PODSETS_PATH}/warmup`);
+      const ps = await world.admin.json<KubeObj>('GET', `${world.podSetsPath}/warmup`);
       return ps.status?.readyReplicas === 1;
     },
     60_000,
@@ -458,11 +477,11 @@ async function warmEveryWorker(
     if (idle === 0) return true;
     const names = Array.from({ length: concurrency + idle }, (_, i) => `warmup-${round}-${i}`);
     await pool(names.length, names.length, async (i) => {
-      await world.admin.json('POST', PODSETS_PATH, podSetBody(names[i]!, 1));
+      await world.admin.json('POST', world.podSetsPath, podSetBody(names[i]!, 1, world.ns));
     });
     await waitFor(
       async () => {
-        const list = await world.admin.json<{ items: KubeObj[] }>('GET', PODSETS_PATH);
+        const list = await world.admin.json<{ items: KubeObj[] }>('GET', world.podSetsPath);
         const ready = list.items.filter(
           (ps) => names.includes(ps.metadata.name) && ps.status?.readyReplicas === 1,
         );
@@ -485,7 +504,7 @@ async function createAndConverge(
   const N = o.podsets;
   tracker.start();
   await pool(N, o.workers * o.concurrency, async (i) => {
-    await world.admin.json('POST', PODSETS_PATH, podSetBody(`ps-${i}`, o.replicas));
+    await world.admin.json('POST', world.podSetsPath, podSetBody(`ps-${i}`, o.replicas, world.ns));
   });
   return tracker.until(
     () => tracker.converged.size === N,
@@ -493,6 +512,78 @@ async function createAndConverge(
     () =>
       `${tracker.converged.size}/${N} PodSets converged, ${tracker.readyPods.size} pods ready\n${describe()}`,
   );
+}
+
+/**
+ * On a cluster given by a kubeconfig there is no kube-sim process to meter and no audit log: the figures
+ * that need them say so, and those counted from the workers' /metrics instead say that.
+ */
+function onAnotherCluster(rows: Row[]): void {
+  const NO_AUDIT = "n/a (needs kube-sim's audit)";
+  const NO_SIM_CPU = "n/a (needs kube-sim's CPU: the cluster's API server is not a process here)";
+  const FROM_METRICS = " (from the workers' /metrics)";
+  const change: Record<string, (r: Row) => Row> = {
+    'operator / peer: CPU per pod, every process (kube-sim, bench included)': (r) => ({
+      ...r,
+      value: NO_SIM_CPU,
+    }),
+    'peer: CPU s (peer / kube-sim), writes and reads per pod': (r) => ({
+      ...r,
+      value: `${r.value.split(' / ')[0] ?? ''} / n/a, ${NO_AUDIT}`,
+    }),
+    'API writes per converged pod': (r) => ({ ...r, value: r.value + FROM_METRICS }),
+    'reads per reconcile': (r) => ({ ...r, value: r.value + FROM_METRICS }),
+    'kube-sim CPU s: operator run / limit run': (r) => ({ ...r, value: NO_SIM_CPU }),
+    'CPU s, every process: operator run / limit run': (r) => ({
+      ...r,
+      value: `${r.value} (the API server's not counted)`,
+    }),
+    'operator CPU per pod ÷ API server CPU per pod (limit run)': ({ figure, target }) => ({
+      figure,
+      value: NO_SIM_CPU,
+      ...(target !== undefined ? { target } : {}),
+    }),
+  };
+  for (let i = 0; i < rows.length; i++) {
+    const f = change[rows[i]!.figure];
+    if (f !== undefined) rows[i] = f(rows[i]!);
+  }
+}
+
+/** The bench's watches of the world's PodSets and pods (those named ps-…). */
+function trackerOf(world: World): Tracker {
+  return new Tracker(world.admin, 'ps-', { pods: world.podsPath, podSets: world.podSetsPath });
+}
+
+/** kube-sim's process, to meter, when the world has one. */
+function simPid(world: World): Record<string, number> {
+  return world.sim?.pid !== undefined ? { 'kube-sim': world.sim.pid } : {};
+}
+
+/** Requests by "verb resource" between two scrapes of a counter labelled verb and resource, summed over processes. */
+function requestsFromMetrics(
+  before: readonly Map<string, number>[],
+  after: readonly Map<string, number>[],
+  name: string,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  after.forEach((m, i) => {
+    for (const [key, value] of m) {
+      if (!key.startsWith(`${name}{`)) continue;
+      const verb = /verb="([^"]*)"/.exec(key)?.[1] ?? '';
+      const resource = /resource="([^"]*)"/.exec(key)?.[1] ?? '';
+      const k = `${verb} ${resource}`;
+      out[k] = (out[k] ?? 0) + value - (before[i]?.get(key) ?? 0);
+    }
+  });
+  return out;
+}
+
+/** Requests of the given verbs in a "verb resource" → count record. */
+function sumVerbs(counts: Readonly<Record<string, number>>, verbs: ReadonlySet<string>): number {
+  let n = 0;
+  for (const [k, v] of Object.entries(counts)) if (verbs.has(k.split(' ')[0]!)) n += v;
+  return n;
 }
 
 /** CPU seconds each process (and this bench process, as `bench`) spends from now until the returned function is called. */

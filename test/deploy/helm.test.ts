@@ -4,14 +4,18 @@
 // externalRedis.enabled, those of k8s/overlays/external-redis. The other values (replicas, resources,
 // watchNamespaces, namespaced) are checked in the rendered objects, and three releases are installed (two cluster-wide). helm comes from
 // scripts/install-helm.sh (.ci/run installs it); without it the helm checks skip and say so.
+// What helm prints is read as Helm and kubectl read it, YAML 1.1 (an unquoted `yes` is a boolean there),
+// and kubectl's own decoder must read every value as YAML 1.2 does.
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { startKubeSim } from '@podset/kube-sim';
+import { kubectl as runKubectl } from '@podset/testkit';
 import { parseAllDocuments } from 'yaml';
+import { parseK8sYaml, valueDifferences } from '../../scripts/k8s-yaml.ts';
 import {
   CHART_DIR,
   REPO,
@@ -21,6 +25,7 @@ import {
   packageVersion,
   staleFiles,
 } from '../../scripts/gen-chart.ts';
+import { secondApplyChanges, type RunKubectl } from './second-apply.ts';
 
 interface Obj {
   kind: string;
@@ -45,10 +50,7 @@ function helm(
     });
   });
 }
-const objects = (yaml: string): Obj[] =>
-  parseAllDocuments(yaml)
-    .map((d) => d.toJS() as Obj | null)
-    .filter((o): o is Obj => o !== null);
+const objects = (yaml: string): Obj[] => parseK8sYaml<Obj>(yaml);
 const key = (o: Obj) => `${o.kind} ${o.metadata.namespace ?? '-'}/${o.metadata.name}`;
 const byKey = (list: Obj[]) => new Map(list.map((o) => [key(o), o]));
 
@@ -85,6 +87,55 @@ test('helm lint --strict passes, with the default values and with the new ones',
   }
 });
 
+/**
+ * The documents of a manifest as kubectl decodes them (sigs.k8s.io/yaml, the YAML 1.1 reading it sends
+ * to the API server, as Helm does): `kubectl label --local -o json` prints each object without asking a
+ * server; removing a label no object has changes nothing but adding `metadata.labels: {}` where none were.
+ */
+async function decodedByKubectl(text: string): Promise<unknown[]> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-decode-'));
+  try {
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = execFile(
+        'kubectl',
+        ['label', '--local', '-f', '-', '-o', 'json', 'podset.io/not-a-label-'],
+        { env: { PATH: process.env.PATH ?? '', HOME: dir }, maxBuffer: 64 << 20, timeout: 60_000 },
+        (err, stdout, stderr) =>
+          err === null ? resolve(stdout) : reject(new Error(`${err.message}${stderr}`)),
+      );
+      child.stdin?.end(text);
+    });
+    // One pretty-printed JSON object after another: a line `}` then a line `{` only between two objects.
+    return JSON.parse(`[${out.trim().replaceAll(/^\}\n\{$/gm, '},\n{')}]`) as unknown[];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test(
+  "every value of the chart's objects is what kubectl decodes (YAML 1.1), as YAML 1.2 reads it: nothing like an unquoted `yes`",
+  needsHelm,
+  async () => {
+    for (const values of [[], NAMESPACED, EXTERNAL, [...NAMESPACED, ...EXTERNAL]]) {
+      const r = await helm(['template', 'podset-operator', CHART_DIR, '--include-crds', '-n', NS, ...values]);
+      assert.equal(r.code, 0, r.stderr);
+      const v12 = parseAllDocuments(r.stdout)
+        .map((d) => d.toJS() as Obj | null)
+        .filter((o): o is Obj => o !== null);
+      const decoded = (await decodedByKubectl(r.stdout)) as Obj[];
+      assert.equal(decoded.length, v12.length, `kubectl decoded every object (${values.join(' ')})`);
+      const differences = v12.flatMap((o, i) => {
+        const d = structuredClone(decoded[i]) as Obj & { metadata: { labels?: object } };
+        const labels = d.metadata.labels;
+        if (!('labels' in o.metadata) && labels !== undefined && Object.keys(labels).length === 0)
+          delete d.metadata.labels;
+        return valueDifferences(o, d).map((x) => `${key(o)}: ${x}`);
+      });
+      assert.deepEqual(differences, [], `helm template ${values.join(' ')}: YAML 1.2 ≠ kubectl's reading`);
+    }
+  },
+);
+
 for (const [what, dir, values] of [
   ['the default values', path.join(REPO, 'k8s'), []],
   [
@@ -103,6 +154,53 @@ for (const [what, dir, values] of [
       const want = byKey(asReleased(kustomizeObjects(dir) as unknown as Obj[]));
       assert.deepEqual([...rendered.keys()].sort(), [...want.keys()].sort());
       for (const [k, o] of want) assert.deepEqual(rendered.get(k), o, k);
+    },
+  );
+}
+
+for (const [what, values, namespaces] of [
+  ['the default values', [], [NS]],
+  ['namespaced=true', NAMESPACED, [NS, 'team-a', 'team-b']],
+  ['externalRedis.enabled', EXTERNAL, [NS]],
+] as const) {
+  test(
+    `helm template with ${what}, applied by kubectl (kube-sim without controllers), applies again unchanged: every object "unchanged", no resourceVersion moves`,
+    needsHelm,
+    async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-helm-apply-'));
+      const sim = await startKubeSim({ kubeconfigPath: path.join(dir, 'kubeconfig'), controllers: false });
+      const kubectl: RunKubectl = (args) =>
+        runKubectl(args, {
+          kubeconfig: sim.kubeconfigPath,
+          cacheDir: path.join(dir, 'cache'),
+          timeoutMs: 120_000,
+          allowFail: true,
+        });
+      try {
+        const r = await helm([
+          'template',
+          'podset-operator',
+          CHART_DIR,
+          '--include-crds',
+          '-n',
+          NS,
+          ...values,
+        ]);
+        assert.equal(r.code, 0, r.stderr);
+        const file = path.join(dir, 'release.yaml');
+        writeFileSync(file, r.stdout);
+        // The release's namespace and the watched ones are not the release's: they exist beforehand.
+        for (const ns of namespaces) {
+          const made = await kubectl(['create', 'namespace', ns]);
+          assert.equal(made.code, 0, made.stderr);
+        }
+        const { changes, objects: applied } = await secondApplyChanges(kubectl, ['-f', file]);
+        assert.equal(applied, objects(r.stdout).length, 'every object of the release was applied');
+        assert.deepEqual(changes, []);
+      } finally {
+        await sim.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   );
 }

@@ -1,7 +1,8 @@
 // Rendering k8s/ with the real kustomize (kubectl kustomize) and small typed views of the result.
 import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { parseK8sYaml } from '../../scripts/k8s-yaml.ts';
 import { REPO } from './support.ts';
 
 export interface K8sObject {
@@ -19,15 +20,50 @@ export const KUSTOMIZATIONS = [
   'k8s/overlays/namespaced',
 ] as const;
 
-export function render(dir: string): K8sObject[] {
-  const out = execFileSync('kubectl', ['kustomize', path.join(REPO, dir)], {
+/** `kubectl kustomize DIR` (with this kubectl binary), as text. */
+export function kustomize(dir: string, kubectl = 'kubectl'): string {
+  return execFileSync(kubectl, ['kustomize', path.join(REPO, dir)], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 60_000,
   });
-  return parseAllDocuments(out)
-    .map((d) => d.toJS() as K8sObject | null)
-    .filter((o): o is K8sObject => o !== null);
+}
+
+/** The objects a kustomization renders, read as kubectl reads them (YAML 1.1). */
+export function render(dir: string, kubectl = 'kubectl'): K8sObject[] {
+  return parseK8sYaml<K8sObject>(kustomize(dir, kubectl));
+}
+
+/** The kubectl minor versions the manifests support: kustomize v5.0 (kubectl 1.27) and later. */
+export const KUBECTL_MINORS = [27, 28, 29, 30, 31, 32, 33] as const;
+
+/**
+ * The installed kubectl of each supported minor version: `kubectl.1.NN` on the PATH or beside the file the
+ * `kubectl` on the PATH resolves to (the Google Cloud SDK installs them there, behind a dispatcher).
+ */
+export function kubectlClients(): Map<number, string> {
+  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter((d) => d !== '');
+  const found = dirs.map((d) => path.join(d, 'kubectl')).find((f) => existsSync(f));
+  if (found !== undefined) dirs.push(path.dirname(realpathSync(found)));
+  const out = new Map<number, string>();
+  for (const minor of KUBECTL_MINORS) {
+    for (const d of dirs) {
+      const file = path.join(d, `kubectl.1.${minor}`);
+      if (!out.has(minor) && existsSync(file)) out.set(minor, file);
+    }
+  }
+  return out;
+}
+
+/** The default deployment (k8s/) and every overlay in k8s/overlays/ that renders on its own. */
+export function allKustomizations(): string[] {
+  const overlays = readdirSync(path.join(REPO, 'k8s', 'overlays'), { withFileTypes: true })
+    .filter(
+      (e) => e.isDirectory() && existsSync(path.join(REPO, 'k8s', 'overlays', e.name, 'kustomization.yaml')),
+    )
+    .map((e) => `k8s/overlays/${e.name}`)
+    .sort();
+  return ['k8s', ...overlays];
 }
 
 export interface EnvVar {

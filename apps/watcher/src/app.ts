@@ -157,7 +157,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
         namespaces: cfg.WATCH_NAMESPACES,
         resyncPeriodMs: cfg.RESYNC_PERIOD_SECONDS * 1000,
         watchTimeoutSeconds: cfg.WATCH_TIMEOUT_SECONDS,
-        watchdogMs: cfg.WATCHDOG_SECONDS * 1000,
+        stallGraceMs: cfg.WATCH_STALL_GRACE_SECONDS * 1000,
         logger: log,
         hooks: metrics.hooks,
         onEnqueued: metrics.onEnqueued,

@@ -26,15 +26,15 @@ test('every invalid variable is named', () => {
         WATCH_NAMESPACES: 'Bad_NS',
         LEASE_DURATION_SECONDS: 'soon',
         REDIS_URL: 'http://x',
-        WATCHDOG_SECONDS: '0',
+        WATCH_STALL_GRACE_SECONDS: '0',
       }),
     (err: unknown) => {
       assert.ok(err instanceof ConfigError);
       assert.deepEqual(err.problems.map((p) => p.variable).sort(), [
         'LEASE_DURATION_SECONDS',
         'REDIS_URL',
-        'WATCHDOG_SECONDS',
         'WATCH_NAMESPACES',
+        'WATCH_STALL_GRACE_SECONDS',
       ]);
       return true;
     },

@@ -38,13 +38,15 @@ export const watcherEnv = {
     description: 'Lease holder identity; wins over POD_NAME; default hostname-pid',
   }),
   WATCH_TIMEOUT_SECONDS: int({
-    description: 'Server-side timeout asked for each watch (a random value in [t, 2t) is used)',
+    description:
+      'Server-side timeout asked for each watch (a random value in [t, 2t) is used); the server ends a healthy watch then',
     default: 300,
     min: 1,
   }),
-  WATCHDOG_SECONDS: int({
-    description: 'Abort and re-watch when no event or bookmark arrived for this long',
-    default: 120,
+  WATCH_STALL_GRACE_SECONDS: int({
+    description:
+      'A watch still open this long past its timeout, with nothing received for as long, is stalled: restarted',
+    default: 30,
     min: 1,
   }),
   EVENT_LOG_MAXLEN: int({

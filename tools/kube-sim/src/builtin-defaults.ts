@@ -79,6 +79,9 @@ function statefulSetSpec(input: JsonObject): JsonObject {
       isObject(c)
         ? {
             ...c,
+            // The apps/v1 conversion sets these on every claim template, whatever was sent (kubernetes#87583).
+            apiVersion: 'v1',
+            kind: 'PersistentVolumeClaim',
             metadata: { creationTimestamp: null, ...obj(c.metadata) },
             spec: pvcSpec(obj(c.spec)),
             status: { phase: 'Pending', ...obj(c.status) },

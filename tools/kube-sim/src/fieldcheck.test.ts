@@ -65,6 +65,14 @@ test('built-in kinds: unknown fields are named by their path', () => {
     'spec.restartPolicyy',
   ]);
   assert.deepEqual(unknownBuiltinFields('', 'ConfigMap', { data: { any: 'key' }, dataa: {} }), ['dataa']);
+  // A claim template is a whole PersistentVolumeClaim: apiVersion and kind are its fields (not a pod's).
+  const claim = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'd' }, spec: {} };
+  const sts = {
+    spec: { volumeClaimTemplates: [claim], template: { spec: { containers: [{ kind: 'x' }] } } },
+  };
+  assert.deepEqual(unknownBuiltinFields('apps', 'StatefulSet', sts), [
+    'spec.template.spec.containers[0].kind',
+  ]);
   assert.equal(knowsKind('apps', 'Deployment'), true);
   assert.equal(knowsKind('example.io', 'Widget'), false);
   assert.deepEqual(unknownBuiltinFields('example.io', 'Widget', { anything: 1 }), []);

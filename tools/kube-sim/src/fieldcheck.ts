@@ -5,7 +5,8 @@ import { type Field, INLINE, schema } from './protobuf.ts';
 import { KINDS } from './protobuf-schemas.ts';
 import type { Json } from './types.ts';
 
-const LEAF = new Set([
+/** Field types with no fields of their own to look into (scalars, and types decoded by their own rules). */
+export const LEAF = new Set([
   's',
   'i',
   'b',
@@ -24,7 +25,7 @@ const LEAF = new Set([
 const byNameCache = new Map<string, Map<string, Field>>();
 
 /** The JSON field names of a message, with the fields of embedded (inline) structs merged in. */
-function fieldsByName(message: string): Map<string, Field> {
+export function fieldsByName(message: string): Map<string, Field> {
   let m = byNameCache.get(message);
   if (m) return m;
   m = new Map();
@@ -43,12 +44,16 @@ function isObject(v: unknown): v is Record<string, Json> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Messages that are kinds: in JSON they inline TypeMeta, so an embedded one (a StatefulSet's volumeClaimTemplates) may carry apiVersion and kind. */
+const KIND_MESSAGES = new Set(Object.values(KINDS));
+
 function walk(value: Json, type: string, path: string, out: string[]): void {
   if (LEAF.has(type) || !isObject(value)) return;
   const fields = fieldsByName(type);
   for (const [k, v] of Object.entries(value)) {
     const p = path ? `${path}.${k}` : k;
     const f = fields.get(k);
+    if (!f && KIND_MESSAGES.has(type) && (k === 'apiVersion' || k === 'kind')) continue;
     if (!f) {
       out.push(p);
       continue;

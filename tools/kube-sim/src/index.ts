@@ -63,7 +63,11 @@ export interface KubeSimOptions {
   auth?: AuthOptions;
   /** How many committed events are kept for watch resume and reads at older resourceVersions (default 20000). */
   historyLimit?: number;
-  /** How often watches with allowWatchBookmarks get a BOOKMARK (default 10000 ms; 0: never). */
+  /**
+   * How often watches with allowWatchBookmarks get a BOOKMARK, as kube-apiserver: about every this many
+   * ms (and just before timeoutSeconds ends the watch), only once the resource has changed since the
+   * watch's start (default 60000 ms, the real server's; 0: never).
+   */
   bookmarkIntervalMs?: number;
   faults?: FaultOptions;
   /** Run the in-process controllers: simulated nodes, pod lifecycle, GC, namespaces (default true). */
@@ -107,9 +111,10 @@ export interface KubeSim {
   /** Current resourceVersion of the store. */
   resourceVersion(): number;
   /**
-   * Ends every watch and connection and listens again on the same port; the store is kept (etcd intact).
-   * With `{ compactHistory: true }` the event history is lost too (as a fresh watch cache): resuming a
-   * watch from an older resourceVersion then gets 410 Gone.
+   * Ends every watch and connection and listens again on the same port; the store is kept (etcd intact). The
+   * watch cache starts afresh, as a restarted kube-apiserver's: resuming a watch from a resourceVersion before
+   * the restart gets 410 Gone (reads at older resourceVersions still work). With `{ compactHistory: true }`
+   * the event history is lost too (as an etcd compaction): those reads get 410 as well.
    */
   restart(opts?: { compactHistory?: boolean }): Promise<void>;
   /** Refuses connections until resume(). */
@@ -160,7 +165,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     : undefined;
   // The identity is on disk before any kubeconfig that trusts it is written.
   dataDir?.flush();
-  const hub = new WatchHub(store, api, faults, options.bookmarkIntervalMs ?? 10_000);
+  const hub = new WatchHub(store, api, faults, options.bookmarkIntervalMs);
   faults.stallWatches = () => hub.stallAll();
   const server = new KubeServer({
     tls,
@@ -248,6 +253,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     resourceVersion: () => store.resourceVersion,
     async restart(opts: { compactHistory?: boolean } = {}): Promise<void> {
       await server.stopListening();
+      hub.restartCache();
       if (opts.compactHistory) store.compact();
       await server.relisten();
     },

@@ -167,6 +167,8 @@ test('a StatefulSet, a DaemonSet and a PVC get their defaults and status', async
   });
   assert.deepEqual(volumeClaimTemplates, [
     {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
       metadata: { creationTimestamp: null, name: 'data' },
       spec: {
         accessModes: ['ReadWriteOnce'],

@@ -15,11 +15,10 @@
 import type { ClusterAccess, KubeObject, StoreEvent } from '../types.ts';
 import { PodEventRecorder } from './pod-events.ts';
 import { NodeTracker } from './pod-nodes.ts';
+import { chooseFate, removalDelayOf, startupDelayOf } from './pod-fate.ts';
 import {
-  annotation,
   field,
   isTerminal,
-  numberAnnotation,
   pendingStatus,
   phaseOf,
   startedStatus,
@@ -39,11 +38,8 @@ import {
 
 export { qosClass, type PodFate } from './pod-status.ts';
 
-export const FATE_ANNOTATION = 'kube-sim.podset.io/fate';
-export const STARTUP_DELAY_ANNOTATION = 'kube-sim.podset.io/startup-delay-ms';
-export const EXIT_DELAY_ANNOTATION = 'kube-sim.podset.io/exit-delay-ms';
+export { FATE_ANNOTATION, STARTUP_DELAY_ANNOTATION, EXIT_DELAY_ANNOTATION } from './pod-fate.ts';
 
-const FATES: readonly string[] = ['ready', 'fail', 'never-ready', 'succeed'];
 /** A step that threw is tried again after this long, at most this many times. */
 const STEP_RETRY_MS = 1000;
 const STEP_RETRIES = 5;
@@ -274,12 +270,9 @@ class PodLifecycle {
     this.#states.set(st.uid, st);
     this.#waiting.delete(st.uid);
     if (st.stage === 'removing') return; // forceRemove done; waiting for finalizers to go
-    const graceMs = Math.max(0, (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000);
     const nodeName = field<string>(pod.spec, 'nodeName');
     const running = !!nodeName && !isTerminal(pod);
-    const exitMs =
-      numberAnnotation(pod, EXIT_DELAY_ANNOTATION) ?? (running ? this.#options.containerExitMs : 0);
-    const delay = Math.min(graceMs, exitMs);
+    const delay = removalDelayOf(pod, this.#options.containerExitMs);
     const at = Date.now() + delay;
     if (st.stage === 'terminating' && st.removeAt !== undefined && st.removeAt <= at) return;
     if (st.stage !== 'terminating' && running) this.#events.killing(pod, nodeName);
@@ -338,20 +331,11 @@ class PodLifecycle {
   }
 
   #chooseFate(pod: KubeObject): PodFate {
-    const pinned = annotation(pod, FATE_ANNOTATION);
-    if (pinned && FATES.includes(pinned)) return pinned as PodFate;
-    const r = this.#random();
-    if (r < this.#options.failFraction) return 'fail';
-    if (r < this.#options.failFraction + this.#options.neverReadyFraction) return 'never-ready';
-    // A pod that is not restarted when it exits (a Job's) runs its course: it succeeds after succeedAfterMs.
-    const restartPolicy = field<string>(pod.spec, 'restartPolicy');
-    return restartPolicy === 'Never' || restartPolicy === 'OnFailure' ? 'succeed' : 'ready';
+    return chooseFate(pod, this.#options, this.#random);
   }
 
   #startupDelay(pod: KubeObject): number {
-    const pinned = numberAnnotation(pod, STARTUP_DELAY_ANNOTATION);
-    if (pinned !== undefined) return pinned;
-    return this.#options.startupDelayMs + Math.floor(this.#random() * (this.#options.startupJitterMs + 1));
+    return startupDelayOf(pod, this.#options, this.#random);
   }
 
   /** 10.128.0.0/9, skipping .0 and .255 in the last octet. */
