@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError } from '@podset/config';
-import { parseWatcherConfig, redisKeys } from './config.ts';
+import { parseWatcherConfig, redisKeys, retiredSettings } from './config.ts';
 
 test('defaults: all namespaces, 10 min resync, 15 s lease', () => {
   const cfg = parseWatcherConfig({});
@@ -39,4 +39,11 @@ test('every invalid variable is named', () => {
       return true;
     },
   );
+});
+
+test('a retired variable still set is named with what replaced it', () => {
+  assert.deepEqual(retiredSettings({ LEASE_NAME: 'x' }), []);
+  const [message, ...rest] = retiredSettings({ WATCHDOG_SECONDS: '120' });
+  assert.equal(rest.length, 0);
+  assert.match(message ?? '', /^WATCHDOG_SECONDS is no longer used .*WATCH_STALL_GRACE_SECONDS.*remove it$/);
 });

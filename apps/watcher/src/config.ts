@@ -95,3 +95,19 @@ export function redisKeys(
     eventLog: eventLogKeyOf(cfg),
   };
 }
+
+/**
+ * Variables earlier versions read and this one ignores, with what replaced them: a deployment that still sets
+ * one is told at start instead of silently running with a different behaviour.
+ */
+const RETIRED: Readonly<Record<string, string>> = {
+  WATCHDOG_SECONDS:
+    'a quiet watch is no longer restarted; a watch still open WATCH_STALL_GRACE_SECONDS past its WATCH_TIMEOUT_SECONDS is',
+};
+
+/** One message per retired variable set in `env`, naming it and what replaced it. */
+export function retiredSettings(env: Record<string, string | undefined>): string[] {
+  return Object.entries(RETIRED)
+    .filter(([name]) => env[name] !== undefined)
+    .map(([name, instead]) => `${name} is no longer used (${instead}); remove it`);
+}
