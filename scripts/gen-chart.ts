@@ -216,6 +216,11 @@ const ALL_WITH_WATCHED = [
   '{{- if and .Values.namespaced (empty .Values.watchNamespaces) }}',
   '{{- fail "namespaced: true needs watchNamespaces: the namespaces to grant Roles in" }}',
   '{{- end }}',
+  // Never the operator's own namespace: a PodSet author there could mount the release's Secrets into a
+  // pod, or label a pod to pass the Redis network policy (the watcher refuses it too, at start).
+  '{{- if has .Release.Namespace .Values.watchNamespaces }}',
+  '{{- fail (printf "watchNamespaces lists %q, the release\'s own namespace: PodSets there could use the operator\'s Secrets; watch other namespaces only" .Release.Namespace) }}',
+  '{{- end }}',
   '{{- if not (has .Values.stateSource (list "" "projection" "api")) }}',
   '{{- fail (printf "stateSource: %q is not a state source: leave it empty (the projection) or set api" .Values.stateSource) }}',
   '{{- end }}',

@@ -352,6 +352,12 @@ test(
     const missing = await renderInOps(['--set', 'namespaced=true']);
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /namespaced: true needs watchNamespaces/);
+    // Never its own namespace, namespaced or not: PodSets there could use the release's Secrets.
+    for (const values of [NAMESPACED, []]) {
+      const own = await renderInOps([...values, '--set', 'watchNamespaces={team-a,ops}']);
+      assert.notEqual(own.code, 0, `${values.join(' ')}: ${own.stdout.slice(0, 200)}`);
+      assert.match(own.stderr, /watchNamespaces lists "ops", the release's own namespace/);
+    }
   },
 );
 

@@ -15,7 +15,7 @@ import {
   type Shutdown,
 } from '@podset/runtime';
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
-import { redisKeys, watcherEnv } from './config.ts';
+import { ownNamespaceProblems, redisKeys, watcherEnv } from './config.ts';
 import { EventLog } from './event-log.ts';
 import { eventTracing } from './event-tracing.ts';
 import { startHealthServer, type HealthServer } from './http.ts';
@@ -37,6 +37,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
     logBase: { app: 'watcher' },
     signal: shutdown.signal,
     tracing: true,
+    check: ownNamespaceProblems,
   });
   // Made once: undefined with tracing off, and then the enqueuer makes no span at all.
   const eventSpans = tracing === undefined ? undefined : eventTracing(tracing.tracer);
