@@ -47,6 +47,8 @@ interface Container {
   name: string;
   image?: string;
   resources?: unknown;
+  command?: string[];
+  args?: string[];
   env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string; key?: string } } }[];
 }
 interface PodOwner extends Manifest {
@@ -78,6 +80,11 @@ function withValueMarkers(o: Manifest, external: boolean): Manifest {
   for (const c of w.spec.template.spec.containers) {
     if (c.image?.startsWith(`${IMAGE_NAME}:`) || o.kind === 'StatefulSet')
       c.resources = `@@resources:${app}@@`;
+    // Redis's maxmemory follows its memory limit value (helpers: podset.redisMaxmemory).
+    for (const list of [c.command, c.args]) {
+      const at = list?.indexOf('--maxmemory') ?? -1;
+      if (list !== undefined && at >= 0 && at + 1 < list.length) list[at + 1] = '@@redis-maxmemory@@';
+    }
     if (WATCHING.has(app)) c.env = [...(c.env ?? []), { name: '@@watch-namespaces@@' }];
     if (STATEFUL.has(app)) c.env = [...(c.env ?? []), { name: '@@state-source@@' }];
     if (external) {
@@ -128,6 +135,11 @@ function templated(o: Manifest, external: boolean, scope = ''): string {
       /^( *)resources: "?@@resources:([\w-]+)@@"?$/gm,
       (_m, indent: string, app: string) =>
         `${indent}resources:\n{{- toYaml ${v}.${key(app)}.resources | nindent ${indent.length + 2} }}`,
+    )
+    .replace(
+      /^( *)- "?@@redis-maxmemory@@"?$/gm,
+      (_m, indent: string) =>
+        `${indent}- {{ include "podset.redisMaxmemory" ${scope === '' ? '.' : scope} | quote }}`,
     )
     .replace(
       /^( *)- name: "?@@watch-namespaces@@"?$/gm,
@@ -227,6 +239,28 @@ const ALL_WITH_WATCHED = [
   '',
 ].join('\n');
 
+/**
+ * Redis's --maxmemory: three quarters of redis.resources.limits.memory (k8s/ sets 768mb for 1Gi), so a
+ * full Redis refuses writes before the kernel kills it for memory; the rest covers the AOF rewrite's fork
+ * and client buffers. In mb when it is a whole number of them (as k8s/ writes it), else in bytes.
+ */
+const HELPERS = [
+  '{{- define "podset.redisMaxmemory" -}}',
+  '{{- $limit := toString ((.Values.redis.resources).limits).memory -}}',
+  '{{- if not (regexMatch "^[0-9]+(Ki|Mi|Gi|Ti|k|M|G|T)?$" $limit) -}}',
+  '{{- fail (printf "redis.resources.limits.memory: %q is not a whole memory quantity such as 1Gi or 512Mi; Redis\'s maxmemory (3/4 of it) is derived from it" $limit) -}}',
+  '{{- end -}}',
+  '{{- $number := regexFind "^[0-9]+" $limit -}}',
+  '{{- $units := dict "" 1 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 -}}',
+  '{{- $bytes := div (mul (atoi $number) (get $units (trimPrefix $number $limit)) 3) 4 -}}',
+  '{{- if lt $bytes 33554432 -}}',
+  '{{- fail (printf "redis.resources.limits.memory: %q leaves Redis a maxmemory under 32mb" $limit) -}}',
+  '{{- end -}}',
+  '{{- if eq (mod $bytes 1048576) 0 -}}{{ div $bytes 1048576 }}mb{{- else -}}{{ $bytes }}{{- end -}}',
+  '{{- end -}}',
+  '',
+].join('\n');
+
 /** The helm version scripts/install-helm.sh installs: the one the chart is tested with. */
 export function checkedHelmVersion(): string {
   const script = readFileSync(path.join(REPO, 'scripts', 'install-helm.sh'), 'utf8');
@@ -286,6 +320,7 @@ export function chartFiles(sources: ChartSources, version: string): Map<string, 
   files.set('README.md', readme(checkedHelmVersion()));
   files.set('values.yaml', HEADER + valuesYaml(base));
   files.set('templates/validate.yaml', HEADER + ALL_WITH_WATCHED);
+  files.set('templates/_helpers.tpl', HEADER + HELPERS);
   const id = (o: Manifest) => `${o.kind}/${o.metadata.name}`;
   const ext = new Map(externalRedis.map((o) => [id(o), o]));
   const inBase = new Set(base.map(id));

@@ -322,6 +322,37 @@ test(
 );
 
 test(
+  "Redis's --maxmemory is three quarters of redis.resources.limits.memory; a limit it cannot read is refused",
+  needsHelm,
+  async () => {
+    const maxmemory = async (limit: string | undefined) => {
+      const r = await renderInOps(
+        limit === undefined ? [] : ['--set', `redis.resources.limits.memory=${limit}`],
+      );
+      assert.equal(r.code, 0, r.stderr);
+      const redis = objects(r.stdout).find((o): o is Workload => o.kind === 'StatefulSet');
+      const c = redis?.spec.template.spec.containers[0] as
+        { command?: string[]; args?: string[] } | undefined;
+      const argv = [...(c?.command ?? []), ...(c?.args ?? [])];
+      return argv[argv.indexOf('--maxmemory') + 1];
+    };
+    assert.equal(await maxmemory(undefined), '768mb', 'the default limit (1Gi) gives what k8s/ sets');
+    assert.equal(await maxmemory('512Mi'), '384mb');
+    assert.equal(await maxmemory('4Gi'), '3072mb');
+    assert.equal(await maxmemory('2G'), '1500000000');
+    for (const [limit, problem] of [
+      ['1.5Gi', /"1\.5Gi" is not a whole memory quantity/],
+      ['lots', /"lots" is not a whole memory quantity/],
+      ['16Mi', /"16Mi" leaves Redis a maxmemory under 32mb/],
+    ] as const) {
+      const r = await renderInOps(['--set', `redis.resources.limits.memory=${limit}`]);
+      assert.notEqual(r.code, 0, limit);
+      assert.match(r.stderr, problem);
+    }
+  },
+);
+
+test(
   'namespaced=true: Roles in each watched namespace, nothing cluster-scoped; it needs watchNamespaces',
   needsHelm,
   async () => {

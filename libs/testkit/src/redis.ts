@@ -63,6 +63,9 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     '--pidfile',
     pidFile,
     ...(options.password !== undefined ? ['--requirepass', options.password] : []),
+    // The apps refuse a Redis without a maxmemory (redis-server's default is none); `args` may override it.
+    '--maxmemory',
+    '256mb',
     ...(options.args ?? []),
   ];
   const password = options.password;
