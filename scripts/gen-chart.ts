@@ -334,7 +334,7 @@ export function chartFiles(sources: ChartSources, version: string): Map<string, 
       continue;
     }
     const render = (x: Manifest, external: boolean) =>
-      CLUSTER_RBAC.has(x.kind) ? rbacTemplate(x, external) : templated(x, external);
+      CLUSTER_RBAC.has(x.kind) ? rbacTemplate(x, external) : templated(asHook(x), external);
     const b = inBase.has(id(o)) ? o : undefined;
     const e = ext.get(id(o));
     let body: string;
@@ -348,6 +348,27 @@ export function chartFiles(sources: ChartSources, version: string): Map<string, 
     files.set(`templates/${o.kind.toLowerCase()}-${o.metadata.name}.yaml`, HEADER + body);
   }
   return files;
+}
+
+/**
+ * The secret-init Job and its ServiceAccount, Role and RoleBinding as Helm hooks, run before install and
+ * upgrade (the apps' pods need the Secret) and deleted once the Job succeeded: the Role that may create
+ * Secrets in the namespace does not outlive the install. The account and its rights come first (weight).
+ */
+export const HOOK_ANNOTATIONS = {
+  'helm.sh/hook': 'pre-install,pre-upgrade',
+  'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+} as const;
+
+function asHook(o: Manifest): Manifest {
+  if (componentOf(o) !== 'redis-secret-init') return o;
+  const h = structuredClone(o) as Manifest & { metadata: { annotations?: Record<string, string> } };
+  h.metadata.annotations = {
+    ...h.metadata.annotations,
+    ...HOOK_ANNOTATIONS,
+    'helm.sh/hook-weight': o.kind === 'Job' ? '0' : '-5',
+  };
+  return h;
 }
 
 /** Every file now in the chart directory (relative paths). */

@@ -8,11 +8,11 @@
 // and kubectl's own decoder must read every value as YAML 1.2 does.
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { startKubeSim } from '@podset/kube-sim';
+import { startKubeSim, type KubeObject } from '@podset/kube-sim';
 import { kubectl as runKubectl } from '@podset/testkit';
 import { parseAllDocuments } from 'yaml';
 import { parseK8sYaml, valueDifferences } from '../../scripts/k8s-yaml.ts';
@@ -68,6 +68,42 @@ function asReleased(list: Obj[]): Obj[] {
     });
 }
 const kustomized = kustomizeObjects() as unknown as Obj[];
+
+/** The object without the Helm hook annotations the chart adds to the secret-init objects. */
+function withoutHookAnnotations(o: Obj): Obj {
+  const m = o.metadata as Obj['metadata'] & { annotations?: Record<string, string> };
+  if (m.annotations === undefined || !Object.keys(m.annotations).some((k) => k.startsWith('helm.sh/hook')))
+    return o;
+  const c = structuredClone(o) as Obj & { metadata: { annotations?: Record<string, string> } };
+  const rest = Object.entries(c.metadata.annotations ?? {}).filter(([k]) => !k.startsWith('helm.sh/hook'));
+  if (rest.length === 0) delete c.metadata.annotations;
+  else c.metadata.annotations = Object.fromEntries(rest);
+  return c;
+}
+
+test('the secret-init Job, its ServiceAccount, Role and RoleBinding are hooks deleted once the Job succeeded', () => {
+  const hooks = kustomized.filter((o) => o.metadata.name === 'podset-redis-secret-init');
+  assert.deepEqual(hooks.map((o) => o.kind).sort(), ['Job', 'Role', 'RoleBinding', 'ServiceAccount']);
+  for (const o of hooks) {
+    const text = readFileSync(
+      path.join(CHART_DIR, 'templates', `${o.kind.toLowerCase()}-podset-redis-secret-init.yaml`),
+      'utf8',
+    );
+    const rendered = objects(
+      text.replace(/^\{\{.*\}\}$/gm, '').replaceAll('{{ .Release.Namespace }}', NS),
+    )[0];
+    const annotations = (rendered?.metadata as { annotations?: Record<string, string> }).annotations ?? {};
+    assert.equal(annotations['helm.sh/hook'], 'pre-install,pre-upgrade', `${o.kind} is a hook`);
+    assert.match(
+      annotations['helm.sh/hook-delete-policy'] ?? '',
+      /\bhook-succeeded\b/,
+      `${o.kind} deleted after`,
+    );
+    assert.match(annotations['helm.sh/hook-delete-policy'] ?? '', /\bbefore-hook-creation\b/);
+    // The account and its rights exist before the Job runs.
+    assert.equal(Number(annotations['helm.sh/hook-weight']) < 0, o.kind !== 'Job', `${o.kind} weight`);
+  }
+});
 
 test('the chart is what scripts/gen-chart.ts makes of k8s/ (npm run gen:chart to refresh)', () => {
   const want = chartFiles(chartSources(), packageVersion());
@@ -150,7 +186,7 @@ for (const [what, dir, values] of [
     async () => {
       const r = await helm(['template', 'podset-operator', CHART_DIR, '--include-crds', '-n', NS, ...values]);
       assert.equal(r.code, 0, r.stderr);
-      const rendered = byKey(objects(r.stdout));
+      const rendered = byKey(objects(r.stdout).map(withoutHookAnnotations));
       const want = byKey(asReleased(kustomizeObjects(dir) as unknown as Obj[]));
       assert.deepEqual([...rendered.keys()].sort(), [...want.keys()].sort());
       for (const [k, o] of want) assert.deepEqual(rendered.get(k), o, k);
@@ -407,6 +443,34 @@ test(
       HELM_DATA_HOME: path.join(dir, 'data'),
     };
     const kc = ['--kubeconfig', sim.kubeconfigPath];
+    // kube-sim runs no Jobs here, and helm waits for a hook Job: the secret-init Job is marked complete as
+    // its controller would (its Secret is made by hand below). Whether its Role existed, by namespace.
+    const secretInitRoles = new Set<string>();
+    const stopRecording = sim.cluster.subscribe((ev) => {
+      if (
+        ev.resource.startsWith('roles.') &&
+        ev.type === 'ADDED' &&
+        ev.object.metadata.name === 'podset-redis-secret-init'
+      )
+        secretInitRoles.add(ev.object.metadata.namespace ?? '');
+    });
+    const completer = setInterval(() => {
+      for (const job of sim.cluster.list('jobs.batch')) {
+        const status = (job as { status?: { conditions?: unknown[] } }).status;
+        if (job.metadata.name !== 'podset-redis-secret-init' || (status?.conditions ?? []).length > 0)
+          continue;
+        const now = new Date().toISOString();
+        sim.cluster.updateStatus('jobs.batch', {
+          ...job,
+          status: {
+            succeeded: 1,
+            startTime: now,
+            completionTime: now,
+            conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: now }],
+          },
+        } as KubeObject);
+      }
+    }, 50);
     try {
       // Release one: cluster-wide RBAC, watching shop. Release two: namespaced, watching web.
       for (const ns of ['shop', 'web'])
@@ -427,6 +491,19 @@ test(
       );
       assert.equal(one.code, 0, one.stdout + one.stderr);
       assert.match(one.stdout, /STATUS: deployed/);
+      // The Role that may create Secrets was there for the Job, and went with it once it succeeded.
+      assert.ok(secretInitRoles.has(NS), 'the secret-init Role existed during the install');
+      for (const kind of [
+        'roles.rbac.authorization.k8s.io',
+        'rolebindings.rbac.authorization.k8s.io',
+        'jobs.batch',
+        'serviceaccounts',
+      ])
+        assert.equal(
+          sim.cluster.get(kind, NS, 'podset-redis-secret-init'),
+          undefined,
+          `${kind} is gone after install`,
+        );
       const two = await helm(
         [
           'install',
@@ -525,6 +602,11 @@ test(
       );
       assert.equal(up.code, 0, up.stdout + up.stderr);
       assert.match(up.stdout, /REVISION: 2/);
+      assert.equal(
+        sim.cluster.get('roles.rbac.authorization.k8s.io', NS, 'podset-redis-secret-init'),
+        undefined,
+        'and after upgrade',
+      );
       assert.equal(redisPassword(), password, 'helm upgrade keeps the Redis password');
 
       // helm uninstall deletes through client-go with protobuf DeleteOptions bodies (its release Secret
@@ -566,6 +648,8 @@ test(
         "the other cluster-wide release's ClusterRole stays",
       );
     } finally {
+      clearInterval(completer);
+      stopRecording();
       await sim.close();
       rmSync(dir, { recursive: true, force: true });
     }
