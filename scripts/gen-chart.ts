@@ -69,6 +69,9 @@ const CLUSTER_RBAC = new Set(['ClusterRole', 'ClusterRoleBinding']);
 /** The Secret an external Redis's URL (and password) come from, as k8s/overlays/external-redis names it. */
 const REDIS_SECRET = 'podset-redis';
 
+/** The API server address k8s/ ships (TEST-NET-1, no cluster's): the chart's apiServerCIDRs replace it. */
+const API_SERVER_PLACEHOLDER = '192.0.2.1/32';
+
 /** The values a Deployment or StatefulSet takes from the chart: markers, replaced in the text below. */
 function withValueMarkers(o: Manifest, external: boolean): Manifest {
   if (o.kind !== 'Deployment' && o.kind !== 'StatefulSet') return o;
@@ -135,6 +138,14 @@ function templated(o: Manifest, external: boolean, scope = ''): string {
       /^( *)resources: "?@@resources:([\w-]+)@@"?$/gm,
       (_m, indent: string, app: string) =>
         `${indent}resources:\n{{- toYaml ${v}.${key(app)}.resources | nindent ${indent.length + 2} }}`,
+    )
+    .replace(
+      new RegExp(
+        `^( *)- ipBlock:\\n\\1    cidr: "?${API_SERVER_PLACEHOLDER.replaceAll('.', '\\.')}"?$`,
+        'gm',
+      ),
+      (_m, indent: string) =>
+        `{{- range ${v}.apiServerCIDRs }}\n${indent}- ipBlock:\n${indent}    cidr: {{ . | quote }}\n{{- end }}`,
     )
     .replace(
       /^( *)- "?@@redis-maxmemory@@"?$/gm,
@@ -208,6 +219,12 @@ function valuesYaml(base: readonly Manifest[]): string {
     '# true: Roles in each of watchNamespaces (which must not be empty) instead of ClusterRoles, and no',
     '# cluster-scoped object but the CRD (install it beforehand and pass --skip-crds where you may not).',
     'namespaced: false',
+    "# The API server's addresses, the only ones the apps may reach on 443 and 6443 (the NetworkPolicy",
+    '# podset-api-server-egress): `kubectl get endpoints kubernetes -n default`, each as IP/32. The default',
+    '# (TEST-NET-1) matches no cluster: set it, or a network plugin that enforces NetworkPolicy keeps the',
+    '# apps from the API server.',
+    'apiServerCIDRs:',
+    `  - ${API_SERVER_PLACEHOLDER}`,
     "# Where the workers read a PodSet's state (STATE_SOURCE on the watcher and the workers alike). Empty:",
     "# the default, the watcher's projection in Redis; `api`: the fallback, a GET and a LIST per reconcile.",
     "stateSource: ''",
@@ -232,6 +249,10 @@ const ALL_WITH_WATCHED = [
   // pod, or label a pod to pass the Redis network policy (the watcher refuses it too, at start).
   '{{- if has .Release.Namespace .Values.watchNamespaces }}',
   '{{- fail (printf "watchNamespaces lists %q, the release\'s own namespace: PodSets there could use the operator\'s Secrets; watch other namespaces only" .Release.Namespace) }}',
+  '{{- end }}',
+  // An egress rule with no peers allows every address: never render one.
+  '{{- if empty .Values.apiServerCIDRs }}',
+  '{{- fail "apiServerCIDRs: the API server addresses are required (kubectl get endpoints kubernetes -n default, each as IP/32)" }}',
   '{{- end }}',
   '{{- if not (has .Values.stateSource (list "" "projection" "api")) }}',
   '{{- fail (printf "stateSource: %q is not a state source: leave it empty (the projection) or set api" .Values.stateSource) }}',

@@ -25,6 +25,8 @@ import {
   packageVersion,
   staleFiles,
 } from '../../scripts/gen-chart.ts';
+import type { K8sObject } from './manifests.ts';
+import { allowed, type Endpoint, type NetworkPolicy } from './network-policy.ts';
 import { secondApplyChanges, type RunKubectl } from './second-apply.ts';
 
 interface Obj {
@@ -354,6 +356,35 @@ test(
       wrong.stderr,
       /stateSource: "API" is not a state source: leave it empty \(the projection\) or set api/,
     );
+  },
+);
+
+test(
+  'apiServerCIDRs are the only addresses the apps reach on 443/6443; an empty list is refused',
+  needsHelm,
+  async () => {
+    const r = await renderInOps(['--set', 'apiServerCIDRs={10.0.0.11/32,10.0.0.12/32}']);
+    assert.equal(r.code, 0, r.stderr);
+    const rendered = objects(r.stdout) as unknown as K8sObject[];
+    const policies = rendered.filter((o): o is NetworkPolicy => o.kind === 'NetworkPolicy');
+    const worker: Endpoint = {
+      kind: 'pod',
+      namespace: 'ops',
+      labels: { 'app.kubernetes.io/name': 'podset-operator', 'app.kubernetes.io/component': 'worker' },
+    };
+    const at = (ip: string): Endpoint => ({ kind: 'external', ip });
+    assert.ok(allowed(policies, worker, at('10.0.0.11'), 6443));
+    assert.ok(allowed(policies, worker, at('10.0.0.12'), 443));
+    assert.ok(!allowed(policies, worker, at('10.0.0.13'), 443), 'no other address');
+    assert.ok(!allowed(policies, worker, at('192.0.2.1'), 443), 'not the placeholder');
+    for (const empty of [
+      ['--set', 'apiServerCIDRs=null'],
+      ['--set-json', 'apiServerCIDRs=[]'],
+    ]) {
+      const refused = await renderInOps(empty);
+      assert.notEqual(refused.code, 0, empty.join(' '));
+      assert.match(refused.stderr, /apiServerCIDRs: the API server addresses are required/);
+    }
   },
 );
 
