@@ -210,7 +210,14 @@ if (values.dashboard) {
     startApp(
       'dashboard',
       path.join(repo, 'apps/dashboard/src/main.ts'),
-      { ...common, DASHBOARD_PORT: String(port), DASHBOARD_HOST: '127.0.0.1', DASHBOARD_TOKEN: token },
+      {
+        ...common,
+        DASHBOARD_PORT: String(port),
+        DASHBOARD_HOST: '127.0.0.1',
+        // Served over plain HTTP on localhost: a Secure cookie would never come back.
+        DASHBOARD_SECURE_COOKIE: 'false',
+        DASHBOARD_TOKEN: token,
+      },
       logDir,
     ),
   );
