@@ -145,7 +145,7 @@ function templated(o: Manifest, external: boolean, scope = ''): string {
         'gm',
       ),
       (_m, indent: string) =>
-        `{{- range ${v}.apiServerCIDRs }}\n${indent}- ipBlock:\n${indent}    cidr: {{ . | quote }}\n{{- end }}`,
+        `{{- range include "podset.apiServerCIDRs" ${scope === '' ? '.' : scope} | fromJsonArray }}\n${indent}- ipBlock:\n${indent}    cidr: {{ . | quote }}\n{{- end }}`,
     )
     .replace(
       /^( *)- "?@@redis-maxmemory@@"?$/gm,
@@ -220,11 +220,11 @@ function valuesYaml(base: readonly Manifest[]): string {
     '# cluster-scoped object but the CRD (install it beforehand and pass --skip-crds where you may not).',
     'namespaced: false',
     "# The API server's addresses, the only ones the apps may reach on 443 and 6443 (the NetworkPolicy",
-    '# podset-api-server-egress): `kubectl get endpoints kubernetes -n default`, each as IP/32. The default',
-    '# (TEST-NET-1) matches no cluster: set it, or a network plugin that enforces NetworkPolicy keeps the',
-    '# apps from the API server.',
-    'apiServerCIDRs:',
-    `  - ${API_SERVER_PLACEHOLDER}`,
+    '# podset-api-server-egress), each as IP/32. Empty: read from the cluster at install and upgrade (the',
+    '# `kubernetes` Endpoints in `default`); a render without cluster access (helm template, --dry-run,',
+    '# GitOps tools) then fails: set them, from',
+    "#   kubectl get endpoints kubernetes -n default -o jsonpath='{.subsets[*].addresses[*].ip}'",
+    'apiServerCIDRs: []',
     "# Where the workers read a PodSet's state (STATE_SOURCE on the watcher and the workers alike). Empty:",
     "# the default, the watcher's projection in Redis; `api`: the fallback, a GET and a LIST per reconcile.",
     "stateSource: ''",
@@ -250,10 +250,6 @@ const ALL_WITH_WATCHED = [
   '{{- if has .Release.Namespace .Values.watchNamespaces }}',
   '{{- fail (printf "watchNamespaces lists %q, the release\'s own namespace: PodSets there could use the operator\'s Secrets; watch other namespaces only" .Release.Namespace) }}',
   '{{- end }}',
-  // An egress rule with no peers allows every address: never render one.
-  '{{- if empty .Values.apiServerCIDRs }}',
-  '{{- fail "apiServerCIDRs: the API server addresses are required (kubectl get endpoints kubernetes -n default, each as IP/32)" }}',
-  '{{- end }}',
   '{{- if not (has .Values.stateSource (list "" "projection" "api")) }}',
   '{{- fail (printf "stateSource: %q is not a state source: leave it empty (the projection) or set api" .Values.stateSource) }}',
   '{{- end }}',
@@ -266,6 +262,28 @@ const ALL_WITH_WATCHED = [
  * and client buffers. In mb when it is a whole number of them (as k8s/ writes it), else in bytes.
  */
 const HELPERS = [
+  // The API server's addresses as a JSON list: apiServerCIDRs, or else the ready addresses of the
+  // `kubernetes` Endpoints (the API server keeps them current in every cluster), looked up at install and
+  // upgrade; IPv6 ones as /128. Never empty: an egress rule with no peers allows every address.
+  '{{- define "podset.apiServerCIDRs" -}}',
+  '{{- $cidrs := .Values.apiServerCIDRs | default list -}}',
+  '{{- if empty $cidrs -}}',
+  '{{- $ips := list -}}',
+  '{{- $endpoints := lookup "v1" "Endpoints" "default" "kubernetes" -}}',
+  '{{- range $subset := dig "subsets" list $endpoints -}}',
+  '{{- range $address := dig "addresses" list $subset -}}',
+  '{{- $ips = append $ips (dig "ip" "" $address) -}}',
+  '{{- end -}}',
+  '{{- end -}}',
+  '{{- range $ip := without (uniq $ips) "" -}}',
+  '{{- $cidrs = append $cidrs (printf "%s/%s" $ip (ternary "128" "32" (contains ":" $ip))) -}}',
+  '{{- end -}}',
+  '{{- end -}}',
+  '{{- if empty $cidrs -}}',
+  `{{- fail "apiServerCIDRs: empty, and no API server address found in the cluster (helm template, --dry-run and GitOps tools that render offline cannot look it up): set apiServerCIDRs to each address as IP/32, from kubectl get endpoints kubernetes -n default -o jsonpath='{.subsets[*].addresses[*].ip}'" -}}`,
+  '{{- end -}}',
+  '{{- toJson $cidrs -}}',
+  '{{- end -}}',
   '{{- define "podset.redisMaxmemory" -}}',
   '{{- $limit := toString ((.Values.redis.resources).limits).memory -}}',
   '{{- if not (regexMatch "^[0-9]+(Ki|Mi|Gi|Ti|k|M|G|T)?$" $limit) -}}',

@@ -116,10 +116,12 @@ test('the chart is what scripts/gen-chart.ts makes of k8s/ (npm run gen:chart to
 
 const NAMESPACED = ['--set', 'namespaced=true', '--set', 'watchNamespaces={team-a,team-b}'];
 const EXTERNAL = ['--set', 'externalRedis.enabled=true', '--set', 'externalRedis.secretName=redis-conn'];
+/** The API server address k8s/ ships: a render without a cluster to look it up in needs it given. */
+const API_SERVER = ['--set', 'apiServerCIDRs={192.0.2.1/32}'];
 
 test('helm lint --strict passes, with the default values and with the new ones', needsHelm, async () => {
   for (const values of [[], NAMESPACED, EXTERNAL, [...NAMESPACED, ...EXTERNAL]]) {
-    const r = await helm(['lint', '--strict', CHART_DIR, ...values]);
+    const r = await helm(['lint', '--strict', CHART_DIR, ...API_SERVER, ...values]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
   }
@@ -155,7 +157,16 @@ test(
   needsHelm,
   async () => {
     for (const values of [[], NAMESPACED, EXTERNAL, [...NAMESPACED, ...EXTERNAL]]) {
-      const r = await helm(['template', 'podset-operator', CHART_DIR, '--include-crds', '-n', NS, ...values]);
+      const r = await helm([
+        'template',
+        'podset-operator',
+        CHART_DIR,
+        '--include-crds',
+        '-n',
+        NS,
+        ...API_SERVER,
+        ...values,
+      ]);
       assert.equal(r.code, 0, r.stderr);
       const v12 = parseAllDocuments(r.stdout)
         .map((d) => d.toJS() as Obj | null)
@@ -186,7 +197,16 @@ for (const [what, dir, values] of [
     `helm template with ${what} gives the objects kubectl kustomize gives (${path.relative(REPO, dir)})`,
     needsHelm,
     async () => {
-      const r = await helm(['template', 'podset-operator', CHART_DIR, '--include-crds', '-n', NS, ...values]);
+      const r = await helm([
+        'template',
+        'podset-operator',
+        CHART_DIR,
+        '--include-crds',
+        '-n',
+        NS,
+        ...API_SERVER,
+        ...values,
+      ]);
       assert.equal(r.code, 0, r.stderr);
       const rendered = byKey(objects(r.stdout).map(withoutHookAnnotations));
       const want = byKey(asReleased(kustomizeObjects(dir) as unknown as Obj[]));
@@ -222,6 +242,7 @@ for (const [what, values, namespaces] of [
           '--include-crds',
           '-n',
           NS,
+          ...API_SERVER,
           ...values,
         ]);
         assert.equal(r.code, 0, r.stderr);
@@ -244,8 +265,8 @@ for (const [what, values, namespaces] of [
 }
 
 /** `helm template` of the chart as a release in the namespace `ops`, with these flags. */
-function renderInOps(args: string[]): ReturnType<typeof helm> {
-  return helm(['template', 'podset-operator', CHART_DIR, '-n', 'ops', ...args]);
+function renderInOps(args: string[], apiServer = API_SERVER): ReturnType<typeof helm> {
+  return helm(['template', 'podset-operator', CHART_DIR, '-n', 'ops', ...apiServer, ...args]);
 }
 
 interface Workload extends Obj {
@@ -360,10 +381,10 @@ test(
 );
 
 test(
-  'apiServerCIDRs are the only addresses the apps reach on 443/6443; an empty list is refused',
+  'apiServerCIDRs are the only addresses the apps reach on 443/6443; empty with no cluster to look them up in, the render fails and says how to find them',
   needsHelm,
   async () => {
-    const r = await renderInOps(['--set', 'apiServerCIDRs={10.0.0.11/32,10.0.0.12/32}']);
+    const r = await renderInOps([], ['--set', 'apiServerCIDRs={10.0.0.11/32,10.0.0.12/32}']);
     assert.equal(r.code, 0, r.stderr);
     const rendered = objects(r.stdout) as unknown as K8sObject[];
     const policies = rendered.filter((o): o is NetworkPolicy => o.kind === 'NetworkPolicy');
@@ -377,13 +398,18 @@ test(
     assert.ok(allowed(policies, worker, at('10.0.0.12'), 443));
     assert.ok(!allowed(policies, worker, at('10.0.0.13'), 443), 'no other address');
     assert.ok(!allowed(policies, worker, at('192.0.2.1'), 443), 'not the placeholder');
-    for (const empty of [
-      ['--set', 'apiServerCIDRs=null'],
-      ['--set-json', 'apiServerCIDRs=[]'],
-    ]) {
-      const refused = await renderInOps(empty);
+    // The default (empty) and an explicit empty list: helm template has no cluster, so the lookup finds
+    // nothing, and an egress rule without peers would allow every address.
+    for (const empty of [[], ['--set', 'apiServerCIDRs=null'], ['--set-json', 'apiServerCIDRs=[]']]) {
+      const refused = await renderInOps([], empty);
       assert.notEqual(refused.code, 0, empty.join(' '));
-      assert.match(refused.stderr, /apiServerCIDRs: the API server addresses are required/);
+      assert.match(refused.stderr, /apiServerCIDRs: empty, and no API server address found in the cluster/);
+      assert.ok(
+        refused.stderr.includes(
+          "kubectl get endpoints kubernetes -n default -o jsonpath='{.subsets[*].addresses[*].ip}'",
+        ),
+        refused.stderr,
+      );
     }
   },
 );
@@ -503,6 +529,27 @@ test(
       }
     }, 50);
     try {
+      // The API server's Endpoints, as a real cluster has them (kube-sim keeps none): the chart's default
+      // apiServerCIDRs (empty) is filled from them, every ready address of every subset, IPv6 as /128.
+      sim.cluster.create('endpoints', {
+        apiVersion: 'v1',
+        kind: 'Endpoints',
+        metadata: { name: 'kubernetes', namespace: 'default' },
+        subsets: [
+          {
+            addresses: [{ ip: '172.18.0.2' }, { ip: '172.18.0.3' }],
+            notReadyAddresses: [{ ip: '172.18.0.9' }],
+            ports: [{ name: 'https', port: 6443, protocol: 'TCP' }],
+          },
+          { addresses: [{ ip: 'fd00::2' }], ports: [{ name: 'https', port: 443, protocol: 'TCP' }] },
+        ],
+      } as KubeObject);
+      const apiServerPeers = (ns: string) =>
+        (
+          sim.cluster.get('networkpolicies.networking.k8s.io', ns, 'podset-api-server-egress') as
+            { spec?: { egress?: { to?: { ipBlock?: { cidr: string } }[] }[] } } | undefined
+        )?.spec?.egress?.[0]?.to?.map((peer) => peer.ipBlock?.cidr);
+      const looked = ['172.18.0.2/32', '172.18.0.3/32', 'fd00::2/128'];
       // Release one: cluster-wide RBAC, watching shop. Release two: namespaced, watching web.
       for (const ns of ['shop', 'web'])
         sim.cluster.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
@@ -522,6 +569,7 @@ test(
       );
       assert.equal(one.code, 0, one.stdout + one.stderr);
       assert.match(one.stdout, /STATUS: deployed/);
+      assert.deepEqual(apiServerPeers(NS), looked, "apiServerCIDRs looked up in the cluster's Endpoints");
       // The Role that may create Secrets was there for the Job, and went with it once it succeeded.
       assert.ok(secretInitRoles.has(NS), 'the secret-init Role existed during the install');
       for (const kind of [
@@ -568,10 +616,13 @@ test(
           ...kc,
           '--set',
           'watchNamespaces={db}',
+          '--set',
+          'apiServerCIDRs={10.96.0.1/32}',
         ],
         env,
       );
       assert.equal(three.code, 0, three.stdout + three.stderr);
+      assert.deepEqual(apiServerPeers('team-db'), ['10.96.0.1/32'], 'an explicit apiServerCIDRs wins');
       const bindingThree = sim.cluster.get(
         'clusterrolebindings.rbac.authorization.k8s.io',
         undefined,
@@ -617,6 +668,12 @@ test(
       const redisPassword = () =>
         (sim.cluster.get('secrets', NS, 'podset-redis') as { data?: { password?: string } } | undefined)?.data
           ?.password;
+      // The API server moves: the upgrade looks its addresses up again.
+      const endpoints = sim.cluster.get('endpoints', 'default', 'kubernetes') as KubeObject;
+      sim.cluster.update('endpoints', {
+        ...endpoints,
+        subsets: [{ addresses: [{ ip: '172.18.0.7' }], ports: [{ port: 6443, protocol: 'TCP' }] }],
+      } as KubeObject);
       const up = await helm(
         [
           'upgrade',
@@ -633,6 +690,7 @@ test(
       );
       assert.equal(up.code, 0, up.stdout + up.stderr);
       assert.match(up.stdout, /REVISION: 2/);
+      assert.deepEqual(apiServerPeers(NS), ['172.18.0.7/32'], 'the upgrade follows the Endpoints');
       assert.equal(
         sim.cluster.get('roles.rbac.authorization.k8s.io', NS, 'podset-redis-secret-init'),
         undefined,

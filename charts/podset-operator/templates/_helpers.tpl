@@ -1,5 +1,24 @@
 # GENERATED from k8s/ by `npm run gen:chart`. Do not edit by hand: edit k8s/ and regenerate
 # (a test fails if this chart is stale).
+{{- define "podset.apiServerCIDRs" -}}
+{{- $cidrs := .Values.apiServerCIDRs | default list -}}
+{{- if empty $cidrs -}}
+{{- $ips := list -}}
+{{- $endpoints := lookup "v1" "Endpoints" "default" "kubernetes" -}}
+{{- range $subset := dig "subsets" list $endpoints -}}
+{{- range $address := dig "addresses" list $subset -}}
+{{- $ips = append $ips (dig "ip" "" $address) -}}
+{{- end -}}
+{{- end -}}
+{{- range $ip := without (uniq $ips) "" -}}
+{{- $cidrs = append $cidrs (printf "%s/%s" $ip (ternary "128" "32" (contains ":" $ip))) -}}
+{{- end -}}
+{{- end -}}
+{{- if empty $cidrs -}}
+{{- fail "apiServerCIDRs: empty, and no API server address found in the cluster (helm template, --dry-run and GitOps tools that render offline cannot look it up): set apiServerCIDRs to each address as IP/32, from kubectl get endpoints kubernetes -n default -o jsonpath='{.subsets[*].addresses[*].ip}'" -}}
+{{- end -}}
+{{- toJson $cidrs -}}
+{{- end -}}
 {{- define "podset.redisMaxmemory" -}}
 {{- $limit := toString ((.Values.redis.resources).limits).memory -}}
 {{- if not (regexMatch "^[0-9]+(Ki|Mi|Gi|Ti|k|M|G|T)?$" $limit) -}}
