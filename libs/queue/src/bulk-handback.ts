@@ -32,8 +32,11 @@ const DELETE_NEXT_IF_UNCHANGED = luaScriptOf(new URL('./lua/delete-next-if-uncha
  * arrived while the job was active was stored by BullMQ as the key's next job (dedup-next, created only
  * when this job finishes). Left there, a live request would wait for this bulk job's turn; so it is
  * folded into the delayed job — through ReconcileQueue.request, which merges it (live raises the
- * priority, the earliest due time wins) — and the stored copy is then dropped, unless someone changed
- * or replaced it meanwhile (then it stays and causes one more reconcile: never a lost request).
+ * priority, the earliest due time wins). The stored copy is dropped first, and only if nobody changed or
+ * replaced it meanwhile (else it stays and causes one more reconcile: never a lost request). Dropped after
+ * the fold instead, the job — due at once — could run and finish in between, and BullMQ would turn the
+ * stored copy into a second reconcile. Dropped first, the request is still served if the fold then fails:
+ * the handed-back job has not run since the request came, and it runs after it (at its own priority).
  */
 export async function foldStoredNext(key: string, queue: ReconcileQueue, client: RedisClient): Promise<void> {
   const nextKey = bullKeys(queue.jobPrefix).dedupNext(key);
@@ -45,11 +48,12 @@ export async function foldStoredNext(key: string, queue: ReconcileQueue, client:
   } catch {
     return; // not ours to fold: BullMQ creates it after this job and the worker rejects it then
   }
+  const dropped = await runScript(client, DELETE_NEXT_IF_UNCHANGED, [nextKey], [jid, data, opts]);
+  if (dropped !== 1) return; // changed or replaced meanwhile: it stays, and runs after this job
   await queue.request(key, {
     source: next.source,
     delayMs: Math.max(0, next.dueAt - Date.now()),
     ...(next.reasons !== undefined && next.reasons.length > 0 ? { reason: next.reasons.at(-1) } : {}),
     ...(next.rv !== undefined ? { rv: next.rv } : {}),
   });
-  await runScript(client, DELETE_NEXT_IF_UNCHANGED, [nextKey], [jid, data, opts]);
 }

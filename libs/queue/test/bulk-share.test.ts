@@ -348,3 +348,33 @@ test('a request stored while a bulk job was active is folded into it when it is 
     await queue.close();
   }
 });
+
+test('the fold drops the stored copy before it makes the handed-back job due (else the job could run and finish in between, and BullMQ would run the copy too)', async () => {
+  const queueName = `bulk${++n}`;
+  const queue = new ReconcileQueue({ connection: redis.url, queueName, attempts: 1 });
+  const manual = new Worker(queueName, null, { connection: { url: redis.url }, prefix: queue.prefix });
+  const client = new Redis(redis.url);
+  try {
+    await queue.request('ns/web', { source: 'bulk', reason: 'resync' });
+    const job = await manual.getNextJob('tok');
+    assert.equal(job?.name, 'ns/web');
+    await queue.request('ns/web', { source: 'live', reason: 'pod deleted' });
+    const nextKey = bullKeys(queue.jobPrefix).dedupNext('ns/web');
+    assert.equal(await raw.exists(nextKey), 1, 'stored as the next job');
+    await job.moveToDelayed(Date.now() + 10_000, 'tok');
+    // What the stored copy looked like at the moment the fold's request could make the job due.
+    const storedAtFold: number[] = [];
+    const request = queue.request.bind(queue);
+    queue.request = async (key, opts) => {
+      storedAtFold.push(await raw.exists(nextKey));
+      return request(key, opts);
+    };
+    await foldStoredNext('ns/web', queue, client);
+    assert.deepEqual(storedAtFold, [0], 'one fold, made after the stored copy was gone');
+    assert.equal((await queue.queue.getJob(job.id!))!.priority, PRIORITY.live, 'and the fold raised the job');
+  } finally {
+    await manual.close();
+    client.disconnect();
+    await queue.close();
+  }
+});
