@@ -30,6 +30,7 @@ import { createMetrics } from './metrics.ts';
 import { buildOverview } from './overview.ts';
 import { securityHeaders } from './security-headers.ts';
 import { podSetPage } from './podset-page.ts';
+import { readOnlyScripts } from './read-only-scripts.ts';
 import { buildPodSetDetail, nameProblem } from './podset.ts';
 import { listPodSetsInScope, probePodSets } from './podset-scope.ts';
 
@@ -97,6 +98,7 @@ export async function startDashboard(
   }
   // BullMQ shares a client it is given: ours to disconnect on close.
   const queueRedis = connector.client({ maxRetriesPerRequest: null });
+  if (settings.readOnly) readOnlyScripts(queueRedis);
   const queue = new Queue(settings.queueName, { connection: queueRedis, prefix: settings.queuePrefix });
   let lastRedisError = '';
   const redisError = (err: Error) => {
@@ -108,6 +110,7 @@ export async function startDashboard(
   // Our own client for the event log and probes: a command waits for at most one reconnect attempt
   // (and every caller bounds it with a timeout) instead of queueing while Redis is away.
   const redis = connector.client({ maxRetriesPerRequest: 1 });
+  if (settings.readOnly) readOnlyScripts(redis);
   redis.on('error', redisError);
 
   // Scrape-time reads: the queue from Redis, the PodSets from the API (kube is built below, with the

@@ -395,8 +395,8 @@ export class Projection {
     const out = (await runScript(
       this.#client,
       READ,
-      [k.podset, k.pods, k.expect, this.readyKey],
-      [String(Date.now())],
+      [k.pods, k.expect],
+      [String(Date.now()), k.podset, this.readyKey],
     )) as [number, string, ...string[]];
     if (out[0] !== 1) return undefined;
     const rest = out.slice(2) as string[];
