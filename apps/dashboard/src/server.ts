@@ -61,6 +61,8 @@ export interface DashboardSettings {
   namespaces?: readonly string[];
   /** Unauthenticated /metrics, /healthz, /readyz on their own port; 0: none, -1: a free port. */
   httpPort: number;
+  /** Where that port listens (HTTP_HOST); default: the dashboard's host. */
+  httpHost?: string;
   kubeQps: number;
   kubeBurst: number;
 }
@@ -402,7 +404,11 @@ export async function startDashboard(
     });
     await new Promise<void>((resolve, reject) => {
       probeServer!.once('error', reject);
-      probeServer!.listen(settings.httpPort === -1 ? 0 : settings.httpPort, settings.host, resolve);
+      probeServer!.listen(
+        settings.httpPort === -1 ? 0 : settings.httpPort,
+        settings.httpHost ?? settings.host,
+        resolve,
+      );
     });
     httpPort = (probeServer.address() as AddressInfo).port;
   }
@@ -413,6 +419,7 @@ export async function startDashboard(
     {
       url,
       httpPort,
+      ...(probeServer !== undefined ? { httpHost: (probeServer.address() as AddressInfo).address } : {}),
       queue: `${settings.queuePrefix}:${settings.queueName}`,
       eventLog: settings.eventLogKeys,
       readOnly: settings.readOnly,

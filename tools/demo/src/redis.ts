@@ -1,6 +1,9 @@
 // The Redis of `npm run demo` and `npm run operator`: REDIS_URL when set, else a redis-server of our own
-// on a free port.
+// on a free port, with a password made for this run (as in a cluster: whoever reaches the port, another
+// user of the machine or a container, cannot read or write the queue without it). The apps get it in
+// REDIS_URL; the banner shows the URL without it.
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { redactUrl } from '@podset/config';
 import { startRedis } from '@podset/testkit';
 
@@ -30,7 +33,7 @@ export async function demoRedis(
     );
   }
   // Out of the terminal's process group: Ctrl-C must not stop it under the workers still draining into it.
-  const server = await startRedis({ detached: true });
+  const server = await startRedis({ detached: true, password: randomBytes(24).toString('base64url') });
   return {
     url: server.url,
     shown: redactUrl(server.url),
