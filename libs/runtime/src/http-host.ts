@@ -8,7 +8,7 @@ import { optionalStr } from '@podset/config';
 export const httpHostEnv = {
   HTTP_HOST: optionalStr({
     description:
-      'Address the metrics/probe port (HTTP_PORT) listens on; default 127.0.0.1 outside a cluster, 0.0.0.0 in a pod (KUBERNETES_SERVICE_HOST set); k8s/, the chart and compose set 0.0.0.0',
+      'Address the metrics/probe port (HTTP_PORT) listens on; default 127.0.0.1 outside a cluster, 0.0.0.0 in a pod (KUBERNETES_SERVICE_HOST set); k8s/ and the chart set 0.0.0.0 (compose: inside each container, where its healthchecks ask)',
   }),
 } as const;
 
