@@ -53,12 +53,19 @@ const JOB_KEY_SUFFIXES = [
   'rl:*',
 ];
 
-/** Commands every app needs: connect, run scripts, read; INFO (BullMQ and ioredis ask it at connect). */
-const BASE_COMMANDS = [
-  '-@all',
-  '+@connection',
-  '+@read',
-  '+@scripting',
+/** Every app: connect, read, run scripts (key permissions still apply to each command a script runs). */
+const READ_COMMANDS = ['-@all', '+@connection', '+@read', '+@scripting'];
+
+/** The watcher and the workers: writes and MULTI/EXEC too. */
+const WRITE_COMMANDS = ['+@write', '+@transaction'];
+
+/**
+ * Then, for every app: never FLUSHALL, KEYS, CONFIG SET, DEBUG… (-@dangerous), no functions or script
+ * flushes; but INFO (BullMQ and ioredis ask it at connect), CONFIG GET (the maxmemory-policy check at
+ * start) and naming one's own connection.
+ */
+const LAST_COMMANDS = [
+  '-@dangerous',
   '-function',
   '-script|flush',
   '-script|kill',
@@ -68,17 +75,6 @@ const BASE_COMMANDS = [
   '+client|getname',
   '+client|id',
   '+client|info',
-];
-
-/** Writers: also the write, stream, transaction and blocking commands (never FLUSHALL, KEYS, CONFIG SET…). */
-const WRITE_COMMANDS = [
-  '+@write',
-  '+@stream',
-  '+@transaction',
-  '+@blocking',
-  '-@dangerous',
-  '+info',
-  '+config|get',
 ];
 
 function eventLogOf(scope: AclScope, q: string): string {
@@ -95,7 +91,7 @@ export function aclRules(app: AppUser, scope: AclScope): string[] {
   switch (app) {
     case 'watcher':
       keys.push(`~${q}*`, ...(eventLog.startsWith(q) ? [] : [`~${eventLog}`]));
-      commands = [...BASE_COMMANDS, ...WRITE_COMMANDS];
+      commands = [...READ_COMMANDS, ...WRITE_COMMANDS, ...LAST_COMMANDS];
       break;
     case 'worker':
       keys.push(
@@ -107,15 +103,16 @@ export function aclRules(app: AppUser, scope: AclScope): string[] {
         `%RW~${q}proj:req:*`,
         `%RW~${eventLog}`,
       );
-      commands = [...BASE_COMMANDS, ...WRITE_COMMANDS];
+      commands = [...READ_COMMANDS, ...WRITE_COMMANDS, ...LAST_COMMANDS];
       break;
     case 'dashboard':
       keys.push(`%R~${q}*`, ...(eventLog.startsWith(q) ? [] : [`%R~${eventLog}`]));
       if (scope.dashboardWrites === true) {
         keys.push(...jobKeys);
-        commands = [...BASE_COMMANDS, ...WRITE_COMMANDS, '+client|list'];
+        commands = [...READ_COMMANDS, ...WRITE_COMMANDS, ...LAST_COMMANDS, '+client|list'];
       } else {
-        commands = [...BASE_COMMANDS, '+client|list'];
+        // bull-board's list of workers (CLIENT LIST) is read-only.
+        commands = [...READ_COMMANDS, ...LAST_COMMANDS, '+client|list'];
       }
       break;
   }
