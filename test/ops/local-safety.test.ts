@@ -1,5 +1,5 @@
 // Local development as safe as a cluster: the Redis that `npm run demo` and `npm run operator` start
-// requires a password made for the run, and an app outside a cluster serves its metrics and probes on
+// requires a password made for the run and gives each app a user of its own, and an app outside a cluster serves its metrics and probes on
 // 127.0.0.1 only (HTTP_HOST=0.0.0.0, as the manifests set, opens them to the network).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -25,6 +25,17 @@ test('the demo/operator redis-server refuses a client without its password', asy
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     assert.equal(await client.ping(), 'PONG');
     client.disconnect();
+    // Each app gets a user of its own: the dashboard's may not write.
+    const dashboardEnv = redis.appEnv('dashboard');
+    assert.equal(dashboardEnv.REDIS_USERNAME, 'podset-dashboard');
+    assert.ok(!(dashboardEnv.REDIS_URL ?? '').includes('@'), 'the apps get the password apart from the URL');
+    const dashboard = new Redis(dashboardEnv.REDIS_URL!, {
+      username: dashboardEnv.REDIS_USERNAME!,
+      password: dashboardEnv.REDIS_PASSWORD!,
+      maxRetriesPerRequest: 1,
+    });
+    await assert.rejects(() => dashboard.set('podset:podset-reconcile:wait', 'x'), /NOPERM/);
+    dashboard.disconnect();
   } finally {
     await redis.close();
   }
