@@ -9,7 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { aclFile, aclUsername, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type AppUser } from '@podset/queue';
+import {
+  aclFile,
+  aclSetUserArgs,
+  aclUsername,
+  DEFAULT_PREFIX,
+  DEFAULT_QUEUE_NAME,
+  type AppUser,
+} from '@podset/queue';
 import { dashboardUrl, newToken, startDashboardProc, waitForLog } from '../ops/support.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
@@ -157,4 +164,43 @@ test('with their own users the apps log their refusals, converge, and converge a
     assert.deepEqual(denied, [], `${p.name} met no NOPERM in its work`);
   }
   for (const p of [watcher, worker, dashboard]) assert.equal((await p.stop(10_000)).code, 0, p.describe());
+});
+
+test('a dashboard allowed queue actions (DASHBOARD_READ_ONLY=false) with the writes rules cleans jobs, and no more', async () => {
+  // The same app's rules for the other mode, as `npm run redis-acl -- --dashboard-writes` gives them.
+  const password = 'dashboard-rw-' + newToken();
+  const [, ...rules] = aclSetUserArgs('dashboard', { prefix, queueName, dashboardWrites: true }, password);
+  const admin = new Redis(env.redis.url, { maxRetriesPerRequest: 1 });
+  await admin.call('ACL', 'SETUSER', 'podset-dashboard-rw', ...rules);
+  admin.disconnect();
+  const token = newToken();
+  const dashboard = startDashboardProc(env, 'dashboard-acl-rw', {
+    REDIS_URL: address,
+    REDIS_USERNAME: 'podset-dashboard-rw',
+    REDIS_PASSWORD: password,
+    DASHBOARD_READ_ONLY: 'false',
+    DASHBOARD_TOKEN: token,
+    HTTP_PORT: '0',
+  });
+  await waitForLog(dashboard, 'redis ACL: user podset-dashboard-rw is refused writing to Redis');
+  const url = await dashboardUrl(dashboard);
+  for (const action of ['clean/completed', 'retry/failed']) {
+    const res = await fetch(`${url}/queues/api/queues/${queueName}/${action}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(res.status, 200, `${action}: ${await res.text()}`);
+  }
+  const denied = dashboard.lines().filter((l) => l.includes('NOPERM') && !l.includes('redis ACL: user'));
+  assert.deepEqual(denied, [], 'its queue actions met no NOPERM');
+  const rw = new Redis(env.redis.port, '127.0.0.1', {
+    username: 'podset-dashboard-rw',
+    password,
+    maxRetriesPerRequest: 1,
+  });
+  await refused('the writing dashboard writing a projected PodSet', () =>
+    rw.set(`${Q}proj:ps:default/web`, '{}'),
+  );
+  rw.disconnect();
+  assert.equal((await dashboard.stop(10_000)).code, 0, dashboard.describe());
 });
