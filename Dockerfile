@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # The podset-operator image and, as a separate target, kube-sim for docker-compose's local cluster.
 # Sources run as they are on Node 24's type stripping (no build step); the app is chosen by the command.
 #
@@ -38,7 +37,8 @@ FROM ${NODE_IMAGE} AS kube-sim-deps
 WORKDIR /app
 COPY --from=manifests /manifests/ ./
 RUN npm ci --omit=dev --workspace=tools/kube-sim --no-audit --no-fund \
- && npm cache clean --force
+ && npm cache clean --force \
+ && mkdir -m 0700 /data-dir
 
 # 4. app: sources and production node_modules, run as an unprivileged numeric user (uid 1000 is the base
 #    image's `node` user; numeric so Kubernetes' runAsNonRoot can verify it).
@@ -67,6 +67,9 @@ FROM app AS kube-sim
 COPY --from=kube-sim-deps /app/node_modules ./node_modules
 COPY tools/kube-sim ./tools/kube-sim
 COPY --from=kube-sim-deps /app/tools/kube-sim ./tools/kube-sim
+# Where compose mounts kube-sim's --data-dir volume: an empty directory of the app user's, so that a new
+# named volume takes that owner (an image has no RUN after USER, hence a copy).
+COPY --from=kube-sim-deps --chown=1000:1000 /data-dir /var/lib/kube-sim
 EXPOSE 6443
 CMD ["node", "tools/kube-sim/src/main.ts"]
 

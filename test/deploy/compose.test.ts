@@ -2,16 +2,18 @@
 // published ports, and every app's environment against the app's own env spec; then kube-sim's compose
 // command line is run for real (on a loopback address its certificate doesn't name, like the
 // `kube-sim` service name) and the kubeconfigs it writes serve kubectl and a worker started with the
-// compose environment. `docker compose config` runs too when the compose plugin is installed.
+// compose environment. The compose this machine has (`docker compose` v2, else `docker-compose` 1.29) checks
+// the files with `config` too. test/compose/stack.compose-test.ts runs the stack itself.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { freePort, kubectl, startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { parse } from 'yaml';
+import { findCompose } from '../compose/cli.ts';
 import { envProblems, loadAppEnv, type PortUse, type Setting } from './env-specs.ts';
 import {
   ENTRIES,
@@ -42,9 +44,14 @@ interface Service {
   networks?: unknown;
 }
 
+interface Volume {
+  driver_opts?: { type?: string; device?: string; o?: string };
+}
+
 interface Compose {
+  name?: string;
   services: Record<string, Service>;
-  volumes?: Record<string, unknown>;
+  volumes?: Record<string, Volume | null>;
 }
 
 const compose = parse(readRepo('docker-compose.yml'), { merge: true }) as Compose;
@@ -66,9 +73,9 @@ function healthPort(s: Service): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-/** "127.0.0.1:8082:8082" → { host: '127.0.0.1', published: 8082, target: 8082 }. */
+/** "127.0.0.1:8082:8082" → { host: '127.0.0.1', published: 8082, target: 8082 } (`${VAR:-8082}`: its default). */
 function parsePort(p: string): { host: string | undefined; published: number; target: number } {
-  const parts = p.split(':');
+  const parts = p.replace(/\$\{\w+:-([^}]*)\}/g, '$1').split(':');
   if (parts.length !== 3)
     return { host: undefined, published: Number(parts[0]), target: Number(parts.at(-1)) };
   return { host: parts[0], published: Number(parts[1]), target: Number(parts[2]) };
@@ -89,6 +96,46 @@ function argAfter(argv: string[], flag: string): string | undefined {
   const i = argv.indexOf(flag);
   return i >= 0 ? argv[i + 1] : undefined;
 }
+
+/** kube-sim's `--kubeconfig-for IDENTITY=FILE` pairs: identity → file. */
+function kubeconfigFiles(argv: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  argv.forEach((a, i) => {
+    if (argv[i - 1] !== '--kubeconfig-for') return;
+    const eq = a.indexOf('=');
+    out.set(a.slice(0, eq), a.slice(eq + 1));
+  });
+  return out;
+}
+
+/** The named volume holding a path of a service's container, and the path inside that volume. */
+function volumeOf(s: Service, file: string): { source: string; rel: string; ro: boolean } | undefined {
+  const m = mounts(s).find(
+    (v) => compose.volumes && v.source in compose.volumes && file.startsWith(`${v.target}/`),
+  );
+  return m && { source: m.source, rel: file.slice(m.target.length), ro: m.ro };
+}
+
+/** Where kube-sim writes each identity's kubeconfig: identity → { volume, path in it }. */
+function kubeconfigVolumes(): Map<string, { source: string; rel: string }> {
+  const sim = services['kube-sim'] as Service;
+  const out = new Map<string, { source: string; rel: string }>();
+  for (const [identity, file] of kubeconfigFiles(sim.command ?? [])) {
+    const v = volumeOf(sim, file);
+    assert.ok(v, `kube-sim writes ${identity}'s kubeconfig ${file} into a named volume`);
+    assert.ok(!v.ro, `kube-sim mounts ${v.source} writable`);
+    out.set(identity, { source: v.source, rel: v.rel });
+  }
+  return out;
+}
+
+/** The kube-sim identity each service's KUBECONFIG must be (the dashboard reads only: viewer). */
+const IDENTITY_OF: Record<string, string> = {
+  watcher: 'watcher',
+  worker: 'worker',
+  dashboard: 'viewer',
+  crd: 'admin',
+};
 
 test('compose: redis with AOF and a redis-cli ping healthcheck, on a named volume', () => {
   const redis = services.redis;
@@ -201,33 +248,102 @@ for (const app of APPS) {
   });
 }
 
-test('compose: the apps read the kubeconfigs kube-sim writes into the shared volume', () => {
+test("compose: each app mounts one volume with only its own identity's kubeconfig, which kube-sim writes", () => {
   const sim = services['kube-sim'] as Service;
   const argv = sim.command ?? [];
   assert.equal(appOf(sim), 'kube-sim');
-  const dir = argAfter(argv, '--kubeconfig-dir');
-  assert.ok(dir, 'kube-sim writes one kubeconfig per identity');
   assert.match(
     argAfter(argv, '--advertise-url') ?? '',
     /^https:\/\/kube-sim:6443$/,
     'reachable by service name',
   );
   assert.equal(argAfter(argv, '--host'), '0.0.0.0', 'listens beyond its own loopback');
-  const simVolume = mounts(sim).find((m) => dir.startsWith(`${m.target}/`) || dir === m.target);
-  assert.ok(simVolume && compose.volumes && simVolume.source in compose.volumes, 'into a named volume');
-  for (const name of ['watcher', 'worker', 'crd']) {
+  const written = kubeconfigVolumes();
+  const sources = [...written.values()].map((v) => v.source);
+  assert.equal(new Set(sources).size, sources.length, 'a volume of its own for each identity');
+  for (const [name, identity] of Object.entries(IDENTITY_OF)) {
     const s = services[name] as Service;
     const kubeconfig = s.environment?.KUBECONFIG ?? '';
-    assert.equal(path.posix.dirname(kubeconfig), dir, `${name}: KUBECONFIG is one of kube-sim's kubeconfigs`);
-    const m = mounts(s).find((v) => v.source === simVolume.source);
-    assert.ok(
-      m && m.target === simVolume.target,
-      `${name} mounts the kubeconfig volume where kube-sim writes it`,
+    const own = written.get(identity);
+    assert.ok(own, `kube-sim writes the ${identity} kubeconfig ${name} uses`);
+    const v = volumeOf(s, kubeconfig);
+    assert.deepEqual(
+      v && { source: v.source, rel: v.rel },
+      own,
+      `${name}: KUBECONFIG ${kubeconfig} is the ${identity} kubeconfig kube-sim writes`,
     );
-    assert.ok(m.ro, `${name} mounts it read-only`);
+    assert.ok(v?.ro, `${name} mounts it read-only`);
+    const others = mounts(s).filter((m) => sources.includes(m.source) && m.source !== own.source);
+    assert.deepEqual(others, [], `${name} mounts no other identity's kubeconfig`);
   }
-  assert.equal(path.posix.basename(services.watcher?.environment?.KUBECONFIG ?? ''), 'watcher');
-  assert.equal(path.posix.basename(services.worker?.environment?.KUBECONFIG ?? ''), 'worker');
+  const admin = written.get('admin')?.source;
+  for (const [name, s] of Object.entries(services)) {
+    if (name === 'kube-sim' || name === 'crd') continue;
+    assert.ok(!mounts(s).some((m) => m.source === admin), `${name} cannot read the admin kubeconfig`);
+  }
+  // The files are 0600 (kube-sim writes them so) in volumes owned by the uid every reader runs as.
+  const uids = new Set(
+    ['kube-sim', ...Object.keys(IDENTITY_OF)].map((n) => services[n]?.user?.split(':')[0]),
+  );
+  assert.equal(uids.size, 1, 'kube-sim and every reader of a kubeconfig run as one numeric uid');
+  const [uid] = [...uids];
+  for (const source of sources) {
+    const opts = compose.volumes?.[source]?.driver_opts;
+    assert.equal(opts?.type, 'tmpfs', `${source} is kept in memory (tmpfs)`);
+    assert.match(opts?.o ?? '', new RegExp(`(^|,)uid=${uid}(,|$)`), `${source} is owned by uid ${uid}`);
+    assert.match(opts?.o ?? '', /(^|,)mode=0?700(,|$)/, `${source} is open to its owner only`);
+  }
+});
+
+test('compose: kube-sim keeps its identity and objects in a volume of its own (--data-dir), on disk', () => {
+  const sim = services['kube-sim'] as Service;
+  const dataDir = argAfter(sim.command ?? [], '--data-dir');
+  assert.ok(dataDir, 'kube-sim is started with --data-dir');
+  const m = mounts(sim).find((v) => v.target === dataDir || dataDir.startsWith(`${v.target}/`));
+  assert.ok(m && compose.volumes && m.source in compose.volumes, `${dataDir} is on a named volume`);
+  assert.ok(!m.ro, 'kube-sim writes it');
+  assert.equal(compose.volumes?.[m.source]?.driver_opts, undefined, `${m.source} is on disk, not tmpfs`);
+  for (const [name, s] of Object.entries(services)) {
+    if (name !== 'kube-sim')
+      assert.ok(!mounts(s).some((v) => v.source === m.source), `${name} cannot read it`);
+  }
+});
+
+test('compose: one file for docker-compose 1.29 and docker compose v2: no top-level name, the project name in .env', () => {
+  assert.equal(compose.name, undefined, 'docker-compose 1.29 refuses a top-level name');
+  const dotenv = readRepo('.env')
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.trim().startsWith('#'));
+  const vars = new Map(dotenv.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  assert.match(vars.get('COMPOSE_PROJECT_NAME') ?? '', /^[a-z0-9][a-z0-9_-]*$/);
+  // .env is committed: settings of compose itself only, never a secret.
+  assert.deepEqual(
+    [...vars.keys()].filter((k) => !k.startsWith('COMPOSE_')),
+    [],
+    '.env sets nothing but compose settings',
+  );
+  const ignored = readRepo('.dockerignore').split('\n');
+  assert.ok(ignored.includes('.env'), '.env stays out of the build context');
+  for (const file of ['.gitignore', '.dockerignore']) {
+    assert.ok(
+      readRepo(file).split('\n').includes('.kube-sim.kubeconfig'),
+      `${file} keeps out the admin kubeconfig the docs copy into the repository root`,
+    );
+  }
+});
+
+test('compose: the documented commands exist in both compose versions and copy the admin kubeconfig kube-sim writes', () => {
+  const admin = kubeconfigFiles(services['kube-sim']?.command ?? []).get('admin');
+  assert.ok(admin, 'kube-sim writes an admin kubeconfig');
+  for (const file of ['docs/deployment.md', 'docker-compose.yml']) {
+    const text = readRepo(file);
+    // `compose cp` is v2 only; `exec -T … cat` works in both.
+    assert.doesNotMatch(text, /compose cp\b/, `${file}: no \`compose cp\``);
+    assert.ok(
+      text.includes(`(umask 077; docker compose exec -T kube-sim cat ${admin} > .kube-sim.kubeconfig)`),
+      `${file} shows how to copy ${admin} out of kube-sim, owner-readable`,
+    );
+  }
 });
 
 test('docker-compose.kind.yml: kube-sim and its CRD job are off, the apps use a mounted kubeconfig', () => {
@@ -281,33 +397,50 @@ describe("kube-sim started with compose's command line", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  const simMounts = () => mounts(services['kube-sim'] as Service);
+  /** A path of kube-sim's container, on this machine: under the test's dir, its mount point created. */
+  function simPath(p: string): string {
+    const m = simMounts().find((v) => p.startsWith(`${v.target}/`));
+    if (m === undefined) return p;
+    mkdirSync(path.join(dir, m.target), { recursive: true });
+    return path.join(dir, p);
+  }
   /** The compose argv with the host, port, advertised URL and paths of this machine. */
   function localArgv(argv: string[]): string[] {
-    const volume = mounts(services['kube-sim'] as Service)[0]?.target ?? '';
     return argv.map((a, i) => {
       const prev = argv[i - 1];
       if (prev === '--host') return HOST;
       if (prev === '--port') return String(port);
       if (prev === '--advertise-url') return `https://${HOST}:${port}`;
-      return a.startsWith(volume) ? path.join(dir, a.slice(volume.length)) : a;
+      if (prev === '--kubeconfig-for')
+        return `${a.slice(0, a.indexOf('='))}=${simPath(a.slice(a.indexOf('=') + 1))}`;
+      return simPath(a);
     });
   }
-  const localPath = (p: string) =>
-    path.join(dir, p.slice((mounts(services['kube-sim'] as Service)[0]?.target ?? '').length));
+  /** A service's KUBECONFIG, on this machine: where kube-sim wrote it into the volume they share. */
+  function localKubeconfig(service: string): string {
+    const s = services[service] as Service;
+    const v = volumeOf(s, s.environment?.KUBECONFIG ?? '');
+    const simMount = simMounts().find((m) => m.source === v?.source);
+    assert.ok(v && simMount, `${service}'s kubeconfig is on a volume kube-sim mounts`);
+    return path.join(dir, simMount.target, v.rel);
+  }
 
-  test('it starts, and the CRD job and the apps can use the kubeconfigs it wrote', async () => {
+  /** Starts kube-sim with compose's command line (local paths) until it listens. */
+  async function startSim(): Promise<ChildProcess> {
     const argv = localArgv(services['kube-sim']?.command ?? []);
     assert.equal(argv[0], 'node');
-    sim = spawn(NODE, [...PRELOAD, ...argv.slice(1)], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(NODE, [...PRELOAD, ...argv.slice(1)], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    sim.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-    sim.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-    await waitFor(
-      'kube-sim to listen or exit',
-      () => /listening/.test(out) || sim?.exitCode !== null,
-      30_000,
-    );
+    p.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+    p.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+    await waitFor('kube-sim to listen or exit', () => /listening/.test(out) || p.exitCode !== null, 30_000);
     assert.match(out, /listening/, `kube-sim accepted compose's flags:\n${out}`);
+    return p;
+  }
+
+  test('it starts, and the CRD job and the apps can use the kubeconfigs it wrote', async () => {
+    sim = await startSim();
 
     // The CRD job: kubectl with the admin kubeconfig (server https://127.0.0.2:PORT, TLS verified by name).
     const crd = services.crd as Service;
@@ -315,7 +448,7 @@ describe("kube-sim started with compose's command line", () => {
       a.startsWith('/crds/') ? path.join(REPO, 'crds', a.slice(6)) : a,
     );
     await kubectl(crdArgs, {
-      kubeconfig: localPath(crd.environment?.KUBECONFIG ?? ''),
+      kubeconfig: localKubeconfig('crd'),
       cacheDir: path.join(dir, 'cache'),
     });
 
@@ -329,7 +462,7 @@ describe("kube-sim started with compose's command line", () => {
         PATH: process.env.PATH ?? '',
         HOME: dir,
         ...env,
-        KUBECONFIG: localPath(env.KUBECONFIG ?? ''),
+        KUBECONFIG: localKubeconfig('worker'),
         REDIS_URL: redis.url,
         HTTP_PORT: String(httpPort),
       },
@@ -354,24 +487,53 @@ describe("kube-sim started with compose's command line", () => {
     assert.ok(ready, `the worker became ready with compose's environment; its output:\n${wout.slice(-3000)}`);
     // Its requests reached kube-sim as the `worker` identity over TLS.
     await kubectl(['get', 'podsets', '-A'], {
-      kubeconfig: localPath(env.KUBECONFIG ?? ''),
+      kubeconfig: localKubeconfig('worker'),
       cacheDir: path.join(dir, 'cache'),
     });
   });
+
+  test('restarted as compose restarts it, it keeps its identity and the CRD: nothing to apply again', async () => {
+    assert.ok(sim, 'kube-sim ran');
+    const before = new Map(
+      Object.keys(IDENTITY_OF).map((n) => [n, readFileSync(localKubeconfig(n), 'utf8')]),
+    );
+    const exited = new Promise((r) => sim?.once('exit', r));
+    sim.kill('SIGTERM');
+    await exited;
+    sim = await startSim();
+    for (const [name, text] of before) {
+      // The same CA and token: the kubeconfig an app holds, or a user copied, stays valid.
+      assert.equal(readFileSync(localKubeconfig(name), 'utf8'), text, `${name}'s kubeconfig is unchanged`);
+    }
+    const crd = await kubectl(['get', 'crd', 'podsets.podset.io', '-o', 'name'], {
+      kubeconfig: localKubeconfig('crd'),
+      cacheDir: path.join(dir, 'cache'),
+    });
+    assert.equal(crd.stdout.trim(), 'customresourcedefinition.apiextensions.k8s.io/podsets.podset.io');
+  });
 });
 
-test('docker compose config accepts both files', (t) => {
-  const probe = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8' });
-  if (probe.status !== 0) {
-    t.skip(
-      'the docker compose plugin is not installed here (only the docker client is); the checks above stand in',
-    );
+test('the compose of this machine accepts docker-compose.yml (and, from v2.24, the kind override)', (t) => {
+  const cli = findCompose();
+  if (cli === undefined) {
+    // CI installs docker-compose (.ci/run), so there this never skips.
+    t.skip('neither docker compose (v2) nor docker-compose (1.29) is installed; the checks above stand in');
     return;
   }
-  const env = { ...process.env, DASHBOARD_TOKEN: 'test-token' };
-  for (const files of [['docker-compose.yml'], ['docker-compose.yml', 'docker-compose.kind.yml']]) {
-    const args = ['compose', ...files.flatMap((f) => ['-f', f]), 'config', '-q'];
-    const res = spawnSync('docker', args, { cwd: REPO, encoding: 'utf8', env });
-    assert.equal(res.status, 0, `docker ${args.join(' ')}: ${res.stderr}`);
+  const env = { ...process.env, DASHBOARD_TOKEN: 'test-token-0123456789' };
+  const [major = 0, minor = 0] = cli.version.split('.').map(Number);
+  // The kind override needs !override/!reset (compose 2.24 and later).
+  const kind = major > 2 || (major === 2 && minor >= 24);
+  for (const files of [
+    ['docker-compose.yml'],
+    ...(kind ? [['docker-compose.yml', 'docker-compose.kind.yml']] : []),
+  ]) {
+    const args: string[] = [...cli.argv.slice(1), ...files.flatMap((f) => ['-f', f]), 'config', '-q'];
+    const res: SpawnSyncReturns<string> = spawnSync(cli.argv[0] ?? '', args, {
+      cwd: REPO,
+      encoding: 'utf8',
+      env,
+    });
+    assert.equal(res.status, 0, `${cli.argv[0]} ${args.join(' ')} (${cli.version}): ${res.stderr}`);
   }
 });

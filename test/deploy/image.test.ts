@@ -104,6 +104,16 @@ test('the Dockerfile is multi-stage on Node 24 and the last stage is the product
   assert.notEqual(kubeSim, production);
 });
 
+test("the Dockerfile names no # syntax= frontend: it builds with the builder's own, with no registry", () => {
+  // A `# syntax=` parser directive makes every BuildKit build (Docker 23+ and Compose v2 by default) pull
+  // that frontend image before the first step, so an air-gapped or mirrored build fails; the file uses
+  // nothing beyond the built-in frontend.
+  const directives = readRepo('Dockerfile')
+    .split('\n')
+    .filter((l) => /^\s*#\s*syntax\s*=/i.test(l));
+  assert.deepEqual(directives, [], 'no # syntax= line in the Dockerfile');
+});
+
 for (const stage of [production, kubeSim]) {
   test(`${stage.name}: runs as a numeric non-root user`, () => {
     const users = of(stage, 'USER');

@@ -1,6 +1,6 @@
 // The watcher as a process against kube-sim's faults: a restart resumes from its checkpoint (no
 // relist), a forced 410 relists, cut watches reconnect and resume, two replicas elect one leader, and
-// a SIGKILLed leader is replaced within the lease duration with no change lost. Periodic resync is
+// a SIGKILLed leader is replaced within lease duration + retry period with no change lost. Periodic resync is
 // off (RESYNC_PERIOD_SECONDS=0) so that a missed event is not rescued by it: each change must reach the
 // workers through the watch (or the relist) alone.
 import assert from 'node:assert/strict';
@@ -142,21 +142,24 @@ test('cut watches reconnect and resume; nothing is missed', async () => {
   assert.ok(watcher?.running, watcher?.describe());
 });
 
-test('an API server restart (every connection closed) is survived by the watcher and the workers', async () => {
+test('an API server restart (every connection closed, a new watch cache) is survived by the watcher and the workers', async () => {
   const since = new Date().toISOString();
+  // Another object changes first, so both streams' resourceVersions are behind the store's, as in a cluster.
+  await env.kubectl(['create', 'configmap', 'before-restart']);
   await env.sim.restart();
   await scale('b', 3);
   await apply('f.yaml', [podSetManifest('f', 2)]);
   await env.waitConverged(['a', 'b', 'c', 'f'], { timeoutMs: 90_000 });
-  assert.deepEqual(
-    relists('watcher', since).map((e) => `${e.resource} ${e.code}`),
-    [],
-    'the watches resume from their resourceVersion after the restart: no relist',
-  );
+  // As from a real API server, whose watch cache restarts with it: the watches resumed from before the
+  // restart get 410 Gone, and each stream relists once.
+  await env.waitFor('a relist of both streams after the restart', () => {
+    const listed = new Set(relists('watcher', since).map((e) => e.resource));
+    return WATCHED.every((r) => listed.has(r)) ? [] : [`relisted: ${[...listed].join(', ') || 'none'}`];
+  });
   env.assertAllRunning(env.procs.filter((p) => p.name === 'watcher-0'));
 });
 
-test('two watchers elect one leader; a SIGKILLed leader is replaced within the lease duration and no change is missed', async () => {
+test('two watchers elect one leader; a SIGKILLed leader is replaced within lease duration + retry period and no change is missed', async () => {
   await watcher?.stop();
   const LEASE = 'podset-watcher-pair';
   const a = env.startWatcher('watcher-a', { LEASE_NAME: LEASE, HOLDER_IDENTITY: 'watcher-a' }, 'watcher-a');
@@ -203,11 +206,13 @@ test('two watchers elect one leader; a SIGKILLed leader is replaced within the l
   console.log(
     `e2e watcher handover: ${(handoverMs / 1000).toFixed(1)} s from SIGKILL of the leader to the standby holding the lease (lease ${LEASE_SECONDS} s)`,
   );
-  // The standby takes over once the lease has expired: at most a lease duration after the leader's
-  // last renewal, plus the standby's poll period (lease/7) and scheduling slack on a busy machine.
+  // The standby takes over within the documented bound (docs/deployment.md): lease duration + retry period
+  // (lease / 7) after the leader's last renewal, which came before the kill; plus slack for the Lease requests
+  // and for process scheduling on a busy machine (the exact bound is proven on a fake clock in leader.test.ts).
+  const boundMs = LEASE_SECONDS * 1000 + Math.round((LEASE_SECONDS * 1000) / 7);
   assert.ok(
-    handoverMs <= LEASE_SECONDS * 1000 + 2500,
-    `expected the handover within the lease duration (${LEASE_SECONDS} s, + 2.5 s slack), took ${handoverMs} ms`,
+    handoverMs <= boundMs + 2000,
+    `expected the handover within lease + retry period (${boundMs} ms, + 2 s slack), took ${handoverMs} ms`,
   );
 
   // Only the leader watched: the standby listed and watched nothing before the leader died. (Watch

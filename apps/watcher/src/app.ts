@@ -16,7 +16,7 @@ import {
   type Shutdown,
 } from '@podset/runtime';
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
-import { redisKeys, watcherEnv } from './config.ts';
+import { redisKeys, retiredSettings, watcherEnv } from './config.ts';
 import { EventLog } from './event-log.ts';
 import { eventTracing } from './event-tracing.ts';
 import { startHealthServer, type HealthServer } from './http.ts';
@@ -39,6 +39,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
     signal: shutdown.signal,
     tracing: true,
   });
+  for (const message of retiredSettings(process.env)) log.warn(message);
   // Made once: undefined with tracing off, and then the enqueuer makes no span at all.
   const eventSpans = tracing === undefined ? undefined : eventTracing(tracing.tracer);
   const identity = cfg.HOLDER_IDENTITY ?? cfg.POD_NAME ?? `${os.hostname()}-${process.pid}`;
@@ -160,7 +161,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
         namespaces: cfg.WATCH_NAMESPACES,
         resyncPeriodMs: cfg.RESYNC_PERIOD_SECONDS * 1000,
         watchTimeoutSeconds: cfg.WATCH_TIMEOUT_SECONDS,
-        watchdogMs: cfg.WATCHDOG_SECONDS * 1000,
+        stallGraceMs: cfg.WATCH_STALL_GRACE_SECONDS * 1000,
         logger: log,
         hooks: metrics.hooks,
         onEnqueued: metrics.onEnqueued,

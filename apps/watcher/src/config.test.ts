@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError } from '@podset/config';
-import { parseWatcherConfig, redisKeys } from './config.ts';
+import { parseWatcherConfig, redisKeys, retiredSettings } from './config.ts';
 
 test('defaults: all namespaces, 10 min resync, 15 s lease', () => {
   const cfg = parseWatcherConfig({});
@@ -26,17 +26,24 @@ test('every invalid variable is named', () => {
         WATCH_NAMESPACES: 'Bad_NS',
         LEASE_DURATION_SECONDS: 'soon',
         REDIS_URL: 'http://x',
-        WATCHDOG_SECONDS: '0',
+        WATCH_STALL_GRACE_SECONDS: '0',
       }),
     (err: unknown) => {
       assert.ok(err instanceof ConfigError);
       assert.deepEqual(err.problems.map((p) => p.variable).sort(), [
         'LEASE_DURATION_SECONDS',
         'REDIS_URL',
-        'WATCHDOG_SECONDS',
         'WATCH_NAMESPACES',
+        'WATCH_STALL_GRACE_SECONDS',
       ]);
       return true;
     },
   );
+});
+
+test('a retired variable still set is named with what replaced it', () => {
+  assert.deepEqual(retiredSettings({ LEASE_NAME: 'x' }), []);
+  const [message, ...rest] = retiredSettings({ WATCHDOG_SECONDS: '120' });
+  assert.equal(rest.length, 0);
+  assert.match(message ?? '', /^WATCHDOG_SECONDS is no longer used .*WATCH_STALL_GRACE_SECONDS.*remove it$/);
 });

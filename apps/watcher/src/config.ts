@@ -38,13 +38,15 @@ export const watcherEnv = {
     description: 'Lease holder identity; wins over POD_NAME; default hostname-pid',
   }),
   WATCH_TIMEOUT_SECONDS: int({
-    description: 'Server-side timeout asked for each watch (a random value in [t, 2t) is used)',
+    description:
+      'Server-side timeout asked for each watch (a random value in [t, 2t) is used); the server ends a healthy watch then',
     default: 300,
     min: 1,
   }),
-  WATCHDOG_SECONDS: int({
-    description: 'Abort and re-watch when no event or bookmark arrived for this long',
-    default: 120,
+  WATCH_STALL_GRACE_SECONDS: int({
+    description:
+      'A watch still open this long past its timeout, with nothing received for as long, is stalled: restarted',
+    default: 30,
     min: 1,
   }),
   EVENT_LOG_MAXLEN: int({
@@ -93,4 +95,20 @@ export function redisKeys(
     sentinel: `${base}:watcher:sentinel:${cfg.LEASE_NAME}`,
     eventLog: eventLogKeyOf(cfg),
   };
+}
+
+/**
+ * Variables earlier versions read and this one ignores, with what replaced them: a deployment that still sets
+ * one is told at start instead of silently running with a different behaviour.
+ */
+const RETIRED: Readonly<Record<string, string>> = {
+  WATCHDOG_SECONDS:
+    'a quiet watch is no longer restarted; a watch still open WATCH_STALL_GRACE_SECONDS past its WATCH_TIMEOUT_SECONDS is',
+};
+
+/** One message per retired variable set in `env`, naming it and what replaced it. */
+export function retiredSettings(env: Record<string, string | undefined>): string[] {
+  return Object.entries(RETIRED)
+    .filter(([name]) => env[name] !== undefined)
+    .map(([name, instead]) => `${name} is no longer used (${instead}); remove it`);
 }

@@ -211,3 +211,95 @@ test('a renew that landed after we stopped waiting for it does not stop the rele
   running.splice(running.indexOf(a), 1);
   assert.equal(leases.holder(), '', 'released');
 });
+
+/** A discrete-event clock: time moves only when `advance` jumps it to the next timer. */
+class FakeClock {
+  now = 0;
+  readonly #timers: { at: number; fire: () => void }[] = [];
+
+  sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+    new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const timer = { at: this.now + ms, fire: resolve };
+      this.#timers.push(timer);
+      signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+
+  at(t: number, fire: () => void): void {
+    this.#timers.push({ at: t, fire });
+  }
+
+  /** Lets every pending promise settle, then jumps to the earliest timer and fires it. */
+  async advance(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    this.#timers.sort((x, y) => x.at - y.at);
+    const next = this.#timers.shift();
+    assert.ok(next !== undefined, 'nothing scheduled');
+    this.now = Math.max(this.now, next.at);
+    next.fire();
+  }
+}
+
+test('after the leader dies, a standby holds the lease within leaseDuration + retryPeriod of its last renewal (fake clock)', async () => {
+  // Many deaths at random moments against a standby started at a random moment, with random poll jitter:
+  // the takeover never comes before the lease duration has passed since the last renewal, nor later than
+  // lease duration + retry period (the bound docs/deployment.md states). Lease requests take no time here.
+  const leaseMs = 2000;
+  const retryMs = Math.round(leaseMs / 7);
+  const seeded = (seed: number) => () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const worst = { late: 0, early: Infinity };
+  for (let run = 1; run <= 200; run++) {
+    const random = seeded(run);
+    const clock = new FakeClock();
+    const leases = new MemoryLeases();
+    const dead = leases.api('dead');
+    const renewals: number[] = [];
+    const renew = async () => {
+      const lease = leases.lease;
+      const spec = { holderIdentity: 'dead', leaseDurationSeconds: leaseMs / 1000, leaseTransitions: 0 };
+      if (lease === undefined) await dead.create('default', { metadata: { name: 'watcher' }, spec });
+      else await dead.replace('default', { ...lease, spec: { ...lease.spec, ...spec } });
+      renewals.push(clock.now);
+    };
+    // The leader renews every retry period until it is killed, somewhere in its third lease duration.
+    const killedAt = 2 * leaseMs + Math.floor(random() * leaseMs);
+    for (let t = 0; t < killedAt; t += retryMs) clock.at(t, () => void renew());
+    const shutdown = new AbortController();
+    let acquiredAt: number | undefined;
+    const standby = new LeaderElector({
+      api: leases.api('standby'),
+      namespace: 'default',
+      name: 'watcher',
+      identity: 'standby',
+      leaseDurationMs: leaseMs,
+      logger: silentLogger,
+      monotonic: () => clock.now,
+      sleep: clock.sleep,
+      random,
+    });
+    // It starts after the lease exists, at a random moment of the leader's first lease duration.
+    const startAt = 1 + Math.floor(random() * leaseMs);
+    let done: Promise<void> = Promise.resolve();
+    clock.at(startAt, () => {
+      done = standby.run(shutdown.signal, async (signal) => {
+        acquiredAt = clock.now;
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      });
+    });
+    while (acquiredAt === undefined) await clock.advance();
+    shutdown.abort();
+    await done;
+    const lastRenewal = renewals.at(-1) ?? 0;
+    assert.ok(lastRenewal <= killedAt);
+    const after = acquiredAt - lastRenewal;
+    worst.late = Math.max(worst.late, after);
+    worst.early = Math.min(worst.early, after);
+    assert.ok(
+      after >= leaseMs && after <= leaseMs + retryMs,
+      `run ${run}: took over ${after} ms after the last renewal (bound ${leaseMs}–${leaseMs + retryMs} ms)`,
+    );
+  }
+  // The runs reached both ends of the interval: the bound is the elector's, not an accident of the draws.
+  assert.ok(worst.late > leaseMs + retryMs * 0.8, `latest takeover ${worst.late} ms`);
+  assert.ok(worst.early < leaseMs + retryMs * 0.2, `earliest takeover ${worst.early} ms`);
+});

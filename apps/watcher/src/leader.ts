@@ -1,12 +1,17 @@
 // Leader election on a coordination.k8s.io/v1 Lease, as client-go's leaderelection does it.
 //
-// Candidates poll the Lease every retry period. A lease is free when it has no holder, or when its
-// record has not changed for leaseDurationSeconds as measured on the candidate's own clock from
+// Candidates poll the Lease at most every retry period. A lease is free when it has no holder, or when
+// its record has not changed for leaseDurationSeconds as measured on the candidate's own clock from
 // when it first saw that record (so clocks need not agree). Taking or renewing is a PUT carrying the
 // resourceVersion read: of two candidates racing, one gets 409 and stays standby. The leader renews
 // every retry period; if it can't renew within the renew deadline (< lease duration) it stops
 // leading at once, before anyone else may take over. Leaving on shutdown releases the lease (empty
 // holder) so a standby takes over on its next poll instead of waiting out the lease.
+//
+// Handover bound: a standby sees the dead leader's last record at most one retry period after it was
+// written (it polls at most that far apart), and polls again exactly when that record has been unchanged
+// for the lease duration, so it holds the lease at most leaseDuration + retryPeriod after the leader's
+// last renewal (plus the time of its Lease requests), and never less than leaseDuration after it.
 import { sleep } from './sleep.ts';
 import { errorCode, type LeaseApi } from './kube-api.ts';
 import type { Logger } from './log.ts';
@@ -25,6 +30,10 @@ export interface LeaderOptions {
   logger: Logger;
   /** Wall clock for the Lease's timestamps (expiry and deadlines use the monotonic clock). */
   now?: () => number;
+  /** Monotonic clock, ms (default performance.now); with `sleep`, a fake clock for tests. */
+  monotonic?: () => number;
+  /** Waits between polls and renewals (default a timer; resolves early when the signal aborts). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   random?: () => number;
 }
 
@@ -34,8 +43,10 @@ export function microTime(ms: number): string {
 }
 
 export class LeaderElector {
-  readonly #o: Required<Omit<LeaderOptions, 'now' | 'random'>> & { now: () => number; random: () => number };
+  readonly #o: Required<LeaderOptions>;
   #observed: { key: string; at: number } | undefined;
+  /** Monotonic ms when the record seen last, held by another, expires (undefined: not held by another). */
+  #expiresAt: number | undefined;
   #lease: Lease | undefined;
   #leading = false;
   /** Times this elector became leader / lost leadership (for tests and metrics). */
@@ -47,6 +58,8 @@ export class LeaderElector {
       renewDeadlineMs: Math.round((duration * 2) / 3),
       retryPeriodMs: Math.max(100, Math.round(duration / 7)),
       now: Date.now,
+      monotonic: () => performance.now(),
+      sleep,
       random: Math.random,
       ...options,
     };
@@ -71,7 +84,7 @@ export class LeaderElector {
       // Standby: poll until acquired.
       const acquired = await this.#tryAcquireOrRenew(signal);
       if (!acquired) {
-        await sleep(this.#jittered(), signal);
+        await this.#o.sleep(this.#standbyWait(), signal);
         continue;
       }
       this.#leading = true;
@@ -96,7 +109,7 @@ export class LeaderElector {
       if (signal.aborted) break;
       this.stats.lost++;
       log.warn({ lease: this.#o.name, identity: this.#o.identity }, 'lost leadership; standing by');
-      await sleep(this.#o.retryPeriodMs, signal);
+      await this.#o.sleep(this.#o.retryPeriodMs, signal);
     }
   }
 
@@ -104,18 +117,16 @@ export class LeaderElector {
   async #renewLoop(leadership: AbortController): Promise<void> {
     // Deadlines and expiry are measured on the monotonic clock (a wall-clock step must not end or
     // extend a term); the wall clock only writes the Lease's timestamps.
-    let lastRenew = performance.now();
-    const deadline = () => {
-      const left = lastRenew + this.#o.renewDeadlineMs - performance.now();
-      return left;
-    };
+    const mono = this.#o.monotonic;
+    let lastRenew = mono();
+    const deadline = () => lastRenew + this.#o.renewDeadlineMs - mono();
     // A hung renew call must not keep us leading past the deadline: a timer enforces it.
     let deadlineTimer = setTimeout(() => leadership.abort(new Error('renew deadline passed')), deadline());
     try {
       while (!leadership.signal.aborted) {
-        await sleep(this.#o.retryPeriodMs, leadership.signal);
+        await this.#o.sleep(this.#o.retryPeriodMs, leadership.signal);
         if (leadership.signal.aborted) break;
-        const sent = performance.now();
+        const sent = mono();
         const callSignal = AbortSignal.any([
           leadership.signal,
           AbortSignal.timeout(Math.max(1, Math.round(deadline()))),
@@ -188,16 +199,25 @@ export class LeaderElector {
     return holder !== undefined && holder !== null && holder !== '' && holder !== this.#o.identity;
   }
 
-  #jittered(): number {
-    return Math.round(this.#o.retryPeriodMs * (1 + 0.2 * this.#o.random()));
+  /**
+   * The wait before a standby polls again: a random 80–100 % of the retry period (never more, so the last
+   * record of a dead leader is seen at most a retry period after it was written; random, so standbys don't
+   * poll in lockstep), and no longer than until the record seen last expires (so the lease is taken the
+   * moment it may be).
+   */
+  #standbyWait(): number {
+    const poll = Math.round(this.#o.retryPeriodMs * (0.8 + 0.2 * this.#o.random()));
+    const untilExpiry =
+      this.#expiresAt === undefined ? Infinity : Math.ceil(this.#expiresAt - this.#o.monotonic());
+    return Math.max(0, Math.min(poll, untilExpiry));
   }
 
   /** One GET and (maybe) one create/PUT. True when we hold the lease afterwards. */
   async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const { api, namespace, name, identity } = this.#o;
     const now = this.#o.now();
-    const mono = performance.now();
     const durationS = Math.max(1, Math.round(this.#o.leaseDurationMs / 1000));
+    this.#expiresAt = undefined;
     let current: Lease | undefined;
     try {
       current = await api.get(namespace, name, signal);
@@ -218,17 +238,23 @@ export class LeaderElector {
           },
           signal,
         );
-        this.#remember(created, mono);
+        this.#remember(created, this.#o.monotonic());
         return true;
       }
-      this.#remember(current, mono);
+      // Seen once the answer is here (as client-go's observedTime): the record was written before, so a lease
+      // is never taken sooner than its duration after its holder's last write, by this clock.
+      const seenAt = this.#o.monotonic();
+      this.#remember(current, seenAt);
       const spec = current.spec ?? {};
       const holder = spec.holderIdentity ?? '';
       const mine = holder === identity;
       if (!mine && holder !== '') {
-        const observedAt = this.#observed?.at ?? mono;
+        const observedAt = this.#observed?.at ?? seenAt;
         const leaseMs = (spec.leaseDurationSeconds ?? durationS) * 1000;
-        if (mono < observedAt + leaseMs) return false; // held, not expired
+        if (seenAt < observedAt + leaseMs) {
+          this.#expiresAt = observedAt + leaseMs; // held, not expired
+          return false;
+        }
       }
       const updated = await api.replace(
         namespace,
@@ -245,7 +271,7 @@ export class LeaderElector {
         },
         signal,
       );
-      this.#remember(updated, mono);
+      this.#remember(updated, this.#o.monotonic());
       if (!mine) this.#o.logger.info({ lease: name, previous: holder || undefined }, 'acquired lease');
       return true;
     } catch (err) {

@@ -65,10 +65,21 @@ afterEach(async () => {
   }
 });
 
-function setup(opts: { checkpoint?: string; watchdogMs?: number; logger?: typeof silentLogger } = {}) {
+interface SetupOptions {
+  checkpoint?: string;
+  logger?: typeof silentLogger;
+  /** A short timeout the fake server honours (each watch asks exactly this: no random spread). */
+  timeoutSeconds?: number;
+  stallGraceMs?: number;
+  sink?: RecordingSink;
+  maxInFlight?: number;
+}
+
+function setup(opts: SetupOptions = {}) {
   const api = new FakeApi();
   const checkpoint = new MemoryCheckpoint();
-  const sink = new RecordingSink();
+  const sink = opts.sink ?? new RecordingSink();
+  if (opts.timeoutSeconds !== undefined) api.honourTimeout = true;
   if (opts.checkpoint !== undefined) checkpoint.rvs.set('podsets/*', opts.checkpoint);
   const loop = new WatchLoop({
     resource: 'podsets',
@@ -77,7 +88,9 @@ function setup(opts: { checkpoint?: string; watchdogMs?: number; logger?: typeof
     sink,
     checkpoint,
     logger: opts.logger ?? silentLogger,
-    watchdogMs: opts.watchdogMs ?? 60_000,
+    ...(opts.timeoutSeconds !== undefined ? { timeoutSeconds: opts.timeoutSeconds, random: () => 0 } : {}),
+    stallGraceMs: opts.stallGraceMs ?? 60_000,
+    ...(opts.maxInFlight !== undefined ? { maxInFlight: opts.maxInFlight } : {}),
     backoff: { baseMs: 10, maxMs: 50 },
   });
   const controller = new AbortController();
@@ -181,23 +194,54 @@ test('an HTTP 410 at connect also relists', async () => {
   await running;
 });
 
-test('a silent stall is cut by the watchdog and the watch resumes from the last RV', async () => {
-  const t = setup({ checkpoint: '100', watchdogMs: 200 });
+test('a silent stall (open, nothing sent, not ended at its timeout) is restarted from the last RV', async () => {
+  const t = setup({ checkpoint: '100', timeoutSeconds: 1, stallGraceMs: 200 });
   const running = t.start();
   t.api.change('a', 'ADDED');
   await t.sink.until(() => t.sink.events.length === 1, 'a');
-  t.api.stall();
-  t.api.change('b', 'ADDED'); // the stalled stream never delivers it
-  await t.sink.until(() => t.sink.events.length === 2, 'b after the watchdog');
-  assert.ok(t.loop.counters.restarts.stall >= 1);
+  t.api.stall(); // the fake server no longer sends anything, nor ends the watch at its timeout
+  t.api.change('b', 'ADDED');
+  await t.sink.until(() => t.sink.events.length === 2, 'b after the stall was noticed');
+  assert.equal(t.loop.counters.restarts.stall, 1);
+  assert.equal(t.loop.counters.restarts.closed, 0);
   assert.equal(t.api.calls.watchFrom[1], '101');
   assert.deepEqual(t.sink.names(), ['ADDED:a@101', 'ADDED:b@102']);
   t.controller.abort();
   await running;
 });
 
-test('bookmarks advance the RV and keep the watchdog quiet', async () => {
-  const t = setup({ checkpoint: '100', watchdogMs: 300 });
+test('a quiet watch (no event, no bookmark) is not restarted for its quiet: the server ends it at its timeout', async () => {
+  // A real API server sends a quiet watch nothing at all, not even bookmarks. Each watch here lasts its
+  // 1 s timeout, five times the stall grace: an inactivity watchdog would cut every one of them.
+  const t = setup({ checkpoint: '100', timeoutSeconds: 1, stallGraceMs: 200 });
+  const running = t.start();
+  await t.sink.until(() => t.loop.counters.restarts.closed >= 2, 'two watches ended by the server');
+  assert.equal(t.loop.counters.restarts.stall, 0, JSON.stringify(t.loop.counters.restarts));
+  assert.deepEqual(t.api.calls.watchFrom.slice(0, 3), ['100', '100', '100']);
+  assert.equal(t.api.calls.list, 0);
+  t.controller.abort();
+  await running;
+});
+
+test('a watch whose sink is slow past the deadline is not taken for stalled', async () => {
+  // The sink holds the one event in flight for 1.5 s: the server's end of the 1 s watch waits unread.
+  const slow = new (class extends RecordingSink {
+    override event(ev: WatchEvent) {
+      return new Promise<void>((resolve) => setTimeout(resolve, 1500)).then(() => super.event(ev));
+    }
+  })();
+  const t = setup({ checkpoint: '100', timeoutSeconds: 1, stallGraceMs: 200, sink: slow, maxInFlight: 1 });
+  const running = t.start();
+  t.api.change('a', 'ADDED');
+  await t.sink.until(() => t.loop.counters.restarts.closed >= 1, 'the watch ended by the server');
+  assert.equal(t.loop.counters.restarts.stall, 0, JSON.stringify(t.loop.counters.restarts));
+  assert.deepEqual(t.sink.names(), ['ADDED:a@101']);
+  t.controller.abort();
+  await running;
+});
+
+test('bookmarks advance the RV', async () => {
+  const t = setup({ checkpoint: '100' });
   const running = t.start();
   await t.sink.until(() => t.api.streams.size === 1, 'watch');
   for (let i = 0; i < 6; i++) {

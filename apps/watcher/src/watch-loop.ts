@@ -3,10 +3,11 @@
 // The loop keeps the last resourceVersion it has handed to the sink. Every way a watch can end
 // leads back to a watch from that RV: a clean end (server timeout) at once; a reset, a 5xx or an
 // unreachable server after exponential backoff with jitter; a 429 after its Retry-After; a silent
-// stall after the watchdog aborts it. Only "410 Gone" (the RV is older than the server retains)
-// leads to a relist: LIST (paged), every object to the sink as a bulk batch, then watch from the
-// list's RV. Events reach the sink one at a time, in order, and the RV advances (and may be
-// checkpointed) only after the sink has taken the event, so a crash replays instead of losing.
+// stall once the watch outlived its timeoutSeconds by the stall grace. Only "410 Gone" (the RV is
+// older than the server retains) leads to a relist: LIST (paged), every object to the sink as a bulk
+// batch, then watch from the list's RV. Events reach the sink one at a time, in order, and the RV
+// advances (and may be checkpointed) only after the sink has taken the event, so a crash replays
+// instead of losing.
 import { backoffDelay, type BackoffOptions } from '@podset/queue';
 import { sleep } from './sleep.ts';
 import {
@@ -61,7 +62,7 @@ export interface Checkpointer {
 export type RestartReason =
   | 'closed' // the server ended the watch (timeoutSeconds) cleanly
   | 'reset' // the connection broke mid-stream
-  | 'stall' // watchdog: no event or bookmark for too long
+  | 'stall' // the server neither ended the watch at its timeoutSeconds nor sent anything for the grace after
   | 'gone' // 410: the RV is too old, relist
   | 'throttled' // 429
   | 'server-error' // 5xx, or an ERROR event other than 410
@@ -120,8 +121,11 @@ export interface WatchLoopOptions {
   logger: Logger;
   /** Server-side watch timeout; each watch asks for a random value in [t, 2t) to spread reconnects. */
   timeoutSeconds?: number;
-  /** Abort and re-watch when nothing (not even a bookmark) arrived for this long. */
-  watchdogMs?: number;
+  /**
+   * A watch still open this long after its timeoutSeconds, with nothing read from it for as long, is stalled:
+   * aborted and re-watched. A quiet watch is never cut for its quiet: the server ends it at its timeout.
+   */
+  stallGraceMs?: number;
   backoff?: BackoffOptions;
   /** LIST page size. */
   pageSize?: number;
@@ -163,7 +167,7 @@ export class WatchLoop {
   constructor(options: WatchLoopOptions) {
     this.#o = {
       timeoutSeconds: 300,
-      watchdogMs: 120_000,
+      stallGraceMs: 30_000,
       backoff: RECONNECT_BACKOFF,
       pageSize: 500,
       maxInFlight: 64,
@@ -315,14 +319,43 @@ export class WatchLoop {
     this.#current = controller;
     const onOuter = () => controller.abort(outer.reason);
     outer.addEventListener('abort', onOuter, { once: true });
-    const watchdog = setTimeout(
-      () => controller.abort(new WatchEnd('stall', `no event or bookmark for ${this.#o.watchdogMs} ms`)),
-      this.#o.watchdogMs,
-    );
+    // A quiet resource sends nothing at all: a real API server bookmarks only a watch whose resource changed
+    // since it started. So silence alone proves nothing; the server ending the watch at the timeoutSeconds it
+    // was asked for does. A watch still open `grace` past that, with nothing read for as long, is stalled (a
+    // dead peer is found sooner by the socket's TCP keepalive). Time spent waiting on the sink is not the
+    // server's: the end of the stream may be waiting unread meanwhile.
+    const timeout = Math.round(this.#o.timeoutSeconds * (1 + this.#o.random()));
+    const grace = this.#o.stallGraceMs;
+    let heardAt = performance.now();
+    let inSink = false;
+    const heard = () => (heardAt = performance.now());
+    const checkStall = () => {
+      const quietMs = performance.now() - heardAt;
+      if (inSink || quietMs < grace) {
+        stallTimer = setTimeout(checkStall, inSink ? grace : grace - quietMs);
+        return;
+      }
+      controller.abort(
+        new WatchEnd(
+          'stall',
+          `the server neither ended the watch at its timeout (${timeout} s) nor sent anything for ${grace} ms after it`,
+        ),
+      );
+    };
+    let stallTimer = setTimeout(checkStall, timeout * 1000 + grace);
+    /** Awaits the sink (or checkpoint) without counting the wait as the server's silence. */
+    const sinkWait = async (p: Promise<void>): Promise<void> => {
+      inSink = true;
+      try {
+        await handOn(p);
+      } finally {
+        inSink = false;
+        heard();
+      }
+    };
     const started = Date.now();
     let lines = 0;
     try {
-      const timeout = Math.round(this.#o.timeoutSeconds * (1 + this.#o.random()));
       const events = api.watch(resource, namespace, {
         ...(resource === 'pods' ? { labelSelector: NAME_LABEL } : {}),
         ...(this.#rv === undefined ? {} : { resourceVersion: this.#rv }),
@@ -361,7 +394,7 @@ export class WatchLoop {
       };
       try {
         for await (const parsed of events) {
-          watchdog.refresh();
+          heard();
           lines++;
           if (lines === 1) this.#attempt = 0; // the server is healthy again
           const obj = parsed.object ?? {};
@@ -381,16 +414,15 @@ export class WatchLoop {
               this.counters.events[parsed.type]++;
               this.#hooks.event?.(resource, parsed.type);
               handOff(sink.event({ stream: this.stream, resource, type: parsed.type, object: obj, rv }), rv);
-              if (inFlight >= this.#o.maxInFlight) await handOn(chain);
-              watchdog.refresh(); // time spent in Redis is not the server's silence
+              if (inFlight >= this.#o.maxInFlight) await sinkWait(chain);
               break;
             case 'BOOKMARK':
               this.counters.events.BOOKMARK++;
               this.#hooks.event?.(resource, 'BOOKMARK');
-              await handOn(chain); // everything before the bookmark is handed on first
+              await sinkWait(chain); // everything before the bookmark is handed on first
               if (rv !== undefined) {
                 this.#rv = rv;
-                await handOn(checkpoint.save(this.stream, rv, { force: true }));
+                await sinkWait(checkpoint.save(this.stream, rv, { force: true }));
               }
               break;
             case 'ERROR':
@@ -403,8 +435,10 @@ export class WatchLoop {
               break;
           }
         }
+        clearTimeout(stallTimer); // the stream has ended: what follows waits on the sink alone
         await handOn(chain);
       } catch (err) {
+        clearTimeout(stallTimer);
         await chain.catch(() => undefined); // let the RV get as far as the sink got
         await Promise.allSettled([...unsettled]);
         throw (
@@ -412,7 +446,7 @@ export class WatchLoop {
           callEnd(err, controller.signal, lines > 0 ? 'reset' : 'unreachable')
         );
       }
-      // The stream ends quietly when aborted (stop, watchdog, relist request).
+      // The stream ends quietly when aborted (stop, stall, relist request).
       const aborted = abortReason(controller.signal);
       if (aborted !== undefined) throw aborted;
       // Clean end. A stream that ends at once with nothing in it, over and over, would be a
@@ -424,7 +458,7 @@ export class WatchLoop {
         short ? backoffDelay(++this.#attempt, this.#o.backoff, this.#o.random) : undefined,
       );
     } finally {
-      clearTimeout(watchdog);
+      clearTimeout(stallTimer);
       outer.removeEventListener('abort', onOuter);
       if (!controller.signal.aborted) controller.abort();
       this.#current = undefined;

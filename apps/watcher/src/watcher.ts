@@ -28,7 +28,8 @@ export interface WatcherOptions {
   /** 0: no periodic resync. */
   resyncPeriodMs: number;
   watchTimeoutSeconds: number;
-  watchdogMs: number;
+  /** A watch open this long past its timeout, silent as long, is stalled (see WatchLoopOptions). */
+  stallGraceMs: number;
   backoff?: BackoffOptions;
   logger: Logger;
   hooks?: WatchHooks;
@@ -82,7 +83,7 @@ export class Watcher {
             checkpoint: this.#checkpoint(options.checkpoint),
             logger: options.logger,
             timeoutSeconds: options.watchTimeoutSeconds,
-            watchdogMs: options.watchdogMs,
+            stallGraceMs: options.stallGraceMs,
             ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
             ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
           }),

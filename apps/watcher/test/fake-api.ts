@@ -32,6 +32,8 @@ export class FakeApi implements WatchApi {
   /** Next watch: deliver this ERROR event first. */
   errorEvent: Ev | undefined;
   readonly calls = { list: 0, watch: 0, watchFrom: [] as (string | undefined)[] };
+  /** End every watch at the timeoutSeconds it asked for, as an API server does (a stalled one excepted). */
+  honourTimeout = false;
   readonly streams = new Set<Stream>();
 
   change(name: string, type: 'ADDED' | 'MODIFIED' | 'DELETED', extra: Partial<WatchedObject> = {}): string {
@@ -89,14 +91,14 @@ export class FakeApi implements WatchApi {
   watch(
     _r: Resource,
     _ns: string | undefined,
-    opts: { resourceVersion?: string; signal: AbortSignal },
+    opts: { resourceVersion?: string; timeoutSeconds?: number; signal: AbortSignal },
   ): AsyncIterable<Ev> {
     this.calls.watch++;
     this.calls.watchFrom.push(opts.resourceVersion);
-    return this.#stream(opts.resourceVersion, opts.signal);
+    return this.#stream(opts.resourceVersion, opts.signal, opts.timeoutSeconds);
   }
 
-  async *#stream(from: string | undefined, signal: AbortSignal): AsyncGenerator<Ev> {
+  async *#stream(from: string | undefined, signal: AbortSignal, timeoutSeconds?: number): AsyncGenerator<Ev> {
     const err = this.failNext.shift();
     if (err !== undefined) throw err;
     let cursor = from === undefined ? this.rv : Number(from);
@@ -115,11 +117,18 @@ export class FakeApi implements WatchApi {
     this.streams.add(stream);
     const onAbort = () => wake();
     signal.addEventListener('abort', onAbort);
+    const timeout =
+      this.honourTimeout && timeoutSeconds !== undefined
+        ? setTimeout(() => {
+            stream.end = true;
+            stream.wake();
+          }, timeoutSeconds * 1000)
+        : undefined;
     try {
       for (;;) {
         if (signal.aborted) return;
         if (stream.fail !== undefined) throw stream.fail;
-        if (stream.end === true) return;
+        if (stream.end === true && stream.mode === 'live') return;
         const next = stream.mode === 'live' ? this.history.find((h) => h.rv > cursor) : undefined;
         if (next !== undefined) {
           cursor = next.rv;
@@ -129,6 +138,7 @@ export class FakeApi implements WatchApi {
         await new Promise<void>((resolve) => (wake = resolve));
       }
     } finally {
+      clearTimeout(timeout);
       signal.removeEventListener('abort', onAbort);
       this.streams.delete(stream);
     }

@@ -59,7 +59,7 @@ async function startWatcher(identity: string, leaseName: string): Promise<Watche
       LEASE_NAMESPACE: 'default',
       LEASE_NAME: leaseName,
       LEASE_DURATION_SECONDS: String(LEASE_SECONDS),
-      WATCHDOG_SECONDS: '10',
+      WATCH_STALL_GRACE_SECONDS: '10',
       WATCH_TIMEOUT_SECONDS: '60',
       RESYNC_PERIOD_SECONDS: '0',
       CHECKPOINT_INTERVAL_MS: '100',

@@ -52,7 +52,7 @@ async function startWatcher() {
     namespaces: [],
     resyncPeriodMs: 0,
     watchTimeoutSeconds: 60,
-    watchdogMs: 30_000,
+    stallGraceMs: 30_000,
     backoff: { baseMs: 50, maxMs: 500 },
     logger: silentLogger,
     gate: (streams) => new Projector(projection, streams, silentLogger),

@@ -67,7 +67,13 @@ const logger = process.env.WATCHER_TEST_LOG
   : silentLogger;
 /** Starts a Watcher (one leadership term) with a fresh checkpoint key; stopped after the test. */
 async function startWatcher(
-  opts: { kube?: Kube; watchdogMs?: number; checkpointKey?: string; namespaces?: string[] } = {},
+  opts: {
+    kube?: Kube;
+    watchTimeoutSeconds?: number;
+    stallGraceMs?: number;
+    checkpointKey?: string;
+    namespaces?: string[];
+  } = {},
 ) {
   const kube = opts.kube ?? createKube(kubeConfigFor(env.sim, 'watcher'), { qps: 1000, burst: 1000 });
   const recording = new RecordingQueue(queue);
@@ -84,8 +90,8 @@ async function startWatcher(
     eventLog: new EventLog({ redis, key: 'wt:events', maxLen: 1000 }),
     namespaces: opts.namespaces ?? [],
     resyncPeriodMs: 0,
-    watchTimeoutSeconds: 60,
-    watchdogMs: opts.watchdogMs ?? 30_000,
+    watchTimeoutSeconds: opts.watchTimeoutSeconds ?? 60,
+    stallGraceMs: opts.stallGraceMs ?? 30_000,
     backoff: { baseMs: 50, maxMs: 500 },
     logger,
     // The default state source: every event folded into a projection of this test's own.
@@ -182,7 +188,9 @@ test('cut watches (connection reset) reconnect from the last RV: nothing missed,
   // Reset every watch after 0.5 s while changes keep coming. (A cut after N events in reset mode
   // would drop those N unflushed events every time: no client could make progress.)
   env.sim.faults.set({ watchCutAfterSeconds: 0.5, watchCutMode: 'reset' });
-  await env.sim.restart(); // the cut applies to watches opened from now on
+  // Every connection dropped (the watch cache kept: no 410), so the cut applies to every watch from now on.
+  await pause();
+  await resume();
   const names = Array.from({ length: 8 }, (_, i) => `cut-${i}`);
   for (const n of names) {
     await createPodSet(env.sim, n);
@@ -226,16 +234,26 @@ test('a forced 410 (history compacted) relists and requests every key at bulk pr
   await waitFor('gone-after live', () => w.recording.has('default/gone-after', 'live'));
 });
 
-test('a silent stall is detected by the watchdog and the missed change is delivered', async () => {
+test('a quiet watch on a server that sends it no bookmark is not restarted while its connection lives', async () => {
+  // kube-sim bookmarks as a real server: only a watch whose resource changed since it started. Nothing
+  // changes here, so nothing at all arrives; each watch lasts its 1–2 s timeout, several times the grace.
+  const w = await startWatcher({ watchTimeoutSeconds: 1, stallGraceMs: 300 });
+  await waitFor('each stream to have two watches ended by the server', () =>
+    w.watcher.loops.every((l) => l.counters.restarts.closed >= 2),
+  );
+  const c = w.watcher.counters();
+  assert.equal(c.events.BOOKMARK, 0, 'no bookmark came');
+  assert.equal(c.restarts.stall, 0, JSON.stringify(c.restarts));
+  assert.equal(c.relists, 2, 'only the start-up lists');
+});
+
+test('a silent stall (a connection that goes quiet) is restarted and the missed change is delivered', async () => {
   const proxy = new StallProxy(env.sim.port);
   const port = await proxy.listen();
   cleanups.push(() => proxy.close());
-  // Bookmarks every 300 ms keep a healthy watch well inside a 3 s watchdog.
   const kube = createKube(kubeConfigFor(env.sim, 'watcher', port), { qps: 1000, burst: 1000 });
   await createPodSet(env.sim, 'stall-a');
-  const w = await startWatcher({ kube, watchdogMs: 3000 });
-  await new Promise((r) => setTimeout(r, 1000));
-  assert.equal(w.watcher.counters().restarts.stall, 0, 'bookmarks keep a healthy watch alive');
+  const w = await startWatcher({ kube, watchTimeoutSeconds: 1, stallGraceMs: 1000 });
   const frozen = proxy.freeze();
   assert.ok(frozen >= 2, `froze ${frozen} connections`);
   await scalePodSet(env.sim, 'stall-a', 2);
@@ -243,9 +261,9 @@ test('a silent stall is detected by the watchdog and the missed change is delive
   assert.ok(w.watcher.counters().restarts.stall >= 1);
 });
 
-test("kube-sim's silent watch stall: the watchdog restarts the watch and the change arrives", async () => {
+test("kube-sim's silent watch stall: the watch is restarted past its timeout and the change arrives", async () => {
   await createPodSet(env.sim, 'sim-stall');
-  const w = await startWatcher({ watchdogMs: 3000 });
+  const w = await startWatcher({ watchTimeoutSeconds: 1, stallGraceMs: 1000 });
   // The watcher counts a watch opened when it sends the request; kube-sim registers it once the request
   // arrives. Stall until both are registered (each call stalls every watch open at that moment).
   await waitFor('both watches stalled', () => env.sim.faults.stallWatches() >= 2);
@@ -261,7 +279,9 @@ test('429 with Retry-After and 5xx on watch are retried until the watch works ag
   // libs/kube retries a 429 itself a few times; more than that reaches the loop.
   env.sim.faults.addError({ verb: 'watch', code: 429, retryAfterSeconds: 0.1, times: 30 });
   env.sim.faults.addError({ verb: 'watch', code: 503, times: 2 });
-  await env.sim.restart(); // every watch must reconnect through the faults
+  // Every connection dropped (the watch cache kept: no 410): every watch must reconnect through the faults.
+  await pause();
+  await resume();
   await createPodSet(env.sim, 'throttled');
   await waitFor('throttled requested', () => w.recording.has('default/throttled', 'live'));
   const c = w.watcher.counters();

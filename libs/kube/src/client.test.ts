@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { Agent } from 'undici';
 import { createKube, isConflict, KubeApiError, RateLimiter, resourceOfPath } from './index.ts';
 
 interface Seen {
@@ -204,6 +205,25 @@ test('watch yields events line by line and counts as verb watch', async () => {
   assert.equal(url.searchParams.get('watch'), 'true');
   assert.equal(url.searchParams.get('resourceVersion'), '4');
   assert.deepEqual(kube.client.requestCounts(), [{ verb: 'watch', code: 200, count: 1 }]);
+});
+
+test("a quiet watch outlives the pool's body timeout: a watch's deadline is the caller's", async () => {
+  // A real server sends a quiet watch nothing until it ends it at timeoutSeconds. undici's default body
+  // timeout (300 s; here 100 ms, checked on undici's ~1 s timer tick) would cut it as if the connection died.
+  respond = (_req, res) => {
+    res.flushHeaders();
+    setTimeout(
+      () => res.end(JSON.stringify({ type: 'ADDED', object: { metadata: { resourceVersion: '7' } } }) + '\n'),
+      2000,
+    );
+  };
+  const kube = createKube(kc, { dispatcher: new Agent({ bodyTimeout: 100 }) });
+  const events: string[] = [];
+  for await (const ev of kube.pods.watch('default', { resourceVersion: '4', timeoutSeconds: 2 })) {
+    events.push(`${ev.type}:${ev.object.metadata.resourceVersion}`);
+  }
+  assert.deepEqual(events, ['ADDED:7']);
+  await kube.client.close();
 });
 
 test('resourceOfPath names resources like the audit log', () => {

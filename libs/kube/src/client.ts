@@ -21,6 +21,9 @@ import type { KubeList, KubeObject, Status, WatchEvent } from './types.ts';
 /** An answer as undici.request gives it: the body a stream, read once. */
 type Answer = Dispatcher.ResponseData;
 
+/** TCP keepalive starts probing a connection idle this long (client-go's dialer and client-node use 30 s). */
+const KEEPALIVE_IDLE_MS = 30_000;
+
 /** Audit-style verbs (what the API server's audit log and apiserver_request_total call them). */
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
@@ -49,6 +52,8 @@ export interface KubeClientOptions {
   maxRetries429?: number;
   /** Called once per HTTP exchange (retries count separately): hook metrics here. */
   onRequest?: (record: RequestRecord) => void;
+  /** The connection pool, instead of one built for the kubeconfig (tests: a pool with short timeouts). */
+  dispatcher?: Dispatcher;
 }
 
 export interface RequestOptions {
@@ -93,6 +98,7 @@ export class KubeClient {
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#maxRetries429 = options.maxRetries429 ?? 5;
     this.#onRequest = options.onRequest;
+    this.#dispatcher = options.dispatcher;
   }
 
   /** The API server's URL (from the kubeconfig; follows a reload of its file). */
@@ -140,7 +146,10 @@ export class KubeClient {
   /**
    * A watch: yields each event as it arrives; ends when the server closes the stream. Abort `signal` to
    * stop. Non-200 answers throw KubeApiError; in-stream errors (e.g. 410 Expired) arrive as ERROR events
-   * whose object is a Status. No inactivity timeout here: the caller owns its watchdog.
+   * whose object is a Status. No inactivity timeout here (undici's 300 s body timeout is off for streams):
+   * a quiet watch gets nothing from a real server for as long as its resource is unchanged, so the caller
+   * owns the deadline (ask `timeoutSeconds`, give up some time past it). A dead peer is found by the
+   * socket's TCP keepalive (see #pool).
    */
   async *stream<T>(opts: Omit<RequestOptions, 'method' | 'verb' | 'body'>): AsyncGenerator<WatchEvent<T>> {
     const reqOpts: RequestOptions = {
@@ -151,7 +160,7 @@ export class KubeClient {
     };
     let response: Answer;
     for (let attempt = 0; ; attempt++) {
-      response = await this.#exchange(reqOpts, opts.signal);
+      response = await this.#exchange(reqOpts, opts.signal, { bodyTimeout: 0 });
       if (response.statusCode === 200) break;
       const error = this.#error(reqOpts, response.statusCode, response.headers, await response.body.text());
       if (error.code === 429 && attempt < this.#maxRetries429) continue;
@@ -176,10 +185,14 @@ export class KubeClient {
   /**
    * One connection pool for the client's life: the first TLS Agent client-node builds for this
    * KubeConfig (it builds a new one on every call; the others never connect and are left to the GC),
-   * or a plain Agent for an http:// server.
+   * or a plain Agent for an http:// server. Both turn TCP keepalive on after 30 s idle (client-node's
+   * setting, client-go's too; Node then probes every second, 10 times), so a watch whose peer vanished
+   * fails within about 40 s instead of waiting for its deadline.
    */
   #pool(ctx: RequestContext): Dispatcher {
-    this.#dispatcher ??= ctx.getDispatcher() ?? new Agent();
+    this.#dispatcher ??=
+      ctx.getDispatcher() ??
+      new Agent({ connect: { keepAlive: true, keepAliveInitialDelay: KEEPALIVE_IDLE_MS } });
     return this.#dispatcher;
   }
 
@@ -205,7 +218,11 @@ export class KubeClient {
     old?.close().catch(() => undefined);
   }
 
-  async #exchange(opts: RequestOptions, signal: AbortSignal | undefined): Promise<Answer> {
+  async #exchange(
+    opts: RequestOptions,
+    signal: AbortSignal | undefined,
+    timeouts: { bodyTimeout?: number } = {},
+  ): Promise<Answer> {
     this.#followReload();
     const url = new URL(this.#server + opts.path);
     for (const [key, value] of Object.entries(opts.query ?? {})) {
@@ -235,6 +252,7 @@ export class KubeClient {
         headers: ctx.getHeaders(),
         ...(typeof body === 'string' ? { body } : {}),
         dispatcher,
+        ...timeouts,
         ...(signal !== undefined ? { signal } : {}),
       });
       code = response.statusCode;

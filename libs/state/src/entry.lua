@@ -8,3 +8,8 @@ end
 local function podDeleting(entry)
   return string.find(entry, '^[^\t]*\t[^\t]*\t[^\t]*\t[^\t]*\t[^\t]') ~= nil
 end
+-- An expectation (expect.lua writes them) is `kind expiry \t epoch`: 'c' or 'd', the ms it holds until, the
+-- pods stream's epoch when it was recorded.
+local function expectationExpiry(v)
+  return tonumber(string.match(v, '^.(%d+)')) or 0
+end

@@ -330,19 +330,23 @@ export class Projection {
    * still land in the new Redis, and the relist's sweep must see them as older than itself.
    */
   async nextEpoch(stream: string, after = 0): Promise<number> {
-    return Number(
-      await runScript(this.#client, NEXT_EPOCH, [`${this.base}:epoch:${stream}`], [String(after)]),
-    );
+    return Number(await runScript(this.#client, NEXT_EPOCH, [this.#epochKey(stream)], [String(after)]));
   }
 
   /** The epoch folds of `stream` carry now (0 before its first relist). */
   async epoch(stream: string): Promise<number> {
-    return Number((await this.#client.get(`${this.base}:epoch:${stream}`)) ?? 0);
+    return Number((await this.#client.get(this.#epochKey(stream))) ?? 0);
+  }
+
+  /** A stream's epoch counter; streams are the watcher's `resource/namespace` (`*`: all namespaces). */
+  #epochKey(stream: string): string {
+    return `${this.base}:epoch:${stream}`;
   }
 
   /**
    * After a complete relist at `epoch`: removes the entries it did not see (in `namespace`, or all of
-   * them) — objects deleted while nobody watched. Returns how many went.
+   * them) — objects deleted while nobody watched — and ends the wait for creates recorded before the relist
+   * began whose pods it did not list (created and deleted while nobody watched). Returns how many went.
    */
   async sweep(kind: 'pod' | 'podset', namespace: string | undefined, epoch: number): Promise<number> {
     let removed = 0;
@@ -379,11 +383,14 @@ export class Projection {
   ): Promise<number> {
     if (names.length === 0) return 0;
     const k = this.keys(key);
+    // The pods stream's epoch now (the watcher's stream of all namespaces, or of the key's one): a relist
+    // begun after this and not listing a created pod ends the wait (see sweep).
+    const ns = parseKey(key)?.namespace ?? '';
     return Number(
       await runScript(
         this.#client,
         EXPECT,
-        [k.pods, k.expect],
+        [k.pods, k.expect, this.#epochKey('pods/*'), this.#epochKey(`pods/${ns}`)],
         [String(Date.now()), String(ttlMs), what === 'create' ? 'c' : 'd', ...names],
       ),
     );

@@ -357,6 +357,25 @@ test('a relist that no longer lists a pod ends what a worker awaited of it', asy
   assert.deepEqual((await p.read('ns/web'))?.pending, []);
 });
 
+test('a relist that does not list a created pod ends the wait for it if awaited since before it began', async () => {
+  const p = await projection();
+  await folded(p.foldPod('ns/web', 'ADDED', pod('b', '11'), 1));
+  // Created, awaited, then deleted while nobody watched (the watch cut before its events came): the
+  // relist does not list it and no event of it will come.
+  assert.equal(await p.expect('ns/web', 'create', ['came-and-went']), 1);
+  const epoch = await p.nextEpoch('pods/*', 1);
+  // Created after the relist began: its ADDED may still come through the watch from the list.
+  assert.equal(await p.expect('ns/web', 'create', ['after-the-list']), 1);
+  await p.foldListed('pod', [{ key: 'ns/web', object: pod('b', '11') }], epoch);
+  await p.sweep('pod', undefined, epoch);
+  assert.deepEqual((await p.read('ns/web'))?.pending, ['after-the-list']);
+  // A watcher of the namespace alone counts too.
+  assert.equal(await p.expect('ns/web', 'create', ['ns-only']), 1);
+  const nsEpoch = await p.nextEpoch('pods/ns', epoch);
+  await p.sweep('pod', 'ns', nsEpoch);
+  assert.deepEqual((await p.read('ns/web'))?.pending, []);
+});
+
 test('foldEach (a burst of watch events) answers and leaves what one fold per event does, each at its own epoch', async () => {
   const one = await projection();
   const each = await projection();

@@ -19,6 +19,8 @@ export interface KubectlOptions {
   cwd?: string;
   /** Extra environment (e.g. EDITOR). The rest is only PATH and HOME (= cacheDir), never the user's KUBECONFIG. */
   env?: Record<string, string>;
+  /** The kubectl to run (default `kubectl` on PATH), e.g. the path of an older client. */
+  binary?: string;
 }
 
 /**
@@ -29,7 +31,7 @@ export function kubectl(args: readonly string[], options: KubectlOptions): Promi
   const full = ['--kubeconfig', options.kubeconfig, '--cache-dir', options.cacheDir, ...args];
   return new Promise((resolve, reject) => {
     const child = execFile(
-      'kubectl',
+      options.binary ?? 'kubectl',
       full,
       {
         timeout: options.timeoutMs ?? 60_000,

@@ -103,6 +103,9 @@ export const FULL: ChaosOptions = {
   graceSeconds: 90,
 };
 
+/** The watchers' watch timeouts in a chaos run (see startWatcher in runChaos). */
+export const CHAOS_WATCH_TIMEOUTS = { WATCH_TIMEOUT_SECONDS: '5', WATCH_STALL_GRACE_SECONDS: '2' };
+
 export const SHORT: ChaosOptions = {
   ...FULL,
   podSets: 30,
@@ -185,7 +188,7 @@ export function makeSchedule(o: ChaosOptions): Schedule {
   faults.push({ at: Math.floor(windowMs * 0.55), kind: 'api-restart' });
   faults.push({ at: Math.floor(windowMs * 0.65), kind: 'kill-leader' });
   // Every open watch goes silent: the watcher's view (and the projection) lags while workers go on,
-  // until its watchdog notices and re-watches.
+  // until a watch cut ends it or it outlives its timeout by the stall grace, and it re-watches.
   faults.push({ at: Math.floor(windowMs * 0.5), kind: 'stall-watches' });
   faults.push({ at: Math.floor(windowMs * 0.8), kind: 'redis-restart-empty' });
   faults.sort((a, b) => a.at - b.at);
@@ -352,6 +355,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       env.startWatcher(name, {
         LOG_LEVEL: 'info',
         STATE_SOURCE: o.stateSource ?? 'projection',
+        // A stalled watch (the stall-watches fault) is restarted once it outlives its timeout by the grace:
+        // within 2 × 5 + 2 = 12 s of its start here, inside the run (the defaults would take up to 10.5 min).
+        ...CHAOS_WATCH_TIMEOUTS,
         ...appRedis('watcher'),
       }),
     );

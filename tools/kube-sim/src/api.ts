@@ -43,6 +43,8 @@ import { checkQuota } from './quota-admission.ts';
 import { prepareResourceQuota } from './quota-validation.ts';
 import { recordUpdate } from './managed-fields.ts';
 import { typeViewOf } from './field-types.ts';
+import { invalidPatch, patchShown, refuseUndecodable, refuseUndecodablePatch } from './type-check.ts';
+import { scaleCauses } from './scale-validation.ts';
 import { nameRuleFor, randomSuffix, validateMetadata, validateName } from './validation.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -60,6 +62,10 @@ export interface WriteOptions {
   managedFields?: Json[];
   /** A write through the scale subresource (recorded as such in managedFields). */
   subresource?: 'scale';
+  /** Set by a patch: how a refusal shows it (the result of a patch that does not decode is refused on the field `patch`). */
+  patchShown?: () => string;
+  /** Keys the request's JSON body repeats (their paths), refused or warned about as unknown fields are. */
+  duplicateFields?: string[];
   /** Validating admission of a write of the main resource (`current` undefined on create); throws to refuse. */
   admit?: (t: ResourceType, next: KubeObject, current: KubeObject | undefined) => void;
 }
@@ -157,6 +163,17 @@ function isObject(v: unknown): v is JsonObject {
 }
 
 /** Reads `.spec.replicas`-style paths. */
+function isInt32(v: Json): boolean {
+  return typeof v === 'number' && Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31;
+}
+
+/** JSON's name of a value's type, as Go's decoder names it in an error. */
+function jsonTypeName(v: Json): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  return typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v;
+}
+
 export function getPath(obj: unknown, path: string): Json | undefined {
   let cur: unknown = obj;
   for (const part of path.replace(/^\./, '').split('.')) {
@@ -493,25 +510,34 @@ export class Api {
         oldValue: old as unknown as Json | undefined,
         warnings: opts.warnings,
       });
+      if (t.subresources.scale) causes.push(...scaleCauses(out, t.subresources.scale));
       if (causes.length) throw invalid(t, name, causes);
     } else if (opts.fieldValidation !== 'Ignore' && !this.registry.isCrdType(t)) {
       // Built-in kinds: unknown fields are reported (400 in Strict, a warning in Warn) but kept, so that a
       // field this simulator doesn't know can never be lost.
       unknown.push(...unknownBuiltinFields(t.group, t.kind, out));
     }
-    if (unknown.length) {
+    const problems = unknown.map((f) => `unknown field "${f}"`);
+    for (const f of opts.duplicateFields ?? []) problems.push(`duplicate field "${f}"`);
+    if (problems.length) {
       const mode = opts.fieldValidation ?? 'Warn';
       if (mode === 'Strict') {
-        const list = unknown.map((f) => `unknown field "${f}"`).join(', ');
+        const list = problems.join(', ');
+        if (opts.patchShown) throw invalidPatch(opts.patchShown(), `strict decoding error: ${list}`);
         throw new ApiError(
           400,
           'BadRequest',
           `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}: strict decoding error: ${list}`,
         );
       }
-      if (mode === 'Warn') for (const f of unknown) opts.warnings?.push(`unknown field "${f}"`);
+      if (mode === 'Warn') opts.warnings?.push(...problems);
     }
     return out;
+  }
+
+  /** A built-in's body its Go type cannot decode is refused first, as the API server's decoder does. */
+  private decodes(t: ResourceType, body: unknown): void {
+    if (!this.registry.isCrdType(t)) refuseUndecodable(t, body);
   }
 
   private checkBody(t: ResourceType, body: unknown): KubeObject {
@@ -545,6 +571,7 @@ export class Api {
   }
 
   create(t: ResourceType, ns: string | undefined, body: unknown, opts: WriteOptions = {}): KubeObject {
+    this.decodes(t, body);
     let obj = this.checkBody(t, body);
     const id = resourceId(t);
     const m = obj.metadata;
@@ -754,6 +781,7 @@ export class Api {
     body: unknown,
     opts: WriteOptions = {},
   ): KubeObject {
+    this.decodes(t, body);
     const obj = this.checkBody(t, body);
     this.checkNameMatches(obj, name, ns, t);
     const rec = this.getRec(t, ns, name);
@@ -769,6 +797,7 @@ export class Api {
     opts: WriteOptions = {},
   ): KubeObject {
     if (!t.subresources.status) throw notFound(t, name);
+    this.decodes(t, body);
     const obj = this.checkBody(t, body);
     this.checkNameMatches(obj, name, ns, t);
     const rec = this.getRec(t, ns, name);
@@ -988,7 +1017,13 @@ export class Api {
         `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json${isCrd ? '' : ', application/strategic-merge-patch+json'}`,
       );
     }
+    const strategic =
+      ct === 'application/strategic-merge-patch+json' && subresource !== 'scale'
+        ? { patch: patchBody as Json }
+        : undefined;
+    opts = { ...opts, patchShown: () => patchShown(patched, strategic) };
     if (subresource === 'scale') return this.writeScale(t, rec.obj, patched, opts);
+    if (!isCrd) refuseUndecodablePatch(t, patched, strategic);
     const obj = this.checkBody(t, patched);
     if (obj.metadata.name !== name) {
       throw new ApiError(
@@ -1105,7 +1140,16 @@ export class Api {
       throw conflict(t, name, MODIFIED_MSG);
     }
     const replicas = isObject(scale.spec) ? scale.spec.replicas : undefined;
-    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+    if (replicas !== undefined && replicas !== null && !isInt32(replicas)) {
+      // A Scale's spec.replicas is an int32: anything else does not decode.
+      const what = typeof replicas === 'number' ? `number ${replicas}` : jsonTypeName(replicas);
+      const error = `json: cannot unmarshal ${what} into Go struct field ScaleSpec.spec.replicas of type int32`;
+      if (opts.patchShown) throw invalidPatch(opts.patchShown(), error);
+      throw new ApiError(400, 'BadRequest', `Scale in version "v1" cannot be handled as a Scale: ${error}`);
+    }
+    // A built-in kind validates the Scale; a custom resource is validated as itself (its schema's causes and
+    // its scale subresource's, see scaleCauses) once the replicas are written into it.
+    if (typeof replicas !== 'number' || (replicas < 0 && !this.registry.isCrdType(t))) {
       const scaleType = { ...t, kind: 'Scale', group: 'autoscaling' };
       throw invalid(scaleType, name, [
         {

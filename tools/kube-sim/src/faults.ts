@@ -60,8 +60,9 @@ export class Faults {
   /** Set by the server: forgets all history now (every older resourceVersion gives 410). */
   compactHistory: () => void = () => {};
   /**
-   * Set by the server: a silent stall of every open watch (connection open, no events, no bookmarks) — what a
-   * client must detect by itself. New watches are not affected. Returns how many were stalled.
+   * Set by the server: a silent stall of every open watch (connection open, no events, no bookmarks, no end at
+   * its timeoutSeconds) — what a client must detect by itself. New watches are not affected. Returns how many
+   * were stalled.
    */
   stallWatches: () => number = () => 0;
 

@@ -5,7 +5,8 @@ import { type Field, INLINE, schema } from './protobuf.ts';
 import { KINDS } from './protobuf-schemas.ts';
 import type { Json } from './types.ts';
 
-const LEAF = new Set([
+/** Field types with no fields of their own to look into (scalars, and types decoded by their own rules). */
+export const LEAF = new Set([
   's',
   'i',
   'b',
@@ -24,7 +25,7 @@ const LEAF = new Set([
 const byNameCache = new Map<string, Map<string, Field>>();
 
 /** The JSON field names of a message, with the fields of embedded (inline) structs merged in. */
-function fieldsByName(message: string): Map<string, Field> {
+export function fieldsByName(message: string): Map<string, Field> {
   let m = byNameCache.get(message);
   if (m) return m;
   m = new Map();

@@ -35,8 +35,13 @@ export interface KubeSimOptions {
   kubeconfigPath?: string;
   /** Identity of the written kubeconfig (default admin). */
   kubeconfigIdentity?: string;
-  /** Also write one kubeconfig per identity as `<dir>/<identity>` (mode 0644). */
+  /** Also write one kubeconfig per identity as `<dir>/<identity>` (mode 0600, like every kubeconfig it writes). */
   kubeconfigDir?: string;
+  /**
+   * Also write the kubeconfig of each identity named here to its file (identity → path), e.g. one per
+   * volume, so that each app of docker-compose.yml mounts its own identity's kubeconfig and no other.
+   */
+  kubeconfigFiles?: Record<string, string>;
   /**
    * The server URL written into kubeconfigs (default https://<host>:<port>), e.g. `https://kube-sim:6443` when
    * clients reach the simulator by another name; an https host the certificate doesn't name gets
@@ -58,7 +63,11 @@ export interface KubeSimOptions {
   auth?: AuthOptions;
   /** How many committed events are kept for watch resume and reads at older resourceVersions (default 20000). */
   historyLimit?: number;
-  /** How often watches with allowWatchBookmarks get a BOOKMARK (default 10000 ms; 0: never). */
+  /**
+   * How often watches with allowWatchBookmarks get a BOOKMARK, as kube-apiserver: about every this many
+   * ms (and just before timeoutSeconds ends the watch), only once the resource has changed since the
+   * watch's start (default 60000 ms, the real server's; 0: never).
+   */
   bookmarkIntervalMs?: number;
   faults?: FaultOptions;
   /** Run the in-process controllers: simulated nodes, pod lifecycle, GC, namespaces (default true). */
@@ -102,9 +111,10 @@ export interface KubeSim {
   /** Current resourceVersion of the store. */
   resourceVersion(): number;
   /**
-   * Ends every watch and connection and listens again on the same port; the store is kept (etcd intact).
-   * With `{ compactHistory: true }` the event history is lost too (as a fresh watch cache): resuming a
-   * watch from an older resourceVersion then gets 410 Gone.
+   * Ends every watch and connection and listens again on the same port; the store is kept (etcd intact). The
+   * watch cache starts afresh, as a restarted kube-apiserver's: resuming a watch from a resourceVersion before
+   * the restart gets 410 Gone (reads at older resourceVersions still work). With `{ compactHistory: true }`
+   * the event history is lost too (as an etcd compaction): those reads get 410 as well.
    */
   restart(opts?: { compactHistory?: boolean }): Promise<void>;
   /** Refuses connections until resume(). */
@@ -136,6 +146,12 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   for (const [token, user] of Object.entries(saved?.serviceAccountTokens ?? {})) {
     auth.restoreServiceAccountToken(token, user);
   }
+  const unknownIdentity = Object.keys(options.kubeconfigFiles ?? {}).find((id) => !(id in auth.tokens));
+  if (unknownIdentity !== undefined) {
+    throw new Error(
+      `kube-sim: no identity "${unknownIdentity}" to write a kubeconfig for (identities: ${Object.keys(auth.tokens).join(', ')})`,
+    );
+  }
   const tls = saved?.tls ?? processTlsIdentity();
   // Before the watch hub: the writer must see each commit before a watch shows its resourceVersion.
   const dataDir = options.dataDir
@@ -149,7 +165,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     : undefined;
   // The identity is on disk before any kubeconfig that trusts it is written.
   dataDir?.flush();
-  const hub = new WatchHub(store, api, faults, options.bookmarkIntervalMs ?? 10_000);
+  const hub = new WatchHub(store, api, faults, options.bookmarkIntervalMs);
   faults.stallWatches = () => hub.stallAll();
   const server = new KubeServer({
     tls,
@@ -185,8 +201,11 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   if (options.kubeconfigDir) {
     mkdirSync(options.kubeconfigDir, { recursive: true });
     for (const id of Object.keys(auth.tokens)) {
-      writeKubeconfig(join(options.kubeconfigDir, id), serverUrl, id, tokenOf(id), tls.caCert, 0o644);
+      writeKubeconfig(join(options.kubeconfigDir, id), serverUrl, id, tokenOf(id), tls.caCert);
     }
+  }
+  for (const [id, file] of Object.entries(options.kubeconfigFiles ?? {})) {
+    writeKubeconfig(file, serverUrl, id, tokenOf(id), tls.caCert);
   }
 
   let controllers: Controllers | undefined;
@@ -234,6 +253,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     resourceVersion: () => store.resourceVersion,
     async restart(opts: { compactHistory?: boolean } = {}): Promise<void> {
       await server.stopListening();
+      hub.restartCache();
       if (opts.compactHistory) store.compact();
       await server.relisten();
     },

@@ -1,5 +1,5 @@
 // Kubeconfig files for the simulated cluster: one user (bearer token) per identity.
-import { renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 
 const CERT_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
@@ -43,16 +43,20 @@ export function kubeconfigYaml(
   ].join('\n');
 }
 
+/**
+ * Writes the kubeconfig readable by its owner only (it holds a bearer token). Written beside and renamed
+ * over the old one, so that a client reloading it (kube-sim restarted) never reads a half-written file.
+ */
 export function writeKubeconfig(
   path: string,
   url: string,
   identity: string,
   token: string,
   caCert: string,
-  mode = 0o600,
 ): void {
-  // Through a rename: a client re-reading the file (after a restart changed the CA) never sees half of it.
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, kubeconfigYaml(url, identity, token, caCert), { mode });
+  writeFileSync(tmp, kubeconfigYaml(url, identity, token, caCert), { mode: 0o600 });
+  // A stale temporary file of the same name keeps its mode through writeFileSync.
+  chmodSync(tmp, 0o600);
   renameSync(tmp, path);
 }

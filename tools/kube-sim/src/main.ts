@@ -12,7 +12,7 @@ import { ADMISSION_PLUGINS, type AdmissionPlugin, DataDirError, startKubeSim } f
 const USAGE = `usage: kube-sim [--port N] [--host H] [--kubeconfig FILE] [--audit-log FILE] [--no-lifecycle]
   [--no-controllers] [--history N] [--bookmark-interval-ms N] [--latency-ms N]
   [--error VERB:RESOURCE:RATE:CODE]... [--watch-cut-seconds N] [--watch-cut-events N]
-  [--token IDENTITY=TOKEN]... [--advertise-url URL] [--kubeconfig-dir DIR]
+  [--token IDENTITY=TOKEN]... [--advertise-url URL] [--kubeconfig-dir DIR] [--kubeconfig-for IDENTITY=FILE]...
   [--enable-admission-plugins OwnerReferencesPermissionEnforcement] [--data-dir DIR]
 ${controllerFlagsUsage}`;
 
@@ -53,6 +53,7 @@ async function main(): Promise<void> {
         token: { type: 'string', multiple: true },
         'advertise-url': { type: 'string' },
         'kubeconfig-dir': { type: 'string' },
+        'kubeconfig-for': { type: 'string', multiple: true },
         'enable-admission-plugins': { type: 'string' },
         'data-dir': { type: 'string' },
         help: { type: 'boolean', default: false },
@@ -87,6 +88,15 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     tokens[t.slice(0, i)] = t.slice(i + 1);
+  }
+  const kubeconfigFiles: Record<string, string> = {};
+  for (const spec of values['kubeconfig-for'] ?? []) {
+    const i = spec.indexOf('=');
+    if (i <= 0 || i === spec.length - 1) {
+      console.error(`kube-sim: --kubeconfig-for wants IDENTITY=FILE, got "${spec}"`);
+      process.exit(2);
+    }
+    kubeconfigFiles[spec.slice(0, i)] = spec.slice(i + 1);
   }
   let controllerOptions: ControllerOptions;
   try {
@@ -130,6 +140,7 @@ async function main(): Promise<void> {
     controllerOptions,
     ...(advertise ? { advertiseUrl: advertise.replace(/\/$/, '') } : {}),
     ...(values['kubeconfig-dir'] ? { kubeconfigDir: values['kubeconfig-dir'] } : {}),
+    ...(Object.keys(kubeconfigFiles).length ? { kubeconfigFiles } : {}),
     ...(plugins.length ? { admissionPlugins: plugins as AdmissionPlugin[] } : {}),
     ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
   }).catch(exitOnDataDirError);
@@ -147,7 +158,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  console.log(`kube-sim listening on ${sim.url} (kubeconfig: ${sim.kubeconfigPath})`);
+  // One port speaks both: TLS (what the kubeconfigs use) and plain HTTP with a bearer token. The plain URL
+  // comes first, as scripts read it from "listening on (http://…)".
+  console.log(
+    `kube-sim listening on ${sim.url} and ${sim.httpsUrl} (one port, plain or TLS; the kubeconfigs use TLS; kubeconfig: ${sim.kubeconfigPath})`,
+  );
 }
 
 await main();

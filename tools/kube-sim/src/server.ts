@@ -40,6 +40,9 @@ import {
   type ResourceType,
 } from './types.ts';
 import { serverSideApply } from './apply.ts';
+import { typeViewOf } from './field-types.ts';
+import { refuseUntypedApply } from './type-check.ts';
+import { duplicateFields } from './json-duplicates.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
 import type { WatchHub } from './watch.ts';
 
@@ -263,7 +266,9 @@ function parseBody(buf: Buffer, contentType: string | undefined): unknown {
     );
   }
   try {
-    if (ct === 'application/yaml' || ct === 'application/apply-patch+yaml') return parseYaml(text) as unknown;
+    // The API server reads YAML as YAML 1.1 (sigs.k8s.io/yaml): an unquoted yes, no, on or off is a boolean.
+    if (ct === 'application/yaml' || ct === 'application/apply-patch+yaml')
+      return parseYaml(text, { version: '1.1' }) as unknown;
     return JSON.parse(text) as unknown;
   } catch (e) {
     throw new ApiError(
@@ -272,6 +277,17 @@ function parseBody(buf: Buffer, contentType: string | undefined): unknown {
       `error decoding request body: ${e instanceof Error ? e.message : String(e)}`,
     );
   }
+}
+
+/** A write's body, parsed; the keys a JSON body repeats go to fieldValidation (unless it is Ignore). */
+function bodyOf(buf: Buffer, contentType: string | undefined, opts: WriteOptions): unknown {
+  const body = parseBody(buf, contentType);
+  const ct = (contentType ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (opts.fieldValidation !== 'Ignore' && (ct === 'application/json' || ct.endsWith('+json'))) {
+    const duplicates = duplicateFields(buf.toString('utf8'));
+    if (duplicates.length) opts.duplicateFields = duplicates;
+  }
+  return body;
 }
 
 /** A written object as the answer shows it: a Scale as is, an object of `t` in its served form. */
@@ -517,6 +533,8 @@ export class KubeServer {
         `the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`,
       );
     }
+    const custom = api.registry.isCrdType(t);
+    refuseUntypedApply(t, config, typeViewOf(t, custom), { namespace: ns, name });
     const force = boolParam(q.get('force')) === true;
     const r = serverSideApply(api, { t, namespace: ns, name, config, manager, force, status }, opts);
     send(res, r.created ? 201 : 200, api.jsonFor(t, r.object), warningHeaders(opts));
@@ -696,6 +714,7 @@ export class KubeServer {
         setTimeout(() => {
           void (async () => {
             await this.stopListening();
+            if (path === '/kube-sim/restart') this.deps.hub.restartCache();
             if (q.get('compact') === 'true') faults.compactHistory();
             if (path === '/kube-sim/pause') await new Promise((r) => setTimeout(r, ms));
             await this.relisten();
@@ -1005,7 +1024,7 @@ export class KubeServer {
       case 'create': {
         if (name !== undefined) throw methodNotAllowed();
         const opts = { ...writeOptions(q, req), ...this.admission(info.user, ns) };
-        const body = await requestBody(req);
+        const body = bodyOf(await readBody(req), req.headers['content-type'], opts);
         const obj = api.create(t, ns, body, opts);
         info.name = obj.metadata.name ?? '';
         send(res, 201, api.jsonFor(t, obj), warningHeaders(opts));
@@ -1014,7 +1033,7 @@ export class KubeServer {
       case 'update': {
         if (name === undefined) throw methodNotAllowed();
         const opts = { ...writeOptions(q, req), ...this.admission(info.user, ns) };
-        const body = await requestBody(req);
+        const body = bodyOf(await readBody(req), req.headers['content-type'], opts);
         let out: unknown;
         if (sub === 'scale') out = api.updateScale(t, ns, name, body, opts);
         else if (sub === 'status') out = api.updateStatus(t, ns, name, body, opts);
@@ -1048,7 +1067,7 @@ export class KubeServer {
             `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json${registry.isCrdType(t) ? '' : ', application/strategic-merge-patch+json'}`,
           );
         }
-        const body = parseBody(await readBody(req), 'application/json');
+        const body = bodyOf(await readBody(req), 'application/json', opts);
         const out = api.patch(t, ns, name, ct, body, (sub ?? '') as '' | 'status' | 'scale', opts);
         send(res, 200, writtenJson(api, t, sub, out), warningHeaders(opts));
         return;

@@ -15,7 +15,8 @@ export function statusBody(e: ApiError): JsonObject {
     metadata: {},
     status: 'Failure',
     message: e.message,
-    reason: e.reason,
+    // An error the server did not classify has no reason (omitted, as metav1.Status omits an empty one).
+    ...(e.reason ? { reason: e.reason } : {}),
     ...(Object.keys(details).length ? { details } : {}),
     code: e.code,
   };

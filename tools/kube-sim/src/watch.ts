@@ -36,8 +36,10 @@ class Watcher {
   readonly sameVersion: boolean;
   sent = 0;
   closed = false;
-  /** A silent stall: the connection stays open, nothing more is sent (not even bookmarks). */
+  /** A silent stall: the connection stays open, nothing more is sent (no bookmark, no end at the timeout). */
   stalled = false;
+  /** The resourceVersion the watch started at: periodic bookmarks only once the cache is past it. */
+  startRv = 0;
   private pending: string[] = [];
   private flushScheduled = false;
   tableHeaderSent = false;
@@ -134,9 +136,8 @@ class Watcher {
   bookmark(extra?: Record<string, string>): void {
     if (this.stalled) return;
     const t = this.p.t;
-    const meta = extra
-      ? { resourceVersion: String(this.hub.store.resourceVersion), annotations: extra }
-      : { resourceVersion: String(this.hub.store.resourceVersion) };
+    const rv = String(this.hub.cacheResourceVersion(this.id));
+    const meta = extra ? { resourceVersion: rv, annotations: extra } : { resourceVersion: rv };
     this.write(
       `{"type":"BOOKMARK","object":${JSON.stringify(
         this.p.partial
@@ -163,16 +164,27 @@ class Watcher {
   }
 }
 
+/** A real API server's bookmark period (its watch cache's bookmark frequency). */
+export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
+/** A real API server sends a last bookmark this long before a watch's timeoutSeconds ends it. */
+const PRE_TIMEOUT_BOOKMARK_MS = 2000;
+
 export class WatchHub {
   readonly store: Store;
   readonly api: Api;
   readonly faults: Faults;
   bookmarkIntervalMs: number;
+  /**
+   * The store's resourceVersion when the watch cache was last built (start or restart). A watch resumed
+   * from an older one gets 410, as from a restarted kube-apiserver, whose new watch cache holds no event
+   * before it.
+   */
+  private cacheStart = 0;
   private readonly byResource = new Map<string, Set<Watcher>>();
   private readonly all = new Set<Watcher>();
   private readonly unsubscribe: () => void;
 
-  constructor(store: Store, api: Api, faults: Faults, bookmarkIntervalMs = 10_000) {
+  constructor(store: Store, api: Api, faults: Faults, bookmarkIntervalMs = DEFAULT_BOOKMARK_INTERVAL_MS) {
     this.store = store;
     this.api = api;
     this.faults = faults;
@@ -185,6 +197,19 @@ export class WatchHub {
 
   get count(): number {
     return this.all.size;
+  }
+
+  /**
+   * The watch cache's resourceVersion for a resource, as a real server's bookmarks carry it: that of the
+   * resource's last change (the cache sees only its own resource's events), or of the cache's start if later.
+   */
+  cacheResourceVersion(resource: string): number {
+    return Math.max(this.store.lastChange(resource), this.cacheStart);
+  }
+
+  /** The API server restarted: a new watch cache, with no event from before now (watches end separately). */
+  restartCache(): void {
+    this.cacheStart = this.store.resourceVersion;
   }
 
   /** Starts a watch on `res`. Validation errors are thrown before anything is written. */
@@ -214,16 +239,21 @@ export class WatchHub {
     res.flushHeaders();
     const w = new Watcher(this, p, res);
     if (this.faults.takeExpiredWatch()) {
-      this.sendGone(w, from ?? this.store.resourceVersion);
+      this.sendGone(w, from ?? this.store.resourceVersion, this.store.oldestResourceVersion);
       return;
     }
+    w.startRv = from ?? this.cacheResourceVersion(id);
     let replay: HistEvent[] = [];
     if (!initial && from !== undefined) {
+      if (from < this.cacheStart) {
+        this.sendGone(w, from, this.cacheStart);
+        return;
+      }
       try {
         replay = this.store.historyEvents(from);
       } catch (e) {
         if (e instanceof ApiError && e.code === 410) {
-          this.sendGone(w, from);
+          this.sendGone(w, from, this.store.oldestResourceVersion);
           return;
         }
         throw e;
@@ -253,16 +283,33 @@ export class WatchHub {
         if (w.closed) return;
       }
     }
-    if (p.allowBookmarks && this.bookmarkIntervalMs > 0) {
+    // Bookmarks as kube-apiserver's watch cache sends them: about every bookmarkIntervalMs and once more just
+    // before the timeout ends the watch, each carrying the cache's resourceVersion for the resource, and only
+    // once that is past the watch's start (a watch of a resource that has not changed gets none).
+    const interval = this.bookmarkIntervalMs;
+    const deadline =
+      p.timeoutSeconds !== undefined && p.timeoutSeconds > 0
+        ? Date.now() + p.timeoutSeconds * 1000
+        : undefined;
+    if (p.allowBookmarks && interval > 0) {
+      const schedule = (): void => {
+        const now = Date.now();
+        let at = now + interval;
+        if (deadline !== undefined) at = Math.min(at, deadline - PRE_TIMEOUT_BOOKMARK_MS);
+        if (at <= now) return;
+        w.timers.push(setTimeout(tick, at - now).unref());
+      };
       const tick = (): void => {
         if (w.closed) return;
-        w.bookmark();
-        w.timers.push(setTimeout(tick, this.bookmarkIntervalMs).unref());
+        if (this.cacheResourceVersion(id) > w.startRv) w.bookmark();
+        schedule();
       };
-      w.timers.push(setTimeout(tick, this.bookmarkIntervalMs).unref());
+      schedule();
     }
-    if (p.timeoutSeconds !== undefined && p.timeoutSeconds > 0) {
-      w.timers.push(setTimeout(() => w.close('end'), p.timeoutSeconds * 1000).unref());
+    if (deadline !== undefined) {
+      // A stalled watch sends nothing, not even its end: the client must notice by itself.
+      const end = (): void => (w.stalled ? undefined : w.close('end'));
+      w.timers.push(setTimeout(end, deadline - Date.now()).unref());
     }
     const cut = this.faults.watchCutAfterSeconds;
     if (cut !== undefined && cut > 0) {
@@ -270,10 +317,8 @@ export class WatchHub {
     }
   }
 
-  private sendGone(w: Watcher, from: number): void {
-    const status = statusBody(
-      new ApiError(410, 'Expired', `too old resource version: ${from} (${this.store.oldestResourceVersion})`),
-    );
+  private sendGone(w: Watcher, from: number, oldest: number): void {
+    const status = statusBody(new ApiError(410, 'Expired', `too old resource version: ${from} (${oldest})`));
     w.res.write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
     w.closed = true;
     w.res.end();

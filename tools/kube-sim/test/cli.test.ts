@@ -1,6 +1,6 @@
 // The kube-sim command: listens, writes a kubeconfig and an audit log, exits 0 on SIGTERM and SIGINT.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -132,6 +132,64 @@ test('kube-sim CLI: --enable-admission-plugins turns OwnerReferencesPermissionEn
     });
     assert.equal((await bad.exited).code, 2);
     assert.match(bad.tail(), /unknown plugin "Bogus"/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('kube-sim CLI: names https in its start-up line; --kubeconfig-for and --kubeconfig-dir write owner-only files', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kube-sim-cli-'));
+  try {
+    const worker = join(dir, 'worker-volume', 'config');
+    mkdirSync(join(dir, 'worker-volume'));
+    const proc = new Proc({
+      name: 'kube-sim',
+      command: NODE,
+      args: [
+        MAIN,
+        '--port',
+        '0',
+        '--kubeconfig',
+        join(dir, 'kc'),
+        '--kubeconfig-dir',
+        join(dir, 'all'),
+        '--kubeconfig-for',
+        `worker=${worker}`,
+        '--no-controllers',
+      ],
+      env: process.env,
+    });
+    // It serves TLS (what every kubeconfig uses) and plain HTTP on one port: the line says both.
+    const [, http, https] = await proc.waitForLine(
+      /listening on (http:\/\/\S+) and (https:\/\/\S+) /,
+      20_000,
+    );
+    assert.equal(https?.replace('https:', 'http:'), http);
+    const config = parse(readFileSync(worker, 'utf8')) as {
+      clusters: { cluster: { server: string } }[];
+      users: { name: string }[];
+    };
+    assert.equal(config.users[0]?.name, 'worker');
+    assert.equal(config.clusters[0]?.cluster.server, https);
+    for (const file of [worker, join(dir, 'kc'), join(dir, 'all', 'admin'), join(dir, 'all', 'viewer')]) {
+      assert.equal(statSync(file).mode & 0o777, 0o600, `${file} is readable by its owner only`);
+    }
+    assert.deepEqual(readdirSync(join(dir, 'worker-volume')), ['config'], 'no temporary file is left');
+    assert.equal((await proc.stop()).code, 0);
+
+    for (const [spec, problem] of [
+      ['worker', /--kubeconfig-for wants IDENTITY=FILE, got "worker"/],
+      ['nobody=/tmp/x', /no identity "nobody" to write a kubeconfig for \(identities: admin, /],
+    ] as const) {
+      const bad = new Proc({
+        name: `kube-sim --kubeconfig-for ${spec}`,
+        command: NODE,
+        args: [MAIN, '--port', '0', '--no-controllers', '--kubeconfig-for', spec],
+        env: process.env,
+      });
+      assert.notEqual((await bad.exited).code, 0);
+      assert.match(bad.tail(), problem);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

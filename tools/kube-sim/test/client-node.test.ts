@@ -396,7 +396,9 @@ describe('@kubernetes/client-node against kube-sim', () => {
     assert.equal(s.details?.kind, 'Widget');
     assert.equal(s.details?.name, 'w2');
     const fields = (s.details?.causes ?? []).map((c) => `${c.field}:${c.reason}`).sort();
+    // The schema's causes, and the scale subresource's own for the replicas (named by its specReplicasPath).
     assert.deepEqual(fields, [
+      '.spec.replicas:FieldValueInvalid',
       'spec.color:FieldValueInvalid',
       'spec.replicas:FieldValueInvalid',
       'spec.size:FieldValueNotSupported',

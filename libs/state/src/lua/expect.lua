@@ -1,7 +1,12 @@
--- Expectations: KEYS[1] pods hash, KEYS[2] expectations hash; ARGV: now, ttlMs, kind ('c'|'d'), names...
+-- Expectations: KEYS[1] pods hash, KEYS[2] expectations hash, KEYS[3] and KEYS[4] the epoch counters of
+-- the pods streams that may cover the key (all namespaces, its namespace); ARGV: now, ttlMs, kind ('c'|'d'),
+-- names...
 -- A name already shown as the worker expects it (created: present or a tombstone; deleted: absent, a
 -- tombstone, or deleting) is not recorded: its event came first and will not come again.
+-- Recorded as kind, expiry (ms), tab, the pods stream's epoch now: a relist begun later (a higher epoch)
+-- that does not list a created pod ends the wait (sweep.lua).
 local now, ttl, what = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local epoch = math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), tonumber(redis.call('GET', KEYS[4]) or '0'))
 local n = 0
 for i = 4, #ARGV do
   local name = ARGV[i]
@@ -11,7 +16,7 @@ for i = 4, #ARGV do
   if what == 'c' then seen = cur ~= false
   else seen = cur == false or isTombstone(cur) or podDeleting(cur) end
   if not seen then
-    redis.call('HSET', KEYS[2], name, what .. (now + ttl))
+    redis.call('HSET', KEYS[2], name, what .. (now + ttl) .. '\t' .. epoch)
     n = n + 1
   end
 end

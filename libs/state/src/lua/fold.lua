@@ -18,7 +18,7 @@ local function awaiting(key, now)
   local all = redis.call('HGETALL', key)
   local n = 0
   for i = 1, #all, 2 do
-    if tonumber(string.sub(all[i + 1], 2)) <= now then redis.call('HDEL', key, all[i]) else n = n + 1 end
+    if expectationExpiry(all[i + 1]) <= now then redis.call('HDEL', key, all[i]) else n = n + 1 end
   end
   return n
 end

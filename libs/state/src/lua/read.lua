@@ -21,7 +21,7 @@ end
 out[#out + 1] = ''
 local exp = redis.call('HGETALL', KEYS[2])
 for i = 1, #exp, 2 do
-  if tonumber(string.sub(exp[i + 1], 2)) <= now then redis.call('HDEL', KEYS[2], exp[i])
+  if expectationExpiry(exp[i + 1]) <= now then redis.call('HDEL', KEYS[2], exp[i])
   else out[#out + 1] = exp[i] end
 end
 return out

@@ -1,6 +1,6 @@
 -- Sweep: KEYS[1] a pods hash or a PodSet key, KEYS[2] the requested inputs, KEYS[3] the expectations;
--- ARGV[1] kind, ARGV[2] the epoch of the relist just done. Removes what that relist did not see (folded at an older epoch), and
--- what was last requested of it. Returns how many went.
+-- ARGV[1] kind, ARGV[2] the epoch of the relist just done. Removes what that relist did not see (folded at an
+-- older epoch), and what was last requested of it. Returns how many went.
 local kind, epoch = ARGV[1], tonumber(ARGV[2])
 local function older(v) return tonumber(string.match(v, '^([^\t]*)\t') or '0') < epoch end
 if kind == 'podset' then
@@ -21,6 +21,17 @@ for i = 1, #all, 2 do
     -- Gone while nobody watched: whatever a worker awaited of it (its create, its delete) is over.
     redis.call('HDEL', KEYS[3], all[i])
     n = n + 1
+  end
+end
+-- A create awaited since before the relist began (recorded at an older epoch) of a pod it did not list and
+-- no event showed: the pod came and went while nobody watched (a cut watch, then 410 and this relist), and
+-- its events will not come. (One recorded since may still show through the watch from the list.)
+local exp = redis.call('HGETALL', KEYS[3])
+for i = 1, #exp, 2 do
+  local v = exp[i + 1]
+  if string.sub(v, 1, 1) == 'c' and redis.call('HEXISTS', KEYS[1], exp[i]) == 0
+    and tonumber(string.match(v, '\t(%d+)$') or '0') < epoch then
+    redis.call('HDEL', KEYS[3], exp[i])
   end
 end
 return n
