@@ -30,25 +30,32 @@ export function aclUsername(app: AppUser): string {
   return `podset-${app}`;
 }
 
-// Every job key BullMQ 6 reads or writes under the queue's prefix (its QueueKeys and the scripts' own
-// names), with ours beside them: rl: (the producer's request lock). Job ids are UUIDs (hex), whose hash,
-// lock (`<id>:lock`) and logs (`<id>:logs`) keys the hex pattern covers; none of the names the projection,
-// the watcher or the parked keys use (proj:, watcher:, parked:) starts with a hex digit.
+// Every key BullMQ 6 reads or writes under the queue's prefix (its QueueKeys and the scripts' own names),
+// with ours beside them: rl: (the producer's request lock). A job's hash, lock (`<id>:lock`) and logs
+// (`<id>:logs`) are `<id>…` with ids `<namespace>~<name>~<uuid>` (reconcile-queue.ts): no other key of the
+// queue has a `~` (the projection's and the watcher's keys hold `namespace/name`, never `~`).
 const JOB_KEY_SUFFIXES = [
   '',
-  '[0-9a-f]*',
+  '*~*',
+  'active',
   'wait',
   'waiting-children',
   'paused',
   'id',
+  'delayed',
   'prioritized',
+  'completed',
+  'failed',
   'stalled',
   'stalled-check',
   'repeat*',
   'limiter',
   'meta',
+  'events',
   'pc',
   'marker',
+  'de:*',
+  'dn:*',
   'metrics:*',
   'rl:*',
 ];

@@ -390,8 +390,15 @@ export class Projection {
       await runScript(
         this.#client,
         EXPECT,
-        [k.pods, k.expect, this.#epochKey('pods/*'), this.#epochKey(`pods/${ns}`)],
-        [String(Date.now()), String(ttlMs), what === 'create' ? 'c' : 'd', ...names],
+        [k.pods, k.expect],
+        [
+          String(Date.now()),
+          String(ttlMs),
+          what === 'create' ? 'c' : 'd',
+          this.#epochKey('pods/*'),
+          this.#epochKey(`pods/${ns}`),
+          ...names,
+        ],
       ),
     );
   }
