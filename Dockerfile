@@ -21,14 +21,17 @@ RUN mkdir /manifests \
  && find . -path ./node_modules -prune -o \( -name package.json -o -name package-lock.json \) -print \
     | xargs -I{} cp --parents {} /manifests/
 
-# 2. deps: production dependencies of the root and of the libs/ and apps/ workspaces only. The root
-#    devDependencies (typescript, eslint, the `node` package that ships a Node 24 binary for
-#    development, …) are left out, and so are the tools/ workspaces (kube-sim, the demo): a workspace
-#    not selected with --workspace gets neither its link nor its dependencies.
+# 2. deps: production dependencies of the root and of the libs/ and apps/ workspaces the apps run, by
+#    name. The root devDependencies (typescript, eslint, the `node` package that ships a Node 24 binary
+#    for development, …) are left out, and so are libs/testkit (test helpers) and the tools/ workspaces
+#    (kube-sim, the demo): a workspace not selected with --workspace gets neither its link nor its
+#    dependencies.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY --from=manifests /manifests/ ./
-RUN npm ci --omit=dev --include-workspace-root --workspace=libs --workspace=apps --no-audit --no-fund \
+RUN npm ci --omit=dev --include-workspace-root \
+      --workspace=libs/config --workspace=libs/kube --workspace=libs/queue --workspace=libs/reconcile \
+      --workspace=libs/runtime --workspace=libs/state --workspace=apps --no-audit --no-fund \
  && npm cache clean --force
 
 # 3. kube-sim-deps: kube-sim's own dependencies only (not the root's), laid over the production
@@ -48,11 +51,22 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 # The license goes with every copy of the image (Apache-2.0, section 4).
 COPY LICENSE package.json package-lock.json ./
-COPY libs ./libs
+# The libraries the apps load, one by one: not libs/testkit (test helpers that start redis-server and
+# kubectl), which no app imports.
+COPY libs/config ./libs/config
+COPY libs/kube ./libs/kube
+COPY libs/queue ./libs/queue
+COPY libs/reconcile ./libs/reconcile
+COPY libs/runtime ./libs/runtime
+COPY libs/state ./libs/state
 COPY apps ./apps
 COPY crds ./crds
-# Where compose mounts the kubeconfigs volume (a named volume takes this directory's owner).
-RUN mkdir -p /home/node/.kube && chown 1000:1000 /home/node/.kube
+# Where compose mounts the kubeconfigs volume (a named volume takes this directory's owner). npm, npx and
+# corepack go: the apps run with node alone, and a package manager in a running pod is a tool for an
+# intruder (fetching and running code), not for us.
+RUN mkdir -p /home/node/.kube && chown 1000:1000 /home/node/.kube \
+ && rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \
+      /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack
 USER 1000:1000
 # Each app serves /metrics, /healthz and /readyz on its own HTTP_PORT; the probes live in
 # docker-compose.yml and k8s/, where the port is known.

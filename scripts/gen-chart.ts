@@ -47,6 +47,8 @@ interface Container {
   name: string;
   image?: string;
   resources?: unknown;
+  command?: string[];
+  args?: string[];
   env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string; key?: string } } }[];
 }
 interface PodOwner extends Manifest {
@@ -67,6 +69,9 @@ const CLUSTER_RBAC = new Set(['ClusterRole', 'ClusterRoleBinding']);
 /** The Secret an external Redis's URL (and password) come from, as k8s/overlays/external-redis names it. */
 const REDIS_SECRET = 'podset-redis';
 
+/** The API server address k8s/ ships (TEST-NET-1, no cluster's): the chart's apiServerCIDRs replace it. */
+const API_SERVER_PLACEHOLDER = '192.0.2.1/32';
+
 /** The values a Deployment or StatefulSet takes from the chart: markers, replaced in the text below. */
 function withValueMarkers(o: Manifest, external: boolean): Manifest {
   if (o.kind !== 'Deployment' && o.kind !== 'StatefulSet') return o;
@@ -78,6 +83,11 @@ function withValueMarkers(o: Manifest, external: boolean): Manifest {
   for (const c of w.spec.template.spec.containers) {
     if (c.image?.startsWith(`${IMAGE_NAME}:`) || o.kind === 'StatefulSet')
       c.resources = `@@resources:${app}@@`;
+    // Redis's maxmemory follows its memory limit value (helpers: podset.redisMaxmemory).
+    for (const list of [c.command, c.args]) {
+      const at = list?.indexOf('--maxmemory') ?? -1;
+      if (list !== undefined && at >= 0 && at + 1 < list.length) list[at + 1] = '@@redis-maxmemory@@';
+    }
     if (WATCHING.has(app)) c.env = [...(c.env ?? []), { name: '@@watch-namespaces@@' }];
     if (STATEFUL.has(app)) c.env = [...(c.env ?? []), { name: '@@state-source@@' }];
     if (external) {
@@ -128,6 +138,19 @@ function templated(o: Manifest, external: boolean, scope = ''): string {
       /^( *)resources: "?@@resources:([\w-]+)@@"?$/gm,
       (_m, indent: string, app: string) =>
         `${indent}resources:\n{{- toYaml ${v}.${key(app)}.resources | nindent ${indent.length + 2} }}`,
+    )
+    .replace(
+      new RegExp(
+        `^( *)- ipBlock:\\n\\1    cidr: "?${API_SERVER_PLACEHOLDER.replaceAll('.', '\\.')}"?$`,
+        'gm',
+      ),
+      (_m, indent: string) =>
+        `{{- range ${v}.apiServerCIDRs }}\n${indent}- ipBlock:\n${indent}    cidr: {{ . | quote }}\n{{- end }}`,
+    )
+    .replace(
+      /^( *)- "?@@redis-maxmemory@@"?$/gm,
+      (_m, indent: string) =>
+        `${indent}- {{ include "podset.redisMaxmemory" ${scope === '' ? '.' : scope} | quote }}`,
     )
     .replace(
       /^( *)- name: "?@@watch-namespaces@@"?$/gm,
@@ -196,6 +219,12 @@ function valuesYaml(base: readonly Manifest[]): string {
     '# true: Roles in each of watchNamespaces (which must not be empty) instead of ClusterRoles, and no',
     '# cluster-scoped object but the CRD (install it beforehand and pass --skip-crds where you may not).',
     'namespaced: false',
+    "# The API server's addresses, the only ones the apps may reach on 443 and 6443 (the NetworkPolicy",
+    '# podset-api-server-egress): `kubectl get endpoints kubernetes -n default`, each as IP/32. The default',
+    '# (TEST-NET-1) matches no cluster: set it, or a network plugin that enforces NetworkPolicy keeps the',
+    '# apps from the API server.',
+    'apiServerCIDRs:',
+    `  - ${API_SERVER_PLACEHOLDER}`,
     "# Where the workers read a PodSet's state (STATE_SOURCE on the watcher and the workers alike). Empty:",
     "# the default, the watcher's projection in Redis; `api`: the fallback, a GET and a LIST per reconcile.",
     "stateSource: ''",
@@ -216,9 +245,40 @@ const ALL_WITH_WATCHED = [
   '{{- if and .Values.namespaced (empty .Values.watchNamespaces) }}',
   '{{- fail "namespaced: true needs watchNamespaces: the namespaces to grant Roles in" }}',
   '{{- end }}',
+  // Never the operator's own namespace: a PodSet author there could mount the release's Secrets into a
+  // pod, or label a pod to pass the Redis network policy (the watcher refuses it too, at start).
+  '{{- if has .Release.Namespace .Values.watchNamespaces }}',
+  '{{- fail (printf "watchNamespaces lists %q, the release\'s own namespace: PodSets there could use the operator\'s Secrets; watch other namespaces only" .Release.Namespace) }}',
+  '{{- end }}',
+  // An egress rule with no peers allows every address: never render one.
+  '{{- if empty .Values.apiServerCIDRs }}',
+  '{{- fail "apiServerCIDRs: the API server addresses are required (kubectl get endpoints kubernetes -n default, each as IP/32)" }}',
+  '{{- end }}',
   '{{- if not (has .Values.stateSource (list "" "projection" "api")) }}',
   '{{- fail (printf "stateSource: %q is not a state source: leave it empty (the projection) or set api" .Values.stateSource) }}',
   '{{- end }}',
+  '',
+].join('\n');
+
+/**
+ * Redis's --maxmemory: three quarters of redis.resources.limits.memory (k8s/ sets 768mb for 1Gi), so a
+ * full Redis refuses writes before the kernel kills it for memory; the rest covers the AOF rewrite's fork
+ * and client buffers. In mb when it is a whole number of them (as k8s/ writes it), else in bytes.
+ */
+const HELPERS = [
+  '{{- define "podset.redisMaxmemory" -}}',
+  '{{- $limit := toString ((.Values.redis.resources).limits).memory -}}',
+  '{{- if not (regexMatch "^[0-9]+(Ki|Mi|Gi|Ti|k|M|G|T)?$" $limit) -}}',
+  '{{- fail (printf "redis.resources.limits.memory: %q is not a whole memory quantity such as 1Gi or 512Mi; Redis\'s maxmemory (3/4 of it) is derived from it" $limit) -}}',
+  '{{- end -}}',
+  '{{- $number := regexFind "^[0-9]+" $limit -}}',
+  '{{- $units := dict "" 1 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 -}}',
+  '{{- $bytes := div (mul (atoi $number) (get $units (trimPrefix $number $limit)) 3) 4 -}}',
+  '{{- if lt $bytes 33554432 -}}',
+  '{{- fail (printf "redis.resources.limits.memory: %q leaves Redis a maxmemory under 32mb" $limit) -}}',
+  '{{- end -}}',
+  '{{- if eq (mod $bytes 1048576) 0 -}}{{ div $bytes 1048576 }}mb{{- else -}}{{ $bytes }}{{- end -}}',
+  '{{- end -}}',
   '',
 ].join('\n');
 
@@ -281,6 +341,7 @@ export function chartFiles(sources: ChartSources, version: string): Map<string, 
   files.set('README.md', readme(checkedHelmVersion()));
   files.set('values.yaml', HEADER + valuesYaml(base));
   files.set('templates/validate.yaml', HEADER + ALL_WITH_WATCHED);
+  files.set('templates/_helpers.tpl', HEADER + HELPERS);
   const id = (o: Manifest) => `${o.kind}/${o.metadata.name}`;
   const ext = new Map(externalRedis.map((o) => [id(o), o]));
   const inBase = new Set(base.map(id));
@@ -294,7 +355,7 @@ export function chartFiles(sources: ChartSources, version: string): Map<string, 
       continue;
     }
     const render = (x: Manifest, external: boolean) =>
-      CLUSTER_RBAC.has(x.kind) ? rbacTemplate(x, external) : templated(x, external);
+      CLUSTER_RBAC.has(x.kind) ? rbacTemplate(x, external) : templated(asHook(x), external);
     const b = inBase.has(id(o)) ? o : undefined;
     const e = ext.get(id(o));
     let body: string;
@@ -308,6 +369,27 @@ export function chartFiles(sources: ChartSources, version: string): Map<string, 
     files.set(`templates/${o.kind.toLowerCase()}-${o.metadata.name}.yaml`, HEADER + body);
   }
   return files;
+}
+
+/**
+ * The secret-init Job and its ServiceAccount, Role and RoleBinding as Helm hooks, run before install and
+ * upgrade (the apps' pods need the Secret) and deleted once the Job succeeded: the Role that may create
+ * Secrets in the namespace does not outlive the install. The account and its rights come first (weight).
+ */
+export const HOOK_ANNOTATIONS = {
+  'helm.sh/hook': 'pre-install,pre-upgrade',
+  'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+} as const;
+
+function asHook(o: Manifest): Manifest {
+  if (componentOf(o) !== 'redis-secret-init') return o;
+  const h = structuredClone(o) as Manifest & { metadata: { annotations?: Record<string, string> } };
+  h.metadata.annotations = {
+    ...h.metadata.annotations,
+    ...HOOK_ANNOTATIONS,
+    'helm.sh/hook-weight': o.kind === 'Job' ? '0' : '-5',
+  };
+  return h;
 }
 
 /** Every file now in the chart directory (relative paths). */

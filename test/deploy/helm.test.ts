@@ -8,11 +8,11 @@
 // and kubectl's own decoder must read every value as YAML 1.2 does.
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { startKubeSim } from '@podset/kube-sim';
+import { startKubeSim, type KubeObject } from '@podset/kube-sim';
 import { kubectl as runKubectl } from '@podset/testkit';
 import { parseAllDocuments } from 'yaml';
 import { parseK8sYaml, valueDifferences } from '../../scripts/k8s-yaml.ts';
@@ -25,6 +25,8 @@ import {
   packageVersion,
   staleFiles,
 } from '../../scripts/gen-chart.ts';
+import type { K8sObject } from './manifests.ts';
+import { allowed, type Endpoint, type NetworkPolicy } from './network-policy.ts';
 import { secondApplyChanges, type RunKubectl } from './second-apply.ts';
 
 interface Obj {
@@ -68,6 +70,42 @@ function asReleased(list: Obj[]): Obj[] {
     });
 }
 const kustomized = kustomizeObjects() as unknown as Obj[];
+
+/** The object without the Helm hook annotations the chart adds to the secret-init objects. */
+function withoutHookAnnotations(o: Obj): Obj {
+  const m = o.metadata as Obj['metadata'] & { annotations?: Record<string, string> };
+  if (m.annotations === undefined || !Object.keys(m.annotations).some((k) => k.startsWith('helm.sh/hook')))
+    return o;
+  const c = structuredClone(o) as Obj & { metadata: { annotations?: Record<string, string> } };
+  const rest = Object.entries(c.metadata.annotations ?? {}).filter(([k]) => !k.startsWith('helm.sh/hook'));
+  if (rest.length === 0) delete c.metadata.annotations;
+  else c.metadata.annotations = Object.fromEntries(rest);
+  return c;
+}
+
+test('the secret-init Job, its ServiceAccount, Role and RoleBinding are hooks deleted once the Job succeeded', () => {
+  const hooks = kustomized.filter((o) => o.metadata.name === 'podset-redis-secret-init');
+  assert.deepEqual(hooks.map((o) => o.kind).sort(), ['Job', 'Role', 'RoleBinding', 'ServiceAccount']);
+  for (const o of hooks) {
+    const text = readFileSync(
+      path.join(CHART_DIR, 'templates', `${o.kind.toLowerCase()}-podset-redis-secret-init.yaml`),
+      'utf8',
+    );
+    const rendered = objects(
+      text.replace(/^\{\{.*\}\}$/gm, '').replaceAll('{{ .Release.Namespace }}', NS),
+    )[0];
+    const annotations = (rendered?.metadata as { annotations?: Record<string, string> }).annotations ?? {};
+    assert.equal(annotations['helm.sh/hook'], 'pre-install,pre-upgrade', `${o.kind} is a hook`);
+    assert.match(
+      annotations['helm.sh/hook-delete-policy'] ?? '',
+      /\bhook-succeeded\b/,
+      `${o.kind} deleted after`,
+    );
+    assert.match(annotations['helm.sh/hook-delete-policy'] ?? '', /\bbefore-hook-creation\b/);
+    // The account and its rights exist before the Job runs.
+    assert.equal(Number(annotations['helm.sh/hook-weight']) < 0, o.kind !== 'Job', `${o.kind} weight`);
+  }
+});
 
 test('the chart is what scripts/gen-chart.ts makes of k8s/ (npm run gen:chart to refresh)', () => {
   const want = chartFiles(chartSources(), packageVersion());
@@ -150,7 +188,7 @@ for (const [what, dir, values] of [
     async () => {
       const r = await helm(['template', 'podset-operator', CHART_DIR, '--include-crds', '-n', NS, ...values]);
       assert.equal(r.code, 0, r.stderr);
-      const rendered = byKey(objects(r.stdout));
+      const rendered = byKey(objects(r.stdout).map(withoutHookAnnotations));
       const want = byKey(asReleased(kustomizeObjects(dir) as unknown as Obj[]));
       assert.deepEqual([...rendered.keys()].sort(), [...want.keys()].sort());
       for (const [k, o] of want) assert.deepEqual(rendered.get(k), o, k);
@@ -322,6 +360,66 @@ test(
 );
 
 test(
+  'apiServerCIDRs are the only addresses the apps reach on 443/6443; an empty list is refused',
+  needsHelm,
+  async () => {
+    const r = await renderInOps(['--set', 'apiServerCIDRs={10.0.0.11/32,10.0.0.12/32}']);
+    assert.equal(r.code, 0, r.stderr);
+    const rendered = objects(r.stdout) as unknown as K8sObject[];
+    const policies = rendered.filter((o): o is NetworkPolicy => o.kind === 'NetworkPolicy');
+    const worker: Endpoint = {
+      kind: 'pod',
+      namespace: 'ops',
+      labels: { 'app.kubernetes.io/name': 'podset-operator', 'app.kubernetes.io/component': 'worker' },
+    };
+    const at = (ip: string): Endpoint => ({ kind: 'external', ip });
+    assert.ok(allowed(policies, worker, at('10.0.0.11'), 6443));
+    assert.ok(allowed(policies, worker, at('10.0.0.12'), 443));
+    assert.ok(!allowed(policies, worker, at('10.0.0.13'), 443), 'no other address');
+    assert.ok(!allowed(policies, worker, at('192.0.2.1'), 443), 'not the placeholder');
+    for (const empty of [
+      ['--set', 'apiServerCIDRs=null'],
+      ['--set-json', 'apiServerCIDRs=[]'],
+    ]) {
+      const refused = await renderInOps(empty);
+      assert.notEqual(refused.code, 0, empty.join(' '));
+      assert.match(refused.stderr, /apiServerCIDRs: the API server addresses are required/);
+    }
+  },
+);
+
+test(
+  "Redis's --maxmemory is three quarters of redis.resources.limits.memory; a limit it cannot read is refused",
+  needsHelm,
+  async () => {
+    const maxmemory = async (limit: string | undefined) => {
+      const r = await renderInOps(
+        limit === undefined ? [] : ['--set', `redis.resources.limits.memory=${limit}`],
+      );
+      assert.equal(r.code, 0, r.stderr);
+      const redis = objects(r.stdout).find((o): o is Workload => o.kind === 'StatefulSet');
+      const c = redis?.spec.template.spec.containers[0] as
+        { command?: string[]; args?: string[] } | undefined;
+      const argv = [...(c?.command ?? []), ...(c?.args ?? [])];
+      return argv[argv.indexOf('--maxmemory') + 1];
+    };
+    assert.equal(await maxmemory(undefined), '768mb', 'the default limit (1Gi) gives what k8s/ sets');
+    assert.equal(await maxmemory('512Mi'), '384mb');
+    assert.equal(await maxmemory('4Gi'), '3072mb');
+    assert.equal(await maxmemory('2G'), '1500000000');
+    for (const [limit, problem] of [
+      ['1.5Gi', /"1\.5Gi" is not a whole memory quantity/],
+      ['lots', /"lots" is not a whole memory quantity/],
+      ['16Mi', /"16Mi" leaves Redis a maxmemory under 32mb/],
+    ] as const) {
+      const r = await renderInOps(['--set', `redis.resources.limits.memory=${limit}`]);
+      assert.notEqual(r.code, 0, limit);
+      assert.match(r.stderr, problem);
+    }
+  },
+);
+
+test(
   'namespaced=true: Roles in each watched namespace, nothing cluster-scoped; it needs watchNamespaces',
   needsHelm,
   async () => {
@@ -352,6 +450,12 @@ test(
     const missing = await renderInOps(['--set', 'namespaced=true']);
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /namespaced: true needs watchNamespaces/);
+    // Never its own namespace, namespaced or not: PodSets there could use the release's Secrets.
+    for (const values of [NAMESPACED, []]) {
+      const own = await renderInOps([...values, '--set', 'watchNamespaces={team-a,ops}']);
+      assert.notEqual(own.code, 0, `${values.join(' ')}: ${own.stdout.slice(0, 200)}`);
+      assert.match(own.stderr, /watchNamespaces lists "ops", the release's own namespace/);
+    }
   },
 );
 
@@ -370,6 +474,34 @@ test(
       HELM_DATA_HOME: path.join(dir, 'data'),
     };
     const kc = ['--kubeconfig', sim.kubeconfigPath];
+    // kube-sim runs no Jobs here, and helm waits for a hook Job: the secret-init Job is marked complete as
+    // its controller would (its Secret is made by hand below). Whether its Role existed, by namespace.
+    const secretInitRoles = new Set<string>();
+    const stopRecording = sim.cluster.subscribe((ev) => {
+      if (
+        ev.resource.startsWith('roles.') &&
+        ev.type === 'ADDED' &&
+        ev.object.metadata.name === 'podset-redis-secret-init'
+      )
+        secretInitRoles.add(ev.object.metadata.namespace ?? '');
+    });
+    const completer = setInterval(() => {
+      for (const job of sim.cluster.list('jobs.batch')) {
+        const status = (job as { status?: { conditions?: unknown[] } }).status;
+        if (job.metadata.name !== 'podset-redis-secret-init' || (status?.conditions ?? []).length > 0)
+          continue;
+        const now = new Date().toISOString();
+        sim.cluster.updateStatus('jobs.batch', {
+          ...job,
+          status: {
+            succeeded: 1,
+            startTime: now,
+            completionTime: now,
+            conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: now }],
+          },
+        } as KubeObject);
+      }
+    }, 50);
     try {
       // Release one: cluster-wide RBAC, watching shop. Release two: namespaced, watching web.
       for (const ns of ['shop', 'web'])
@@ -390,6 +522,19 @@ test(
       );
       assert.equal(one.code, 0, one.stdout + one.stderr);
       assert.match(one.stdout, /STATUS: deployed/);
+      // The Role that may create Secrets was there for the Job, and went with it once it succeeded.
+      assert.ok(secretInitRoles.has(NS), 'the secret-init Role existed during the install');
+      for (const kind of [
+        'roles.rbac.authorization.k8s.io',
+        'rolebindings.rbac.authorization.k8s.io',
+        'jobs.batch',
+        'serviceaccounts',
+      ])
+        assert.equal(
+          sim.cluster.get(kind, NS, 'podset-redis-secret-init'),
+          undefined,
+          `${kind} is gone after install`,
+        );
       const two = await helm(
         [
           'install',
@@ -488,6 +633,11 @@ test(
       );
       assert.equal(up.code, 0, up.stdout + up.stderr);
       assert.match(up.stdout, /REVISION: 2/);
+      assert.equal(
+        sim.cluster.get('roles.rbac.authorization.k8s.io', NS, 'podset-redis-secret-init'),
+        undefined,
+        'and after upgrade',
+      );
       assert.equal(redisPassword(), password, 'helm upgrade keeps the Redis password');
 
       // helm uninstall deletes through client-go with protobuf DeleteOptions bodies (its release Secret
@@ -529,6 +679,8 @@ test(
         "the other cluster-wide release's ClusterRole stays",
       );
     } finally {
+      clearInterval(completer);
+      stopRecording();
       await sim.close();
       rmSync(dir, { recursive: true, force: true });
     }

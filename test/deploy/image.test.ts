@@ -173,6 +173,54 @@ test(`${PRODUCTION_TARGET}: no tools/ (kube-sim is a development tool) is copied
   );
 });
 
+test(`${PRODUCTION_TARGET}: libs/testkit (test helpers) is neither copied nor installed`, () => {
+  assert.ok('libs/testkit' in lock.packages, 'testkit is a workspace (else this check means nothing)');
+  for (const app of productionApps) {
+    const graph = runtimeImports(ENTRIES[app] as string);
+    assert.ok(!graph.packages.has('@podset/testkit'), `${app} does not import @podset/testkit`);
+    assert.ok(!graph.files.some((f) => f.startsWith('libs/testkit/')), `${app} loads no libs/testkit file`);
+  }
+  for (const copy of contextCopies(production)) {
+    assert.ok(
+      !covers(copy, 'libs/testkit/src/index.ts'),
+      `the production image copies ${copy === '' ? 'the whole context' : copy}, which brings libs/testkit`,
+    );
+  }
+  assert.deepEqual(
+    [...installed(production)].filter(
+      (l) => l === 'libs/testkit' || l.endsWith('node_modules/@podset/testkit'),
+    ),
+    [],
+    'the production npm ci selects the libs/ workspaces the apps use by name, not libs/testkit',
+  );
+});
+
+test(`${PRODUCTION_TARGET}: npm, npx and corepack are removed from the image`, () => {
+  // What node:24-bookworm-slim installs beside node; the apps run with node alone.
+  const tools = [
+    '/usr/local/lib/node_modules/npm',
+    '/usr/local/lib/node_modules/corepack',
+    '/usr/local/bin/npm',
+    '/usr/local/bin/npx',
+    '/usr/local/bin/corepack',
+  ];
+  const removed = new Set(
+    of(production, 'RUN').flatMap((r) =>
+      [...r.args.matchAll(/\brm\s+-(?:rf|fr)\s+([^;&|]+)/g)].flatMap((m) => (m[1] ?? '').split(/[\s\\]+/)),
+    ),
+  );
+  for (const t of tools) assert.ok(removed.has(t), `${t} is removed in ${PRODUCTION_TARGET}'s lineage`);
+  // And nothing after the removal runs npm (it would fail, or bring it back).
+  const ins = lineage(production);
+  const at = ins.findIndex((i) => i.keyword === 'RUN' && i.args.includes('/usr/local/bin/npm'));
+  assert.ok(
+    ins
+      .slice(at + 1)
+      .every((i) => !(i.keyword === 'RUN' && /\bnp[mx]\b/.test(i.args.replace(/\/usr\/local\/\S+/g, '')))),
+    'no npm after it is removed',
+  );
+});
+
 test(`${PRODUCTION_TARGET}: kube-sim's own dependencies are not installed`, () => {
   assert.ok(kubeSimOnly.length > 0, 'kube-sim imports packages the apps do not (else nothing to check)');
   const locations = installed(production);

@@ -32,6 +32,8 @@ export const SCHEMA_PACKAGES = 'kubernetes-models@5.1.0 and @kubernetes-models/k
 const rendered = new Map<string, K8sObject[]>(KUSTOMIZATIONS.map((k) => [k, render(k)]));
 const base = rendered.get('k8s') as K8sObject[];
 const NS = 'podset-system';
+/** The namespace k8s/overlays/namespaced watches (its Roles are there). */
+const WATCHED = 'team-a';
 
 interface Model {
   validate(): void;
@@ -79,10 +81,20 @@ for (const [dir, objects] of rendered) {
       'ClusterRole',
       'ClusterRoleBinding',
     ]);
+    // The namespaced install's apps get their Roles in the watched namespace, never the operator's.
+    const inWatched = (o: K8sObject) =>
+      dir === 'k8s/overlays/namespaced' &&
+      (o.kind === 'Role' || o.kind === 'RoleBinding') &&
+      /^podset-(watcher|worker|dashboard)$/.test(o.metadata.name);
     for (const o of objects) {
       if (clusterScoped.has(o.kind))
         assert.equal(o.metadata.namespace, undefined, `${o.kind}/${o.metadata.name}`);
-      else assert.equal(o.metadata.namespace, NS, `${o.kind}/${o.metadata.name} namespace`);
+      else
+        assert.equal(
+          o.metadata.namespace,
+          inWatched(o) ? WATCHED : NS,
+          `${o.kind}/${o.metadata.name} namespace`,
+        );
     }
     const ids = objects.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`);
     assert.equal(new Set(ids).size, ids.length);
@@ -92,6 +104,21 @@ for (const [dir, objects] of rendered) {
         objects.filter((o) => clusterScoped.has(o.kind)).map((o) => `${o.kind}/${o.metadata.name}`),
         [],
         'no cluster-scoped object',
+      );
+      // It never reconciles in its own namespace: the watcher and dashboard watch WATCHED only, and
+      // the watcher knows its own namespace (downward API) to refuse a list that names it.
+      for (const name of ['podset-watcher', 'podset-dashboard']) {
+        const env = find<Workload>(objects, 'Deployment', name)?.spec.template.spec.containers[0]?.env ?? [];
+        const watch = env.find((e) => e.name === 'WATCH_NAMESPACES')?.value;
+        assert.equal(watch, WATCHED, `${name} WATCH_NAMESPACES`);
+        assert.ok(!watch.split(',').includes(NS), `${name} does not watch ${NS}`);
+      }
+      const watcherEnv = find<Workload>(objects, 'Deployment', 'podset-watcher')?.spec.template.spec
+        .containers[0]?.env;
+      assert.deepEqual(
+        watcherEnv?.find((e) => e.name === 'POD_NAMESPACE')?.valueFrom,
+        { fieldRef: { fieldPath: 'metadata.namespace' } },
+        'the watcher gets POD_NAMESPACE from the downward API',
       );
       return;
     }
@@ -408,6 +435,7 @@ describe('a second kubectl apply changes nothing (kube-sim without controllers: 
       dir: 'k8s/overlays/namespaced',
       beforehand: [
         ['create', 'namespace', NS],
+        ['create', 'namespace', WATCHED],
         ['apply', '-k', 'crds'],
       ],
     },

@@ -4,13 +4,25 @@
 // for the token) but not its unauthenticated metrics. The dashboard's UI Service does not publish the
 // metrics port, and the monitoring overlay scrapes a Service that does.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
+import { parseK8sYaml } from '../../scripts/k8s-yaml.ts';
 import { KUSTOMIZATIONS, find, render, type K8sObject } from './manifests.ts';
+import { REPO } from './support.ts';
 import { allowed, selects, type Endpoint, type LabelSelector, type NetworkPolicy } from './network-policy.ts';
 
 const NS = 'podset-system';
-const API_SERVER: Endpoint = { kind: 'external' };
-const OUTSIDE: Endpoint = { kind: 'external' };
+/** The API server at the placeholder address k8s/ ships (k8s/components/api-server-egress sets yours). */
+const API_SERVER: Endpoint = { kind: 'external', ip: '192.0.2.1' };
+/** Any other address outside the pod network. */
+const OUTSIDE: Endpoint = { kind: 'external', ip: '203.0.113.7' };
+/** The cluster's DNS pods, and pods that only look like them. */
+const KUBE_DNS: Endpoint = { kind: 'pod', namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } };
+const OTHER_KUBE_SYSTEM: Endpoint = { kind: 'pod', namespace: 'kube-system', labels: { app: 'other' } };
+const FAKE_DNS: Endpoint = { kind: 'pod', namespace: 'default', labels: { 'k8s-app': 'kube-dns' } };
 
 interface PodTemplateOwner extends K8sObject {
   spec: { template: { metadata?: { labels?: Record<string, string> } } };
@@ -34,6 +46,12 @@ const prometheus: Endpoint = {
   labels: { 'app.kubernetes.io/name': 'prometheus', 'app.kubernetes.io/instance': 'k8s' },
 };
 const stranger: Endpoint = { kind: 'pod', namespace: 'default', labels: { app: 'curious' } };
+/** A pod outside the monitoring namespace wearing Prometheus's label. */
+const fakePrometheus: Endpoint = {
+  kind: 'pod',
+  namespace: 'default',
+  labels: { 'app.kubernetes.io/name': 'prometheus' },
+};
 const neighbour: Endpoint = { kind: 'pod', namespace: NS, labels: { app: 'debug' } };
 
 const METRICS_PORT: Record<string, number> = { watcher: 8080, worker: 8081, dashboard: 8083 };
@@ -64,7 +82,21 @@ for (const dir of [...KUSTOMIZATIONS, 'k8s/overlays/monitoring'] as const) {
       assert.ok(pod, `${dir} runs the ${app}`);
       expect(`${app} → API server :443`, true, allowed(policies, pod, API_SERVER, 443));
       expect(`${app} → API server :6443`, true, allowed(policies, pod, API_SERVER, 6443));
-      expect(`${app} → DNS udp/53`, true, allowed(policies, pod, OUTSIDE, 53, 'UDP'));
+      expect(`${app} → another address :443`, false, allowed(policies, pod, OUTSIDE, 443));
+      expect(`${app} → another address :6443`, false, allowed(policies, pod, OUTSIDE, 6443));
+      expect(`${app} → kube-dns udp/53`, true, allowed(policies, pod, KUBE_DNS, 53, 'UDP'));
+      expect(`${app} → kube-dns tcp/53`, true, allowed(policies, pod, KUBE_DNS, 53, 'TCP'));
+      expect(`${app} → another address udp/53`, false, allowed(policies, pod, OUTSIDE, 53, 'UDP'));
+      expect(
+        `${app} → another kube-system pod :53`,
+        false,
+        allowed(policies, pod, OTHER_KUBE_SYSTEM, 53, 'UDP'),
+      );
+      expect(
+        `${app} → a kube-dns lookalike in default :53`,
+        false,
+        allowed(policies, pod, FAKE_DNS, 53, 'UDP'),
+      );
       expect(`${app} → anywhere :80`, false, allowed(policies, pod, OUTSIDE, 80));
       if (redis) {
         expect(`${app} → in-cluster Redis :6379`, true, allowed(policies, pod, redis, 6379));
@@ -78,6 +110,11 @@ for (const dir of [...KUSTOMIZATIONS, 'k8s/overlays/monitoring'] as const) {
         `Prometheus → ${app} metrics`,
         true,
         allowed(policies, prometheus, pod, METRICS_PORT[app] as number),
+      );
+      expect(
+        `a pod labelled prometheus outside monitoring → ${app} metrics`,
+        false,
+        allowed(policies, fakePrometheus, pod, METRICS_PORT[app] as number),
       );
       expect(
         `another namespace's pod → ${app} metrics`,
@@ -105,6 +142,7 @@ for (const dir of [...KUSTOMIZATIONS, 'k8s/overlays/monitoring'] as const) {
     const init = pods.get('redis-secret-init');
     if (init) {
       expect('secret-init Job → API server', true, allowed(policies, init, API_SERVER, 443));
+      expect('secret-init Job → another address :443', false, allowed(policies, init, OUTSIDE, 443));
       if (redis) expect('secret-init Job → Redis', false, allowed(policies, init, redis, 6379));
     }
     expect('a pod of the namespace → anywhere', false, allowed(policies, neighbour, OUTSIDE, 443));
@@ -142,3 +180,39 @@ for (const dir of [...KUSTOMIZATIONS, 'k8s/overlays/monitoring'] as const) {
     if (dir === 'k8s/overlays/monitoring') assert.equal(monitors.length, 3);
   });
 }
+
+test('k8s/components/api-server-egress sets the API server addresses of k8s/ and every overlay at once', () => {
+  // A copy of k8s/ (and crds/, which it includes) with the component's file set as docs/install.md says.
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'podset-api-egress-'));
+  try {
+    cpSync(path.join(REPO, 'k8s'), path.join(tmp, 'k8s'), { recursive: true });
+    cpSync(path.join(REPO, 'crds'), path.join(tmp, 'crds'), { recursive: true });
+    writeFileSync(
+      path.join(tmp, 'k8s/components/api-server-egress/api-server-endpoints.yaml'),
+      [
+        '- op: replace',
+        '  path: /spec/egress/0/to',
+        '  value:',
+        '    - ipBlock:',
+        '        cidr: 10.0.0.11/32',
+        '    - ipBlock:',
+        '        cidr: 10.0.0.12/32',
+        '',
+      ].join('\n'),
+    );
+    for (const dir of [...KUSTOMIZATIONS, 'k8s/overlays/monitoring']) {
+      const text = execFileSync('kubectl', ['kustomize', path.join(tmp, dir)], { encoding: 'utf8' });
+      const objects = parseK8sYaml<K8sObject>(text);
+      const policies = objects.filter((o): o is NetworkPolicy => o.kind === 'NetworkPolicy');
+      const worker = podsOf(objects).get('worker') as Endpoint;
+      const at = (ip: string): Endpoint => ({ kind: 'external', ip });
+      assert.ok(allowed(policies, worker, at('10.0.0.11'), 6443), `${dir}: the first endpoint`);
+      assert.ok(allowed(policies, worker, at('10.0.0.12'), 443), `${dir}: the second endpoint`);
+      assert.ok(!allowed(policies, worker, at('10.0.0.13'), 443), `${dir}: not a neighbour`);
+      assert.ok(!allowed(policies, worker, API_SERVER, 443), `${dir}: not the placeholder`);
+      assert.ok(allowed(policies, worker, KUBE_DNS, 53, 'UDP'), `${dir}: DNS stays`);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});

@@ -1,8 +1,9 @@
 // NetworkPolicy semantics (networking.k8s.io/v1) for the tests of the rendered manifests: is a connection
 // from one endpoint to another on a port allowed by the policies of the namespaces involved? Policies
 // select pods by label; a pod no policy selects for a direction is unrestricted in that direction; the
-// allowed connections of the policies that select it add up. ipBlock peers are not used by k8s/ and are
-// treated as matching nothing.
+// allowed connections of the policies that select it add up. An ipBlock peer (IPv4) matches an address
+// outside the pod network by its CIDR, less its `except` blocks; pods are not matched by ipBlocks here
+// (k8s/ names pods by their labels).
 import type { K8sObject } from './manifests.ts';
 
 type Labels = Record<string, string>;
@@ -19,7 +20,7 @@ export interface LabelSelector {
 interface Peer {
   podSelector?: LabelSelector;
   namespaceSelector?: LabelSelector;
-  ipBlock?: unknown;
+  ipBlock?: { cidr: string; except?: string[] };
 }
 interface PolicyPort {
   protocol?: string;
@@ -42,7 +43,25 @@ export interface NetworkPolicy extends K8sObject {
 
 /** A pod (labels, namespace and its labels) or an address outside the pod network (the API server, a DNS). */
 export type Endpoint =
-  { kind: 'pod'; namespace: string; namespaceLabels?: Labels; labels: Labels } | { kind: 'external' };
+  | { kind: 'pod'; namespace: string; namespaceLabels?: Labels; labels: Labels }
+  | { kind: 'external'; ip?: string };
+
+/** An IPv4 address as a 32-bit number. */
+function ipv4(ip: string): number {
+  const parts = ip.split('.').map(Number);
+  if (parts.length !== 4 || parts.some((n) => !Number.isInteger(n) || n < 0 || n > 255))
+    throw new Error(`not an IPv4 address: ${ip}`);
+  return parts.reduce((a, n) => a * 256 + n, 0);
+}
+
+/** Whether an IPv4 address is inside a CIDR block. */
+export function inCidr(ip: string, cidr: string): boolean {
+  const [base, bits] = cidr.split('/') as [string, string | undefined];
+  const size = 2 ** (32 - Number(bits ?? 32));
+  const start = Math.floor(ipv4(base) / size) * size;
+  const at = ipv4(ip);
+  return at >= start && at < start + size;
+}
 
 export function selects(sel: LabelSelector, labels: Labels): boolean {
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
@@ -63,6 +82,15 @@ function typesOf(p: NetworkPolicy): ('Ingress' | 'Egress')[] {
 }
 
 function peerMatches(peer: Peer, policyNs: string, other: Endpoint): boolean {
+  if (peer.ipBlock !== undefined) {
+    const block = peer.ipBlock;
+    return (
+      other.kind === 'external' &&
+      other.ip !== undefined &&
+      inCidr(other.ip, block.cidr) &&
+      !(block.except ?? []).some((e) => inCidr(other.ip as string, e))
+    );
+  }
   if (other.kind === 'external') return false;
   if (peer.namespaceSelector === undefined) {
     return other.namespace === policyNs && selects(peer.podSelector ?? {}, other.labels);

@@ -1,5 +1,5 @@
 // RBAC of k8s/ against what the apps really do, for the default install (ClusterRoles) and the namespaced
-// one (k8s/overlays/namespaced: Roles in WATCH_NAMESPACES only, the CRD and the Namespace made by an
+// one (k8s/overlays/namespaced: Roles in WATCH_NAMESPACES only, the CRD and the Namespaces made by an
 // administrator beforehand): `kubectl apply -k` into kube-sim, then the watcher,
 // a worker and the dashboard run as their ServiceAccounts (system:serviceaccount:podset-system:podset-…),
 // configured with the environment their Deployments give them, while a PodSet is created, scaled down
@@ -111,7 +111,8 @@ function deploymentEnv(objects: K8sObject[], name: string, podName: string): Rec
 
 const INSTALLS = [
   { dir: 'k8s', podSetNamespace: 'default', roleKind: 'clusterrole' },
-  { dir: 'k8s/overlays/namespaced', podSetNamespace: NS, roleKind: 'role' },
+  // Never the operator's own namespace: its PodSets are in team-a, where its Roles are.
+  { dir: 'k8s/overlays/namespaced', podSetNamespace: 'team-a', roleKind: 'role' },
 ] as const;
 
 for (const { dir, podSetNamespace, roleKind } of INSTALLS) {
@@ -124,9 +125,10 @@ for (const { dir, podSetNamespace, roleKind } of INSTALLS) {
     });
     t.after(() => env.close());
     if (dir !== 'k8s') {
-      // What the cluster administrator does for a namespaced install: the CRD and the namespace.
+      // What the cluster administrator does for a namespaced install: the CRD and the namespaces.
       await env.kubectl(['apply', '-k', 'crds']);
       await env.kubectl(['create', 'namespace', NS]);
+      await env.kubectl(['create', 'namespace', podSetNamespace]);
     }
     const applied = await env.kubectl(['apply', '-k', dir]);
     assert.match(

@@ -5,6 +5,8 @@
 // it creates the Secret once and keeps it, making no request but a create of a Secret.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -21,6 +23,7 @@ import {
 } from './manifests.ts';
 import { REPO, readRepo } from './support.ts';
 import { startEnv, type OperatorEnv } from '../e2e/support/harness.ts';
+import { freePort, ping, Proc, waitFor } from '@podset/testkit';
 
 const base = render('k8s');
 const external = render('k8s/overlays/external-redis');
@@ -51,15 +54,64 @@ const redisContainer = (): Container => {
   return c;
 };
 
-test('k8s: Redis requires the password from the Secret; its probes authenticate', () => {
+/** Where the Redis container mounts the Secret's password file. */
+const PASSWORD_DIR = '/etc/podset-redis';
+
+test('k8s: Redis reads the password from a file on the Secret volume, never from its arguments or env', () => {
   const c = redisContainer();
   const argv = [...(c.command ?? []), ...(c.args ?? [])];
-  assert.equal(argAfter(argv, '--requirepass'), '$(REDIS_PASSWORD)');
+  assert.ok(!argv.includes('--requirepass'), 'no --requirepass argument');
+  assert.ok(!argv.some((a) => a.includes('$(REDIS_PASSWORD)')), 'no $(REDIS_PASSWORD) expansion');
   assert.ok(!argv.includes('--protected-mode'), 'protected mode is not turned off');
   const env = new Map((c.env ?? []).map((e) => [e.name, e.valueFrom]));
-  assert.deepEqual(env.get('REDIS_PASSWORD'), SECRET_REF);
+  assert.equal(env.get('REDIS_PASSWORD'), undefined, 'not in the environment of redis-server');
   assert.deepEqual(env.get('REDISCLI_AUTH'), SECRET_REF, 'redis-cli ping authenticates');
   assert.deepEqual(c.livenessProbe?.exec?.command, ['redis-cli', 'ping']);
+  const sts = find<Workload>(base, 'StatefulSet', 'podset-redis');
+  const pod = sts?.spec.template.spec as unknown as {
+    volumes?: { name: string; secret?: { secretName: string; items?: { key: string; path: string }[] } }[];
+  };
+  const mount = (
+    c as { volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[] }
+  ).volumeMounts?.find((m) => m.mountPath === PASSWORD_DIR);
+  assert.equal(mount?.readOnly, true, `${PASSWORD_DIR} is mounted read-only`);
+  const volume = pod.volumes?.find((v) => v.name === mount?.name);
+  assert.equal(volume?.secret?.secretName, 'podset-redis');
+  assert.deepEqual(volume?.secret?.items, [{ key: 'password', path: 'password' }]);
+});
+
+test("k8s: Redis's command, run as written with a real redis-server: the file's password is required, and not in its argv", async () => {
+  const c = redisContainer();
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'podset-redis-cmd-'));
+  // A password Redis's config syntax must be told apart from: a space, a quote and a backslash.
+  const password = 'pa ss"wo\\rd-0123456789';
+  writeFileSync(path.join(tmp, 'password'), password);
+  const port = await freePort();
+  // The same command; the Secret's mount and the data directory are the temp dir here, and the server
+  // listens on a free loopback port (arguments before the final "-" that reads the config from stdin).
+  const [command, ...args] = (c.command ?? []).map((a) =>
+    a.replaceAll(PASSWORD_DIR, tmp).replace(/^\/data$/, tmp),
+  );
+  const proc = new Proc({
+    name: 'redis-cmd',
+    command: command ?? '',
+    args: [...args, ...(c.args ?? []), '--port', String(port), '--bind', '127.0.0.1', '--appendonly', 'no'],
+    env: { PATH: process.env.PATH ?? '' },
+  });
+  try {
+    await waitFor('redis answers with the password', () => ping(port, '127.0.0.1', password), {
+      timeoutMs: 20_000,
+    });
+    assert.equal(await ping(port), false, 'no password: refused');
+    assert.equal(await ping(port, '127.0.0.1', 'wrong'), false);
+    // exec'd: the shell is gone, redis-server is the process, and its argv has no password.
+    const cmdline = readFileSync(`/proc/${proc.child.pid}/cmdline`, 'utf8');
+    assert.match(cmdline, /^redis-server/);
+    assert.ok(!cmdline.includes('pa ss'), cmdline.replaceAll('\0', ' '));
+  } finally {
+    await proc.stop(5_000);
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });
 
 test('k8s: Redis has maxmemory below its memory limit, with noeviction', () => {

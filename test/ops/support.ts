@@ -21,6 +21,8 @@ export function startDashboardProc(env: OperatorEnv, name: string, extra: Record
       REDIS_URL: env.redis.url,
       DASHBOARD_PORT: '0',
       DASHBOARD_HOST: '127.0.0.1',
+      // Plain HTTP on 127.0.0.1: the documented switch for local use (the default is a Secure cookie).
+      DASHBOARD_SECURE_COOKIE: 'false',
       LOG_LEVEL: 'info',
       ...extra,
     },

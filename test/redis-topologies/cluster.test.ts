@@ -271,6 +271,7 @@ test('Cluster: the dashboard reads the queue and the event log', async () => {
       credentials: { token },
       readOnly: true,
       secureCookie: false,
+      sessionMaxAgeSeconds: 3600,
       eventsPerPodSet: 5,
       eventLogScan: 100,
       jobScan: 100,

@@ -46,7 +46,19 @@ export async function command<T>(port: number, ...args: (string | number)[]): Pr
   }
 }
 
-const BASE = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'];
+// A maxmemory: the apps refuse a Redis without one.
+const BASE = [
+  '--bind',
+  '127.0.0.1',
+  '--save',
+  '',
+  '--appendonly',
+  'no',
+  '--daemonize',
+  'no',
+  '--maxmemory',
+  '256mb',
+];
 
 export interface SentinelSetup {
   masterName: string;

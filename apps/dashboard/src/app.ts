@@ -23,6 +23,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       credentials,
       readOnly: config.DASHBOARD_READ_ONLY,
       secureCookie: config.DASHBOARD_SECURE_COOKIE,
+      sessionMaxAgeSeconds: config.DASHBOARD_SESSION_MAX_AGE,
       eventsPerPodSet: config.EVENTS_PER_PODSET,
       eventLogScan: config.EVENT_LOG_SCAN,
       jobScan: config.JOB_SCAN,

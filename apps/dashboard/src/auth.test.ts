@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { authenticate, COOKIE_NAME, login, parseCookies, safeNext, sessionValue } from './auth.ts';
+import {
+  authenticate,
+  COOKIE_NAME,
+  login,
+  parseCookies,
+  safeNext,
+  sessionValue,
+  type SessionClock,
+} from './auth.ts';
 import { credentialsOf } from './config.ts';
 
 const TOKEN = 'a-long-enough-token-0123456789';
@@ -40,7 +48,28 @@ test('the login form: token or user/password; the cookie changes when the secret
   assert.equal(authenticate({ cookie: `${COOKIE_NAME}=${viaBasic}` }, both), 'cookie');
   const old = login({ token: TOKEN }, both)!;
   assert.equal(authenticate({ cookie: `${COOKIE_NAME}=${old}` }, { token: `${TOKEN}-rotated` }), undefined);
-  assert.notEqual(sessionValue('token:a'), sessionValue('token:b'));
+  assert.notEqual(sessionValue('token:a', 1), sessionValue('token:b', 1));
+});
+
+test('a cookie expires server-side after the max age; its issue time is signed', () => {
+  const issued = 1_700_000_000;
+  const cookie = login({ token: TOKEN }, both, issued)!;
+  const at = (seconds: number): SessionClock => ({ nowSeconds: issued + seconds, maxAgeSeconds: 3600 });
+  const auth = (value: string, seconds: number) =>
+    authenticate({ cookie: `${COOKIE_NAME}=${value}` }, both, at(seconds));
+  assert.equal(auth(cookie, 0), 'cookie');
+  assert.equal(auth(cookie, 3599), 'cookie');
+  assert.equal(auth(cookie, 3600), undefined, 'expired at the max age');
+  assert.equal(auth(cookie, 86_400), undefined);
+  // Issued well in the future (beyond a small clock skew between replicas): not ours.
+  assert.equal(auth(cookie, -30), 'cookie');
+  assert.equal(auth(cookie, -3600), undefined);
+  // The issue time is under the HMAC: moving it forward breaks the cookie.
+  const mac = cookie.slice(cookie.indexOf('.') + 1);
+  assert.equal(auth(`${issued + 3000}.${mac}`, 3600), undefined);
+  for (const bad of [mac, `.${mac}`, `x.${mac}`, `${issued}`, `${issued}.`]) {
+    assert.equal(auth(bad, 0), undefined, bad);
+  }
 });
 
 test('parseCookies and safeNext', () => {
@@ -52,16 +81,30 @@ test('parseCookies and safeNext', () => {
       ['c', 'x=y'],
     ],
   );
-  assert.equal(safeNext('/queues/queue/x?status=failed'), '/queues/queue/x?status=failed');
+  const origin = 'http://127.0.0.1:3000';
+  assert.equal(safeNext('/queues/queue/x?status=failed', origin), '/queues/queue/x?status=failed');
+  assert.equal(safeNext('/podsets/default/web#pods', origin), '/podsets/default/web#pods');
+  // Encoded characters stay encoded (a path, not a host): the browser does not decode a Location.
+  assert.equal(safeNext('/%2F%2Fevil.example', origin), '/%2F%2Fevil.example');
+  assert.equal(safeNext('/%09/evil.example', origin), '/%09/evil.example');
+  assert.equal(safeNext('/%5Cevil.example', origin), '/%5Cevil.example');
   for (const bad of [
     undefined,
     '',
     'https://evil.example/',
     '//evil.example/',
     '/\\evil',
+    '/\\/evil',
+    '\\/evil',
+    '/\t/evil.example',
+    '/\n/evil.example',
+    '/\r/evil.example',
+    '\t//evil.example',
+    '/.//evil.example',
     'javascript:alert(1)',
+    'http://127.0.0.1:3000/x',
   ]) {
-    assert.equal(safeNext(bad), '/', String(bad));
+    assert.equal(safeNext(bad, origin), '/', JSON.stringify(bad));
   }
 });
 

@@ -13,20 +13,47 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb);
 }
 
+/** How long a login lasts unless DASHBOARD_SESSION_MAX_AGE says otherwise: a working day. */
+export const DEFAULT_SESSION_MAX_AGE_SECONDS = 12 * 60 * 60;
+/** Replicas' clocks may differ a little: an issue time this far ahead is still accepted. */
+const CLOCK_SKEW_SECONDS = 60;
+
 /**
- * The cookie the login form sets: an HMAC of the secret the user proved, never the secret itself.
- * Stateless (survives restarts and works across replicas) and invalidated when the secret changes.
+ * The cookie the login form sets: the issue time (seconds) and an HMAC over it keyed by the secret the
+ * user proved, never the secret itself. Stateless (survives restarts and works across replicas), expires
+ * server-side after the max age whatever the browser keeps, and is invalidated when the secret changes.
  */
-export function sessionValue(secret: string): string {
-  return createHmac('sha256', secret).update('podset-dashboard-session-v1').digest('base64url');
+export function sessionValue(secret: string, issuedAtSeconds: number): string {
+  const mac = createHmac('sha256', secret)
+    .update(`podset-dashboard-session-v2\n${issuedAtSeconds}`)
+    .digest('base64url');
+  return `${issuedAtSeconds}.${mac}`;
 }
 
-/** Cookie values for every configured credential. */
-function validSessions(creds: Credentials): string[] {
+/** The secrets a cookie may be keyed by: one per configured credential. */
+function sessionSecrets(creds: Credentials): string[] {
   const out: string[] = [];
-  if (creds.token !== undefined) out.push(sessionValue(`token:${creds.token}`));
-  if (creds.basic !== undefined) out.push(sessionValue(`basic:${creds.basic.user}:${creds.basic.password}`));
+  if (creds.token !== undefined) out.push(`token:${creds.token}`);
+  if (creds.basic !== undefined) out.push(`basic:${creds.basic.user}:${creds.basic.password}`);
   return out;
+}
+
+/** When to judge a cookie's age, and the longest a login lasts. */
+export interface SessionClock {
+  nowSeconds: number;
+  maxAgeSeconds: number;
+}
+
+function cookieValid(cookie: string, creds: Credentials, clock: SessionClock): boolean {
+  const dot = cookie.indexOf('.');
+  const issued = cookie.slice(0, dot);
+  if (dot < 0 || !/^\d{1,12}$/.test(issued)) return false;
+  const issuedAt = Number(issued);
+  if (issuedAt > clock.nowSeconds + CLOCK_SKEW_SECONDS) return false;
+  if (clock.nowSeconds - issuedAt >= clock.maxAgeSeconds) return false;
+  let ok = false;
+  for (const secret of sessionSecrets(creds)) ok = safeEqual(cookie, sessionValue(secret, issuedAt)) || ok;
+  return ok;
 }
 
 export function parseCookies(header: string | undefined): Map<string, string> {
@@ -48,6 +75,7 @@ export type AuthMethod = 'bearer' | 'basic' | 'cookie';
 export function authenticate(
   headers: { authorization?: string | undefined; cookie?: string | undefined },
   creds: Credentials,
+  clock: SessionClock = { nowSeconds: nowSeconds(), maxAgeSeconds: DEFAULT_SESSION_MAX_AGE_SECONDS },
 ): AuthMethod | undefined {
   const authz = headers.authorization?.trim();
   if (authz !== undefined && authz !== '') {
@@ -66,11 +94,7 @@ export function authenticate(
     }
   }
   const cookie = parseCookies(headers.cookie).get(COOKIE_NAME);
-  if (cookie !== undefined && cookie !== '') {
-    let ok = false;
-    for (const valid of validSessions(creds)) ok = safeEqual(cookie, valid) || ok;
-    if (ok) return 'cookie';
-  }
+  if (cookie !== undefined && cookie !== '' && cookieValid(cookie, creds, clock)) return 'cookie';
   return undefined;
 }
 
@@ -81,14 +105,17 @@ export function authenticate(
 export function login(
   form: { token?: string | undefined; user?: string | undefined; password?: string | undefined },
   creds: Credentials,
+  issuedAtSeconds: number = nowSeconds(),
 ): string | undefined {
   if (creds.token !== undefined && form.token !== undefined && form.token !== '') {
-    if (safeEqual(form.token, creds.token)) return sessionValue(`token:${creds.token}`);
+    if (safeEqual(form.token, creds.token)) return sessionValue(`token:${creds.token}`, issuedAtSeconds);
   }
   if (creds.basic !== undefined && form.user !== undefined && form.password !== undefined) {
     const userOk = safeEqual(form.user, creds.basic.user);
     const passOk = safeEqual(form.password, creds.basic.password);
-    if (userOk && passOk) return sessionValue(`basic:${creds.basic.user}:${creds.basic.password}`);
+    if (userOk && passOk) {
+      return sessionValue(`basic:${creds.basic.user}:${creds.basic.password}`, issuedAtSeconds);
+    }
   }
   return undefined;
 }
@@ -101,8 +128,19 @@ export function challenges(creds: Credentials): string[] {
   return out;
 }
 
-/** A path to return to after login: only a local absolute path (no open redirect). */
-export function safeNext(next: string | undefined): string {
-  if (next === undefined || !next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return '/';
-  return next;
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/**
+ * A path to return to after login: only a path on the dashboard's own origin (no open redirect). The
+ * value is resolved the way a browser resolves a Location header (tabs and newlines dropped, a backslash
+ * read as a slash), so "/\t/evil.example" or "/\\evil" cannot turn into another host; the answer is
+ * the resolved path, query and fragment, starting with a single "/".
+ */
+export function safeNext(next: string | undefined, origin: string): string {
+  if (next === undefined || !next.startsWith('/') || !URL.canParse(next, origin)) return '/';
+  const url = new URL(next, origin);
+  if (url.origin !== new URL(origin).origin || url.pathname.startsWith('//')) return '/';
+  return url.pathname + url.search + url.hash;
 }

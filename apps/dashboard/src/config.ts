@@ -3,6 +3,7 @@ import { bool, int, list, optionalStr, str, type Config } from '@podset/config';
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { httpHostEnv, logEnv } from '@podset/runtime';
 import { eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
+import { DEFAULT_SESSION_MAX_AGE_SECONDS } from './auth.ts';
 
 export const dashboardEnv = {
   ...kubeAccessEnv,
@@ -28,8 +29,16 @@ export const dashboardEnv = {
     default: true,
   }),
   DASHBOARD_SECURE_COOKIE: bool({
-    description: 'Mark the login cookie Secure (set when the dashboard is served over HTTPS)',
-    default: false,
+    description:
+      'Mark the login cookie Secure (sent over HTTPS only); false only for plain-HTTP local use (compose, npm run demo)',
+    default: true,
+  }),
+  DASHBOARD_SESSION_MAX_AGE: int({
+    description:
+      'Seconds a login cookie is honoured after it was issued, checked by the dashboard on every request',
+    default: DEFAULT_SESSION_MAX_AGE_SECONDS,
+    min: 60,
+    max: 7 * 24 * 60 * 60,
   }),
   EVENTS_PER_PODSET: int({
     description: 'Event-log entries shown per PodSet on the overview',

@@ -15,7 +15,7 @@ import { Hono, type Context } from 'hono';
 import { urlConnector, type RedisConnector } from '@podset/queue';
 import { API_PROBE_TIMEOUT_MS, createLogger, REDIS_PROBE_TIMEOUT_MS, withTimeout } from '@podset/runtime';
 import type { Logger } from 'pino';
-import { authenticate, challenges, COOKIE_NAME, login, safeNext } from './auth.ts';
+import { authenticate, challenges, COOKIE_NAME, login, nowSeconds, safeNext } from './auth.ts';
 import type { Credentials } from './config.ts';
 import { matches, parseFilter } from './filter.ts';
 import {
@@ -51,7 +51,10 @@ export interface DashboardSettings {
   host: string;
   credentials: Credentials;
   readOnly: boolean;
+  /** Mark the login cookie Secure (HTTPS); false only for plain-HTTP local use. */
   secureCookie: boolean;
+  /** How long a login cookie is honoured after it was issued, checked on every request. */
+  sessionMaxAgeSeconds: number;
   eventsPerPodSet: number;
   eventLogScan: number;
   jobScan: number;
@@ -203,7 +206,8 @@ export async function startDashboard(
     c.header('Cache-Control', 'no-store');
     const accept = c.req.header('accept') ?? '';
     if (c.req.method === 'GET' && accept.includes('text/html')) {
-      const next = c.req.path === '/login' ? '/' : safeNext(c.req.path + new URL(c.req.url).search);
+      const url = new URL(c.req.url);
+      const next = c.req.path === '/login' ? '/' : safeNext(c.req.path + url.search, url.origin);
       return c.html(
         loginPage({ token: creds.token !== undefined, basic: creds.basic !== undefined, next, failed }),
         401,
@@ -225,7 +229,7 @@ export async function startDashboard(
     const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const field = (name: string) => (typeof body[name] === 'string' ? body[name] : undefined);
     const session = login({ token: field('token'), user: field('user'), password: field('password') }, creds);
-    const next = safeNext(field('next'));
+    const next = safeNext(field('next'), new URL(c.req.url).origin);
     if (session === undefined) {
       log.warn({ ip: c.req.header('x-forwarded-for') }, 'failed dashboard login');
       await new Promise((r) => setTimeout(r, 300));
@@ -240,7 +244,7 @@ export async function startDashboard(
       'Path=/',
       'HttpOnly',
       'SameSite=Strict',
-      'Max-Age=43200',
+      `Max-Age=${settings.sessionMaxAgeSeconds}`,
       ...(settings.secureCookie ? ['Secure'] : []),
     ].join('; ');
     c.header('Set-Cookie', cookie);
@@ -252,6 +256,7 @@ export async function startDashboard(
     const method = authenticate(
       { authorization: c.req.header('authorization'), cookie: c.req.header('cookie') },
       creds,
+      { nowSeconds: nowSeconds(), maxAgeSeconds: settings.sessionMaxAgeSeconds },
     );
     if (method === undefined) return unauthorized(c);
     const safeMethod = c.req.method === 'GET' || c.req.method === 'HEAD';

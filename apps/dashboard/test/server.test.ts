@@ -19,6 +19,7 @@ import { startRedis, type RedisServer } from '@podset/testkit';
 import { pino } from 'pino';
 import type { Credentials } from '../src/config.ts';
 import { BOARD_CSP, PAGE_CSP } from '../src/security-headers.ts';
+import { COOKIE_NAME, nowSeconds, sessionValue } from '../src/auth.ts';
 import { startDashboard, type RunningDashboard } from '../src/server.ts';
 
 const TOKEN = 'test-token-0123456789abcdef';
@@ -133,6 +134,10 @@ const dashboards: RunningDashboard[] = [];
 async function dashboard(
   readOnly: boolean,
   credentials: Credentials = { token: TOKEN },
+  session: { secureCookie: boolean; sessionMaxAgeSeconds: number } = {
+    secureCookie: false,
+    sessionMaxAgeSeconds: 3600,
+  },
 ): Promise<RunningDashboard> {
   const d = await startDashboard(
     {
@@ -145,7 +150,7 @@ async function dashboard(
       host: '127.0.0.1',
       credentials,
       readOnly,
-      secureCookie: false,
+      ...session,
       eventsPerPodSet: 5,
       eventLogScan: 100,
       jobScan: 100,
@@ -522,6 +527,39 @@ test('writes with Basic auth need the same origin too (a browser sends cached Ba
   });
   assert.ok(noOrigin.ok, `a bearer request is not a cross-site one: ${noOrigin.status}`);
   await fetch(`${t.url}/queues/api/queues/podset-reconcile/resume`, { method: 'PUT', headers: bearer });
+});
+
+test('the login redirect stays on our origin; the cookie is Secure when asked and expires server-side', async () => {
+  const d = await dashboard(true, { token: TOKEN }, { secureCookie: true, sessionMaxAgeSeconds: 600 });
+  const loginWith = (next: string) =>
+    fetch(`${d.url}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: TOKEN, next }),
+    });
+  // The form body is decoded once: "%09" arrives as a tab, which a browser drops from a Location.
+  for (const next of ['/\t/evil.example', '/\\evil.example', '//evil.example', '/\n/evil.example']) {
+    const res = await loginWith(next);
+    assert.equal(res.status, 303, JSON.stringify(next));
+    assert.equal(res.headers.get('location'), '/', JSON.stringify(next));
+  }
+  const ok = await loginWith('/podsets/default/web?x=1');
+  assert.equal(ok.headers.get('location'), '/podsets/default/web?x=1');
+  const setCookie = ok.headers.get('set-cookie') ?? '';
+  assert.match(setCookie, /; Secure/);
+  assert.match(setCookie, /Max-Age=600/);
+  const cookie = setCookie.split(';')[0]!;
+  assert.equal((await fetch(`${d.url}/`, { headers: { cookie } })).status, 200);
+
+  // A cookie the browser kept past its Max-Age (or a copied one) is refused by the server.
+  const issued = nowSeconds() - 601;
+  const expired = `${COOKIE_NAME}=${sessionValue(`token:${TOKEN}`, issued)}`;
+  assert.equal((await fetch(`${d.url}/`, { headers: { cookie: expired } })).status, 401);
+  // Its issue time cannot be moved forward: the HMAC covers it.
+  const moved = expired.replace(`=${issued}.`, `=${nowSeconds()}.`);
+  assert.notEqual(moved, expired);
+  assert.equal((await fetch(`${d.url}/`, { headers: { cookie: moved } })).status, 401);
 });
 
 // Last: it retries the failed job the other tests read.

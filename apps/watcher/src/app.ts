@@ -16,7 +16,7 @@ import {
   type Shutdown,
 } from '@podset/runtime';
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
-import { redisKeys, retiredSettings, watcherEnv } from './config.ts';
+import { ownNamespaceProblems, redisKeys, retiredSettings, watcherEnv } from './config.ts';
 import { EventLog } from './event-log.ts';
 import { eventTracing } from './event-tracing.ts';
 import { startHealthServer, type HealthServer } from './http.ts';
@@ -38,6 +38,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
     logBase: { app: 'watcher' },
     signal: shutdown.signal,
     tracing: true,
+    check: ownNamespaceProblems,
   });
   for (const message of retiredSettings(process.env)) log.warn(message);
   // Made once: undefined with tracing off, and then the enqueuer makes no span at all.

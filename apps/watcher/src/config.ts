@@ -34,6 +34,10 @@ export const watcherEnv = {
     max: 3600,
   }),
   POD_NAME: optionalStr({ description: "This replica's name (downward API); the Lease holder identity" }),
+  POD_NAMESPACE: optionalStr({
+    description:
+      "The watcher's own namespace (downward API); a WATCH_NAMESPACES that lists it is refused at start",
+  }),
   HOLDER_IDENTITY: optionalStr({
     description: 'Lease holder identity; wins over POD_NAME; default hostname-pid',
   }),
@@ -111,4 +115,22 @@ export function retiredSettings(env: Record<string, string | undefined>): string
   return Object.entries(RETIRED)
     .filter(([name]) => env[name] !== undefined)
     .map(([name, instead]) => `${name} is no longer used (${instead}); remove it`);
+}
+
+/**
+ * A namespaced install never reconciles in the operator's own namespace: a PodSet author there could
+ * mount the operator's Secrets (Redis, dashboard) into a pod or label a pod to pass the Redis network
+ * policy. Empty WATCH_NAMESPACES (a cluster-wide install) is the cluster administrator's own choice.
+ */
+export function ownNamespaceProblems(
+  cfg: Pick<WatcherConfig, 'WATCH_NAMESPACES' | 'POD_NAMESPACE'>,
+): { variable: string; message: string }[] {
+  const own = cfg.POD_NAMESPACE;
+  if (own === undefined || own === '' || !cfg.WATCH_NAMESPACES.includes(own)) return [];
+  return [
+    {
+      variable: 'WATCH_NAMESPACES',
+      message: `lists "${own}", the operator's own namespace (POD_NAMESPACE): PodSets there could use the operator's Secrets; watch other namespaces only`,
+    },
+  ];
 }

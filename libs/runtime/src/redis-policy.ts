@@ -1,7 +1,9 @@
 // BullMQ keeps its locks, jobs and the operator's projection in Redis and needs every key to stay until
 // it is deleted: with any other maxmemory-policy than noeviction, a full Redis silently drops a lock (two
-// reconciles of one PodSet at once) or a projection. So each app asks every Redis node it writes to for
-// its policy before it starts, and refuses to start on anything else. Services that hide CONFIG GET are
+// reconciles of one PodSet at once) or a projection. And noeviction without a maxmemory (0, redis-server's
+// default) is no limit at all: Redis grows until the kernel or the container runtime kills it, and what
+// it had not yet written to disk is lost. So each app asks every Redis node it writes to for its policy and
+// its maxmemory before it starts, and refuses to start on anything else. Services that hide CONFIG GET are
 // let through only by an explicit opt-out (REDIS_SKIP_EVICTION_CHECK).
 import type { RedisClient, RedisConnector } from '@podset/queue';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,7 +11,7 @@ import { Cluster, type Redis } from 'ioredis';
 
 export type PolicyVerdict =
   | { ok: true; nodes: string[] }
-  | { ok: false; problem: 'policy' | 'config-refused' | 'auth'; message: string };
+  | { ok: false; problem: 'policy' | 'maxmemory' | 'config-refused' | 'auth'; message: string };
 
 const OPT_OUT = 'REDIS_SKIP_EVICTION_CHECK';
 const HOW_TO_FIX =
@@ -65,8 +67,8 @@ function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => undefined);
 }
 
-async function policyOf(node: Redis): Promise<string> {
-  const reply = (await node.config('GET', 'maxmemory-policy')) as string[];
+async function configOf(node: Redis, name: string): Promise<string> {
+  const reply = (await node.config('GET', name)) as string[];
   return reply[1] ?? '';
 }
 
@@ -97,7 +99,7 @@ export async function checkEvictionPolicy(
       const nodes = await nodesOf(client);
       const seen: string[] = [];
       for (const node of nodes) {
-        const policy = await policyOf(node);
+        const policy = await configOf(node, 'maxmemory-policy');
         where = client instanceof Cluster ? addressOf(node) : withPrimary(connector, node);
         if (policy !== 'noeviction') {
           return {
@@ -106,6 +108,19 @@ export async function checkEvictionPolicy(
             message:
               `Redis at ${where} has maxmemory-policy ${policy}: it may evict the queue's locks and state ` +
               `when full. The apps need maxmemory-policy noeviction: ${HOW_TO_FIX}`,
+          };
+        }
+        // One name per CONFIG GET: Redis 6 takes only one.
+        const maxmemory = await configOf(node, 'maxmemory');
+        if (!/^\d+$/.test(maxmemory) || Number(maxmemory) <= 0) {
+          return {
+            ok: false,
+            problem: 'maxmemory',
+            message:
+              `Redis at ${where} has maxmemory ${maxmemory === '' ? '(none)' : maxmemory}: with no limit it ` +
+              'grows until it is killed for memory, losing what it had not written to disk. Set a maxmemory ' +
+              "below the memory it may use (`CONFIG SET maxmemory 768mb`, redis.conf's `maxmemory`, or a " +
+              "managed Redis's parameter group)",
           };
         }
         seen.push(where);

@@ -17,7 +17,7 @@ async function redis(options: Parameters<typeof startRedis>[0] = {}): Promise<Re
   return s;
 }
 
-test('noeviction (redis-server default) passes and names the node checked', async () => {
+test('noeviction (redis-server default) with a maxmemory passes and names the node checked', async () => {
   const s = await redis();
   const verdict = await checkEvictionPolicy(urlConnector(s.url));
   assert.deepEqual(verdict, { ok: true, nodes: [`redis://127.0.0.1:${s.port}`] });
@@ -30,6 +30,16 @@ test('volatile-lru is refused, naming the setting and how to fix it', async () =
   assert.equal(verdict.problem, 'policy');
   assert.match(verdict.message, /maxmemory-policy volatile-lru/);
   assert.match(verdict.message, /CONFIG SET maxmemory-policy noeviction/);
+  assert.match(verdict.message, new RegExp(`127\\.0\\.0\\.1:${s.port}`));
+});
+
+test('noeviction without a maxmemory (0, redis-server default) is refused, saying how to set one', async () => {
+  const s = await redis({ args: ['--maxmemory', '0'] });
+  const verdict = await checkEvictionPolicy(urlConnector(s.url));
+  assert.ok(verdict !== undefined && !verdict.ok, JSON.stringify(verdict));
+  assert.equal(verdict.problem, 'maxmemory');
+  assert.match(verdict.message, /has maxmemory 0/);
+  assert.match(verdict.message, /CONFIG SET maxmemory/);
   assert.match(verdict.message, new RegExp(`127\\.0\\.0\\.1:${s.port}`));
 });
 
@@ -125,13 +135,15 @@ test('an error that passes (LOADING while Redis reads its data) is waited out, t
   let configs = 0;
   const stand = net.createServer((socket) => {
     socket.on('data', (data) => {
-      for (const [name] of commandsOf(data.toString())) {
+      for (const [name, , param] of commandsOf(data.toString())) {
         if (name?.toLowerCase() === 'config') {
           configs++;
           socket.write(
             configs <= 2
               ? '-LOADING Redis is loading the dataset in memory\r\n'
-              : '*2\r\n$16\r\nmaxmemory-policy\r\n$10\r\nnoeviction\r\n',
+              : param === 'maxmemory'
+                ? '*2\r\n$9\r\nmaxmemory\r\n$9\r\n268435456\r\n'
+                : '*2\r\n$16\r\nmaxmemory-policy\r\n$10\r\nnoeviction\r\n',
           );
         } else if (name?.toLowerCase() === 'info') socket.write('$0\r\n\r\n');
         else socket.write('+OK\r\n');

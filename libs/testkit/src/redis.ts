@@ -63,6 +63,10 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     '--pidfile',
     pidFile,
     ...(options.password !== undefined ? ['--requirepass', options.password] : []),
+    // The apps refuse a Redis without a maxmemory (redis-server's default is none): a limit no test or
+    // benchmark comes near (a limit, not an allocation); `args` may override it.
+    '--maxmemory',
+    '1gb',
     ...(options.args ?? []),
   ];
   const password = options.password;

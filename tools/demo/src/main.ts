@@ -107,6 +107,8 @@ children.push(
       KUBECONFIG: sim.kubeconfigFor('viewer'),
       DASHBOARD_PORT: String(dashboardPort),
       DASHBOARD_HOST: '127.0.0.1',
+      // Served over plain HTTP on localhost: a Secure cookie would never come back.
+      DASHBOARD_SECURE_COOKIE: 'false',
       DASHBOARD_TOKEN: dashboardToken,
     },
     logDir,

@@ -221,6 +221,8 @@ if (values.dashboard) {
         ...redis.appEnv('dashboard'),
         DASHBOARD_PORT: String(port),
         DASHBOARD_HOST: '127.0.0.1',
+        // Served over plain HTTP on localhost: a Secure cookie would never come back.
+        DASHBOARD_SECURE_COOKIE: 'false',
         DASHBOARD_TOKEN: token,
       },
       logDir,
