@@ -7,10 +7,15 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { SHORT, formatResult, runChaos } from './support/chaos.ts';
 
-async function chaosShort(t: TestContext, stateSource: 'projection' | 'api'): Promise<void> {
+async function chaosShort(
+  t: TestContext,
+  stateSource: 'projection' | 'api',
+  redisAcl = false,
+): Promise<void> {
   const result = await runChaos({
     ...SHORT,
     stateSource,
+    redisAcl,
     seed: Number(process.env.CHAOS_SEED ?? SHORT.seed),
     log: (line) => t.diagnostic(line),
   });
@@ -31,9 +36,10 @@ async function chaosShort(t: TestContext, stateSource: 'projection' | 'api'): Pr
 }
 
 // The workers plan from the watcher's projection (the default): a projection that lags, loses its Redis
-// or misses a deletion must never make a worker over-create, orphan or leave a PodSet unconverged.
-test('chaos (short): every guarantee holds after workers, watchers, Redis and the API fail', (t) =>
-  chaosShort(t, 'projection'));
+// or misses a deletion must never make a worker over-create, orphan or leave a PodSet unconverged. Each app
+// has its own Redis ACL user here (the worker may only read the projected PodSets), as an install with ACLs.
+test('chaos (short), one Redis user per app: every guarantee holds after workers, watchers, Redis and the API fail', (t) =>
+  chaosShort(t, 'projection', true));
 
 // The same with the fallback, where every reconcile reads the API (STATE_SOURCE=api).
 test('chaos (short), STATE_SOURCE=api: every guarantee holds', (t) => chaosShort(t, 'api'));

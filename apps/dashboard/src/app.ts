@@ -1,6 +1,6 @@
 // podset-dashboard: config → dependencies → start. Refuses to start without credentials.
 // SIGTERM/SIGINT: stop serving, close connections, exit 0.
-import { openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
+import { httpHostOf, openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
 import { credentialsOf, dashboardEnv, eventLogKeys } from './config.ts';
 import { startDashboard } from './server.ts';
 
@@ -30,6 +30,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       lease: { namespace: config.LEASE_NAMESPACE, name: config.LEASE_NAME },
       namespaces: config.WATCH_NAMESPACES,
       httpPort: config.HTTP_PORT,
+      httpHost: httpHostOf(config.HTTP_HOST),
       kubeQps: config.KUBE_QPS,
       kubeBurst: config.KUBE_BURST,
     },

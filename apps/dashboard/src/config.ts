@@ -1,7 +1,7 @@
 // The dashboard's environment, declared once: validated at start with a message naming the variable.
 import { bool, int, list, optionalStr, str, type Config } from '@podset/config';
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
-import { logEnv } from '@podset/runtime';
+import { httpHostEnv, logEnv } from '@podset/runtime';
 import { eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
 import { DEFAULT_SESSION_MAX_AGE_SECONDS } from './auth.ts';
 
@@ -82,6 +82,7 @@ export const dashboardEnv = {
     max: 65535,
   }),
   ...kubeRateEnv({ qps: 5, burst: 10 }),
+  ...httpHostEnv,
   ...logEnv,
 } as const;
 

@@ -30,6 +30,7 @@ import { createMetrics } from './metrics.ts';
 import { buildOverview } from './overview.ts';
 import { securityHeaders } from './security-headers.ts';
 import { podSetPage } from './podset-page.ts';
+import { readOnlyScripts } from './read-only-scripts.ts';
 import { buildPodSetDetail, nameProblem } from './podset.ts';
 import { listPodSetsInScope, probePodSets } from './podset-scope.ts';
 
@@ -63,6 +64,8 @@ export interface DashboardSettings {
   namespaces?: readonly string[];
   /** Unauthenticated /metrics, /healthz, /readyz on their own port; 0: none, -1: a free port. */
   httpPort: number;
+  /** Where that port listens (HTTP_HOST); default: the dashboard's host. */
+  httpHost?: string;
   kubeQps: number;
   kubeBurst: number;
 }
@@ -100,6 +103,7 @@ export async function startDashboard(
   }
   // BullMQ shares a client it is given: ours to disconnect on close.
   const queueRedis = connector.client({ maxRetriesPerRequest: null });
+  if (settings.readOnly) readOnlyScripts(queueRedis);
   const queue = new Queue(settings.queueName, { connection: queueRedis, prefix: settings.queuePrefix });
   let lastRedisError = '';
   const redisError = (err: Error) => {
@@ -111,6 +115,7 @@ export async function startDashboard(
   // Our own client for the event log and probes: a command waits for at most one reconnect attempt
   // (and every caller bounds it with a timeout) instead of queueing while Redis is away.
   const redis = connector.client({ maxRetriesPerRequest: 1 });
+  if (settings.readOnly) readOnlyScripts(redis);
   redis.on('error', redisError);
 
   // Scrape-time reads: the queue from Redis, the PodSets from the API (kube is built below, with the
@@ -404,7 +409,11 @@ export async function startDashboard(
     });
     await new Promise<void>((resolve, reject) => {
       probeServer!.once('error', reject);
-      probeServer!.listen(settings.httpPort === -1 ? 0 : settings.httpPort, settings.host, resolve);
+      probeServer!.listen(
+        settings.httpPort === -1 ? 0 : settings.httpPort,
+        settings.httpHost ?? settings.host,
+        resolve,
+      );
     });
     httpPort = (probeServer.address() as AddressInfo).port;
   }
@@ -415,6 +424,7 @@ export async function startDashboard(
     {
       url,
       httpPort,
+      ...(probeServer !== undefined ? { httpHost: (probeServer.address() as AddressInfo).address } : {}),
       queue: `${settings.queuePrefix}:${settings.queueName}`,
       eventLog: settings.eventLogKeys,
       readOnly: settings.readOnly,

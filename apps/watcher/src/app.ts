@@ -11,6 +11,7 @@ import {
   redisMemoryGauges,
   REDIS_PROBE_TIMEOUT_MS,
   SHUTDOWN_LIMIT_MS,
+  httpHostOf,
   withTimeout,
   type Shutdown,
 } from '@podset/runtime';
@@ -110,6 +111,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
     const probeNamespace = cfg.WATCH_NAMESPACES[0];
     health = await startHealthServer({
       port: cfg.HTTP_PORT,
+      host: httpHostOf(cfg.HTTP_HOST),
       registry: metrics.registry,
       probes: [
         {
@@ -143,6 +145,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       eventLog: keys.eventLog,
       server: kube.client.server,
       httpPort: health?.port ?? 0,
+      ...(health !== undefined ? { httpHost: health.host } : {}),
     },
     'watcher starting',
   );

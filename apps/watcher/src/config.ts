@@ -1,6 +1,6 @@
 // The watcher's configuration: environment variables, declared once, validated at start-up.
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
-import { logEnv } from '@podset/runtime';
+import { httpHostEnv, logEnv } from '@podset/runtime';
 import { attemptsEnv, eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
 import { stateSourceEnv } from '@podset/state';
 import { int, list, optionalStr, parseEnv, str, type Config } from '@podset/config';
@@ -77,6 +77,7 @@ export const watcherEnv = {
     min: 0,
     max: 65535,
   }),
+  ...httpHostEnv,
   ...logEnv,
 };
 

@@ -1,7 +1,7 @@
 // podset-worker: config → dependencies → start. SIGTERM/SIGINT: stop taking work, finish what is
 // active (bounded by SHUTDOWN_TIMEOUT_SECONDS), close connections, exit 0.
 import * as reconcileLib from '@podset/reconcile';
-import { openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
+import { httpHostOf, openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
 import { bulkConcurrency, workerEnv } from './config.ts';
 import { defaultInstance, startWorker } from './worker.ts';
 
@@ -30,6 +30,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       finishedPodsToKeep: config.FINISHED_PODS_TO_KEEP,
       shutdownTimeoutMs: Math.round(config.SHUTDOWN_TIMEOUT_SECONDS * 1000),
       httpPort: config.HTTP_PORT,
+      httpHost: httpHostOf(config.HTTP_HOST),
       instance: config.POD_NAME ?? defaultInstance(),
       events: config.EVENTS,
       stateSource: config.STATE_SOURCE,

@@ -1,7 +1,7 @@
 // The worker's environment, declared once: validated at start with a message naming the variable.
 import { ConfigError, int, num, oneOf, optionalInt, optionalStr, type Config } from '@podset/config';
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
-import { logEnv } from '@podset/runtime';
+import { httpHostEnv, logEnv } from '@podset/runtime';
 import { attemptsEnv, defaultBulkConcurrency, eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
 import { stateSourceEnv } from '@podset/state';
 
@@ -62,6 +62,7 @@ export const workerEnv = {
       'Kubernetes Events recorded on PodSets: all (SuccessfulCreate/SuccessfulDelete too), or warnings only (one API write fewer per scale action)',
     default: 'all',
   }),
+  ...httpHostEnv,
   ...logEnv,
   POD_NAME: optionalStr({ description: 'This replica (Events reportingInstance); default: the host name' }),
 } as const;

@@ -42,6 +42,8 @@ export interface WorkerSettings {
   shutdownTimeoutMs: number;
   /** 0: no HTTP server. */
   httpPort: number;
+  /** Where it listens (HTTP_HOST); default 0.0.0.0. */
+  httpHost?: string;
   instance: string;
   /** Kubernetes Events on PodSets: all (default), or warnings only. */
   events?: 'all' | 'warnings';
@@ -181,6 +183,7 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
     });
     server = await startOpsServer({
       port: settings.httpPort === -1 ? 0 : settings.httpPort,
+      ...(settings.httpHost !== undefined ? { host: settings.httpHost } : {}),
       registry: metrics.registry,
       readiness: probes.readiness,
     });
@@ -197,6 +200,7 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
       server: kube.client?.server,
       redis: redis.target,
       stateSource,
+      ...(server !== undefined ? { httpHost: server.host, httpPort: server.port } : {}),
     },
     'worker started',
   );

@@ -89,7 +89,6 @@ test('control: without its expectations the same stale projection would create t
   const forgetful: StateProjection = {
     read: (k) => projection.read(k),
     expect: async () => 0,
-    wrote: (k, ps) => projection.wrote(k, ps),
     forget: (k) => projection.forget(k),
   };
   const controller = controllerWith(forgetful);

@@ -137,6 +137,8 @@ const cases: { name: string; run(w: World): Promise<void> }[] = [
   {
     name: 'our own write of the PodSet: the next read has its resourceVersion (a write against it is no 409)',
     async run(w) {
+      // As a reconcile does: it reads, then writes over what it read.
+      await w.source.read(w.ref);
       const written = await kube.podSets.patch('default', w.ref.name, {
         metadata: { labels: { touched: 'yes' }, resourceVersion: w.podset.metadata.resourceVersion },
       });

@@ -73,3 +73,12 @@ export {
 } from './event-log.ts';
 export { bullKeys, jobPrefixOf, BULLMQ_VERSION, type FinishedState } from './bull-keys.ts';
 export { LIVE_COVER_LUA } from './live-cover.ts';
+export {
+  aclFile,
+  aclRules,
+  aclSetUserArgs,
+  aclUsername,
+  APP_USERS,
+  type AclScope,
+  type AppUser,
+} from './acl.ts';

@@ -33,3 +33,4 @@ export {
   TracingConfigError,
   type Tracing,
 } from './tracing.ts';
+export { httpHostEnv, httpHostOf } from './http-host.ts';

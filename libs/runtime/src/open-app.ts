@@ -8,6 +8,7 @@ import { redisConnector, type queueEnv, type redisEnv, type RedisConnector } fro
 import type { Logger } from 'pino';
 import { createLogger, type logEnv } from './log.ts';
 import { requireNoEviction } from './redis-policy.ts';
+import { logRedisUser, type ProbedApp } from './redis-user.ts';
 import { otlpProtocol, startTracing, TracingConfigError, tracingRequested, type Tracing } from './tracing.ts';
 
 /** The variables openApp itself reads; every app's spec spreads these in. */
@@ -121,5 +122,15 @@ export async function openApp<S extends EnvSpec & AppEnv>(
     log,
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
   });
+  const app = name.replace(/^podset-/, '');
+  if (app === 'watcher' || app === 'worker' || app === 'dashboard') {
+    const urlUser = URL.canParse(base.REDIS_URL) ? new URL(base.REDIS_URL).username : '';
+    await logRedisUser(app satisfies ProbedApp, opened.redis, {
+      prefix: base.QUEUE_PREFIX,
+      queueName: base.QUEUE_NAME,
+      username: urlUser !== '' ? decodeURIComponent(urlUser) : base.REDIS_USERNAME,
+      log,
+    });
+  }
   return { ...opened, log, ...(tracing !== undefined ? { tracing } : {}) };
 }

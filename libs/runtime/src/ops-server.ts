@@ -20,6 +20,8 @@ export interface OpsServerOptions {
 export interface OpsServer {
   /** The port actually bound (port 0 picks a free one). */
   port: number;
+  /** The address it listens on. */
+  host: string;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const address = server.address();
   return {
     port: typeof address === 'object' && address !== null ? address.port : options.port,
+    host: typeof address === 'object' && address !== null ? address.address : (options.host ?? '0.0.0.0'),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -390,8 +390,15 @@ export class Projection {
       await runScript(
         this.#client,
         EXPECT,
-        [k.pods, k.expect, this.#epochKey('pods/*'), this.#epochKey(`pods/${ns}`)],
-        [String(Date.now()), String(ttlMs), what === 'create' ? 'c' : 'd', ...names],
+        [k.pods, k.expect],
+        [
+          String(Date.now()),
+          String(ttlMs),
+          what === 'create' ? 'c' : 'd',
+          this.#epochKey('pods/*'),
+          this.#epochKey(`pods/${ns}`),
+          ...names,
+        ],
       ),
     );
   }
@@ -402,8 +409,8 @@ export class Projection {
     const out = (await runScript(
       this.#client,
       READ,
-      [k.podset, k.pods, k.expect, this.readyKey],
-      [String(Date.now())],
+      [k.pods, k.expect],
+      [String(Date.now()), k.podset, this.readyKey],
     )) as [number, string, ...string[]];
     if (out[0] !== 1) return undefined;
     const rest = out.slice(2) as string[];

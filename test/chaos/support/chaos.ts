@@ -5,7 +5,7 @@
 // Used by `npm run chaos` (bench/chaos.ts: the full run) and test/chaos/chaos-short.test.ts (CI).
 // A fixed seed fixes the schedule (which PodSet, which change, which worker, when); what the OS
 // scheduler does with it is not repeatable.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
   mkdirSync,
@@ -16,13 +16,21 @@ import {
   readdirSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { seededRandom, startKubeSim, type KubeObject, type StoreEvent } from '@podset/kube-sim';
-import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
+import {
+  aclFile,
+  aclUsername,
+  APP_USERS,
+  DEFAULT_PREFIX,
+  DEFAULT_QUEUE_NAME,
+  type AppUser,
+} from '@podset/queue';
 import { startRedis } from '@podset/testkit';
 import {
   NAME_LABEL,
@@ -56,6 +64,31 @@ export interface ChaosOptions {
   keepLogs?: boolean;
   /** STATE_SOURCE of the watchers and workers. Default projection (the apps' default). */
   stateSource?: 'projection' | 'api';
+  /** Each app with its own Redis ACL user (libs/queue's acl.ts), as an ACL-enabled install runs them. */
+  redisAcl?: boolean;
+}
+
+/** An ACL file for the apps' users, `default` keeping every right (for the run's own reads) under `admin`. */
+function chaosAcl(
+  dir: string,
+  admin: string,
+): { file: string; appEnv: (app: AppUser) => Record<string, string> } {
+  const passwords = Object.fromEntries(
+    APP_USERS.map((app) => [app, randomBytes(18).toString('base64url')]),
+  ) as Record<AppUser, string>;
+  const file = path.join(dir, 'users.acl');
+  const scope = {
+    prefix: process.env.E2E_QUEUE_PREFIX || DEFAULT_PREFIX,
+    queueName: process.env.E2E_QUEUE_NAME || DEFAULT_QUEUE_NAME,
+  };
+  writeFileSync(
+    file,
+    aclFile(scope, passwords).replace(/^user default .*$/m, `user default on >${admin} ~* &* +@all`),
+  );
+  return {
+    file,
+    appEnv: (app) => ({ REDIS_USERNAME: aclUsername(app), REDIS_PASSWORD: passwords[app] }),
+  };
 }
 
 export const FULL: ChaosOptions = {
@@ -261,7 +294,15 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const violations: string[] = [];
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-chaos-'));
-  const redis = await startRedis({ appendOnly: true });
+  const admin = randomBytes(18).toString('base64url');
+  const acl = o.redisAcl === true ? chaosAcl(dir, admin) : undefined;
+  const redis = await startRedis({
+    appendOnly: true,
+    ...(acl !== undefined ? { password: admin, args: ['--aclfile', acl.file] } : {}),
+  });
+  // The apps' URL carries no password: with ACLs each app gives its user and password apart.
+  const appRedis = (app: AppUser): Record<string, string> =>
+    acl === undefined ? {} : { REDIS_URL: `redis://127.0.0.1:${redis.port}`, ...acl.appEnv(app) };
   const sim = await startKubeSim({
     kubeconfigPath: path.join(dir, 'kubeconfig'),
     // No pod Events: the chaos runs (and their benchmark) churn thousands of pods.
@@ -317,11 +358,15 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         // A stalled watch (the stall-watches fault) is restarted once it outlives its timeout by the grace:
         // within 2 × 5 + 2 = 12 s of its start here, inside the run (the defaults would take up to 10.5 min).
         ...CHAOS_WATCH_TIMEOUTS,
+        ...appRedis('watcher'),
       }),
     );
   };
   const startWorker = (i: number) => {
-    workers[i] = env.startWorker(`worker-${i}`, { STATE_SOURCE: o.stateSource ?? 'projection' });
+    workers[i] = env.startWorker(`worker-${i}`, {
+      STATE_SOURCE: o.stateSource ?? 'projection',
+      ...appRedis('worker'),
+    });
   };
 
   try {
@@ -445,7 +490,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     violations.push(...orphans.map((p) => `orphan pod left: ${p}`));
 
     const q = new Queue(DEFAULT_QUEUE_NAME, {
-      connection: { host: '127.0.0.1', port: redis.port },
+      connection: {
+        host: '127.0.0.1',
+        port: redis.port,
+        ...(redis.password !== undefined ? { password: redis.password } : {}),
+      },
       prefix: DEFAULT_PREFIX,
     });
     let jobsByState: Record<string, number> = {};

@@ -84,12 +84,14 @@ const children: Proc[] = startOperator({
   workers,
   watcherEnv: {
     ...common,
+    ...redis.appEnv('watcher'),
     KUBECONFIG: sim.kubeconfigFor('watcher'),
     POD_NAME: 'watcher-0',
     HTTP_PORT: String(opsPorts.watcher),
   },
   workerEnv: (i) => ({
     ...common,
+    ...redis.appEnv('worker'),
     KUBECONFIG: sim.kubeconfigFor('worker'),
     POD_NAME: `worker-${i}`,
     HTTP_PORT: String(opsPorts.workers[i]),
@@ -101,6 +103,7 @@ children.push(
     path.join(repo, 'apps/dashboard/src/main.ts'),
     {
       ...common,
+      ...redis.appEnv('dashboard'),
       KUBECONFIG: sim.kubeconfigFor('viewer'),
       DASHBOARD_PORT: String(dashboardPort),
       DASHBOARD_HOST: '127.0.0.1',

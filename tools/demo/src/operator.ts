@@ -197,10 +197,16 @@ const children: Proc[] = startOperator({
   workers,
   watcherEnv: {
     ...common,
+    ...redis.appEnv('watcher'),
     HOLDER_IDENTITY: `${host}-${process.pid}-watcher`,
     HTTP_PORT: String(opsPorts.watcher),
   },
-  workerEnv: (i) => ({ ...common, POD_NAME: `${host}-worker-${i}`, HTTP_PORT: String(opsPorts.workers[i]) }),
+  workerEnv: (i) => ({
+    ...common,
+    ...redis.appEnv('worker'),
+    POD_NAME: `${host}-worker-${i}`,
+    HTTP_PORT: String(opsPorts.workers[i]),
+  }),
 });
 let dashboardLine = '';
 if (values.dashboard) {
@@ -212,6 +218,7 @@ if (values.dashboard) {
       path.join(repo, 'apps/dashboard/src/main.ts'),
       {
         ...common,
+        ...redis.appEnv('dashboard'),
         DASHBOARD_PORT: String(port),
         DASHBOARD_HOST: '127.0.0.1',
         // Served over plain HTTP on localhost: a Secure cookie would never come back.

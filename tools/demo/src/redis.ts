@@ -1,8 +1,25 @@
 // The Redis of `npm run demo` and `npm run operator`: REDIS_URL when set, else a redis-server of our own
-// on a free port.
+// on a free port, set up as a cluster's should be: each app with its own Redis user and a password made
+// for this run (libs/queue's acl.ts), so whoever reaches the port (another user of the machine, a
+// container) cannot read or write the queue, and the dashboard cannot write it. The `default` user keeps
+// a password of its own for the demo's own reads.
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { redactUrl } from '@podset/config';
+import {
+  aclFile,
+  aclUsername,
+  APP_USERS,
+  DEFAULT_PREFIX,
+  DEFAULT_QUEUE_NAME,
+  type AppUser,
+} from '@podset/queue';
 import { startRedis } from '@podset/testkit';
+
+const password = () => randomBytes(24).toString('base64url');
 
 export interface DemoRedis {
   url: string;
@@ -10,6 +27,8 @@ export interface DemoRedis {
   shown: string;
   /** How the URL was obtained, for the banner. */
   origin: string;
+  /** An app's REDIS_URL (no password in it), REDIS_USERNAME and REDIS_PASSWORD; none with REDIS_URL set. */
+  appEnv(app: AppUser): Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -19,7 +38,13 @@ export async function demoRedis(
 ): Promise<DemoRedis> {
   const fromEnv = env['REDIS_URL'];
   if (fromEnv !== undefined && fromEnv !== '') {
-    return { url: fromEnv, shown: redactUrl(fromEnv), origin: 'REDIS_URL', close: async () => {} };
+    return {
+      url: fromEnv,
+      shown: redactUrl(fromEnv),
+      origin: 'REDIS_URL',
+      appEnv: () => ({}),
+      close: async () => {},
+    };
   }
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (probe.error !== undefined) {
@@ -29,12 +54,40 @@ export async function demoRedis(
         `  or point the ${command} at one: REDIS_URL=redis://127.0.0.1:6379 npm run ${command}`,
     );
   }
+  const passwords = Object.fromEntries(APP_USERS.map((app) => [app, password()])) as Record<AppUser, string>;
+  const admin = password();
+  const dir = mkdtempSync(path.join(tmpdir(), `podset-${command}-redis-`));
+  const file = path.join(dir, 'users.acl');
+  const scope = {
+    prefix: env['QUEUE_PREFIX'] || DEFAULT_PREFIX,
+    queueName: env['QUEUE_NAME'] || DEFAULT_QUEUE_NAME,
+    eventLogKey: env['EVENT_LOG_KEY'] || undefined,
+    dashboardWrites: env['DASHBOARD_READ_ONLY'] === 'false',
+  };
+  const acl = aclFile(scope, passwords).replace(
+    /^user default .*$/m,
+    `user default on >${admin} ~* &* +@all`,
+  );
+  writeFileSync(file, acl, { mode: 0o600 });
   // Out of the terminal's process group: Ctrl-C must not stop it under the workers still draining into it.
-  const server = await startRedis({ detached: true });
+  const server = await startRedis({ detached: true, password: admin, args: ['--aclfile', file] }).catch(
+    (err: unknown) => {
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    },
+  );
   return {
     url: server.url,
     shown: redactUrl(server.url),
-    origin: `a redis-server started for the ${command}`,
-    close: () => server.close(),
+    origin: `a redis-server started for the ${command}, one ACL user per app`,
+    appEnv: (app) => ({
+      REDIS_URL: `redis://127.0.0.1:${server.port}`,
+      REDIS_USERNAME: aclUsername(app),
+      REDIS_PASSWORD: passwords[app],
+    }),
+    close: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }

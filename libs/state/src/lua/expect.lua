@@ -1,14 +1,15 @@
--- Expectations: KEYS[1] pods hash, KEYS[2] expectations hash, KEYS[3] and KEYS[4] the epoch counters of
--- the pods streams that may cover the key (all namespaces, its namespace); ARGV: now, ttlMs, kind ('c'|'d'),
--- names...
+-- Expectations: KEYS[1] pods hash, KEYS[2] expectations hash; ARGV: now, ttlMs, kind ('c'|'d'), the epoch
+-- counters of the pods streams that may cover the key (all namespaces, its namespace), names...
+-- The counters are arguments, not KEYS: Redis checks declared keys as written, and a worker's Redis user
+-- may only read them (they share the pods key's hash tag, so Cluster routes them alike).
 -- A name already shown as the worker expects it (created: present or a tombstone; deleted: absent, a
 -- tombstone, or deleting) is not recorded: its event came first and will not come again.
 -- Recorded as kind, expiry (ms), tab, the pods stream's epoch now: a relist begun later (a higher epoch)
 -- that does not list a created pod ends the wait (sweep.lua).
 local now, ttl, what = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-local epoch = math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), tonumber(redis.call('GET', KEYS[4]) or '0'))
+local epoch = math.max(tonumber(redis.call('GET', ARGV[4]) or '0'), tonumber(redis.call('GET', ARGV[5]) or '0'))
 local n = 0
-for i = 4, #ARGV do
+for i = 6, #ARGV do
   local name = ARGV[i]
   local cur = redis.call('HGET', KEYS[1], name)
   local seen

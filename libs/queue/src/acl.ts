@@ -1,0 +1,143 @@
+// The Redis users of the apps, least privilege, defined once: the tests, the docs check and whoever sets
+// up a Redis (an ACL file, or `ACL SETUSER` lines for a managed Redis) take them from here.
+// - watcher: the writer of the projection, the event log and the reconcile requests: every key of the queue.
+// - worker: the queue's job keys (BullMQ takes, locks and finishes jobs), its own parked keys, the
+//   projection's expectations, pod entries and requests (its cleanup), the event log (a deleted PodSet's
+//   entries); the projected PodSets and the ready marker only read. A worker that could write a projected
+//   PodSet could make every worker plan from a forged spec.
+// - dashboard: reads everything; writes job keys only when not read-only (retry, remove).
+// Key permissions `%R~`/`%RW~` need Redis 7.0. Redis checks the keys a script declares as written even
+// when the script only reads them, so a user reads through scripts with EVAL_RO/EVALSHA_RO (the
+// dashboard) or passes a read-only key as an argument (the worker's projection read).
+import { jobPrefixOf } from './bull-keys.ts';
+
+export type AppUser = 'watcher' | 'worker' | 'dashboard';
+
+export const APP_USERS: readonly AppUser[] = ['watcher', 'worker', 'dashboard'];
+
+/** Where the keys are (QUEUE_PREFIX, QUEUE_NAME, EVENT_LOG_KEY), and the dashboard's mode. */
+export interface AclScope {
+  prefix: string;
+  queueName: string;
+  /** EVENT_LOG_KEY when set; default <prefix>:<queue>:watcher:events (under the queue's keys). */
+  eventLogKey?: string | undefined;
+  /** DASHBOARD_READ_ONLY=false: the dashboard may retry and remove jobs. */
+  dashboardWrites?: boolean;
+}
+
+/** The username of an app's user (REDIS_USERNAME of that app). */
+export function aclUsername(app: AppUser): string {
+  return `podset-${app}`;
+}
+
+// Every key BullMQ 6 reads or writes under the queue's prefix (its QueueKeys and the scripts' own names),
+// with ours beside them: rl: (the producer's request lock). A job's hash, lock (`<id>:lock`) and logs
+// (`<id>:logs`) are `<id>…` with ids `<namespace>~<name>~<uuid>` (reconcile-queue.ts): no other key of the
+// queue has a `~` (the projection's and the watcher's keys hold `namespace/name`, never `~`).
+const JOB_KEY_SUFFIXES = [
+  '',
+  '*~*',
+  'active',
+  'wait',
+  'waiting-children',
+  'paused',
+  'id',
+  'delayed',
+  'prioritized',
+  'completed',
+  'failed',
+  'stalled',
+  'stalled-check',
+  'repeat*',
+  'limiter',
+  'meta',
+  'events',
+  'pc',
+  'marker',
+  'de:*',
+  'dn:*',
+  'metrics:*',
+  'rl:*',
+];
+
+/** Every app: connect, read, run scripts (key permissions still apply to each command a script runs). */
+const READ_COMMANDS = ['-@all', '+@connection', '+@read', '+@scripting'];
+
+/** The watcher and the workers: writes and MULTI/EXEC too. */
+const WRITE_COMMANDS = ['+@write', '+@transaction'];
+
+/**
+ * Then, for every app: never FLUSHALL, KEYS, CONFIG SET, DEBUG… (-@dangerous), no functions or script
+ * flushes; but INFO (BullMQ and ioredis ask it at connect), CONFIG GET (the maxmemory-policy check at
+ * start) and naming one's own connection.
+ */
+const LAST_COMMANDS = [
+  '-@dangerous',
+  '-function',
+  '-script|flush',
+  '-script|kill',
+  '+info',
+  '+config|get',
+  '+client|setname',
+  '+client|getname',
+  '+client|id',
+  '+client|info',
+];
+
+function eventLogOf(scope: AclScope, q: string): string {
+  return scope.eventLogKey ?? `${q}watcher:events`;
+}
+
+/** The rules of an app's user (no name, no password): what follows `ACL SETUSER <name> on <password>`. */
+export function aclRules(app: AppUser, scope: AclScope): string[] {
+  const q = jobPrefixOf(scope.prefix, scope.queueName);
+  const eventLog = eventLogOf(scope, q);
+  const jobKeys = JOB_KEY_SUFFIXES.map((s) => `%RW~${q}${s}`);
+  const keys: string[] = ['resetkeys', 'resetchannels'];
+  let commands: string[];
+  switch (app) {
+    case 'watcher':
+      keys.push(`~${q}*`, ...(eventLog.startsWith(q) ? [] : [`~${eventLog}`]));
+      commands = [...READ_COMMANDS, ...WRITE_COMMANDS, ...LAST_COMMANDS];
+      break;
+    case 'worker':
+      keys.push(
+        `%R~${q}*`,
+        ...jobKeys,
+        `%RW~${q}parked:*`,
+        `%RW~${q}proj:pods:*`,
+        `%RW~${q}proj:exp:*`,
+        `%RW~${q}proj:req:*`,
+        `%RW~${eventLog}`,
+      );
+      commands = [...READ_COMMANDS, ...WRITE_COMMANDS, ...LAST_COMMANDS];
+      break;
+    case 'dashboard':
+      keys.push(`%R~${q}*`, ...(eventLog.startsWith(q) ? [] : [`%R~${eventLog}`]));
+      if (scope.dashboardWrites === true) {
+        keys.push(...jobKeys);
+        commands = [...READ_COMMANDS, ...WRITE_COMMANDS, ...LAST_COMMANDS, '+client|list'];
+      } else {
+        // bull-board's list of workers (CLIENT LIST) is read-only.
+        commands = [...READ_COMMANDS, ...LAST_COMMANDS, '+client|list'];
+      }
+      break;
+  }
+  return [...keys, ...commands];
+}
+
+/** `ACL SETUSER` arguments of an app's user with `password` (in clear: Redis stores its hash). */
+export function aclSetUserArgs(app: AppUser, scope: AclScope, password: string): string[] {
+  return [aclUsername(app), 'reset', 'on', `>${password}`, ...aclRules(app, scope)];
+}
+
+/**
+ * An ACL file (redis.conf `aclfile`) with the three users and the `default` user off: one line per user,
+ * the password given as `>…` (or a placeholder to fill in, for docs).
+ */
+export function aclFile(scope: AclScope, passwords: Record<AppUser, string>): string {
+  const lines = APP_USERS.map((app) =>
+    ['user', aclUsername(app), 'on', `>${passwords[app]}`, ...aclRules(app, scope)].join(' '),
+  );
+  return ['user default off resetkeys -@all', ...lines, ''].join('\n');
+}
