@@ -1,13 +1,19 @@
 // The state source that reads the watcher's projection: the key's PodSet and pods, folded from the watch
-// events into Redis, in one round trip and no API read. Two guards make it as safe as a fresh LIST:
+// events into Redis, in one round trip and no API read. Three guards make it as safe as a fresh LIST:
 // - expectations: the names of the pods this worker created or deleted stay pending until the projection
 //   shows them (or 5 minutes pass); while any is pending the read says "wait" — planning on a projection
 //   that does not show our own creates would create them again;
 // - the API instead, when the projection is not complete yet (no relist folded), and for the read after a
-//   409 (what we wrote against was behind: maybe the projection is).
+//   409 (what we wrote against was behind: maybe the projection is);
+// - integrity: Redis is not trusted. An entry whose tag does not check (libs/state integrity.ts), a
+//   PodSet whose namespace/name is not its key's, or an entry older than what this worker already saw of
+//   it (a replay: seen-versions.ts) is never planned from: it is reported (logged by key, counted) and the
+//   key is read from the API instead.
 import type { Pod, PodSetWire } from '@podset/kube';
+import type { EntryTags } from '@podset/state';
 import { Projection, type ProjectedPodSet, type ProjectedState, type RedisClient } from '@podset/state';
 import { controlledPods } from '@podset/reconcile';
+import { SeenVersions } from './seen-versions.ts';
 import type { StateSource } from './state-source.ts';
 
 /** What this source uses of libs/state's Projection. */
@@ -19,23 +25,60 @@ export interface StateProjection {
   forget(key: string): Promise<number>;
 }
 
+/** Why a projected entry was not planned from. */
+export interface RefusedEntry {
+  key: string;
+  kind: 'pod' | 'podset';
+  /** The pod's name; '@ps' for the PodSet. */
+  field: string;
+  /** tag: its integrity tag does not check; key: not its key's PodSet; replay: older than one seen. */
+  reason: 'tag' | 'key' | 'replay';
+}
+
 /** A reconcile that finds its own creates or deletes not yet shown looks again after this long at most. */
 export const EXPECTATIONS_RECHECK_MS = 1_000;
 
-export function redisProjection(o: { redis: RedisClient; prefix: string; queueName: string }): Projection {
-  return new Projection({ client: o.redis, prefix: o.prefix, queueName: o.queueName });
+export function redisProjection(o: {
+  redis: RedisClient;
+  prefix: string;
+  queueName: string;
+  tags: EntryTags;
+}): Projection {
+  return new Projection({ client: o.redis, prefix: o.prefix, queueName: o.queueName, tags: o.tags });
 }
 
-/** `api` answers when the projection cannot: not complete yet, or right after a 409. */
-export function projectionState(projection: StateProjection, api: StateSource): StateSource {
+/**
+ * `api` answers when the projection cannot: not complete yet, right after a 409, or when an entry of the
+ * key is refused (then `refused` hears of each such entry first).
+ */
+export function projectionState(
+  projection: StateProjection,
+  api: StateSource,
+  refused: (entry: RefusedEntry) => void,
+): StateSource {
   // Keys whose last write met a 409: their next read goes to the API (one key is reconciled by one
   // worker at a time, and the retry follows at once in the same process).
   const behind = new Set<string>();
+  const seen = new SeenVersions();
   return {
     async read(ref, signal) {
       if (behind.delete(ref.key)) return api.read(ref, signal);
       const state = await projection.read(ref.key);
       if (state === undefined) return api.read(ref, signal);
+      const bad: RefusedEntry[] = state.refused.map((r) => ({ key: ref.key, ...r }));
+      if (bad.length === 0) {
+        const m = state.podset?.metadata;
+        const replayed = seen.check(
+          ref.key,
+          m === undefined ? undefined : { rv: m.resourceVersion, uid: m.uid, generation: m.generation },
+          state.pods.map((p) => ({ name: p.metadata.name ?? '', rv: p.metadata.resourceVersion })),
+        );
+        for (const r of replayed) bad.push({ key: ref.key, ...r, reason: 'replay' });
+      }
+      if (bad.length > 0) {
+        for (const entry of bad) refused(entry);
+        return api.read(ref, signal);
+      }
       if (state.pending.length > 0) {
         return {
           kind: 'wait',
@@ -57,10 +100,15 @@ export function projectionState(projection: StateProjection, api: StateSource): 
     },
     async wrote(key, podset) {
       await projection.wrote(key, podset as unknown as ProjectedPodSet);
+      const m = podset.metadata;
+      seen.saw(key, { rv: m.resourceVersion, uid: m.uid, generation: m.generation });
     },
     conflicted(key) {
       behind.add(key);
     },
-    forget: (key) => projection.forget(key),
+    forget: (key) => {
+      seen.forget(key);
+      return projection.forget(key);
+    },
   };
 }
