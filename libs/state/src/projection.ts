@@ -9,7 +9,7 @@
 // script stores the entry verbatim, and read() checks it: Redis is not trusted to hand back what was folded.
 //   <base>:exp:<key>   hash pod name → expiry (ms): creates and deletes a worker made and has not seen yet
 //   <base>:req:<key>   hash pod name (or '@ps') → digest of the plan inputs last requested
-// and <base>:ready, set once a complete relist has been folded (until then workers read the API).
+// and <base>:ready:v2, set once a complete relist has been folded (until then workers read the API).
 //
 // A fold answers whether the event changed anything a plan reads (phase, readiness, deletion, owner of
 // a pod; uid, generation, deletion, finalizers, labels of a PodSet): an event that did not requests no
@@ -216,8 +216,21 @@ export class Projection {
     return `${this.base}:keys`;
   }
 
+  /**
+   * Set once a complete relist has been folded. `:v2`: entries carry an integrity tag since; a worker of a
+   * version before reads the unversioned marker and would misread them (a tag where a pod's phase was).
+   */
   get readyKey(): string {
-    return `${this.base}:ready`;
+    return `${this.base}:ready:v2`;
+  }
+
+  /**
+   * Removes the marker of the untagged layout: workers of a version before then read the API (not the
+   * entries they would misread), and entries of that layout are replaced by the relist that a missing
+   * readyKey starts. The watcher calls it before it looks at readyKey (an upgrade's first start relists).
+   */
+  async retireUntaggedLayout(): Promise<void> {
+    await this.#client.del(`${this.base}:ready`);
   }
 
   /** Folds a pod event of PodSet `key`: whether a reconcile is owed (see Fold). */

@@ -152,3 +152,24 @@ test('without tags, read() checks no tag (the worker never reads such a projecti
     'an untagged entry fails a check',
   );
 });
+
+test('an upgrade from untagged entries: the old ready marker is removed, nothing is read until a relist', async () => {
+  const p = new Projection({
+    client,
+    prefix: '{podset}',
+    queueName: `upgrade-${++n}`,
+    tags: new EntryTags({ current: KEY }),
+  });
+  // What a watcher of the version before left: its marker and an untagged entry.
+  await client.set(`${p.base}:ready`, 'then');
+  await client.set(p.keys('ns/web').podset, `1\t10\t${JSON.stringify(podset('web'))}`);
+  await p.retireUntaggedLayout();
+  assert.equal(await client.exists(`${p.base}:ready`), 0, 'workers of the version before now read the API');
+  assert.equal(await p.isReady(), false, 'the watcher relists');
+  assert.equal(await p.read('ns/web'), undefined, 'workers read the API until then');
+  await p.foldListed('podset', [{ key: 'ns/web', object: podset('web') }], 2);
+  await p.markReady();
+  const state = await p.read('ns/web');
+  assert.deepEqual(state?.refused, [], 'the relist rewrote the entry, tagged');
+  assert.equal(state?.podset?.metadata.uid, 'web-uid');
+});
