@@ -291,6 +291,8 @@ export class World {
   readonly admin: Client;
   readonly apps: Proc[] = [];
   readonly metricsPorts = new Map<Proc, number>();
+  /** PROJECTION_HMAC_KEY of the watcher and the workers: the projection's entries are tagged and checked. */
+  readonly projectionKey = randomBytes(32).toString('base64');
 
   private constructor(o: {
     dir: string;
@@ -495,7 +497,14 @@ export class World {
       name,
       WORKER_MAIN,
       'worker',
-      { KUBE_QPS: '0', KUBE_BURST: '1000', SHUTDOWN_TIMEOUT_SECONDS: '5', ...o.env, ...workerEnvExtra },
+      {
+        KUBE_QPS: '0',
+        KUBE_BURST: '1000',
+        SHUTDOWN_TIMEOUT_SECONDS: '5',
+        PROJECTION_HMAC_KEY: this.projectionKey,
+        ...o.env,
+        ...workerEnvExtra,
+      },
       o,
     );
     // Ready when /readyz answers 200 (a busy shared machine can take long to load the app).
@@ -519,7 +528,13 @@ export class World {
       name,
       WATCHER_MAIN,
       'watcher',
-      { RESYNC_PERIOD_SECONDS: '0', KUBE_QPS: '1000', KUBE_BURST: '1000', ...o.env },
+      {
+        RESYNC_PERIOD_SECONDS: '0',
+        KUBE_QPS: '1000',
+        KUBE_BURST: '1000',
+        PROJECTION_HMAC_KEY: this.projectionKey,
+        ...o.env,
+      },
       o,
     );
     return proc;

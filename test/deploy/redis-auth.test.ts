@@ -232,18 +232,28 @@ test("the Job's program, as its ServiceAccount, creates the Secret once with onl
         },
       })
     ).stdout;
-  const password = async () => {
-    const out = await env.kubectl(['-n', NS, 'get', 'secret', 'podset-redis', '-o', 'json']);
-    const secret = JSON.parse(out.stdout) as { data: { password: string } };
-    return Buffer.from(secret.data.password, 'base64').toString();
+  const secretValue = async (name: string, key: string) => {
+    const out = await env.kubectl(['-n', NS, 'get', 'secret', name, '-o', 'json']);
+    const secret = JSON.parse(out.stdout) as { data: Record<string, string> };
+    return Buffer.from(secret.data[key] ?? '', 'base64').toString();
   };
+  const password = () => secretValue('podset-redis', 'password');
+  // The projection's integrity key, made and kept the same way (the watcher and the workers mount it).
+  const projectionKey = () => secretValue('podset-projection-key', 'key');
   const first = await run();
   assert.match(first, /created Secret podset-system\/podset-redis/);
+  assert.match(first, /created Secret podset-system\/podset-projection-key/);
   const made = await password();
+  const key = await projectionKey();
   assert.match(made, /^[A-Za-z0-9_-]{43}$/, '32 random bytes, URL-safe');
-  assert.ok(!first.includes(made), 'the password is not printed');
-  assert.match(await run(), /exists; kept as it is/);
+  assert.match(key, /^[A-Za-z0-9_-]{43}$/, 'the key: 32 random bytes');
+  assert.notEqual(key, made);
+  assert.ok(!first.includes(made) && !first.includes(key), 'no secret is printed');
+  const second = await run();
+  assert.match(second, /podset-redis exists; kept as it is/);
+  assert.match(second, /podset-projection-key exists; kept as it is/);
   assert.equal(await password(), made, 'not changed by a second run');
+  assert.equal(await projectionKey(), key, 'the key not changed by a second run');
 
   // Every request it made is a create of a Secret in its namespace, which its Role grants.
   const granted = rulesFor(base, NS, 'podset-redis-secret-init');
@@ -251,7 +261,7 @@ test("the Job's program, as its ServiceAccount, creates the Secret once with onl
     .query({ user: JOB_SA, since })
     .filter((e) => e.resource !== '')
     .map((e) => `${e.verb} ${e.resource} ${e.namespace}`);
-  assert.deepEqual(requests, ['create secrets podset-system', 'create secrets podset-system']);
+  assert.deepEqual(requests, Array<string>(4).fill('create secrets podset-system'), 'two Secrets, two runs');
   assert.ok(
     granted.some(
       (g) => g.namespace === NS && g.rule.verbs.includes('create') && g.rule.resources?.includes('secrets'),

@@ -3,7 +3,7 @@
 import os from 'node:os';
 import { createKube } from '@podset/kube';
 import { jobPrefixOf, LIVE_COVER_LUA, ReconcileQueue } from '@podset/queue';
-import { Projection } from '@podset/state';
+import { EntryTags, Projection, projectionKeys } from '@podset/state';
 import {
   API_PROBE_TIMEOUT_MS,
   openApp,
@@ -37,10 +37,22 @@ export async function main(shutdown: Shutdown): Promise<void> {
   } = await openApp('podset-watcher', watcherEnv, {
     logBase: { app: 'watcher' },
     signal: shutdown.signal,
+    // The key's own problems (it throws them) and the namespace rule.
+    check: (c) => {
+      projectionKeys(c);
+      return ownNamespaceProblems(c);
+    },
     tracing: true,
-    check: ownNamespaceProblems,
   });
   for (const message of retiredSettings(process.env)) log.warn(message);
+  // Entries are tagged with the current key only; the previous one is the workers' (during a rotation).
+  const tagKeys = projectionKeys(cfg);
+  const tags = tagKeys === undefined ? undefined : new EntryTags({ current: tagKeys.current });
+  if (cfg.STATE_SOURCE === 'projection' && tags === undefined) {
+    log.warn(
+      'PROJECTION_HMAC_KEY is not set: the projection is written without integrity tags, and the workers (which need the same key to check them) read every key from the API',
+    );
+  }
   // Made once: undefined with tracing off, and then the enqueuer makes no span at all.
   const eventSpans = tracing === undefined ? undefined : eventTracing(tracing.tracer);
   const identity = cfg.HOLDER_IDENTITY ?? cfg.POD_NAME ?? `${os.hostname()}-${process.pid}`;
@@ -92,6 +104,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
               queueName: cfg.QUEUE_NAME,
               // An event whose PodSet's reconcile is already waiting in the queue requests nothing more.
               liveCover: { lua: LIVE_COVER_LUA, jobPrefix: jobPrefixOf(cfg.QUEUE_PREFIX, cfg.QUEUE_NAME) },
+              ...(tags !== undefined ? { tags } : {}),
             }),
             streams,
             log,

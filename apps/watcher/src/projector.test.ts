@@ -6,7 +6,7 @@ import { Projector } from './projector.ts';
 
 /** The projection's calls the projector makes, recorded (no Redis). */
 function fakeProjection() {
-  const calls = { ready: 0, sweeps: [] as string[] };
+  const calls = { ready: 0, retired: 0, sweeps: [] as string[] };
   let epoch = 0;
   const projection = {
     nextEpoch: async () => ++epoch,
@@ -17,6 +17,7 @@ function fakeProjection() {
     ),
     markReady: async () => void calls.ready++,
     isReady: async () => calls.ready > 0,
+    retireUntaggedLayout: async () => void calls.retired++,
   };
   return { projection: projection as unknown as Projection, calls };
 }
@@ -31,6 +32,7 @@ test('ready once every stream has relisted; after a data loss, only once all of 
   const { projection, calls } = fakeProjection();
   const p = new Projector(projection, ['podsets/*', 'pods/*'], silentLogger);
   assert.equal(await p.resumable(), false);
+  assert.equal(calls.retired, 1, 'the untagged layout is retired before readiness is looked at');
   await p.relistStarted('podsets/*');
   await p.relistDone(info('podsets/*'));
   assert.equal(calls.ready, 0, 'the pods are not folded yet');

@@ -27,6 +27,7 @@ export class Projector implements ChangeGate {
 
   /** Whether the streams may resume from their checkpoints (the projection holds what they saw). */
   async resumable(): Promise<boolean> {
+    await this.projection.retireUntaggedLayout();
     return await this.projection.isReady();
   }
 

@@ -2,16 +2,21 @@
 // active (bounded by SHUTDOWN_TIMEOUT_SECONDS), close connections, exit 0.
 import * as reconcileLib from '@podset/reconcile';
 import { httpHostOf, openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
+import { projectionKeys } from '@podset/state';
 import { bulkConcurrency, workerEnv } from './config.ts';
 import { defaultInstance, startWorker } from './worker.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
   const { config, redis, kubeConfig, log, tracing } = await openApp('podset-worker', workerEnv, {
     signal: shutdown.signal,
-    check: (c) => void bulkConcurrency(c),
+    check: (c) => {
+      bulkConcurrency(c);
+      projectionKeys(c);
+    },
     tracing: true,
   });
   const bulkShare = bulkConcurrency(config);
+  const keys = projectionKeys(config);
 
   const worker = await startWorker(
     {
@@ -34,6 +39,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       instance: config.POD_NAME ?? defaultInstance(),
       events: config.EVENTS,
       stateSource: config.STATE_SOURCE,
+      ...(keys !== undefined ? { projectionKeys: keys } : {}),
       ...(config.EVENT_LOG_KEY !== undefined ? { eventLogKey: config.EVENT_LOG_KEY } : {}),
     },
     { planner: reconcileLib, log, ...(tracing !== undefined ? { tracer: tracing.tracer } : {}) },

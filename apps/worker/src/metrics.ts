@@ -14,6 +14,8 @@ export interface WorkerMetrics {
   onKubeRequest(record: RequestRecord): void;
   /** The queue worker's hooks: reconcile outcomes, latency, deferrals, malformed jobs. */
   hooks: WorkerHooks;
+  /** A projected entry the worker refused to plan from (see projection-state.ts). */
+  onRefusedEntry(entry: { kind: 'pod' | 'podset'; reason: 'tag' | 'key' | 'replay' }): void;
 }
 
 export function createWorkerMetrics(log: Logger): WorkerMetrics {
@@ -49,9 +51,20 @@ export function createWorkerMetrics(log: Logger): WorkerMetrics {
     help: 'Jobs failed at once because their payload was invalid',
     registers: [registry],
   });
+  const refusedEntries = new Counter({
+    name: 'podset_projection_integrity_failures_total',
+    help: "Projected entries refused and read from the API instead, by kind (pod, podset) and reason (tag: its integrity tag does not check; key: not its key's PodSet; replay: older than one already seen)",
+    labelNames: ['kind', 'reason'],
+    registers: [registry],
+  });
+  // Every series from the first scrape (see reconciles): the first forgery must raise the alert.
+  for (const kind of ['pod', 'podset']) {
+    for (const reason of ['tag', 'key', 'replay']) refusedEntries.inc({ kind, reason }, 0);
+  }
   return {
     registry,
     onKubeRequest: kubeRequestMetrics(registry),
+    onRefusedEntry: (entry) => refusedEntries.inc({ kind: entry.kind, reason: entry.reason }),
     hooks: {
       onStart: (info) => reconcileLatency.observe(Math.max(0, info.latencyMs) / 1000),
       onEnd: (info) => {

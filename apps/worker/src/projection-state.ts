@@ -1,16 +1,22 @@
 // The state source that reads the watcher's projection: the key's PodSet and pods, folded from the watch
-// events into Redis, in one round trip and no API read. Two guards make it as safe as a fresh LIST:
+// events into Redis, in one round trip and no API read. These guards make it as safe as a fresh LIST:
 // - expectations: the names of the pods this worker created or deleted stay pending until the projection
 //   shows them (or 5 minutes pass); while any is pending the read says "wait" — planning on a projection
 //   that does not show our own creates would create them again;
 // - the API instead, when the projection is not complete yet (no relist folded), and for the read after a
-//   409 (what we wrote against was behind: maybe the projection is).
-// Its own writes of the PodSet (finalizer, status) it keeps in memory, not in the projection: its Redis
-// user may only read projected PodSets (SECURITY.md). The next read of the key plans from the PodSet it
-// wrote while the projection still shows the one that write replaced.
+//   409 (what we wrote against was behind: maybe the projection is);
+// - its own writes of the PodSet (finalizer, status) kept in memory, not in the projection: its Redis user
+//   may only read projected PodSets (SECURITY.md). While the projection still shows the version that write
+//   replaced, the key is planned from what was written (that lag is not a replay);
+// - integrity: Redis is not trusted. An entry whose tag does not check (libs/state integrity.ts), a
+//   PodSet whose namespace/name is not its key's, or an entry older than what this worker already saw of
+//   it (a replay: seen-versions.ts) is never planned from: it is reported (logged by key, counted) and the
+//   key is read from the API instead.
 import type { Pod, PodSetWire } from '@podset/kube';
+import type { EntryTags } from '@podset/state';
 import { Projection, type ProjectedState, type RedisClient } from '@podset/state';
 import { controlledPods } from '@podset/reconcile';
+import { SeenVersions } from './seen-versions.ts';
 import type { StateSource } from './state-source.ts';
 
 /** What this source uses of libs/state's Projection. */
@@ -21,21 +27,45 @@ export interface StateProjection {
   forget(key: string): Promise<number>;
 }
 
+/** Why a projected entry was not planned from. */
+export interface RefusedEntry {
+  key: string;
+  kind: 'pod' | 'podset';
+  /** The pod's name; '@ps' for the PodSet. */
+  field: string;
+  /** tag: its integrity tag does not check; key: not its key's PodSet; replay: older than one seen. */
+  reason: 'tag' | 'key' | 'replay';
+}
+
 /** A reconcile that finds its own creates or deletes not yet shown looks again after this long at most. */
 export const EXPECTATIONS_RECHECK_MS = 1_000;
 
-export function redisProjection(o: { redis: RedisClient; prefix: string; queueName: string }): Projection {
-  return new Projection({ client: o.redis, prefix: o.prefix, queueName: o.queueName });
+export function redisProjection(o: {
+  redis: RedisClient;
+  prefix: string;
+  queueName: string;
+  tags: EntryTags;
+}): Projection {
+  return new Projection({ client: o.redis, prefix: o.prefix, queueName: o.queueName, tags: o.tags });
 }
 
-/** `api` answers when the projection cannot: not complete yet, or right after a 409. */
-export function projectionState(projection: StateProjection, api: StateSource): StateSource {
+/**
+ * `api` answers when the projection cannot: not complete yet, right after a 409, or when an entry of the
+ * key is refused (then `refused` hears of each such entry first).
+ */
+export function projectionState(
+  projection: StateProjection,
+  api: StateSource,
+  refused: (entry: RefusedEntry) => void,
+): StateSource {
   // Keys whose last write met a 409: their next read goes to the API (one key is reconciled by one
   // worker at a time, and the retry follows at once in the same process).
   const behind = new Set<string>();
-  // Per key: the resourceVersion of the projected PodSet this worker last read, and what it wrote over it.
-  const seen = new Map<string, string | undefined>();
+  const seen = new SeenVersions();
+  // Per key: this worker's last write of the PodSet, and the projected version it replaced.
   const written = new Map<string, { over: string | undefined; podset: PodSetWire }>();
+  // Per key: the resourceVersion of the projected PodSet this worker last read.
+  const lastRead = new Map<string, string | undefined>();
   return {
     async read(ref, signal) {
       if (behind.delete(ref.key)) {
@@ -43,13 +73,29 @@ export function projectionState(projection: StateProjection, api: StateSource): 
         return api.read(ref, signal);
       }
       const state = await projection.read(ref.key);
-      const projectedRv = (state?.podset as { metadata?: { resourceVersion?: string } } | undefined)?.metadata
-        ?.resourceVersion;
-      seen.set(ref.key, projectedRv);
-      const own = written.get(ref.key);
-      if (own !== undefined && (state?.podset === undefined || own.over !== projectedRv))
-        written.delete(ref.key);
       if (state === undefined) return api.read(ref, signal);
+      const m = state.podset?.metadata;
+      lastRead.set(ref.key, m?.resourceVersion);
+      const own = written.get(ref.key);
+      // Our own write is shown (or the PodSet moved on, or went): plan from the projection again.
+      if (own !== undefined && (m === undefined || own.over !== m.resourceVersion)) written.delete(ref.key);
+      const lagging = written.has(ref.key);
+      const bad: RefusedEntry[] = state.refused.map((r) => ({ key: ref.key, ...r }));
+      if (bad.length === 0) {
+        const replayed = seen.check(
+          ref.key,
+          // Still the version our own write replaced: older than that write, and no replay.
+          m === undefined || lagging
+            ? undefined
+            : { rv: m.resourceVersion, uid: m.uid, generation: m.generation },
+          state.pods.map((p) => ({ name: p.metadata.name ?? '', rv: p.metadata.resourceVersion })),
+        );
+        for (const r of replayed) bad.push({ key: ref.key, ...r, reason: 'replay' });
+      }
+      if (bad.length > 0) {
+        for (const entry of bad) refused(entry);
+        return api.read(ref, signal);
+      }
       if (state.pending.length > 0) {
         return {
           kind: 'wait',
@@ -71,16 +117,19 @@ export function projectionState(projection: StateProjection, api: StateSource): 
       await projection.expect(key, 'delete', names);
     },
     wrote(key, podset) {
-      const over = written.get(key)?.over ?? seen.get(key);
+      const over = written.get(key)?.over ?? lastRead.get(key);
       written.set(key, { over, podset });
+      const m = podset.metadata;
+      seen.saw(key, { rv: m.resourceVersion, uid: m.uid, generation: m.generation });
       return Promise.resolve();
     },
     conflicted(key) {
       behind.add(key);
     },
     forget: (key) => {
-      seen.delete(key);
+      seen.forget(key);
       written.delete(key);
+      lastRead.delete(key);
       return projection.forget(key);
     },
   };

@@ -8,8 +8,9 @@
 import type { Kube, Pod, PodSetWire } from '@podset/kube';
 import type { RedisClient } from '@podset/queue';
 import { parseKey } from '@podset/reconcile';
+import type { EntryTags } from '@podset/state';
 import { apiState } from './api-state.ts';
-import { projectionState, redisProjection } from './projection-state.ts';
+import { projectionState, redisProjection, type RefusedEntry } from './projection-state.ts';
 
 /** A PodSet's queue key, parsed once. */
 export interface PodSetRef {
@@ -54,16 +55,23 @@ export interface StateSource {
 /** STATE_SOURCE: where the workers read a key's state. */
 export type StateSourceKind = 'api' | 'projection';
 
-/** The one place that chooses: at start-up, from STATE_SOURCE. */
+/**
+ * The one place that chooses: at start-up, from STATE_SOURCE. The projection is read only with `tags`
+ * (PROJECTION_HMAC_KEY): without a key nothing read from Redis could be checked, so every key is read
+ * from the API (the caller says so in its log).
+ */
 export function openStateSource(
   kind: StateSourceKind,
-  deps: { kube: Kube; redis: RedisClient; prefix: string; queueName: string },
+  deps: {
+    kube: Kube;
+    redis: RedisClient;
+    prefix: string;
+    queueName: string;
+    tags: EntryTags | undefined;
+    refused: (entry: RefusedEntry) => void;
+  },
 ): StateSource {
   const api = apiState(deps.kube);
-  switch (kind) {
-    case 'api':
-      return api;
-    case 'projection':
-      return projectionState(redisProjection(deps), api);
-  }
+  if (kind === 'api' || deps.tags === undefined) return api;
+  return projectionState(redisProjection({ ...deps, tags: deps.tags }), api, deps.refused);
 }

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import { createKube, type Kube } from '@podset/kube';
 import { startReconcileWorker, urlConnector, type ReconcileWorker, type RedisConnector } from '@podset/queue';
-import { stateSourceEnv } from '@podset/state';
+import { EntryTags, stateSourceEnv, type TagKeys } from '@podset/state';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -51,6 +51,11 @@ export interface WorkerSettings {
   eventLogKey?: string;
   /** Where reconciles read each key's state (STATE_SOURCE; its default when unset). */
   stateSource?: StateSourceKind;
+  /**
+   * The projection's integrity key(s) (PROJECTION_HMAC_KEY): entries read from the projection are
+   * checked with it. Without it the worker never plans from the projection: it reads every key from the API.
+   */
+  projectionKeys?: TagKeys;
   /** Backoff between attempts (tests shorten it). */
   backoff?: { baseMs?: number; maxMs?: number; jitter?: number };
 }
@@ -108,6 +113,11 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
   const stateSource = settings.stateSource ?? stateSourceEnv.STATE_SOURCE.fallback();
   const storeRedis = redis.client({ maxRetriesPerRequest: 3 });
   storeRedis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis (state, park store) error'));
+  if (stateSource === 'projection' && settings.projectionKeys === undefined) {
+    log.warn(
+      'PROJECTION_HMAC_KEY is not set: nothing read from the projection could be checked, so every reconcile reads its PodSet and pods from the API',
+    );
+  }
   const logKey = eventLogKey({
     EVENT_LOG_KEY: settings.eventLogKey,
     QUEUE_PREFIX: settings.queuePrefix,
@@ -124,6 +134,14 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
       redis: storeRedis,
       prefix: settings.queuePrefix,
       queueName: settings.queueName,
+      tags: settings.projectionKeys && new EntryTags(settings.projectionKeys),
+      refused: (entry) => {
+        metrics.onRefusedEntry(entry);
+        log.warn(
+          { podset: entry.key, entry: entry.kind, name: entry.field, reason: entry.reason },
+          'projected entry refused (its integrity tag, its key or its version does not hold): reading the key from the API',
+        );
+      },
     }),
     // Parked keys outlive the failed job.
     parkStore: redisParkStore(storeRedis, {

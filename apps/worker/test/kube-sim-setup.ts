@@ -12,6 +12,7 @@ import {
 } from '@podset/kube';
 import { startKubeSim, type KubeSim, type KubeSimOptions } from '@podset/kube-sim';
 import * as planner from '@podset/reconcile';
+import { EntryTags } from '@podset/state';
 import { startRedis, type RedisServer } from '@podset/testkit';
 import { pino } from 'pino';
 import { createController, type Controller, type ControllerDeps } from '../src/controller.ts';
@@ -20,6 +21,16 @@ import type { StateSource } from '../src/state-source.ts';
 import { installPodSetCrd } from './podset-crd.ts';
 
 export const log = pino({ level: 'silent' });
+
+/** The projection's integrity key of these tests (watcher side and worker side hold the same). */
+export const testTags = new EntryTags({ current: 'test-projection-key-0123456789abcdef' });
+
+/** A worker's report of a refused projected entry: none is expected where nothing was forged. */
+export function noRefusal(entry: { key: string; field: string; reason: string }): never {
+  throw new Error(
+    `projected entry ${entry.key} ${entry.field} refused (${entry.reason}) where nothing was forged`,
+  );
+}
 
 export interface SimCluster {
   sim: KubeSim;

@@ -10,7 +10,13 @@ import { Projection, type ProjectedPod, type ProjectedPodSet } from '@podset/sta
 import { waitFor } from '@podset/testkit';
 import { apiState } from '../src/api-state.ts';
 import { projectionState, type StateProjection } from '../src/projection-state.ts';
-import { createPodSet, startSimClusterWithRedis, testController } from './kube-sim-setup.ts';
+import {
+  createPodSet,
+  startSimClusterWithRedis,
+  testController,
+  noRefusal,
+  testTags,
+} from './kube-sim-setup.ts';
 
 let sim: KubeSim;
 let kube: Kube;
@@ -28,7 +34,7 @@ after(async () => {
 /** The controller on `projection`; `k` is the API it writes through (its fallback reads the real one). */
 function controllerWith(projection: StateProjection, k = kube) {
   return testController(k, {
-    state: projectionState(projection, apiState(kube)),
+    state: projectionState(projection, apiState(kube), noRefusal),
     notReadyRequeueMs: 200,
     warningsOnly: true,
   });
@@ -37,7 +43,12 @@ function controllerWith(projection: StateProjection, k = kube) {
 /** A PodSet in the API and, as the watcher would have folded it, in a fresh ready projection. */
 async function setUp(replicas: number) {
   const name = `proj-${++seq}`;
-  const projection = new Projection({ client, prefix: '{podset}', queueName: `worker-proj-${seq}` });
+  const projection = new Projection({
+    client,
+    prefix: '{podset}',
+    queueName: `worker-proj-${seq}`,
+    tags: testTags,
+  });
   const ps = await createPodSet(kube, 'default', name, replicas, { finalized: true });
   await projection.foldPodSet(`default/${name}`, 'ADDED', ps as unknown as ProjectedPodSet, 1);
   await projection.markReady();
@@ -99,7 +110,12 @@ test('control: without its expectations the same stale projection would create t
 
 test('a projection that is not ready yet (no complete relist): the reconcile reads the API', async () => {
   const name = `proj-${++seq}`;
-  const projection = new Projection({ client, prefix: '{podset}', queueName: `worker-proj-${seq}` });
+  const projection = new Projection({
+    client,
+    prefix: '{podset}',
+    queueName: `worker-proj-${seq}`,
+    tags: testTags,
+  });
   await createPodSet(kube, 'default', name, 2, { finalized: true });
   const since = new Date().toISOString();
   await controllerWith(projection).syncHandler(`default/${name}`);

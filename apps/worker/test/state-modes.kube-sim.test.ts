@@ -19,6 +19,8 @@ import {
   createPodSet as createPodSetIn,
   startSimClusterWithRedis,
   testController,
+  noRefusal,
+  testTags,
 } from './kube-sim-setup.ts';
 
 let sim: KubeSim;
@@ -82,9 +84,14 @@ async function feed(projection: Projection, ns: string): Promise<void> {
 const modes: Record<string, (ns: string) => Promise<StateSource>> = {
   api: async () => apiState(kube),
   projection: async (ns) => {
-    const projection = new Projection({ client, prefix: '{podset}', queueName: `modes-${++seq}` });
+    const projection = new Projection({
+      client,
+      prefix: '{podset}',
+      queueName: `modes-${++seq}`,
+      tags: testTags,
+    });
     await feed(projection, ns);
-    return projectionState(projection, apiState(kube));
+    return projectionState(projection, apiState(kube), noRefusal);
   },
 };
 

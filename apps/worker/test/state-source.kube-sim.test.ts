@@ -10,7 +10,7 @@ import * as planner from '@podset/reconcile';
 import { apiState } from '../src/api-state.ts';
 import { projectionState } from '../src/projection-state.ts';
 import { podSetRef, type KeyState, type PodSetRef, type StateSource } from '../src/state-source.ts';
-import { createPodSet, startSimClusterWithRedis } from './kube-sim-setup.ts';
+import { createPodSet, startSimClusterWithRedis, noRefusal, testTags } from './kube-sim-setup.ts';
 
 let kube: Kube;
 let client: Redis;
@@ -35,13 +35,18 @@ interface World {
 
 const implementations: Record<string, (projection: Projection) => StateSource> = {
   api: () => apiState(kube),
-  projection: (projection) => projectionState(projection, apiState(kube)),
+  projection: (projection) => projectionState(projection, apiState(kube), noRefusal),
 };
 
 async function world(impl: string): Promise<World> {
   const name = `contract-${++seq}`;
   const ref = podSetRef(`default/${name}`);
-  const projection = new Projection({ client, prefix: '{podset}', queueName: `contract-${seq}` });
+  const projection = new Projection({
+    client,
+    prefix: '{podset}',
+    queueName: `contract-${seq}`,
+    tags: testTags,
+  });
   await projection.markReady();
   const fold = async (type: FoldType, obj: Pod | PodSetWire) => {
     if (obj.kind === 'Pod') await projection.foldPod(ref.key, type, obj as unknown as ProjectedPod, 1);

@@ -1,11 +1,13 @@
 // Entry point of the install's Job podset-redis-secret-init: ensures the Secret with the Redis password
-// (POD_NAMESPACE/REDIS_SECRET_NAME, default podset-redis) exists. Prints what it did, never the password.
+// (POD_NAMESPACE/REDIS_SECRET_NAME, default podset-redis) exists, and the one with the projection's
+// integrity key (PROJECTION_KEY_SECRET_NAME, default podset-projection-key). Prints what it did, never a secret.
 import { KubeClient } from './client.ts';
 import { loadKubeConfig } from './kubeconfig.ts';
-import { ensureRedisSecret } from './redis-secret.ts';
+import { ensureProjectionKeySecret, ensureRedisSecret } from './redis-secret.ts';
 
 const namespace = process.env['POD_NAMESPACE'];
 const name = process.env['REDIS_SECRET_NAME'] || 'podset-redis';
+const keyName = process.env['PROJECTION_KEY_SECRET_NAME'] || 'podset-projection-key';
 if (namespace === undefined || namespace === '') {
   process.stderr.write('redis-secret-init: POD_NAMESPACE is required (the namespace of the Secret)\n');
   process.exit(2);
@@ -22,6 +24,12 @@ try {
     result === 'created'
       ? `redis-secret-init: created Secret ${namespace}/${name} with a random password\n`
       : `redis-secret-init: Secret ${namespace}/${name} exists; kept as it is\n`,
+  );
+  const key = await ensureProjectionKeySecret(client, namespace, keyName);
+  process.stdout.write(
+    key === 'created'
+      ? `redis-secret-init: created Secret ${namespace}/${keyName} with a random projection key\n`
+      : `redis-secret-init: Secret ${namespace}/${keyName} exists; kept as it is\n`,
   );
 } finally {
   await client.close();

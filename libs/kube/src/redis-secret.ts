@@ -24,6 +24,27 @@ export async function ensureRedisSecret(
   namespace: string,
   name: string,
 ): Promise<'created' | 'exists'> {
+  return await ensureRandomSecret(client, namespace, name, 'password');
+}
+
+/**
+ * The projection's integrity key (PROJECTION_HMAC_KEY_FILE of the watcher and the workers, mounted from
+ * this Secret's key `key`; the dashboard does not get it): made and kept as the Redis password is.
+ */
+export async function ensureProjectionKeySecret(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+): Promise<'created' | 'exists'> {
+  return await ensureRandomSecret(client, namespace, name, 'key');
+}
+
+async function ensureRandomSecret(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  key: string,
+): Promise<'created' | 'exists'> {
   const secrets = new ResourceClient<Secret>(client, SECRETS);
   try {
     await secrets.create(namespace, {
@@ -31,7 +52,7 @@ export async function ensureRedisSecret(
       kind: 'Secret',
       metadata: { name, namespace, labels: { 'app.kubernetes.io/name': 'podset-operator' } },
       type: 'Opaque',
-      data: { password: Buffer.from(newPassword()).toString('base64') },
+      data: { [key]: Buffer.from(newPassword()).toString('base64') },
     });
     return 'created';
   } catch (err) {

@@ -5,9 +5,11 @@
 // Per PodSet key `ns/name`:
 //   <base>:ps:<key>    the PodSet as the planner reads it (JSON), with the epoch and RV it was folded at
 //   <base>:pods:<key>  hash pod name → epoch, RV and the pod's fields the planner reads (entry.ts)
+// Each entry is `epoch \t rv \t tag \t payload`: the tag (integrity.ts) is made here, before the fold
+// script stores the entry verbatim, and read() checks it: Redis is not trusted to hand back what was folded.
 //   <base>:exp:<key>   hash pod name → expiry (ms): creates and deletes a worker made and has not seen yet
 //   <base>:req:<key>   hash pod name (or '@ps') → digest of the plan inputs last requested
-// and <base>:ready, set once a complete relist has been folded (until then workers read the API).
+// and <base>:ready:v2, set once a complete relist has been folded (until then workers read the API).
 //
 // A fold answers whether the event changed anything a plan reads (phase, readiness, deletion, owner of
 // a pod; uid, generation, deletion, finalizers, labels of a PodSet): an event that did not requests no
@@ -26,6 +28,7 @@ import {
   type ProjectedPod,
 } from './entry.ts';
 import { RV_NEWER_LUA } from './rules/resource-version.ts';
+import type { EntryTags } from './integrity.ts';
 
 export type { ProjectedMeta, ProjectedPod } from './entry.ts';
 export { podSetInputs } from './entry.ts';
@@ -78,6 +81,18 @@ export interface ProjectedState {
   pods: ProjectedPod[];
   /** Pod names a worker created or deleted and the projection has not shown yet (unexpired). */
   pending: string[];
+  /**
+   * Entries read() refused (only with `tags`): a tag that does not check, or a PodSet whose
+   * namespace/name is not its key's. They are left out of `podset` and `pods`; never plan from the rest.
+   */
+  refused: Refusal[];
+}
+
+export interface Refusal {
+  kind: 'pod' | 'podset';
+  /** The pod's name; '@ps' for the PodSet. */
+  field: string;
+  reason: 'tag' | 'key';
 }
 
 /** How long an expectation holds at most (the ReplicaSet controller's 5 minutes). */
@@ -97,22 +112,34 @@ function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
   return { metadata, spec: podset.spec, ...(podset.status !== undefined ? { status: podset.status } : {}) };
 }
 
-/** What a fold stores of an object: its field in the key's state, the stored payload, its inputs' digest. */
+/**
+ * What a fold stores of an object: its field in the key's state, the stored payload (`tag \t` the
+ * object's fields or JSON; the tag is empty without `tags`), its inputs' digest.
+ */
 function encodeItem(
   kind: 'pod' | 'podset',
+  key: string,
   object: ProjectedPod | ProjectedPodSet,
+  tags: EntryTags | undefined,
 ): { field: string; payload: string; digest: string } {
+  let field: string;
+  let payload: string;
+  let digest: string;
   if (kind === 'pod') {
     const pod = object as ProjectedPod;
     const { fields, inputs } = encodePod(pod);
-    return { field: pod.metadata.name ?? '', payload: fields, digest: inputsDigest(inputs) };
+    field = pod.metadata.name ?? '';
+    payload = fields;
+    digest = inputsDigest(inputs);
+  } else {
+    const trimmed = trimPodSet(object as ProjectedPodSet);
+    field = '@ps';
+    payload = JSON.stringify(trimmed);
+    digest = inputsDigest(podSetInputs(trimmed.metadata));
   }
-  const trimmed = trimPodSet(object as ProjectedPodSet);
-  return {
-    field: '@ps',
-    payload: JSON.stringify(trimmed),
-    digest: inputsDigest(podSetInputs(trimmed.metadata)),
-  };
+  const rv = object.metadata.resourceVersion ?? '';
+  const tag = tags?.tag({ kind, key, field, rv, payload }) ?? '';
+  return { field, payload: `${tag}\t${payload}`, digest };
 }
 
 // The scripts, each from its .lua files (read once, when this module loads): the rules and helpers it uses,
@@ -143,6 +170,12 @@ export interface ProjectionOptions {
    * key)` (the queue's LIVE_COVER_LUA) and the queue's job prefix. Without it, foldEach covers nothing.
    */
   liveCover?: { lua: string; jobPrefix: string };
+  /**
+   * The integrity key(s) (PROJECTION_HMAC_KEY): every entry written is tagged, and read() refuses an
+   * entry whose tag does not check. Without it entries carry no tag and read() checks nothing: a worker
+   * never plans from such a projection (it reads the API instead).
+   */
+  tags?: EntryTags;
 }
 
 const NOTHING_COVERED_LUA = 'local function liveRequestCovered() return false end';
@@ -152,6 +185,7 @@ export class Projection {
   readonly #tombstoneTtlMs: number;
   readonly #foldEach: LuaScript;
   readonly #jobPrefix: string;
+  readonly #tags: EntryTags | undefined;
   readonly base: string;
 
   constructor(opts: ProjectionOptions) {
@@ -164,6 +198,7 @@ export class Projection {
       FOLD_EACH_BODY,
     );
     this.#jobPrefix = opts.liveCover?.jobPrefix ?? '';
+    this.#tags = opts.tags;
     this.base = `${opts.prefix}:${opts.queueName}:proj`;
   }
 
@@ -181,8 +216,21 @@ export class Projection {
     return `${this.base}:keys`;
   }
 
+  /**
+   * Set once a complete relist has been folded. `:v2`: entries carry an integrity tag since; a worker of a
+   * version before reads the unversioned marker and would misread them (a tag where a pod's phase was).
+   */
   get readyKey(): string {
-    return `${this.base}:ready`;
+    return `${this.base}:ready:v2`;
+  }
+
+  /**
+   * Removes the marker of the untagged layout: workers of a version before then read the API (not the
+   * entries they would misread), and entries of that layout are replaced by the relist that a missing
+   * readyKey starts. The watcher calls it before it looks at readyKey (an upgrade's first start relists).
+   */
+  async retireUntaggedLayout(): Promise<void> {
+    await this.#client.del(`${this.base}:ready`);
   }
 
   /** Folds a pod event of PodSet `key`: whether a reconcile is owed (see Fold). */
@@ -214,7 +262,7 @@ export class Projection {
    * waiting job covers is recorded as requested in the same call and answered `covered`, not owed.
    */
   async foldEach(items: readonly (FoldItem & { epoch: number })[]): Promise<Fold[]> {
-    const encoded = items.map((item) => encodeItem(item.kind, item.object));
+    const encoded = items.map((item) => encodeItem(item.kind, item.key, item.object, this.#tags));
     const answers: Promise<unknown>[] = [];
     const shared = [this.#jobPrefix, this.base, String(Date.now()), String(this.#tombstoneTtlMs)];
     for (let i = 0; i < items.length; i += FOLD_BATCH) {
@@ -265,7 +313,7 @@ export class Projection {
           const k = this.keys(item.key);
           keys.push(kind === 'pod' ? k.pods : k.podset, k.expect, k.requested);
         }
-        const { field, payload, digest } = encodeItem(kind, item.object);
+        const { field, payload, digest } = encodeItem(kind, item.key, item.object, this.#tags);
         objects.push(String(group), field, item.object.metadata.resourceVersion ?? '', digest, payload);
       }
       const argv = [kind, String(epoch), String(groups.size), ...groups.keys(), ...objects];
@@ -277,7 +325,7 @@ export class Projection {
   /** One object's fold: its script keys and arguments, and how to record its request. */
   #foldCall(item: FoldItem, epoch: number, opts: FoldOptions): FoldCall {
     const k = this.keys(item.key);
-    const e = encodeItem(item.kind, item.object);
+    const e = encodeItem(item.kind, item.key, item.object, this.#tags);
     return {
       keys:
         item.kind === 'pod'
@@ -415,23 +463,46 @@ export class Projection {
     if (out[0] !== 1) return undefined;
     const rest = out.slice(2) as string[];
     const split = rest.indexOf('');
+    const refused: Refusal[] = [];
     const pods: ProjectedPod[] = [];
     for (let i = 0; i < split; i += 2) {
-      const entry = rest[i + 1]!;
-      const rvEnd = nthTab(entry, 2);
-      pods.push(decodePod(rest[i]!, key, entry.slice(rvEnd + 1), entry.slice(nthTab(entry, 1) + 1, rvEnd)));
+      const name = rest[i]!;
+      const e = this.#checked('pod', key, name, rest[i + 1]!);
+      if (e === undefined) refused.push({ kind: 'pod', field: name, reason: 'tag' });
+      else pods.push(decodePod(name, key, e.payload, e.rv));
     }
-    return {
-      podset:
-        out[1] === '' ? undefined : (JSON.parse(out[1].slice(nthTab(out[1], 2) + 1)) as ProjectedPodSet),
-      pods,
-      pending: rest.slice(split + 1),
-    };
+    let podset: ProjectedPodSet | undefined;
+    if (out[1] !== '') {
+      const e = this.#checked('podset', key, '@ps', out[1]);
+      if (e === undefined) refused.push({ kind: 'podset', field: '@ps', reason: 'tag' });
+      else {
+        podset = JSON.parse(e.payload) as ProjectedPodSet;
+        // A tag binds the entry to its key, but a PodSet is planned by its own metadata: check they agree.
+        const ref = parseKey(key);
+        if (podset.metadata.namespace !== ref?.namespace || podset.metadata.name !== ref?.name) {
+          refused.push({ kind: 'podset', field: '@ps', reason: 'key' });
+          podset = undefined;
+        }
+      }
+    }
+    return { podset, pods, pending: rest.slice(split + 1), refused };
   }
-}
 
-function nthTab(s: string, n: number): number {
-  let i = -1;
-  for (let k = 0; k < n; k++) i = s.indexOf('\t', i + 1);
-  return i;
+  /** A stored entry's rv and payload; undefined when `tags` are set and its tag does not check. */
+  #checked(
+    kind: 'pod' | 'podset',
+    key: string,
+    field: string,
+    entry: string,
+  ): { rv: string; payload: string } | undefined {
+    const rvStart = entry.indexOf('\t') + 1;
+    const tagStart = entry.indexOf('\t', rvStart) + 1;
+    const payloadStart = entry.indexOf('\t', tagStart) + 1;
+    if (rvStart === 0 || tagStart === 0 || payloadStart === 0) return undefined;
+    const rv = entry.slice(rvStart, tagStart - 1);
+    const payload = entry.slice(payloadStart);
+    if (this.#tags === undefined) return { rv, payload };
+    const tag = entry.slice(tagStart, payloadStart - 1);
+    return this.#tags.verify({ kind, key, field, rv, payload }, tag) ? { rv, payload } : undefined;
+  }
 }

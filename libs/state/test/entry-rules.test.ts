@@ -51,7 +51,7 @@ const CASES: [string, ProjectedPod][] = [
   ['a name with a tab and %', { metadata: { name: 'a', uid: 'x\ty%' }, status: { phase: 'Pending' } }],
 ];
 
-const entryOf = (pod: ProjectedPod) => `7\t42\t${encodePod(pod).fields}`;
+const entryOf = (pod: ProjectedPod) => `7\t42\tTAG\t${encodePod(pod).fields}`;
 
 async function lua(fn: 'podDeleting' | 'isTombstone', entry: string): Promise<boolean> {
   return (await redis.eval(`${ENTRY_LUA}\nif ${fn}(ARGV[1]) then return 1 end\nreturn 0`, 0, entry)) === 1;

@@ -222,7 +222,7 @@ test('forget keeps the PodSet being deleted (a failed finalizer removal is retri
   const p = await projection();
   const deleting = {
     ...podset('100', 1),
-    metadata: { ...podset('100', 1).metadata, deletionTimestamp: 'now' },
+    metadata: { ...podset('100', 1).metadata, name: 'gone', deletionTimestamp: 'now' },
   };
   await folded(p.foldPodSet('ns/gone', 'ADDED', deleting, 1));
   await folded(p.foldPod('ns/gone', 'ADDED', pod('g', '101'), 1));

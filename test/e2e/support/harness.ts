@@ -3,6 +3,7 @@
 // them (`node apps/<app>/src/main.ts` with environment variables), plus the real `kubectl`.
 // Every child is killed on close() — and, should the test process die first, by itself (see
 // die-with-parent.ts).
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -105,6 +106,8 @@ export class OperatorEnv {
   readonly logDir: string;
   readonly startedAt: string;
   readonly procs: Proc[] = [];
+  /** PROJECTION_HMAC_KEY of this env's watchers and workers (as a Secret gives it: theirs only). */
+  readonly projectionKey = randomBytes(32).toString('base64');
   /** Removes `dir` if the test process dies without close(). */
   dirGuard: ReturnType<typeof removeWhenParentDies> | undefined;
   readonly #options: EnvOptions;
@@ -133,6 +136,7 @@ export class OperatorEnv {
       // Resync would hide a missed event: the tests prove that the watch path alone suffices.
       RESYNC_PERIOD_SECONDS: '0',
       LEASE_DURATION_SECONDS: '4',
+      PROJECTION_HMAC_KEY: this.projectionKey,
       ...queueOverride(),
       ...this.#options.watcherEnv,
       ...env,
@@ -148,6 +152,7 @@ export class OperatorEnv {
       POD_NAME: name,
       REQUEUE_PENDING_SECONDS: '0.5',
       SHUTDOWN_TIMEOUT_SECONDS: '5',
+      PROJECTION_HMAC_KEY: this.projectionKey,
       ...queueOverride(),
       ...this.#options.workerEnv,
       ...env,

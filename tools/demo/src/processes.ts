@@ -2,6 +2,7 @@
 // supervised by testkit's Proc like every other child process the repo starts. Each is in a process
 // group of its own: a terminal's Ctrl-C goes to the whole foreground group, and an app that got it from
 // the terminal and then SIGTERM from stopAll would read the second signal as "exit without draining".
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Proc } from '@podset/testkit';
@@ -28,14 +29,36 @@ export function startOperator(options: {
   workerEnv: (i: number) => Record<string, string>;
 }): Proc[] {
   const { repo, logDir } = options;
+  const key = projectionKey();
   const children = [
-    startApp('watcher', path.join(repo, 'apps/watcher/src/main.ts'), options.watcherEnv, logDir),
+    startApp(
+      'watcher',
+      path.join(repo, 'apps/watcher/src/main.ts'),
+      { ...key, ...options.watcherEnv },
+      logDir,
+    ),
   ];
   for (let i = 0; i < options.workers; i++)
     children.push(
-      startApp(`worker-${i}`, path.join(repo, 'apps/worker/src/main.ts'), options.workerEnv(i), logDir),
+      startApp(
+        `worker-${i}`,
+        path.join(repo, 'apps/worker/src/main.ts'),
+        { ...key, ...options.workerEnv(i) },
+        logDir,
+      ),
     );
   return children;
+}
+
+/**
+ * The projection's integrity key shared by the watcher and the workers (never the dashboard): one made
+ * for this run, unless the environment gives one (PROJECTION_HMAC_KEY or its _FILE, passed through).
+ */
+function projectionKey(): Record<string, string> {
+  if (process.env.PROJECTION_HMAC_KEY !== undefined || process.env.PROJECTION_HMAC_KEY_FILE !== undefined) {
+    return {};
+  }
+  return { PROJECTION_HMAC_KEY: randomBytes(32).toString('base64') };
 }
 
 /** SIGTERM every child, then SIGKILL whatever is still running after `graceMs`. */

@@ -1,4 +1,5 @@
--- A stored entry: epoch \t rv \t payload — a pod's fields (never a raw tab inside one) or a PodSet's JSON.
+-- A stored entry: epoch \t rv \t payload — the payload is `tag \t` (projection.ts made the tag; stored
+-- verbatim) and a pod's fields (never a raw tab inside one) or a PodSet's JSON.
 -- A deleted object leaves a tombstone, epoch \t rv \n expiry (ms), for TOMBSTONE_TTL_MS: a late older event
 -- of it (one still on its way when a newer DELETED was folded) must not bring it back. Neither a pod's
 -- fields nor JSON ever hold a raw newline, so the newline marks a tombstone.

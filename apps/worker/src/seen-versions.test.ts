@@ -1,0 +1,80 @@
+// Replays: an entry older than what this worker already planned from (or wrote) is refused — by
+// resourceVersion, and by generation for the same object — and a read with a refused entry records nothing.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SeenVersions } from './seen-versions.ts';
+
+const ps = (rv: string, generation = 1, uid = 'u1') => ({ rv, uid, generation });
+
+test('an older PodSet version than one seen is refused; the same or a newer one passes', () => {
+  const seen = new SeenVersions();
+  assert.deepEqual(seen.check('ns/a', ps('10'), []), []);
+  assert.deepEqual(seen.check('ns/a', ps('10'), []), [], 'the same again');
+  assert.deepEqual(seen.check('ns/a', ps('12', 2), []), []);
+  assert.deepEqual(seen.check('ns/a', ps('10'), []), [{ kind: 'podset', field: '@ps' }], 'replayed');
+  assert.deepEqual(seen.check('ns/a', ps('9', 3), []), [{ kind: 'podset', field: '@ps' }], 'an older rv');
+  assert.deepEqual(seen.check('ns/b', ps('5'), []), [], 'another key is its own');
+});
+
+test('an older generation of the same object is refused even with a newer rv; a new object (uid) starts again', () => {
+  const seen = new SeenVersions();
+  seen.check('ns/a', ps('10', 4), []);
+  assert.deepEqual(seen.check('ns/a', ps('11', 3), []), [{ kind: 'podset', field: '@ps' }]);
+  assert.deepEqual(seen.check('ns/a', ps('20', 1, 'u2'), []), [], 'deleted and created again under its name');
+});
+
+test('our own write counts as seen', () => {
+  const seen = new SeenVersions();
+  seen.check('ns/a', ps('10'), []);
+  seen.saw('ns/a', ps('15'));
+  assert.deepEqual(seen.check('ns/a', ps('10'), []), [{ kind: 'podset', field: '@ps' }]);
+  seen.saw('ns/a', ps('12'));
+  assert.deepEqual(
+    seen.check('ns/a', ps('14'), []),
+    [{ kind: 'podset', field: '@ps' }],
+    'an older write lowers nothing',
+  );
+});
+
+test('an older pod entry than one seen is refused; a refused read records nothing', () => {
+  const seen = new SeenVersions();
+  seen.check('ns/a', ps('10'), [
+    { name: 'p1', rv: '20' },
+    { name: 'p2', rv: '21' },
+  ]);
+  assert.deepEqual(
+    seen.check('ns/a', ps('10'), [
+      { name: 'p1', rv: '19' },
+      { name: 'p2', rv: '30' },
+    ]),
+    [{ kind: 'pod', field: 'p1' }],
+  );
+  // p2 at 30 was not recorded (the read was refused): 25 still passes.
+  assert.deepEqual(
+    seen.check('ns/a', ps('10'), [
+      { name: 'p1', rv: '20' },
+      { name: 'p2', rv: '25' },
+    ]),
+    [],
+  );
+});
+
+test('opaque resourceVersions cannot be ordered: never refused as older', () => {
+  const seen = new SeenVersions();
+  seen.check('ns/a', ps('abc'), []);
+  assert.deepEqual(seen.check('ns/a', ps('abb'), []), []);
+});
+
+test('forget drops the pods but keeps the PodSet version: its entry from before cannot come back', () => {
+  const seen = new SeenVersions();
+  seen.check('ns/a', ps('10'), [{ name: 'p1', rv: '20' }]);
+  seen.forget('ns/a');
+  assert.deepEqual(seen.check('ns/a', ps('9'), [{ name: 'p1', rv: '5' }]), [
+    { kind: 'podset', field: '@ps' },
+  ]);
+  assert.deepEqual(
+    seen.check('ns/a', ps('12'), [{ name: 'p1', rv: '5' }]),
+    [],
+    'its pod is not held against it',
+  );
+});
