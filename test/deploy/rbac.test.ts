@@ -100,8 +100,12 @@ function deploymentEnv(objects: K8sObject[], name: string, podName: string): Rec
     );
     Object.assign(out, cm?.data ?? {});
   }
+  // A file the pod gets from a volume (e.g. PROJECTION_HMAC_KEY_FILE on a Secret) is not on this machine:
+  // the harness gives the apps its content directly (PROJECTION_HMAC_KEY), as the Secret would.
+  const mounted = (value: string) =>
+    (c.volumeMounts ?? []).some((m) => value === m.mountPath || value.startsWith(`${m.mountPath}/`));
   for (const e of c.env ?? []) {
-    if (e.value !== undefined) out[e.name] = e.value;
+    if (e.value !== undefined && !(e.name.endsWith('_FILE') && mounted(e.value))) out[e.name] = e.value;
     const field = (e.valueFrom?.fieldRef as { fieldPath?: string } | undefined)?.fieldPath;
     if (field === 'metadata.name') out[e.name] = podName;
     if (field === 'metadata.namespace') out[e.name] = NS;
