@@ -1,6 +1,6 @@
 // Integrity tags of projected entries. Whoever can write to Redis could otherwise hand the worker a
 // PodSet (or pod) to plan from that the API never had: a forged template, a deletionTimestamp, pods of
-// another PodSet. So every entry the watcher writes (and a worker's fold of its own write) carries an
+// another PodSet. So every entry the watcher writes carries an
 // HMAC-SHA256 under a key that only the watcher and the workers hold, over what the worker plans from:
 // the entry's kind, its PodSet key (namespace/name), its field (the pod's name; '@ps'), its
 // resourceVersion and its stored payload (which holds the uid, generation, spec, deletionTimestamp, ...).

@@ -354,14 +354,6 @@ export class Projection {
   }
 
   /**
-   * A worker's own write of the PodSet (status, finalizer), folded at once: the next reconcile of the key
-   * writes against this resourceVersion instead of meeting a 409 while the watch event is on its way.
-   */
-  async wrote(key: string, podset: ProjectedPodSet): Promise<void> {
-    await this.foldPodSet(key, 'MODIFIED', podset, 0);
-  }
-
-  /**
    * A deleted PodSet's pods, expectations and requests, once its pods are gone (the worker's cleanup
    * before its finalizer goes). The PodSet's own entry stays: if removing the finalizer fails, the retry
    * must still find the PodSet being deleted, not "gone". Its DELETED event turns it into a tombstone that

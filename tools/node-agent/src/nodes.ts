@@ -1,6 +1,8 @@
 // The Nodes the agent registers and the Leases that are their heartbeats, as a kubelet writes them: pure
 // builders of the objects, so what a node says can be read and tested without a cluster.
 
+import { healthyNodeConditions } from '@podset/kube-sim/node-conditions';
+
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 /** Every node the agent registers carries this label (value: the node prefix), so they are easy to find. */
 export const AGENT_LABEL = 'node-agent.podset.io/agent';
@@ -66,14 +68,6 @@ export function nodeObject(shape: NodeShape): NodeObject {
 
 /** status of a healthy node: Ready, no pressure, its capacity, addresses and what runs it. */
 export function nodeStatus(shape: NodeShape, now: string): Record<string, unknown> {
-  const condition = (type: string, status: 'True' | 'False', reason: string, message: string) => ({
-    type,
-    status,
-    reason,
-    message,
-    lastHeartbeatTime: now,
-    lastTransitionTime: now,
-  });
   const resources = {
     cpu: '8',
     memory: '32Gi',
@@ -84,17 +78,7 @@ export function nodeStatus(shape: NodeShape, now: string): Record<string, unknow
     capacity: resources,
     allocatable: resources,
     phase: 'Running',
-    conditions: [
-      condition(
-        'MemoryPressure',
-        'False',
-        'KubeletHasSufficientMemory',
-        'kubelet has sufficient memory available',
-      ),
-      condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
-      condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
-      condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
-    ],
+    conditions: healthyNodeConditions(now),
     addresses: [
       { type: 'InternalIP', address: hostIPOf(shape.index) },
       { type: 'Hostname', address: shape.name },

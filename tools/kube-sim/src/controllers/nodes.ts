@@ -1,4 +1,5 @@
 // Simulated nodes: on start, make sure `count` Ready nodes named `<prefix>1..count` exist.
+import { healthyNodeConditions } from './node-conditions.ts';
 import type { ClusterAccess, KubeObject } from '../types.ts';
 import { isApiError, mutate, nowIso } from './util.ts';
 
@@ -42,29 +43,11 @@ export function simulatedNode(options: NodeOptions, i: number): KubeObject {
 
 export function simulatedNodeStatus(options: NodeOptions, i: number, now = nowIso()): KubeObject['status'] {
   const name = nodeName(options, i);
-  const condition = (type: string, status: string, reason: string, message: string) => ({
-    type,
-    status,
-    reason,
-    message,
-    lastHeartbeatTime: now,
-    lastTransitionTime: now,
-  });
   const id = (i + 0x1000).toString(16).padStart(8, '0');
   return {
     capacity: { cpu: '4', memory: '16393216Ki', pods: '110', 'ephemeral-storage': '102400000Ki' },
     allocatable: { cpu: '4', memory: '16290816Ki', pods: '110', 'ephemeral-storage': '94371840Ki' },
-    conditions: [
-      condition(
-        'MemoryPressure',
-        'False',
-        'KubeletHasSufficientMemory',
-        'kubelet has sufficient memory available',
-      ),
-      condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
-      condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
-      condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
-    ],
+    conditions: healthyNodeConditions(now),
     addresses: [
       { type: 'InternalIP', address: `192.168.49.${1 + i}` },
       { type: 'Hostname', address: name },
