@@ -389,6 +389,18 @@ export class Projection {
    * began whose pods it did not list (created and deleted while nobody watched). Returns how many went.
    */
   async sweep(kind: 'pod' | 'podset', namespace: string | undefined, epoch: number): Promise<number> {
+    // Expectations carry the pods stream's epoch as Redis had it when they were recorded. A counter below
+    // this relist's epoch was lost (a Redis restart dropped its last writes): an expectation recorded since
+    // then, after this relist's list, carries an older epoch it does not deserve, and ending its wait would
+    // let a worker create its pod again. So then no wait ends here (they expire), and the counter is put back.
+    let trustEpochs = true;
+    if (kind === 'pod') {
+      const counter = this.#epochKey(`pods/${namespace ?? '*'}`);
+      if (Number((await this.#client.get(counter)) ?? 0) < epoch) {
+        trustEpochs = false;
+        await this.#client.set(counter, String(epoch));
+      }
+    }
     let removed = 0;
     for (const key of await this.#client.smembers(this.indexKey)) {
       if (namespace !== undefined && parseKey(key)?.namespace !== namespace) continue;
@@ -398,7 +410,7 @@ export class Projection {
           this.#client,
           SWEEP,
           [kind === 'pod' ? k.pods : k.podset, k.requested, k.expect],
-          [kind, String(epoch)],
+          [kind, String(epoch), trustEpochs ? '1' : '0'],
         ),
       );
     }

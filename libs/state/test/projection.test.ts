@@ -376,6 +376,23 @@ test('a relist that does not list a created pod ends the wait for it if awaited 
   assert.deepEqual((await p.read('ns/web'))?.pending, []);
 });
 
+test("a relist whose epoch counter Redis lost (a restart dropped its last writes) ends no create's wait, and puts the counter back", async () => {
+  const p = await projection();
+  await folded(p.foldPod('ns/web', 'ADDED', pod('b', '11'), 1));
+  const epoch = await p.nextEpoch('pods/*', 1);
+  // The restart dropped the bump: a create recorded after the relist's list carries the older epoch.
+  await client.set(`${p.base}:epoch:pods/*`, String(epoch - 1));
+  assert.equal(await p.expect('ns/web', 'create', ['after-the-list']), 1);
+  await p.foldListed('pod', [{ key: 'ns/web', object: pod('b', '11') }], epoch);
+  await p.sweep('pod', undefined, epoch);
+  assert.deepEqual(
+    (await p.read('ns/web'))?.pending,
+    ['after-the-list'],
+    'still awaited: its ADDED may come',
+  );
+  assert.equal(await p.epoch('pods/*'), epoch, 'the counter is back at the relist epoch');
+});
+
 test('foldEach (a burst of watch events) answers and leaves what one fold per event does, each at its own epoch', async () => {
   const one = await projection();
   const each = await projection();
