@@ -6,7 +6,7 @@
 #     node apps/watcher/src/main.ts
 #     node apps/dashboard/src/main.ts
 #   docker build --target kube-sim -t podset-operator-kube-sim:dev .       # development only
-#     node tools/kube-sim/src/main.ts  (its CMD)
+#     node tools/kube-sim/src/cmd/main.ts  (its CMD)
 #
 # kube-sim is a development tool: the production image has no tools/ and none of kube-sim's dependencies
 # (they are declared by tools/kube-sim/package.json, a workspace the production install leaves out).
@@ -85,7 +85,7 @@ COPY --from=kube-sim-deps /app/tools/kube-sim ./tools/kube-sim
 # named volume takes that owner (an image has no RUN after USER, hence a copy).
 COPY --from=kube-sim-deps --chown=1000:1000 /data-dir /var/lib/kube-sim
 EXPOSE 6443
-CMD ["node", "tools/kube-sim/src/main.ts"]
+CMD ["node", "tools/kube-sim/src/cmd/main.ts"]
 
 # 6. runtime: the production image, and the default target (the last stage): `app`, nothing added.
 FROM app AS runtime

@@ -8,7 +8,7 @@
 //
 // --only label-list: run only the label-LIST scenario (in its own namespace; well under a minute).
 //
-// The server runs in a child process (the real CLI, tools/kube-sim/src/main.ts, with pod lifecycle off),
+// The server runs in a child process (the real CLI, tools/kube-sim/src/cmd/main.ts, with pod lifecycle off),
 // so its RSS is measured alone (/proc/<pid>/status) and the load generator does not share its event loop.
 // --smoke: a small run (2,000 pods) for CI, same code paths, no targets enforced.
 // --profile DIR: the server is started with --cpu-prof and writes its profile to DIR on exit.
@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { Proc } from '@podset/testkit';
 
 const ROOT = join(import.meta.dirname, '..');
-const MAIN = join(ROOT, 'tools', 'kube-sim', 'src', 'main.ts');
+const MAIN = join(ROOT, 'tools', 'kube-sim', 'src', 'cmd', 'main.ts');
 const NS = 'bench';
 
 const { values: args } = parseArgs({

@@ -16,7 +16,7 @@ import type { AuditEntry } from '@podset/kube-sim';
 import { Proc } from '../../test/e2e/support/harness.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
-const SIM_MAIN = path.join(REPO, 'tools/kube-sim/src/main.ts');
+const SIM_MAIN = path.join(REPO, 'tools/kube-sim/src/cmd/main.ts');
 const WORKER_MAIN = path.join(REPO, 'apps/worker/src/main.ts');
 const WATCHER_MAIN = path.join(REPO, 'apps/watcher/src/main.ts');
 const PEER_MAIN = path.join(REPO, 'bench/peer/main.ts');

@@ -161,7 +161,7 @@ test(`${PRODUCTION_TARGET}: no tools/ (kube-sim is a development tool) is copied
   assert.ok('tools/kube-sim' in lock.packages, 'kube-sim is a workspace (else this check means nothing)');
   for (const copy of contextCopies(production)) {
     assert.ok(
-      !covers(copy, 'tools/kube-sim/src/main.ts') && !copy.startsWith('tools'),
+      !covers(copy, 'tools/kube-sim/src/cmd/main.ts') && !copy.startsWith('tools'),
       `the production image copies ${copy === '' ? 'the whole context' : copy}, which brings tools/`,
     );
   }

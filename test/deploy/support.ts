@@ -13,7 +13,7 @@ export const ENTRIES: Record<string, string> = {
   watcher: 'apps/watcher/src/main.ts',
   worker: 'apps/worker/src/main.ts',
   dashboard: 'apps/dashboard/src/main.ts',
-  'kube-sim': 'tools/kube-sim/src/main.ts',
+  'kube-sim': 'tools/kube-sim/src/cmd/main.ts',
 };
 
 /** Dockerfile targets: the production image (its last stage, what `docker build .` gives) and kube-sim's. */

@@ -10,11 +10,11 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { freePort, kubectl, Proc as ChildProc, startRedis, waitFor } from '@podset/testkit';
 import type { KubeObject } from '@podset/kube-sim';
-import { generateTlsIdentity } from '../../tools/kube-sim/src/tls.ts';
+import { generateTlsIdentity } from '../../tools/kube-sim/src/cmd/tls.ts';
 import { podSetProblems } from './support/check.ts';
 import { NODE, Proc, REPO, WATCHER_MAIN, WORKER_MAIN, podSetManifest } from './support/harness.ts';
 
-const KUBE_SIM = path.join(REPO, 'tools/kube-sim/src/main.ts');
+const KUBE_SIM = path.join(REPO, 'tools/kube-sim/src/cmd/main.ts');
 const RELOADED = 'kubeconfig file changed: reloaded it (new CA, token or server)';
 
 test('kube-sim restarted with a new CA: watcher and worker reload their kubeconfigs and go on converging', async () => {

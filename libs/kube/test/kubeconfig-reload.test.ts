@@ -10,7 +10,7 @@ import { Proc, freePort, waitFor } from '@podset/testkit';
 import { createKube, loadKubeConfig, onKubeConfigReload, type KubeConfigReload } from '../src/index.ts';
 
 const NODE = process.execPath;
-const KUBE_SIM = new URL('../../../tools/kube-sim/src/main.ts', import.meta.url).pathname;
+const KUBE_SIM = new URL('../../../tools/kube-sim/src/cmd/main.ts', import.meta.url).pathname;
 
 async function startSim(port: number, kubeconfig: string, extra: string[] = []): Promise<Proc> {
   const proc = new Proc({

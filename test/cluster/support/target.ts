@@ -179,7 +179,7 @@ export function givenKubeconfig(env: NodeJS.ProcessEnv): string | undefined {
 
 /**
  * The target of this run: `given` (by default the kubeconfig in PODSET_TEST_CLUSTER_KUBECONFIG), else a kube-sim started here
- * (`node tools/kube-sim/src/main.ts --kubeconfig …`, as `npm run kube-sim` runs it).
+ * (`node tools/kube-sim/src/cmd/main.ts --kubeconfig …`, as `npm run kube-sim` runs it).
  */
 export async function openTarget(given = givenKubeconfig(process.env)): Promise<Target> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-cluster-suite-'));
@@ -194,7 +194,7 @@ export async function openTarget(given = givenKubeconfig(process.env)): Promise<
     const sim = new Proc(
       'kube-sim',
       [
-        path.join(REPO, 'tools/kube-sim/src/main.ts'),
+        path.join(REPO, 'tools/kube-sim/src/cmd/main.ts'),
         '--port',
         '0',
         '--kubeconfig',

@@ -2,30 +2,30 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Api } from './api.ts';
-import { Audit } from './audit.ts';
-import { Auth, type AuthOptions } from './auth.ts';
-import { Cluster } from './cluster.ts';
-import { DataDirWriter, SNAPSHOT_FILE, loadDataDir, restoreObjects } from './data-dir.ts';
-import { type FaultOptions, Faults } from './faults.ts';
-import { kubeconfigYaml, writeKubeconfig } from './kubeconfig.ts';
-import { Registry } from './registry.ts';
-import { KubeServer } from './server.ts';
-import { Store } from './store.ts';
-import { processTlsIdentity } from './tls.ts';
+import { Api } from './registry/api.ts';
+import { Audit } from './server/filters/audit.ts';
+import { Auth, type AuthOptions } from './server/filters/authentication.ts';
+import { Cluster } from './registry/cluster-access.ts';
+import { DataDirWriter, SNAPSHOT_FILE, loadDataDir, restoreObjects } from './storage/data-dir.ts';
+import { type FaultOptions, Faults } from './server/filters/faults.ts';
+import { kubeconfigYaml, writeKubeconfig } from './cmd/kubeconfig.ts';
+import { Registry } from './registry/resources.ts';
+import { KubeServer } from './server/server.ts';
+import { Store } from './storage/store.ts';
+import { processTlsIdentity } from './cmd/tls.ts';
 import { type ControllerOptions, type Controllers, startControllers } from './controllers/index.ts';
-import type { ClusterAccess, ResourceType } from './types.ts';
-import { WatchHub } from './watch.ts';
+import type { ClusterAccess, ResourceType } from './apimachinery/types.ts';
+import { WatchHub } from './storage/watch.ts';
 
-export type { AuditEntry, AuditQuery } from './audit.ts';
-export type { ErrorRule, FaultOptions } from './faults.ts';
+export type { AuditEntry, AuditQuery } from './server/filters/audit.ts';
+export type { ErrorRule, FaultOptions } from './server/filters/faults.ts';
 export type { ControllerOptions, Controllers, RuntimeControllerOptions } from './controllers/index.ts';
-export { Audit } from './audit.ts';
-export { DataDirError } from './data-dir.ts';
-export { Faults } from './faults.ts';
+export { Audit } from './server/filters/audit.ts';
+export { DataDirError } from './storage/data-dir.ts';
+export { Faults } from './server/filters/faults.ts';
 /** The simulator's seeded PRNG (mulberry32), for tests and tools that want the same repeatable randomness. */
 export { seededRandom } from './controllers/util.ts';
-export * from './types.ts';
+export * from './apimachinery/types.ts';
 
 export interface KubeSimOptions {
   /** 0 (default) picks a free port. */

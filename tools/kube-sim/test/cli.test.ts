@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { Proc } from '@podset/testkit';
 
 const NODE = process.execPath;
-const MAIN = new URL('../src/main.ts', import.meta.url).pathname;
+const MAIN = new URL('../src/cmd/main.ts', import.meta.url).pathname;
 
 async function startCli(args: string[]) {
   const proc = new Proc({ name: 'kube-sim', command: NODE, args: [MAIN, ...args], env: process.env });

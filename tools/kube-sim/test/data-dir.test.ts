@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { Proc, freePort, kubectl, waitFor } from '@podset/testkit';
 
 const NODE = process.execPath;
-const MAIN = new URL('../src/main.ts', import.meta.url).pathname;
+const MAIN = new URL('../src/cmd/main.ts', import.meta.url).pathname;
 const CRD = new URL('../../../crds/podset.yaml', import.meta.url).pathname;
 const PODSET = new URL('../../../examples/web.yaml', import.meta.url).pathname;
 

@@ -76,7 +76,7 @@ export class BareControlPlane {
       args: [
         '--import',
         PRELOAD,
-        path.join(REPO, 'tools/kube-sim/src/main.ts'),
+        path.join(REPO, 'tools/kube-sim/src/cmd/main.ts'),
         '--port',
         '0',
         '--kubeconfig',

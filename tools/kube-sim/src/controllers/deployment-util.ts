@@ -1,7 +1,7 @@
 // The arithmetic of kube-controller-manager's Deployment controller (pkg/controller/deployment/util), as
 // pure functions of Deployments and ReplicaSets: absent fields read as the API server's defaults, so the
 // controller works whether or not the server defaulted them.
-import type { Json, JsonObject, KubeObject } from '../types.ts';
+import type { Json, JsonObject, KubeObject } from '../apimachinery/types.ts';
 import { canonicalJson, pruneEmpty } from './pod-template-hash.ts';
 import { num, obj } from './pod-replicas.ts';
 

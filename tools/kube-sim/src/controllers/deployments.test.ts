@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type JsonObject, type KubeObject } from '../types.ts';
+import { type JsonObject, type KubeObject } from '../apimachinery/types.ts';
 import { FakeCluster, obj, PodRefusingCluster, until } from './fake-cluster.ts';
 import { startControllers, type ControllerOptions } from './index.ts';
 

@@ -6,7 +6,13 @@
 // counts and the Available / Progressing conditions with the real reasons and messages (progress deadline
 // included), so `kubectl rollout status` sees what it sees against a cluster. The arithmetic is in
 // deployment-util.ts; the ReplicaSets' pods are the ReplicaSet controller's.
-import { ApiError, type ClusterAccess, type JsonObject, type KubeObject, type StoreEvent } from '../types.ts';
+import {
+  ApiError,
+  type ClusterAccess,
+  type JsonObject,
+  type KubeObject,
+  type StoreEvent,
+} from '../apimachinery/types.ts';
 import {
   HASH_LABEL,
   REVISION,

@@ -13,7 +13,7 @@ import {
   type ObjectMeta,
   type ResourceType,
   type StoreEvent,
-} from '../types.ts';
+} from '../apimachinery/types.ts';
 import { resourceId } from './util.ts';
 
 function type(

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject, OwnerReference } from '../types.ts';
+import type { KubeObject, OwnerReference } from '../apimachinery/types.ts';
 import { FakeCluster, obj, until } from './fake-cluster.ts';
 import { startGarbageCollector } from './gc.ts';
 

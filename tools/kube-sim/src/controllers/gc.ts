@@ -13,7 +13,7 @@
 //
 // The graph is kept from store events: owner uid → dependents (with their blockOwnerDeletion flag and a
 // count of blocking ones), so each event costs O(its references), an owner's deletion O(its dependents).
-import type { ClusterAccess, KubeObject, OwnerReference, StoreEvent } from '../types.ts';
+import type { ClusterAccess, KubeObject, OwnerReference, StoreEvent } from '../apimachinery/types.ts';
 import {
   KindMapper,
   WorkQueue,

@@ -2,7 +2,7 @@
 // collector (ownerReferences: Background, Foreground, Orphan), namespace deletion, ServiceAccounts and the
 // workload controllers (ReplicationControllers, ReplicaSets, Deployments, Jobs). They talk to the store
 // only through ClusterAccess and react to its events (no polling).
-import type { ClusterAccess } from '../types.ts';
+import type { ClusterAccess } from '../apimachinery/types.ts';
 import { startGarbageCollector } from './gc.ts';
 import { startNamespaceController } from './namespaces.ts';
 import { startDeploymentController } from './deployments.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JsonObject } from '../types.ts';
+import type { JsonObject } from '../apimachinery/types.ts';
 import { FakeCluster, obj, until } from './fake-cluster.ts';
 import { startControllers, type ControllerOptions } from './index.ts';
 import { formatIndexes } from './jobs.ts';

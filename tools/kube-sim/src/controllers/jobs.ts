@@ -15,7 +15,7 @@ import {
   type JsonObject,
   type KubeObject,
   type StoreEvent,
-} from '../types.ts';
+} from '../apimachinery/types.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { recordEvent } from './object-events.ts';
 import {

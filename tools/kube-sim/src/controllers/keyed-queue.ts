@@ -1,6 +1,6 @@
 // A work queue of object keys for the workload controllers: a key queued twice before it runs syncs once,
 // and a key may ask to be synced again later (minReadySeconds, progress deadlines, Job back-off).
-import type { ClusterAccess, StoreEvent } from '../types.ts';
+import type { ClusterAccess, StoreEvent } from '../apimachinery/types.ts';
 import { subscribeQueued, WorkQueue, type ErrorReporter } from './util.ts';
 
 export class KeyedQueue {

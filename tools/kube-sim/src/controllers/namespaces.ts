@@ -2,7 +2,7 @@
 // spec.finalizers — or metadata.finalizers) gets all its namespaced content deleted; once nothing is left,
 // the `kubernetes` finalizer is removed so the store removes the namespace. Refusing to delete `default` and
 // `kube-system` is the server's admission, not this controller's.
-import type { ClusterAccess, JsonObject, KubeObject, StoreEvent } from '../types.ts';
+import type { ClusterAccess, JsonObject, KubeObject, StoreEvent } from '../apimachinery/types.ts';
 import {
   WorkQueue,
   distinctResources,

@@ -1,6 +1,6 @@
 // Simulated nodes: on start, make sure `count` Ready nodes named `<prefix>1..count` exist.
 import { healthyNodeConditions } from './node-conditions.ts';
-import type { ClusterAccess, KubeObject } from '../types.ts';
+import type { ClusterAccess, KubeObject } from '../apimachinery/types.ts';
 import { isApiError, mutate, nowIso } from './util.ts';
 
 export interface NodeOptions {

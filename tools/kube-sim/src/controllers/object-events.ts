@@ -1,7 +1,7 @@
 // core/v1 Events a workload controller records about the object it manages (ScalingReplicaSet,
 // SuccessfulCreate, Completed, ...), as `kubectl describe` shows them. A failure to record one is not the
 // object's: it is reported, never thrown.
-import type { ClusterAccess, KubeObject } from '../types.ts';
+import type { ClusterAccess, KubeObject } from '../apimachinery/types.ts';
 import { isApiError, nowIso, type ErrorReporter } from './util.ts';
 
 let counter = 0;

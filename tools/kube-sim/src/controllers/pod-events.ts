@@ -1,6 +1,6 @@
 // core/v1 Events about pods, as the scheduler and the kubelet record them (Scheduled, Pulled, Created,
 // Started, Unhealthy, Killing). Off unless podEvents is on; a failure to record one is not the pod's.
-import type { ClusterAccess, KubeObject } from '../types.ts';
+import type { ClusterAccess, KubeObject } from '../apimachinery/types.ts';
 import { containersOf, type PodFate } from './pod-status.ts';
 import { isApiError, nowIso, type ErrorReporter } from './util.ts';
 

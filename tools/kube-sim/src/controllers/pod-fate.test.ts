@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { KubeObject } from '../types.ts';
+import type { KubeObject } from '../apimachinery/types.ts';
 import {
   EXIT_DELAY_ANNOTATION,
   FATE_ANNOTATION,

@@ -2,7 +2,7 @@
 // how long it takes to start and how long its containers take to stop once deleted. Pure functions of the
 // pod, the options and a random source, shared by kube-sim's simulated kubelet (pods.ts) and the node agent
 // (tools/node-agent), so that a pod annotated for one behaves the same under both.
-import type { KubeObject } from '../types.ts';
+import type { KubeObject } from '../apimachinery/types.ts';
 import { annotation, field, isTerminal, numberAnnotation, type PodFate } from './pod-status.ts';
 
 export const FATE_ANNOTATION = 'kube-sim.podset.io/fate';

@@ -1,6 +1,6 @@
 // The scheduler's view of the nodes: which are schedulable (Ready and not cordoned), their InternalIP,
 // and how many active pods each runs, so that new pods spread over the least loaded node.
-import type { Json, StoreEvent } from '../types.ts';
+import type { Json, StoreEvent } from '../apimachinery/types.ts';
 import { field } from './pod-status.ts';
 
 /** A node without an InternalIP address reports this hostIP (minikube's default). */

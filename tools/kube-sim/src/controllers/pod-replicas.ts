@@ -8,9 +8,9 @@ import {
   type JsonObject,
   type KubeObject,
   type OwnerReference,
-} from '../types.ts';
-import { labelSelectorString } from '../api.ts';
-import { matchesLabels, parseLabelSelector } from '../selectors.ts';
+} from '../apimachinery/types.ts';
+import { labelSelectorString } from '../registry/api.ts';
+import { matchesLabels, parseLabelSelector } from '../apimachinery/selectors.ts';
 import { isTerminal } from './pod-status.ts';
 import { recordEvent } from './object-events.ts';
 import { isApiError, mutate, type ErrorReporter } from './util.ts';

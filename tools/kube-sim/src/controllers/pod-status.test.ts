@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { KubeObject } from '../types.ts';
+import type { KubeObject } from '../apimachinery/types.ts';
 import { pendingStatus, startedStatus, succeededStatus, unschedulableStatus } from './pod-status.ts';
 
 const pod = (status?: Record<string, unknown>): KubeObject =>

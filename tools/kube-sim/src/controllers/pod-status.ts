@@ -2,7 +2,7 @@
 // pure functions of the pod and the moment (no timers, no API calls), so each transition can be
 // read and tested on its own.
 import { createHash } from 'node:crypto';
-import type { Json, JsonObject, KubeObject } from '../types.ts';
+import type { Json, JsonObject, KubeObject } from '../apimachinery/types.ts';
 
 export type PodFate = 'ready' | 'fail' | 'never-ready' | 'succeed';
 

@@ -6,7 +6,7 @@
 // store cannot reproduce; kube-sim hashes the template's JSON with sorted keys (nulls and empties
 // dropped) instead. The hash is as stable and as template-sensitive, but not the value a real cluster
 // would give the same manifest.
-import type { Json } from '../types.ts';
+import type { Json } from '../apimachinery/types.ts';
 
 const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 

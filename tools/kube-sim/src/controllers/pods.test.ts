@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, type ClusterAccess, type KubeObject } from '../types.ts';
+import { ApiError, type ClusterAccess, type KubeObject } from '../apimachinery/types.ts';
 import { FakeCluster, obj, until } from './fake-cluster.ts';
 import { startControllers, type ControllerOptions } from './index.ts';
 import { ensureNodes } from './nodes.ts';

@@ -12,7 +12,7 @@
 //   OnFailure — Job pods run for succeedAfterMs and end Succeeded — and `ready` otherwise)
 //   kube-sim.podset.io/startup-delay-ms: "<ms>"   (Pending → Running/Failed delay)
 //   kube-sim.podset.io/exit-delay-ms: "<ms>"      (time the containers take to stop once deleted)
-import type { ClusterAccess, KubeObject, StoreEvent } from '../types.ts';
+import type { ClusterAccess, KubeObject, StoreEvent } from '../apimachinery/types.ts';
 import { PodEventRecorder } from './pod-events.ts';
 import { NodeTracker } from './pod-nodes.ts';
 import { chooseFate, removalDelayOf, startupDelayOf } from './pod-fate.ts';

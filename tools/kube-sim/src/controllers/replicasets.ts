@@ -4,7 +4,7 @@
 // matching; reports status.replicas, fullyLabeledReplicas, readyReplicas, availableReplicas (Ready for
 // minReadySeconds) and observedGeneration. The pod work is shared with the ReplicationController
 // controller (pod-replicas.ts).
-import type { ClusterAccess, JsonObject, KubeObject, StoreEvent } from '../types.ts';
+import type { ClusterAccess, JsonObject, KubeObject, StoreEvent } from '../apimachinery/types.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import {
   FAILED_CREATE_RETRY_MS,

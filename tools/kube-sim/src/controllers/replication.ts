@@ -4,7 +4,7 @@
 // selector matches, releases pods that stop matching, and reports status.replicas, readyReplicas,
 // availableReplicas (minReadySeconds), fullyLabeledReplicas and observedGeneration. The pod work is
 // shared with the ReplicaSet controller (pod-replicas.ts).
-import type { ClusterAccess, JsonObject, StoreEvent } from '../types.ts';
+import type { ClusterAccess, JsonObject, StoreEvent } from '../apimachinery/types.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import {
   FAILED_CREATE_RETRY_MS,

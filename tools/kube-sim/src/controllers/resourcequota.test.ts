@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeCluster, fakeResourceTypes, obj, until } from './fake-cluster.ts';
-import type { ResourceType } from '../types.ts';
+import type { ResourceType } from '../apimachinery/types.ts';
 import { startResourceQuotaController } from './resourcequota.ts';
 
 const pod = (name: string, memory?: string, extra: Record<string, unknown> = {}) =>

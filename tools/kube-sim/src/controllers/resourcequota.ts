@@ -3,7 +3,7 @@
 // date, on quota changes and as the objects it counts come, go or change phase. A terminating pod stops
 // counting when its grace period has passed a second time: a timer re-syncs its namespace then. The sums
 // are the ones quota admission checks against (../quota-evaluators.ts), so the two agree.
-import { formatQuantity, type Quantity } from '../quantity.ts';
+import { formatQuantity, type Quantity } from '../apimachinery/quantity.ts';
 import {
   IGNORED_RESOURCES,
   matchingResources,
@@ -13,8 +13,8 @@ import {
   type QuotaSpec,
   quotaSpecOf,
   type ResourceList,
-} from '../quota-evaluators.ts';
-import type { ClusterAccess, JsonObject, KubeObject, StoreEvent } from '../types.ts';
+} from '../admission/quota-evaluators.ts';
+import type { ClusterAccess, JsonObject, KubeObject, StoreEvent } from '../apimachinery/types.ts';
 import { WorkQueue, distinctResources, mutate, subscribeQueued, type ErrorReporter } from './util.ts';
 
 const RQ = 'resourcequotas';

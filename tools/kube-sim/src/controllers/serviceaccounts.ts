@@ -1,7 +1,7 @@
 // ServiceAccount controller, as kube-controller-manager's: every active namespace has a ServiceAccount
 // named `default` (pods run as it unless they name another). Created for each namespace that exists or
 // appears, and again if someone deletes it; never in a namespace being deleted.
-import type { ClusterAccess, KubeObject, StoreEvent } from '../types.ts';
+import type { ClusterAccess, KubeObject, StoreEvent } from '../apimachinery/types.ts';
 import { WorkQueue, isApiError, subscribeQueued, type ErrorReporter } from './util.ts';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';

@@ -6,7 +6,7 @@ import {
   type KubeObject,
   type ResourceType,
   type StoreEvent,
-} from '../types.ts';
+} from '../apimachinery/types.ts';
 
 /** Reports an unexpected error from a controller (never a 404/409, which are handled). */
 export type ErrorReporter = (err: unknown, context: string) => void;

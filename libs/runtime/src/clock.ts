@@ -1,0 +1,30 @@
+// The one source of time for everything in apps/ and libs/ where time decides something (deadlines, TTLs,
+// backoffs, leases, rate limits): production code takes a Clock and tests pass a fake one they advance, so no
+// test has to sleep in real time for a TTL or a delay to pass.
+
+/** Wall-clock milliseconds since the epoch, and a sleep that ends early (rejecting) when its signal aborts. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** The real clock: Date.now and a timer. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};

@@ -1,0 +1,344 @@
+// Watch streams: chunked JSON lines of {"type","object"}, fed from the store's commits. Each event is
+// serialized once and the string shared by every watcher that sees it unchanged.
+import type { ServerResponse } from 'node:http';
+import { type Api, type ObjectFilter, tooLargeResourceVersion } from '../registry/api.ts';
+import type { Faults } from '../server/filters/faults.ts';
+import { apiResourceId, apiVersionOf, resourceId } from '../registry/resources.ts';
+import { eventLine, type HistEvent, type Rec, recJson, type Store } from './store.ts';
+import { partialObjectMetadata } from '../endpoints/negotiate.ts';
+import { type IncludeObject, table } from '../endpoints/table.ts';
+import { ApiError, type KubeObject, type ResourceType } from '../apimachinery/types.ts';
+import { statusBody } from '../endpoints/status.ts';
+
+export interface WatchParams {
+  t: ResourceType;
+  namespace: string | undefined;
+  resourceVersion: string | undefined;
+  resourceVersionMatch: string | undefined;
+  sendInitialEvents: boolean | undefined;
+  allowBookmarks: boolean;
+  timeoutSeconds: number | undefined;
+  filter: ObjectFilter | undefined;
+  /** Table output (kubectl get -w). */
+  table: { includeObject: IncludeObject } | undefined;
+  /** Events carry PartialObjectMetadata (Accept `as=PartialObjectMetadata`): a metadata-only watch. */
+  partial?: boolean;
+  /** Only for watches of a single object (fieldSelector metadata.name=...). */
+  name?: string | undefined;
+}
+
+const MAX_BUFFERED = 32 * 1024 * 1024;
+
+class Watcher {
+  readonly p: WatchParams;
+  readonly res: ServerResponse;
+  readonly id: string;
+  readonly sameVersion: boolean;
+  sent = 0;
+  closed = false;
+  /** A silent stall: the connection stays open, nothing more is sent (no bookmark, no end at the timeout). */
+  stalled = false;
+  /** The resourceVersion the watch started at: periodic bookmarks only once the cache is past it. */
+  startRv = 0;
+  private pending: string[] = [];
+  private flushScheduled = false;
+  tableHeaderSent = false;
+  timers: NodeJS.Timeout[] = [];
+  onClose: () => void = () => {};
+  hub: WatchHub;
+
+  constructor(hub: WatchHub, p: WatchParams, res: ServerResponse) {
+    this.hub = hub;
+    this.p = p;
+    this.res = res;
+    this.id = resourceId(p.t);
+    this.sameVersion = p.t.storage !== false;
+  }
+
+  /** Offers a committed event; sends what this watcher should see of it. */
+  offer(ev: HistEvent): void {
+    if (this.closed) return;
+    const obj = ev.rec.obj;
+    if (this.p.namespace !== undefined && obj.metadata.namespace !== this.p.namespace) return;
+    const f = this.p.filter;
+    if (!f) {
+      if (!this.p.table && !this.p.partial && obj.apiVersion === apiVersionOf(this.p.t))
+        this.write(eventLine(ev));
+      else this.send(ev.type, ev.rec);
+      return;
+    }
+    const now = f(obj);
+    const before =
+      ev.type === 'ADDED' ? false : ev.type === 'DELETED' ? now : ev.prev ? f(ev.prev.obj) : false;
+    if (ev.type === 'DELETED') {
+      if (now) this.send('DELETED', ev.rec, ev.type === 'DELETED' ? eventLine(ev) : undefined);
+      return;
+    }
+    if (now && before) this.send('MODIFIED', ev.rec, ev.type === 'MODIFIED' ? eventLine(ev) : undefined);
+    else if (now && !before) this.send('ADDED', ev.rec, ev.type === 'ADDED' ? eventLine(ev) : undefined);
+    else if (!now && before) this.send('DELETED', ev.rec);
+  }
+
+  send(type: string, rec: Rec, shared?: string): void {
+    if (this.p.table) {
+      const o = this.hub.api.present(this.p.t, rec.obj);
+      const tbl = table(this.p.t, apiResourceId(this.p.t), [o], {
+        includeObject: this.p.table.includeObject,
+        withColumns: !this.tableHeaderSent,
+        now: Date.now(),
+      });
+      this.tableHeaderSent = true;
+      this.write(`{"type":"${type}","object":${JSON.stringify(tbl)}}\n`);
+      return;
+    }
+    if (this.p.partial) {
+      const o = partialObjectMetadata(this.hub.api.present(this.p.t, rec.obj));
+      this.write(`{"type":"${type}","object":${JSON.stringify(o)}}\n`);
+      return;
+    }
+    if (shared !== undefined && rec.obj.apiVersion === apiVersionOf(this.p.t)) {
+      this.write(shared);
+      return;
+    }
+    const body =
+      rec.obj.apiVersion === apiVersionOf(this.p.t)
+        ? recJson(rec)
+        : JSON.stringify(this.hub.api.present(this.p.t, rec.obj));
+    this.write(`{"type":"${type}","object":${body}}\n`);
+  }
+
+  /** Queues a line; lines of one burst of commits go out in one write (fewer syscalls under fan-out). */
+  write(line: string, countsAsEvent = true): void {
+    if (this.closed || this.stalled) return;
+    this.pending.push(line);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+    if (!countsAsEvent) return;
+    this.sent++;
+    const limit = this.hub.faults.watchCutAfterEvents;
+    if (limit !== undefined && this.sent >= limit) this.close(this.hub.faults.watchCutMode);
+  }
+
+  flush(): void {
+    this.flushScheduled = false;
+    if (this.pending.length === 0 || this.res.destroyed) return;
+    const text = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join('');
+    this.pending = [];
+    this.res.write(text);
+    if (this.res.writableLength > MAX_BUFFERED) {
+      // A consumer that can't keep up is dropped, as the API server does.
+      this.close('reset');
+    }
+  }
+
+  bookmark(extra?: Record<string, string>): void {
+    if (this.stalled) return;
+    const t = this.p.t;
+    const rv = String(this.hub.cacheResourceVersion(this.id));
+    const meta = extra ? { resourceVersion: rv, annotations: extra } : { resourceVersion: rv };
+    this.write(
+      `{"type":"BOOKMARK","object":${JSON.stringify(
+        this.p.partial
+          ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: meta }
+          : { kind: t.kind, apiVersion: apiVersionOf(t), metadata: meta },
+      )}}\n`,
+      false,
+    );
+  }
+
+  close(mode: 'end' | 'reset' = 'end'): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.onClose();
+    if (mode === 'reset') {
+      this.pending = [];
+      this.res.socket?.destroy();
+    } else {
+      const rest = this.pending.join('');
+      this.pending = [];
+      this.res.end(rest);
+    }
+  }
+}
+
+/** A real API server's bookmark period (its watch cache's bookmark frequency). */
+export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
+/** A real API server sends a last bookmark this long before a watch's timeoutSeconds ends it. */
+const PRE_TIMEOUT_BOOKMARK_MS = 2000;
+
+export class WatchHub {
+  readonly store: Store;
+  readonly api: Api;
+  readonly faults: Faults;
+  bookmarkIntervalMs: number;
+  /**
+   * The store's resourceVersion when the watch cache was last built (start or restart). A watch resumed
+   * from an older one gets 410, as from a restarted kube-apiserver, whose new watch cache holds no event
+   * before it.
+   */
+  private cacheStart = 0;
+  private readonly byResource = new Map<string, Set<Watcher>>();
+  private readonly all = new Set<Watcher>();
+  private readonly unsubscribe: () => void;
+
+  constructor(store: Store, api: Api, faults: Faults, bookmarkIntervalMs = DEFAULT_BOOKMARK_INTERVAL_MS) {
+    this.store = store;
+    this.api = api;
+    this.faults = faults;
+    this.bookmarkIntervalMs = bookmarkIntervalMs;
+    this.unsubscribe = store.onCommit((ev) => {
+      const set = this.byResource.get(ev.resource);
+      if (set) for (const w of set) w.offer(ev);
+    });
+  }
+
+  get count(): number {
+    return this.all.size;
+  }
+
+  /**
+   * The watch cache's resourceVersion for a resource, as a real server's bookmarks carry it: that of the
+   * resource's last change (the cache sees only its own resource's events), or of the cache's start if later.
+   */
+  cacheResourceVersion(resource: string): number {
+    return Math.max(this.store.lastChange(resource), this.cacheStart);
+  }
+
+  /** The API server restarted: a new watch cache, with no event from before now (watches end separately). */
+  restartCache(): void {
+    this.cacheStart = this.store.resourceVersion;
+  }
+
+  /** Starts a watch on `res`. Validation errors are thrown before anything is written. */
+  serve(p: WatchParams, res: ServerResponse): void {
+    const id = resourceId(p.t);
+    const rvParam = p.resourceVersion;
+    let from: number | undefined;
+    if (rvParam && rvParam !== '0') {
+      if (!/^\d+$/.test(rvParam))
+        throw new ApiError(400, 'BadRequest', `Invalid value for resourceVersion: "${rvParam}"`);
+      from = Number(rvParam);
+      // An RV this server never reached (from another server instance, say): kube-apiserver answers 504
+      // ResourceVersionTooLarge, on which client-go relists.
+      if (from > this.store.resourceVersion) throw tooLargeResourceVersion(from, this.store.resourceVersion);
+    }
+    const initial = p.sendInitialEvents ?? from === undefined;
+    if (p.sendInitialEvents && p.resourceVersionMatch !== 'NotOlderThan') {
+      throw new ApiError(422, 'Invalid', 'sendInitialEvents requires resourceVersionMatch=NotOlderThan', {
+        causes: [{ reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: 'Forbidden' }],
+      });
+    }
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    });
+    res.flushHeaders();
+    const w = new Watcher(this, p, res);
+    if (this.faults.takeExpiredWatch()) {
+      this.sendGone(w, from ?? this.store.resourceVersion, this.store.oldestResourceVersion);
+      return;
+    }
+    w.startRv = from ?? this.cacheResourceVersion(id);
+    let replay: HistEvent[] = [];
+    if (!initial && from !== undefined) {
+      if (from < this.cacheStart) {
+        this.sendGone(w, from, this.cacheStart);
+        return;
+      }
+      try {
+        replay = this.store.historyEvents(from);
+      } catch (e) {
+        if (e instanceof ApiError && e.code === 410) {
+          this.sendGone(w, from, this.store.oldestResourceVersion);
+          return;
+        }
+        throw e;
+      }
+    }
+    let set = this.byResource.get(id);
+    if (!set) this.byResource.set(id, (set = new Set()));
+    const mine = set;
+    mine.add(w);
+    this.all.add(w);
+    w.onClose = () => {
+      mine.delete(w);
+      this.all.delete(w);
+    };
+    res.on('close', () => w.close());
+    if (initial) {
+      for (const r of this.store.list(id, p.t.namespaced ? p.namespace : undefined)) {
+        if (p.filter && !p.filter(r.obj)) continue;
+        w.send('ADDED', r);
+        if (w.closed) return;
+      }
+      if (p.sendInitialEvents && p.allowBookmarks) w.bookmark({ 'k8s.io/initial-events-end': 'true' });
+    } else {
+      for (const ev of replay) {
+        if (ev.resource !== id) continue;
+        w.offer(ev);
+        if (w.closed) return;
+      }
+    }
+    // Bookmarks as kube-apiserver's watch cache sends them: about every bookmarkIntervalMs and once more just
+    // before the timeout ends the watch, each carrying the cache's resourceVersion for the resource, and only
+    // once that is past the watch's start (a watch of a resource that has not changed gets none).
+    const interval = this.bookmarkIntervalMs;
+    const deadline =
+      p.timeoutSeconds !== undefined && p.timeoutSeconds > 0
+        ? Date.now() + p.timeoutSeconds * 1000
+        : undefined;
+    if (p.allowBookmarks && interval > 0) {
+      const schedule = (): void => {
+        const now = Date.now();
+        let at = now + interval;
+        if (deadline !== undefined) at = Math.min(at, deadline - PRE_TIMEOUT_BOOKMARK_MS);
+        if (at <= now) return;
+        w.timers.push(setTimeout(tick, at - now).unref());
+      };
+      const tick = (): void => {
+        if (w.closed) return;
+        if (this.cacheResourceVersion(id) > w.startRv) w.bookmark();
+        schedule();
+      };
+      schedule();
+    }
+    if (deadline !== undefined) {
+      // A stalled watch sends nothing, not even its end: the client must notice by itself.
+      const end = (): void => (w.stalled ? undefined : w.close('end'));
+      w.timers.push(setTimeout(end, deadline - Date.now()).unref());
+    }
+    const cut = this.faults.watchCutAfterSeconds;
+    if (cut !== undefined && cut > 0) {
+      w.timers.push(setTimeout(() => w.close(this.faults.watchCutMode), cut * 1000).unref());
+    }
+  }
+
+  private sendGone(w: Watcher, from: number, oldest: number): void {
+    const status = statusBody(new ApiError(410, 'Expired', `too old resource version: ${from} (${oldest})`));
+    w.res.write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+    w.closed = true;
+    w.res.end();
+  }
+
+  /** Stalls every open watch: connections stay open, nothing more is sent. Returns how many. */
+  stallAll(): number {
+    for (const w of this.all) w.stalled = true;
+    return this.all.size;
+  }
+
+  /** Ends every watch (API server restart or pause). */
+  closeAll(mode: 'end' | 'reset' = 'end'): void {
+    for (const w of [...this.all]) w.close(mode);
+  }
+
+  stop(): void {
+    this.closeAll();
+    this.unsubscribe();
+  }
+}
+
+export type { KubeObject };
