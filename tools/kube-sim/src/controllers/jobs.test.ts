@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { JsonObject } from '../apimachinery/types.ts';
 import { FakeCluster, obj, until } from './fake-cluster.ts';
 import { startControllers, type ControllerOptions } from './index.ts';
-import { formatIndexes } from './jobs.ts';
+import { formatIndexes } from './job-util.ts';
 
 const J = 'jobs.batch';
 
