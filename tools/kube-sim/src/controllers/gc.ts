@@ -11,9 +11,10 @@
 // cluster-wide (cluster-scoped owner). A cluster-scoped dependent naming a namespaced owner kind, or an
 // owner of a kind the server doesn't serve, is unresolvable: the dependent is left alone.
 //
-// The graph is kept from store events: owner uid → dependents (with their blockOwnerDeletion flag and a
-// count of blocking ones), so each event costs O(its references), an owner's deletion O(its dependents).
+// The graph is kept from store events (gc-graph.ts), so each event costs O(its references), an owner's
+// deletion O(its dependents).
 import type { ClusterAccess, KubeObject, OwnerReference, StoreEvent } from '../apimachinery/types.ts';
+import { identOf, OwnerGraph, type DepNode, type Ident } from './gc-graph.ts';
 import {
   KindMapper,
   WorkQueue,
@@ -28,229 +29,160 @@ export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 export const ORPHAN_FINALIZER = 'orphan';
 const CRD_RESOURCE = 'customresourcedefinitions.apiextensions.k8s.io';
 
-interface Ident {
-  resource: string;
-  namespace: string | undefined;
-  name: string;
-  uid: string;
-}
-
-interface DepNode extends Ident {
-  owners: OwnerReference[];
-}
-
-interface OwnerEntry {
-  /** dependent uid → blockOwnerDeletion */
-  deps: Map<string, boolean>;
-  blocking: number;
-  /** Set while the owner is being deleted in the foreground. */
-  foreground?: Ident;
-}
-
 export interface GarbageCollector {
   stop(): void;
   /** For tests and metrics: number of objects with ownerReferences and of owners referenced. */
   graphSize(): { dependents: number; owners: number };
 }
 
-function identOf(resource: string, o: KubeObject): Ident {
+type OwnerState = 'solid' | 'dangling' | 'waiting' | 'unresolvable';
+
+export function startGarbageCollector(cluster: ClusterAccess, report: ErrorReporter): GarbageCollector {
+  const gc = new Collector(cluster, report);
   return {
-    resource,
-    namespace: o.metadata.namespace,
-    name: o.metadata.name ?? '',
-    uid: o.metadata.uid ?? '',
+    stop: () => gc.stop(),
+    graphSize: () => ({ dependents: gc.graph.deps.size, owners: gc.graph.owners.size }),
   };
 }
 
-function sameRefs(a: OwnerReference[], b: OwnerReference[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    if (
-      a[i]!.uid !== b[i]!.uid ||
-      (a[i]!.blockOwnerDeletion === true) !== (b[i]!.blockOwnerDeletion === true)
-    )
-      return false;
-  }
-  return true;
-}
+/** The collector: store events update the graph and queue the checks; the checks act on the store. */
+class Collector {
+  readonly graph: OwnerGraph;
+  readonly #cluster: ClusterAccess;
+  readonly #report: ErrorReporter;
+  readonly #queue: WorkQueue;
+  readonly #kinds: KindMapper;
+  readonly #unsubscribe: () => void;
 
-export function startGarbageCollector(cluster: ClusterAccess, report: ErrorReporter): GarbageCollector {
-  const queue = new WorkQueue('garbage collector', report);
-  const kinds = new KindMapper(cluster);
-  const deps = new Map<string, DepNode>();
-  const owners = new Map<string, OwnerEntry>();
-  /** Owner uids verified to exist (cleared when their DELETED event is seen). */
-  const present = new Set<string>();
-
-  function entry(uid: string): OwnerEntry {
-    let e = owners.get(uid);
-    if (!e) {
-      e = { deps: new Map(), blocking: 0 };
-      owners.set(uid, e);
-    }
-    return e;
+  constructor(cluster: ClusterAccess, report: ErrorReporter) {
+    this.#cluster = cluster;
+    this.#report = report;
+    this.#queue = new WorkQueue('garbage collector', report);
+    this.#kinds = new KindMapper(cluster);
+    this.graph = new OwnerGraph((ownerUid) => this.#queue.push(() => this.#finishForeground(ownerUid)));
+    this.#unsubscribe = subscribeQueued(cluster, this.#queue, (event) => this.#handle(event));
+    this.#queue.push(() => this.#listAll());
   }
 
-  function dropIfEmpty(uid: string, e: OwnerEntry): void {
-    if (e.deps.size === 0 && !e.foreground) owners.delete(uid);
+  stop(): void {
+    this.#unsubscribe();
+    this.#queue.stop();
   }
 
-  function unlink(ownerUid: string, depUid: string): void {
-    const e = owners.get(ownerUid);
-    if (!e) return;
-    const blocking = e.deps.get(depUid);
-    if (blocking === undefined) return;
-    e.deps.delete(depUid);
-    if (blocking) {
-      e.blocking--;
-      if (e.blocking === 0 && e.foreground) {
-        const ownerUid2 = ownerUid;
-        queue.push(() => finishForeground(ownerUid2));
+  /** The objects stored before the start that have owners or are being deleted. */
+  #listAll(): void {
+    for (const r of distinctResources(this.#cluster.resourceTypes())) {
+      if (!r.verbs.includes('list')) continue;
+      let objects: KubeObject[];
+      try {
+        objects = this.#cluster.list(r.resource);
+      } catch (err) {
+        this.#report(err, `garbage collector: initial list of ${r.resource}`);
+        continue;
       }
-    }
-    dropIfEmpty(ownerUid, e);
-  }
-
-  /** Updates the graph for an object's current ownerReferences; returns true when it needs a check. */
-  function link(resource: string, o: KubeObject): boolean {
-    const uid = o.metadata.uid!;
-    const refs = (o.metadata.ownerReferences ?? []).filter((r) => r && typeof r.uid === 'string');
-    const old = deps.get(uid);
-    if (refs.length === 0) {
-      if (old) {
-        deps.delete(uid);
-        for (const r of old.owners) unlink(r.uid, uid);
-      }
-      return false;
-    }
-    if (old && sameRefs(old.owners, refs)) {
-      // The common case (a status update): same owners, nothing to relink.
-      for (const r of refs) if (!present.has(r.uid) || owners.get(r.uid)?.foreground) return true;
-      return false;
-    }
-    const newUids = new Set(refs.map((r) => r.uid));
-    if (old) for (const r of old.owners) if (!newUids.has(r.uid)) unlink(r.uid, uid);
-    deps.set(uid, { ...identOf(resource, o), owners: refs });
-    let check = false;
-    for (const r of refs) {
-      const e = entry(r.uid);
-      const blocking = r.blockOwnerDeletion === true;
-      const prev = e.deps.get(uid);
-      if (prev !== blocking) {
-        if (prev === true) e.blocking--;
-        if (blocking) e.blocking++;
-        e.deps.set(uid, blocking);
-        if (prev === true && e.blocking === 0 && e.foreground) {
-          const ownerUid = r.uid;
-          queue.push(() => finishForeground(ownerUid));
+      for (const o of objects) {
+        if (o.metadata.ownerReferences?.length || o.metadata.deletionTimestamp) {
+          this.#handle({ type: 'ADDED', resource: r.resource, object: o });
         }
       }
-      if (!present.has(r.uid) || e.foreground) check = true;
     }
-    return check;
   }
 
-  function handle(event: StoreEvent): void {
+  #handle(event: StoreEvent): void {
     const o = event.object;
     const uid = o.metadata.uid;
-    if (event.resource === CRD_RESOURCE) kinds.invalidate();
+    if (event.resource === CRD_RESOURCE) this.#kinds.invalidate();
     if (!uid) return;
-    if (event.type === 'DELETED') {
-      present.delete(uid);
-      const node = deps.get(uid);
-      if (node) {
-        deps.delete(uid);
-        for (const r of node.owners) unlink(r.uid, uid);
-      }
-      const e = owners.get(uid);
-      if (e) {
-        e.foreground = undefined;
-        for (const depUid of e.deps.keys()) queue.push(() => attemptToDelete(depUid));
-        dropIfEmpty(uid, e);
-      }
-      return;
-    }
-    if (owners.has(uid)) present.add(uid);
-    if (link(event.resource, o)) queue.push(() => attemptToDelete(uid));
-    if (o.metadata.deletionTimestamp) {
-      const finalizers = o.metadata.finalizers ?? [];
-      if (finalizers.includes(ORPHAN_FINALIZER)) {
-        const ident = identOf(event.resource, o);
-        queue.push(() => orphanDependents(ident));
-      }
-      if (finalizers.includes(FOREGROUND_FINALIZER)) {
-        const e = entry(uid);
-        if (!e.foreground) {
-          e.foreground = identOf(event.resource, o);
-          for (const depUid of e.deps.keys()) queue.push(() => attemptToDelete(depUid));
-          queue.push(() => finishForeground(uid));
-        }
-      }
-    }
+    if (event.type === 'DELETED') return this.#deleted(uid);
+    if (this.graph.owners.has(uid)) this.graph.present.add(uid);
+    if (this.graph.link(event.resource, o)) this.#queue.push(() => this.#attemptToDelete(uid));
+    if (o.metadata.deletionTimestamp) this.#beingDeleted(event.resource, o);
   }
 
-  type OwnerState = 'solid' | 'dangling' | 'waiting' | 'unresolvable';
+  /** An object gone: its dependents, if it owned any, are checked. */
+  #deleted(uid: string): void {
+    const e = this.graph.removed(uid);
+    if (!e) return;
+    for (const depUid of e.deps.keys()) this.#queue.push(() => this.#attemptToDelete(depUid));
+    this.graph.dropIfEmpty(uid, e);
+  }
 
-  function resolve(ref: OwnerReference, dependent: KubeObject): OwnerState {
-    const mapping = kinds.lookup(ref.apiVersion ?? '', ref.kind ?? '');
+  /** An owner being deleted with the orphan or foreground finalizer. */
+  #beingDeleted(resource: string, o: KubeObject): void {
+    const uid = o.metadata.uid ?? '';
+    const finalizers = o.metadata.finalizers ?? [];
+    if (finalizers.includes(ORPHAN_FINALIZER)) {
+      const ident = identOf(resource, o);
+      this.#queue.push(() => this.#orphanDependents(ident));
+    }
+    if (!finalizers.includes(FOREGROUND_FINALIZER)) return;
+    const e = this.graph.entry(uid);
+    if (e.foreground) return;
+    e.foreground = identOf(resource, o);
+    for (const depUid of e.deps.keys()) this.#queue.push(() => this.#attemptToDelete(depUid));
+    this.#queue.push(() => this.#finishForeground(uid));
+  }
+
+  #resolve(ref: OwnerReference, dependent: KubeObject): OwnerState {
+    const mapping = this.#kinds.lookup(ref.apiVersion ?? '', ref.kind ?? '');
     if (!mapping) return 'unresolvable';
     const dependentNamespaced =
       dependent.metadata.namespace !== undefined && dependent.metadata.namespace !== '';
     if (mapping.namespaced && !dependentNamespaced) return 'unresolvable';
-    const owner = cluster.get(
+    const owner = this.#cluster.get(
       mapping.resource,
       mapping.namespaced ? dependent.metadata.namespace : undefined,
       ref.name,
     );
     if (!owner || owner.metadata.uid !== ref.uid) {
-      present.delete(ref.uid);
+      this.graph.present.delete(ref.uid);
       return 'dangling';
     }
-    if (owners.has(ref.uid)) present.add(ref.uid);
+    if (this.graph.owners.has(ref.uid)) this.graph.present.add(ref.uid);
     if (owner.metadata.deletionTimestamp && owner.metadata.finalizers?.includes(FOREGROUND_FINALIZER))
       return 'waiting';
     return 'solid';
   }
 
-  function attemptToDelete(uid: string): void {
-    const node = deps.get(uid);
+  /** A dependent whose owners may be gone: deleted when all are, else freed of the vanished ones. */
+  #attemptToDelete(uid: string): void {
+    const node = this.graph.deps.get(uid);
     if (!node) return;
-    const live = cluster.get(node.resource, node.namespace, node.name);
+    const live = this.#cluster.get(node.resource, node.namespace, node.name);
     if (!live || live.metadata.uid !== uid) return;
     if (live.metadata.deletionTimestamp) return; // already being deleted
     const refs = live.metadata.ownerReferences ?? [];
     if (refs.length === 0) return;
-    const solid: OwnerReference[] = [];
+    let solid = 0;
     const gone = new Set<string>(); // dangling or waiting for dependents' deletion
     let waiting = false;
     for (const ref of refs) {
-      const state = resolve(ref, live);
-      if (state === 'solid' || state === 'unresolvable') solid.push(ref);
+      const state = this.#resolve(ref, live);
+      if (state === 'solid' || state === 'unresolvable') solid++;
       else {
         gone.add(ref.uid);
         if (state === 'waiting') waiting = true;
       }
     }
-    if (solid.length > 0) {
-      if (gone.size === 0) return;
+    if (solid > 0) {
       // Keep the dependent, drop the references that would keep it (or block its owners) forever.
-      mutate(cluster, 'update', node.resource, node.namespace, node.name, uid, (d) => {
-        const before = d.metadata.ownerReferences ?? [];
-        const after = before.filter((r) => !gone.has(r.uid));
-        if (after.length === before.length) return undefined;
-        d.metadata.ownerReferences = after;
-        return d;
-      });
+      if (gone.size > 0) this.#dropReferences(node, (r) => gone.has(r.uid), false);
       return;
     }
+    this.#delete(node, live, waiting);
+  }
+
+  /** Deletes a dependent whose owners are all gone, with the policy its own dependents need. */
+  #delete(node: DepNode, live: KubeObject, waiting: boolean): void {
+    const uid = node.uid;
     let policy: 'Background' | 'Foreground' | 'Orphan';
     const finalizers = live.metadata.finalizers ?? [];
-    if (waiting && (owners.get(uid)?.deps.size ?? 0) > 0) policy = 'Foreground';
+    if (waiting && (this.graph.owners.get(uid)?.deps.size ?? 0) > 0) policy = 'Foreground';
     else if (finalizers.includes(ORPHAN_FINALIZER)) policy = 'Orphan';
     else if (finalizers.includes(FOREGROUND_FINALIZER)) policy = 'Foreground';
     else policy = 'Background';
     try {
-      cluster.delete(node.resource, node.namespace, node.name, {
+      this.#cluster.delete(node.resource, node.namespace, node.name, {
         propagationPolicy: policy,
         preconditions: { uid },
       });
@@ -260,66 +192,43 @@ export function startGarbageCollector(cluster: ClusterAccess, report: ErrorRepor
     }
   }
 
-  function finishForeground(ownerUid: string): void {
-    const e = owners.get(ownerUid);
+  /**
+   * Removes the references `drop` picks from a dependent; `removeEmpty`: an emptied list goes (else it
+   * stays, empty).
+   */
+  #dropReferences(node: Ident, drop: (r: OwnerReference) => boolean, removeEmpty: boolean): void {
+    mutate(this.#cluster, 'update', node.resource, node.namespace, node.name, node.uid, (d) => {
+      const before = d.metadata.ownerReferences ?? [];
+      const after = before.filter((r) => !drop(r));
+      if (after.length === before.length) return undefined;
+      if (after.length || !removeEmpty) d.metadata.ownerReferences = after;
+      else delete d.metadata.ownerReferences;
+      return d;
+    });
+  }
+
+  #removeFinalizer(owner: Ident, finalizer: string): void {
+    mutate(this.#cluster, 'update', owner.resource, owner.namespace, owner.name, owner.uid, (o) => {
+      const finalizers = o.metadata.finalizers ?? [];
+      if (!o.metadata.deletionTimestamp || !finalizers.includes(finalizer)) return undefined;
+      o.metadata.finalizers = finalizers.filter((f) => f !== finalizer);
+      return o;
+    });
+  }
+
+  #finishForeground(ownerUid: string): void {
+    const e = this.graph.owners.get(ownerUid);
     const owner = e?.foreground;
     if (!e || !owner || e.blocking > 0) return;
-    mutate(cluster, 'update', owner.resource, owner.namespace, owner.name, ownerUid, (o) => {
-      const finalizers = o.metadata.finalizers ?? [];
-      if (!o.metadata.deletionTimestamp || !finalizers.includes(FOREGROUND_FINALIZER)) return undefined;
-      o.metadata.finalizers = finalizers.filter((f) => f !== FOREGROUND_FINALIZER);
-      return o;
-    });
+    this.#removeFinalizer({ ...owner, uid: ownerUid }, FOREGROUND_FINALIZER);
   }
 
-  function orphanDependents(owner: Ident): void {
-    const e = owners.get(owner.uid);
+  #orphanDependents(owner: Ident): void {
+    const e = this.graph.owners.get(owner.uid);
     for (const depUid of e ? [...e.deps.keys()] : []) {
-      const node = deps.get(depUid);
-      if (!node) continue;
-      mutate(cluster, 'update', node.resource, node.namespace, node.name, depUid, (d) => {
-        const before = d.metadata.ownerReferences ?? [];
-        const after = before.filter((r) => r.uid !== owner.uid);
-        if (after.length === before.length) return undefined;
-        if (after.length) d.metadata.ownerReferences = after;
-        else delete d.metadata.ownerReferences;
-        return d;
-      });
+      const node = this.graph.deps.get(depUid);
+      if (node) this.#dropReferences({ ...node, uid: depUid }, (r) => r.uid === owner.uid, true);
     }
-    mutate(cluster, 'update', owner.resource, owner.namespace, owner.name, owner.uid, (o) => {
-      const finalizers = o.metadata.finalizers ?? [];
-      if (!o.metadata.deletionTimestamp || !finalizers.includes(ORPHAN_FINALIZER)) return undefined;
-      o.metadata.finalizers = finalizers.filter((f) => f !== ORPHAN_FINALIZER);
-      return o;
-    });
+    this.#removeFinalizer(owner, ORPHAN_FINALIZER);
   }
-
-  const unsubscribe = subscribeQueued(cluster, queue, handle);
-  queue.push(() => {
-    for (const r of distinctResources(cluster.resourceTypes())) {
-      if (!r.verbs.includes('list')) continue;
-      let objects: KubeObject[];
-      try {
-        objects = cluster.list(r.resource);
-      } catch (err) {
-        report(err, `garbage collector: initial list of ${r.resource}`);
-        continue;
-      }
-      for (const o of objects) {
-        if (o.metadata.ownerReferences?.length || o.metadata.deletionTimestamp) {
-          handle({ type: 'ADDED', resource: r.resource, object: o });
-        }
-      }
-    }
-  });
-
-  return {
-    stop() {
-      unsubscribe();
-      queue.stop();
-    },
-    graphSize() {
-      return { dependents: deps.size, owners: owners.size };
-    },
-  };
 }
