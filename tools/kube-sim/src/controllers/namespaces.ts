@@ -36,81 +36,120 @@ export function startNamespaceController(
   options: NamespaceControllerOptions,
   report: ErrorReporter,
 ): NamespaceController {
-  const queue = new WorkQueue('namespace controller', report);
-  /** Terminating namespaces → uid; `dirty` holds those to look at on the next queue run. */
-  const terminating = new Map<string, string>();
-  const dirty = new Set<string>();
-  const soonTimers = new Map<string, NodeJS.Timeout>();
-  let interval: NodeJS.Timeout | undefined;
+  const controller = new NamespaceDeleter(cluster, options, report);
+  return { stop: () => controller.stop() };
+}
+
+/** Empties terminating namespaces, re-checked on their content's DELETED events and every recheckMs. */
+class NamespaceDeleter {
+  readonly #cluster: ClusterAccess;
+  readonly #options: NamespaceControllerOptions;
+  readonly #queue: WorkQueue;
+  /** Terminating namespaces → uid; `#dirty` holds those to look at on the next queue run. */
+  readonly #terminating = new Map<string, string>();
+  readonly #dirty = new Set<string>();
+  readonly #soonTimers = new Map<string, NodeJS.Timeout>();
+  #interval: NodeJS.Timeout | undefined;
+  readonly #unsubscribe: () => void;
+
+  constructor(cluster: ClusterAccess, options: NamespaceControllerOptions, report: ErrorReporter) {
+    this.#cluster = cluster;
+    this.#options = options;
+    this.#queue = new WorkQueue('namespace controller', report);
+    this.#unsubscribe = subscribeQueued(cluster, this.#queue, (event) => this.#handle(event));
+    this.#queue.push(() => {
+      for (const ns of cluster.list('namespaces')) {
+        if (ns.metadata.deletionTimestamp)
+          this.#handle({ type: 'MODIFIED', resource: 'namespaces', object: ns });
+      }
+    });
+  }
+
+  stop(): void {
+    this.#unsubscribe();
+    this.#queue.stop();
+    if (this.#interval) clearInterval(this.#interval);
+    this.#interval = undefined;
+    for (const t of this.#soonTimers.values()) clearTimeout(t);
+    this.#soonTimers.clear();
+  }
 
   /** Coalesces the re-checks caused by a stream of DELETED events (each re-check lists what is left). */
-  function soon(name: string): void {
-    if (soonTimers.has(name)) return;
-    soonTimers.set(
+  #soon(name: string): void {
+    if (this.#soonTimers.has(name)) return;
+    this.#soonTimers.set(
       name,
       setTimeout(() => {
-        soonTimers.delete(name);
-        markDirty(name);
+        this.#soonTimers.delete(name);
+        this.#markDirty(name);
       }, 50),
     );
   }
 
-  function markDirty(name: string): void {
-    if (dirty.has(name)) return;
-    dirty.add(name);
-    queue.push(() => {
-      dirty.delete(name);
-      sync(name);
+  #markDirty(name: string): void {
+    if (this.#dirty.has(name)) return;
+    this.#dirty.add(name);
+    this.#queue.push(() => {
+      this.#dirty.delete(name);
+      this.#sync(name);
     });
   }
 
-  function updateInterval(): void {
-    if (terminating.size > 0 && !interval) {
-      interval = setInterval(() => {
-        for (const name of terminating.keys()) markDirty(name);
-      }, options.recheckMs);
-      interval.unref();
-    } else if (terminating.size === 0 && interval) {
-      clearInterval(interval);
-      interval = undefined;
+  #updateInterval(): void {
+    if (this.#terminating.size > 0 && !this.#interval) {
+      this.#interval = setInterval(() => {
+        for (const name of this.#terminating.keys()) this.#markDirty(name);
+      }, this.#options.recheckMs);
+      this.#interval.unref();
+    } else if (this.#terminating.size === 0 && this.#interval) {
+      clearInterval(this.#interval);
+      this.#interval = undefined;
     }
   }
 
-  function handle(event: StoreEvent): void {
+  #handle(event: StoreEvent): void {
     const o = event.object;
     if (event.resource === 'namespaces') {
       const name = o.metadata.name ?? '';
       if (event.type === 'DELETED' || !o.metadata.deletionTimestamp) {
-        if (terminating.get(name) === o.metadata.uid || event.type !== 'DELETED') terminating.delete(name);
+        if (this.#terminating.get(name) === o.metadata.uid || event.type !== 'DELETED')
+          this.#terminating.delete(name);
       } else {
-        terminating.set(name, o.metadata.uid ?? '');
-        markDirty(name);
+        this.#terminating.set(name, o.metadata.uid ?? '');
+        this.#markDirty(name);
       }
-      updateInterval();
+      this.#updateInterval();
       return;
     }
     const ns = o.metadata.namespace;
-    if (event.type === 'DELETED' && ns && terminating.has(ns)) soon(ns);
+    if (event.type === 'DELETED' && ns && this.#terminating.has(ns)) this.#soon(ns);
   }
 
   /** Deletes what is left in the namespace; when nothing is, removes the finalizer. */
-  function sync(name: string): void {
-    const uid = terminating.get(name);
+  #sync(name: string): void {
+    const uid = this.#terminating.get(name);
     if (uid === undefined) return;
-    const ns = cluster.get('namespaces', undefined, name);
+    const ns = this.#cluster.get('namespaces', undefined, name);
     if (!ns || ns.metadata.uid !== uid || !ns.metadata.deletionTimestamp) {
-      terminating.delete(name);
-      updateInterval();
+      this.#terminating.delete(name);
+      this.#updateInterval();
       return;
     }
+    const remaining = this.#deleteContent(name);
+    if (remaining > 0 || !hasNamespaceFinalizer(ns)) return;
+    this.#removeFinalizer(name, uid);
+  }
+
+  /** Deletes every namespaced object of the namespace not yet being deleted; how many objects it held. */
+  #deleteContent(name: string): number {
     let remaining = 0;
-    for (const r of distinctResources(cluster.resourceTypes())) {
+    for (const r of distinctResources(this.#cluster.resourceTypes())) {
       if (!r.namespaced || !r.verbs.includes('list')) continue;
-      for (const o of cluster.list(r.resource, name)) {
+      for (const o of this.#cluster.list(r.resource, name)) {
         remaining++;
         if (o.metadata.deletionTimestamp) continue;
         try {
-          cluster.delete(r.resource, name, o.metadata.name ?? '', {
+          this.#cluster.delete(r.resource, name, o.metadata.name ?? '', {
             preconditions: { uid: o.metadata.uid ?? '' },
           });
         } catch (err) {
@@ -118,8 +157,11 @@ export function startNamespaceController(
         }
       }
     }
-    if (remaining > 0 || !hasNamespaceFinalizer(ns)) return;
-    mutate(cluster, 'update', 'namespaces', undefined, name, uid, (n) => {
+    return remaining;
+  }
+
+  #removeFinalizer(name: string, uid: string): void {
+    mutate(this.#cluster, 'update', 'namespaces', undefined, name, uid, (n) => {
       if (!hasNamespaceFinalizer(n)) return undefined;
       const spec = { ...((n.spec ?? {}) as JsonObject) };
       if (Array.isArray(spec.finalizers))
@@ -130,22 +172,4 @@ export function startNamespaceController(
       return n;
     });
   }
-
-  const unsubscribe = subscribeQueued(cluster, queue, handle);
-  queue.push(() => {
-    for (const ns of cluster.list('namespaces')) {
-      if (ns.metadata.deletionTimestamp) handle({ type: 'MODIFIED', resource: 'namespaces', object: ns });
-    }
-  });
-
-  return {
-    stop() {
-      unsubscribe();
-      queue.stop();
-      if (interval) clearInterval(interval);
-      interval = undefined;
-      for (const t of soonTimers.values()) clearTimeout(t);
-      soonTimers.clear();
-    },
-  };
 }

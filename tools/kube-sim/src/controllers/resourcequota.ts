@@ -40,32 +40,54 @@ export function startResourceQuotaController(
   cluster: ClusterAccess,
   report: ErrorReporter,
 ): ResourceQuotaController {
-  const queue = new WorkQueue('resourcequota controller', report);
-  const queued = new Set<string>();
-  const timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
-  let quotable: Set<string> | undefined;
-  const notBefore = new Map<string, number>();
+  const controller = new QuotaController(cluster, report);
+  return { stop: () => controller.stop() };
+}
 
-  const reader: NamespaceReader = {
-    list: (resource, namespace) => cluster.list(resource, namespace),
-    count: (resource, namespace) => cluster.list(resource, namespace).length,
-  };
+/** Recounts a namespace's quotas through one queue, on the events that may change what they count. */
+class QuotaController {
+  readonly #cluster: ClusterAccess;
+  readonly #queue: WorkQueue;
+  readonly #queued = new Set<string>();
+  readonly #timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  #quotable: Set<string> | undefined;
+  readonly #notBefore = new Map<string, number>();
+  readonly #reader: NamespaceReader;
+  readonly #unsubscribe: () => void;
+
+  constructor(cluster: ClusterAccess, report: ErrorReporter) {
+    this.#cluster = cluster;
+    this.#queue = new WorkQueue('resourcequota controller', report);
+    this.#reader = {
+      list: (resource, namespace) => cluster.list(resource, namespace),
+      count: (resource, namespace) => cluster.list(resource, namespace).length,
+    };
+    this.#unsubscribe = subscribeQueued(cluster, this.#queue, (event) => this.#handle(event));
+    for (const rq of cluster.list(RQ)) this.#enqueue(rq.metadata.namespace ?? '');
+  }
+
+  stop(): void {
+    this.#unsubscribe();
+    this.#queue.stop();
+    for (const t of this.#timers.values()) clearTimeout(t.timer);
+    this.#timers.clear();
+  }
 
   /** Namespaced resources with create, list, watch and delete: what the quota monitor would watch. */
-  function quotableResources(): Set<string> {
-    quotable ??= new Set(
-      distinctResources(cluster.resourceTypes().filter((t) => t.namespaced && t.storage !== false))
+  #quotableResources(): Set<string> {
+    this.#quotable ??= new Set(
+      distinctResources(this.#cluster.resourceTypes().filter((t) => t.namespaced && t.storage !== false))
         .filter((r) => ['create', 'list', 'watch', 'delete'].every((v) => r.verbs.includes(v)))
         .map((r) => r.resource)
         .filter((r) => !IGNORED_RESOURCES.has(r)),
     );
-    return quotable;
+    return this.#quotable;
   }
 
   /** The resources whose evaluators measure some of the quota's names. */
-  function resourcesFor(quota: QuotaSpec): string[] {
+  #resourcesFor(quota: QuotaSpec): string[] {
     const out = new Set<string>();
-    const known = quotableResources();
+    const known = this.#quotableResources();
     for (const name of quota.hard.keys()) {
       if (name.startsWith('count/')) {
         const r = name.slice('count/'.length);
@@ -76,94 +98,97 @@ export function startResourceQuotaController(
     return [...out];
   }
 
-  function enqueue(namespace: string): void {
-    if (queued.has(namespace)) return;
-    queued.add(namespace);
+  #enqueue(namespace: string): void {
+    if (this.#queued.has(namespace)) return;
+    this.#queued.add(namespace);
     const run = () =>
-      queue.push(() => {
-        queued.delete(namespace);
+      this.#queue.push(() => {
+        this.#queued.delete(namespace);
         const start = performance.now();
-        sync(namespace);
+        this.#sync(namespace);
         const took = performance.now() - start;
-        if (took >= SLOW_SYNC_MS) notBefore.set(namespace, performance.now() + took * SYNC_SPACING);
-        else notBefore.delete(namespace);
+        if (took >= SLOW_SYNC_MS) this.#notBefore.set(namespace, performance.now() + took * SYNC_SPACING);
+        else this.#notBefore.delete(namespace);
       });
     // A namespace whose recount is slow (thousands of pods) is recounted at most every few times its cost,
     // so a burst of creates there is not counted twice over (admission already sums it on every create).
-    const wait = (notBefore.get(namespace) ?? 0) - performance.now();
+    const wait = (this.#notBefore.get(namespace) ?? 0) - performance.now();
     if (wait > 0) setTimeout(run, wait).unref();
     else run();
   }
 
   /** Re-syncs the namespace when its next terminating pod stops counting. */
-  function wakeAt(namespace: string, at: number): void {
-    const current = timers.get(namespace);
+  #wakeAt(namespace: string, at: number): void {
+    const current = this.#timers.get(namespace);
     if (current && current.at <= at) return;
     if (current) clearTimeout(current.timer);
     const timer = setTimeout(
       () => {
-        timers.delete(namespace);
-        enqueue(namespace);
+        this.#timers.delete(namespace);
+        this.#enqueue(namespace);
       },
       Math.max(0, at - Date.now()) + 1,
     );
     timer.unref();
-    timers.set(namespace, { at, timer });
+    this.#timers.set(namespace, { at, timer });
   }
 
-  function sync(namespace: string): void {
+  #sync(namespace: string): void {
     const now = Date.now();
     let tracksPods = false;
-    for (const rq of cluster.list(RQ, namespace)) {
+    for (const rq of this.#cluster.list(RQ, namespace)) {
       if (rq.metadata.deletionTimestamp !== undefined) continue;
-      const quota = quotaSpecOf(rq);
-      const used: ResourceList = new Map();
-      for (const r of resourcesFor(quota)) {
-        if (r === 'pods') tracksPods = true;
-        const names = matchingResources(r, quota.hard.keys());
-        for (const [k, v] of namespaceUsage(reader, r, namespace, quota, names, now)) used.set(k, v);
-      }
-      const status: JsonObject = { hard: byName(quota.hard), used: byName(used) };
-      if (JSON.stringify(rq.status ?? {}) === JSON.stringify(status)) continue;
-      mutate(cluster, 'updateStatus', RQ, namespace, quota.name, rq.metadata.uid, (o) => ({ ...o, status }));
+      if (this.#syncQuota(rq, namespace, now)) tracksPods = true;
     }
-    if (!tracksPods) return;
+    if (tracksPods) this.#wakeForPods(namespace, now);
+  }
+
+  /** Writes one quota's status.hard and status.used; whether it counts pods. */
+  #syncQuota(rq: KubeObject, namespace: string, now: number): boolean {
+    const quota = quotaSpecOf(rq);
+    const used: ResourceList = new Map();
+    let tracksPods = false;
+    for (const r of this.#resourcesFor(quota)) {
+      if (r === 'pods') tracksPods = true;
+      const names = matchingResources(r, quota.hard.keys());
+      for (const [k, v] of namespaceUsage(this.#reader, r, namespace, quota, names, now)) used.set(k, v);
+    }
+    const status: JsonObject = { hard: byName(quota.hard), used: byName(used) };
+    if (JSON.stringify(rq.status ?? {}) === JSON.stringify(status)) return tracksPods;
+    mutate(this.#cluster, 'updateStatus', RQ, namespace, quota.name, rq.metadata.uid, (o) => ({
+      ...o,
+      status,
+    }));
+    return tracksPods;
+  }
+
+  /** The next time a terminating pod of the namespace stops counting, a re-sync. */
+  #wakeForPods(namespace: string, now: number): void {
     let next: number | undefined;
-    for (const pod of cluster.list('pods', namespace)) {
+    for (const pod of this.#cluster.list('pods', namespace)) {
       const end = podChargeEnds(pod);
       if (end !== undefined && end >= now && (next === undefined || end < next)) next = end;
     }
-    if (next !== undefined) wakeAt(namespace, next);
+    if (next !== undefined) this.#wakeAt(namespace, next);
   }
 
-  function concerns(resource: string, namespace: string): boolean {
-    for (const rq of cluster.list(RQ, namespace)) {
-      if (resourcesFor(quotaSpecOf(rq)).includes(resource)) return true;
+  #concerns(resource: string, namespace: string): boolean {
+    for (const rq of this.#cluster.list(RQ, namespace)) {
+      if (this.#resourcesFor(quotaSpecOf(rq)).includes(resource)) return true;
     }
     return false;
   }
 
-  function handle(event: StoreEvent): void {
+  #handle(event: StoreEvent): void {
     const o: KubeObject = event.object;
     if (event.resource === CRDS) {
       // A kind served or withdrawn: its count/… names gain or lose their usage.
-      quotable = undefined;
-      for (const rq of cluster.list(RQ)) enqueue(rq.metadata.namespace ?? '');
+      this.#quotable = undefined;
+      for (const rq of this.#cluster.list(RQ)) this.#enqueue(rq.metadata.namespace ?? '');
       return;
     }
     const namespace = o.metadata.namespace;
     if (!namespace) return;
-    if (event.resource === RQ || concerns(event.resource, namespace)) enqueue(namespace);
+    if (event.resource === RQ || this.#concerns(event.resource, namespace)) this.#enqueue(namespace);
   }
-
-  const unsubscribe = subscribeQueued(cluster, queue, handle);
-  for (const rq of cluster.list(RQ)) enqueue(rq.metadata.namespace ?? '');
-  return {
-    stop() {
-      unsubscribe();
-      queue.stop();
-      for (const t of timers.values()) clearTimeout(t.timer);
-      timers.clear();
-    },
-  };
 }
