@@ -3,7 +3,7 @@
 // controller works whether or not the server defaulted them.
 import type { Json, JsonObject, KubeObject } from '../apimachinery/types.ts';
 import { canonicalJson, pruneEmpty } from './pod-template-hash.ts';
-import { num, obj } from './pod-replicas.ts';
+import { controllerRef, num, obj } from './pod-replicas.ts';
 
 export const REVISION = 'deployment.kubernetes.io/revision';
 export const REVISION_HISTORY = 'deployment.kubernetes.io/revision-history';
@@ -311,4 +311,61 @@ export function proportion(rs: KubeObject, d: KubeObject, toAdd: number, added: 
   const fraction = replicaSetFraction(rs, d);
   const allowed = toAdd - added;
   return toAdd > 0 ? Math.min(fraction, allowed) : Math.max(fraction, allowed);
+}
+
+/**
+ * The sizes of scale's proportional part: `toAdd` replicas (negative: fewer) spread over the active
+ * ReplicaSets in proportion, largest first (newest first on the way up, oldest on the way down); the
+ * leftover goes to the largest. In the order they are to be scaled.
+ */
+export function proportionalSizes(
+  d: KubeObject,
+  active: KubeObject[],
+  toAdd: number,
+): [KubeObject, number][] {
+  const newer = (a: KubeObject, b: KubeObject) => -byCreation(a, b);
+  const ordered = [...active].sort((a, b) => {
+    const bySize = specReplicas(b) - specReplicas(a);
+    if (bySize !== 0) return bySize;
+    return toAdd > 0 ? newer(a, b) : byCreation(a, b);
+  });
+  const sizes = new Map<KubeObject, number>();
+  let added = 0;
+  for (const rs of ordered) {
+    const share = toAdd !== 0 ? proportion(rs, d, toAdd, added) : 0;
+    sizes.set(rs, specReplicas(rs) + share);
+    added += share;
+  }
+  return ordered.map((rs, i) => {
+    const size = sizes.get(rs) ?? specReplicas(rs);
+    return [rs, i === 0 && toAdd !== 0 ? Math.max(0, size + toAdd - added) : size];
+  });
+}
+
+/**
+ * The new ReplicaSet of a Deployment's template, before its size and annotations: `<deployment>-<hash>`,
+ * the hash label added to its labels, selector and template, controlled by the Deployment.
+ */
+export function replicaSetDraft(d: KubeObject, hash: string): KubeObject {
+  const spec = obj(d.spec);
+  const template = obj(spec.template);
+  const meta = obj(template.metadata);
+  const labels = { ...(obj(meta.labels) as Record<string, string>), [HASH_LABEL]: hash };
+  const selector = obj(spec.selector);
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: {
+      name: `${d.metadata.name ?? ''}-${hash}`,
+      namespace: d.metadata.namespace ?? 'default',
+      labels,
+      ownerReferences: [controllerRef({ apiVersion: 'apps/v1', kind: 'Deployment', object: d })],
+    },
+    spec: {
+      replicas: 0,
+      minReadySeconds: deploymentSpec(d).minReadySeconds,
+      selector: { ...selector, matchLabels: { ...obj(selector.matchLabels), [HASH_LABEL]: hash } },
+      template: { ...template, metadata: { ...meta, labels } },
+    },
+  };
 }

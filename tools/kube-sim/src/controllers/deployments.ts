@@ -5,23 +5,23 @@
 // proportion; paused Deployments only scaled; old ReplicaSets beyond revisionHistoryLimit deleted; status
 // counts and the Available / Progressing conditions with the real reasons and messages (progress deadline
 // included), so `kubectl rollout status` sees what it sees against a cluster. The arithmetic is in
-// deployment-util.ts; the ReplicaSets' pods are the ReplicaSet controller's.
+// deployment-util.ts, the progress conditions in deployment-progress.ts; the ReplicaSets' pods are the
+// ReplicaSet controller's.
 import {
   ApiError,
   type ClusterAccess,
+  type Json,
   type JsonObject,
   type KubeObject,
   type StoreEvent,
 } from '../apimachinery/types.ts';
 import {
-  HASH_LABEL,
   REVISION,
   availableReplicas,
   byCreation,
   calculateStatus,
   condition,
   deploymentComplete,
-  deploymentProgressing,
   deploymentSpec,
   equalIgnoreHash,
   findNewReplicaSet,
@@ -31,9 +31,9 @@ import {
   newRSNewReplicas,
   newReplicaSetAnnotations,
   omitEmpty,
-  otherConditions,
-  proportion,
+  proportionalSizes,
   replicasAnnotations,
+  replicaSetDraft,
   revisionOf,
   setCondition,
   specReplicas,
@@ -42,6 +42,7 @@ import {
   DESIRED_REPLICAS,
   type DeploymentSpec,
 } from './deployment-util.ts';
+import { pausedStatus, rolloutStatus, stuckRequeueMs } from './deployment-progress.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { recordEvent } from './object-events.ts';
 import {
@@ -255,60 +256,16 @@ class DeploymentSync {
   }
 
   #createNewRS(oldRSs: KubeObject[], newRevision: number): KubeObject | undefined {
-    const spec = obj(this.#d.spec);
-    const template = obj(spec.template);
+    const template = obj(obj(this.#d.spec).template);
     const collisionCount = obj(this.#d.status).collisionCount;
     const hash = podTemplateHash(template, typeof collisionCount === 'number' ? collisionCount : undefined);
-    const meta = obj(template.metadata);
-    const labels = { ...(obj(meta.labels) as Record<string, string>), [HASH_LABEL]: hash };
-    const selector = obj(spec.selector);
-    const draft: KubeObject = {
-      apiVersion: 'apps/v1',
-      kind: 'ReplicaSet',
-      metadata: {
-        name: `${this.#name}-${hash}`,
-        namespace: this.#namespace,
-        labels,
-        ownerReferences: [controllerRef({ apiVersion: 'apps/v1', kind: 'Deployment', object: this.#d })],
-      },
-      spec: {
-        replicas: 0,
-        minReadySeconds: this.#spec.minReadySeconds,
-        selector: { ...selector, matchLabels: { ...obj(selector.matchLabels), [HASH_LABEL]: hash } },
-        template: { ...template, metadata: { ...meta, labels } },
-      },
-    };
+    const draft = replicaSetDraft(this.#d, hash);
     const replicas = newRSNewReplicas(this.#d, [...oldRSs, draft], draft);
     draft.spec = { ...obj(draft.spec), replicas };
     draft.metadata.annotations = newReplicaSetAnnotations(this.#d, {}, newRevision, true);
-    let created: KubeObject;
-    let alreadyExisted = false;
-    try {
-      created = this.#cluster.create(REPLICASETS, draft);
-    } catch (err) {
-      if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) {
-        const message = `Failed to create new replica set "${draft.metadata.name}": ${err instanceof Error ? err.message : String(err)}`;
-        if (this.#setProgressing('False', 'ReplicaSetCreateError', message))
-          this.#event('Warning', 'ReplicaSetCreateError', message);
-        if (!(err instanceof ApiError)) throw err;
-        this.#queue.addAfter(this.#namespace, this.#name, FAILED_CREATE_RETRY_MS);
-        return undefined;
-      }
-      const found = this.#cluster.get(REPLICASETS, this.#namespace, draft.metadata.name ?? '');
-      if (
-        found &&
-        controllerOf(found)?.uid === this.#d.metadata.uid &&
-        equalIgnoreHash(template, obj(found.spec).template)
-      ) {
-        created = found;
-        alreadyExisted = true;
-      } else {
-        // A hash collision: another template has this name. The next hash includes a higher collisionCount.
-        const count = typeof collisionCount === 'number' ? collisionCount + 1 : 1;
-        this.#writeStatus({ ...obj(this.#d.status), collisionCount: count });
-        return undefined;
-      }
-    }
+    const made = this.#createOrAdopt(draft, template, collisionCount);
+    if (!made) return undefined;
+    const { rs: created, alreadyExisted } = made;
     if (!alreadyExisted) this.#rss.push(created);
     if (!alreadyExisted && replicas > 0)
       this.#event(
@@ -324,6 +281,40 @@ class DeploymentSync {
         `Created new replica set "${created.metadata.name}"`,
       );
     return created;
+  }
+
+  /**
+   * Creates the new ReplicaSet, or finds it made already (same template, ours). Undefined when neither:
+   * a failed create (reported, tried again later) or a hash collision (collisionCount raised).
+   */
+  #createOrAdopt(
+    draft: KubeObject,
+    template: JsonObject,
+    collisionCount: Json | undefined,
+  ): { rs: KubeObject; alreadyExisted: boolean } | undefined {
+    try {
+      return { rs: this.#cluster.create(REPLICASETS, draft), alreadyExisted: false };
+    } catch (err) {
+      if (!(err instanceof ApiError && err.reason === 'AlreadyExists')) {
+        const message = `Failed to create new replica set "${draft.metadata.name}": ${err instanceof Error ? err.message : String(err)}`;
+        if (this.#setProgressing('False', 'ReplicaSetCreateError', message))
+          this.#event('Warning', 'ReplicaSetCreateError', message);
+        if (!(err instanceof ApiError)) throw err;
+        this.#queue.addAfter(this.#namespace, this.#name, FAILED_CREATE_RETRY_MS);
+        return undefined;
+      }
+    }
+    const found = this.#cluster.get(REPLICASETS, this.#namespace, draft.metadata.name ?? '');
+    if (
+      found &&
+      controllerOf(found)?.uid === this.#d.metadata.uid &&
+      equalIgnoreHash(template, obj(found.spec).template)
+    )
+      return { rs: found, alreadyExisted: true };
+    // A hash collision: another template has this name. The next hash includes a higher collisionCount.
+    const count = typeof collisionCount === 'number' ? collisionCount + 1 : 1;
+    this.#writeStatus({ ...obj(this.#d.status), collisionCount: count });
+    return undefined;
   }
 
   /**
@@ -420,25 +411,8 @@ class DeploymentSync {
     if (s.recreate) return;
     const allowed = s.replicas > 0 ? s.replicas + maxSurge(s) : 0;
     const toAdd = allowed - sum(active, specReplicas);
-    const newer = (a: KubeObject, b: KubeObject) => -byCreation(a, b);
-    const ordered = [...active].sort((a, b) => {
-      const bySize = specReplicas(b) - specReplicas(a);
-      if (bySize !== 0) return bySize;
-      return toAdd > 0 ? newer(a, b) : byCreation(a, b);
-    });
-    const sizes = new Map<KubeObject, number>();
-    let added = 0;
-    for (const rs of ordered) {
-      const share = toAdd !== 0 ? proportion(rs, this.#d, toAdd, added) : 0;
-      sizes.set(rs, specReplicas(rs) + share);
-      added += share;
-    }
-    ordered.forEach((rs, i) => {
-      let size = sizes.get(rs) ?? specReplicas(rs);
-      // The leftover goes to the largest ReplicaSet.
-      if (i === 0 && toAdd !== 0) size = Math.max(0, size + toAdd - added);
+    for (const [rs, size] of proportionalSizes(this.#d, active, toAdd))
       this.#scaleReplicaSet(rs, size, toAdd > 0 ? 'up' : 'down');
-    });
   }
 
   #isSaturated(rs: KubeObject): boolean {
@@ -561,25 +535,8 @@ class DeploymentSync {
 
   /** checkPausedConditions: Progressing Unknown DeploymentPaused / DeploymentResumed. */
   #checkPausedConditions(): void {
-    if (this.#spec.progressDeadlineSeconds === undefined) return;
-    const status = obj(this.#d.status);
-    const cond = getCondition(status, 'Progressing');
-    if (cond?.reason === 'ProgressDeadlineExceeded') return;
-    const pausedNoted = cond?.reason === 'DeploymentPaused';
-    if (this.#spec.paused && !pausedNoted)
-      this.#writeStatus(
-        setCondition(
-          status,
-          condition('Progressing', 'Unknown', 'DeploymentPaused', 'Deployment is paused', this.#now),
-        ),
-      );
-    else if (!this.#spec.paused && pausedNoted)
-      this.#writeStatus(
-        setCondition(
-          status,
-          condition('Progressing', 'Unknown', 'DeploymentResumed', 'Deployment is resumed', this.#now),
-        ),
-      );
+    const status = pausedStatus(this.#d, this.#now);
+    if (status) this.#writeStatus(status);
   }
 
   /** syncDeploymentStatus: the counts and Available, Progressing left as it is. */
@@ -590,94 +547,12 @@ class DeploymentSync {
   /** syncRolloutStatus: the counts, Available, and Progressing as the rollout stands. */
   #syncRolloutStatus(newRS: KubeObject | undefined, oldRSs: KubeObject[]): void {
     const fresh = newRS && this.#current(newRS);
-    const s = this.#spec;
-    let status = calculateStatus(this.#d, this.#all(newRS, oldRSs), fresh, this.#now);
-    const hasDeadline = s.progressDeadlineSeconds !== undefined;
-    if (!hasDeadline) status = { ...status, conditions: otherConditions(status, 'Progressing') };
-    const current = getCondition(obj(this.#d.status), 'Progressing');
-    const complete =
-      num(status.replicas, 0) === num(status.updatedReplicas, 0) &&
-      current?.reason === 'NewReplicaSetAvailable';
-    if (hasDeadline && !complete) {
-      const subject = fresh ? `ReplicaSet "${fresh.metadata.name}"` : `Deployment "${this.#name}"`;
-      if (deploymentComplete(this.#d, status)) {
-        status = setCondition(
-          status,
-          condition(
-            'Progressing',
-            'True',
-            'NewReplicaSetAvailable',
-            `${subject} has successfully progressed.`,
-            this.#now,
-          ),
-        );
-      } else if (deploymentProgressing(this.#d, status)) {
-        // Progress updates lastUpdateTime even with the same reason (what the deadline is measured from).
-        let c = condition(
-          'Progressing',
-          'True',
-          'ReplicaSetUpdated',
-          `${subject} is progressing.`,
-          this.#now,
-        );
-        if (current?.status === 'True')
-          c = { ...c, lastTransitionTime: current.lastTransitionTime ?? this.#now };
-        status = { ...status, conditions: [...otherConditions(status, 'Progressing'), c] };
-      } else if (this.#timedOut(status)) {
-        status = setCondition(
-          status,
-          condition(
-            'Progressing',
-            'False',
-            'ProgressDeadlineExceeded',
-            `${subject} has timed out progressing.`,
-            this.#now,
-          ),
-        );
-      }
-    }
-    // A ReplicaSet's ReplicaFailure (the new one's first) shows on the Deployment (getReplicaFailures).
-    const failing = [fresh, ...oldRSs.map((rs) => this.#current(rs))]
-      .map((rs) => rs && getCondition(obj(rs.status), 'ReplicaFailure'))
-      .find((c) => c !== undefined);
-    status = failing
-      ? setCondition(status, {
-          type: 'ReplicaFailure',
-          status: failing.status ?? 'True',
-          lastUpdateTime: failing.lastTransitionTime ?? this.#now,
-          lastTransitionTime: failing.lastTransitionTime ?? this.#now,
-          reason: failing.reason ?? 'FailedCreate',
-          message: failing.message ?? '',
-        })
-      : { ...status, conditions: otherConditions(status, 'ReplicaFailure') };
+    const calculated = calculateStatus(this.#d, this.#all(newRS, oldRSs), fresh, this.#now);
+    const old = oldRSs.map((rs) => this.#current(rs));
+    const status = rolloutStatus(this.#d, calculated, fresh, old, this.#now);
     this.#writeStatus(status);
-    this.#requeueIfStuck(status);
-  }
-
-  #timedOut(status: JsonObject): boolean {
-    const deadline = this.#spec.progressDeadlineSeconds;
-    const c = getCondition(status, 'Progressing');
-    if (deadline === undefined || !c || c.reason === 'NewReplicaSetAvailable') return false;
-    if (c.reason === 'ProgressDeadlineExceeded') return true;
-    const from = Date.parse(String(c.lastUpdateTime ?? ''));
-    return Number.isFinite(from) && from + deadline * 1000 < Date.now();
-  }
-
-  /** requeueStuckDeployment: come back when the progress deadline would pass. */
-  #requeueIfStuck(status: JsonObject): void {
-    const deadline = this.#spec.progressDeadlineSeconds;
-    const c = getCondition(obj(this.#d.status), 'Progressing');
-    if (
-      deadline === undefined ||
-      !c ||
-      deploymentComplete(this.#d, status) ||
-      c.reason === 'ProgressDeadlineExceeded'
-    )
-      return;
-    const from = Date.parse(String(c.lastUpdateTime ?? ''));
-    if (!Number.isFinite(from)) return;
-    const after = Math.max(0, from + deadline * 1000 - Date.now()) + 1000;
-    this.#queue.addAfter(this.#namespace, this.#name, after);
+    const after = stuckRequeueMs(this.#d, status);
+    if (after !== undefined) this.#queue.addAfter(this.#namespace, this.#name, after);
   }
 
   #writeStatus(status: JsonObject): void {
