@@ -215,22 +215,8 @@ export class WatchHub {
   /** Starts a watch on `res`. Validation errors are thrown before anything is written. */
   serve(p: WatchParams, res: ServerResponse): void {
     const id = resourceId(p.t);
-    const rvParam = p.resourceVersion;
-    let from: number | undefined;
-    if (rvParam && rvParam !== '0') {
-      if (!/^\d+$/.test(rvParam))
-        throw new ApiError(400, 'BadRequest', `Invalid value for resourceVersion: "${rvParam}"`);
-      from = Number(rvParam);
-      // An RV this server never reached (from another server instance, say): kube-apiserver answers 504
-      // ResourceVersionTooLarge, on which client-go relists.
-      if (from > this.store.resourceVersion) throw tooLargeResourceVersion(from, this.store.resourceVersion);
-    }
+    const from = this.startVersion(p);
     const initial = p.sendInitialEvents ?? from === undefined;
-    if (p.sendInitialEvents && p.resourceVersionMatch !== 'NotOlderThan') {
-      throw new ApiError(422, 'Invalid', 'sendInitialEvents requires resourceVersionMatch=NotOlderThan', {
-        causes: [{ reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: 'Forbidden' }],
-      });
-    }
     res.writeHead(200, {
       'Content-Type': 'application/json',
       'Cache-Control': 'no-cache, private',
@@ -243,22 +229,60 @@ export class WatchHub {
       return;
     }
     w.startRv = from ?? this.cacheResourceVersion(id);
-    let replay: HistEvent[] = [];
-    if (!initial && from !== undefined) {
-      if (from < this.cacheStart) {
-        this.sendGone(w, from, this.cacheStart);
-        return;
-      }
-      try {
-        replay = this.store.historyEvents(from);
-      } catch (e) {
-        if (e instanceof ApiError && e.code === 410) {
-          this.sendGone(w, from, this.store.oldestResourceVersion);
-          return;
-        }
-        throw e;
-      }
+    const replay = !initial && from !== undefined ? this.history(w, from) : [];
+    if (!replay) return;
+    this.register(w, id);
+    res.on('close', () => w.close());
+    if (initial) this.sendInitialEvents(w, id);
+    else this.sendReplay(w, id, replay);
+    if (w.closed) return;
+    const deadline =
+      p.timeoutSeconds !== undefined && p.timeoutSeconds > 0
+        ? Date.now() + p.timeoutSeconds * 1000
+        : undefined;
+    this.scheduleBookmarks(w, id, deadline);
+    this.scheduleEnd(w, deadline);
+  }
+
+  /** The resourceVersion a watch resumes after (none: from now), its parameters validated. */
+  private startVersion(p: WatchParams): number | undefined {
+    const rvParam = p.resourceVersion;
+    let from: number | undefined;
+    if (rvParam && rvParam !== '0') {
+      if (!/^\d+$/.test(rvParam))
+        throw new ApiError(400, 'BadRequest', `Invalid value for resourceVersion: "${rvParam}"`);
+      from = Number(rvParam);
+      // An RV this server never reached (from another server instance, say): kube-apiserver answers 504
+      // ResourceVersionTooLarge, on which client-go relists.
+      if (from > this.store.resourceVersion) throw tooLargeResourceVersion(from, this.store.resourceVersion);
     }
+    if (p.sendInitialEvents && p.resourceVersionMatch !== 'NotOlderThan') {
+      throw new ApiError(422, 'Invalid', 'sendInitialEvents requires resourceVersionMatch=NotOlderThan', {
+        causes: [{ reason: 'FieldValueForbidden', field: 'resourceVersionMatch', message: 'Forbidden' }],
+      });
+    }
+    return from;
+  }
+
+  /** The events after `from`, to replay; undefined when the watch got 410 Gone instead (too old). */
+  private history(w: Watcher, from: number): HistEvent[] | undefined {
+    if (from < this.cacheStart) {
+      this.sendGone(w, from, this.cacheStart);
+      return undefined;
+    }
+    try {
+      return this.store.historyEvents(from);
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 410) {
+        this.sendGone(w, from, this.store.oldestResourceVersion);
+        return undefined;
+      }
+      throw e;
+    }
+  }
+
+  /** The watcher is offered the resource's commits from now on, until it closes. */
+  private register(w: Watcher, id: string): void {
     let set = this.byResource.get(id);
     if (!set) this.byResource.set(id, (set = new Set()));
     const mine = set;
@@ -268,44 +292,52 @@ export class WatchHub {
       mine.delete(w);
       this.all.delete(w);
     };
-    res.on('close', () => w.close());
-    if (initial) {
-      for (const r of this.store.list(id, p.t.namespaced ? p.namespace : undefined)) {
-        if (p.filter && !p.filter(r.obj)) continue;
-        w.send('ADDED', r);
-        if (w.closed) return;
-      }
-      if (p.sendInitialEvents && p.allowBookmarks) w.bookmark({ 'k8s.io/initial-events-end': 'true' });
-    } else {
-      for (const ev of replay) {
-        if (ev.resource !== id) continue;
-        w.offer(ev);
-        if (w.closed) return;
-      }
+  }
+
+  /** ADDED for every stored object the watch selects, then (sendInitialEvents) the initial-events-end bookmark. */
+  private sendInitialEvents(w: Watcher, id: string): void {
+    const p = w.p;
+    for (const r of this.store.list(id, p.t.namespaced ? p.namespace : undefined)) {
+      if (p.filter && !p.filter(r.obj)) continue;
+      w.send('ADDED', r);
+      if (w.closed) return;
     }
-    // Bookmarks as kube-apiserver's watch cache sends them: about every bookmarkIntervalMs and once more just
-    // before the timeout ends the watch, each carrying the cache's resourceVersion for the resource, and only
-    // once that is past the watch's start (a watch of a resource that has not changed gets none).
+    if (p.sendInitialEvents && p.allowBookmarks) w.bookmark({ 'k8s.io/initial-events-end': 'true' });
+  }
+
+  private sendReplay(w: Watcher, id: string, replay: HistEvent[]): void {
+    for (const ev of replay) {
+      if (ev.resource !== id) continue;
+      w.offer(ev);
+      if (w.closed) return;
+    }
+  }
+
+  /**
+   * Bookmarks as kube-apiserver's watch cache sends them: about every bookmarkIntervalMs and once more just
+   * before the timeout ends the watch, each carrying the cache's resourceVersion for the resource, and only
+   * once that is past the watch's start (a watch of a resource that has not changed gets none).
+   */
+  private scheduleBookmarks(w: Watcher, id: string, deadline: number | undefined): void {
     const interval = this.bookmarkIntervalMs;
-    const deadline =
-      p.timeoutSeconds !== undefined && p.timeoutSeconds > 0
-        ? Date.now() + p.timeoutSeconds * 1000
-        : undefined;
-    if (p.allowBookmarks && interval > 0) {
-      const schedule = (): void => {
-        const now = Date.now();
-        let at = now + interval;
-        if (deadline !== undefined) at = Math.min(at, deadline - PRE_TIMEOUT_BOOKMARK_MS);
-        if (at <= now) return;
-        w.timers.push(setTimeout(tick, at - now).unref());
-      };
-      const tick = (): void => {
-        if (w.closed) return;
-        if (this.cacheResourceVersion(id) > w.startRv) w.bookmark();
-        schedule();
-      };
+    if (!w.p.allowBookmarks || !(interval > 0)) return;
+    const schedule = (): void => {
+      const now = Date.now();
+      let at = now + interval;
+      if (deadline !== undefined) at = Math.min(at, deadline - PRE_TIMEOUT_BOOKMARK_MS);
+      if (at <= now) return;
+      w.timers.push(setTimeout(tick, at - now).unref());
+    };
+    const tick = (): void => {
+      if (w.closed) return;
+      if (this.cacheResourceVersion(id) > w.startRv) w.bookmark();
       schedule();
-    }
+    };
+    schedule();
+  }
+
+  /** The end at timeoutSeconds, and the cut of the faults (watchCutAfterSeconds). */
+  private scheduleEnd(w: Watcher, deadline: number | undefined): void {
     if (deadline !== undefined) {
       // A stalled watch sends nothing, not even its end: the client must notice by itself.
       const end = (): void => (w.stalled ? undefined : w.close('end'));
