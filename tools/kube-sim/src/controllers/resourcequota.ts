@@ -2,7 +2,7 @@
 // and status.used (the namespace's usage of every resource it limits that kube-sim can measure) up to
 // date, on quota changes and as the objects it counts come, go or change phase. A terminating pod stops
 // counting when its grace period has passed a second time: a timer re-syncs its namespace then. The sums
-// are the ones quota admission checks against (../quota-evaluators.ts), so the two agree.
+// are the ones quota admission checks against (../admission/quota-evaluators.ts), so the two agree.
 import { formatQuantity, type Quantity } from '../apimachinery/quantity.ts';
 import {
   IGNORED_RESOURCES,
