@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { evaluate } from '@marcbachmann/cel-js';
-import {
-  celEscape,
-  resolveFieldPath,
-  toCel,
-  validateRuleDefinitions,
-  validateRules,
-  type RuleOptions,
-} from './cel-rules.ts';
+import { validateRules, type RuleOptions } from './cel-rules.ts';
+import { validateRuleDefinitions } from './cel-rule-definitions.ts';
+import { resolveFieldPath } from './cel-field-path.ts';
+import { celEscape, toCel } from './cel-values.ts';
 import { applyDefaults, validateAgainstSchema, validateCrd } from './schema.ts';
 import type {
   FieldCause,

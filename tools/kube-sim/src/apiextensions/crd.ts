@@ -10,18 +10,10 @@ import type {
   PrinterColumn,
   ResourceType,
 } from '../apimachinery/types.ts';
-import {
-  forbidden,
-  invalid,
-  isObject,
-  notSupported,
-  required,
-  duplicate,
-  pruneValue,
-  validateValue,
-  childPath,
-} from './structural.ts';
-import { validateRuleDefinitions } from './cel-rules.ts';
+import { duplicate, forbidden, invalid, notSupported, required } from '../apimachinery/field-errors.ts';
+import { childPath, isObject, validateValue } from './structural.ts';
+import { pruneValue } from './pruning.ts';
+import { validateRuleDefinitions } from './cel-rule-definitions.ts';
 
 const DNS1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -229,7 +221,10 @@ function validateStructural(root: JSONSchemaProps, path: string, out: FieldCause
   walkSchema(root, path, '', true, out);
 }
 
-/** `uncorrelatable`: the schema path of the nearest enclosing list that is not a map list (no oldSelf within). */
+/**
+ * The structural-schema rules of one node and its children. `uncorrelatable`: the schema path of the nearest
+ * enclosing list that is not a map list (no oldSelf within).
+ */
 function walkSchema(
   s: JSONSchemaProps,
   path: string,
@@ -242,6 +237,32 @@ function walkSchema(
     out.push(invalid(path, s as unknown as Json, 'must be a schema object'));
     return;
   }
+  checkNodeType(s, path, isRoot, out);
+  checkNodeShape(s, path, out);
+  if (s.default !== undefined) checkDefault(s, s.default, path, dataPath, isRoot, out);
+  out.push(...validateRuleDefinitions(s, path, uncorrelatable));
+  for (const [key, child] of Object.entries(s.properties ?? {})) {
+    if (isRoot && key === 'metadata') continue;
+    walkSchema(child, `${path}.properties[${key}]`, childPath(dataPath, key), false, out, uncorrelatable);
+  }
+  if (isObject(s.additionalProperties as Json)) {
+    walkSchema(
+      s.additionalProperties as JSONSchemaProps,
+      `${path}.additionalProperties`,
+      childPath(dataPath, '*'),
+      false,
+      out,
+      uncorrelatable,
+    );
+  }
+  if (s.items) {
+    const within = s['x-kubernetes-list-type'] === 'map' ? uncorrelatable : (uncorrelatable ?? path);
+    walkSchema(s.items, `${path}.items`, `${dataPath}[*]`, false, out, within);
+  }
+}
+
+/** `type` is set where it must be, and agrees with int-or-string, preserve-unknown-fields and embedded resources. */
+function checkNodeType(s: JSONSchemaProps, path: string, isRoot: boolean, out: FieldCause[]): void {
   const intOrString = s['x-kubernetes-int-or-string'] === true;
   const preserve = s['x-kubernetes-preserve-unknown-fields'];
   if (s.type !== undefined && !TYPES.includes(s.type)) {
@@ -271,6 +292,10 @@ function walkSchema(
       );
     }
   }
+}
+
+/** items only on arrays, properties only on objects and not with additionalProperties, map lists keyed objects. */
+function checkNodeShape(s: JSONSchemaProps, path: string, out: FieldCause[]): void {
   if (s.type === 'array' && !s.items) out.push(required(`${path}.items`, 'must be specified'));
   if (s.items && s.type !== 'array' && s.type !== undefined) {
     out.push(forbidden(`${path}.items`, 'must be empty if type is not array'));
@@ -308,41 +333,30 @@ function walkSchema(
       );
     }
   }
-  if (s.default !== undefined) {
-    if (isRoot) out.push(forbidden(`${path}.default`, 'must not be set at the root'));
-    else {
-      const embedded = s['x-kubernetes-embedded-resource'] === true;
-      const unknown = pruneValue(s.default, s, { root: false }).unknownFields.map((u) =>
-        u.startsWith('[') ? `${dataPath}${u}` : childPath(dataPath, u),
-      );
-      if (unknown.length > 0) {
-        out.push(
-          invalid(`${path}.default`, s.default, `must not have unknown fields, got: [${unknown.join(' ')}]`),
-        );
-      }
-      for (const c of validateValue(s.default, s, { root: embedded, path: dataPath })) {
-        out.push({ ...c, field: `${path}.default` });
-      }
-    }
+}
+
+/** A default is not at the root, has no field the schema prunes, and validates against its own schema. */
+function checkDefault(
+  s: JSONSchemaProps,
+  value: Json,
+  path: string,
+  dataPath: string,
+  isRoot: boolean,
+  out: FieldCause[],
+): void {
+  if (isRoot) {
+    out.push(forbidden(`${path}.default`, 'must not be set at the root'));
+    return;
   }
-  out.push(...validateRuleDefinitions(s, path, uncorrelatable));
-  for (const [key, child] of Object.entries(s.properties ?? {})) {
-    if (isRoot && key === 'metadata') continue;
-    walkSchema(child, `${path}.properties[${key}]`, childPath(dataPath, key), false, out, uncorrelatable);
+  const embedded = s['x-kubernetes-embedded-resource'] === true;
+  const unknown = pruneValue(value, s, { root: false }).unknownFields.map((u) =>
+    u.startsWith('[') ? `${dataPath}${u}` : childPath(dataPath, u),
+  );
+  if (unknown.length > 0) {
+    out.push(invalid(`${path}.default`, value, `must not have unknown fields, got: [${unknown.join(' ')}]`));
   }
-  if (isObject(s.additionalProperties as Json)) {
-    walkSchema(
-      s.additionalProperties as JSONSchemaProps,
-      `${path}.additionalProperties`,
-      childPath(dataPath, '*'),
-      false,
-      out,
-      uncorrelatable,
-    );
-  }
-  if (s.items) {
-    const within = s['x-kubernetes-list-type'] === 'map' ? uncorrelatable : (uncorrelatable ?? path);
-    walkSchema(s.items, `${path}.items`, `${dataPath}[*]`, false, out, within);
+  for (const c of validateValue(value, s, { root: embedded, path: dataPath })) {
+    out.push({ ...c, field: `${path}.default` });
   }
 }
 

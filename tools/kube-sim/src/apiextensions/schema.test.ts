@@ -11,7 +11,7 @@ import {
   validateAgainstSchema,
   validateCrd,
 } from './schema.ts';
-import { goFloat } from './structural.ts';
+import { goFloat } from '../apimachinery/field-errors.ts';
 import type { FieldCause, Json, JsonObject, JSONSchemaProps, KubeObject } from '../apimachinery/types.ts';
 
 const crdPath = fileURLToPath(new URL('../../../../crds/podset.yaml', import.meta.url));

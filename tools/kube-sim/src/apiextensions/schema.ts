@@ -1,7 +1,9 @@
-// Structural schemas of custom resources: validation, defaulting, pruning (structural.ts), CEL validation
+// Structural schemas of custom resources: validation (structural.ts), defaulting, pruning, CEL validation
 // rules (cel-rules.ts) and the CRD object itself (crd.ts). This module is the entry point the store and routes use.
 import type { FieldCause, Json, JSONSchemaProps, KubeObject, ResourceType } from '../apimachinery/types.ts';
-import { defaultValue, pruneValue, validateValue, type ValidateOptions } from './structural.ts';
+import { validateValue, type ValidateOptions } from './structural.ts';
+import { defaultValue } from './defaulting.ts';
+import { pruneValue } from './pruning.ts';
 import { blocksRules, hasValidationRules, rulesNotChecked, validateRules } from './cel-rules.ts';
 import { applyCrdDefaults, crdResourceTypes as crdTypes, validateCrd as validateCrdObject } from './crd.ts';
 

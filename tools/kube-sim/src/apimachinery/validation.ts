@@ -1,4 +1,5 @@
 // Name and label validation as the API server does it, returning field causes for a 422.
+import { invalid } from './field-errors.ts';
 import type { FieldCause, KubeObject } from './types.ts';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -18,10 +19,6 @@ export function nameRuleFor(resource: string): NameRule {
   if (resource === 'namespaces' || resource === 'services') return 'label';
   if (resource.endsWith('.rbac.authorization.k8s.io')) return 'path';
   return 'subdomain';
-}
-
-function invalid(field: string, value: string, msg: string): FieldCause {
-  return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(value)}: ${msg}` };
 }
 
 export function validateName(name: string, rule: NameRule, field = 'metadata.name'): FieldCause[] {

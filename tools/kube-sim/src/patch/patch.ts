@@ -1,5 +1,5 @@
 // Patches as the kube-apiserver applies them: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and strategic
-// merge patch (patch-strategic.ts). All functions are pure: inputs are never mutated and the result shares no
+// merge patch (strategic.ts). All functions are pure: inputs are never mutated and the result shares no
 // objects with them.
 //
 // Status codes follow staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go:

@@ -1,4 +1,4 @@
-// Small JSON helpers shared by the patch implementations (patch.ts, patch-strategic.ts).
+// Small JSON helpers shared by the patch implementations (patch.ts, strategic.ts).
 import type { Json, JsonObject } from '../apimachinery/types.ts';
 
 export function isObject(v: Json | undefined): v is JsonObject {
