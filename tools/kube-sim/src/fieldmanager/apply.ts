@@ -2,7 +2,8 @@
 // object; fields its manager applied before and applies no more are removed unless another manager owns
 // them; changing a field another manager owns is a conflict (409) unless forced, which takes it over.
 // A create by apply records an Apply entry for the configuration's fields.
-import { type Api, notFound, timestamp, type WriteOptions } from '../registry/api.ts';
+import type { Api, WriteOptions } from '../registry/api.ts';
+import { notFound, timestamp } from '../registry/errors.ts';
 import { difference, type FieldSet, intersection, union } from './fieldset.ts';
 import { compare, fieldSetOf, mergeApplied, removeFields, withNamedParents } from './field-ops.ts';
 import { type TypeView, typeViewOf } from './field-types.ts';
