@@ -17,8 +17,10 @@ import { scaleOf, writeScale } from './scale.ts';
 import { GenericStore } from './store.ts';
 import type { WriteOptions } from './write-options.ts';
 
+// What api.ts exported before the generic store and the strategies left it, for the importers elsewhere.
 export { labelSelectorString } from './scale.ts';
-export { notFound, timestamp, tooLargeResourceVersion } from './errors.ts';
+export { getPath } from './json-paths.ts';
+export { conflict, invalid, notFound, qualifiedKind, timestamp, tooLargeResourceVersion } from './errors.ts';
 export type { ListQuery, ListResult, ObjectFilter } from './list.ts';
 export type { FieldValidation, WriteOptions } from './write-options.ts';
 

@@ -3,7 +3,7 @@
 // deletion, field validation and managed fields, admission — with each kind's own rules asked of its
 // strategy (strategy.ts, kinds/). Subresources are in api.ts.
 import { randomUUID } from 'node:crypto';
-import { checkQuota } from '../admission/resource-quota.ts';
+import { type AdmissionChain, admissionChain } from '../admission/chain.ts';
 import { validateMetadata, validateName, nameRuleFor, randomSuffix } from '../apimachinery/validation.ts';
 import {
   ApiError,
@@ -48,11 +48,14 @@ export class GenericStore implements StrategyContext {
    * `kubernetes` finalizer). Without one, deleting a namespace removes its content at once.
    */
   namespaceController = false;
+  /** Every create and update of a main resource passes it (the default plugins unless given). */
+  readonly admission: AdmissionChain;
   private readonly strategies = kindStrategies();
 
-  constructor(store: Store, registry: Registry) {
+  constructor(store: Store, registry: Registry, admission?: AdmissionChain) {
     this.store = store;
     this.registry = registry;
+    this.admission = admission ?? admissionChain({ store, registry });
   }
 
   /** The strategy of a resource (by its id, so every version of a resource has the same). */
@@ -214,12 +217,23 @@ export class GenericStore implements StrategyContext {
     out = strategy.prepareForCreate(t, out, this);
     const stored = this.toStorage(t, out);
     stored.metadata = this.ownership(t, undefined, stored, m, opts, 'main').metadata;
-    opts.admit?.(t, stored, undefined);
-    checkQuota(this.store, t, stored, undefined, this.now());
+    this.admit(t, stored, undefined, opts);
     if (opts.dryRun) return this.present(t, stored);
     const saved = this.store.put(id, stored);
     strategy.afterCommit(saved, this);
     return this.present(t, saved);
+  }
+
+  /** The admission chain's verdict on an object about to be stored (`old` undefined on create). */
+  private admit(t: ResourceType, object: KubeObject, old: KubeObject | undefined, opts: WriteOptions): void {
+    this.admission.validate({
+      operation: old ? 'UPDATE' : 'CREATE',
+      resource: t,
+      object,
+      oldObject: old,
+      requester: opts.requester,
+      nowMs: this.now(),
+    });
   }
 
   private ownership(
@@ -244,11 +258,7 @@ export class GenericStore implements StrategyContext {
     body: unknown,
     opts: WriteOptions = {},
   ): KubeObject {
-    refuseUndecodableBuiltin(t, this.registry.isCrdType(t), body);
-    const obj = checkBody(t, body);
-    checkNameMatches(obj, name, ns, t);
-    const rec = this.getRec(t, ns, name);
-    return this.writeUpdate(t, rec.obj, obj, opts, 'main');
+    return this.put(t, ns, name, body, opts, 'main');
   }
 
   /** PUT of the status subresource: only `.status` changes. */
@@ -260,11 +270,23 @@ export class GenericStore implements StrategyContext {
     opts: WriteOptions = {},
   ): KubeObject {
     if (!t.subresources.status) throw notFound(t, name);
+    return this.put(t, ns, name, body, opts, 'status');
+  }
+
+  /** A PUT's body checked, then written over the stored object. */
+  private put(
+    t: ResourceType,
+    ns: string | undefined,
+    name: string,
+    body: unknown,
+    opts: WriteOptions,
+    part: WritePart,
+  ): KubeObject {
     refuseUndecodableBuiltin(t, this.registry.isCrdType(t), body);
     const obj = checkBody(t, body);
     checkNameMatches(obj, name, ns, t);
     const rec = this.getRec(t, ns, name);
-    return this.writeUpdate(t, rec.obj, obj, opts, 'status');
+    return this.writeUpdate(t, rec.obj, obj, opts, part);
   }
 
   /** The stored object with the incoming status (the status subresource changes nothing else). */
@@ -326,10 +348,8 @@ export class GenericStore implements StrategyContext {
     // A no-op update changes nothing: no new resourceVersion, no event.
     if (owned.same) return this.present(t, current);
     if (!owned.compared && JSON.stringify(next) === JSON.stringify(current)) return this.present(t, current);
-    if (part === 'main') {
-      opts.admit?.(t, next, current);
-      checkQuota(this.store, t, next, current, this.now());
-    }
+    // The status subresource changes neither metadata nor anything quota counts: no plugin judges it.
+    if (part === 'main') this.admit(t, next, current, opts);
     if (opts.dryRun) return this.present(t, next);
     if (this.readyToRemove(strategy, next)) {
       const gone = this.store.remove(id, current.metadata.namespace, name) as KubeObject;

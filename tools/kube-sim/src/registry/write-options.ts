@@ -1,5 +1,6 @@
 // What a write carries besides its object: the request's query options and what the verbs pass down.
-import type { Json, KubeObject, ResourceType } from '../apimachinery/types.ts';
+import type { Requester } from '../admission/attributes.ts';
+import type { Json } from '../apimachinery/types.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -20,8 +21,8 @@ export interface WriteOptions {
   patchShown?: () => string;
   /** Keys the request's JSON body repeats (their paths), refused or warned about as unknown fields are. */
   duplicateFields?: string[];
-  /** Validating admission of a write of the main resource (`current` undefined on create); throws to refuse. */
-  admit?: (t: ResourceType, next: KubeObject, current: KubeObject | undefined) => void;
+  /** Who writes, for admission (undefined: kube-sim's own in-process writes). */
+  requester?: Requester;
 }
 
 /** Which part of the object an update writes: the status subresource changes only `.status`. */
