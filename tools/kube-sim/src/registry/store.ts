@@ -18,7 +18,7 @@ import { invalid, notFound, timestamp } from './errors.ts';
 import { validateFields } from './field-validation.ts';
 import { kindStrategies } from './kinds/index.ts';
 import { type ListQuery, type ListResult, listObjects, type ObjectFilter, parseFilter } from './list.ts';
-import { withOwnership } from './managed-fields-hook.ts';
+import { type Ownership, withOwnership } from './managed-fields-hook.ts';
 import {
   checkDeletePreconditions,
   checkWritePreconditions,
@@ -243,7 +243,7 @@ export class GenericStore implements StrategyContext {
     given: ObjectMeta,
     opts: WriteOptions,
     part: WritePart,
-  ): ReturnType<typeof withOwnership> {
+  ): Ownership {
     const isCrd = this.registry.isCrdType(t);
     return withOwnership(t, isCrd, live, next, given.managedFields, opts, part, this.now());
   }
