@@ -2,6 +2,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { admissionChain, OPTIONAL_PLUGINS, type OptionalPlugin } from './admission/chain.ts';
 import { Api } from './registry/api.ts';
 import { Audit } from './server/filters/audit.ts';
 import { Auth, type AuthOptions } from './server/filters/authentication.ts';
@@ -84,8 +85,8 @@ export interface KubeSimOptions {
   admissionPlugins?: AdmissionPlugin[];
 }
 
-export type AdmissionPlugin = 'OwnerReferencesPermissionEnforcement';
-export const ADMISSION_PLUGINS: readonly AdmissionPlugin[] = ['OwnerReferencesPermissionEnforcement'];
+export type AdmissionPlugin = OptionalPlugin;
+export const ADMISSION_PLUGINS: readonly AdmissionPlugin[] = OPTIONAL_PLUGINS;
 
 export interface KubeSim {
   /** http://127.0.0.1:<port>: for plain clients (send `Authorization: Bearer <token>`). */
@@ -130,7 +131,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const store = new Store(options.historyLimit ?? 20000);
   const registry = new Registry();
   if (saved) restoreObjects(saved, store, registry, join(options.dataDir as string, SNAPSHOT_FILE));
-  const api = new Api(store, registry);
+  const api = new Api(store, registry, admissionChain({ store, registry }, options.admissionPlugins));
   const nsType = registry.lookup('', 'v1', 'namespaces') as ResourceType;
   for (const ns of CORE_NAMESPACES) {
     if (!store.get('namespaces', undefined, ns)) api.create(nsType, undefined, { metadata: { name: ns } });
@@ -176,9 +177,6 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     audit,
     faults,
     aggregatedDiscovery: options.aggregatedDiscovery ?? true,
-    ownerReferencesPermissionEnforcement: (options.admissionPlugins ?? []).includes(
-      'OwnerReferencesPermissionEnforcement',
-    ),
   });
   await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   const url = server.url;

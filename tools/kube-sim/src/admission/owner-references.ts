@@ -2,13 +2,9 @@
 // an ownerReference must be allowed to delete the object, and whoever sets blockOwnerDeletion=true must be
 // allowed to update the owner's `finalizers` subresource, since a blocking reference can hold the owner's
 // foreground deletion back.
-import type { Attributes } from '../server/filters/authorization.ts';
 import type { Registry } from '../registry/resources.ts';
 import { ApiError, type KubeObject, type ResourceType } from '../apimachinery/types.ts';
-
-/** What the authorizer is asked (RBAC's attributes but the user, which the caller knows). */
-export type AuthorizationRequest = Omit<Attributes, 'user'>;
-export type Authorize = (request: AuthorizationRequest) => void;
+import type { AdmissionPlugin, Authorize } from './attributes.ts';
 
 interface OwnerReference {
   apiVersion?: string;
@@ -67,7 +63,7 @@ function ownerType(registry: Registry, ref: OwnerReference): ResourceType | unde
  * Throws 403 when the writer may not set the ownerReferences of `next` (a create when `current` is
  * undefined). `ns` is the object's namespace: an owner is in it, or cluster-scoped.
  */
-export function admitOwnerReferences(
+function admitOwnerReferences(
   registry: Registry,
   authorize: Authorize,
   t: ResourceType,
@@ -112,4 +108,19 @@ export function admitOwnerReferences(
       );
     }
   }
+}
+
+/**
+ * The plugin: judges the writes of a requester. kube-sim's own in-process writes have none and pass, as the
+ * controller manager's writes pass upstream (it may delete and finalize anything).
+ */
+export function ownerReferencesPlugin(registry: Registry): AdmissionPlugin {
+  return {
+    name: 'OwnerReferencesPermissionEnforcement',
+    validate: (a) => {
+      if (!a.requester) return;
+      const ns = a.object.metadata.namespace;
+      admitOwnerReferences(registry, a.requester.authorize, a.resource, ns, a.object, a.oldObject);
+    },
+  };
 }

@@ -28,6 +28,7 @@ import {
 } from './quota-evaluators.ts';
 import type { Store } from '../storage/store.ts';
 import { ApiError, type KubeObject, type ResourceType } from '../apimachinery/types.ts';
+import type { AdmissionPlugin } from './attributes.ts';
 
 export interface QuotaRequest {
   /** Resource id (`pods`, `podsets.podset.io`). */
@@ -132,8 +133,8 @@ export function storeReader(store: Store): NamespaceReader {
   };
 }
 
-/** The API's hook: quota admission of a namespaced object about to be stored (`old`: for an update). */
-export function checkQuota(
+/** Quota admission of a namespaced object about to be stored (`old`: for an update). */
+function checkQuota(
   store: Store,
   t: ResourceType,
   object: KubeObject,
@@ -151,4 +152,12 @@ export function checkQuota(
     ...(old ? { old } : {}),
     nowMs,
   });
+}
+
+/** The plugin: every write, whoever makes it (kube-sim's controllers too), is charged to its namespace. */
+export function resourceQuotaPlugin(store: Store): AdmissionPlugin {
+  return {
+    name: 'ResourceQuota',
+    validate: (a) => checkQuota(store, a.resource, a.object, a.oldObject, a.nowMs),
+  };
 }

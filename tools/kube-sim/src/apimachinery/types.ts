@@ -1,15 +1,39 @@
 // The contract shared by kube-sim's pieces (store, server, selectors, patches, schemas, OpenAPI).
 // Keep it small: each piece owns its own details, this file only names what crosses between them.
-import type { ObjectMeta as SharedObjectMeta, OwnerReference } from '@podset/reconcile';
 
 /** A JSON value as it travels over the wire. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-export type { OwnerReference };
+/** metav1.OwnerReference. */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
 
-/** Object metadata as the store keeps it: the operator's one definition, JSON only, plus managedFields. */
-export interface ObjectMeta extends SharedObjectMeta<string> {
+/**
+ * metav1.ObjectMeta as the store keeps it: JSON only (timestamps are RFC 3339 strings), with managedFields.
+ * kube-sim defines its own rather than borrowing the operator's, so that the simulator never depends on
+ * the code it is used to test.
+ */
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
   managedFields?: Json[];
 }
 

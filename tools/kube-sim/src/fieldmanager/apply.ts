@@ -2,7 +2,8 @@
 // object; fields its manager applied before and applies no more are removed unless another manager owns
 // them; changing a field another manager owns is a conflict (409) unless forced, which takes it over.
 // A create by apply records an Apply entry for the configuration's fields.
-import { type Api, notFound, timestamp, type WriteOptions } from '../registry/api.ts';
+import type { Api, WriteOptions } from '../registry/api.ts';
+import { notFound, timestamp } from '../registry/errors.ts';
 import { difference, type FieldSet, intersection, union } from './fieldset.ts';
 import { compare, fieldSetOf, mergeApplied, removeFields, withNamedParents } from './field-ops.ts';
 import { type TypeView, typeViewOf } from './field-types.ts';
@@ -47,17 +48,7 @@ export function serverSideApply(
   opts: WriteOptions,
 ): { object: KubeObject; created: boolean } {
   const { t, name } = r;
-  const meta = isObject(r.config.metadata) ? r.config.metadata : {};
-  if (meta.managedFields !== undefined && meta.managedFields !== null) {
-    throw new ApiError(400, 'BadRequest', 'metadata.managedFields must be nil');
-  }
-  checkKind(t, r.config);
-  const config: JsonObject = {
-    ...r.config,
-    apiVersion: apiVersionOf(t),
-    kind: t.kind,
-    metadata: { ...meta, name },
-  };
+  const config = checkedConfig(t, r.config, name);
   const view = typeViewOf(t, api.registry.isCrdType(t));
   const part: Part = r.status ? 'status' : t.subresources.status ? 'main-without-status' : 'main';
   const applied = scopeFieldSet(fieldSetOf(config, view), part);
@@ -84,34 +75,12 @@ export function serverSideApply(
   const others = managers.filter((m) => m !== previous);
 
   let merged = mergeApplied(live, partOf(config, part), view);
-  if (previous) {
-    // What this manager applied before and no manager (itself included, now) owns goes.
-    let owned = applied;
-    for (const m of others) owned = union(owned, m.set);
-    const mergedSet = withNamedParents(fieldSetOf(merged, view), view);
-    const gone = scopeFieldSet(
-      difference(
-        intersection(mergedSet, withNamedParents(previous.set, view)),
-        withNamedParents(owned, view),
-      ),
-      'main',
-    );
-    if (!gone.isEmpty()) merged = removeFields(merged, gone, view);
-  }
+  if (previous) merged = withoutDropped(merged, previous.set, applied, others, view);
 
   const c = compare(live, merged, view);
   const changed = scopeFieldSet(union(c.added, c.modified), part);
   const removed = scopeFieldSet(c.removed, part);
-  const conflicts: Conflict[] = [];
-  for (const m of others) {
-    for (const path of intersection(m.set, changed).paths()) conflicts.push({ manager: m, path });
-  }
-  if (conflicts.length > 0 && !r.force) {
-    // kubectl's own server-side apply takes over what its client-side apply last applied, unchanged since.
-    const allowed = r.manager === 'kubectl' ? lastAppliedFields(live, view) : undefined;
-    const left = allowed ? conflicts.filter((c) => !allowed.has(c.path)) : conflicts;
-    if (left.length > 0) throw conflictError(left);
-  }
+  if (!r.force) checkConflicts(r.manager, others, changed, live, view);
 
   const next: Manager[] = others.map((m) => {
     const lost = union(intersection(m.set, changed), intersection(m.set, removed));
@@ -129,6 +98,56 @@ export function serverSideApply(
     r.status ? 'status' : 'main',
   );
   return { object, created: false };
+}
+
+/**
+ * What this manager applied before and no manager (itself included, now) owns goes from the merged object
+ * (`before`: the fields it applied last time).
+ */
+function withoutDropped(
+  merged: JsonObject,
+  before: FieldSet,
+  applied: FieldSet,
+  others: Manager[],
+  view: TypeView,
+): JsonObject {
+  let owned = applied;
+  for (const m of others) owned = union(owned, m.set);
+  const mergedSet = withNamedParents(fieldSetOf(merged, view), view);
+  const gone = scopeFieldSet(
+    difference(intersection(mergedSet, withNamedParents(before, view)), withNamedParents(owned, view)),
+    'main',
+  );
+  return gone.isEmpty() ? merged : removeFields(merged, gone, view);
+}
+
+/** A 409 when the apply changes fields other managers own (unless forced, which the caller decides). */
+function checkConflicts(
+  manager: string,
+  others: Manager[],
+  changed: FieldSet,
+  live: JsonObject,
+  view: TypeView,
+): void {
+  const conflicts: Conflict[] = [];
+  for (const m of others) {
+    for (const path of intersection(m.set, changed).paths()) conflicts.push({ manager: m, path });
+  }
+  if (conflicts.length === 0) return;
+  // kubectl's own server-side apply takes over what its client-side apply last applied, unchanged since.
+  const allowed = manager === 'kubectl' ? lastAppliedFields(live, view) : undefined;
+  const left = allowed ? conflicts.filter((c) => !allowed.has(c.path)) : conflicts;
+  if (left.length > 0) throw conflictError(left);
+}
+
+/** The configuration as an object of the resource: no managedFields, its kind and version, the URL's name. */
+function checkedConfig(t: ResourceType, given: JsonObject, name: string): JsonObject {
+  const meta = isObject(given.metadata) ? given.metadata : {};
+  if (meta.managedFields !== undefined && meta.managedFields !== null) {
+    throw new ApiError(400, 'BadRequest', 'metadata.managedFields must be nil');
+  }
+  checkKind(t, given);
+  return { ...given, apiVersion: apiVersionOf(t), kind: t.kind, metadata: { ...meta, name } };
 }
 
 /** A configuration is of the resource's kind and version, as a body of an update must be. */

@@ -18,7 +18,7 @@ import {
 } from '../endpoints/discovery.ts';
 import type { Faults } from './filters/faults.ts';
 import { authorizeRbac, isServiceAccount } from './filters/authorization.ts';
-import { admitOwnerReferences, type AuthorizationRequest } from '../admission/owner-references.ts';
+import type { AuthorizationRequest } from '../admission/attributes.ts';
 import {
   OPENAPI_V2_PROTOBUF,
   OPENAPI_V2_PROTOBUF_ASKED,
@@ -67,8 +67,6 @@ export interface ServerDeps {
   aggregatedDiscovery?: boolean;
   /** PUT /kube-sim/controllers: run-time controller options; returns the options in force. */
   configureControllers?: ((changes: Record<string, unknown>) => unknown) | undefined;
-  /** Enforce the OwnerReferencesPermissionEnforcement admission plugin (default false, as upstream). */
-  ownerReferencesPermissionEnforcement?: boolean;
 }
 
 interface RequestInfo {
@@ -546,14 +544,9 @@ export class KubeServer {
     else this.deps.auth.authorize(user, r.verb, r.resource, r.namespace);
   }
 
-  /** The admission plugins that need to know who writes (none unless enabled). */
-  private admission(user: string, ns: string | undefined): Pick<WriteOptions, 'admit'> {
-    if (!this.deps.ownerReferencesPermissionEnforcement) return {};
-    const registry = this.deps.registry;
-    return {
-      admit: (t, next, current) =>
-        admitOwnerReferences(registry, (r) => this.authorize(user, r), t, ns, next, current),
-    };
+  /** Who writes, for the admission chain's plugins that judge the writer (`_ns`: no plugin needs it). */
+  private admission(user: string, _ns: string | undefined): Pick<WriteOptions, 'requester'> {
+    return { requester: { user, authorize: (r) => this.authorize(user, r) } };
   }
 
   /** serviceaccounts/token: a bearer token for the service account, authorized by the stored RBAC. */

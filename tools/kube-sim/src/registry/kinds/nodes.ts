@@ -1,0 +1,6 @@
+// Nodes: a node's status is what its creator wrote (the simulated nodes register themselves with theirs).
+import { genericStrategy, type Strategy } from '../strategy.ts';
+
+export function nodeStrategy(): Strategy {
+  return { ...genericStrategy('nodes'), prepareForCreate: (_t, obj) => obj };
+}

@@ -1,0 +1,9 @@
+// Secrets: type Opaque unless given.
+import { genericStrategy, type Strategy } from '../strategy.ts';
+
+export function secretStrategy(): Strategy {
+  return {
+    ...genericStrategy('secrets'),
+    prepareForCreate: (_t, obj) => (obj.type ? obj : { ...obj, type: 'Opaque' }),
+  };
+}
