@@ -11,14 +11,25 @@ import { scale } from './scale.ts';
 import { status } from './status.ts';
 import { token } from './token.ts';
 
-const CONNECT: Record<string, Record<string, Handlers>> = {
-  pods: { binding, eviction, log, exec: kubelet, attach: kubelet, portforward: kubelet },
-  serviceaccounts: { token },
-};
+// Maps, not object literals: a subresource named like an Object property (`constructor`) is no handler.
+const CONNECT = new Map<string, Map<string, Handlers>>([
+  [
+    'pods',
+    new Map([
+      ['binding', binding],
+      ['eviction', eviction],
+      ['log', log],
+      ['exec', kubelet],
+      ['attach', kubelet],
+      ['portforward', kubelet],
+    ]),
+  ],
+  ['serviceaccounts', new Map([['token', token]])],
+]);
 
 /** The handlers of a subresource served apart from its resource's verbs (pods/binding, serviceaccounts/token, ...). */
 export function connectSubresource(t: ResourceType, sub: string | undefined): Handlers | undefined {
-  return sub === undefined ? undefined : CONNECT[resourceId(t)]?.[sub];
+  return sub === undefined ? undefined : CONNECT.get(resourceId(t))?.get(sub);
 }
 
 /** status and scale, when the type has them: undefined otherwise (a 404). */
