@@ -1,19 +1,17 @@
 // kube-sim: an in-memory Kubernetes API server for tests, demos and benchmarks.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { admissionChain, OPTIONAL_PLUGINS, type OptionalPlugin } from './admission/chain.ts';
 import { Api } from './registry/api.ts';
 import { Audit } from './server/filters/audit.ts';
 import { Auth, type AuthOptions } from './server/filters/authentication.ts';
 import { Cluster } from './registry/cluster-access.ts';
-import { DataDirWriter, SNAPSHOT_FILE, loadDataDir, restoreObjects } from './storage/data-dir.ts';
+import { DataDirWriter, SNAPSHOT_FILE, type Saved, loadDataDir, restoreObjects } from './storage/data-dir.ts';
 import { type FaultOptions, Faults } from './server/filters/faults.ts';
-import { kubeconfigYaml, writeKubeconfig } from './cmd/kubeconfig.ts';
+import { Kubeconfigs } from './cmd/kubeconfig.ts';
 import { Registry } from './registry/resources.ts';
 import { KubeServer } from './server/server.ts';
 import { Store } from './storage/store.ts';
-import { processTlsIdentity } from './cmd/tls.ts';
+import { processTlsIdentity, type TlsIdentity } from './cmd/tls.ts';
 import { type ControllerOptions, type Controllers, startControllers } from './controllers/index.ts';
 import type { ClusterAccess, ResourceType } from './apimachinery/types.ts';
 import { WatchHub } from './storage/watch.ts';
@@ -126,8 +124,11 @@ export interface KubeSim {
 
 const CORE_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
-export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSim> {
-  const saved = options.dataDir ? loadDataDir(options.dataDir) : undefined;
+/** The store (restored from the data dir's snapshot, if any), its resource types and API, with the core namespaces. */
+function openStore(
+  options: KubeSimOptions,
+  saved: Saved | undefined,
+): { store: Store; registry: Registry; api: Api } {
   const store = new Store(options.historyLimit ?? 20000);
   const registry = new Registry();
   if (saved) restoreObjects(saved, store, registry, join(options.dataDir as string, SNAPSHOT_FILE));
@@ -136,11 +137,11 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   for (const ns of CORE_NAMESPACES) {
     if (!store.get('namespaces', undefined, ns)) api.create(nsType, undefined, { metadata: { name: ns } });
   }
-  const faults = new Faults(options.faults);
-  faults.setHistoryLimit = (n) => store.setHistoryLimit(n);
-  faults.compactHistory = () => store.compact();
-  const audit = new Audit(options.auditLog ? { file: options.auditLog } : {});
-  // Saved tokens keep the kubeconfigs handed out valid; a token given in the options wins.
+  return { store, registry, api };
+}
+
+/** The identities and their tokens: saved tokens keep the kubeconfigs handed out valid; a token given in the options wins. */
+function authFor(options: KubeSimOptions, saved: Saved | undefined): Auth {
   const auth = new Auth(
     saved ? { ...options.auth, tokens: { ...saved.tokens, ...options.auth?.tokens } } : options.auth,
   );
@@ -153,6 +154,62 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       `kube-sim: no identity "${unknownIdentity}" to write a kubeconfig for (identities: ${Object.keys(auth.tokens).join(', ')})`,
     );
   }
+  return auth;
+}
+
+/** The kubeconfigs the options ask for: the main identity's, one per identity in a directory, named files. */
+function writeKubeconfigs(options: KubeSimOptions, kubeconfigs: Kubeconfigs, mainIdentity: string): string {
+  const kubeconfigPath = kubeconfigs.write(mainIdentity, options.kubeconfigPath);
+  kubeconfigs.remember(mainIdentity, kubeconfigPath);
+  if (options.kubeconfigDir) kubeconfigs.writeDir(options.kubeconfigDir);
+  for (const [id, file] of Object.entries(options.kubeconfigFiles ?? {})) kubeconfigs.write(id, file);
+  return kubeconfigPath;
+}
+
+interface Parts {
+  store: Store;
+  api: Api;
+  hub: WatchHub;
+  server: KubeServer;
+  faults: Faults;
+  audit: Audit;
+  cluster: Cluster;
+  dataDir: DataDirWriter | undefined;
+}
+
+/** The in-process controllers, unless turned off; the server's control API configures them. */
+async function startControllersOf(options: KubeSimOptions, p: Parts): Promise<Controllers | undefined> {
+  let controllers: Controllers | undefined;
+  if (options.controllers !== false) {
+    try {
+      controllers = startControllers(p.cluster, options.controllerOptions ?? {});
+    } catch (e) {
+      p.dataDir?.close();
+      await p.server.stopListening();
+      throw e;
+    }
+    p.api.namespaceController = options.controllerOptions?.namespaceController !== false;
+  }
+  p.server.deps.configureControllers = controllers
+    ? (changes) => {
+        controllers?.configure(changes);
+        return controllers?.options() ?? {};
+      }
+    : undefined;
+  return controllers;
+}
+
+/** The servers, stores and watch hub of one kube-sim, listening. */
+async function startParts(
+  options: KubeSimOptions,
+  saved: Saved | undefined,
+): Promise<Parts & { auth: Auth; tls: TlsIdentity }> {
+  const { store, registry, api } = openStore(options, saved);
+  const faults = new Faults(options.faults);
+  faults.setHistoryLimit = (n) => store.setHistoryLimit(n);
+  faults.compactHistory = () => store.compact();
+  const audit = new Audit(options.auditLog ? { file: options.auditLog } : {});
+  const auth = authFor(options, saved);
   const tls = saved?.tls ?? processTlsIdentity();
   // Before the watch hub: the writer must see each commit before a watch shows its resourceVersion.
   const dataDir = options.dataDir
@@ -179,74 +236,30 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     aggregatedDiscovery: options.aggregatedDiscovery ?? true,
   });
   await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
-  const url = server.url;
-  const httpsUrl = server.httpsUrl;
-  const port = Number(new URL(url).port);
-  const cluster = new Cluster(api);
+  return { store, api, hub, server, faults, audit, cluster: new Cluster(api), dataDir, auth, tls };
+}
 
-  let tmpDir: string | undefined;
-  const dir = (): string => (tmpDir ??= mkdtempSync(join(tmpdir(), 'kube-sim-')));
+export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSim> {
+  const saved = options.dataDir ? loadDataDir(options.dataDir) : undefined;
+  const p = await startParts(options, saved);
+  const { server, hub, store, auth, tls } = p;
   const mainIdentity = options.kubeconfigIdentity ?? 'admin';
-  const tokenOf = (identity: string): string => {
-    const tok = auth.tokens[identity];
-    if (!tok) throw new Error(`kube-sim: unknown identity "${identity}"`);
-    return tok;
-  };
-  const serverUrl = options.advertiseUrl ?? httpsUrl;
-  const kubeconfigPath = options.kubeconfigPath ?? join(dir(), 'kubeconfig');
-  writeKubeconfig(kubeconfigPath, serverUrl, mainIdentity, tokenOf(mainIdentity), tls.caCert);
-  const written = new Map<string, string>([[mainIdentity, kubeconfigPath]]);
-  if (options.kubeconfigDir) {
-    mkdirSync(options.kubeconfigDir, { recursive: true });
-    for (const id of Object.keys(auth.tokens)) {
-      writeKubeconfig(join(options.kubeconfigDir, id), serverUrl, id, tokenOf(id), tls.caCert);
-    }
-  }
-  for (const [id, file] of Object.entries(options.kubeconfigFiles ?? {})) {
-    writeKubeconfig(file, serverUrl, id, tokenOf(id), tls.caCert);
-  }
-
-  let controllers: Controllers | undefined;
-  if (options.controllers !== false) {
-    try {
-      controllers = startControllers(cluster, options.controllerOptions ?? {});
-    } catch (e) {
-      dataDir?.close();
-      await server.stopListening();
-      throw e;
-    }
-    api.namespaceController = options.controllerOptions?.namespaceController !== false;
-  }
-  server.deps.configureControllers = controllers
-    ? (changes) => {
-        controllers?.configure(changes);
-        return controllers?.options() ?? {};
-      }
-    : undefined;
-
+  const kubeconfigs = new Kubeconfigs(options.advertiseUrl ?? server.httpsUrl, auth.tokens, tls.caCert);
+  const kubeconfigPath = writeKubeconfigs(options, kubeconfigs, mainIdentity);
+  const controllers = await startControllersOf(options, p);
   let closed = false;
   return {
-    url,
-    httpsUrl,
+    url: server.url,
+    httpsUrl: server.httpsUrl,
     caCert: tls.caCert,
-    port,
+    port: Number(new URL(server.url).port),
     kubeconfigPath,
     tokens: auth.tokens,
-    kubeconfigFor(identity: string): string {
-      let p = written.get(identity);
-      if (!p) {
-        p = join(dir(), `kubeconfig-${identity}`);
-        writeKubeconfig(p, serverUrl, identity, tokenOf(identity), tls.caCert);
-        written.set(identity, p);
-      }
-      return p;
-    },
-    kubeconfigYaml(identity = mainIdentity): string {
-      return kubeconfigYaml(serverUrl, identity, tokenOf(identity), tls.caCert);
-    },
-    faults,
-    audit,
-    cluster,
+    kubeconfigFor: (identity: string) => kubeconfigs.pathFor(identity),
+    kubeconfigYaml: (identity = mainIdentity) => kubeconfigs.yaml(identity),
+    faults: p.faults,
+    audit: p.audit,
+    cluster: p.cluster,
     controllers,
     resourceVersion: () => store.resourceVersion,
     async restart(opts: { compactHistory?: boolean } = {}): Promise<void> {
@@ -255,22 +268,18 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       if (opts.compactHistory) store.compact();
       await server.relisten();
     },
-    async pause(): Promise<void> {
-      await server.stopListening();
-    },
-    async resume(): Promise<void> {
-      await server.relisten();
-    },
+    pause: () => server.stopListening(),
+    resume: () => server.relisten(),
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
       controllers?.stop();
-      cluster.close();
+      p.cluster.close();
       hub.stop();
       await server.stopListening();
-      dataDir?.close();
-      await audit.close();
-      if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+      p.dataDir?.close();
+      await p.audit.close();
+      kubeconfigs.close();
     },
   };
 }

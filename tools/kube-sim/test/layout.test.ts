@@ -31,49 +31,6 @@ const SCHEMA_DATA_FILES = [
   'apimachinery/protobuf-schemas.ts',
 ];
 
-// TEMPORARY (issue 31): what is still over the limits in the files other branches are splitting at the same
-// time (h/ks-server: server/, endpoints/, index.ts, cmd/; h/ks-registry: registry/, admission/,
-// apimachinery/types.ts, fieldmanager/; h/ks-controllers: controllers/, storage/). The lead empties these lists
-// when merging those branches. An entry that no longer breaks its rule fails the test, so a list cannot keep a
-// name it no longer needs, and no entry may name a file outside those folders.
-const TEMPORARY_OWNERS = [
-  'server/',
-  'endpoints/',
-  'index.ts',
-  'cmd/',
-  'registry/',
-  'admission/',
-  'apimachinery/types.ts',
-  'fieldmanager/',
-  'controllers/',
-  'storage/',
-];
-const TEMPORARY_LONG_FUNCTIONS = [
-  'cmd/main.ts#main',
-  'index.ts#startKubeSim',
-  'server/server.ts#KubeServer.handle',
-  'server/server.ts#KubeServer.control',
-  'server/server.ts#KubeServer.resource',
-];
-const TEMPORARY_LONG_FILES = ['server/server.ts'];
-const TEMPORARY_PODSET_IMPORTS: string[] = [];
-const TEMPORARY_IMPORT_CYCLES: string[] = [];
-/** Folders the map describes that the server and registry branches create. */
-const TEMPORARY_FOLDERS_TO_COME = ['endpoints/handlers', 'endpoints/subresources'];
-
-const fileOf = (entry: string) => entry.split(/#| -> | <-> /)[0] as string;
-
-/**
- * The violations of one rule minus its temporary exceptions, and the exceptions the source no longer
- * needs; both must be empty.
- */
-function unexcused(found: string[], temporary: string[]): { violations: string[]; stale: string[] } {
-  return {
-    violations: found.filter((v) => !temporary.includes(v)),
-    stale: temporary.filter((t) => !found.includes(t)),
-  };
-}
-
 const src = (file: string, text: string): SourceFile => ({ file, text });
 const body = (lines: number) =>
   Array.from({ length: lines - 2 }, (_, i) => `  const v${i} = ${i};`).join('\n');
@@ -162,26 +119,12 @@ describe('kube-sim/src', () => {
     assert.ok(sources.length >= 50, `${sources.length} files under ${SRC}`);
   });
 
-  test('the temporary exceptions name only files of the branches still splitting them', () => {
-    const all = [
-      ...TEMPORARY_LONG_FUNCTIONS,
-      ...TEMPORARY_LONG_FILES,
-      ...TEMPORARY_PODSET_IMPORTS,
-      ...TEMPORARY_IMPORT_CYCLES.flatMap((c) => c.split(' <-> ')),
-      ...TEMPORARY_FOLDERS_TO_COME.map((f) => `${f}/`),
-    ];
-    const elsewhere = all.filter((e) => !TEMPORARY_OWNERS.some((o) => fileOf(e).startsWith(o)));
-    assert.deepEqual(elsewhere, []);
-  });
-
   test(`no function is longer than ${MAX_FUNCTION_LINES} lines`, () => {
     const long = sources
       .flatMap(functionSizes)
       .filter((f) => f.lines > MAX_FUNCTION_LINES)
       .map((f) => f.id);
-    const { violations, stale } = unexcused(long, TEMPORARY_LONG_FUNCTIONS);
-    assert.deepEqual(violations, [], 'functions over the limit');
-    assert.deepEqual(stale, [], 'temporary exceptions no longer needed');
+    assert.deepEqual(long, [], 'functions over the limit');
   });
 
   test(`no file is longer than ${MAX_FILE_LINES} lines, schema data aside`, () => {
@@ -189,21 +132,15 @@ describe('kube-sim/src', () => {
     const long = sources
       .filter((s) => !SCHEMA_DATA_FILES.includes(s.file) && lineCount(s.text) > MAX_FILE_LINES)
       .map((s) => s.file);
-    const { violations, stale } = unexcused(long, TEMPORARY_LONG_FILES);
-    assert.deepEqual(violations, [], 'files over the limit');
-    assert.deepEqual(stale, [], 'temporary exceptions no longer needed');
+    assert.deepEqual(long, [], 'files over the limit');
   });
 
   test('nothing imports an @podset/* package', () => {
-    const { violations, stale } = unexcused(podsetImports(sources), TEMPORARY_PODSET_IMPORTS);
-    assert.deepEqual(violations, [], 'imports of the operator');
-    assert.deepEqual(stale, [], 'temporary exceptions no longer needed');
+    assert.deepEqual(podsetImports(sources), [], 'imports of the operator');
   });
 
   test('no import cycle among its modules (type-only imports included)', () => {
-    const { violations, stale } = unexcused(importCycles(importGraph(sources)), TEMPORARY_IMPORT_CYCLES);
-    assert.deepEqual(violations, [], 'import cycles');
-    assert.deepEqual(stale, [], 'temporary exceptions no longer needed');
+    assert.deepEqual(importCycles(importGraph(sources)), [], 'import cycles');
   });
 
   test("every folder is on the README's folder map, and every folder there exists", () => {
@@ -214,11 +151,10 @@ describe('kube-sim/src', () => {
       [],
       'folders the map does not describe',
     );
-    const { violations, stale } = unexcused(
+    assert.deepEqual(
       described.filter((f) => !folders.includes(f)),
-      TEMPORARY_FOLDERS_TO_COME,
+      [],
+      'folders on the map that do not exist',
     );
-    assert.deepEqual(violations, [], 'folders on the map that do not exist');
-    assert.deepEqual(stale, [], 'temporary exceptions no longer needed');
   });
 });

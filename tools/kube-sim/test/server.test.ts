@@ -1069,6 +1069,20 @@ describe('kube-sim server', () => {
     assert.equal((await call('GET', '/api/v1/namespaces/default/pods/bindme')).status, 404);
   });
 
+  test('subresources: one the resource lacks is a 404, a verb the subresource lacks a 405', async () => {
+    await call('POST', '/api/v1/namespaces/default/pods', pod('subs'));
+    const pods = '/api/v1/namespaces/default/pods/subs';
+    // `constructor` and `toString` are properties of every object: still no subresource of a pod.
+    for (const sub of ['constructor', 'toString', 'widgets', 'token']) {
+      assert.equal((await call('POST', `${pods}/${sub}`, {})).status, 404, sub);
+    }
+    assert.equal((await call('GET', '/api/v1/namespaces/default/configmaps/x/scale')).status, 404);
+    assert.equal((await call('GET', `${pods}/binding`)).status, 405);
+    assert.equal((await call('PUT', `${pods}/log`, {})).status, 405);
+    assert.equal((await call('GET', '/api/v1/namespaces/default/serviceaccounts/default/token')).status, 405);
+    assert.equal((await call('GET', '/kube-sim/history')).status, 404);
+  });
+
   test('control API: faults, audit and history over HTTP (admin only)', async () => {
     const set = await call('PUT', '/kube-sim/faults', {
       errors: [{ verb: 'list', resource: 'secrets', code: 500 }],

@@ -1,15 +1,11 @@
 // The audit log: every request, in memory (bounded) and optionally as JSON lines in a file.
 import { createWriteStream, type WriteStream } from 'node:fs';
+import type { Filter, RequestAttributes } from './chain.ts';
 
-export interface AuditEntry {
+/** A request's entry: who did what (./chain.ts's RequestAttributes), when, how it was answered. */
+export interface AuditEntry extends RequestAttributes {
   time: string;
   userAgent: string;
-  user: string;
-  verb: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
   code: number;
   latencyMs: number;
   method: string;
@@ -72,4 +68,36 @@ export class Audit {
     this.file = undefined;
     if (f) await new Promise<void>((resolve) => f.end(resolve));
   }
+}
+
+/**
+ * The audit filter: every request gets an entry when its response ends (or earlier, when a handler records
+ * it: a watch as its stream starts), with what the later filters resolved of it.
+ */
+export function withAudit(audit: Audit): Filter {
+  return async (ctx, next) => {
+    const { req, res, attributes: a } = ctx;
+    let audited = false;
+    ctx.record = (): void => {
+      if (audited) return;
+      audited = true;
+      audit.record({
+        time: new Date().toISOString(),
+        userAgent: String(req.headers['user-agent'] ?? ''),
+        user: a.user,
+        verb: a.verb || req.method?.toLowerCase() || '',
+        resource: a.resource,
+        subresource: a.subresource,
+        namespace: a.namespace,
+        name: a.name,
+        code: res.statusCode,
+        latencyMs: Math.round((performance.now() - ctx.started) * 1000) / 1000,
+        method: req.method ?? '',
+        path: ctx.path,
+      });
+    };
+    res.on('finish', ctx.record);
+    res.on('close', ctx.record);
+    await next();
+  };
 }

@@ -1,6 +1,7 @@
 // Bearer-token authentication: one token per identity; read-only identities get 403 on writes.
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../apimachinery/types.ts';
+import type { Filter } from './chain.ts';
 
 export interface AuthOptions {
   /** Identities to mint tokens for (default admin, watcher, worker, controller, viewer). */
@@ -85,4 +86,12 @@ export class Auth {
       `${resource} is forbidden: User "${user}" cannot ${verb} resource "${resource}"${where}`,
     );
   }
+}
+
+/** The authentication filter: the request's identity from its bearer token, else 401. */
+export function withAuthentication(auth: Auth): Filter {
+  return async (ctx, next) => {
+    ctx.attributes.user = auth.authenticate(ctx.req.headers.authorization);
+    await next();
+  };
 }

@@ -2,6 +2,8 @@
 // RoleBindings and ClusterRoleBindings decide, as kube-apiserver's RBAC authorizer does (without aggregation).
 import type { Store } from '../../storage/store.ts';
 import { ApiError, type KubeObject } from '../../apimachinery/types.ts';
+import type { Auth } from './authentication.ts';
+import type { Filter } from './chain.ts';
 
 export interface Attributes {
   user: string;
@@ -98,4 +100,32 @@ export function authorizeRbac(store: Store, a: Attributes): void {
     `${a.resource}${a.group ? '.' + a.group : ''}${a.name ? ` "${a.name}"` : ''} is forbidden: User "${a.user}" cannot ${a.verb} resource "${res}" in API group "${a.group}"${where}`,
     { details: { ...(a.name ? { name: a.name } : {}), group: a.group, kind: a.resource } },
   );
+}
+
+/** Decides whether `user` may make a request: throws 403 unless it may. */
+export type Authorizer = (user: string, request: Omit<Attributes, 'user'>) => void;
+
+/** Service accounts are decided by the stored RBAC, the built-in identities by Auth (viewer reads only). */
+export function authorizer(auth: Auth, store: Store): Authorizer {
+  return (user, r) => {
+    if (isServiceAccount(user)) authorizeRbac(store, { user, ...r });
+    else auth.authorize(user, r.verb, r.resource, r.namespace);
+  };
+}
+
+/** The authorization filter of resource requests: 403 unless the authorizer allows the request. */
+export function withAuthorization(authorize: Authorizer): Filter {
+  return async (ctx, next) => {
+    const info = ctx.info;
+    if (!info) throw new Error(`not a resource request: ${ctx.path}`);
+    authorize(ctx.attributes.user, {
+      verb: info.verb,
+      group: info.group,
+      resource: info.plural,
+      subresource: info.subresource ?? '',
+      namespace: info.namespace,
+      name: info.name,
+    });
+    await next();
+  };
 }

@@ -1,5 +1,6 @@
 // Fault injection, set at start or at run time: errors, latency, watch cuts and expiry, a shrunk history.
 import { ApiError } from '../../apimachinery/types.ts';
+import type { Filter } from './chain.ts';
 
 export interface ErrorRule {
   /** Verb (`create`, `list`, `watch`, ...) or '*' / undefined for all. */
@@ -145,4 +146,22 @@ export class Faults {
       });
     }
   }
+}
+
+/** Injected latency, before anything but authentication (a watch waits before its stream starts). */
+export function withLatency(faults: Faults): Filter {
+  return async (_ctx, next) => {
+    const delay = faults.delayMs();
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    await next();
+  };
+}
+
+/** Injected errors of a resource request, once it is authorized (by its verb, resource and subresource). */
+export function withInjectedErrors(faults: Faults): Filter {
+  return async (ctx, next) => {
+    const info = ctx.info;
+    if (info) faults.check(info.verb, info.plural, info.subresource ?? '');
+    await next();
+  };
 }
