@@ -4,7 +4,7 @@ import { goQuote, invalid, notSupported, required } from '../apimachinery/field-
 import type { FieldCause, Json, JsonObject, JSONSchemaProps } from '../apimachinery/types.ts';
 import { compile } from './cel-compile.ts';
 import { resolveFieldPath } from './cel-field-path.ts';
-import { isObject } from './structural.ts';
+import { isObject } from '../apimachinery/json.ts';
 
 const REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
 const NEWLINES = /[\n\r]/;

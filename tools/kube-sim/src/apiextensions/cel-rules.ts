@@ -13,7 +13,8 @@ import { duplicate, forbidden, invalid, required } from '../apimachinery/field-e
 import { compile, type CelError } from './cel-compile.ts';
 import { resolveFieldPath } from './cel-field-path.ts';
 import { additional, embedded, toCel } from './cel-values.ts';
-import { childPath, deepEqual, isObject, propOf } from './structural.ts';
+import { childPath, propOf } from './structural.ts';
+import { deepEqual, isObject } from '../apimachinery/json.ts';
 import type { FieldCause, Json, JSONSchemaProps, ValidationRule } from '../apimachinery/types.ts';
 
 /** Keywords of the schema the shared type leaves out: allOf branches may declare rules too. */

@@ -2,7 +2,8 @@
 // bytes), with property names escaped as the API server escapes them.
 import { parse } from '@marcbachmann/cel-js';
 import type { Json, JSONSchemaProps } from '../apimachinery/types.ts';
-import { isObject, propOf } from './structural.ts';
+import { propOf } from './structural.ts';
+import { isObject } from '../apimachinery/json.ts';
 
 const CEL_RESERVED = new Set([
   'true',

@@ -11,7 +11,8 @@ import type {
   ResourceType,
 } from '../apimachinery/types.ts';
 import { duplicate, forbidden, invalid, notSupported, required } from '../apimachinery/field-errors.ts';
-import { childPath, isObject, validateValue } from './structural.ts';
+import { childPath, validateValue } from './structural.ts';
+import { isObject } from '../apimachinery/json.ts';
 import { pruneValue } from './pruning.ts';
 import { validateRuleDefinitions } from './cel-rule-definitions.ts';
 

@@ -1,6 +1,7 @@
 // Defaulting of custom resources from their structural schema, as kube-apiserver's apiextensions does it.
 import type { Json, JSONSchemaProps } from '../apimachinery/types.ts';
-import { isObject, propOf } from './structural.ts';
+import { propOf } from './structural.ts';
+import { isObject } from '../apimachinery/json.ts';
 
 /**
  * Returns a copy with defaults applied, as the API server does on create/update/read: for every object that is

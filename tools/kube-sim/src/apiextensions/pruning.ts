@@ -1,7 +1,8 @@
 // Pruning of the fields a custom resource's structural schema does not know, as kube-apiserver's
 // apiextensions does it (and the field paths it names in `unknown field "spec.foo"`).
 import type { Json, JSONSchemaProps } from '../apimachinery/types.ts';
-import { childPath, indexPath, isObject, OBJECT_META_FIELDS, propOf } from './structural.ts';
+import { childPath, indexPath, OBJECT_META_FIELDS, propOf } from './structural.ts';
+import { isObject } from '../apimachinery/json.ts';
 
 /**
  * Returns a copy without fields the schema doesn't know, and their paths (`spec.foo`,

@@ -16,9 +16,9 @@ import {
 } from '../apimachinery/field-errors.ts';
 import type { FieldCause, Json, JsonObject, JSONSchemaProps } from '../apimachinery/types.ts';
 import { compilePattern, formatCheckers } from './formats.ts';
+import { isObject, deepEqual } from '../apimachinery/json.ts';
 
 // The registry's validators import the field-error constructors from here.
-export { duplicate, forbidden, invalid, notSupported, required } from '../apimachinery/field-errors.ts';
 
 export interface ValidateOptions {
   /** The value is a whole object (a CR, or an embedded resource): `metadata` is left to ObjectMeta rules. Default true. */
@@ -42,10 +42,6 @@ function jsonKind(v: Json): Kind {
     default:
       return 'object';
   }
-}
-
-export function isObject(v: Json | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** `a` + `b` → `a.b`; '' + `b` → `b`. */
@@ -411,23 +407,6 @@ function validateMetadata(
       }
     }
   }
-}
-
-export function deepEqual(a: Json | undefined, b: Json | undefined): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || a === undefined || b === undefined) return false;
-  if (typeof a !== typeof b) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => deepEqual(x, b[i]));
-  }
-  if (isObject(a)) {
-    if (!isObject(b)) return false;
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => k in b && deepEqual(a[k], b[k]));
-  }
-  return false;
 }
 
 /** ObjectMeta's fields: what survives in the metadata of an embedded resource. */

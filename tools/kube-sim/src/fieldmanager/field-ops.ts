@@ -4,7 +4,7 @@
 // RemoveItems), written for kube-sim's JSON objects.
 import { FieldSet } from './fieldset.ts';
 import type { ListType, TypeView } from './field-types.ts';
-import { deepEqual } from '../patch/util.ts';
+import { deepEqual } from '../apimachinery/json.ts';
 import { ApiError, type Json, type JsonObject } from '../apimachinery/types.ts';
 
 function isObject(v: Json | undefined): v is JsonObject {

@@ -13,7 +13,7 @@ import {
 } from './fieldset.ts';
 import type { TypeView } from './field-types.ts';
 import { compare, isSame, itemKey } from './field-ops.ts';
-import { deepEqual } from '../patch/util.ts';
+import { deepEqual } from '../apimachinery/json.ts';
 import { ApiError, type Json, type JsonObject, type KubeObject } from '../apimachinery/types.ts';
 
 export type Operation = 'Apply' | 'Update';

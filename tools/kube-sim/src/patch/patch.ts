@@ -11,7 +11,7 @@
 //   error text is kept on the thrown error's `cause` for debugging.
 // - merge patch that is not a JSON object → 400 BadRequest "Invalid JSON Patch" (jsonpatch.ErrBadJSONPatch).
 import { ApiError, type Json, type JsonObject } from '../apimachinery/types.ts';
-import { cloneJson, deepEqual, hasOwn, isObject, setOwn } from './util.ts';
+import { cloneJson, deepEqual, hasOwn, isObject, setOwn } from '../apimachinery/json.ts';
 import { strategicMerge } from './strategic.ts';
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@
 // - Values taken from the patch where the original has nothing are cleaned of nulls and directives recursively
 //   (the result never carries `$patch`, `$retainKeys`, ... keys).
 import { ApiError, type Json, type JsonObject } from '../apimachinery/types.ts';
-import { cloneJson, deepEqual, hasOwn, isObject, jsonKind, setOwn } from './util.ts';
+import { cloneJson, deepEqual, hasOwn, isObject, jsonKind, setOwn } from '../apimachinery/json.ts';
 
 const DIRECTIVE = '$patch';
 const RETAIN_KEYS = '$retainKeys';

@@ -1,9 +1,6 @@
 // Reading and writing JSON objects by `.spec.replicas`-style paths (a scale subresource's paths).
 import type { Json, JsonObject } from '../apimachinery/types.ts';
-
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isObject } from '../apimachinery/json.ts';
 
 export function getPath(obj: unknown, path: string): Json | undefined {
   let cur: unknown = obj;

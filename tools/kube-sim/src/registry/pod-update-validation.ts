@@ -4,7 +4,8 @@
 // The message ends with a diff of the spec; a real server prints go-cmp's diff of its internal Go struct
 // (whose spacing go-cmp randomises on purpose), so kube-sim prints the changed fields in the same shape,
 // not byte for byte.
-import { deepEqual, forbidden, invalid, isObject, required } from '../apiextensions/structural.ts';
+import { deepEqual, isObject } from '../apimachinery/json.ts';
+import { forbidden, invalid, required } from '../apimachinery/field-errors.ts';
 import type { FieldCause, Json, JsonObject } from '../apimachinery/types.ts';
 
 const UPDATABLE =

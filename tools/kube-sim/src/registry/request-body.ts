@@ -3,7 +3,7 @@
 import type { ApiError, KubeObject, ResourceType } from '../apimachinery/types.ts';
 import { refuseUndecodable } from '../apimachinery/type-check.ts';
 import { badRequest } from './errors.ts';
-import { isObject } from './json-paths.ts';
+import { isObject } from '../apimachinery/json.ts';
 import { apiVersionOf } from './resources.ts';
 
 /** A built-in's body its Go type cannot decode is refused first, as the API server's decoder does. */

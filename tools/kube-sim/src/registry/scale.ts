@@ -9,7 +9,8 @@ import {
   type ResourceType,
 } from '../apimachinery/types.ts';
 import { badRequest, conflict, invalid, MODIFIED_MSG, notFound } from './errors.ts';
-import { getPath, isObject, setPath } from './json-paths.ts';
+import { getPath, setPath } from './json-paths.ts';
+import { isObject } from '../apimachinery/json.ts';
 import type { GenericStore } from './store.ts';
 import type { WriteOptions } from './write-options.ts';
 

@@ -4,14 +4,8 @@
 // a pod's spec, the restartPolicy each kind allows, non-negative counts; and on update the selector
 // immutable and a StatefulSet's spec frozen but for the fields it may change.
 import { validatePodSpec } from './pod-validation.ts';
-import {
-  deepEqual,
-  forbidden,
-  invalid,
-  isObject,
-  notSupported,
-  required,
-} from '../apiextensions/structural.ts';
+import { deepEqual, isObject } from '../apimachinery/json.ts';
+import { forbidden, invalid, notSupported, required } from '../apimachinery/field-errors.ts';
 import type { FieldCause, Json, JsonObject, KubeObject } from '../apimachinery/types.ts';
 
 const obj = (v: Json | undefined): JsonObject => (isObject(v) ? v : {});

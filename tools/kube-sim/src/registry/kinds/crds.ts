@@ -4,7 +4,7 @@
 import type { JsonObject, KubeObject, ResourceType } from '../../apimachinery/types.ts';
 import { applyCrdDefaults, crdResourceTypes, validateCrd } from '../../apiextensions/schema.ts';
 import { invalid, timestamp } from '../errors.ts';
-import { isObject } from '../json-paths.ts';
+import { isObject } from '../../apimachinery/json.ts';
 import { genericStrategy, type Strategy, type StrategyContext } from '../strategy.ts';
 
 export const CRD_ID = 'customresourcedefinitions.apiextensions.k8s.io';

@@ -3,7 +3,7 @@
 // one) removes its content at once.
 import { ApiError, type KubeObject } from '../../apimachinery/types.ts';
 import { timestamp } from '../errors.ts';
-import { isObject } from '../json-paths.ts';
+import { isObject } from '../../apimachinery/json.ts';
 import { resourceId } from '../resources.ts';
 import { genericStrategy, type Strategy } from '../strategy.ts';
 

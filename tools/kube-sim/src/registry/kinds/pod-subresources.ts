@@ -1,7 +1,7 @@
 // pods/binding and pods/eviction: the two writes of a pod that are not updates of it.
 import type { DeleteOptions, KubeObject, ResourceType } from '../../apimachinery/types.ts';
 import { conflict, invalid } from '../errors.ts';
-import { isObject } from '../json-paths.ts';
+import { isObject } from '../../apimachinery/json.ts';
 import type { GenericStore } from '../store.ts';
 import type { WriteOptions } from '../write-options.ts';
 

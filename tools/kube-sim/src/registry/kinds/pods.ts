@@ -1,7 +1,7 @@
 // Pods: defaults and what admission adds on create, spec validation (and its immutability on update, but
 // for pods/binding), graceful deletion from spec.terminationGracePeriodSeconds.
 import type { Json } from '../../apimachinery/types.ts';
-import { isObject } from '../json-paths.ts';
+import { isObject } from '../../apimachinery/json.ts';
 import { preparePod } from '../pod-defaults.ts';
 import { validatePodUpdate } from '../pod-update-validation.ts';
 import { validatePodSpec } from '../pod-validation.ts';

@@ -1,7 +1,7 @@
 // Services: defaults, a cluster IP from 10.96.0.0/16 and node ports from 30000-32767 allocated on create,
 // as the API server's allocators would; the allocated cluster IPs are immutable.
 import type { JsonObject, KubeObject } from '../../apimachinery/types.ts';
-import { isObject } from '../json-paths.ts';
+import { isObject } from '../../apimachinery/json.ts';
 import { genericStrategy, type Strategy } from '../strategy.ts';
 
 /** Hands out cluster IPs and node ports in turn (each API has its own). */

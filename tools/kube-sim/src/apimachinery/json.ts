@@ -1,7 +1,7 @@
-// Small JSON helpers shared by the patch implementations (patch.ts, strategic.ts).
-import type { Json, JsonObject } from '../apimachinery/types.ts';
+// JSON values as the API server handles them: deep copy, equality, own-property access and the JSON type of a value (patches, schemas, the registry).
+import type { Json, JsonObject } from './types.ts';
 
-export function isObject(v: Json | undefined): v is JsonObject {
+export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
