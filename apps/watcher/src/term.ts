@@ -7,7 +7,9 @@ import type { WatchApi } from './kube-api.ts';
 import type { Resource } from './keys.ts';
 import type { Logger } from './log.ts';
 import type { EventTracing } from './event-tracing.ts';
-import { Enqueuer, type EventAppender, type EventOutcome, type ReconcileRequester } from './enqueue.ts';
+import type { EventOutcome } from './admit.ts';
+import { Enqueuer, type EventAppender } from './enqueue.ts';
+import type { ReconcileRequester } from './request.ts';
 import { listPodSetKeys, Resync } from './resync.ts';
 import {
   newCounters,
