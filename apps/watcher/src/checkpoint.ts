@@ -7,6 +7,7 @@
 // written at start and re-checked periodically and on every reconnect; when it has vanished, the
 // queue lost its pending requests too, so the owner relists and enqueues every key.
 import type { RedisClient } from '@podset/queue';
+import { systemClock, type Clock } from '@podset/runtime';
 import type { Checkpointer } from './watch-loop.ts';
 import type { Logger } from './log.ts';
 
@@ -100,12 +101,14 @@ export interface DataLossOptions {
   logger: Logger;
   /** Called when the sentinel had vanished: Redis lost its data since the last check. */
   onLoss: () => void;
+  /** Stamps the sentinel's value (this process and when it started). Default the system clock. */
+  clock?: Clock;
 }
 
 /** Watches for a Redis that lost its data (see file comment). Call stop() when done. */
 export class DataLossDetector {
   readonly #o: DataLossOptions;
-  readonly #value = `${process.pid}-${Date.now()}`;
+  readonly #value: string;
   #timer: NodeJS.Timeout | undefined;
   #armed = false;
   readonly #onReady = () => void this.check();
@@ -113,6 +116,7 @@ export class DataLossDetector {
 
   constructor(options: DataLossOptions) {
     this.#o = options;
+    this.#value = `${process.pid}-${(options.clock ?? systemClock).now()}`;
   }
 
   /** Writes the sentinel (if absent) and starts checking. */

@@ -365,3 +365,28 @@ test('what each event came to is counted: requested, coalesced, covered, unchang
   assert.equal(queue.calls.length, 2, 'the first request, and one follow-up');
   assert.deepEqual([enq.unkeyed, enq.coalesced, enq.covered, enq.unchanged], [1, 2, 1, 1]);
 });
+
+test("event-log records and the relist marker carry the time of the enqueuer's clock", async () => {
+  const at = Date.parse('2030-05-06T07:08:09.010Z');
+  const clock = { now: () => at, sleep: () => Promise.resolve() };
+  const records: EventRecord[] = [];
+  const enq = new Enqueuer({
+    queue: recordingQueue(),
+    logger: silentLogger,
+    gate: new PodSetChangeFilter(),
+    clock,
+    eventLog: {
+      append: async (r: EventRecord) => void records.push(r),
+      appendMany: async (rs: readonly EventRecord[]) => void records.push(...rs),
+    },
+  });
+  await enq.event({ ...podSet({ rv: '1' }), type: 'ADDED' });
+  await enq.listed({ stream: 'podsets/*', resource: 'podsets', objects: [], cause: 'test' });
+  assert.deepEqual(
+    records.map((r) => [r.type, r.t]),
+    [
+      ['ADDED', '2030-05-06T07:08:09.010Z'],
+      ['RELIST', '2030-05-06T07:08:09.010Z'],
+    ],
+  );
+});

@@ -10,7 +10,8 @@ export function eventRecord(
   resource: Resource,
   type: string,
   obj: WatchedObject,
-  now: Date | string = new Date(),
+  /** When the watcher saw it (the caller's clock). */
+  now: Date | string,
   /** The object's key when the caller has it already (keyFor). */
   key: string | undefined = keyFor(resource, obj),
 ): EventRecord {

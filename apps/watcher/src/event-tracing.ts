@@ -4,9 +4,9 @@
 // A covered event (the key's job already waiting) gets a span too, but nothing carries it to the job: that
 // would cost a write the event otherwise saves; its span says `podset.event.outcome=covered`.
 import { ROOT_CONTEXT, SpanKind, type Span, type Tracer } from '@opentelemetry/api';
-import { recordError, traceparentOf } from '@podset/runtime';
+import { recordError, systemClock, traceparentOf, type Clock } from '@podset/runtime';
 import type { KeyedEvent } from './change-gate.ts';
-import type { EventOutcome } from './enqueue.ts';
+import type { EventOutcome } from './admit.ts';
 
 export interface EventTracing {
   /** Epoch ms: when a batch began (its events' spans start there). */
@@ -23,8 +23,8 @@ export interface BatchSpans {
   end(err?: unknown): void;
 }
 
-export function eventTracing(tracer: Tracer): EventTracing {
-  return { now: Date.now, batch: (startedAt) => new Batch(tracer, startedAt) };
+export function eventTracing(tracer: Tracer, clock: Clock = systemClock): EventTracing {
+  return { now: () => clock.now(), batch: (startedAt) => new Batch(tracer, startedAt) };
 }
 
 class Batch implements BatchSpans {

@@ -1,4 +1,5 @@
-export { Watcher, type WatcherOptions } from './watcher.ts';
+export { startWatcher, type WatcherSettings, type WatcherDeps, type RunningWatcher } from './watcher.ts';
+export { WatchTerm, type TermOptions } from './term.ts';
 export {
   WatchLoop,
   newCounters,
@@ -11,7 +12,8 @@ export {
   type Checkpointer,
 } from './watch-loop.ts';
 export { podSetKey, keyFor, keysOf, streamId, type Resource, type WatchedObject } from './keys.ts';
-export { Enqueuer, type ReconcileRequester, type EventAppender } from './enqueue.ts';
+export { Enqueuer, type EventAppender } from './enqueue.ts';
+export { type ReconcileRequester } from './request.ts';
 export { EventLog, eventRecord, type EventRecord } from './event-log.ts';
 export { RedisCheckpoint, DataLossDetector } from './checkpoint.ts';
 export { LeaderElector, microTime, type LeaderOptions } from './leader.ts';

@@ -8,6 +8,12 @@ export interface ListPage {
   metadata: { resourceVersion?: string; continue?: string };
 }
 
+/** One line of a watch stream: an event, a BOOKMARK, or an ERROR (a metav1.Status as its object). */
+export interface WatchLine {
+  type: string;
+  object: WatchedObject & { code?: number; message?: string };
+}
+
 export interface WatchApi {
   list(
     resource: Resource,
@@ -25,7 +31,7 @@ export interface WatchApi {
       timeoutSeconds: number;
       signal: AbortSignal;
     },
-  ): AsyncIterable<{ type: string; object: WatchedObject & { code?: number; message?: string } }>;
+  ): AsyncIterable<WatchLine>;
 }
 
 export interface LeaseApi {

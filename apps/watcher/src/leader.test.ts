@@ -274,7 +274,7 @@ test('after the leader dies, a standby holds the lease within leaseDuration + re
       leaseDurationMs: leaseMs,
       logger: silentLogger,
       monotonic: () => clock.now,
-      sleep: clock.sleep,
+      clock: { now: () => clock.now, sleep: clock.sleep },
       random,
     });
     // It starts after the lease exists, at a random moment of the leader's first lease duration.

@@ -12,6 +12,7 @@
 // written (it polls at most that far apart), and polls again exactly when that record has been unchanged
 // for the lease duration, so it holds the lease at most leaseDuration + retryPeriod after the leader's
 // last renewal (plus the time of its Lease requests), and never less than leaseDuration after it.
+import { systemClock, type Clock } from '@podset/runtime';
 import { sleep } from './sleep.ts';
 import { errorCode, type LeaseApi } from './kube-api.ts';
 import type { Logger } from './log.ts';
@@ -28,12 +29,13 @@ export interface LeaderOptions {
   /** Poll / renew interval. Default 1/7 of the lease duration (client-go's 15 s / 2 s ratio). */
   retryPeriodMs?: number;
   logger: Logger;
-  /** Wall clock for the Lease's timestamps (expiry and deadlines use the monotonic clock). */
-  now?: () => number;
-  /** Monotonic clock, ms (default performance.now); with `sleep`, a fake clock for tests. */
+  /**
+   * The Lease's timestamps and the waits between polls and renewals (a wait ends early when its signal
+   * aborts). Default the system clock; expiry and deadlines use the monotonic clock.
+   */
+  clock?: Clock;
+  /** Monotonic clock, ms (default performance.now); with `clock`, a fake clock for tests. */
   monotonic?: () => number;
-  /** Waits between polls and renewals (default a timer; resolves early when the signal aborts). */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   random?: () => number;
 }
 
@@ -57,9 +59,8 @@ export class LeaderElector {
     this.#o = {
       renewDeadlineMs: Math.round((duration * 2) / 3),
       retryPeriodMs: Math.max(100, Math.round(duration / 7)),
-      now: Date.now,
+      clock: systemClock,
       monotonic: () => performance.now(),
-      sleep,
       random: Math.random,
       ...options,
     };
@@ -84,7 +85,7 @@ export class LeaderElector {
       // Standby: poll until acquired.
       const acquired = await this.#tryAcquireOrRenew(signal);
       if (!acquired) {
-        await this.#o.sleep(this.#standbyWait(), signal);
+        await sleep(this.#standbyWait(), signal, this.#o.clock);
         continue;
       }
       this.#leading = true;
@@ -109,7 +110,7 @@ export class LeaderElector {
       if (signal.aborted) break;
       this.stats.lost++;
       log.warn({ lease: this.#o.name, identity: this.#o.identity }, 'lost leadership; standing by');
-      await this.#o.sleep(this.#o.retryPeriodMs, signal);
+      await sleep(this.#o.retryPeriodMs, signal, this.#o.clock);
     }
   }
 
@@ -124,7 +125,7 @@ export class LeaderElector {
     let deadlineTimer = setTimeout(() => leadership.abort(new Error('renew deadline passed')), deadline());
     try {
       while (!leadership.signal.aborted) {
-        await this.#o.sleep(this.#o.retryPeriodMs, leadership.signal);
+        await sleep(this.#o.retryPeriodMs, leadership.signal, this.#o.clock);
         if (leadership.signal.aborted) break;
         const sent = mono();
         const callSignal = AbortSignal.any([
@@ -160,7 +161,7 @@ export class LeaderElector {
     for (let attempt = 0; attempt < 2; attempt++) {
       const lease = this.#lease;
       if (lease?.spec?.holderIdentity !== this.#o.identity) return false;
-      const now = this.#o.now();
+      const now = this.#o.clock.now();
       try {
         this.#lease = await this.#o.api.replace(
           this.#o.namespace,
@@ -215,7 +216,7 @@ export class LeaderElector {
   /** One GET and (maybe) one create/PUT. True when we hold the lease afterwards. */
   async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const { api, namespace, name, identity } = this.#o;
-    const now = this.#o.now();
+    const now = this.#o.clock.now();
     const durationS = Math.max(1, Math.round(this.#o.leaseDurationMs / 1000));
     this.#expiresAt = undefined;
     let current: Lease | undefined;

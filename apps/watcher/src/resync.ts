@@ -1,5 +1,6 @@
 // Periodic resync: every period (±10 % jitter) list the PodSets of every watched scope and request
 // each key at bulk priority, so nothing stays wrong forever even if an event were somehow lost.
+import type { Clock } from '@podset/runtime';
 import { sleep } from './sleep.ts';
 import type { WatchApi } from './kube-api.ts';
 import { keysOf } from './keys.ts';
@@ -12,6 +13,8 @@ export interface ResyncOptions {
   enqueueBulk: (keys: readonly string[]) => Promise<void>;
   logger: Logger;
   random?: () => number;
+  /** Waits between resyncs. Default the system clock. */
+  clock?: Clock;
 }
 
 export class Resync {
@@ -27,7 +30,7 @@ export class Resync {
   async run(signal: AbortSignal): Promise<void> {
     const random = this.#o.random ?? Math.random;
     while (!signal.aborted) {
-      await sleep(Math.round(this.#o.periodMs * (0.9 + 0.2 * random())), signal);
+      await sleep(Math.round(this.#o.periodMs * (0.9 + 0.2 * random())), signal, this.#o.clock);
       if (signal.aborted) break;
       await this.once(signal);
     }

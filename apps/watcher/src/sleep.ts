@@ -1,18 +1,12 @@
-// An abortable sleep, for the watcher's waits between retries and lease renewals.
+// An abortable sleep on a Clock, for the watcher's waits between retries and lease renewals: the loops
+// that wait check their signal afterwards, so an abort ends the wait without an error.
+import { systemClock, type Clock } from '@podset/runtime';
 
-/** Resolves after ms, or early (without throwing) when the signal aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted === true) {
-      resolve();
-      return;
-    }
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
+/** Resolves after ms on `clock`, or early (without throwing) when the signal aborts. */
+export async function sleep(ms: number, signal?: AbortSignal, clock: Clock = systemClock): Promise<void> {
+  try {
+    await clock.sleep(ms, signal);
+  } catch (err) {
+    if (signal?.aborted !== true) throw err;
+  }
 }

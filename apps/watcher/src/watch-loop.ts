@@ -1,22 +1,20 @@
 // List+watch of one resource in one scope (a namespace or all), forever, with its own recovery.
 //
-// The loop keeps the last resourceVersion it has handed to the sink. Every way a watch can end
-// leads back to a watch from that RV: a clean end (server timeout) at once; a reset, a 5xx or an
-// unreachable server after exponential backoff with jitter; a 429 after its Retry-After; a silent
-// stall once the watch outlived its timeoutSeconds by the stall grace. Only "410 Gone" (the RV is
-// older than the server retains) leads to a relist: LIST (paged), every object to the sink as a bulk
-// batch, then watch from the list's RV. Events reach the sink one at a time, in order, and the RV
-// advances (and may be checkpointed) only after the sink has taken the event, so a crash replays
-// instead of losing.
+// The loop keeps the last resourceVersion the sink has taken. Every way a watch can end leads back to a
+// watch from that RV: a clean end (server timeout) at once; a reset, a 5xx or an unreachable server after
+// exponential backoff with jitter; a 429 after its Retry-After; a silent stall once the watch outlived its
+// timeoutSeconds by the stall grace (stall-check.ts). Only "410 Gone" (the RV is older than the server
+// retains) leads to a relist: LIST (paged), every page to the sink in order, then watch from the list's
+// RV. Events are handed to the sink in order without waiting for each other, up to maxInFlight (64) at
+// once; the RV advances (and may be checkpointed) strictly in order, only past events the sink has taken
+// (hand-off.ts), so a crash replays instead of losing.
 import { backoffDelay, type BackoffOptions } from '@podset/queue';
+import { systemClock, type Clock } from '@podset/runtime';
+import { OrderedHandOff } from './hand-off.ts';
+import { isTooLargeResourceVersion, type ListPage, type WatchApi, type WatchLine } from './kube-api.ts';
 import { sleep } from './sleep.ts';
-import {
-  errorCode,
-  isTooLargeResourceVersion,
-  retryAfterSeconds,
-  type ListPage,
-  type WatchApi,
-} from './kube-api.ts';
+import { StallCheck } from './stall-check.ts';
+import { abortReason, callEnd, handOn, toWatchEnd, WatchEnd } from './watch-end.ts';
 import { NAME_LABEL } from '@podset/reconcile';
 import { isWatchedKind, streamId, type Resource, type WatchedObject } from './keys.ts';
 import type { Logger } from './log.ts';
@@ -132,18 +130,8 @@ export interface WatchLoopOptions {
   /** Events handed to the sink before the first of them must be done (1: one at a time). Default 64. */
   maxInFlight?: number;
   random?: () => number;
-}
-
-class WatchEnd extends Error {
-  readonly reason: RestartReason;
-  readonly delayMs: number | undefined;
-  /** The HTTP status of the failed call, when there was one. */
-  code: number | undefined;
-  constructor(reason: RestartReason, message: string, delayMs?: number) {
-    super(message);
-    this.reason = reason;
-    this.delayMs = delayMs;
-  }
+  /** Waits between retries, and a watch's age and silence. Default the system clock. */
+  clock?: Clock;
 }
 
 /** What to tell the user when the API has no such resource: for PodSets, the CRD is not installed. */
@@ -172,6 +160,7 @@ export class WatchLoop {
       pageSize: 500,
       maxInFlight: 64,
       random: Math.random,
+      clock: systemClock,
       ...options,
     };
     this.#hooks = options.hooks ?? {};
@@ -201,7 +190,7 @@ export class WatchLoop {
         if (signal.aborted) return;
         const delay = backoffDelay(++this.#attempt, this.#o.backoff, this.#o.random);
         log.warn({ stream: this.stream, err: String(err), delayMs: delay }, 'cannot read the checkpoint');
-        await sleep(delay, signal);
+        await sleep(delay, signal, this.#o.clock);
         if (signal.aborted) return;
       }
     }
@@ -237,7 +226,7 @@ export class WatchLoop {
         );
         if (end.code === 404) log.warn({ stream: this.stream }, missingResourceHint(this.#o.resource));
         if (end.reason === 'gone') this.#relistCause ??= '410 Gone'; // also an expired continue token
-        if (delay > 0) await sleep(delay, signal);
+        if (delay > 0) await sleep(delay, signal, this.#o.clock);
       }
     }
     log.info({ stream: this.stream, rv: this.#rv }, 'watch stopped');
@@ -314,46 +303,33 @@ export class WatchLoop {
   }
 
   async #watchOnce(outer: AbortSignal): Promise<void> {
-    const { resource, namespace, api, sink, checkpoint } = this.#o;
+    const { resource, namespace, api, checkpoint, clock } = this.#o;
     const controller = new AbortController();
     this.#current = controller;
     const onOuter = () => controller.abort(outer.reason);
     outer.addEventListener('abort', onOuter, { once: true });
-    // A quiet resource sends nothing at all: a real API server bookmarks only a watch whose resource changed
-    // since it started. So silence alone proves nothing; the server ending the watch at the timeoutSeconds it
-    // was asked for does. A watch still open `grace` past that, with nothing read for as long, is stalled (a
-    // dead peer is found sooner by the socket's TCP keepalive). Time spent waiting on the sink is not the
-    // server's: the end of the stream may be waiting unread meanwhile.
     const timeout = Math.round(this.#o.timeoutSeconds * (1 + this.#o.random()));
     const grace = this.#o.stallGraceMs;
-    let heardAt = performance.now();
-    let inSink = false;
-    const heard = () => (heardAt = performance.now());
-    const checkStall = () => {
-      const quietMs = performance.now() - heardAt;
-      if (inSink || quietMs < grace) {
-        stallTimer = setTimeout(checkStall, inSink ? grace : grace - quietMs);
-        return;
-      }
-      controller.abort(
-        new WatchEnd(
-          'stall',
-          `the server neither ended the watch at its timeout (${timeout} s) nor sent anything for ${grace} ms after it`,
+    const stall = new StallCheck({
+      timeoutSeconds: timeout,
+      graceMs: grace,
+      clock,
+      onStall: () =>
+        controller.abort(
+          new WatchEnd(
+            'stall',
+            `the server neither ended the watch at its timeout (${timeout} s) nor sent anything for ${grace} ms after it`,
+          ),
         ),
-      );
-    };
-    let stallTimer = setTimeout(checkStall, timeout * 1000 + grace);
-    /** Awaits the sink (or checkpoint) without counting the wait as the server's silence. */
-    const sinkWait = async (p: Promise<void>): Promise<void> => {
-      inSink = true;
-      try {
-        await handOn(p);
-      } finally {
-        inSink = false;
-        heard();
-      }
-    };
-    const started = Date.now();
+    });
+    const handOff = new OrderedHandOff(
+      async (rv) => {
+        this.#rv = rv;
+        await checkpoint.save(this.stream, rv);
+      },
+      (err) => controller.abort(new WatchEnd('sink-error', err instanceof Error ? err.message : String(err))),
+    );
+    const started = clock.now();
     let lines = 0;
     try {
       const events = api.watch(resource, namespace, {
@@ -364,83 +340,18 @@ export class WatchLoop {
         signal: controller.signal,
       });
       this.counters.watchesOpened++;
-      // Events go to the sink without waiting for each other (up to maxInFlight at once), but the RV
-      // advances strictly in order, only past events the sink has taken: `chain` is that ordered
-      // advance. A failure stops it (later events don't move the RV) and ends the watch at once, so
-      // the failed event is re-delivered from the last good RV.
-      let chain: Promise<void> = Promise.resolve();
-      let inFlight = 0;
-      // Every event handed on and not yet settled, whatever became of the chain: the stream does not move
-      // on (re-watch, relist) while any of them may still land, so a late write of this watch's events
-      // never interleaves with the replay or the relist that follows it.
-      const unsettled = new Set<Promise<void>>();
-      const handOff = (taken: Promise<void>, rv: string | undefined) => {
-        inFlight++;
-        unsettled.add(taken);
-        void taken.finally(() => unsettled.delete(taken)).catch(() => undefined);
-        taken.catch(() => undefined); // observed through `chain`
-        chain = chain
-          .then(() => taken)
-          .then(async () => {
-            if (rv !== undefined) {
-              this.#rv = rv;
-              await checkpoint.save(this.stream, rv);
-            }
-          })
-          .finally(() => inFlight--);
-        chain.catch((err: unknown) =>
-          controller.abort(new WatchEnd('sink-error', err instanceof Error ? err.message : String(err))),
-        );
-      };
       try {
         for await (const parsed of events) {
-          heard();
+          stall.heard();
           lines++;
           if (lines === 1) this.#attempt = 0; // the server is healthy again
-          const obj = parsed.object ?? {};
-          const rv = obj.metadata?.resourceVersion;
-          switch (parsed.type) {
-            case 'ADDED':
-            case 'MODIFIED':
-            case 'DELETED':
-              if (!isWatchedKind(resource, obj)) {
-                this.counters.unexpected++;
-                this.#o.logger.warn(
-                  { stream: this.stream, type: parsed.type, kind: obj.kind, apiVersion: obj.apiVersion },
-                  'skipped a watch event of an unexpected kind',
-                );
-                break;
-              }
-              this.counters.events[parsed.type]++;
-              this.#hooks.event?.(resource, parsed.type);
-              handOff(sink.event({ stream: this.stream, resource, type: parsed.type, object: obj, rv }), rv);
-              if (inFlight >= this.#o.maxInFlight) await sinkWait(chain);
-              break;
-            case 'BOOKMARK':
-              this.counters.events.BOOKMARK++;
-              this.#hooks.event?.(resource, 'BOOKMARK');
-              await sinkWait(chain); // everything before the bookmark is handed on first
-              if (rv !== undefined) {
-                this.#rv = rv;
-                await sinkWait(checkpoint.save(this.stream, rv, { force: true }));
-              }
-              break;
-            case 'ERROR':
-              this.#hooks.event?.(resource, 'ERROR');
-              if (obj.code === 410 || isTooLargeResourceVersion(obj)) {
-                throw new WatchEnd('gone', obj.message ?? `watch ERROR ${obj.code}`);
-              }
-              throw new WatchEnd('server-error', `watch ERROR ${obj.code ?? '?'}: ${obj.message ?? ''}`);
-            default:
-              break;
-          }
+          await this.#take(parsed, handOff, stall);
         }
-        clearTimeout(stallTimer); // the stream has ended: what follows waits on the sink alone
-        await handOn(chain);
+        stall.stop(); // the stream has ended: what follows waits on the sink alone
+        await handOn(handOff.taken);
       } catch (err) {
-        clearTimeout(stallTimer);
-        await chain.catch(() => undefined); // let the RV get as far as the sink got
-        await Promise.allSettled([...unsettled]);
+        stall.stop();
+        await handOff.settle(); // let the RV get as far as the sink got
         throw (
           abortReason(controller.signal) ??
           callEnd(err, controller.signal, lines > 0 ? 'reset' : 'unreachable')
@@ -451,55 +362,59 @@ export class WatchLoop {
       if (aborted !== undefined) throw aborted;
       // Clean end. A stream that ends at once with nothing in it, over and over, would be a
       // reconnect storm: back off unless it carried something or lasted a while.
-      const short = lines === 0 && Date.now() - started < 1000;
+      const short = lines === 0 && clock.now() - started < 1000;
       throw new WatchEnd(
         'closed',
         'server closed the watch',
         short ? backoffDelay(++this.#attempt, this.#o.backoff, this.#o.random) : undefined,
       );
     } finally {
-      clearTimeout(stallTimer);
+      stall.stop();
       outer.removeEventListener('abort', onOuter);
       if (!controller.signal.aborted) controller.abort();
       this.#current = undefined;
     }
   }
-}
 
-/** Awaits a sink or checkpoint call, turning its failure into a 'sink-error' restart. */
-async function handOn(p: Promise<void>): Promise<void> {
-  try {
-    await p;
-  } catch (err) {
-    throw new WatchEnd('sink-error', err instanceof Error ? err.message : String(err));
+  /** One line of the watch: an event handed on, a bookmark checkpointed, an ERROR ending the watch. */
+  async #take(parsed: WatchLine, handOff: OrderedHandOff, stall: StallCheck): Promise<void> {
+    const { resource, sink, checkpoint } = this.#o;
+    const obj = parsed.object ?? {};
+    const rv = obj.metadata?.resourceVersion;
+    switch (parsed.type) {
+      case 'ADDED':
+      case 'MODIFIED':
+      case 'DELETED':
+        if (!isWatchedKind(resource, obj)) {
+          this.counters.unexpected++;
+          this.#o.logger.warn(
+            { stream: this.stream, type: parsed.type, kind: obj.kind, apiVersion: obj.apiVersion },
+            'skipped a watch event of an unexpected kind',
+          );
+          return;
+        }
+        this.counters.events[parsed.type]++;
+        this.#hooks.event?.(resource, parsed.type);
+        handOff.add(sink.event({ stream: this.stream, resource, type: parsed.type, object: obj, rv }), rv);
+        if (handOff.inFlight >= this.#o.maxInFlight) await stall.busy(handOn(handOff.taken));
+        return;
+      case 'BOOKMARK':
+        this.counters.events.BOOKMARK++;
+        this.#hooks.event?.(resource, 'BOOKMARK');
+        await stall.busy(handOn(handOff.taken)); // everything before the bookmark is handed on first
+        if (rv !== undefined) {
+          this.#rv = rv;
+          await stall.busy(handOn(checkpoint.save(this.stream, rv, { force: true })));
+        }
+        return;
+      case 'ERROR':
+        this.#hooks.event?.(resource, 'ERROR');
+        if (obj.code === 410 || isTooLargeResourceVersion(obj)) {
+          throw new WatchEnd('gone', obj.message ?? `watch ERROR ${obj.code}`);
+        }
+        throw new WatchEnd('server-error', `watch ERROR ${obj.code ?? '?'}: ${obj.message ?? ''}`);
+      default:
+        return;
+    }
   }
-}
-
-function abortReason(signal: AbortSignal): WatchEnd | undefined {
-  if (!signal.aborted) return undefined;
-  return signal.reason instanceof WatchEnd ? signal.reason : new WatchEnd('closed', 'stopped');
-}
-
-function toWatchEnd(err: unknown): WatchEnd {
-  if (err instanceof WatchEnd) return err;
-  return new WatchEnd('unreachable', err instanceof Error ? err.message : String(err));
-}
-
-/** Classifies a failed call: by HTTP status when there is one, else as `noStatus`. */
-function callEnd(err: unknown, signal: AbortSignal, noStatus: RestartReason): WatchEnd {
-  if (err instanceof WatchEnd) return err;
-  const message = err instanceof Error ? err.message : String(err);
-  const code = errorCode(err);
-  if (code === undefined || code === 0) return new WatchEnd(signal.aborted ? 'closed' : noStatus, message);
-  if (code === 410) return new WatchEnd('gone', message);
-  const status = (err as { status?: unknown } | null)?.status ?? { code, ...(err as object) };
-  if (isTooLargeResourceVersion(status)) return new WatchEnd('gone', message);
-  if (code === 429) {
-    const s = retryAfterSeconds(err);
-    return new WatchEnd('throttled', message, s === undefined ? undefined : s * 1000);
-  }
-  if (code >= 500) return new WatchEnd('server-error', message);
-  const end = new WatchEnd('client-error', message);
-  end.code = code;
-  return end;
 }

@@ -1,161 +1,367 @@
-// One leadership term of the watcher: a watch loop per (resource, namespace), the enqueuer and event
-// log they feed, the periodic resync, and the Redis data-loss check. Built fresh for every term, so
-// a new leader starts from the checkpoint in Redis, not from anything a previous term remembered.
-import type { WatchApi } from './kube-api.ts';
-import type { Resource } from './keys.ts';
-import type { Logger } from './log.ts';
-import type { EventTracing } from './event-tracing.ts';
-import { Enqueuer, type EventAppender, type EventOutcome, type ReconcileRequester } from './enqueue.ts';
-import { listPodSetKeys, Resync } from './resync.ts';
+// The watcher, assembled: the kube clients (one for the watches, one for the Lease), Redis (the queue, the
+// checkpoints, the event log, the projection), the health and metrics server, and the leader election
+// that runs one WatchTerm (term.ts) per leadership term. app.ts calls startWatcher with the parsed
+// environment; the tests call it too, so they start the same code the process runs.
+import type { Tracer } from '@opentelemetry/api';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { createKube, type Kube } from '@podset/kube';
 import {
-  newCounters,
-  WatchLoop,
-  type Checkpointer,
-  type WatchCounters,
-  type WatchHooks,
-} from './watch-loop.ts';
-import type { BackoffOptions } from '@podset/queue';
+  jobPrefixOf,
+  LIVE_COVER_LUA,
+  ReconcileQueue,
+  urlConnector,
+  type BackoffOptions,
+  type RedisClient,
+  type RedisConnector,
+} from '@podset/queue';
+import {
+  API_PROBE_TIMEOUT_MS,
+  createLogger,
+  readRedisMemory,
+  redisMemoryGauges,
+  REDIS_PROBE_TIMEOUT_MS,
+  systemClock,
+  withTimeout,
+  type Clock,
+} from '@podset/runtime';
+import { Projection, type EntryTags } from '@podset/state';
+import type { Registry } from 'prom-client';
+import { PodSetChangeFilter } from './change-filter.ts';
 import type { ChangeGate } from './change-gate.ts';
-import { streamId } from './keys.ts';
+import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
+import { EventLog } from './event-log.ts';
+import { eventTracing } from './event-tracing.ts';
+import { startHealthServer, type HealthServer } from './http.ts';
+import { leaseApiOf, watchApiOf } from './kube-api.ts';
+import { LeaderElector } from './leader.ts';
+import type { Logger } from './log.ts';
+import { createWatcherMetrics, type WatcherMetrics } from './metrics.ts';
+import { Projector } from './projector.ts';
+import type { ReconcileRequester } from './request.ts';
+import { WatchTerm, type TermOptions } from './term.ts';
 
-export interface WatcherOptions {
-  api: WatchApi;
-  queue: ReconcileRequester;
-  checkpoint: Checkpointer & { flush?: () => Promise<void> };
-  eventLog?: EventAppender;
+export interface WatcherSettings {
+  kubeConfig: KubeConfig;
+  /** Redis from configuration (single node, Sentinel or Cluster); wins over redisUrl. */
+  redis?: RedisConnector;
+  /** One Redis node (tests); used when `redis` is not given. */
+  redisUrl?: string;
+  queueName: string;
+  queuePrefix: string;
+  /** Attempts per reconcile job it enqueues (the workers' MAX_ATTEMPTS). */
+  maxAttempts: number;
+  /** projection: every event folded into the state the workers read; api: the workers read the API. */
+  stateSource: 'projection' | 'api';
+  /** The projection's integrity tags (PROJECTION_HMAC_KEY's current key); unset: written untagged. */
+  projectionTags?: EntryTags;
+  /**
+   * Default true: an event whose key's job is already waiting in the queue requests nothing more. Tests
+   * that count requests with no worker taking jobs turn it off.
+   */
+  liveCover?: boolean;
   /** Empty: all namespaces. */
   namespaces: readonly string[];
   /** 0: no periodic resync. */
   resyncPeriodMs: number;
   watchTimeoutSeconds: number;
-  /** A watch open this long past its timeout, silent as long, is stalled (see WatchLoopOptions). */
   stallGraceMs: number;
+  lease: { namespace: string; name: string; durationMs: number };
+  /** The Lease holder identity. */
+  identity: string;
+  /** Its own Redis keys (config.ts redisKeys). */
+  keys: { checkpoint: string; sentinel: string; eventLog: string };
+  eventLogMaxLen: number;
+  checkpointEveryEvents: number;
+  checkpointEveryMs: number;
+  kubeQps: number;
+  kubeBurst: number;
+  /** 0: no HTTP server. */
+  httpPort: number;
+  httpHost?: string;
+  /** Between reconnects (tests shorten it). */
   backoff?: BackoffOptions;
-  logger: Logger;
-  hooks?: WatchHooks;
-  onEnqueued?: (source: 'live' | 'bulk', count: number) => void;
-  /** What watch events came to, a batch at a time (see EventOutcome). */
-  onEventOutcomes?: (outcomes: Readonly<Record<EventOutcome, number>>) => void;
-  /** Starts the data-loss check; calls onLoss when Redis lost its data; returns a stop function. */
-  watchDataLoss?: (onLoss: () => void) => Promise<() => void>;
-  /**
-   * The change gate of this term, given the streams it watches: the projection, or the API fallback's
-   * filter (chosen once at start-up, see change-gate.ts).
-   */
-  gate: (streams: readonly string[]) => ChangeGate;
-  /** Set only when tracing is on (event-tracing.ts). */
-  tracing?: EventTracing;
+  /** How often the data-loss sentinel is checked (ms; tests shorten it). Default 5000. */
+  dataLossCheckMs?: number;
 }
 
-const RESOURCES: readonly Resource[] = ['podsets', 'pods'];
+export interface WatcherDeps {
+  log?: Logger;
+  /** Set only when tracing is on (OTEL_* variables): a span per event that requests. */
+  tracer?: Tracer;
+  /** Default the system clock. */
+  clock?: Clock;
+  /** Tests: what the watcher requests through, given the queue (to record the requests). */
+  requester?: (queue: ReconcileRequester) => ReconcileRequester;
+}
 
-export class Watcher {
-  readonly loops: WatchLoop[];
-  readonly enqueuer: Enqueuer;
-  readonly resync: Resync | undefined;
-  readonly #o: WatcherOptions;
+export interface RunningWatcher {
+  elector: LeaderElector;
+  queue: ReconcileQueue;
+  metrics: Registry;
+  /** The HTTP port actually bound (when httpPort was given). */
+  httpPort: number | undefined;
+  /** The leadership term running now; undefined while standing by. */
+  term(): WatchTerm | undefined;
+  /** Stops watching (the last checkpoint written), releases the lease and closes every connection. */
+  close(): Promise<void>;
+}
 
-  readonly gate: ChangeGate;
+/** The connections of one watcher process, closed together. */
+interface Connections {
+  kube: Kube;
+  leaseKube: Kube;
+  /** Event-log appends, checkpoints, the projection and the data-loss sentinel. */
+  redis: RedisClient;
+  /** Readiness pings and Redis's memory gauges. */
+  probeRedis: RedisClient;
+  queue: ReconcileQueue;
+  /** Where Redis is (for the start-up line). */
+  target: string;
+  close(): Promise<void>;
+}
 
-  constructor(options: WatcherOptions) {
-    this.#o = options;
-    const scopes: (string | undefined)[] =
-      options.namespaces.length === 0 ? [undefined] : [...options.namespaces];
-    const streams = RESOURCES.flatMap((resource) => scopes.map((ns) => streamId(resource, ns)));
-    this.gate = options.gate(streams);
-    this.enqueuer = new Enqueuer({
-      queue: options.queue,
-      logger: options.logger,
-      gate: this.gate,
-      ...(options.eventLog === undefined ? {} : { eventLog: options.eventLog }),
-      ...(options.onEnqueued === undefined ? {} : { onEnqueued: options.onEnqueued }),
-      ...(options.onEventOutcomes === undefined ? {} : { onEventOutcomes: options.onEventOutcomes }),
-      ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
-    });
-    this.loops = RESOURCES.flatMap((resource) =>
-      scopes.map(
-        (namespace) =>
-          new WatchLoop({
-            resource,
-            namespace,
-            api: options.api,
-            sink: this.enqueuer,
-            checkpoint: this.#checkpoint(options.checkpoint),
-            logger: options.logger,
-            timeoutSeconds: options.watchTimeoutSeconds,
-            stallGraceMs: options.stallGraceMs,
-            ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
-            ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
-          }),
-      ),
-    );
-    this.resync =
-      options.resyncPeriodMs > 0
-        ? new Resync({
-            periodMs: options.resyncPeriodMs,
-            listKeys: listPodSetKeys(options.api, scopes),
-            enqueueBulk: (keys) => this.enqueuer.enqueueBulk(keys),
-            logger: options.logger,
-          })
-        : undefined;
+export async function startWatcher(
+  settings: WatcherSettings,
+  deps: WatcherDeps = {},
+): Promise<RunningWatcher> {
+  const log = deps.log ?? createLogger({ name: 'podset-watcher' });
+  const clock = deps.clock ?? systemClock;
+  const metrics = createWatcherMetrics();
+  const conn = connect(settings, metrics, log);
+  const checkpoint = new RedisCheckpoint({
+    redis: conn.redis,
+    key: settings.keys.checkpoint,
+    everyEvents: settings.checkpointEveryEvents,
+    everyMs: settings.checkpointEveryMs,
+    logger: log,
+  });
+  const elector = new LeaderElector({
+    api: leaseApiOf(conn.leaseKube),
+    namespace: settings.lease.namespace,
+    name: settings.lease.name,
+    identity: settings.identity,
+    leaseDurationMs: settings.lease.durationMs,
+    logger: log,
+    clock,
+  });
+  let health: HealthServer | undefined;
+  try {
+    health = await startHealth(settings, conn, metrics, elector);
+  } catch (err) {
+    checkpoint.close();
+    await conn.close();
+    throw err;
   }
+  log.info(
+    {
+      identity: settings.identity,
+      namespaces: settings.namespaces.length === 0 ? 'all' : settings.namespaces,
+      lease: `${settings.lease.namespace}/${settings.lease.name}`,
+      queue: `${settings.queuePrefix}:${settings.queueName}`,
+      stateSource: settings.stateSource,
+      redis: conn.target,
+      eventLog: settings.keys.eventLog,
+      server: conn.kube.client.server,
+      httpPort: health?.port ?? 0,
+      ...(health !== undefined ? { httpHost: health.host } : {}),
+    },
+    'watcher starting',
+  );
 
-  /**
-   * While the gate does not hold what the streams saw (a projection not complete: a first start, or a
-   * Redis that lost its data), a stream may not resume from its checkpoint: it relists, and so rebuilds it.
-   */
-  #checkpoint(checkpoint: Checkpointer): Checkpointer {
-    const gate = this.gate;
-    return {
-      load: async (stream) => ((await gate.resumable()) ? await checkpoint.load(stream) : undefined),
-      save: (stream, rv, opts) => checkpoint.save(stream, rv, opts),
-    };
-  }
-
-  /** Relist every stream (and so request every key at bulk priority). */
-  relistAll(cause: string): void {
-    this.gate.relistingAll();
-    for (const loop of this.loops) loop.requestRelist(cause);
-  }
-
-  /** Watch counters summed over the streams. */
-  counters(): WatchCounters {
-    const sum = newCounters();
-    for (const loop of this.loops) {
-      const c = loop.counters;
-      for (const k of Object.keys(sum.events) as (keyof WatchCounters['events'])[])
-        sum.events[k] += c.events[k];
-      for (const k of Object.keys(sum.restarts) as (keyof WatchCounters['restarts'])[]) {
-        sum.restarts[k] += c.restarts[k];
-      }
-      sum.relists += c.relists;
-      sum.listedObjects += c.listedObjects;
-      sum.watchesOpened += c.watchesOpened;
-    }
-    return sum;
-  }
-
-  /** Runs until `signal` aborts (shutdown or lost leadership); then writes the last checkpoint. */
-  async run(signal: AbortSignal): Promise<void> {
-    const log = this.#o.logger;
-    let stopDataLoss: (() => void) | undefined;
-    try {
-      if (this.#o.watchDataLoss !== undefined) {
-        stopDataLoss = await this.#o.watchDataLoss(() => this.relistAll('redis lost its data'));
-      }
-    } catch (err) {
-      log.warn({ err: String(err) }, 'could not start the redis data-loss check');
-    }
-    try {
-      await Promise.all([...this.loops.map((loop) => loop.run(signal)), this.resync?.run(signal)]);
-    } finally {
-      stopDataLoss?.();
+  // One term per leadership: built fresh each time (term.ts), from what is in Redis.
+  const term = termOptions(settings, deps, { conn, checkpoint, metrics, log, clock });
+  const stop = new AbortController();
+  let current: WatchTerm | undefined;
+  const running = (async () => {
+    await elector.run(stop.signal, async (leaderSignal) => {
+      metrics.setLeader(true);
+      current = new WatchTerm(term);
       try {
-        await this.#o.checkpoint.flush?.();
-      } catch (err) {
-        log.warn({ err: String(err) }, 'could not write the last checkpoint');
+        await current.run(leaderSignal);
+      } finally {
+        current = undefined;
+        metrics.setLeader(false);
       }
-      log.info({ counters: this.counters() }, 'watcher stopped');
-    }
-  }
+    });
+    // Stopped: the watches are closed and the checkpoint written; hand the lease over, then close.
+    await elector.release();
+    checkpoint.close();
+    await health?.close();
+    await conn.close();
+    log.info({}, 'watcher stopped');
+  })();
+  return {
+    elector,
+    queue: conn.queue,
+    metrics: metrics.registry,
+    httpPort: health?.port,
+    term: () => current,
+    close() {
+      stop.abort();
+      return running;
+    },
+  };
+}
+
+/** What every leadership term is built from. */
+function termOptions(
+  settings: WatcherSettings,
+  deps: WatcherDeps,
+  parts: {
+    conn: Connections;
+    checkpoint: RedisCheckpoint;
+    metrics: WatcherMetrics;
+    log: Logger;
+    clock: Clock;
+  },
+): TermOptions {
+  const { conn, checkpoint, metrics, log, clock } = parts;
+  return {
+    logger: log,
+    api: watchApiOf(conn.kube),
+    queue: deps.requester?.(conn.queue) ?? conn.queue,
+    checkpoint,
+    eventLog: new EventLog({
+      redis: conn.redis,
+      key: settings.keys.eventLog,
+      maxLen: settings.eventLogMaxLen,
+    }),
+    namespaces: settings.namespaces,
+    resyncPeriodMs: settings.resyncPeriodMs,
+    watchTimeoutSeconds: settings.watchTimeoutSeconds,
+    stallGraceMs: settings.stallGraceMs,
+    hooks: metrics.hooks,
+    onEnqueued: metrics.onEnqueued,
+    onEventOutcomes: metrics.onEventOutcomes,
+    gate: gateOf(settings, conn.redis, log),
+    clock,
+    ...(settings.backoff !== undefined ? { backoff: settings.backoff } : {}),
+    ...(deps.tracer !== undefined ? { tracing: eventTracing(deps.tracer, clock) } : {}),
+    watchDataLoss: async (onLoss) => {
+      const detector = new DataLossDetector({
+        redis: conn.redis,
+        key: settings.keys.sentinel,
+        logger: log,
+        onLoss,
+        clock,
+        ...(settings.dataLossCheckMs !== undefined ? { intervalMs: settings.dataLossCheckMs } : {}),
+      });
+      await detector.start();
+      return () => detector.stop();
+    },
+  };
+}
+
+function connect(settings: WatcherSettings, metrics: WatcherMetrics, log: Logger): Connections {
+  const connector = settings.redis ?? urlConnectorOf(settings);
+  const userAgent = `podset-watcher/${settings.identity}`;
+  const onRequest = metrics.onRequest;
+  const kube = createKube(settings.kubeConfig, {
+    qps: settings.kubeQps,
+    burst: settings.kubeBurst,
+    userAgent,
+    onRequest,
+  });
+  // Lease calls get their own client (own rate limiter): a 429 pause or a reconnect storm on the watches
+  // must not delay renewals past the renew deadline.
+  const leaseKube = createKube(settings.kubeConfig, { qps: 5, burst: 10, userAgent, onRequest });
+  // Event-log appends and checkpoints: many small commands per tick, sent as one write each tick.
+  const redis = connector.client({ maxRetriesPerRequest: 3, enableAutoPipelining: true });
+  redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis connection error'));
+  // Readiness pings on a client that fails at once when disconnected (no offline queue).
+  const probeRedis = connector.client({ enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+  probeRedis.on('error', () => undefined);
+  // Redis's memory against its maxmemory, for the alert that warns before a full Redis refuses writes.
+  redisMemoryGauges(metrics.registry, () => readRedisMemory(probeRedis, connector.target));
+  const queue = new ReconcileQueue({
+    connection: connector,
+    queueName: settings.queueName,
+    prefix: settings.queuePrefix,
+    attempts: settings.maxAttempts,
+    onError: (err) => log.warn({ err: err.message }, 'queue connection error'),
+  });
+  metrics.setQueueDepth(settings.queueName, () =>
+    queue.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed', 'completed'),
+  );
+  return {
+    kube,
+    leaseKube,
+    redis,
+    probeRedis,
+    queue,
+    target: connector.target,
+    async close() {
+      await queue.close().catch(() => undefined);
+      redis.disconnect();
+      probeRedis.disconnect();
+      await kube.client.close();
+      await leaseKube.client.close();
+    },
+  };
+}
+
+function urlConnectorOf(settings: WatcherSettings): RedisConnector {
+  if (settings.redisUrl === undefined)
+    throw new Error('startWatcher: give settings.redis or settings.redisUrl');
+  return urlConnector(settings.redisUrl);
+}
+
+/**
+ * The one place the state source is chosen: each term folds every event into the projection, or (the API
+ * fallback) filters PodSet events by their plan inputs.
+ */
+function gateOf(settings: WatcherSettings, redis: RedisClient, log: Logger): TermOptions['gate'] {
+  if (settings.stateSource === 'api') return () => new PodSetChangeFilter();
+  return (streams): ChangeGate =>
+    new Projector(
+      new Projection({
+        client: redis,
+        prefix: settings.queuePrefix,
+        queueName: settings.queueName,
+        // An event whose PodSet's reconcile is already waiting in the queue requests nothing more.
+        ...(settings.liveCover === false
+          ? {}
+          : {
+              liveCover: {
+                lua: LIVE_COVER_LUA,
+                jobPrefix: jobPrefixOf(settings.queuePrefix, settings.queueName),
+              },
+            }),
+        ...(settings.projectionTags !== undefined ? { tags: settings.projectionTags } : {}),
+      }),
+      streams,
+      log,
+    );
+}
+
+/** /healthz, /readyz and /metrics on httpPort (none when it is 0); a standby answers too. */
+async function startHealth(
+  settings: WatcherSettings,
+  conn: Connections,
+  metrics: WatcherMetrics,
+  elector: LeaderElector,
+): Promise<HealthServer | undefined> {
+  if (settings.httpPort === 0) return undefined;
+  const probeNamespace = settings.namespaces[0];
+  return await startHealthServer({
+    port: settings.httpPort,
+    ...(settings.httpHost !== undefined ? { host: settings.httpHost } : {}),
+    registry: metrics.registry,
+    probes: [
+      {
+        name: 'redis',
+        check: () =>
+          withTimeout(conn.probeRedis.ping(), REDIS_PROBE_TIMEOUT_MS, 'redis').then(() => undefined),
+      },
+      {
+        name: 'kubernetes',
+        check: async () =>
+          void (await conn.kube.podSets.list(probeNamespace, {
+            limit: 1,
+            signal: AbortSignal.timeout(API_PROBE_TIMEOUT_MS),
+          })),
+      },
+    ],
+    status: () => ({ leader: elector.isLeader }),
+  });
 }

@@ -1,7 +1,8 @@
 // The watcher as the separate process it runs as (src/main.ts), against kube-sim over HTTPS and a real
 // Redis: checkpoint resume across a restart, leader election between two replicas, hand-over on
-// SIGKILL and on SIGTERM.
+// SIGKILL and on SIGTERM, the exit code of a port it cannot listen on.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import path from 'node:path';
 import { after, afterEach, before, test } from 'node:test';
 import { ReconcileQueue } from '@podset/queue';
@@ -42,8 +43,8 @@ after(async () => {
   await env?.close();
 });
 
-async function startWatcher(identity: string, leaseName: string): Promise<Watcher> {
-  const port = await freePort();
+async function startWatcher(identity: string, leaseName: string, httpPort?: number): Promise<Watcher> {
+  const port = httpPort ?? (await freePort());
   const proc = new Proc({
     name: `watcher ${identity}`,
     command: NODE,
@@ -174,4 +175,22 @@ test('two watchers: one leader; SIGKILL of the leader hands over and a change ma
   // Bound generously (a busy machine), but well below "never".
   assert.ok(handoverMs < LEASE_SECONDS * 1000 * 3, `hand-over took ${handoverMs} ms`);
   process.stdout.write(`# hand-over after SIGKILL took ${handoverMs} ms (lease ${LEASE_SECONDS} s)\n`);
+});
+
+test('HTTP_PORT already taken: exit 2 with the port named (a usage error, not a crash)', async () => {
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, resolve));
+  try {
+    const port = (taken.address() as net.AddressInfo).port;
+    const w = await startWatcher('w-port', 'port', port);
+    const exit = await w.proc.exited;
+    assert.equal(exit.code, 2, w.proc.describe());
+    assert.ok(
+      w.proc.lines().some((l) => l.includes(`watcher: HTTP_PORT: cannot listen on ${port}`)),
+      w.proc.describe(),
+    );
+    assert.equal(holder('port'), '', 'it never campaigned');
+  } finally {
+    await new Promise<void>((resolve) => taken.close(() => resolve()));
+  }
 });

@@ -4,30 +4,27 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { createKube } from '@podset/kube';
-import { ReconcileQueue } from '@podset/queue';
 import { Projection } from '@podset/state';
 import { waitFor } from '@podset/testkit';
-import { DataLossDetector, RedisCheckpoint } from '../src/checkpoint.ts';
-import { watchApiOf } from '../src/kube-api.ts';
-import { silentLogger } from '../src/log.ts';
-import { Projector } from '../src/projector.ts';
-import { Watcher } from '../src/watcher.ts';
-import { createPod, createPodSet, kubeConfigFor, RecordingQueue, startEnv, type Env } from './support.ts';
+import {
+  createPod,
+  createPodSet,
+  startEnv,
+  startTestWatcher,
+  type Env,
+  type RecordingQueue,
+} from './support.ts';
 
 let env: Env;
 let redis: Redis;
-let queue: ReconcileQueue;
 const stops: (() => Promise<void>)[] = [];
 let seq = 0;
 
 before(async () => {
   env = await startEnv({ bookmarkIntervalMs: 300 });
   redis = new Redis(env.redis.url, { maxRetriesPerRequest: 3 });
-  queue = new ReconcileQueue({ connection: env.redis.url, queueName: 'proj', prefix: 'wp' });
 });
 after(async () => {
-  await queue?.close();
   redis?.disconnect();
   await env?.close();
 });
@@ -37,44 +34,19 @@ afterEach(async () => {
 
 async function startWatcher() {
   const n = ++seq;
-  const projection = new Projection({ client: redis, prefix: 'wp', queueName: `proj-${n}` });
-  const recording = new RecordingQueue(queue);
-  const checkpoint = new RedisCheckpoint({
-    redis,
-    key: `wp:test:${n}:rv`,
-    everyMs: 100,
-    logger: silentLogger,
-  });
-  const watcher = new Watcher({
-    api: watchApiOf(createKube(kubeConfigFor(env.sim, 'watcher'), { qps: 1000, burst: 1000 })),
-    queue: recording,
-    checkpoint,
-    namespaces: [],
-    resyncPeriodMs: 0,
-    watchTimeoutSeconds: 60,
-    stallGraceMs: 30_000,
-    backoff: { baseMs: 50, maxMs: 500 },
-    logger: silentLogger,
-    gate: (streams) => new Projector(projection, streams, silentLogger),
-    watchDataLoss: async (onLoss) => {
-      const d = new DataLossDetector({
-        redis,
-        key: `wp:test:${n}:sentinel`,
-        intervalMs: 200,
-        logger: silentLogger,
-        onLoss,
-      });
-      await d.start();
-      return () => d.stop();
+  const base = `wp:proj-${n}`;
+  const { watcher, recording, stop } = await startTestWatcher(env, {
+    queuePrefix: 'wp',
+    queueName: `proj-${n}`,
+    keys: {
+      checkpoint: `${base}:watcher:rv`,
+      sentinel: `${base}:watcher:sentinel`,
+      eventLog: `${base}:events`,
     },
   });
-  const controller = new AbortController();
-  const done = watcher.run(controller.signal);
-  stops.push(async () => {
-    controller.abort();
-    await done;
-    checkpoint.close();
-  });
+  stops.push(stop);
+  // What the watcher wrote, read as a worker reads it.
+  const projection = new Projection({ client: redis, prefix: 'wp', queueName: `proj-${n}` });
   await waitFor('the projection to be ready', () => projection.isReady());
   return { watcher, projection, recording };
 }

@@ -1,13 +1,17 @@
-// Shared set-up for the watcher's integration tests: a real Redis, kube-sim with the PodSet CRD, and
-// helpers to make changes and to wait for what the watcher did with them.
+// Shared set-up for the watcher's integration tests: a real Redis, kube-sim with the PodSet CRD, the
+// watcher started as the process starts it (startWatcher), and helpers to make changes and to wait for
+// what the watcher did with them.
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { startKubeSim, type KubeSim } from '@podset/kube-sim';
-import { startRedis, type RedisServer } from '@podset/testkit';
-import type { ReconcileRequester } from '../src/enqueue.ts';
+import { startRedis, waitFor, type RedisServer } from '@podset/testkit';
+import { silentLogger, type Logger } from '../src/log.ts';
+import type { ReconcileRequester } from '../src/request.ts';
+import type { WatchTerm } from '../src/term.ts';
+import { startWatcher, type RunningWatcher, type WatcherSettings } from '../src/watcher.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 
@@ -143,6 +147,75 @@ export class RecordingQueue implements ReconcileRequester {
   }
   has(key: string, source?: 'live' | 'bulk'): boolean {
     return this.requests.some((r) => r.key === key && (source === undefined || r.source === source));
+  }
+}
+
+export interface TestWatcher {
+  running: RunningWatcher;
+  /** Its leadership term (it leads at once: a Lease of its own). */
+  watcher: WatchTerm;
+  /** Every request it made, passed on to the real queue. */
+  recording: RecordingQueue;
+  stop(): Promise<void>;
+}
+
+let leases = 0;
+
+/**
+ * startWatcher with the default state source and short test intervals, on a Lease of its own (so it leads
+ * at once), every request recorded; resolves once its first term has begun. Jobs pile up in the queue
+ * (no worker takes them), so an event whose key's job is waiting still requests (liveCover off): the tests
+ * count requests.
+ */
+export async function startTestWatcher(
+  env: Env,
+  opts: {
+    queuePrefix: string;
+    queueName: string;
+    keys: WatcherSettings['keys'];
+    kubeConfig?: KubeConfig;
+    namespaces?: string[];
+    watchTimeoutSeconds?: number;
+    stallGraceMs?: number;
+    logger?: Logger;
+  },
+): Promise<TestWatcher> {
+  const n = ++leases;
+  let recording: RecordingQueue | undefined;
+  const running = await startWatcher(
+    {
+      kubeConfig: opts.kubeConfig ?? kubeConfigFor(env.sim, 'watcher'),
+      redisUrl: env.redis.url,
+      queuePrefix: opts.queuePrefix,
+      queueName: opts.queueName,
+      maxAttempts: 8,
+      stateSource: 'projection',
+      liveCover: false,
+      namespaces: opts.namespaces ?? [],
+      resyncPeriodMs: 0,
+      watchTimeoutSeconds: opts.watchTimeoutSeconds ?? 60,
+      stallGraceMs: opts.stallGraceMs ?? 30_000,
+      // Long: a renewal held up by a test's fault (a frozen proxy) must not end the term mid-test.
+      lease: { namespace: 'default', name: `test-watcher-${n}`, durationMs: 60_000 },
+      identity: `test-watcher-${n}`,
+      keys: opts.keys,
+      eventLogMaxLen: 1000,
+      checkpointEveryEvents: 100,
+      checkpointEveryMs: 100,
+      kubeQps: 1000,
+      kubeBurst: 1000,
+      httpPort: 0,
+      backoff: { baseMs: 50, maxMs: 500 },
+      dataLossCheckMs: 200,
+    },
+    { log: opts.logger ?? silentLogger, requester: (queue) => (recording = new RecordingQueue(queue)) },
+  );
+  try {
+    const watcher = await waitFor('the watcher to lead', () => running.term());
+    return { running, watcher, recording: recording!, stop: () => running.close() };
+  } catch (err) {
+    await running.close();
+    throw err;
   }
 }
 

@@ -4,42 +4,34 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { waitFor } from '@podset/testkit';
-import { createKube, type Kube } from '@podset/kube';
-import { ReconcileQueue } from '@podset/queue';
-import { Projection } from '@podset/state';
-import { DataLossDetector, RedisCheckpoint } from '../src/checkpoint.ts';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { EventLog } from '../src/event-log.ts';
-import { watchApiOf } from '../src/kube-api.ts';
 import { createLogger } from '@podset/runtime';
 import { silentLogger } from '../src/log.ts';
-import { Projector } from '../src/projector.ts';
-import { Watcher } from '../src/watcher.ts';
 import {
   call,
   createPod,
   createPodSet,
   createPodSetInStore,
   kubeConfigFor,
-  RecordingQueue,
+  type RecordingQueue,
   scalePodSet,
   StallProxy,
   startEnv,
+  startTestWatcher,
   type Env,
 } from './support.ts';
 
 let env: Env;
 let redis: Redis;
-let queue: ReconcileQueue;
 const cleanups: (() => Promise<void> | void)[] = [];
 
 before(async () => {
   env = await startEnv({ bookmarkIntervalMs: 300 });
   redis = new Redis(env.redis.url, { maxRetriesPerRequest: 3 });
-  queue = new ReconcileQueue({ connection: env.redis.url, queueName: 'faults', prefix: 'wt' });
 });
 
 after(async () => {
-  await queue?.close();
   redis?.disconnect();
   await env?.close();
 });
@@ -65,65 +57,40 @@ let seq = 0;
 const logger = process.env.WATCHER_TEST_LOG
   ? createLogger({ name: 'watch-faults', level: process.env.WATCHER_TEST_LOG })
   : silentLogger;
-/** Starts a Watcher (one leadership term) with a fresh checkpoint key; stopped after the test. */
+/**
+ * Starts the watcher (startWatcher, leading at once) with a fresh checkpoint key, and a queue and a
+ * projection of its own; stopped after the test. A restart that passes the same checkpoint key gets the
+ * same queue and projection back.
+ */
 async function startWatcher(
   opts: {
-    kube?: Kube;
+    kubeConfig?: KubeConfig;
     watchTimeoutSeconds?: number;
     stallGraceMs?: number;
     checkpointKey?: string;
     namespaces?: string[];
   } = {},
 ) {
-  const kube = opts.kube ?? createKube(kubeConfigFor(env.sim, 'watcher'), { qps: 1000, burst: 1000 });
-  const recording = new RecordingQueue(queue);
-  const checkpoint = new RedisCheckpoint({
-    redis,
-    key: opts.checkpointKey ?? `wt:test:${++seq}:rv`,
-    everyMs: 100,
-    logger: silentLogger,
-  });
-  const watcher = new Watcher({
-    api: watchApiOf(kube),
-    queue: recording,
-    checkpoint,
-    eventLog: new EventLog({ redis, key: 'wt:events', maxLen: 1000 }),
-    namespaces: opts.namespaces ?? [],
-    resyncPeriodMs: 0,
-    watchTimeoutSeconds: opts.watchTimeoutSeconds ?? 60,
-    stallGraceMs: opts.stallGraceMs ?? 30_000,
-    backoff: { baseMs: 50, maxMs: 500 },
-    logger,
-    // The default state source: every event folded into a projection of this test's own.
-    gate: (streams) =>
-      new Projector(
-        new Projection({ client: redis, prefix: 'wt', queueName: `faults-${seq}` }),
-        streams,
-        logger,
-      ),
-    watchDataLoss: async (onLoss) => {
-      const d = new DataLossDetector({
-        redis,
-        key: `wt:test:${seq}:sentinel`,
-        intervalMs: 200,
-        logger: silentLogger,
-        onLoss,
-      });
-      await d.start();
-      return () => d.stop();
+  const n = opts.checkpointKey === undefined ? ++seq : seq;
+  const w = await startTestWatcher(env, {
+    queuePrefix: 'wt',
+    queueName: `faults-${n}`,
+    keys: {
+      checkpoint: opts.checkpointKey ?? `wt:test:${n}:rv`,
+      sentinel: `wt:test:${n}:sentinel`,
+      eventLog: 'wt:events',
     },
+    ...(opts.kubeConfig !== undefined ? { kubeConfig: opts.kubeConfig } : {}),
+    ...(opts.namespaces !== undefined ? { namespaces: opts.namespaces } : {}),
+    ...(opts.watchTimeoutSeconds !== undefined ? { watchTimeoutSeconds: opts.watchTimeoutSeconds } : {}),
+    ...(opts.stallGraceMs !== undefined ? { stallGraceMs: opts.stallGraceMs } : {}),
+    logger,
   });
-  const controller = new AbortController();
-  const done = watcher.run(controller.signal);
-  const stop = async () => {
-    controller.abort();
-    await done;
-    checkpoint.close();
-  };
-  cleanups.push(stop);
+  cleanups.push(w.stop);
+  const watcher = w.watcher;
   // Started: both streams listed (no checkpoint yet) and watching.
   await waitFor('watches open', () => watcher.loops.every((l) => l.counters.watchesOpened > 0));
-  return { watcher, recording, checkpoint, stop };
+  return { ...w, queue: w.running.queue };
 }
 
 const bulkCount = (q: RecordingQueue, key: string) =>
@@ -144,7 +111,7 @@ test('a PodSet change and a pod change are requested live; a pod with no PodSet 
     w.recording.requests.some((r) => r.key === 'default/none'),
   );
   // In the real queue, collapsed to one waiting job for the key.
-  assert.ok((await queue.currentJobId('default/live-a')) !== undefined);
+  assert.ok((await w.queue.currentJobId('default/live-a')) !== undefined);
   // And in the event log, one compact record per event (appended right after the request).
   const eventLog = new EventLog({ redis, key: 'wt:events' });
   const logged = async (pred: (r: Awaited<ReturnType<EventLog['recent']>>[number]) => boolean) =>
@@ -251,9 +218,9 @@ test('a silent stall (a connection that goes quiet) is restarted and the missed 
   const proxy = new StallProxy(env.sim.port);
   const port = await proxy.listen();
   cleanups.push(() => proxy.close());
-  const kube = createKube(kubeConfigFor(env.sim, 'watcher', port), { qps: 1000, burst: 1000 });
+  const kubeConfig = kubeConfigFor(env.sim, 'watcher', port);
   await createPodSet(env.sim, 'stall-a');
-  const w = await startWatcher({ kube, watchTimeoutSeconds: 1, stallGraceMs: 1000 });
+  const w = await startWatcher({ kubeConfig, watchTimeoutSeconds: 1, stallGraceMs: 1000 });
   const frozen = proxy.freeze();
   assert.ok(frozen >= 2, `froze ${frozen} connections`);
   await scalePodSet(env.sim, 'stall-a', 2);
@@ -336,7 +303,7 @@ test('Redis restarted without persistence: the watcher notices on reconnect and 
   await waitFor('relist after the Redis restart', () => w.watcher.counters().relists >= relists + 2, 30_000);
   await waitFor('live-a requested again', () => bulkCount(w.recording, 'default/live-a') > baseline);
   // The requests reached the new, empty Redis: the queue holds a job for the key again.
-  await waitFor('job re-created', async () => (await queue.currentJobId('default/live-a')) !== undefined);
+  await waitFor('job re-created', async () => (await w.queue.currentJobId('default/live-a')) !== undefined);
   // And a live change still flows.
   await createPodSet(env.sim, 'after-redis-restart');
   await waitFor('live after the Redis restart', () => w.recording.has('default/after-redis-restart', 'live'));

@@ -1,0 +1,61 @@
+// Stage 3 of an event's path: fold and admit. The batch's keyed events go to the change gate in one call
+// (with the projection, the one place a batch enters it: Projector.admit folds them all in a few Redis
+// calls), which answers per event whether it owes a reconcile. The answers are sorted here into the keys
+// to request live (one request per key, however many events owe it) and a count per outcome.
+import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
+import type { BatchSpans } from './event-tracing.ts';
+
+/**
+ * What a watch event came to: `requested` it made a live request; `coalesced` it shared one with another
+ * event of its key; `covered` the key's job already waiting covered it; `unchanged` it changed nothing a
+ * plan reads (the operator's own status writes among them); `unkeyed` it concerns no PodSet.
+ */
+export type EventOutcome = 'requested' | 'coalesced' | 'covered' | 'unchanged' | 'unkeyed';
+
+export interface Admitted {
+  /** The gate's answers, one per keyed event, in order. */
+  answers: Admission[];
+  /** Each key owed a live request, with the admissions its request records once it went through. */
+  owed: Map<string, Admission[]>;
+  tally: Record<Exclude<EventOutcome, 'unkeyed'>, number>;
+}
+
+export async function admit(
+  gate: ChangeGate,
+  keyed: readonly KeyedEvent[],
+  opts: {
+    /** Whether a live request for the key is in flight (a new one then shares its follow-up). */
+    inFlight: (key: string) => boolean;
+    /** With tracing on: the batch's spans (an event that requests, or is covered, gets one). */
+    spans: BatchSpans | undefined;
+  },
+): Promise<Admitted> {
+  const answers = await gate.admit(keyed);
+  const admitted: Admitted = {
+    answers,
+    owed: new Map(),
+    tally: { requested: 0, coalesced: 0, covered: 0, unchanged: 0 },
+  };
+  const spans = opts.spans;
+  answers.forEach((a, i) => {
+    const event = keyed[i]!;
+    if (!a.owed) {
+      const outcome = a.covered === true ? 'covered' : 'unchanged';
+      admitted.tally[outcome]++;
+      if (outcome === 'covered') spans?.event(event, outcome);
+      return;
+    }
+    const owing = admitted.owed.get(event.key);
+    let outcome: EventOutcome;
+    if (owing === undefined) {
+      admitted.owed.set(event.key, [a]);
+      outcome = opts.inFlight(event.key) ? 'coalesced' : 'requested';
+    } else {
+      owing.push(a);
+      outcome = 'coalesced';
+    }
+    admitted.tally[outcome]++;
+    spans?.event(event, outcome);
+  });
+  return admitted;
+}
