@@ -344,6 +344,21 @@ function readme(helmVersion: string): string {
     "compares the objects with `kubectl kustomize`'s and reads them with kubectl's own YAML decoder, and",
     'installs, upgrades and uninstalls releases against kube-sim.',
     '',
+    '## Redis users',
+    '',
+    'The in-cluster Redis has one ACL user per app, with only the rights that app needs (the rules of',
+    '`libs/queue/src/acl.ts`), and the `default` user off. The hook Job `podset-redis-secret-init` makes one',
+    'Secret per user (key `password`) unless it exists, and never changes it: `podset-redis-watcher`,',
+    "`podset-redis-worker`, `podset-redis-dashboard`, and `podset-redis-health` for Redis's probes (`PING`",
+    "only). Each app gets its own user's password and no other; the Redis pod's init container writes the",
+    'ACL file from the four at each start. To rotate one: delete its Secret, `helm upgrade` (the hook makes',
+    'a new one), then `kubectl rollout restart statefulset/podset-redis deployment/podset-<app>`.',
+    '',
+    'With `externalRedis.enabled` the Secrets are yours (`podset-redis-<app>`, key `password`, beside the',
+    "URL's), and the provider is given the users' ACL lines (`npm run redis-acl`);",
+    '`externalRedis.aclUsers=false` is the fallback for a Redis without ACLs: no username, one password in',
+    'the three Secrets. See [docs/install.md](../../docs/install.md#redis-users-acl-one-per-app).',
+    '',
   ].join('\n');
 }
 

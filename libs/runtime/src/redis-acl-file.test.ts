@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError } from '@podset/config';
+import type { ConfigError } from '@podset/config';
 import { aclRules } from '@podset/queue';
 import { redisAclFileText } from './redis-acl-file.ts';
 
