@@ -247,7 +247,6 @@ function composeRedis() {
     probeAuth: composeDefault(redis.environment?.REDISCLI_AUTH ?? ''),
     aclDir: aclVolume[1] ?? '',
     serverAclDir: serverVolume[1] ?? '',
-    passwords: env,
   };
 }
 
