@@ -64,7 +64,10 @@ COPY crds ./crds
 # Where compose mounts the kubeconfigs volume (a named volume takes this directory's owner). npm, npx and
 # corepack go: the apps run with node alone, and a package manager in a running pod is a tool for an
 # intruder (fetching and running code), not for us.
+# Where compose's redis-acl service writes Redis's ACL file, as Redis's uid (999): a named volume takes
+# this directory's owner and mode, so only Redis reads the passwords in it.
 RUN mkdir -p /home/node/.kube && chown 1000:1000 /home/node/.kube \
+ && mkdir -m 0700 /var/lib/podset-redis-acl && chown 999:999 /var/lib/podset-redis-acl \
  && rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \
       /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack
 USER 1000:1000

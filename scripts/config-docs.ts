@@ -9,6 +9,7 @@ import { describeEnv, type EnvSpec } from '@podset/config';
 import { dashboardEnv } from '../apps/dashboard/src/config.ts';
 import { watcherEnv } from '../apps/watcher/src/config.ts';
 import { workerEnv } from '../apps/worker/src/config.ts';
+import { redisAclEnv } from '../libs/runtime/src/redis-acl-file.ts';
 
 export const CONFIG_DOC = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -21,6 +22,7 @@ export const SECTIONS: Record<string, EnvSpec> = {
   watcher: watcherEnv,
   worker: workerEnv,
   dashboard: dashboardEnv,
+  'redis-acl': redisAclEnv,
 };
 
 export function table(spec: EnvSpec): string {

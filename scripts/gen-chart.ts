@@ -61,12 +61,12 @@ function componentOf(o: Manifest): string | undefined {
   return (o as PodOwner).metadata.labels?.['app.kubernetes.io/component'];
 }
 
-/** The apps whose PodSet reads follow WATCH_NAMESPACES. */
-const WATCHING = new Set(['watcher', 'dashboard']);
+/** The apps that follow WATCH_NAMESPACES (the worker refuses jobs of other namespaces). */
+const WATCHING = new Set(['watcher', 'worker', 'dashboard']);
 /** The apps that read STATE_SOURCE (the watcher folds into the projection, the workers plan from it). */
 const STATEFUL = new Set(['watcher', 'worker']);
 const CLUSTER_RBAC = new Set(['ClusterRole', 'ClusterRoleBinding']);
-/** The Secret an external Redis's URL (and password) come from, as k8s/overlays/external-redis names it. */
+/** The Secret an external Redis's URL comes from, as k8s/overlays/external-redis names it. */
 const REDIS_SECRET = 'podset-redis';
 
 /** The API server address k8s/ ships (TEST-NET-1, no cluster's): the chart's apiServerCIDRs replace it. */
@@ -91,7 +91,11 @@ function withValueMarkers(o: Manifest, external: boolean): Manifest {
     if (WATCHING.has(app)) c.env = [...(c.env ?? []), { name: '@@watch-namespaces@@' }];
     if (STATEFUL.has(app)) c.env = [...(c.env ?? []), { name: '@@state-source@@' }];
     if (external) {
-      for (const e of c.env ?? []) {
+      // An app's Redis user, left out for a Redis without ACLs (externalRedis.aclUsers: false).
+      c.env = (c.env ?? []).map((e) =>
+        e.name === 'REDIS_USERNAME' ? { name: `@@redis-username:${e.value ?? ''}@@` } : e,
+      );
+      for (const e of c.env) {
         const ref = e.valueFrom?.secretKeyRef;
         if (ref?.name !== REDIS_SECRET) continue;
         ref.name = '@@redis-secret@@';
@@ -162,6 +166,11 @@ function templated(o: Manifest, external: boolean, scope = ''): string {
       (_m, indent: string) =>
         `{{- with ${v}.stateSource }}\n${indent}- name: STATE_SOURCE\n${indent}  value: {{ . | quote }}\n{{- end }}`,
     )
+    .replace(
+      /^( *)- name: "?@@redis-username:([\w-]+)@@"?$/gm,
+      (_m, indent: string, user: string) =>
+        `{{- if ${v}.externalRedis.aclUsers }}\n${indent}- name: REDIS_USERNAME\n${indent}  value: ${user}\n{{- end }}`,
+    )
     .replaceAll(/"?@@redis-secret@@"?/g, `{{ ${v}.externalRedis.secretName | quote }}`)
     .replaceAll(/"?@@redis-url-key@@"?/g, `{{ ${v}.externalRedis.urlKey | quote }}`);
 }
@@ -229,11 +238,16 @@ function valuesYaml(base: readonly Manifest[]): string {
     "# the default, the watcher's projection in Redis; `api`: the fallback, a GET and a LIST per reconcile.",
     "stateSource: ''",
     '# An external Redis instead of the in-cluster StatefulSet: its URL comes from an existing Secret in the',
-    "# release's namespace (the key `password`, if present, is the password). See docs/install.md.",
+    "# release's namespace, and each app's password from its own Secret podset-redis-<app> (key `password`),",
+    '# made beforehand like the URL one. aclUsers: each app logs in as its own ACL user (REDIS_USERNAME',
+    '# podset-watcher, podset-worker, podset-dashboard: give the provider the lines of `npm run redis-acl`);',
+    '# false: the single-password fallback for a Redis without ACLs (no username, the same password in the',
+    '# three Secrets). The in-cluster Redis always has the users. See docs/install.md.',
     'externalRedis:',
     '  enabled: false',
     `  secretName: ${REDIS_SECRET}`,
     '  urlKey: url',
+    '  aclUsers: true',
     '# Replicas and resources of each app, as k8s/ sets them (the worker HPA scales the worker between its',
     '# bounds; the Redis StatefulSet has one replica).',
     ...apps,
@@ -329,6 +343,21 @@ function readme(helmVersion: string): string {
     'test/deploy/helm.test.ts lints the chart (`helm lint --strict`), renders it with each kind of values,',
     "compares the objects with `kubectl kustomize`'s and reads them with kubectl's own YAML decoder, and",
     'installs, upgrades and uninstalls releases against kube-sim.',
+    '',
+    '## Redis users',
+    '',
+    'The in-cluster Redis has one ACL user per app, with only the rights that app needs (the rules of',
+    '`libs/queue/src/acl.ts`), and the `default` user off. The hook Job `podset-redis-secret-init` makes one',
+    'Secret per user (key `password`) unless it exists, and never changes it: `podset-redis-watcher`,',
+    "`podset-redis-worker`, `podset-redis-dashboard`, and `podset-redis-health` for Redis's probes (`PING`",
+    "only). Each app gets its own user's password and no other; the Redis pod's init container writes the",
+    'ACL file from the four at each start. To rotate one: delete its Secret, `helm upgrade` (the hook makes',
+    'a new one), then `kubectl rollout restart statefulset/podset-redis deployment/podset-<app>`.',
+    '',
+    'With `externalRedis.enabled` the Secrets are yours (`podset-redis-<app>`, key `password`, beside the',
+    "URL's), and the provider is given the users' ACL lines (`npm run redis-acl`);",
+    '`externalRedis.aclUsers=false` is the fallback for a Redis without ACLs: no username, one password in',
+    'the three Secrets. See [docs/install.md](../../docs/install.md#redis-users-acl-one-per-app).',
     '',
   ].join('\n');
 }

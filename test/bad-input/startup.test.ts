@@ -108,6 +108,17 @@ describe('usage errors: exit 2 naming the variable', () => {
     assert.match(r.output, /WATCH_NAMESPACES: lists "podset-system", the operator's own namespace/);
   });
 
+  test('worker: WATCH_NAMESPACES listing its own namespace (POD_NAMESPACE) is refused', async () => {
+    const r = await exitOf(
+      env.startWorker('worker-own-ns', {
+        WATCH_NAMESPACES: 'team-a,podset-system',
+        POD_NAMESPACE: 'podset-system',
+      }),
+    );
+    assert.equal(r.code, 2, r.output);
+    assert.match(r.output, /WATCH_NAMESPACES: lists "podset-system", the worker's own namespace/);
+  });
+
   test('watcher: LEASE_DURATION_SECONDS below its minimum', async () => {
     const r = await exitOf(env.startWatcher('watcher-lease', { LEASE_DURATION_SECONDS: '1' }));
     assert.equal(r.code, 2, r.output);

@@ -1,10 +1,11 @@
 // The local-dev stack of docs/deployment.md, run for real with whichever compose this machine has: on a
 // clean copy of the repository (the files git tracks), build, `up -d`, every service healthy, the documented
 // kubeconfig command, a PodSet to ready with the real kubectl, a scale, the dashboard with and without its
-// token; then `restart kube-sim` (the stack heals with nothing re-applied: kube-sim kept its identity and
-// objects), `kill` of a worker container (the others converge), and `down -v`, which must leave no
-// container, volume or network of the project. Each run has a project name and host ports of its own, and
-// always ends with `down -v`. It prints how long each step took.
+// token, Redis's users (the default one off, the dashboard's refused a write); then `restart kube-sim`
+// (the stack heals with nothing re-applied: kube-sim kept its identity and objects), `kill` of a worker
+// container (the others converge), and `down -v`, which must leave no container, volume or network of the
+// project. Each run has a project name and host ports of its own, and always ends with `down -v`. It
+// prints how long each step took.
 //
 // Not named *.test.ts, so `npm test` leaves it out: it needs a Docker daemon and builds the images.
 // `npm run test:compose` runs it; .ci/run does after `npm test` (starting dockerd first if none answers).
@@ -21,6 +22,8 @@ import { dockerDaemonProblem, findCompose, type ComposeCli } from './cli.ts';
 const REPO = path.resolve(import.meta.dirname, '../..');
 /** The services `up -d` keeps running, each with its replica count; `crd` runs once and exits 0. */
 const RUNNING: Record<string, number> = { redis: 1, 'kube-sim': 1, watcher: 1, worker: 3, dashboard: 1 };
+/** The Redis users of docker-compose.yml: one per app, and the healthcheck's. */
+const REDIS_USERS = ['watcher', 'worker', 'dashboard', 'health'] as const;
 /** Each app's kubeconfig and the kube-sim identity it must hold (and no other). */
 const IDENTITY_OF: Record<string, string> = { watcher: 'watcher', worker: 'worker', dashboard: 'viewer' };
 
@@ -222,7 +225,10 @@ describe('docker compose: the local-dev stack of docs/deployment.md', () => {
       KUBE_SIM_HOST_PORT: String(kubeSimPort),
       DASHBOARD_HOST_PORT: String(dashboardPort),
       DASHBOARD_TOKEN: randomBytes(16).toString('hex'),
-      REDIS_PASSWORD: randomBytes(16).toString('hex'),
+      // A password of its own for each Redis user (the redis-acl service writes them into Redis's ACL file).
+      ...Object.fromEntries(
+        REDIS_USERS.map((u) => [`REDIS_${u.toUpperCase()}_PASSWORD`, randomBytes(16).toString('hex')]),
+      ),
     };
   });
 
@@ -268,6 +274,44 @@ describe('docker compose: the local-dev stack of docs/deployment.md', () => {
       assert.equal(seen.user, identity, `${service}'s kubeconfig is the ${identity} identity`);
       assert.equal(seen.mode, 0o600, `${service}'s kubeconfig is readable by its owner only`);
       assert.equal(seen.uid, seen.me, `${service}'s kubeconfig is owned by the app's uid`);
+    }
+  });
+
+  test("Redis: the default user is off, the dashboard's user is refused a write, each app logs its refusal", async () => {
+    // redis-cli inside the Redis container, without the healthcheck's password (REDISCLI_AUTH) it holds.
+    const cli = async (args: string) =>
+      (
+        await composeRun(
+          [
+            'exec',
+            '-T',
+            'redis',
+            'sh',
+            '-c',
+            `unset REDISCLI_AUTH; redis-cli --no-auth-warning ${args} 2>&1`,
+          ],
+          60_000,
+          true,
+        )
+      ).stdout.trim();
+    assert.match(await cli('ping'), /NOAUTH/, 'no command without a user');
+    assert.match(await cli('--user default --pass anything ping'), /WRONGPASS/, 'no login as default');
+    const as = (user: string) =>
+      `--user podset-${user} --pass ${env[`REDIS_${user.toUpperCase()}_PASSWORD`]}`;
+    assert.match(await cli(`${as('dashboard')} set '{podset}:podset-reconcile:id' 1`), /NOPERM/);
+    assert.doesNotMatch(
+      await cli(`${as('dashboard')} get '{podset}:podset-reconcile:id'`),
+      /NOPERM|ERR/,
+      'it reads',
+    );
+    assert.match(
+      await cli(`${as('worker')} set '{podset}:podset-reconcile:proj:ps:default/web' x`),
+      /NOPERM/,
+    );
+    assert.match(await cli(`${as('health')} get '{podset}:podset-reconcile:id'`), /NOPERM/);
+    for (const app of ['watcher', 'worker', 'dashboard']) {
+      const logs = (await composeRun(['logs', '--no-color', app])).stdout;
+      assert.match(logs, new RegExp(`redis ACL: user podset-${app} is refused`), `${app} logs its refusal`);
     }
   });
 

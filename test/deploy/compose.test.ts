@@ -6,13 +6,14 @@
 // the files with `config` too. test/compose/stack.compose-test.ts runs the stack itself.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { freePort, kubectl, startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { parse } from 'yaml';
+import { redisAclFileText } from '../../libs/runtime/src/redis-acl-file.ts';
 import { findCompose } from '../compose/cli.ts';
 import { envProblems, loadAppEnv, type PortUse, type Setting } from './env-specs.ts';
 import {
@@ -129,6 +130,16 @@ function kubeconfigVolumes(): Map<string, { source: string; rel: string }> {
   return out;
 }
 
+/** A service's environment as compose gives it when no variable is set (`${VAR:-default}`: the default). */
+function unsetEnvironment(service: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(services[service]?.environment ?? {}).map(([k, v]) => [
+      k,
+      String(v).replace(/\$\{\w+:-([^}]*)\}/g, '$1'),
+    ]),
+  );
+}
+
 /** The kube-sim identity each service's KUBECONFIG must be (the dashboard reads only: viewer). */
 const IDENTITY_OF: Record<string, string> = {
   watcher: 'watcher',
@@ -142,7 +153,8 @@ test('compose: redis with AOF and a redis-cli ping healthcheck, on a named volum
   assert.ok(redis);
   assert.equal(argAfter(redis.command ?? [], '--appendonly'), 'yes');
   assert.equal(argAfter(redis.command ?? [], '--maxmemory-policy'), 'noeviction');
-  assert.deepEqual(redis.healthcheck?.test, ['CMD', 'redis-cli', 'ping']);
+  // As the probes' user (PING only): the default user is off (test/deploy/redis-users.test.ts).
+  assert.deepEqual(redis.healthcheck?.test, ['CMD', 'redis-cli', '--user', 'podset-health', 'ping']);
   const data = mounts(redis).find((m) => m.target === '/data');
   assert.ok(data && compose.volumes && data.source in compose.volumes, 'AOF lives on a named volume');
 });
@@ -176,7 +188,7 @@ test("compose: each app's image is built from its Dockerfile target: production 
     "production is the Dockerfile's default target",
   );
   const built = Object.entries(services).filter(([, s]) => s.build !== undefined);
-  assert.deepEqual(built.map(([n]) => n).sort(), [...APPS, 'kube-sim'].sort());
+  assert.deepEqual(built.map(([n]) => n).sort(), [...APPS, 'kube-sim', 'redis-acl'].sort());
   const imageOf = new Map<string, string | undefined>();
   for (const [name, s] of built) {
     const app = appOf(s) ?? name;
@@ -380,7 +392,15 @@ describe("kube-sim started with compose's command line", () => {
 
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'podset-deploy-compose-'));
-    redis = await startRedis();
+    // Redis with the users compose's redis-acl service makes (its environment, variables unset): the
+    // worker below logs in as its own. `default` stays on here, for the harness's own readiness check.
+    const aclEnv = unsetEnvironment('redis-acl');
+    const aclFile = path.join(dir, 'users.acl');
+    writeFileSync(
+      aclFile,
+      redisAclFileText(aclEnv).replace(/^user default .*$/m, 'user default on nopass ~* &* +@all'),
+    );
+    redis = await startRedis({ args: ['--aclfile', aclFile] });
     port = await freePort();
   });
   after(async () => {
@@ -453,7 +473,7 @@ describe("kube-sim started with compose's command line", () => {
     });
 
     // The worker, with compose's environment (local paths, a test Redis, a free HTTP port).
-    const env = { ...(services.worker?.environment ?? {}) };
+    const env = unsetEnvironment('worker');
     const httpPort = await freePort();
     worker = spawn(NODE, [...PRELOAD, 'apps/worker/src/main.ts'], {
       cwd: REPO,

@@ -329,8 +329,8 @@ test(
     for (const w of workloads) {
       const env = w.spec.template.spec.containers[0]?.env ?? [];
       const watch = env.find((e) => e.name === 'WATCH_NAMESPACES');
-      if (w.metadata.name === 'podset-worker') assert.equal(watch, undefined, 'the worker does not watch');
-      else assert.equal(watch?.value, 'shop,web', `${w.metadata.name} WATCH_NAMESPACES`);
+      // The worker too: it refuses a job whose key names a namespace outside the list.
+      assert.equal(watch?.value, 'shop,web', `${w.metadata.name} WATCH_NAMESPACES`);
       const url = env.find((e) => e.name === 'REDIS_URL')?.valueFrom?.secretKeyRef;
       assert.deepEqual(
         url,
@@ -656,18 +656,20 @@ test(
         metadata: { name: 'podset-dashboard', namespace: NS },
         stringData: { token: 't' },
       });
-      // So does the Redis password: the secret-init Job creates it (kube-sim runs no Jobs here: made as the
-      // Job would), and an upgrade neither replaces nor deletes it — Redis and the apps keep agreeing.
+      // So do the Redis passwords: the secret-init Job creates them (kube-sim runs no Jobs here: one made as
+      // the Job would), and an upgrade neither replaces nor deletes them — Redis and the apps keep agreeing.
       const password = Buffer.from('made-by-the-secret-init-job').toString('base64');
       sim.cluster.create('secrets', {
         apiVersion: 'v1',
         kind: 'Secret',
-        metadata: { name: 'podset-redis', namespace: NS },
+        metadata: { name: 'podset-redis-watcher', namespace: NS },
         data: { password },
       });
       const redisPassword = () =>
-        (sim.cluster.get('secrets', NS, 'podset-redis') as { data?: { password?: string } } | undefined)?.data
-          ?.password;
+        (
+          sim.cluster.get('secrets', NS, 'podset-redis-watcher') as
+            { data?: { password?: string } } | undefined
+        )?.data?.password;
       // The API server moves: the upgrade looks its addresses up again.
       const endpoints = sim.cluster.get('endpoints', 'default', 'kubernetes') as KubeObject;
       sim.cluster.update('endpoints', {

@@ -489,7 +489,9 @@ function podProblems(pod: PodSpec, where: string): string[] {
         if (c.resources?.[r]?.[k] === undefined) problems.push(`${at}: resources.${r}.${k}`);
       }
     }
-    if (c.livenessProbe === undefined || c.readinessProbe === undefined)
+    // An init container runs to completion before the others: Kubernetes refuses probes on it.
+    const init = (pod.initContainers ?? []).includes(c);
+    if (!init && (c.livenessProbe === undefined || c.readinessProbe === undefined))
       problems.push(`${at}: liveness and readiness probes`);
     if (appOf(c) !== undefined) {
       if (c.livenessProbe?.httpGet?.path !== '/healthz') problems.push(`${at}: liveness on /healthz`);

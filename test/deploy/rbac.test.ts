@@ -2,7 +2,8 @@
 // one (k8s/overlays/namespaced: Roles in WATCH_NAMESPACES only, the CRD and the Namespaces made by an
 // administrator beforehand): `kubectl apply -k` into kube-sim, then the watcher,
 // a worker and the dashboard run as their ServiceAccounts (system:serviceaccount:podset-system:podset-…),
-// configured with the environment their Deployments give them, while a PodSet is created, scaled down
+// configured with the environment their Deployments give them (each its own Redis user, as the Redis
+// pod's ACL file makes them), while a PodSet is created, scaled down
 // to 0 and up again, scaled, and deleted, and looked at on the dashboard — once in the default state mode and
 // once with STATE_SOURCE=api (the fallback, whose reads the default mode may never need). Every request each identity
 // made (kube-sim's audit) must be allowed by the Roles/ClusterRoles bound to its ServiceAccount, and
@@ -11,9 +12,14 @@
 // (blockOwnerDeletion on its PodSet) is also a check of `update podsets/finalizers`. The dashboard must
 // become ready (its readiness lists PodSets as its pages do).
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import type { AuditEntry } from '@podset/kube-sim';
 import { freePort } from '@podset/testkit';
+import { newPassword } from '../../libs/kube/src/redis-secret.ts';
+import { redisAclFileText } from '../../libs/runtime/src/redis-acl-file.ts';
 import { Proc, podSetManifest, startEnv, type OperatorEnv } from '../e2e/support/harness.ts';
 import {
   find,
@@ -106,11 +112,39 @@ function deploymentEnv(objects: K8sObject[], name: string, podName: string): Rec
     (c.volumeMounts ?? []).some((m) => value === m.mountPath || value.startsWith(`${m.mountPath}/`));
   for (const e of c.env ?? []) {
     if (e.value !== undefined && !(e.name.endsWith('_FILE') && mounted(e.value))) out[e.name] = e.value;
+    // Its Redis user's password, from its Secret (here: the one the test's Redis was given).
+    const secret = (e.valueFrom?.secretKeyRef as { name?: string } | undefined)?.name ?? '';
+    if (REDIS_PASSWORDS.has(secret)) out[e.name] = REDIS_PASSWORDS.get(secret) ?? '';
     const field = (e.valueFrom?.fieldRef as { fieldPath?: string } | undefined)?.fieldPath;
     if (field === 'metadata.name') out[e.name] = podName;
     if (field === 'metadata.namespace') out[e.name] = NS;
   }
   return out;
+}
+
+/** The Redis users' passwords, by Secret (as secret-init makes them). */
+const REDIS_PASSWORDS = new Map(
+  ['watcher', 'worker', 'dashboard', 'health'].map((u) => [`podset-redis-${u}`, newPassword()]),
+);
+
+/**
+ * The ACL file the Redis pod makes (its init container's program) for these manifests' queue settings:
+ * each app runs as its own Redis user. `default` stays on here for the harness's own reads.
+ */
+function aclFileFor(objects: K8sObject[], dir: string): string {
+  const config = find<K8sObject & { data?: Record<string, string> }>(objects, 'ConfigMap', 'podset-operator');
+  const file = path.join(dir, 'users.acl');
+  const password = (u: string) => REDIS_PASSWORDS.get(`podset-redis-${u}`);
+  const text = redisAclFileText({
+    ...config?.data,
+    REDIS_ACL_FILE: file,
+    REDIS_WATCHER_PASSWORD: password('watcher'),
+    REDIS_WORKER_PASSWORD: password('worker'),
+    REDIS_DASHBOARD_PASSWORD: password('dashboard'),
+    REDIS_HEALTH_PASSWORD: password('health'),
+  });
+  writeFileSync(file, text.replace(/^user default .*$/m, 'user default on nopass ~* &* +@all'));
+  return file;
 }
 
 const INSTALLS = [
@@ -122,10 +156,13 @@ const INSTALLS = [
 for (const { dir, podSetNamespace, roleKind } of INSTALLS) {
   test(`${dir}: the watcher, worker and dashboard use exactly the RBAC it grants them`, async (t) => {
     const objects = render(dir);
+    const aclDir = mkdtempSync(path.join(os.tmpdir(), 'podset-rbac-acl-'));
+    t.after(() => rmSync(aclDir, { recursive: true, force: true }));
     const env: OperatorEnv = await startEnv({
       name: 'rbac',
       identities: Object.values(SA),
       admissionPlugins: ['OwnerReferencesPermissionEnforcement'],
+      redis: { args: ['--aclfile', aclFileFor(objects, aclDir)] },
     });
     t.after(() => env.close());
     if (dir !== 'k8s') {

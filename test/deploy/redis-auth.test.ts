@@ -1,12 +1,11 @@
-// Redis secured by default, checked on the rendered manifests and the compose file: a password from the
-// Secret podset-redis (made at install by a Job whose account may only create Secrets), given to Redis
-// (--requirepass, the probes' redis-cli) and to every app (REDIS_PASSWORD); a maxmemory below the memory
-// limit with noeviction. Then the Job's program as its ServiceAccount against kube-sim with k8s/ applied:
-// it creates the Secret once and keeps it, making no request but a create of a Secret.
+// Redis secured by default, checked on the rendered manifests and the compose file: a password per Redis
+// user in its own Secret (made at install by a Job whose account may only create Secrets), handed to
+// Redis in its ACL file (never in its arguments or environment) and to each app (REDIS_PASSWORD, its own
+// user's: test/deploy/redis-users.test.ts); a maxmemory below the memory limit with noeviction. Then the
+// Job's program as its ServiceAccount against kube-sim with k8s/ applied: it creates the Secrets once and
+// keeps them, making no request but a create of a Secret.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -23,12 +22,11 @@ import {
 } from './manifests.ts';
 import { REPO, readRepo } from './support.ts';
 import { startEnv, type OperatorEnv } from '../e2e/support/harness.ts';
-import { freePort, ping, Proc, waitFor } from '@podset/testkit';
 
 const base = render('k8s');
 const external = render('k8s/overlays/external-redis');
 const NODE = path.join(REPO, 'node_modules/.bin/node');
-const SECRET_REF = { secretKeyRef: { name: 'podset-redis', key: 'password' } };
+const SECRET_REF = { secretKeyRef: { name: 'podset-redis-health', key: 'password' } };
 
 /** Bytes of a Kubernetes quantity (Mi, Gi) or a Redis/compose size (mb, m, gb). */
 function bytes(size: string): number {
@@ -54,64 +52,27 @@ const redisContainer = (): Container => {
   return c;
 };
 
-/** Where the Redis container mounts the Secret's password file. */
-const PASSWORD_DIR = '/etc/podset-redis';
-
-test('k8s: Redis reads the password from a file on the Secret volume, never from its arguments or env', () => {
+test("k8s: Redis's users come from an ACL file on a memory volume, never from its arguments or env", () => {
   const c = redisContainer();
   const argv = [...(c.command ?? []), ...(c.args ?? [])];
   assert.ok(!argv.includes('--requirepass'), 'no --requirepass argument');
   assert.ok(!argv.some((a) => a.includes('$(REDIS_PASSWORD)')), 'no $(REDIS_PASSWORD) expansion');
   assert.ok(!argv.includes('--protected-mode'), 'protected mode is not turned off');
+  const aclFile = argAfter(argv, '--aclfile') ?? '';
   const env = new Map((c.env ?? []).map((e) => [e.name, e.valueFrom]));
-  assert.equal(env.get('REDIS_PASSWORD'), undefined, 'not in the environment of redis-server');
-  assert.deepEqual(env.get('REDISCLI_AUTH'), SECRET_REF, 'redis-cli ping authenticates');
-  assert.deepEqual(c.livenessProbe?.exec?.command, ['redis-cli', 'ping']);
+  assert.deepEqual([...env.keys()], ['REDISCLI_AUTH'], 'no password in the environment of redis-server');
+  assert.deepEqual(env.get('REDISCLI_AUTH'), SECRET_REF, "redis-cli authenticates as the probes' user");
+  assert.deepEqual(c.livenessProbe?.exec?.command, ['redis-cli', '--user', 'podset-health', 'ping']);
   const sts = find<Workload>(base, 'StatefulSet', 'podset-redis');
   const pod = sts?.spec.template.spec as unknown as {
-    volumes?: { name: string; secret?: { secretName: string; items?: { key: string; path: string }[] } }[];
+    volumes?: { name: string; emptyDir?: { medium?: string } }[];
   };
   const mount = (
     c as { volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[] }
-  ).volumeMounts?.find((m) => m.mountPath === PASSWORD_DIR);
-  assert.equal(mount?.readOnly, true, `${PASSWORD_DIR} is mounted read-only`);
+  ).volumeMounts?.find((m) => aclFile.startsWith(`${m.mountPath}/`));
+  assert.equal(mount?.readOnly, true, `${aclFile} is on a volume mounted read-only`);
   const volume = pod.volumes?.find((v) => v.name === mount?.name);
-  assert.equal(volume?.secret?.secretName, 'podset-redis');
-  assert.deepEqual(volume?.secret?.items, [{ key: 'password', path: 'password' }]);
-});
-
-test("k8s: Redis's command, run as written with a real redis-server: the file's password is required, and not in its argv", async () => {
-  const c = redisContainer();
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'podset-redis-cmd-'));
-  // A password Redis's config syntax must be told apart from: a space, a quote and a backslash.
-  const password = 'pa ss"wo\\rd-0123456789';
-  writeFileSync(path.join(tmp, 'password'), password);
-  const port = await freePort();
-  // The same command; the Secret's mount and the data directory are the temp dir here, and the server
-  // listens on a free loopback port (arguments before the final "-" that reads the config from stdin).
-  const [command, ...args] = (c.command ?? []).map((a) =>
-    a.replaceAll(PASSWORD_DIR, tmp).replace(/^\/data$/, tmp),
-  );
-  const proc = new Proc({
-    name: 'redis-cmd',
-    command: command ?? '',
-    args: [...args, ...(c.args ?? []), '--port', String(port), '--bind', '127.0.0.1', '--appendonly', 'no'],
-    env: { PATH: process.env.PATH ?? '' },
-  });
-  try {
-    await waitFor('redis answers with the password', () => ping(port, '127.0.0.1', password), {
-      timeoutMs: 20_000,
-    });
-    assert.equal(await ping(port), false, 'no password: refused');
-    assert.equal(await ping(port, '127.0.0.1', 'wrong'), false);
-    // exec'd: the shell is gone, redis-server is the process, and its argv has no password.
-    const cmdline = readFileSync(`/proc/${proc.child.pid}/cmdline`, 'utf8');
-    assert.match(cmdline, /^redis-server/);
-    assert.ok(!cmdline.includes('pa ss'), cmdline.replaceAll('\0', ' '));
-  } finally {
-    await proc.stop(5_000);
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  assert.equal(volume?.emptyDir?.medium, 'Memory', 'the file is kept in memory, made at each start');
 });
 
 test('k8s: Redis has maxmemory below its memory limit, with noeviction', () => {
@@ -124,16 +85,17 @@ test('k8s: Redis has maxmemory below its memory limit, with noeviction', () => {
   assert.ok(bytes(maxmemory) <= 0.8 * bytes(limit), `${maxmemory} leaves headroom below ${limit}`);
 });
 
-test('k8s: every app gets REDIS_PASSWORD from the Secret (optional only with an external Redis)', () => {
-  for (const [objects, expected] of [
-    [base, SECRET_REF],
-    [external, { secretKeyRef: { ...SECRET_REF.secretKeyRef, optional: true } }],
-  ] as const) {
+test("k8s: every app gets REDIS_PASSWORD from its own user's Secret, with an external Redis too", () => {
+  for (const objects of [base, external]) {
     const apps = workloads(objects).filter((w) => w.metadata.name !== 'podset-redis');
     assert.equal(apps.length, 3);
     for (const w of apps) {
       const env = w.spec.template.spec.containers[0]?.env?.find((e) => e.name === 'REDIS_PASSWORD');
-      assert.deepEqual(env?.valueFrom, expected, w.metadata.name);
+      assert.deepEqual(
+        env?.valueFrom,
+        { secretKeyRef: { name: `${w.metadata.name.replace('podset-', 'podset-redis-')}`, key: 'password' } },
+        w.metadata.name,
+      );
     }
   }
 });
@@ -181,17 +143,22 @@ interface ComposeService {
   healthcheck?: { test: string[] };
 }
 
-test('compose: Redis and every app share one password (a documented development default)', () => {
+test('compose: a password per Redis user (each a documented development default), none in the URL', () => {
   const compose = parse(readRepo('docker-compose.yml'), { merge: true }) as {
     services: Record<string, ComposeService>;
   };
   const redis = compose.services.redis;
   assert.ok(redis);
-  const password = argAfter(redis.command ?? [], '--requirepass');
-  assert.match(password ?? '', /^\$\{REDIS_PASSWORD:-[^}]+\}$/, 'from REDIS_PASSWORD with a default');
-  assert.equal(redis.environment?.REDISCLI_AUTH, password, 'the healthcheck authenticates');
+  assert.equal(argAfter(redis.command ?? [], '--requirepass'), undefined, 'no password in its arguments');
+  const acl = compose.services['redis-acl']?.environment ?? {};
+  for (const user of ['WATCHER', 'WORKER', 'DASHBOARD', 'HEALTH']) {
+    assert.match(
+      acl[`REDIS_${user}_PASSWORD`] ?? '',
+      new RegExp(`^\\$\\{REDIS_${user}_PASSWORD:-[^}]+\\}$`),
+      `${user}: from REDIS_${user}_PASSWORD with a default`,
+    );
+  }
   for (const app of ['watcher', 'worker', 'dashboard']) {
-    assert.equal(compose.services[app]?.environment?.REDIS_PASSWORD, password, app);
     assert.doesNotMatch(
       compose.services[app]?.environment?.REDIS_URL ?? '',
       /@/,
@@ -202,7 +169,11 @@ test('compose: Redis and every app share one password (a documented development 
   const maxmemory = argAfter(redis.command ?? [], '--maxmemory');
   assert.ok(maxmemory !== undefined && redis.mem_limit !== undefined);
   assert.ok(bytes(maxmemory) <= 0.8 * bytes(redis.mem_limit), `${maxmemory} below ${redis.mem_limit}`);
-  assert.match(readRepo('docker-compose.yml'), /export REDIS_PASSWORD=/, 'the header says how to set one');
+  assert.match(
+    readRepo('docker-compose.yml'),
+    /export REDIS_\$\{u\}_PASSWORD=/,
+    'the header says how to set them',
+  );
 });
 
 const NS = 'podset-system';
@@ -218,7 +189,7 @@ after(async () => {
 // kube-sim runs in this process: the children are awaited, never run synchronously.
 const exec = promisify(execFile);
 
-test("the Job's program, as its ServiceAccount, creates the Secret once with only `create` on Secrets", async () => {
+test("the Job's program, as its ServiceAccount, creates each user's Secret once with only `create` on Secrets", async () => {
   await env.kubectl(['apply', '-k', 'k8s']);
   const since = new Date().toISOString();
   const run = async () =>
@@ -237,22 +208,23 @@ test("the Job's program, as its ServiceAccount, creates the Secret once with onl
     const secret = JSON.parse(out.stdout) as { data: Record<string, string> };
     return Buffer.from(secret.data[key] ?? '', 'base64').toString();
   };
-  const password = () => secretValue('podset-redis', 'password');
+  const users = ['watcher', 'worker', 'dashboard', 'health'];
+  const passwords = () => Promise.all(users.map((u) => secretValue(`podset-redis-${u}`, 'password')));
   // The projection's integrity key, made and kept the same way (the watcher and the workers mount it).
   const projectionKey = () => secretValue('podset-projection-key', 'key');
   const first = await run();
-  assert.match(first, /created Secret podset-system\/podset-redis/);
+  for (const u of users) assert.match(first, new RegExp(`created Secret podset-system/podset-redis-${u}\\b`));
   assert.match(first, /created Secret podset-system\/podset-projection-key/);
-  const made = await password();
+  const made = await passwords();
   const key = await projectionKey();
-  assert.match(made, /^[A-Za-z0-9_-]{43}$/, '32 random bytes, URL-safe');
+  for (const p of made) assert.match(p, /^[A-Za-z0-9_-]{43}$/, '32 random bytes, URL-safe');
   assert.match(key, /^[A-Za-z0-9_-]{43}$/, 'the key: 32 random bytes');
-  assert.notEqual(key, made);
-  assert.ok(!first.includes(made) && !first.includes(key), 'no secret is printed');
+  assert.equal(new Set([...made, key]).size, 5, 'a password of its own for each user');
+  assert.ok(![...made, key].some((s) => first.includes(s)), 'no secret is printed');
   const second = await run();
-  assert.match(second, /podset-redis exists; kept as it is/);
+  for (const u of users) assert.match(second, new RegExp(`podset-redis-${u} exists; kept as it is`));
   assert.match(second, /podset-projection-key exists; kept as it is/);
-  assert.equal(await password(), made, 'not changed by a second run');
+  assert.deepEqual(await passwords(), made, 'not changed by a second run');
   assert.equal(await projectionKey(), key, 'the key not changed by a second run');
 
   // Every request it made is a create of a Secret in its namespace, which its Role grants.
@@ -261,7 +233,11 @@ test("the Job's program, as its ServiceAccount, creates the Secret once with onl
     .query({ user: JOB_SA, since })
     .filter((e) => e.resource !== '')
     .map((e) => `${e.verb} ${e.resource} ${e.namespace}`);
-  assert.deepEqual(requests, Array<string>(4).fill('create secrets podset-system'), 'two Secrets, two runs');
+  assert.deepEqual(
+    requests,
+    Array<string>(10).fill('create secrets podset-system'),
+    'five Secrets, two runs',
+  );
   assert.ok(
     granted.some(
       (g) => g.namespace === NS && g.rule.verbs.includes('create') && g.rule.resources?.includes('secrets'),

@@ -14,6 +14,8 @@ export const ENTRIES: Record<string, string> = {
   worker: 'apps/worker/src/main.ts',
   dashboard: 'apps/dashboard/src/main.ts',
   'kube-sim': 'tools/kube-sim/src/cmd/main.ts',
+  // The Redis pod's init container (compose: the redis-acl service): writes Redis's ACL file.
+  'redis-acl': 'libs/runtime/src/redis-acl-init.ts',
 };
 
 /** Dockerfile targets: the production image (its last stage, what `docker build .` gives) and kube-sim's. */
@@ -26,6 +28,7 @@ export const TARGET_OF: Record<string, string> = {
   worker: PRODUCTION_TARGET,
   dashboard: PRODUCTION_TARGET,
   'kube-sim': KUBE_SIM_TARGET,
+  'redis-acl': PRODUCTION_TARGET,
 };
 
 export interface Instruction {

@@ -4,6 +4,7 @@ import * as reconcileLib from '@podset/reconcile';
 import { httpHostOf, openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
 import { projectionKeys } from '@podset/state';
 import { bulkConcurrency, workerEnv } from './config.ts';
+import { ownNamespaceProblems } from './namespace-scope.ts';
 import { defaultInstance, startWorker } from './worker.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
@@ -12,6 +13,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
     check: (c) => {
       bulkConcurrency(c);
       projectionKeys(c);
+      return ownNamespaceProblems(c);
     },
     tracing: true,
   });
@@ -39,6 +41,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       instance: config.POD_NAME ?? defaultInstance(),
       events: config.EVENTS,
       stateSource: config.STATE_SOURCE,
+      watchNamespaces: config.WATCH_NAMESPACES,
       ...(keys !== undefined ? { projectionKeys: keys } : {}),
       ...(config.EVENT_LOG_KEY !== undefined ? { eventLogKey: config.EVENT_LOG_KEY } : {}),
     },

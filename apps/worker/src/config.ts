@@ -1,14 +1,22 @@
 // The worker's environment, declared once: validated at start with a message naming the variable.
-import { ConfigError, int, num, oneOf, optionalInt, optionalStr, type Config } from '@podset/config';
+import { ConfigError, int, list, num, oneOf, optionalInt, optionalStr, type Config } from '@podset/config';
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { httpHostEnv, logEnv } from '@podset/runtime';
 import { attemptsEnv, defaultBulkConcurrency, eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
 import { stateSourceEnv } from '@podset/state';
 
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
 export const workerEnv = {
   ...kubeAccessEnv,
   ...redisEnv,
   ...queueEnv,
+  WATCH_NAMESPACES: list({
+    description:
+      "Comma-separated namespaces whose PodSets this worker reconciles (the watcher's list); a job whose key names another namespace is refused (logged, counted, never reconciled); empty: all namespaces",
+    default: [],
+    item: DNS_LABEL,
+  }),
   WORKER_CONCURRENCY: int({
     description: 'Reconciles run in parallel by this process',
     default: 8,
@@ -65,6 +73,10 @@ export const workerEnv = {
   ...httpHostEnv,
   ...logEnv,
   POD_NAME: optionalStr({ description: 'This replica (Events reportingInstance); default: the host name' }),
+  POD_NAMESPACE: optionalStr({
+    description:
+      "The worker's own namespace (downward API); a WATCH_NAMESPACES that lists it is refused at start",
+  }),
 } as const;
 
 export type WorkerConfig = Config<typeof workerEnv>;

@@ -16,6 +16,8 @@ export interface WorkerMetrics {
   hooks: WorkerHooks;
   /** A projected entry the worker refused to plan from (see projection-state.ts). */
   onRefusedEntry(entry: { kind: 'pod' | 'podset'; reason: 'tag' | 'key' | 'replay' }): void;
+  /** A job whose key names a namespace outside WATCH_NAMESPACES, refused unreconciled. */
+  onForeignKey(): void;
 }
 
 export function createWorkerMetrics(log: Logger): WorkerMetrics {
@@ -61,10 +63,16 @@ export function createWorkerMetrics(log: Logger): WorkerMetrics {
   for (const kind of ['pod', 'podset']) {
     for (const reason of ['tag', 'key', 'replay']) refusedEntries.inc({ kind, reason }, 0);
   }
+  const foreignKeys = new Counter({
+    name: 'podset_reconcile_foreign_namespace_total',
+    help: 'Jobs refused unreconciled because their key names a namespace outside WATCH_NAMESPACES (a job nothing in this install enqueues: forged in Redis, or a watcher with another list)',
+    registers: [registry],
+  });
   return {
     registry,
     onKubeRequest: kubeRequestMetrics(registry),
     onRefusedEntry: (entry) => refusedEntries.inc({ kind: entry.kind, reason: entry.reason }),
+    onForeignKey: () => foreignKeys.inc(),
     hooks: {
       onStart: (info) => reconcileLatency.observe(Math.max(0, info.latencyMs) / 1000),
       onEnd: (info) => {

@@ -16,6 +16,7 @@ import { traceReconcile, tracedEvents } from './reconcile-tracing.ts';
 import type { Tracer } from '@opentelemetry/api';
 import { createWorkerMetrics } from './metrics.ts';
 import { redisParkStore } from './park-store.ts';
+import { keyInScope } from './namespace-scope.ts';
 import { createWorkerReadiness, type WorkerReadiness } from './readiness.ts';
 import { openStateSource, type StateSourceKind } from './state-source.ts';
 import { createLogger, startOpsServer, type OpsServer } from '@podset/runtime';
@@ -49,6 +50,11 @@ export interface WorkerSettings {
   events?: 'all' | 'warnings';
   /** The watcher's event-log stream (EVENT_LOG_KEY); default <queuePrefix>:<queueName>:watcher:events. */
   eventLogKey?: string;
+  /**
+   * The namespaces whose keys it reconciles (WATCH_NAMESPACES); a job for any other is refused. Unset or
+   * empty: all.
+   */
+  watchNamespaces?: readonly string[];
   /** Where reconciles read each key's state (STATE_SOURCE; its default when unset). */
   stateSource?: StateSourceKind;
   /**
@@ -160,6 +166,7 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
   });
 
   // 3. The queue worker: BullMQ hands each key to the controller's syncHandler, with retries and backoff.
+  const watchNamespaces = settings.watchNamespaces ?? [];
   let reconcileSeq = 0;
   const queueWorker = startReconcileWorker({
     connection: redis,
@@ -172,6 +179,15 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
     name: settings.instance,
     ...(settings.backoff !== undefined ? { backoff: settings.backoff } : {}),
     handler: (req, ctx) => {
+      // A key outside WATCH_NAMESPACES (a job forged in Redis) is never reconciled: the job ends, done.
+      if (!keyInScope(req.key, watchNamespaces)) {
+        metrics.onForeignKey();
+        log.warn(
+          { podset: req.key, jobId: ctx.jobId, watchNamespaces },
+          'job refused: its key names a namespace outside WATCH_NAMESPACES; not reconciled',
+        );
+        return Promise.resolve({});
+      }
       const reconcileId = `${settings.instance}-${(++reconcileSeq).toString(36)}`;
       const sync = () =>
         controller.syncHandler(req.key, {
@@ -218,6 +234,7 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
       server: kube.client?.server,
       redis: redis.target,
       stateSource,
+      namespaces: watchNamespaces.length === 0 ? 'all' : watchNamespaces,
       ...(server !== undefined ? { httpHost: server.host, httpPort: server.port } : {}),
     },
     'worker started',

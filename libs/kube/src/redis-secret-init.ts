@@ -1,8 +1,11 @@
-// Entry point of the install's Job podset-redis-secret-init: ensures the Secret with the Redis password
-// (POD_NAMESPACE/REDIS_SECRET_NAME, default podset-redis) exists, and the one with the projection's
-// integrity key (PROJECTION_KEY_SECRET_NAME, default podset-projection-key). Prints what it did, never a secret.
+// Entry point of the install's Job podset-redis-secret-init: ensures the Secrets with the in-cluster Redis's
+// passwords exist, one per Redis user (REDIS_SECRET_NAME-<user>, default podset-redis-watcher, -worker,
+// -dashboard and -health, the Redis pod's probe user), each app mounting only its own, and the one with
+// the projection's integrity key (PROJECTION_KEY_SECRET_NAME, default podset-projection-key). Prints what
+// it did, never a secret.
 import { KubeClient } from './client.ts';
 import { loadKubeConfig } from './kubeconfig.ts';
+import { APP_USERS, type AppUser } from '@podset/queue';
 import { ensureProjectionKeySecret, ensureRedisSecret } from './redis-secret.ts';
 
 const namespace = process.env['POD_NAMESPACE'];
@@ -19,12 +22,16 @@ const kubeConfig = loadKubeConfig({
 });
 const client = new KubeClient({ kubeConfig, userAgent: 'podset-redis-secret-init' });
 try {
-  const result = await ensureRedisSecret(client, namespace, name);
-  process.stdout.write(
-    result === 'created'
-      ? `redis-secret-init: created Secret ${namespace}/${name} with a random password\n`
-      : `redis-secret-init: Secret ${namespace}/${name} exists; kept as it is\n`,
-  );
+  const users: (AppUser | 'health')[] = [...APP_USERS, 'health'];
+  for (const user of users) {
+    const secret = `${name}-${user}`;
+    const result = await ensureRedisSecret(client, namespace, secret);
+    process.stdout.write(
+      result === 'created'
+        ? `redis-secret-init: created Secret ${namespace}/${secret} with a random password\n`
+        : `redis-secret-init: Secret ${namespace}/${secret} exists; kept as it is\n`,
+    );
+  }
   const key = await ensureProjectionKeySecret(client, namespace, keyName);
   process.stdout.write(
     key === 'created'

@@ -1,6 +1,7 @@
-// The in-cluster Redis's password, made once per install: a Secret with a random password, created if
-// it does not exist and never changed afterwards (Redis and every app read it from there). Creating
-// and treating AlreadyExists as done needs only `create` on Secrets — no right to read any of them.
+// The in-cluster Redis's passwords, made once per install: a Secret with a random password per Redis user,
+// created if it does not exist and never changed afterwards (Redis's ACL file and that user's app read it
+// from there). Creating and treating AlreadyExists as done needs only `create` on Secrets — no right to
+// read any of them.
 import { randomBytes } from 'node:crypto';
 import { ResourceClient, type KubeClient, type ResourceRef } from './client.ts';
 import { isConflict } from './errors.ts';

@@ -131,13 +131,24 @@ export function aclSetUserArgs(app: AppUser, scope: AclScope, password: string):
   return [aclUsername(app), 'reset', 'on', `>${password}`, ...aclRules(app, scope)];
 }
 
+/** The Redis server's own user for its probes (`redis-cli --user podset-health ping`): PING only. */
+export const HEALTH_USERNAME = 'podset-health';
+const HEALTH_RULES = ['resetkeys', 'resetchannels', '-@all', '+ping'];
+
 /**
  * An ACL file (redis.conf `aclfile`) with the three users and the `default` user off: one line per user,
- * the password given as `>…` (or a placeholder to fill in, for docs).
+ * the password given as `>…` (or a placeholder to fill in, for docs); with `healthPassword`, the probes'
+ * user too.
  */
-export function aclFile(scope: AclScope, passwords: Record<AppUser, string>): string {
+export function aclFile(
+  scope: AclScope,
+  passwords: Record<AppUser, string>,
+  healthPassword?: string,
+): string {
   const lines = APP_USERS.map((app) =>
     ['user', aclUsername(app), 'on', `>${passwords[app]}`, ...aclRules(app, scope)].join(' '),
   );
+  if (healthPassword !== undefined)
+    lines.push(['user', HEALTH_USERNAME, 'on', `>${healthPassword}`, ...HEALTH_RULES].join(' '));
   return ['user default off resetkeys -@all', ...lines, ''].join('\n');
 }

@@ -78,6 +78,7 @@ export {
   aclRules,
   aclSetUserArgs,
   aclUsername,
+  HEALTH_USERNAME,
   APP_USERS,
   type AclScope,
   type AppUser,
