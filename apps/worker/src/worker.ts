@@ -4,7 +4,13 @@
 // it directly.
 import os from 'node:os';
 import { createKube, type Kube } from '@podset/kube';
-import { startReconcileWorker, urlConnector, type ReconcileWorker, type RedisConnector } from '@podset/queue';
+import {
+  startReconcileWorker,
+  urlConnector,
+  type ReconcileWorker,
+  type RedisClient,
+  type RedisConnector,
+} from '@podset/queue';
 import { EntryTags, stateSourceEnv, type TagKeys } from '@podset/state';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -14,7 +20,7 @@ import { createController, type Controller, type Planner } from './controller.ts
 import { createEventRecorder } from './events.ts';
 import { traceReconcile, tracedEvents } from './reconcile-tracing.ts';
 import type { Tracer } from '@opentelemetry/api';
-import { createWorkerMetrics } from './metrics.ts';
+import { createWorkerMetrics, type WorkerMetrics } from './metrics.ts';
 import { redisParkStore } from './park-store.ts';
 import { keyInScope } from './namespace-scope.ts';
 import { createWorkerReadiness, type WorkerReadiness } from './readiness.ts';
@@ -105,103 +111,33 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
       userAgent,
       onRequest: metrics.onKubeRequest,
     });
-  const tracer = deps.tracer;
   const recorder = createEventRecorder({
     kube,
     log,
     instance: settings.instance,
     types: settings.events ?? 'all',
   });
-  const events = tracer === undefined ? recorder : tracedEvents(recorder, tracer);
+  const events = deps.tracer === undefined ? recorder : tracedEvents(recorder, deps.tracer);
 
   // 2. The controller: one key in, one reconcile out. Its state source (chosen here, once) and its parked
   // keys are in Redis, shared by every replica; they share one connection (small, rare calls).
   const stateSource = settings.stateSource ?? stateSourceEnv.STATE_SOURCE.fallback();
   const storeRedis = redis.client({ maxRetriesPerRequest: 3 });
   storeRedis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis (state, park store) error'));
-  if (stateSource === 'projection' && settings.projectionKeys === undefined) {
-    log.warn(
-      'PROJECTION_HMAC_KEY is not set: nothing read from the projection could be checked, so every reconcile reads its PodSet and pods from the API',
-    );
-  }
-  const logKey = eventLogKey({
-    EVENT_LOG_KEY: settings.eventLogKey,
-    QUEUE_PREFIX: settings.queuePrefix,
-    QUEUE_NAME: settings.queueName,
-  });
-  const controller = createController({
+  const controller = buildController(settings, deps, {
     kube,
-    planner: deps.planner,
     events,
     log,
-    ...(tracer !== undefined ? { tracer } : {}),
-    state: openStateSource(stateSource, {
-      kube,
-      redis: storeRedis,
-      prefix: settings.queuePrefix,
-      queueName: settings.queueName,
-      tags: settings.projectionKeys && new EntryTags(settings.projectionKeys),
-      refused: (entry) => {
-        metrics.onRefusedEntry(entry);
-        log.warn(
-          { podset: entry.key, entry: entry.kind, name: entry.field, reason: entry.reason },
-          'projected entry refused (its integrity tag, its key or its version does not hold): reading the key from the API',
-        );
-      },
-    }),
-    // Parked keys outlive the failed job.
-    parkStore: redisParkStore(storeRedis, {
-      prefix: `${settings.queuePrefix}:${settings.queueName}:parked:`,
-    }),
+    metrics,
+    stateSource,
+    storeRedis,
     // A deleted PodSet's finished jobs and event-log entries.
-    cleanup: (key) => queueWorker.queue.forgetKey(key, { eventLogKey: logKey }),
-    options: {
-      createBurst: settings.createBurst,
-      ...(settings.parkedRetryMs !== undefined ? { parkedRetryMs: settings.parkedRetryMs } : {}),
-      reconcile: {
-        notReadyRequeueMs: settings.requeuePendingMs,
-        finishedPodsToKeep: settings.finishedPodsToKeep,
-      },
-    },
+    forgetKey: (key, eventLogKey) => queueWorker.queue.forgetKey(key, { eventLogKey }),
   });
 
   // 3. The queue worker: BullMQ hands each key to the controller's syncHandler, with retries and backoff.
   const watchNamespaces = settings.watchNamespaces ?? [];
-  let reconcileSeq = 0;
-  const queueWorker = startReconcileWorker({
-    connection: redis,
-    queueName: settings.queueName,
-    prefix: settings.queuePrefix,
-    concurrency: settings.concurrency,
-    ...(settings.bulkConcurrency !== undefined ? { bulkConcurrency: settings.bulkConcurrency } : {}),
-    attempts: settings.maxAttempts,
-    closeTimeoutMs: settings.shutdownTimeoutMs,
-    name: settings.instance,
-    ...(settings.backoff !== undefined ? { backoff: settings.backoff } : {}),
-    handler: (req, ctx) => {
-      // A key outside WATCH_NAMESPACES (a job forged in Redis) is never reconciled: the job ends, done.
-      if (!keyInScope(req.key, watchNamespaces)) {
-        metrics.onForeignKey();
-        log.warn(
-          { podset: req.key, jobId: ctx.jobId, watchNamespaces },
-          'job refused: its key names a namespace outside WATCH_NAMESPACES; not reconciled',
-        );
-        return Promise.resolve({});
-      }
-      const reconcileId = `${settings.instance}-${(++reconcileSeq).toString(36)}`;
-      const sync = () =>
-        controller.syncHandler(req.key, {
-          reconcileId,
-          jobId: ctx.jobId,
-          attempt: ctx.attempt,
-          signal: ctx.signal,
-        });
-      return tracer === undefined ? sync() : traceReconcile(tracer, req, ctx, { reconcileId }, sync);
-    },
-    onFinalFailure: (req, error, ctx) =>
-      controller.onFinalFailure(req.key, error, { jobId: ctx.jobId, attempt: ctx.attempt }),
-    hooks: metrics.hooks,
-  });
+  const queueWorker = startQueueWorker(settings, { redis, controller, metrics, log, watchNamespaces, deps });
 
   // 4. /metrics and /readyz.
   let stopping = false;
@@ -265,6 +201,116 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
       return closing;
     },
   };
+}
+
+interface ControllerParts {
+  kube: Kube;
+  events: ReturnType<typeof createEventRecorder>;
+  log: Logger;
+  metrics: WorkerMetrics;
+  stateSource: StateSourceKind;
+  storeRedis: RedisClient;
+  forgetKey: (key: string, eventLogKey: string) => Promise<void | object>;
+}
+
+/** The controller with its state source, park store and clean-up, as the settings choose them. */
+function buildController(settings: WorkerSettings, deps: WorkerDeps, parts: ControllerParts): Controller {
+  const { kube, events, log, metrics, stateSource, storeRedis } = parts;
+  if (stateSource === 'projection' && settings.projectionKeys === undefined) {
+    log.warn(
+      'PROJECTION_HMAC_KEY is not set: nothing read from the projection could be checked, so every reconcile reads its PodSet and pods from the API',
+    );
+  }
+  const logKey = eventLogKey({
+    EVENT_LOG_KEY: settings.eventLogKey,
+    QUEUE_PREFIX: settings.queuePrefix,
+    QUEUE_NAME: settings.queueName,
+  });
+  return createController({
+    kube,
+    planner: deps.planner,
+    events,
+    log,
+    ...(deps.tracer !== undefined ? { tracer: deps.tracer } : {}),
+    state: openStateSource(stateSource, {
+      kube,
+      redis: storeRedis,
+      prefix: settings.queuePrefix,
+      queueName: settings.queueName,
+      tags: settings.projectionKeys && new EntryTags(settings.projectionKeys),
+      refused: (entry) => {
+        metrics.onRefusedEntry(entry);
+        log.warn(
+          { podset: entry.key, entry: entry.kind, name: entry.field, reason: entry.reason },
+          'projected entry refused (its integrity tag, its key or its version does not hold): reading the key from the API',
+        );
+      },
+    }),
+    // Parked keys outlive the failed job.
+    parkStore: redisParkStore(storeRedis, {
+      prefix: `${settings.queuePrefix}:${settings.queueName}:parked:`,
+    }),
+    cleanup: (key) => parts.forgetKey(key, logKey),
+    options: {
+      createBurst: settings.createBurst,
+      ...(settings.parkedRetryMs !== undefined ? { parkedRetryMs: settings.parkedRetryMs } : {}),
+      reconcile: {
+        notReadyRequeueMs: settings.requeuePendingMs,
+        finishedPodsToKeep: settings.finishedPodsToKeep,
+      },
+    },
+  });
+}
+
+/** The queue worker: each key its job names goes to the controller, unless it is outside WATCH_NAMESPACES. */
+function startQueueWorker(
+  settings: WorkerSettings,
+  parts: {
+    redis: RedisConnector;
+    controller: Controller;
+    metrics: WorkerMetrics;
+    log: Logger;
+    watchNamespaces: readonly string[];
+    deps: WorkerDeps;
+  },
+): ReconcileWorker {
+  const { redis, controller, metrics, log, watchNamespaces, deps } = parts;
+  let reconcileSeq = 0;
+  return startReconcileWorker({
+    connection: redis,
+    queueName: settings.queueName,
+    prefix: settings.queuePrefix,
+    concurrency: settings.concurrency,
+    ...(settings.bulkConcurrency !== undefined ? { bulkConcurrency: settings.bulkConcurrency } : {}),
+    attempts: settings.maxAttempts,
+    closeTimeoutMs: settings.shutdownTimeoutMs,
+    name: settings.instance,
+    ...(settings.backoff !== undefined ? { backoff: settings.backoff } : {}),
+    handler: (req, ctx) => {
+      // A key outside WATCH_NAMESPACES (a job forged in Redis) is never reconciled: the job ends, done.
+      if (!keyInScope(req.key, watchNamespaces)) {
+        metrics.onForeignKey();
+        log.warn(
+          { podset: req.key, jobId: ctx.jobId, watchNamespaces },
+          'job refused: its key names a namespace outside WATCH_NAMESPACES; not reconciled',
+        );
+        return Promise.resolve({});
+      }
+      const reconcileId = `${settings.instance}-${(++reconcileSeq).toString(36)}`;
+      const sync = () =>
+        controller.syncHandler(req.key, {
+          reconcileId,
+          jobId: ctx.jobId,
+          attempt: ctx.attempt,
+          signal: ctx.signal,
+        });
+      const tracer = deps.tracer;
+      return tracer === undefined ? sync() : traceReconcile(tracer, req, ctx, { reconcileId }, sync);
+    },
+    onFinalFailure: (req, error, ctx) =>
+      controller.onFinalFailure(req.key, error, { jobId: ctx.jobId, attempt: ctx.attempt }),
+    hooks: metrics.hooks,
+  });
 }
 
 function redisOf(settings: WorkerSettings): RedisConnector {
