@@ -13,6 +13,7 @@ import { createKube, type Kube } from '@podset/kube';
 import { Queue } from 'bullmq';
 import { Hono, type Context } from 'hono';
 import { urlConnector, type RedisConnector } from '@podset/queue';
+import { queueBase } from '@podset/redis';
 import { API_PROBE_TIMEOUT_MS, createLogger, REDIS_PROBE_TIMEOUT_MS, withTimeout } from '@podset/runtime';
 import type { Logger } from 'pino';
 import { authenticate, challenges, COOKIE_NAME, login, nowSeconds, safeNext } from './auth.ts';
@@ -176,7 +177,7 @@ export async function startDashboard(
         readOnlyMode: settings.readOnly,
         allowRetries: !settings.readOnly,
         prefix: '',
-        description: `PodSet reconcile requests (${settings.queuePrefix}:${settings.queueName}); job name = PodSet key`,
+        description: `PodSet reconcile requests (${queueBase(settings.queuePrefix, settings.queueName)}); job name = PodSet key`,
       }),
     ],
     serverAdapter: boardAdapter,
@@ -425,7 +426,7 @@ export async function startDashboard(
       url,
       httpPort,
       ...(probeServer !== undefined ? { httpHost: (probeServer.address() as AddressInfo).address } : {}),
-      queue: `${settings.queuePrefix}:${settings.queueName}`,
+      queue: queueBase(settings.queuePrefix, settings.queueName),
       eventLog: settings.eventLogKeys,
       readOnly: settings.readOnly,
       auth: [creds.token !== undefined ? 'token' : '', creds.basic !== undefined ? 'basic' : ''].filter(

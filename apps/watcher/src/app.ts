@@ -3,7 +3,8 @@
 import os from 'node:os';
 import { createKube } from '@podset/kube';
 import { jobPrefixOf, LIVE_COVER_LUA, ReconcileQueue } from '@podset/queue';
-import { EntryTags, Projection, projectionKeys } from '@podset/state';
+import { queueBase } from '@podset/redis';
+import { EntryTags, ProjectionWriter, projectionKeys } from '@podset/state';
 import {
   API_PROBE_TIMEOUT_MS,
   openApp,
@@ -98,7 +99,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
     cfg.STATE_SOURCE === 'projection'
       ? (streams) =>
           new Projector(
-            new Projection({
+            new ProjectionWriter({
               client: redis,
               prefix: cfg.QUEUE_PREFIX,
               queueName: cfg.QUEUE_NAME,
@@ -152,7 +153,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       identity,
       namespaces: cfg.WATCH_NAMESPACES.length === 0 ? 'all' : cfg.WATCH_NAMESPACES,
       lease: `${cfg.LEASE_NAMESPACE}/${cfg.LEASE_NAME}`,
-      queue: `${cfg.QUEUE_PREFIX}:${cfg.QUEUE_NAME}`,
+      queue: queueBase(cfg.QUEUE_PREFIX, cfg.QUEUE_NAME),
       stateSource: cfg.STATE_SOURCE,
       redis: redisConnector.target,
       eventLog: keys.eventLog,

@@ -6,7 +6,7 @@ import { after, afterEach, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { createKube } from '@podset/kube';
 import { ReconcileQueue } from '@podset/queue';
-import { Projection } from '@podset/state';
+import { ProjectionPair } from '../../../libs/state/test/support/projection-pair.ts';
 import { waitFor } from '@podset/testkit';
 import { DataLossDetector, RedisCheckpoint } from '../src/checkpoint.ts';
 import { watchApiOf } from '../src/kube-api.ts';
@@ -37,7 +37,7 @@ afterEach(async () => {
 
 async function startWatcher() {
   const n = ++seq;
-  const projection = new Projection({ client: redis, prefix: 'wp', queueName: `proj-${n}` });
+  const projection = new ProjectionPair({ client: redis, prefix: 'wp', queueName: `proj-${n}` });
   const recording = new RecordingQueue(queue);
   const checkpoint = new RedisCheckpoint({
     redis,

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { waitFor } from '@podset/testkit';
 import { createKube, type Kube } from '@podset/kube';
 import { ReconcileQueue } from '@podset/queue';
-import { Projection } from '@podset/state';
+import { ProjectionWriter } from '@podset/state';
 import { DataLossDetector, RedisCheckpoint } from '../src/checkpoint.ts';
 import { EventLog } from '../src/event-log.ts';
 import { watchApiOf } from '../src/kube-api.ts';
@@ -97,7 +97,7 @@ async function startWatcher(
     // The default state source: every event folded into a projection of this test's own.
     gate: (streams) =>
       new Projector(
-        new Projection({ client: redis, prefix: 'wt', queueName: `faults-${seq}` }),
+        new ProjectionWriter({ client: redis, prefix: 'wt', queueName: `faults-${seq}` }),
         streams,
         logger,
       ),

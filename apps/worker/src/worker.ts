@@ -9,6 +9,7 @@ import { EntryTags, stateSourceEnv, type TagKeys } from '@podset/state';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { parkedPrefixOf } from '@podset/redis';
 import { eventLogKey } from './config.ts';
 import { createController, type Controller, type Planner } from './controller.ts';
 import { createEventRecorder } from './events.ts';
@@ -145,7 +146,7 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
     }),
     // Parked keys outlive the failed job.
     parkStore: redisParkStore(storeRedis, {
-      prefix: `${settings.queuePrefix}:${settings.queueName}:parked:`,
+      prefix: parkedPrefixOf(settings.queuePrefix, settings.queueName),
     }),
     // A deleted PodSet's finished jobs and event-log entries.
     cleanup: (key) => queueWorker.queue.forgetKey(key, { eventLogKey: logKey }),

@@ -5,13 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { startRedis, type RedisServer } from '@podset/testkit';
-import {
-  Projection,
-  type Fold,
-  type FoldItem,
-  type ProjectedPod,
-  type ProjectedPodSet,
-} from '../src/projection.ts';
+import type { Fold, FoldItem, ProjectedPod, ProjectedPodSet } from '../src/projection.ts';
+import { ProjectionPair as Projection } from './support/projection-pair.ts';
 
 let redis: RedisServer;
 let client: Redis;
