@@ -15,7 +15,7 @@ import { bullKeys, luaScriptOf, runScript, RV_NEWER_LUA } from '@podset/redis';
 import type { RedisClient } from './connection.ts';
 import { MAX_REASONS, MAX_TRACEPARENTS } from './payload.ts';
 
-/** The bounds come from payload.ts, the resourceVersion order from libs/state: each written once. */
+/** The bounds come from payload.ts, the resourceVersion order from libs/redis: each written once. */
 const MERGE = luaScriptOf(
   `local MAX_REASONS = ${MAX_REASONS}\nlocal MAX_TRACEPARENTS = ${MAX_TRACEPARENTS}`,
   RV_NEWER_LUA,
