@@ -1,6 +1,6 @@
 // Pins keyspace.ts (BullMQ's private key layout) to the installed BullMQ, with real jobs in real Redis.
 // When this fails after a BullMQ upgrade, re-read BullMQ's Lua scripts and update keyspace.ts and the
-// scripts that use it (merge-script.ts, forget-key.ts, reconcile-worker.ts's fold) together.
+// scripts that use it (merge-script.ts, forget-key.ts, bulk-handback.ts's fold) together.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
