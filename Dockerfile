@@ -30,8 +30,9 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY --from=manifests /manifests/ ./
 RUN npm ci --omit=dev --include-workspace-root \
-      --workspace=libs/config --workspace=libs/kube --workspace=libs/queue --workspace=libs/reconcile \
-      --workspace=libs/runtime --workspace=libs/state --workspace=apps --no-audit --no-fund \
+      --workspace=libs/config --workspace=libs/event-log --workspace=libs/kube --workspace=libs/queue \
+      --workspace=libs/reconcile --workspace=libs/redis --workspace=libs/runtime --workspace=libs/state \
+      --workspace=apps --no-audit --no-fund \
  && npm cache clean --force
 
 # 3. kube-sim-deps: kube-sim's own dependencies only (not the root's), laid over the production
@@ -54,9 +55,11 @@ COPY LICENSE package.json package-lock.json ./
 # The libraries the apps load, one by one: not libs/testkit (test helpers that start redis-server and
 # kubectl), which no app imports.
 COPY libs/config ./libs/config
+COPY libs/event-log ./libs/event-log
 COPY libs/kube ./libs/kube
 COPY libs/queue ./libs/queue
 COPY libs/reconcile ./libs/reconcile
+COPY libs/redis ./libs/redis
 COPY libs/runtime ./libs/runtime
 COPY libs/state ./libs/state
 COPY apps ./apps

@@ -24,7 +24,7 @@ import {
 } from '@podset/reconcile';
 import { executeCreates, executeDeletes } from '../../apps/worker/src/executor.ts';
 import { involvedOf, plural, type EventRecorder, type InvolvedPodSet } from '../../apps/worker/src/events.ts';
-import { rvMax } from '@podset/state';
+import { rvMax } from '@podset/redis';
 import { Expectations } from './expectations.ts';
 import { WorkQueue } from './workqueue.ts';
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
-import { Projection } from '@podset/state';
+import { ProjectionReader } from '@podset/state';
 import { freePort } from '@podset/testkit';
 import { activePodsOf } from './support/check.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
@@ -37,7 +37,7 @@ interface PodEvent {
 
 let env: OperatorEnv;
 let redis: Redis;
-let projection: Projection;
+let projection: ProjectionReader;
 let metricsPort: number;
 
 before(async () => {
@@ -48,7 +48,7 @@ before(async () => {
   // One worker: what it saw of a key is what a replay is checked against (it keeps that in memory).
   env.startWorker('worker-0', { HTTP_PORT: String(metricsPort) });
   redis = new Redis(env.redis.url);
-  projection = new Projection({ client: redis, prefix: DEFAULT_PREFIX, queueName: DEFAULT_QUEUE_NAME });
+  projection = new ProjectionReader({ client: redis, prefix: DEFAULT_PREFIX, queueName: DEFAULT_QUEUE_NAME });
 });
 after(async () => {
   redis?.disconnect();

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
-import { Projection } from '@podset/state';
+import { ProjectionReader } from '@podset/state';
 import { activePodsOf } from './support/check.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
@@ -76,7 +76,7 @@ test('PodSets converge, scale, heal and go, with no reads of the API once the pr
   // The worker's cleanup before its finalizer went took pc's projected state with it.
   const redis = new Redis(env.redis.url);
   try {
-    const projection = new Projection({
+    const projection = new ProjectionReader({
       client: redis,
       prefix: DEFAULT_PREFIX,
       queueName: DEFAULT_QUEUE_NAME,

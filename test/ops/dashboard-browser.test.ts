@@ -6,14 +6,9 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import {
-  DEFAULT_PREFIX,
-  DEFAULT_QUEUE_NAME,
-  EventLog,
-  eventLogKeyOf,
-  ReconcileQueue,
-  urlConnector,
-} from '@podset/queue';
+import { EventLog } from '@podset/event-log';
+import { eventLogKeyOf } from '@podset/redis';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, ReconcileQueue, urlConnector } from '@podset/queue';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { activePodsOf } from '../e2e/support/check.ts';
 import { applyCrd, podSetManifest, REPO, startEnv } from '../e2e/support/harness.ts';

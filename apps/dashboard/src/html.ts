@@ -1,6 +1,6 @@
 // Server-rendered pages: the layout they share, the PodSet overview, the login form and the error
 // page. Every dynamic value is escaped.
-import type { EventLogEntry } from '@podset/queue';
+import type { EventLogEntry } from '@podset/event-log';
 import { failingCondition } from '@podset/reconcile';
 import { isFiltered, NO_FILTER, stateOf, STATUSES, type OverviewFilter } from './filter.ts';
 import type { LeaderInfo } from './leader.ts';

@@ -2,7 +2,8 @@
 // BullMQ's own job records (completed/failed/pending jobs named by key), and their recent watch events
 // from the watcher's event-log stream. Each source may fail alone; the page says which.
 import type { Job, Queue } from 'bullmq';
-import { parseEventEntry, type EventLogEntry, type RedisClient } from '@podset/queue';
+import { parseEventEntry, type EventLogEntry } from '@podset/event-log';
+import type { RedisClient } from '@podset/queue';
 import type { Kube, PodSetWire } from '@podset/kube';
 import { formatKey, parseKey } from '@podset/reconcile';
 import { withTimeout } from '@podset/runtime';

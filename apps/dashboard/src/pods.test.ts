@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Pod, PodSetWire } from '@podset/kube';
-import type { EventLogEntry } from '@podset/queue';
+import type { EventLogEntry } from '@podset/event-log';
 import { isOwnEvent, podsOf, templateSummary } from './pods.ts';
 
 const ps: PodSetWire = {

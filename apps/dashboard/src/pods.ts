@@ -3,7 +3,7 @@
 // without being its own (released for debugging, a deleted namesake's leftovers) are named apart, so
 // their watch events are not shown as the PodSet's. Also what its template runs and how it rolls out.
 import type { Kube, Pod, PodSetWire } from '@podset/kube';
-import type { EventLogEntry } from '@podset/queue';
+import type { EventLogEntry } from '@podset/event-log';
 import {
   controlledPods,
   effectiveTemplate,

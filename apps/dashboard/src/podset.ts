@@ -3,7 +3,8 @@
 // Kubernetes Warning Events. Like the overview, each source may fail alone and the page says which.
 import type { Job, Queue } from 'bullmq';
 import { isNotFound, type Kube, type PodSetWire } from '@podset/kube';
-import { keyProblem, type EventLogEntry, type RedisClient } from '@podset/queue';
+import type { EventLogEntry } from '@podset/event-log';
+import { keyProblem, type RedisClient } from '@podset/queue';
 import { formatKey } from '@podset/reconcile';
 import { withTimeout } from '@podset/runtime';
 import { readWarnings, type WarningEvent } from './kube-events.ts';

@@ -7,6 +7,7 @@ import { createKube, type Kube } from '@podset/kube';
 import { Queue } from 'bullmq';
 import { Hono } from 'hono';
 import { urlConnector, type RedisClient, type RedisConnector } from '@podset/queue';
+import { queueBase } from '@podset/redis';
 import { createLogger } from '@podset/runtime';
 import type { Logger } from 'pino';
 import { installAuth } from './auth-middleware.ts';
@@ -76,7 +77,7 @@ export async function startDashboard(
   }
   const { queue, queueRedis, redis, metrics, kube } = openSources(settings, log, deps.kube);
   const probe = createProbe({ redis, kube, namespaces, metrics });
-  const queueLabel = `${settings.queuePrefix}:${settings.queueName}`;
+  const queueLabel = queueBase(settings.queuePrefix, settings.queueName);
 
   const app = new Hono();
   installAuth(app, { ...settings, boardPath: BOARD_PATH }, log);

@@ -14,7 +14,8 @@ import {
   type Pod,
   type PodSetWire,
 } from '@podset/kube';
-import { EventLog, ReconcileQueue, startReconcileWorker, urlConnector } from '@podset/queue';
+import { EventLog } from '@podset/event-log';
+import { ReconcileQueue, startReconcileWorker, urlConnector } from '@podset/queue';
 import { startRedis, type RedisServer } from '@podset/testkit';
 import { pino } from 'pino';
 import type { Credentials } from '../src/config.ts';

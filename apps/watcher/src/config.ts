@@ -1,7 +1,8 @@
 // The watcher's configuration: environment variables, declared once, validated at start-up.
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { httpHostEnv, logEnv } from '@podset/runtime';
-import { attemptsEnv, eventLogKeyOf, queueEnv, redisEnv } from '@podset/queue';
+import { eventLogKeyOf, watcherKeyspace } from '@podset/redis';
+import { attemptsEnv, queueEnv, redisEnv } from '@podset/queue';
 import { stateSourceEnv } from '@podset/state';
 import { int, list, optionalStr, parseEnv, str, type Config } from '@podset/config';
 
@@ -91,12 +92,8 @@ export function parseWatcherConfig(env: Record<string, string | undefined>): Wat
 export function redisKeys(
   cfg: Pick<WatcherConfig, 'QUEUE_PREFIX' | 'QUEUE_NAME' | 'EVENT_LOG_KEY' | 'LEASE_NAME'>,
 ) {
-  const base = `${cfg.QUEUE_PREFIX}:${cfg.QUEUE_NAME}`;
   return {
-    checkpoint: `${base}:watcher:rv`,
-    // One sentinel per watcher deployment (one per Lease): with several (one per namespace set), each
-    // must notice a data loss by itself — a shared SET NX would tell only the first.
-    sentinel: `${base}:watcher:sentinel:${cfg.LEASE_NAME}`,
+    ...watcherKeyspace(cfg.QUEUE_PREFIX, cfg.QUEUE_NAME, cfg.LEASE_NAME),
     eventLog: eventLogKeyOf(cfg),
   };
 }

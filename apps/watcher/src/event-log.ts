@@ -1,10 +1,10 @@
 // A watch event as an event-log record. The record's format, the stream's writer (EventLog), its reader
-// and its key belong to @podset/queue (event-log.ts); EventLog is re-exported for the watcher's wiring.
-import type { EventRecord } from '@podset/queue';
+// and its key belong to @podset/event-log; EventLog is re-exported for the watcher's wiring.
+import type { EventRecord } from '@podset/event-log';
 import { KIND, podSetControllerRef } from '@podset/reconcile';
 import { keyFor, podReady, type Resource, type WatchedObject } from './keys.ts';
 
-export { EventLog, type EventRecord } from '@podset/queue';
+export { EventLog, type EventRecord } from '@podset/event-log';
 
 export function eventRecord(
   resource: Resource,

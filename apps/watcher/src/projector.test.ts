@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Projection } from '@podset/state';
+import type { ProjectionWriter } from '@podset/state';
 import { silentLogger } from './log.ts';
 import { Projector } from './projector.ts';
 
@@ -19,7 +19,7 @@ function fakeProjection() {
     isReady: async () => calls.ready > 0,
     retireUntaggedLayout: async () => void calls.retired++,
   };
-  return { projection: projection as unknown as Projection, calls };
+  return { projection: projection as unknown as ProjectionWriter, calls };
 }
 
 const info = (stream: string) => ({

@@ -4,14 +4,14 @@
 // that changed nothing a plan reads requests nothing. A relist starts a new epoch per stream; once done,
 // what it did not see is swept. The projection is marked ready once every stream has relisted into it:
 // until then (a first start, or a Redis that lost its data) workers read the API.
-import type { FoldItem, FoldType, ProjectedPod, ProjectedPodSet, Projection } from '@podset/state';
+import type { FoldItem, FoldType, ProjectedPod, ProjectedPodSet, ProjectionWriter } from '@podset/state';
 import type { Admission, ChangeGate, KeyedEvent, StreamInfo } from './change-gate.ts';
 import type { WatchedObject } from './keys.ts';
 import type { Logger } from './log.ts';
 import type { ListedPage } from './watch-loop.ts';
 
 export class Projector implements ChangeGate {
-  readonly projection: Projection;
+  readonly projection: ProjectionWriter;
   readonly #streams: ReadonlySet<string>;
   readonly #log: Logger;
   readonly #epochs = new Map<string, number>();
@@ -19,7 +19,7 @@ export class Projector implements ChangeGate {
   /** Settles once the latest batch has issued its folds (see admit). */
   #issuing: Promise<void> = Promise.resolve();
 
-  constructor(projection: Projection, streams: readonly string[], log: Logger) {
+  constructor(projection: ProjectionWriter, streams: readonly string[], log: Logger) {
     this.projection = projection;
     this.#streams = new Set(streams);
     this.#log = log;

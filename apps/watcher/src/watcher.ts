@@ -24,7 +24,8 @@ import {
   withTimeout,
   type Clock,
 } from '@podset/runtime';
-import { Projection, type EntryTags } from '@podset/state';
+import { queueBase } from '@podset/redis';
+import { ProjectionWriter, type EntryTags } from '@podset/state';
 import type { Registry } from 'prom-client';
 import { PodSetChangeFilter } from './change-filter.ts';
 import type { ChangeGate } from './change-gate.ts';
@@ -157,7 +158,7 @@ export async function startWatcher(
       identity: settings.identity,
       namespaces: settings.namespaces.length === 0 ? 'all' : settings.namespaces,
       lease: `${settings.lease.namespace}/${settings.lease.name}`,
-      queue: `${settings.queuePrefix}:${settings.queueName}`,
+      queue: queueBase(settings.queuePrefix, settings.queueName),
       stateSource: settings.stateSource,
       redis: conn.target,
       eventLog: settings.keys.eventLog,
@@ -314,7 +315,7 @@ function gateOf(settings: WatcherSettings, redis: RedisClient, log: Logger): Ter
   if (settings.stateSource === 'api') return () => new PodSetChangeFilter();
   return (streams): ChangeGate =>
     new Projector(
-      new Projection({
+      new ProjectionWriter({
         client: redis,
         prefix: settings.queuePrefix,
         queueName: settings.queueName,

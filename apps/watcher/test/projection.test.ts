@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { Projection } from '@podset/state';
+import { ProjectionReader } from '@podset/state';
 import { waitFor } from '@podset/testkit';
 import {
   createPod,
@@ -46,7 +46,7 @@ async function startWatcher() {
   });
   stops.push(stop);
   // What the watcher wrote, read as a worker reads it.
-  const projection = new Projection({ client: redis, prefix: 'wp', queueName: `proj-${n}` });
+  const projection = new ProjectionReader({ client: redis, prefix: 'wp', queueName: `proj-${n}` });
   await waitFor('the projection to be ready', () => projection.isReady());
   return { watcher, projection, recording };
 }

@@ -14,12 +14,13 @@
 //   key is read from the API instead.
 import type { Pod, PodSetWire } from '@podset/kube';
 import type { EntryTags } from '@podset/state';
-import { Projection, type ProjectedState, type RedisClient } from '@podset/state';
+import type { RedisClient } from '@podset/redis';
+import { ProjectionReader, type ProjectedState } from '@podset/state';
 import { controlledPods } from '@podset/reconcile';
 import { SeenVersions } from './seen-versions.ts';
 import type { StateSource } from './state-source.ts';
 
-/** What this source uses of libs/state's Projection. */
+/** What this source uses of libs/state's ProjectionReader. */
 export interface StateProjection {
   /** Undefined while the projection is not complete. */
   read(key: string): Promise<ProjectedState | undefined>;
@@ -45,8 +46,8 @@ export function redisProjection(o: {
   prefix: string;
   queueName: string;
   tags: EntryTags;
-}): Projection {
-  return new Projection({ client: o.redis, prefix: o.prefix, queueName: o.queueName, tags: o.tags });
+}): ProjectionReader {
+  return new ProjectionReader({ client: o.redis, prefix: o.prefix, queueName: o.queueName, tags: o.tags });
 }
 
 /**

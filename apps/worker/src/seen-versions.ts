@@ -3,7 +3,7 @@
 // stores an older resourceVersion over a newer one), so an entry older than what was seen of it is a
 // replay — an old entry written back into Redis with its valid tag — and is refused: planning from it
 // could roll a PodSet back to an older template or count a pod as it was before.
-import { compareRv } from '@podset/state';
+import { compareRv } from '@podset/redis';
 
 export interface SeenPodSet {
   rv: string | undefined;

@@ -15,6 +15,7 @@ import { EntryTags, stateSourceEnv, type TagKeys } from '@podset/state';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { parkedPrefixOf } from '@podset/redis';
 import { eventLogKey } from './config.ts';
 import { createController, type Controller, type Planner } from './controller.ts';
 import { createEventRecorder } from './events.ts';
@@ -248,7 +249,7 @@ function buildController(settings: WorkerSettings, deps: WorkerDeps, parts: Cont
     }),
     // Parked keys outlive the failed job.
     parkStore: redisParkStore(storeRedis, {
-      prefix: `${settings.queuePrefix}:${settings.queueName}:parked:`,
+      prefix: parkedPrefixOf(settings.queuePrefix, settings.queueName),
     }),
     cleanup: (key) => parts.forgetKey(key, logKey),
     options: {

@@ -9,7 +9,7 @@
 // Key permissions `%R~`/`%RW~` need Redis 7.0. Redis checks the keys a script declares as written even
 // when the script only reads them, so a user reads through scripts with EVAL_RO/EVALSHA_RO (the
 // dashboard) or passes a read-only key as an argument (the worker's projection read).
-import { jobPrefixOf } from './bull-keys.ts';
+import { eventLogKeyOf, keyPatterns } from '@podset/redis';
 
 export type AppUser = 'watcher' | 'worker' | 'dashboard';
 
@@ -29,36 +29,6 @@ export interface AclScope {
 export function aclUsername(app: AppUser): string {
   return `podset-${app}`;
 }
-
-// Every key BullMQ 6 reads or writes under the queue's prefix (its QueueKeys and the scripts' own names),
-// with ours beside them: rl: (the producer's request lock). A job's hash, lock (`<id>:lock`) and logs
-// (`<id>:logs`) are `<id>…` with ids `<namespace>~<name>~<uuid>` (reconcile-queue.ts): no other key of the
-// queue has a `~` (the projection's and the watcher's keys hold `namespace/name`, never `~`).
-const JOB_KEY_SUFFIXES = [
-  '',
-  '*~*',
-  'active',
-  'wait',
-  'waiting-children',
-  'paused',
-  'id',
-  'delayed',
-  'prioritized',
-  'completed',
-  'failed',
-  'stalled',
-  'stalled-check',
-  'repeat*',
-  'limiter',
-  'meta',
-  'events',
-  'pc',
-  'marker',
-  'de:*',
-  'dn:*',
-  'metrics:*',
-  'rl:*',
-];
 
 /** Every app: connect, read, run scripts (key permissions still apply to each command a script runs). */
 const READ_COMMANDS = ['-@all', '+@connection', '+@read', '+@scripting'];
@@ -84,36 +54,42 @@ const LAST_COMMANDS = [
   '+client|info',
 ];
 
-function eventLogOf(scope: AclScope, q: string): string {
-  return scope.eventLogKey ?? `${q}watcher:events`;
+// The key patterns come from libs/redis (keyspace.ts), where every key family is spelled.
+function eventLogOf(scope: AclScope): string {
+  return eventLogKeyOf({
+    EVENT_LOG_KEY: scope.eventLogKey,
+    QUEUE_PREFIX: scope.prefix,
+    QUEUE_NAME: scope.queueName,
+  });
 }
 
 /** The rules of an app's user (no name, no password): what follows `ACL SETUSER <name> on <password>`. */
 export function aclRules(app: AppUser, scope: AclScope): string[] {
-  const q = jobPrefixOf(scope.prefix, scope.queueName);
-  const eventLog = eventLogOf(scope, q);
-  const jobKeys = JOB_KEY_SUFFIXES.map((s) => `%RW~${q}${s}`);
+  const p = keyPatterns(scope.prefix, scope.queueName);
+  const eventLog = eventLogOf(scope);
+  const underQueue = matches(p.all, eventLog);
+  const jobKeys = p.jobKeys.map((k) => `%RW~${k}`);
   const keys: string[] = ['resetkeys', 'resetchannels'];
   let commands: string[];
   switch (app) {
     case 'watcher':
-      keys.push(`~${q}*`, ...(eventLog.startsWith(q) ? [] : [`~${eventLog}`]));
+      keys.push(`~${p.all}`, ...(underQueue ? [] : [`~${eventLog}`]));
       commands = [...READ_COMMANDS, ...WRITE_COMMANDS, ...LAST_COMMANDS];
       break;
     case 'worker':
       keys.push(
-        `%R~${q}*`,
+        `%R~${p.all}`,
         ...jobKeys,
-        `%RW~${q}parked:*`,
-        `%RW~${q}proj:pods:*`,
-        `%RW~${q}proj:exp:*`,
-        `%RW~${q}proj:req:*`,
+        `%RW~${p.parked}`,
+        `%RW~${p.projectionPods}`,
+        `%RW~${p.projectionExpect}`,
+        `%RW~${p.projectionRequested}`,
         `%RW~${eventLog}`,
       );
       commands = [...READ_COMMANDS, ...WRITE_COMMANDS, ...LAST_COMMANDS];
       break;
     case 'dashboard':
-      keys.push(`%R~${q}*`, ...(eventLog.startsWith(q) ? [] : [`%R~${eventLog}`]));
+      keys.push(`%R~${p.all}`, ...(underQueue ? [] : [`%R~${eventLog}`]));
       if (scope.dashboardWrites === true) {
         keys.push(...jobKeys);
         commands = [...READ_COMMANDS, ...WRITE_COMMANDS, ...LAST_COMMANDS, '+client|list'];
@@ -124,6 +100,11 @@ export function aclRules(app: AppUser, scope: AclScope): string[] {
       break;
   }
   return [...keys, ...commands];
+}
+
+/** Whether a key matches a pattern that ends in its only `*` (the install's `<prefix>:<queue>:*`). */
+function matches(pattern: string, key: string): boolean {
+  return key.startsWith(pattern.slice(0, -1));
 }
 
 /** `ACL SETUSER` arguments of an app's user with `password` (in clear: Redis stores its hash). */

@@ -5,7 +5,12 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import type { ReconcileRequest } from './payload.ts';
 import type { ReconcileQueue } from './reconcile-queue.ts';
 import { failureOf, isTerminal, type ReconcileResult } from './result.ts';
-import type { JobStartInfo, ReconcileContext, ReconcileWorkerOptions, WorkerHooks } from './worker.ts';
+import type {
+  JobStartInfo,
+  ReconcileContext,
+  ReconcileWorkerOptions,
+  WorkerHooks,
+} from './reconcile-worker.ts';
 
 /** Hooks that never throw (a metrics or log callback must not break the worker). */
 export type SafeHooks = Required<WorkerHooks>;

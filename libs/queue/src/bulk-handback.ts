@@ -1,10 +1,11 @@
 // The bulk share's hand-back: a bulk (relist/resync) job taken while the bulk share is full waits a
 // little for a slot, then goes back to the queue unrun, and a request stored behind it meanwhile is
 // folded into it so a live change never waits for a bulk job's turn.
+import { DelayedError, type Job } from 'bullmq';
+import type { SafeHooks } from './attempt.ts';
 import type { ReconcileQueue } from './reconcile-queue.ts';
 import type { RedisClient } from './connection.ts';
-import { bullKeys } from './bull-keys.ts';
-import { luaScriptOf, runScript } from '@podset/state';
+import { bullKeys, luaScriptOf, runScript } from '@podset/redis';
 import { parseReconcileRequest, type ReconcileRequest } from './payload.ts';
 
 /**
@@ -56,4 +57,43 @@ export async function foldStoredNext(key: string, queue: ReconcileQueue, client:
     ...(next.reasons !== undefined && next.reasons.length > 0 ? { reason: next.reasons.at(-1) } : {}),
     ...(next.rv !== undefined ? { rv: next.rv } : {}),
   });
+}
+
+/**
+ * Hands bulk jobs that found no bulk slot back to the queue unrun (`handBack` throws BullMQ's
+ * DelayedError), and folds what was stored behind each into it; `folds` are those folds still under way
+ * (close waits for them).
+ */
+export function bulkHandBack(deps: {
+  queue: ReconcileQueue;
+  /** A plain client of ours for the folds. */
+  client: RedisClient;
+  hooks: SafeHooks;
+  reportError: (err: unknown) => void;
+}): {
+  handBack: (job: Job, token: string | undefined, req: ReconcileRequest) => Promise<never>;
+  folds: Set<Promise<void>>;
+} {
+  const folds = new Set<Promise<void>>();
+  const handBack = async (job: Job, token: string | undefined, req: ReconcileRequest): Promise<never> => {
+    // moveToDelayed skips the attempt (attemptsMade unchanged), and DelayedError ends the turn without a
+    // failure or a retry. If moveToDelayed throws, the job was not handed back (its lock was lost, or
+    // Redis is gone): BullMQ then settles it as a failed attempt, which fails in turn without a lock (the
+    // job is someone else's now) or, Redis back, retries it after a backoff.
+    const delayMs = between(BULK_DEFER_MS);
+    await job.moveToDelayed(Date.now() + delayMs, token);
+    deps.hooks.onDeferred({ jobId: String(job.id), key: req.key, delayMs });
+    // Folded once BullMQ has moved on: the fold may make the job due at once, and BullMQ keys its lock
+    // renewal by job id, so this turn should be over before any slot of ours takes it again. (A
+    // producer's live request can do the same within the one round trip BullMQ's turn still takes; the
+    // job's lock then lasts lockDurationMs unrenewed — as after BullMQ's own retries.)
+    setImmediate(() => {
+      const fold = foldStoredNext(req.key, deps.queue, deps.client)
+        .catch(deps.reportError) // the stored request stays stored: it runs after this job
+        .finally(() => folds.delete(fold));
+      folds.add(fold);
+    });
+    throw new DelayedError();
+  };
+  return { handBack, folds };
 }

@@ -5,7 +5,7 @@
 // apps' own clients (checkpoints, event log, rv store, probes) alike.
 import { ConfigError, bool, list, optionalStr, url, type Config } from '@podset/config';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { RedisClient } from '@podset/state';
+import type { RedisClient } from '@podset/redis';
 
 export type { RedisClient };
 

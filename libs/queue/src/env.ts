@@ -1,6 +1,7 @@
 // The queue's settings that the watcher, the workers and the dashboard must share, declared once: each
 // app spreads these specs into its own, so names, defaults and validation cannot differ.
 import { int, optionalStr, str } from '@podset/config';
+import { eventLogKeyOf } from '@podset/redis';
 import { DEFAULT_ATTEMPTS } from './reconcile-queue.ts';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from './options.ts';
 
@@ -17,8 +18,7 @@ export const queueEnv = {
     default: DEFAULT_PREFIX,
   }),
   EVENT_LOG_KEY: optionalStr({
-    description:
-      "Redis key of the watcher's event-log stream (written by the watcher, read by the dashboard, a deleted PodSet's entries removed by the workers); default <QUEUE_PREFIX>:<QUEUE_NAME>:watcher:events",
+    description: `Redis key of the watcher's event-log stream (written by the watcher, read by the dashboard, a deleted PodSet's entries removed by the workers); default ${eventLogKeyOf({ QUEUE_PREFIX: '<QUEUE_PREFIX>', QUEUE_NAME: '<QUEUE_NAME>' })}`,
   }),
 } as const;
 

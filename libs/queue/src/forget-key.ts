@@ -8,7 +8,7 @@
 //    and returns the ids whose job hash has name = key (job ids are random; the job *name* is the key).
 //    The jobs are then removed with BullMQ's own Queue.remove, which also clears what BullMQ keeps
 //    around a job (logs, dedup key pointing at it) and refuses a locked (active) job.
-//  - event log: deleteEventsOf (event-log.ts, which owns the record format) in chunks as well.
+//  - event log: deleteEventsOf (libs/event-log, which owns the record format) in chunks as well.
 // Only the finished sets are looked at: the key's active job (the one running the finalizer) and its
 // waiting/delayed next job are never touched. The walks are bounded (maxScan per set and for the
 // stream); the finished sets are bounded by retention and the stream by its MAXLEN, so the bound only
@@ -19,9 +19,8 @@
 // which has nothing left to do.
 import type { Queue } from 'bullmq';
 import type { RedisClient } from './connection.ts';
-import { bullKeys } from './bull-keys.ts';
-import { deleteEventsOf } from './event-log.ts';
-import { luaScriptOf, runScript } from '@podset/state';
+import { deleteEventsOf } from '@podset/event-log';
+import { bullKeys, luaScriptOf, runScript } from '@podset/redis';
 import { keyProblem } from './payload.ts';
 
 /**

@@ -17,7 +17,7 @@ export {
   type JobStartInfo,
   type JobEndInfo,
   type JobDeferredInfo,
-} from './worker.ts';
+} from './reconcile-worker.ts';
 export { TerminalError, isTerminal, type ReconcileResult } from './result.ts';
 export { BULK_DEFER_MS, BULK_WAIT_MS } from './bulk-handback.ts';
 export { defaultBulkConcurrency } from './bulk-slots.ts';
@@ -62,16 +62,8 @@ export {
   type ClientTuning,
 } from './connection.ts';
 export { queueEnv, attemptsEnv } from './env.ts';
-export {
-  EventLog,
-  eventLogKeyOf,
-  parseEventEntry,
-  deleteEventsOf,
-  type EventRecord,
-  type EventLogEntry,
-  type EventLogOptions,
-} from './event-log.ts';
-export { bullKeys, jobPrefixOf, BULLMQ_VERSION, type FinishedState } from './bull-keys.ts';
+// The queue's keys are spelled in libs/redis with every other key family; re-exported for the queue's users.
+export { bullKeys, jobPrefixOf, BULLMQ_VERSION, type FinishedState } from '@podset/redis';
 export { LIVE_COVER_LUA } from './live-cover.ts';
 export {
   aclFile,

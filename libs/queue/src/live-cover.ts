@@ -5,12 +5,17 @@
 // a live request pulls it forward.) The
 // watcher's fold of a burst of watch events asks this inside the same script (atomically with the fold),
 // so an event whose key is already waiting costs no request at all. Relies on BullMQ's key layout
-// (bull-keys.ts: the deduplication key names the key's job; prioritized jobs score priority·2^32+counter).
-import { readLua } from '@podset/state';
+// (libs/redis keyspace.ts: the deduplication key names the key's job; prioritized jobs score
+// priority·2^32+counter); the script gets those key names from there (KEYSPACE_LUA).
+import { KEYSPACE_LUA, readLua } from '@podset/redis';
 import { PRIORITY } from './options.ts';
 
 /**
  * Lua defining `liveRequestCovered(jobPrefix, key)`. It reads the deduplication key, the prioritized set,
  * the active list and the stored next job under `jobPrefix` (the queue's, so in the same Redis Cluster slot as the projection beside it).
  */
-export const LIVE_COVER_LUA = `local LIVE_PRIORITY = ${PRIORITY.live}\n${readLua(new URL('./lua/live-cover.lua', import.meta.url))}`;
+export const LIVE_COVER_LUA = [
+  `local LIVE_PRIORITY = ${PRIORITY.live}`,
+  KEYSPACE_LUA,
+  readLua(new URL('./lua/live-cover.lua', import.meta.url)),
+].join('\n');

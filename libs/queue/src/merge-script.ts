@@ -9,21 +9,20 @@
 //  - a delayed job is moved earlier (or made waiting) when the request is due sooner — never later;
 //  - a waiting job's priority is raised (never lowered) when the request has a higher one;
 //  - while the key is active, the stored next job (dn:<key>) gets the same merge.
-// It relies on BullMQ's key layout (bull-keys.ts) and scores (delayed: due·0x1000+seq; prioritized:
+// It relies on BullMQ's key layout (keyspace.ts in libs/redis) and scores (delayed: due·0x1000+seq; prioritized:
 // priority·2^32+counter; marker zset); the integration tests pin that behaviour.
-import { bullKeys } from './bull-keys.ts';
+import { bullKeys, luaScriptOf, runScript, RV_NEWER_LUA } from '@podset/redis';
 import type { RedisClient } from './connection.ts';
-import { luaScriptOf, runScript, RV_NEWER_LUA } from '@podset/state';
 import { MAX_REASONS, MAX_TRACEPARENTS } from './payload.ts';
 
-/** The bounds come from payload.ts, the resourceVersion order from libs/state: each written once. */
+/** The bounds come from payload.ts, the resourceVersion order from libs/redis: each written once. */
 const MERGE = luaScriptOf(
   `local MAX_REASONS = ${MAX_REASONS}\nlocal MAX_TRACEPARENTS = ${MAX_TRACEPARENTS}`,
   RV_NEWER_LUA,
   new URL('./lua/merge.lua', import.meta.url),
 );
 
-export type MergeMode = 'request' | 'after-add' | 'settle';
+export type MergeMode = 'request' | 'after-add' | 'after-finish';
 
 export interface MergeKeys {
   /** BullMQ's job key prefix: "<prefix>:<queue>:". */
@@ -38,7 +37,7 @@ export interface MergeArgs {
   priority?: number;
   /** The incoming request's mergeable fields (JSON). */
   incoming?: string;
-  /** request/after-add: the producer's lock token; settle: the id of the job that just finished. */
+  /** request/after-add: the producer's lock token; after-finish: the id of the job that just finished. */
   lockToken?: string;
   lockTtlMs?: number;
   /** after-add: the id of the job the add created from this request ('' when it created none). */

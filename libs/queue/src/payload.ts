@@ -1,6 +1,6 @@
 // The job payload: a versioned, validated record of "reconcile this key", merged across requests.
 import { parseKey } from '@podset/reconcile';
-import { rvNewer } from '@podset/state';
+import { rvNewer } from '@podset/redis';
 
 /** Where a request came from: a live watch event, or a relist/resync (bulk). */
 export type RequestSource = 'live' | 'bulk';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import { BACKOFF_TYPE } from './backoff.ts';
-import { bullKeys, jobPrefixOf } from './bull-keys.ts';
+import { bullKeys, jobPrefixOf } from '@podset/redis';
 import { forgetKey, type ForgetKeyOptions, type ForgetKeyResult } from './forget-key.ts';
 import { REQUEST_LOCK_TTL_MS, runMerge, type MergeResult } from './merge-script.ts';
 import {
@@ -208,11 +208,11 @@ export class ReconcileQueue {
    * time they asked for. The worker calls this; it only ever moves a job earlier, and leaves a job
    * that is itself waiting out a retry backoff alone.
    */
-  async settle(key: string, finishedJobId: string): Promise<void> {
+  async pullNextEarlier(key: string, finishedJobId: string): Promise<void> {
     await runMerge(
       this.client,
       { jobPrefix: this.jobPrefix, dedupId: key },
-      { mode: 'settle', now: this.now(), lockToken: finishedJobId },
+      { mode: 'after-finish', now: this.now(), lockToken: finishedJobId },
     );
   }
 

@@ -16,7 +16,7 @@ import {
   type ReconcileRequest,
   type ReconcileWorkerOptions,
 } from '../src/index.ts';
-import { bullKeys } from '../src/bull-keys.ts';
+import { bullKeys } from '@podset/redis';
 import { foldStoredNext } from '../src/bulk-handback.ts';
 import { waitFor, waitIdle } from './fixtures/harness.ts';
 

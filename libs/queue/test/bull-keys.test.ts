@@ -1,6 +1,6 @@
-// Pins bull-keys.ts (BullMQ's private key layout) to the installed BullMQ, with real jobs in real Redis.
-// When this fails after a BullMQ upgrade, re-read BullMQ's Lua scripts and update bull-keys.ts and the
-// scripts that use it (merge-script.ts, forget-key.ts, worker.ts's fold) together.
+// Pins keyspace.ts (BullMQ's private key layout) to the installed BullMQ, with real jobs in real Redis.
+// When this fails after a BullMQ upgrade, re-read BullMQ's Lua scripts and update keyspace.ts and the
+// scripts that use it (merge-script.ts, forget-key.ts, bulk-handback.ts's fold) together.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startRedis, type RedisServer } from '@podset/testkit';
-import { BULLMQ_VERSION, bullKeys, jobPrefixOf } from '../src/bull-keys.ts';
+import { BULLMQ_VERSION, bullKeys, jobPrefixOf } from '@podset/redis';
 import { parseReconcileRequest } from '../src/payload.ts';
 import { ReconcileQueue } from '../src/reconcile-queue.ts';
 
@@ -50,11 +50,11 @@ after(async () => {
   await redis.close();
 });
 
-test('bull-keys.ts was read from the installed BullMQ version', () => {
+test('keyspace.ts was read from the installed BullMQ version', () => {
   assert.equal(
     installedBullmqVersion(),
     BULLMQ_VERSION,
-    'BullMQ changed: check its key layout against bull-keys.ts, then update BULLMQ_VERSION',
+    'BullMQ changed: check its key layout against keyspace.ts, then update BULLMQ_VERSION',
   );
 });
 
@@ -73,7 +73,7 @@ test("the queue's prefix is the one ReconcileQueue and BullMQ use", () => {
   assert.equal(queue.queue.keys[''], jobPrefixOf('{pin}', 'layout'));
 });
 
-test('a job, its deduplication key, its stored next job and its finished set are where bull-keys.ts says', async () => {
+test('a job, its deduplication key, its stored next job and its finished set are where keyspace.ts says', async () => {
   const key = 'ns/web';
   const first = await queue.request(key, { source: 'live', rv: '5' });
   // The deduplication key holds the job's id; the job hash is named by the key and carries our payload.

@@ -152,7 +152,7 @@ test('while the key is active, concurrent requests fold into one stored next job
   }
 });
 
-test('settle: a next job whose delay BullMQ counted from the finish is pulled back to the requested time', async () => {
+test('pullNextEarlier: a next job whose delay BullMQ counted from the finish is pulled back to the requested time', async () => {
   const key = 'ns/settle';
   const first = await queue.request(key, { source: 'bulk' });
   const worker = new Worker('unit', null, {
@@ -174,13 +174,13 @@ test('settle: a next job whose delay BullMQ counted from the finish is pulled ba
     const next = (await queue.currentJobId(key))!;
     const before = await delayedDue(next);
     assert.ok(before !== undefined && before >= t + 31_000 - 50, 'BullMQ counts the delay from the finish');
-    await queue.settle(key, first.jobId);
+    await queue.pullNextEarlier(key, first.jobId);
     const after = await delayedDue(next);
     assert.ok(
       after !== undefined && after <= t + 30_000 + 100 && after >= t + 30_000 - 100,
       `due ${after! - t}`,
     );
-    await queue.settle(key, next); // the job itself (e.g. in retry backoff) is never moved
+    await queue.pullNextEarlier(key, next); // the job itself (e.g. in retry backoff) is never moved
     assert.equal(await delayedDue(next), after);
   } finally {
     await worker.close();

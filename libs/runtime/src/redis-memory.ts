@@ -1,7 +1,7 @@
 // Redis's memory against its maxmemory, read at scrape time (INFO memory), so an alert can warn before
 // a full Redis refuses the queue's writes (with noeviction it refuses rather than evicts). One series per
 // node the queue writes to: the one node, the Sentinel primary, or each Cluster master.
-import type { RedisClient } from '@podset/queue';
+import type { RedisClient } from '@podset/redis';
 import { Cluster, type Redis } from 'ioredis';
 import { Gauge, type Registry } from 'prom-client';
 import { withTimeout } from './timeout.ts';

@@ -2,7 +2,8 @@
 // Redis answered: an operator reads in the log that the ACLs are in force, or that this app could do
 // more than it needs (the single-password fallback, or an ACL wider than the documented one). The probe
 // deletes a key that never exists (a name no PodSet key can have), so it changes nothing when allowed.
-import { jobPrefixOf, type RedisConnector } from '@podset/queue';
+import { projectionKeyspace } from '@podset/redis';
+import type { RedisConnector } from '@podset/queue';
 
 export type ProbedApp = 'watcher' | 'worker' | 'dashboard';
 
@@ -14,14 +15,14 @@ export interface UserProbe {
 
 /** Names no PodSet key has (not a valid `namespace/name`), under each app's forbidden area. */
 export function userProbe(app: ProbedApp, prefix: string, queueName: string): UserProbe {
-  const q = jobPrefixOf(prefix, queueName);
+  const projectedPodSet = projectionKeyspace(prefix, queueName).of('!acl-probe').podset;
   switch (app) {
     case 'watcher':
       return { what: 'writing outside the queue prefix', key: `${prefix}-acl-probe:!none` };
     case 'worker':
-      return { what: 'writing a projected PodSet', key: `${q}proj:ps:!acl-probe` };
+      return { what: 'writing a projected PodSet', key: projectedPodSet };
     case 'dashboard':
-      return { what: 'writing to Redis', key: `${q}proj:ps:!acl-probe` };
+      return { what: 'writing to Redis', key: projectedPodSet };
   }
 }
 

@@ -13,7 +13,7 @@ import {
   type OwnerReference,
   type PodCondition,
 } from '@podset/reconcile';
-import { readLua } from './lua/script.ts';
+import { readLua } from '@podset/redis';
 
 /** The fields of an object's metadata the projection keeps. */
 export interface ProjectedMeta {

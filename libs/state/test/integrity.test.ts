@@ -7,7 +7,8 @@ import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { startRedis, type RedisServer } from '@podset/testkit';
 import { EntryTags, type TaggedEntry } from '../src/integrity.ts';
-import { Projection, type ProjectedPodSet } from '../src/projection.ts';
+import type { ProjectedPodSet } from '../src/projection.ts';
+import { ProjectionPair as Projection } from './support/projection-pair.ts';
 
 const KEY = 'k'.repeat(32);
 const OTHER = 'o'.repeat(32);

@@ -4,14 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
+import type { Clock } from '@podset/runtime';
 import { startRedis, type RedisServer } from '@podset/testkit';
-import {
-  Projection,
-  type Fold,
-  type FoldItem,
-  type ProjectedPod,
-  type ProjectedPodSet,
-} from '../src/projection.ts';
+import type { Fold, FoldItem, ProjectedPod, ProjectedPodSet } from '../src/projection.ts';
+import { ProjectionPair as Projection } from './support/projection-pair.ts';
 
 let redis: RedisServer;
 let client: Redis;
@@ -550,4 +546,40 @@ test('foldListed on a Redis that does not know its script yet: every call falls 
   const pods = (await p.read('ns/web'))?.pods ?? [];
   assert.equal(pods.length, 250);
   assert.equal(pods.find((x) => x.metadata.name === 'p0')?.status?.phase, 'Running');
+});
+
+/** A clock that stands still until the test moves it. */
+function clockAt(ms: number): Clock & { set(ms: number): void } {
+  let now = ms;
+  return {
+    now: () => now,
+    sleep: () => Promise.reject(new Error('not slept in this test')),
+    set: (to) => {
+      now = to;
+    },
+  };
+}
+
+test("the reader's expectations expire by the Clock it is given, not the wall clock", async () => {
+  const clock = clockAt(Date.now());
+  const p = new Projection({ client, prefix: '{podset}', queueName: `proj-${++n}`, clock });
+  await p.markReady();
+  assert.equal(await p.expect('ns/web', 'create', ['new-1'], 60_000), 1);
+  assert.deepEqual((await p.read('ns/web'))?.pending, ['new-1']);
+  clock.set(clock.now() + 60_001);
+  assert.deepEqual((await p.read('ns/web'))?.pending, [], 'expired a minute later by the clock');
+});
+
+test("the writer stamps a deleted pod's tombstone with its Clock's time plus the tombstone's ttl", async () => {
+  const clock = clockAt(1_000_000);
+  const p = new Projection({
+    client,
+    prefix: '{podset}',
+    queueName: `proj-${++n}`,
+    tombstoneTtlMs: 300_000,
+    clock,
+  });
+  await p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1);
+  await p.foldPod('ns/web', 'DELETED', pod('a', '11'), 1);
+  assert.equal(await client.hget(p.keys('ns/web').pods, 'a'), '1\t11\n1300000');
 });

@@ -6,7 +6,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { startRedis, type RedisServer } from '@podset/testkit';
-import { luaScript, runScript } from '../src/lua/script.ts';
+import { luaScript, runScript } from '@podset/redis';
 
 let server: RedisServer;
 let client: Redis;
@@ -32,8 +32,9 @@ test('runScript: EVAL when Redis lacks the script, EVALSHA once it has it; error
   );
 });
 
-test('the scripts are read from their .lua files once, when the module loads: a new Projection reads none', async (t) => {
-  const { Projection } = await import('../src/projection.ts');
+test('the scripts are read from their .lua files once, when the module loads: a new writer or reader reads none', async (t) => {
+  const { ProjectionWriter } = await import('../src/projection-writer.ts');
+  const { ProjectionReader } = await import('../src/projection-reader.ts');
   // The module's named import of readFileSync follows the mock only once the builtin's exports are synced.
   const read = t.mock.method(fs, 'readFileSync');
   syncBuiltinESMExports();
@@ -41,8 +42,9 @@ test('the scripts are read from their .lua files once, when the module loads: a 
     read.mock.restore();
     syncBuiltinESMExports();
   });
-  new Projection({ client, prefix: '{podset}', queueName: 'read-once' });
-  new Projection({
+  new ProjectionWriter({ client, prefix: '{podset}', queueName: 'read-once' });
+  new ProjectionReader({ client, prefix: '{podset}', queueName: 'read-once' });
+  new ProjectionWriter({
     client,
     prefix: '{podset}',
     queueName: 'read-once-covered',

@@ -1,12 +1,13 @@
 -- Defines liveRequestCovered(jobPrefix, key) (live-cover.ts says when a request is covered). Expects
--- LIVE_PRIORITY, the queue's priority of a live request, defined before it.
+-- LIVE_PRIORITY, the queue's priority of a live request, and the key names of KEYSPACE_LUA (libs/redis
+-- keyspace.ts) defined before it.
 local function liveRequestCovered(jobPrefix, key)
-  local jobId = redis.call('GET', jobPrefix .. 'de:' .. key)
+  local jobId = redis.call('GET', jobPrefix .. BULL_DEDUP .. key)
   if not jobId then return false end
-  local score = redis.call('ZSCORE', jobPrefix .. 'prioritized', jobId)
+  local score = redis.call('ZSCORE', jobPrefix .. BULL_PRIORITIZED, jobId)
   if score then return math.floor(tonumber(score) / 0x100000000) <= LIVE_PRIORITY end
-  if not redis.call('LPOS', jobPrefix .. 'active', jobId) then return false end
-  local opts = redis.call('HGET', jobPrefix .. 'dn:' .. key, 'opts')
+  if not redis.call('LPOS', jobPrefix .. BULL_ACTIVE, jobId) then return false end
+  local opts = redis.call('HGET', jobPrefix .. BULL_DEDUP_NEXT .. key, 'opts')
   if not opts then return false end
   local ok, o = pcall(cjson.decode, opts)
   if not ok or type(o) ~= 'table' then return false end

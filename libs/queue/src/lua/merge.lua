@@ -85,14 +85,14 @@ local function updateDelayMarker()
 end
 
 -- Returns outcome, state. outcome: 'merged' | 'active' (no stored next job) | 'finished' | 'absent'.
-local function mergeInto(jobId, inc, due, prio, settle)
+local function mergeInto(jobId, inc, due, prio, afterFinish)
   local jobKey = prefix .. jobId
   if rcall('EXISTS', jobKey) == 0 then return 'absent', '' end
   local dscore = rcall('ZSCORE', delayedKey, jobId)
   if dscore then
     local data = rcall('HGET', jobKey, 'data')
     local newData, d = mergeData(data, inc)
-    if settle then
+    if afterFinish then
       if d == nil or type(d.dueAt) ~= 'number' then return 'merged', 'delayed' end
       due = d.dueAt
     else
@@ -127,7 +127,7 @@ local function mergeInto(jobId, inc, due, prio, settle)
     end
     return 'merged', 'delayed'
   end
-  if settle then
+  if afterFinish then
     if rcall('ZSCORE', prioritizedKey, jobId) or rcall('LPOS', waitKey, jobId) then return 'merged', 'waiting' end
     if rcall('LPOS', activeKey, jobId) then return 'active', 'active' end
     return 'finished', ''
@@ -169,7 +169,7 @@ end
 local inc = {}
 local due = now
 local prio = 0
-if mode ~= 'settle' then
+if mode ~= 'after-finish' then
   inc = cjson.decode(ARGV[6])
   due = tonumber(ARGV[4])
   prio = tonumber(ARGV[5])
@@ -183,11 +183,11 @@ if mode == 'after-add' and ARGV[9] ~= '' and current == ARGV[9] then
   if rcall('GET', lockKey) == ARGV[7] then rcall('DEL', lockKey) end
   return {'merged', current, 'created'}
 end
-if mode == 'settle' and current == ARGV[7] then
+if mode == 'after-finish' and current == ARGV[7] then
   -- The job that finished is still the key's job (it is being retried after a backoff): leave it.
   return {'merged', current, 'retrying'}
 end
-if current then outcome, state = mergeInto(current, inc, due, prio, mode == 'settle') end
+if current then outcome, state = mergeInto(current, inc, due, prio, mode == 'after-finish') end
 
 if mode == 'request' then
   if outcome == 'merged' then return {outcome, current, state} end

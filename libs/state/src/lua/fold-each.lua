@@ -2,7 +2,8 @@
 -- queue's job prefix ('' when none is given), the projection's base, now (ms), the tombstone's ttl (ms),
 -- then per event in eights: kind, type, field, epoch, rv, inputs digest, payload, the PodSet key. Each
 -- event's keys are the PodSet key's under the base (the same Redis Cluster slot: the base is hash-tagged),
--- spelled as Projection.keys spells them: sending them with every event would be most of the bytes.
+-- built from the names KEYSPACE_LUA defines (libs/redis keyspace.ts spells them for TypeScript and Lua
+-- alike): sending them with every event would be most of the bytes.
 -- Returns per event, in order: 0 owes nothing, 1 owes a reconcile request, 2 owed one that the key's job
 -- already waiting in the queue covers (liveRequestCovered): recorded as requested here, atomically with
 -- the fold, so the worker that takes that job reads this event's state and nothing more is requested.
@@ -12,8 +13,8 @@ local out, covered = {}, {}
 for i = 0, n - 1 do
   local o = 5 + i * 8
   local kind, key = ARGV[o + 1], ARGV[o + 8]
-  local ps, pods, exp, req = base .. ':ps:' .. key, base .. ':pods:' .. key, base .. ':exp:' .. key,
-    base .. ':req:' .. key
+  local ps, pods, exp, req = base .. PROJ_PODSET .. key, base .. PROJ_PODS .. key, base .. PROJ_EXPECT .. key,
+    base .. PROJ_REQUESTED .. key
   local K
   if kind == 'pod' then K = { pods, exp, KEYS[1], req, ps } else K = { ps, exp, KEYS[1], req, pods } end
   local A = { kind, ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6], ARGV[o + 7], key, '0', now,

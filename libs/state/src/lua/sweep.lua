@@ -1,6 +1,6 @@
 -- Sweep: KEYS[1] a pods hash or a PodSet key, KEYS[2] the requested inputs, KEYS[3] the expectations;
 -- ARGV[1] kind, ARGV[2] the epoch of the relist just done, ARGV[3] '1' when the epochs expectations recorded
--- can be trusted (else no wait is ended here: see Projection.sweep). Removes what that relist did not see (folded at an
+-- can be trusted (else no wait is ended here: see ProjectionWriter.sweep). Removes what that relist did not see (folded at an
 -- older epoch), and what was last requested of it. Returns how many went.
 local kind, epoch = ARGV[1], tonumber(ARGV[2])
 local function older(v) return tonumber(string.match(v, '^([^\t]*)\t') or '0') < epoch end

@@ -2,7 +2,7 @@
 // run inside Redis. Kubernetes says resourceVersions are opaque, but etcd's (and kube-sim's) are decimal
 // integers: those are compared numerically, as strings, with no precision loss past 2^53.
 // The Lua twin (resource-version.lua) says the same as rvNewer; one case table tests both.
-import { readLua } from '../lua/script.ts';
+import { readLua } from '../script.ts';
 
 const DECIMAL = /^[0-9]+$/;
 

@@ -1,12 +1,13 @@
 // Consumer side: run a reconcile handler per job, one at a time per key (BullMQ deduplication with
 // keepLastIfActive keeps a single job per key), many keys in parallel, with retries, requeue-after,
 // stalled-job recovery, a bounded share of slots for bulk jobs and a bounded graceful close.
-import { setTimeout as sleep } from 'node:timers/promises';
-import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { ActiveJobs } from './active-jobs.ts';
 import { backoffDelay, BACKOFF_TYPE, type BackoffOptions } from './backoff.ts';
 import { BulkSlots } from './bulk-slots.ts';
-import { runAttempt, safeHooks, toError, type AttemptDeps } from './attempt.ts';
-import { BULK_DEFER_MS, BULK_WAIT_MS, between, foldStoredNext } from './bulk-handback.ts';
+import { runAttempt, safeHooks, toError, type AttemptDeps, type SafeHooks } from './attempt.ts';
+import { BULK_WAIT_MS, between, bulkHandBack } from './bulk-handback.ts';
+import type { RedisClient } from './connection.ts';
 import {
   bullConnection,
   createClient,
@@ -68,7 +69,7 @@ export interface WorkerHooks {
   onDeferred?: (info: JobDeferredInfo) => void;
   /** A job whose payload failed validation; it is failed at once without retry. */
   onMalformed?: (jobId: string, error: Error) => void;
-  /** Infrastructure errors (Redis, lock renewal, settle); the worker carries on. */
+  /** Infrastructure errors (Redis, lock renewal, pulling a next job earlier); the worker carries on. */
   onError?: (error: Error) => void;
 }
 
@@ -127,19 +128,6 @@ export interface ReconcileWorker {
   close(): Promise<void>;
 }
 
-/** Wait for `p` or `ms`, whichever first; true when the time ran out. The timer never outlives it. */
-async function raceTimeout(p: Promise<void>, ms: number): Promise<boolean> {
-  const timer = new AbortController();
-  try {
-    return await Promise.race([
-      p.then(() => false),
-      sleep(ms, true, { signal: timer.signal }).catch(() => false),
-    ]);
-  } finally {
-    timer.abort();
-  }
-}
-
 /**
  * A SIGKILLed worker's active jobs keep their key until the lock expires and a stalled-job check runs:
  * up to lock + interval. BullMQ's 30 s + 30 s held a killed worker's keys for up to a minute (found by
@@ -163,77 +151,113 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
     ...(opts.retention !== undefined ? { retention: opts.retention } : {}),
     onError: reportError,
   });
-  const attemptDeps: AttemptDeps = {
-    queue,
-    hooks,
-    handler: opts.handler,
-    onFinalFailure: opts.onFinalFailure,
-    attemptsCap: opts.attempts,
-  };
   const active = new ActiveJobs();
-  const bulkSlots = opts.bulkConcurrency !== undefined ? new BulkSlots(opts.bulkConcurrency) : undefined;
   // Ends the waits of bulk jobs for a bulk slot, on close.
   const stopping = new AbortController();
-  // Folds of requests into handed-back jobs still under way (close waits for them).
-  const folds = new Set<Promise<void>>();
   // A plain client of ours: notices a lost connection (below) and folds requests into handed-back jobs.
   const watchdog = createClient(opts.connection);
-
-  /** A bulk job that found no bulk slot goes back to the queue unrun; throws BullMQ's DelayedError. */
-  const handBack = async (job: Job, token: string | undefined, req: ReconcileRequest): Promise<never> => {
-    // moveToDelayed skips the attempt (attemptsMade unchanged), and DelayedError ends the turn without a
-    // failure or a retry. If moveToDelayed throws, the job was not handed back (its lock was lost, or
-    // Redis is gone): BullMQ then settles it as a failed attempt, which fails in turn without a lock (the
-    // job is someone else's now) or, Redis back, retries it after a backoff.
-    const delayMs = between(BULK_DEFER_MS);
-    await job.moveToDelayed(Date.now() + delayMs, token);
-    hooks.onDeferred({ jobId: String(job.id), key: req.key, delayMs });
-    // Folded once BullMQ has moved on: the fold may make the job due at once, and BullMQ keys its lock
-    // renewal by job id, so this turn should be over before any slot of ours takes it again. (A
-    // producer's live request can do the same within the one round trip BullMQ's turn still takes; the
-    // job's lock then lasts lockDurationMs unrenewed — as after BullMQ's own retries.)
-    setImmediate(() => {
-      const fold = foldStoredNext(req.key, queue, watchdog)
-        .catch(reportError) // the stored request stays stored: it runs after this job
-        .finally(() => folds.delete(fold));
-      folds.add(fold);
-    });
-    throw new DelayedError();
+  const bulk = bulkHandBack({ queue, client: watchdog, hooks, reportError });
+  const processor = jobProcessor({
+    attempt: {
+      queue,
+      hooks,
+      handler: opts.handler,
+      onFinalFailure: opts.onFinalFailure,
+      attemptsCap: opts.attempts,
+    },
+    hooks,
+    active,
+    bulkSlots: opts.bulkConcurrency !== undefined ? new BulkSlots(opts.bulkConcurrency) : undefined,
+    stopping: stopping.signal,
+    handBack: bulk.handBack,
+  });
+  const bull = bullConnection(opts.connection);
+  bull.owned?.on('error', reportError);
+  const worker = bullWorker(opts, { queueName, prefix, connection: bull.connection }, processor, reportError);
+  const connection = cancelOnConnectionLoss(watchdog, worker, active);
+  // The next job for a key, made from requests stored while it ran, counts its delay from now:
+  // pull it back to the earliest due time those requests asked for.
+  const pullNext = (job: Job | undefined) => {
+    if (job?.id !== undefined) queue.pullNextEarlier(job.name, job.id).catch(reportError);
   };
+  worker.on('completed', (job: Job) => pullNext(job));
+  worker.on('failed', (job: Job | undefined) => pullNext(job));
 
-  const processor = async (job: Job, token: string | undefined, signal?: AbortSignal) => {
+  let closing: Promise<void> | undefined;
+  return {
+    worker,
+    queue,
+    activeCount: () => active.size,
+    close() {
+      closing ??= (async () => {
+        const paused = worker.pause(true); // stop taking work; active jobs go on
+        stopping.abort(); // bulk jobs waiting for a bulk slot: handed back, not started
+        await paused;
+        await active.drain(opts.closeTimeoutMs ?? 30_000, () => worker.cancelAllJobs('worker shutting down'));
+        // Jobs still running now keep their lock until it expires; then they are redelivered.
+        await worker.close(active.size > 0);
+        await Promise.allSettled([...bulk.folds]);
+        bull.owned?.disconnect();
+        connection.close();
+        await queue.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/**
+ * BullMQ's processor: validates the job's request, holds a bulk job to the bulk share (waiting a little
+ * for a slot, else handing it back unrun), and runs one attempt of the handler, counted in `active`.
+ */
+function jobProcessor(deps: {
+  attempt: AttemptDeps;
+  hooks: SafeHooks;
+  active: ActiveJobs;
+  bulkSlots: BulkSlots | undefined;
+  /** Aborted on close. */
+  stopping: AbortSignal;
+  handBack: (job: Job, token: string | undefined, req: ReconcileRequest) => Promise<never>;
+}) {
+  return async (job: Job, token: string | undefined, signal?: AbortSignal) => {
     let req: ReconcileRequest;
     try {
       req = parseReconcileRequest(job.data);
     } catch (err) {
-      hooks.onMalformed(String(job.id), toError(err));
+      deps.hooks.onMalformed(String(job.id), toError(err));
       throw new UnrecoverableError(`job ${job.id}: ${toError(err).message}`);
     }
-    const bulk = req.source === 'bulk' ? bulkSlots : undefined;
+    const bulk = req.source === 'bulk' ? deps.bulkSlots : undefined;
     if (bulk !== undefined) {
       // Closing: a bulk job taken but not started goes back unrun, like those waiting for a slot — even
       // when a slot has just come free (a reconcile that ended after close() began).
-      if (stopping.signal.aborted) return handBack(job, token, req);
+      if (deps.stopping.aborted) return deps.handBack(job, token, req);
       if (!bulk.tryTake()) {
-        const waitSignals = signal !== undefined ? [stopping.signal, signal] : [stopping.signal];
-        if (!(await bulk.wait(between(BULK_WAIT_MS), waitSignals))) return handBack(job, token, req);
+        const waitSignals = signal !== undefined ? [deps.stopping, signal] : [deps.stopping];
+        if (!(await bulk.wait(between(BULK_WAIT_MS), waitSignals))) return deps.handBack(job, token, req);
       }
     }
     const id = String(job.id);
-    active.add(id);
+    deps.active.add(id);
     try {
-      return await runAttempt(attemptDeps, job, req, signal);
+      return await runAttempt(deps.attempt, job, req, signal);
     } finally {
       bulk?.release();
-      active.delete(id);
+      deps.active.delete(id);
     }
   };
+}
 
-  const bull = bullConnection(opts.connection);
-  bull.owned?.on('error', reportError);
-  const worker = new Worker(queueName, processor, {
-    connection: bull.connection,
-    prefix,
+/** The BullMQ Worker, with its locks, stall checks and backoff, reporting its errors. */
+function bullWorker(
+  opts: ReconcileWorkerOptions,
+  at: { queueName: string; prefix: string; connection: ReturnType<typeof bullConnection>['connection'] },
+  processor: ReturnType<typeof jobProcessor>,
+  reportError: (err: unknown) => void,
+): Worker {
+  const worker = new Worker(at.queueName, processor, {
+    connection: at.connection,
+    prefix: at.prefix,
     concurrency: opts.concurrency,
     lockDuration: opts.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,
     stalledInterval: opts.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS,
@@ -249,45 +273,32 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
   worker.on('lockRenewalFailed', (jobIds: string[]) => {
     for (const id of jobIds) worker.cancelJob(id, 'lock lost');
   });
-  // Lost the connection to Redis: the keys' locks can't be trusted any more (a Redis that comes back
-  // empty has forgotten them, and the watcher re-enqueues every key at once), so a reconcile that goes
-  // on could run beside another one for the same key and create its pods twice. Stop them now; their
-  // jobs are retried (or redelivered as stalled) once Redis is back. (A chaos run saw one PodSet with
-  // 2 active pods for replicas 1 around a Redis restart without persistence.)
+  return worker;
+}
+
+/**
+ * Lost the connection to Redis: the keys' locks can't be trusted any more (a Redis that comes back
+ * empty has forgotten them, and the watcher re-enqueues every key at once), so a reconcile that goes
+ * on could run beside another one for the same key and create its pods twice. Stop them now; their
+ * jobs are retried (or redelivered as stalled) once Redis is back. (A chaos run saw one PodSet with
+ * 2 active pods for replicas 1 around a Redis restart without persistence.) `close` disconnects the
+ * watching client without cancelling anything.
+ */
+function cancelOnConnectionLoss(
+  watchdog: RedisClient,
+  worker: Worker,
+  active: ActiveJobs,
+): { close(): void } {
   let shuttingDown = false;
   watchdog.on('error', () => undefined); // reported through BullMQ's own clients
   watchdog.on('close', () => {
     if (shuttingDown) return;
     for (const id of active.ids) worker.cancelJob(id, 'redis connection lost');
   });
-  // The next job for a key, made from requests stored while it ran, counts its delay from now:
-  // pull it back to the earliest due time those requests asked for.
-  const settle = (job: Job | undefined) => {
-    if (job?.id !== undefined) queue.settle(job.name, job.id).catch(reportError);
-  };
-  worker.on('completed', (job: Job) => settle(job));
-  worker.on('failed', (job: Job | undefined) => settle(job));
-
-  let closing: Promise<void> | undefined;
   return {
-    worker,
-    queue,
-    activeCount: () => active.size,
     close() {
-      closing ??= (async () => {
-        const paused = worker.pause(true); // stop taking work; active jobs go on
-        stopping.abort(); // bulk jobs waiting for a bulk slot: handed back, not started
-        await paused;
-        await active.drain(opts.closeTimeoutMs ?? 30_000, () => worker.cancelAllJobs('worker shutting down'));
-        // Jobs still running now keep their lock until it expires; then they are redelivered.
-        await worker.close(active.size > 0);
-        await Promise.allSettled([...folds]);
-        bull.owned?.disconnect();
-        shuttingDown = true;
-        watchdog.disconnect();
-        await queue.close();
-      })();
-      return closing;
+      shuttingDown = true;
+      watchdog.disconnect();
     },
   };
 }
@@ -301,34 +312,5 @@ function checkConcurrency(opts: ReconcileWorkerOptions): void {
     throw new Error(
       `bulkConcurrency must be an integer from 1 to concurrency (${opts.concurrency}), got ${bulk}`,
     );
-  }
-}
-
-/** The jobs running in this process, and a bounded wait for them to finish. */
-class ActiveJobs {
-  readonly ids = new Set<string>();
-  #idle: (() => void) | undefined;
-
-  get size(): number {
-    return this.ids.size;
-  }
-
-  add(id: string): void {
-    this.ids.add(id);
-  }
-
-  delete(id: string): void {
-    this.ids.delete(id);
-    if (this.ids.size === 0) this.#idle?.();
-  }
-
-  /** Waits up to graceMs for the running jobs; then cancels them and gives them 2 s more. */
-  async drain(graceMs: number, cancelAll: () => void): Promise<void> {
-    if (this.ids.size === 0) return;
-    const finished = new Promise<void>((resolve) => (this.#idle = resolve));
-    if (await raceTimeout(finished, graceMs)) {
-      cancelAll();
-      await raceTimeout(finished, Math.min(2_000, graceMs));
-    }
   }
 }

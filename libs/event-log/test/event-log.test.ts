@@ -4,13 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startRedis, type RedisServer } from '@podset/testkit';
 import { Redis } from 'ioredis';
-import {
-  EventLog,
-  deleteEventsOf,
-  eventLogKeyOf,
-  parseEventEntry,
-  type EventRecord,
-} from '../src/event-log.ts';
+import { eventLogKeyOf } from '@podset/redis';
+import { EventLog, deleteEventsOf, parseEventEntry, type EventRecord } from '../src/index.ts';
 
 let server: RedisServer;
 let redis: Redis;

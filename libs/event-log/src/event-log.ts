@@ -1,8 +1,8 @@
 // The event log: one compact record per watch event, appended by the watcher to a capped Redis Stream
-// next to the queue's keys, read by the dashboard, and a deleted PodSet's entries removed by forgetKey.
-// The record's format, its key, its writer, its reader and its deleter live here so they cannot drift.
-import type { RedisClient } from './connection.ts';
-import { luaScriptOf, runScript } from '@podset/state';
+// next to the queue's keys, read by the dashboard, and a deleted PodSet's entries removed by the worker's
+// cleanup (libs/queue's forgetKey). The record's format, its writer, its reader and its deleter live here
+// so they cannot drift; its key is spelled with the others in libs/redis (eventLogKeyOf).
+import { luaScriptOf, runScript, type RedisClient } from '@podset/redis';
 
 /** One record, all values strings as Redis stores them. */
 export interface EventRecord {
@@ -32,18 +32,6 @@ export interface EventRecord {
 
 /** A record as read back, with its stream entry id. */
 export type EventLogEntry = EventRecord & { id: string };
-
-/**
- * The stream's key: EVENT_LOG_KEY, else `<QUEUE_PREFIX>:<QUEUE_NAME>:watcher:events` (not BullMQ's own
- * `<prefix>:<queue>:events`).
- */
-export function eventLogKeyOf(cfg: {
-  EVENT_LOG_KEY?: string | undefined;
-  QUEUE_PREFIX: string;
-  QUEUE_NAME: string;
-}): string {
-  return cfg.EVENT_LOG_KEY ?? `${cfg.QUEUE_PREFIX}:${cfg.QUEUE_NAME}:watcher:events`;
-}
 
 /** A stream entry as a record; undefined for an entry that is not one (e.g. BullMQ's own events). */
 export function parseEventEntry(id: string, flat: readonly string[]): EventLogEntry | undefined {
@@ -116,14 +104,14 @@ export class EventLog {
 }
 
 /** KEYS[1] the stream. ARGV: MAXLEN, then per record its field count and fields. Returns the entry ids. */
-const APPEND_MANY = luaScriptOf(new URL('./lua/event-log-append.lua', import.meta.url));
+const APPEND_MANY = luaScriptOf(new URL('./lua/append.lua', import.meta.url));
 
 /**
  * KEYS[1] the stream. ARGV: the PodSet key, start id ('-' or '(' .. last id returned), chunk size.
  * XDELs the entries whose `key` field is exactly the key (default/web never matches default/web-2).
  * Returns {examined, deleted, lastId}.
  */
-const EVENT_LOG_DELETE = luaScriptOf(new URL('./lua/event-log-delete.lua', import.meta.url));
+const EVENT_LOG_DELETE = luaScriptOf(new URL('./lua/delete.lua', import.meta.url));
 
 /**
  * Deletes the records of PodSet `key` from the stream, `chunk` entries a script call (so Redis is never

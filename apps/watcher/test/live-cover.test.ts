@@ -5,21 +5,21 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import { Projection, type FoldItem, type ProjectedPod } from '@podset/state';
+import { ProjectionWriter, type FoldItem, type ProjectedPod } from '@podset/state';
 import { startRedis, type RedisServer } from '@podset/testkit';
-import { jobPrefixOf, LIVE_COVER_LUA, ReconcileQueue } from '../src/index.ts';
+import { jobPrefixOf, LIVE_COVER_LUA, ReconcileQueue } from '@podset/queue';
 
 let redis: RedisServer;
 let queue: ReconcileQueue;
 let raw: Redis;
-let projection: Projection;
+let projection: ProjectionWriter;
 let worker: Worker;
 
 before(async () => {
   redis = await startRedis();
   queue = new ReconcileQueue({ connection: redis.url, queueName: 'cover', prefix: '{podset}' });
   raw = new Redis(redis.url);
-  projection = new Projection({
+  projection = new ProjectionWriter({
     client: raw,
     prefix: '{podset}',
     queueName: 'cover',

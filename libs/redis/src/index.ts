@@ -1,0 +1,17 @@
+export {
+  queueBase,
+  jobPrefixOf,
+  bullKeys,
+  BULLMQ_VERSION,
+  JOB_KEY_PATTERNS,
+  projectionKeyspace,
+  eventLogKeyOf,
+  watcherKeyspace,
+  parkedPrefixOf,
+  keyPatterns,
+  KEYSPACE_LUA,
+  type FinishedState,
+  type ProjectionKeyspace,
+} from './keyspace.ts';
+export { luaScript, luaScriptOf, readLua, runScript, type LuaScript, type RedisClient } from './script.ts';
+export { compareRv, rvNewer, rvMax, RV_NEWER_LUA } from './rules/resource-version.ts';

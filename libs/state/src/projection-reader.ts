@@ -1,0 +1,115 @@
+// The projection's reader, the worker's side (projection.ts says what the projection is): a key's state in
+// one round trip, every entry's integrity tag checked; the creates and deletes the worker made and waits
+// to see (expectations); and a deleted PodSet's state forgotten.
+import { parseKey } from '@podset/reconcile';
+import { luaScriptOf, runScript, RV_NEWER_LUA } from '@podset/redis';
+import { decodePod, ENTRY_LUA, type ProjectedPod } from './entry.ts';
+import { ProjectionKeys, type ProjectedPodSet, type ProjectedState, type Refusal } from './projection.ts';
+
+/** How long an expectation holds at most (the ReplicaSet controller's 5 minutes). */
+const EXPECTATION_TTL_MS = 5 * 60_000;
+
+// The scripts (read once, when this module loads): the rules they use, then their body. What each takes
+// (KEYS, ARGV) and answers is written at the top of its body's file.
+const lua = (name: string) => new URL(`./lua/${name}.lua`, import.meta.url);
+const RULES = [RV_NEWER_LUA, ENTRY_LUA];
+const EXPECT = luaScriptOf(...RULES, lua('expect'));
+const READ = luaScriptOf(...RULES, lua('read'));
+
+/** The worker's side of the projection: it reads, records expectations and forgets a deleted PodSet. */
+export class ProjectionReader extends ProjectionKeys {
+  /**
+   * A deleted PodSet's pods, expectations and requests, once its pods are gone (the worker's cleanup
+   * before its finalizer goes). The PodSet's own entry stays: if removing the finalizer fails, the retry
+   * must still find the PodSet being deleted, not "gone". Its DELETED event turns it into a tombstone that
+   * expires, and takes its name out of the sweep's index. Returns the keys removed.
+   */
+  async forget(key: string): Promise<number> {
+    const k = this.keys(key);
+    return await this.client.del(k.pods, k.expect, k.requested);
+  }
+
+  /** Records pods a worker created ('create') or deleted ('delete') until the projection shows them. */
+  async expect(
+    key: string,
+    what: 'create' | 'delete',
+    names: readonly string[],
+    ttlMs = EXPECTATION_TTL_MS,
+  ): Promise<number> {
+    if (names.length === 0) return 0;
+    const k = this.keys(key);
+    // The pods stream's epoch now (the watcher's stream of all namespaces, or of the key's one): a relist
+    // begun after this and not listing a created pod ends the wait (see sweep).
+    const ns = parseKey(key)?.namespace ?? '';
+    return Number(
+      await runScript(
+        this.client,
+        EXPECT,
+        [k.pods, k.expect],
+        [
+          String(this.clock.now()),
+          String(ttlMs),
+          what === 'create' ? 'c' : 'd',
+          this.keyspace.epoch('pods/*'),
+          this.keyspace.epoch(`pods/${ns}`),
+          ...names,
+        ],
+      ),
+    );
+  }
+
+  /** The key's state in one round trip; undefined while the projection is not complete. */
+  async read(key: string): Promise<ProjectedState | undefined> {
+    const k = this.keys(key);
+    const out = (await runScript(
+      this.client,
+      READ,
+      [k.pods, k.expect],
+      [String(this.clock.now()), k.podset, this.readyKey],
+    )) as [number, string, ...string[]];
+    if (out[0] !== 1) return undefined;
+    const rest = out.slice(2) as string[];
+    const split = rest.indexOf('');
+    const refused: Refusal[] = [];
+    const pods: ProjectedPod[] = [];
+    for (let i = 0; i < split; i += 2) {
+      const name = rest[i]!;
+      const e = this.#checked('pod', key, name, rest[i + 1]!);
+      if (e === undefined) refused.push({ kind: 'pod', field: name, reason: 'tag' });
+      else pods.push(decodePod(name, key, e.payload, e.rv));
+    }
+    let podset: ProjectedPodSet | undefined;
+    if (out[1] !== '') {
+      const e = this.#checked('podset', key, '@ps', out[1]);
+      if (e === undefined) refused.push({ kind: 'podset', field: '@ps', reason: 'tag' });
+      else {
+        podset = JSON.parse(e.payload) as ProjectedPodSet;
+        // A tag binds the entry to its key, but a PodSet is planned by its own metadata: check they agree.
+        const ref = parseKey(key);
+        if (podset.metadata.namespace !== ref?.namespace || podset.metadata.name !== ref?.name) {
+          refused.push({ kind: 'podset', field: '@ps', reason: 'key' });
+          podset = undefined;
+        }
+      }
+    }
+    return { podset, pods, pending: rest.slice(split + 1), refused };
+  }
+
+  /** A stored entry's rv and payload; undefined when `tags` are set and its tag does not check. */
+  #checked(
+    kind: 'pod' | 'podset',
+    key: string,
+    field: string,
+    entry: string,
+  ): { rv: string; payload: string } | undefined {
+    const rvStart = entry.indexOf('\t') + 1;
+    const tagStart = entry.indexOf('\t', rvStart) + 1;
+    const payloadStart = entry.indexOf('\t', tagStart) + 1;
+    if (rvStart === 0 || tagStart === 0 || payloadStart === 0) return undefined;
+    const rv = entry.slice(rvStart, tagStart - 1);
+    const payload = entry.slice(payloadStart);
+    if (this.tags === undefined) return { rv, payload };
+    const tag = entry.slice(tagStart, payloadStart - 1);
+    return this.tags.verify({ kind, key, field, rv, payload }, tag) ? { rv, payload } : undefined;
+  }
+}

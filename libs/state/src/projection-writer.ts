@@ -1,0 +1,311 @@
+// The projection's writer, the watcher's side (projection.ts says what the projection is): folds of watch
+// events and relist pages, each ordered by resourceVersion per object so that a replayed older event never
+// overwrites a newer state; the epochs of relists, and after one the sweep of the entries it did not see
+// (objects deleted while nobody watched); the ready marker.
+//
+// A fold answers whether the event changed anything a plan reads (phase, readiness, deletion, owner of
+// a pod; uid, generation, deletion, finalizers, labels of a PodSet): an event that did not requests no
+// reconcile.
+import { parseKey } from '@podset/reconcile';
+import { KEYSPACE_LUA, luaScriptOf, readLua, runScript, RV_NEWER_LUA, type LuaScript } from '@podset/redis';
+import {
+  encodePod,
+  inputsDigest,
+  podSetInputs,
+  ENTRY_LUA,
+  type ProjectedMeta,
+  type ProjectedPod,
+} from './entry.ts';
+import type { EntryTags } from './integrity.ts';
+import {
+  ProjectionKeys,
+  type Fold,
+  type FoldItem,
+  type FoldOptions,
+  type FoldType,
+  type ProjectedPodSet,
+  type ProjectionOptions,
+} from './projection.ts';
+
+interface FoldCall {
+  keys: string[];
+  argv: string[];
+  requested(): Promise<void>;
+}
+
+/** Objects per FOLD_EACH or FOLD_LISTED call: short scripts (Redis runs nothing else meanwhile), few round trips. */
+const FOLD_BATCH = 100;
+
+/**
+ * How long a deleted object's tombstone holds back older events of it: far longer than an event can be
+ * on its way (a watch settles every event it handed on before it re-watches or relists).
+ */
+const TOMBSTONE_TTL_MS = 5 * 60_000;
+
+/** The PodSet as kept: metadata the worker writes against (RV, finalizers), spec and status. */
+function trimPodSet(podset: ProjectedPodSet): ProjectedPodSet {
+  const { managedFields: _managed, ...metadata } = podset.metadata as ProjectedMeta & {
+    managedFields?: unknown;
+  };
+  return { metadata, spec: podset.spec, ...(podset.status !== undefined ? { status: podset.status } : {}) };
+}
+
+/**
+ * What a fold stores of an object: its field in the key's state, the stored payload (`tag \t` the
+ * object's fields or JSON; the tag is empty without `tags`), its inputs' digest.
+ */
+function encodeItem(
+  kind: 'pod' | 'podset',
+  key: string,
+  object: ProjectedPod | ProjectedPodSet,
+  tags: EntryTags | undefined,
+): { field: string; payload: string; digest: string } {
+  let field: string;
+  let payload: string;
+  let digest: string;
+  if (kind === 'pod') {
+    const pod = object as ProjectedPod;
+    const { fields, inputs } = encodePod(pod);
+    field = pod.metadata.name ?? '';
+    payload = fields;
+    digest = inputsDigest(inputs);
+  } else {
+    const trimmed = trimPodSet(object as ProjectedPodSet);
+    field = '@ps';
+    payload = JSON.stringify(trimmed);
+    digest = inputsDigest(podSetInputs(trimmed.metadata));
+  }
+  const rv = object.metadata.resourceVersion ?? '';
+  const tag = tags?.tag({ kind, key, field, rv, payload }) ?? '';
+  return { field, payload: `${tag}\t${payload}`, digest };
+}
+
+// The scripts, each from its .lua files (read once, when this module loads): the rules and helpers it uses,
+// then its body. What each takes (KEYS, ARGV) and answers is written at the top of its body's file.
+const lua = (name: string) => new URL(`./lua/${name}.lua`, import.meta.url);
+const RULES = [RV_NEWER_LUA, ENTRY_LUA];
+const STORED = readLua(lua('stored'));
+/** The fold of one object, with what it uses beyond RULES. */
+const FOLD_FN = [STORED, readLua(lua('fold'))].join('\n');
+/**
+ * FOLD_EACH's body, after the key names it builds (KEYSPACE_LUA); the script itself is built per writer,
+ * around the queue's liveRequestCovered.
+ */
+const FOLD_EACH_BODY = [KEYSPACE_LUA, readLua(lua('fold-each'))].join('\n');
+const FOLD = luaScriptOf(...RULES, FOLD_FN, lua('fold-one'));
+const FOLD_LISTED = luaScriptOf(...RULES, STORED, lua('fold-listed'));
+const SWEEP = luaScriptOf(lua('sweep'));
+const NEXT_EPOCH = luaScriptOf(lua('next-epoch'));
+
+export interface ProjectionWriterOptions extends ProjectionOptions {
+  /** How long a deleted object's tombstone holds back older events of it (default 5 minutes). */
+  tombstoneTtlMs?: number;
+  /**
+   * The reconcile queue beside the projection, for foldEach: Lua defining `liveRequestCovered(jobPrefix,
+   * key)` (the queue's LIVE_COVER_LUA) and the queue's job prefix. Without it, foldEach covers nothing.
+   */
+  liveCover?: { lua: string; jobPrefix: string };
+}
+
+const NOTHING_COVERED_LUA = 'local function liveRequestCovered() return false end';
+
+/** The watcher's side of the projection: it folds, relists (epochs, sweep) and marks it ready. */
+export class ProjectionWriter extends ProjectionKeys {
+  readonly #tombstoneTtlMs: number;
+  readonly #foldEach: LuaScript;
+  readonly #jobPrefix: string;
+
+  constructor(opts: ProjectionWriterOptions) {
+    super(opts);
+    this.#tombstoneTtlMs = opts.tombstoneTtlMs ?? TOMBSTONE_TTL_MS;
+    this.#foldEach = luaScriptOf(
+      ...RULES,
+      FOLD_FN,
+      opts.liveCover?.lua ?? NOTHING_COVERED_LUA,
+      FOLD_EACH_BODY,
+    );
+    this.#jobPrefix = opts.liveCover?.jobPrefix ?? '';
+  }
+
+  /**
+   * Removes the marker of the untagged layout: workers of a version before then read the API (not the
+   * entries they would misread), and entries of that layout are replaced by the relist that a missing
+   * readyKey starts. The watcher calls it before it looks at readyKey (an upgrade's first start relists).
+   */
+  async retireUntaggedLayout(): Promise<void> {
+    await this.client.del(this.keyspace.untaggedReady);
+  }
+
+  /** Folds a pod event of PodSet `key`: whether a reconcile is owed (see Fold). */
+  async foldPod(
+    key: string,
+    type: FoldType,
+    pod: ProjectedPod,
+    epoch: number,
+    opts: FoldOptions = {},
+  ): Promise<Fold> {
+    return await this.#fold(this.#foldCall({ key, kind: 'pod', type, object: pod }, epoch, opts));
+  }
+
+  /** Folds a PodSet event (a status-only change owes no reconcile). */
+  async foldPodSet(
+    key: string,
+    type: FoldType,
+    podset: ProjectedPodSet,
+    epoch: number,
+    opts: FoldOptions = {},
+  ): Promise<Fold> {
+    return await this.#fold(this.#foldCall({ key, kind: 'podset', type, object: podset }, epoch, opts));
+  }
+
+  /**
+   * Folds watch events in order, each at its own stream's epoch, FOLD_BATCH per Redis call: the calls are
+   * issued together (one connection keeps their order), so a burst of events costs a few round trips, not
+   * one each. Each event's answer, in order (see Fold); with `liveCover`, an owed request that the key's
+   * waiting job covers is recorded as requested in the same call and answered `covered`, not owed.
+   */
+  async foldEach(items: readonly (FoldItem & { epoch: number })[]): Promise<Fold[]> {
+    const encoded = items.map((item) => encodeItem(item.kind, item.key, item.object, this.tags));
+    const answers: Promise<unknown>[] = [];
+    const shared = [this.#jobPrefix, this.base, String(this.clock.now()), String(this.#tombstoneTtlMs)];
+    for (let i = 0; i < items.length; i += FOLD_BATCH) {
+      const argv = [String(Math.min(FOLD_BATCH, items.length - i)), ...shared];
+      for (let j = i; j < Math.min(i + FOLD_BATCH, items.length); j++) {
+        const item = items[j]!;
+        const e = encoded[j]!;
+        const rv = item.object.metadata.resourceVersion ?? '';
+        argv.push(item.kind, item.type, e.field, String(item.epoch), rv, e.digest, e.payload, item.key);
+      }
+      answers.push(runScript(this.client, this.#foldEach, [this.indexKey], argv));
+    }
+    const out = ((await Promise.all(answers)) as number[][]).flat();
+    return items.map((item, i) => {
+      const requested = () => this.#recordRequested(item, encoded[i]!);
+      return out[i] === 2 ? { owed: false, covered: true, requested } : { owed: out[i] === 1, requested };
+    });
+  }
+
+  /** Records that the request a fold owed went through (see Fold). */
+  async #recordRequested(item: FoldItem, e: { field: string; digest: string }): Promise<void> {
+    const key = this.keys(item.key).requested;
+    if (item.type === 'DELETED') await this.client.hdel(key, e.field);
+    else await this.client.hset(key, e.field, e.digest);
+  }
+
+  /**
+   * Folds a relist page: objects of one kind, each as an ADDED event whose request the caller makes
+   * anyway (a relist requests every key), as one fold per object with { requestedAnyway: true } would, with fewer
+   * Redis calls and arguments per object. FOLD_BATCH per call, all sent at once and run in the order
+   * sent (one connection); settles once every call has, failing if any did (the page is listed again).
+   */
+  async foldListed(
+    kind: 'pod' | 'podset',
+    items: readonly { key: string; object: ProjectedPod | ProjectedPodSet }[],
+    epoch: number,
+  ): Promise<void> {
+    const sent: Promise<unknown>[] = [];
+    for (let i = 0; i < items.length; i += FOLD_BATCH) {
+      const groups = new Map<string, number>();
+      const keys = [this.indexKey];
+      const objects: string[] = [];
+      for (const item of items.slice(i, i + FOLD_BATCH)) {
+        let group = groups.get(item.key);
+        if (group === undefined) {
+          group = groups.size;
+          groups.set(item.key, group);
+          const k = this.keys(item.key);
+          keys.push(kind === 'pod' ? k.pods : k.podset, k.expect, k.requested);
+        }
+        const { field, payload, digest } = encodeItem(kind, item.key, item.object, this.tags);
+        objects.push(String(group), field, item.object.metadata.resourceVersion ?? '', digest, payload);
+      }
+      const argv = [kind, String(epoch), String(groups.size), ...groups.keys(), ...objects];
+      sent.push(runScript(this.client, FOLD_LISTED, keys, argv));
+    }
+    for (const out of await Promise.allSettled(sent)) if (out.status === 'rejected') throw out.reason;
+  }
+
+  /** One object's fold: its script keys and arguments, and how to record its request. */
+  #foldCall(item: FoldItem, epoch: number, opts: FoldOptions): FoldCall {
+    const k = this.keys(item.key);
+    const e = encodeItem(item.kind, item.key, item.object, this.tags);
+    return {
+      keys:
+        item.kind === 'pod'
+          ? [k.pods, k.expect, this.indexKey, k.requested, k.podset]
+          : [k.podset, k.expect, this.indexKey, k.requested, k.pods],
+      argv: [
+        item.kind,
+        item.type,
+        e.field,
+        String(epoch),
+        item.object.metadata.resourceVersion ?? '',
+        e.digest,
+        e.payload,
+        item.key,
+        opts.requestedAnyway === true ? '1' : '0',
+        String(this.clock.now()),
+        String(this.#tombstoneTtlMs),
+      ],
+      requested: () => this.#recordRequested(item, e),
+    };
+  }
+
+  async #fold(call: FoldCall): Promise<Fold> {
+    const owed = (await runScript(this.client, FOLD, call.keys, call.argv)) === 1;
+    return { owed, requested: call.requested };
+  }
+
+  /**
+   * A new epoch for a relist of `stream`: everything it folds carries it. Above `after` (the epoch this
+   * watcher folded at so far) even when Redis lost the counter: folds of events from before the loss may
+   * still land in the new Redis, and the relist's sweep must see them as older than itself.
+   */
+  async nextEpoch(stream: string, after = 0): Promise<number> {
+    return Number(await runScript(this.client, NEXT_EPOCH, [this.keyspace.epoch(stream)], [String(after)]));
+  }
+
+  /** The epoch folds of `stream` carry now (0 before its first relist). */
+  async epoch(stream: string): Promise<number> {
+    return Number((await this.client.get(this.keyspace.epoch(stream))) ?? 0);
+  }
+
+  /**
+   * After a complete relist at `epoch`: removes the entries it did not see (in `namespace`, or all of
+   * them) — objects deleted while nobody watched — and ends the wait for creates recorded before the relist
+   * began whose pods it did not list (created and deleted while nobody watched). Returns how many went.
+   */
+  async sweep(kind: 'pod' | 'podset', namespace: string | undefined, epoch: number): Promise<number> {
+    // Expectations carry the pods stream's epoch as Redis had it when they were recorded. A counter below
+    // this relist's epoch was lost (a Redis restart dropped its last writes): an expectation recorded since
+    // then, after this relist's list, carries an older epoch it does not deserve, and ending its wait would
+    // let a worker create its pod again. So then no wait ends here (they expire), and the counter is put back.
+    let trustEpochs = true;
+    if (kind === 'pod') {
+      const counter = this.keyspace.epoch(`pods/${namespace ?? '*'}`);
+      if (Number((await this.client.get(counter)) ?? 0) < epoch) {
+        trustEpochs = false;
+        await this.client.set(counter, String(epoch));
+      }
+    }
+    let removed = 0;
+    for (const key of await this.client.smembers(this.indexKey)) {
+      if (namespace !== undefined && parseKey(key)?.namespace !== namespace) continue;
+      const k = this.keys(key);
+      removed += Number(
+        await runScript(
+          this.client,
+          SWEEP,
+          [kind === 'pod' ? k.pods : k.podset, k.requested, k.expect],
+          [kind, String(epoch), trustEpochs ? '1' : '0'],
+        ),
+      );
+    }
+    return removed;
+  }
+
+  /** Marks the projection complete (every stream relisted or resumed on it): workers may read it. */
+  async markReady(): Promise<void> {
+    await this.client.set(this.readyKey, new Date(this.clock.now()).toISOString());
+  }
+}

@@ -1,0 +1,25 @@
+// The watcher's writer and a worker's reader of one projection as one object, for the tests that fold
+// and then read the same keys (as the two apps do, each with its own side).
+import { ProjectionReader } from '../../src/projection-reader.ts';
+import { ProjectionWriter, type ProjectionWriterOptions } from '../../src/projection-writer.ts';
+
+export class ProjectionPair extends ProjectionWriter {
+  readonly reader: ProjectionReader;
+
+  constructor(opts: ProjectionWriterOptions) {
+    super(opts);
+    this.reader = new ProjectionReader(opts);
+  }
+
+  read(...args: Parameters<ProjectionReader['read']>): ReturnType<ProjectionReader['read']> {
+    return this.reader.read(...args);
+  }
+
+  expect(...args: Parameters<ProjectionReader['expect']>): ReturnType<ProjectionReader['expect']> {
+    return this.reader.expect(...args);
+  }
+
+  forget(...args: Parameters<ProjectionReader['forget']>): ReturnType<ProjectionReader['forget']> {
+    return this.reader.forget(...args);
+  }
+}
