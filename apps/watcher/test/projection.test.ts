@@ -8,28 +8,28 @@ import { createKube } from '@podset/kube';
 import { ReconcileQueue } from '@podset/queue';
 import { Projection } from '@podset/state';
 import { waitFor } from '@podset/testkit';
+import { useSimCluster } from '@podset/testkit/sim-cluster';
 import { DataLossDetector, RedisCheckpoint } from '../src/checkpoint.ts';
 import { watchApiOf } from '../src/kube-api.ts';
 import { silentLogger } from '../src/log.ts';
 import { Projector } from '../src/projector.ts';
 import { Watcher } from '../src/watcher.ts';
-import { createPod, createPodSet, kubeConfigFor, RecordingQueue, startEnv, type Env } from './support.ts';
+import { createPod, createPodSet, kubeConfigFor, RecordingQueue } from './support.ts';
 
-let env: Env;
+const env = useSimCluster({ sim: { bookmarkIntervalMs: 300, controllers: false }, redis: true });
 let redis: Redis;
 let queue: ReconcileQueue;
 const stops: (() => Promise<void>)[] = [];
 let seq = 0;
 
 before(async () => {
-  env = await startEnv({ bookmarkIntervalMs: 300 });
+  await env.ready;
   redis = new Redis(env.redis.url, { maxRetriesPerRequest: 3 });
   queue = new ReconcileQueue({ connection: env.redis.url, queueName: 'proj', prefix: 'wp' });
 });
 after(async () => {
   await queue?.close();
   redis?.disconnect();
-  await env?.close();
 });
 afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();

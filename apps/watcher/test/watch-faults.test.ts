@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { waitFor } from '@podset/testkit';
+import { useSimCluster } from '@podset/testkit/sim-cluster';
 import { createKube, type Kube } from '@podset/kube';
 import { ReconcileQueue } from '@podset/queue';
 import { Projection } from '@podset/state';
@@ -23,17 +24,15 @@ import {
   RecordingQueue,
   scalePodSet,
   StallProxy,
-  startEnv,
-  type Env,
 } from './support.ts';
 
-let env: Env;
+const env = useSimCluster({ sim: { bookmarkIntervalMs: 300, controllers: false }, redis: true });
 let redis: Redis;
 let queue: ReconcileQueue;
 const cleanups: (() => Promise<void> | void)[] = [];
 
 before(async () => {
-  env = await startEnv({ bookmarkIntervalMs: 300 });
+  await env.ready;
   redis = new Redis(env.redis.url, { maxRetriesPerRequest: 3 });
   queue = new ReconcileQueue({ connection: env.redis.url, queueName: 'faults', prefix: 'wt' });
 });
@@ -41,7 +40,6 @@ before(async () => {
 after(async () => {
   await queue?.close();
   redis?.disconnect();
-  await env?.close();
 });
 
 let paused = false;

@@ -3,26 +3,22 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'bullmq';
-import { Redis } from 'ioredis';
-import { startRedis, waitFor, type RedisServer } from '@podset/testkit';
+import { useRedis, waitFor } from '@podset/testkit';
 import { MAX_TRACEPARENTS, ReconcileQueue, bullKeys } from '../src/index.ts';
 import { runMerge } from '../src/merge-script.ts';
 import { parseReconcileRequest } from '../src/payload.ts';
 
-let redis: RedisServer;
+const redis = useRedis();
+const raw = redis.client;
 let queue: ReconcileQueue;
-let raw: Redis;
 
 before(async () => {
-  redis = await startRedis();
+  await redis.ready;
   queue = new ReconcileQueue({ connection: redis.url, queueName: 'unit', prefix: '{podset}' });
-  raw = new Redis(redis.url);
 });
 
 after(async () => {
   await queue.close();
-  raw.disconnect();
-  await redis.close();
 });
 
 const P = '{podset}:unit:';

@@ -2,9 +2,8 @@
 // expectations that hold a reconcile until the worker's own creates and deletes show, and the sweep of
 // what a relist did not see.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { Redis } from 'ioredis';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { test } from 'node:test';
+import { useRedis } from '@podset/testkit';
 import {
   Projection,
   type Fold,
@@ -13,18 +12,9 @@ import {
   type ProjectedPodSet,
 } from '../src/projection.ts';
 
-let redis: RedisServer;
-let client: Redis;
+const redis = useRedis();
+const client = redis.client;
 let n = 0;
-
-before(async () => {
-  redis = await startRedis();
-  client = new Redis(redis.url);
-});
-after(async () => {
-  client.disconnect();
-  await redis.close();
-});
 
 /** A fold whose owed request goes through (as the watcher does it); answers whether one was owed. */
 async function folded(fold: Promise<Fold>): Promise<boolean> {

@@ -1,11 +1,15 @@
 // Test fixtures: one call in a test file (or a describe() body) starts what its tests share before they
 // run and stops it after them, instead of each file writing its own before()/after() pair.
-import { before } from 'node:test';
 import { Redis } from 'ioredis';
-import { afterTheRest, lateBound } from './late-bound.ts';
+import { afterTheRest, beforeHook, lateBound } from './late-bound.ts';
 import { startRedis, type RedisOptions, type RedisServer } from './redis.ts';
 
 export interface RedisFixture extends RedisServer {
+  /**
+   * Resolves once the server is up. At a file's top level node:test starts every before() hook the moment
+   * it is registered, all at once: a hook of the file that uses the fixture awaits this first.
+   */
+  readonly ready: Promise<void>;
   /** A client to the server, connected on first use and disconnected after the tests. */
   readonly client: Redis;
 }
@@ -16,16 +20,18 @@ export interface RedisFixture extends RedisServer {
  * its fields are filled in before the tests run.
  */
 export function useRedis(options: RedisOptions = {}): RedisFixture {
-  const slot = redisSlot();
-  before(async () => {
-    slot.fill(await startRedis(options));
-  });
+  const slot = redisSlot(
+    beforeHook(async () => {
+      const server = await startRedis(options);
+      slot.fill(server);
+    }),
+  );
   afterTheRest(() => slot.close());
   return slot.handle;
 }
 
 /** A RedisFixture whose server a before() hook fills in; `close` disconnects its client and stops it. */
-export function redisSlot(): {
+export function redisSlot(ready: Promise<void>): {
   handle: RedisFixture;
   fill(server: RedisServer): void;
   close(): Promise<void>;
@@ -34,6 +40,7 @@ export function redisSlot(): {
   let client: Redis | undefined;
   const live = lateBound('the Redis fixture', () => server);
   const handle: RedisFixture = {
+    ready,
     get port() {
       return live.port;
     },

@@ -1,5 +1,5 @@
 // What test fixtures hand out at module level for a thing that exists only once their before() hook ran.
-import { after } from 'node:test';
+import { after, before } from 'node:test';
 
 /**
  * A stand-in for the object `get` returns once it exists: every property read, write and method call goes
@@ -9,7 +9,12 @@ import { after } from 'node:test';
 export function lateBound<T extends object>(what: string, get: () => T | undefined): T {
   const target = (): T => {
     const value = get();
-    if (value === undefined) throw new Error(`${what} is used before its before() hook ran`);
+    if (value === undefined) {
+      throw new Error(
+        `${what} is used before its before() hook ran (at a file's top level node:test starts every ` +
+          "before() hook at once: await the fixture's `ready` first)",
+      );
+    }
     return value;
   };
   return new Proxy({} as T, {
@@ -22,6 +27,30 @@ export function lateBound<T extends object>(what: string, get: () => T | undefin
     has: (_, prop) => Reflect.has(target(), prop),
     getPrototypeOf: () => Reflect.getPrototypeOf(target()),
   });
+}
+
+/**
+ * Registers `start` as a before() hook and returns a promise of its end, for other hooks to await (without
+ * an unhandled rejection when none does: the hook itself reports the failure).
+ */
+export function beforeHook(start: () => Promise<void>): Promise<void> {
+  let resolve: () => void = () => undefined;
+  let reject: (err: unknown) => void = () => undefined;
+  const ended = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  ended.catch(() => undefined);
+  before(async () => {
+    try {
+      await start();
+      resolve();
+    } catch (err) {
+      reject(err);
+      throw err;
+    }
+  });
+  return ended;
 }
 
 /**

@@ -1,11 +1,10 @@
 // The kube-sim fixture, a separate entry point (`@podset/testkit/sim-cluster`): kube-sim's own tests use
 // the rest of testkit, so only the files that ask for a simulated cluster load kube-sim through it.
-import { before } from 'node:test';
 import type { Redis } from 'ioredis';
 import { createKube, loadKubeConfig, ResourceClient, type Kube, type KubeObject } from '@podset/kube';
 import { startKubeSim, type KubeSim, type KubeSimOptions } from '@podset/kube-sim';
 import { podSetCrd } from '@podset/reconcile';
-import { afterTheRest, lateBound } from './late-bound.ts';
+import { afterTheRest, beforeHook, lateBound } from './late-bound.ts';
 import { redisSlot, type RedisFixture } from './fixtures.ts';
 import { startRedis, type RedisOptions } from './redis.ts';
 import { waitFor } from './wait.ts';
@@ -20,6 +19,8 @@ export interface SimClusterOptions {
 }
 
 export interface SimClusterFixture {
+  /** Resolves once all is up: a before() hook of the file that uses the fixture awaits it first. */
+  readonly ready: Promise<void>;
   readonly sim: KubeSim;
   /** An unthrottled client to `sim`. */
   readonly kube: Kube;
@@ -37,9 +38,8 @@ export interface SimClusterFixture {
 export function useSimCluster(options: SimClusterOptions = {}): SimClusterFixture {
   let sim: KubeSim | undefined;
   let kube: Kube | undefined;
-  const redis = redisSlot();
   const redisOptions = options.redis === true ? {} : options.redis === false ? undefined : options.redis;
-  before(async () => {
+  const ready = beforeHook(async () => {
     const started = await Promise.allSettled([
       startKubeSim(options.sim),
       redisOptions === undefined ? undefined : startRedis(redisOptions),
@@ -50,11 +50,13 @@ export function useSimCluster(options: SimClusterOptions = {}): SimClusterFixtur
     kube = createKube(loadKubeConfig({ kubeconfig: sim!.kubeconfigPath }), { qps: 0 });
     if (options.crd !== false) await installPodSetCrd(kube);
   });
+  const redis = redisSlot(ready);
   afterTheRest(async () => {
     await kube?.client.close();
     await Promise.all([sim?.close(), redis.close()]);
   });
   return {
+    ready,
     sim: lateBound('the kube-sim fixture', () => sim),
     kube: lateBound('the kube-sim fixture client', () => kube),
     redis: redis.handle,
