@@ -6,6 +6,7 @@ import type { ReconcileRequest } from './payload.ts';
 import type { ReconcileQueue } from './reconcile-queue.ts';
 import { failureOf, isTerminal, type ReconcileResult } from './result.ts';
 import type { JobStartInfo, ReconcileContext, ReconcileWorkerOptions, WorkerHooks } from './worker.ts';
+import { systemClock } from '@podset/runtime/clock';
 
 /** Hooks that never throw (a metrics or log callback must not break the worker). */
 export type SafeHooks = Required<WorkerHooks>;
@@ -65,7 +66,7 @@ export async function runAttempt(
     maxAttempts,
     jobId: String(job.id),
   };
-  const startedAt = Date.now();
+  const startedAt = systemClock.now();
   const start: JobStartInfo = {
     jobId: ctx.jobId,
     key: req.key,
@@ -87,7 +88,7 @@ export async function runAttempt(
     deps.hooks.onEnd({
       ...start,
       outcome: final ? 'failed' : 'retry',
-      durationMs: Date.now() - startedAt,
+      durationMs: systemClock.now() - startedAt,
       error,
     });
     // Final here but not for BullMQ (the job allows more attempts): make BullMQ stop too.
@@ -109,7 +110,7 @@ export async function runAttempt(
   deps.hooks.onEnd({
     ...start,
     outcome: 'completed',
-    durationMs: Date.now() - startedAt,
+    durationMs: systemClock.now() - startedAt,
     ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
   });
   return requeueAfterMs !== undefined ? { requeueAfterMs } : {};

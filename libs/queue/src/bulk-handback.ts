@@ -52,7 +52,7 @@ export async function foldStoredNext(key: string, queue: ReconcileQueue, client:
   if (dropped !== 1) return; // changed or replaced meanwhile: it stays, and runs after this job
   await queue.request(key, {
     source: next.source,
-    delayMs: Math.max(0, next.dueAt - Date.now()),
+    delayMs: Math.max(0, next.dueAt - queue.clock.now()),
     ...(next.reasons !== undefined && next.reasons.length > 0 ? { reason: next.reasons.at(-1) } : {}),
     ...(next.rv !== undefined ? { rv: next.rv } : {}),
   });

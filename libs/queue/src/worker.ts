@@ -17,6 +17,7 @@ import {
 import { parseReconcileRequest, type ReconcileRequest } from './payload.ts';
 import { ReconcileQueue } from './reconcile-queue.ts';
 import type { ReconcileResult } from './result.ts';
+import { systemClock } from '@podset/runtime/clock';
 
 export interface ReconcileContext {
   /** Aborted when the worker shuts down past its grace period or loses the job's lock. */
@@ -186,7 +187,8 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
     // Redis is gone): BullMQ then settles it as a failed attempt, which fails in turn without a lock (the
     // job is someone else's now) or, Redis back, retries it after a backoff.
     const delayMs = between(BULK_DEFER_MS);
-    await job.moveToDelayed(Date.now() + delayMs, token);
+    // BullMQ's delayed set is ordered by the real time, so the system clock, never a test's.
+    await job.moveToDelayed(systemClock.now() + delayMs, token);
     hooks.onDeferred({ jobId: String(job.id), key: req.key, delayMs });
     // Folded once BullMQ has moved on: the fold may make the job due at once, and BullMQ keys its lock
     // renewal by job id, so this turn should be over before any slot of ours takes it again. (A

@@ -200,13 +200,13 @@ test('producers take turns on an active key with no stored next job (no overwrit
     assert.ok(job);
     // Another producer is mid-add for this key (it holds the key's request lock).
     await raw.set(K.requestLock(key), 'another-producer', 'PX', 10_000);
-    // A second producer whose clock counts its tries (each try reads it once).
+    // A second producer whose clock counts its tries (each try reads it).
     let tries = 0;
     const waiting = new ReconcileQueue({
       connection: redis.url,
       queueName: 'unit',
       prefix: '{podset}',
-      now: () => (tries++, Date.now()),
+      clock: { now: () => (tries++, Date.now()) },
     });
     let done = false;
     const pending = waiting.request(key, { source: 'live', rv: '5' }).then((r) => ((done = true), r));
