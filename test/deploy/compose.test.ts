@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { freePort, kubectl, startRedis, waitFor, type RedisServer } from '@podset/testkit';
+import { freePort, kubectl, useRedis, waitFor } from '@podset/testkit';
 import { parse } from 'yaml';
 import { findCompose } from '../compose/cli.ts';
 import { envProblems, loadAppEnv, type PortUse, type Setting } from './env-specs.ts';
@@ -371,7 +371,7 @@ test('docker-compose.kind.yml: kube-sim and its CRD job are off, the apps use a 
 });
 
 describe("kube-sim started with compose's command line", () => {
-  let redis: RedisServer;
+  const redis = useRedis();
   let dir: string;
   let sim: ChildProcess | undefined;
   let worker: ChildProcess | undefined;
@@ -380,7 +380,6 @@ describe("kube-sim started with compose's command line", () => {
 
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'podset-deploy-compose-'));
-    redis = await startRedis();
     port = await freePort();
   });
   after(async () => {
@@ -393,7 +392,6 @@ describe("kube-sim started with compose's command line", () => {
         clearTimeout(timer);
       }
     }
-    await redis?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
