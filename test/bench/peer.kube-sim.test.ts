@@ -2,32 +2,23 @@
 // as many pod creates as replicas (expectations: no second round while the cache lags), scale down
 // deletes the surplus, and stop() returns.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { createKube, loadKubeConfig, ResourceClient, type Kube, type KubeObject } from '@podset/kube';
-import { startKubeSim, type KubeSim } from '@podset/kube-sim';
+import { before, test } from 'node:test';
+import { loadKubeConfig } from '@podset/kube';
 import { waitFor } from '@podset/testkit';
-import { API_VERSION, KIND, NAME_LABEL, podSetCrd } from '@podset/reconcile';
+import { useSimCluster } from '@podset/testkit/sim-cluster';
+import { API_VERSION, KIND, NAME_LABEL } from '@podset/reconcile';
 import { pino } from 'pino';
 import { createEventRecorder } from '../../apps/worker/src/events.ts';
 import { createPeer, type Peer } from '../../bench/peer/controller.ts';
 
 const NS = 'default';
-let sim: KubeSim;
-let kube: Kube;
+const { sim, kube, ready } = useSimCluster();
 let peer: Peer;
 const errors: string[] = [];
 
 before(async () => {
-  sim = await startKubeSim();
+  await ready;
   const kubeConfig = loadKubeConfig({ kubeconfig: sim.kubeconfigPath });
-  kube = createKube(kubeConfig, { qps: 0 });
-  const crds = new ResourceClient<KubeObject>(kube.client, {
-    group: 'apiextensions.k8s.io',
-    version: 'v1',
-    plural: 'customresourcedefinitions',
-  });
-  await crds.create(undefined, podSetCrd() as unknown as KubeObject);
-  await waitFor('CRD served', async () => (await kube.podSets.list(NS), true), 30_000);
   // A slow API makes the cache lag behind the creates: without expectations the peer would create twice.
   sim.faults.set({ latencyMs: 30 });
   peer = createPeer({
@@ -40,10 +31,6 @@ before(async () => {
     onError: (key, err) => errors.push(`${key}: ${String(err)}`),
   });
   await peer.start();
-});
-
-after(async () => {
-  await sim.close();
 });
 
 const podSet = (name: string, replicas: number) => ({

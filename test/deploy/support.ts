@@ -190,10 +190,8 @@ export function runtimeImports(entry: string): ImportGraph {
       const name = spec.startsWith('@')
         ? spec.split('/').slice(0, 2).join('/')
         : (spec.split('/')[0] as string);
-      const ws = workspaces.get(name);
-      if (ws !== undefined) {
-        const sub = spec.slice(name.length);
-        const target = sub === '' ? ws : undefined;
+      if (workspaces.names.has(name)) {
+        const target = workspaces.entries.get(spec);
         if (target !== undefined && existsSync(target)) queue.push(target);
         else unresolved.push(`${rel}: ${spec}`);
         continue;
@@ -231,7 +229,9 @@ function valueImports(file: string): string[] {
 }
 
 /** Workspace package name → absolute path of its "." export. */
-function workspaceEntries(): Map<string, string> {
+/** The workspace packages' names, and the file each specifier they export (`name`, `name/sub`) loads. */
+function workspaceEntries(): { names: Set<string>; entries: Map<string, string> } {
+  const names = new Set<string>();
   const out = new Map<string, string>();
   const root = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { workspaces: string[] };
   for (const pattern of root.workspaces) {
@@ -240,11 +240,13 @@ function workspaceEntries(): Map<string, string> {
       const pj = path.join(base, dir, 'package.json');
       if (!existsSync(pj)) continue;
       const pkg = JSON.parse(readFileSync(pj, 'utf8')) as { name: string; exports?: Record<string, string> };
-      const dot = pkg.exports?.['.'];
-      if (typeof dot === 'string') out.set(pkg.name, path.join(base, dir, dot));
+      names.add(pkg.name);
+      for (const [sub, file] of Object.entries(pkg.exports ?? {})) {
+        if (typeof file === 'string') out.set(pkg.name + sub.slice(1), path.join(base, dir, file));
+      }
     }
   }
-  return out;
+  return { names, entries: out };
 }
 
 export function readRepo(rel: string): string {

@@ -4,7 +4,7 @@
 // evict keys each stop the app at start (exit 2) with a message that names the fix and never the password.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { useRedis } from '@podset/testkit';
 import { dashboardUrl, newToken, startDashboardProc, waitForLog } from '../ops/support.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv, type Proc } from './support/harness.ts';
 
@@ -104,13 +104,7 @@ describe('refused at start: exit 2, the fix named, the password never printed', 
 });
 
 describe('a Redis that may evict keys', () => {
-  let evicting: RedisServer;
-  before(async () => {
-    evicting = await startRedis({ args: ['--maxmemory-policy', 'volatile-lru'] });
-  });
-  after(async () => {
-    await evicting?.close();
-  });
+  const evicting = useRedis({ args: ['--maxmemory-policy', 'volatile-lru'] });
 
   for (const app of ['worker', 'watcher'] as const) {
     test(`${app} refuses to start, naming maxmemory-policy and noeviction`, async () => {

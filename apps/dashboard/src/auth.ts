@@ -2,6 +2,7 @@
 // auth. Pure functions over request headers; server.ts applies them to every route.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Credentials } from './config.ts';
+import { systemClock, type Clock } from '@podset/runtime/clock';
 
 export const COOKIE_NAME = 'podset_dashboard';
 
@@ -128,8 +129,8 @@ export function challenges(creds: Credentials): string[] {
   return out;
 }
 
-export function nowSeconds(): number {
-  return Math.floor(Date.now() / 1000);
+export function nowSeconds(clock: Pick<Clock, 'now'> = systemClock): number {
+  return Math.floor(clock.now() / 1000);
 }
 
 /**

@@ -2,6 +2,7 @@
 // dashboard only reads the Lease; whether it is still held is judged the way a candidate would, from
 // renewTime + leaseDurationSeconds (on the dashboard's clock, so a skewed clock can misjudge it).
 import { isNotFound, type Kube, type Lease } from '@podset/kube';
+import { systemClock } from '@podset/runtime/clock';
 
 export interface LeaderInfo {
   /** The Lease, `namespace/name`. */
@@ -59,5 +60,5 @@ export async function readLeader(
   } catch (err) {
     if (!isNotFound(err)) throw err;
   }
-  return leaderOf(found, ref, opts.now ?? Date.now());
+  return leaderOf(found, ref, opts.now ?? systemClock.now());
 }

@@ -10,6 +10,7 @@ import { withTimeout } from '@podset/runtime';
 import { readLeader, type LeaderInfo } from './leader.ts';
 import { isOwnEvent } from './pods.ts';
 import { listPodSetsInScope } from './podset-scope.ts';
+import { systemClock, type Clock } from '@podset/runtime/clock';
 
 export interface LastReconcile {
   jobId: string;
@@ -72,6 +73,8 @@ export interface Overview {
 }
 
 export interface OverviewSources {
+  /** What `generatedAt` reads (default the system's clock). */
+  clock?: Pick<Clock, 'now'>;
   kube: Kube;
   queue: Queue;
   redis: RedisClient;
@@ -257,7 +260,7 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
   const orphanKeys =
     podSets.status === 'fulfilled' ? [...byKey.keys()].filter((k) => !known.has(k)).sort() : [];
   return {
-    generatedAt: Date.now(),
+    generatedAt: (src.clock ?? systemClock).now(),
     podSets: rows,
     orphanKeys,
     counts: counts.status === 'fulfilled' ? counts.value : {},

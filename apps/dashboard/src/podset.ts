@@ -17,6 +17,7 @@ import {
   type TemplateSummary,
 } from './pods.ts';
 import { READ_TIMEOUT_MS, readEvents, readJobs, rowOf, summarizeJobs, type PodSetRow } from './overview.ts';
+import { systemClock, type Clock } from '@podset/runtime/clock';
 
 export interface JobView {
   id: string;
@@ -58,6 +59,8 @@ export interface PodSetDetail {
 }
 
 export interface DetailSources {
+  /** What `generatedAt` reads (default the system's clock). */
+  clock?: Pick<Clock, 'now'>;
   kube: Kube;
   queue: Queue;
   redis: RedisClient;
@@ -192,7 +195,7 @@ export async function buildPodSetDetail(
           ...templateSummary(ps),
         };
   return {
-    generatedAt: Date.now(),
+    generatedAt: (src.clock ?? systemClock).now(),
     namespace,
     name,
     key,

@@ -16,7 +16,7 @@ import {
 } from '@podset/kube';
 import { EventLog } from '@podset/event-log';
 import { ReconcileQueue, startReconcileWorker, urlConnector } from '@podset/queue';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { useRedis } from '@podset/testkit';
 import { pino } from 'pino';
 import type { Credentials } from '../src/config.ts';
 import { BOARD_CSP, PAGE_CSP } from '../src/security-headers.ts';
@@ -128,7 +128,7 @@ const fakeKube = {
   },
 } as unknown as Kube;
 
-let redis: RedisServer;
+const redis = useRedis();
 let failedJobId: string;
 const dashboards: RunningDashboard[] = [];
 
@@ -167,7 +167,7 @@ async function dashboard(
 }
 
 before(async () => {
-  redis = await startRedis();
+  await redis.ready;
   // One reconcile of default/web that fails for good (a single attempt).
   const queue = new ReconcileQueue({ connection: redis.url, attempts: 1 });
   const worker = startReconcileWorker({
@@ -264,7 +264,6 @@ before(async () => {
 
 after(async () => {
   for (const d of dashboards) await d.close();
-  await redis?.close();
 });
 
 async function jobState(): Promise<string> {

@@ -4,21 +4,19 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import { ProjectionWriter, type FoldItem, type ProjectedPod } from '@podset/state';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { useRedis } from '@podset/testkit';
 import { jobPrefixOf, LIVE_COVER_LUA, ReconcileQueue } from '@podset/queue';
 
-let redis: RedisServer;
+const redis = useRedis();
+const raw = redis.client;
 let queue: ReconcileQueue;
-let raw: Redis;
 let projection: ProjectionWriter;
 let worker: Worker;
 
 before(async () => {
-  redis = await startRedis();
+  await redis.ready;
   queue = new ReconcileQueue({ connection: redis.url, queueName: 'cover', prefix: '{podset}' });
-  raw = new Redis(redis.url);
   projection = new ProjectionWriter({
     client: raw,
     prefix: '{podset}',
@@ -33,8 +31,6 @@ before(async () => {
 after(async () => {
   await worker.close();
   await queue.close();
-  raw.disconnect();
-  await redis.close();
 });
 
 let rv = 100;

@@ -7,14 +7,15 @@ import path from 'node:path';
 import { after, afterEach, before, test } from 'node:test';
 import { ReconcileQueue } from '@podset/queue';
 import { freePort, Proc, waitFor } from '@podset/testkit';
-import { createPodSet, startEnv, type Env } from './support.ts';
+import { useSimCluster } from '@podset/testkit/sim-cluster';
+import { createPodSet } from './support.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 const NODE = path.join(REPO, 'node_modules/.bin/node');
 const MAIN = path.join(REPO, 'apps/watcher/src/main.ts');
 const LEASE_SECONDS = 3;
 
-let env: Env;
+const env = useSimCluster({ sim: { bookmarkIntervalMs: 1000, controllers: false }, redis: true });
 let queue: ReconcileQueue;
 const children = new Set<Watcher>();
 
@@ -27,7 +28,7 @@ interface Watcher {
 }
 
 before(async () => {
-  env = await startEnv({ bookmarkIntervalMs: 1000 });
+  await env.ready;
   queue = new ReconcileQueue({ connection: env.redis.url, queueName: 'procs', prefix: 'wp' });
 });
 
@@ -40,7 +41,6 @@ afterEach(async () => {
 
 after(async () => {
   await queue?.close();
-  await env?.close();
 });
 
 async function startWatcher(identity: string, leaseName: string, httpPort?: number): Promise<Watcher> {

@@ -6,27 +6,25 @@ import { after, afterEach, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { ProjectionReader } from '@podset/state';
 import { waitFor } from '@podset/testkit';
+import { useSimCluster } from '@podset/testkit/sim-cluster';
 import {
   createPod,
   createPodSet,
-  startEnv,
   startTestWatcher,
-  type Env,
   type RecordingQueue,
 } from './support.ts';
 
-let env: Env;
+const env = useSimCluster({ sim: { bookmarkIntervalMs: 300, controllers: false }, redis: true });
 let redis: Redis;
 const stops: (() => Promise<void>)[] = [];
 let seq = 0;
 
 before(async () => {
-  env = await startEnv({ bookmarkIntervalMs: 300 });
+  await env.ready;
   redis = new Redis(env.redis.url, { maxRetriesPerRequest: 3 });
 });
 after(async () => {
   redis?.disconnect();
-  await env?.close();
 });
 afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();

@@ -1,55 +1,17 @@
-// Shared set-up for the watcher's integration tests: a real Redis, kube-sim with the PodSet CRD, the
-// watcher started as the process starts it (startWatcher), and helpers to make changes and to wait for
-// what the watcher did with them.
-import { readFileSync } from 'node:fs';
+// Helpers for the watcher's integration tests (kube-sim and Redis come from useSimCluster): the watcher
+// started as the process starts it (startWatcher), changes to make, and waits for what it did with them.
 import net from 'node:net';
-import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { parse } from 'yaml';
-import { startKubeSim, type KubeSim } from '@podset/kube-sim';
-import { startRedis, waitFor, type RedisServer } from '@podset/testkit';
+import type { KubeSim } from '@podset/kube-sim';
+import { waitFor } from '@podset/testkit';
+import type { SimClusterFixture } from '@podset/testkit/sim-cluster';
 import { silentLogger, type Logger } from '../src/log.ts';
 import type { ReconcileRequester } from '../src/request.ts';
 import type { WatchTerm } from '../src/term.ts';
 import { startWatcher, type RunningWatcher, type WatcherSettings } from '../src/watcher.ts';
 
-const REPO = path.resolve(import.meta.dirname, '../../..');
-
-export interface Env {
-  sim: KubeSim;
-  redis: RedisServer;
-  close(): Promise<void>;
-}
-
-export async function startEnv(
-  opts: { bookmarkIntervalMs?: number; appendOnly?: boolean } = {},
-): Promise<Env> {
-  const redis = await startRedis({ appendOnly: opts.appendOnly ?? false });
-  let sim: KubeSim;
-  try {
-    sim = await startKubeSim({ bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 500, controllers: false });
-  } catch (err) {
-    await redis.close();
-    throw err;
-  }
-  const env: Env = {
-    sim,
-    redis,
-    async close() {
-      await sim.close();
-      await redis.close();
-    },
-  };
-  try {
-    const crd = parse(readFileSync(path.join(REPO, 'crds/podset.yaml'), 'utf8')) as object;
-    const res = await call(sim, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
-    if (res.status !== 201) throw new Error(`CRD not created: ${res.status} ${JSON.stringify(res.body)}`);
-  } catch (err) {
-    await env.close();
-    throw err;
-  }
-  return env;
-}
+/** What the watcher's tests run against: the file's useSimCluster fixture (kube-sim with PodSets, Redis). */
+export type Env = Pick<SimClusterFixture, 'sim' | 'redis'>;
 
 /** A request to kube-sim as admin over plain HTTP. */
 export async function call(

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { waitFor } from '@podset/testkit';
+import { useSimCluster } from '@podset/testkit/sim-cluster';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { EventLog } from '../src/event-log.ts';
 import { createLogger } from '@podset/runtime';
@@ -17,23 +18,20 @@ import {
   type RecordingQueue,
   scalePodSet,
   StallProxy,
-  startEnv,
   startTestWatcher,
-  type Env,
 } from './support.ts';
 
-let env: Env;
+const env = useSimCluster({ sim: { bookmarkIntervalMs: 300, controllers: false }, redis: true });
 let redis: Redis;
 const cleanups: (() => Promise<void> | void)[] = [];
 
 before(async () => {
-  env = await startEnv({ bookmarkIntervalMs: 300 });
+  await env.ready;
   redis = new Redis(env.redis.url, { maxRetriesPerRequest: 3 });
 });
 
 after(async () => {
   redis?.disconnect();
-  await env?.close();
 });
 
 let paused = false;

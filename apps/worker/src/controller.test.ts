@@ -14,6 +14,7 @@ import {
   type ControllerOptions,
 } from './controller.ts';
 import { createEventRecorder } from './events.ts';
+import { FakeClock } from '@podset/testkit';
 
 const log = pino({ level: 'silent' });
 
@@ -377,14 +378,13 @@ test('EVENTS=warnings: a scale-up records no Normal Event (one write fewer); a f
 /** A controller with a clock the test moves, and pod creates that the API rejects (names vary per call). */
 function failingSetup(parkedRetryMs = 300_000) {
   const f = fakeKube();
-  let t = Date.parse('2026-01-01T00:00:00Z');
-  const clock = { advance: (ms: number) => (t += ms) };
+  const clock = new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
   const controller = createController({
     kube: f.kube,
     planner,
     events: createEventRecorder({ kube: f.kube, log, instance: 'test' }),
     log,
-    now: () => new Date(t),
+    clock,
     options: { createBurst: 4, parkedRetryMs, reconcile: { notReadyRequeueMs: 1000 } },
   });
   let n = 0;
@@ -438,10 +438,10 @@ test('a key that failed for good is parked: requests before its backoff ends wri
   // Resyncs and pod events meanwhile: a GET each, no create, no status write, no Event.
   const before = f.calls.length;
   const eventsBefore = f.events.length;
-  clock.advance(60_000);
+  await clock.advance(60_000);
   const waiting = await controller.syncHandler('default/web');
   assert.equal(waiting.requeueAfterMs, 240_000, 'due when the backoff ends, not before');
-  clock.advance(200_000);
+  await clock.advance(200_000);
   await controller.syncHandler('default/web');
   assert.deepEqual(writes(before), []);
   assert.deepEqual(
@@ -451,7 +451,7 @@ test('a key that failed for good is parked: requests before its backoff ends wri
   assert.equal(f.events.length, eventsBefore);
 
   // The backoff over: one attempt; failing again is final at once (no fresh round of short retries).
-  clock.advance(40_001);
+  await clock.advance(40_001);
   await assert.rejects(controller.syncHandler('default/web'), (e: unknown) => {
     assert.ok(e instanceof TerminalError, 'terminal: the queue makes no further attempt');
     assert.ok(e.cause instanceof ReconcileError);
@@ -465,7 +465,7 @@ test('a spec change (new generation) unparks a key at once and resets its backof
   const { f, controller, clock } = failingSetup(300_000);
   const err = await controller.syncHandler('default/web').catch((e: unknown) => e);
   await controller.onFinalFailure('default/web', err);
-  clock.advance(1_000);
+  await clock.advance(1_000);
   const ps = f.podsets.get('default/web')!;
   ps.metadata.generation = 2;
   f.bump(ps);
@@ -487,7 +487,7 @@ test('a spec change (new generation) unparks a key at once and resets its backof
   f.fault = undefined;
   await controller.syncHandler('default/web');
   assert.equal(f.pods.size, 3);
-  clock.advance(1_000);
+  await clock.advance(1_000);
   f.pods.clear();
   await controller.syncHandler('default/web');
   assert.equal(f.pods.size, 3, 'not parked any more');
@@ -497,7 +497,7 @@ test('a PodSet deleted while parked and created again under the same name starts
   const { f, controller, clock } = failingSetup(300_000);
   const err = await controller.syncHandler('default/web').catch((e: unknown) => e);
   await controller.onFinalFailure('default/web', err);
-  clock.advance(1_000);
+  await clock.advance(1_000);
   // A namesake: same key, same generation (1), another uid.
   const ps = f.podsets.get('default/web')!;
   ps.metadata.uid = 'a-new-podset-uid';

@@ -50,6 +50,7 @@ import { executeCreates, executeDeletes, type BatchRunner } from './executor.ts'
 import { memoryParkStore, type ParkStore } from './park-store.ts';
 import { podSetRef, type PodSetRef, type StateSource } from './state-source.ts';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
+import { systemClock, type Clock } from '@podset/runtime/clock';
 
 export { CLEANUP_FINALIZER, NAME_LABEL, ReconcileError };
 
@@ -104,7 +105,8 @@ export interface ControllerDeps {
    * entries in Redis (ReconcileQueue.forgetKey). Resolves to what was removed, for the log.
    */
   cleanup?: (key: string) => Promise<object | void>;
-  now?: () => Date;
+  /** The time plans and parking are decided at (a test's fake clock; default the system's). */
+  clock?: Pick<Clock, 'now'>;
   /** Set only when tracing is on: each step of a reconcile becomes a child span of its reconcile span. */
   tracer?: Tracer;
 }
@@ -139,7 +141,11 @@ class PodSetController implements Controller {
   private readonly events: EventRecorder;
   private readonly options: ControllerOptions;
   private readonly log: Logger;
-  private readonly now: () => Date;
+  private readonly clock: Pick<Clock, 'now'>;
+
+  private now(): Date {
+    return new Date(this.clock.now());
+  }
   private readonly state: StateSource;
   private readonly parkStore: ParkStore;
   private readonly cleanup: ((key: string) => Promise<object | void>) | undefined;
@@ -158,7 +164,7 @@ class PodSetController implements Controller {
     this.events = deps.events;
     this.options = options;
     this.log = deps.log;
-    this.now = deps.now ?? (() => new Date());
+    this.clock = deps.clock ?? systemClock;
     this.state = deps.state ?? apiState(deps.kube);
     this.parkStore = deps.parkStore ?? memoryParkStore();
     this.cleanup = deps.cleanup;
@@ -189,12 +195,16 @@ class PodSetController implements Controller {
     const log = this.log.child({ podset: key, reconcileId, jobId: partial.jobId, attempt: partial.attempt });
     const span = this.tracer === undefined ? undefined : trace.getActiveSpan();
     const pass: Pass = { ref: podSetRef(key), log, signal: partial.signal, span };
-    const started = Date.now();
+    const started = this.clock.now();
     for (let round = 1; ; round++) {
       try {
         const result = await this.#syncOnce(pass);
         log.info(
-          { ms: Date.now() - started, requeueAfterMs: result.requeueAfterMs, requeueReason: result.reason },
+          {
+            ms: this.clock.now() - started,
+            requeueAfterMs: result.requeueAfterMs,
+            requeueReason: result.reason,
+          },
           'reconciled',
         );
         return result;
@@ -349,9 +359,9 @@ class PodSetController implements Controller {
       await this.parkStore.clear(ref.key);
       return { retryOfParked: false };
     }
-    if (this.now().getTime() < parked.until) {
+    if (this.clock.now() < parked.until) {
       log.info({ retryAt: new Date(parked.until).toISOString() }, 'parked: waiting out its backoff');
-      return { wait: { requeueAfterMs: parked.until - this.now().getTime(), reason: 'Parked' } };
+      return { wait: { requeueAfterMs: parked.until - this.clock.now(), reason: 'Parked' } };
     }
     return { retryOfParked: true };
   }
@@ -561,7 +571,7 @@ class PodSetController implements Controller {
     let generation = error instanceof ReconcileError ? error.generation : undefined;
     let uid: string | undefined;
     try {
-      const podset = await markReplicaFailure(this.kube, namespace, name, reason, message, () => this.now());
+      const podset = await markReplicaFailure(this.kube, namespace, name, reason, message, this.clock);
       if (podset === undefined) return {}; // gone: nothing to park
       generation = podset.metadata.generation ?? 0;
       uid = podset.metadata.uid;
@@ -579,7 +589,7 @@ class PodSetController implements Controller {
     await this.parkStore.park(key, {
       ...(uid !== undefined ? { uid } : {}),
       generation,
-      until: this.now().getTime() + this.parkedRetryMs,
+      until: this.clock.now() + this.parkedRetryMs,
     });
     return { requeueAfterMs: this.parkedRetryMs, reason: 'Parked' };
   }

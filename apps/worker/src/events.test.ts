@@ -13,7 +13,7 @@ test('Event timestamps are metav1.Time as Kubernetes writes them: RFC 3339, whol
     kube: f.kube,
     log: pino({ level: 'silent' }),
     instance: 'test',
-    now: () => t,
+    clock: { now: () => t },
   });
   await events.record(podset, 'Warning', 'FailedCreate', '1 of 1 creates rejected: Invalid');
   assert.equal(f.events.length, 1);

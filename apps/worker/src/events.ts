@@ -5,6 +5,7 @@
 import { isNotFound, type CoreEvent, type Kube } from '@podset/kube';
 import { API_VERSION, formatTime, KIND } from '@podset/reconcile';
 import type { Logger } from 'pino';
+import { systemClock, type Clock } from '@podset/runtime/clock';
 
 export interface InvolvedPodSet {
   namespace: string;
@@ -49,7 +50,7 @@ export interface EventRecorderOptions {
   cacheSize?: number;
   /** 'warnings': Normal Events are not recorded (each is an API write). Default 'all'. */
   types?: 'all' | 'warnings';
-  now?: () => number;
+  clock?: Pick<Clock, 'now'>;
 }
 
 interface Seen {
@@ -63,7 +64,8 @@ export function createEventRecorder(opts: EventRecorderOptions): EventRecorder {
   const component = opts.component ?? 'podset-operator';
   const windowMs = opts.windowMs ?? 10 * 60_000;
   const cacheSize = opts.cacheSize ?? 4096;
-  const now = opts.now ?? Date.now;
+  const clock = opts.clock ?? systemClock;
+  const now = (): number => clock.now();
   const seen = new Map<string, Seen>();
   let seq = 0;
 

@@ -4,6 +4,7 @@
 // a permanent error (an invalid template, a quota) into a steady stream of rejected writes. Kept in
 // Redis so that every worker replica honours it and it outlives the failed job.
 import type { RedisClient } from '@podset/queue';
+import { systemClock, type Clock } from '@podset/runtime/clock';
 
 export interface Parked {
   /**
@@ -58,14 +59,18 @@ export function parseParked(text: string | null): Parked | undefined {
  * One Redis string per parked key, expiring a while after its `until` (so a key whose PodSet vanished
  * while parked leaves nothing behind for long). `prefix` keeps them beside the queue's keys.
  */
-export function redisParkStore(client: RedisClient, opts: { prefix: string; graceMs?: number }): ParkStore {
+export function redisParkStore(
+  client: RedisClient,
+  opts: { prefix: string; graceMs?: number; clock?: Pick<Clock, 'now'> },
+): ParkStore {
   const grace = opts.graceMs ?? 3_600_000;
+  const clock = opts.clock ?? systemClock;
   return {
     async get(key) {
       return parseParked(await client.get(opts.prefix + key));
     },
     async park(key, parked) {
-      const ttl = Math.max(1, Math.round(parked.until - Date.now() + grace));
+      const ttl = Math.max(1, Math.round(parked.until - clock.now() + grace));
       await client.set(opts.prefix + key, JSON.stringify(parked), 'PX', ttl);
     },
     async clear(key) {

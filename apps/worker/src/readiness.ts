@@ -5,6 +5,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '@podset/kube';
 import type { RedisConnector } from '@podset/queue';
 import { API_PROBE_TIMEOUT_MS, REDIS_PROBE_TIMEOUT_MS, withTimeout, type Readiness } from '@podset/runtime';
+import { systemClock, type Clock } from '@podset/runtime/clock';
 /** A readiness result is reused this long after it finished. */
 const READINESS_CACHE_MS = 1_000;
 
@@ -97,10 +98,13 @@ export function createWorkerReadiness(opts: WorkerReadinessOptions): WorkerReadi
 }
 
 /** One check at a time; its result is reused for READINESS_CACHE_MS after it finished. */
-function cachedCheck(check: () => Promise<Checks>): () => Promise<Checks> {
+function cachedCheck(
+  check: () => Promise<Checks>,
+  clock: Pick<Clock, 'now'> = systemClock,
+): () => Promise<Checks> {
   let last: { result: Promise<Checks>; finishedAt: number | undefined } | undefined;
   return () => {
-    const now = performance.now();
+    const now = clock.now();
     if (last !== undefined && (last.finishedAt === undefined || now - last.finishedAt < READINESS_CACHE_MS)) {
       return last.result;
     }
@@ -108,7 +112,7 @@ function cachedCheck(check: () => Promise<Checks>): () => Promise<Checks> {
       result: check(),
       finishedAt: undefined,
     };
-    const finished = () => (entry.finishedAt = performance.now());
+    const finished = () => (entry.finishedAt = clock.now());
     entry.result.then(finished, finished);
     last = entry;
     return entry.result;

@@ -7,6 +7,7 @@ import { ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
 import type { ReconcileContext, ReconcileRequest, ReconcileResult } from '@podset/queue';
 import { contextOf, inSpan, linksOf, recordError } from '@podset/runtime';
 import type { EventRecorder } from './events.ts';
+import { systemClock } from '@podset/runtime/clock';
 
 export interface ReconcileIds {
   reconcileId: string;
@@ -23,7 +24,7 @@ export function traceReconcile(
   const traceparents = req.traceparents ?? [];
   const first = traceparents[0];
   const parent = first === undefined ? undefined : contextOf(first);
-  const startedAt = Date.now();
+  const startedAt = systemClock.now();
   const common = { 'podset.key': req.key, 'podset.job.id': ctx.jobId };
   if (parent !== undefined && ctx.attempt === 1) {
     tracer

@@ -3,6 +3,7 @@
 // Nothing here ever retries a write with a fresher resourceVersion blindly (that would overwrite).
 import { isConflict, isNotFound, type Kube, type PodSetWire } from '@podset/kube';
 import { API_VERSION, KIND, statusEqual, withFailure } from '@podset/reconcile';
+import { systemClock, type Clock } from '@podset/runtime/clock';
 
 export type PodSetStatusWire = NonNullable<PodSetWire['status']>;
 
@@ -39,7 +40,7 @@ export async function markReplicaFailure(
   name: string,
   reason: string,
   message: string,
-  now: () => Date = () => new Date(),
+  clock: Pick<Clock, 'now'> = systemClock,
 ): Promise<PodSetWire | undefined> {
   for (let attempt = 0; attempt < 5; attempt++) {
     let podset: PodSetWire;
@@ -49,7 +50,7 @@ export async function markReplicaFailure(
       if (isNotFound(err)) return undefined;
       throw err;
     }
-    const status = withFailure(podset.status ?? {}, reason, message.slice(0, 1000), now());
+    const status = withFailure(podset.status ?? {}, reason, message.slice(0, 1000), new Date(clock.now()));
     // Already says so (an earlier attempt's pass wrote it): no write, so a parked key costs no status churn.
     if (statusEqual(status, podset.status)) return podset;
     try {

@@ -1,35 +1,23 @@
 // The sync handler against kube-sim over HTTP (real REST, pod lifecycle, faults, audit log) and, for the
 // full path, the queue on a real Redis.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { createKube, loadKubeConfig, type Kube, type Pod } from '@podset/kube';
-import type { KubeSim } from '@podset/kube-sim';
 import { DEFAULT_PREFIX, ReconcileQueue } from '@podset/queue';
 import * as planner from '@podset/reconcile';
+import { useSimCluster } from '@podset/testkit/sim-cluster';
 import { startRedis, type RedisServer, waitFor } from '@podset/testkit';
 import { CLEANUP_FINALIZER, ReconcileError, type Controller } from '../src/controller.ts';
 import { startWorker } from '../src/worker.ts';
-import {
-  createNamespace,
-  createPodSet as createPodSetIn,
-  log,
-  startSimCluster,
-  testController,
-} from './kube-sim-setup.ts';
+import { createNamespace, createPodSet as createPodSetIn, log, testController } from './kube-sim-setup.ts';
 
-let sim: KubeSim;
-let kube: Kube;
-let close: () => Promise<void>;
 let controller: Controller;
 let nsSeq = 0;
 
+const { sim, kube, ready } = useSimCluster();
 before(async () => {
-  ({ sim, kube, close } = await startSimCluster());
+  await ready;
   controller = newController(kube);
-});
-
-after(async () => {
-  await close();
 });
 
 function newController(k: Kube, createBurst = 8): Controller {

@@ -1,24 +1,12 @@
-// Set-up shared by the worker's kube-sim tests: a kube-sim with the PodSet CRD served and a client to it
-// (with a real Redis for the tests of the projection), a fresh namespace, a PodSet, and the controller
-// under test with a silent log.
-import { Redis } from 'ioredis';
-import {
-  createKube,
-  loadKubeConfig,
-  ResourceClient,
-  type Kube,
-  type KubeObject,
-  type PodSetWire,
-} from '@podset/kube';
-import { startKubeSim, type KubeSim, type KubeSimOptions } from '@podset/kube-sim';
+// Helpers shared by the worker's kube-sim tests (the cluster itself comes from useSimCluster): a fresh
+// namespace, a PodSet, and the controller under test with a silent log.
+import { ResourceClient, type Kube, type KubeObject, type PodSetWire } from '@podset/kube';
 import * as planner from '@podset/reconcile';
 import { EntryTags } from '@podset/state';
-import { startRedis, type RedisServer } from '@podset/testkit';
 import { pino } from 'pino';
 import { createController, type Controller, type ControllerDeps } from '../src/controller.ts';
 import { createEventRecorder } from '../src/events.ts';
 import type { StateSource } from '../src/state-source.ts';
-import { installPodSetCrd } from './podset-crd.ts';
 
 export const log = pino({ level: 'silent' });
 
@@ -30,56 +18,6 @@ export function noRefusal(entry: { key: string; field: string; reason: string })
   throw new Error(
     `projected entry ${entry.key} ${entry.field} refused (${entry.reason}) where nothing was forged`,
   );
-}
-
-export interface SimCluster {
-  sim: KubeSim;
-  kube: Kube;
-  close(): Promise<void>;
-}
-
-export interface SimClusterWithRedis extends SimCluster {
-  redis: RedisServer;
-  /** A client to `redis`, for the projection. */
-  client: Redis;
-}
-
-async function connect(sim: KubeSim): Promise<Kube> {
-  const kube = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
-  await installPodSetCrd(kube);
-  return kube;
-}
-
-/** A kube-sim serving PodSets, and an unthrottled client to it. */
-export async function startSimCluster(options: KubeSimOptions = {}): Promise<SimCluster> {
-  const sim = await startKubeSim(options);
-  const kube = await connect(sim);
-  return {
-    sim,
-    kube,
-    close: async () => {
-      await kube.client.close();
-      await sim.close();
-    },
-  };
-}
-
-/** The same, with a real Redis started alongside. */
-export async function startSimClusterWithRedis(options: KubeSimOptions = {}): Promise<SimClusterWithRedis> {
-  const [sim, redis] = await Promise.all([startKubeSim(options), startRedis()]);
-  const client = new Redis(redis.url);
-  const kube = await connect(sim);
-  return {
-    sim,
-    kube,
-    redis,
-    client,
-    close: async () => {
-      client.disconnect();
-      await kube.client.close();
-      await Promise.all([sim.close(), redis.close()]);
-    },
-  };
 }
 
 /** Creates namespace `name`, so a test sees only its own pods and audit entries. */

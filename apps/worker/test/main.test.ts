@@ -4,17 +4,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Proc, startRedis, type RedisServer } from '@podset/testkit';
+import { Proc, useRedis } from '@podset/testkit';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const node = path.join(root, 'node_modules/.bin/node');
 const main = path.join(root, 'apps/worker/src/main.ts');
 
-let redis: RedisServer;
+const redis = useRedis();
 let dir: string;
 let kubeconfig: string;
 before(async () => {
-  redis = await startRedis();
   dir = await mkdtemp(path.join(os.tmpdir(), 'podset-worker-main-'));
   kubeconfig = path.join(dir, 'kubeconfig');
   await writeFile(
@@ -30,7 +29,6 @@ before(async () => {
   );
 });
 after(async () => {
-  await redis.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -2,35 +2,17 @@
 // state from the projection (no GET, no LIST), and a projection that does not show the worker's own
 // creates yet (a stalled watch) never makes it create twice — the expectations hold it.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Redis } from 'ioredis';
-import type { Kube } from '@podset/kube';
-import type { KubeSim } from '@podset/kube-sim';
+import { test } from 'node:test';
 import type { ProjectedPod, ProjectedPodSet } from '@podset/state';
 import { ProjectionPair as Projection } from '../../../libs/state/test/support/projection-pair.ts';
 import { waitFor } from '@podset/testkit';
+import { useSimCluster } from '@podset/testkit/sim-cluster';
 import { apiState } from '../src/api-state.ts';
 import { projectionState, type StateProjection } from '../src/projection-state.ts';
-import {
-  createPodSet,
-  startSimClusterWithRedis,
-  testController,
-  noRefusal,
-  testTags,
-} from './kube-sim-setup.ts';
+import { createPodSet, testController, noRefusal, testTags } from './kube-sim-setup.ts';
 
-let sim: KubeSim;
-let kube: Kube;
-let client: Redis;
-let close: () => Promise<void>;
+const { sim, kube, client } = useSimCluster({ sim: { controllers: false }, redis: true });
 let seq = 0;
-
-before(async () => {
-  ({ sim, kube, client, close } = await startSimClusterWithRedis({ controllers: false }));
-});
-after(async () => {
-  await close();
-});
 
 /** The controller on `projection`; `k` is the API it writes through (its fallback reads the real one). */
 function controllerWith(projection: StateProjection, k = kube) {

@@ -3,23 +3,14 @@
 // precondition, so kube-sim (as a real API server) refuses it with 409, and the pod is kept. Here the pod
 // becomes Ready at exactly that moment: right after the planner planned.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Kube } from '@podset/kube';
-import type { KubeObject as SimObject, KubeSim } from '@podset/kube-sim';
+import { test } from 'node:test';
+import type { KubeObject as SimObject } from '@podset/kube-sim';
 import * as planner from '@podset/reconcile';
+import { useSimCluster } from '@podset/testkit/sim-cluster';
 import type { Plan, Pod, PodSet, ReconcileOptions } from '@podset/reconcile';
-import { startSimCluster, testController } from './kube-sim-setup.ts';
+import { testController } from './kube-sim-setup.ts';
 
-let sim: KubeSim;
-let kube: Kube;
-let close: () => Promise<void>;
-
-before(async () => {
-  ({ sim, kube, close } = await startSimCluster());
-});
-after(async () => {
-  await close?.();
-});
+const { sim, kube } = useSimCluster();
 
 test('an unavailable outdated pod that becomes ready between plan and delete is not deleted', async () => {
   const hooks: { afterPlan?: (plan: Plan) => void } = {};

@@ -98,7 +98,7 @@ export class Sim {
       planner: recording,
       events: createEventRecorder({ kube: this.f.kube, log, instance: 'sim' }),
       log,
-      now: () => new Date(this.now),
+      clock: { now: () => this.now },
       options: { createBurst: burst, reconcile: options },
     });
     for (const p of initial) this.addPod(p);

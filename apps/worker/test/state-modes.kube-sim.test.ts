@@ -3,13 +3,12 @@
 // so it lags the API, as in production. Each scenario asserts only what must hold in either mode: the
 // pods a PodSet ends with, and that no pod is created or deleted twice on the way.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Redis } from 'ioredis';
-import type { Kube, Pod, PodSetWire } from '@podset/kube';
-import type { KubeSim } from '@podset/kube-sim';
+import { after, test } from 'node:test';
+import type { Pod, PodSetWire } from '@podset/kube';
 import type { ProjectedPod, ProjectedPodSet } from '@podset/state';
 import { ProjectionPair as Projection } from '../../../libs/state/test/support/projection-pair.ts';
 import * as planner from '@podset/reconcile';
+import { useSimCluster } from '@podset/testkit/sim-cluster';
 import { waitFor } from '@podset/testkit';
 import { apiState } from '../src/api-state.ts';
 import type { Controller } from '../src/controller.ts';
@@ -18,28 +17,21 @@ import type { StateSource } from '../src/state-source.ts';
 import {
   createNamespace,
   createPodSet as createPodSetIn,
-  startSimClusterWithRedis,
   testController,
   noRefusal,
   testTags,
 } from './kube-sim-setup.ts';
 
-let sim: KubeSim;
-let kube: Kube;
-let client: Redis;
-let close: () => Promise<void>;
 let seq = 0;
 const stops: AbortController[] = [];
 
-before(async () => {
+const { sim, kube, client } = useSimCluster({
   // No garbage collector: a deleted namesake's leftover pods stay until the controller would touch them.
-  ({ sim, kube, client, close } = await startSimClusterWithRedis({
-    controllerOptions: { garbageCollector: false },
-  }));
+  sim: { controllerOptions: { garbageCollector: false } },
+  redis: true,
 });
 after(async () => {
   for (const s of stops) s.abort();
-  await close();
 });
 
 /**

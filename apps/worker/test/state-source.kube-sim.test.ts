@@ -2,28 +2,20 @@
 // watcher's projection in a real Redis), on kube-sim: what the controller may rely on whichever it has.
 // The projection is folded here as the watcher would fold it — or, to play a stalled watch, not.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Redis } from 'ioredis';
-import type { Kube, Pod, PodSetWire } from '@podset/kube';
+import { test } from 'node:test';
+import type { Pod, PodSetWire } from '@podset/kube';
 import type { FoldType, ProjectedPod, ProjectedPodSet } from '@podset/state';
 import { ProjectionPair as Projection } from '../../../libs/state/test/support/projection-pair.ts';
 import * as planner from '@podset/reconcile';
+import { useSimCluster } from '@podset/testkit/sim-cluster';
 import { apiState } from '../src/api-state.ts';
 import { projectionState } from '../src/projection-state.ts';
 import { podSetRef, type KeyState, type PodSetRef, type StateSource } from '../src/state-source.ts';
-import { createPodSet, startSimClusterWithRedis, noRefusal, testTags } from './kube-sim-setup.ts';
+import { createPodSet, noRefusal, testTags } from './kube-sim-setup.ts';
 
-let kube: Kube;
-let client: Redis;
-let close: () => Promise<void>;
 let seq = 0;
 
-before(async () => {
-  ({ kube, client, close } = await startSimClusterWithRedis({ controllers: false }));
-});
-after(async () => {
-  await close();
-});
+const { kube, client } = useSimCluster({ sim: { controllers: false }, redis: true });
 
 /** One case's world: a PodSet in the API, the source under test, and the watcher's part. */
 interface World {

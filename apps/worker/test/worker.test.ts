@@ -3,26 +3,17 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_PREFIX, ReconcileQueue } from '@podset/queue';
 import * as planner from '@podset/reconcile';
-import { startRedis, type RedisServer, waitFor } from '@podset/testkit';
-import { Redis } from 'ioredis';
+import { startRedis, useRedis, waitFor } from '@podset/testkit';
 import { pino } from 'pino';
 import { startWorker, type RunningWorker, type WorkerSettings } from '../src/worker.ts';
 import { apiError, fakeKube, type FakeKube } from './fake-kube.ts';
 
-let redis: RedisServer;
-let redisClient: Redis;
-before(async () => {
-  redis = await startRedis();
-  redisClient = new Redis(redis.url);
-});
-after(async () => {
-  redisClient.disconnect();
-  await redis.close();
-});
+const redis = useRedis();
+const redisClient = redis.client;
 
 let queueSeq = 0;
 function settings(overrides: Partial<WorkerSettings> = {}): WorkerSettings {

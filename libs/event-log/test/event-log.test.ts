@@ -1,22 +1,13 @@
 // The event-log contract against real Redis: what the writer appends, the reader returns unchanged, and
 // the deleter removes exactly one PodSet's records.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startRedis, type RedisServer } from '@podset/testkit';
-import { Redis } from 'ioredis';
+import { test } from 'node:test';
+import { useRedis } from '@podset/testkit';
 import { eventLogKeyOf } from '@podset/redis';
 import { EventLog, deleteEventsOf, parseEventEntry, type EventRecord } from '../src/index.ts';
 
-let server: RedisServer;
-let redis: Redis;
-before(async () => {
-  server = await startRedis();
-  redis = new Redis(server.url);
-});
-after(async () => {
-  redis.disconnect();
-  await server.close();
-});
+const server = useRedis();
+const redis = server.client;
 
 const pod: EventRecord = {
   t: '2026-11-24T13:40:21.123Z',

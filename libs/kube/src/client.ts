@@ -240,7 +240,7 @@ export class KubeClient {
     const dispatcher = this.#pool(ctx);
 
     const waitMs = await this.limiter.acquire(signal);
-    const started = performance.now();
+    const started = this.limiter.clock.now();
     const resource = opts.resource ?? resourceOfPath(opts.path);
     let code = 0;
     try {
@@ -268,7 +268,13 @@ export class KubeClient {
     } finally {
       const key = `${opts.verb} ${code}`;
       this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
-      this.#onRequest?.({ verb: opts.verb, resource, code, durationMs: performance.now() - started, waitMs });
+      this.#onRequest?.({
+        verb: opts.verb,
+        resource,
+        code,
+        durationMs: this.limiter.clock.now() - started,
+        waitMs,
+      });
     }
   }
 

@@ -1,12 +1,6 @@
 export { loadKubeConfig, allowPlainHttp, type LoadKubeConfigOptions } from './kubeconfig.ts';
 export { onKubeConfigReload, type KubeConfigReload } from './kubeconfig-reload.ts';
-export {
-  RateLimiter,
-  systemClock,
-  type Clock,
-  type RateLimiterOptions,
-  type RateLimiterStats,
-} from './rate-limiter.ts';
+export { RateLimiter, type RateLimiterOptions, type RateLimiterStats } from './rate-limiter.ts';
 export { KubeApiError, isKubeApiError, isNotFound, isConflict } from './errors.ts';
 export {
   KubeClient,

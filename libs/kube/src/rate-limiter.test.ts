@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RateLimiter, type Clock } from './rate-limiter.ts';
+import type { Clock } from '@podset/runtime/clock';
+import { RateLimiter } from './rate-limiter.ts';
 
 /** A clock that only moves when told; sleep resolves immediately but records the asked duration. */
 function fakeClock(): Clock & { t: number; slept: number[] } {

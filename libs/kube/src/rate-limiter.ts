@@ -4,33 +4,7 @@
 // Reservations are taken in call order (FIFO): each acquire takes one token now, possibly driving the
 // balance negative, and waits until the bucket would have refilled to it. This makes waits exact and
 // testable with an injected clock.
-
-export interface Clock {
-  /** Milliseconds, monotonic enough for rate limiting. */
-  now(): number;
-  /** Resolves after `ms`; rejects with the signal's reason when aborted. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export const systemClock: Clock = {
-  now: () => performance.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted === true) {
-        reject(signal.reason as Error);
-        return;
-      }
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason as Error);
-      };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
+import { systemClock, type Clock } from '@podset/runtime/clock';
 
 export interface RateLimiterOptions {
   /** Sustained requests per second. 0 or Infinity: unlimited (Retry-After pauses still apply). */

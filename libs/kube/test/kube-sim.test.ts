@@ -1,29 +1,19 @@
 // @podset/kube against kube-sim over HTTP: the calls the operator makes, as the API server answers them.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startKubeSim, type KubeSim } from '@podset/kube-sim';
+import { test } from 'node:test';
+import { useSimCluster } from '@podset/testkit/sim-cluster';
 import {
   createKube,
   isConflict,
   isNotFound,
   KubeApiError,
   loadKubeConfig,
-  type Kube,
   type Lease,
   type Pod,
   type WatchEvent,
 } from '../src/index.ts';
 
-let sim: KubeSim;
-let kube: Kube;
-
-before(async () => {
-  sim = await startKubeSim({ controllers: false });
-  kube = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
-});
-after(async () => {
-  await sim.close();
-});
+const { sim, kube } = useSimCluster({ sim: { controllers: false }, crd: false });
 
 const pod = (name: string, labels: Record<string, string> = {}): Pod => ({
   apiVersion: 'v1',

@@ -11,6 +11,7 @@ import type {
   ReconcileWorkerOptions,
   WorkerHooks,
 } from './reconcile-worker.ts';
+import { systemClock } from '@podset/runtime/clock';
 
 /** Hooks that never throw (a metrics or log callback must not break the worker). */
 export type SafeHooks = Required<WorkerHooks>;
@@ -70,7 +71,7 @@ export async function runAttempt(
     maxAttempts,
     jobId: String(job.id),
   };
-  const startedAt = Date.now();
+  const startedAt = systemClock.now();
   const start: JobStartInfo = {
     jobId: ctx.jobId,
     key: req.key,
@@ -92,7 +93,7 @@ export async function runAttempt(
     deps.hooks.onEnd({
       ...start,
       outcome: final ? 'failed' : 'retry',
-      durationMs: Date.now() - startedAt,
+      durationMs: systemClock.now() - startedAt,
       error,
     });
     // Final here but not for BullMQ (the job allows more attempts): make BullMQ stop too.
@@ -114,7 +115,7 @@ export async function runAttempt(
   deps.hooks.onEnd({
     ...start,
     outcome: 'completed',
-    durationMs: Date.now() - startedAt,
+    durationMs: systemClock.now() - startedAt,
     ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
   });
   return requeueAfterMs !== undefined ? { requeueAfterMs } : {};

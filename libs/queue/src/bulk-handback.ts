@@ -7,6 +7,7 @@ import type { ReconcileQueue } from './reconcile-queue.ts';
 import type { RedisClient } from './connection.ts';
 import { bullKeys, luaScriptOf, runScript } from '@podset/redis';
 import { parseReconcileRequest, type ReconcileRequest } from './payload.ts';
+import { systemClock } from '@podset/runtime/clock';
 
 /**
  * A bulk job taken while the bulk share is full waits a random time in this range for a bulk slot
@@ -53,7 +54,7 @@ export async function foldStoredNext(key: string, queue: ReconcileQueue, client:
   if (dropped !== 1) return; // changed or replaced meanwhile: it stays, and runs after this job
   await queue.request(key, {
     source: next.source,
-    delayMs: Math.max(0, next.dueAt - Date.now()),
+    delayMs: Math.max(0, next.dueAt - queue.clock.now()),
     ...(next.reasons !== undefined && next.reasons.length > 0 ? { reason: next.reasons.at(-1) } : {}),
     ...(next.rv !== undefined ? { rv: next.rv } : {}),
   });
@@ -81,7 +82,8 @@ export function bulkHandBack(deps: {
     // Redis is gone): BullMQ then settles it as a failed attempt, which fails in turn without a lock (the
     // job is someone else's now) or, Redis back, retries it after a backoff.
     const delayMs = between(BULK_DEFER_MS);
-    await job.moveToDelayed(Date.now() + delayMs, token);
+    // BullMQ's delayed set is ordered by the real time, so the system clock, never a test's.
+    await job.moveToDelayed(systemClock.now() + delayMs, token);
     deps.hooks.onDeferred({ jobId: String(job.id), key: req.key, delayMs });
     // Folded once BullMQ has moved on: the fold may make the job due at once, and BullMQ keys its lock
     // renewal by job id, so this turn should be over before any slot of ours takes it again. (A

@@ -24,6 +24,7 @@ import {
   type ReconcileRequest,
   type RequestSource,
 } from './payload.ts';
+import { systemClock, type Clock } from '@podset/runtime/clock';
 
 export interface ReconcileQueueOptions extends QueueLocation {
   /** Attempts per job before it fails for good (1 = no retry). Default DEFAULT_ATTEMPTS (8). */
@@ -35,7 +36,7 @@ export interface ReconcileQueueOptions extends QueueLocation {
   /** Connection-level errors of the underlying clients (requests also reject). Default: ignored. */
   onError?: (error: Error) => void;
   /** Clock, for tests. */
-  now?: () => number;
+  clock?: Pick<Clock, 'now'>;
 }
 
 export const DEFAULT_ATTEMPTS = 8;
@@ -74,7 +75,8 @@ export class ReconcileQueue {
   private readonly attempts: number;
   private readonly retention: Retention;
   private readonly lockTtlMs: number;
-  private readonly now: () => number;
+  /** The clock requests' times (firstRequestedAt, dueAt) are read from. */
+  readonly clock: Pick<Clock, 'now'>;
 
   constructor(opts: ReconcileQueueOptions) {
     const { queueName, prefix } = resolveLocation(opts);
@@ -85,7 +87,7 @@ export class ReconcileQueue {
       throw new Error('attempts must be an integer >= 1');
     this.retention = opts.retention ?? {};
     this.lockTtlMs = opts.requestLockTtlMs ?? REQUEST_LOCK_TTL_MS;
-    this.now = opts.now ?? Date.now;
+    this.clock = opts.clock ?? systemClock;
     const bull = bullConnection(opts.connection);
     this.bullClient = bull.owned;
     this.queue = new Queue(queueName, { connection: bull.connection, prefix });
@@ -113,7 +115,7 @@ export class ReconcileQueue {
     if (opts.source !== 'live' && opts.source !== 'bulk') throw new Error('source must be "live" or "bulk"');
     const delayMs = Math.max(0, Math.round(opts.delayMs ?? 0));
     if (!Number.isFinite(delayMs)) throw new Error('delayMs must be a finite number');
-    const now = this.now();
+    const now = this.clock.now();
     let payload: ReconcileRequest = {
       v: 1,
       key,
@@ -133,12 +135,12 @@ export class ReconcileQueue {
     const incoming = JSON.stringify(payload);
     const keys = { jobPrefix: this.jobPrefix, dedupId: key };
     const token = randomUUID();
-    const deadline = Date.now() + this.lockTtlMs + 2_000;
+    const deadline = this.clock.now() + this.lockTtlMs + 2_000;
     let first: MergeResult;
     for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
       first = await runMerge(this.client, keys, {
         mode: 'request',
-        now: this.now(),
+        now: this.clock.now(),
         due: payload.dueAt,
         priority,
         incoming,
@@ -146,7 +148,8 @@ export class ReconcileQueue {
         lockTtlMs: this.lockTtlMs,
       });
       if (first.outcome !== 'busy') break;
-      if (Date.now() > deadline) throw new Error(`ReconcileQueue.request(${key}): request lock stayed busy`);
+      if (this.clock.now() > deadline)
+        throw new Error(`ReconcileQueue.request(${key}): request lock stayed busy`);
       await sleep(wait);
     }
     if (first.outcome === 'merged') return { jobId: first.jobId, outcome: 'merged', state: first.state };
@@ -170,7 +173,7 @@ export class ReconcileQueue {
       // Fold the request into whatever job now carries the key (a no-op if add created it) and unlock.
       await runMerge(this.client, keys, {
         mode: 'after-add',
-        now: this.now(),
+        now: this.clock.now(),
         due: payload.dueAt,
         priority,
         incoming,
@@ -212,7 +215,7 @@ export class ReconcileQueue {
     await runMerge(
       this.client,
       { jobPrefix: this.jobPrefix, dedupId: key },
-      { mode: 'after-finish', now: this.now(), lockToken: finishedJobId },
+      { mode: 'after-finish', now: this.clock.now(), lockToken: finishedJobId },
     );
   }
 

@@ -2,19 +2,13 @@
 // its default (8) while an operator may run the workers with MAX_ATTEMPTS=3; the job must be parked as
 // failed after 3 attempts, with the final-failure hook run once (found by the bad-input catalog).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { Queue } from 'bullmq';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { useRedis } from '@podset/testkit';
 import { DEFAULT_PREFIX, ReconcileQueue, startReconcileWorker, TerminalError } from '../src/index.ts';
 import { waitFor } from './fixtures/harness.ts';
 
-let redis: RedisServer;
-before(async () => {
-  redis = await startRedis();
-});
-after(async () => {
-  await redis.close();
-});
+const redis = useRedis();
 
 test('a job enqueued with 8 attempts fails after the worker’s 2, final hook once, reason kept', async () => {
   const queueName = 'cap';

@@ -2,11 +2,11 @@
 // C slots run bulk reconciles at once, live requests take the other slots, a bulk job handed back
 // unrun uses no attempt and is never failed, and a live request for a handed-back key still raises it.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { useRedis } from '@podset/testkit';
 import {
   PRIORITY,
   ReconcileQueue,
@@ -20,16 +20,8 @@ import { bullKeys } from '@podset/redis';
 import { foldStoredNext } from '../src/bulk-handback.ts';
 import { waitFor, waitIdle } from './fixtures/harness.ts';
 
-let redis: RedisServer;
-let raw: Redis;
-before(async () => {
-  redis = await startRedis();
-  raw = new Redis(redis.url);
-});
-after(async () => {
-  raw.disconnect();
-  await redis.close();
-});
+const redis = useRedis();
+const raw = redis.client;
 
 let n = 0;
 /** A queue whose jobs have ONE attempt: a hand-back counted as a failed attempt would fail the job. */

@@ -7,8 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { useRedis } from '@podset/testkit';
 import { BULLMQ_VERSION, bullKeys, jobPrefixOf } from '@podset/redis';
 import { parseReconcileRequest } from '../src/payload.ts';
 import { ReconcileQueue } from '../src/reconcile-queue.ts';
@@ -30,15 +29,14 @@ function installedBullmqVersion(): string {
   }
 }
 
-let redis: RedisServer;
-let raw: Redis;
+const redis = useRedis();
+const raw = redis.client;
 let queue: ReconcileQueue;
 let worker: Worker;
 const K = bullKeys(jobPrefixOf('{pin}', 'layout'));
 
 before(async () => {
-  redis = await startRedis();
-  raw = new Redis(redis.url);
+  await redis.ready;
   queue = new ReconcileQueue({ connection: redis.url, queueName: 'layout', prefix: '{pin}', attempts: 1 });
   // Takes jobs by hand (no processor), so each state is observed before it is left.
   worker = new Worker('layout', null, { connection: { url: redis.url }, prefix: '{pin}', autorun: false });
@@ -46,8 +44,6 @@ before(async () => {
 after(async () => {
   await worker.close();
   await queue.close();
-  raw.disconnect();
-  await redis.close();
 });
 
 test('keyspace.ts was read from the installed BullMQ version', () => {

@@ -2,28 +2,20 @@
 // exactly the key's completed/failed jobs and stream entries, nothing of another key (not even one the
 // key is a prefix of), and never the key's active job, its stored next job, or a delayed one.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { useRedis } from '@podset/testkit';
 import { ReconcileQueue, bullKeys, forgetKey } from '../src/index.ts';
 
 const PREFIX = '{podset}';
-let redis: RedisServer;
-let raw: Redis;
+const redis = useRedis();
+const raw = redis.client;
 const queues: ReconcileQueue[] = [];
 const workers: Worker[] = [];
-
-before(async () => {
-  redis = await startRedis();
-  raw = new Redis(redis.url);
-});
 
 after(async () => {
   await Promise.all(workers.map((w) => w.close()));
   await Promise.all(queues.map((q) => q.close()));
-  raw.disconnect();
-  await redis.close();
 });
 
 function open(queueName: string): { queue: ReconcileQueue; worker: Worker } {

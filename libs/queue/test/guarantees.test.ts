@@ -2,10 +2,9 @@
 // never lose a request, earliest wins, live before bulk, crash-safe), each proved against real Redis
 // with 3 worker processes × 8.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { useRedis } from '@podset/testkit';
 import { ReconcileQueue } from '../src/index.ts';
 import {
   readRuns,
@@ -18,21 +17,14 @@ import {
 } from './fixtures/harness.ts';
 
 const PREFIX = '{podset}';
-let redis: RedisServer;
-let raw: Redis;
+const redis = useRedis();
+const raw = redis.client;
 const queues: ReconcileQueue[] = [];
 const workers: WorkerProcess[] = [];
-
-before(async () => {
-  redis = await startRedis();
-  raw = new Redis(redis.url);
-});
 
 after(async () => {
   await stopWorkers(workers);
   await Promise.all(queues.map((q) => q.close()));
-  raw.disconnect();
-  await redis.close();
 });
 
 function openQueue(queueName: string): ReconcileQueue {

@@ -1,10 +1,10 @@
 // startReconcileWorker in-process against real Redis: malformed jobs, retries with backoff, final
 // failure hook, requests during backoff, hooks, graceful and bounded close.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, UnrecoverableError } from 'bullmq';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { useRedis } from '@podset/testkit';
 import {
   ReconcileQueue,
   startReconcileWorker,
@@ -16,13 +16,7 @@ import {
 } from '../src/index.ts';
 import { waitFor } from './fixtures/harness.ts';
 
-let redis: RedisServer;
-before(async () => {
-  redis = await startRedis();
-});
-after(async () => {
-  await redis.close();
-});
+const redis = useRedis();
 
 let n = 0;
 function setup(

@@ -2,18 +2,12 @@
 // (Redis restarted empty) and the key may already be running elsewhere; going on could create a
 // PodSet's pods twice. The job is retried once Redis is back.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { test } from 'node:test';
+import { useRedis } from '@podset/testkit';
 import { ReconcileQueue, startReconcileWorker } from '../src/index.ts';
 import { waitFor } from './fixtures/harness.ts';
 
-let redis: RedisServer;
-before(async () => {
-  redis = await startRedis({ appendOnly: true });
-});
-after(async () => {
-  await redis.close();
-});
+const redis = useRedis({ appendOnly: true });
 
 test('losing the Redis connection aborts the active reconcile; it runs again after Redis is back', async () => {
   const queueName = 'lost';

@@ -3,26 +3,22 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'bullmq';
-import { Redis } from 'ioredis';
-import { startRedis, waitFor, type RedisServer } from '@podset/testkit';
+import { useRedis, waitFor } from '@podset/testkit';
 import { MAX_TRACEPARENTS, ReconcileQueue, bullKeys } from '../src/index.ts';
 import { runMerge } from '../src/merge-script.ts';
 import { parseReconcileRequest } from '../src/payload.ts';
 
-let redis: RedisServer;
+const redis = useRedis();
+const raw = redis.client;
 let queue: ReconcileQueue;
-let raw: Redis;
 
 before(async () => {
-  redis = await startRedis();
+  await redis.ready;
   queue = new ReconcileQueue({ connection: redis.url, queueName: 'unit', prefix: '{podset}' });
-  raw = new Redis(redis.url);
 });
 
 after(async () => {
   await queue.close();
-  raw.disconnect();
-  await redis.close();
 });
 
 const P = '{podset}:unit:';
@@ -204,13 +200,13 @@ test('producers take turns on an active key with no stored next job (no overwrit
     assert.ok(job);
     // Another producer is mid-add for this key (it holds the key's request lock).
     await raw.set(K.requestLock(key), 'another-producer', 'PX', 10_000);
-    // A second producer whose clock counts its tries (each try reads it once).
+    // A second producer whose clock counts its tries (each try reads it).
     let tries = 0;
     const waiting = new ReconcileQueue({
       connection: redis.url,
       queueName: 'unit',
       prefix: '{podset}',
-      now: () => (tries++, Date.now()),
+      clock: { now: () => (tries++, Date.now()) },
     });
     let done = false;
     const pending = waiting.request(key, { source: 'live', rv: '5' }).then((r) => ((done = true), r));

@@ -3,17 +3,11 @@
 // 30 s) broke the operator's "converged within 30 s after the faults stop" (the chaos run took 117 s);
 // the worker's defaults must keep that bound at 20 s, while the lock is renewed well within it.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { test } from 'node:test';
+import { useRedis } from '@podset/testkit';
 import { DEFAULT_LOCK_DURATION_MS, DEFAULT_STALLED_INTERVAL_MS, startReconcileWorker } from '../src/index.ts';
 
-let redis: RedisServer;
-before(async () => {
-  redis = await startRedis();
-});
-after(async () => {
-  await redis.close();
-});
+const redis = useRedis();
 
 test('by default a crashed worker holds a key for at most 20 s (lock 15 s + stalled check 5 s)', async () => {
   const w = startReconcileWorker({

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startRedis, type RedisServer } from '@podset/testkit';
-import { Redis } from 'ioredis';
+import { test } from 'node:test';
+import { useRedis } from '@podset/testkit';
 import { compareRv, rvMax, rvNewer, RV_NEWER_LUA } from '../src/rules/resource-version.ts';
 
 const CASES: [string, string | undefined][] = [
@@ -44,16 +43,8 @@ test('rvMax keeps the newer decimal resourceVersion, ignoring non-decimal ones',
   assert.equal(rvMax(undefined, undefined), undefined);
 });
 
-let server: RedisServer;
-let redis: Redis;
-before(async () => {
-  server = await startRedis();
-  redis = new Redis(server.url);
-});
-after(async () => {
-  redis.disconnect();
-  await server.close();
-});
+const server = useRedis();
+const redis = server.client;
 
 test('the Lua rvNewer the scripts run in Redis agrees with the TypeScript one', async () => {
   const script = `${RV_NEWER_LUA}\nif rvNewer(ARGV[1], ARGV[2] ~= '' and ARGV[2] or nil) then return 1 end\nreturn 0`;

@@ -1,19 +1,13 @@
 // The Redis memory gauges against a real redis-server started with a maxmemory: both series carry the
 // node's numbers; with Redis gone there are no samples (not stale ones).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { urlConnector } from '@podset/queue';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { useRedis } from '@podset/testkit';
 import { Registry } from 'prom-client';
 import { parseInfoMemory, readRedisMemory, redisMemoryGauges } from '../src/redis-memory.ts';
 
-let redis: RedisServer;
-before(async () => {
-  redis = await startRedis({ args: ['--maxmemory', '64mb'] });
-});
-after(async () => {
-  await redis?.close();
-});
+const redis = useRedis({ args: ['--maxmemory', '64mb'] });
 
 test('parseInfoMemory reads used_memory and maxmemory', () => {
   const info = '# Memory\r\nused_memory:1048576\r\nused_memory_human:1.00M\r\nmaxmemory:67108864\r\n';

@@ -1,22 +1,13 @@
 // One case table per rule that both the TypeScript and the Lua read: each pod is encoded as the fold stores
 // it, and the Lua twin must say of the stored entry what the TypeScript rule says of the pod.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { Redis } from 'ioredis';
+import { test } from 'node:test';
 import { API_VERSION, KIND, isPodReady, podLifecycle, podSetControllerRef } from '@podset/reconcile';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { useRedis } from '@podset/testkit';
 import { decodePod, encodePod, ENTRY_LUA, type ProjectedPod } from '../src/entry.ts';
 
-let server: RedisServer;
-let redis: Redis;
-before(async () => {
-  server = await startRedis();
-  redis = new Redis(server.url);
-});
-after(async () => {
-  redis.disconnect();
-  await server.close();
-});
+const server = useRedis();
+const redis = server.client;
 
 const owner = (kind: string, controller: boolean) => ({
   apiVersion: API_VERSION,

@@ -3,9 +3,8 @@
 // Redis, read() refuses a tampered entry, an entry moved to another key, and a PodSet whose namespace
 // is not its key's, and keeps every other.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { Redis } from 'ioredis';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { test } from 'node:test';
+import { useRedis } from '@podset/testkit';
 import { EntryTags, type TaggedEntry } from '../src/integrity.ts';
 import type { ProjectedPodSet } from '../src/projection.ts';
 import { ProjectionPair as Projection } from './support/projection-pair.ts';
@@ -62,17 +61,9 @@ test('a key shorter than 32 characters is refused, naming which', () => {
   );
 });
 
-let redis: RedisServer;
-let client: Redis;
+const redis = useRedis();
+const client = redis.client;
 let n = 0;
-before(async () => {
-  redis = await startRedis();
-  client = new Redis(redis.url);
-});
-after(async () => {
-  client.disconnect();
-  await redis.close();
-});
 
 function podset(name: string, namespace = 'ns'): ProjectedPodSet {
   return {

@@ -2,25 +2,15 @@
 // expectations that hold a reconcile until the worker's own creates and deletes show, and the sweep of
 // what a relist did not see.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { Redis } from 'ioredis';
+import { test } from 'node:test';
 import type { Clock } from '@podset/runtime';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { useRedis } from '@podset/testkit';
 import type { Fold, FoldItem, ProjectedPod, ProjectedPodSet } from '../src/projection.ts';
 import { ProjectionPair as Projection } from './support/projection-pair.ts';
 
-let redis: RedisServer;
-let client: Redis;
+const redis = useRedis();
+const client = redis.client;
 let n = 0;
-
-before(async () => {
-  redis = await startRedis();
-  client = new Redis(redis.url);
-});
-after(async () => {
-  client.disconnect();
-  await redis.close();
-});
 
 /** A fold whose owed request goes through (as the watcher does it); answers whether one was owed. */
 async function folded(fold: Promise<Fold>): Promise<boolean> {

@@ -3,21 +3,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
-import { after, before, test } from 'node:test';
-import { Redis } from 'ioredis';
-import { startRedis, type RedisServer } from '@podset/testkit';
+import { test } from 'node:test';
+import { useRedis } from '@podset/testkit';
 import { luaScript, runScript } from '@podset/redis';
 
-let server: RedisServer;
-let client: Redis;
-before(async () => {
-  server = await startRedis();
-  client = new Redis(server.url);
-});
-after(async () => {
-  client.disconnect();
-  await server.close();
-});
+const server = useRedis();
+const client = server.client;
 
 test('runScript: EVAL when Redis lacks the script, EVALSHA once it has it; errors other than NOSCRIPT pass', async () => {
   const script = luaScript("return {KEYS[1], ARGV[1], redis.call('INCR', KEYS[1])}");

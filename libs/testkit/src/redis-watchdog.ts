@@ -5,6 +5,7 @@
 // Usage: node redis-watchdog.ts <data dir> <pid file>
 import { readFileSync, rmSync } from 'node:fs';
 import { isAlive } from './alive.ts';
+import { systemClock } from '@podset/runtime/clock';
 
 const [dir, pidFile] = process.argv.slice(2);
 if (dir === undefined || pidFile === undefined) throw new Error('usage: redis-watchdog.ts <dir> <pidfile>');
@@ -22,9 +23,9 @@ function cleanUp(): void {
   const pid = serverPid();
   if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGKILL');
   // Remove the dir only once the server is gone, so it cannot write into it afterwards.
-  const deadline = Date.now() + 5_000;
+  const deadline = systemClock.now() + 5_000;
   const finish = () => {
-    if (pid !== undefined && isAlive(pid) && Date.now() < deadline) {
+    if (pid !== undefined && isAlive(pid) && systemClock.now() < deadline) {
       setTimeout(finish, 20);
       return;
     }

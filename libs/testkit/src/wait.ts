@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { systemClock } from '@podset/runtime/clock';
 
 export interface WaitOptions {
   /** Give up after this long. Default 20 s: generous, because the shared test machines are noisy. */
@@ -26,7 +27,7 @@ export async function waitFor<T>(
   const options = typeof opts === 'number' ? { timeoutMs: opts } : opts;
   const timeoutMs = options.timeoutMs ?? 20_000;
   const intervalMs = options.intervalMs ?? 25;
-  const deadline = Date.now() + timeoutMs;
+  const deadline = systemClock.now() + timeoutMs;
   let last: { value: unknown } | { error: unknown } | undefined;
   for (;;) {
     try {
@@ -41,7 +42,8 @@ export async function waitFor<T>(
       const extra = options.describe === undefined ? '' : `\n${options.describe()}`;
       throw new Error(`gave up waiting for ${what}: ${reason}${extra}`);
     }
-    if (Date.now() >= deadline) throw new Error(timeoutMessage(what, timeoutMs, last, options.describe));
+    if (systemClock.now() >= deadline)
+      throw new Error(timeoutMessage(what, timeoutMs, last, options.describe));
     await sleep(intervalMs);
   }
 }
