@@ -11,22 +11,6 @@ const CLOCK = 'libs/runtime/src/clock.ts';
 /** Reading the time: Date.now (called or passed), performance.now, and a Date of no argument. */
 const READS_TIME = /\bDate\.now\b|\bperformance\.now\b|\bnew Date\(\s*\)/;
 
-/**
- * TEMPORARY: the files that still read the time directly on this branch, in the two areas other branches
- * convert to the Clock at the same time (the watcher's sources and libs/state). The lead removes this list
- * when those branches are merged; a file converted here meanwhile makes this test fail until it leaves
- * the list, so the list never names a file that no longer needs it.
- */
-const NOT_YET_CONVERTED = [
-  'apps/watcher/src/checkpoint.ts',
-  'apps/watcher/src/enqueue.ts',
-  'apps/watcher/src/event-log.ts',
-  'apps/watcher/src/event-tracing.ts',
-  'apps/watcher/src/leader.ts',
-  'apps/watcher/src/watch-loop.ts',
-  'libs/state/src/projection.ts',
-];
-
 /** The source without comments, so a comment may still name what it replaced. */
 function code(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
@@ -42,14 +26,9 @@ function readersOfTime(): string[] {
 test('apps/ and libs/ read the time only through a Clock', () => {
   const readers = readersOfTime();
   assert.deepEqual(
-    readers.filter((file) => !NOT_YET_CONVERTED.includes(file)),
+    readers,
     [],
     'these files read the time directly: take a Clock (libs/runtime/src/clock.ts) instead',
-  );
-  assert.deepEqual(
-    NOT_YET_CONVERTED.filter((file) => !readers.includes(file)),
-    [],
-    'converted: remove them from NOT_YET_CONVERTED',
   );
 });
 

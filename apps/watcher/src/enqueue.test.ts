@@ -368,7 +368,7 @@ test('what each event came to is counted: requested, coalesced, covered, unchang
 
 test("event-log records and the relist marker carry the time of the enqueuer's clock", async () => {
   const at = Date.parse('2030-05-06T07:08:09.010Z');
-  const clock = { now: () => at, sleep: () => Promise.resolve() };
+  const clock = { now: () => at, elapsed: () => at, sleep: () => Promise.resolve() };
   const records: EventRecord[] = [];
   const enq = new Enqueuer({
     queue: recordingQueue(),

@@ -273,8 +273,7 @@ test('after the leader dies, a standby holds the lease within leaseDuration + re
       identity: 'standby',
       leaseDurationMs: leaseMs,
       logger: silentLogger,
-      monotonic: () => clock.now,
-      clock: { now: () => clock.now, sleep: clock.sleep },
+      clock: { now: () => clock.now, elapsed: () => clock.now, sleep: clock.sleep },
       random,
     });
     // It starts after the lease exists, at a random moment of the leader's first lease duration.

@@ -31,11 +31,9 @@ export interface LeaderOptions {
   logger: Logger;
   /**
    * The Lease's timestamps and the waits between polls and renewals (a wait ends early when its signal
-   * aborts). Default the system clock; expiry and deadlines use the monotonic clock.
+   * aborts). Default the system clock; expiry and deadlines use its monotonic reading (`elapsed`).
    */
   clock?: Clock;
-  /** Monotonic clock, ms (default performance.now); with `clock`, a fake clock for tests. */
-  monotonic?: () => number;
   random?: () => number;
 }
 
@@ -60,7 +58,6 @@ export class LeaderElector {
       renewDeadlineMs: Math.round((duration * 2) / 3),
       retryPeriodMs: Math.max(100, Math.round(duration / 7)),
       clock: systemClock,
-      monotonic: () => performance.now(),
       random: Math.random,
       ...options,
     };
@@ -118,7 +115,7 @@ export class LeaderElector {
   async #renewLoop(leadership: AbortController): Promise<void> {
     // Deadlines and expiry are measured on the monotonic clock (a wall-clock step must not end or
     // extend a term); the wall clock only writes the Lease's timestamps.
-    const mono = this.#o.monotonic;
+    const mono = () => this.#o.clock.elapsed();
     let lastRenew = mono();
     const deadline = () => lastRenew + this.#o.renewDeadlineMs - mono();
     // A hung renew call must not keep us leading past the deadline: a timer enforces it.
@@ -209,7 +206,7 @@ export class LeaderElector {
   #standbyWait(): number {
     const poll = Math.round(this.#o.retryPeriodMs * (0.8 + 0.2 * this.#o.random()));
     const untilExpiry =
-      this.#expiresAt === undefined ? Infinity : Math.ceil(this.#expiresAt - this.#o.monotonic());
+      this.#expiresAt === undefined ? Infinity : Math.ceil(this.#expiresAt - this.#o.clock.elapsed());
     return Math.max(0, Math.min(poll, untilExpiry));
   }
 
@@ -239,12 +236,12 @@ export class LeaderElector {
           },
           signal,
         );
-        this.#remember(created, this.#o.monotonic());
+        this.#remember(created, this.#o.clock.elapsed());
         return true;
       }
       // Seen once the answer is here (as client-go's observedTime): the record was written before, so a lease
       // is never taken sooner than its duration after its holder's last write, by this clock.
-      const seenAt = this.#o.monotonic();
+      const seenAt = this.#o.clock.elapsed();
       this.#remember(current, seenAt);
       const spec = current.spec ?? {};
       const holder = spec.holderIdentity ?? '';
@@ -272,7 +269,7 @@ export class LeaderElector {
         },
         signal,
       );
-      this.#remember(updated, this.#o.monotonic());
+      this.#remember(updated, this.#o.clock.elapsed());
       if (!mine) this.#o.logger.info({ lease: name, previous: holder || undefined }, 'acquired lease');
       return true;
     } catch (err) {

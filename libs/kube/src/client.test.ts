@@ -176,7 +176,7 @@ test('a 429 Retry-After pauses the shared limiter', async () => {
   const limiter = new RateLimiter({
     qps: 0,
     burst: 1,
-    clock: { now: () => t, sleep: (ms) => (slept.push(ms), Promise.resolve()) },
+    clock: { now: () => t, elapsed: () => t, sleep: (ms) => (slept.push(ms), Promise.resolve()) },
   });
   const kube = createKube(kc, { limiter, maxRetries429: 1 });
   await kube.pods.get('default', 'x').catch(() => undefined);

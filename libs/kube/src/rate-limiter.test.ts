@@ -9,6 +9,7 @@ function fakeClock(): Clock & { t: number; slept: number[] } {
     t: 1000,
     slept: [] as number[],
     now: () => clock.t,
+    elapsed: () => clock.t,
     sleep: (ms: number) => {
       clock.slept.push(ms);
       return Promise.resolve();

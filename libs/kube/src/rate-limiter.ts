@@ -41,7 +41,7 @@ export class RateLimiter {
     this.burst = options.burst;
     this.clock = options.clock ?? systemClock;
     this.#tokens = options.burst;
-    this.#last = this.clock.now();
+    this.#last = this.clock.elapsed();
   }
 
   get unlimited(): boolean {
@@ -53,7 +53,7 @@ export class RateLimiter {
    * The reservation is made now, so later callers queue behind it.
    */
   reserve(): number {
-    const now = this.clock.now();
+    const now = this.clock.elapsed();
     let wait = 0;
     if (!this.unlimited) {
       this.#refill(now);
@@ -79,7 +79,7 @@ export class RateLimiter {
   /** Hold every request (current reservations included from now on) for `ms`, e.g. from a 429's Retry-After. */
   pause(ms: number): void {
     if (!(ms > 0)) return;
-    const until = this.clock.now() + ms;
+    const until = this.clock.elapsed() + ms;
     if (until > this.#pausedUntil) {
       this.#pausedUntil = until;
       this.#stats.pauses += 1;
@@ -88,7 +88,7 @@ export class RateLimiter {
 
   /** Tokens available right now (may be negative when requests are queued). */
   tokens(): number {
-    if (!this.unlimited) this.#refill(this.clock.now());
+    if (!this.unlimited) this.#refill(this.clock.elapsed());
     return this.#tokens;
   }
 

@@ -2,15 +2,21 @@
 // backoffs, leases, rate limits): production code takes a Clock and tests pass a fake one they advance, so no
 // test has to sleep in real time for a TTL or a delay to pass.
 
-/** Wall-clock milliseconds since the epoch, and a sleep that ends early (rejecting) when its signal aborts. */
+/**
+ * Wall-clock milliseconds since the epoch (timestamps others read: a Lease's renewTime, a job's due time);
+ * monotonic milliseconds from an arbitrary origin (durations and deadlines of our own, which a wall-clock
+ * step must neither end early nor stretch); and a sleep that ends early (rejecting) when its signal aborts.
+ */
 export interface Clock {
   now(): number;
+  elapsed(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** The real clock: Date.now and a timer. */
+/** The real clock: Date.now, performance.now and a timer. */
 export const systemClock: Clock = {
   now: () => Date.now(),
+  elapsed: () => performance.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {

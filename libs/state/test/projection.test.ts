@@ -543,6 +543,7 @@ function clockAt(ms: number): Clock & { set(ms: number): void } {
   let now = ms;
   return {
     now: () => now,
+    elapsed: () => now,
     sleep: () => Promise.reject(new Error('not slept in this test')),
     set: (to) => {
       now = to;

@@ -25,6 +25,11 @@ export class FakeClock implements Clock {
     return this.#now;
   }
 
+  /** Advances with now(): a fake clock never steps. */
+  elapsed(): number {
+    return this.#now;
+  }
+
   /** Resolves once `advance` has moved the time `ms` past now; rejects with the signal's reason on abort. */
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
