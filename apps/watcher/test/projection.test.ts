@@ -7,12 +7,7 @@ import { Redis } from 'ioredis';
 import { ProjectionReader } from '@podset/state';
 import { waitFor } from '@podset/testkit';
 import { useSimCluster } from '@podset/testkit/sim-cluster';
-import {
-  createPod,
-  createPodSet,
-  startTestWatcher,
-  type RecordingQueue,
-} from './support.ts';
+import { createPod, createPodSet, startTestWatcher, type RecordingQueue } from './support.ts';
 
 const env = useSimCluster({ sim: { bookmarkIntervalMs: 300, controllers: false }, redis: true });
 let redis: Redis;
