@@ -9,6 +9,7 @@ import {
   type Client,
   type KubeObj,
 } from './cluster.ts';
+import { startProgress, type ProgressTarget } from './progress.ts';
 
 export interface Sample {
   /** Seconds since start(). */
@@ -33,6 +34,8 @@ export class Tracker {
   #watches: { stop: () => void }[] = [];
   #t0 = 0;
   #timer: NodeJS.Timeout | undefined;
+  #progress: { phase: string; target: ProgressTarget; write: (line: string) => void } | undefined;
+  #stopProgress: (() => void) | undefined;
   /** Only objects with this name prefix count. */
   readonly #prefix: string;
 
@@ -102,12 +105,33 @@ export class Tracker {
     this.onPodSet?.(type, ps);
   }
 
+  /** From start() to stop(), `write` gets a progress line of `phase` every few seconds (see progress.ts). */
+  reportProgress(phase: string, target: ProgressTarget, write: (line: string) => void): void {
+    this.#progress = { phase, target, write };
+  }
+
   /** Starts the clock and samples every `everyMs`. */
   start(everyMs = 100): void {
     this.#t0 = performance.now();
     this.samples.length = 0;
     this.sample();
     this.#timer = setInterval(() => this.sample(), everyMs);
+    const p = this.#progress;
+    this.#stopProgress?.();
+    this.#stopProgress =
+      p === undefined
+        ? undefined
+        : startProgress(
+            p.phase,
+            () => ({
+              elapsedSeconds: this.elapsed(),
+              createdPods: this.activePods.size,
+              readyPods: this.readyPods.size,
+              convergedPodSets: this.converged.size,
+            }),
+            p.target,
+            p.write,
+          );
   }
 
   elapsed(): number {
@@ -136,6 +160,8 @@ export class Tracker {
 
   stop(): void {
     if (this.#timer) clearInterval(this.#timer);
+    this.#stopProgress?.();
+    this.#stopProgress = undefined;
     for (const w of this.#watches) w.stop();
     this.#watches = [];
   }

@@ -83,6 +83,7 @@ export async function runOperator(
     o.cluster,
   );
   const tracker = trackerOf(world);
+  tracker.reportProgress(o.name ?? 'operator', { pods: o.podsets * o.replicas, podSets: o.podsets }, log);
   try {
     const workers = await world.startOperator(o);
     const describe = (): string => world.apps.map((p) => p.describe()).join('\n');
@@ -161,6 +162,7 @@ export type PeerRun = RunCost;
 async function runPeer(o: ConvergeOptions, log: (s: string) => void): Promise<PeerRun> {
   const world = await World.open('peer', { latencyMs: o.latencyMs }, o.cluster);
   const tracker = trackerOf(world);
+  tracker.reportProgress('peer', { pods: o.podsets * o.replicas, podSets: o.podsets }, log);
   try {
     const peer = await world.startPeer('peer', {
       env: { PEER_CONCURRENCY: String(o.workers * o.concurrency), CREATE_BURST: String(o.createBurst) },
@@ -221,6 +223,7 @@ async function runLimit(
 }> {
   const world = await World.open('limit', { latencyMs: o.latencyMs }, o.cluster);
   const tracker = trackerOf(world);
+  tracker.reportProgress('limit', { pods: o.podsets * o.replicas }, log);
   const width = o.workers * o.concurrency;
   const client = await world.client('admin', width);
   try {
