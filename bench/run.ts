@@ -6,6 +6,7 @@
 //   footprint         watcher RSS with 1k and with 100k pods under watch; a fresh relist, projection ÷ api
 //   live-before-bulk  a user's scale change while a 10k-PodSet resync is queued, against an idle queue
 //   all               every scenario, one after the other
+//   compare           scenarios run alternately on a base commit and on this working tree: ratios, spread
 //
 // Each prints a table and writes bench/results/<scenario>-<time>.json. --smoke: small sizes (CI).
 // converge --kubeconfig FILE: on that cluster (fresh namespaces, removed after) instead of kube-sims it starts.
@@ -23,8 +24,10 @@ import { latency } from './scenarios/latency.ts';
 import { scaling } from './scenarios/scaling.ts';
 import { footprint } from './scenarios/footprint.ts';
 import { liveBeforeBulk } from './scenarios/live-before-bulk.ts';
+import { parseCompareArgs } from './compare/args.ts';
+import { compare } from './compare/compare.ts';
 
-const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-before-bulk|all> [options]
+const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-before-bulk|all|compare> [options]
   --smoke                 small sizes (seconds), for CI; no targets enforced
   --kubeconfig FILE       converge only: run the limit, the peer and the operator on that cluster, one after
                           another, each in a fresh namespace it removes after (default: a kube-sim per run).
@@ -50,11 +53,25 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
   --state-source projection|api   where reconciles read their state (STATE_SOURCE of the watcher and workers;
                           default projection; api is the fallback the figures compare against)
   --tracing               OpenTelemetry on in the watcher and workers (the default sampler: every change),
-                          exporting OTLP/HTTP protobuf to a sink in the bench; compare with a run without`;
+                          exporting OTLP/HTTP protobuf to a sink in the bench; compare with a run without
 
-const { values: a, positionals } = parseCli('bench', USAGE, () =>
+compare --base REF [--scenarios converge,latency] [--pairs N] [--fresh] [--json FILE] [scenario options]
+  Runs each scenario on REF and on this working tree (uncommitted changes included), alternately, N pairs
+  (default and at least 2; pair 1 base then head, pair 2 head then base, ...), every other option passed to
+  every run as given; prints per figure each side's runs, head ÷ base per pair, the median ratio with its
+  min–max, and "higher"/"lower" when every pair moved beyond either side's own run-to-run spread. REF is
+  checked out in a git worktree under the temporary directory with its own npm ci, kept for the next compare
+  of that commit (--fresh redoes it); --base-dir DIR compares against a tree already installed instead.
+  Writes bench/results/compare-<time>.json (every run's figures and record) and each run's record beside it.`;
+
+const {
+  values: a,
+  positionals,
+  tokens,
+} = parseCli('bench', USAGE, () =>
   parseArgs({
     allowPositionals: true,
+    tokens: true,
     options: {
       smoke: { type: 'boolean', default: false },
       kubeconfig: { type: 'string' },
@@ -78,6 +95,12 @@ const { values: a, positionals } = parseCli('bench', USAGE, () =>
       'state-source': { type: 'string', default: 'projection' },
       tracing: { type: 'boolean', default: false },
       event: { type: 'string' },
+      // compare's own (bench/compare/args.ts reads them from the command line)
+      base: { type: 'string' },
+      'base-dir': { type: 'string' },
+      scenarios: { type: 'string' },
+      pairs: { type: 'string' },
+      fresh: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   }),
@@ -86,6 +109,24 @@ const scenario = positionals[0];
 if (a.help || scenario === undefined) {
   console.log(USAGE);
   process.exit(a.help ? 0 : 2);
+}
+if (scenario === 'compare') {
+  // Everything but the word compare, as typed: what compare does not take is passed to every run.
+  const at = tokens.find((t) => t.kind === 'positional')!.index;
+  const parsed = parseCompareArgs(process.argv.slice(2).filter((_, i) => i !== at));
+  if ('error' in parsed) {
+    console.error(`bench compare: ${parsed.error}\n${USAGE}`);
+    process.exit(2);
+  }
+  const log = (s: string): void => void process.stderr.write(`${s}\n`);
+  process.exit(await compare(parsed, { repo: REPO, log, print: (s) => console.log(s) }));
+}
+const compareOnly = (['base', 'base-dir', 'scenarios', 'pairs', 'fresh'] as const).filter(
+  (k) => a[k] !== undefined && a[k] !== false,
+);
+if (compareOnly.length > 0) {
+  console.error(`bench: --${compareOnly.join(', --')} belong to compare, not "${scenario}"\n${USAGE}`);
+  process.exit(2);
 }
 const num = (name: string, v: string | undefined, dflt: number): number => {
   if (v === undefined) return dflt;

@@ -1,0 +1,118 @@
+// `bench compare` end to end, as a child process like `npm run bench -- compare` runs it. The base is given
+// with --base-dir (a tree already installed) so the test pays for no checkout and npm ci: the checkout and
+// its cache are test/bench/compare-base-tree.test.ts's. A stand-in base shows the failures; the working
+// tree against itself shows a whole compare (latency --smoke, two pairs: four runs of ~20 s).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+
+const REPO = path.resolve(import.meta.dirname, '../..');
+const NODE = path.join(REPO, 'node_modules/.bin/node');
+const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-compare-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function compare(args: string[]): Promise<Outcome> {
+  return new Promise((resolve) => {
+    execFile(
+      NODE,
+      [path.join(REPO, 'bench/run.ts'), 'compare', ...args],
+      { cwd: REPO, timeout: 280_000, maxBuffer: 32 << 20 },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** A base tree whose bench prints `usage` for --help and otherwise fails with exit 3. */
+function standInBase(name: string, usage: string): string {
+  const base = path.join(dir, name);
+  mkdirSync(path.join(base, 'node_modules/.bin'), { recursive: true });
+  mkdirSync(path.join(base, 'bench'));
+  symlinkSync(NODE, path.join(base, 'node_modules/.bin/node'));
+  writeFileSync(
+    path.join(base, 'bench/run.ts'),
+    `if (process.argv.includes('--help')) { console.log(${JSON.stringify(usage)}); process.exit(0); }\n` +
+      `console.error('the stand-in base cannot run ' + process.argv[2]); process.exit(3);\n`,
+  );
+  return base;
+}
+
+test('an option the base’s bench does not know is named before anything runs', async () => {
+  const base = standInBase('old', 'usage: npm run bench -- <converge|latency> [options]\n  --smoke');
+  const r = await compare(['--base-dir', base, '--scenarios', 'latency', '--smoke', '--rate', '50']);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /the base's bench .* does not know --rate/);
+  assert.doesNotMatch(r.stderr, /starting on/, 'no run started');
+});
+
+test('a base run that fails is named, with its exit and its last lines, and exits 1', async () => {
+  const base = standInBase('failing', 'usage: npm run bench -- <converge|latency> [options]\n  --smoke');
+  const json = path.join(dir, 'failing.json');
+  const r = await compare(['--base-dir', base, '--scenarios', 'latency', '--smoke', '--json', json]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stdout, /not compared: base \(.*failing.*\) failed in pair 1: exit 3/);
+  assert.match(r.stdout, /the stand-in base cannot run latency/);
+  const record = JSON.parse(readFileSync(json, 'utf8')) as {
+    scenarios: { failure?: string; runs: unknown[] }[];
+  };
+  assert.match(record.scenarios[0]?.failure ?? '', /^base .* failed in pair 1/);
+  assert.equal(record.scenarios[0]?.runs.length, 1, 'the head did not run after its pair’s base failed');
+});
+
+interface CompareRecord {
+  base: { dir: string; how: string };
+  scenarios: {
+    scenario: string;
+    figures: { name: string; base: number[]; head: number[]; ratios: number[]; median: number }[];
+    runs: { pair: number; side: string; code: number; file: string }[];
+  }[];
+}
+
+test('the working tree against itself: two pairs in swapped order, each figure’s ratios and spread', async () => {
+  const json = path.join(dir, 'self.json');
+  const r = await compare(['--base-dir', REPO, '--scenarios', 'latency', '--smoke', '--json', json]);
+  const context = `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr.slice(-4000)}`;
+  assert.equal(r.code, 0, context);
+  assert.match(
+    r.stdout,
+    /^figure\s+base runs\s+head runs\s+head÷base per pair\s+median \(min–max\)/m,
+    context,
+  );
+  assert.match(r.stdout, /^row: event → reconcile start p50\s+\S+, \S+ ms\s+\S+, \S+ ms\s+[\d.]+, [\d.]+\s/m);
+  // The runs' own output is streamed with a prefix saying which run it is.
+  assert.match(r.stderr, /^\[head 2\/2 latency\] /m);
+  const record = JSON.parse(readFileSync(json, 'utf8')) as CompareRecord;
+  assert.equal(record.base.how, 'given');
+  const latency = record.scenarios[0]!;
+  assert.deepEqual(
+    latency.runs.map((x) => `${x.pair}${x.side}`),
+    ['1base', '1head', '2head', '2base'],
+  );
+  for (const run of latency.runs) {
+    assert.equal(run.code, 0);
+    assert.ok(existsSync(run.file), `each run's record is kept: ${run.file}`);
+  }
+  const p50 = latency.figures.find((f) => f.name === 'data.p50');
+  assert.ok(p50, 'data.p50 compared');
+  assert.equal(p50.ratios.length, 2);
+  assert.equal(p50.ratios[0], p50.head[0]! / p50.base[0]!);
+});
