@@ -168,6 +168,11 @@ function printOutcome(o: ScenarioOutcome, base: Tree, head: Tree, print: (line: 
   const rows = tableRows(o.matched);
   for (const line of layout(rows)) print(line);
   for (const line of notCompared(o.matched)) print(line);
+  const pairs = Math.max(0, ...o.runs.map((r) => r.pair));
+  if (pairs < 3)
+    print(
+      `(${pairs} pairs: "higher"/"lower" is a hint on a shared machine; --pairs 3 or more to rely on it)`,
+    );
 }
 
 function writeRecord(
