@@ -1,6 +1,7 @@
 // The child processes of a compare (npm ci in the base tree, each bench run), their output streamed line by
 // line with a prefix that says which run it is, and stopped together on Ctrl-C.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface ChildOutcome {
   /** The exit code, or null when a signal ended it. */
@@ -62,7 +63,48 @@ export function runStreamed(
   });
 }
 
-/** Sends every running child `signal` (their own exit handlers stop what they started). */
+/** The processes below `pid` (children first, then theirs), from /proc; none where there is no /proc. */
+export function descendantsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return [];
+  }
+  for (const e of entries) {
+    try {
+      // The parent is the 2nd field after the command, which is in parentheses and may hold spaces.
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(e)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  for (let queue = [pid]; queue.length > 0;) {
+    const next = queue.flatMap((p) => children.get(p) ?? []);
+    out.push(...next);
+    queue = next;
+  }
+  return out;
+}
+
+/**
+ * Sends every running child and everything it started `signal`, as a terminal's Ctrl-C does: a bench run
+ * stopped by a signal runs no exit handler, so its kube-sim, Redis and apps must get the signal themselves.
+ */
 export function stopAll(signal: NodeJS.Signals = 'SIGINT'): void {
-  for (const child of live) child.kill(signal);
+  for (const child of live) {
+    const below = child.pid !== undefined ? descendantsOf(child.pid) : [];
+    child.kill(signal);
+    for (const pid of below) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // already gone
+      }
+    }
+  }
 }

@@ -89,6 +89,10 @@ export async function compare(args: CompareArgs, io: Io): Promise<number> {
       io.log(`compare: the base tree stays at ${base.dir} for the next compare (--fresh redoes it)`);
     if (interrupted) return 130;
     return outcomes.some((o) => o.failure !== undefined) ? 1 : 0;
+  } catch (err) {
+    // A base that cannot be checked out or installed, a tree without node_modules: said in one line.
+    io.log(`compare: ${err instanceof Error ? err.message : String(err)}`);
+    return interrupted ? 130 : 1;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

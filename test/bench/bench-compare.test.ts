@@ -3,7 +3,7 @@
 // its cache are test/bench/compare-base-tree.test.ts's. A stand-in base shows the failures; the working
 // tree against itself shows a whole compare (latency --smoke, two pairs: four runs of ~20 s).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -76,6 +76,57 @@ test('a base run that fails is named, with its exit and its last lines, and exit
   };
   assert.match(record.scenarios[0]?.failure ?? '', /^base .* failed in pair 1/);
   assert.equal(record.scenarios[0]?.runs.length, 1, 'the head did not run after its pair’s base failed');
+});
+
+test('interrupted, compare stops the running bench and what it started, and exits 130', async (t) => {
+  const base = standInBase('sleeper', 'usage: npm run bench -- <converge|latency> [options]\n  --smoke');
+  // This base's bench starts a process of its own (as a run starts kube-sim and the apps) and waits.
+  writeFileSync(
+    path.join(base, 'bench/run.ts'),
+    `if (process.argv.includes('--help')) { console.log('usage: npm run bench -- <latency>'); process.exit(0); }\n` +
+      `const { spawn } = await import('node:child_process');\n` +
+      `const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 600000)'], { stdio: 'ignore' });\n` +
+      `console.error('grandchild ' + sleeper.pid);\nsetTimeout(() => {}, 600000);\n`,
+  );
+  const child = spawn(
+    NODE,
+    [path.join(REPO, 'bench/run.ts'), 'compare', '--base-dir', base, '--scenarios', 'latency'],
+    {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stderr = '';
+  const grandchild = await new Promise<number>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const m = /grandchild (\d+)/.exec(stderr);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', () => reject(new Error(`compare ended first:\n${stderr}`)));
+  });
+  // Should the assertions below fail, the sleeper still goes.
+  t.after(() => {
+    try {
+      process.kill(grandchild, 'SIGKILL');
+    } catch {
+      // gone, as it should be
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGINT');
+  assert.equal(await exited, 130, stderr);
+  // The signal reached it directly; give it the moment it needs to end.
+  const alive = (): boolean => {
+    try {
+      process.kill(grandchild, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(alive(), false, `process ${grandchild} the base's bench started outlived the compare`);
 });
 
 interface CompareRecord {
