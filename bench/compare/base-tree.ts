@@ -45,9 +45,9 @@ export function resolveCommit(repo: string, ref: string): string {
   }
 }
 
-/** The directory a commit's base tree is kept in. */
+/** The directory a commit's base tree is kept in (not podset-bench-*: those are the runs' own, removed after). */
 export function baseTreeDir(sha: string, cacheRoot = os.tmpdir()): string {
-  return path.join(cacheRoot, `podset-bench-base-${sha.slice(0, 12)}`);
+  return path.join(cacheRoot, `podset-compare-base-${sha.slice(0, 12)}`);
 }
 
 /** Whether `dir` is a finished base tree of `sha` (its marker says so and its HEAD is that commit). */

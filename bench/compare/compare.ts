@@ -149,6 +149,7 @@ async function runPairs(
     runs.push(run);
     if (r.code === 0 && existsSync(file)) run.record = JSON.parse(readFileSync(file, 'utf8')) as BenchRecord;
     else {
+      if (interrupted()) return { scenario, runs, failure: 'interrupted' };
       const why =
         r.signal !== null ? `ended by ${r.signal}` : r.code === 0 ? 'wrote no record' : `exit ${r.code}`;
       const failure = `${planned.side} (${label(tree)}) failed in pair ${planned.pair}: ${why}; its last lines:\n${r.tail.join('\n')}`;
