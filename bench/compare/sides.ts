@@ -50,7 +50,8 @@ function describe(side: Side, dir: string, label: string, how: Tree['how']): Tre
   if (!existsSync(nodeOf(dir)))
     throw new Error(`${side} tree ${dir} has no node_modules/.bin/node: run npm ci there first`);
   const sha = gitOr(dir, ['rev-parse', 'HEAD'], '');
-  const dirty = gitOr(dir, ['status', '--porcelain', '--untracked-files=no'], '') !== '';
+  // New files not yet added run too: they count as changes.
+  const dirty = gitOr(dir, ['status', '--porcelain'], '') !== '';
   return { side, dir, sha, label, dirty, how, usage: usageOf(dir) };
 }
 
