@@ -123,8 +123,14 @@ describe('bench --smoke', { concurrency: 7 }, () => {
     const r = await smoke('latency', [
       'watch events sent (PodSet label patches)',
       'event → reconcile start p99',
+      'CPU per event, first send → drained',
     ]);
     assert.equal(r.data.events, 200);
+    // Each process's own CPU over the events, so a slower commit is told apart from a busier machine.
+    const cpu = r.data.cpuMsPerEvent as Record<string, number>;
+    assert.deepEqual(Object.keys(cpu), ['watcher', 'workers', 'redis', 'kube-sim', 'bench']);
+    for (const [role, ms] of Object.entries(cpu)) assert.ok(Number.isFinite(ms) && ms >= 0, `${role}: ${ms}`);
+    assert.ok(cpu.workers! > 0 && cpu['kube-sim']! > 0, JSON.stringify(cpu));
     assert.equal(
       r.data.unserved,
       0,

@@ -1,0 +1,42 @@
+// CPU-seconds of the processes of a run over one window of it. On the shared machine the benches run on,
+// wall-clock figures (latency, late sends) move with the neighbours' load; a process's own CPU-seconds for
+// the same work move much less, so they tell "this commit costs more" apart from "the machine was busy".
+import { cpuSecondsOf } from './cluster.ts';
+
+/** CPU-seconds (two decimals) each named process used since the meter started; `bench` is this process. */
+export type CpuReading = Record<string, number>;
+
+/** Starts metering `pids` (name → pid) and this process; the returned function reads the meter. */
+export function meterCpu(pids: Readonly<Record<string, number>>): () => CpuReading {
+  const start = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSecondsOf(pid)]));
+  const benchStart = process.cpuUsage();
+  return () => {
+    const reading: CpuReading = {};
+    for (const [name, pid] of Object.entries(pids)) reading[name] = round2(cpuSecondsOf(pid) - start[name]!);
+    const own = process.cpuUsage(benchStart);
+    reading.bench = round2((own.user + own.system) / 1e6);
+    return reading;
+  };
+}
+
+/** Roles in the order the tables print them: the operator's processes first, then the rest. */
+const ROLE_ORDER = ['watcher', 'workers', 'redis', 'kube-sim', 'bench'];
+
+/** By role, in ROLE_ORDER (others after): every `worker-…` process summed into `workers`. */
+export function byRole(reading: CpuReading): Record<string, number> {
+  const roles: Record<string, number> = {};
+  for (const role of ROLE_ORDER) {
+    for (const [name, seconds] of Object.entries(reading)) {
+      if (name === role || (role === 'workers' && name.startsWith('worker-')))
+        roles[role] = round2((roles[role] ?? 0) + seconds);
+    }
+  }
+  for (const [name, seconds] of Object.entries(reading)) {
+    if (!ROLE_ORDER.includes(name) && !name.startsWith('worker-')) roles[name] = seconds;
+  }
+  return roles;
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}
