@@ -33,8 +33,8 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
   --podsets N --replicas R --workers W --concurrency C   (converge; default 1000 × 10, 2 × 16)
   --create-burst N   --latency-ms N
   --rate N --seconds S    (latency: watch events/s and duration; default 1000/s for 10 s)
-  --event podset-label|pod-annotation   (latency: what each event patches; default podset-label, as the
-                          projection requests nothing for an annotation; pod-annotation with --state-source api)
+  --event podset-label|pod-annotation   (latency: what each event patches; default podset-label: with either
+                          state source a pod annotation changes nothing a plan reads and requests nothing)
   --pods N --podsets N    (footprint: the large count and the PodSets they belong to; default 100000, 100;
                           except with --state-source api it also measures the projection's Redis memory and
                           relists the same pods in API mode too, for the relist ratio)
@@ -123,7 +123,7 @@ setAppEnv({
   STATE_SOURCE: a['state-source'],
   ...(traceSink !== undefined ? { OTEL_EXPORTER_OTLP_ENDPOINT: traceSink.url } : {}),
 });
-const latencyEvent = a.event ?? (a['state-source'] === 'projection' ? 'podset-label' : 'pod-annotation');
+const latencyEvent = a.event ?? 'podset-label';
 if (latencyEvent !== 'pod-annotation' && latencyEvent !== 'podset-label') {
   console.error(`bench: --event must be pod-annotation or podset-label\n${USAGE}`);
   process.exit(2);
