@@ -64,7 +64,7 @@ export interface OperatorRun extends RunCost {
 }
 
 /** kube-sim's settings of one run: its added latency, and the pods' startup when given. */
-function simOptionsOf(o: Pick<ConvergeOptions, 'latencyMs' | 'podStartup'>): SimOptions {
+export function simOptionsOf(o: Pick<ConvergeOptions, 'latencyMs' | 'podStartup'>): SimOptions {
   return {
     latencyMs: o.latencyMs,
     ...(o.podStartup ? { startupDelayMs: o.podStartup.delay, startupJitterMs: o.podStartup.jitter } : {}),
