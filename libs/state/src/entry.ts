@@ -57,8 +57,9 @@ const unescapeField = (s: string): string =>
  * What of a pod a plan reads, in two parts. `plan`: what can change what a reconcile does — the pod's uid,
  * its PodSet controller, its deletion, its template hash, and whether it finished (Succeeded or Failed: it
  * no longer counts and is replaced). `status`: what moves only the PodSet's status and a rollout's pace —
- * the phase and the readiness (a not-ready pod is neither replaced nor deleted for it; a rollout waits on
- * readiness, and reads it fresh whenever it runs).
+ * the phase and the readiness: they change no count of pods and replace none; a rollout's step waits on
+ * readiness (and an unready outdated pod may go), and reads it fresh whenever it runs, so a short delay only
+ * slows the rollout.
  */
 export interface PodInputs {
   plan: string;
