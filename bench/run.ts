@@ -35,9 +35,11 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
                           CPU or audit say n/a, writes and reads per pod come from the workers' /metrics
   --podsets N --replicas R --workers W --concurrency C   (converge; default 1000 × 10, 2 × 16)
   --create-burst N   --latency-ms N
+  --pod-startup-ms D,J    (converge on kube-sim: a pod is Running and Ready D ms after it is bound, plus up to
+                          J ms at random; default 50,150. A longer J spreads a PodSet's pods' readiness)
   --rate N --seconds S    (latency: watch events/s and duration; default 1000/s for 10 s)
-  --event podset-label|pod-annotation   (latency: what each event patches; default podset-label, as the
-                          projection requests nothing for an annotation; pod-annotation with --state-source api)
+  --event podset-label|pod-annotation   (latency: what each event patches; default podset-label: with either
+                          state source a pod annotation changes nothing a plan reads and requests nothing)
   --pods N --podsets N    (footprint: the large count and the PodSets they belong to; default 100000, 100;
                           except with --state-source api it also measures the projection's Redis memory and
                           relists the same pods in API mode too, for the relist ratio)
@@ -81,6 +83,7 @@ const {
       concurrency: { type: 'string' },
       'create-burst': { type: 'string' },
       'latency-ms': { type: 'string' },
+      'pod-startup-ms': { type: 'string' },
       rate: { type: 'string' },
       seconds: { type: 'string' },
       pods: { type: 'string' },
@@ -137,6 +140,16 @@ const num = (name: string, v: string | undefined, dflt: number): number => {
   }
   return n;
 };
+/** --pod-startup-ms "D,J" as converge's podStartup (nothing when not given). */
+function podStartupOf(v: string | undefined): { podStartup?: { delay: number; jitter: number } } {
+  if (v === undefined) return {};
+  const [delay, jitter, ...rest] = v.split(',');
+  if (rest.length > 0 || jitter === undefined) {
+    console.error(`bench: --pod-startup-ms must be "DELAY,JITTER" (ms), got "${v}"\n${USAGE}`);
+    process.exit(2);
+  }
+  return { podStartup: { delay: num('pod-startup-ms', delay, 0), jitter: num('pod-startup-ms', jitter, 0) } };
+}
 const smoke = a.smoke;
 const cluster = a.kubeconfig !== undefined ? { kubeconfig: path.resolve(a.kubeconfig) } : undefined;
 if (cluster !== undefined) {
@@ -164,7 +177,7 @@ setAppEnv({
   STATE_SOURCE: a['state-source'],
   ...(traceSink !== undefined ? { OTEL_EXPORTER_OTLP_ENDPOINT: traceSink.url } : {}),
 });
-const latencyEvent = a.event ?? (a['state-source'] === 'projection' ? 'podset-label' : 'pod-annotation');
+const latencyEvent = a.event ?? 'podset-label';
 if (latencyEvent !== 'pod-annotation' && latencyEvent !== 'podset-label') {
   console.error(`bench: --event must be pod-annotation or podset-label\n${USAGE}`);
   process.exit(2);
@@ -205,6 +218,7 @@ const runners: Record<string, () => Promise<Result>> = {
         workers: num('workers', a.workers, smoke ? 1 : 2),
         concurrency: num('concurrency', a.concurrency, smoke ? 4 : 16),
         latencyMs: num('latency-ms', a['latency-ms'], 0),
+        ...podStartupOf(a['pod-startup-ms']),
         cluster,
         // The plot in docs/ is kube-sim's: a run on another cluster writes one only when asked.
         ...(a.plot

@@ -17,6 +17,7 @@ import {
   WRITE_VERBS,
   type ExternalCluster,
   type KubeObj,
+  type SimOptions,
 } from '../lib/cluster.ts';
 import { operatorSeconds, perPod } from '../lib/goals.ts';
 import { fmt, lineChart, type Result, type Row, type Series } from '../lib/report.ts';
@@ -37,6 +38,8 @@ export interface ConvergeOptions {
   smoke: boolean;
   /** Run on this cluster (a fresh namespace per run) instead of a kube-sim per run. */
   cluster?: ExternalCluster | undefined;
+  /** kube-sim's pod startup (ms before a pod is Running and Ready, plus up to `jitter`); default 50 + 150. */
+  podStartup?: { delay: number; jitter: number };
 }
 
 /** What one converge run cost, operator's or peer's. */
@@ -60,6 +63,14 @@ export interface OperatorRun extends RunCost {
   everyWorkerWarm: boolean;
 }
 
+/** kube-sim's settings of one run: its added latency, and the pods' startup when given. */
+export function simOptionsOf(o: Pick<ConvergeOptions, 'latencyMs' | 'podStartup'>): SimOptions {
+  return {
+    latencyMs: o.latencyMs,
+    ...(o.podStartup ? { startupDelayMs: o.podStartup.delay, startupJitterMs: o.podStartup.jitter } : {}),
+  };
+}
+
 /** Runs the operator on a fresh world until N PodSets × R converge; returns what it cost. */
 export async function runOperator(
   o: Pick<
@@ -75,11 +86,7 @@ export async function runOperator(
 ): Promise<OperatorRun> {
   const world = await World.open(
     o.name ?? 'converge',
-    {
-      latencyMs: o.latencyMs,
-      ...(o.podStartup ? { startupDelayMs: o.podStartup.delay, startupJitterMs: o.podStartup.jitter } : {}),
-      ...(o.profileDir ? { profileDir: o.profileDir } : {}),
-    },
+    { ...simOptionsOf(o), ...(o.profileDir ? { profileDir: o.profileDir } : {}) },
     o.cluster,
   );
   const tracker = trackerOf(world);
@@ -160,7 +167,7 @@ export type PeerRun = RunCost;
 
 /** The peer on a fresh world, the same warm-up and work as the operator's; returns what it cost. */
 async function runPeer(o: ConvergeOptions, log: (s: string) => void): Promise<PeerRun> {
-  const world = await World.open('peer', { latencyMs: o.latencyMs }, o.cluster);
+  const world = await World.open('peer', simOptionsOf(o), o.cluster);
   const tracker = trackerOf(world);
   tracker.reportProgress('peer', { pods: o.podsets * o.replicas, podSets: o.podsets }, log);
   try {
@@ -221,7 +228,7 @@ async function runLimit(
   samples: Sample[];
   cpuSeconds: Record<string, number>;
 }> {
-  const world = await World.open('limit', { latencyMs: o.latencyMs }, o.cluster);
+  const world = await World.open('limit', simOptionsOf(o), o.cluster);
   const tracker = trackerOf(world);
   tracker.reportProgress('limit', { pods: o.podsets * o.replicas }, log);
   const width = o.workers * o.concurrency;
@@ -431,6 +438,7 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
       concurrency: o.concurrency,
       createBurst: o.createBurst,
       latencyMs: o.latencyMs,
+      ...(o.podStartup !== undefined ? { podStartupMs: o.podStartup } : {}),
       ...(o.cluster !== undefined ? { kubeconfig: o.cluster.kubeconfig } : {}),
     },
     rows,

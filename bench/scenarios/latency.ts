@@ -1,10 +1,10 @@
-// latency: a steady stream of watch events at `rate`/s over P converged PodSets — pod annotation patches
-// (each a MODIFIED event for the pod's PodSet), or PodSet label patches (a change a plan reads: with the
-// projection, the default, an annotation requests nothing, by design). For every reconcile (its start, from
-// the workers' "reconciled" log lines), the latency is from the earliest event not yet served for that
-// PodSet (the patch's commit, from the kube-sim audit) to the reconcile's start — the definition of the
-// worker's podset_reconcile_start_latency_seconds, measured end to end through watch, watcher, Redis and
-// worker.
+// latency: a steady stream of watch events at `rate`/s over P converged PodSets — PodSet label patches (a
+// change a plan reads), or pod annotation patches (each a MODIFIED event for the pod's PodSet, which with
+// either state source requests nothing, by design: left for a watcher that requests every event). For every
+// reconcile (its start, from the workers' "reconciled" log lines), the latency is from the earliest event not
+// yet served for that PodSet (the patch's commit, from the kube-sim audit) to the reconcile's start — the
+// definition of the worker's podset_reconcile_start_latency_seconds, measured end to end through watch,
+// watcher, Redis and worker.
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import {

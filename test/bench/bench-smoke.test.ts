@@ -101,7 +101,7 @@ describe('bench --smoke', { concurrency: 7 }, () => {
     assert.ok(Number(target[1]) >= Number(target[2]), `target ${target[1]} below the minimum ${target[2]}`);
   });
 
-  test('latency with the API fallback: every pod event is followed by a reconcile; p50/p99 reported', async () => {
+  test('latency with the API fallback: every PodSet label event is followed by a reconcile; p50/p99 reported', async () => {
     const r = await smoke(
       'latency',
       ['event → reconcile start p50', 'event → reconcile start p99', 'events per reconcile'],

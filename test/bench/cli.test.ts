@@ -37,3 +37,22 @@ for (const script of ['bench/chaos.ts', 'bench/run.ts', 'bench/failing-podset.ts
     assert.doesNotMatch(r.stderr, /\bat .*\.ts:\d+/, 'no stack trace');
   });
 }
+
+test('bench/run.ts --pod-startup-ms takes "DELAY,JITTER": anything else is named and exits 2', async () => {
+  for (const bad of ['5', '5,x', '1,2,3', '-1,5']) {
+    const r = await run('bench/run.ts', ['converge', `--pod-startup-ms=${bad}`]);
+    assert.equal(r.code, 2, bad);
+    assert.match(r.stderr, /--pod-startup-ms must be/, bad);
+    assert.doesNotMatch(r.stderr, /\bat .*\.ts:\d+/, 'no stack trace');
+  }
+});
+
+test("converge's --pod-startup-ms reaches kube-sim's options for the limit, the peer and the operator alike", async () => {
+  const { simOptionsOf } = await import('../../bench/scenarios/converge.ts');
+  assert.deepEqual(simOptionsOf({ latencyMs: 3, podStartup: { delay: 1000, jitter: 4000 } }), {
+    latencyMs: 3,
+    startupDelayMs: 1000,
+    startupJitterMs: 4000,
+  });
+  assert.deepEqual(simOptionsOf({ latencyMs: 0 }), { latencyMs: 0 }, "kube-sim's defaults otherwise");
+});

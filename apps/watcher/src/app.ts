@@ -47,6 +47,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       resyncPeriodMs: cfg.RESYNC_PERIOD_SECONDS * 1000,
       watchTimeoutSeconds: cfg.WATCH_TIMEOUT_SECONDS,
       stallGraceMs: cfg.WATCH_STALL_GRACE_SECONDS * 1000,
+      statusCollapseMs: cfg.STATUS_COLLAPSE_MS,
       lease: {
         namespace: cfg.LEASE_NAMESPACE,
         name: cfg.LEASE_NAME,

@@ -1,11 +1,13 @@
-// The change gate of the API fallback (STATE_SOURCE=api), where each reconcile reads the API: every pod
-// event requests one, and a PodSet event only when it can change a plan. The worker's own status write
-// comes back as a MODIFIED event; requesting a reconcile for it would make the operator wake itself up
-// (and, since a live request pulls a backed-off retry forward, turn a failing PodSet's backoff into a
-// retry storm).
+// The change gate of the API fallback (STATE_SOURCE=api), where each reconcile reads the API: an event
+// requests one when it changes what a plan reads, by the projection's rules — a pod's (pod-inputs-seen.ts:
+// a change of its phase or readiness alone is told apart, as status-only) and a PodSet's. The worker's own
+// status write comes back as a MODIFIED event; requesting a reconcile for it would make the operator wake
+// itself up (and, since a live request pulls a backed-off retry forward, turn a failing PodSet's backoff
+// into a retry storm).
 import { podSetInputs } from '@podset/state';
-import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
+import type { Admission, ChangeGate, KeyedEvent, StreamInfo } from './change-gate.ts';
 import type { WatchedObject } from './keys.ts';
+import { PodInputsSeen } from './pod-inputs-seen.ts';
 import type { ListedPage } from './watch-loop.ts';
 
 /**
@@ -20,19 +22,31 @@ function planInputs(obj: WatchedObject): string {
 const nothingToRecord = async (): Promise<void> => undefined;
 
 /**
- * Remembers each PodSet's plan inputs as last seen (one short string per PodSet), so a MODIFIED event
- * that changed none of them requests nothing. Holds no objects: a restarted watcher starts empty and
- * requests once per PodSet on its first event, which settles without a write.
+ * Remembers each PodSet's plan inputs as last seen (one short string per PodSet), and each pod's as a
+ * digest, so a MODIFIED event that changed none of them requests nothing. Holds no objects: a restarted
+ * watcher starts empty and requests once per object on its first event, which settles without a write.
  */
 export class PodSetChangeFilter implements ChangeGate {
   readonly #seen = new Map<string, string>();
+  readonly pods = new PodInputsSeen();
 
   async admit(events: readonly KeyedEvent[]): Promise<Admission[]> {
-    return events.map(({ ev, key }) => ({
-      owed: ev.resource === 'pods' || this.admitPodSet(key, ev.type, ev.object),
-      requested: nothingToRecord,
-      failed: () => this.forget(key),
-    }));
+    return events.map(({ ev, key }): Admission => {
+      if (ev.resource === 'podsets') {
+        return {
+          owed: this.admitPodSet(key, ev.type, ev.object),
+          requested: nothingToRecord,
+          failed: () => this.forget(key),
+        };
+      }
+      const change = this.pods.admit(ev.type, ev.object);
+      return {
+        owed: change !== 'none',
+        ...(change === 'status' ? { statusOnly: true } : {}),
+        requested: nothingToRecord,
+        failed: () => this.pods.forget(ev.object),
+      };
+    });
   }
 
   /**
@@ -50,9 +64,12 @@ export class PodSetChangeFilter implements ChangeGate {
     return type !== 'MODIFIED' || before !== inputs;
   }
 
-  /** Relisted PodSets: remember them (their reconciles are requested in bulk anyway). */
+  /** Relisted PodSets and pods: remember them (their reconciles are requested in bulk anyway). */
   async listed(page: ListedPage, keyOf: (o: WatchedObject) => string | undefined): Promise<void> {
-    if (page.resource !== 'podsets') return;
+    if (page.resource === 'pods') {
+      this.pods.listed(page.stream, page.objects);
+      return;
+    }
     for (const obj of page.objects) {
       const key = keyOf(obj);
       if (key !== undefined) this.#seen.set(key, planInputs(obj));
@@ -67,8 +84,15 @@ export class PodSetChangeFilter implements ChangeGate {
     this.#seen.delete(key);
   }
 
-  async relistStarted(): Promise<void> {}
-  async relistDone(): Promise<void> {}
+  async relistStarted(stream: string): Promise<void> {
+    this.pods.relistStarted(stream);
+  }
+
+  /** A pods stream's relist forgets the pods it did not list (deleted while nobody watched). */
+  async relistDone(info: StreamInfo): Promise<void> {
+    this.pods.relistDone(info);
+  }
+
   relistingAll(): void {}
   /** Nothing is kept across restarts: the checkpoints alone say where the streams resume. */
   async resumable(): Promise<boolean> {

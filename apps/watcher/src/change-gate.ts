@@ -17,6 +17,11 @@ export interface Admission {
   owed: boolean;
   /** It was owed, and the key's job already waiting in the queue covers it (recorded): nothing to request. */
   covered?: boolean;
+  /**
+   * Owed only for what it moves of the PodSet's status (a pod's phase or readiness), not for anything a
+   * plan acts on: its request may be due a little later, to collapse with its neighbours'.
+   */
+  statusOnly?: boolean;
   /** The owed request went through: record it (a re-delivered event then owes nothing more). */
   requested(): Promise<void>;
   /** The request or the event-log append failed: the watch re-delivers the event, which must owe again. */

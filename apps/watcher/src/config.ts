@@ -54,6 +54,13 @@ export const watcherEnv = {
     default: 30,
     min: 1,
   }),
+  STATUS_COLLAPSE_MS: int({
+    description:
+      "A pod event that moves only its PodSet's status (a pod's phase or readiness) requests a reconcile due this much later, so the changes of one PodSet's pods within it cost one reconcile; an event that can change a plan is due at once and takes those along (0: every change at once)",
+    default: 250,
+    min: 0,
+    max: 10_000,
+  }),
   EVENT_LOG_MAXLEN: int({
     description: 'Approximate length cap of the event-log stream',
     default: 10_000,

@@ -42,6 +42,13 @@ export interface EnqueuerOptions {
   tracing?: EventTracing;
   /** Stamps the event-log records. Default the system clock. */
   clock?: Clock;
+  /**
+   * A key owed a request only by status-only changes (Admission.statusOnly) is requested due this many ms
+   * later: the queue merges every request for a waiting key into one job at the earliest due time, so the
+   * changes of one PodSet's pods within this window cost one reconcile, and an event that can change a plan
+   * still makes it due at once. Default 0: every request due at once.
+   */
+  statusCollapseMs?: number;
 }
 
 export class Enqueuer implements WatchSink {
@@ -110,7 +117,7 @@ export class Enqueuer implements WatchSink {
             try {
               await Promise.all(
                 [...admitted.owed].map(async ([key, owing]) => {
-                  await this.#live.request(key, spans?.traceparentsOf(key));
+                  await this.#live.request(key, spans?.traceparentsOf(key), this.#delayOf(owing));
                   await commit(owing);
                 }),
               );
@@ -127,6 +134,12 @@ export class Enqueuer implements WatchSink {
       rollback(answers ?? []);
       throw err;
     }
+  }
+
+  /** When a key's request is due: at once if any of its events can change a plan, else after the window. */
+  #delayOf(owing: readonly Admission[]): number {
+    const collapseMs = this.#o.statusCollapseMs ?? 0;
+    return collapseMs > 0 && owing.every((a) => a.statusOnly === true) ? collapseMs : 0;
   }
 
   #count(tally: Partial<Record<EventOutcome, number>>): void {

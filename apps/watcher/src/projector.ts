@@ -61,6 +61,7 @@ export class Projector implements ChangeGate {
     return folds.map((fold) => ({
       owed: fold.owed,
       ...(fold.covered === true ? { covered: true } : {}),
+      ...(fold.statusOnly === true ? { statusOnly: true } : {}),
       requested: fold.requested,
       failed: () => undefined,
     }));

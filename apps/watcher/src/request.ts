@@ -12,11 +12,11 @@ export interface ReconcileRequester {
   ): Promise<unknown>;
 }
 
-const LIVE = { source: 'live' } as const;
-
 interface InFlight {
   /** The follow-up that later events for the key wait on. */
   again?: Deferred;
+  /** The follow-up's delay: the least its events asked for. */
+  againDelayMs?: number;
   /** With tracing on, those events' traceparents, which the follow-up carries. */
   traceparents?: string[];
 }
@@ -37,11 +37,15 @@ export class LiveRequests {
     return this.#inFlight.has(key);
   }
 
-  /** Settles once a request for `key` issued after this call went through (or failed). */
-  request(key: string, traceparents?: readonly string[]): Promise<void> {
+  /**
+   * Settles once a request for `key` issued after this call went through (or failed); due `delayMs` from
+   * when it is issued (the queue keeps the earliest of a key's requests).
+   */
+  request(key: string, traceparents?: readonly string[], delayMs = 0): Promise<void> {
     const state = this.#inFlight.get(key);
     if (state !== undefined) {
       state.again ??= deferred();
+      state.againDelayMs = Math.min(state.againDelayMs ?? delayMs, delayMs);
       if (traceparents !== undefined) {
         // Bounded as the job's list is: a job links to its first MAX_TRACEPARENTS events.
         const kept = (state.traceparents ??= []);
@@ -51,12 +55,17 @@ export class LiveRequests {
     }
     const entry: InFlight = {};
     this.#inFlight.set(key, entry);
-    const opts = traceparents === undefined ? LIVE : { source: 'live' as const, traceparents };
+    const opts = {
+      source: 'live' as const,
+      ...(delayMs > 0 ? { delayMs } : {}),
+      ...(traceparents !== undefined ? { traceparents } : {}),
+    };
     const sent = this.#queue.request(key, opts).then(() => this.#sent());
     const next = () => {
       this.#inFlight.delete(key);
       const again = entry.again;
-      if (again !== undefined) this.request(key, entry.traceparents).then(again.resolve, again.reject);
+      if (again !== undefined)
+        this.request(key, entry.traceparents, entry.againDelayMs).then(again.resolve, again.reject);
     };
     sent.then(next, next);
     return sent;

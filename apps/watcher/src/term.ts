@@ -34,6 +34,8 @@ export interface TermOptions {
   watchTimeoutSeconds: number;
   /** A watch open this long past its timeout, silent as long, is stalled (see WatchLoopOptions). */
   stallGraceMs: number;
+  /** How long a status-only change's request waits (see EnqueuerOptions). Default 0. */
+  statusCollapseMs?: number;
   backoff?: BackoffOptions;
   logger: Logger;
   hooks?: WatchHooks;
@@ -74,6 +76,7 @@ export class WatchTerm {
       queue: options.queue,
       logger: options.logger,
       gate: this.gate,
+      ...(options.statusCollapseMs === undefined ? {} : { statusCollapseMs: options.statusCollapseMs }),
       ...(options.eventLog === undefined ? {} : { eventLog: options.eventLog }),
       ...(options.onEnqueued === undefined ? {} : { onEnqueued: options.onEnqueued }),
       ...(options.onEventOutcomes === undefined ? {} : { onEventOutcomes: options.onEventOutcomes }),

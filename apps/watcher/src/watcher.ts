@@ -66,6 +66,8 @@ export interface WatcherSettings {
   resyncPeriodMs: number;
   watchTimeoutSeconds: number;
   stallGraceMs: number;
+  /** How long a status-only change's request waits to collapse with its neighbours' (0, the default: none). */
+  statusCollapseMs?: number;
   lease: { namespace: string; name: string; durationMs: number };
   /** The Lease holder identity. */
   identity: string;
@@ -231,6 +233,7 @@ function termOptions(
     resyncPeriodMs: settings.resyncPeriodMs,
     watchTimeoutSeconds: settings.watchTimeoutSeconds,
     stallGraceMs: settings.stallGraceMs,
+    ...(settings.statusCollapseMs !== undefined ? { statusCollapseMs: settings.statusCollapseMs } : {}),
     hooks: metrics.hooks,
     onEnqueued: metrics.onEnqueued,
     onEventOutcomes: metrics.onEventOutcomes,

@@ -98,14 +98,26 @@ export async function createPod(
 
 /** Wraps a queue, recording every request (and passing it on when `inner` is given). */
 export class RecordingQueue implements ReconcileRequester {
-  readonly requests: { key: string; source: 'live' | 'bulk'; rv?: string }[] = [];
+  readonly requests: { key: string; source: 'live' | 'bulk'; rv?: string; delayMs?: number }[] = [];
+  /** Requests made and not answered yet. */
+  inFlight = 0;
   readonly #inner: ReconcileRequester | undefined;
   constructor(inner?: ReconcileRequester) {
     this.#inner = inner;
   }
   async request(key: string, opts: { source: 'live' | 'bulk'; delayMs?: number; rv?: string }) {
-    this.requests.push({ key, source: opts.source, ...(opts.rv === undefined ? {} : { rv: opts.rv }) });
-    return await this.#inner?.request(key, opts);
+    this.requests.push({
+      key,
+      source: opts.source,
+      ...(opts.rv === undefined ? {} : { rv: opts.rv }),
+      ...(opts.delayMs === undefined ? {} : { delayMs: opts.delayMs }),
+    });
+    this.inFlight++;
+    try {
+      return await this.#inner?.request(key, opts);
+    } finally {
+      this.inFlight--;
+    }
   }
   has(key: string, source?: 'live' | 'bulk'): boolean {
     return this.requests.some((r) => r.key === key && (source === undefined || r.source === source));
@@ -140,6 +152,8 @@ export async function startTestWatcher(
     watchTimeoutSeconds?: number;
     stallGraceMs?: number;
     logger?: Logger;
+    stateSource?: WatcherSettings['stateSource'];
+    statusCollapseMs?: number;
   },
 ): Promise<TestWatcher> {
   const n = ++leases;
@@ -151,7 +165,8 @@ export async function startTestWatcher(
       queuePrefix: opts.queuePrefix,
       queueName: opts.queueName,
       maxAttempts: 8,
-      stateSource: 'projection',
+      stateSource: opts.stateSource ?? 'projection',
+      ...(opts.statusCollapseMs !== undefined ? { statusCollapseMs: opts.statusCollapseMs } : {}),
       liveCover: false,
       namespaces: opts.namespaces ?? [],
       resyncPeriodMs: 0,

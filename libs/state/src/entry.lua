@@ -14,3 +14,13 @@ end
 local function expectationExpiry(v)
   return tonumber(string.match(v, '^.(%d+)')) or 0
 end
+-- What an event changed of what a plan reads ('none' | 'status' | 'plan'), from the digest last requested
+-- (false: none) and the event's: the twin of entry.ts's inputsChange. A pod's digest is its plan half's 16
+-- characters, then its status half's; a digest without a status half is all plan.
+local function inputsChange(requested, inputs)
+  if requested == inputs then return 'none' end
+  if requested and #requested > 16 and #inputs > 16 and string.sub(requested, 1, 16) == string.sub(inputs, 1, 16) then
+    return 'status'
+  end
+  return 'plan'
+end

@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isControlledBy, type PodSet } from '@podset/reconcile';
-import { decodePod, encodePod, inputsDigest, type ProjectedPod } from './entry.ts';
+import {
+  DIGEST_LENGTH,
+  decodePod,
+  encodePod,
+  inputsDigest,
+  podInputsDigest,
+  type ProjectedPod,
+} from './entry.ts';
 
 const owner = { apiVersion: 'podset.io/v1', kind: 'PodSet', name: 'web', uid: 'ps-uid', controller: true };
 
@@ -79,20 +86,25 @@ test('an entry written before template hashes decodes as a pod without one', () 
   assert.deepEqual(decoded.status?.conditions, [{ type: 'Ready', status: 'True' }]);
 });
 
-test('the inputs change with phase, readiness, deletion, owner, uid and template, and with nothing else', () => {
+test('the plan inputs change with finishing, deletion, owner, uid and template; the status inputs with phase and readiness; nothing else changes either', () => {
   const base = encodePod(pod()).inputs;
   for (const changed of [
     pod({}, 'Failed'),
-    pod({}, 'Running', false),
+    pod({}, 'Succeeded'),
     pod({ deletionTimestamp: '2026-11-25T08:01:00Z' }),
     pod({ ownerReferences: [{ ...owner, uid: 'other' }] }),
     pod({ uid: 'pod-uid-2' }),
     pod({ labels: { app: 'web', 'podset.io/template-hash': 'h2' } }),
   ])
-    assert.notEqual(encodePod(changed).inputs, base);
+    assert.notEqual(encodePod(changed).inputs.plan, base.plan);
+  for (const changed of [pod({}, 'Pending'), pod({}, 'Running', false), pod({}, 'Unknown')]) {
+    assert.equal(encodePod(changed).inputs.plan, base.plan);
+    assert.notEqual(encodePod(changed).inputs.status, base.status);
+  }
   const unchanged = pod({ resourceVersion: '8', labels: { app: 'other', 'podset.io/template-hash': 'h1' } });
   unchanged.spec = { nodeName: 'node-2' };
-  assert.equal(encodePod(unchanged).inputs, base);
-  assert.equal(inputsDigest(base).length, 16);
-  assert.notEqual(inputsDigest(base), inputsDigest(encodePod(pod({}, 'Failed')).inputs));
+  assert.deepEqual(encodePod(unchanged).inputs, base);
+  assert.equal(inputsDigest(base.plan).length, DIGEST_LENGTH);
+  assert.equal(podInputsDigest(base).length, 2 * DIGEST_LENGTH);
+  assert.notEqual(podInputsDigest(base), podInputsDigest(encodePod(pod({}, 'Failed')).inputs));
 });

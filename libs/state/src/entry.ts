@@ -54,16 +54,30 @@ const unescapeField = (s: string): string =>
   s.includes('%') ? s.replace(/%(25|09|0A)/g, (m) => decodeURIComponent(m)) : s;
 
 /**
+ * What of a pod a plan reads, in two parts. `plan`: what can change what a reconcile does — the pod's uid,
+ * its PodSet controller, its deletion, its template hash, and whether it finished (Succeeded or Failed: it
+ * no longer counts and is replaced). `status`: what moves only the PodSet's status and a rollout's pace —
+ * the phase and the readiness: they change no count of pods and replace none; a rollout's step waits on
+ * readiness (and an unready outdated pod may go), and reads it fresh whenever it runs, so a short delay only
+ * slows the rollout.
+ */
+export interface PodInputs {
+  plan: string;
+  status: string;
+}
+
+/**
  * The pod's stored fields, in this order: phase, ready (1|0), deletionTimestamp, PodSet owner uid, uid,
- * creationTimestamp, nodeName, template hash label, when Ready became True. Plan inputs: the first five
- * and the template hash (creation time and node only rank, and the Ready time changes only with ready).
+ * creationTimestamp, nodeName, template hash label, when Ready became True. Plan inputs: see PodInputs
+ * (creation time and node only rank, and the Ready time changes only with ready).
  * New fields go at the end, so entries written by an older version decode as pods without them.
  */
-export function encodePod(pod: ProjectedPod): { fields: string; inputs: string } {
+export function encodePod(pod: ProjectedPod): { fields: string; inputs: PodInputs } {
   const m = pod.metadata;
   const ready = readyCondition(pod);
+  const phase = pod.status?.phase ?? '';
   const first = [
-    pod.status?.phase ?? '',
+    phase,
     ready !== undefined ? '1' : '0',
     m.deletionTimestamp ?? '',
     podSetOwnerUid(pod),
@@ -72,7 +86,14 @@ export function encodePod(pod: ProjectedPod): { fields: string; inputs: string }
   const hash = escapeField(m.labels?.[TEMPLATE_HASH_LABEL] ?? '');
   const rest = [m.creationTimestamp ?? '', pod.spec?.nodeName ?? ''].map(escapeField);
   const readySince = escapeField(timeText(ready?.lastTransitionTime));
-  return { fields: [...first, ...rest, hash, readySince].join('\t'), inputs: [...first, hash].join('\t') };
+  const finished = phase === 'Succeeded' || phase === 'Failed' ? '1' : '0';
+  return {
+    fields: [...first, ...rest, hash, readySince].join('\t'),
+    inputs: {
+      plan: [finished, first[2], first[3], first[4], hash].join('\t'),
+      status: first.slice(0, 2).join('\t'),
+    },
+  };
 }
 
 /**
@@ -155,7 +176,38 @@ export function podSetInputs(m: {
   ]);
 }
 
-/** The stored form of inputs last requested: 96 bits of their SHA-1 (a collision is 2^-96 per change). */
+/** Characters of a digest: 96 bits of SHA-1, base64url (a collision is 2^-96 per change). */
+export const DIGEST_LENGTH = 16;
+
+/** The stored form of inputs last requested (a PodSet's: the plan half alone). */
 export function inputsDigest(inputs: string): string {
-  return hash('sha1', inputs, 'base64url').slice(0, 16);
+  return hash('sha1', inputs, 'base64url').slice(0, DIGEST_LENGTH);
+}
+
+/** A pod's inputs as stored: the plan half's digest, then the status half's (inputsChange splits them). */
+export function podInputsDigest(inputs: PodInputs): string {
+  return inputsDigest(inputs.plan) + inputsDigest(inputs.status);
+}
+
+/** The pod's inputs digest, as a fold stores it once requested. */
+export function podDigest(pod: ProjectedPod): string {
+  return podInputsDigest(encodePod(pod).inputs);
+}
+
+/**
+ * What an event changed of what a plan reads, from the digest last requested (undefined: none) and the
+ * event's: `none`; `status` — only a pod's status half (its phase or readiness: the PodSet's status and a
+ * rollout's pace move, no plan does), so its request may wait a little and collapse with its neighbours';
+ * `plan` — anything else, a new object included. A digest without a status half (a PodSet's, or one an
+ * earlier version stored) is all plan. Its Lua twin is entry.lua's inputsChange (one case table tests both).
+ */
+export type InputsChange = 'none' | 'status' | 'plan';
+
+export function inputsChange(requested: string | undefined, digest: string): InputsChange {
+  if (requested === digest) return 'none';
+  const split = (d: string) => d.length > DIGEST_LENGTH;
+  if (requested !== undefined && split(requested) && split(digest)) {
+    if (requested.slice(0, DIGEST_LENGTH) === digest.slice(0, DIGEST_LENGTH)) return 'status';
+  }
+  return 'plan';
 }

@@ -11,6 +11,13 @@ export {
 } from './projection.ts';
 export { ProjectionWriter, type ProjectionWriterOptions } from './projection-writer.ts';
 export { ProjectionReader } from './projection-reader.ts';
-export { podSetInputs, type ProjectedMeta, type ProjectedPod } from './entry.ts';
+export {
+  inputsChange,
+  podDigest,
+  podSetInputs,
+  type InputsChange,
+  type ProjectedMeta,
+  type ProjectedPod,
+} from './entry.ts';
 export { projectionKeys, stateSourceEnv } from './env.ts';
 export { EntryTags, MIN_KEY_LENGTH, type TagKeys, type TaggedEntry } from './integrity.ts';

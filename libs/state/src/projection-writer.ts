@@ -5,12 +5,14 @@
 //
 // A fold answers whether the event changed anything a plan reads (phase, readiness, deletion, owner of
 // a pod; uid, generation, deletion, finalizers, labels of a PodSet): an event that did not requests no
-// reconcile.
+// reconcile; one that changed only a pod's phase or readiness is told apart (statusOnly), so the watcher
+// may let its request wait a little and collapse with its neighbours'.
 import { parseKey } from '@podset/reconcile';
 import { KEYSPACE_LUA, luaScriptOf, readLua, runScript, RV_NEWER_LUA, type LuaScript } from '@podset/redis';
 import {
   encodePod,
   inputsDigest,
+  podInputsDigest,
   podSetInputs,
   ENTRY_LUA,
   type ProjectedMeta,
@@ -68,7 +70,7 @@ function encodeItem(
     const { fields, inputs } = encodePod(pod);
     field = pod.metadata.name ?? '';
     payload = fields;
-    digest = inputsDigest(inputs);
+    digest = podInputsDigest(inputs);
   } else {
     const trimmed = trimPodSet(object as ProjectedPodSet);
     field = '@ps';
@@ -105,6 +107,16 @@ export interface ProjectionWriterOptions extends ProjectionOptions {
    * key)` (the queue's LIVE_COVER_LUA) and the queue's job prefix. Without it, foldEach covers nothing.
    */
   liveCover?: { lua: string; jobPrefix: string };
+}
+
+// The scripts' answers per event (fold.lua, fold-each.lua).
+const OWED = 1;
+const COVERED = 2;
+const STATUS_ONLY = 3;
+
+function answerOf(out: unknown, requested: () => Promise<void>): Fold {
+  if (out === STATUS_ONLY) return { owed: true, statusOnly: true, requested };
+  return { owed: out === OWED, requested };
 }
 
 const NOTHING_COVERED_LUA = 'local function liveRequestCovered() return false end';
@@ -181,7 +193,7 @@ export class ProjectionWriter extends ProjectionKeys {
     const out = ((await Promise.all(answers)) as number[][]).flat();
     return items.map((item, i) => {
       const requested = () => this.#recordRequested(item, encoded[i]!);
-      return out[i] === 2 ? { owed: false, covered: true, requested } : { owed: out[i] === 1, requested };
+      return out[i] === COVERED ? { owed: false, covered: true, requested } : answerOf(out[i], requested);
     });
   }
 
@@ -252,8 +264,7 @@ export class ProjectionWriter extends ProjectionKeys {
   }
 
   async #fold(call: FoldCall): Promise<Fold> {
-    const owed = (await runScript(this.client, FOLD, call.keys, call.argv)) === 1;
-    return { owed, requested: call.requested };
+    return answerOf(await runScript(this.client, FOLD, call.keys, call.argv), call.requested);
   }
 
   /**

@@ -36,6 +36,11 @@ export type FoldType = 'ADDED' | 'MODIFIED' | 'DELETED';
  */
 export interface Fold {
   owed: boolean;
+  /**
+   * Owed only for a pod's phase or readiness, which move the PodSet's status (and a rollout's pace) but no
+   * plan: the request may wait a little and collapse with its neighbours'.
+   */
+  statusOnly?: boolean;
   /** foldEach only: a request was owed, and the key's job already waiting in the queue covers it. */
   covered?: boolean;
   requested(): Promise<void>;

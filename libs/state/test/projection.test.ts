@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Clock } from '@podset/runtime';
 import { useRedis } from '@podset/testkit';
-import type { Fold, FoldItem, ProjectedPod, ProjectedPodSet } from '../src/projection.ts';
+import type { Fold, FoldItem, FoldType, ProjectedPod, ProjectedPodSet } from '../src/projection.ts';
 import { ProjectionPair as Projection } from './support/projection-pair.ts';
 
 const redis = useRedis();
@@ -103,6 +103,47 @@ test('a pod event that changes no plan input folds but answers false; an older o
   );
   assert.equal(await folded(p.foldPod('ns/web', 'DELETED', pod('a', '14', { deleting: true }), 1)), true);
   assert.deepEqual((await p.read('ns/web'))?.pods, []);
+});
+
+/** A fold whose owed request goes through; answers what it owed: a plan change, a status change, nothing. */
+async function owedFor(fold: Promise<Fold>): Promise<'plan' | 'status' | 'nothing'> {
+  const f = await fold;
+  if (f.owed) await f.requested();
+  return !f.owed ? 'nothing' : f.statusOnly === true ? 'status' : 'plan';
+}
+
+test("a pod's phase or readiness alone owes a status-only request; a new, finished or deleting pod a plan one", async () => {
+  const p = await projection();
+  const fold = (type: FoldType, rv: string, o: Parameters<typeof pod>[2] = {}, name = 'a') =>
+    owedFor(p.foldPod('ns/web', type, pod(name, rv, o), 1));
+  assert.equal(await fold('ADDED', '10'), 'plan', 'a new pod');
+  assert.equal(await fold('MODIFIED', '11', { node: 'n1' }), 'nothing', 'bound to a node');
+  assert.equal(await fold('MODIFIED', '12', { node: 'n1', phase: 'Pending' }), 'status', 'Pending');
+  assert.equal(await fold('MODIFIED', '13', { node: 'n1', phase: 'Running' }), 'status', 'Running');
+  assert.equal(
+    await fold('MODIFIED', '14', { node: 'n1', phase: 'Running', ready: true }),
+    'status',
+    'Ready',
+  );
+  assert.equal(
+    await fold('MODIFIED', '14', { node: 'n1', phase: 'Running', ready: true }),
+    'nothing',
+    'again',
+  );
+  assert.equal(await fold('MODIFIED', '15', { node: 'n1', phase: 'Running' }), 'status', 'not Ready');
+  assert.equal(await fold('MODIFIED', '16', { node: 'n1', phase: 'Failed' }), 'plan', 'Failed');
+  assert.equal(await fold('ADDED', '17', { phase: 'Running', ready: true }, 'b'), 'plan', 'another new pod');
+  assert.equal(await fold('MODIFIED', '18', { phase: 'Running', deleting: true }, 'b'), 'plan', 'deleting');
+  assert.equal(await fold('DELETED', '19', { phase: 'Running', deleting: true }, 'b'), 'plan', 'deleted');
+});
+
+test('a status-only change whose request failed owes it again, still as status-only', async () => {
+  const p = await projection();
+  assert.equal(await owedFor(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1)), 'plan');
+  const lost = await p.foldPod('ns/web', 'MODIFIED', pod('a', '11', { phase: 'Running', ready: true }), 1);
+  assert.deepEqual([lost.owed, lost.statusOnly], [true, true]);
+  const again = p.foldPod('ns/web', 'MODIFIED', pod('a', '11', { phase: 'Running', ready: true }), 1);
+  assert.equal(await owedFor(again), 'status', 're-delivered after the request failed');
 });
 
 test('a PodSet status change folds but answers false; a spec change (generation) answers true', async () => {
@@ -473,6 +514,29 @@ async function dump(p: Projection): Promise<unknown> {
   }
   return out;
 }
+
+test('foldEach tells a status-only change from a plan change as one fold per event does', async () => {
+  const p = await projection();
+  for (const name of ['a', 'b'])
+    assert.equal(await owedFor(p.foldPod('ns/web', 'ADDED', pod(name, '10'), 1)), 'plan');
+  const folds = await p.foldEach([
+    {
+      key: 'ns/web',
+      kind: 'pod',
+      type: 'MODIFIED',
+      object: pod('a', '11', { phase: 'Running', ready: true }),
+      epoch: 1,
+    },
+    { key: 'ns/web', kind: 'pod', type: 'MODIFIED', object: pod('b', '12', { phase: 'Failed' }), epoch: 1 },
+  ]);
+  assert.deepEqual(
+    folds.map((f) => [f.owed, f.statusOnly === true]),
+    [
+      [true, true],
+      [true, false],
+    ],
+  );
+});
 
 test('foldListed (a relist page) leaves what one fold per object, requested anyway, leaves', async () => {
   const one = await projection();

@@ -4,9 +4,10 @@
 -- event's keys are the PodSet key's under the base (the same Redis Cluster slot: the base is hash-tagged),
 -- built from the names KEYSPACE_LUA defines (libs/redis keyspace.ts spells them for TypeScript and Lua
 -- alike): sending them with every event would be most of the bytes.
--- Returns per event, in order: 0 owes nothing, 1 owes a reconcile request, 2 owed one that the key's job
--- already waiting in the queue covers (liveRequestCovered): recorded as requested here, atomically with
--- the fold, so the worker that takes that job reads this event's state and nothing more is requested.
+-- Returns per event, in order: 0 owes nothing, 1 owes a reconcile request, 3 owes one for a pod's status
+-- alone (see fold.lua), 2 owed one (either) that the key's job already waiting in the queue covers
+-- (liveRequestCovered): recorded as requested here, atomically with the fold, so the worker that takes that
+-- job reads this event's state and nothing more is requested.
 -- Uses fold (fold.lua) and liveRequestCovered (given by the queue; without one, nothing is covered).
 local n, jobPrefix, base, now, ttl = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local out, covered = {}, {}
@@ -20,7 +21,7 @@ for i = 0, n - 1 do
   local A = { kind, ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6], ARGV[o + 7], key, '0', now,
     ttl }
   local owed = fold(K, A)
-  if owed == 1 and jobPrefix ~= '' then
+  if (owed == 1 or owed == 3) and jobPrefix ~= '' then
     local key = A[8]
     -- Nothing else runs during the script: one look per key is enough for the whole burst.
     if covered[key] == nil then covered[key] = liveRequestCovered(jobPrefix, key) end

@@ -10,10 +10,12 @@
 -- ARGV: kind ('pod'|'podset'), type, field (pod name; '@ps' for the PodSet), epoch, rv, inputs digest,
 -- payload, the PodSet key, '1' when the fold's request is made anyway (a relist requests every key), now
 -- (ms) and the tombstone's ttl (ms).
--- Returns 1 when a reconcile is owed: the inputs differ from those last requested (or the object went).
+-- Returns 1 when a reconcile is owed: the inputs differ from those last requested (or the object went); 3
+-- when it is owed for a pod's status half alone (inputsChange: its phase or readiness), which the watcher may
+-- request after a short delay; 0 when none is.
 -- The answer is against what was *requested*, not what was folded, because a fold and its request are
 -- two steps: when the request fails, the watch re-delivers the event, and its fold must ask again.
--- Uses olderThanStored (stored.lua), isTombstone and podDeleting (entry.lua).
+-- Uses olderThanStored (stored.lua), isTombstone, podDeleting and inputsChange (entry.lua).
 -- Unexpired expectations left in the hash (expired ones are dropped).
 local function awaiting(key, now)
   local all = redis.call('HGETALL', key)
@@ -73,6 +75,9 @@ local function fold(K, A)
     redis.call('SET', K[1], value)
   end
   if requestedAnyway then redis.call('HSET', K[4], field, inputs) return 0 end
-  if requested == inputs then return 0 end
+  -- An event that meets a worker's last expectation is a plan change (a pod first seen, or its deletion).
+  local change = inputsChange(requested, inputs)
+  if change == 'none' then return 0 end
+  if change == 'status' then return 3 end
   return 1
 end

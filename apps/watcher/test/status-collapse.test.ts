@@ -1,0 +1,139 @@
+// Status-only changes collapse with their neighbours, on kube-sim and a real Redis, through the real queue
+// and a real queue worker, with either state source: the pods of one PodSet turning ready inside the window
+// are one delayed job (one reconcile), and a plan change inside the window makes that job due at once.
+// The window is far longer than the test, so nothing here depends on how fast the machine is: what is
+// checked is the jobs in Redis and the reconciles counted, never a time.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startReconcileWorker, type ReconcileWorker } from '@podset/queue';
+import { ProjectionReader } from '@podset/state';
+import { waitFor } from '@podset/testkit';
+import { useSimCluster } from '@podset/testkit/sim-cluster';
+import { Redis } from 'ioredis';
+import { createPod, createPodSet, startTestWatcher, type TestWatcher } from './support.ts';
+
+const env = useSimCluster({ sim: { controllers: false }, redis: true });
+const WINDOW_MS = 10 * 60_000;
+let redis: Redis;
+
+before(async () => {
+  await env.ready;
+  redis = new Redis(env.redis.url, { maxRetriesPerRequest: 3 });
+});
+after(() => redis?.disconnect());
+
+/** Watch events the watcher has admitted (whatever they came to). */
+async function eventsAdmitted(w: TestWatcher): Promise<number> {
+  const metric = await w.running.metrics.getSingleMetric('podset_watch_event_outcomes_total')?.get();
+  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+}
+
+/** Once `n` events were admitted and every request they made was answered. */
+async function settled(w: TestWatcher, n: number): Promise<void> {
+  await waitFor(`${n} events admitted, their requests answered`, async () => {
+    return (await eventsAdmitted(w)) >= n && w.recording.inFlight === 0;
+  });
+}
+
+/** The key's queue: its jobs by state. */
+async function jobs(worker: ReconcileWorker) {
+  const c = await worker.queue.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+  return { due: (c.waiting ?? 0) + (c.prioritized ?? 0), delayed: c.delayed ?? 0, active: c.active ?? 0 };
+}
+
+function setReady(namespace: string, name: string, status: { phase: string; ready: boolean }) {
+  const pod = env.sim.cluster.get('pods', namespace, name);
+  assert.ok(pod, `pod ${name}`);
+  env.sim.cluster.updateStatus('pods', {
+    ...pod,
+    status: { phase: status.phase, conditions: [{ type: 'Ready', status: status.ready ? 'True' : 'False' }] },
+  });
+}
+
+for (const stateSource of ['projection', 'api'] as const) {
+  test(`${stateSource}: pods turning ready inside the window cost one reconcile; a plan change makes it due at once`, async () => {
+    const queueName = `collapse-${stateSource}`;
+    const key = `default/${queueName}`;
+    const runs: string[] = [];
+    const worker = startReconcileWorker({
+      connection: env.redis.url,
+      prefix: 'wp',
+      queueName,
+      concurrency: 2,
+      handler: async (req) => void runs.push(req.key),
+    });
+    const base = `wp:${queueName}`;
+    const w = await startTestWatcher(env, {
+      queuePrefix: 'wp',
+      queueName,
+      keys: {
+        checkpoint: `${base}:watcher:rv`,
+        sentinel: `${base}:watcher:sentinel`,
+        eventLog: `${base}:events`,
+      },
+      stateSource,
+      statusCollapseMs: WINDOW_MS,
+    });
+    try {
+      // Listed, watching: what follows comes as watch events.
+      await waitFor('watches open', () => w.watcher.loops.every((l) => l.counters.watchesOpened > 0));
+      if (stateSource === 'projection') {
+        const projection = new ProjectionReader({ client: redis, prefix: 'wp', queueName });
+        await waitFor('the projection to be ready', () => projection.isReady());
+      }
+      // A PodSet and its three pods, new: plan changes, reconciled at once.
+      const ps = await createPodSet(env.sim, queueName, 'default', 3);
+      const names = [1, 2, 3].map((i) => `${queueName}-${i}`);
+      for (const name of names) await createPod(env.sim, name, { name: queueName, uid: ps.metadata.uid });
+      await settled(w, 4);
+      await waitFor('the reconciles of the new PodSet and pods ran', async () => {
+        const j = await jobs(worker);
+        return runs.length > 0 && j.due + j.delayed + j.active === 0;
+      });
+      assert.ok(
+        w.recording.requests.every((r) => (r.delayMs ?? 0) === 0),
+        'new objects are requested due at once',
+      );
+      await worker.worker.pause();
+      const runsBefore = runs.length;
+      const requestsBefore = w.recording.requests.length;
+
+      // The three turn Running and Ready, each in its own write: status-only, one delayed job.
+      for (const name of names) setReady('default', name, { phase: 'Running', ready: true });
+      await settled(w, 7);
+      const statusRequests = w.recording.requests.slice(requestsBefore);
+      assert.ok(statusRequests.length >= 1, 'the readiness changes are requested');
+      assert.deepEqual(
+        statusRequests.map((r) => [r.key, r.delayMs]),
+        statusRequests.map(() => [key, WINDOW_MS]),
+        'each due after the window',
+      );
+      assert.deepEqual(
+        await jobs(worker),
+        { due: 0, delayed: 1, active: 0 },
+        'one delayed job carries all three',
+      );
+
+      // Inside the window, one pod fails (it must be replaced): the job is due now.
+      setReady('default', names[0]!, { phase: 'Failed', ready: false });
+      await settled(w, 8);
+      const last = w.recording.requests.at(-1);
+      assert.deepEqual([last?.key, last?.delayMs ?? 0], [key, 0], 'the plan change is requested due at once');
+      assert.deepEqual(
+        await jobs(worker),
+        { due: 1, delayed: 0, active: 0 },
+        'the delayed job was pulled forward',
+      );
+
+      void worker.worker.resume();
+      await waitFor('the reconcile ran', async () => {
+        const j = await jobs(worker);
+        return runs.length > runsBefore && j.due + j.delayed + j.active === 0;
+      });
+      assert.deepEqual(runs.slice(runsBefore), [key], 'three readiness changes and a failure: one reconcile');
+    } finally {
+      await w.stop();
+      await worker.close();
+    }
+  });
+}
