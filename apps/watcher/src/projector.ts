@@ -62,6 +62,7 @@ export class Projector implements ChangeGate {
       owed: fold.owed,
       ...(fold.covered === true ? { covered: true } : {}),
       requested: fold.requested,
+      ...(fold.record !== undefined ? { record: fold.record } : {}),
       failed: () => undefined,
     }));
   }

@@ -6,7 +6,7 @@ import type { KubeSim } from '@podset/kube-sim';
 import { waitFor } from '@podset/testkit';
 import type { SimClusterFixture } from '@podset/testkit/sim-cluster';
 import { silentLogger, type Logger } from '../src/log.ts';
-import type { ReconcileRequester } from '../src/request.ts';
+import type { ReconcileRequester, WatcherRequest } from '../src/request.ts';
 import type { WatchTerm } from '../src/term.ts';
 import { startWatcher, type RunningWatcher, type WatcherSettings } from '../src/watcher.ts';
 
@@ -103,9 +103,11 @@ export class RecordingQueue implements ReconcileRequester {
   constructor(inner?: ReconcileRequester) {
     this.#inner = inner;
   }
-  async request(key: string, opts: { source: 'live' | 'bulk'; delayMs?: number; rv?: string }) {
-    this.requests.push({ key, source: opts.source, ...(opts.rv === undefined ? {} : { rv: opts.rv }) });
-    return await this.#inner?.request(key, opts);
+  /** Recorded once they went through (with the projection: the events are recorded as requested by then). */
+  async requestAll(items: readonly WatcherRequest[]) {
+    const out = await this.#inner?.requestAll(items);
+    for (const { key, opts } of items) this.requests.push({ key, source: opts.source });
+    return out;
   }
   has(key: string, source?: 'live' | 'bulk'): boolean {
     return this.requests.some((r) => r.key === key && (source === undefined || r.source === source));

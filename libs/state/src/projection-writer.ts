@@ -181,7 +181,11 @@ export class ProjectionWriter extends ProjectionKeys {
     const out = ((await Promise.all(answers)) as number[][]).flat();
     return items.map((item, i) => {
       const requested = () => this.#recordRequested(item, encoded[i]!);
-      return out[i] === 2 ? { owed: false, covered: true, requested } : { owed: out[i] === 1, requested };
+      if (out[i] === 2) return { owed: false, covered: true, requested };
+      if (out[i] !== 1) return { owed: false, requested };
+      const e = encoded[i]!;
+      const value = item.type === 'DELETED' ? undefined : e.digest;
+      return { owed: true, requested, record: { key: this.keys(item.key).requested, field: e.field, value } };
     });
   }
 
