@@ -9,9 +9,10 @@
 //  - a delayed job is moved earlier (or made waiting) when the request is due sooner — never later;
 //  - a waiting job's priority is raised (never lowered) when the request has a higher one;
 //  - while the key is active, the stored next job (dn:<key>) gets the same merge.
-// A request runs it twice in one transaction, around BullMQ's own add (reconcile-queue.ts): before-add
-// merges, and holds a stored next job aside (dh:<key>) that the add would replace with the request alone;
-// after-add puts it back and says whether the add created the key's job.
+// A request runs it once (request: merged into a pending job, the common case, one round trip), else twice
+// more in one transaction around BullMQ's own add (reconcile-queue.ts): before-add merges, and holds a stored
+// next job aside (dh:<key>) that the add would replace with the request alone; after-add puts it back and
+// says whether the add created the key's job.
 // It relies on BullMQ's key layout (keyspace.ts in libs/redis) and scores (delayed: due·0x1000+seq; prioritized:
 // priority·2^32+counter; marker zset); the integration tests pin that behaviour.
 import { bullKeys, luaScriptOf, runScript, RV_NEWER_LUA } from '@podset/redis';
@@ -26,10 +27,11 @@ const MERGE = luaScriptOf(
 );
 
 /**
+ * request: merge into the key's pending job if it has one (with the request's writes), else say so;
  * before-add / after-add: around BullMQ's add of a request, in one transaction (reconcile-queue.ts);
  * after-finish: pull the next job of a key whose job just finished back to its earliest due time.
  */
-export type MergeMode = 'before-add' | 'after-add' | 'after-finish';
+export type MergeMode = 'request' | 'before-add' | 'after-add' | 'after-finish';
 
 export interface MergeKeys {
   /** BullMQ's job key prefix: "<prefix>:<queue>:". */
@@ -48,6 +50,8 @@ export interface MergeArgs {
   finishedJobId?: string;
   /** after-add: the id the add was given (the key's job, or its stored next job, when the add made it). */
   addedJobId?: string;
+  /** request: hash fields written (or deleted) with the merge. */
+  writes?: readonly { key: string; field: string; value: string | undefined }[];
 }
 
 export interface MergeResult {
@@ -93,7 +97,13 @@ export function mergeArgv(jobPrefix: string, args: MergeArgs): string[] {
 export const MERGE_COMMAND = { numberOfKeys: 11, lua: MERGE.source } as const;
 
 export async function runMerge(client: RedisClient, keys: MergeKeys, args: MergeArgs): Promise<MergeResult> {
-  const raw = await runScript(client, MERGE, mergeKeys(keys), mergeArgv(keys.jobPrefix, args));
+  const writes = args.writes ?? [];
+  const argv = mergeArgv(keys.jobPrefix, args);
+  if (writes.length > 0) {
+    argv.push(String(writes.length));
+    for (const w of writes) argv.push(w.field, w.value === undefined ? 'del' : 'set', w.value ?? '');
+  }
+  const raw = await runScript(client, MERGE, [...mergeKeys(keys), ...writes.map((w) => w.key)], argv);
   const [outcome, jobId, state] = raw as [MergeResult['outcome'], string, string];
   return { outcome, jobId, state };
 }

@@ -6,7 +6,14 @@ import type { ChainableCommander } from 'ioredis';
 import { BACKOFF_TYPE } from './backoff.ts';
 import { bullKeys, jobPrefixOf } from '@podset/redis';
 import { forgetKey, type ForgetKeyOptions, type ForgetKeyResult } from './forget-key.ts';
-import { MERGE_COMMAND, mergeArgv, mergeKeys, runMerge, type MergeResult } from './merge-script.ts';
+import {
+  MERGE_COMMAND,
+  mergeArgv,
+  mergeKeys,
+  runMerge,
+  type MergeKeys,
+  type MergeResult,
+} from './merge-script.ts';
 import {
   bullConnection,
   createClient,
@@ -59,7 +66,10 @@ export interface RequestResult {
    * behind the active one), which now runs no later and at no lower priority than asked.
    */
   outcome: 'created' | 'merged';
-  /** Where the merged job was: waiting, delayed, active-next (pending: the add was dropped into it). */
+  /**
+   * Where the merged job was: waiting, delayed, active-next (merged into the next job stored behind the
+   * active one), deduplicated (stored by this request as that next job).
+   */
   state: string;
 }
 
@@ -81,12 +91,13 @@ export interface RequestItem {
   record?: readonly HashWrite[];
 }
 
-/** A request as its transaction sends it: the merge script's arguments before and after BullMQ's add. */
+/** A request, validated: what its scripts are given. */
 interface PreparedRequest {
-  job: Job;
+  key: string;
+  payload: ReconcileRequest;
   delayMs: number;
-  before: string[];
-  after: string[];
+  keys: MergeKeys;
+  merge: { now: number; due: number; priority: number; incoming: string };
   record: readonly HashWrite[];
 }
 
@@ -135,7 +146,7 @@ export class ReconcileQueue {
   /**
    * Ask for a reconcile of `key` ("namespace/name"). Many requests for a waiting key become one job;
    * a request while the key is active causes exactly one more reconcile after it; the pending job runs
-   * at the earliest due time and highest priority any request asked for. One round trip (requestAll).
+   * at the earliest due time and highest priority any request asked for. See requestAll.
    */
   async request(key: string, opts: RequestOptions): Promise<RequestResult> {
     const [result] = await this.requestAll([{ key, opts }]);
@@ -143,22 +154,32 @@ export class ReconcileQueue {
   }
 
   /**
-   * Requests many keys, each as `request` does, in one transaction per REQUESTS_PER_TRANSACTION: per
-   * request, the merge script (before-add) folds it into the key's pending job, BullMQ's own add (with
-   * deduplication by key, keepLastIfActive) creates the job when there is none or stores it behind the
-   * active one, and the script again (after-add) undoes what the add must not do. Nothing runs between
-   * the three, so no lock is needed: any number of producers may request one key at once.
+   * Requests many keys, each as `request` does, in two round trips at most whatever their number:
+   * 1. the merge script (request), for every item at once: a key with a pending job (waiting, delayed, or a
+   *    next job stored behind the active one) takes the request there, with its writes — the common case;
+   * 2. the others, in one transaction per REQUESTS_PER_TRANSACTION: per request the script (before-add),
+   *    BullMQ's own add (deduplication by key, keepLastIfActive: it creates the job, or stores it behind
+   *    the active one), the script again (after-add), the request's writes. Nothing runs between them, so
+   *    whatever changed since step 1 is found as it is, and no lock is needed: any number of producers may
+   *    request one key at once.
    */
   async requestAll(items: readonly RequestItem[]): Promise<RequestResult[]> {
     const prepared = items.map((item) => this.#prepare(item));
-    const out: RequestResult[] = [];
-    for (let i = 0; i < prepared.length; i += REQUESTS_PER_TRANSACTION) {
-      out.push(...(await this.#transact(prepared.slice(i, i + REQUESTS_PER_TRANSACTION))));
+    const first = await Promise.all(
+      prepared.map((r) => runMerge(this.client, r.keys, { mode: 'request', ...r.merge, writes: r.record })),
+    );
+    const out: (RequestResult | undefined)[] = first.map((m) =>
+      m.outcome === 'merged' ? { jobId: m.jobId, outcome: 'merged', state: m.state } : undefined,
+    );
+    const rest = prepared.filter((_, i) => out[i] === undefined);
+    const added: RequestResult[] = [];
+    for (let i = 0; i < rest.length; i += REQUESTS_PER_TRANSACTION) {
+      added.push(...(await this.#transact(rest.slice(i, i + REQUESTS_PER_TRANSACTION))));
     }
-    return out;
+    return out.map((r) => r ?? added.shift()!);
   }
 
-  /** Validates a request and builds what its transaction sends. */
+  /** Validates a request and builds what its scripts are given. */
   #prepare({ key, opts, record }: RequestItem): PreparedRequest {
     const problem = keyProblem(key);
     if (problem !== undefined) throw new Error(`ReconcileQueue.request: ${problem}`);
@@ -182,37 +203,33 @@ export class ReconcileQueue {
       if (traceparents !== undefined) payload = { ...payload, traceparents };
     }
     const priority = PRIORITY[opts.source];
-    // A fresh id per add: the key's job (or its stored next job) carries it exactly when the add made it.
-    const ownId = `${key.replace('/', '~')}~${randomUUID()}`;
-    const jobOpts = {
-      jobId: ownId,
-      priority,
-      delay: delayMs,
-      attempts: this.attempts,
-      backoff: { type: BACKOFF_TYPE },
-      removeOnComplete: keepJobs(this.retention.completed, 1000, 3600),
-      removeOnFail: keepJobs(this.retention.failed, 5000, 7 * 24 * 3600),
-      deduplication: { id: key, keepLastIfActive: true },
-    };
-    const job = new Job(this.queue, key, payload, jobOpts, ownId);
-    const keys = mergeKeys({ jobPrefix: this.jobPrefix, dedupId: key });
-    const merge = {
-      now,
-      due: payload.dueAt,
-      priority,
-      incoming: JSON.stringify(payload),
-      addedJobId: ownId,
-    };
     return {
-      job,
+      key,
+      payload,
       delayMs,
-      before: [...keys, ...mergeArgv(this.jobPrefix, { mode: 'before-add', ...merge })],
-      after: [...keys, ...mergeArgv(this.jobPrefix, { mode: 'after-add', ...merge })],
+      keys: { jobPrefix: this.jobPrefix, dedupId: key },
+      merge: { now, due: payload.dueAt, priority, incoming: JSON.stringify(payload) },
       record: record ?? [],
     };
   }
 
-  /** One transaction on BullMQ's connection: before-add, add, after-add per request. */
+  /** BullMQ's job for a request, with a fresh id: the key's job (or next job) carries it once the add made it. */
+  #jobOf(r: PreparedRequest): Job {
+    const ownId = `${r.key.replace('/', '~')}~${randomUUID()}`;
+    const opts = {
+      jobId: ownId,
+      priority: r.merge.priority,
+      delay: r.delayMs,
+      attempts: this.attempts,
+      backoff: { type: BACKOFF_TYPE },
+      removeOnComplete: keepJobs(this.retention.completed, 1000, 3600),
+      removeOnFail: keepJobs(this.retention.failed, 5000, 7 * 24 * 3600),
+      deduplication: { id: r.key, keepLastIfActive: true },
+    };
+    return new Job(this.queue, r.key, r.payload, opts, ownId);
+  }
+
+  /** One transaction on BullMQ's connection: before-add, add, after-add and the writes, per request. */
   async #transact(batch: readonly PreparedRequest[]): Promise<RequestResult[]> {
     const client = await this.queue.getBackend().client;
     const command = await this.#mergeCommandOn(client);
@@ -221,9 +238,12 @@ export class ReconcileQueue {
     const writes = tx as unknown as Pick<ChainableCommander, 'hdel'>;
     const added: Promise<string>[] = [];
     for (const r of batch) {
-      tx.runCommand(command, r.before);
-      added.push(r.job.addJob(tx));
-      tx.runCommand(command, r.after);
+      const job = this.#jobOf(r);
+      const keys = mergeKeys(r.keys);
+      const merge = { ...r.merge, addedJobId: job.id! };
+      tx.runCommand(command, [...keys, ...mergeArgv(this.jobPrefix, { mode: 'before-add', ...merge })]);
+      added.push(job.addJob(tx));
+      tx.runCommand(command, [...keys, ...mergeArgv(this.jobPrefix, { mode: 'after-add', ...merge })]);
       for (const w of r.record) {
         if (w.value === undefined) writes.hdel(w.key, w.field);
         else tx.hset(w.key, { [w.field]: w.value });
@@ -241,9 +261,11 @@ export class ReconcileQueue {
       if (outcome === 'created') {
         return { jobId, outcome: 'created', state: r.delayMs > 0 ? 'delayed' : 'waiting' };
       }
-      // Where it was merged: as the next job behind the active one, else where before-add found the job.
+      // Stored as the next job behind the active one (deduplicated), merged into the one stored there
+      // (active-next), else merged where before-add found the job.
       const found = (mine[0]![1] as string[])[2] ?? '';
-      return { jobId, outcome: 'merged', state: state === 'active-next' || found === '' ? state : found };
+      const behindActive = state === 'active-next' || state === 'deduplicated';
+      return { jobId, outcome: 'merged', state: behindActive || found === '' ? state : found };
     });
   }
 

@@ -195,15 +195,17 @@ async function tripsOf(fn: () => Promise<unknown>): Promise<{ exec: number; scri
   return { exec: after.exec - before.exec, scripts: after.scripts - before.scripts };
 }
 
-test('a request is one transaction (one round trip) whatever state its key is in, and takes no lock', async () => {
+test('a request is one script call when its key has a pending job, else that and one transaction; no lock', async () => {
   const key = 'ns/one-trip';
+  // The merge script answers alone (merged), or the request goes on to one transaction: the script before
+  // BullMQ's add, the add, the script after.
+  const merged = { exec: 0, scripts: 1 };
+  const added = { exec: 1, scripts: 4 };
   // No job: created.
-  // Each request: the merge before, BullMQ's add, the merge after — three scripts in one transaction.
-  const one = { exec: 1, scripts: 3 };
-  assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'bulk', delayMs: 60_000 })), one);
+  assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'bulk', delayMs: 60_000 })), added);
   // Delayed, then waiting: merged.
-  assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'bulk', delayMs: 30_000 })), one);
-  assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'live' })), one);
+  assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'bulk', delayMs: 30_000 })), merged);
+  assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'live' })), merged);
   const first = (await queue.currentJobId(key))!;
   const worker = new Worker('unit', null, {
     connection: { url: redis.url },
@@ -218,9 +220,10 @@ test('a request is one transaction (one round trip) whatever state its key is in
     }
     assert.ok(job);
     // Active with no next job: BullMQ stores one. Active with one: merged into it.
-    const stored = await queue.request(key, { source: 'live', rv: '7' });
-    assert.deepEqual([stored.outcome, stored.state, stored.jobId], ['merged', 'active-next', first]);
-    assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'bulk', rv: '8' })), one);
+    assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'live', rv: '7' })), added);
+    const again = await queue.request(key, { source: 'bulk', rv: '8' });
+    assert.deepEqual([again.outcome, again.state, again.jobId], ['merged', 'active-next', first]);
+    assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'bulk', rv: '9' })), merged);
     assert.equal(await raw.exists(K.heldNext(key)), 0, 'nothing held aside between transactions');
     await job.moveToCompleted('done', 'tok', false);
   } finally {
@@ -280,6 +283,15 @@ test('requestAll: many keys in one transaction, with the writes each request car
   const b = (await queue.currentJobId('ns/all-b'))!;
   assert.equal((await jobData(a)).rv, '2', 'the second request for a key merged into the job the first made');
   assert.equal((await jobData(b)).rv, '9');
+  // Keys with a pending job: merged by the script alone, which makes the writes too.
+  const again = await tripsOf(() =>
+    queue.requestAll([
+      { key: 'ns/all-a', opts: { source: 'live' }, record: [{ key: hash, field: 'f0', value: undefined }] },
+      { key: 'ns/all-b', opts: { source: 'live' }, record: [{ key: hash, field: 'f3', value: 'd3' }] },
+    ]),
+  );
+  assert.deepEqual(again, { exec: 0, scripts: 2 });
+  assert.deepEqual(await raw.hgetall(hash), { f1: 'd1', f2: 'd2', f3: 'd3' });
 });
 
 test('request validates its key', async () => {

@@ -185,6 +185,21 @@ if mode == 'after-finish' then
   return {outcome, current or '', state}
 end
 
+if mode == 'request' then
+  -- The common case, alone: a pending job takes the request, and the writes it carries (KEYS[12..], ARGV[10]
+  -- = how many, then per write its field, 'set' or 'del', value) are made with it. Anything else is
+  -- answered for the caller's transaction around BullMQ's add (before-add, add, after-add).
+  if not current then return {'absent', '', ''} end
+  local outcome, state = mergeInto(current, inc, due, prio, false)
+  if outcome ~= 'merged' then return {outcome, current, state} end
+  for i = 1, tonumber(ARGV[10] or '0') do
+    local at = 11 + (i - 1) * 3
+    if ARGV[at + 1] == 'set' then rcall('HSET', KEYS[11 + i], ARGV[at], ARGV[at + 2])
+    else rcall('HDEL', KEYS[11 + i], ARGV[at]) end
+  end
+  return {outcome, current, state}
+end
+
 if mode == 'before-add' then
   -- BullMQ's add of this request comes next in the same transaction: nothing runs in between.
   if not current then return {'absent', '', ''} end
@@ -207,5 +222,5 @@ if rcall('EXISTS', heldKey) == 1 then
   return {'merged', current or '', 'active-next'}
 end
 if current == ARGV[9] then return {'created', current, 'created'} end
-if current and rcall('HGET', dnKey, 'jid') == ARGV[9] then return {'merged', current, 'active-next'} end
+if current and rcall('HGET', dnKey, 'jid') == ARGV[9] then return {'merged', current, 'deduplicated'} end
 return {'merged', current or '', 'pending'}
