@@ -85,8 +85,9 @@ export interface RequestItem {
   key: string;
   opts: RequestOptions;
   /**
-   * Written in the request's own transaction, so that they and the request land together or not at all
-   * (the watcher records there which events the request answers). Keys in the queue's hash slot.
+   * Written with the request, by the same script or in the same transaction, so that they and the request
+   * land together or not at all (the watcher records there which events the request answers). Keys in the
+   * queue's hash slot.
    */
   record?: readonly HashWrite[];
 }
@@ -279,7 +280,7 @@ export class ReconcileQueue {
     return this.mergeCommand;
   }
 
-  /** Request many keys (relist, resync): `requestAll`, in transactions of REQUESTS_PER_TRANSACTION. */
+  /** Request many keys (relist, resync, benchmarks): the same as `requestAll`. */
   async requestMany(items: readonly RequestItem[]): Promise<RequestResult[]> {
     return await this.requestAll(items);
   }
