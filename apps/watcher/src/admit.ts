@@ -1,13 +1,14 @@
 // Stage 3 of an event's path: fold and admit. The batch's keyed events go to the change gate in one call
 // (with the projection, the one place a batch enters it: Projector.admit folds them all in a few Redis
 // calls), which answers per event whether it owes a reconcile. The answers are sorted here into the keys
-// to request live (one request per key, however many events owe it) and a count per outcome.
+// to request live (one request per key of the batch, however many of its events owe it) and a count per
+// outcome.
 import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
 import type { BatchSpans } from './event-tracing.ts';
 
 /**
  * What a watch event came to: `requested` it made a live request; `coalesced` it shared one with another
- * event of its key; `covered` the key's job already waiting covered it; `unchanged` it changed nothing a
+ * event of its key in its batch; `covered` the key's job already waiting covered it; `unchanged` it changed nothing a
  * plan reads (the operator's own status writes among them); `unkeyed` it concerns no PodSet.
  */
 export type EventOutcome = 'requested' | 'coalesced' | 'covered' | 'unchanged' | 'unkeyed';
@@ -24,8 +25,6 @@ export async function admit(
   gate: ChangeGate,
   keyed: readonly KeyedEvent[],
   opts: {
-    /** Whether a live request for the key is in flight (a new one then shares its follow-up). */
-    inFlight: (key: string) => boolean;
     /** With tracing on: the batch's spans (an event that requests, or is covered, gets one). */
     spans: BatchSpans | undefined;
   },
@@ -49,7 +48,7 @@ export async function admit(
     let outcome: EventOutcome;
     if (owing === undefined) {
       admitted.owed.set(event.key, [a]);
-      outcome = opts.inFlight(event.key) ? 'coalesced' : 'requested';
+      outcome = 'requested';
     } else {
       owing.push(a);
       outcome = 'coalesced';

@@ -3,6 +3,7 @@
 // workers read, in Redis) or, for the API fallback, PodSetChangeFilter (change-filter.ts: each PodSet's plan
 // inputs in memory, every pod event requests one). The enqueuer asks the gate and never which one it has.
 import type { Resource, WatchedObject } from './keys.ts';
+import type { RequestRecord } from './request.ts';
 import type { ListedPage, WatchEvent } from './watch-loop.ts';
 
 export interface StreamInfo {
@@ -24,6 +25,8 @@ export interface Admission {
   statusOnly?: boolean;
   /** The owed request went through: record it (a re-delivered event then owes nothing more). */
   requested(): Promise<void>;
+  /** What `requested()` writes, when the request can write it in its own transaction instead (then it is not called). */
+  record?: RequestRecord;
   /** The request or the event-log append failed: the watch re-delivers the event, which must owe again. */
   failed(): void;
 }

@@ -3,21 +3,29 @@ import { test } from 'node:test';
 import { PodSetChangeFilter } from './change-filter.ts';
 import type { ChangeGate } from './change-gate.ts';
 import { Enqueuer, type ReconcileRequester } from './enqueue.ts';
+import type { WatcherRequest } from './request.ts';
 import type { EventRecord } from './event-log.ts';
 import { silentLogger } from './log.ts';
 import type { WatchEvent } from './watch-loop.ts';
 
-/** A queue whose requests complete only when the test says so. */
+/** A queue whose requests complete only when the test says so; `batches`: the keys of each call. */
 class ManualQueue implements ReconcileRequester {
   readonly calls: { key: string; source: string; settle: (err?: Error) => void }[] = [];
-  request(key: string, opts: { source: 'live' | 'bulk' }) {
-    return new Promise<void>((resolve, reject) => {
-      this.calls.push({
-        key,
-        source: opts.source,
-        settle: (err) => (err === undefined ? resolve() : reject(err)),
-      });
-    });
+  readonly batches: string[][] = [];
+  requestAll(items: readonly WatcherRequest[]) {
+    this.batches.push(items.map((i) => i.key));
+    return Promise.all(
+      items.map(
+        ({ key, opts }) =>
+          new Promise<void>((resolve, reject) => {
+            this.calls.push({
+              key,
+              source: opts.source,
+              settle: (err) => (err === undefined ? resolve() : reject(err)),
+            });
+          }),
+      ),
+    );
   }
 }
 
@@ -32,7 +40,7 @@ const podSetEvent = (name: string, rv: string): WatchEvent => ({
   rv,
 });
 
-test('the events of one batch request each key once; a later batch for a key being requested shares one follow-up, issued after it', async () => {
+test('the events of one batch request each key once, in one call; a later batch requests at once, without waiting for it', async () => {
   const queue = new ManualQueue();
   const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   const first = [
@@ -43,34 +51,28 @@ test('the events of one batch request each key once; a later batch for a key bei
   await tick();
   await tick();
   assert.deepEqual(
-    queue.calls.map((c) => c.key),
-    ['default/web', 'default/api'],
-    'one request per key of the batch',
+    queue.batches,
+    [['default/web', 'default/api']],
+    'one call, one request per key of the batch',
   );
   const later = [enq.event(podSetEvent('web', '13')), enq.event(podSetEvent('web', '14'))];
   await tick();
   await tick();
-  assert.equal(queue.calls.length, 2, 'nothing more while the key is being requested');
+  // The queue merges a key's requests: nothing to hold back while an earlier one is on its way.
+  assert.deepEqual(queue.batches, [['default/web', 'default/api'], ['default/web']]);
+  let laterDone = false;
+  void Promise.all(later).then(() => (laterDone = true));
+  queue.calls[2]!.settle();
+  await tick();
+  assert.equal(laterDone, true, 'the later events settle with their own request');
   queue.calls[0]!.settle();
   queue.calls[1]!.settle();
   await Promise.all(first);
-  await tick();
-  assert.deepEqual(
-    queue.calls.map((c) => c.key),
-    ['default/web', 'default/api', 'default/web'],
-    'one follow-up after the first completed',
-  );
-  let laterDone = false;
-  void Promise.all(later).then(() => (laterDone = true));
-  await tick();
-  assert.equal(laterDone, false, 'the later events wait for their own request');
-  queue.calls[2]!.settle();
-  await Promise.all(later);
-  assert.equal(enq.coalesced, 3, 'web@11 in its batch, web@14 in its batch, and the follow-up');
+  assert.equal(enq.coalesced, 2, 'web@11 in its batch, web@14 in its batch');
   assert.equal(enq.requested.live, 3);
 });
 
-test('a failed request fails its event; the events waiting behind it still get their own request', async () => {
+test('a failed request fails its batch; a later batch has its own request', async () => {
   const queue = new ManualQueue();
   const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   const first = enq.event(podSetEvent('web', '1'));
@@ -79,10 +81,9 @@ test('a failed request fails its event; the events waiting behind it still get t
   const second = enq.event(podSetEvent('web', '2'));
   await tick();
   await tick();
+  assert.equal(queue.calls.length, 2);
   queue.calls[0]!.settle(new Error('redis down'));
   await assert.rejects(first, /redis down/);
-  await tick();
-  assert.equal(queue.calls.length, 2);
   queue.calls[1]!.settle();
   await second;
 });
@@ -121,8 +122,8 @@ test('a relist page requests each distinct key at bulk priority', async () => {
   const enq = new Enqueuer({
     gate: new PodSetChangeFilter(),
     queue: {
-      request: (key, opts) => {
-        requests.push(`${key}:${opts.source}`);
+      requestAll: (items) => {
+        for (const { key, opts } of items) requests.push(`${key}:${opts.source}`);
         return Promise.resolve();
       },
     },
@@ -149,9 +150,9 @@ function recordingQueue() {
   const q = {
     keys,
     failing: false,
-    request(key: string) {
+    requestAll(items: readonly WatcherRequest[]) {
       if (q.failing) return Promise.reject(new Error('redis down'));
-      keys.push(key);
+      keys.push(...items.map((i) => i.key));
       return Promise.resolve();
     },
   };
@@ -317,6 +318,37 @@ test('a batch: one request per owing key, every owing event recorded as requeste
   ]);
 });
 
+test("an owed event's record of its request travels in the request's own transaction, not after it", async () => {
+  const sent: WatcherRequest[] = [];
+  const calledAfter: string[] = [];
+  const gate: ChangeGate = {
+    ...scriptedGate(() => true).gate,
+    admit: async (events) =>
+      events.map(({ ev }) => ({
+        owed: true,
+        requested: async () => void calledAfter.push(ev.rv!),
+        ...(ev.rv === '2' ? {} : { record: { key: 'req:web', field: `f${ev.rv}`, value: `d${ev.rv}` } }),
+        failed: () => undefined,
+      })),
+  };
+  const queue: ReconcileRequester = {
+    requestAll: async (items) => void sent.push(...items),
+  };
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate });
+  await Promise.all(['1', '2', '3'].map((rv) => enq.event(podSetEvent('web', rv))));
+  assert.deepEqual(sent, [
+    {
+      key: 'default/web',
+      opts: { source: 'live' },
+      record: [
+        { key: 'req:web', field: 'f1', value: 'd1' },
+        { key: 'req:web', field: 'f3', value: 'd3' },
+      ],
+    },
+  ]);
+  assert.deepEqual(calledAfter, ['2'], 'only the event without a record is recorded after its request');
+});
+
 test('what each event came to is counted: requested, coalesced, covered, unchanged, unkeyed', async () => {
   const queue = new ManualQueue();
   const answers: Record<string, { owed: boolean; covered?: boolean }> = {
@@ -353,17 +385,15 @@ test('what each event came to is counted: requested, coalesced, covered, unchang
   first.push(enq.event(stray));
   await tick();
   await tick();
-  const second = enq.event(podSetEvent('web', '5')); // web's request is still in flight: a follow-up
+  const second = enq.event(podSetEvent('web', '5')); // web's request is still on its way: its own request
   await tick();
   await tick();
-  assert.deepEqual(seen, { requested: 1, coalesced: 2, covered: 1, unchanged: 1, unkeyed: 1 });
+  assert.deepEqual(seen, { requested: 2, coalesced: 1, covered: 1, unchanged: 1, unkeyed: 1 });
   queue.calls[0]!.settle();
-  await Promise.all(first);
-  await tick();
   queue.calls[1]!.settle();
-  await second;
-  assert.equal(queue.calls.length, 2, 'the first request, and one follow-up');
-  assert.deepEqual([enq.unkeyed, enq.coalesced, enq.covered, enq.unchanged], [1, 2, 1, 1]);
+  await Promise.all([...first, second]);
+  assert.equal(queue.calls.length, 2, 'one request per batch');
+  assert.deepEqual([enq.unkeyed, enq.coalesced, enq.covered, enq.unchanged], [1, 1, 1, 1]);
 });
 
 test("event-log records and the relist marker carry the time of the enqueuer's clock", async () => {

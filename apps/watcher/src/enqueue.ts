@@ -14,7 +14,7 @@ import type { EventTracing } from './event-tracing.ts';
 import { keyAndLog } from './key-and-log.ts';
 import { keyFor, keysOf } from './keys.ts';
 import type { Logger } from './log.ts';
-import { LiveRequests, requestBulk, type ReconcileRequester } from './request.ts';
+import { requestBulk, type ReconcileRequester, type RequestRecord, type WatcherRequest } from './request.ts';
 import type { ListedPage, WatchEvent, WatchSink } from './watch-loop.ts';
 
 export type { EventOutcome } from './admit.ts';
@@ -51,6 +51,8 @@ export interface EnqueuerOptions {
   statusCollapseMs?: number;
 }
 
+const LIVE = { source: 'live' } as const;
+
 export class Enqueuer implements WatchSink {
   readonly #o: EnqueuerOptions;
   readonly #clock: Clock;
@@ -58,32 +60,28 @@ export class Enqueuer implements WatchSink {
   readonly requested = { live: 0, bulk: 0 };
   /** Events that mapped to no key (pods without a PodSet controller). */
   unkeyed = 0;
-  /** Live events folded into a follow-up request for a key already being requested. */
+  /** Live events that shared their batch's one request for their key. */
   coalesced = 0;
   /** Events that changed nothing a plan reads (the operator's own status writes among them). */
   unchanged = 0;
   /** Events that may change a plan, whose key's job was already waiting in the queue: nothing requested. */
   covered = 0;
   readonly #batches: TurnBatcher<WatchEvent>;
-  readonly #live: LiveRequests;
 
   constructor(options: EnqueuerOptions) {
     this.#o = options;
     this.#clock = options.clock ?? systemClock;
     this.#batches = new TurnBatcher((events) => this.#flush(events));
-    this.#live = new LiveRequests(options.queue, () => {
-      this.requested.live++;
-      this.#o.onEnqueued?.('live', 1);
-    });
   }
 
   /**
    * The watch loop calls this for events in order without waiting for each other. Events that arrive
    * together (one read of the watch stream) are handled as one batch: the event-log records appended in
    * one call, the gate asked once (with the projection: one fold call), and one live request per key
-   * however many of the batch's events owe one. Batches keep event order: each appends and asks the gate
-   * before the next one does (ioredis keeps call order on its connection). Live requests for one key are
-   * coalesced across batches too (request.ts). An event settles with its batch: when any part of the
+   * however many of the batch's events owe one, all of them in one call to the queue (one Redis
+   * transaction, which also records them as requested). Batches keep event order: each appends and asks
+   * the gate before the next one does (ioredis keeps call order on its connection). A key requested by
+   * two batches at once is merged by the queue. An event settles with its batch: when any part of the
    * batch fails, every event of it fails and the watch re-delivers them.
    */
   event(ev: WatchEvent): Promise<void> {
@@ -111,16 +109,11 @@ export class Enqueuer implements WatchSink {
         ? undefined
         : (async () => {
             const spans = startedAt === undefined ? undefined : tracing?.batch(startedAt);
-            const admitted = await admit(this.#o.gate, keyed, { inFlight: (k) => this.#live.has(k), spans });
+            const admitted = await admit(this.#o.gate, keyed, { spans });
             answers = admitted.answers;
             this.#count(admitted.tally);
             try {
-              await Promise.all(
-                [...admitted.owed].map(async ([key, owing]) => {
-                  await this.#live.request(key, spans?.traceparentsOf(key), this.#delayOf(owing));
-                  await commit(owing);
-                }),
-              );
+              await this.#requestLive(admitted.owed, spans?.traceparentsOf.bind(spans));
             } catch (err) {
               spans?.end(err);
               throw err;
@@ -136,10 +129,41 @@ export class Enqueuer implements WatchSink {
     }
   }
 
+  /** One live request per owed key, in one call; then the events whose request wrote no record commit. */
+  async #requestLive(
+    owed: ReadonlyMap<string, Admission[]>,
+    traceparentsOf: ((key: string) => string[] | undefined) | undefined,
+  ): Promise<void> {
+    if (owed.size === 0) return;
+    const items = [...owed].map(([key, owing]) => {
+      const traceparents = traceparentsOf?.(key);
+      const record = owing.flatMap((a): RequestRecord[] => (a.record !== undefined ? [a.record] : []));
+      return {
+        key,
+        opts: this.#liveOpts(owing, traceparents),
+        ...(record.length > 0 ? { record } : {}),
+      };
+    });
+    await this.#o.queue.requestAll(items);
+    this.requested.live += items.length;
+    this.#o.onEnqueued?.('live', items.length);
+    await Promise.all([...owed.values()].map(commit));
+  }
+
   /** When a key's request is due: at once if any of its events can change a plan, else after the window. */
   #delayOf(owing: readonly Admission[]): number {
     const collapseMs = this.#o.statusCollapseMs ?? 0;
     return collapseMs > 0 && owing.every((a) => a.statusOnly === true) ? collapseMs : 0;
+  }
+
+  #liveOpts(owing: readonly Admission[], traceparents: string[] | undefined): WatcherRequest['opts'] {
+    const delayMs = this.#delayOf(owing);
+    if (delayMs === 0 && traceparents === undefined) return LIVE;
+    return {
+      source: 'live',
+      ...(delayMs > 0 ? { delayMs } : {}),
+      ...(traceparents !== undefined ? { traceparents } : {}),
+    };
   }
 
   #count(tally: Partial<Record<EventOutcome, number>>): void {

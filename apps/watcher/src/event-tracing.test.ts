@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
 import { Enqueuer, type ReconcileRequester } from './enqueue.ts';
+import type { WatcherRequest } from './request.ts';
 import { eventTracing } from './event-tracing.ts';
 import { silentLogger } from './log.ts';
 import type { WatchEvent } from './watch-loop.ts';
@@ -12,13 +13,17 @@ const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcess
 provider.register();
 const tracer = provider.getTracer('test');
 
-type Opts = Parameters<ReconcileRequester['request']>[1];
+type Opts = WatcherRequest['opts'];
 
 /** A queue whose requests complete only when the test says so; it keeps the options each was given. */
 class ManualQueue implements ReconcileRequester {
   readonly calls: { key: string; opts: Opts; settle: () => void }[] = [];
-  request(key: string, opts: Opts) {
-    return new Promise<void>((resolve) => this.calls.push({ key, opts, settle: resolve }));
+  requestAll(items: readonly WatcherRequest[]) {
+    return Promise.all(
+      items.map(
+        ({ key, opts }) => new Promise<void>((resolve) => this.calls.push({ key, opts, settle: resolve })),
+      ),
+    );
   }
 }
 
@@ -44,7 +49,7 @@ const ev = (name: string, rv: string): WatchEvent => ({
 const traceparentOf = (s: { spanContext(): { traceId: string; spanId: string } }) =>
   `00-${s.spanContext().traceId}-${s.spanContext().spanId}-01`;
 
-test('tracing on: a span per event that requests, its traceparent in the request; a follow-up carries those of the events it serves', async () => {
+test('tracing on: a span per event that requests, its traceparent in the request; a later batch carries those of its own events', async () => {
   exporter.reset();
   const queue = new ManualQueue();
   const enq = new Enqueuer({ queue, logger: silentLogger, gate, tracing: eventTracing(tracer) });
@@ -63,11 +68,10 @@ test('tracing on: a span per event that requests, its traceparent in the request
     exporter.getFinishedSpans().map((s) => [s.name, s.attributes['podset.event.outcome']]),
     [['watch podsets MODIFIED', 'covered']],
   );
+  assert.equal(queue.calls.length, 2, 'the later batch requested at once');
   queue.calls[0]!.settle();
-  await Promise.all(first);
-  await tick();
   queue.calls[1]!.settle();
-  await Promise.all(later);
+  await Promise.all([...first, ...later]);
 
   const spans = exporter.getFinishedSpans();
   const byRv = new Map(spans.map((s) => [s.attributes['k8s.resource_version'], s]));
@@ -75,7 +79,7 @@ test('tracing on: a span per event that requests, its traceparent in the request
     '10:requested',
     '11:coalesced',
     '12:covered',
-    '13:coalesced',
+    '13:requested',
     '14:coalesced',
   ]);
   for (const s of spans) {
@@ -90,7 +94,7 @@ test('tracing on: a span per event that requests, its traceparent in the request
   assert.deepEqual(
     queue.calls[1]!.opts.traceparents,
     tps(['13', '14']),
-    'the follow-up carries its own events',
+    'the later request carries its own events',
   );
 });
 

@@ -63,6 +63,7 @@ export class Projector implements ChangeGate {
       ...(fold.covered === true ? { covered: true } : {}),
       ...(fold.statusOnly === true ? { statusOnly: true } : {}),
       requested: fold.requested,
+      ...(fold.record !== undefined ? { record: fold.record } : {}),
       failed: () => undefined,
     }));
   }

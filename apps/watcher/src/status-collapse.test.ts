@@ -12,13 +12,13 @@ import type { WatchEvent } from './watch-loop.ts';
 
 const COLLAPSE_MS = 250;
 
-/** Records each request's key and delay; completes at once, or when the test says so (`manual`). */
+/** Records each request's key and delay; a call completes at once, or when the test says so (`manual`). */
 function delayQueue(manual = false) {
   const calls: { key: string; delayMs: number; settle: () => void }[] = [];
   const queue: ReconcileRequester = {
-    request: (key, opts) =>
+    requestAll: (items) =>
       new Promise<void>((resolve) => {
-        calls.push({ key, delayMs: opts.delayMs ?? 0, settle: resolve });
+        for (const { key, opts } of items) calls.push({ key, delayMs: opts.delayMs ?? 0, settle: resolve });
         if (!manual) resolve();
       }),
   };
@@ -159,7 +159,7 @@ test('STATUS_COLLAPSE_MS 0: a status-only change is requested due at once, as be
   assert.deepEqual(delays(), [0, 0]);
 });
 
-test("the follow-up of a key's request in flight is due at the least delay its events asked for", async () => {
+test("batches while a key's request is in flight each request at their own events' delay (the queue keeps the earliest)", async () => {
   const { queue, calls } = delayQueue(true);
   const enq = new Enqueuer({
     queue,
@@ -182,41 +182,22 @@ test("the follow-up of a key's request in flight is due at the least delay its e
   later.push(enq.event(podEvent('MODIFIED', b({ phase: 'Failed', ready: false }))));
   await tick();
   await tick();
-  calls[0]!.settle();
-  await first;
-  await tick();
   assert.deepEqual(
     calls.map((c) => c.delayMs),
-    [0, 0],
-    'one follow-up, due at once: the plan change it carries',
+    [0, COLLAPSE_MS, 0],
+    'the status-only batch waits the window; the plan change is due at once',
   );
-  calls[1]!.settle();
-  await Promise.all(later);
-  // And a follow-up of status-only changes alone waits the window.
-  const third = enq.event(podEvent('MODIFIED', a({ ready: false })));
-  await tick();
-  await tick();
-  const fourth = enq.event(podEvent('MODIFIED', a({})));
-  await tick();
-  await tick();
-  calls[2]!.settle();
-  await third;
-  await tick();
-  assert.deepEqual(
-    calls.map((c) => c.delayMs),
-    [0, 0, COLLAPSE_MS, COLLAPSE_MS],
-  );
-  calls[3]!.settle();
-  await fourth;
+  for (const c of calls) c.settle();
+  await Promise.all([first, ...later]);
 });
 
 test('API fallback: a failed request forgets the pod, so its re-delivered event is requested again (at once)', async () => {
   const calls: number[] = [];
   let failing = false;
   const queue: ReconcileRequester = {
-    request: async (_key, opts) => {
+    requestAll: async (items) => {
       if (failing) throw new Error('redis down');
-      calls.push(opts.delayMs ?? 0);
+      for (const { opts } of items) calls.push(opts.delayMs ?? 0);
     },
   };
   const enq = new Enqueuer({

@@ -6,7 +6,7 @@ import type { KubeSim } from '@podset/kube-sim';
 import { waitFor } from '@podset/testkit';
 import type { SimClusterFixture } from '@podset/testkit/sim-cluster';
 import { silentLogger, type Logger } from '../src/log.ts';
-import type { ReconcileRequester } from '../src/request.ts';
+import type { ReconcileRequester, WatcherRequest } from '../src/request.ts';
 import type { WatchTerm } from '../src/term.ts';
 import { startWatcher, type RunningWatcher, type WatcherSettings } from '../src/watcher.ts';
 
@@ -105,16 +105,18 @@ export class RecordingQueue implements ReconcileRequester {
   constructor(inner?: ReconcileRequester) {
     this.#inner = inner;
   }
-  async request(key: string, opts: { source: 'live' | 'bulk'; delayMs?: number; rv?: string }) {
-    this.requests.push({
-      key,
-      source: opts.source,
-      ...(opts.rv === undefined ? {} : { rv: opts.rv }),
-      ...(opts.delayMs === undefined ? {} : { delayMs: opts.delayMs }),
-    });
+  /** Recorded once they went through (with the projection: the events are recorded as requested by then). */
+  async requestAll(items: readonly WatcherRequest[]) {
     this.inFlight++;
     try {
-      return await this.#inner?.request(key, opts);
+      const out = await this.#inner?.requestAll(items);
+      for (const { key, opts } of items)
+        this.requests.push({
+          key,
+          source: opts.source,
+          ...(opts.delayMs === undefined ? {} : { delayMs: opts.delayMs }),
+        });
+      return out;
     } finally {
       this.inFlight--;
     }

@@ -2,6 +2,8 @@ export {
   ReconcileQueue,
   DEFAULT_ATTEMPTS,
   type ReconcileQueueOptions,
+  type HashWrite,
+  type RequestItem,
   type RequestOptions,
   type RequestResult,
 } from './reconcile-queue.ts';

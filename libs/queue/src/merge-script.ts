@@ -9,6 +9,10 @@
 //  - a delayed job is moved earlier (or made waiting) when the request is due sooner — never later;
 //  - a waiting job's priority is raised (never lowered) when the request has a higher one;
 //  - while the key is active, the stored next job (dn:<key>) gets the same merge.
+// A request runs it once (request: merged into a pending job, the common case, one round trip), else twice
+// more in one transaction around BullMQ's own add (reconcile-queue.ts): before-add merges, and holds a stored
+// next job aside (dh:<key>) that the add would replace with the request alone; after-add puts it back and
+// says whether the add created the key's job.
 // It relies on BullMQ's key layout (keyspace.ts in libs/redis) and scores (delayed: due·0x1000+seq; prioritized:
 // priority·2^32+counter; marker zset); the integration tests pin that behaviour.
 import { bullKeys, luaScriptOf, runScript, RV_NEWER_LUA } from '@podset/redis';
@@ -22,7 +26,12 @@ const MERGE = luaScriptOf(
   new URL('./lua/merge.lua', import.meta.url),
 );
 
-export type MergeMode = 'request' | 'after-add' | 'after-finish';
+/**
+ * request: merge into the key's pending job if it has one (with the request's writes), else say so;
+ * before-add / after-add: around BullMQ's add of a request, in one transaction (reconcile-queue.ts);
+ * after-finish: pull the next job of a key whose job just finished back to its earliest due time.
+ */
+export type MergeMode = 'request' | 'before-add' | 'after-add' | 'after-finish';
 
 export interface MergeKeys {
   /** BullMQ's job key prefix: "<prefix>:<queue>:". */
@@ -37,28 +46,24 @@ export interface MergeArgs {
   priority?: number;
   /** The incoming request's mergeable fields (JSON). */
   incoming?: string;
-  /** request/after-add: the producer's lock token; after-finish: the id of the job that just finished. */
-  lockToken?: string;
-  lockTtlMs?: number;
-  /** after-add: the id of the job the add created from this request ('' when it created none). */
+  /** after-finish: the id of the job that just finished. */
+  finishedJobId?: string;
+  /** after-add: the id the add was given (the key's job, or its stored next job, when the add made it). */
   addedJobId?: string;
+  /** request: hash fields written (or deleted) with the merge. */
+  writes?: readonly { key: string; field: string; value: string | undefined }[];
 }
 
-/**
- * How long a producer may hold a key's request lock (it spans one add only): past it, another producer
- * may take the key even if the holder died between its merge and its add.
- */
-export const REQUEST_LOCK_TTL_MS = 5_000;
-
 export interface MergeResult {
-  outcome: 'merged' | 'add' | 'busy' | 'active' | 'finished' | 'absent';
+  outcome: 'merged' | 'created' | 'active' | 'finished' | 'absent';
   jobId: string;
   state: string;
 }
 
-export async function runMerge(client: RedisClient, keys: MergeKeys, args: MergeArgs): Promise<MergeResult> {
+/** The script's keys for a key of the queue under `jobPrefix`. */
+export function mergeKeys(keys: MergeKeys): string[] {
   const k = bullKeys(keys.jobPrefix);
-  const keyList = [
+  return [
     k.dedup(keys.dedupId),
     k.dedupNext(keys.dedupId),
     k.delayed,
@@ -69,20 +74,36 @@ export async function runMerge(client: RedisClient, keys: MergeKeys, args: Merge
     k.events,
     k.pc,
     k.meta,
-    k.requestLock(keys.dedupId),
+    k.heldNext(keys.dedupId),
   ];
-  const argv = [
-    keys.jobPrefix,
+}
+
+/** The script's arguments. */
+export function mergeArgv(jobPrefix: string, args: MergeArgs): string[] {
+  return [
+    jobPrefix,
     String(args.now),
     args.mode,
     String(args.due ?? args.now),
     String(args.priority ?? 0),
     args.incoming ?? '{}',
-    args.lockToken ?? '',
-    String(args.lockTtlMs ?? REQUEST_LOCK_TTL_MS),
+    args.finishedJobId ?? '',
+    '',
     args.addedJobId ?? '',
   ];
-  const raw = await runScript(client, MERGE, keyList, argv);
+}
+
+/** The script as ioredis defines it on a client (to run inside a transaction beside BullMQ's add). */
+export const MERGE_COMMAND = { numberOfKeys: 11, lua: MERGE.source } as const;
+
+export async function runMerge(client: RedisClient, keys: MergeKeys, args: MergeArgs): Promise<MergeResult> {
+  const writes = args.writes ?? [];
+  const argv = mergeArgv(keys.jobPrefix, args);
+  if (writes.length > 0) {
+    argv.push(String(writes.length));
+    for (const w of writes) argv.push(w.field, w.value === undefined ? 'del' : 'set', w.value ?? '');
+  }
+  const raw = await runScript(client, MERGE, [...mergeKeys(keys), ...writes.map((w) => w.key)], argv);
   const [outcome, jobId, state] = raw as [MergeResult['outcome'], string, string];
   return { outcome, jobId, state };
 }

@@ -1,12 +1,19 @@
 // Producer side: request a reconcile of a key, with workqueue semantics (collapse, never lose,
 // earliest wins, live before bulk). Used by the watcher, and by the worker for requeue-after.
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Queue } from 'bullmq';
+import { Job, Queue, type RedisClient as BullClient } from 'bullmq';
+import type { ChainableCommander } from 'ioredis';
 import { BACKOFF_TYPE } from './backoff.ts';
 import { bullKeys, jobPrefixOf } from '@podset/redis';
 import { forgetKey, type ForgetKeyOptions, type ForgetKeyResult } from './forget-key.ts';
-import { REQUEST_LOCK_TTL_MS, runMerge, type MergeResult } from './merge-script.ts';
+import {
+  MERGE_COMMAND,
+  mergeArgv,
+  mergeKeys,
+  runMerge,
+  type MergeKeys,
+  type MergeResult,
+} from './merge-script.ts';
 import {
   bullConnection,
   createClient,
@@ -31,8 +38,6 @@ export interface ReconcileQueueOptions extends QueueLocation {
   attempts?: number;
   /** Finished jobs kept for the dashboard. Default: 1000 completed (1 h), 5000 failed (7 d). */
   retention?: Retention;
-  /** How long a producer may hold a key's request lock (it only spans one add). Default REQUEST_LOCK_TTL_MS. */
-  requestLockTtlMs?: number;
   /** Connection-level errors of the underlying clients (requests also reject). Default: ignored. */
   onError?: (error: Error) => void;
   /** Clock, for tests. */
@@ -61,9 +66,44 @@ export interface RequestResult {
    * behind the active one), which now runs no later and at no lower priority than asked.
    */
   outcome: 'created' | 'merged';
-  /** Where the merged job was: waiting, delayed, active-next. */
+  /**
+   * Where the merged job was: waiting, delayed, active-next (merged into the next job stored behind the
+   * active one), deduplicated (stored by this request as that next job).
+   */
   state: string;
 }
+
+/** A hash field to write (or, without a value, delete) atomically with a request. */
+export interface HashWrite {
+  key: string;
+  field: string;
+  value: string | undefined;
+}
+
+/** One request of a batch (requestAll). */
+export interface RequestItem {
+  key: string;
+  opts: RequestOptions;
+  /**
+   * Written with the request, by the same script or in the same transaction, so that they and the request
+   * land together or not at all (the watcher records there which events the request answers). Keys in the
+   * queue's hash slot.
+   */
+  record?: readonly HashWrite[];
+}
+
+/** A request, validated: what its scripts are given. */
+interface PreparedRequest {
+  key: string;
+  payload: ReconcileRequest;
+  delayMs: number;
+  keys: MergeKeys;
+  merge: { now: number; due: number; priority: number; incoming: string };
+  record: readonly HashWrite[];
+}
+
+/** Requests per transaction (requestAll): one round trip each, short enough not to hold Redis long. */
+const REQUESTS_PER_TRANSACTION = 100;
 
 export class ReconcileQueue {
   readonly queueName: string;
@@ -74,7 +114,8 @@ export class ReconcileQueue {
   private readonly bullClient: RedisClient | undefined;
   private readonly attempts: number;
   private readonly retention: Retention;
-  private readonly lockTtlMs: number;
+  /** The merge script's command name on BullMQ's connection, once defined there. */
+  private mergeCommand: Promise<string> | undefined;
   /** The clock requests' times (firstRequestedAt, dueAt) are read from. */
   readonly clock: Pick<Clock, 'now'>;
 
@@ -86,7 +127,6 @@ export class ReconcileQueue {
     if (!Number.isInteger(this.attempts) || this.attempts < 1)
       throw new Error('attempts must be an integer >= 1');
     this.retention = opts.retention ?? {};
-    this.lockTtlMs = opts.requestLockTtlMs ?? REQUEST_LOCK_TTL_MS;
     this.clock = opts.clock ?? systemClock;
     const bull = bullConnection(opts.connection);
     this.bullClient = bull.owned;
@@ -107,9 +147,41 @@ export class ReconcileQueue {
   /**
    * Ask for a reconcile of `key` ("namespace/name"). Many requests for a waiting key become one job;
    * a request while the key is active causes exactly one more reconcile after it; the pending job runs
-   * at the earliest due time and highest priority any request asked for.
+   * at the earliest due time and highest priority any request asked for. See requestAll.
    */
   async request(key: string, opts: RequestOptions): Promise<RequestResult> {
+    const [result] = await this.requestAll([{ key, opts }]);
+    return result!;
+  }
+
+  /**
+   * Requests many keys, each as `request` does, in two round trips at most whatever their number:
+   * 1. the merge script (request), for every item at once: a key with a pending job (waiting, delayed, or a
+   *    next job stored behind the active one) takes the request there, with its writes — the common case;
+   * 2. the others, in one transaction per REQUESTS_PER_TRANSACTION: per request the script (before-add),
+   *    BullMQ's own add (deduplication by key, keepLastIfActive: it creates the job, or stores it behind
+   *    the active one), the script again (after-add), the request's writes. Nothing runs between them, so
+   *    whatever changed since step 1 is found as it is, and no lock is needed: any number of producers may
+   *    request one key at once.
+   */
+  async requestAll(items: readonly RequestItem[]): Promise<RequestResult[]> {
+    const prepared = items.map((item) => this.#prepare(item));
+    const first = await Promise.all(
+      prepared.map((r) => runMerge(this.client, r.keys, { mode: 'request', ...r.merge, writes: r.record })),
+    );
+    const out: (RequestResult | undefined)[] = first.map((m) =>
+      m.outcome === 'merged' ? { jobId: m.jobId, outcome: 'merged', state: m.state } : undefined,
+    );
+    const rest = prepared.filter((_, i) => out[i] === undefined);
+    const added: RequestResult[] = [];
+    for (let i = 0; i < rest.length; i += REQUESTS_PER_TRANSACTION) {
+      added.push(...(await this.#transact(rest.slice(i, i + REQUESTS_PER_TRANSACTION))));
+    }
+    return out.map((r) => r ?? added.shift()!);
+  }
+
+  /** Validates a request and builds what its scripts are given. */
+  #prepare({ key, opts, record }: RequestItem): PreparedRequest {
     const problem = keyProblem(key);
     if (problem !== undefined) throw new Error(`ReconcileQueue.request: ${problem}`);
     if (opts.source !== 'live' && opts.source !== 'bulk') throw new Error('source must be "live" or "bulk"');
@@ -132,77 +204,85 @@ export class ReconcileQueue {
       if (traceparents !== undefined) payload = { ...payload, traceparents };
     }
     const priority = PRIORITY[opts.source];
-    const incoming = JSON.stringify(payload);
-    const keys = { jobPrefix: this.jobPrefix, dedupId: key };
-    const token = randomUUID();
-    const deadline = this.clock.now() + this.lockTtlMs + 2_000;
-    let first: MergeResult;
-    for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
-      first = await runMerge(this.client, keys, {
-        mode: 'request',
-        now: this.clock.now(),
-        due: payload.dueAt,
-        priority,
-        incoming,
-        lockToken: token,
-        lockTtlMs: this.lockTtlMs,
-      });
-      if (first.outcome !== 'busy') break;
-      if (this.clock.now() > deadline)
-        throw new Error(`ReconcileQueue.request(${key}): request lock stayed busy`);
-      await sleep(wait);
-    }
-    if (first.outcome === 'merged') return { jobId: first.jobId, outcome: 'merged', state: first.state };
-    // We hold the key's request lock: no other producer can overwrite the next-job BullMQ may store now.
-    // A fresh id per add: it comes back unchanged exactly when BullMQ created a job from this request.
-    const ownId = `${key.replace('/', '~')}~${token}`;
-    let jobId: string | undefined;
-    try {
-      const job = await this.queue.add(key, payload, {
-        jobId: ownId,
-        priority,
-        delay: delayMs,
-        attempts: this.attempts,
-        backoff: { type: BACKOFF_TYPE },
-        removeOnComplete: keepJobs(this.retention.completed, 1000, 3600),
-        removeOnFail: keepJobs(this.retention.failed, 5000, 7 * 24 * 3600),
-        deduplication: { id: key, keepLastIfActive: true },
-      });
-      jobId = job.id;
-    } finally {
-      // Fold the request into whatever job now carries the key (a no-op if add created it) and unlock.
-      await runMerge(this.client, keys, {
-        mode: 'after-add',
-        now: this.clock.now(),
-        due: payload.dueAt,
-        priority,
-        incoming,
-        lockToken: token,
-        addedJobId: jobId === ownId ? ownId : '',
-      });
-    }
-    if (jobId === undefined) throw new Error(`ReconcileQueue.request(${key}): BullMQ returned no job id`);
-    return jobId === ownId
-      ? { jobId, outcome: 'created', state: delayMs > 0 ? 'delayed' : 'waiting' }
-      : { jobId, outcome: 'merged', state: 'deduplicated' };
+    return {
+      key,
+      payload,
+      delayMs,
+      keys: { jobPrefix: this.jobPrefix, dedupId: key },
+      merge: { now, due: payload.dueAt, priority, incoming: JSON.stringify(payload) },
+      record: record ?? [],
+    };
   }
 
-  /** Request many keys, a few at a time (relist, resync). */
-  async requestMany(
-    items: readonly { key: string; opts: RequestOptions }[],
-    concurrency = 16,
-  ): Promise<RequestResult[]> {
-    const results: RequestResult[] = new Array<RequestResult>(items.length);
-    let next = 0;
-    const lane = async () => {
-      while (next < items.length) {
-        const i = next++;
-        const item = items[i];
-        if (item !== undefined) results[i] = await this.request(item.key, item.opts);
-      }
+  /** BullMQ's job for a request, with a fresh id: the key's job (or next job) carries it once the add made it. */
+  #jobOf(r: PreparedRequest): Job {
+    const ownId = `${r.key.replace('/', '~')}~${randomUUID()}`;
+    const opts = {
+      jobId: ownId,
+      priority: r.merge.priority,
+      delay: r.delayMs,
+      attempts: this.attempts,
+      backoff: { type: BACKOFF_TYPE },
+      removeOnComplete: keepJobs(this.retention.completed, 1000, 3600),
+      removeOnFail: keepJobs(this.retention.failed, 5000, 7 * 24 * 3600),
+      deduplication: { id: r.key, keepLastIfActive: true },
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, lane));
-    return results;
+    return new Job(this.queue, r.key, r.payload, opts, ownId);
+  }
+
+  /** One transaction on BullMQ's connection: before-add, add, after-add and the writes, per request. */
+  async #transact(batch: readonly PreparedRequest[]): Promise<RequestResult[]> {
+    const client = await this.queue.getBackend().client;
+    const command = await this.#mergeCommandOn(client);
+    const tx = client.multi();
+    // BullMQ's transaction is an ioredis one; its interface only lacks HDEL.
+    const writes = tx as unknown as Pick<ChainableCommander, 'hdel'>;
+    const added: Promise<string>[] = [];
+    for (const r of batch) {
+      const job = this.#jobOf(r);
+      const keys = mergeKeys(r.keys);
+      const merge = { ...r.merge, addedJobId: job.id! };
+      tx.runCommand(command, [...keys, ...mergeArgv(this.jobPrefix, { mode: 'before-add', ...merge })]);
+      added.push(job.addJob(tx));
+      tx.runCommand(command, [...keys, ...mergeArgv(this.jobPrefix, { mode: 'after-add', ...merge })]);
+      for (const w of r.record) {
+        if (w.value === undefined) writes.hdel(w.key, w.field);
+        else tx.hset(w.key, { [w.field]: w.value });
+      }
+    }
+    const replies = await tx.exec();
+    // The adds' own answers settle with the transaction (a failed add is reported by its reply below).
+    await Promise.allSettled(added);
+    if (replies === null) throw new Error('ReconcileQueue.request: the transaction was discarded');
+    let at = 0;
+    return batch.map((r) => {
+      const mine = replies.slice(at, (at += 3 + r.record.length));
+      for (const [err] of mine) if (err !== null) throw err;
+      const [outcome, jobId, state] = mine[2]![1] as [MergeResult['outcome'], string, string];
+      if (outcome === 'created') {
+        return { jobId, outcome: 'created', state: r.delayMs > 0 ? 'delayed' : 'waiting' };
+      }
+      // Stored as the next job behind the active one (deduplicated), merged into the one stored there
+      // (active-next), else merged where before-add found the job.
+      const found = (mine[0]![1] as string[])[2] ?? '';
+      const behindActive = state === 'active-next' || state === 'deduplicated';
+      return { jobId, outcome: 'merged', state: behindActive || found === '' ? state : found };
+    });
+  }
+
+  /** Defines the merge script on BullMQ's connection once (ioredis loads it there on first use). */
+  #mergeCommandOn(client: BullClient): Promise<string> {
+    this.mergeCommand ??= Promise.resolve().then(() => {
+      const name = 'podsetMerge';
+      client.defineCommand(name, MERGE_COMMAND);
+      return name;
+    });
+    return this.mergeCommand;
+  }
+
+  /** Request many keys (relist, resync, benchmarks): the same as `requestAll`. */
+  async requestMany(items: readonly RequestItem[]): Promise<RequestResult[]> {
+    return await this.requestAll(items);
   }
 
   /**
@@ -215,7 +295,7 @@ export class ReconcileQueue {
     await runMerge(
       this.client,
       { jobPrefix: this.jobPrefix, dedupId: key },
-      { mode: 'after-finish', now: this.clock.now(), lockToken: finishedJobId },
+      { mode: 'after-finish', now: this.clock.now(), finishedJobId },
     );
   }
 

@@ -3,9 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'bullmq';
-import { useRedis, waitFor } from '@podset/testkit';
-import { MAX_TRACEPARENTS, ReconcileQueue, bullKeys } from '../src/index.ts';
-import { runMerge } from '../src/merge-script.ts';
+import { useRedis } from '@podset/testkit';
+import { MAX_TRACEPARENTS, ReconcileQueue, bullKeys, type RequestItem } from '../src/index.ts';
 import { parseReconcileRequest } from '../src/payload.ts';
 
 const redis = useRedis();
@@ -183,8 +182,57 @@ test('pullNextEarlier: a next job whose delay BullMQ counted from the finish is 
   }
 });
 
-test('producers take turns on an active key with no stored next job (no overwriting each other)', async () => {
-  const key = 'ns/lock';
+/** Transactions and script runs Redis saw while `fn` ran (nothing else uses this Redis meanwhile). */
+async function tripsOf(fn: () => Promise<unknown>): Promise<{ exec: number; scripts: number }> {
+  const stats = async () => {
+    const text = await raw.info('commandstats');
+    const calls = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(text)?.[1] ?? 0);
+    return { exec: calls('exec'), scripts: calls('evalsha') + calls('eval') };
+  };
+  const before = await stats();
+  await fn();
+  const after = await stats();
+  return { exec: after.exec - before.exec, scripts: after.scripts - before.scripts };
+}
+
+test('a request is one script call when its key has a pending job, else that and one transaction; no lock', async () => {
+  const key = 'ns/one-trip';
+  // The merge script answers alone (merged), or the request goes on to one transaction: the script before
+  // BullMQ's add, the add, the script after.
+  const merged = { exec: 0, scripts: 1 };
+  const added = { exec: 1, scripts: 4 };
+  // No job: created.
+  assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'bulk', delayMs: 60_000 })), added);
+  // Delayed, then waiting: merged.
+  assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'bulk', delayMs: 30_000 })), merged);
+  assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'live' })), merged);
+  const first = (await queue.currentJobId(key))!;
+  const worker = new Worker('unit', null, {
+    connection: { url: redis.url },
+    prefix: '{podset}',
+    autorun: false,
+  });
+  try {
+    let job = await worker.getNextJob('tok');
+    while (job !== undefined && job.id !== first) {
+      await job.moveToCompleted('skip', 'tok', false);
+      job = await worker.getNextJob('tok');
+    }
+    assert.ok(job);
+    // Active with no next job: BullMQ stores one. Active with one: merged into it.
+    assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'live', rv: '7' })), added);
+    const again = await queue.request(key, { source: 'bulk', rv: '8' });
+    assert.deepEqual([again.outcome, again.state, again.jobId], ['merged', 'active-next', first]);
+    assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'bulk', rv: '9' })), merged);
+    assert.equal(await raw.exists(K.heldNext(key)), 0, 'nothing held aside between transactions');
+    await job.moveToCompleted('done', 'tok', false);
+  } finally {
+    await worker.close();
+  }
+});
+
+test("BullMQ's add never replaces a stored next job: it is held aside and put back, carrying the request", async () => {
+  const key = 'ns/held';
   const first = await queue.request(key, { source: 'bulk' });
   const worker = new Worker('unit', null, {
     connection: { url: redis.url },
@@ -198,55 +246,56 @@ test('producers take turns on an active key with no stored next job (no overwrit
       job = await worker.getNextJob('tok');
     }
     assert.ok(job);
-    // Another producer is mid-add for this key (it holds the key's request lock).
-    await raw.set(K.requestLock(key), 'another-producer', 'PX', 10_000);
-    // A second producer whose clock counts its tries (each try reads it).
-    let tries = 0;
-    const waiting = new ReconcileQueue({
-      connection: redis.url,
-      queueName: 'unit',
-      prefix: '{podset}',
-      clock: { now: () => (tries++, Date.now()) },
-    });
-    let done = false;
-    const pending = waiting.request(key, { source: 'live', rv: '5' }).then((r) => ((done = true), r));
-    await waitFor('the producer to find the lock busy and try again', () => tries >= 3);
-    assert.equal(done, false, 'waits while another producer may be storing the next job');
-    assert.equal(await raw.exists(K.dedupNext(key)), 0);
-    await raw.del(K.requestLock(key));
-    const r = await pending;
-    await waiting.close();
-    assert.equal(r.jobId, first.jobId);
-    assert.equal(await raw.exists(K.dedupNext(key)), 1, 'stored as the next job');
-    // With a next job stored, producers merge into it without waiting for the lock.
-    await raw.set(K.requestLock(key), 'another-producer', 'PX', 10_000);
-    await queue.request(key, { source: 'bulk', rv: '9' });
-    assert.equal(parseReconcileRequest(JSON.parse((await raw.hget(K.dedupNext(key), 'data'))!)).rv, '9');
-    await raw.del(K.requestLock(key));
+    await queue.request(key, { source: 'live', rv: '5', reason: 'due now' });
+    const jid = await raw.hget(K.dedupNext(key), 'jid');
+    // A later request asks for a minute's delay at bulk priority: BullMQ alone would keep only it.
+    await queue.request(key, { source: 'bulk', delayMs: 60_000, rv: '6', reason: 'later' });
+    const dn = await raw.hgetall(K.dedupNext(key));
+    const opts = JSON.parse(dn.opts!) as { delay: number; priority: number };
+    const data = parseReconcileRequest(JSON.parse(dn.data!));
+    assert.equal(dn.jid, jid, 'the same stored next job');
+    assert.deepEqual([opts.delay, opts.priority], [0, 1], 'still due now, at live priority');
+    assert.equal(data.rv, '6', 'carrying the later request');
+    assert.deepEqual(data.reasons, ['due now', 'later']);
     await job.moveToCompleted('done', 'tok', false);
   } finally {
     await worker.close();
   }
 });
 
-test('request validates its key', async () => {
-  await assert.rejects(queue.request('no-namespace', { source: 'live' }), /namespace\/name/);
+test('requestAll: many keys in one transaction, with the writes each request carries, set or deleted with it', async () => {
+  const hash = `${P}test:requested`;
+  await raw.hset(hash, 'gone', 'old');
+  const items: RequestItem[] = ['ns/all-a', 'ns/all-b', 'ns/all-a'].map((key, i) => ({
+    key,
+    opts: { source: 'live' as const, rv: String(i) },
+    record: [{ key: hash, field: `f${i}`, value: `d${i}` }],
+  }));
+  items.push({
+    key: 'ns/all-b',
+    opts: { source: 'live', rv: '9' },
+    record: [{ key: hash, field: 'gone', value: undefined }],
+  });
+  const trips = await tripsOf(() => queue.requestAll(items));
+  assert.equal(trips.exec, 1, 'one transaction');
+  assert.deepEqual(await raw.hgetall(hash), { f0: 'd0', f1: 'd1', f2: 'd2' });
+  const a = (await queue.currentJobId('ns/all-a'))!;
+  const b = (await queue.currentJobId('ns/all-b'))!;
+  assert.equal((await jobData(a)).rv, '2', 'the second request for a key merged into the job the first made');
+  assert.equal((await jobData(b)).rv, '9');
+  // Keys with a pending job: merged by the script alone, which makes the writes too.
+  const again = await tripsOf(() =>
+    queue.requestAll([
+      { key: 'ns/all-a', opts: { source: 'live' }, record: [{ key: hash, field: 'f0', value: undefined }] },
+      { key: 'ns/all-b', opts: { source: 'live' }, record: [{ key: hash, field: 'f3', value: 'd3' }] },
+    ]),
+  );
+  assert.deepEqual(again, { exec: 0, scripts: 2 });
+  assert.deepEqual(await raw.hgetall(hash), { f1: 'd1', f2: 'd2', f3: 'd3' });
 });
 
-test("a request's own after-add step leaves the job it created alone (it may be in a retry backoff by then)", async () => {
-  // The job the request created has since failed into a 20 s backoff (delayed) before the request's
-  // after-add step ran, as happens under load; folding the request into it again would pull it to now.
-  const r = await queue.request('ns/after-add', { source: 'bulk', delayMs: 20_000 });
-  const due = await delayedDue(r.jobId);
-  assert.ok(due !== undefined);
-  const incoming = JSON.stringify({ dueAt: Date.now(), reasons: [] });
-  const keys = { jobPrefix: P, dedupId: 'ns/after-add' };
-  const args = { mode: 'after-add', now: Date.now(), due: Date.now(), incoming, lockToken: 't' } as const;
-  assert.equal((await runMerge(raw, keys, { ...args, addedJobId: r.jobId })).state, 'created');
-  assert.equal(await delayedDue(r.jobId), due, 'still due at the backoff');
-  // Control: the same step folding it (an add that did not create this job) pulls it to now.
-  await runMerge(raw, keys, { ...args, addedJobId: '' });
-  assert.equal(await delayedDue(r.jobId), undefined, 'pulled out of delayed');
+test('request validates its key', async () => {
+  await assert.rejects(queue.request('no-namespace', { source: 'live' }), /namespace\/name/);
 });
 
 const traceparent = (n: number) => `00-${n.toString(16).padStart(32, '0')}-${'2'.repeat(16)}-01`;

@@ -3,7 +3,7 @@
 // `<prefix>:<queue>` (QUEUE_PREFIX, QUEUE_NAME), so on Redis Cluster one hash tag in the prefix puts them in
 // one slot, and the ACL rules (libs/queue/src/acl.ts) grant them by the patterns below.
 //
-//   <base>:<BullMQ's keys>          the reconcile queue (BullMQ's private layout, below) and our rl:<key>
+//   <base>:<BullMQ's keys>          the reconcile queue (BullMQ's private layout, below) and our dh:<key>
 //   <base>:proj:…                   the projection (libs/state): ps:, pods:, exp:, req:, epoch:, keys, ready
 //   <base>:watcher:rv, :sentinel:…  the watcher's checkpoint and data-loss sentinel
 //   <base>:watcher:events           the event log (EVENT_LOG_KEY may put it elsewhere)
@@ -42,8 +42,11 @@ const BULL = {
   events: 'events',
   pc: 'pc',
   meta: 'meta',
-  /** Ours, not BullMQ's: the producer's short lock per key, under the queue's prefix (same hash slot). */
-  requestLock: 'rl:',
+  /**
+   * Ours, not BullMQ's: a key's stored next job, held aside for the instant of a request's transaction in
+   * which BullMQ's add would replace it (under the queue's prefix: same hash slot).
+   */
+  heldNext: 'dh:',
 } as const;
 
 export type FinishedState = 'completed' | 'failed';
@@ -69,13 +72,14 @@ export function bullKeys(jobPrefix: string) {
     /** The priority counter. */
     pc: `${p}${BULL.pc}`,
     meta: `${p}${BULL.meta}`,
-    requestLock: (dedupId: string) => `${p}${BULL.requestLock}${dedupId}`,
+    /** The stored next job held aside during one request's transaction (never there between two). */
+    heldNext: (dedupId: string) => `${p}${BULL.heldNext}${dedupId}`,
   };
 }
 
 /**
  * Every key BullMQ 6 reads or writes under the job prefix (its QueueKeys and the scripts' own names), with
- * ours beside them (rl:), as ACL patterns after the prefix. A job's hash, lock (`<id>:lock`) and logs
+ * ours beside them (dh:), as ACL patterns after the prefix. A job's hash, lock (`<id>:lock`) and logs
  * (`<id>:logs`) are `<id>…` with ids `<namespace>~<name>~<uuid>` (libs/queue's reconcile-queue.ts): no
  * other key of the install has a `~` (the projection's and the watcher's keys hold `namespace/name`).
  */
@@ -102,7 +106,7 @@ export const JOB_KEY_PATTERNS: readonly string[] = [
   `${BULL.dedup}*`,
   `${BULL.dedupNext}*`,
   'metrics:*',
-  `${BULL.requestLock}*`,
+  `${BULL.heldNext}*`,
 ];
 
 // The projection (libs/state): per PodSet key `ns/name`, its PodSet entry, its pods hash, the creates and

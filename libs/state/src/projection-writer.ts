@@ -193,7 +193,12 @@ export class ProjectionWriter extends ProjectionKeys {
     const out = ((await Promise.all(answers)) as number[][]).flat();
     return items.map((item, i) => {
       const requested = () => this.#recordRequested(item, encoded[i]!);
-      return out[i] === COVERED ? { owed: false, covered: true, requested } : answerOf(out[i], requested);
+      if (out[i] === COVERED) return { owed: false, covered: true, requested };
+      if (out[i] !== OWED && out[i] !== STATUS_ONLY) return { owed: false, requested };
+      const e = encoded[i]!;
+      const value = item.type === 'DELETED' ? undefined : e.digest;
+      const record = { key: this.keys(item.key).requested, field: e.field, value };
+      return { ...answerOf(out[i], requested), record };
     });
   }
 

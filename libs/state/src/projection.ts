@@ -44,6 +44,11 @@ export interface Fold {
   /** foldEach only: a request was owed, and the key's job already waiting in the queue covers it. */
   covered?: boolean;
   requested(): Promise<void>;
+  /**
+   * foldEach only: the write `requested()` makes (the field of the key's inputs last requested: set to the
+   * digest, or deleted for a DELETED event), for a caller that makes it in its request's own transaction.
+   */
+  record?: { key: string; field: string; value: string | undefined };
 }
 
 /** One object to fold into PodSet `key`'s state. */

@@ -5,7 +5,7 @@ local prefix = ARGV[1]
 local now = tonumber(ARGV[2])
 local mode = ARGV[3]
 local deKey, dnKey, delayedKey, prioritizedKey, waitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local activeKey, markerKey, eventsKey, pcKey, metaKey, lockKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
+local activeKey, markerKey, eventsKey, pcKey, metaKey, heldKey = KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
 
 local function mergeData(json, inc)
   local ok, d = pcall(cjson.decode, json)
@@ -176,32 +176,51 @@ if mode ~= 'after-finish' then
 end
 
 local current = rcall('GET', deKey)
-local outcome, state = 'absent', ''
-if mode == 'after-add' and ARGV[9] ~= '' and current == ARGV[9] then
-  -- The add created the key's job from this very request: nothing to fold. Folding it again would pull
-  -- the job back to the request's due time — undoing a retry backoff the job may have entered since.
-  if rcall('GET', lockKey) == ARGV[7] then rcall('DEL', lockKey) end
-  return {'merged', current, 'created'}
-end
-if mode == 'after-finish' and current == ARGV[7] then
+
+if mode == 'after-finish' then
   -- The job that finished is still the key's job (it is being retried after a backoff): leave it.
-  return {'merged', current, 'retrying'}
+  if current == ARGV[7] then return {'merged', current, 'retrying'} end
+  local outcome, state = 'absent', ''
+  if current then outcome, state = mergeInto(current, inc, due, prio, true) end
+  return {outcome, current or '', state}
 end
-if current then outcome, state = mergeInto(current, inc, due, prio, mode == 'after-finish') end
 
 if mode == 'request' then
-  if outcome == 'merged' then return {outcome, current, state} end
-  if outcome == 'finished' then
+  -- The common case, alone: a pending job takes the request, and the writes it carries (KEYS[12..], ARGV[10]
+  -- = how many, then per write its field, 'set' or 'del', value) are made with it. Anything else is
+  -- answered for the caller's transaction around BullMQ's add (before-add, add, after-add).
+  if not current then return {'absent', '', ''} end
+  local outcome, state = mergeInto(current, inc, due, prio, false)
+  if outcome ~= 'merged' then return {outcome, current, state} end
+  for i = 1, tonumber(ARGV[10] or '0') do
+    local at = 11 + (i - 1) * 3
+    if ARGV[at + 1] == 'set' then rcall('HSET', KEYS[11 + i], ARGV[at], ARGV[at + 2])
+    else rcall('HDEL', KEYS[11 + i], ARGV[at]) end
+  end
+  return {outcome, current, state}
+end
+
+if mode == 'before-add' then
+  -- BullMQ's add of this request comes next in the same transaction: nothing runs in between.
+  if not current then return {'absent', '', ''} end
+  local outcome, state = mergeInto(current, inc, due, prio, false)
+  if outcome == 'merged' and state == 'active-next' then
+    -- The add would replace the stored next job (now carrying this request too) with this request alone:
+    -- hold it aside; after-add puts it back.
+    rcall('RENAME', dnKey, heldKey)
+  elseif outcome == 'finished' then
     -- A deduplication key left pointing at a finished job would swallow the add: drop it.
     rcall('DEL', deKey)
   end
-  if rcall('SET', lockKey, ARGV[7], 'NX', 'PX', tonumber(ARGV[8])) then
-    return {'add', current or '', state}
-  end
-  return {'busy', current or '', state}
+  return {outcome, current, state}
 end
 
-if mode == 'after-add' then
-  if rcall('GET', lockKey) == ARGV[7] then rcall('DEL', lockKey) end
+-- after-add (ARGV[9]: the id the add was given). The add created the key's job from this request, stored it
+-- as the next job behind the active one, or was dropped into the pending job before-add merged it into.
+if rcall('EXISTS', heldKey) == 1 then
+  rcall('RENAME', heldKey, dnKey)
+  return {'merged', current or '', 'active-next'}
 end
-return {outcome, current or '', state}
+if current == ARGV[9] then return {'created', current, 'created'} end
+if current and rcall('HGET', dnKey, 'jid') == ARGV[9] then return {'merged', current, 'deduplicated'} end
+return {'merged', current or '', 'pending'}
