@@ -13,7 +13,10 @@ import {
   type ControllerDeps,
   type ControllerOptions,
 } from './controller.ts';
+import { apiState } from './api-state.ts';
 import { createEventRecorder } from './events.ts';
+import { memoryParkStore, type ParkStore } from './park-store.ts';
+import type { StateSource } from './state-source.ts';
 import { FakeClock } from '@podset/testkit';
 
 const log = pino({ level: 'silent' });
@@ -510,4 +513,64 @@ test('a PodSet deleted while parked and created again under the same name starts
     3,
     "not parked: the old one's backoff is not the new one's",
   );
+});
+
+/** A state source that notes, when each read begins, how many parked-record reads had begun. */
+function countingSetup(park: ParkStore) {
+  const f = fakeKube();
+  const api = apiState(f.kube);
+  const seenAtRead: number[] = [];
+  let parkReads = 0;
+  const parkStore: ParkStore = {
+    ...park,
+    get: (key) => {
+      parkReads++;
+      return park.get(key);
+    },
+  };
+  const state: StateSource = {
+    ...api,
+    read: (ref, signal) => {
+      seenAtRead.push(parkReads);
+      return api.read(ref, signal);
+    },
+  };
+  const controller = createController({
+    kube: f.kube,
+    planner,
+    events: createEventRecorder({ kube: f.kube, log, instance: 'test' }),
+    log,
+    state,
+    parkStore,
+    options: { createBurst: 4, reconcile: { notReadyRequeueMs: 1000 } },
+  });
+  return { f, controller, seenAtRead, parkReads: () => parkReads };
+}
+
+test('the parked record is asked for beside the state read (one Redis round trip), once per reconcile', async () => {
+  const { f, controller, seenAtRead, parkReads } = countingSetup(memoryParkStore());
+  f.addPodSet('default', 'web', 3);
+  await controller.syncHandler('default/web');
+  assert.deepEqual(seenAtRead, [1], 'already asked when the state read began, not after it');
+  assert.equal(parkReads(), 1);
+});
+
+test('a parked-record read that fails is not waited for when the PodSet is gone', async () => {
+  const failing: ParkStore = {
+    ...memoryParkStore(),
+    get: () => Promise.reject(new Error('redis down')),
+  };
+  const { controller } = countingSetup(failing);
+  assert.deepEqual(await controller.syncHandler('default/nope'), {}, 'done, no unhandled rejection');
+});
+
+test('a parked-record read that fails still fails a reconcile that needs it', async () => {
+  const failing: ParkStore = {
+    ...memoryParkStore(),
+    get: () => Promise.reject(new Error('redis down')),
+  };
+  const { f, controller } = countingSetup(failing);
+  f.addPodSet('default', 'web', 3);
+  await assert.rejects(controller.syncHandler('default/web'), /redis down/);
+  assert.equal(f.pods.size, 0, 'nothing created without knowing whether the key is parked');
 });

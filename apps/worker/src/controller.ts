@@ -47,7 +47,7 @@ import {
 } from './errors.ts';
 import { involvedOf, plural, type EventRecorder } from './events.ts';
 import { executeCreates, executeDeletes, type BatchRunner } from './executor.ts';
-import { memoryParkStore, type ParkStore } from './park-store.ts';
+import { memoryParkStore, type Parked, type ParkStore } from './park-store.ts';
 import { podSetRef, type PodSetRef, type StateSource } from './state-source.ts';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
 import { systemClock, type Clock } from '@podset/runtime/clock';
@@ -232,6 +232,11 @@ class PodSetController implements Controller {
     const { ref, log } = pass;
     pass.signal?.throwIfAborted();
 
+    // The parked record (step 3) is asked for beside the state read, not after it: one round trip to
+    // Redis per reconcile instead of two in a row. Unused when the read says gone or wait.
+    const parkedRecord = this.parkStore.get(ref.key);
+    parkedRecord.catch(() => undefined); // awaited (and its error thrown) in step 3 only
+
     // 1. The PodSet and its pods. Gone → done; our own writes not shown yet → look again shortly.
     const read = await this.#step('state read', () => this.state.read(ref, pass.signal));
     if (read.kind === 'gone') {
@@ -252,7 +257,7 @@ class PodSetController implements Controller {
     }
 
     // 3. Parked after failing for good: wait out its backoff unless the spec changed.
-    const parked = await this.#checkParked(pass, podset);
+    const parked = await this.#checkParked(pass, podset, parkedRecord);
     if (parked.wait !== undefined) return parked.wait;
 
     // 4. The plan (libs/reconcile: pure) from the pods it controls.
@@ -343,10 +348,14 @@ class PodSetController implements Controller {
    * 3. Parked after failing for good: only a spec change (a new generation) or the end of its backoff lets
    * it try again; any other request (a resync, a pod event) waits, writing nothing.
    */
-  async #checkParked(pass: Pass, podset: PodSetWire): Promise<ParkCheck> {
+  async #checkParked(
+    pass: Pass,
+    podset: PodSetWire,
+    parkedRecord: Promise<Parked | undefined>,
+  ): Promise<ParkCheck> {
     const { ref, log } = pass;
     const generation = podset.metadata.generation ?? 0;
-    const parked = await this.parkStore.get(ref.key);
+    const parked = await parkedRecord;
     if (parked === undefined) return { retryOfParked: false };
     // The same PodSet (not a namesake created since) at the same generation.
     const same =

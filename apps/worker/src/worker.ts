@@ -26,6 +26,7 @@ import { redisParkStore } from './park-store.ts';
 import { keyInScope } from './namespace-scope.ts';
 import { createWorkerReadiness, type WorkerReadiness } from './readiness.ts';
 import { openStateSource, type StateSourceKind } from './state-source.ts';
+import { STORE_CLIENT_TUNING } from './store-client.ts';
 import { createLogger, startOpsServer, type OpsServer } from '@podset/runtime';
 
 export interface WorkerSettings {
@@ -121,9 +122,9 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
   const events = deps.tracer === undefined ? recorder : tracedEvents(recorder, deps.tracer);
 
   // 2. The controller: one key in, one reconcile out. Its state source (chosen here, once) and its parked
-  // keys are in Redis, shared by every replica; they share one connection (small, rare calls).
+  // keys are in Redis, shared by every replica; they share one connection, auto-pipelined (store-client.ts).
   const stateSource = settings.stateSource ?? stateSourceEnv.STATE_SOURCE.fallback();
-  const storeRedis = redis.client({ maxRetriesPerRequest: 3 });
+  const storeRedis = redis.client(STORE_CLIENT_TUNING);
   storeRedis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis (state, park store) error'));
   const controller = buildController(settings, deps, {
     kube,
