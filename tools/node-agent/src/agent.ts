@@ -12,8 +12,14 @@ import {
   type Kube,
   type Pod,
 } from '@podset/kube';
-import { chooseFate, removalDelayOf, startupDelayOf } from '@podset/kube-sim/pod-fate';
-import { pendingStatus, startedStatus, succeededStatus, type PodFate } from '@podset/kube-sim/pod-status';
+import { chooseFate, readinessDelayOf, removalDelayOf, startupDelayOf } from '@podset/kube-sim/pod-fate';
+import {
+  pendingStatus,
+  readyStatus,
+  startedStatus,
+  succeededStatus,
+  type PodFate,
+} from '@podset/kube-sim/pod-status';
 import type { Logger } from 'pino';
 import { errorText, inform } from './informer.ts';
 import {
@@ -71,9 +77,14 @@ export interface Agent {
   stop(): Promise<void>;
 }
 
+/** The rate limit of the agent's client: --qps, bursts of twice that (qps 0: none). */
+export function clientRate(options: Pick<AgentOptions, 'qps'>): { qps: number; burst: number } {
+  return { qps: options.qps, burst: Math.max(1, options.qps * 2) };
+}
+
 /** Registers the nodes, lists the pods and starts watching; resolves once all of that is done. */
 export async function startAgent(kubeConfig: KubeConfig, options: AgentOptions, log: Logger): Promise<Agent> {
-  const kube = createKube(kubeConfig, { qps: 100, burst: 200, userAgent: 'podset-node-agent' });
+  const kube = createKube(kubeConfig, { ...clientRate(options), userAgent: 'podset-node-agent' });
   const agent = new NodeAgent(kube, options, log);
   try {
     await agent.start();
@@ -386,7 +397,12 @@ class NodeAgent implements Agent {
     const node = st.node !== undefined ? this.#nodes.get(st.node) : undefined;
     const ip = podIPOf(node?.shape.index ?? 0, node ? node.started++ : 0);
     const now = secondTime(Date.now());
-    const written = await this.#writeStatus(st, (p) => startedStatus(p, { uid: st.uid, fate, ip, now }));
+    // As kube-sim's kubelet lifecycle: a readinessProbe makes Running and Ready two writes.
+    let readinessDelay: number | undefined;
+    const written = await this.#writeStatus(st, (p) => {
+      readinessDelay = fate !== 'fail' ? readinessDelayOf(p) : undefined;
+      return startedStatus(p, { uid: st.uid, fate, ip, now, probing: readinessDelay !== undefined });
+    });
     if (written === undefined) return;
     this.#log.info({ pod: `${st.namespace}/${st.name}`, node: st.node, fate }, 'pod started');
     if (fate === 'fail') {
@@ -395,6 +411,17 @@ class NodeAgent implements Agent {
       return;
     }
     st.stage = 'running';
+    if (readinessDelay !== undefined && fate !== 'never-ready')
+      this.#later(st, readinessDelay, 'ready', () => this.#ready(st, fate));
+    else if (fate === 'succeed')
+      this.#later(st, this.#options.succeedAfterMs, 'succeed', () => this.#succeed(st));
+  }
+
+  /** The readinessProbe passed: Ready. */
+  async #ready(st: PodState, fate: PodFate): Promise<void> {
+    const now = secondTime(Date.now());
+    const written = await this.#writeStatus(st, (p) => readyStatus(p, now));
+    if (written === undefined) return;
     if (fate === 'succeed') this.#later(st, this.#options.succeedAfterMs, 'succeed', () => this.#succeed(st));
   }
 
