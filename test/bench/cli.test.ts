@@ -37,3 +37,15 @@ for (const script of ['bench/chaos.ts', 'bench/run.ts', 'bench/failing-podset.ts
     assert.doesNotMatch(r.stderr, /\bat .*\.ts:\d+/, 'no stack trace');
   });
 }
+
+test('bench/run.ts converge: a --lifecycle it does not know, or one beside --node-agent, is named and exits 2', async () => {
+  for (const [args, message] of [
+    [['converge', '--lifecycle', 'slow'], /--lifecycle must be kubelet or fast, got "slow"/],
+    [['converge', '--node-agent', '--lifecycle', 'fast'], /--node-agent replaces kube-sim's lifecycle/],
+    [['latency', '--node-agent'], /--lifecycle and --node-agent are converge's/],
+  ] as const) {
+    const r = await run('bench/run.ts', [...args]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, message);
+  }
+});
