@@ -22,6 +22,7 @@ import {
 } from '@podset/kube-sim/pod-status';
 import type { Logger } from 'pino';
 import { errorText, inform } from './informer.ts';
+import { Lanes } from './lanes.ts';
 import {
   heartbeatPatch,
   hostIPOf,
@@ -47,6 +48,8 @@ const LEASES = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' }
 /** A failed step is tried again after 1, 2, 4, 8, 16 s, then given up (the next event of the pod retries). */
 const STEP_RETRIES = 5;
 const STEP_RETRY_MS = 1000;
+/** Bindings in flight at once: the scheduler binds asynchronously, but not every pending pod at once. */
+const SCHEDULER_LANES = 16;
 /** The node status (lastHeartbeatTime) is reported every this many lease renewals. */
 const STATUS_EVERY_RENEWALS = 6;
 
@@ -105,6 +108,9 @@ class NodeAgent implements Agent {
   readonly #nodes = new Map<string, NodeEntry>();
   readonly #states = new Map<string, PodState>();
   readonly #abort = new AbortController();
+  /** A node's kubelet steps run one at a time (a kubelet's status manager is one loop); binds in a few lanes. */
+  readonly #lanes = new Lanes();
+  #binds = 0;
   #informers: Promise<void>[] = [];
   #heartbeat: NodeJS.Timeout | undefined;
   #renewals = 0;
@@ -501,12 +507,24 @@ class NodeAgent implements Agent {
     }, ms);
   }
 
-  /** Runs `step` after the pod's previous one; a failure is retried with a doubling backoff, then logged. */
+  /**
+   * Runs `step` after the pod's previous one, in its lane (the scheduler's for a bind, else its node's
+   * kubelet's); a failure is retried with a doubling backoff, then logged.
+   */
   #step(st: PodState, what: string, step: () => Promise<void>, attempt = 0): void {
+    const lane =
+      what === 'bind'
+        ? `scheduler-${this.#binds++ % SCHEDULER_LANES}`
+        : st.node !== undefined
+          ? `node-${st.node}`
+          : `pod-${st.uid}`;
     st.chain = st.chain.then(async () => {
       if (this.#stopped || this.#states.get(st.uid) !== st) return;
       try {
-        await step();
+        // Checked again when the lane gets to it: the pod may have gone while it waited.
+        await this.#lanes.run(lane, async () => {
+          if (!this.#stopped && this.#states.get(st.uid) === st) await step();
+        });
       } catch (err) {
         if (this.#stopped) return;
         const pod = `${st.namespace}/${st.name}`;
