@@ -11,11 +11,20 @@ function parse(args: string[]) {
 test('--lifecycle names the pod lifecycle; the kubelet pace has its flags', () => {
   assert.deepEqual(parse(['--lifecycle', 'fast']), { podLifecycle: 'fast' });
   assert.deepEqual(parse(['--lifecycle=off']), { podLifecycle: 'off' });
-  assert.deepEqual(parse(['--lifecycle=kubelet', '--kubelet-relist-ms=500', '--kubelet-status-write-ms=0']), {
-    podLifecycle: 'kubelet',
-    kubeletRelistMs: 500,
-    kubeletStatusWriteMs: 0,
-  });
+  assert.deepEqual(
+    parse([
+      '--lifecycle=kubelet',
+      '--scheduler-bind-ms=5',
+      '--kubelet-relist-ms=500',
+      '--kubelet-status-write-ms=0',
+    ]),
+    {
+      podLifecycle: 'kubelet',
+      schedulerBindMs: 5,
+      kubeletRelistMs: 500,
+      kubeletStatusWriteMs: 0,
+    },
+  );
   assert.throws(
     () => parse(['--lifecycle', 'slow']),
     /--lifecycle must be one of kubelet, fast, off, got "slow"/,

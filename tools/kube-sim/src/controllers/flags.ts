@@ -11,6 +11,7 @@ type NumberOption =
   | 'nodes'
   | 'startupDelayMs'
   | 'startupJitterMs'
+  | 'schedulerBindMs'
   | 'kubeletRelistMs'
   | 'kubeletStatusWriteMs'
   | 'failFraction'
@@ -24,6 +25,7 @@ const numberFlags: [flag: string, option: NumberOption][] = [
   ['nodes', 'nodes'],
   ['startup-delay-ms', 'startupDelayMs'],
   ['startup-jitter-ms', 'startupJitterMs'],
+  ['scheduler-bind-ms', 'schedulerBindMs'],
   ['kubelet-relist-ms', 'kubeletRelistMs'],
   ['kubelet-status-write-ms', 'kubeletStatusWriteMs'],
   ['fail-fraction', 'failFraction'],
@@ -37,6 +39,7 @@ const numberFlags: [flag: string, option: NumberOption][] = [
 /** node:util parseArgs option specs for the controller flags. */
 export const controllerFlagOptions = {
   lifecycle: { type: 'string' },
+  'scheduler-bind-ms': { type: 'string' },
   'kubelet-relist-ms': { type: 'string' },
   'kubelet-status-write-ms': { type: 'string' },
   nodes: { type: 'string' },
@@ -60,7 +63,7 @@ export const controllerFlagOptions = {
   'no-job-controller': { type: 'boolean' },
 } as const;
 
-export const controllerFlagsUsage = `  [--lifecycle kubelet|fast|off] [--kubelet-relist-ms N] [--kubelet-status-write-ms N]
+export const controllerFlagsUsage = `  [--lifecycle kubelet|fast|off] [--scheduler-bind-ms N] [--kubelet-relist-ms N] [--kubelet-status-write-ms N]
   [--nodes N] [--startup-delay-ms N] [--startup-jitter-ms N] [--fail-fraction F]
   [--never-ready-fraction F] [--container-exit-ms N] [--succeed-after-ms N] [--job-backoff-ms N] [--seed N]
   [--no-pod-events] [--no-gc] [--no-namespace-controller] [--no-service-account-controller]

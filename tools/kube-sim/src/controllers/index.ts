@@ -35,6 +35,9 @@ export interface ControllerOptions {
    * speed); `off` leaves pods alone. true and false are kept as `kubelet` and `off`.
    */
   podLifecycle?: PodLifecycleMode | boolean;
+  /** kubelet lifecycle: the scheduler binds one pod at a time, each taking this long. Default 10 ms (about
+   * kube-scheduler's 100 pods/s). */
+  schedulerBindMs?: number;
   /** kubelet lifecycle: how often a node's kubelet relists, noticing started containers. Default 1000 ms
    * (a kubelet's PLEG). */
   kubeletRelistMs?: number;
@@ -91,6 +94,7 @@ export const defaultControllerOptions = {
   nodeNamePrefix: 'sim-node-',
   kubeletVersion: 'v1.32.0',
   podLifecycle: 'kubelet' as PodLifecycleMode,
+  schedulerBindMs: 10,
   kubeletRelistMs: 1000,
   kubeletStatusWriteMs: 40,
   startupDelayMs: 200,
@@ -153,6 +157,7 @@ export function resolveControllerOptions(options: ControllerOptions = {}): Resol
     }
   };
   nonNegative('nodes', true);
+  nonNegative('schedulerBindMs');
   nonNegative('kubeletRelistMs');
   nonNegative('kubeletStatusWriteMs');
   nonNegative('startupDelayMs');
@@ -194,6 +199,7 @@ export type RuntimeControllerOptions = Pick<
   ControllerOptions,
   | 'startupDelayMs'
   | 'startupJitterMs'
+  | 'schedulerBindMs'
   | 'kubeletRelistMs'
   | 'kubeletStatusWriteMs'
   | 'failFraction'
@@ -203,6 +209,7 @@ export type RuntimeControllerOptions = Pick<
   | 'podEvents'
 >;
 const RUNTIME_OPTIONS: readonly string[] = [
+  'schedulerBindMs',
   'kubeletRelistMs',
   'kubeletStatusWriteMs',
   'startupDelayMs',

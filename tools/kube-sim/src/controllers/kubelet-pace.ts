@@ -1,5 +1,7 @@
-// The pace of the simulated kubelets, one per node: when a node's kubelet notices that a pod's containers
-// started, and when its status manager gets to write a pod's status. A kubelet notices container starts
+// The pace of the simulated scheduler and kubelets: when the scheduler gets to bind a pod (one at a time,
+// in order, as kube-scheduler's scheduling cycle takes one pod after another at its client's rate), when a
+// node's kubelet notices that a pod's containers started, and when its status manager gets to write a pod's
+// status. A kubelet notices container starts
 // only at its periodic relist (each node on its own phase), and its status manager writes one status at a
 // time through a rate-limited client (a GET and a PATCH per write), so the pods of one node are reported
 // one after another and the pods of one workload, spread over nodes, become ready one by one. O(1) per
@@ -7,6 +9,8 @@
 import { nextRelistAt } from './pod-fate.ts';
 
 export interface KubeletPaceOptions {
+  /** How long the scheduler takes per pod (kube-scheduler: about 100 pods/s). 0: every pod bound at once. */
+  schedulerBindMs: number;
   /** How often a node's kubelet relists its containers (a kubelet's PLEG: 1 s). 0: noticed at once. */
   kubeletRelistMs: number;
   /** How long one status write occupies a node's status manager. 0: writes never wait for each other. */
@@ -24,6 +28,8 @@ export class KubeletPace {
   readonly #options: KubeletPaceOptions;
   readonly #random: () => number;
   readonly #nodes = new Map<string, NodePace>();
+  /** When the last binding reserved ends. */
+  #schedulerFreeAt = 0;
 
   /** `options` is read on every call (it may change while running). */
   constructor(options: KubeletPaceOptions, random: () => number) {
@@ -35,6 +41,13 @@ export class KubeletPace {
   noticed(node: string, startedAt: number): number {
     const period = this.#options.kubeletRelistMs;
     return nextRelistAt(startedAt, Math.floor(this.#node(node).phase * period), period);
+  }
+
+  /** When the scheduler binds a pod that joined its queue at `now`; the binding is queued there. */
+  reserveBinding(now: number): number {
+    const at = Math.max(now, this.#schedulerFreeAt);
+    this.#schedulerFreeAt = at + this.#options.schedulerBindMs;
+    return at;
   }
 
   /** When the status manager of `node` writes a status asked for at `now`; the write is queued there. */

@@ -60,6 +60,7 @@ async function sequence(
   const controllers = startControllers(cluster, {
     startupDelayMs: 0,
     startupJitterMs: 5,
+    schedulerBindMs: 1,
     kubeletRelistMs: 10,
     kubeletStatusWriteMs: 1,
     podEvents: false,
@@ -151,7 +152,10 @@ test('podLifecycle: true and false are kept as kubelet and off; the default is k
 });
 
 test("a node's status manager writes one status at a time; another node's queue is its own", () => {
-  const pace = new KubeletPace({ kubeletRelistMs: 1000, kubeletStatusWriteMs: 40 }, () => 0.5);
+  const pace = new KubeletPace(
+    { schedulerBindMs: 10, kubeletRelistMs: 1000, kubeletStatusWriteMs: 40 },
+    () => 0.5,
+  );
   assert.deepEqual(
     [0, 0, 0, 100].map((now) => pace.reserveStatusWrite('a', now)),
     [0, 40, 80, 120],
@@ -160,13 +164,26 @@ test("a node's status manager writes one status at a time; another node's queue 
   assert.equal(pace.reserveStatusWrite('a', 500), 500, 'an idle queue writes at once');
 });
 
+test('the scheduler binds one pod at a time, in the order they came', () => {
+  const pace = new KubeletPace(
+    { schedulerBindMs: 10, kubeletRelistMs: 1000, kubeletStatusWriteMs: 40 },
+    () => 0.5,
+  );
+  assert.deepEqual(
+    [0, 0, 0, 5, 100].map((now) => pace.reserveBinding(now)),
+    [0, 10, 20, 30, 100],
+  );
+});
+
 test("a container start is noticed at its node's next relist; nodes relist on their own phases", () => {
   assert.equal(nextRelistAt(1000, 250, 1000), 1250);
   assert.equal(nextRelistAt(1250, 250, 1000), 1250);
   assert.equal(nextRelistAt(1251, 250, 1000), 2250);
   assert.equal(nextRelistAt(1234, 250, 0), 1234, 'no relist period: noticed at once');
   const draws = [0.1, 0.7];
-  const pace = new KubeletPace({ kubeletRelistMs: 1000, kubeletStatusWriteMs: 0 }, () => draws.shift()!);
+  const pace = new KubeletPace({ schedulerBindMs: 0, kubeletRelistMs: 1000, kubeletStatusWriteMs: 0 }, () =>
+    draws.shift()!,
+  );
   const a = pace.noticed('a', 10_000);
   const b = pace.noticed('b', 10_000);
   assert.ok(a >= 10_000 && a < 11_000 && b >= 10_000 && b < 11_000);

@@ -2,7 +2,7 @@
 // lifecycles (option podLifecycle):
 //
 // kubelet (the default) writes what a watcher of a real cluster sees, spread in time as a kubelet spreads it:
-//   binding (spec.nodeName) → the kubelet's first status write, queued on its node's status manager:
+//   binding (spec.nodeName), one pod at a time from the scheduler's queue → the kubelet's first status write, queued on its node's status manager:
 //   Pending, Initialized, PodReadyToStartContainers=False, Ready/ContainersReady=False (ContainersNotReady),
 //   containers waiting in ContainerCreating, hostIP, startTime (no podIP: the sandbox does not exist yet)
 //   → the containers start after the startup delay, noticed at the node's next relist, queued again:
@@ -168,7 +168,7 @@ class PodLifecycle {
       this.#waiting.delete(uid);
       if (!st) continue;
       const pod = this.#cluster.get('pods', st.namespace, st.name);
-      if (pod && pod.metadata.uid === uid && !pod.metadata.deletionTimestamp) this.#schedule(st);
+      if (pod && pod.metadata.uid === uid && !pod.metadata.deletionTimestamp) this.#toScheduler(st);
     }
   }
 
@@ -189,7 +189,7 @@ class PodLifecycle {
     const st = newState(pod, 'scheduling');
     this.#states.set(uid, st);
     const nodeName = field<string>(pod.spec, 'nodeName');
-    if (!nodeName) return this.#schedule(st);
+    if (!nodeName) return this.#toScheduler(st);
     this.#nodes.assign(uid, nodeName);
     if (phaseOf(pod) === 'Running') {
       st.stage = 'running'; // adopted after a restart: nothing more to simulate
@@ -200,6 +200,13 @@ class PodLifecycle {
   }
 
   // --- scheduler -------------------------------------------------------------------------------------------
+
+  /** kubelet lifecycle: the pod joins the scheduler's queue, which binds one pod per schedulerBindMs. */
+  #toScheduler(st: PodState): void {
+    if (!this.#kubelet() || this.#options.schedulerBindMs <= 0) return this.#schedule(st);
+    const at = this.#pace.reserveBinding(Date.now());
+    this.#setTimer(st, Math.max(0, at - Date.now()), (s) => this.#schedule(s));
+  }
 
   #schedule(st: PodState): void {
     const node = this.#nodes.pick();
