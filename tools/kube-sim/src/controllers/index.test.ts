@@ -12,7 +12,7 @@ test('defaults', () => {
   assert.equal(o.failFraction, 0);
   assert.equal(o.seed, undefined);
   assert.equal(o.podLifecycle, 'kubelet');
-  assert.equal(o.schedulerBindMs, 10);
+  assert.equal(o.schedulerBindMs, 20);
   assert.equal(o.kubeletRelistMs, 1000);
   assert.equal(o.kubeletStatusWriteMs, 40);
   assert.equal(o.podEvents, true);

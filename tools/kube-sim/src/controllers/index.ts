@@ -35,8 +35,8 @@ export interface ControllerOptions {
    * speed); `off` leaves pods alone. true and false are kept as `kubelet` and `off`.
    */
   podLifecycle?: PodLifecycleMode | boolean;
-  /** kubelet lifecycle: the scheduler binds one pod at a time, each taking this long. Default 10 ms (about
-   * kube-scheduler's 100 pods/s). */
+  /** kubelet lifecycle: the scheduler binds one pod at a time, each taking this long. Default 20 ms:
+   * kube-scheduler's default client limit is 50 requests/s, and a binding is one request. */
   schedulerBindMs?: number;
   /** kubelet lifecycle: how often a node's kubelet relists, noticing started containers. Default 1000 ms
    * (a kubelet's PLEG). */
@@ -94,7 +94,7 @@ export const defaultControllerOptions = {
   nodeNamePrefix: 'sim-node-',
   kubeletVersion: 'v1.32.0',
   podLifecycle: 'kubelet' as PodLifecycleMode,
-  schedulerBindMs: 10,
+  schedulerBindMs: 20,
   kubeletRelistMs: 1000,
   kubeletStatusWriteMs: 40,
   startupDelayMs: 200,

@@ -9,7 +9,8 @@
 import { nextRelistAt } from './pod-fate.ts';
 
 export interface KubeletPaceOptions {
-  /** How long the scheduler takes per pod (kube-scheduler: about 100 pods/s). 0: every pod bound at once. */
+  /** How long the scheduler takes per pod (kube-scheduler's client: 50 requests/s by default, one per
+   * binding). 0: every pod bound at once. */
   schedulerBindMs: number;
   /** How often a node's kubelet relists its containers (a kubelet's PLEG: 1 s). 0: noticed at once. */
   kubeletRelistMs: number;
