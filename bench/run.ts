@@ -20,6 +20,7 @@ import { REPO, setAppEnv, setAppNodeArgs, setWorkerEnv } from './lib/cluster.ts'
 import { printTable, writeJson, type Result } from './lib/report.ts';
 import { startOtlpReceiver } from '../test/e2e/support/otlp-receiver.ts';
 import { converge } from './scenarios/converge.ts';
+import type { PodRunner } from './lib/pod-runner.ts';
 import { latency } from './scenarios/latency.ts';
 import { scaling } from './scenarios/scaling.ts';
 import { footprint } from './scenarios/footprint.ts';
@@ -44,6 +45,11 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
                           except with --state-source api it also measures the projection's Redis memory and
                           relists the same pods in API mode too, for the relist ratio)
   --resync N              (live-before-bulk: PodSets in the resync; default 10000)
+  --lifecycle kubelet|fast  (converge) kube-sim's pod lifecycle: kubelet (default) writes a kubelet's separate
+                          status updates at a kubelet's pace over 100 nodes, what a real cluster costs; fast
+                          is Pending then Running+Ready (the figures of runs before the kubelet lifecycle)
+  --node-agent            (converge) kube-sim's lifecycle off and the node agent (tools/node-agent, 100 nodes)
+                          as scheduler and kubelets: the reference the kubelet lifecycle is held against
   --plot FILE             (converge: SVG of pods converged over time; default docs/perf-converge.svg, none with --smoke)
   --json FILE             where to write the JSON (default bench/results/<scenario>-<time>.json)
   --profile DIR           run kube-sim and the apps with --cpu-prof into DIR
@@ -104,6 +110,8 @@ const {
       scenarios: { type: 'string' },
       pairs: { type: 'string' },
       fresh: { type: 'boolean', default: false },
+      lifecycle: { type: 'string' },
+      'node-agent': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   }),
@@ -166,6 +174,23 @@ if (cluster !== undefined) {
     process.exit(2);
   }
 }
+const podRunner = ((): PodRunner => {
+  const problem =
+    a.lifecycle !== undefined && a.lifecycle !== 'kubelet' && a.lifecycle !== 'fast'
+      ? `--lifecycle must be kubelet or fast, got "${a.lifecycle}"`
+      : a['node-agent'] && a.lifecycle !== undefined
+        ? "--node-agent replaces kube-sim's lifecycle: it takes no --lifecycle"
+        : (a['node-agent'] || a.lifecycle !== undefined) && scenario !== 'converge'
+          ? `--lifecycle and --node-agent are converge's, not "${scenario}"'s`
+          : (a['node-agent'] || a.lifecycle !== undefined) && cluster !== undefined
+            ? "--lifecycle and --node-agent are kube-sim's: with --kubeconfig the cluster runs the pods"
+            : undefined;
+  if (problem !== undefined) {
+    console.error(`bench: ${problem}\n${USAGE}`);
+    process.exit(2);
+  }
+  return a['node-agent'] ? 'node-agent' : a.lifecycle === 'fast' ? 'fast' : 'kubelet';
+})();
 if (a['state-source'] !== 'api' && a['state-source'] !== 'projection') {
   console.error(`bench: --state-source must be api or projection\n${USAGE}`);
   process.exit(2);
@@ -220,6 +245,7 @@ const runners: Record<string, () => Promise<Result>> = {
         latencyMs: num('latency-ms', a['latency-ms'], 0),
         ...podStartupOf(a['pod-startup-ms']),
         cluster,
+        pods: podRunner,
         // The plot in docs/ is kube-sim's: a run on another cluster writes one only when asked.
         ...(a.plot
           ? { plot: path.resolve(a.plot) }

@@ -20,6 +20,9 @@ const SIM_MAIN = path.join(REPO, 'tools/kube-sim/src/cmd/main.ts');
 const WORKER_MAIN = path.join(REPO, 'apps/worker/src/main.ts');
 const WATCHER_MAIN = path.join(REPO, 'apps/watcher/src/main.ts');
 const PEER_MAIN = path.join(REPO, 'bench/peer/main.ts');
+const NODE_AGENT_MAIN = path.join(REPO, 'tools/node-agent/src/main.ts');
+/** The identity the node agent runs as (its requests are audited under this name). */
+export const NODE_AGENT_IDENTITY = 'node-agent';
 export const NS = 'default';
 // The queue where users' watchers and workers meet by default (set explicitly for both apps).
 export const QUEUE_NAME = DEFAULT_QUEUE_NAME;
@@ -218,7 +221,7 @@ export interface KubeObj {
     deletionTimestamp?: string;
     ownerReferences?: { uid: string; controller?: boolean; name: string }[];
   };
-  spec?: { replicas?: number };
+  spec?: { replicas?: number; nodeName?: string };
   status?: {
     replicas?: number;
     readyReplicas?: number;
@@ -230,13 +233,27 @@ export interface KubeObj {
 
 export interface SimOptions {
   latencyMs?: number;
-  /** Pod lifecycle (Pending → Running/Ready); default on with fast pods. */
-  lifecycle?: boolean;
+  /** kube-sim's pod lifecycle (its --lifecycle); default fast, with fast pods. */
+  lifecycle?: 'kubelet' | 'fast' | 'off';
+  /** kube-sim's nodes (default its own, 3); 0 with a node agent, which registers its own. */
+  nodes?: number;
+  /** kube-sim's lifecycle off and the node agent (a child process) as scheduler and kubelets instead. */
+  nodeAgent?: { nodes: number };
   startupDelayMs?: number;
   startupJitterMs?: number;
   history?: number;
   /** Start kube-sim with --cpu-prof into this directory. */
   profileDir?: string;
+}
+
+/** The pod start-up delay flags kube-sim and the node agent share (the bench's default: fast pods). */
+function startupArgs(o: SimOptions): string[] {
+  return [
+    '--startup-delay-ms',
+    String(o.startupDelayMs ?? 50),
+    '--startup-jitter-ms',
+    String(o.startupJitterMs ?? 150),
+  ];
 }
 
 /** Resident set size (and its peak) of a process, in bytes (Linux /proc). */
@@ -397,16 +414,25 @@ export class World {
       '--latency-ms',
       String(o.latencyMs ?? 0),
       ...(o.history !== undefined ? ['--history', String(o.history)] : []),
-      ...(o.lifecycle === false
-        ? ['--no-lifecycle']
-        : [
-            '--startup-delay-ms',
-            String(o.startupDelayMs ?? 50),
-            '--startup-jitter-ms',
-            String(o.startupJitterMs ?? 150),
-            // Pod Events would triple the objects the benchmarks create.
-            '--no-pod-events',
-          ]),
+      ...(o.nodeAgent !== undefined
+        ? [
+            '--lifecycle',
+            'off',
+            '--nodes',
+            '0',
+            '--token',
+            `${NODE_AGENT_IDENTITY}=${randomBytes(16).toString('hex')}`,
+          ]
+        : o.lifecycle === 'off'
+          ? ['--lifecycle', 'off']
+          : [
+              '--lifecycle',
+              o.lifecycle ?? 'fast',
+              ...startupArgs(o),
+              ...(o.nodes !== undefined ? ['--nodes', String(o.nodes)] : []),
+              // Pod Events would triple the objects the benchmarks create.
+              '--no-pod-events',
+            ]),
     ];
     const sim = new Proc('kube-sim', args, {}, logDir);
     const redis = await startRedis();
@@ -428,9 +454,48 @@ export class World {
     if (!token) throw new Error('no token for admin');
     const admin = new Client(url, token, { https: false, maxSockets: 64 });
     const world = new World({ dir, sim, redis, admin, ns: NS, httpsUrl, ca, kubeconfigDir });
-    await world.admin.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', podSetCrd());
-    await world.#waitForPodSets();
+    try {
+      await world.admin.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', podSetCrd());
+      await world.#waitForPodSets();
+      if (o.nodeAgent !== undefined) await world.#startNodeAgent(o.nodeAgent.nodes, o);
+    } catch (err) {
+      await world.close();
+      throw err;
+    }
     return world;
+  }
+
+  /**
+   * The node agent (tools/node-agent) as identity node-agent, with the pod timings kube-sim would use;
+   * resolves once its nodes are registered. It is one of `apps` (stopped with them), named node-agent.
+   */
+  async #startNodeAgent(nodes: number, o: SimOptions): Promise<void> {
+    const proc = new Proc(
+      NODE_AGENT_IDENTITY,
+      [
+        NODE_AGENT_MAIN,
+        '--kubeconfig',
+        this.kubeconfigOf(NODE_AGENT_IDENTITY),
+        '--nodes',
+        String(nodes),
+        '--qps',
+        '0',
+        ...startupArgs(o),
+        '--log-level',
+        'warn',
+      ],
+      {},
+      this.logDir,
+    );
+    this.apps.push(proc);
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      if (!proc.running) throw new Error(`the node agent exited:\n${proc.describe()}`);
+      const list = await this.admin.json<{ items: unknown[] }>('GET', '/api/v1/nodes');
+      if (list.items.length >= nodes) return;
+      if (Date.now() > deadline) throw new Error(`the node agent registered no ${nodes} nodes in 120 s`);
+      await sleep(100);
+    }
   }
 
   /** Whether this world is a cluster given by a kubeconfig (no kube-sim process, no audit). */

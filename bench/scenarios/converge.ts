@@ -9,6 +9,7 @@ import { podManifest, templateHash } from '@podset/reconcile';
 import {
   countByVerb,
   cpuSecondsOf,
+  NODE_AGENT_IDENTITY,
   pool,
   podSetBody,
   READ_VERBS,
@@ -20,6 +21,8 @@ import {
   type SimOptions,
 } from '../lib/cluster.ts';
 import { operatorSeconds, perPod } from '../lib/goals.ts';
+import { PodEventCounter, type PodEventCounts } from '../lib/pod-events.ts';
+import { describeRunner, simOptionsFor, type PodRunner } from '../lib/pod-runner.ts';
 import { fmt, lineChart, type Result, type Row, type Series } from '../lib/report.ts';
 import { Tracker, type Sample } from '../lib/tracker.ts';
 import type { Proc } from '../../test/e2e/support/harness.ts';
@@ -40,6 +43,8 @@ export interface ConvergeOptions {
   cluster?: ExternalCluster | undefined;
   /** kube-sim's pod startup (ms before a pod is Running and Ready, plus up to `jitter`); default 50 + 150. */
   podStartup?: { delay: number; jitter: number };
+  /** Who brings the pods to life on kube-sim (--lifecycle, --node-agent); default kubelet. */
+  pods?: PodRunner;
 }
 
 /** What one converge run cost, operator's or peer's. */
@@ -52,6 +57,8 @@ interface RunCost {
   reads: number;
   reconciles: number;
   cpuSeconds: Record<string, number>;
+  /** The measured pods' watch events and status writes. */
+  podEvents: PodEventCounts;
 }
 
 export interface OperatorRun extends RunCost {
@@ -81,16 +88,24 @@ export async function runOperator(
     name?: string;
     podStartup?: { delay: number; jitter: number };
     cluster?: ExternalCluster | undefined;
+    /** Default fast. */
+    pods?: PodRunner | undefined;
   },
   log: (s: string) => void,
 ): Promise<OperatorRun> {
   const world = await World.open(
     o.name ?? 'converge',
-    { ...simOptionsOf(o), ...(o.profileDir ? { profileDir: o.profileDir } : {}) },
+    {
+      ...simOptionsOf(o),
+      ...simOptionsFor(o.pods ?? 'fast'),
+      ...(o.profileDir ? { profileDir: o.profileDir } : {}),
+    },
     o.cluster,
   );
   const tracker = trackerOf(world);
   tracker.reportProgress(o.name ?? 'operator', { pods: o.podsets * o.replicas, podSets: o.podsets }, log);
+  const podEvents = new PodEventCounter();
+  tracker.onPod = (type, pod) => podEvents.onPod(type, pod);
   try {
     const workers = await world.startOperator(o);
     const describe = (): string => world.apps.map((p) => p.describe()).join('\n');
@@ -154,6 +169,7 @@ export async function runOperator(
         sum: delta('podset_reconcile_start_latency_seconds_sum'),
       },
       cpuSeconds: cpu,
+      podEvents: podEvents.counts(),
       cpuSecondsBeforeClock: cpuAtStart,
       everyWorkerWarm,
     };
@@ -167,9 +183,15 @@ export type PeerRun = RunCost;
 
 /** The peer on a fresh world, the same warm-up and work as the operator's; returns what it cost. */
 async function runPeer(o: ConvergeOptions, log: (s: string) => void): Promise<PeerRun> {
-  const world = await World.open('peer', simOptionsOf(o), o.cluster);
+  const world = await World.open(
+    'peer',
+    { ...simOptionsOf(o), ...simOptionsFor(o.pods ?? 'kubelet') },
+    o.cluster,
+  );
   const tracker = trackerOf(world);
   tracker.reportProgress('peer', { pods: o.podsets * o.replicas, podSets: o.podsets }, log);
+  const podEvents = new PodEventCounter();
+  tracker.onPod = (type, pod) => podEvents.onPod(type, pod);
   try {
     const peer = await world.startPeer('peer', {
       env: { PEER_CONCURRENCY: String(o.workers * o.concurrency), CREATE_BURST: String(o.createBurst) },
@@ -211,6 +233,7 @@ async function runPeer(o: ConvergeOptions, log: (s: string) => void): Promise<Pe
       // Counted over the whole run (the warm-up's few included).
       reconciles: stats !== undefined ? (JSON.parse(stats) as { reconciles: number }).reconciles : NaN,
       cpuSeconds: cpu,
+      podEvents: podEvents.counts(),
     };
   } finally {
     tracker.stop();
@@ -228,7 +251,11 @@ async function runLimit(
   samples: Sample[];
   cpuSeconds: Record<string, number>;
 }> {
-  const world = await World.open('limit', simOptionsOf(o), o.cluster);
+  const world = await World.open(
+    'limit',
+    { ...simOptionsOf(o), ...simOptionsFor(o.pods ?? 'kubelet') },
+    o.cluster,
+  );
   const tracker = trackerOf(world);
   tracker.reportProgress('limit', { pods: o.podsets * o.replicas }, log);
   const width = o.workers * o.concurrency;
@@ -280,7 +307,7 @@ async function runLimit(
 export async function converge(o: ConvergeOptions, log: (s: string) => void): Promise<Result> {
   const N = o.podsets;
   const R = o.replicas;
-  const op = await runOperator(o, log);
+  const op = await runOperator({ ...o, pods: o.pods ?? 'kubelet' }, log);
   const limit = await runLimit(o, log);
   const peer = await runPeer(o, log);
   const ratio = op.seconds / limit.seconds;
@@ -362,6 +389,7 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
     },
     { figure: 'reads per reconcile', value: fmt(op.reads / Math.max(1, op.reconciles), 2) },
     { figure: 'reconciles per PodSet', value: fmt(op.reconciles / N, 2) },
+    ...podCostRows(o, op, peer, pods),
     { figure: 'active pods at the end (want N×R)', value: `${op.activePods} (${pods})` },
     {
       figure: 'kube-sim CPU s: operator run / limit run',
@@ -439,7 +467,7 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
       createBurst: o.createBurst,
       latencyMs: o.latencyMs,
       ...(o.podStartup !== undefined ? { podStartupMs: o.podStartup } : {}),
-      ...(o.cluster !== undefined ? { kubeconfig: o.cluster.kubeconfig } : {}),
+      ...(o.cluster !== undefined ? { kubeconfig: o.cluster.kubeconfig } : { pods: o.pods ?? 'kubelet' }),
     },
     rows,
     data: {
@@ -566,9 +594,40 @@ function trackerOf(world: World): Tracker {
   return new Tracker(world.admin, 'ps-', { pods: world.podsPath, podSets: world.podSetsPath });
 }
 
-/** kube-sim's process, to meter, when the world has one. */
+/** The cluster's processes, to meter, when the world has them: kube-sim, and the node agent if it runs. */
 function simPid(world: World): Record<string, number> {
-  return world.sim?.pid !== undefined ? { 'kube-sim': world.sim.pid } : {};
+  const agent = world.apps.find((p) => p.name === NODE_AGENT_IDENTITY);
+  return {
+    ...(world.sim?.pid !== undefined ? { 'kube-sim': world.sim.pid } : {}),
+    ...(agent?.pid !== undefined ? { [NODE_AGENT_IDENTITY]: agent.pid } : {}),
+  };
+}
+
+/**
+ * What a real cluster's pods cost the operator, to hold against a run through the node agent: who ran the
+ * pods, the watch events and the kubelet side's status writes per pod (both runs), and the operator's
+ * PodSet status writes per pod.
+ */
+function podCostRows(o: ConvergeOptions, op: OperatorRun, peer: PeerRun, pods: number): Row[] {
+  const per = (c: PodEventCounts, n: number): string => fmt(n / Math.max(1, c.pods), 2);
+  let podSetStatusWrites = 0;
+  for (const [k, v] of Object.entries(op.audit))
+    if (WRITE_VERBS.has(k.split(' ')[0]!) && k.endsWith('podsets/status')) podSetStatusWrites += v;
+  return [
+    {
+      figure: 'pods run by',
+      value: o.cluster !== undefined ? 'the cluster' : describeRunner(o.pods ?? 'kubelet'),
+    },
+    {
+      figure: 'watch events per pod: operator run / peer run',
+      value: `${per(op.podEvents, op.podEvents.events)} / ${per(peer.podEvents, peer.podEvents.events)}`,
+    },
+    {
+      figure: "kubelet side's status writes per pod: operator run / peer run",
+      value: `${per(op.podEvents, op.podEvents.statusWrites)} / ${per(peer.podEvents, peer.podEvents.statusWrites)}`,
+    },
+    { figure: "operator's PodSet status writes per pod", value: fmt(podSetStatusWrites / pods, 3) },
+  ];
 }
 
 /** Requests by "verb resource" between two scrapes of a counter labelled verb and resource, summed over processes. */

@@ -60,7 +60,7 @@ async function projectionBytes(redis: Redis): Promise<number> {
 
 export async function footprint(o: FootprintOptions, log: (s: string) => void): Promise<Result> {
   const world = await World.start('footprint', {
-    lifecycle: false,
+    lifecycle: 'off',
     history: 200_000,
     ...(o.profileDir ? { profileDir: o.profileDir } : {}),
   });

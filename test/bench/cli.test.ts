@@ -56,3 +56,15 @@ test("converge's --pod-startup-ms reaches kube-sim's options for the limit, the 
   });
   assert.deepEqual(simOptionsOf({ latencyMs: 0 }), { latencyMs: 0 }, "kube-sim's defaults otherwise");
 });
+
+test('bench/run.ts converge: a --lifecycle it does not know, or one beside --node-agent, is named and exits 2', async () => {
+  for (const [args, message] of [
+    [['converge', '--lifecycle', 'slow'], /--lifecycle must be kubelet or fast, got "slow"/],
+    [['converge', '--node-agent', '--lifecycle', 'fast'], /--node-agent replaces kube-sim's lifecycle/],
+    [['latency', '--node-agent'], /--lifecycle and --node-agent are converge's/],
+  ] as const) {
+    const r = await run('bench/run.ts', [...args]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, message);
+  }
+});

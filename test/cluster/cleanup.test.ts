@@ -19,7 +19,9 @@ import {
 const FINALIZER = 'podset.io/cleanup';
 
 test('a namespace is removed though its PodSet keeps the finalizer of an operator that is gone; an installed CRD goes too', async (t) => {
-  const sim = await startKubeSim({ controllerOptions: { startupDelayMs: 10, startupJitterMs: 0 } });
+  const sim = await startKubeSim({
+    controllerOptions: { podLifecycle: 'fast', startupDelayMs: 10, startupJitterMs: 0 },
+  });
   t.after(() => sim.close());
   const target = await openTarget(sim.kubeconfigPath);
   let closed = false;
@@ -90,7 +92,9 @@ test('a PodSet CRD that was there before is used and left in place', async (t) =
 });
 
 test("what an interrupted run left is removed by the run's id (its namespaces, the CRD it installed), another run's is not", async (t) => {
-  const sim = await startKubeSim({ controllerOptions: { startupDelayMs: 10, startupJitterMs: 0 } });
+  const sim = await startKubeSim({
+    controllerOptions: { podLifecycle: 'fast', startupDelayMs: 10, startupJitterMs: 0 },
+  });
   const saved = process.env[RUN_VAR];
   t.after(() => {
     if (saved === undefined) delete process.env[RUN_VAR];

@@ -354,7 +354,7 @@ describe('kubectl apply -k against kube-sim', () => {
     // Controllers on: the Deployments get ReplicaSets and simulated pods, so their rollouts finish.
     sim = await startKubeSim({
       kubeconfigPath: path.join(dir, 'kubeconfig'),
-      controllerOptions: { startupDelayMs: 20, startupJitterMs: 80, podEvents: false },
+      controllerOptions: { podLifecycle: 'fast', startupDelayMs: 20, startupJitterMs: 80, podEvents: false },
     });
   });
   after(async () => {

@@ -33,7 +33,7 @@ test('kube-sim restarted with a new CA: watcher and worker reload their kubeconf
       args: [
         KUBE_SIM,
         ...['--port', String(port), '--kubeconfig', admin, '--kubeconfig-dir', users, '--data-dir', data],
-        ...['--startup-delay-ms', '50', '--startup-jitter-ms', '150'],
+        ...['--lifecycle', 'fast', '--startup-delay-ms', '50', '--startup-jitter-ms', '150'],
       ],
       env: { PATH: process.env.PATH ?? '' },
       logFile: path.join(logDir, 'kube-sim.log'),

@@ -17,7 +17,12 @@ before(async () => {
   // Pods take a moment to start, so a pass sees a scale-up's new pods before they are ready.
   env = await startEnv({
     name: 'rollout-deadline',
-    controllerOptions: { startupDelayMs: 300, startupJitterMs: 300, containerExitMs: 50 },
+    controllerOptions: {
+      podLifecycle: 'fast',
+      startupDelayMs: 300,
+      startupJitterMs: 300,
+      containerExitMs: 50,
+    },
     workerEnv: { REQUEUE_PENDING_SECONDS: '60' },
   });
   await applyCrd(env);

@@ -15,7 +15,12 @@ before(async () => {
   // Pods take a moment to start, so a rollout runs in visible steps.
   env = await startEnv({
     name: 'rollout',
-    controllerOptions: { startupDelayMs: 150, startupJitterMs: 150, containerExitMs: 50 },
+    controllerOptions: {
+      podLifecycle: 'fast',
+      startupDelayMs: 150,
+      startupJitterMs: 150,
+      containerExitMs: 50,
+    },
   });
   await applyCrd(env);
   env.startWatcher('watcher-0');

@@ -10,7 +10,8 @@ import { startRedis, type RedisOptions } from './redis.ts';
 import { waitFor } from './wait.ts';
 
 export interface SimClusterOptions {
-  /** How kube-sim starts (e.g. `{ controllers: false }`). */
+  /** How kube-sim starts (e.g. `{ controllers: false }`); its pods follow the fast lifecycle unless this
+   * names another (`controllerOptions.podLifecycle`): tests need speed, not a kubelet's pace. */
   sim?: KubeSimOptions;
   /** Install the PodSet CRD and wait until PodSets are served. Default true. */
   crd?: boolean;
@@ -41,7 +42,7 @@ export function useSimCluster(options: SimClusterOptions = {}): SimClusterFixtur
   const redisOptions = options.redis === true ? {} : options.redis === false ? undefined : options.redis;
   const ready = beforeHook(async () => {
     const started = await Promise.allSettled([
-      startKubeSim(options.sim),
+      startKubeSim(withFastPods(options.sim)),
       redisOptions === undefined ? undefined : startRedis(redisOptions),
     ]);
     if (started[0].status === 'fulfilled') sim = started[0].value;
@@ -62,6 +63,11 @@ export function useSimCluster(options: SimClusterOptions = {}): SimClusterFixtur
     redis: redis.handle,
     client: redis.handle.client,
   };
+}
+
+/** The options with the fast pod lifecycle, unless they name one. */
+export function withFastPods(options: KubeSimOptions = {}): KubeSimOptions {
+  return { ...options, controllerOptions: { podLifecycle: 'fast', ...options.controllerOptions } };
 }
 
 /** Creates the PodSet CRD and waits until PodSets can be listed. */

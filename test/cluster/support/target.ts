@@ -159,8 +159,13 @@ export class Target {
   }
 }
 
-/** kube-sim's CLI options for the suite: pods start in visible steps, the admission plugin OpenShift enables. */
+/**
+ * kube-sim's CLI options for the suite: the fast lifecycle (the suite needs speed, not a kubelet's pace), pods
+ * start in visible steps, the admission plugin OpenShift enables.
+ */
 const KUBE_SIM_ARGS = [
+  '--lifecycle',
+  'fast',
   '--startup-delay-ms',
   '150',
   '--startup-jitter-ms',

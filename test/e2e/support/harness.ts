@@ -36,7 +36,13 @@ export const WORKER_MAIN = path.join(REPO, 'apps/worker/src/main.ts');
 const PRELOAD = pathToFileURL(path.join(import.meta.dirname, 'die-with-parent.ts')).href;
 
 /** Fast simulated pods, so that the suite runs in minutes (defaults: 200–800 ms start, 300 ms stop). */
-export const FAST_PODS = { startupDelayMs: 50, startupJitterMs: 150, containerExitMs: 50 };
+/** kube-sim's fast lifecycle (Pending, then Running+Ready after 50–200 ms): the tests need speed, not pace. */
+export const FAST_PODS = {
+  podLifecycle: 'fast',
+  startupDelayMs: 50,
+  startupJitterMs: 150,
+  containerExitMs: 50,
+} as const;
 
 /** A node process of the repo (an app, kube-sim, a bench tool) that dies with the test process. */
 export class Proc extends ChildProc {

@@ -48,6 +48,7 @@ describe('controllers on the real kube-sim', () => {
   before(async () => {
     sim = await startKubeSim({
       controllerOptions: {
+        podLifecycle: 'fast',
         startupDelayMs: 0,
         startupJitterMs: 20,
         containerExitMs: 50,

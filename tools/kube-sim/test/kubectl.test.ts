@@ -49,7 +49,12 @@ describe('kubectl against kube-sim', () => {
   before(async () => {
     cacheDir = mkdtempSync(join(tmpdir(), 'kubectl-cache-'));
     sim = await startKubeSim({
-      controllerOptions: { startupDelayMs: 0, startupJitterMs: 50, containerExitMs: 50 },
+      controllerOptions: {
+        podLifecycle: 'fast',
+        startupDelayMs: 0,
+        startupJitterMs: 50,
+        containerExitMs: 50,
+      },
     });
   });
 

@@ -10,7 +10,13 @@ import { waitFor } from '@podset/testkit';
 import { useKubeSim } from './support/sim-kubectl.ts';
 
 const k = useKubeSim('quota', {
-  controllerOptions: { startupDelayMs: 0, startupJitterMs: 0, succeedAfterMs: 50, containerExitMs: 50 },
+  controllerOptions: {
+    podLifecycle: 'fast',
+    startupDelayMs: 0,
+    startupJitterMs: 0,
+    succeedAfterMs: 50,
+    containerExitMs: 50,
+  },
 });
 const { kubectl, ok } = k;
 

@@ -12,7 +12,13 @@ import { waitFor } from '@podset/testkit';
 import { useKubeSim } from './support/sim-kubectl.ts';
 
 const k = useKubeSim('workloads', {
-  controllerOptions: { startupDelayMs: 20, startupJitterMs: 80, succeedAfterMs: 200, containerExitMs: 50 },
+  controllerOptions: {
+    podLifecycle: 'fast',
+    startupDelayMs: 20,
+    startupJitterMs: 80,
+    succeedAfterMs: 200,
+    containerExitMs: 50,
+  },
 });
 const { kubectl, ok } = k;
 

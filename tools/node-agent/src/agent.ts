@@ -12,10 +12,17 @@ import {
   type Kube,
   type Pod,
 } from '@podset/kube';
-import { chooseFate, removalDelayOf, startupDelayOf } from '@podset/kube-sim/pod-fate';
-import { pendingStatus, startedStatus, succeededStatus, type PodFate } from '@podset/kube-sim/pod-status';
+import { chooseFate, readinessDelayOf, removalDelayOf, startupDelayOf } from '@podset/kube-sim/pod-fate';
+import {
+  pendingStatus,
+  readyStatus,
+  startedStatus,
+  succeededStatus,
+  type PodFate,
+} from '@podset/kube-sim/pod-status';
 import type { Logger } from 'pino';
 import { errorText, inform } from './informer.ts';
+import { Lanes } from './lanes.ts';
 import {
   heartbeatPatch,
   hostIPOf,
@@ -41,6 +48,8 @@ const LEASES = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' }
 /** A failed step is tried again after 1, 2, 4, 8, 16 s, then given up (the next event of the pod retries). */
 const STEP_RETRIES = 5;
 const STEP_RETRY_MS = 1000;
+/** Bindings in flight at once: the scheduler binds asynchronously, but not every pending pod at once. */
+const SCHEDULER_LANES = 16;
 /** The node status (lastHeartbeatTime) is reported every this many lease renewals. */
 const STATUS_EVERY_RENEWALS = 6;
 
@@ -71,9 +80,14 @@ export interface Agent {
   stop(): Promise<void>;
 }
 
+/** The rate limit of the agent's client: --qps, bursts of twice that (qps 0: none). */
+export function clientRate(options: Pick<AgentOptions, 'qps'>): { qps: number; burst: number } {
+  return { qps: options.qps, burst: Math.max(1, options.qps * 2) };
+}
+
 /** Registers the nodes, lists the pods and starts watching; resolves once all of that is done. */
 export async function startAgent(kubeConfig: KubeConfig, options: AgentOptions, log: Logger): Promise<Agent> {
-  const kube = createKube(kubeConfig, { qps: 100, burst: 200, userAgent: 'podset-node-agent' });
+  const kube = createKube(kubeConfig, { ...clientRate(options), userAgent: 'podset-node-agent' });
   const agent = new NodeAgent(kube, options, log);
   try {
     await agent.start();
@@ -94,6 +108,9 @@ class NodeAgent implements Agent {
   readonly #nodes = new Map<string, NodeEntry>();
   readonly #states = new Map<string, PodState>();
   readonly #abort = new AbortController();
+  /** A node's kubelet steps run one at a time (a kubelet's status manager is one loop); binds in a few lanes. */
+  readonly #lanes = new Lanes();
+  #binds = 0;
   #informers: Promise<void>[] = [];
   #heartbeat: NodeJS.Timeout | undefined;
   #renewals = 0;
@@ -386,7 +403,12 @@ class NodeAgent implements Agent {
     const node = st.node !== undefined ? this.#nodes.get(st.node) : undefined;
     const ip = podIPOf(node?.shape.index ?? 0, node ? node.started++ : 0);
     const now = secondTime(Date.now());
-    const written = await this.#writeStatus(st, (p) => startedStatus(p, { uid: st.uid, fate, ip, now }));
+    // As kube-sim's kubelet lifecycle: a readinessProbe makes Running and Ready two writes.
+    let readinessDelay: number | undefined;
+    const written = await this.#writeStatus(st, (p) => {
+      readinessDelay = fate !== 'fail' ? readinessDelayOf(p) : undefined;
+      return startedStatus(p, { uid: st.uid, fate, ip, now, probing: readinessDelay !== undefined });
+    });
     if (written === undefined) return;
     this.#log.info({ pod: `${st.namespace}/${st.name}`, node: st.node, fate }, 'pod started');
     if (fate === 'fail') {
@@ -395,6 +417,17 @@ class NodeAgent implements Agent {
       return;
     }
     st.stage = 'running';
+    if (readinessDelay !== undefined && fate !== 'never-ready')
+      this.#later(st, readinessDelay, 'ready', () => this.#ready(st, fate));
+    else if (fate === 'succeed')
+      this.#later(st, this.#options.succeedAfterMs, 'succeed', () => this.#succeed(st));
+  }
+
+  /** The readinessProbe passed: Ready. */
+  async #ready(st: PodState, fate: PodFate): Promise<void> {
+    const now = secondTime(Date.now());
+    const written = await this.#writeStatus(st, (p) => readyStatus(p, now));
+    if (written === undefined) return;
     if (fate === 'succeed') this.#later(st, this.#options.succeedAfterMs, 'succeed', () => this.#succeed(st));
   }
 
@@ -474,12 +507,24 @@ class NodeAgent implements Agent {
     }, ms);
   }
 
-  /** Runs `step` after the pod's previous one; a failure is retried with a doubling backoff, then logged. */
+  /**
+   * Runs `step` after the pod's previous one, in its lane (the scheduler's for a bind, else its node's
+   * kubelet's); a failure is retried with a doubling backoff, then logged.
+   */
   #step(st: PodState, what: string, step: () => Promise<void>, attempt = 0): void {
+    const lane =
+      what === 'bind'
+        ? `scheduler-${this.#binds++ % SCHEDULER_LANES}`
+        : st.node !== undefined
+          ? `node-${st.node}`
+          : `pod-${st.uid}`;
     st.chain = st.chain.then(async () => {
       if (this.#stopped || this.#states.get(st.uid) !== st) return;
       try {
-        await step();
+        // Checked again when the lane gets to it: the pod may have gone while it waited.
+        await this.#lanes.run(lane, async () => {
+          if (!this.#stopped && this.#states.get(st.uid) === st) await step();
+        });
       } catch (err) {
         if (this.#stopped) return;
         const pod = `${st.namespace}/${st.name}`;

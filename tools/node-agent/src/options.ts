@@ -4,9 +4,10 @@ import { parseArgs } from 'node:util';
 
 export const USAGE = `usage: npm run node-agent -- --kubeconfig PATH [options]
   --kubeconfig PATH        the cluster (default: KUBECONFIG, else ~/.kube/config)
-  --nodes N                Nodes to register (default 3)
+  --nodes N                Nodes to register (default 100: with --max-pods, room for 11,000 pods)
   --node-prefix P          their names are P1 … PN (default agent-node-)
   --max-pods N             pods per node: its allocatable "pods", and the most bound to it (default 110)
+  --qps N                  requests per second of the agent's client, bursts of 2×N (default 0: no limit)
   --namespace NS           run only the pods of NS (repeat for several; default: every namespace)
   --startup-delay-ms N     Pending → Running delay (default 200) …
   --startup-jitter-ms N    … plus a random delay in [0, N] (default 600)
@@ -23,6 +24,8 @@ export interface AgentOptions {
   nodes: number;
   nodePrefix: string;
   maxPods: number;
+  /** Requests per second of the agent's client (bursts of twice that); 0: no limit. */
+  qps: number;
   /** Empty: every namespace. */
   namespaces: string[];
   startupDelayMs: number;
@@ -40,6 +43,9 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+export const DEFAULT_NODES = 100;
+export const DEFAULT_MAX_PODS = 110;
+
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -56,6 +62,7 @@ export function parseOptions(argv: readonly string[]): AgentOptions | undefined 
         nodes: { type: 'string' },
         'node-prefix': { type: 'string' },
         'max-pods': { type: 'string' },
+        qps: { type: 'string' },
         namespace: { type: 'string', multiple: true },
         'startup-delay-ms': { type: 'string' },
         'startup-jitter-ms': { type: 'string' },
@@ -101,9 +108,12 @@ export function parseOptions(argv: readonly string[]): AgentOptions | undefined 
     throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')}, got "${logLevel}"`);
   const options: AgentOptions = {
     kubeconfig: values.kubeconfig as string | undefined,
-    nodes: number('nodes', 3, { integer: true, min: 1, max: 1000 }),
+    // 100 nodes of 110 pods (a kubelet's default) hold the bench's default size, 1000 PodSets × 10.
+    nodes: number('nodes', DEFAULT_NODES, { integer: true, min: 1, max: 1000 }),
     nodePrefix,
-    maxPods: number('max-pods', 110, { integer: true, min: 1 }),
+    maxPods: number('max-pods', DEFAULT_MAX_PODS, { integer: true, min: 1 }),
+    // No limit by default: the agent plays every node's kubelet, and each of those has a budget of its own.
+    qps: number('qps', 0, {}),
     namespaces: [...new Set(namespaces)],
     startupDelayMs: number('startup-delay-ms', 200, {}),
     startupJitterMs: number('startup-jitter-ms', 600, {}),

@@ -10,7 +10,7 @@ import {
 import type { ControllerOptions } from '../controllers/index.ts';
 import { ADMISSION_PLUGINS, type AdmissionPlugin, type KubeSimOptions } from '../index.ts';
 
-export const USAGE = `usage: kube-sim [--port N] [--host H] [--kubeconfig FILE] [--audit-log FILE] [--no-lifecycle]
+export const USAGE = `usage: kube-sim [--port N] [--host H] [--kubeconfig FILE] [--audit-log FILE] [--no-lifecycle (= --lifecycle off)]
   [--no-controllers] [--history N] [--bookmark-interval-ms N] [--latency-ms N]
   [--error VERB:RESOURCE:RATE:CODE]... [--watch-cut-seconds N] [--watch-cut-events N]
   [--token IDENTITY=TOKEN]... [--advertise-url URL] [--kubeconfig-dir DIR] [--kubeconfig-for IDENTITY=FILE]...
@@ -87,7 +87,12 @@ function pairs(
 
 function controllerOptions(values: Values): ControllerOptions {
   try {
-    return { podLifecycle: !values['no-lifecycle'], ...controllerOptionsFromFlags(values) };
+    const options = controllerOptionsFromFlags(values);
+    if (values['no-lifecycle'] !== true) return options;
+    // --no-lifecycle is the old spelling of --lifecycle off.
+    if (options.podLifecycle !== undefined && options.podLifecycle !== 'off')
+      throw new Error(`kube-sim: --no-lifecycle contradicts --lifecycle ${String(options.podLifecycle)}`);
+    return { ...options, podLifecycle: 'off' };
   } catch (e) {
     throw new FlagError(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`);
   }

@@ -8,6 +8,30 @@ function parse(args: string[]) {
   return controllerOptionsFromFlags(values);
 }
 
+test('--lifecycle names the pod lifecycle; the kubelet pace has its flags', () => {
+  assert.deepEqual(parse(['--lifecycle', 'fast']), { podLifecycle: 'fast' });
+  assert.deepEqual(parse(['--lifecycle=off']), { podLifecycle: 'off' });
+  assert.deepEqual(
+    parse([
+      '--lifecycle=kubelet',
+      '--scheduler-bind-ms=5',
+      '--kubelet-relist-ms=500',
+      '--kubelet-status-write-ms=0',
+    ]),
+    {
+      podLifecycle: 'kubelet',
+      schedulerBindMs: 5,
+      kubeletRelistMs: 500,
+      kubeletStatusWriteMs: 0,
+    },
+  );
+  assert.throws(
+    () => parse(['--lifecycle', 'slow']),
+    /--lifecycle must be one of kubelet, fast, off, got "slow"/,
+  );
+  assert.throws(() => parse(['--kubelet-relist-ms=-5']), /--kubelet-relist-ms/);
+});
+
 test('flags map to controller options; absent flags stay absent (defaults apply)', () => {
   assert.deepEqual(parse([]), {});
   assert.deepEqual(

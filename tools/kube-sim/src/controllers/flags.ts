@@ -1,15 +1,19 @@
 // Command-line flags for the controller options, for kube-sim's main.ts:
 //
 //   const { values } = parseArgs({ options: { ...ownOptions, ...controllerFlagOptions }, strict: true });
-//   const controllerOptions = { podLifecycle: !values['no-lifecycle'], ...controllerOptionsFromFlags(values) };
+//   const controllerOptions = controllerOptionsFromFlags(values);
 //
-// `--no-lifecycle` and `--no-controllers` stay with main.ts.
+// `--no-lifecycle` (the old spelling of `--lifecycle off`) and `--no-controllers` stay with main.ts.
 import { resolveControllerOptions, type ControllerOptions } from './index.ts';
+import { POD_LIFECYCLE_MODES, type PodLifecycleMode } from './pod-fate.ts';
 
 type NumberOption =
   | 'nodes'
   | 'startupDelayMs'
   | 'startupJitterMs'
+  | 'schedulerBindMs'
+  | 'kubeletRelistMs'
+  | 'kubeletStatusWriteMs'
   | 'failFraction'
   | 'neverReadyFraction'
   | 'containerExitMs'
@@ -21,6 +25,9 @@ const numberFlags: [flag: string, option: NumberOption][] = [
   ['nodes', 'nodes'],
   ['startup-delay-ms', 'startupDelayMs'],
   ['startup-jitter-ms', 'startupJitterMs'],
+  ['scheduler-bind-ms', 'schedulerBindMs'],
+  ['kubelet-relist-ms', 'kubeletRelistMs'],
+  ['kubelet-status-write-ms', 'kubeletStatusWriteMs'],
   ['fail-fraction', 'failFraction'],
   ['never-ready-fraction', 'neverReadyFraction'],
   ['container-exit-ms', 'containerExitMs'],
@@ -31,6 +38,10 @@ const numberFlags: [flag: string, option: NumberOption][] = [
 
 /** node:util parseArgs option specs for the controller flags. */
 export const controllerFlagOptions = {
+  lifecycle: { type: 'string' },
+  'scheduler-bind-ms': { type: 'string' },
+  'kubelet-relist-ms': { type: 'string' },
+  'kubelet-status-write-ms': { type: 'string' },
   nodes: { type: 'string' },
   'startup-delay-ms': { type: 'string' },
   'startup-jitter-ms': { type: 'string' },
@@ -52,7 +63,8 @@ export const controllerFlagOptions = {
   'no-job-controller': { type: 'boolean' },
 } as const;
 
-export const controllerFlagsUsage = `  [--nodes N] [--startup-delay-ms N] [--startup-jitter-ms N] [--fail-fraction F]
+export const controllerFlagsUsage = `  [--lifecycle kubelet|fast|off] [--scheduler-bind-ms N] [--kubelet-relist-ms N] [--kubelet-status-write-ms N]
+  [--nodes N] [--startup-delay-ms N] [--startup-jitter-ms N] [--fail-fraction F]
   [--never-ready-fraction F] [--container-exit-ms N] [--succeed-after-ms N] [--job-backoff-ms N] [--seed N]
   [--no-pod-events] [--no-gc] [--no-namespace-controller] [--no-service-account-controller]
   [--no-replication-controller] [--no-replicaset-controller] [--no-deployment-controller] [--no-job-controller]
@@ -72,6 +84,14 @@ export function controllerOptionsFromFlags(
     const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
     if (!Number.isFinite(n)) throw new Error(`kube-sim: --${flag} must be a number, got "${String(v)}"`);
     out[option] = n;
+  }
+  const lifecycle = values.lifecycle;
+  if (lifecycle !== undefined) {
+    if (typeof lifecycle !== 'string' || !(POD_LIFECYCLE_MODES as readonly string[]).includes(lifecycle))
+      throw new Error(
+        `kube-sim: --lifecycle must be one of ${POD_LIFECYCLE_MODES.join(', ')}, got "${String(lifecycle)}"`,
+      );
+    out.podLifecycle = lifecycle as PodLifecycleMode;
   }
   // --pod-events is the default now; it stays accepted for scripts written before.
   if (values['pod-events'] === true) out.podEvents = true;

@@ -11,7 +11,10 @@ test('defaults', () => {
   assert.equal(o.containerExitMs, 300);
   assert.equal(o.failFraction, 0);
   assert.equal(o.seed, undefined);
-  assert.equal(o.podLifecycle, true);
+  assert.equal(o.podLifecycle, 'kubelet');
+  assert.equal(o.schedulerBindMs, 20);
+  assert.equal(o.kubeletRelistMs, 1000);
+  assert.equal(o.kubeletStatusWriteMs, 40);
   assert.equal(o.podEvents, true);
   assert.equal(o.replicaSetController && o.deploymentController && o.jobController, true);
   assert.equal(o.jobBackoffMs, 10_000);
@@ -32,8 +35,9 @@ test('invalid options are refused with the option named', () => {
   assert.throws(() => resolveControllerOptions({ lifecycle: false } as never), /unknown option lifecycle/);
   assert.throws(
     () => resolveControllerOptions({ podLifecycle: 'no' } as never),
-    /podLifecycle must be a boolean/,
+    /podLifecycle must be one of kubelet, fast, off/,
   );
+  assert.throws(() => resolveControllerOptions({ kubeletStatusWriteMs: -1 }), /kubeletStatusWriteMs/);
 });
 
 test('startControllers creates the nodes before returning; stop() is idempotent and silences everything', async () => {

@@ -13,10 +13,12 @@ import { startResourceQuotaController } from './resourcequota.ts';
 import { startServiceAccountController } from './serviceaccounts.ts';
 import { ensureNodes } from './nodes.ts';
 import { startPodLifecycle } from './pods.ts';
+import { POD_LIFECYCLE_MODES, type PodLifecycleMode } from './pod-fate.ts';
 import { defaultErrorReporter, type ErrorReporter } from './util.ts';
 
 export { FATE_ANNOTATION, STARTUP_DELAY_ANNOTATION, EXIT_DELAY_ANNOTATION, type PodFate } from './pods.ts';
 export type { ErrorReporter } from './util.ts';
+export { POD_LIFECYCLE_MODES, type PodLifecycleMode } from './pod-fate.ts';
 
 /** All optional; the defaults are in `defaultControllerOptions`. */
 export interface ControllerOptions {
@@ -26,8 +28,22 @@ export interface ControllerOptions {
   nodeNamePrefix?: string;
   /** status.nodeInfo.kubeletVersion of simulated nodes. Default `v1.32.0`. */
   kubeletVersion?: string;
-  /** Simulate pod scheduling, start-up and termination. Default true. */
-  podLifecycle?: boolean;
+  /**
+   * How pods are scheduled, started and stopped: `kubelet` (the default) writes a kubelet's separate status
+   * updates at a kubelet's pace (relist, one status write at a time per node), so a watcher sees what it
+   * sees on a real cluster; `fast` writes Pending then Running+Ready after the startup delay (tests that need
+   * speed); `off` leaves pods alone. true and false are kept as `kubelet` and `off`.
+   */
+  podLifecycle?: PodLifecycleMode | boolean;
+  /** kubelet lifecycle: the scheduler binds one pod at a time, each taking this long. Default 20 ms:
+   * kube-scheduler's default client limit is 50 requests/s, and a binding is one request. */
+  schedulerBindMs?: number;
+  /** kubelet lifecycle: how often a node's kubelet relists, noticing started containers. Default 1000 ms
+   * (a kubelet's PLEG). */
+  kubeletRelistMs?: number;
+  /** kubelet lifecycle: how long one pod status write occupies a node's status manager. Default 40 ms (a
+   * kubelet's 50 requests/s, a GET and a PATCH per write). */
+  kubeletStatusWriteMs?: number;
   /** Minimum Pending → Running delay in ms. Default 200. */
   startupDelayMs?: number;
   /** Random extra start-up delay, uniform in [0, startupJitterMs] ms. Default 600 (so 200–800 ms). */
@@ -77,7 +93,10 @@ export const defaultControllerOptions = {
   nodes: 3,
   nodeNamePrefix: 'sim-node-',
   kubeletVersion: 'v1.32.0',
-  podLifecycle: true,
+  podLifecycle: 'kubelet' as PodLifecycleMode,
+  schedulerBindMs: 20,
+  kubeletRelistMs: 1000,
+  kubeletStatusWriteMs: 40,
   startupDelayMs: 200,
   startupJitterMs: 600,
   failFraction: 0,
@@ -112,8 +131,8 @@ export function resolveControllerOptions(options: ControllerOptions = {}): Resol
     }
     if (v !== undefined) (o as Record<string, unknown>)[k] = v;
   }
+  o.podLifecycle = lifecycleMode(o.podLifecycle as unknown);
   for (const name of [
-    'podLifecycle',
     'garbageCollector',
     'namespaceController',
     'serviceAccountController',
@@ -138,6 +157,9 @@ export function resolveControllerOptions(options: ControllerOptions = {}): Resol
     }
   };
   nonNegative('nodes', true);
+  nonNegative('schedulerBindMs');
+  nonNegative('kubeletRelistMs');
+  nonNegative('kubeletStatusWriteMs');
   nonNegative('startupDelayMs');
   nonNegative('startupJitterMs');
   nonNegative('containerExitMs');
@@ -161,11 +183,25 @@ export function resolveControllerOptions(options: ControllerOptions = {}): Resol
   return o;
 }
 
+/** The lifecycle an option value names (true and false are the old spelling of kubelet and off). */
+function lifecycleMode(v: unknown): PodLifecycleMode {
+  if (v === true) return 'kubelet';
+  if (v === false) return 'off';
+  if (typeof v === 'string' && (POD_LIFECYCLE_MODES as readonly string[]).includes(v))
+    return v as PodLifecycleMode;
+  throw new Error(
+    `kube-sim controllers: option podLifecycle must be one of ${POD_LIFECYCLE_MODES.join(', ')}, got ${String(v)}`,
+  );
+}
+
 /** The pod-lifecycle options that may be changed while running (`Controllers.configure`). */
 export type RuntimeControllerOptions = Pick<
   ControllerOptions,
   | 'startupDelayMs'
   | 'startupJitterMs'
+  | 'schedulerBindMs'
+  | 'kubeletRelistMs'
+  | 'kubeletStatusWriteMs'
   | 'failFraction'
   | 'neverReadyFraction'
   | 'containerExitMs'
@@ -173,6 +209,9 @@ export type RuntimeControllerOptions = Pick<
   | 'podEvents'
 >;
 const RUNTIME_OPTIONS: readonly string[] = [
+  'schedulerBindMs',
+  'kubeletRelistMs',
+  'kubeletStatusWriteMs',
   'startupDelayMs',
   'startupJitterMs',
   'failFraction',
@@ -210,7 +249,7 @@ export function startControllers(cluster: ClusterAccess, options: ControllerOpti
         kubeletVersion: o.kubeletVersion,
       });
     }
-    if (o.podLifecycle) {
+    if (o.podLifecycle !== 'off') {
       const c = startPodLifecycle(cluster, o, o.onError);
       stops.push(() => c.stop());
     }

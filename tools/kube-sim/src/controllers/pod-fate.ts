@@ -56,3 +56,38 @@ export function removalDelayOf(pod: KubeObject, containerExitMs: number): number
   const exitMs = numberAnnotation(pod, EXIT_DELAY_ANNOTATION) ?? (running ? containerExitMs : 0);
   return Math.min(graceMs, exitMs);
 }
+
+/** How pods are brought to life: a kubelet's sequence and pace, the fast two steps, or not at all. */
+export type PodLifecycleMode = 'kubelet' | 'fast' | 'off';
+export const POD_LIFECYCLE_MODES: readonly PodLifecycleMode[] = ['kubelet', 'fast', 'off'];
+
+/**
+ * Time from the containers' start to their readiness, in ms, when a container has a readinessProbe: its
+ * initialDelaySeconds (the largest of them: the pod is ready when every container is), as a kubelet's probe
+ * worker waits that long before the first probe. Undefined without a readinessProbe: a kubelet counts such
+ * a container ready as soon as it runs, so Running and Ready arrive in one status write.
+ */
+export function readinessDelayOf(pod: KubeObject): number | undefined {
+  const containers = field<unknown[]>(pod.spec, 'containers');
+  if (!Array.isArray(containers)) return undefined;
+  let delay: number | undefined;
+  for (const c of containers) {
+    const probe = field<unknown>(c, 'readinessProbe');
+    if (probe === undefined || probe === null) continue;
+    const seconds = field<number>(probe, 'initialDelaySeconds');
+    const ms = typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0;
+    delay = Math.max(delay ?? 0, ms);
+  }
+  return delay;
+}
+
+/**
+ * The first relist of a node's pod lifecycle event generator at or after `at`: a kubelet notices that a
+ * container started only when it relists (every `periodMs`, from the node's own `phaseMs`), so the starts
+ * on one node are reported at its ticks, and nodes tick at different moments.
+ */
+export function nextRelistAt(at: number, phaseMs: number, periodMs: number): number {
+  if (periodMs <= 0) return at;
+  const since = at - phaseMs;
+  return phaseMs + Math.ceil(since / periodMs) * periodMs;
+}

@@ -162,16 +162,19 @@ export function pendingStatus(p: KubeObject, hostIP: string, now: string): JsonO
   };
 }
 
-/** After the startup delay: Running (Ready or not), or Failed with exit code 1, as `fate` says. */
+/**
+ * After the startup delay: Running (Ready or not), or Failed with exit code 1, as `fate` says. `probing`:
+ * the containers run and have started but a readinessProbe has yet to pass (Ready comes with readyStatus).
+ */
 export function startedStatus(
   p: KubeObject,
-  started: { uid: string; fate: PodFate; ip: string; now: string },
+  started: { uid: string; fate: PodFate; ip: string; now: string; probing?: boolean },
 ): JsonObject {
   const { uid, fate, ip, now } = started;
   const status = (p.status ?? {}) as JsonObject;
   const names = containersOf(p, 'containers').map((c) => c.name);
   const failed = fate === 'fail';
-  const ready = fate === 'ready' || fate === 'succeed';
+  const ready = (fate === 'ready' || fate === 'succeed') && started.probing !== true;
   const cid = (i: number) => `containerd://${uid.replace(/-/g, '')}${i.toString(16).padStart(32, '0')}`;
   const notReadyMsg = `containers with unready status: [${names.join(' ')}]`;
   const readiness = (type: string) =>
@@ -225,6 +228,23 @@ export function startedStatus(
     }));
   }
   return next;
+}
+
+/** A running pod's readinessProbe passed: Ready and ContainersReady True, every container ready. */
+export function readyStatus(p: KubeObject, now: string): JsonObject {
+  const status = (p.status ?? {}) as JsonObject;
+  const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as JsonObject[];
+  const statuses = (Array.isArray(status.containerStatuses) ? status.containerStatuses : []) as JsonObject[];
+  return {
+    ...status,
+    conditions: mergeConditions(
+      conditions,
+      conditions.map((c) =>
+        c.type === 'Ready' || c.type === 'ContainersReady' ? podCondition(String(c.type), true, now) : c,
+      ),
+    ),
+    containerStatuses: statuses.map((c) => ({ ...c, ready: true })),
+  };
 }
 
 /** A pod of fate `succeed` ran its course: Succeeded, every container terminated with exit code 0. */

@@ -46,9 +46,11 @@ function pod(
   });
 }
 
+/** The fast lifecycle: these tests pin its two-step shape (pods-kubelet.test.ts has the kubelet's). */
 function start(cluster: ClusterAccess, options: ControllerOptions = {}) {
   const errors: string[] = [];
   const controllers = startControllers(cluster, {
+    podLifecycle: 'fast',
     startupDelayMs: 0,
     startupJitterMs: 5,
     containerExitMs: 20,

@@ -1,8 +1,17 @@
-// Pod lifecycle simulation: the scheduler (spread over Ready nodes) and a kubelet per node.
+// Pod lifecycle simulation: the scheduler (spread over Ready nodes) and a kubelet per node, in one of two
+// lifecycles (option podLifecycle):
 //
-//   new pod (no spec.nodeName) → spec.nodeName set (pods/binding), status Pending: PodScheduled=True, containers
-//   waiting ContainerCreating → after the startup delay: Running with podIP, containers running, Ready=True
-//   (or: Failed, or Running with Ready=False forever, or Running then Succeeded).
+// kubelet (the default) writes what a watcher of a real cluster sees, spread in time as a kubelet spreads it:
+//   binding (spec.nodeName), one pod at a time from the scheduler's queue → the kubelet's first status write, queued on its node's status manager:
+//   Pending, Initialized, PodReadyToStartContainers=False, Ready/ContainersReady=False (ContainersNotReady),
+//   containers waiting in ContainerCreating, hostIP, startTime (no podIP: the sandbox does not exist yet)
+//   → the containers start after the startup delay, noticed at the node's next relist, queued again:
+//   Running with podIP, containers running and started, and Ready=True in the same write (a container
+//   without a readinessProbe is ready once it runs); with a readinessProbe Ready=False first, then Ready=True
+//   after its initialDelaySeconds.
+// fast: Pending right after binding, then after the startup delay Running and Ready in one write; no relist,
+//   no queue (tests that need speed).
+// Either way the fates: Failed, or Running with Ready=False forever, or Running then Succeeded.
 //   deletionTimestamp set → the simulated containers exit after `containerExitMs` (never later than the
 //   grace period) → forceRemove.
 //
@@ -15,12 +24,20 @@
 import type { ClusterAccess, KubeObject, StoreEvent } from '../apimachinery/types.ts';
 import { PodEventRecorder } from './pod-events.ts';
 import { NodeTracker } from './pod-nodes.ts';
-import { chooseFate, removalDelayOf, startupDelayOf } from './pod-fate.ts';
+import { KubeletPace, type KubeletPaceOptions } from './kubelet-pace.ts';
+import {
+  chooseFate,
+  readinessDelayOf,
+  removalDelayOf,
+  startupDelayOf,
+  type PodLifecycleMode,
+} from './pod-fate.ts';
 import {
   field,
   isTerminal,
   pendingStatus,
   phaseOf,
+  readyStatus,
   startedStatus,
   succeededStatus,
   unschedulableStatus,
@@ -44,7 +61,9 @@ export { FATE_ANNOTATION, STARTUP_DELAY_ANNOTATION, EXIT_DELAY_ANNOTATION } from
 const STEP_RETRY_MS = 1000;
 const STEP_RETRIES = 5;
 
-export interface PodLifecycleOptions {
+export interface PodLifecycleOptions extends KubeletPaceOptions {
+  /** kubelet: a kubelet's status writes at a kubelet's pace; fast: two writes, no relist, no queue. */
+  podLifecycle: PodLifecycleMode;
   /** Minimum delay from scheduling (Pending) to Running/Failed, in ms. */
   startupDelayMs: number;
   /** Random extra delay added to startupDelayMs, uniform in [0, startupJitterMs]. */
@@ -69,6 +88,8 @@ interface PodState {
   namespace: string;
   name: string;
   stage: 'scheduling' | 'starting' | 'running' | 'terminating' | 'removing' | 'done';
+  /** The node it is bound to (the kubelet lifecycle paces its writes by node). */
+  node?: string;
   fate?: PodFate;
   timer?: NodeJS.Timeout;
   removeAt?: number;
@@ -98,6 +119,7 @@ class PodLifecycle {
   readonly #queue: WorkQueue;
   readonly #events: PodEventRecorder;
   readonly #nodes = new NodeTracker();
+  readonly #pace: KubeletPace;
   readonly #states = new Map<string, PodState>();
   /** uids of pods waiting for a schedulable node. */
   readonly #waiting = new Set<string>();
@@ -113,6 +135,7 @@ class PodLifecycle {
     this.#random = options.seed === undefined ? Math.random : seededRandom(options.seed);
     this.#queue = new WorkQueue('pod lifecycle', report);
     this.#events = new PodEventRecorder(cluster, options, report);
+    this.#pace = new KubeletPace(options, this.#random);
   }
 
   start(): void {
@@ -145,7 +168,7 @@ class PodLifecycle {
       this.#waiting.delete(uid);
       if (!st) continue;
       const pod = this.#cluster.get('pods', st.namespace, st.name);
-      if (pod && pod.metadata.uid === uid && !pod.metadata.deletionTimestamp) this.#schedule(st);
+      if (pod && pod.metadata.uid === uid && !pod.metadata.deletionTimestamp) this.#toScheduler(st);
     }
   }
 
@@ -166,7 +189,7 @@ class PodLifecycle {
     const st = newState(pod, 'scheduling');
     this.#states.set(uid, st);
     const nodeName = field<string>(pod.spec, 'nodeName');
-    if (!nodeName) return this.#schedule(st);
+    if (!nodeName) return this.#toScheduler(st);
     this.#nodes.assign(uid, nodeName);
     if (phaseOf(pod) === 'Running') {
       st.stage = 'running'; // adopted after a restart: nothing more to simulate
@@ -177,6 +200,13 @@ class PodLifecycle {
   }
 
   // --- scheduler -------------------------------------------------------------------------------------------
+
+  /** kubelet lifecycle: the pod joins the scheduler's queue, which binds one pod per schedulerBindMs. */
+  #toScheduler(st: PodState): void {
+    if (!this.#kubelet() || this.#options.schedulerBindMs <= 0) return this.#schedule(st);
+    const at = this.#pace.reserveBinding(Date.now());
+    this.#setTimer(st, Math.max(0, at - Date.now()), (s) => this.#schedule(s));
+  }
 
   #schedule(st: PodState): void {
     const node = this.#nodes.pick();
@@ -219,29 +249,47 @@ class PodLifecycle {
 
   /** The kubelet accepted the pod: Pending with containers being created, then start after the delay. */
   #pending(st: PodState, nodeName: string, alreadyReported: boolean): void {
-    let fresh: KubeObject | undefined;
-    if (!alreadyReported) {
-      const now = nowIso();
-      fresh = this.#writeStatus(st, (p) =>
-        p.metadata.deletionTimestamp || isTerminal(p)
-          ? undefined
-          : { ...p, status: pendingStatus(p, this.#nodes.hostIP(nodeName), now) },
-      );
+    st.node = nodeName;
+    if (this.#kubelet() && !alreadyReported) {
+      this.#kubeletWrite(st, Date.now(), (s) => this.#accept(s));
+      return;
     }
-    fresh ??= this.#cluster.get('pods', st.namespace, st.name);
-    if (!fresh || fresh.metadata.uid !== st.uid) return;
-    st.fate = this.#chooseFate(fresh);
-    this.#setTimer(st, this.#startupDelay(fresh), (s) => this.#start(s));
+    if (!alreadyReported) return this.#accept(st);
+    const fresh = this.#cluster.get('pods', st.namespace, st.name);
+    if (fresh && fresh.metadata.uid === st.uid) this.#awaitStart(st, fresh);
+  }
+
+  /** The kubelet's first status write: Pending, containers waiting in ContainerCreating. */
+  #accept(st: PodState): void {
+    const now = nowIso();
+    const hostIP = this.#nodes.hostIP(st.node ?? '');
+    const written = this.#writeStatus(st, (p) =>
+      p.metadata.deletionTimestamp || isTerminal(p)
+        ? undefined
+        : { ...p, status: pendingStatus(p, hostIP, now) },
+    );
+    if (written) this.#awaitStart(st, written);
+  }
+
+  /** The containers start after the startup delay; a kubelet reports it once its relist notices. */
+  #awaitStart(st: PodState, pod: KubeObject): void {
+    st.fate = this.#chooseFate(pod);
+    const startedAt = Date.now() + this.#startupDelay(pod);
+    if (!this.#kubelet()) return this.#setTimer(st, startedAt - Date.now(), (s) => this.#start(s));
+    const noticedAt = this.#pace.noticed(st.node ?? '', startedAt);
+    this.#kubeletWrite(st, noticedAt, (s) => this.#start(s));
   }
 
   #start(st: PodState): void {
     const fate = st.fate ?? 'ready';
     const now = nowIso();
-    const written = this.#writeStatus(st, (p) =>
-      p.metadata.deletionTimestamp || isTerminal(p)
-        ? undefined
-        : { ...p, status: startedStatus(p, { uid: st.uid, fate, ip: this.#nextPodIP(), now }) },
-    );
+    let readinessDelay: number | undefined;
+    const written = this.#writeStatus(st, (p) => {
+      if (p.metadata.deletionTimestamp || isTerminal(p)) return undefined;
+      readinessDelay = this.#kubelet() && fate !== 'fail' ? readinessDelayOf(p) : undefined;
+      const probing = readinessDelay !== undefined;
+      return { ...p, status: startedStatus(p, { uid: st.uid, fate, ip: this.#nextPodIP(), now, probing }) };
+    });
     if (!written) return;
     this.#events.containersStarted(written, field<string>(written.spec, 'nodeName'), fate);
     if (fate === 'fail') {
@@ -250,7 +298,19 @@ class PodLifecycle {
       return;
     }
     st.stage = 'running';
-    if (fate === 'succeed') this.#setTimer(st, this.#options.succeedAfterMs, (s) => this.#succeed(s));
+    if (readinessDelay !== undefined && fate !== 'never-ready')
+      this.#kubeletWrite(st, Date.now() + readinessDelay, (s) => this.#ready(s, fate));
+    else if (fate === 'succeed') this.#setTimer(st, this.#options.succeedAfterMs, (s) => this.#succeed(s));
+  }
+
+  /** The readinessProbe passed: Ready. */
+  #ready(st: PodState, fate: PodFate): void {
+    const now = nowIso();
+    const written = this.#writeStatus(st, (p) =>
+      p.metadata.deletionTimestamp || isTerminal(p) ? undefined : { ...p, status: readyStatus(p, now) },
+    );
+    if (written && fate === 'succeed')
+      this.#setTimer(st, this.#options.succeedAfterMs, (s) => this.#succeed(s));
   }
 
   #succeed(st: PodState): void {
@@ -328,6 +388,22 @@ class PodLifecycle {
         }
       });
     }, ms);
+  }
+
+  #kubelet(): boolean {
+    return this.#options.podLifecycle === 'kubelet';
+  }
+
+  /**
+   * Runs `step` at `at` or later: at `at` the write joins the queue of the pod's node's status manager and
+   * runs when its turn comes (kubelet lifecycle).
+   */
+  #kubeletWrite(st: PodState, at: number, step: (st: PodState) => void): void {
+    this.#setTimer(st, Math.max(0, at - Date.now()), (s) => {
+      const turn = this.#pace.reserveStatusWrite(s.node ?? '', Date.now()) - Date.now();
+      if (turn <= 0) step(s);
+      else this.#setTimer(s, turn, step);
+    });
   }
 
   #chooseFate(pod: KubeObject): PodFate {
