@@ -1,6 +1,6 @@
-// The fold of a burst of watch events asks, in the same script, whether the key's job already waiting in the
-// queue covers a live request (LIVE_COVER_LUA): against real BullMQ jobs in real Redis, in each state a
-// key's job can be in.
+// The fold of a burst of watch events asks, in the same script, whether the key's job in the queue covers a
+// live request (LIVE_COVER_LUA): against real BullMQ jobs in real Redis, in each state a key's job can be in,
+// for a change a plan reads (due now) and one of a pod's status alone (due after the status window).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Worker, type Job } from 'bullmq';
