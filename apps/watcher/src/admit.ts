@@ -8,7 +8,7 @@ import type { BatchSpans } from './event-tracing.ts';
 
 /**
  * What a watch event came to: `requested` it made a live request; `coalesced` it shared one with another
- * event of its key in its batch; `covered` the key's job already waiting covered it; `unchanged` it changed nothing a
+ * event of its key in its batch; `covered` the key's job in the queue, due no later than its request would be, covered it; `unchanged` it changed nothing a
  * plan reads (the operator's own status writes among them); `unkeyed` it concerns no PodSet.
  */
 export type EventOutcome = 'requested' | 'coalesced' | 'covered' | 'unchanged' | 'unkeyed';

@@ -16,7 +16,7 @@ export interface StreamInfo {
 export interface Admission {
   /** A reconcile of the key is owed: the event may change its plan. */
   owed: boolean;
-  /** It was owed, and the key's job already waiting in the queue covers it (recorded): nothing to request. */
+  /** It was owed, and the key's job in the queue covers it (recorded): nothing to request. */
   covered?: boolean;
   /**
    * Owed only for what it moves of the PodSet's status (a pod's phase or readiness), not for anything a

@@ -64,7 +64,7 @@ export class Enqueuer implements WatchSink {
   coalesced = 0;
   /** Events that changed nothing a plan reads (the operator's own status writes among them). */
   unchanged = 0;
-  /** Events that may change a plan, whose key's job was already waiting in the queue: nothing requested. */
+  /** Events owed a request that the key's job in the queue covered (live-cover.ts): nothing requested. */
   covered = 0;
   readonly #batches: TurnBatcher<WatchEvent>;
 

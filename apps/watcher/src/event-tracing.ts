@@ -1,7 +1,7 @@
 // The watcher's spans (tracing on only; with it off the enqueuer is given none and makes none). Each watch
 // event that owes a reconcile gets a root span — the start of the change's trace — whose traceparent goes
 // into the request, so that the worker's reconcile is its child (or links to it, when requests collapse).
-// A covered event (the key's job already waiting) gets a span too, but nothing carries it to the job: that
+// A covered event (the key's job in the queue already due soon enough) gets a span too, but nothing carries it to the job: that
 // would cost a write the event otherwise saves; its span says `podset.event.outcome=covered`.
 import { ROOT_CONTEXT, SpanKind, type Span, type Tracer } from '@opentelemetry/api';
 import { recordError, systemClock, traceparentOf, type Clock } from '@podset/runtime';

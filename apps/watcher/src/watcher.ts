@@ -329,6 +329,8 @@ function gateOf(settings: WatcherSettings, redis: RedisClient, log: Logger): Ter
               liveCover: {
                 lua: LIVE_COVER_LUA,
                 jobPrefix: jobPrefixOf(settings.queuePrefix, settings.queueName),
+                // A status-only event's request would be due this late: a job due sooner covers it.
+                statusWindowMs: settings.statusCollapseMs ?? 0,
               },
             }),
         ...(settings.projectionTags !== undefined ? { tags: settings.projectionTags } : {}),

@@ -1,6 +1,6 @@
-// The fold of a burst of watch events asks, in the same script, whether the key's job already waiting in the
-// queue covers a live request (LIVE_COVER_LUA): against real BullMQ jobs in real Redis, in each state a
-// key's job can be in.
+// The fold of a burst of watch events asks, in the same script, whether the key's job in the queue covers a
+// live request (LIVE_COVER_LUA): against real BullMQ jobs in real Redis, in each state a key's job can be in,
+// for a change a plan reads (due now) and one of a pod's status alone (due after the status window).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Worker, type Job } from 'bullmq';
@@ -12,6 +12,9 @@ const redis = useRedis();
 const raw = redis.client;
 let queue: ReconcileQueue;
 let projection: ProjectionWriter;
+/** The watcher's projection with STATUS_COLLAPSE_MS: a status-only request would be due WINDOW_MS later. */
+let windowed: ProjectionWriter;
+const WINDOW_MS = 250;
 let worker: Worker;
 
 before(async () => {
@@ -22,6 +25,16 @@ before(async () => {
     prefix: '{podset}',
     queueName: 'cover',
     liveCover: { lua: LIVE_COVER_LUA, jobPrefix: jobPrefixOf('{podset}', 'cover') },
+  });
+  windowed = new ProjectionWriter({
+    client: raw,
+    prefix: '{podset}',
+    queueName: 'cover',
+    liveCover: {
+      lua: LIVE_COVER_LUA,
+      jobPrefix: jobPrefixOf('{podset}', 'cover'),
+      statusWindowMs: WINDOW_MS,
+    },
   });
   await projection.markReady();
   // Takes jobs only when the test asks (getNextJob), as a worker's fetch does.
@@ -124,4 +137,67 @@ test('in one burst, events of a covered key are all covered; other keys answer f
     folds.map((f) => (f.covered === true ? 'covered' : f.owed ? 'owed' : 'nothing')),
     ['covered', 'owed', 'covered'],
   );
+});
+
+/** What `writer` answers of one event: covered, owed (status-only or not), or nothing. */
+async function answerOf(writer: ProjectionWriter, item: FoldItem & { epoch: number }): Promise<string> {
+  const [fold] = await writer.foldEach([item]);
+  if (fold!.covered === true) return 'covered';
+  if (!fold!.owed) return 'nothing';
+  return fold!.statusOnly === true ? 'owed status-only' : 'owed';
+}
+
+/** Pod `name` of `key` folded and its request recorded as made: a later phase change is status-only. */
+async function seed(key: string, name: string): Promise<void> {
+  const [fold] = await windowed.foldEach([podEvent(key, name, 'Pending')]);
+  assert.equal(fold!.owed, true);
+  await fold!.requested();
+}
+
+const delayedDue = async (key: string) => {
+  const id = await queue.currentJobId(key);
+  const score = await raw.zscore(`${jobPrefixOf('{podset}', 'cover')}delayed`, id!);
+  return score === null ? undefined : Math.floor(Number(score) / 0x1000);
+};
+
+test('a live job delayed within the status window covers a status-only change, not a plan change', async () => {
+  await seed('ns/collapsing', 'a');
+  // The job a status-only request made a moment ago: due before this one's would be.
+  await queue.request('ns/collapsing', { source: 'live', delayMs: WINDOW_MS - 50 });
+  assert.equal(await answerOf(windowed, podEvent('ns/collapsing', 'a', 'Running')), 'covered');
+  assert.equal(
+    await answerOf(windowed, podEvent('ns/collapsing', 'b', 'Pending')),
+    'owed',
+    'a new pod can change the plan: its request pulls the job to now',
+  );
+  assert.equal(
+    await answerOf(projection, podEvent('ns/collapsing', 'a', 'Pending')),
+    'owed status-only',
+    'without a status window, a delayed job covers nothing',
+  );
+});
+
+test('a live job delayed past the status window (requeue-after): a status-only change still requests, and its request pulls the job to the window', async () => {
+  await seed('ns/requeued', 'a');
+  await queue.request('ns/requeued', { source: 'live', delayMs: 30_000 });
+  const before = Date.now();
+  assert.equal(await answerOf(windowed, podEvent('ns/requeued', 'a', 'Running')), 'owed status-only');
+  await queue.request('ns/requeued', { source: 'live', delayMs: WINDOW_MS });
+  const due = await delayedDue('ns/requeued');
+  assert.ok(due !== undefined && due <= Date.now() + WINDOW_MS && due >= before, `due ${due}`);
+});
+
+test('active, with a live next job stored behind it delayed within the window: covers a status-only change, not a plan change; delayed past it: covers nothing', async () => {
+  await seed('ns/next-soon', 'a');
+  await queue.request('ns/next-soon', { source: 'live' });
+  await take('ns/next-soon');
+  await queue.request('ns/next-soon', { source: 'live', delayMs: WINDOW_MS });
+  assert.equal(await answerOf(windowed, podEvent('ns/next-soon', 'a', 'Running')), 'covered');
+  assert.equal(await answerOf(windowed, podEvent('ns/next-soon', 'b', 'Pending')), 'owed');
+
+  await seed('ns/next-late', 'a');
+  await queue.request('ns/next-late', { source: 'live' });
+  await take('ns/next-late');
+  await queue.request('ns/next-late', { source: 'live', delayMs: 30_000 });
+  assert.equal(await answerOf(windowed, podEvent('ns/next-late', 'a', 'Running')), 'owed status-only');
 });

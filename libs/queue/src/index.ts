@@ -66,7 +66,7 @@ export {
 export { queueEnv, attemptsEnv } from './env.ts';
 // The queue's keys are spelled in libs/redis with every other key family; re-exported for the queue's users.
 export { bullKeys, jobPrefixOf, BULLMQ_VERSION, type FinishedState } from '@podset/redis';
-export { LIVE_COVER_LUA } from './live-cover.ts';
+export { LIVE_COVER_LUA, liveCovers, type CoverPlace } from './live-cover.ts';
 export {
   aclFile,
   aclRules,

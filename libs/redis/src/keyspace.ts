@@ -194,12 +194,13 @@ export function keyPatterns(prefix: string, queueName: string) {
 
 /**
  * Lua constants of the key names the scripts build themselves (they are prepended to a script that uses
- * them): BullMQ's deduplication key, stored next job, prioritized set and active list after a job prefix,
+ * them): BullMQ's deduplication key, stored next job, prioritized set, active list and delayed set after a job prefix,
  * and the projection's per-key keys after its base (`base .. PROJ_PODSET .. key`).
  */
 export const KEYSPACE_LUA = [
   `local BULL_DEDUP, BULL_DEDUP_NEXT = '${BULL.dedup}', '${BULL.dedupNext}'`,
   `local BULL_PRIORITIZED, BULL_ACTIVE = '${BULL.prioritized}', '${BULL.active}'`,
+  `local BULL_DELAYED = '${BULL.delayed}'`,
   `local PROJ_PODSET, PROJ_PODS = ':${PROJ.podset}:', ':${PROJ.pods}:'`,
   `local PROJ_EXPECT, PROJ_REQUESTED = ':${PROJ.expect}:', ':${PROJ.requested}:'`,
 ].join('\n');

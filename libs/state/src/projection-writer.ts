@@ -104,9 +104,11 @@ export interface ProjectionWriterOptions extends ProjectionOptions {
   tombstoneTtlMs?: number;
   /**
    * The reconcile queue beside the projection, for foldEach: Lua defining `liveRequestCovered(jobPrefix,
-   * key)` (the queue's LIVE_COVER_LUA) and the queue's job prefix. Without it, foldEach covers nothing.
+   * key, now, windowMs)` (the queue's LIVE_COVER_LUA), the queue's job prefix, and `statusWindowMs`, how
+   * long after the event the request of a pod's status change alone would be due (the watcher's
+   * STATUS_COLLAPSE_MS; default 0: at once). Without it, foldEach covers nothing.
    */
-  liveCover?: { lua: string; jobPrefix: string };
+  liveCover?: { lua: string; jobPrefix: string; statusWindowMs?: number };
 }
 
 // The scripts' answers per event (fold.lua, fold-each.lua).
@@ -126,6 +128,7 @@ export class ProjectionWriter extends ProjectionKeys {
   readonly #tombstoneTtlMs: number;
   readonly #foldEach: LuaScript;
   readonly #jobPrefix: string;
+  readonly #statusWindowMs: number;
 
   constructor(opts: ProjectionWriterOptions) {
     super(opts);
@@ -137,6 +140,7 @@ export class ProjectionWriter extends ProjectionKeys {
       FOLD_EACH_BODY,
     );
     this.#jobPrefix = opts.liveCover?.jobPrefix ?? '';
+    this.#statusWindowMs = opts.liveCover?.statusWindowMs ?? 0;
   }
 
   /**
@@ -174,12 +178,18 @@ export class ProjectionWriter extends ProjectionKeys {
    * Folds watch events in order, each at its own stream's epoch, FOLD_BATCH per Redis call: the calls are
    * issued together (one connection keeps their order), so a burst of events costs a few round trips, not
    * one each. Each event's answer, in order (see Fold); with `liveCover`, an owed request that the key's
-   * waiting job covers is recorded as requested in the same call and answered `covered`, not owed.
+   * job covers (LIVE_COVER_LUA says when) is recorded as requested in the same call and answered `covered`, not owed.
    */
   async foldEach(items: readonly (FoldItem & { epoch: number })[]): Promise<Fold[]> {
     const encoded = items.map((item) => encodeItem(item.kind, item.key, item.object, this.tags));
     const answers: Promise<unknown>[] = [];
-    const shared = [this.#jobPrefix, this.base, String(this.clock.now()), String(this.#tombstoneTtlMs)];
+    const shared = [
+      this.#jobPrefix,
+      this.base,
+      String(this.clock.now()),
+      String(this.#tombstoneTtlMs),
+      String(this.#statusWindowMs),
+    ];
     for (let i = 0; i < items.length; i += FOLD_BATCH) {
       const argv = [String(Math.min(FOLD_BATCH, items.length - i)), ...shared];
       for (let j = i; j < Math.min(i + FOLD_BATCH, items.length); j++) {

@@ -1,18 +1,20 @@
 -- A burst of watch events in one call. KEYS[1] the index of keys with entries. ARGV: n, the reconcile
 -- queue's job prefix ('' when none is given), the projection's base, now (ms), the tombstone's ttl (ms),
+-- the status window (ms: how long after now the request of a pod's status change alone would be due),
 -- then per event in eights: kind, type, field, epoch, rv, inputs digest, payload, the PodSet key. Each
 -- event's keys are the PodSet key's under the base (the same Redis Cluster slot: the base is hash-tagged),
 -- built from the names KEYSPACE_LUA defines (libs/redis keyspace.ts spells them for TypeScript and Lua
 -- alike): sending them with every event would be most of the bytes.
 -- Returns per event, in order: 0 owes nothing, 1 owes a reconcile request, 3 owes one for a pod's status
--- alone (see fold.lua), 2 owed one (either) that the key's job already waiting in the queue covers
--- (liveRequestCovered): recorded as requested here, atomically with the fold, so the worker that takes that
+-- alone (see fold.lua), 2 owed one (either) that the key's job in the queue covers (liveRequestCovered,
+-- asked with the window for a status-only one, else with none): recorded as requested here, atomically with the fold, so the worker that takes that
 -- job reads this event's state and nothing more is requested.
 -- Uses fold (fold.lua) and liveRequestCovered (given by the queue; without one, nothing is covered).
 local n, jobPrefix, base, now, ttl = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local statusWindow = tonumber(ARGV[6])
 local out, covered = {}, {}
 for i = 0, n - 1 do
-  local o = 5 + i * 8
+  local o = 6 + i * 8
   local kind, key = ARGV[o + 1], ARGV[o + 8]
   local ps, pods, exp, req = base .. PROJ_PODSET .. key, base .. PROJ_PODS .. key, base .. PROJ_EXPECT .. key,
     base .. PROJ_REQUESTED .. key
@@ -23,9 +25,14 @@ for i = 0, n - 1 do
   local owed = fold(K, A)
   if (owed == 1 or owed == 3) and jobPrefix ~= '' then
     local key = A[8]
-    -- Nothing else runs during the script: one look per key is enough for the whole burst.
-    if covered[key] == nil then covered[key] = liveRequestCovered(jobPrefix, key) end
-    if covered[key] then
+    -- Nothing else runs during the script: one look per key and kind of change is enough for the burst.
+    local look = key .. '\0' .. owed
+    if covered[look] == nil then
+      local window = 0
+      if owed == 3 then window = statusWindow end
+      covered[look] = liveRequestCovered(jobPrefix, key, tonumber(now), window)
+    end
+    if covered[look] then
       if A[2] == 'DELETED' then redis.call('HDEL', K[4], A[3]) else redis.call('HSET', K[4], A[3], A[6]) end
       owed = 2
     end

@@ -1,0 +1,89 @@
+// The cover rule, one case table for both twins: liveCovers (TypeScript) and coversLive (the Lua the
+// watcher's fold runs), evaluated by real Redis.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { useRedis } from '@podset/testkit';
+import { LIVE_COVER_LUA, liveCovers, PRIORITY, type CoverPlace } from '../src/index.ts';
+
+const server = useRedis();
+const NOW = 1_800_000_000_000;
+const WINDOW = 250;
+const live = PRIORITY.live;
+const bulk = PRIORITY.bulk;
+
+// [name, where the key's job is, the request's window (0: a plan change, due at once), covered?]
+const CASES: [string, CoverPlace, number, boolean][] = [
+  ['waiting, live: a plan change', { where: 'waiting', priority: live }, 0, true],
+  ['waiting, live: a status-only change', { where: 'waiting', priority: live }, WINDOW, true],
+  ['waiting, bulk: a live request raises it', { where: 'waiting', priority: bulk }, WINDOW, false],
+  ['waiting, no priority (not ours)', { where: 'waiting', priority: 0 }, 0, false],
+  [
+    'delayed, due within the window: status-only',
+    { where: 'delayed', priority: live, dueAt: NOW + 200 },
+    WINDOW,
+    true,
+  ],
+  [
+    'delayed, due at the window end: status-only',
+    { where: 'delayed', priority: live, dueAt: NOW + WINDOW },
+    WINDOW,
+    true,
+  ],
+  [
+    'delayed, due past the window (requeue-after)',
+    { where: 'delayed', priority: live, dueAt: NOW + 5000 },
+    WINDOW,
+    false,
+  ],
+  [
+    'delayed, due within the window: a plan change pulls it to now',
+    { where: 'delayed', priority: live, dueAt: NOW + 200 },
+    0,
+    false,
+  ],
+  ['delayed, already due: a plan change', { where: 'delayed', priority: live, dueAt: NOW }, 0, true],
+  [
+    'delayed, bulk, due within the window',
+    { where: 'delayed', priority: bulk, dueAt: NOW + 100 },
+    WINDOW,
+    false,
+  ],
+  [
+    'next behind the active job, no delay: a plan change',
+    { where: 'next', priority: live, delayMs: 0 },
+    0,
+    true,
+  ],
+  [
+    'next, delayed within the window: status-only',
+    { where: 'next', priority: live, delayMs: WINDOW },
+    WINDOW,
+    true,
+  ],
+  [
+    'next, delayed within the window: a plan change',
+    { where: 'next', priority: live, delayMs: 100 },
+    0,
+    false,
+  ],
+  ['next, delayed past the window', { where: 'next', priority: live, delayMs: 60_000 }, WINDOW, false],
+  ['next, bulk', { where: 'next', priority: bulk, delayMs: 0 }, 0, false],
+];
+
+async function lua(place: CoverPlace, windowMs: number): Promise<boolean> {
+  const due = place.where === 'delayed' ? place.dueAt : place.where === 'next' ? place.delayMs : 0;
+  const script = `${LIVE_COVER_LUA}
+if coversLive(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])) then
+  return 1
+end
+return 0`;
+  const args = [place.where, place.priority, due, NOW, windowMs].map(String);
+  return (await server.client.eval(script, 0, ...args)) === 1;
+}
+
+test('the cover rule: the Lua twin agrees with liveCovers, and both with the table', async () => {
+  for (const [name, place, windowMs, covered] of CASES) {
+    assert.equal(liveCovers(place, NOW, windowMs), covered, `${name} (TypeScript)`);
+    assert.equal(await lua(place, windowMs), covered, `${name} (Lua)`);
+  }
+});
