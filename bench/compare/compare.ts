@@ -9,7 +9,15 @@ import { runStreamed, stopAll } from './child.ts';
 import { figuresOf, matchFigures, type BenchRecord, type Matched } from './figures.ts';
 import { runOrder, type Side } from './plan.ts';
 import { pairStats } from './stats.ts';
-import { baseTree, headTree, knowsScenario, nodeOf, unknownOptions, type Tree } from './sides.ts';
+import {
+  baseTree,
+  headTree,
+  knowsScenario,
+  nodeOf,
+  sameLifecycleArgs,
+  unknownOptions,
+  type Tree,
+} from './sides.ts';
 import { layout, notCompared, tableRows } from './table.ts';
 
 export interface Io {
@@ -123,6 +131,10 @@ async function runPairs(
   interrupted: () => boolean,
 ): Promise<ScenarioOutcome> {
   const runs: Run[] = [];
+  if (sameLifecycleArgs(scenario, 'head', trees, args.passthrough).length > 0)
+    io.log(
+      `${scenario}: the base's kube-sim has only the fast pod lifecycle, so the head runs it too (--lifecycle fast)`,
+    );
   for (const planned of runOrder(args.pairs)) {
     if (interrupted()) return { scenario, runs, failure: 'interrupted' };
     const tree = trees[planned.side];
@@ -135,7 +147,15 @@ async function runPairs(
     io.log(`${prefix}starting on ${label(tree)}`);
     const r = await runStreamed(
       nodeOf(tree.dir),
-      [path.join(tree.dir, 'bench/run.ts'), scenario, '--json', file, ...plot, ...args.passthrough],
+      [
+        path.join(tree.dir, 'bench/run.ts'),
+        scenario,
+        '--json',
+        file,
+        ...plot,
+        ...sameLifecycleArgs(scenario, planned.side, trees, args.passthrough),
+        ...args.passthrough,
+      ],
       { cwd: tree.dir, prefix, out: io.log },
     );
     const run: Run = {

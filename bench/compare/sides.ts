@@ -104,3 +104,21 @@ export function unknownOptions(tree: Tree, passthrough: readonly string[]): stri
 /** Whether `tree`'s bench runs `scenario` (its usage names it). */
 export const knowsScenario = (tree: Tree, scenario: string): boolean =>
   new RegExp(`\\b${scenario}\\b`).test(tree.usage.split('\n')[0] ?? '');
+
+/**
+ * What a side adds to its converge runs so both run the same pod lifecycle: a base from before kube-sim's
+ * kubelet lifecycle knows only the fast one (and refuses `--lifecycle`), while the head's converge defaults
+ * to the kubelet one; compared as they are, the two sides would run different worlds. Nothing when the user
+ * chose the pods' runner (the base then refuses the option by name) or both sides know the option.
+ */
+export function sameLifecycleArgs(
+  scenario: string,
+  side: Side,
+  trees: Record<Side, Pick<Tree, 'usage'>>,
+  passthrough: readonly string[],
+): string[] {
+  if (scenario !== 'converge' || side !== 'head') return [];
+  if (passthrough.some((t) => /^--(lifecycle|node-agent)\b/.test(t))) return [];
+  const knows = (t: Pick<Tree, 'usage'>) => /--lifecycle\b/.test(t.usage);
+  return knows(trees.head) && !knows(trees.base) ? ['--lifecycle', 'fast'] : [];
+}

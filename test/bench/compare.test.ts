@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { parseCompareArgs } from '../../bench/compare/args.ts';
 import { figuresOf, leadingNumber, matchFigures, type BenchRecord } from '../../bench/compare/figures.ts';
 import { runOrder } from '../../bench/compare/plan.ts';
+import { sameLifecycleArgs } from '../../bench/compare/sides.ts';
 import { median, pairStats, ratio, spreadOf } from '../../bench/compare/stats.ts';
 import { layout, notCompared, tableRows } from '../../bench/compare/table.ts';
 
@@ -225,4 +226,16 @@ test('the table: each figure that moved with its runs, ratios and verdict; the r
     /^figure\s+base runs\s+head runs\s+head÷base per pair\s+median \(min–max\)\s+change$/,
   );
   assert.equal(lines.length, 3);
+});
+
+test('a base without the kubelet lifecycle: the head runs converge with the fast one too, unless the user chose', () => {
+  const withIt = { usage: 'usage: … --lifecycle kubelet|fast …' };
+  const without = { usage: 'usage: … --podsets N …' };
+  const older = { base: without, head: withIt };
+  assert.deepEqual(sameLifecycleArgs('converge', 'head', older, []), ['--lifecycle', 'fast']);
+  assert.deepEqual(sameLifecycleArgs('converge', 'base', older, []), [], 'the base runs as it is');
+  assert.deepEqual(sameLifecycleArgs('latency', 'head', older, []), [], 'converge only');
+  assert.deepEqual(sameLifecycleArgs('converge', 'head', { base: withIt, head: withIt }, []), []);
+  assert.deepEqual(sameLifecycleArgs('converge', 'head', older, ['--node-agent']), [], "the user's choice");
+  assert.deepEqual(sameLifecycleArgs('converge', 'head', older, ['--lifecycle', 'kubelet']), []);
 });
