@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { prepareBaseTree } from './base-tree.ts';
+import { prepareBaseTree, READY_MARKER } from './base-tree.ts';
 import { runStreamed } from './child.ts';
 import type { Side } from './plan.ts';
 
@@ -46,12 +46,19 @@ function usageOf(dir: string): string {
   }
 }
 
+/**
+ * Whether `git status --porcelain` shows changes. New files not yet added run too, so they count; the marker
+ * a prepared base tree keeps for itself (READY_MARKER) does not.
+ */
+export function hasChanges(porcelain: string): boolean {
+  return porcelain.split('\n').some((line) => line.trim() !== '' && line !== `?? ${READY_MARKER}`);
+}
+
 function describe(side: Side, dir: string, label: string, how: Tree['how']): Tree {
   if (!existsSync(nodeOf(dir)))
     throw new Error(`${side} tree ${dir} has no node_modules/.bin/node: run npm ci there first`);
   const sha = gitOr(dir, ['rev-parse', 'HEAD'], '');
-  // New files not yet added run too: they count as changes.
-  const dirty = gitOr(dir, ['status', '--porcelain'], '') !== '';
+  const dirty = hasChanges(gitOr(dir, ['status', '--porcelain'], ''));
   return { side, dir, sha, label, dirty, how, usage: usageOf(dir) };
 }
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { parseCompareArgs } from '../../bench/compare/args.ts';
 import { figuresOf, leadingNumber, matchFigures, type BenchRecord } from '../../bench/compare/figures.ts';
 import { runOrder } from '../../bench/compare/plan.ts';
-import { sameLifecycleArgs } from '../../bench/compare/sides.ts';
+import { hasChanges, sameLifecycleArgs } from '../../bench/compare/sides.ts';
 import { median, pairStats, ratio, spreadOf } from '../../bench/compare/stats.ts';
 import { layout, notCompared, tableRows } from '../../bench/compare/table.ts';
 
@@ -238,4 +238,11 @@ test('a base without the kubelet lifecycle: the head runs converge with the fast
   assert.deepEqual(sameLifecycleArgs('converge', 'head', { base: withIt, head: withIt }, []), []);
   assert.deepEqual(sameLifecycleArgs('converge', 'head', older, ['--node-agent']), [], "the user's choice");
   assert.deepEqual(sameLifecycleArgs('converge', 'head', older, ['--lifecycle', 'kubelet']), []);
+});
+
+test("a tree's changes: modified and new files count, a prepared base's own ready marker does not", () => {
+  assert.equal(hasChanges(''), false);
+  assert.equal(hasChanges('?? .bench-base-ready\n'), false);
+  assert.equal(hasChanges('?? .bench-base-ready\n M bench/run.ts\n'), true);
+  assert.equal(hasChanges('?? new-file.ts'), true);
 });
