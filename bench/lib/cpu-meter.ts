@@ -13,10 +13,15 @@ export function meterCpu(pids: Readonly<Record<string, number>>): () => CpuReadi
   return () => {
     const reading: CpuReading = {};
     for (const [name, pid] of Object.entries(pids)) reading[name] = round2(cpuSecondsOf(pid) - start[name]!);
-    const own = process.cpuUsage(benchStart);
-    reading.bench = round2((own.user + own.system) / 1e6);
+    reading.bench = benchCpuSince(benchStart);
     return reading;
   };
+}
+
+/** CPU-seconds (two decimals) this bench process used since `from` (a process.cpuUsage()). */
+export function benchCpuSince(from: NodeJS.CpuUsage): number {
+  const own = process.cpuUsage(from);
+  return round2((own.user + own.system) / 1e6);
 }
 
 /** Roles in the order the tables print them: the operator's processes first, then the rest. */

@@ -20,6 +20,7 @@ import {
   type KubeObj,
   type SimOptions,
 } from '../lib/cluster.ts';
+import { benchCpuSince, meterCpu } from '../lib/cpu-meter.ts';
 import { operatorSeconds, perPod } from '../lib/goals.ts';
 import { PodEventCounter, type PodEventCounts } from '../lib/pod-events.ts';
 import { describeRunner, simOptionsFor, type PodRunner } from '../lib/pod-runner.ts';
@@ -294,7 +295,7 @@ async function runLimit(
       samples: tracker.samples,
       cpuSeconds: {
         ...(pid !== undefined ? { 'kube-sim': Math.round((cpuSecondsOf(pid) - cpu0) * 100) / 100 } : {}),
-        bench: cpuOfBench(benchCpu0),
+        bench: benchCpuSince(benchCpu0),
       },
     };
   } finally {
@@ -654,24 +655,6 @@ function sumVerbs(counts: Readonly<Record<string, number>>, verbs: ReadonlySet<s
   let n = 0;
   for (const [k, v] of Object.entries(counts)) if (verbs.has(k.split(' ')[0]!)) n += v;
   return n;
-}
-
-/** CPU seconds each process (and this bench process, as `bench`) spends from now until the returned function is called. */
-function meterCpu(pids: Record<string, number>): () => Record<string, number> {
-  const start = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
-  const benchStart = process.cpuUsage();
-  return () => {
-    const cpu = Object.fromEntries(
-      Object.entries(pids).map(([k, pid]) => [k, Math.round((cpuSecondsOf(pid) - start[k]!) * 100) / 100]),
-    );
-    cpu.bench = cpuOfBench(benchStart);
-    return cpu;
-  };
-}
-
-function cpuOfBench(from: NodeJS.CpuUsage): number {
-  const d = process.cpuUsage(from);
-  return Math.round(((d.user + d.system) / 1e6) * 100) / 100;
 }
 
 /** At most ~400 samples (for the JSON). */

@@ -130,7 +130,7 @@ export async function liveBeforeBulk(o: LiveBeforeBulkOptions, log: (s: string) 
     for (let i = 0; i < o.repeats; i++) {
       await rq.queue.pause();
       const t0 = performance.now();
-      await rq.requestMany(keys);
+      await rq.requestAll(keys);
       enqueueSeconds = (performance.now() - t0) / 1000;
       const queued = await rq.queue.getJobCounts('waiting', 'prioritized');
       await rq.queue.resume();

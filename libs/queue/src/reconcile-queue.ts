@@ -280,11 +280,6 @@ export class ReconcileQueue {
     return this.mergeCommand;
   }
 
-  /** Request many keys (relist, resync, benchmarks): the same as `requestAll`. */
-  async requestMany(items: readonly RequestItem[]): Promise<RequestResult[]> {
-    return await this.requestAll(items);
-  }
-
   /**
    * After job `finishedJobId` for `key` finished, pull the next job (created by BullMQ from requests
    * stored while it was active, with their delay counted from the finish) back to the earliest due

@@ -107,9 +107,7 @@ test('C=4, K=1: never more than 1 bulk reconcile at once; live requests run 3 at
     },
   });
   try {
-    await queue.requestMany(
-      bulk.map((key) => ({ key, opts: { source: 'bulk' as const, reason: 'resync' } })),
-    );
+    await queue.requestAll(bulk.map((key) => ({ key, opts: { source: 'bulk' as const, reason: 'resync' } })));
     await waitFor('bulk reconciles to run', async () => starts.length >= 3);
     const live = ['ns/live-a', 'ns/live-b', 'ns/live-c'];
     for (const key of live) await queue.request(key, { source: 'live', reason: 'scaled' });
@@ -169,9 +167,7 @@ test('a live request for a handed-back bulk key runs at once at live priority, a
     await queue.request('ns/hold', { source: 'bulk', reason: 'resync' });
     await waitFor('the hold reconcile to start', async () => started.length === 1);
     const bulk = bulkKeys(20);
-    await queue.requestMany(
-      bulk.map((key) => ({ key, opts: { source: 'bulk' as const, reason: 'resync' } })),
-    );
+    await queue.requestAll(bulk.map((key) => ({ key, opts: { source: 'bulk' as const, reason: 'resync' } })));
     await waitFor('a bulk job to be handed back', async () => deferred.length > 0);
     const target = deferred[0]!.key;
     const jobId = deferred[0]!.jobId;
@@ -215,9 +211,7 @@ test('a live request for a bulk key waiting for the share is folded into it when
     await queue.request('ns/hold', { source: 'bulk', reason: 'resync' });
     await waitFor('the hold reconcile to start', async () => started.length === 1);
     const bulk = bulkKeys(20);
-    await queue.requestMany(
-      bulk.map((key) => ({ key, opts: { source: 'bulk' as const, reason: 'resync' } })),
-    );
+    await queue.requestAll(bulk.map((key) => ({ key, opts: { source: 'bulk' as const, reason: 'resync' } })));
     // A bulk job taken while the share is full is active (waiting for a bulk slot): a request for its
     // key now is stored by BullMQ as the key's next job, not merged into the job. The job may be handed
     // back between our look and our request (then the request raises the handed-back job instead), so
@@ -269,9 +263,7 @@ test('close() while bulk jobs wait for the share: they are handed back, not fail
     await queue.request('ns/hold', { source: 'bulk', reason: 'resync' });
     await waitFor('the hold reconcile to start', async () => ran.length === 1);
     const bulk = bulkKeys(10);
-    await queue.requestMany(
-      bulk.map((key) => ({ key, opts: { source: 'bulk' as const, reason: 'resync' } })),
-    );
+    await queue.requestAll(bulk.map((key) => ({ key, opts: { source: 'bulk' as const, reason: 'resync' } })));
     await waitFor('every slot busy', async () => (await queue.queue.getActiveCount()) === 4);
     const closed = w.close();
     hold.open();

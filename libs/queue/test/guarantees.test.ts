@@ -217,7 +217,7 @@ test('live before bulk: a live request for a key queued behind 200 bulk keys run
     key: `ns/bulk-${String(i).padStart(3, '0')}`,
     opts: { source: 'bulk' as const },
   }));
-  await q.requestMany(bulk); // no worker yet: all 200 wait
+  await q.requestAll(bulk); // no worker yet: all 200 wait
   await q.request('ns/bulk-150', { source: 'live', reason: 'pod deleted' });
   await q.request('ns/fresh', { source: 'live', reason: 'created' });
   // One process: its starts are recorded in the order it took the jobs (one event loop, one connection).
@@ -240,7 +240,7 @@ test('crash-safe: a worker killed -9 mid-reconcile: its jobs are redelivered and
   // looks like a crash.
   const ws = await start('crash', 'c', { SLEEP_MS: '1500', LOCK_MS: '2500', STALLED_MS: '1000' });
   const keys = Array.from({ length: 30 }, (_, i) => `ns/crash-${i}`);
-  await q.requestMany(keys.map((key) => ({ key, opts: { source: 'live' as const } })));
+  await q.requestAll(keys.map((key) => ({ key, opts: { source: 'live' as const } })));
   const victim = ws[0]!;
   await waitFor(
     'the victim to be mid-reconcile',

@@ -205,18 +205,21 @@ export class ProjectionWriter extends ProjectionKeys {
       const requested = () => this.#recordRequested(item, encoded[i]!);
       if (out[i] === COVERED) return { owed: false, covered: true, requested };
       if (out[i] !== OWED && out[i] !== STATUS_ONLY) return { owed: false, requested };
-      const e = encoded[i]!;
-      const value = item.type === 'DELETED' ? undefined : e.digest;
-      const record = { key: this.keys(item.key).requested, field: e.field, value };
-      return { ...answerOf(out[i], requested), record };
+      return { ...answerOf(out[i], requested), record: this.#requestRecord(item, encoded[i]!) };
     });
   }
 
   /** Records that the request a fold owed went through (see Fold). */
+  /** What recording `item`'s request writes: its digest under its field, or the field gone with the object. */
+  #requestRecord(item: FoldItem, e: { field: string; digest: string }): NonNullable<Fold['record']> {
+    const value = item.type === 'DELETED' ? undefined : e.digest;
+    return { key: this.keys(item.key).requested, field: e.field, value };
+  }
+
   async #recordRequested(item: FoldItem, e: { field: string; digest: string }): Promise<void> {
-    const key = this.keys(item.key).requested;
-    if (item.type === 'DELETED') await this.client.hdel(key, e.field);
-    else await this.client.hset(key, e.field, e.digest);
+    const { key, field, value } = this.#requestRecord(item, e);
+    if (value === undefined) await this.client.hdel(key, field);
+    else await this.client.hset(key, field, value);
   }
 
   /**
