@@ -48,8 +48,8 @@ test('a retired variable still set is named with what replaced it', () => {
   assert.match(message ?? '', /^WATCHDOG_SECONDS is no longer used .*WATCH_STALL_GRACE_SECONDS.*remove it$/);
 });
 
-test('STATUS_COLLAPSE_MS: 250 ms by default, 0 turns it off, bounded to 10 s, a bad value named', () => {
-  assert.equal(parseWatcherConfig({}).STATUS_COLLAPSE_MS, 250);
+test('STATUS_COLLAPSE_MS: 1 s by default, 0 turns it off, bounded to 10 s, a bad value named', () => {
+  assert.equal(parseWatcherConfig({}).STATUS_COLLAPSE_MS, 1000);
   assert.equal(parseWatcherConfig({ STATUS_COLLAPSE_MS: '0' }).STATUS_COLLAPSE_MS, 0);
   for (const bad of ['-1', '10001', 'soon', '2.5']) {
     assert.throws(

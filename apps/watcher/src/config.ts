@@ -57,7 +57,7 @@ export const watcherEnv = {
   STATUS_COLLAPSE_MS: int({
     description:
       "A pod event that moves only its PodSet's status (a pod's phase or readiness) requests a reconcile due this much later, so the changes of one PodSet's pods within it cost one reconcile; an event that can change a plan is due at once and takes those along (0: every change at once)",
-    default: 250,
+    default: 1000,
     min: 0,
     max: 10_000,
   }),

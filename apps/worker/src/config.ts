@@ -38,8 +38,9 @@ export const workerEnv = {
     max: 10000,
   }),
   REQUEUE_PENDING_SECONDS: num({
-    description: 'Look again after this long while pods are not ready',
-    default: 5,
+    description:
+      'Look again after this long while pods are not ready or still terminating: a net under the watch, which brings their changes (each requests a reconcile of its own)',
+    default: 30,
     min: 0.1,
   }),
   ...attemptsEnv,

@@ -49,7 +49,7 @@ test('from nothing: create all missing pods, status says 0/3, requeue until read
   assert.equal(plan.statusChanged, true);
   // Scaling is said by the Progressing condition and the executor's SuccessfulCreate, not a planned event.
   assert.deepEqual(plan.events, []);
-  assert.deepEqual(plan.requeue, { afterMs: 5000, reason: 'PodsNotReady' });
+  assert.deepEqual(plan.requeue, { afterMs: 30_000, reason: 'PodsNotReady' });
   assert.equal(plan.finalizer, null);
 });
 
@@ -95,7 +95,7 @@ test('surplus: delete the worst first, with UIDs; count and names in status', ()
   assert.equal(plan.status.readyReplicas, 2);
   assert.equal(getCondition(plan.status, 'Progressing')?.reason, 'ScalingDown');
   assert.deepEqual(plan.events, []);
-  assert.deepEqual(plan.requeue, { afterMs: 5000, reason: 'PodsNotReady' });
+  assert.deepEqual(plan.requeue, { afterMs: 30_000, reason: 'PodsNotReady' });
 });
 
 test('pods of another PodSet UID (same name, label) are ignored entirely', () => {

@@ -32,7 +32,7 @@ import type {
 
 export const DEFAULT_OPTIONS: Required<ReconcileOptions> = {
   finishedPodsToKeep: 3,
-  notReadyRequeueMs: 5000,
+  notReadyRequeueMs: 30_000,
   maxCreatesPerPass: 500,
   maxDeletesPerPass: 500,
 };

@@ -154,7 +154,7 @@ test('rolling stays RollingOut while the last new pods are not ready', () => {
     at(20),
   );
   assert.equal(getCondition(plan.status, 'Progressing')?.reason, 'RollingOut');
-  assert.deepEqual(plan.requeue, { afterMs: 5000, reason: 'PodsNotReady' });
+  assert.deepEqual(plan.requeue, { afterMs: 30_000, reason: 'PodsNotReady' });
 });
 
 test('pods without a template-hash label (made before rollouts existed) are rolled once', () => {

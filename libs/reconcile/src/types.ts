@@ -163,7 +163,7 @@ export interface Plan {
 export interface ReconcileOptions {
   /** Succeeded/Failed pods to keep for inspection (the youngest); older ones are deleted. Default 3. */
   finishedPodsToKeep?: number;
-  /** Requeue delay while pods are not ready. Default 5000 ms. */
+  /** Requeue delay while pods are not ready (the watch brings their changes; this is the net). Default 30 s. */
   notReadyRequeueMs?: number;
   /** At most this many creates planned per pass (client-go's burstReplicas). Default 500. */
   maxCreatesPerPass?: number;
