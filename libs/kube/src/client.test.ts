@@ -312,3 +312,16 @@ test('a refused connection names the request and the cause, not just "fetch fail
     ),
   );
 });
+
+test('a request unanswered past timeoutMs fails with a TimeoutError; a caller abort with its reason', async () => {
+  respond = () => undefined; // never answers
+  const kube = createKube(kc, { timeoutMs: 50 });
+  await assert.rejects(kube.podSets.get('default', 'slow'), { name: 'TimeoutError' });
+  const caller = new AbortController();
+  const pending = kube.podSets.get('default', 'slow', { signal: caller.signal });
+  caller.abort(new Error('worker shutting down'));
+  await assert.rejects(pending, { message: 'worker shutting down' });
+  respond = (_req, res) => res.end('{}');
+  server.closeAllConnections();
+  await kube.client.close();
+});

@@ -8,6 +8,7 @@ import { clientNode } from './client-node.ts';
 import { createInterface } from 'node:readline';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { GROUP, PLURAL, VERSION } from '@podset/reconcile';
+import { requestDeadline } from './deadline.ts';
 import { KubeApiError } from './errors.ts';
 import {
   kubeConfigGeneration,
@@ -124,12 +125,15 @@ export class KubeClient {
   /** One JSON request/response; throws KubeApiError on a non-2xx answer. */
   async request<T>(opts: RequestOptions): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      const signal =
-        opts.signal === undefined
-          ? AbortSignal.timeout(this.#timeoutMs)
-          : AbortSignal.any([opts.signal, AbortSignal.timeout(this.#timeoutMs)]);
-      const response = await this.#exchange(opts, signal);
-      const text = await response.body.text();
+      const deadline = requestDeadline(opts.signal, this.#timeoutMs);
+      let response: Answer;
+      let text: string;
+      try {
+        response = await this.#exchange(opts, deadline.signal);
+        text = await response.body.text();
+      } finally {
+        deadline.clear();
+      }
       if (response.statusCode >= 200 && response.statusCode < 300) {
         return (
           text === ''
