@@ -6,8 +6,11 @@
 // decoded again. Any change of its text — a new version, a forged payload, another tag — is checked.
 // The decoded forms are frozen: a reconcile cannot change what the next one is handed.
 
-/** Keys remembered at most; the least recently read goes first (one entry per PodSet of this worker). */
-const MAX_KEYS = 20_000;
+/**
+ * Entries remembered at most (about 1 KB each, decoded form included); beyond it, the keys read least
+ * recently are forgotten first.
+ */
+const MAX_ENTRIES = 20_000;
 
 interface Known<T> {
   /** The entry's text from its resourceVersion on (the epoch before it is not tagged, and may change). */
@@ -17,10 +20,11 @@ interface Known<T> {
 
 export class VerifiedEntries<T extends object> {
   readonly #byKey = new Map<string, Map<string, Known<T>>>();
-  readonly #maxKeys: number;
+  readonly #maxEntries: number;
+  #entries = 0;
 
-  constructor(maxKeys = MAX_KEYS) {
-    this.#maxKeys = maxKeys;
+  constructor(maxEntries = MAX_ENTRIES) {
+    this.#maxEntries = maxEntries;
   }
 
   /**
@@ -48,11 +52,13 @@ export class VerifiedEntries<T extends object> {
         return frozen;
       },
       done: () => {
-        this.#byKey.delete(key); // re-inserted last: the most recently read
+        this.forget(key); // re-inserted last: the most recently read
         this.#byKey.set(key, next);
-        if (this.#byKey.size > this.#maxKeys) {
-          const oldest = this.#byKey.keys().next().value;
-          if (oldest !== undefined) this.#byKey.delete(oldest);
+        this.#entries += next.size;
+        for (const [oldest, entries] of this.#byKey) {
+          if (this.#entries <= this.#maxEntries || oldest === key) break;
+          this.#byKey.delete(oldest);
+          this.#entries -= entries.size;
         }
       },
     };
@@ -60,12 +66,13 @@ export class VerifiedEntries<T extends object> {
 
   /** A deleted PodSet's entries. */
   forget(key: string): void {
+    this.#entries -= this.#byKey.get(key)?.size ?? 0;
     this.#byKey.delete(key);
   }
 
-  /** Keys remembered (tests). */
+  /** Entries remembered (tests). */
   get size(): number {
-    return this.#byKey.size;
+    return this.#entries;
   }
 }
 

@@ -101,7 +101,7 @@ test('a forged PodSet entry is checked even right after the genuine one was read
   assert.equal(state?.podset, undefined);
 });
 
-test('forget drops what was remembered of a key; at most maxKeys keys, the least recently read go first', () => {
+test('forget drops what was remembered of a key; at most maxEntries entries, the keys least recently read go first', () => {
   const v = new VerifiedEntries<{ x: number }>(2);
   for (const key of ['a', 'b']) {
     const r = v.read(key);
@@ -113,10 +113,12 @@ test('forget drops what was remembered of a key; at most maxKeys keys, the least
   assert.equal(touch.lookup('f', 'other text'), undefined, 'another text is not what was checked');
   touch.done();
   const c = v.read('c');
+  c.keep('f', 'text', { x: 3 });
   c.done();
   assert.equal(v.size, 2);
   assert.equal(v.read('b').lookup('f', 'text'), undefined, 'b, the least recently read, went');
   assert.deepEqual(v.read('a').lookup('f', 'text'), { x: 1 });
   v.forget('a');
   assert.equal(v.read('a').lookup('f', 'text'), undefined);
+  assert.equal(v.size, 1);
 });
