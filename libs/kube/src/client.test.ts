@@ -312,3 +312,42 @@ test('a refused connection names the request and the cause, not just "fetch fail
     ),
   );
 });
+
+test('a request unanswered past timeoutMs fails with a TimeoutError; a caller abort with its reason', async () => {
+  respond = () => undefined; // never answers
+  const kube = createKube(kc, { timeoutMs: 50 });
+  await assert.rejects(kube.podSets.get('default', 'slow'), { name: 'TimeoutError' });
+  const caller = new AbortController();
+  const pending = kube.podSets.get('default', 'slow', { signal: caller.signal });
+  caller.abort(new Error('worker shutting down'));
+  await assert.rejects(pending, { message: 'worker shutting down' });
+  respond = (_req, res) => res.end('{}');
+  server.closeAllConnections();
+  await kube.client.close();
+});
+
+test('every typed call is counted under the name resourceOfPath gives its path', async () => {
+  seen.length = 0;
+  respond = (_req, res) => res.end('{"metadata":{},"items":[]}');
+  const records: { resource: string }[] = [];
+  const kube = createKube(kc, { onRequest: (r) => records.push(r) });
+  const pod = { metadata: { name: 'p', namespace: 'd' } };
+  await kube.pods.get('d', 'p');
+  await kube.pods.list('d');
+  await kube.pods.create('d', pod);
+  await kube.pods.replace('d', 'p', pod);
+  await kube.pods.replaceStatus('d', 'p', pod);
+  await kube.pods.patch('d', 'p', {});
+  await kube.pods.delete('d', 'p');
+  await kube.podSets.replaceStatus('d', 'w', { metadata: { name: 'w' } });
+  await kube.podSets.patch('d', 'w', {}, { subresource: 'status' });
+  await kube.podSets.list(undefined);
+  await kube.events.create('d', { metadata: { name: 'e' } } as never);
+  assert.equal(records.length, seen.length);
+  assert.deepEqual(
+    records.map((r) => r.resource),
+    seen.map((s) => resourceOfPath(s.url)),
+  );
+  assert.ok(records.some((r) => r.resource === 'podsets.podset.io/status'));
+  await kube.client.close();
+});

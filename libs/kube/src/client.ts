@@ -8,6 +8,7 @@ import { clientNode } from './client-node.ts';
 import { createInterface } from 'node:readline';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { GROUP, PLURAL, VERSION } from '@podset/reconcile';
+import { requestDeadline } from './deadline.ts';
 import { KubeApiError } from './errors.ts';
 import {
   kubeConfigGeneration,
@@ -124,12 +125,15 @@ export class KubeClient {
   /** One JSON request/response; throws KubeApiError on a non-2xx answer. */
   async request<T>(opts: RequestOptions): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      const signal =
-        opts.signal === undefined
-          ? AbortSignal.timeout(this.#timeoutMs)
-          : AbortSignal.any([opts.signal, AbortSignal.timeout(this.#timeoutMs)]);
-      const response = await this.#exchange(opts, signal);
-      const text = await response.body.text();
+      const deadline = requestDeadline(opts.signal, this.#timeoutMs);
+      let response: Answer;
+      let text: string;
+      try {
+        response = await this.#exchange(opts, deadline.signal);
+        text = await response.body.text();
+      } finally {
+        deadline.clear();
+      }
       if (response.statusCode >= 200 && response.statusCode < 300) {
         return (
           text === ''
@@ -446,9 +450,12 @@ export function resourcePath(
 export class ResourceClient<T extends KubeObject> {
   readonly client: KubeClient;
   readonly ref: ResourceRef;
+  /** How its requests are counted (resourceOfPath's name, worked out once instead of per request). */
+  readonly #resource: string;
   constructor(client: KubeClient, ref: ResourceRef) {
     this.client = client;
     this.ref = ref;
+    this.#resource = ref.group === '' ? ref.plural : `${ref.plural}.${ref.group}`;
   }
 
   get(namespace: string | undefined, name: string, opts: { signal?: AbortSignal } = {}): Promise<T> {
@@ -456,6 +463,7 @@ export class ResourceClient<T extends KubeObject> {
       verb: 'get',
       method: 'GET',
       path: resourcePath(this.ref, namespace, name),
+      resource: this.#resource,
       ...signalOf(opts),
     });
   }
@@ -465,6 +473,7 @@ export class ResourceClient<T extends KubeObject> {
       verb: 'list',
       method: 'GET',
       path: resourcePath(this.ref, namespace),
+      resource: this.#resource,
       query: {
         labelSelector: opts.labelSelector,
         fieldSelector: opts.fieldSelector,
@@ -500,6 +509,7 @@ export class ResourceClient<T extends KubeObject> {
       verb: 'create',
       method: 'POST',
       path: resourcePath(this.ref, namespace),
+      resource: this.#resource,
       body: object,
       ...signalOf(opts),
     });
@@ -512,7 +522,7 @@ export class ResourceClient<T extends KubeObject> {
     object: T,
     opts: { signal?: AbortSignal } = {},
   ): Promise<T> {
-    return this.put(resourcePath(this.ref, namespace, name), object, opts);
+    return this.put(resourcePath(this.ref, namespace, name), this.#resource, object, opts);
   }
 
   /** PUT …/status; a stale metadata.resourceVersion gives 409. */
@@ -522,11 +532,23 @@ export class ResourceClient<T extends KubeObject> {
     object: T,
     opts: { signal?: AbortSignal } = {},
   ): Promise<T> {
-    return this.put(resourcePath(this.ref, namespace, name, 'status'), object, opts);
+    return this.put(
+      resourcePath(this.ref, namespace, name, 'status'),
+      `${this.#resource}/status`,
+      object,
+      opts,
+    );
   }
 
-  private put(path: string, object: T, opts: { signal?: AbortSignal }): Promise<T> {
-    return this.client.request<T>({ verb: 'update', method: 'PUT', path, body: object, ...signalOf(opts) });
+  private put(path: string, resource: string, object: T, opts: { signal?: AbortSignal }): Promise<T> {
+    return this.client.request<T>({
+      verb: 'update',
+      method: 'PUT',
+      path,
+      resource,
+      body: object,
+      ...signalOf(opts),
+    });
   }
 
   patch(
@@ -539,6 +561,7 @@ export class ResourceClient<T extends KubeObject> {
       verb: 'patch',
       method: 'PATCH',
       path: resourcePath(this.ref, namespace, name, opts.subresource),
+      resource: opts.subresource === undefined ? this.#resource : `${this.#resource}/${opts.subresource}`,
       body: patch,
       contentType: PATCH_CONTENT_TYPES[opts.type ?? 'merge'],
       ...signalOf(opts),
@@ -555,6 +578,7 @@ export class ResourceClient<T extends KubeObject> {
       verb: 'delete',
       method: 'DELETE',
       path: resourcePath(this.ref, namespace, name),
+      resource: this.#resource,
       body,
       ...signalOf(opts),
     });
@@ -563,6 +587,7 @@ export class ResourceClient<T extends KubeObject> {
   watch(namespace: string | undefined, opts: WatchOptions = {}): AsyncGenerator<WatchEvent<T>> {
     return this.client.stream<T>({
       path: resourcePath(this.ref, namespace),
+      resource: this.#resource,
       query: {
         labelSelector: opts.labelSelector,
         fieldSelector: opts.fieldSelector,

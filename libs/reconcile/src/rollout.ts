@@ -40,16 +40,16 @@ export interface RolloutStep<P extends Pod> {
 
 export function rolloutStep<P extends Pod>(input: RolloutInput<P>): RolloutStep<P> {
   const { desired, strategy, current, outdated } = input;
-  const rankedCurrent = rankForDeletion(current);
   const surplus = Math.max(0, current.length - desired);
 
   if (outdated.length === 0) {
     // Plain scaling, as a ReplicaSet does it: the user asked for this many. Recreate still waits for
-    // the old pods to be gone before it creates.
+    // the old pods to be gone before it creates. (Ranked only when some go: most passes delete none.)
     const waiting = strategy.type === 'Recreate' && input.outdatedTerminating > 0;
+    const deletes = surplus === 0 ? [] : rankForDeletion(current).slice(0, surplus);
     return {
       creates: waiting ? 0 : Math.max(0, desired - current.length),
-      deletes: rankedCurrent.slice(0, surplus).map((pod) => ({ pod, reason: 'Surplus' as const })),
+      deletes: deletes.map((pod) => ({ pod, reason: 'Surplus' as const })),
       held: waiting && desired > current.length,
     };
   }
@@ -88,7 +88,7 @@ export function rolloutStep<P extends Pod>(input: RolloutInput<P>): RolloutStep<
   // A scale-down during the rollout: surplus pods of the current template, worst first among those
   // whose deletion keeps availability.
   let surplusLeft = surplus;
-  for (const pod of rankedCurrent) {
+  for (const pod of surplus === 0 ? [] : rankForDeletion(current)) {
     if (surplusLeft === 0) break;
     if (take(pod, 'Surplus')) surplusLeft--;
   }

@@ -35,24 +35,41 @@ export function observedStatus(o: Observed): Omit<Required<PodSetStatus>, 'condi
   };
 }
 
-function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(canonical);
-  if (v instanceof Date) return v.toISOString();
-  if (typeof v === 'object' && v !== null) {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) {
-      const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined) out[k] = canonical(x);
-    }
-    return out;
-  }
-  return v;
-}
-
 /**
  * Deep equality as JSON: key order and undefined-valued keys don't matter, array order does. A missing
  * status equals `{}`.
  */
 export function statusEqual(a: PodSetStatus | undefined, b: PodSetStatus | undefined): boolean {
-  return JSON.stringify(canonical(a ?? {})) === JSON.stringify(canonical(b ?? {}));
+  return jsonEqual(a ?? {}, b ?? {});
 }
+
+/**
+ * Whether JSON.stringify would write `a` and `b` alike once object keys are sorted, compared in place
+ * (no sorted copies, no strings: every pass compares its status with the one it read).
+ */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a instanceof Date) a = a.toISOString();
+  if (b instanceof Date) b = b.toISOString();
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
+    // What JSON writes as null (null, NaN, ±Infinity) is equal to null.
+    return asJsonNull(a) && asJsonNull(b);
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i] ?? null, b[i] ?? null)) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let defined = 0;
+  for (const k of Object.keys(x)) {
+    if (x[k] === undefined) continue;
+    defined++;
+    if (!Object.hasOwn(y, k) || !jsonEqual(x[k], y[k])) return false;
+  }
+  for (const k of Object.keys(y)) if (y[k] !== undefined) defined--;
+  return defined === 0;
+}
+
+const asJsonNull = (v: unknown): boolean => v === null || (typeof v === 'number' && !Number.isFinite(v));

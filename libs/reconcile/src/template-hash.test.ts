@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { podSet } from '../test/fixtures.ts';
 import { DEFAULT_TEMPLATE } from './podset-schema.ts';
-import { hashTemplate, templateHash } from './template-hash.ts';
+import { hashTemplate, rememberedTemplateHashes, templateHash } from './template-hash.ts';
 import type { PodTemplateSpec } from './types.ts';
 
 const t = (image: string, extra: Record<string, unknown> = {}): PodTemplateSpec => ({
@@ -55,4 +55,17 @@ test('container order matters (it is the pod spec order)', () => {
     },
   });
   assert.notEqual(hashTemplate(two('a', 'b')), hashTemplate(two('b', 'a')));
+});
+
+test('a template hashed again is remembered by its content: a copy hits, one changed in place does not', () => {
+  const template = t('memo:1');
+  const first = hashTemplate(template);
+  const remembered = rememberedTemplateHashes();
+  assert.equal(hashTemplate(structuredClone(template)), first, 'an equal copy: the same hash');
+  assert.equal(rememberedTemplateHashes(), remembered, '…remembered, not hashed again');
+  template.spec!.containers[0]!.image = 'memo:2';
+  const changed = hashTemplate(template);
+  assert.notEqual(changed, first, 'the same object changed: hashed afresh');
+  assert.equal(changed, hashTemplate(t('memo:2')));
+  assert.equal(rememberedTemplateHashes(), remembered + 1);
 });

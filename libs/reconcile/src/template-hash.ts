@@ -46,10 +46,28 @@ export function normalizedTemplate(template: PodTemplateSpec): PodTemplateSpec {
 
 /** The hash of a template: 10 hex characters of the SHA-256 of its canonical JSON. */
 export function hashTemplate(template: PodTemplateSpec): string {
-  return createHash('sha256')
+  // Every pass of a PodSet hashes the same template again: remembered by its JSON text, the normalizing,
+  // sorting and hashing is done once per template. (Templates come as JSON, from the API or the
+  // projection: equal text, equal template.)
+  const text = JSON.stringify(template);
+  const known = hashes.get(text);
+  if (known !== undefined) return known;
+  const hash = createHash('sha256')
     .update(canonicalJson(normalizedTemplate(template)))
     .digest('hex')
     .slice(0, HASH_LENGTH);
+  if (hashes.size >= MAX_REMEMBERED) hashes.delete(hashes.keys().next().value!);
+  hashes.set(text, hash);
+  return hash;
+}
+
+/** Templates whose hash is remembered, at most (the oldest goes first): a few per PodSet is plenty. */
+const MAX_REMEMBERED = 4096;
+const hashes = new Map<string, string>();
+
+/** How many template hashes are remembered (tests). */
+export function rememberedTemplateHashes(): number {
+  return hashes.size;
 }
 
 /** The hash of the PodSet's template in effect (spec.template, or the default). */

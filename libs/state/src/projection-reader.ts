@@ -4,6 +4,7 @@
 import { parseKey } from '@podset/reconcile';
 import { luaScriptOf, runScript, RV_NEWER_LUA } from '@podset/redis';
 import { decodePod, ENTRY_LUA, type ProjectedPod } from './entry.ts';
+import { VerifiedEntries } from './verified-entries.ts';
 import { ProjectionKeys, type ProjectedPodSet, type ProjectedState, type Refusal } from './projection.ts';
 
 /** How long an expectation holds at most (the ReplicaSet controller's 5 minutes). */
@@ -18,6 +19,9 @@ const READ = luaScriptOf(...RULES, lua('read'));
 
 /** The worker's side of the projection: it reads, records expectations and forgets a deleted PodSet. */
 export class ProjectionReader extends ProjectionKeys {
+  /** Entries already checked, so that an unchanged one is not checked (nor decoded) at every read. */
+  readonly #verified = new VerifiedEntries<object>();
+
   /**
    * A deleted PodSet's pods, expectations and requests, once its pods are gone (the worker's cleanup
    * before its finalizer goes). The PodSet's own entry stays: if removing the finalizer fails, the retry
@@ -26,6 +30,7 @@ export class ProjectionReader extends ProjectionKeys {
    */
   async forget(key: string): Promise<number> {
     const k = this.keys(key);
+    this.#verified.forget(key);
     return await this.client.del(k.pods, k.expect, k.requested);
   }
 
@@ -72,18 +77,21 @@ export class ProjectionReader extends ProjectionKeys {
     const split = rest.indexOf('');
     const refused: Refusal[] = [];
     const pods: ProjectedPod[] = [];
+    const known = this.#verified.read(key);
     for (let i = 0; i < split; i += 2) {
       const name = rest[i]!;
-      const e = this.#checked('pod', key, name, rest[i + 1]!);
-      if (e === undefined) refused.push({ kind: 'pod', field: name, reason: 'tag' });
-      else pods.push(decodePod(name, key, e.payload, e.rv));
+      const pod = this.#entry('pod', key, name, rest[i + 1]!, known, (e) =>
+        decodePod(name, key, e.payload, e.rv),
+      );
+      if (pod === undefined) refused.push({ kind: 'pod', field: name, reason: 'tag' });
+      else pods.push(pod as ProjectedPod);
     }
     let podset: ProjectedPodSet | undefined;
     if (out[1] !== '') {
-      const e = this.#checked('podset', key, '@ps', out[1]);
-      if (e === undefined) refused.push({ kind: 'podset', field: '@ps', reason: 'tag' });
+      const parsed = this.#entry('podset', key, '@ps', out[1], known, (e) => JSON.parse(e.payload) as object);
+      if (parsed === undefined) refused.push({ kind: 'podset', field: '@ps', reason: 'tag' });
       else {
-        podset = JSON.parse(e.payload) as ProjectedPodSet;
+        podset = parsed as ProjectedPodSet;
         // A tag binds the entry to its key, but a PodSet is planned by its own metadata: check they agree.
         const ref = parseKey(key);
         if (podset.metadata.namespace !== ref?.namespace || podset.metadata.name !== ref?.name) {
@@ -92,7 +100,29 @@ export class ProjectionReader extends ProjectionKeys {
         }
       }
     }
+    known.done();
     return { podset, pods, pending: rest.slice(split + 1), refused };
+  }
+
+  /**
+   * A stored entry, checked and decoded — or, when this reader checked this very entry (same key, field
+   * and text from its resourceVersion on) at its key's last read, what it decoded then. Undefined when
+   * `tags` are set and its tag does not check (a refused entry is never remembered).
+   */
+  #entry(
+    kind: 'pod' | 'podset',
+    key: string,
+    field: string,
+    entry: string,
+    known: ReturnType<VerifiedEntries<object>['read']>,
+    decode: (e: { rv: string; payload: string }) => object,
+  ): object | undefined {
+    const text = entry.slice(entry.indexOf('\t') + 1);
+    const slot = `${kind}\0${field}`;
+    const seen = known.lookup(slot, text);
+    if (seen !== undefined) return seen;
+    const e = this.#checked(kind, key, field, entry);
+    return e === undefined ? undefined : known.keep(slot, text, decode(e));
   }
 
   /** A stored entry's rv and payload; undefined when `tags` are set and its tag does not check. */
