@@ -65,12 +65,21 @@ export function createClient(connection: QueueConnection): RedisClient {
     : new Redis({ maxRetriesPerRequest: 3, enableAutoPipelining: true, ...connection });
 }
 
-/** How many finished jobs BullMQ keeps (for the dashboard), by count and age. */
+/** How many finished jobs BullMQ keeps (for the dashboard), by count and, if given, age. */
 export interface Retention {
   completed?: { count?: number; ageSeconds?: number };
   failed?: { count?: number; ageSeconds?: number };
 }
 
-export function keepJobs(r: { count?: number; ageSeconds?: number } | undefined, count: number, age: number) {
-  return { count: r?.count ?? count, age: r?.ageSeconds ?? age };
+/**
+ * BullMQ's keepJobs. An age makes every finish of the kind scan its finished set for old jobs (one more
+ * command inside moveToFinished), so it is only set when asked for or given as the default.
+ */
+export function keepJobs(
+  r: { count?: number; ageSeconds?: number } | undefined,
+  count: number,
+  age?: number,
+): { count: number; age?: number } {
+  const ageSeconds = r?.ageSeconds ?? age;
+  return { count: r?.count ?? count, ...(ageSeconds !== undefined ? { age: ageSeconds } : {}) };
 }

@@ -36,7 +36,7 @@ import { systemClock, type Clock } from '@podset/runtime/clock';
 export interface ReconcileQueueOptions extends QueueLocation {
   /** Attempts per job before it fails for good (1 = no retry). Default DEFAULT_ATTEMPTS (8). */
   attempts?: number;
-  /** Finished jobs kept for the dashboard. Default: 1000 completed (1 h), 5000 failed (7 d). */
+  /** Finished jobs kept for the dashboard. Default: the newest 1000 completed, 5000 failed (7 d). */
   retention?: Retention;
   /** Connection-level errors of the underlying clients (requests also reject). Default: ignored. */
   onError?: (error: Error) => void;
@@ -223,7 +223,8 @@ export class ReconcileQueue {
       delay: r.delayMs,
       attempts: this.attempts,
       backoff: { type: BACKOFF_TYPE },
-      removeOnComplete: keepJobs(this.retention.completed, 1000, 3600),
+      // Completed jobs: the newest 1000, by count alone (completions are the common case; failures are few).
+      removeOnComplete: keepJobs(this.retention.completed, 1000),
       removeOnFail: keepJobs(this.retention.failed, 5000, 7 * 24 * 3600),
       deduplication: { id: r.key, keepLastIfActive: true },
     };
