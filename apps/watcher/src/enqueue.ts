@@ -142,6 +142,7 @@ export class Enqueuer implements WatchSink {
         key,
         opts: this.#liveOpts(owing, traceparents),
         ...(record.length > 0 ? { record } : {}),
+        ...(owing.every((a) => a.noJob === true) ? { noJob: true } : {}),
       };
     });
     await this.#o.queue.requestAll(items);

@@ -64,6 +64,7 @@ export class Projector implements ChangeGate {
       ...(fold.statusOnly === true ? { statusOnly: true } : {}),
       requested: fold.requested,
       ...(fold.record !== undefined ? { record: fold.record } : {}),
+      ...(fold.noJob === true ? { noJob: true } : {}),
       failed: () => undefined,
     }));
   }

@@ -115,6 +115,8 @@ export interface ProjectionWriterOptions extends ProjectionOptions {
 const OWED = 1;
 const COVERED = 2;
 const STATUS_ONLY = 3;
+/** Added by fold-each.lua to an owed answer when the key has no job in the queue. */
+const NO_JOB = 4;
 
 function answerOf(out: unknown, requested: () => Promise<void>): Fold {
   if (out === STATUS_ONLY) return { owed: true, statusOnly: true, requested };
@@ -178,7 +180,8 @@ export class ProjectionWriter extends ProjectionKeys {
    * Folds watch events in order, each at its own stream's epoch, FOLD_BATCH per Redis call: the calls are
    * issued together (one connection keeps their order), so a burst of events costs a few round trips, not
    * one each. Each event's answer, in order (see Fold); with `liveCover`, an owed request that the key's
-   * job covers (LIVE_COVER_LUA says when) is recorded as requested in the same call and answered `covered`, not owed.
+   * job covers (LIVE_COVER_LUA says when) is recorded as requested in the same call and answered `covered`, not owed;
+   * one whose key had no job at all is answered `noJob`.
    */
   async foldEach(items: readonly (FoldItem & { epoch: number })[]): Promise<Fold[]> {
     const encoded = items.map((item) => encodeItem(item.kind, item.key, item.object, this.tags));
@@ -203,9 +206,15 @@ export class ProjectionWriter extends ProjectionKeys {
     const out = ((await Promise.all(answers)) as number[][]).flat();
     return items.map((item, i) => {
       const requested = () => this.#recordRequested(item, encoded[i]!);
-      if (out[i] === COVERED) return { owed: false, covered: true, requested };
-      if (out[i] !== OWED && out[i] !== STATUS_ONLY) return { owed: false, requested };
-      return { ...answerOf(out[i], requested), record: this.#requestRecord(item, encoded[i]!) };
+      const noJob = out[i]! > NO_JOB;
+      const answer = noJob ? out[i]! - NO_JOB : out[i];
+      if (answer === COVERED) return { owed: false, covered: true, requested };
+      if (answer !== OWED && answer !== STATUS_ONLY) return { owed: false, requested };
+      return {
+        ...answerOf(answer, requested),
+        record: this.#requestRecord(item, encoded[i]!),
+        ...(noJob ? { noJob: true } : {}),
+      };
     });
   }
 
