@@ -1,4 +1,6 @@
--- A burst of watch events in one call. KEYS[1] the index of keys with entries. ARGV: n, the reconcile
+-- A burst of watch events in one call. KEYS[1] the index of keys with entries; KEYS[2], when given, the
+-- event log's stream, whose records follow the events in ARGV (appended here: the batch's log and folds in
+-- one call). ARGV: n, the reconcile
 -- queue's job prefix ('' when none is given), the projection's base, now (ms), the tombstone's ttl (ms),
 -- the status window (ms: how long after now the request of a pod's status change alone would be due),
 -- then per event in eights: kind, type, field, epoch, rv, inputs digest, payload, the PodSet key. Each
@@ -11,10 +13,12 @@
 -- job reads this event's state and nothing more is requested. An owed answer (1 or 3) not covered has 4 added
 -- when the key has no job at all: its request need not look for a pending job to merge into (a hint only:
 -- the request's transaction finds the queue as it is then).
--- Uses fold (fold.lua) and liveRequestCovered (given by the queue; without one, nothing is covered).
+-- Uses fold (fold.lua), liveRequestCovered (given by the queue; without one, nothing is covered) and
+-- appendRecords (given by the event log).
 local n, jobPrefix, base, now, ttl = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local statusWindow = tonumber(ARGV[6])
 local out, covered, absent = {}, {}, {}
+if KEYS[2] then appendRecords(KEYS[2], ARGV, 7 + n * 8) end
 for i = 0, n - 1 do
   local o = 6 + i * 8
   local kind, key = ARGV[o + 1], ARGV[o + 8]
