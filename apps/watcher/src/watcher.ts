@@ -270,8 +270,7 @@ function connect(settings: WatcherSettings, metrics: WatcherMetrics, log: Logger
   // Lease calls get their own client (own rate limiter): a 429 pause or a reconnect storm on the watches
   // must not delay renewals past the renew deadline.
   const leaseKube = createKube(settings.kubeConfig, { qps: 5, burst: 10, userAgent, onRequest });
-  // Folds, event-log appends, the requests' scripts and checkpoints: many small commands per tick, sent
-  // as one write each tick.
+  // Event-log appends and checkpoints: many small commands per tick, sent as one write each tick.
   const redis = connector.client({ maxRetriesPerRequest: 3, enableAutoPipelining: true });
   redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis connection error'));
   // Readiness pings on a client that fails at once when disconnected (no offline queue).
@@ -281,8 +280,6 @@ function connect(settings: WatcherSettings, metrics: WatcherMetrics, log: Logger
   redisMemoryGauges(metrics.registry, () => readRedisMemory(probeRedis, connector.target));
   const queue = new ReconcileQueue({
     connection: connector,
-    // Requests go on the connection that folds their events: sent with the folds of the turns around them.
-    client: redis,
     queueName: settings.queueName,
     prefix: settings.queuePrefix,
     attempts: settings.maxAttempts,

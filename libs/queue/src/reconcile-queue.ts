@@ -42,11 +42,6 @@ export interface ReconcileQueueOptions extends QueueLocation {
   onError?: (error: Error) => void;
   /** Clock, for tests. */
   clock?: Pick<Clock, 'now'>;
-  /**
-   * The connection its own scripts (the merge, reads) go on, the caller's and left open by close(): a
-   * producer whose other writes share it (the watcher's folds) sends a request with them. Default: its own.
-   */
-  client?: RedisClient;
 }
 
 export const DEFAULT_ATTEMPTS = 8;
@@ -122,8 +117,6 @@ export class ReconcileQueue {
   /** The underlying BullMQ queue (for the dashboard, counts, pause/resume). */
   readonly queue: Queue;
   private readonly client: RedisClient;
-  /** Whether `client` is its own (closed with it). */
-  private readonly ownsClient: boolean;
   private readonly bullClient: RedisClient | undefined;
   private readonly attempts: number;
   private readonly retention: Retention;
@@ -144,12 +137,11 @@ export class ReconcileQueue {
     const bull = bullConnection(opts.connection);
     this.bullClient = bull.owned;
     this.queue = new Queue(queueName, { connection: bull.connection, prefix });
-    this.client = opts.client ?? createClient(opts.connection);
-    this.ownsClient = opts.client === undefined;
+    this.client = createClient(opts.connection);
     // An EventEmitter 'error' without a listener would crash the process.
     const onError = (err: unknown) => opts.onError?.(err instanceof Error ? err : new Error(String(err)));
     this.queue.on('error', onError);
-    if (this.ownsClient) this.client.on('error', onError);
+    this.client.on('error', onError);
     this.bullClient?.on('error', onError);
   }
 
@@ -328,7 +320,7 @@ export class ReconcileQueue {
 
   async close(): Promise<void> {
     await this.queue.close();
-    if (this.ownsClient) this.client.disconnect();
+    this.client.disconnect();
     this.bullClient?.disconnect();
   }
 }

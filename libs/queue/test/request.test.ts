@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import { useRedis } from '@podset/testkit';
 import { MAX_TRACEPARENTS, ReconcileQueue, bullKeys, type RequestItem } from '../src/index.ts';
 import { parseReconcileRequest } from '../src/payload.ts';
@@ -313,38 +312,7 @@ test('requestAll: an item given noJob goes straight to the transaction, and a st
   assert.equal((await jobData(id)).rv, '2');
   assert.deepEqual(await raw.hgetall(hash), { a: '1', b: '2' });
   const ids = await raw.zrange(K.prioritized, 0, -1);
-  assert.deepEqual(
-    ids.filter((j) => j.startsWith('ns~no-job~')),
-    [id],
-    'one job for the key',
-  );
-});
-
-test("a queue given the caller's connection sends its requests' scripts there, and leaves it open", async () => {
-  const shared = new Redis(redis.url, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
-  const q = new ReconcileQueue({
-    connection: redis.url,
-    client: shared,
-    queueName: 'unit',
-    prefix: '{podset}',
-  });
-  try {
-    await queue.request('ns/shared', { source: 'live' });
-    let sent = 0;
-    const write = shared.stream.write.bind(shared.stream) as (...args: unknown[]) => boolean;
-    shared.stream.write = ((...args: unknown[]) => {
-      sent++;
-      return write(...args);
-    }) as typeof shared.stream.write;
-    // The key has a pending job: the merge script alone, on the connection given.
-    const [r] = await q.requestAll([{ key: 'ns/shared', opts: { source: 'live' } }]);
-    assert.equal(r!.outcome, 'merged');
-    assert.equal(sent, 1);
-  } finally {
-    await q.close();
-  }
-  assert.equal(await shared.ping(), 'PONG', 'still open');
-  shared.disconnect();
+  assert.deepEqual(ids.filter((j) => j.startsWith('ns~no-job~')), [id], 'one job for the key');
 });
 
 test('request validates its key', async () => {
