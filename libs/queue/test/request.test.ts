@@ -312,7 +312,11 @@ test('requestAll: an item given noJob goes straight to the transaction, and a st
   assert.equal((await jobData(id)).rv, '2');
   assert.deepEqual(await raw.hgetall(hash), { a: '1', b: '2' });
   const ids = await raw.zrange(K.prioritized, 0, -1);
-  assert.deepEqual(ids.filter((j) => j.startsWith('ns~no-job~')), [id], 'one job for the key');
+  assert.deepEqual(
+    ids.filter((j) => j.startsWith('ns~no-job~')),
+    [id],
+    'one job for the key',
+  );
 });
 
 test('request validates its key', async () => {
