@@ -4,6 +4,7 @@
 // to request live (one request per key of the batch, however many of its events owe it) and a count per
 // outcome.
 import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
+import type { EventRecord } from './event-log.ts';
 import type { BatchSpans } from './event-tracing.ts';
 
 /**
@@ -27,9 +28,11 @@ export async function admit(
   opts: {
     /** With tracing on: the batch's spans (an event that requests, or is covered, gets one). */
     spans: BatchSpans | undefined;
+    /** The batch's event-log records, for a gate that appends them (ChangeGate.appendsLog). */
+    log?: readonly EventRecord[];
   },
 ): Promise<Admitted> {
-  const answers = await gate.admit(keyed);
+  const answers = await gate.admit(keyed, opts.log);
   const admitted: Admitted = {
     answers,
     owed: new Map(),

@@ -2,6 +2,7 @@
 // chosen at start-up by STATE_SOURCE: the projection (projector.ts: every event folded into the state the
 // workers read, in Redis) or, for the API fallback, PodSetChangeFilter (change-filter.ts: each PodSet's plan
 // inputs in memory, every pod event requests one). The enqueuer asks the gate and never which one it has.
+import type { EventRecord } from './event-log.ts';
 import type { Resource, WatchedObject } from './keys.ts';
 import type { RequestRecord } from './request.ts';
 import type { ListedPage, WatchEvent } from './watch-loop.ts';
@@ -27,6 +28,8 @@ export interface Admission {
   requested(): Promise<void>;
   /** What `requested()` writes, when the request can write it in its own transaction instead (then it is not called). */
   record?: RequestRecord;
+  /** Owed, and the key had no job in the queue when admitted: its request has no pending job to merge into. */
+  noJob?: boolean;
   /** The request or the event-log append failed: the watch re-delivers the event, which must owe again. */
   failed(): void;
 }
@@ -39,10 +42,16 @@ export interface KeyedEvent {
 
 export interface ChangeGate {
   /**
-   * Records a batch of events (each of PodSet `key`) and answers, per event and in order, whether it owes
-   * a reconcile. Batches are admitted in event order: one batch's records land before the next one's.
+   * Set when admit appends the event-log records it is given, in the same Redis call as its folds: the
+   * enqueuer then hands it every batch's records (a batch of no keyed events too) and appends none itself.
    */
-  admit(events: readonly KeyedEvent[]): Promise<Admission[]>;
+  readonly appendsLog?: boolean;
+  /**
+   * Records a batch of events (each of PodSet `key`) and answers, per event and in order, whether it owes
+   * a reconcile. Batches are admitted in event order: one batch's records land before the next one's. With
+   * `appendsLog`, `log` (the batch's event-log records) is appended with them.
+   */
+  admit(events: readonly KeyedEvent[], log?: readonly EventRecord[]): Promise<Admission[]>;
   /** Records a relisted page (its keys are requested in bulk anyway). */
   listed(page: ListedPage, keyOf: (o: WatchedObject) => string | undefined): Promise<void>;
   /** A relist of `stream` begins (its pages follow). */

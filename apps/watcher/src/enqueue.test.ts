@@ -349,6 +349,35 @@ test("an owed event's record of its request travels in the request's own transac
   assert.deepEqual(calledAfter, ['2'], 'only the event without a record is recorded after its request');
 });
 
+test('a key is requested as having no job only when every event of the batch that owes it found none', async () => {
+  const sent: WatcherRequest[] = [];
+  const gate: ChangeGate = {
+    ...scriptedGate(() => true).gate,
+    admit: async (events) =>
+      events.map(({ ev }) => ({
+        owed: true,
+        requested: async () => undefined,
+        ...(ev.rv === '3' ? {} : { noJob: true }),
+        failed: () => undefined,
+      })),
+  };
+  const queue: ReconcileRequester = { requestAll: async (items) => void sent.push(...items) };
+  const enq = new Enqueuer({ queue, logger: silentLogger, gate });
+  await Promise.all([
+    enq.event(podSetEvent('web', '1')),
+    enq.event(podSetEvent('web', '2')),
+    enq.event(podSetEvent('api', '3')),
+    enq.event(podSetEvent('api', '4')),
+  ]);
+  assert.deepEqual(
+    sent.map((r) => [r.key, r.noJob === true]),
+    [
+      ['default/web', true],
+      ['default/api', false],
+    ],
+  );
+});
+
 test('what each event came to is counted: requested, coalesced, covered, unchanged, unkeyed', async () => {
   const queue = new ManualQueue();
   const answers: Record<string, { owed: boolean; covered?: boolean }> = {

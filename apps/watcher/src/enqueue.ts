@@ -99,17 +99,22 @@ export class Enqueuer implements WatchSink {
       logger: this.#o.logger,
     });
     if (unkeyed > 0) this.#count({ unkeyed });
+    // A gate that appends the records does so in the call that folds the batch (one Redis call, not two).
+    const withFolds = this.#o.gate.appendsLog === true && records.length > 0;
     // Issued first, so the log stays in event order across batches.
-    const logged = records.length > 0 ? eventLog?.appendMany(records) : undefined;
+    const logged = records.length > 0 && !withFolds ? eventLog?.appendMany(records) : undefined;
     let answers: Admission[] | undefined;
     // Admitted before the requests: with the projection, the worker that takes one must find these
     // events in the state it reads.
     const requested =
-      keyed.length === 0
+      keyed.length === 0 && !withFolds
         ? undefined
         : (async () => {
             const spans = startedAt === undefined ? undefined : tracing?.batch(startedAt);
-            const admitted = await admit(this.#o.gate, keyed, { spans });
+            const admitted = await admit(this.#o.gate, keyed, {
+              spans,
+              ...(withFolds ? { log: records } : {}),
+            });
             answers = admitted.answers;
             this.#count(admitted.tally);
             try {
@@ -142,6 +147,7 @@ export class Enqueuer implements WatchSink {
         key,
         opts: this.#liveOpts(owing, traceparents),
         ...(record.length > 0 ? { record } : {}),
+        ...(owing.every((a) => a.noJob === true) ? { noJob: true } : {}),
       };
     });
     await this.#o.queue.requestAll(items);

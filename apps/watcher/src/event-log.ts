@@ -4,7 +4,7 @@ import type { EventRecord } from '@podset/event-log';
 import { KIND, podSetControllerRef } from '@podset/reconcile';
 import { keyFor, podReady, type Resource, type WatchedObject } from './keys.ts';
 
-export { EventLog, type EventRecord } from '@podset/event-log';
+export { APPEND_RECORDS_LUA, EventLog, type EventRecord } from '@podset/event-log';
 
 export function eventRecord(
   resource: Resource,

@@ -6,12 +6,15 @@
 // until then (a first start, or a Redis that lost its data) workers read the API.
 import type { FoldItem, FoldType, ProjectedPod, ProjectedPodSet, ProjectionWriter } from '@podset/state';
 import type { Admission, ChangeGate, KeyedEvent, StreamInfo } from './change-gate.ts';
+import type { EventLog, EventRecord } from './event-log.ts';
 import type { WatchedObject } from './keys.ts';
 import type { Logger } from './log.ts';
 import type { ListedPage } from './watch-loop.ts';
 
 export class Projector implements ChangeGate {
   readonly projection: ProjectionWriter;
+  readonly appendsLog: boolean;
+  readonly #eventLog: Pick<EventLog, 'appendArgs'> | undefined;
   readonly #streams: ReadonlySet<string>;
   readonly #log: Logger;
   readonly #epochs = new Map<string, number>();
@@ -19,8 +22,16 @@ export class Projector implements ChangeGate {
   /** Settles once the latest batch has issued its folds (see admit). */
   #issuing: Promise<void> = Promise.resolve();
 
-  constructor(projection: ProjectionWriter, streams: readonly string[], log: Logger) {
+  /** `eventLog`: given when the projection appends its records (ProjectionWriter's eventLog option). */
+  constructor(
+    projection: ProjectionWriter,
+    streams: readonly string[],
+    log: Logger,
+    eventLog?: Pick<EventLog, 'appendArgs'>,
+  ) {
     this.projection = projection;
+    this.#eventLog = projection.appendsLog ? eventLog : undefined;
+    this.appendsLog = this.#eventLog !== undefined;
     this.#streams = new Set(streams);
     this.#log = log;
   }
@@ -37,7 +48,9 @@ export class Projector implements ChangeGate {
    * issued its own, even when this one must read an epoch first. A request that fails is not recorded:
    * the re-delivered event's fold owes it again.
    */
-  async admit(events: readonly KeyedEvent[]): Promise<Admission[]> {
+  async admit(events: readonly KeyedEvent[], records?: readonly EventRecord[]): Promise<Admission[]> {
+    const log =
+      records === undefined || records.length === 0 ? undefined : this.#eventLog?.appendArgs(records);
     const turn = this.#issuing.then(async () => {
       const items: (FoldItem & { epoch: number })[] = [];
       for (const { ev, key } of events) {
@@ -50,7 +63,7 @@ export class Projector implements ChangeGate {
         });
       }
       // Wrapped, so that `turn` settles once the folds are issued, not once they are answered.
-      return { folds: this.projection.foldEach(items) };
+      return { folds: this.projection.foldEach(items, log) };
     });
     // The next batch issues its folds once this one has issued its own (not once they are answered).
     this.#issuing = turn.then(
@@ -64,6 +77,7 @@ export class Projector implements ChangeGate {
       ...(fold.statusOnly === true ? { statusOnly: true } : {}),
       requested: fold.requested,
       ...(fold.record !== undefined ? { record: fold.record } : {}),
+      ...(fold.noJob === true ? { noJob: true } : {}),
       failed: () => undefined,
     }));
   }

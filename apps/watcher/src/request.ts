@@ -16,6 +16,8 @@ export interface WatcherRequest {
   key: string;
   opts: { source: 'live' | 'bulk'; delayMs?: number; traceparents?: readonly string[] };
   record?: readonly RequestRecord[];
+  /** The gate saw the key with no job in the queue: no pending job to merge into (@podset/queue's RequestItem). */
+  noJob?: boolean;
 }
 
 /** What the watcher needs of the queue (@podset/queue's ReconcileQueue has it). */

@@ -30,7 +30,7 @@ import type { Registry } from 'prom-client';
 import { PodSetChangeFilter } from './change-filter.ts';
 import type { ChangeGate } from './change-gate.ts';
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
-import { EventLog } from './event-log.ts';
+import { APPEND_RECORDS_LUA, EventLog } from './event-log.ts';
 import { eventTracing } from './event-tracing.ts';
 import { startHealthServer, type HealthServer } from './http.ts';
 import { leaseApiOf, watchApiOf } from './kube-api.ts';
@@ -219,16 +219,17 @@ function termOptions(
   },
 ): TermOptions {
   const { conn, checkpoint, metrics, log, clock } = parts;
+  const eventLog = new EventLog({
+    redis: conn.redis,
+    key: settings.keys.eventLog,
+    maxLen: settings.eventLogMaxLen,
+  });
   return {
     logger: log,
     api: watchApiOf(conn.kube),
     queue: deps.requester?.(conn.queue) ?? conn.queue,
     checkpoint,
-    eventLog: new EventLog({
-      redis: conn.redis,
-      key: settings.keys.eventLog,
-      maxLen: settings.eventLogMaxLen,
-    }),
+    eventLog,
     namespaces: settings.namespaces,
     resyncPeriodMs: settings.resyncPeriodMs,
     watchTimeoutSeconds: settings.watchTimeoutSeconds,
@@ -237,7 +238,7 @@ function termOptions(
     hooks: metrics.hooks,
     onEnqueued: metrics.onEnqueued,
     onEventOutcomes: metrics.onEventOutcomes,
-    gate: gateOf(settings, conn.redis, log),
+    gate: gateOf(settings, conn.redis, log, eventLog),
     clock,
     ...(settings.backoff !== undefined ? { backoff: settings.backoff } : {}),
     ...(deps.tracer !== undefined ? { tracing: eventTracing(deps.tracer, clock) } : {}),
@@ -314,8 +315,16 @@ function urlConnectorOf(settings: WatcherSettings): RedisConnector {
  * The one place the state source is chosen: each term folds every event into the projection, or (the API
  * fallback) filters PodSet events by their plan inputs.
  */
-function gateOf(settings: WatcherSettings, redis: RedisClient, log: Logger): TermOptions['gate'] {
+function gateOf(
+  settings: WatcherSettings,
+  redis: RedisClient,
+  log: Logger,
+  eventLog: EventLog,
+): TermOptions['gate'] {
   if (settings.stateSource === 'api') return () => new PodSetChangeFilter();
+  // The event log is appended in the projection's fold calls when it shares their hash slot: under the
+  // queue's base, as it is unless EVENT_LOG_KEY moved it.
+  const logWithFolds = eventLog.key.startsWith(`${queueBase(settings.queuePrefix, settings.queueName)}:`);
   return (streams): ChangeGate =>
     new Projector(
       new ProjectionWriter({
@@ -334,9 +343,11 @@ function gateOf(settings: WatcherSettings, redis: RedisClient, log: Logger): Ter
               },
             }),
         ...(settings.projectionTags !== undefined ? { tags: settings.projectionTags } : {}),
+        ...(logWithFolds ? { eventLog: { lua: APPEND_RECORDS_LUA, key: eventLog.key } } : {}),
       }),
       streams,
       log,
+      eventLog,
     );
 }
 

@@ -74,6 +74,22 @@ test('no job for the key: owed', async () => {
   assert.equal(await answer(podEvent('ns/none', 'a', 'Pending')), 'owed');
 });
 
+test('an owed fold tells whether the key has a job at all (noJob: its request need not look for one to merge into)', async () => {
+  const noJob = async (item: FoldItem & { epoch: number }) => {
+    const [fold] = await projection.foldEach([item]);
+    assert.equal(fold!.owed, true);
+    return fold!.noJob === true;
+  };
+  assert.equal(await noJob(podEvent('ns/no-job', 'a', 'Pending')), true, 'no job');
+  await queue.request('ns/no-job-bulk', { source: 'bulk' });
+  assert.equal(await noJob(podEvent('ns/no-job-bulk', 'a', 'Pending')), false, 'a bulk job waiting');
+  await queue.request('ns/no-job-delayed', { source: 'live', delayMs: 60_000 });
+  assert.equal(await noJob(podEvent('ns/no-job-delayed', 'a', 'Pending')), false, 'a delayed job');
+  await queue.request('ns/no-job-active', { source: 'live' });
+  await take('ns/no-job-active');
+  assert.equal(await noJob(podEvent('ns/no-job-active', 'a', 'Pending')), false, 'an active job');
+});
+
 test('a live job waiting: covered, and recorded as requested (the same event again owes nothing)', async () => {
   await queue.request('ns/waiting', { source: 'live' });
   const ev = podEvent('ns/waiting', 'a', 'Pending');

@@ -2,7 +2,7 @@
 // next to the queue's keys, read by the dashboard, and a deleted PodSet's entries removed by the worker's
 // cleanup (libs/queue's forgetKey). The record's format, its writer, its reader and its deleter live here
 // so they cannot drift; its key is spelled with the others in libs/redis (eventLogKeyOf).
-import { luaScriptOf, runScript, type RedisClient } from '@podset/redis';
+import { luaScriptOf, readLua, runScript, type RedisClient } from '@podset/redis';
 
 /** One record, all values strings as Redis stores them. */
 export interface EventRecord {
@@ -87,13 +87,21 @@ export class EventLog {
    */
   async appendMany(records: readonly EventRecord[]): Promise<string[]> {
     if (records.length === 0) return [];
+    return (await runScript(this.#redis, APPEND_MANY, [this.key], this.appendArgs(records))) as string[];
+  }
+
+  /**
+   * What APPEND_RECORDS_LUA's appendRecords takes to append `records` here: the cap, then per record its
+   * field count and fields (for a script of another module that appends in its own call).
+   */
+  appendArgs(records: readonly EventRecord[]): string[] {
     const argv: string[] = [String(this.#maxLen)];
     for (const record of records) {
-      const fields: string[] = [];
-      for (const [k, v] of Object.entries(record)) if (v !== undefined) fields.push(k, String(v));
-      argv.push(String(fields.length), ...fields);
+      const count = argv.push('') - 1; // its field count, once known
+      for (const [k, v] of Object.entries(record)) if (v !== undefined) argv.push(k, String(v));
+      argv[count] = String(argv.length - count - 1);
     }
-    return (await runScript(this.#redis, APPEND_MANY, [this.key], argv)) as string[];
+    return argv;
   }
 
   /** The newest `count` entries, newest first; entries that are not records are skipped. */
@@ -103,8 +111,14 @@ export class EventLog {
   }
 }
 
+/**
+ * Lua defining `appendRecords(stream, args, at)`: appends the records of `args` from `at` on (appendArgs
+ * made them) to the stream, and trims it. For a script that appends in the same call as its own writes.
+ */
+export const APPEND_RECORDS_LUA = readLua(new URL('./lua/append-records.lua', import.meta.url));
+
 /** KEYS[1] the stream. ARGV: MAXLEN, then per record its field count and fields. Returns the entry ids. */
-const APPEND_MANY = luaScriptOf(new URL('./lua/append.lua', import.meta.url));
+const APPEND_MANY = luaScriptOf(APPEND_RECORDS_LUA, new URL('./lua/append.lua', import.meta.url));
 
 /**
  * KEYS[1] the stream. ARGV: the PodSet key, start id ('-' or '(' .. last id returned), chunk size.

@@ -1,4 +1,5 @@
 export {
+  APPEND_RECORDS_LUA,
   EventLog,
   parseEventEntry,
   deleteEventsOf,

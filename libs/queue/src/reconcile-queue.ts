@@ -90,6 +90,12 @@ export interface RequestItem {
    * queue's hash slot.
    */
   record?: readonly HashWrite[];
+  /**
+   * The caller saw the key with no job an instant ago (its own script looked): step 1 of requestAll, the
+   * merge into a pending job, would find none, so the request goes straight to the transaction (which finds
+   * the queue as it is then, a job created meanwhile included).
+   */
+  noJob?: boolean;
 }
 
 /** A request, validated: what its scripts are given. */
@@ -156,8 +162,9 @@ export class ReconcileQueue {
 
   /**
    * Requests many keys, each as `request` does, in two round trips at most whatever their number:
-   * 1. the merge script (request), for every item at once: a key with a pending job (waiting, delayed, or a
-   *    next job stored behind the active one) takes the request there, with its writes — the common case;
+   * 1. the merge script (request), for every item at once (but those given `noJob`): a key with a pending
+   *    job (waiting, delayed, or a next job stored behind the active one) takes the request there, with its
+   *    writes — the common case;
    * 2. the others, in one transaction per REQUESTS_PER_TRANSACTION: per request the script (before-add),
    *    BullMQ's own add (deduplication by key, keepLastIfActive: it creates the job, or stores it behind
    *    the active one), the script again (after-add), the request's writes. Nothing runs between them, so
@@ -167,10 +174,14 @@ export class ReconcileQueue {
   async requestAll(items: readonly RequestItem[]): Promise<RequestResult[]> {
     const prepared = items.map((item) => this.#prepare(item));
     const first = await Promise.all(
-      prepared.map((r) => runMerge(this.client, r.keys, { mode: 'request', ...r.merge, writes: r.record })),
+      prepared.map((r, i) =>
+        items[i]!.noJob === true
+          ? undefined
+          : runMerge(this.client, r.keys, { mode: 'request', ...r.merge, writes: r.record }),
+      ),
     );
     const out: (RequestResult | undefined)[] = first.map((m) =>
-      m.outcome === 'merged' ? { jobId: m.jobId, outcome: 'merged', state: m.state } : undefined,
+      m?.outcome === 'merged' ? { jobId: m.jobId, outcome: 'merged', state: m.state } : undefined,
     );
     const rest = prepared.filter((_, i) => out[i] === undefined);
     const added: RequestResult[] = [];

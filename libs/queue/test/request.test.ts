@@ -294,6 +294,31 @@ test('requestAll: many keys in one transaction, with the writes each request car
   assert.deepEqual(await raw.hgetall(hash), { f1: 'd1', f2: 'd2', f3: 'd3' });
 });
 
+test('requestAll: an item given noJob goes straight to the transaction, and a stale hint still merges', async () => {
+  const hash = `${P}test:no-job`;
+  // No job: the transaction alone (no merge script before it).
+  const item = (rv: string, field: string): RequestItem => ({
+    key: 'ns/no-job',
+    opts: { source: 'live', rv },
+    record: [{ key: hash, field, value: rv }],
+    noJob: true,
+  });
+  const created = await tripsOf(() => queue.requestAll([item('1', 'a')]));
+  assert.deepEqual(created, { exec: 1, scripts: 3 });
+  const id = (await queue.currentJobId('ns/no-job'))!;
+  // The hint is stale (the key has a job now): the transaction merges into it all the same.
+  const [again] = await queue.requestAll([item('2', 'b')]);
+  assert.deepEqual([again!.outcome, again!.jobId], ['merged', id]);
+  assert.equal((await jobData(id)).rv, '2');
+  assert.deepEqual(await raw.hgetall(hash), { a: '1', b: '2' });
+  const ids = await raw.zrange(K.prioritized, 0, -1);
+  assert.deepEqual(
+    ids.filter((j) => j.startsWith('ns~no-job~')),
+    [id],
+    'one job for the key',
+  );
+});
+
 test('request validates its key', async () => {
   await assert.rejects(queue.request('no-namespace', { source: 'live' }), /namespace\/name/);
 });

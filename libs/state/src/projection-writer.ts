@@ -109,12 +109,20 @@ export interface ProjectionWriterOptions extends ProjectionOptions {
    * STATUS_COLLAPSE_MS; default 0: at once). Without it, foldEach covers nothing.
    */
   liveCover?: { lua: string; jobPrefix: string; statusWindowMs?: number };
+  /**
+   * The watcher's event log, for foldEach to append a batch's records in its own call: Lua defining
+   * `appendRecords(stream, args, at)` (@podset/event-log's APPEND_RECORDS_LUA) and the stream's key, which
+   * must be in the projection's Redis Cluster slot. Without it, foldEach appends nothing.
+   */
+  eventLog?: { lua: string; key: string };
 }
 
 // The scripts' answers per event (fold.lua, fold-each.lua).
 const OWED = 1;
 const COVERED = 2;
 const STATUS_ONLY = 3;
+/** Added by fold-each.lua to an owed answer when the key has no job in the queue. */
+const NO_JOB = 4;
 
 function answerOf(out: unknown, requested: () => Promise<void>): Fold {
   if (out === STATUS_ONLY) return { owed: true, statusOnly: true, requested };
@@ -122,6 +130,7 @@ function answerOf(out: unknown, requested: () => Promise<void>): Fold {
 }
 
 const NOTHING_COVERED_LUA = 'local function liveRequestCovered() return false end';
+const NO_EVENT_LOG_LUA = 'local function appendRecords() end';
 
 /** The watcher's side of the projection: it folds, relists (epochs, sweep) and marks it ready. */
 export class ProjectionWriter extends ProjectionKeys {
@@ -129,6 +138,7 @@ export class ProjectionWriter extends ProjectionKeys {
   readonly #foldEach: LuaScript;
   readonly #jobPrefix: string;
   readonly #statusWindowMs: number;
+  readonly #eventLogKey: string | undefined;
 
   constructor(opts: ProjectionWriterOptions) {
     super(opts);
@@ -137,10 +147,17 @@ export class ProjectionWriter extends ProjectionKeys {
       ...RULES,
       FOLD_FN,
       opts.liveCover?.lua ?? NOTHING_COVERED_LUA,
+      opts.eventLog?.lua ?? NO_EVENT_LOG_LUA,
       FOLD_EACH_BODY,
     );
+    this.#eventLogKey = opts.eventLog?.key;
     this.#jobPrefix = opts.liveCover?.jobPrefix ?? '';
     this.#statusWindowMs = opts.liveCover?.statusWindowMs ?? 0;
+  }
+
+  /** Whether foldEach appends event-log records (it was given `eventLog`). */
+  get appendsLog(): boolean {
+    return this.#eventLogKey !== undefined;
   }
 
   /**
@@ -178,9 +195,14 @@ export class ProjectionWriter extends ProjectionKeys {
    * Folds watch events in order, each at its own stream's epoch, FOLD_BATCH per Redis call: the calls are
    * issued together (one connection keeps their order), so a burst of events costs a few round trips, not
    * one each. Each event's answer, in order (see Fold); with `liveCover`, an owed request that the key's
-   * job covers (LIVE_COVER_LUA says when) is recorded as requested in the same call and answered `covered`, not owed.
+   * job covers (LIVE_COVER_LUA says when) is recorded as requested in the same call and answered `covered`, not owed;
+   * one whose key had no job at all is answered `noJob`.
    */
-  async foldEach(items: readonly (FoldItem & { epoch: number })[]): Promise<Fold[]> {
+  async foldEach(
+    items: readonly (FoldItem & { epoch: number })[],
+    /** With `eventLog`: records to append in the first call (the event log's appendArgs). */
+    log?: readonly string[],
+  ): Promise<Fold[]> {
     const encoded = items.map((item) => encodeItem(item.kind, item.key, item.object, this.tags));
     const answers: Promise<unknown>[] = [];
     const shared = [
@@ -190,7 +212,10 @@ export class ProjectionWriter extends ProjectionKeys {
       String(this.#tombstoneTtlMs),
       String(this.#statusWindowMs),
     ];
-    for (let i = 0; i < items.length; i += FOLD_BATCH) {
+    if (log !== undefined && !this.appendsLog) throw new Error('foldEach: records given, no eventLog');
+    const logKey = log !== undefined && log.length > 1 ? this.#eventLogKey : undefined;
+    // A batch of no events still makes one call when it has records to append.
+    for (let i = 0; i < Math.max(items.length, logKey === undefined ? 0 : 1); i += FOLD_BATCH) {
       const argv = [String(Math.min(FOLD_BATCH, items.length - i)), ...shared];
       for (let j = i; j < Math.min(i + FOLD_BATCH, items.length); j++) {
         const item = items[j]!;
@@ -198,14 +223,25 @@ export class ProjectionWriter extends ProjectionKeys {
         const rv = item.object.metadata.resourceVersion ?? '';
         argv.push(item.kind, item.type, e.field, String(item.epoch), rv, e.digest, e.payload, item.key);
       }
-      answers.push(runScript(this.client, this.#foldEach, [this.indexKey], argv));
+      const keys = [this.indexKey];
+      if (i === 0 && logKey !== undefined) {
+        keys.push(logKey);
+        for (const arg of log!) argv.push(arg);
+      }
+      answers.push(runScript(this.client, this.#foldEach, keys, argv));
     }
     const out = ((await Promise.all(answers)) as number[][]).flat();
     return items.map((item, i) => {
       const requested = () => this.#recordRequested(item, encoded[i]!);
-      if (out[i] === COVERED) return { owed: false, covered: true, requested };
-      if (out[i] !== OWED && out[i] !== STATUS_ONLY) return { owed: false, requested };
-      return { ...answerOf(out[i], requested), record: this.#requestRecord(item, encoded[i]!) };
+      const noJob = out[i]! > NO_JOB;
+      const answer = noJob ? out[i]! - NO_JOB : out[i];
+      if (answer === COVERED) return { owed: false, covered: true, requested };
+      if (answer !== OWED && answer !== STATUS_ONLY) return { owed: false, requested };
+      return {
+        ...answerOf(answer, requested),
+        record: this.#requestRecord(item, encoded[i]!),
+        ...(noJob ? { noJob: true } : {}),
+      };
     });
   }
 

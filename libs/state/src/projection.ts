@@ -49,6 +49,11 @@ export interface Fold {
    * digest, or deleted for a DELETED event), for a caller that makes it in its request's own transaction.
    */
   record?: { key: string; field: string; value: string | undefined };
+  /**
+   * foldEach with the queue beside it only: owed, and the key had no job in the queue when folded, so its
+   * request has no pending job to merge into (a hint: the queue may have changed since).
+   */
+  noJob?: boolean;
 }
 
 /** One object to fold into PodSet `key`'s state. */

@@ -1,4 +1,6 @@
--- A burst of watch events in one call. KEYS[1] the index of keys with entries. ARGV: n, the reconcile
+-- A burst of watch events in one call. KEYS[1] the index of keys with entries; KEYS[2], when given, the
+-- event log's stream, whose records follow the events in ARGV (appended here: the batch's log and folds in
+-- one call). ARGV: n, the reconcile
 -- queue's job prefix ('' when none is given), the projection's base, now (ms), the tombstone's ttl (ms),
 -- the status window (ms: how long after now the request of a pod's status change alone would be due),
 -- then per event in eights: kind, type, field, epoch, rv, inputs digest, payload, the PodSet key. Each
@@ -8,11 +10,15 @@
 -- Returns per event, in order: 0 owes nothing, 1 owes a reconcile request, 3 owes one for a pod's status
 -- alone (see fold.lua), 2 owed one (either) that the key's job in the queue covers (liveRequestCovered,
 -- asked with the window for a status-only one, else with none): recorded as requested here, atomically with the fold, so the worker that takes that
--- job reads this event's state and nothing more is requested.
--- Uses fold (fold.lua) and liveRequestCovered (given by the queue; without one, nothing is covered).
+-- job reads this event's state and nothing more is requested. An owed answer (1 or 3) not covered has 4 added
+-- when the key has no job at all: its request need not look for a pending job to merge into (a hint only:
+-- the request's transaction finds the queue as it is then).
+-- Uses fold (fold.lua), liveRequestCovered (given by the queue; without one, nothing is covered) and
+-- appendRecords (given by the event log).
 local n, jobPrefix, base, now, ttl = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local statusWindow = tonumber(ARGV[6])
-local out, covered = {}, {}
+local out, covered, absent = {}, {}, {}
+if KEYS[2] then appendRecords(KEYS[2], ARGV, 7 + n * 8) end
 for i = 0, n - 1 do
   local o = 6 + i * 8
   local kind, key = ARGV[o + 1], ARGV[o + 8]
@@ -35,6 +41,9 @@ for i = 0, n - 1 do
     if covered[look] then
       if A[2] == 'DELETED' then redis.call('HDEL', K[4], A[3]) else redis.call('HSET', K[4], A[3], A[6]) end
       owed = 2
+    else
+      if absent[key] == nil then absent[key] = redis.call('EXISTS', jobPrefix .. BULL_DEDUP .. key) == 0 end
+      if absent[key] then owed = owed + 4 end
     end
   end
   out[i + 1] = owed

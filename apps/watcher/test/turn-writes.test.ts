@@ -1,0 +1,129 @@
+// What one turn of the watcher sends Redis on its own connection (the projection's folds and the event
+// log), counted on a real Redis: the socket writes of that connection and the server's command counts.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { jobPrefixOf, LIVE_COVER_LUA } from '@podset/queue';
+import { ProjectionWriter, type ProjectedPod } from '@podset/state';
+import { useRedis } from '@podset/testkit';
+import { Enqueuer } from '../src/enqueue.ts';
+import { APPEND_RECORDS_LUA, EventLog } from '../src/event-log.ts';
+import { silentLogger } from '../src/log.ts';
+import { Projector } from '../src/projector.ts';
+import type { WatcherRequest } from '../src/request.ts';
+import type { WatchEvent } from '../src/watch-loop.ts';
+
+const redis = useRedis();
+/** The watcher's connection, as watcher.ts makes it (auto-pipelined). */
+let conn: Redis;
+/** Socket writes on `conn` so far. */
+let writes = 0;
+
+before(async () => {
+  await redis.ready;
+  conn = new Redis(redis.url, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
+  await conn.ping();
+  const stream = conn.stream;
+  const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+  stream.write = ((...args: unknown[]) => {
+    writes++;
+    return write(...args);
+  }) as typeof stream.write;
+});
+after(() => conn.disconnect());
+
+const PREFIX = '{tw}';
+
+/** An enqueuer over the projection of queue `name`, its event log at `logKey`; requests are recorded. */
+function watcherOf(name: string, logKey: string) {
+  const eventLog = new EventLog({ redis: conn, key: logKey, maxLen: 1000 });
+  const base = `${PREFIX}:${name}`;
+  const writer = new ProjectionWriter({
+    client: conn,
+    prefix: PREFIX,
+    queueName: name,
+    liveCover: { lua: LIVE_COVER_LUA, jobPrefix: jobPrefixOf(PREFIX, name) },
+    // As watcher.ts decides: appended with the folds when under the queue's base.
+    ...(logKey.startsWith(`${base}:`) ? { eventLog: { lua: APPEND_RECORDS_LUA, key: logKey } } : {}),
+  });
+  const requests: WatcherRequest[] = [];
+  const enqueuer = new Enqueuer({
+    queue: { requestAll: async (items) => void requests.push(...items) },
+    logger: silentLogger,
+    gate: new Projector(writer, ['pods/*'], silentLogger, eventLog),
+    eventLog,
+  });
+  return { enqueuer, requests, writer };
+}
+
+let rv = 1000;
+function podEvent(podset: string, pod: string, phase: string): WatchEvent {
+  const object: ProjectedPod = {
+    metadata: {
+      name: pod,
+      namespace: 'ns',
+      uid: `uid-${pod}`,
+      resourceVersion: String(++rv),
+      ownerReferences: [
+        { apiVersion: 'podset.io/v1', kind: 'PodSet', name: podset, uid: `uid-${podset}`, controller: true },
+      ],
+    },
+    status: { phase },
+  };
+  return { stream: 'pods/*', resource: 'pods', type: 'MODIFIED', object, rv: String(rv) };
+}
+
+async function commandCalls(): Promise<Record<string, number>> {
+  const text = await redis.client.info('commandstats');
+  const calls: Record<string, number> = {};
+  for (const m of text.matchAll(/cmdstat_(\w+):calls=(\d+)/g)) calls[m[1]!] = Number(m[2]);
+  return calls;
+}
+
+/** One turn of `events` (handed on together, as a watch read hands them on): writes and server calls. */
+async function turn(enqueuer: Enqueuer, events: readonly WatchEvent[]) {
+  const before = await commandCalls();
+  const writesBefore = writes;
+  await Promise.all(events.map((ev) => enqueuer.event(ev)));
+  const written = writes - writesBefore;
+  const after = await commandCalls();
+  const delta = (name: string) => (after[name] ?? 0) - (before[name] ?? 0);
+  return { writes: written, scripts: delta('evalsha') + delta('eval'), xadds: delta('xadd') };
+}
+
+test('a turn of many events, the event log with them, is one socket write and one script call', async () => {
+  const { enqueuer, requests, writer } = watcherOf('one', `${PREFIX}:one:watcher:events`);
+  assert.equal(writer.appendsLog, true);
+  await turn(enqueuer, [podEvent('warm', 'w-1', 'Pending')]); // Redis learns the script
+  const events = Array.from({ length: 20 }, (_, i) => podEvent(`ps-${i % 4}`, `p-${i}`, 'Pending'));
+  assert.deepEqual(await turn(enqueuer, events), { writes: 1, scripts: 1, xadds: 20 });
+  // Every event logged, in order, and folded; each key owed once.
+  const logged = await redis.client.xrange(`${PREFIX}:one:watcher:events`, '-', '+');
+  assert.deepEqual(
+    logged.slice(1).map(([, f]) => f[f.indexOf('name') + 1]),
+    events.map((e) => e.object.metadata?.name),
+  );
+  assert.deepEqual(
+    requests.slice(1).map((r) => r.key),
+    ['ns/ps-0', 'ns/ps-1', 'ns/ps-2', 'ns/ps-3'],
+  );
+  assert.equal(await redis.client.hlen(`${PREFIX}:one:proj:pods:ns/ps-0`), 5);
+});
+
+test('a turn whose events concern no PodSet still logs them in one call', async () => {
+  const { enqueuer } = watcherOf('unkeyed', `${PREFIX}:unkeyed:watcher:events`);
+  await turn(enqueuer, [podEvent('warm', 'w-1', 'Pending')]);
+  const orphan = podEvent('x', 'orphan', 'Pending');
+  orphan.object.metadata!.ownerReferences = [];
+  assert.deepEqual(await turn(enqueuer, [orphan]), { writes: 1, scripts: 1, xadds: 1 });
+  assert.equal(await redis.client.xlen(`${PREFIX}:unkeyed:watcher:events`), 2);
+});
+
+test('an event log outside the projection’s hash slot is appended in a call of its own', async () => {
+  const { enqueuer, writer } = watcherOf('apart', 'elsewhere:events');
+  assert.equal(writer.appendsLog, false);
+  await turn(enqueuer, [podEvent('warm', 'w-1', 'Pending')]);
+  const events = Array.from({ length: 5 }, (_, i) => podEvent('ps', `q-${i}`, 'Pending'));
+  assert.deepEqual(await turn(enqueuer, events), { writes: 1, scripts: 2, xadds: 5 });
+  assert.equal(await redis.client.xlen('elsewhere:events'), 6);
+});
