@@ -2,7 +2,7 @@
 // one worker runs them; while a job runs, a share of keys gets another request (none, due now, or
 // delayed), and a share of reconciles asks for requeue-after. Counts Redis's own commandstats (commands
 // inside scripts included) and attributes them to the top-level call that ran them (MONITOR), per job.
-//   node bench/queue-commands.ts [--jobs 2000] [--concurrency 8] [--during 0.3] [--requeue 0.1]
+//   node_modules/.bin/node bench/queue-commands.ts [--jobs 2000] [--concurrency 8] [--during 0.3] [--requeue 0.1]
 //     [--retention-count N] [--events-max-len N] [--no-monitor (for Redis CPU per job)]
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
