@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PodSetChangeFilter } from './change-filter.ts';
-import type { ChangeGate } from './change-gate.ts';
+import type { Admission, ChangeGate } from './change-gate.ts';
 import { Enqueuer, type ReconcileRequester } from './enqueue.ts';
 import type { WatcherRequest } from './request.ts';
 import type { EventRecord } from './event-log.ts';
@@ -253,6 +253,20 @@ function scriptedGate(owed: (ev: WatchEvent) => boolean) {
   return { gate, log };
 }
 
+/** A gate whose every event owes a request, each admission with what `extra` adds for its event. */
+function owingGate(extra: (ev: WatchEvent) => Partial<Admission>): ChangeGate {
+  return {
+    ...scriptedGate(() => true).gate,
+    admit: async (events) =>
+      events.map(({ ev }) => ({
+        owed: true,
+        requested: async () => undefined,
+        failed: () => undefined,
+        ...extra(ev),
+      })),
+  };
+}
+
 test('the enqueuer requests what the gate says is owed, and tells it whether the request went through', async () => {
   const queue = recordingQueue();
   const { gate, log } = scriptedGate((ev) => ev.rv !== '2');
@@ -321,16 +335,10 @@ test('a batch: one request per owing key, every owing event recorded as requeste
 test("an owed event's record of its request travels in the request's own transaction, not after it", async () => {
   const sent: WatcherRequest[] = [];
   const calledAfter: string[] = [];
-  const gate: ChangeGate = {
-    ...scriptedGate(() => true).gate,
-    admit: async (events) =>
-      events.map(({ ev }) => ({
-        owed: true,
-        requested: async () => void calledAfter.push(ev.rv!),
-        ...(ev.rv === '2' ? {} : { record: { key: 'req:web', field: `f${ev.rv}`, value: `d${ev.rv}` } }),
-        failed: () => undefined,
-      })),
-  };
+  const gate = owingGate((ev) => ({
+    requested: async () => void calledAfter.push(ev.rv!),
+    ...(ev.rv === '2' ? {} : { record: { key: 'req:web', field: `f${ev.rv}`, value: `d${ev.rv}` } }),
+  }));
   const queue: ReconcileRequester = {
     requestAll: async (items) => void sent.push(...items),
   };
@@ -351,16 +359,7 @@ test("an owed event's record of its request travels in the request's own transac
 
 test('a key is requested as having no job only when every event of the batch that owes it found none', async () => {
   const sent: WatcherRequest[] = [];
-  const gate: ChangeGate = {
-    ...scriptedGate(() => true).gate,
-    admit: async (events) =>
-      events.map(({ ev }) => ({
-        owed: true,
-        requested: async () => undefined,
-        ...(ev.rv === '3' ? {} : { noJob: true }),
-        failed: () => undefined,
-      })),
-  };
+  const gate = owingGate((ev) => (ev.rv === '3' ? {} : { noJob: true }));
   const queue: ReconcileRequester = { requestAll: async (items) => void sent.push(...items) };
   const enq = new Enqueuer({ queue, logger: silentLogger, gate });
   await Promise.all([
