@@ -52,8 +52,10 @@ test('a PodSet the API keeps rejecting: MAX_ATTEMPTS creates, one status write, 
 
   // A barrier instead of a sleep: a label change requests a reconcile; once the worker has reconciled
   // the PodSet after it, the parked key has had its chance to act, and must have written nothing.
+  // The audit log's own mark, not a clock reading: a write answered in the millisecond the clock was
+  // read would count as after the barrier.
   const sinceMs = Date.now();
-  const since = new Date(sinceMs).toISOString();
+  const barrier = env.sim.audit.mark();
   await env.kubectl(['label', 'ps', 'bad', 'touched=yes']);
   await env.waitFor('the worker to reconcile the PodSet after the label change', () =>
     env.reconcilesSince('default/bad', sinceMs) > 0 ? [] : ['no reconcile yet'],
@@ -61,7 +63,7 @@ test('a PodSet the API keeps rejecting: MAX_ATTEMPTS creates, one status write, 
   assert.equal(rejectedCreates(), MAX_ATTEMPTS, 'one rejected create per attempt, then parked');
   assert.equal(statusWrites(), 1, 'ReplicaFailure written once: its message is the same every attempt');
   const writesAfterBarrier = env.sim.audit
-    .query({ since })
+    .query({ after: barrier })
     .filter(byWorker)
     .filter((e) => e.verb !== 'get' && e.verb !== 'list' && e.verb !== 'watch');
   assert.deepEqual(writesAfterBarrier, [], 'a parked key writes nothing');

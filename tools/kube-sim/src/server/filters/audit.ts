@@ -4,6 +4,8 @@ import type { Filter, RequestAttributes } from './chain.ts';
 
 /** A request's entry: who did what (./chain.ts's RequestAttributes), when, how it was answered. */
 export interface AuditEntry extends RequestAttributes {
+  /** Its place in the log: 1 for the first entry recorded, one more for each after it. */
+  seq: number;
   time: string;
   userAgent: string;
   code: number;
@@ -14,20 +16,29 @@ export interface AuditEntry extends RequestAttributes {
 
 export type AuditQuery = Partial<
   Pick<AuditEntry, 'user' | 'verb' | 'resource' | 'subresource' | 'namespace' | 'name' | 'code'>
-> & { since?: string };
+> & {
+  since?: string;
+  /**
+   * Only entries recorded after `mark()` returned this. Unlike `since`, exact: an entry recorded in the
+   * same millisecond as a barrier's clock reading is on the right side of it.
+   */
+  after?: number;
+};
 
 export class Audit {
   private entries: AuditEntry[] = [];
   private readonly max: number;
   private file: WriteStream | undefined;
   private readonly listeners = new Set<(e: AuditEntry) => void>();
+  private lastSeq = 0;
 
   constructor(opts: { file?: string; max?: number } = {}) {
     this.max = opts.max ?? 200_000;
     if (opts.file) this.file = createWriteStream(opts.file, { flags: 'a' });
   }
 
-  record(e: AuditEntry): void {
+  record(entry: Omit<AuditEntry, 'seq'>): void {
+    const e: AuditEntry = { seq: ++this.lastSeq, ...entry };
     this.entries.push(e);
     if (this.entries.length > this.max * 1.25)
       this.entries = this.entries.slice(this.entries.length - this.max);
@@ -46,8 +57,14 @@ export class Audit {
         (q.namespace === undefined || e.namespace === q.namespace) &&
         (q.name === undefined || e.name === q.name) &&
         (q.code === undefined || e.code === q.code) &&
-        (q.since === undefined || e.time >= q.since),
+        (q.since === undefined || e.time >= q.since) &&
+        (q.after === undefined || e.seq > q.after),
     );
+  }
+
+  /** The place of the last entry recorded so far: `query({ after })` with it gives what comes later. */
+  mark(): number {
+    return this.lastSeq;
   }
 
   all(): AuditEntry[] {
