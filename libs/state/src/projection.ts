@@ -65,7 +65,10 @@ export interface FoldItem {
 }
 
 export interface FoldOptions {
-  /** The caller requests the key anyway (a relist requests every key): record it as requested now. */
+  /**
+   * A relisted object: the caller requests the key anyway (a relist requests every key), so it is recorded as
+   * requested now; and it replaces the stored entry whatever their resourceVersions (a relist is authoritative).
+   */
   requestedAnyway?: boolean;
 }
 

@@ -235,14 +235,64 @@ test('a relist fold is recorded as requested (the relist requests every key itse
   assert.equal((await p.foldPod('ns/web', 'MODIFIED', pod('r', '81', { node: 'n1' }), 1)).owed, false);
 });
 
-test('a newer version folded outside a relist survives a relist that listed an older one (not swept)', async () => {
+test('a relist replaces a stored version newer than the one it listed (the cluster went back in time)', async () => {
   const p = await projection();
   await p.foldPodSet('ns/web', 'MODIFIED', podset('91', 1, { replicas: 3 }), 0);
   const epoch = await p.nextEpoch('podsets/ns');
-  // The relist listed the PodSet before that write: older RV, not folded over it, but seen.
+  // etcd restored from a backup: the API lists the PodSet at an older version than the projection holds.
   await p.foldPodSet('ns/web', 'ADDED', podset('90', 1), epoch, { requestedAnyway: true });
   assert.equal(await p.sweep('podset', 'ns', epoch), 0);
-  assert.equal((await p.read('ns/web'))?.podset?.metadata.resourceVersion, '91');
+  assert.equal((await p.read('ns/web'))?.podset?.metadata.resourceVersion, '90');
+  // The watch that follows the relist folds what changed after the list, in resourceVersion order.
+  await folded(p.foldPodSet('ns/web', 'MODIFIED', podset('92', 2), epoch));
+  assert.equal((await p.read('ns/web'))?.podset?.metadata.generation, 2);
+  await folded(p.foldPodSet('ns/web', 'MODIFIED', podset('91', 1), epoch));
+  assert.equal((await p.read('ns/web'))?.podset?.metadata.generation, 2, 'an older watch event still loses');
+});
+
+test('a relist after an API server restarted empty: the projection is exactly what it listed', async () => {
+  const p = await projection();
+  const gen = (rv: string, uid: string) => ({
+    ...podset(rv, 1),
+    metadata: { ...podset(rv, 1).metadata, uid },
+  });
+  await folded(p.foldPodSet('ns/web', 'ADDED', gen('500', 'old-uid'), 0));
+  for (const name of ['a', 'b', 'c'])
+    await folded(p.foldPod('ns/web', 'ADDED', pod(name, `50${name.charCodeAt(0) % 10}`), 0));
+  await folded(p.foldPod('ns/web', 'DELETED', pod('c', '600'), 0)); // a tombstone of the old world
+  const podsEpoch = await p.nextEpoch('pods/ns');
+  const setsEpoch = await p.nextEpoch('podsets/ns');
+  // The new world: the PodSet made again (new uid, low resourceVersions), one pod of an old name, one new.
+  await p.foldListed('podset', [{ key: 'ns/web', object: gen('3', 'new-uid') }], setsEpoch);
+  await p.foldListed(
+    'pod',
+    [
+      { key: 'ns/web', object: pod('a', '4', { phase: 'Running' }) },
+      { key: 'ns/web', object: pod('c', '5') },
+    ],
+    podsEpoch,
+  );
+  assert.equal(await p.sweep('podset', 'ns', setsEpoch), 0);
+  assert.equal(await p.sweep('pod', 'ns', podsEpoch), 1, 'b: not listed');
+  const state = await p.read('ns/web');
+  assert.equal(state?.podset?.metadata.uid, 'new-uid');
+  assert.equal(state?.podset?.metadata.resourceVersion, '3');
+  assert.deepEqual(
+    state?.pods.map((x) => [x.metadata.name, x.metadata.resourceVersion, x.status?.phase]).sort(),
+    [
+      ['a', '4', 'Running'],
+      ['c', '5', undefined],
+    ],
+  );
+});
+
+test('a relist keeps an entry stamped by a newer relist (a stale leader relisting late)', async () => {
+  const p = await projection();
+  const stale = await p.nextEpoch('podsets/ns');
+  const fresh = await p.nextEpoch('podsets/ns');
+  await p.foldListed('podset', [{ key: 'ns/web', object: podset('20', 2) }], fresh);
+  await p.foldListed('podset', [{ key: 'ns/web', object: podset('10', 1) }], stale);
+  assert.equal((await p.read('ns/web'))?.podset?.metadata.generation, 2);
 });
 
 test('forget keeps the PodSet being deleted (a failed finalizer removal is retried); its DELETED ends it', async () => {
@@ -545,8 +595,8 @@ test('foldListed (a relist page) leaves what one fold per object, requested anyw
   const pods: { key: string; object: ProjectedPod }[] = [
     { key: 'ns/web', object: pod('a', '15', { deleting: true }) }, // its awaited delete shows
     { key: 'ns/web', object: pod('b', '16') }, // still awaited: its delete has not shown
-    { key: 'ns/web', object: pod('c', '9') }, // older than the one folded: only marked seen
-    { key: 'ns/web', object: pod('d', '13') }, // older than its tombstone
+    { key: 'ns/web', object: pod('c', '9') }, // older than the one folded: replaces it (a relist is authoritative)
+    { key: 'ns/web', object: pod('d', '13') }, // older than its tombstone: listed, so there again
     { key: 'ns/web', object: pod('e', '17') }, // the awaited create shows
     { key: 'ns/web', object: pod('f', '20') }, // the same version, folded at a newer epoch
     { key: 'ns/gone', object: pod('g', '33') },
