@@ -105,6 +105,18 @@ export interface ProjectionOptions {
   tags?: EntryTags;
   /** The time expectations and tombstones expire by. Default: the system clock. */
   clock?: Clock;
+  /**
+   * Told of values read from Redis that no writer of this code makes (an expectation expiring further
+   * ahead than its ttl, an epoch counter that is not a small whole number): they were ignored.
+   */
+  outOfBounds?: (value: OutOfBoundsValue) => void;
+}
+
+/** A value the reader ignored because it was out of bounds: what it was, of which PodSet key, how many. */
+export interface OutOfBoundsValue {
+  what: 'expectation' | 'epoch';
+  key: string;
+  count: number;
 }
 
 /** The keys both sides address, and what both hold. */
@@ -112,10 +124,12 @@ export class ProjectionKeys {
   protected readonly client: RedisClient;
   protected readonly clock: Clock;
   protected readonly tags: EntryTags | undefined;
+  protected readonly outOfBounds: ((value: OutOfBoundsValue) => void) | undefined;
   readonly keyspace: ProjectionKeyspace;
 
   constructor(opts: ProjectionOptions) {
     this.client = opts.client;
+    this.outOfBounds = opts.outOfBounds;
     this.clock = opts.clock ?? systemClock;
     this.tags = opts.tags;
     this.keyspace = projectionKeyspace(opts.prefix, opts.queueName);

@@ -5,7 +5,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Clock } from '@podset/runtime';
 import { useRedis } from '@podset/testkit';
-import type { Fold, FoldItem, FoldType, ProjectedPod, ProjectedPodSet } from '../src/projection.ts';
+import type {
+  Fold,
+  FoldItem,
+  FoldType,
+  OutOfBoundsValue,
+  ProjectedPod,
+  ProjectedPodSet,
+} from '../src/projection.ts';
+import { EXPECTATION_TTL_MS } from '../src/projection-reader.ts';
 import { ProjectionPair as Projection } from './support/projection-pair.ts';
 
 const redis = useRedis();
@@ -687,4 +695,62 @@ test("the writer stamps a deleted pod's tombstone with its Clock's time plus the
   await p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1);
   await p.foldPod('ns/web', 'DELETED', pod('a', '11'), 1);
   assert.equal(await client.hget(p.keys('ns/web').pods, 'a'), '1\t11\n1300000');
+});
+
+/** A projection (marked ready) whose reader reports the values it ignored as out of bounds into `seen`. */
+async function boundedProjection(seen: OutOfBoundsValue[], clock?: Clock): Promise<Projection> {
+  const p = new Projection({
+    client,
+    prefix: '{podset}',
+    queueName: `proj-${++n}`,
+    outOfBounds: (v) => seen.push(v),
+    ...(clock !== undefined ? { clock } : {}),
+  });
+  await p.markReady();
+  return p;
+}
+
+test('an expectation expiring further ahead than its ttl, or not of its shape, is out of bounds: reported and dropped', async () => {
+  const seen: OutOfBoundsValue[] = [];
+  const now = 1_800_000_000_000;
+  const p = await boundedProjection(seen, { now: () => now } as Clock);
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1));
+  assert.equal(await p.expect('ns/web', 'create', ['kept']), 1);
+  const k = p.keys('ns/web');
+  // Written with the worker's password, not by a worker: 2100, 9e15, digits beyond any number, garbage.
+  await client.hset(k.expect, 'far', `c${Date.UTC(2100, 0, 1)}\t1`);
+  await client.hset(k.expect, 'huge', `c${9e15}\t1`);
+  await client.hset(k.expect, 'endless', `d${'9'.repeat(400)}\t1`);
+  await client.hset(k.expect, 'garbage', 'cNaN');
+  await client.hset(k.expect, 'edge', `c${now + EXPECTATION_TTL_MS}\t1`); // the longest a worker records
+  assert.deepEqual((await p.read('ns/web'))?.pending.sort(), ['edge', 'kept']);
+  assert.deepEqual(seen, [{ what: 'expectation', key: 'ns/web', count: 4 }]);
+  assert.deepEqual(
+    Object.keys(await client.hgetall(k.expect)).sort(),
+    ['edge', 'kept'],
+    'dropped from Redis',
+  );
+});
+
+test('an out-of-bounds expectation does not hold back the request of a create that shows', async () => {
+  const p = await projection();
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1));
+  await p.expect('ns/web', 'create', ['b']);
+  await client.hset(p.keys('ns/web').expect, 'never', `c${9e15}\t1`);
+  assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('b', '11'), 1)), true);
+});
+
+test('an epoch counter out of bounds is reported; the expectation then outlives every relist until it expires', async () => {
+  const seen: OutOfBoundsValue[] = [];
+  const p = await boundedProjection(seen);
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1));
+  await client.set(p.keyspace.epoch('pods/ns'), 'x'.repeat(3));
+  await client.set(p.keyspace.epoch('pods/*'), '1e300');
+  assert.equal(await p.expect('ns/web', 'create', ['b']), 1, 'recorded, no script error');
+  assert.deepEqual(seen, [{ what: 'epoch', key: 'ns/web', count: 2 }]);
+  // A relist that does not list b: its wait is not ended early (b may yet show; creating it again would
+  // make one too many).
+  await client.set(p.keyspace.epoch('pods/*'), '7');
+  await p.sweep('pod', undefined, 7);
+  assert.deepEqual((await p.read('ns/web'))?.pending, ['b']);
 });

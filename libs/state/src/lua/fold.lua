@@ -21,7 +21,7 @@ local function awaiting(key, now)
   local all = redis.call('HGETALL', key)
   local n = 0
   for i = 1, #all, 2 do
-    if expectationExpiry(all[i + 1]) <= now then redis.call('HDEL', key, all[i]) else n = n + 1 end
+    if expectationExpiry(all[i + 1], now) <= now then redis.call('HDEL', key, all[i]) else n = n + 1 end
   end
   return n
 end
