@@ -3,8 +3,9 @@ import { type RequestRecord } from '@podset/kube';
 import type { JobEndInfo, WorkerHooks } from '@podset/queue';
 import { appRegistry, kubeRequestMetrics } from '@podset/runtime';
 import type { Logger } from 'pino';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { errorText } from './errors.ts';
+import { BOUNDED_VALUES, outOfBoundsReport, type OutOfBoundsReport } from './out-of-bounds.ts';
 
 const OUTCOMES = ['completed', 'retry', 'failed'] as const satisfies readonly JobEndInfo['outcome'][];
 
@@ -18,6 +19,10 @@ export interface WorkerMetrics {
   onRefusedEntry(entry: { kind: 'pod' | 'podset'; reason: 'tag' | 'key' | 'replay' }): void;
   /** A job whose key names a namespace outside WATCH_NAMESPACES, refused unreconciled. */
   onForeignKey(): void;
+  /** A value read from Redis out of its bounds, ignored (out-of-bounds.ts): logged and counted. */
+  onOutOfBounds: OutOfBoundsReport;
+  /** The queue's meta says paused (queue-settings.ts): 1, else 0. */
+  setQueuePaused(paused: boolean): void;
 }
 
 export function createWorkerMetrics(log: Logger): WorkerMetrics {
@@ -68,9 +73,25 @@ export function createWorkerMetrics(log: Logger): WorkerMetrics {
     help: 'Jobs refused unreconciled because their key names a namespace outside WATCH_NAMESPACES (a job nothing in this install enqueues: forged in Redis, or a watcher with another list)',
     registers: [registry],
   });
+  const outOfBounds = new Counter({
+    name: 'podset_redis_value_out_of_bounds_total',
+    help: "Values read from Redis that no worker writes, ignored (taken as absent or expired), by what they were (park: a parked key's retry time; expectation: an awaited create or delete; epoch: a relist counter; queue-setting: a setting in the queue's meta the operator never sets)",
+    labelNames: ['what'],
+    registers: [registry],
+  });
+  // Every series from the first scrape (see reconciles).
+  for (const what of BOUNDED_VALUES) outOfBounds.inc({ what }, 0);
+  const queuePaused = new Gauge({
+    name: 'podset_queue_paused',
+    help: '1 while the reconcile queue is paused (its meta hash has paused set: no worker takes a reconcile), else 0',
+    registers: [registry],
+  });
+  queuePaused.set(0);
   return {
     registry,
+    setQueuePaused: (paused) => queuePaused.set(paused ? 1 : 0),
     onKubeRequest: kubeRequestMetrics(registry),
+    onOutOfBounds: outOfBoundsReport(log, (what, n) => outOfBounds.inc({ what }, n)),
     onRefusedEntry: (entry) => refusedEntries.inc({ kind: entry.kind, reason: entry.reason }),
     onForeignKey: () => foreignKeys.inc(),
     hooks: {

@@ -8,7 +8,7 @@
 import type { Kube, Pod, PodSetWire } from '@podset/kube';
 import type { RedisClient } from '@podset/queue';
 import { parseKey } from '@podset/reconcile';
-import type { EntryTags } from '@podset/state';
+import type { EntryTags, OutOfBoundsValue } from '@podset/state';
 import { apiState } from './api-state.ts';
 import { projectionState, redisProjection, type RefusedEntry } from './projection-state.ts';
 
@@ -69,6 +69,8 @@ export function openStateSource(
     queueName: string;
     tags: EntryTags | undefined;
     refused: (entry: RefusedEntry) => void;
+    /** Told of expectations and epoch counters out of bounds (ignored; see out-of-bounds.ts). */
+    outOfBounds?: (value: OutOfBoundsValue) => void;
   },
 ): StateSource {
   const api = apiState(deps.kube);
