@@ -44,7 +44,7 @@ export function watchQueueSettings(o: QueueSettingsOptions): QueueSettingsWatch 
   const stop = new AbortController();
   const clock = o.clock ?? systemClock;
   let wasPaused = false;
-  const check = async (): Promise<string | undefined> => {
+  const look = async (): Promise<string | undefined> => {
     const [paused, ...foreign] = await o.client.hmget(o.metaKey, 'paused', ...FOREIGN_QUEUE_SETTINGS);
     const set = FOREIGN_QUEUE_SETTINGS.filter((_, i) => foreign[i] !== null);
     if (set.length > 0) {
@@ -66,6 +66,9 @@ export function watchQueueSettings(o: QueueSettingsOptions): QueueSettingsWatch 
     }
     return isPaused ? PAUSED_REASON : undefined;
   };
+  // One look at a time: a readiness check during the periodic one shares it (and reports nothing twice).
+  let looking: Promise<string | undefined> | undefined;
+  const check = (): Promise<string | undefined> => (looking ??= look().finally(() => (looking = undefined)));
   const loop = async () => {
     while (!stop.signal.aborted) {
       await check().catch((err: unknown) =>
