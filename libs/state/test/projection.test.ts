@@ -478,6 +478,38 @@ test("a relist whose epoch counter Redis lost (a restart dropped its last writes
   assert.equal(await p.epoch('pods/*'), epoch, 'the counter is back at the relist epoch');
 });
 
+test('a relist that lists alive a pod whose delete was awaited since before it began ends that wait (etcd restored)', async () => {
+  const p = await projection();
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '500', { phase: 'Running' }), 1));
+  await folded(p.foldPod('ns/web', 'ADDED', pod('b', '501', { phase: 'Running' }), 1));
+  await client.set(p.keyspace.epoch('pods/*'), '1');
+  assert.equal(await p.expect('ns/web', 'delete', ['a', 'b']), 2);
+  const epoch = await p.nextEpoch('pods/*', 1);
+  // The cluster went back to before the deletes: a listed alive; b listed being deleted (its delete shows).
+  await p.foldListed(
+    'pod',
+    [
+      { key: 'ns/web', object: pod('a', '40', { phase: 'Running' }) },
+      { key: 'ns/web', object: pod('b', '41', { phase: 'Running', deleting: true }) },
+    ],
+    epoch,
+  );
+  assert.equal(await p.expect('ns/web', 'delete', ['c-after']), 0, 'not there: nothing to await');
+  await p.sweep('pod', undefined, epoch);
+  assert.deepEqual((await p.read('ns/web'))?.pending, []);
+});
+
+test('a delete awaited since the relist began is not ended by it, even when it listed the pod alive', async () => {
+  const p = await projection();
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10', { phase: 'Running' }), 1));
+  const epoch = await p.nextEpoch('pods/*', 1);
+  // Recorded after the relist began: its list may have been taken before the delete.
+  assert.equal(await p.expect('ns/web', 'delete', ['a']), 1);
+  await p.foldListed('pod', [{ key: 'ns/web', object: pod('a', '10', { phase: 'Running' }) }], epoch);
+  await p.sweep('pod', undefined, epoch);
+  assert.deepEqual((await p.read('ns/web'))?.pending, ['a']);
+});
+
 test('foldEach (a burst of watch events) answers and leaves what one fold per event does, each at its own epoch', async () => {
   const one = await projection();
   const each = await projection();
