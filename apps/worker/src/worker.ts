@@ -11,7 +11,13 @@ import {
   type RedisClient,
   type RedisConnector,
 } from '@podset/queue';
-import { EntryTags, EXPECTATION_TTL_MS, stateSourceEnv, type TagKeys } from '@podset/state';
+import {
+  EntryTags,
+  EXPECTATION_CLOCK_SKEW_MS,
+  EXPECTATION_TTL_MS,
+  stateSourceEnv,
+  type TagKeys,
+} from '@podset/state';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -219,7 +225,7 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
 
 /** The bound each projection value out of bounds broke (libs/state's reader ignored it). */
 const PROJECTION_BOUNDS = {
-  expectation: `expires more than ${EXPECTATION_TTL_MS / 1000} s ahead, or is not of a worker's making`,
+  expectation: `expires more than ${(EXPECTATION_TTL_MS + EXPECTATION_CLOCK_SKEW_MS) / 1000} s ahead, or is not of a worker's making`,
   epoch: 'not a whole number of at most 15 digits',
 } as const;
 

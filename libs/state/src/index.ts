@@ -11,7 +11,7 @@ export {
   type Refusal,
 } from './projection.ts';
 export { ProjectionWriter, type ProjectionWriterOptions } from './projection-writer.ts';
-export { EXPECTATION_TTL_MS, ProjectionReader } from './projection-reader.ts';
+export { EXPECTATION_CLOCK_SKEW_MS, EXPECTATION_TTL_MS, ProjectionReader } from './projection-reader.ts';
 export {
   inputsChange,
   podDigest,

@@ -9,9 +9,11 @@ import { ProjectionKeys, type ProjectedPodSet, type ProjectedState, type Refusal
 
 /**
  * How long an expectation holds at most (the ReplicaSet controller's 5 minutes). Its Lua twin (entry.lua)
- * takes one that expires further ahead as out of bounds.
+ * takes one that expires further ahead than this plus EXPECTATION_CLOCK_SKEW_MS as out of bounds.
  */
 export const EXPECTATION_TTL_MS = 5 * 60_000;
+/** How far the workers' clocks may differ (the twin of entry.lua's). */
+export const EXPECTATION_CLOCK_SKEW_MS = 60_000;
 
 // The scripts (read once, when this module loads): the rules they use, then their body. What each takes
 // (KEYS, ARGV) and answers is written at the top of its body's file.
