@@ -6,7 +6,6 @@
 //   --json FILE    also write the result as JSON
 //   --keep-logs    keep the apps' logs (their directory is printed)
 //   --state-source projection|api   STATE_SOURCE of the watchers and workers (default projection)
-//   --redis-loses-last-second       also restart Redis from its AOF of a second before (a known open weakness)
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { FULL, SHORT, formatResult, runChaos } from '../test/chaos/support/chaos.ts';
@@ -20,7 +19,6 @@ const USAGE = `usage: npm run chaos -- [options]
   --json FILE         also write the result as JSON
   --keep-logs         keep the apps' logs (their directory is printed)
   --state-source projection|api   STATE_SOURCE of the watchers and workers (default projection)
-  --redis-loses-last-second       also restart Redis from its AOF of a second before (a known open weakness)
 Exit 0 when every guarantee held, 1 otherwise.`;
 
 const { values: a } = parseCli('chaos', USAGE, () =>
@@ -33,7 +31,6 @@ const { values: a } = parseCli('chaos', USAGE, () =>
       json: { type: 'string' },
       'keep-logs': { type: 'boolean', default: false },
       'state-source': { type: 'string', default: 'projection' },
-      'redis-loses-last-second': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   }),
@@ -62,7 +59,6 @@ const options = {
   chaosSeconds: num(a.seconds, 'seconds') ?? base.chaosSeconds,
   keepLogs: a['keep-logs'],
   stateSource: stateSource as 'api' | 'projection',
-  redisLosesLastSecond: a['redis-loses-last-second'],
   log: (line: string) => process.stdout.write(`${line}\n`),
 };
 const result = await runChaos(options);

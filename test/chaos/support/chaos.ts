@@ -68,11 +68,6 @@ export interface ChaosOptions {
   stateSource?: 'projection' | 'api';
   /** Each app with its own Redis ACL user (libs/queue's acl.ts), as an ACL-enabled install runs them. */
   redisAcl?: boolean;
-  /**
-   * Also restart Redis from its AOF of a second before (its last second of writes lost). Off by default:
-   * it still over-creates (a create's expectation and its pod's fold lost together; docs/RELIABILITY.md).
-   */
-  redisLosesLastSecond?: boolean;
 }
 
 /** An ACL file for the apps' users, `default` keeping every right (for the run's own reads) under `admin`. */
@@ -217,9 +212,7 @@ export function makeSchedule(o: ChaosOptions): Schedule {
   // until a watch cut ends it or it outlives its timeout by the stall grace, and it re-watches.
   faults.push({ at: Math.floor(windowMs * 0.5), kind: 'stall-watches' });
   faults.push({ at: Math.floor(windowMs * 0.8), kind: 'redis-restart-empty' });
-  if (o.redisLosesLastSecond === true) {
-    faults.push({ at: Math.floor(windowMs * 0.45), kind: 'redis-restart-lose-last-second' });
-  }
+  faults.push({ at: Math.floor(windowMs * 0.45), kind: 'redis-restart-lose-last-second' });
   faults.push({ at: Math.floor(windowMs * 0.3), kind: 'etcd-backup' });
   faults.push({ at: Math.floor(windowMs * 0.7), kind: 'etcd-restore' });
   faults.sort((a, b) => a.at - b.at);
