@@ -38,7 +38,7 @@ export interface QueueSettingsOptions {
 }
 
 export const PAUSED_REASON =
-  "paused: the queue's meta has paused set, so no worker takes a reconcile (resume it from the dashboard, or HDEL the field)";
+  "paused: the queue's meta has paused set, so no worker takes a reconcile (resume it from the dashboard, or with BullMQ's Queue.resume())";
 
 export function watchQueueSettings(o: QueueSettingsOptions): QueueSettingsWatch {
   const stop = new AbortController();

@@ -1,6 +1,7 @@
-// /readyz for the worker: Redis answers PING, the API answers GET /version, the queue worker is
-// taking work, and the queue is not paused. Each check uses a connection of its own, so a busy worker's queue of requests cannot
-// make it look unready, and a result is reused for a second (probes and scrapers may poll often).
+// /readyz for the worker: Redis answers PING, the API answers GET /version, the queue worker is taking
+// work, and the queue is not paused. Each check uses a connection of its own, so a busy worker's queue of
+// requests cannot make it look unready, and a result is reused for a second (probes and scrapers may poll
+// often).
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '@podset/kube';
 import type { RedisConnector } from '@podset/queue';
