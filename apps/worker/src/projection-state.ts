@@ -8,6 +8,9 @@
 // - its own writes of the PodSet (finalizer, status) kept in memory, not in the projection: its Redis user
 //   may only read projected PodSets (SECURITY.md). While the projection still shows the version that write
 //   replaced, the key is planned from what was written (that lag is not a replay);
+// - acting: Redis is not trusted to say what to create or delete. A read from the projection is not
+//   authoritative; a plan from it that would create or delete is made again from `confirm`, the API's read
+//   (controller.ts), so a stale, replayed or deleted entry never becomes a pod create or delete;
 // - integrity: Redis is not trusted. An entry whose tag does not check (libs/state integrity.ts), a
 //   PodSet whose namespace/name is not its key's, or an entry older than what this worker already saw of
 //   it (a replay: seen-versions.ts) is never planned from: it is reported (logged by key, counted) and the
@@ -18,13 +21,15 @@ import type { RedisClient } from '@podset/redis';
 import { ProjectionReader, type ProjectedState } from '@podset/state';
 import { controlledPods } from '@podset/reconcile';
 import { SeenVersions } from './seen-versions.ts';
-import type { StateSource } from './state-source.ts';
+import type { KeyState, PodSetRef, StateSource } from './state-source.ts';
 
 /** What this source uses of libs/state's ProjectionReader. */
 export interface StateProjection {
   /** Undefined while the projection is not complete. */
   read(key: string): Promise<ProjectedState | undefined>;
   expect(key: string, what: 'create' | 'delete', names: readonly string[]): Promise<number>;
+  /** Drops the key's expectations (the API no longer has its PodSet). */
+  forgetExpectations(key: string): Promise<number>;
   forget(key: string): Promise<number>;
 }
 
@@ -50,15 +55,21 @@ export function redisProjection(o: {
   return new ProjectionReader({ client: o.redis, prefix: o.prefix, queueName: o.queueName, tags: o.tags });
 }
 
+/** The API's reads the projection's source uses. */
+export interface ApiReads {
+  /** A consistent read, when the projection cannot answer. */
+  fallback(ref: PodSetRef, signal?: AbortSignal): Promise<KeyState>;
+  /** The read a plan that would act is made again from. */
+  confirm(ref: PodSetRef, signal?: AbortSignal): Promise<KeyState>;
+  /** Hears of each refused entry before the key is read from the API. */
+  refused(entry: RefusedEntry): void;
+}
+
 /**
- * `api` answers when the projection cannot: not complete yet, right after a 409, or when an entry of the
- * key is refused (then `refused` hears of each such entry first).
+ * `api.fallback` answers when the projection cannot: not complete yet, right after a 409, or when an entry
+ * of the key is refused (then `api.refused` hears of each such entry first).
  */
-export function projectionState(
-  projection: StateProjection,
-  api: StateSource,
-  refused: (entry: RefusedEntry) => void,
-): StateSource {
+export function projectionState(projection: StateProjection, api: ApiReads): StateSource {
   // Keys whose last write met a 409: their next read goes to the API (one key is reconciled by one
   // worker at a time, and the retry follows at once in the same process).
   const behind = new Set<string>();
@@ -71,10 +82,10 @@ export function projectionState(
     async read(ref, signal) {
       if (behind.delete(ref.key)) {
         written.delete(ref.key);
-        return api.read(ref, signal);
+        return api.fallback(ref, signal);
       }
       const state = await projection.read(ref.key);
-      if (state === undefined) return api.read(ref, signal);
+      if (state === undefined) return api.fallback(ref, signal);
       const m = state.podset?.metadata;
       lastRead.set(ref.key, m?.resourceVersion);
       const own = written.get(ref.key);
@@ -94,8 +105,8 @@ export function projectionState(
         for (const r of replayed) bad.push({ key: ref.key, ...r, reason: 'replay' });
       }
       if (bad.length > 0) {
-        for (const entry of bad) refused(entry);
-        return api.read(ref, signal);
+        for (const entry of bad) api.refused(entry);
+        return api.fallback(ref, signal);
       }
       if (state.pending.length > 0) {
         return {
@@ -109,8 +120,9 @@ export function projectionState(
       // The projection still shows the PodSet our own write replaced: plan from what we wrote.
       const podset = written.get(ref.key)?.podset ?? (state.podset as unknown as PodSetWire);
       const pods = controlledPods(podset, state.pods as unknown as Pod[]);
-      return { kind: 'found', podset, pods: () => Promise.resolve(pods) };
+      return { kind: 'found', podset, authoritative: false, pods: () => Promise.resolve(pods) };
     },
+    confirm: (ref, signal) => api.confirm(ref, signal),
     async created(key, names) {
       await projection.expect(key, 'create', names);
     },
@@ -126,6 +138,14 @@ export function projectionState(
     },
     conflicted(key) {
       behind.add(key);
+    },
+    async ended(key) {
+      // The PodSet's version stays seen (seen-versions.ts): its entry from before cannot be replayed.
+      seen.forget(key);
+      written.delete(key);
+      lastRead.delete(key);
+      behind.delete(key);
+      await projection.forgetExpectations(key);
     },
     forget: (key) => {
       seen.forget(key);

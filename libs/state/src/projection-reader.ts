@@ -34,6 +34,14 @@ export class ProjectionReader extends ProjectionKeys {
     return await this.client.del(k.pods, k.expect, k.requested);
   }
 
+  /**
+   * Drops the key's expectations: the API no longer has the PodSet they were made for (404, or another
+   * UID), so nothing must wait for them. Returns the keys removed.
+   */
+  async forgetExpectations(key: string): Promise<number> {
+    return await this.client.del(this.keys(key).expect);
+  }
+
   /** Records pods a worker created ('create') or deleted ('delete') until the projection shows them. */
   async expect(
     key: string,

@@ -19,6 +19,12 @@ export class ProjectionPair extends ProjectionWriter {
     return this.reader.expect(...args);
   }
 
+  forgetExpectations(
+    ...args: Parameters<ProjectionReader['forgetExpectations']>
+  ): ReturnType<ProjectionReader['forgetExpectations']> {
+    return this.reader.forgetExpectations(...args);
+  }
+
   forget(...args: Parameters<ProjectionReader['forget']>): ReturnType<ProjectionReader['forget']> {
     return this.reader.forget(...args);
   }
