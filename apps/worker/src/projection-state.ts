@@ -28,6 +28,8 @@ export interface StateProjection {
   /** Undefined while the projection is not complete. */
   read(key: string): Promise<ProjectedState | undefined>;
   expect(key: string, what: 'create' | 'delete', names: readonly string[]): Promise<number>;
+  /** Removes refused pod entries still as refused, so that the pod's next event is folded afresh. */
+  dropRefused(key: string, entries: readonly { field: string; stored: string }[]): Promise<number>;
   /** Drops the key's expectations (the API no longer has its PodSet). */
   forgetExpectations(key: string): Promise<number>;
   forget(key: string): Promise<number>;
@@ -78,6 +80,26 @@ export function projectionState(projection: StateProjection, api: ApiReads): Sta
   const written = new Map<string, { over: string | undefined; podset: PodSetWire }>();
   // Per key: the resourceVersion of the projected PodSet this worker last read.
   const lastRead = new Map<string, string | undefined>();
+  /** A read from the API after a refusal: its versions replace what was seen of the key. */
+  const fromApi = (key: string, state: KeyState): KeyState => {
+    if (state.kind !== 'found') {
+      if (state.kind === 'gone') seen.fromApi(key, undefined);
+      return state;
+    }
+    const m = state.podset.metadata;
+    seen.fromApi(key, { rv: m.resourceVersion, uid: m.uid, generation: m.generation });
+    return {
+      ...state,
+      pods: async () => {
+        const pods = await state.pods();
+        seen.podsFromApi(
+          key,
+          pods.map((p) => ({ name: p.metadata.name ?? '', rv: p.metadata.resourceVersion })),
+        );
+        return pods;
+      },
+    };
+  };
   return {
     async read(ref, signal) {
       if (behind.delete(ref.key)) {
@@ -106,7 +128,12 @@ export function projectionState(projection: StateProjection, api: ApiReads): Sta
       }
       if (bad.length > 0) {
         for (const entry of bad) api.refused(entry);
-        return api.fallback(ref, signal);
+        const drop = state.refused.flatMap((r) =>
+          r.stored === undefined ? [] : [{ ...r, stored: r.stored }],
+        );
+        // Best effort: a failure leaves the entry refused, and the key read from the API, as before.
+        await projection.dropRefused(ref.key, drop).catch(() => 0);
+        return fromApi(ref.key, await api.fallback(ref, signal));
       }
       if (state.pending.length > 0) {
         return {

@@ -87,6 +87,7 @@ test('without its expectations a stale projection still creates nothing twice: t
   const forgetful: StateProjection = {
     read: (k) => projection.read(k),
     expect: async () => 0,
+    dropRefused: async () => 0,
     forgetExpectations: async () => 0,
     forget: (k) => projection.forget(k),
   };
@@ -106,6 +107,7 @@ test('a projected PodSet the API no longer has: no pod is created, the key ends,
   const spied: StateProjection = {
     read: (k) => projection.read(k),
     expect: (k, what, names) => projection.expect(k, what, names),
+    dropRefused: async () => 0,
     forgetExpectations: (k) => {
       forgotten.push(k);
       return projection.forgetExpectations(k);
