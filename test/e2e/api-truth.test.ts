@@ -125,13 +125,18 @@ function parts(entry: string): [string, string, string, string] {
 
 const podsOf = (name: string) => activePodsOf(env.podSet(name)!, env.pods());
 
-/** Resolves once the worker's log shows a reconcile of `key` finished (reconciled, or its key ended) after `sinceMs`. */
+/**
+ * Resolves once the worker's log shows a reconcile of `key` that started at or after `sinceMs` finished
+ * ("reconciled", its start being its time less its duration), or the key ended: a reconcile that read
+ * what the attack left in Redis.
+ */
 async function reconciledAfter(key: string, sinceMs: number): Promise<void> {
   await env.waitFor(`a reconcile of ${key} to finish`, () => {
     const done = worker.lines().some((line) => {
       if (!line.includes(`"podset":"${key}"`)) return false;
-      const l = JSON.parse(line) as { time?: number; msg?: string };
-      return (l.time ?? 0) >= sinceMs && (l.msg === 'reconciled' || (l.msg ?? '').includes('key ended'));
+      const l = JSON.parse(line) as { time?: number; ms?: number; msg?: string };
+      if (l.msg === 'reconciled') return (l.time ?? 0) - (l.ms ?? 0) >= sinceMs;
+      return (l.msg ?? '').includes('key ended') && (l.time ?? 0) >= sinceMs;
     });
     return done ? [] : ['not yet'];
   });
