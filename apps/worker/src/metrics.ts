@@ -4,7 +4,9 @@ import type { JobEndInfo, WorkerHooks } from '@podset/queue';
 import { appRegistry, kubeRequestMetrics } from '@podset/runtime';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
+import type { KeyEndReason } from './controller.ts';
 import { errorText } from './errors.ts';
+import type { ApiReadReason } from './state-source.ts';
 
 const OUTCOMES = ['completed', 'retry', 'failed'] as const satisfies readonly JobEndInfo['outcome'][];
 
@@ -18,6 +20,10 @@ export interface WorkerMetrics {
   onRefusedEntry(entry: { kind: 'pod' | 'podset'; reason: 'tag' | 'key' | 'replay' }): void;
   /** A job whose key names a namespace outside WATCH_NAMESPACES, refused unreconciled. */
   onForeignKey(): void;
+  /** An API read pair (GET the PodSet, LIST its pods) of the projection's source, by why it was made. */
+  onApiRead(reason: ApiReadReason): void;
+  /** A key ended because the API no longer has its PodSet. */
+  onKeyEnded(reason: KeyEndReason): void;
 }
 
 export function createWorkerMetrics(log: Logger): WorkerMetrics {
@@ -68,9 +74,25 @@ export function createWorkerMetrics(log: Logger): WorkerMetrics {
     help: 'Jobs refused unreconciled because their key names a namespace outside WATCH_NAMESPACES (a job nothing in this install enqueues: forged in Redis, or a watcher with another list)',
     registers: [registry],
   });
+  const apiReads = new Counter({
+    name: 'podset_projection_api_reads_total',
+    help: 'Reads of a key from the API by a worker planning from the projection, by reason (acting: its plan would create or delete pods, and only the plan from the API read acts; fallback: the projection could not answer)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  for (const reason of ['acting', 'fallback']) apiReads.inc({ reason }, 0);
+  const keysEnded = new Counter({
+    name: 'podset_reconcile_keys_ended_total',
+    help: 'Keys ended because the API no longer has their PodSet, by reason (NotFound: a 404 on the read or a write; UIDMismatch: another object of that name)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  for (const reason of ['NotFound', 'UIDMismatch']) keysEnded.inc({ reason }, 0);
   return {
     registry,
     onKubeRequest: kubeRequestMetrics(registry),
+    onApiRead: (reason) => apiReads.inc({ reason }),
+    onKeyEnded: (reason) => keysEnded.inc({ reason }),
     onRefusedEntry: (entry) => refusedEntries.inc({ kind: entry.kind, reason: entry.reason }),
     onForeignKey: () => foreignKeys.inc(),
     hooks: {

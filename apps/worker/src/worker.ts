@@ -247,7 +247,9 @@ function buildController(settings: WorkerSettings, deps: WorkerDeps, parts: Cont
           'projected entry refused (its integrity tag, its key or its version does not hold): reading the key from the API',
         );
       },
+      apiRead: metrics.onApiRead,
     }),
+    onKeyEnded: metrics.onKeyEnded,
     // Parked keys outlive the failed job.
     parkStore: redisParkStore(storeRedis, {
       prefix: parkedPrefixOf(settings.queuePrefix, settings.queueName),
