@@ -4,8 +4,10 @@ import type { JobEndInfo, WorkerHooks } from '@podset/queue';
 import { appRegistry, kubeRequestMetrics } from '@podset/runtime';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { KeyEndReason } from './controller.ts';
 import { errorText } from './errors.ts';
 import { BOUNDED_VALUES, outOfBoundsReport, type OutOfBoundsReport } from './out-of-bounds.ts';
+import type { ApiReadReason } from './state-source.ts';
 
 const OUTCOMES = ['completed', 'retry', 'failed'] as const satisfies readonly JobEndInfo['outcome'][];
 
@@ -23,6 +25,10 @@ export interface WorkerMetrics {
   onOutOfBounds: OutOfBoundsReport;
   /** The queue's meta says paused (queue-settings.ts): 1, else 0. */
   setQueuePaused(paused: boolean): void;
+  /** An API read pair (GET the PodSet, LIST its pods) of the projection's source, by why it was made. */
+  onApiRead(reason: ApiReadReason): void;
+  /** A key ended because the API no longer has its PodSet. */
+  onKeyEnded(reason: KeyEndReason): void;
 }
 
 export function createWorkerMetrics(log: Logger): WorkerMetrics {
@@ -87,11 +93,27 @@ export function createWorkerMetrics(log: Logger): WorkerMetrics {
     registers: [registry],
   });
   queuePaused.set(0);
+  const apiReads = new Counter({
+    name: 'podset_projection_api_reads_total',
+    help: 'Reads of a key from the API by a worker planning from the projection, by reason (acting: its plan would create or delete pods, and only the plan from the API read acts; fallback: the projection could not answer)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  for (const reason of ['acting', 'fallback']) apiReads.inc({ reason }, 0);
+  const keysEnded = new Counter({
+    name: 'podset_reconcile_keys_ended_total',
+    help: 'Keys ended because the API no longer has their PodSet, by reason (NotFound: a 404 on the read or a write; UIDMismatch: another object of that name)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  for (const reason of ['NotFound', 'UIDMismatch']) keysEnded.inc({ reason }, 0);
   return {
     registry,
     setQueuePaused: (paused) => queuePaused.set(paused ? 1 : 0),
     onKubeRequest: kubeRequestMetrics(registry),
     onOutOfBounds: outOfBoundsReport(log, (what, n) => outOfBounds.inc({ what }, n)),
+    onApiRead: (reason) => apiReads.inc({ reason }),
+    onKeyEnded: (reason) => keysEnded.inc({ reason }),
     onRefusedEntry: (entry) => refusedEntries.inc({ kind: entry.kind, reason: entry.reason }),
     onForeignKey: () => foreignKeys.inc(),
     hooks: {

@@ -272,7 +272,9 @@ function buildController(settings: WorkerSettings, deps: WorkerDeps, parts: Cont
         );
       },
       outOfBounds: (value) => metrics.onOutOfBounds({ ...value, why: PROJECTION_BOUNDS[value.what] }),
+      apiRead: metrics.onApiRead,
     }),
+    onKeyEnded: metrics.onKeyEnded,
     // Parked keys outlive the failed job.
     parkStore: redisParkStore(storeRedis, {
       prefix: parkedPrefixOf(settings.queuePrefix, settings.queueName),

@@ -21,6 +21,7 @@ const lua = (name: string) => new URL(`./lua/${name}.lua`, import.meta.url);
 const RULES = [RV_NEWER_LUA, ENTRY_LUA];
 const EXPECT = luaScriptOf(...RULES, lua('expect'));
 const READ = luaScriptOf(...RULES, lua('read'));
+const DROP = luaScriptOf(lua('drop'));
 
 /** The worker's side of the projection: it reads, records expectations and forgets a deleted PodSet. */
 export class ProjectionReader extends ProjectionKeys {
@@ -37,6 +38,26 @@ export class ProjectionReader extends ProjectionKeys {
     const k = this.keys(key);
     this.#verified.forget(key);
     return await this.client.del(k.pods, k.expect, k.requested);
+  }
+
+  /**
+   * Drops the key's expectations: the API no longer has the PodSet they were made for (404, or another
+   * UID), so nothing must wait for them. Returns the keys removed.
+   */
+  async forgetExpectations(key: string): Promise<number> {
+    return await this.client.del(this.keys(key).expect);
+  }
+
+  /**
+   * Removes refused pod entries (their tag does not check), each only while it still holds the text that
+   * was refused: the fold never replaces an entry whose resourceVersion looks newer, so a forged one with
+   * a huge resourceVersion would otherwise stay, and keep its key off the projection, for good. Once it is
+   * gone the pod's next event is folded afresh. Returns how many were removed.
+   */
+  async dropRefused(key: string, entries: readonly { field: string; stored: string }[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    const args = entries.flatMap((e) => [e.field, e.stored]);
+    return Number(await runScript(this.client, DROP, [this.keys(key).pods], args));
   }
 
   /** Records pods a worker created ('create') or deleted ('delete') until the projection shows them. */
@@ -89,7 +110,7 @@ export class ProjectionReader extends ProjectionKeys {
       const pod = this.#entry('pod', key, name, rest[i + 1]!, known, (e) =>
         decodePod(name, key, e.payload, e.rv),
       );
-      if (pod === undefined) refused.push({ kind: 'pod', field: name, reason: 'tag' });
+      if (pod === undefined) refused.push({ kind: 'pod', field: name, reason: 'tag', stored: rest[i + 1]! });
       else pods.push(pod as ProjectedPod);
     }
     let podset: ProjectedPodSet | undefined;

@@ -89,6 +89,8 @@ export interface Refusal {
   /** The pod's name; '@ps' for the PodSet. */
   field: string;
   reason: 'tag' | 'key';
+  /** A refused pod entry's stored text: dropRefused removes the entry only while it is still this. */
+  stored?: string;
 }
 
 /** Where a projection is and how its entries are checked: what both sides are given. */

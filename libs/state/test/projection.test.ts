@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Clock } from '@podset/runtime';
 import { useRedis } from '@podset/testkit';
+import { EntryTags } from '../src/integrity.ts';
 import type {
   Fold,
   FoldItem,
@@ -787,4 +788,40 @@ test('an epoch counter out of bounds is reported; the expectation then outlives 
   await client.set(p.keyspace.epoch('pods/*'), '7');
   await p.sweep('pod', undefined, 7);
   assert.deepEqual((await p.read('ns/web'))?.pending, ['b']);
+});
+
+test('a refused pod entry with a huge resourceVersion blocks the fold until dropped, and is dropped only while still as refused', async () => {
+  const tags = new EntryTags({ current: 'k'.repeat(32) });
+  const p = new Projection({ client, prefix: '{podset}', queueName: `proj-${++n}`, tags });
+  await p.markReady();
+  await p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1);
+  await p.foldPod('ns/web', 'ADDED', pod('b', '10'), 1);
+  const pods = p.keys('ns/web').pods;
+  const forge = async (name: string) => {
+    const [epoch, , , ...rest] = (await client.hget(pods, name))!.split('\t');
+    await client.hset(pods, name, [epoch, '99999999999999999999', 'A'.repeat(22), ...rest].join('\t'));
+  };
+  await forge('a');
+  await forge('b');
+  const state = (await p.read('ns/web'))!;
+  assert.deepEqual(state.refused.map((r) => `${r.field} ${r.reason}`).sort(), ['a tag', 'b tag']);
+  // The fold never stores an older-looking version over it: the pod's next event changes nothing.
+  await p.foldPod('ns/web', 'MODIFIED', pod('a', '11', { node: 'n1' }), 1);
+  assert.equal((await p.read('ns/web'))!.refused.length, 2, 'still refused after the fold');
+  // b changed since it was read (the watcher, say): not dropped.
+  await client.hset(pods, 'b', (await client.hget(pods, 'b'))!.replace('A'.repeat(22), 'B'.repeat(22)));
+  const dropped = await p.dropRefused(
+    'ns/web',
+    state.refused.map((r) => ({ field: r.field, stored: r.stored! })),
+  );
+  assert.equal(dropped, 1, 'only a, still as refused');
+  assert.equal(await client.hexists(pods, 'a'), 0);
+  assert.equal(await client.hexists(pods, 'b'), 1);
+  await p.foldPod('ns/web', 'MODIFIED', pod('a', '12', { node: 'n1' }), 1);
+  const after = (await p.read('ns/web'))!;
+  assert.deepEqual(
+    after.pods.map((x) => x.metadata.name),
+    ['a'],
+    "a's next event folded afresh",
+  );
 });
