@@ -16,7 +16,7 @@
 //   it (a replay: seen-versions.ts) is never planned from: it is reported (logged by key, counted) and the
 //   key is read from the API instead.
 import type { Pod, PodSetWire } from '@podset/kube';
-import type { EntryTags } from '@podset/state';
+import type { EntryTags, OutOfBoundsValue } from '@podset/state';
 import type { RedisClient } from '@podset/redis';
 import { ProjectionReader, type ProjectedState } from '@podset/state';
 import { controlledPods } from '@podset/reconcile';
@@ -53,8 +53,10 @@ export function redisProjection(o: {
   prefix: string;
   queueName: string;
   tags: EntryTags;
+  outOfBounds?: (value: OutOfBoundsValue) => void;
 }): ProjectionReader {
-  return new ProjectionReader({ client: o.redis, prefix: o.prefix, queueName: o.queueName, tags: o.tags });
+  const { redis: client, prefix, queueName, tags, outOfBounds } = o;
+  return new ProjectionReader({ client, prefix, queueName, tags, ...(outOfBounds ? { outOfBounds } : {}) });
 }
 
 /** The API's reads the projection's source uses. */

@@ -11,7 +11,7 @@
 import type { Kube, Pod, PodSetWire } from '@podset/kube';
 import type { RedisClient } from '@podset/queue';
 import { parseKey } from '@podset/reconcile';
-import type { EntryTags } from '@podset/state';
+import type { EntryTags, OutOfBoundsValue } from '@podset/state';
 import { apiState, readFromApi } from './api-state.ts';
 import { projectionState, redisProjection, type RefusedEntry } from './projection-state.ts';
 
@@ -87,6 +87,8 @@ export function openStateSource(
     queueName: string;
     tags: EntryTags | undefined;
     refused: (entry: RefusedEntry) => void;
+    /** Told of expectations and epoch counters out of bounds (ignored; see out-of-bounds.ts). */
+    outOfBounds?: (value: OutOfBoundsValue) => void;
     /** Each API read pair of the projection's source (none are counted for STATE_SOURCE=api). */
     apiRead?: (reason: ApiReadReason) => void;
   },

@@ -7,8 +7,13 @@ import { decodePod, ENTRY_LUA, type ProjectedPod } from './entry.ts';
 import { VerifiedEntries } from './verified-entries.ts';
 import { ProjectionKeys, type ProjectedPodSet, type ProjectedState, type Refusal } from './projection.ts';
 
-/** How long an expectation holds at most (the ReplicaSet controller's 5 minutes). */
-const EXPECTATION_TTL_MS = 5 * 60_000;
+/**
+ * How long an expectation holds at most (the ReplicaSet controller's 5 minutes). Its Lua twin (entry.lua)
+ * takes one that expires further ahead than this plus EXPECTATION_CLOCK_SKEW_MS as out of bounds.
+ */
+export const EXPECTATION_TTL_MS = 5 * 60_000;
+/** How far the workers' clocks may differ (the twin of entry.lua's). */
+export const EXPECTATION_CLOCK_SKEW_MS = 60_000;
 
 // The scripts (read once, when this module loads): the rules they use, then their body. What each takes
 // (KEYS, ARGV) and answers is written at the top of its body's file.
@@ -67,21 +72,21 @@ export class ProjectionReader extends ProjectionKeys {
     // The pods stream's epoch now (the watcher's stream of all namespaces, or of the key's one): a relist
     // begun after this and not listing a created pod ends the wait (see sweep).
     const ns = parseKey(key)?.namespace ?? '';
-    return Number(
-      await runScript(
-        this.client,
-        EXPECT,
-        [k.pods, k.expect],
-        [
-          String(this.clock.now()),
-          String(ttlMs),
-          what === 'create' ? 'c' : 'd',
-          this.keyspace.epoch('pods/*'),
-          this.keyspace.epoch(`pods/${ns}`),
-          ...names,
-        ],
-      ),
-    );
+    const [recorded, unboundedEpochs] = (await runScript(
+      this.client,
+      EXPECT,
+      [k.pods, k.expect],
+      [
+        String(this.clock.now()),
+        String(Math.min(ttlMs, EXPECTATION_TTL_MS)),
+        what === 'create' ? 'c' : 'd',
+        this.keyspace.epoch('pods/*'),
+        this.keyspace.epoch(`pods/${ns}`),
+        ...names,
+      ],
+    )) as [number, number];
+    if (unboundedEpochs > 0) this.outOfBounds?.({ what: 'epoch', key, count: unboundedEpochs });
+    return recorded;
   }
 
   /** The key's state in one round trip; undefined while the projection is not complete. */
@@ -92,9 +97,10 @@ export class ProjectionReader extends ProjectionKeys {
       READ,
       [k.pods, k.expect],
       [String(this.clock.now()), k.podset, this.readyKey],
-    )) as [number, string, ...string[]];
+    )) as [number, string, number, ...string[]];
     if (out[0] !== 1) return undefined;
-    const rest = out.slice(2) as string[];
+    if (out[2] > 0) this.outOfBounds?.({ what: 'expectation', key, count: out[2] });
+    const rest = out.slice(3) as string[];
     const split = rest.indexOf('');
     const refused: Refusal[] = [];
     const pods: ProjectedPod[] = [];
