@@ -77,3 +77,4 @@ export {
   type AclScope,
   type AppUser,
 } from './acl.ts';
+export { repairAddInputs, type AddInputRepair, type RepairClient } from './add-repair.ts';
