@@ -92,6 +92,7 @@ export function createWatcherMetrics(): WatcherMetrics {
     labelNames: ['what'],
     registers: [registry],
   });
+  outOfBounds.inc({ what: 'queue-add-input' }, 0);
   const onRequest = kubeRequestMetrics(registry);
   return {
     registry,
