@@ -4,7 +4,8 @@
 // processes, each as its own Redis user, kube-sim over HTTP, kubectl. The next real change (kubectl scale)
 // converges without a restart: the watcher's add fails, the watcher finds the values out of bounds, deletes
 // them, logs each by its key (never the value) and counts it, and adds again in the same request, which a
-// failed add did not record as made.
+// failed add did not record as made. And a watcher restarted on a checkpoint written as garbage with the
+// watcher's password relists in full (a watch from it would be refused on every try) and converges.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,9 +13,10 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { aclFile, aclUsername, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type AppUser } from '@podset/queue';
+import { watcherKeyspace } from '@podset/redis';
 import { freePort } from '@podset/testkit';
 import { newToken } from '../ops/support.ts';
-import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
+import { applyCrd, podSetManifest, startEnv, type OperatorEnv, type Proc } from './support/harness.ts';
 
 const ADMIN = 'admin-' + newToken();
 const PASSWORDS: Record<AppUser, string> = {
@@ -30,6 +32,7 @@ const CONVERGE = { timeoutMs: 60_000 };
 let env: OperatorEnv;
 let dir: string;
 let watcherPort: number;
+let watcher: Proc;
 let asWorker: Redis;
 
 function appEnv(app: AppUser): Record<string, string> {
@@ -51,10 +54,10 @@ before(async () => {
       `user default on >${ADMIN} ~* &* +@all`,
     ),
   );
-  env = await startEnv({ name: 'queue-repair', redis: { password: ADMIN, args: ['--aclfile', file] } });
+  env = await startEnv({ name: 'redis-repair', redis: { password: ADMIN, args: ['--aclfile', file] } });
   await applyCrd(env);
   watcherPort = await freePort();
-  env.startWatcher('watcher-0', { ...appEnv('watcher'), HTTP_PORT: String(watcherPort) });
+  watcher = env.startWatcher('watcher-0', { ...appEnv('watcher'), HTTP_PORT: String(watcherPort) });
   env.startWorker('worker-0', appEnv('worker'));
   asWorker = new Redis(env.redis.port, '127.0.0.1', {
     username: aclUsername('worker'),
@@ -100,4 +103,32 @@ test("counters and the event-stream length written as '9e15' with the worker's p
   );
   assert.ok(!lines.some((l) => l.includes('9e15')), 'no value logged');
   assert.match((await asWorker.get(`${Q}id`)) ?? '', /^[0-9]+$/, 'BullMQ counts on the id counter again');
+});
+
+test("a checkpoint written as garbage with the watcher's password: a restarted watcher relists in full and converges", async () => {
+  const asWatcher = new Redis(env.redis.port, '127.0.0.1', {
+    username: aclUsername('watcher'),
+    password: PASSWORDS.watcher,
+    maxRetriesPerRequest: 1,
+  });
+  asWatcher.on('error', () => undefined);
+  try {
+    await env.kubectl(['apply', '-f', env.writeManifest('cp.yaml', [podSetManifest('cp', 1)])]);
+    await env.waitConverged(['cp'], CONVERGE);
+    const stopped = watcher;
+    assert.equal((await stopped.stop(10_000)).code, 0, stopped.describe());
+    const checkpoint = watcherKeyspace(prefix, queueName, 'unused').checkpoint;
+    const streams = await asWatcher.hkeys(checkpoint);
+    assert.ok(streams.length > 0, 'the watcher kept a checkpoint');
+    for (const stream of streams) await asWatcher.hset(checkpoint, stream, 'garbage');
+    watcher = env.startWatcher('watcher-1', appEnv('watcher'));
+    await env.kubectl(['scale', 'ps', 'cp', '--replicas=2']);
+    await env.waitConverged(['cp'], CONVERGE);
+    env.assertAllRunning([stopped]);
+    const log = readFileSync(path.join(env.logDir, 'watcher-1.log'), 'utf8');
+    assert.match(log, /the checkpoint is out of bounds: relisting in full/);
+    assert.ok(!log.includes('"rv":"garbage"'), 'no watch resumed from the garbage');
+  } finally {
+    asWatcher.disconnect();
+  }
 });
