@@ -5,7 +5,7 @@
 // apps' own clients (checkpoints, event log, rv store, probes) alike.
 import { ConfigError, bool, list, optionalStr, url, type Config } from '@podset/config';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { RedisClient } from '@podset/redis';
+import { sendScriptsBySha, type RedisClient } from '@podset/redis';
 
 export type { RedisClient };
 
@@ -70,6 +70,8 @@ export interface ClientTuning {
    * and Sentinel only (ignored on Cluster).
    */
   enableAutoPipelining?: boolean;
+  /** Scripts sent as EVALSHA_RO/EVAL_RO: Redis refuses any write they try (a read-only dashboard). */
+  readOnlyScripts?: boolean;
 }
 
 export interface RedisConnector {
@@ -166,6 +168,9 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
     ...(cfg.REDIS_PASSWORD !== undefined ? { password: cfg.REDIS_PASSWORD } : {}),
   };
   const tls = cfg.REDIS_TLS ? { tls: {} } : {};
+  // Every client runs scripts by EVALSHA (the apps' users may not EVAL): libs/redis's script-sha.ts.
+  const bySha = <C extends RedisClient>(client: C, t: ClientTuning): C =>
+    sendScriptsBySha(client, { readOnly: t.readOnlyScripts === true });
   const tuned = (t: ClientTuning) => ({
     maxRetriesPerRequest: t.maxRetriesPerRequest === undefined ? 3 : t.maxRetriesPerRequest,
     ...(t.enableOfflineQueue !== undefined ? { enableOfflineQueue: t.enableOfflineQueue } : {}),
@@ -189,7 +194,7 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
           ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
           ...(lazyConnect !== undefined ? { lazyConnect } : {}),
         };
-        return new Cluster(startup, options);
+        return bySha(new Cluster(startup, options), t);
       },
     };
   }
@@ -209,7 +214,7 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
           ...(cfg.REDIS_TLS ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
           ...tuned(t),
         };
-        return new Redis(options);
+        return bySha(new Redis(options), t);
       },
     };
   }
@@ -223,7 +228,7 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
     mode: 'single',
     target: `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`,
     client(t = {}) {
-      return new Redis(cfg.REDIS_URL, { ...fill, ...tls, ...tuned(t) });
+      return bySha(new Redis(cfg.REDIS_URL, { ...fill, ...tls, ...tuned(t) }), t);
     },
   };
 }
