@@ -154,7 +154,7 @@ test('compose: redis with AOF and a redis-cli ping healthcheck, on a named volum
   assert.equal(argAfter(redis.command ?? [], '--appendonly'), 'yes');
   assert.equal(argAfter(redis.command ?? [], '--maxmemory-policy'), 'noeviction');
   // As the probes' user (PING only): the default user is off (test/deploy/redis-users.test.ts).
-  assert.deepEqual(redis.healthcheck?.test, ['CMD', 'redis-cli', '--user', 'podset-health', 'ping']);
+  assert.deepEqual(redis.healthcheck?.test, ['CMD', 'redis-cli', '-e', '--user', 'podset-health', 'ping']);
   const data = mounts(redis).find((m) => m.target === '/data');
   assert.ok(data && compose.volumes && data.source in compose.volumes, 'AOF lives on a named volume');
 });
@@ -188,7 +188,7 @@ test("compose: each app's image is built from its Dockerfile target: production 
     "production is the Dockerfile's default target",
   );
   const built = Object.entries(services).filter(([, s]) => s.build !== undefined);
-  assert.deepEqual(built.map(([n]) => n).sort(), [...APPS, 'kube-sim', 'redis-acl'].sort());
+  assert.deepEqual(built.map(([n]) => n).sort(), [...APPS, 'kube-sim', 'redis-acl', 'redis-scripts'].sort());
   const imageOf = new Map<string, string | undefined>();
   for (const [name, s] of built) {
     const app = appOf(s) ?? name;

@@ -3,6 +3,8 @@
 // podset-scripts). Every REDIS_SCRIPTS_INTERVAL_SECONDS it asks Redis which of the operator's scripts it
 // lacks and loads them; Redis unreachable: it waits, backing off up to 5 s, and says so once per error.
 // `--once`: load and exit (0 loaded or nothing missing, 1 Redis refused) for a one-off set-up.
+// HTTP_PORT (not 0): /healthz (the process runs) and /readyz (the last check found every script cached).
+import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, int, parseEnv } from '@podset/config';
 import { queueEnv, redisConnector, redisEnv } from '@podset/queue';
@@ -17,7 +19,19 @@ const env = {
     min: 1,
     max: 60,
   }),
+  HTTP_PORT: int({ description: 'Port of /healthz and /readyz (0: none)', default: 0, min: 0, max: 65535 }),
 };
+
+/** /healthz: alive; /readyz: every script cached at the last check. */
+function serveHealth(port: number, ready: () => boolean): () => void {
+  if (port === 0) return () => undefined;
+  const server = createServer((req, res) => {
+    const ok = req.url === '/healthz' || (req.url === '/readyz' && ready());
+    res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : 'not ready\n');
+  });
+  server.listen(port);
+  return () => server.close();
+}
 
 function say(line: string): void {
   process.stdout.write(`redis-scripts: ${line}\n`);
@@ -45,11 +59,14 @@ async function main(): Promise<void> {
   const once = process.argv.includes('--once');
   say(`keeping ${scripts.length} scripts in ${connector.target}`);
   let failures = 0;
+  let cached = false;
+  const closeHealth = serveHealth(cfg.HTTP_PORT, () => cached);
   while (!stop.signal.aborted) {
     try {
       const loaded = await loadMissing(client, scripts);
       if (loaded > 0) say(`loaded ${loaded} scripts`);
       failures = 0;
+      cached = true;
       lastError = '';
       if (once) break;
     } catch (err) {
@@ -57,6 +74,7 @@ async function main(): Promise<void> {
       if (text !== lastError) say(`could not load the scripts: ${text}`);
       lastError = text;
       failures++;
+      cached = false;
       if (once && /NOPERM|WRONGPASS|NOAUTH/.test(text)) {
         client.disconnect();
         process.exit(1);
@@ -66,6 +84,7 @@ async function main(): Promise<void> {
       failures === 0 ? cfg.REDIS_SCRIPTS_INTERVAL_SECONDS * 1000 : Math.min(250 * 2 ** failures, 5000);
     await sleep(waitMs, undefined, { signal: stop.signal }).catch(() => undefined);
   }
+  closeHealth();
   client.disconnect();
 }
 
