@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { freePort, kubectl, startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { parse } from 'yaml';
 import { redisAclFileText } from '../../libs/runtime/src/redis-acl-file.ts';
+import { SECRET_VARS } from '../../scripts/compose-secrets.ts';
 import { findCompose } from '../compose/cli.ts';
 import { envProblems, loadAppEnv, type PortUse, type Setting } from './env-specs.ts';
 import {
@@ -540,7 +541,9 @@ test('the compose of this machine accepts docker-compose.yml (and, from v2.24, t
     t.skip('neither docker compose (v2) nor docker-compose (1.29) is installed; the checks above stand in');
     return;
   }
-  const env = { ...process.env, DASHBOARD_TOKEN: 'test-token-0123456789' };
+  // The kind override requires the secrets `npm run compose:secrets` makes.
+  const secrets = Object.fromEntries(Object.entries(SECRET_VARS).map(([k, make]) => [k, make()]));
+  const env = { ...process.env, ...secrets, DASHBOARD_TOKEN: 'test-token-0123456789' };
   const [major = 0, minor = 0] = cli.version.split('.').map(Number);
   // The kind override needs !override/!reset (compose 2.24 and later).
   const kind = major > 2 || (major === 2 && minor >= 24);
