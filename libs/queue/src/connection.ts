@@ -46,7 +46,7 @@ export const redisEnv = {
   }),
   REDIS_SKIP_EVICTION_CHECK: bool({
     description:
-      "Start without checking that Redis's maxmemory-policy is noeviction and its maxmemory above 0 (each app refuses to start otherwise): only for a managed Redis that refuses CONFIG GET and is known to be set so",
+      "Start without checking that Redis's maxmemory-policy is noeviction and its maxmemory above 0 (each app refuses to start otherwise): only for a managed Redis that refuses INFO and is known to be set so",
     default: false,
   }),
   REDIS_TLS: bool({

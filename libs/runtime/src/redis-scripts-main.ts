@@ -6,21 +6,9 @@
 // HTTP_PORT (not 0): /healthz (the process runs) and /readyz (the last check found every script cached).
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConfigError, int, parseEnv } from '@podset/config';
-import { queueEnv, redisConnector, redisEnv } from '@podset/queue';
-import { loadMissing, operatorScripts } from './redis-scripts.ts';
-
-const env = {
-  ...redisEnv,
-  ...queueEnv,
-  REDIS_SCRIPTS_INTERVAL_SECONDS: int({
-    description: 'How often the script loader asks Redis which scripts it lacks (seconds)',
-    default: 1,
-    min: 1,
-    max: 60,
-  }),
-  HTTP_PORT: int({ description: 'Port of /healthz and /readyz (0: none)', default: 0, min: 0, max: 65535 }),
-};
+import { ConfigError, parseEnv } from '@podset/config';
+import { redisConnector } from '@podset/queue';
+import { loadMissing, operatorScripts, redisScriptsEnv as env } from './redis-scripts.ts';
 
 /** /healthz: alive; /readyz: every script cached at the last check. */
 function serveHealth(port: number, ready: () => boolean): () => void {

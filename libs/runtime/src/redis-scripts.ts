@@ -5,11 +5,30 @@
 // failover have them), so it asks which are missing every interval and loads those again.
 import { createRequire } from 'node:module';
 import { Cluster } from 'ioredis';
+import { int } from '@podset/config';
 import type { RedisClient } from '@podset/queue';
-import { LIVE_COVER_LUA } from '@podset/queue';
+import { LIVE_COVER_LUA, queueEnv, redisEnv } from '@podset/queue';
 import { APPEND_RECORDS_LUA } from '@podset/event-log';
 import { scriptsMade } from '@podset/redis';
 import { ProjectionWriter } from '@podset/state';
+
+/** The loader's variables (redis-scripts-main.ts): where Redis is, as its own user, and how often. */
+export const redisScriptsEnv = {
+  ...redisEnv,
+  ...queueEnv,
+  REDIS_SCRIPTS_INTERVAL_SECONDS: int({
+    description: 'How often the script loader asks Redis which of the operator’s scripts it lacks (seconds)',
+    default: 1,
+    min: 1,
+    max: 60,
+  }),
+  HTTP_PORT: int({
+    description: 'Port of the loader’s /healthz and /readyz (every script cached); 0: none',
+    default: 0,
+    min: 0,
+    max: 65535,
+  }),
+};
 
 export interface CachedScript {
   sha: string;
