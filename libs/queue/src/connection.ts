@@ -168,9 +168,15 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
     ...(cfg.REDIS_PASSWORD !== undefined ? { password: cfg.REDIS_PASSWORD } : {}),
   };
   const tls = cfg.REDIS_TLS ? { tls: {} } : {};
-  // Every client runs scripts by EVALSHA (the apps' users may not EVAL): libs/redis's script-sha.ts.
+  // Every client runs scripts by EVALSHA (the apps' users may not EVAL): libs/redis's script-sha.ts. The
+  // `default` user (no username: one password, or none) may EVAL, so its transactions send scripts whole.
+  // One node: the URL's user wins over REDIS_USERNAME, as below.
+  const urlUser = parsed.username !== '' ? decodeURIComponent(parsed.username) : undefined;
+  const single = nodes.length === 0 && sentinels.length === 0;
+  const username = single ? (urlUser ?? cfg.REDIS_USERNAME) : cfg.REDIS_USERNAME;
+  const evalInTransactions = (username ?? 'default') === 'default';
   const bySha = <C extends RedisClient>(client: C, t: ClientTuning): C =>
-    sendScriptsBySha(client, { readOnly: t.readOnlyScripts === true });
+    sendScriptsBySha(client, { readOnly: t.readOnlyScripts === true, evalInTransactions });
   const tuned = (t: ClientTuning) => ({
     maxRetriesPerRequest: t.maxRetriesPerRequest === undefined ? 3 : t.maxRetriesPerRequest,
     ...(t.enableOfflineQueue !== undefined ? { enableOfflineQueue: t.enableOfflineQueue } : {}),

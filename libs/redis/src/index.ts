@@ -23,5 +23,5 @@ export {
   type LuaScript,
   type RedisClient,
 } from './script.ts';
-export { sendScriptsBySha } from './script-sha.ts';
+export { sendScriptsBySha, type ScriptsByShaOptions } from './script-sha.ts';
 export { compareRv, rvNewer, rvMax, RV_NEWER_LUA } from './rules/resource-version.ts';

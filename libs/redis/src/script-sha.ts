@@ -5,6 +5,10 @@
 // script Redis answered NOSCRIPT for is let through as EVAL on ioredis's resend: allowed to a user with
 // every right (the single-password set-up heals itself as before), refused with NOPERM to the apps'
 // users until the loader has loaded it again (after a Redis restart emptied the cache).
+// Inside MULTI a NOSCRIPT comes only at EXEC, after the commands before it ran: a transaction would be
+// half done. So a client that may EVAL (`evalInTransactions`: the `default` user) sends a transaction's
+// scripts as ioredis does (the text on a connection's first use), all or nothing; one that may not relies
+// on the loader having cached them.
 import type { RedisClient } from './script.ts';
 
 /** What ioredis's Command has that this needs (its fields are public but untyped in its API). */
@@ -12,6 +16,15 @@ interface SentCommand {
   name: string;
   args: unknown[];
   reject?: (err: Error) => void;
+  /** Set by ioredis on a command queued between MULTI and EXEC. */
+  inTransaction?: boolean;
+}
+
+export interface ScriptsByShaOptions {
+  /** EVALSHA_RO/EVAL_RO: Redis refuses any write a script tries. */
+  readOnly?: boolean;
+  /** Scripts in a transaction go as ioredis sends them (EVAL first): for a user that may EVAL. */
+  evalInTransactions?: boolean;
 }
 
 type Send = (command: SentCommand, ...rest: unknown[]) => unknown;
@@ -49,8 +62,9 @@ function pinSha(command: SentCommand, sha: string): void {
  * EVALSHA; with `readOnly`, as EVALSHA_RO/EVAL_RO: Redis then refuses any write a script tries, and a user
  * with read-only key permissions may run them.
  */
-export function sendScriptsBySha<C extends RedisClient>(client: C, opts: { readOnly?: boolean } = {}): C {
+export function sendScriptsBySha<C extends RedisClient>(client: C, opts: ScriptsByShaOptions = {}): C {
   const readOnly = opts.readOnly === true;
+  const evalInTransactions = opts.evalInTransactions === true;
   const send = client.sendCommand.bind(client) as unknown as Send;
   // Shas Redis answered NOSCRIPT for: ioredis's resend of each may go as EVAL, once.
   const mayEval = new Set<string>();
@@ -58,7 +72,7 @@ export function sendScriptsBySha<C extends RedisClient>(client: C, opts: { readO
     // A script command is made as EVALSHA <sha>; ioredis may rename it when it writes it to a socket.
     if (command.name === 'evalsha' && typeof command.args[0] === 'string') {
       const sha = command.args[0];
-      if (mayEval.delete(sha)) {
+      if (mayEval.delete(sha) || (evalInTransactions && command.inTransaction === true)) {
         nameAs(command, readOnly, undefined);
       } else {
         nameAs(command, readOnly, 'evalsha');

@@ -62,7 +62,7 @@ function client(user?: string, password?: string, readOnly = false): Scripted {
       ...(user !== undefined ? { username: user, password } : {}),
       maxRetriesPerRequest: 1,
     }),
-    { readOnly },
+    { readOnly, evalInTransactions: user === undefined },
   );
   c.defineCommand('getIt', { numberOfKeys: 1, lua: LUA });
   c.defineCommand('setIt', { numberOfKeys: 1, lua: WRITE_LUA });
@@ -106,7 +106,26 @@ test('a user with every right heals a flushed cache by EVAL, as before', async (
   assert.equal(await c.getIt('k'), 'w');
 });
 
+test('a user that may EVAL runs a transaction of uncached scripts whole, never half', async () => {
+  const c = client();
+  await admin.set('k', 'before');
+  await admin.script('FLUSH');
+  const multi = c.multi() as unknown as ScriptedMulti;
+  // A plain write first: with EVALSHA the script's NOSCRIPT would come at EXEC, after this ran.
+  const results = await (multi as unknown as { set(k: string, v: string): ScriptedMulti })
+    .set('t', 'written')
+    .setIt('k', 'after')
+    .getIt('k')
+    .exec();
+  assert.deepEqual(results, [
+    [null, 'OK'],
+    [null, 'OK'],
+    [null, 'after'],
+  ]);
+});
+
 test('read-only: scripts go as EVALSHA_RO, which a read-only user may run and which may not write', async () => {
+  await admin.set('k', 'w');
   await admin.script('LOAD', LUA);
   await admin.script('LOAD', WRITE_LUA);
   const c = client('sha-ro', 'sha-ro-pw', true);
