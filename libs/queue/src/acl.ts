@@ -123,7 +123,7 @@ export const HEALTH_RULES = ['resetkeys', 'resetchannels', '-@all', '+ping'];
 
 /**
  * The script loader's user (libs/runtime's redis-scripts.ts, beside Redis): caches the operator's
- * scripts (SCRIPT LOAD) and sees which are cached; no key, no other command.
+ * scripts (SCRIPT LOAD) and sees which are cached; INFO for its client's ready check; no key.
  */
 export const SCRIPTS_USERNAME = 'podset-scripts';
 export const SCRIPTS_RULES = [
@@ -133,6 +133,7 @@ export const SCRIPTS_RULES = [
   '+ping',
   '+hello',
   '+auth',
+  '+info',
   '+script|load',
   '+script|exists',
 ];

@@ -36,7 +36,7 @@ test("the file: default off, each user with its password and acl.ts's rules, the
   assert.equal(
     lineOf(text, 'podset-scripts'),
     'user podset-scripts on >scripts-password-0123456789 resetkeys resetchannels -@all +ping +hello +auth ' +
-      '+script|load +script|exists',
+      '+info +script|load +script|exists',
   );
   assert.match(
     lineOf(text, 'podset-ops') ?? '',
