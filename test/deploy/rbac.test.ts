@@ -19,7 +19,9 @@ import { test } from 'node:test';
 import type { AuditEntry } from '@podset/kube-sim';
 import { freePort } from '@podset/testkit';
 import { newPassword } from '../../libs/kube/src/redis-secret.ts';
+import { Redis } from 'ioredis';
 import { redisAclFileText } from '../../libs/runtime/src/redis-acl-file.ts';
+import { loadMissing, operatorScripts } from '../../libs/runtime/src/redis-scripts.ts';
 import { Proc, podSetManifest, startEnv, type OperatorEnv } from '../e2e/support/harness.ts';
 import {
   find,
@@ -124,7 +126,10 @@ function deploymentEnv(objects: K8sObject[], name: string, podName: string): Rec
 
 /** The Redis users' passwords, by Secret (as secret-init makes them). */
 const REDIS_PASSWORDS = new Map(
-  ['watcher', 'worker', 'dashboard', 'health'].map((u) => [`podset-redis-${u}`, newPassword()]),
+  ['watcher', 'worker', 'dashboard', 'health', 'scripts', 'ops'].map((u) => [
+    `podset-redis-${u}`,
+    newPassword(),
+  ]),
 );
 
 /**
@@ -142,6 +147,8 @@ function aclFileFor(objects: K8sObject[], dir: string): string {
     REDIS_WORKER_PASSWORD: password('worker'),
     REDIS_DASHBOARD_PASSWORD: password('dashboard'),
     REDIS_HEALTH_PASSWORD: password('health'),
+    REDIS_SCRIPTS_PASSWORD: password('scripts'),
+    REDIS_OPS_PASSWORD: password('ops'),
   });
   writeFileSync(file, text.replace(/^user default .*$/m, 'user default on nopass ~* &* +@all'));
   return file;
@@ -165,6 +172,10 @@ for (const { dir, podSetNamespace, roleKind } of INSTALLS) {
       redis: { args: ['--aclfile', aclFileFor(objects, aclDir)] },
     });
     t.after(() => env.close());
+    // The apps' users run only cached scripts: cached here as the Redis pod's loader does.
+    const admin = new Redis(env.redis.url, { maxRetriesPerRequest: 1 });
+    await loadMissing(admin, await operatorScripts());
+    admin.disconnect();
     if (dir !== 'k8s') {
       // What the cluster administrator does for a namespaced install: the CRD and the namespaces.
       await env.kubectl(['apply', '-k', 'crds']);
