@@ -9,6 +9,7 @@
 // half done. So a client that may EVAL (`evalInTransactions`: the `default` user) sends a transaction's
 // scripts as ioredis does (the text on a connection's first use), all or nothing; one that may not relies
 // on the loader having cached them.
+import { Command } from 'ioredis';
 import type { RedisClient } from './script.ts';
 
 /** What ioredis's Command has that this needs (its fields are public but untyped in its API). */
@@ -69,8 +70,14 @@ export function sendScriptsBySha<C extends RedisClient>(client: C, opts: Scripts
   // Shas Redis answered NOSCRIPT for: ioredis's resend of each may go as EVAL, once.
   const mayEval = new Set<string>();
   (client as unknown as { sendCommand: Send }).sendCommand = (command, ...rest) => {
-    // A script command is made as EVALSHA <sha>; ioredis may rename it when it writes it to a socket.
-    if (command.name === 'evalsha' && typeof command.args[0] === 'string') {
+    // A defined script's command is made as EVALSHA <sha> of a class of its own, which may rename it when
+    // it is written to a socket; a plain EVALSHA (runScript's) is sent as made, and left alone: the
+    // watcher sends one per batch of events.
+    if (
+      command.name === 'evalsha' &&
+      command.constructor !== Command &&
+      typeof command.args[0] === 'string'
+    ) {
       const sha = command.args[0];
       if (mayEval.delete(sha) || (evalInTransactions && command.inTransaction === true)) {
         nameAs(command, readOnly, undefined);
@@ -85,7 +92,7 @@ export function sendScriptsBySha<C extends RedisClient>(client: C, opts: Scripts
           };
         }
       }
-    } else if (readOnly && command.name === 'eval') {
+    } else if (readOnly && (command.name === 'eval' || command.name === 'evalsha')) {
       nameAs(command, readOnly, undefined);
     }
     return send(command, ...rest);
