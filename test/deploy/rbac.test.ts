@@ -19,9 +19,7 @@ import { test } from 'node:test';
 import type { AuditEntry } from '@podset/kube-sim';
 import { freePort } from '@podset/testkit';
 import { newPassword } from '../../libs/kube/src/redis-secret.ts';
-import { Redis } from 'ioredis';
 import { redisAclFileText } from '../../libs/runtime/src/redis-acl-file.ts';
-import { loadMissing, operatorScripts } from '../../libs/runtime/src/redis-scripts.ts';
 import { Proc, podSetManifest, startEnv, type OperatorEnv } from '../e2e/support/harness.ts';
 import {
   find,
@@ -169,13 +167,10 @@ for (const { dir, podSetNamespace, roleKind } of INSTALLS) {
       name: 'rbac',
       identities: Object.values(SA),
       admissionPlugins: ['OwnerReferencesPermissionEnforcement'],
+      // With the ACL file the harness runs the script loader beside Redis, as the Redis pod does.
       redis: { args: ['--aclfile', aclFileFor(objects, aclDir)] },
     });
     t.after(() => env.close());
-    // The apps' users run only cached scripts: cached here as the Redis pod's loader does.
-    const admin = new Redis(env.redis.url, { maxRetriesPerRequest: 1 });
-    await loadMissing(admin, await operatorScripts());
-    admin.disconnect();
     if (dir !== 'k8s') {
       // What the cluster administrator does for a namespaced install: the CRD and the namespaces.
       await env.kubectl(['apply', '-k', 'crds']);

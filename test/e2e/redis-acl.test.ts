@@ -48,7 +48,12 @@ before(async () => {
     ops: OPS_PASSWORD,
   }).replace(/^user default .*$/m, `user default on >${ADMIN} ~* &* +@all`);
   writeFileSync(file, acl);
-  env = await startEnv({ name: 'redis-acl', redis: { password: ADMIN, args: ['--aclfile', file] } });
+  // Its own loader below, as the shipped loader's user (not the harness's, as the administrator).
+  env = await startEnv({
+    name: 'redis-acl',
+    redis: { password: ADMIN, args: ['--aclfile', file] },
+    scriptLoader: false,
+  });
   address = `redis://127.0.0.1:${env.redis.port}`;
   // The script loader, as beside the Redis of k8s/ and compose: the apps' users only EVALSHA.
   const loader = new Proc(
