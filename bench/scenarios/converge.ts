@@ -64,6 +64,8 @@ interface RunCost {
 
 export interface OperatorRun extends RunCost {
   reconcilesFromAudit: number;
+  /** The workers' reads of a key from the API (GET of a PodSet, LIST of pods): acting reconciles and fallbacks. */
+  keyReads: number;
   startLatency: { count: number; sum: number };
   /** Each process's CPU seconds from its start to the clock's start (start-up and warm-up: not counted). */
   cpuSecondsBeforeClock: Record<string, number>;
@@ -165,6 +167,7 @@ export async function runOperator(
       reconciles: delta('podset_reconcile_total'),
       reconcilesFromAudit:
         entries?.filter((e) => e.verb === 'get' && e.resource === 'podsets').length ?? Number.NaN,
+      keyReads: keyReadsOf(audit),
       startLatency: {
         count: delta('podset_reconcile_start_latency_seconds_count'),
         sum: delta('podset_reconcile_start_latency_seconds_sum'),
@@ -320,6 +323,8 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
   // CPU per converged pod of every process in the run (kube-sim included), as for the limit.
   const peerRatio = { time: op.seconds / peer.seconds, cpuPerPod: opCpu / peerCpu };
   const writesPerPod = op.writes / pods;
+  // Issue 37: the workers read a key from the API before a reconcile that creates or deletes.
+  const keyReadsPerPod = op.keyReads / pods;
   // One create per pod and one status write per PodSet; the target allows a tenth of a write per pod
   // more (1.2 at the default 10 replicas), so it is never below what the work needs.
   const minWrites = (R + 1) / R;
@@ -387,6 +392,12 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
       value: fmt(writesPerPod, 3),
       target: `≤ ${fmt(maxWrites, 2)} (min ${fmt(minWrites, 2)})`,
       met: writesPerPod <= maxWrites,
+    },
+    {
+      figure: 'API reads per converged pod (GET PodSet + LIST pods)',
+      value: fmt(keyReadsPerPod, 3),
+      target: '≤ 0.2',
+      met: keyReadsPerPod <= 0.2,
     },
     { figure: 'reads per reconcile', value: fmt(op.reads / Math.max(1, op.reconciles), 2) },
     { figure: 'reconciles per PodSet', value: fmt(op.reconciles / N, 2) },
@@ -481,6 +492,7 @@ export async function converge(o: ConvergeOptions, log: (s: string) => void): Pr
       perPod: { ...per, peerMs: (peerProcessCpu / pods) * 1000 },
       peer: { ...peer, samples: thin(peer.samples), ratio: peerRatio.time, cpuRatio: peerRatio.cpuPerPod },
       writesPerPod,
+      keyReadsPerPod,
       namespace: o.cluster === undefined ? 'default' : 'a fresh one per run',
       cluster: o.cluster === undefined ? 'kube-sim' : 'kubeconfig',
     },
@@ -573,6 +585,7 @@ function onAnotherCluster(rows: Row[]): void {
     }),
     'API writes per converged pod': (r) => ({ ...r, value: r.value + FROM_METRICS }),
     'reads per reconcile': (r) => ({ ...r, value: r.value + FROM_METRICS }),
+    'API reads per converged pod (GET PodSet + LIST pods)': (r) => ({ ...r, value: r.value + FROM_METRICS }),
     'kube-sim CPU s: operator run / limit run': (r) => ({ ...r, value: NO_SIM_CPU }),
     'CPU s, every process: operator run / limit run': (r) => ({
       ...r,
@@ -678,4 +691,15 @@ export async function waitFor(
     if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** GETs of a PodSet (not its status) and LISTs of pods, in counts keyed "verb resource[/subresource]". */
+function keyReadsOf(counts: Record<string, number>): number {
+  let n = 0;
+  for (const [k, v] of Object.entries(counts)) {
+    const [verb, resource] = k.split(' ') as [string, string | undefined];
+    const podSet = resource === 'podsets' || resource === 'podsets.podset.io';
+    if ((verb === 'get' && podSet) || (verb === 'list' && resource === 'pods')) n += v;
+  }
+  return n;
 }

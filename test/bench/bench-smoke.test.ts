@@ -71,6 +71,7 @@ describe('bench --smoke', { concurrency: 7 }, () => {
     const r = await smoke('converge', [
       'operator / limit',
       'API writes per converged pod',
+      'API reads per converged pod (GET PodSet + LIST pods)',
       'reads per reconcile',
       'reconciles per PodSet',
       'operator / peer: time to converge',
@@ -94,6 +95,9 @@ describe('bench --smoke', { concurrency: 7 }, () => {
     assert.ok(op.writes >= 60, `at least one write per pod, saw ${op.writes}`);
     assert.ok(op.reconciles >= 20, `at least one reconcile per PodSet, saw ${op.reconciles}`);
     assert.ok(Number(r.data.ratio) > 0);
+    // Issue 37: each reconcile that creates reads the key from the API once (20 PodSets of 3: at least 20).
+    const keyReads = (r.data.operator as { keyReads: number }).keyReads;
+    assert.ok(keyReads >= 20, `one API read pair per acting reconcile at least, saw ${keyReads}`);
     // The writes target is never below what the work needs (one create per pod, one status per PodSet).
     const row = r.rows.find((x) => x.figure === 'API writes per converged pod');
     const target = /^≤ ([\d.]+) \(min ([\d.]+)\)$/.exec(row?.target ?? '');

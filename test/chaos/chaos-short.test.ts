@@ -1,6 +1,7 @@
 // The CI variant of the chaos run (`npm run chaos -- --short`): 30 PodSets under random changes for
-// 15 s while workers, the leading watcher, Redis (with AOF, then without persistence) and the API
-// server fail and kube-sim injects errors, latency and watch cuts. Then every guarantee is checked
+// 15 s while workers, the leading watcher, Redis (with AOF, from its AOF of a second before, then
+// without persistence) and the API server fail (restarted, and restored from a backup of its data dir: the cluster
+// goes back in time) and kube-sim injects errors, latency and watch cuts. Then every guarantee is checked
 // from kube-sim's history: convergence within 30 s, no over-creation, no orphan, no lost request,
 // no job failed without a reason. The figures are printed either way.
 import assert from 'node:assert/strict';
@@ -27,6 +28,8 @@ async function chaosShort(
   assert.equal(kills['redis restart (AOF)'], 1, report);
   assert.equal(kills['redis restart (data lost)'], 1, report);
   assert.equal(kills['API server restart'], 1, report);
+  assert.equal(kills['redis restart (last second lost)'], 1, report);
+  assert.equal(kills['API server restored from a backup'], 1, report);
   assert.ok((kills['worker SIGKILL'] ?? 0) >= 2, report);
   assert.ok(
     (result.figures.apiErrorsByCode['500'] ?? 0) > 0,

@@ -20,6 +20,11 @@ test('the full schedule has what issues 5 and 11 ask for (template changes among
   assert.equal(kinds('redis-restart-empty'), 1);
   assert.equal(kinds('api-restart'), 1);
   assert.equal(kinds('stall-watches'), 1);
+  assert.equal(kinds('redis-restart-lose-last-second'), 1);
+  assert.equal(kinds('etcd-backup'), 1);
+  assert.equal(kinds('etcd-restore'), 1);
+  const at = (k: string) => s.faults.find((f) => f.kind === k)?.at ?? NaN;
+  assert.ok(at('etcd-backup') < at('etcd-restore'), 'the backup is taken before it is restored');
   assert.ok(s.faults.every((f) => f.at >= 0 && f.at < FULL.chaosSeconds * 1000));
   const changes = new Set(s.changes.map((c) => c.kind));
   assert.deepEqual([...changes].sort(), ['delete-pod', 'recreate', 'scale', 'template']);

@@ -1,17 +1,20 @@
 // The projection end to end, as the apps start without any setting: the watcher and two workers as
 // processes, the real kubectl. PodSets converge, scale both ways, replace a deleted pod and clean up on
-// deletion, reading the projection instead of the API; a Redis restarted empty is rebuilt from a relist
+// deletion, deciding from the projection: the API is read only by a reconcile that creates or deletes
+// (one GET and one LIST each, counted by the workers); a Redis restarted empty is rebuilt from a relist
 // before workers trust it again.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
 import { ProjectionReader } from '@podset/state';
+import { freePort } from '@podset/testkit';
 import { activePodsOf } from './support/check.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
 let env: OperatorEnv;
 const names = ['pa', 'pb', 'pc'];
+const metricsPorts: number[] = [];
 const reads = (since: string) =>
   env.sim.audit
     .query({ since, user: 'worker', namespace: 'default' })
@@ -24,9 +27,24 @@ before(async () => {
   env = await startEnv({ name: 'projection' });
   await applyCrd(env);
   env.startWatcher('watcher-0');
-  env.startWorker('worker-0');
-  env.startWorker('worker-1');
+  for (const name of ['worker-0', 'worker-1']) {
+    const port = await freePort();
+    metricsPorts.push(port);
+    env.startWorker(name, { HTTP_PORT: String(port) });
+  }
 });
+
+/** The workers' API reads of the projection's source, summed over both, by reason. */
+async function apiReadCounts(): Promise<{ acting: number; fallback: number }> {
+  const out = { acting: 0, fallback: 0 };
+  for (const port of metricsPorts) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    for (const m of text.matchAll(/^podset_projection_api_reads_total\{reason="(\w+)"\} (\S+)$/gm)) {
+      if (m[1] === 'acting' || m[1] === 'fallback') out[m[1]] += Number(m[2]);
+    }
+  }
+  return out;
+}
 after(async () => {
   await env?.close();
 });
@@ -34,10 +52,11 @@ after(async () => {
 const apply = (objects: unknown[]) => env.kubectl(['apply', '-f', env.writeManifest('ps.yaml', objects)]);
 const scale = (name: string, n: number) => env.kubectl(['scale', 'ps', name, `--replicas=${n}`]);
 
-test('PodSets converge, scale, heal and go, with no reads of the API once the projection is ready', async () => {
+test('PodSets converge, scale, heal and go; once the projection is ready the API is read only before acting', async () => {
   await apply(names.map((n, i) => podSetManifest(n, 2 + i)));
   await env.waitConverged(names);
   const since = new Date().toISOString();
+  const countedBefore = await apiReadCounts();
   await scale('pa', 5);
   await scale('pc', 1);
   const victim = activePodsOf(env.podSet('pb')!, env.pods())[0]!.metadata.name as string;
@@ -62,11 +81,18 @@ test('PodSets converge, scale, heal and go, with no reads of the API once the pr
     env.pods().some((p) => p.metadata.name === released),
     'the released pod itself is left alone',
   );
-  assert.deepEqual(
-    reads(since).map((e) => `${e.verb} ${e.resource}`),
-    [],
-    'the workers read the projection, not the API',
-  );
+  // Every read is one of a reconcile that would create or delete (a GET and a LIST each), none a
+  // fallback; and there are no more of those than pod creates and deletes (each acting reconcile made one).
+  const counted = await apiReadCounts();
+  const acting = counted.acting - countedBefore.acting;
+  const seen = reads(since);
+  assert.equal(counted.fallback - countedBefore.fallback, 0, 'no fallback read');
+  assert.equal(seen.filter((e) => e.verb === 'get').length, acting, 'one GET per acting reconcile');
+  assert.equal(seen.filter((e) => e.verb === 'list').length, acting, 'one LIST per acting reconcile');
+  const podWrites = env.sim.audit
+    .query({ since, user: 'worker', namespace: 'default', resource: 'pods' })
+    .filter((e) => e.verb === 'create' || e.verb === 'delete').length;
+  assert.ok(acting >= 1 && acting <= podWrites, `${acting} acting reconciles, ${podWrites} pod writes`);
   await env.kubectl(['delete', 'ps', 'pc', '--timeout=60s']);
   await env.waitFor('pc and its pods gone', () =>
     env.podSet('pc') === undefined && env.pods().every((p) => !String(p.metadata.name).startsWith('pc-'))

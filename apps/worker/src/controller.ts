@@ -5,6 +5,9 @@
 //     1. readState       the PodSet and the pods it controls, from the StateSource chosen at start-up
 //                        (state-source.ts: the API, or the watcher's projection)    gone → done;
 //                        our own last creates/deletes not shown yet → look again shortly
+//        (2 and 4)       a plan that would create or delete, made from the projection, is made again
+//                        from the API's read and only that one acts; 404 or another UID there, or a
+//                        404 on any write → the key ends (its kept state forgotten, nothing retried)
 //     2. finalize        being deleted → delete its pods; once they are gone, forget its finished jobs,
 //                        event-log entries and kept state (best effort), remove podset.io/cleanup → done
 //     3. checkParked     failed for good before, spec unchanged → wait out its backoff
@@ -48,7 +51,7 @@ import {
 import { involvedOf, plural, type EventRecorder } from './events.ts';
 import { executeCreates, executeDeletes, type BatchRunner } from './executor.ts';
 import { memoryParkStore, type Parked, type ParkStore } from './park-store.ts';
-import { podSetRef, type PodSetRef, type StateSource } from './state-source.ts';
+import { podSetRef, type KeyState, type PodSetRef, type StateSource } from './state-source.ts';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
 import { systemClock, type Clock } from '@podset/runtime/clock';
 
@@ -109,7 +112,12 @@ export interface ControllerDeps {
   clock?: Pick<Clock, 'now'>;
   /** Set only when tracing is on: each step of a reconcile becomes a child span of its reconcile span. */
   tracer?: Tracer;
+  /** A key ended because the API no longer has its PodSet (for the metrics). */
+  onKeyEnded?: (reason: KeyEndReason) => void;
 }
+
+/** Why a key ended: the API answered 404, or holds another object (another UID) under its name. */
+export type KeyEndReason = 'NotFound' | 'UIDMismatch';
 
 export interface Controller {
   /** One reconcile of "namespace/name": when to look again, or throws to ask for a retry. */
@@ -155,6 +163,7 @@ class PodSetController implements Controller {
   private readonly cleanupTimeoutMs: number;
   private readonly parkedRetryMs: number;
   private readonly tracer: Tracer | undefined;
+  private readonly onKeyEnded: ((reason: KeyEndReason) => void) | undefined;
   private readonly inBatch: BatchRunner | undefined;
 
   constructor(deps: ControllerDeps) {
@@ -174,6 +183,7 @@ class PodSetController implements Controller {
     this.cleanupTimeoutMs = options.cleanupTimeoutMs ?? 10_000;
     this.parkedRetryMs = options.parkedRetryMs ?? DEFAULT_PARKED_RETRY_MS;
     this.tracer = deps.tracer;
+    this.onKeyEnded = deps.onKeyEnded;
     const tracer = deps.tracer;
     this.inBatch =
       tracer === undefined
@@ -217,11 +227,8 @@ class PodSetController implements Controller {
         if (isConflict(err)) {
           throw new ReconcileError('Conflict', `${key} kept changing: ${round} conflicts in a row`);
         }
-        if (isNotFound(err)) {
-          log.info('podset deleted during the reconcile; nothing more to do');
-          await this.parkStore.clear(key);
-          return {};
-        }
+        // A 404 on any write (the PodSet's status or finalizer, a pod create in a namespace gone).
+        if (isNotFound(err)) return this.#endKey(pass, 'NotFound');
         throw err;
       }
     }
@@ -248,12 +255,29 @@ class PodSetController implements Controller {
       log.info({ reason: read.reason }, read.message);
       return { requeueAfterMs: read.afterMs, reason: read.reason };
     }
+    return this.#syncFrom(pass, read, parkedRecord);
+  }
+
+  /**
+   * Steps 2 to 8 from one read. A plan that would create or delete pods, made from a read that is not the
+   * API's (the projection in Redis), is not carried out: the key is read from the API and planned again,
+   * and only that plan acts. Redis decides whether to act; the API decides what.
+   */
+  async #syncFrom(
+    pass: Pass,
+    read: FoundState,
+    parkedRecord: Promise<Parked | undefined>,
+  ): Promise<ReconcileResult> {
+    const { log } = pass;
     let podset = read.podset;
     pass.span?.setAttribute('podset.generation', podset.metadata.generation ?? 0);
 
     // 2. Being deleted → delete its pods, forget its traces, then let it go.
     if (podset.metadata.deletionTimestamp !== undefined) {
-      return this.#finalize(pass, podset, await this.#step('state read pods', () => read.pods()));
+      const pods = await this.#step('state read pods', () => read.pods());
+      const plan = this.#planFor(podset, pods);
+      if (actsOnPods(plan) && !read.authoritative) return this.#fromApi(pass, read, parkedRecord);
+      return this.#finalize(pass, podset, plan);
     }
 
     // 3. Parked after failing for good: wait out its backoff unless the spec changed.
@@ -270,9 +294,11 @@ class PodSetController implements Controller {
         creates: plan.creates.length,
         deletes: plan.deletes.length,
         statusChanged: plan.statusChanged,
+        authoritative: read.authoritative,
       },
       'planned',
     );
+    if (actsOnPods(plan) && !read.authoritative) return this.#fromApi(pass, read, parkedRecord);
 
     // 5. Our finalizer before any pod exists, so that a deletion waits for our cleanup.
     if (plan.finalizer === 'add') podset = await this.#addFinalizer(pass, podset);
@@ -290,12 +316,40 @@ class PodSetController implements Controller {
   }
 
   /**
+   * The plan from the projection would act: read the key from the API and plan again from that. Gone
+   * there, or another object of that name (another UID), ends the key: nothing is created for a PodSet
+   * the API no longer has (its owner reference would be dead, and the garbage collector would delete the
+   * pods as fast as they are made).
+   */
+  async #fromApi(
+    pass: Pass,
+    seen: FoundState,
+    parkedRecord: Promise<Parked | undefined>,
+  ): Promise<ReconcileResult> {
+    const truth = await this.#step('api read', () => this.state.confirm(pass.ref, pass.signal));
+    if (truth.kind !== 'found') return this.#endKey(pass, 'NotFound');
+    if (truth.podset.metadata.uid !== seen.podset.metadata.uid) return this.#endKey(pass, 'UIDMismatch');
+    return this.#syncFrom(pass, truth, parkedRecord);
+  }
+
+  /**
+   * The API no longer has the PodSet this reconcile was about (404 on the read or on a write, or another
+   * UID): forget what is kept of the key and do nothing more. Not a retry: a PodSet made again under the
+   * name brings its own events.
+   */
+  async #endKey(pass: Pass, reason: KeyEndReason): Promise<ReconcileResult> {
+    pass.log.info({ reason }, 'the API no longer has this PodSet: key ended, nothing more is done for it');
+    this.onKeyEnded?.(reason);
+    await Promise.all([this.state.ended(pass.ref.key), this.parkStore.clear(pass.ref.key)]);
+    return {};
+  }
+
+  /**
    * 2. The PodSet is being deleted: remove its pods, then (once every delete went through and none is
    * left) its traces, then our finalizer.
    */
-  async #finalize(pass: Pass, podset: PodSetWire, pods: WirePod[]): Promise<ReconcileResult> {
+  async #finalize(pass: Pass, podset: PodSetWire, plan: Plan): Promise<ReconcileResult> {
     const { ref, log } = pass;
-    const plan = this.#planFor(podset, pods);
     const failure = await this.#deletePods(pass, podset, plan);
     await this.#recordAll(podset, plan.events);
     if (failure !== undefined) {
@@ -444,6 +498,8 @@ class PodSetController implements Controller {
       log.info({ created: outcome.created.length }, 'created pods');
     }
     if (outcome.failure === undefined) return undefined;
+    // 404: the namespace (and so the PodSet) is gone; syncHandler ends the key.
+    if (isNotFound(outcome.failure.error)) throw outcome.failure.error;
     const failure: Failure = {
       reason: 'FailedCreate',
       message: createFailureMessage(outcome.failure, plan.creates.length),
@@ -605,6 +661,13 @@ class PodSetController implements Controller {
 }
 
 // ---- small helpers ----
+
+type FoundState = Extract<KeyState, { kind: 'found' }>;
+
+/** Whether the plan creates or deletes a pod (what only a plan from the API's read may do). */
+function actsOnPods(plan: Plan): boolean {
+  return plan.creates.length > 0 || plan.deletes.length > 0;
+}
 
 function otherFinalizers(podset: PodSetWire): string[] {
   return (podset.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);

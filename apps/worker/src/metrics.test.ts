@@ -19,3 +19,18 @@ test('podset_reconcile_total has a series for every outcome, at 0, before any re
   } as unknown as JobEndInfo);
   assert.match(await registry.metrics(), /^podset_reconcile_total\{outcome="failed"\} 1$/m);
 });
+
+test('values out of bounds: a series per kind at 0 from the first scrape, counted by kind; the pause gauge', async () => {
+  const m = createWorkerMetrics(pino({ level: 'silent' }));
+  for (const what of ['park', 'expectation', 'epoch', 'queue-setting']) {
+    assert.match(
+      await m.registry.metrics(),
+      new RegExp(`^podset_redis_value_out_of_bounds_total\\{what="${what}"\\} 0$`, 'm'),
+    );
+  }
+  m.onOutOfBounds({ what: 'expectation', key: 'ns/a', count: 3, why: 'test' });
+  m.setQueuePaused(true);
+  const text = await m.registry.metrics();
+  assert.match(text, /^podset_redis_value_out_of_bounds_total\{what="expectation"\} 3$/m);
+  assert.match(text, /^podset_queue_paused 1$/m);
+});

@@ -3,8 +3,11 @@ import { type RequestRecord } from '@podset/kube';
 import type { JobEndInfo, WorkerHooks } from '@podset/queue';
 import { appRegistry, kubeRequestMetrics } from '@podset/runtime';
 import type { Logger } from 'pino';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { KeyEndReason } from './controller.ts';
 import { errorText } from './errors.ts';
+import { BOUNDED_VALUES, outOfBoundsReport, type OutOfBoundsReport } from './out-of-bounds.ts';
+import type { ApiReadReason } from './state-source.ts';
 
 const OUTCOMES = ['completed', 'retry', 'failed'] as const satisfies readonly JobEndInfo['outcome'][];
 
@@ -18,6 +21,14 @@ export interface WorkerMetrics {
   onRefusedEntry(entry: { kind: 'pod' | 'podset'; reason: 'tag' | 'key' | 'replay' }): void;
   /** A job whose key names a namespace outside WATCH_NAMESPACES, refused unreconciled. */
   onForeignKey(): void;
+  /** A value read from Redis out of its bounds, ignored (out-of-bounds.ts): logged and counted. */
+  onOutOfBounds: OutOfBoundsReport;
+  /** The queue's meta says paused (queue-settings.ts): 1, else 0. */
+  setQueuePaused(paused: boolean): void;
+  /** An API read pair (GET the PodSet, LIST its pods) of the projection's source, by why it was made. */
+  onApiRead(reason: ApiReadReason): void;
+  /** A key ended because the API no longer has its PodSet. */
+  onKeyEnded(reason: KeyEndReason): void;
 }
 
 export function createWorkerMetrics(log: Logger): WorkerMetrics {
@@ -68,9 +79,41 @@ export function createWorkerMetrics(log: Logger): WorkerMetrics {
     help: 'Jobs refused unreconciled because their key names a namespace outside WATCH_NAMESPACES (a job nothing in this install enqueues: forged in Redis, or a watcher with another list)',
     registers: [registry],
   });
+  const outOfBounds = new Counter({
+    name: 'podset_redis_value_out_of_bounds_total',
+    help: "Values read from Redis that no worker writes, ignored (taken as absent or expired), by what they were (park: a parked key's retry time; expectation: an awaited create or delete; epoch: a relist counter; queue-setting: a setting in the queue's meta the operator never sets)",
+    labelNames: ['what'],
+    registers: [registry],
+  });
+  // Every series from the first scrape (see reconciles).
+  for (const what of BOUNDED_VALUES) outOfBounds.inc({ what }, 0);
+  const queuePaused = new Gauge({
+    name: 'podset_queue_paused',
+    help: '1 while the reconcile queue is paused (its meta hash has paused set: no worker takes a reconcile), else 0',
+    registers: [registry],
+  });
+  queuePaused.set(0);
+  const apiReads = new Counter({
+    name: 'podset_projection_api_reads_total',
+    help: 'Reads of a key from the API by a worker planning from the projection, by reason (acting: its plan would create or delete pods, and only the plan from the API read acts; fallback: the projection could not answer)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  for (const reason of ['acting', 'fallback']) apiReads.inc({ reason }, 0);
+  const keysEnded = new Counter({
+    name: 'podset_reconcile_keys_ended_total',
+    help: 'Keys ended because the API no longer has their PodSet, by reason (NotFound: a 404 on the read or a write; UIDMismatch: another object of that name)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  for (const reason of ['NotFound', 'UIDMismatch']) keysEnded.inc({ reason }, 0);
   return {
     registry,
+    setQueuePaused: (paused) => queuePaused.set(paused ? 1 : 0),
     onKubeRequest: kubeRequestMetrics(registry),
+    onOutOfBounds: outOfBoundsReport(log, (what, n) => outOfBounds.inc({ what }, n)),
+    onApiRead: (reason) => apiReads.inc({ reason }),
+    onKeyEnded: (reason) => keysEnded.inc({ reason }),
     onRefusedEntry: (entry) => refusedEntries.inc({ kind: entry.kind, reason: entry.reason }),
     onForeignKey: () => foreignKeys.inc(),
     hooks: {

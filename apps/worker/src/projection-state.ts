@@ -8,23 +8,30 @@
 // - its own writes of the PodSet (finalizer, status) kept in memory, not in the projection: its Redis user
 //   may only read projected PodSets (SECURITY.md). While the projection still shows the version that write
 //   replaced, the key is planned from what was written (that lag is not a replay);
+// - acting: Redis is not trusted to say what to create or delete. A read from the projection is not
+//   authoritative; a plan from it that would create or delete is made again from `confirm`, the API's read
+//   (controller.ts), so a stale, replayed or deleted entry never becomes a pod create or delete;
 // - integrity: Redis is not trusted. An entry whose tag does not check (libs/state integrity.ts), a
 //   PodSet whose namespace/name is not its key's, or an entry older than what this worker already saw of
 //   it (a replay: seen-versions.ts) is never planned from: it is reported (logged by key, counted) and the
 //   key is read from the API instead.
 import type { Pod, PodSetWire } from '@podset/kube';
-import type { EntryTags } from '@podset/state';
+import type { EntryTags, OutOfBoundsValue } from '@podset/state';
 import type { RedisClient } from '@podset/redis';
 import { ProjectionReader, type ProjectedState } from '@podset/state';
 import { controlledPods } from '@podset/reconcile';
 import { SeenVersions } from './seen-versions.ts';
-import type { StateSource } from './state-source.ts';
+import type { KeyState, PodSetRef, StateSource } from './state-source.ts';
 
 /** What this source uses of libs/state's ProjectionReader. */
 export interface StateProjection {
   /** Undefined while the projection is not complete. */
   read(key: string): Promise<ProjectedState | undefined>;
   expect(key: string, what: 'create' | 'delete', names: readonly string[]): Promise<number>;
+  /** Removes refused pod entries still as refused, so that the pod's next event is folded afresh. */
+  dropRefused(key: string, entries: readonly { field: string; stored: string }[]): Promise<number>;
+  /** Drops the key's expectations (the API no longer has its PodSet). */
+  forgetExpectations(key: string): Promise<number>;
   forget(key: string): Promise<number>;
 }
 
@@ -46,19 +53,27 @@ export function redisProjection(o: {
   prefix: string;
   queueName: string;
   tags: EntryTags;
+  outOfBounds?: (value: OutOfBoundsValue) => void;
 }): ProjectionReader {
-  return new ProjectionReader({ client: o.redis, prefix: o.prefix, queueName: o.queueName, tags: o.tags });
+  const { redis: client, prefix, queueName, tags, outOfBounds } = o;
+  return new ProjectionReader({ client, prefix, queueName, tags, ...(outOfBounds ? { outOfBounds } : {}) });
+}
+
+/** The API's reads the projection's source uses. */
+export interface ApiReads {
+  /** A consistent read, when the projection cannot answer. */
+  fallback(ref: PodSetRef, signal?: AbortSignal): Promise<KeyState>;
+  /** The read a plan that would act is made again from. */
+  confirm(ref: PodSetRef, signal?: AbortSignal): Promise<KeyState>;
+  /** Hears of each refused entry before the key is read from the API. */
+  refused(entry: RefusedEntry): void;
 }
 
 /**
- * `api` answers when the projection cannot: not complete yet, right after a 409, or when an entry of the
- * key is refused (then `refused` hears of each such entry first).
+ * `api.fallback` answers when the projection cannot: not complete yet, right after a 409, or when an entry
+ * of the key is refused (then `api.refused` hears of each such entry first).
  */
-export function projectionState(
-  projection: StateProjection,
-  api: StateSource,
-  refused: (entry: RefusedEntry) => void,
-): StateSource {
+export function projectionState(projection: StateProjection, api: ApiReads): StateSource {
   // Keys whose last write met a 409: their next read goes to the API (one key is reconciled by one
   // worker at a time, and the retry follows at once in the same process).
   const behind = new Set<string>();
@@ -67,14 +82,34 @@ export function projectionState(
   const written = new Map<string, { over: string | undefined; podset: PodSetWire }>();
   // Per key: the resourceVersion of the projected PodSet this worker last read.
   const lastRead = new Map<string, string | undefined>();
+  /** A read from the API after a refusal: its versions replace what was seen of the key. */
+  const fromApi = (key: string, state: KeyState): KeyState => {
+    if (state.kind !== 'found') {
+      if (state.kind === 'gone') seen.fromApi(key, undefined);
+      return state;
+    }
+    const m = state.podset.metadata;
+    seen.fromApi(key, { rv: m.resourceVersion, uid: m.uid, generation: m.generation });
+    return {
+      ...state,
+      pods: async () => {
+        const pods = await state.pods();
+        seen.podsFromApi(
+          key,
+          pods.map((p) => ({ name: p.metadata.name ?? '', rv: p.metadata.resourceVersion })),
+        );
+        return pods;
+      },
+    };
+  };
   return {
     async read(ref, signal) {
       if (behind.delete(ref.key)) {
         written.delete(ref.key);
-        return api.read(ref, signal);
+        return api.fallback(ref, signal);
       }
       const state = await projection.read(ref.key);
-      if (state === undefined) return api.read(ref, signal);
+      if (state === undefined) return api.fallback(ref, signal);
       const m = state.podset?.metadata;
       lastRead.set(ref.key, m?.resourceVersion);
       const own = written.get(ref.key);
@@ -94,8 +129,13 @@ export function projectionState(
         for (const r of replayed) bad.push({ key: ref.key, ...r, reason: 'replay' });
       }
       if (bad.length > 0) {
-        for (const entry of bad) refused(entry);
-        return api.read(ref, signal);
+        for (const entry of bad) api.refused(entry);
+        const drop = state.refused.flatMap((r) =>
+          r.stored === undefined ? [] : [{ ...r, stored: r.stored }],
+        );
+        // Best effort: a failure leaves the entry refused, and the key read from the API, as before.
+        await projection.dropRefused(ref.key, drop).catch(() => 0);
+        return fromApi(ref.key, await api.fallback(ref, signal));
       }
       if (state.pending.length > 0) {
         return {
@@ -109,8 +149,9 @@ export function projectionState(
       // The projection still shows the PodSet our own write replaced: plan from what we wrote.
       const podset = written.get(ref.key)?.podset ?? (state.podset as unknown as PodSetWire);
       const pods = controlledPods(podset, state.pods as unknown as Pod[]);
-      return { kind: 'found', podset, pods: () => Promise.resolve(pods) };
+      return { kind: 'found', podset, authoritative: false, pods: () => Promise.resolve(pods) };
     },
+    confirm: (ref, signal) => api.confirm(ref, signal),
     async created(key, names) {
       await projection.expect(key, 'create', names);
     },
@@ -126,6 +167,14 @@ export function projectionState(
     },
     conflicted(key) {
       behind.add(key);
+    },
+    async ended(key) {
+      // The PodSet's version stays seen (seen-versions.ts): its entry from before cannot be replayed.
+      seen.forget(key);
+      written.delete(key);
+      lastRead.delete(key);
+      behind.delete(key);
+      await projection.forgetExpectations(key);
     },
     forget: (key) => {
       seen.forget(key);

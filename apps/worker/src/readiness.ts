@@ -1,6 +1,7 @@
-// /readyz for the worker: Redis answers PING, the API answers GET /version, and the queue worker is
-// taking work. Each check uses a connection of its own, so a busy worker's queue of requests cannot
-// make it look unready, and a result is reused for a second (probes and scrapers may poll often).
+// /readyz for the worker: Redis answers PING, the API answers GET /version, the queue worker is taking
+// work, and the queue is not paused. Each check uses a connection of its own, so a busy worker's queue of
+// requests cannot make it look unready, and a result is reused for a second (probes and scrapers may poll
+// often).
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '@podset/kube';
 import type { RedisConnector } from '@podset/queue';
@@ -17,6 +18,8 @@ export interface WorkerReadinessOptions {
   working: () => boolean;
   /** Tests: the API check instead of GET /version (throws when the API does not answer). */
   checkApi?: (signal: AbortSignal) => Promise<void>;
+  /** Why the queue hands out no work (paused), or undefined when it does (queue-settings.ts). */
+  checkQueue?: () => Promise<string | undefined>;
 }
 
 export interface WorkerReadiness {
@@ -73,11 +76,21 @@ export function createWorkerReadiness(opts: WorkerReadinessOptions): WorkerReadi
   };
 
   const cached = cachedCheck(async (): Promise<Checks> => {
-    const [r, k] = await Promise.allSettled([pingRedis(), api(AbortSignal.timeout(API_PROBE_TIMEOUT_MS))]);
+    const [r, k, q] = await Promise.allSettled([
+      pingRedis(),
+      api(AbortSignal.timeout(API_PROBE_TIMEOUT_MS)),
+      withTimeout(
+        opts.checkQueue?.() ?? Promise.resolve(undefined),
+        REDIS_PROBE_TIMEOUT_MS,
+        'queue settings',
+      ),
+    ]);
     const checks: Record<string, string> = {
       redis: r.status === 'fulfilled' ? 'ok' : reasonText(r.reason),
       kubernetes: k.status === 'fulfilled' ? 'ok' : reasonText(k.reason),
       worker: opts.working() ? 'ok' : 'stopping',
+      // A queue that cannot be read is the redis check's to report.
+      queue: q.status === 'fulfilled' ? (q.value ?? 'ok') : 'ok',
     };
     return { ready: Object.values(checks).every((v) => v === 'ok'), checks };
   });

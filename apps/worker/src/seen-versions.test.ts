@@ -78,3 +78,37 @@ test('forget drops the pods but keeps the PodSet version: its entry from before 
     'its pod is not held against it',
   );
 });
+
+test('a version above the API lowers to the API: a huge one accepted once does not refuse the true ones for good', () => {
+  const seen = new SeenVersions();
+  seen.check('ns/a', ps('99999999999999999999'), [{ name: 'p1', rv: '99999999999999999999' }]);
+  assert.deepEqual(seen.check('ns/a', ps('12'), [{ name: 'p1', rv: '13' }]), [
+    { kind: 'podset', field: '@ps' },
+    { kind: 'pod', field: 'p1' },
+  ]);
+  // The refusal sent the key to the API, which has the PodSet at 12 and p1 at 13.
+  seen.fromApi('ns/a', ps('12'));
+  seen.podsFromApi('ns/a', [{ name: 'p1', rv: '13' }]);
+  assert.deepEqual(seen.check('ns/a', ps('12'), [{ name: 'p1', rv: '13' }]), [], 'the true ones pass again');
+  assert.deepEqual(
+    seen.check('ns/a', ps('11'), []),
+    [{ kind: 'podset', field: '@ps' }],
+    'older still refused',
+  );
+  seen.fromApi('ns/a', undefined);
+  assert.equal(seen.size, 0, 'gone from the API: forgotten');
+});
+
+test('at most maxKeys keys are remembered, the least recently used forgotten first', () => {
+  const seen = new SeenVersions(2);
+  seen.check('ns/a', ps('10'), [{ name: 'p1', rv: '20' }]);
+  seen.check('ns/b', ps('10'), []);
+  seen.check('ns/a', ps('11'), [{ name: 'p1', rv: '20' }]); // a is used again: b is now the oldest
+  seen.check('ns/c', ps('10'), []);
+  assert.equal(seen.size, 2);
+  assert.deepEqual(seen.check('ns/c', ps('1'), []), [{ kind: 'podset', field: '@ps' }], 'c remembered');
+  assert.deepEqual(seen.check('ns/b', ps('1'), []), [], 'b forgotten: nothing to refuse it against');
+  // Recording b forgot a, the least recently used now.
+  assert.deepEqual(seen.check('ns/a', ps('1'), [{ name: 'p1', rv: '1' }]), [], 'a forgotten, its pods too');
+  assert.equal(seen.size, 2);
+});

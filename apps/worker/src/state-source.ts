@@ -5,11 +5,14 @@
 //   api-state.ts         GET the PodSet and a consistent LIST of its pods, every time
 //   projection-state.ts  the watcher's per-PodSet state in Redis, with expectations of our own writes;
 //                        the API when the projection is not complete, or after a 409
+// A read says whether it came from the API (authoritative). Redis decides whether to act; the API decides
+// what: a plan from a read that is not authoritative that would create or delete a pod is made again from
+// `confirm` (the API's read) and only that plan is carried out.
 import type { Kube, Pod, PodSetWire } from '@podset/kube';
 import type { RedisClient } from '@podset/queue';
 import { parseKey } from '@podset/reconcile';
-import type { EntryTags } from '@podset/state';
-import { apiState } from './api-state.ts';
+import type { EntryTags, OutOfBoundsValue } from '@podset/state';
+import { apiState, readFromApi } from './api-state.ts';
 import { projectionState, redisProjection, type RefusedEntry } from './projection-state.ts';
 
 /** A PodSet's queue key, parsed once. */
@@ -31,6 +34,8 @@ export type KeyState =
   | {
       kind: 'found';
       podset: PodSetWire;
+      /** Read from the API (not from Redis): a plan made from it may create and delete. */
+      authoritative: boolean;
       /** The pods it controls (by owner UID), read when first asked (a parked key never asks). */
       pods(): Promise<Pod[]>;
     }
@@ -40,6 +45,8 @@ export type KeyState =
 
 export interface StateSource {
   read(ref: PodSetRef, signal?: AbortSignal): Promise<KeyState>;
+  /** The API's state of the key, read before acting on a plan made from a read that was not the API's. */
+  confirm(ref: PodSetRef, signal?: AbortSignal): Promise<KeyState>;
   /** Pods this reconcile created: a later read shows them, or waits until it does. */
   created(key: string, names: readonly string[]): Promise<void>;
   /** Pods this reconcile deleted (or saw already deleting): a later read no longer counts them, or waits. */
@@ -48,12 +55,23 @@ export interface StateSource {
   wrote(key: string, podset: PodSetWire): Promise<void>;
   /** Our write of the PodSet met a 409: what we read was behind; the next read must be the API's. */
   conflicted(key: string): void;
+  /**
+   * The API no longer has the PodSet read (404, or another UID): forget what is kept of the key (its
+   * expectations, its versions seen and own writes) so that nothing of it is acted on again.
+   */
+  ended(key: string): Promise<void>;
   /** A deleted PodSet's state kept for it (its finalizer is about to go). Resolves to what was removed. */
   forget(key: string): Promise<number>;
 }
 
 /** STATE_SOURCE: where the workers read a key's state. */
 export type StateSourceKind = 'api' | 'projection';
+
+/**
+ * Why the projection's source read the API: `acting` (a plan would create or delete), `fallback` (the
+ * projection could not answer: not complete, a refused entry, the read after a 409).
+ */
+export type ApiReadReason = 'acting' | 'fallback';
 
 /**
  * The one place that chooses: at start-up, from STATE_SOURCE. The projection is read only with `tags`
@@ -69,9 +87,27 @@ export function openStateSource(
     queueName: string;
     tags: EntryTags | undefined;
     refused: (entry: RefusedEntry) => void;
+    /** Told of expectations and epoch counters out of bounds (ignored; see out-of-bounds.ts). */
+    outOfBounds?: (value: OutOfBoundsValue) => void;
+    /** Each API read pair of the projection's source (none are counted for STATE_SOURCE=api). */
+    apiRead?: (reason: ApiReadReason) => void;
   },
 ): StateSource {
   const api = apiState(deps.kube);
   if (kind === 'api' || deps.tags === undefined) return api;
-  return projectionState(redisProjection({ ...deps, tags: deps.tags }), api, deps.refused);
+  const counted = deps.apiRead ?? (() => undefined);
+  return projectionState(redisProjection({ ...deps, tags: deps.tags }), {
+    fallback: (ref, signal) => {
+      counted('fallback');
+      return api.read(ref, signal);
+    },
+    // From the API server's watch cache (resourceVersion=0): the projection already showed this worker's
+    // own creates and deletes (its expectations were met), and the watch that fed it is served from that
+    // cache; docs/architecture.md says what a lagging cache can and cannot cost.
+    confirm: (ref, signal) => {
+      counted('acting');
+      return readFromApi(deps.kube, ref, 'cached', signal);
+    },
+    refused: deps.refused,
+  });
 }

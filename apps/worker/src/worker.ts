@@ -11,19 +11,26 @@ import {
   type RedisClient,
   type RedisConnector,
 } from '@podset/queue';
-import { EntryTags, stateSourceEnv, type TagKeys } from '@podset/state';
+import {
+  EntryTags,
+  EXPECTATION_CLOCK_SKEW_MS,
+  EXPECTATION_TTL_MS,
+  stateSourceEnv,
+  type TagKeys,
+} from '@podset/state';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { parkedPrefixOf } from '@podset/redis';
+import { bullKeys, jobPrefixOf, parkedPrefixOf } from '@podset/redis';
 import { eventLogKey } from './config.ts';
-import { createController, type Controller, type Planner } from './controller.ts';
+import { createController, DEFAULT_PARKED_RETRY_MS, type Controller, type Planner } from './controller.ts';
 import { createEventRecorder } from './events.ts';
 import { traceReconcile, tracedEvents } from './reconcile-tracing.ts';
 import type { Tracer } from '@opentelemetry/api';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.ts';
-import { redisParkStore } from './park-store.ts';
+import { PARK_CLOCK_SKEW_MS, redisParkStore } from './park-store.ts';
 import { keyInScope } from './namespace-scope.ts';
+import { watchQueueSettings } from './queue-settings.ts';
 import { createWorkerReadiness, type WorkerReadiness } from './readiness.ts';
 import { openStateSource, type StateSourceKind } from './state-source.ts';
 import { STORE_CLIENT_TUNING } from './store-client.ts';
@@ -141,6 +148,15 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
   const watchNamespaces = settings.watchNamespaces ?? [];
   const queueWorker = startQueueWorker(settings, { redis, controller, metrics, log, watchNamespaces, deps });
 
+  // The queue's settings in Redis: a pause alerted, foreign global limits removed (queue-settings.ts).
+  const queueSettings = watchQueueSettings({
+    client: storeRedis,
+    metaKey: bullKeys(jobPrefixOf(settings.queuePrefix, settings.queueName)).meta,
+    log,
+    outOfBounds: metrics.onOutOfBounds,
+    paused: metrics.setQueuePaused,
+  });
+
   // 4. /metrics and /readyz.
   let stopping = false;
   let probes: WorkerReadiness | undefined;
@@ -151,6 +167,7 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
       kubeConfig: settings.kubeConfig,
       userAgent,
       working: () => !stopping && queueWorker.worker.isRunning(),
+      checkQueue: queueSettings.check,
       ...(deps.checkApi !== undefined ? { checkApi: deps.checkApi } : {}),
     });
     server = await startOpsServer({
@@ -193,6 +210,7 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
           'worker stopping: no new work, finishing active reconciles',
         );
         await queueWorker.close();
+        queueSettings.close();
         storeRedis.disconnect();
         probes?.close();
         // Close the connection pool only of a client we built (an injected one belongs to its owner).
@@ -204,6 +222,12 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
     },
   };
 }
+
+/** The bound each projection value out of bounds broke (libs/state's reader ignored it). */
+const PROJECTION_BOUNDS = {
+  expectation: `expires more than ${(EXPECTATION_TTL_MS + EXPECTATION_CLOCK_SKEW_MS) / 1000} s ahead, or is not of a worker's making`,
+  epoch: 'not a whole number of at most 15 digits',
+} as const;
 
 interface ControllerParts {
   kube: Kube;
@@ -247,10 +271,15 @@ function buildController(settings: WorkerSettings, deps: WorkerDeps, parts: Cont
           'projected entry refused (its integrity tag, its key or its version does not hold): reading the key from the API',
         );
       },
+      outOfBounds: (value) => metrics.onOutOfBounds({ ...value, why: PROJECTION_BOUNDS[value.what] }),
+      apiRead: metrics.onApiRead,
     }),
+    onKeyEnded: metrics.onKeyEnded,
     // Parked keys outlive the failed job.
     parkStore: redisParkStore(storeRedis, {
       prefix: parkedPrefixOf(settings.queuePrefix, settings.queueName),
+      maxAheadMs: (settings.parkedRetryMs ?? DEFAULT_PARKED_RETRY_MS) + PARK_CLOCK_SKEW_MS,
+      outOfBounds: metrics.onOutOfBounds,
     }),
     cleanup: (key) => parts.forgetKey(key, logKey),
     options: {

@@ -5,7 +5,9 @@ import * as planner from '@podset/reconcile';
 import { EntryTags } from '@podset/state';
 import { pino } from 'pino';
 import { createController, type Controller, type ControllerDeps } from '../src/controller.ts';
+import { apiState, readFromApi } from '../src/api-state.ts';
 import { createEventRecorder } from '../src/events.ts';
+import type { ApiReads } from '../src/projection-state.ts';
 import type { StateSource } from '../src/state-source.ts';
 
 export const log = pino({ level: 'silent' });
@@ -18,6 +20,19 @@ export function noRefusal(entry: { key: string; field: string; reason: string })
   throw new Error(
     `projected entry ${entry.key} ${entry.field} refused (${entry.reason}) where nothing was forged`,
   );
+}
+
+/**
+ * The API reads of a projection's source as the worker opens them: consistent for a fallback, from the
+ * watch cache (resourceVersion=0) before acting; `refused` hears of refused entries (default: none expected).
+ */
+export function apiReads(kube: Kube, refused: ApiReads['refused'] = noRefusal): ApiReads {
+  const api = apiState(kube);
+  return {
+    fallback: (ref, signal) => api.read(ref, signal),
+    confirm: (ref, signal) => readFromApi(kube, ref, 'cached', signal),
+    refused,
+  };
 }
 
 /** Creates namespace `name`, so a test sees only its own pods and audit entries. */
@@ -56,6 +71,7 @@ export interface TestControllerOptions {
   /** Record only Warning events (the tests that count API calls don't want the Normal ones). */
   warningsOnly?: boolean;
   planner?: ControllerDeps['planner'];
+  onKeyEnded?: ControllerDeps['onKeyEnded'];
 }
 
 /** The real controller on `kube`, with the real planner unless told, its events recorded as `test`. */
@@ -71,6 +87,7 @@ export function testController(kube: Kube, o: TestControllerOptions): Controller
     }),
     log,
     ...(o.state !== undefined ? { state: o.state } : {}),
+    ...(o.onKeyEnded !== undefined ? { onKeyEnded: o.onKeyEnded } : {}),
     options: {
       createBurst: o.createBurst ?? 8,
       ...(o.notReadyRequeueMs !== undefined ? { reconcile: { notReadyRequeueMs: o.notReadyRequeueMs } } : {}),

@@ -7,9 +7,8 @@ import type { ProjectedPod, ProjectedPodSet } from '@podset/state';
 import { ProjectionPair as Projection } from '../../../libs/state/test/support/projection-pair.ts';
 import { waitFor } from '@podset/testkit';
 import { useSimCluster } from '@podset/testkit/sim-cluster';
-import { apiState } from '../src/api-state.ts';
 import { projectionState, type StateProjection } from '../src/projection-state.ts';
-import { createPodSet, testController, noRefusal, testTags } from './kube-sim-setup.ts';
+import { apiReads, createPodSet, testController, testTags } from './kube-sim-setup.ts';
 
 const { sim, kube, client } = useSimCluster({ sim: { controllers: false }, redis: true });
 let seq = 0;
@@ -17,7 +16,7 @@ let seq = 0;
 /** The controller on `projection`; `k` is the API it writes through (its fallback reads the real one). */
 function controllerWith(projection: StateProjection, k = kube) {
   return testController(k, {
-    state: projectionState(projection, apiState(kube), noRefusal),
+    state: projectionState(projection, apiReads(kube)),
     notReadyRequeueMs: 200,
     warningsOnly: true,
   });
@@ -48,47 +47,83 @@ async function foldPods(projection: Projection, key: string, name: string): Prom
   }
 }
 
-function readsSince(since: string): string[] {
+/** The reads since `mark` (sim.audit.mark(): exact, where a clock reading is not within a millisecond). */
+function readsAfter(mark: number): string[] {
   return sim.audit
-    .query({ namespace: 'default', since })
+    .query({ namespace: 'default', after: mark })
     .filter((e) => e.verb === 'get' || e.verb === 'list')
     .map((e) => `${e.verb} ${e.resource}`);
 }
 
-test('a reconcile reads the projection, not the API; its creates are expected until they show', async () => {
+test('a reconcile decides from the projection; the one that creates plans again from one API read', async () => {
   const { name, key, projection } = await setUp(3);
   const controller = controllerWith(projection);
-  const since = new Date().toISOString();
+  let mark = sim.audit.mark();
   await controller.syncHandler(key);
-  assert.deepEqual(readsSince(since), [], 'no GET of the PodSet, no LIST of its pods');
+  assert.deepEqual(readsAfter(mark), ['get podsets', 'list pods'], 'one read pair: the plan acts');
   assert.equal((await podsOf(name)).length, 3);
   assert.equal((await projection.read(key))?.pending.length, 3, 'its 3 creates are expected');
 
   // The watch is stalled: the projection shows no pod. Planning on it would create 3 more.
+  mark = sim.audit.mark();
   assert.deepEqual(await controller.syncHandler(key), {
     requeueAfterMs: 1_000,
     reason: 'Expectations',
   });
+  assert.deepEqual(readsAfter(mark), [], 'a reconcile that waits reads nothing');
   assert.equal((await podsOf(name)).length, 3, 'nothing created twice');
 
   // The watcher catches up: the creates show, the expectations are met, the reconcile plans again.
   await foldPods(projection, key, name);
   assert.deepEqual((await projection.read(key))?.pending, []);
+  mark = sim.audit.mark();
   await controller.syncHandler(key);
+  assert.deepEqual(readsAfter(mark), [], 'a reconcile that creates and deletes nothing reads no API');
   assert.equal((await podsOf(name)).length, 3, 'the 3 pods it sees are the 3 it wants');
 });
 
-test('control: without its expectations the same stale projection would create twice', async () => {
+test('without its expectations a stale projection still creates nothing twice: the API read decides', async () => {
   const { name, key, projection } = await setUp(3);
   const forgetful: StateProjection = {
     read: (k) => projection.read(k),
     expect: async () => 0,
+    dropRefused: async () => 0,
+    forgetExpectations: async () => 0,
     forget: (k) => projection.forget(k),
   };
   const controller = controllerWith(forgetful);
   await controller.syncHandler(key);
+  const mark = sim.audit.mark();
   await controller.syncHandler(key);
-  assert.equal((await podsOf(name)).length, 6, 'this is what the expectations prevent');
+  assert.deepEqual(readsAfter(mark), ['get podsets', 'list pods'], 'one read pair before acting');
+  assert.equal((await podsOf(name)).length, 3, 'the API shows the 3 pods the projection does not');
+});
+
+test('a projected PodSet the API no longer has: no pod is created, the key ends, its expectations go', async () => {
+  const { name, key, projection } = await setUp(2);
+  await kube.podSets.patch('default', name, { metadata: { finalizers: [] } });
+  await kube.podSets.delete('default', name);
+  const forgotten: string[] = [];
+  const spied: StateProjection = {
+    read: (k) => projection.read(k),
+    expect: (k, what, names) => projection.expect(k, what, names),
+    dropRefused: async () => 0,
+    forgetExpectations: (k) => {
+      forgotten.push(k);
+      return projection.forgetExpectations(k);
+    },
+    forget: (k) => projection.forget(k),
+  };
+  const ended: string[] = [];
+  const controller = testController(kube, {
+    state: projectionState(spied, apiReads(kube)),
+    warningsOnly: true,
+    onKeyEnded: (reason) => ended.push(reason),
+  });
+  for (let i = 0; i < 3; i++) assert.deepEqual(await controller.syncHandler(key), {}, 'done, no retry');
+  assert.deepEqual(ended, ['NotFound', 'NotFound', 'NotFound']);
+  assert.deepEqual(forgotten, [key, key, key]);
+  assert.deepEqual(await podsOf(name), [], 'nothing created for a PodSet the API no longer has');
 });
 
 test('a projection that is not ready yet (no complete relist): the reconcile reads the API', async () => {
@@ -100,9 +135,9 @@ test('a projection that is not ready yet (no complete relist): the reconcile rea
     tags: testTags,
   });
   await createPodSet(kube, 'default', name, 2, { finalized: true });
-  const since = new Date().toISOString();
+  const mark = sim.audit.mark();
   await controllerWith(projection).syncHandler(`default/${name}`);
-  assert.deepEqual(readsSince(since).sort(), ['get podsets', 'list pods']);
+  assert.deepEqual(readsAfter(mark).sort(), ['get podsets', 'list pods']);
   assert.equal((await podsOf(name)).length, 2);
 });
 

@@ -18,7 +18,7 @@ import {
   createNamespace,
   createPodSet as createPodSetIn,
   testController,
-  noRefusal,
+  apiReads,
   testTags,
 } from './kube-sim-setup.ts';
 
@@ -84,7 +84,7 @@ const modes: Record<string, (ns: string) => Promise<StateSource>> = {
       tags: testTags,
     });
     await feed(projection, ns);
-    return projectionState(projection, apiState(kube), noRefusal);
+    return projectionState(projection, apiReads(kube));
   },
 };
 

@@ -11,7 +11,7 @@ import { useSimCluster } from '@podset/testkit/sim-cluster';
 import { apiState } from '../src/api-state.ts';
 import { projectionState } from '../src/projection-state.ts';
 import { podSetRef, type KeyState, type PodSetRef, type StateSource } from '../src/state-source.ts';
-import { createPodSet, noRefusal, testTags } from './kube-sim-setup.ts';
+import { apiReads, createPodSet, testTags } from './kube-sim-setup.ts';
 
 let seq = 0;
 
@@ -28,7 +28,7 @@ interface World {
 
 const implementations: Record<string, (projection: Projection) => StateSource> = {
   api: () => apiState(kube),
-  projection: (projection) => projectionState(projection, apiState(kube), noRefusal),
+  projection: (projection) => projectionState(projection, apiReads(kube)),
 };
 
 async function world(impl: string): Promise<World> {

@@ -60,6 +60,16 @@ test('GET carries the bearer token and returns the parsed object; counted by ver
   assert.deepEqual(kube.client.requestCounts(), [{ verb: 'get', code: 200, count: 1 }]);
 });
 
+test("GET with resourceVersion '0' asks for the watch cache's copy; without it the read is consistent", async () => {
+  seen.length = 0;
+  respond = (_req, res) => res.end(JSON.stringify({ metadata: { name: 'web', uid: 'u1' } }));
+  const kube = createKube(kc);
+  await kube.podSets.get('default', 'web', { resourceVersion: '0' });
+  await kube.podSets.get('default', 'web');
+  assert.equal(seen[0]?.url, '/apis/podset.io/v1/namespaces/default/podsets/web?resourceVersion=0');
+  assert.equal(seen[1]?.url, '/apis/podset.io/v1/namespaces/default/podsets/web');
+});
+
 test('LIST: consistent read has no resourceVersion; NotOlderThan passes both parameters', async () => {
   seen.length = 0;
   respond = (_req, res) => res.end(JSON.stringify({ metadata: { resourceVersion: '42' }, items: [] }));

@@ -458,12 +458,21 @@ export class ResourceClient<T extends KubeObject> {
     this.#resource = ref.group === '' ? ref.plural : `${ref.plural}.${ref.group}`;
   }
 
-  get(namespace: string | undefined, name: string, opts: { signal?: AbortSignal } = {}): Promise<T> {
+  /**
+   * `resourceVersion: '0'` lets the API server answer from its watch cache (any version it holds, no
+   * quorum read of etcd); omitted, the read is consistent.
+   */
+  get(
+    namespace: string | undefined,
+    name: string,
+    opts: { signal?: AbortSignal; resourceVersion?: string } = {},
+  ): Promise<T> {
     return this.client.request<T>({
       verb: 'get',
       method: 'GET',
       path: resourcePath(this.ref, namespace, name),
       resource: this.#resource,
+      ...(opts.resourceVersion !== undefined ? { query: { resourceVersion: opts.resourceVersion } } : {}),
       ...signalOf(opts),
     });
   }

@@ -10,9 +10,24 @@ local function podDeleting(entry)
   return string.find(entry, '^[^\t]*\t[^\t]*\t[^\t]*\t[^\t]*\t[^\t]*\t[^\t]') ~= nil
 end
 -- An expectation (expect.lua writes them) is `kind expiry \t epoch`: 'c' or 'd', the ms it holds until, the
--- pods stream's epoch when it was recorded.
-local function expectationExpiry(v)
-  return tonumber(string.match(v, '^.(%d+)')) or 0
+-- pods stream's epoch when it was recorded. No worker records one for longer than EXPECTATION_TTL_MS (the
+-- twin of projection-reader.ts's), so an expiry further ahead (beyond the clocks' skew), or a value of
+-- another shape, was not written
+-- by a worker: it is out of bounds, and taken as expired (else it would hold a PodSet's reconciles, its
+-- deletion too, for ever).
+-- The workers' clocks differ a little (EXPECTATION_CLOCK_SKEW_MS): one recorded by a worker whose clock is
+-- ahead must not look out of bounds to another, which would then plan without it and create twice.
+local EXPECTATION_TTL_MS = 300000
+local EXPECTATION_CLOCK_SKEW_MS = 60000
+-- The expiry of a well-formed expectation within bounds; nil for one out of bounds.
+local function boundedExpiry(v, now)
+  local expiry = tonumber(string.match(v, '^[cd](%d+)\t%d+$') or '')
+  if not expiry or expiry > now + EXPECTATION_TTL_MS + EXPECTATION_CLOCK_SKEW_MS then return nil end
+  return expiry
+end
+-- The ms an expectation holds until: 0 (expired) when out of bounds.
+local function expectationExpiry(v, now)
+  return boundedExpiry(v, now) or 0
 end
 -- What an event changed of what a plan reads ('none' | 'status' | 'plan'), from the digest last requested
 -- (false: none) and the event's: the twin of entry.ts's inputsChange. A pod's digest is its plan half's 16

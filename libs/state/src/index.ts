@@ -4,13 +4,14 @@ export {
   type FoldItem,
   type FoldOptions,
   type FoldType,
+  type OutOfBoundsValue,
   type ProjectedPodSet,
   type ProjectedState,
   type ProjectionOptions,
   type Refusal,
 } from './projection.ts';
 export { ProjectionWriter, type ProjectionWriterOptions } from './projection-writer.ts';
-export { ProjectionReader } from './projection-reader.ts';
+export { EXPECTATION_CLOCK_SKEW_MS, EXPECTATION_TTL_MS, ProjectionReader } from './projection-reader.ts';
 export {
   inputsChange,
   podDigest,

@@ -7,8 +7,13 @@ import { decodePod, ENTRY_LUA, type ProjectedPod } from './entry.ts';
 import { VerifiedEntries } from './verified-entries.ts';
 import { ProjectionKeys, type ProjectedPodSet, type ProjectedState, type Refusal } from './projection.ts';
 
-/** How long an expectation holds at most (the ReplicaSet controller's 5 minutes). */
-const EXPECTATION_TTL_MS = 5 * 60_000;
+/**
+ * How long an expectation holds at most (the ReplicaSet controller's 5 minutes). Its Lua twin (entry.lua)
+ * takes one that expires further ahead than this plus EXPECTATION_CLOCK_SKEW_MS as out of bounds.
+ */
+export const EXPECTATION_TTL_MS = 5 * 60_000;
+/** How far the workers' clocks may differ (the twin of entry.lua's). */
+export const EXPECTATION_CLOCK_SKEW_MS = 60_000;
 
 // The scripts (read once, when this module loads): the rules they use, then their body. What each takes
 // (KEYS, ARGV) and answers is written at the top of its body's file.
@@ -16,6 +21,7 @@ const lua = (name: string) => new URL(`./lua/${name}.lua`, import.meta.url);
 const RULES = [RV_NEWER_LUA, ENTRY_LUA];
 const EXPECT = luaScriptOf(...RULES, lua('expect'));
 const READ = luaScriptOf(...RULES, lua('read'));
+const DROP = luaScriptOf(lua('drop'));
 
 /** The worker's side of the projection: it reads, records expectations and forgets a deleted PodSet. */
 export class ProjectionReader extends ProjectionKeys {
@@ -34,6 +40,26 @@ export class ProjectionReader extends ProjectionKeys {
     return await this.client.del(k.pods, k.expect, k.requested);
   }
 
+  /**
+   * Drops the key's expectations: the API no longer has the PodSet they were made for (404, or another
+   * UID), so nothing must wait for them. Returns the keys removed.
+   */
+  async forgetExpectations(key: string): Promise<number> {
+    return await this.client.del(this.keys(key).expect);
+  }
+
+  /**
+   * Removes refused pod entries (their tag does not check), each only while it still holds the text that
+   * was refused: the fold never replaces an entry whose resourceVersion looks newer, so a forged one with
+   * a huge resourceVersion would otherwise stay, and keep its key off the projection, for good. Once it is
+   * gone the pod's next event is folded afresh. Returns how many were removed.
+   */
+  async dropRefused(key: string, entries: readonly { field: string; stored: string }[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    const args = entries.flatMap((e) => [e.field, e.stored]);
+    return Number(await runScript(this.client, DROP, [this.keys(key).pods], args));
+  }
+
   /** Records pods a worker created ('create') or deleted ('delete') until the projection shows them. */
   async expect(
     key: string,
@@ -46,21 +72,21 @@ export class ProjectionReader extends ProjectionKeys {
     // The pods stream's epoch now (the watcher's stream of all namespaces, or of the key's one): a relist
     // begun after this and not listing a created pod ends the wait (see sweep).
     const ns = parseKey(key)?.namespace ?? '';
-    return Number(
-      await runScript(
-        this.client,
-        EXPECT,
-        [k.pods, k.expect],
-        [
-          String(this.clock.now()),
-          String(ttlMs),
-          what === 'create' ? 'c' : 'd',
-          this.keyspace.epoch('pods/*'),
-          this.keyspace.epoch(`pods/${ns}`),
-          ...names,
-        ],
-      ),
-    );
+    const [recorded, unboundedEpochs] = (await runScript(
+      this.client,
+      EXPECT,
+      [k.pods, k.expect],
+      [
+        String(this.clock.now()),
+        String(Math.min(ttlMs, EXPECTATION_TTL_MS)),
+        what === 'create' ? 'c' : 'd',
+        this.keyspace.epoch('pods/*'),
+        this.keyspace.epoch(`pods/${ns}`),
+        ...names,
+      ],
+    )) as [number, number];
+    if (unboundedEpochs > 0) this.outOfBounds?.({ what: 'epoch', key, count: unboundedEpochs });
+    return recorded;
   }
 
   /** The key's state in one round trip; undefined while the projection is not complete. */
@@ -71,9 +97,10 @@ export class ProjectionReader extends ProjectionKeys {
       READ,
       [k.pods, k.expect],
       [String(this.clock.now()), k.podset, this.readyKey],
-    )) as [number, string, ...string[]];
+    )) as [number, string, number, ...string[]];
     if (out[0] !== 1) return undefined;
-    const rest = out.slice(2) as string[];
+    if (out[2] > 0) this.outOfBounds?.({ what: 'expectation', key, count: out[2] });
+    const rest = out.slice(3) as string[];
     const split = rest.indexOf('');
     const refused: Refusal[] = [];
     const pods: ProjectedPod[] = [];
@@ -83,7 +110,7 @@ export class ProjectionReader extends ProjectionKeys {
       const pod = this.#entry('pod', key, name, rest[i + 1]!, known, (e) =>
         decodePod(name, key, e.payload, e.rv),
       );
-      if (pod === undefined) refused.push({ kind: 'pod', field: name, reason: 'tag' });
+      if (pod === undefined) refused.push({ kind: 'pod', field: name, reason: 'tag', stored: rest[i + 1]! });
       else pods.push(pod as ProjectedPod);
     }
     let podset: ProjectedPodSet | undefined;

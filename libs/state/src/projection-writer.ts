@@ -96,7 +96,7 @@ const FOLD_FN = [STORED, readLua(lua('fold'))].join('\n');
 const FOLD_EACH_BODY = [KEYSPACE_LUA, readLua(lua('fold-each'))].join('\n');
 const FOLD = luaScriptOf(...RULES, FOLD_FN, lua('fold-one'));
 const FOLD_LISTED = luaScriptOf(...RULES, STORED, lua('fold-listed'));
-const SWEEP = luaScriptOf(lua('sweep'));
+const SWEEP = luaScriptOf(ENTRY_LUA, lua('sweep'));
 const NEXT_EPOCH = luaScriptOf(lua('next-epoch'));
 
 export interface ProjectionWriterOptions extends ProjectionOptions {

@@ -65,7 +65,10 @@ export interface FoldItem {
 }
 
 export interface FoldOptions {
-  /** The caller requests the key anyway (a relist requests every key): record it as requested now. */
+  /**
+   * A relisted object: the caller requests the key anyway (a relist requests every key), so it is recorded as
+   * requested now; and it replaces the stored entry whatever their resourceVersions (a relist is authoritative).
+   */
   requestedAnyway?: boolean;
 }
 
@@ -86,6 +89,8 @@ export interface Refusal {
   /** The pod's name; '@ps' for the PodSet. */
   field: string;
   reason: 'tag' | 'key';
+  /** A refused pod entry's stored text: dropRefused removes the entry only while it is still this. */
+  stored?: string;
 }
 
 /** Where a projection is and how its entries are checked: what both sides are given. */
@@ -102,6 +107,18 @@ export interface ProjectionOptions {
   tags?: EntryTags;
   /** The time expectations and tombstones expire by. Default: the system clock. */
   clock?: Clock;
+  /**
+   * Told of values read from Redis that no writer of this code makes (an expectation expiring further
+   * ahead than its ttl, an epoch counter that is not a small whole number): they were ignored.
+   */
+  outOfBounds?: (value: OutOfBoundsValue) => void;
+}
+
+/** A value the reader ignored because it was out of bounds: what it was, of which PodSet key, how many. */
+export interface OutOfBoundsValue {
+  what: 'expectation' | 'epoch';
+  key: string;
+  count: number;
 }
 
 /** The keys both sides address, and what both hold. */
@@ -109,10 +126,12 @@ export class ProjectionKeys {
   protected readonly client: RedisClient;
   protected readonly clock: Clock;
   protected readonly tags: EntryTags | undefined;
+  protected readonly outOfBounds: ((value: OutOfBoundsValue) => void) | undefined;
   readonly keyspace: ProjectionKeyspace;
 
   constructor(opts: ProjectionOptions) {
     this.client = opts.client;
+    this.outOfBounds = opts.outOfBounds;
     this.clock = opts.clock ?? systemClock;
     this.tags = opts.tags;
     this.keyspace = projectionKeyspace(opts.prefix, opts.queueName);

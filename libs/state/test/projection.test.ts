@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Clock } from '@podset/runtime';
 import { useRedis } from '@podset/testkit';
-import type { Fold, FoldItem, FoldType, ProjectedPod, ProjectedPodSet } from '../src/projection.ts';
+import { EntryTags } from '../src/integrity.ts';
+import type {
+  Fold,
+  FoldItem,
+  FoldType,
+  OutOfBoundsValue,
+  ProjectedPod,
+  ProjectedPodSet,
+} from '../src/projection.ts';
+import { EXPECTATION_CLOCK_SKEW_MS, EXPECTATION_TTL_MS } from '../src/projection-reader.ts';
 import { ProjectionPair as Projection } from './support/projection-pair.ts';
 
 const redis = useRedis();
@@ -235,14 +244,64 @@ test('a relist fold is recorded as requested (the relist requests every key itse
   assert.equal((await p.foldPod('ns/web', 'MODIFIED', pod('r', '81', { node: 'n1' }), 1)).owed, false);
 });
 
-test('a newer version folded outside a relist survives a relist that listed an older one (not swept)', async () => {
+test('a relist replaces a stored version newer than the one it listed (the cluster went back in time)', async () => {
   const p = await projection();
   await p.foldPodSet('ns/web', 'MODIFIED', podset('91', 1, { replicas: 3 }), 0);
   const epoch = await p.nextEpoch('podsets/ns');
-  // The relist listed the PodSet before that write: older RV, not folded over it, but seen.
+  // etcd restored from a backup: the API lists the PodSet at an older version than the projection holds.
   await p.foldPodSet('ns/web', 'ADDED', podset('90', 1), epoch, { requestedAnyway: true });
   assert.equal(await p.sweep('podset', 'ns', epoch), 0);
-  assert.equal((await p.read('ns/web'))?.podset?.metadata.resourceVersion, '91');
+  assert.equal((await p.read('ns/web'))?.podset?.metadata.resourceVersion, '90');
+  // The watch that follows the relist folds what changed after the list, in resourceVersion order.
+  await folded(p.foldPodSet('ns/web', 'MODIFIED', podset('92', 2), epoch));
+  assert.equal((await p.read('ns/web'))?.podset?.metadata.generation, 2);
+  await folded(p.foldPodSet('ns/web', 'MODIFIED', podset('91', 1), epoch));
+  assert.equal((await p.read('ns/web'))?.podset?.metadata.generation, 2, 'an older watch event still loses');
+});
+
+test('a relist after an API server restarted empty: the projection is exactly what it listed', async () => {
+  const p = await projection();
+  const gen = (rv: string, uid: string) => ({
+    ...podset(rv, 1),
+    metadata: { ...podset(rv, 1).metadata, uid },
+  });
+  await folded(p.foldPodSet('ns/web', 'ADDED', gen('500', 'old-uid'), 0));
+  for (const name of ['a', 'b', 'c'])
+    await folded(p.foldPod('ns/web', 'ADDED', pod(name, `50${name.charCodeAt(0) % 10}`), 0));
+  await folded(p.foldPod('ns/web', 'DELETED', pod('c', '600'), 0)); // a tombstone of the old world
+  const podsEpoch = await p.nextEpoch('pods/ns');
+  const setsEpoch = await p.nextEpoch('podsets/ns');
+  // The new world: the PodSet made again (new uid, low resourceVersions), one pod of an old name, one new.
+  await p.foldListed('podset', [{ key: 'ns/web', object: gen('3', 'new-uid') }], setsEpoch);
+  await p.foldListed(
+    'pod',
+    [
+      { key: 'ns/web', object: pod('a', '4', { phase: 'Running' }) },
+      { key: 'ns/web', object: pod('c', '5') },
+    ],
+    podsEpoch,
+  );
+  assert.equal(await p.sweep('podset', 'ns', setsEpoch), 0);
+  assert.equal(await p.sweep('pod', 'ns', podsEpoch), 1, 'b: not listed');
+  const state = await p.read('ns/web');
+  assert.equal(state?.podset?.metadata.uid, 'new-uid');
+  assert.equal(state?.podset?.metadata.resourceVersion, '3');
+  assert.deepEqual(
+    state?.pods.map((x) => [x.metadata.name, x.metadata.resourceVersion, x.status?.phase]).sort(),
+    [
+      ['a', '4', 'Running'],
+      ['c', '5', undefined],
+    ],
+  );
+});
+
+test('a relist keeps an entry stamped by a newer relist (a stale leader relisting late)', async () => {
+  const p = await projection();
+  const stale = await p.nextEpoch('podsets/ns');
+  const fresh = await p.nextEpoch('podsets/ns');
+  await p.foldListed('podset', [{ key: 'ns/web', object: podset('20', 2) }], fresh);
+  await p.foldListed('podset', [{ key: 'ns/web', object: podset('10', 1) }], stale);
+  assert.equal((await p.read('ns/web'))?.podset?.metadata.generation, 2);
 });
 
 test('forget keeps the PodSet being deleted (a failed finalizer removal is retried); its DELETED ends it', async () => {
@@ -420,6 +479,38 @@ test("a relist whose epoch counter Redis lost (a restart dropped its last writes
   assert.equal(await p.epoch('pods/*'), epoch, 'the counter is back at the relist epoch');
 });
 
+test('a relist that lists alive a pod whose delete was awaited since before it began ends that wait (etcd restored)', async () => {
+  const p = await projection();
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '500', { phase: 'Running' }), 1));
+  await folded(p.foldPod('ns/web', 'ADDED', pod('b', '501', { phase: 'Running' }), 1));
+  await client.set(p.keyspace.epoch('pods/*'), '1');
+  assert.equal(await p.expect('ns/web', 'delete', ['a', 'b']), 2);
+  const epoch = await p.nextEpoch('pods/*', 1);
+  // The cluster went back to before the deletes: a listed alive; b listed being deleted (its delete shows).
+  await p.foldListed(
+    'pod',
+    [
+      { key: 'ns/web', object: pod('a', '40', { phase: 'Running' }) },
+      { key: 'ns/web', object: pod('b', '41', { phase: 'Running', deleting: true }) },
+    ],
+    epoch,
+  );
+  assert.equal(await p.expect('ns/web', 'delete', ['c-after']), 0, 'not there: nothing to await');
+  await p.sweep('pod', undefined, epoch);
+  assert.deepEqual((await p.read('ns/web'))?.pending, []);
+});
+
+test('a delete awaited since the relist began is not ended by it, even when it listed the pod alive', async () => {
+  const p = await projection();
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10', { phase: 'Running' }), 1));
+  const epoch = await p.nextEpoch('pods/*', 1);
+  // Recorded after the relist began: its list may have been taken before the delete.
+  assert.equal(await p.expect('ns/web', 'delete', ['a']), 1);
+  await p.foldListed('pod', [{ key: 'ns/web', object: pod('a', '10', { phase: 'Running' }) }], epoch);
+  await p.sweep('pod', undefined, epoch);
+  assert.deepEqual((await p.read('ns/web'))?.pending, ['a']);
+});
+
 test('foldEach (a burst of watch events) answers and leaves what one fold per event does, each at its own epoch', async () => {
   const one = await projection();
   const each = await projection();
@@ -545,8 +636,8 @@ test('foldListed (a relist page) leaves what one fold per object, requested anyw
   const pods: { key: string; object: ProjectedPod }[] = [
     { key: 'ns/web', object: pod('a', '15', { deleting: true }) }, // its awaited delete shows
     { key: 'ns/web', object: pod('b', '16') }, // still awaited: its delete has not shown
-    { key: 'ns/web', object: pod('c', '9') }, // older than the one folded: only marked seen
-    { key: 'ns/web', object: pod('d', '13') }, // older than its tombstone
+    { key: 'ns/web', object: pod('c', '9') }, // older than the one folded: replaces it (a relist is authoritative)
+    { key: 'ns/web', object: pod('d', '13') }, // older than its tombstone: listed, so there again
     { key: 'ns/web', object: pod('e', '17') }, // the awaited create shows
     { key: 'ns/web', object: pod('f', '20') }, // the same version, folded at a newer epoch
     { key: 'ns/gone', object: pod('g', '33') },
@@ -637,4 +728,100 @@ test("the writer stamps a deleted pod's tombstone with its Clock's time plus the
   await p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1);
   await p.foldPod('ns/web', 'DELETED', pod('a', '11'), 1);
   assert.equal(await client.hget(p.keys('ns/web').pods, 'a'), '1\t11\n1300000');
+});
+
+/** A projection (marked ready) whose reader reports the values it ignored as out of bounds into `seen`. */
+async function boundedProjection(seen: OutOfBoundsValue[], clock?: Clock): Promise<Projection> {
+  const p = new Projection({
+    client,
+    prefix: '{podset}',
+    queueName: `proj-${++n}`,
+    outOfBounds: (v) => seen.push(v),
+    ...(clock !== undefined ? { clock } : {}),
+  });
+  await p.markReady();
+  return p;
+}
+
+test('an expectation expiring further ahead than its ttl, or not of its shape, is out of bounds: reported and dropped', async () => {
+  const seen: OutOfBoundsValue[] = [];
+  const now = 1_800_000_000_000;
+  const p = await boundedProjection(seen, { now: () => now } as Clock);
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1));
+  assert.equal(await p.expect('ns/web', 'create', ['kept']), 1);
+  const k = p.keys('ns/web');
+  // Written with the worker's password, not by a worker: 2100, 9e15, digits beyond any number, garbage.
+  await client.hset(k.expect, 'far', `c${Date.UTC(2100, 0, 1)}\t1`);
+  await client.hset(k.expect, 'huge', `c${9e15}\t1`);
+  await client.hset(k.expect, 'endless', `d${'9'.repeat(400)}\t1`);
+  await client.hset(k.expect, 'garbage', 'cNaN');
+  // The longest a worker records, by a worker whose clock is ahead by the skew allowed.
+  await client.hset(k.expect, 'edge', `c${now + EXPECTATION_TTL_MS + EXPECTATION_CLOCK_SKEW_MS}\t1`);
+  await client.hset(k.expect, 'beyond', `c${now + EXPECTATION_TTL_MS + EXPECTATION_CLOCK_SKEW_MS + 1}\t1`);
+  assert.deepEqual((await p.read('ns/web'))?.pending.sort(), ['edge', 'kept']);
+  assert.deepEqual(seen, [{ what: 'expectation', key: 'ns/web', count: 5 }]);
+  assert.deepEqual(
+    Object.keys(await client.hgetall(k.expect)).sort(),
+    ['edge', 'kept'],
+    'dropped from Redis',
+  );
+});
+
+test('an out-of-bounds expectation does not hold back the request of a create that shows', async () => {
+  const p = await projection();
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1));
+  await p.expect('ns/web', 'create', ['b']);
+  await client.hset(p.keys('ns/web').expect, 'never', `c${9e15}\t1`);
+  assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('b', '11'), 1)), true);
+});
+
+test('an epoch counter out of bounds is reported; the expectation then outlives every relist until it expires', async () => {
+  const seen: OutOfBoundsValue[] = [];
+  const p = await boundedProjection(seen);
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1));
+  await client.set(p.keyspace.epoch('pods/ns'), 'x'.repeat(3));
+  await client.set(p.keyspace.epoch('pods/*'), '1e300');
+  assert.equal(await p.expect('ns/web', 'create', ['b']), 1, 'recorded, no script error');
+  assert.deepEqual(seen, [{ what: 'epoch', key: 'ns/web', count: 2 }]);
+  // A relist that does not list b: its wait is not ended early (b may yet show; creating it again would
+  // make one too many).
+  await client.set(p.keyspace.epoch('pods/*'), '7');
+  await p.sweep('pod', undefined, 7);
+  assert.deepEqual((await p.read('ns/web'))?.pending, ['b']);
+});
+
+test('a refused pod entry with a huge resourceVersion blocks the fold until dropped, and is dropped only while still as refused', async () => {
+  const tags = new EntryTags({ current: 'k'.repeat(32) });
+  const p = new Projection({ client, prefix: '{podset}', queueName: `proj-${++n}`, tags });
+  await p.markReady();
+  await p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1);
+  await p.foldPod('ns/web', 'ADDED', pod('b', '10'), 1);
+  const pods = p.keys('ns/web').pods;
+  const forge = async (name: string) => {
+    const [epoch, , , ...rest] = (await client.hget(pods, name))!.split('\t');
+    await client.hset(pods, name, [epoch, '99999999999999999999', 'A'.repeat(22), ...rest].join('\t'));
+  };
+  await forge('a');
+  await forge('b');
+  const state = (await p.read('ns/web'))!;
+  assert.deepEqual(state.refused.map((r) => `${r.field} ${r.reason}`).sort(), ['a tag', 'b tag']);
+  // The fold never stores an older-looking version over it: the pod's next event changes nothing.
+  await p.foldPod('ns/web', 'MODIFIED', pod('a', '11', { node: 'n1' }), 1);
+  assert.equal((await p.read('ns/web'))!.refused.length, 2, 'still refused after the fold');
+  // b changed since it was read (the watcher, say): not dropped.
+  await client.hset(pods, 'b', (await client.hget(pods, 'b'))!.replace('A'.repeat(22), 'B'.repeat(22)));
+  const dropped = await p.dropRefused(
+    'ns/web',
+    state.refused.map((r) => ({ field: r.field, stored: r.stored! })),
+  );
+  assert.equal(dropped, 1, 'only a, still as refused');
+  assert.equal(await client.hexists(pods, 'a'), 0);
+  assert.equal(await client.hexists(pods, 'b'), 1);
+  await p.foldPod('ns/web', 'MODIFIED', pod('a', '12', { node: 'n1' }), 1);
+  const after = (await p.read('ns/web'))!;
+  assert.deepEqual(
+    after.pods.map((x) => x.metadata.name),
+    ['a'],
+    "a's next event folded afresh",
+  );
 });

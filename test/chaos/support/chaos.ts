@@ -8,6 +8,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
+  copyFileSync,
+  cpSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -150,6 +152,19 @@ export interface ChaosResult {
   events: string[];
 }
 
+/** What kube-sim injects during the chaos window. */
+const API_FAULTS = {
+  errors: [
+    ...['create', 'update', 'patch', 'delete'].flatMap((verb) => [
+      { verb, code: 500, rate: 0.05 },
+      { verb, code: 409, rate: 0.02, message: 'injected fault: the object has been modified' },
+    ]),
+    { code: 429, rate: 0.01, retryAfterSeconds: 1 },
+  ],
+  latencyMs: 50,
+  watchCutAfterSeconds: 10,
+};
+
 /** The schedule's seeded PRNG: kube-sim's mulberry32, so one seed means one sequence everywhere. */
 export const prng = seededRandom;
 
@@ -166,7 +181,13 @@ type Fault =
   | { at: number; kind: 'redis-restart-aof' }
   | { at: number; kind: 'redis-restart-empty' }
   | { at: number; kind: 'api-restart' }
-  | { at: number; kind: 'stall-watches' };
+  | { at: number; kind: 'stall-watches' }
+  /** Redis killed and started from its AOF as it was a second before: its last second of writes lost. */
+  | { at: number; kind: 'redis-restart-lose-last-second' }
+  /** A copy of kube-sim's data dir (etcd's), to restore later. */
+  | { at: number; kind: 'etcd-backup' }
+  /** kube-sim restarted from that copy: the cluster goes back in time (resourceVersions go back). */
+  | { at: number; kind: 'etcd-restore' };
 
 interface Schedule {
   initialReplicas: number[];
@@ -203,6 +224,9 @@ export function makeSchedule(o: ChaosOptions): Schedule {
   // until a watch cut ends it or it outlives its timeout by the stall grace, and it re-watches.
   faults.push({ at: Math.floor(windowMs * 0.5), kind: 'stall-watches' });
   faults.push({ at: Math.floor(windowMs * 0.8), kind: 'redis-restart-empty' });
+  faults.push({ at: Math.floor(windowMs * 0.45), kind: 'redis-restart-lose-last-second' });
+  faults.push({ at: Math.floor(windowMs * 0.3), kind: 'etcd-backup' });
+  faults.push({ at: Math.floor(windowMs * 0.7), kind: 'etcd-restore' });
   faults.sort((a, b) => a.at - b.at);
   return { initialReplicas, changes, faults };
 }
@@ -269,6 +293,27 @@ class History {
   }
 
   /**
+   * The store was replaced (kube-sim restored from a backup): the active pods per PodSet become what it holds
+   * now (pods made since the backup are gone without an event; pods deleted since are back).
+   */
+  replaced(podsets: readonly KubeObject[], pods: readonly KubeObject[]): void {
+    this.rollouts.replaced(podsets, pods);
+    for (const o of podsets) this.on({ type: 'MODIFIED', resource: PODSETS, object: o });
+    this.#active.clear();
+    for (const o of pods) {
+      if (o.metadata.labels?.[NAME_LABEL] === undefined) continue;
+      const owner = ownerUid(o);
+      if (owner === undefined) continue;
+      const uid = o.metadata.uid ?? '';
+      this.#podOwner.set(uid, owner);
+      this.#names.set(uid, o.metadata.name ?? uid);
+      let set = this.#active.get(owner);
+      if (set === undefined) this.#active.set(owner, (set = new Set()));
+      if (isActive(o)) set.add(uid);
+    }
+  }
+
+  /**
    * Over-creation: PodSets that once had more active pods than the largest spec.replicas they had plus
    * the surge a rollout may add (25% of it, rounded up).
    */
@@ -315,11 +360,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   // The apps' URL carries no password: with ACLs each app gives its user and password apart.
   const appRedis = (app: AppUser): Record<string, string> =>
     acl === undefined ? {} : { REDIS_URL: `redis://127.0.0.1:${redis.port}`, ...acl.appEnv(app) };
-  const sim = await startKubeSim({
+  const simOptions = {
     kubeconfigPath: path.join(dir, 'kubeconfig'),
     // No pod Events: the chaos runs (and their benchmark) churn thousands of pods.
     controllerOptions: { ...FAST_PODS, seed: o.seed, podEvents: false },
-  });
+  };
+  // A data dir, as etcd's, so that the etcd-backup fault can copy it and etcd-restore start from the copy.
+  let sim = await startKubeSim({ ...simOptions, dataDir: path.join(dir, 'etcd') });
   const env = new OperatorEnv({ name: 'chaos' }, sim, redis, dir, new Date().toISOString());
   mkdirSync(env.logDir, { recursive: true });
   if (acl !== undefined) {
@@ -337,7 +384,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     await loader.waitForLine(/loaded \d+ scripts/, 60_000);
   }
   const history = new History();
-  const unsubscribe = sim.cluster.subscribe((ev) => history.on(ev));
+  let unsubscribe = sim.cluster.subscribe((ev) => history.on(ev));
+  /** The copy of kube-sim's snapshot the etcd-backup fault took. */
+  let etcdBackup: string | undefined;
 
   // Audit: API calls of the operator by verb, errors by code, and each key's last reconcile start
   // (a worker's GET of the PodSet is the first thing a reconcile does).
@@ -348,7 +397,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   // workers' "reconciled" log lines instead (their time minus their duration).
   const workerLogStarts = new LogTail(env.logDir, /^worker-/);
   let reconciles = 0;
-  const stopAudit = sim.audit.onEntry((e) => {
+  const onAudit: Parameters<typeof sim.audit.onEntry>[0] = (e) => {
     if (e.user !== 'worker' && e.user !== 'watcher') return;
     const verb = `${e.user} ${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
     apiCallsByVerb[verb] = (apiCallsByVerb[verb] ?? 0) + 1;
@@ -359,7 +408,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       const start = Date.parse(e.time) - e.latencyMs;
       if (start > (lastReconcileStart.get(key) ?? 0)) lastReconcileStart.set(key, start);
     }
-  });
+  };
+  let stopAudit = sim.audit.onEntry(onAudit);
 
   const names = Array.from({ length: o.podSets }, (_, i) => `cps-${String(i).padStart(3, '0')}`);
   const nsOf = (i: number) => o.namespaces[i % o.namespaces.length] as string;
@@ -424,17 +474,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     note(`initial convergence: ${initialPods} pods in ${(initialConvergeMs / 1000).toFixed(1)} s`);
 
     // ---- the chaos window ----
-    sim.faults.set({
-      errors: [
-        ...['create', 'update', 'patch', 'delete'].flatMap((verb) => [
-          { verb, code: 500, rate: 0.05 },
-          { verb, code: 409, rate: 0.02, message: 'injected fault: the object has been modified' },
-        ]),
-        { code: 429, rate: 0.01, retryAfterSeconds: 1 },
-      ],
-      latencyMs: 50,
-      watchCutAfterSeconds: 10,
-    });
+    sim.faults.set(API_FAULTS);
     note(
       'faults on: 5% 500 + 2% 409 on writes, 1% 429 (Retry-After 1), 50 ms latency, watches cut every 10 s',
     );
@@ -682,6 +722,73 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     }
   }
 
+  /**
+   * Redis killed and started from its AOF as it was a second before: the writes of its last second are lost
+   * (as when the machine, not only the process, dies with appendfsync everysec).
+   */
+  async function restartRedisLosingLastSecond(): Promise<void> {
+    const aofDir = path.join(await redisDataDir(), 'appendonlydir');
+    const copy = path.join(dir, 'aof-a-second-ago');
+    rmSync(copy, { recursive: true, force: true });
+    cpSync(aofDir, copy, { recursive: true });
+    await sleep(1000);
+    note('Redis: hard restart from its AOF of a second ago (its last second of writes lost)');
+    await redis.stop({ hard: true });
+    rmSync(aofDir, { recursive: true, force: true });
+    cpSync(copy, aofDir, { recursive: true });
+    await redis.restart();
+    count(processKills, 'redis restart (last second lost)');
+    note('Redis: back, a second behind');
+  }
+
+  async function redisDataDir(): Promise<string> {
+    const c = new Redis(redis.url, { maxRetriesPerRequest: 1, lazyConnect: true });
+    try {
+      await c.connect();
+      return ((await c.config('GET', 'dir')) as string[])[1] as string;
+    } finally {
+      c.disconnect();
+    }
+  }
+
+  /**
+   * kube-sim restarted on its port from the etcd-backup copy: the objects and resourceVersions of then (the
+   * identity too, so every kubeconfig holds). Changes made since are gone, deleted objects are back. The
+   * run's own view follows: its recorder takes the restored store as it is, a PodSet deleted to be re-created
+   * is as the backup has it, one the backup lacks is made again, and every key is owed a reconcile after now.
+   */
+  async function restoreEtcd(): Promise<void> {
+    if (etcdBackup === undefined) {
+      violations.push('etcd-restore: no backup was taken');
+      return;
+    }
+    const desired = names.map((n, i) => {
+      const ps = sim.cluster.get(PODSETS, nsOf(i), n);
+      return ps === undefined ? undefined : specReplicas(ps);
+    });
+    unsubscribe();
+    stopAudit();
+    const port = sim.port;
+    await sim.close();
+    const restored = mkdtempSync(path.join(dir, 'etcd-restored-'));
+    copyFileSync(etcdBackup, path.join(restored, 'snapshot.json'));
+    sim = await startKubeSim({ ...simOptions, dataDir: restored, port });
+    env.sim = sim;
+    unsubscribe = sim.cluster.subscribe((ev) => history.on(ev));
+    stopAudit = sim.audit.onEntry(onAudit);
+    history.replaced(sim.cluster.list(PODSETS), sim.cluster.list(PODS));
+    sim.faults.set(API_FAULTS);
+    for (const [i, n] of names.entries()) {
+      // Restored alive: as the user sees it now. Absent, or restored being deleted: made again once gone.
+      const ps = sim.cluster.get(PODSETS, nsOf(i), n);
+      if (ps !== undefined && ps.metadata.deletionTimestamp === undefined) pendingRecreate.delete(i);
+      else if (!pendingRecreate.has(i)) pendingRecreate.set(i, desired[i] ?? 1);
+      lastChange.set(keyOf(i), Date.now());
+    }
+    count(processKills, 'API server restored from a backup');
+    note('API server: restored from the backup (the cluster went back in time)');
+  }
+
   async function applyFault(f: Fault): Promise<void> {
     switch (f.kind) {
       case 'kill-worker': {
@@ -726,15 +833,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         note('Redis: back (AOF replayed)');
         return;
       case 'redis-restart-empty': {
-        const c = new Redis(redis.url, { maxRetriesPerRequest: 1, lazyConnect: true });
-        let dataDir: string | undefined;
-        try {
-          await c.connect();
-          const got = (await c.config('GET', 'dir')) as string[];
-          dataDir = got[1];
-        } finally {
-          c.disconnect();
-        }
+        const dataDir: string | undefined = await redisDataDir();
         note('Redis: hard restart losing every key (no persistence)');
         await redis.stop({ hard: true });
         if (dataDir !== undefined) {
@@ -750,6 +849,20 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         note('API server: restart (store kept)');
         await sim.restart();
         count(processKills, 'API server restart');
+        return;
+      case 'redis-restart-lose-last-second':
+        await restartRedisLosingLastSecond();
+        return;
+      case 'etcd-backup': {
+        // The snapshot is written whole (temp file, rename) at most a second after a change: a consistent
+        // state of a moment ago, as an etcd backup is.
+        etcdBackup = path.join(dir, 'etcd-backup.json');
+        copyFileSync(path.join(dir, 'etcd', 'snapshot.json'), etcdBackup);
+        note('API server: its data dir backed up (as an etcd snapshot)');
+        return;
+      }
+      case 'etcd-restore':
+        await restoreEtcd();
         return;
       case 'stall-watches': {
         const n = sim.faults.stallWatches();

@@ -53,6 +53,28 @@ export class RolloutBounds {
     if (ps !== undefined) ps.lastUserDelete = Date.now();
   }
 
+  /**
+   * The store was replaced (kube-sim restored from a backup: etcd back in time): what is tracked becomes what
+   * it holds now, unjudged (no operator write made that change). A PodSet's recent specs are kept (a bound is
+   * the loosest of them), its restored one added.
+   */
+  replaced(podsets: readonly KubeObject[], pods: readonly KubeObject[]): void {
+    const restored = new Set(podsets.map((o) => o.metadata.uid ?? ''));
+    for (const uid of [...this.#podsets.keys()]) if (!restored.has(uid)) this.#podsets.delete(uid);
+    for (const o of podsets) this.#onPodSet('MODIFIED', o);
+    this.#pods.clear();
+    for (const o of pods) {
+      const owner = (o.metadata.ownerReferences ?? []).find((r) => r.controller === true)?.uid;
+      if (owner === undefined) continue;
+      this.#pods.set(o.metadata.uid ?? '', {
+        owner,
+        hash: o.metadata.labels?.[HASH_LABEL],
+        active: isActive(o),
+        ready: isReady(o),
+      });
+    }
+  }
+
   on(ev: StoreEvent): void {
     const o = ev.object;
     if (ev.resource === PODSETS) this.#onPodSet(ev.type, o);

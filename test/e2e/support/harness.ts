@@ -106,6 +106,11 @@ export interface EnvOptions {
    * and caches them again after each restart. false: the test starts its own.
    */
   scriptLoader?: boolean;
+  /**
+   * kube-sim keeps its identity and objects in this directory (its etcd), snapshotted 50 ms after a change:
+   * restartSim can then bring it back from a copy taken earlier (an etcd backup) or emptied.
+   */
+  simDataDir?: string;
 }
 
 export interface WaitOptions {
@@ -114,7 +119,8 @@ export interface WaitOptions {
 }
 
 export class OperatorEnv {
-  readonly sim: KubeSim;
+  /** Replaced by restartSim. */
+  sim: KubeSim;
   readonly redis: RedisServer;
   readonly dir: string;
   readonly logDir: string;
@@ -310,6 +316,17 @@ export class OperatorEnv {
     }
   }
 
+  /**
+   * Stops kube-sim and starts it again on the same port from `dataDir` (with EnvOptions.simDataDir: e.g. a
+   * copy of it taken earlier, as etcd restored from a backup). The identity (CA, tokens) is the data dir's,
+   * so kubeconfigs written before stay valid.
+   */
+  async restartSim(dataDir: string): Promise<void> {
+    const port = this.sim.port;
+    await this.sim.close();
+    this.sim = await startKubeSim({ ...simOptionsOf(this.#options, this.dir), dataDir, port });
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.procs.map((p) => p.stop(5_000)));
     await this.sim.close();
@@ -321,6 +338,25 @@ export class OperatorEnv {
   }
 }
 
+/** kube-sim's options for an env in `dir`. */
+function simOptionsOf(options: EnvOptions, dir: string): KubeSimOptions {
+  return {
+    kubeconfigPath: path.join(dir, 'kubeconfig'),
+    controllerOptions: options.controllerOptions ?? FAST_PODS,
+    ...(options.identities
+      ? {
+          auth: {
+            identities: ['admin', 'watcher', 'worker', 'controller', 'viewer', ...options.identities],
+          },
+        }
+      : {}),
+    ...(options.historyLimit !== undefined ? { historyLimit: options.historyLimit } : {}),
+    ...(options.admissionPlugins ? { admissionPlugins: options.admissionPlugins } : {}),
+    ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
+    ...(options.simDataDir !== undefined ? { dataDir: options.simDataDir, snapshotIntervalMs: 50 } : {}),
+  };
+}
+
 export async function startEnv(options: EnvOptions): Promise<OperatorEnv> {
   const dir = mkdtempSync(path.join(os.tmpdir(), `podset-e2e-${options.name}-`));
   // A test process killed mid-run (Ctrl-C, a runner's SIGKILL) leaves no temp dir behind.
@@ -329,20 +365,7 @@ export async function startEnv(options: EnvOptions): Promise<OperatorEnv> {
   const redis = await startRedis(options.redis);
   let sim: KubeSim;
   try {
-    sim = await startKubeSim({
-      kubeconfigPath: path.join(dir, 'kubeconfig'),
-      controllerOptions: options.controllerOptions ?? FAST_PODS,
-      ...(options.identities
-        ? {
-            auth: {
-              identities: ['admin', 'watcher', 'worker', 'controller', 'viewer', ...options.identities],
-            },
-          }
-        : {}),
-      ...(options.historyLimit !== undefined ? { historyLimit: options.historyLimit } : {}),
-      ...(options.admissionPlugins ? { admissionPlugins: options.admissionPlugins } : {}),
-      ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
-    });
+    sim = await startKubeSim(simOptionsOf(options, dir));
   } catch (err) {
     await redis.close();
     dirGuard.release();

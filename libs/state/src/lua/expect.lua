@@ -6,8 +6,22 @@
 -- tombstone, or deleting) is not recorded: its event came first and will not come again.
 -- Recorded as kind, expiry (ms), tab, the pods stream's epoch now: a relist begun later (a higher epoch)
 -- that does not list a created pod ends the wait (sweep.lua).
+-- A counter that is not a whole number of at most 15 digits was not made by the watcher (INCR): out of
+-- bounds. Then the expectation carries NEVER_SWEPT, an epoch no relist reaches, so no sweep ends its wait
+-- early (which could create its pod twice): it holds until it expires.
+-- Returns {expectations recorded, epoch counters out of bounds}.
+local NEVER_SWEPT = '999999999999999'
+local function counter(key)
+  local v = redis.call('GET', key)
+  if not v then return 0 end
+  if #v > 15 or not string.match(v, '^%d+$') then return nil end
+  return tonumber(v)
+end
 local now, ttl, what = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-local epoch = math.max(tonumber(redis.call('GET', ARGV[4]) or '0'), tonumber(redis.call('GET', ARGV[5]) or '0'))
+local all, one = counter(ARGV[4]), counter(ARGV[5])
+local unbounded = (all and 0 or 1) + (one and 0 or 1)
+local epoch = NEVER_SWEPT
+if unbounded == 0 then epoch = string.format('%d', math.max(all, one)) end
 local n = 0
 for i = 6, #ARGV do
   local name = ARGV[i]
@@ -22,4 +36,4 @@ for i = 6, #ARGV do
   end
 end
 if n > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
-return n
+return { n, unbounded }

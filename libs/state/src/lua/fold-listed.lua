@@ -6,15 +6,15 @@
 -- PodSet's key (podsets), its expectations hash, its inputs last requested.
 -- ARGV[1] kind ('pod'|'podset'), ARGV[2] the epoch, ARGV[3] g = the number of groups, the g PodSet keys,
 -- then per object five: group (0-based), field (pod name; '@ps'), rv, inputs digest, payload.
--- Returns how many objects were written (the others were older than what was folded).
--- Uses olderThanStored (stored.lua) and podDeleting (entry.lua).
+-- Returns how many objects were written (the others were stamped by a newer relist already).
+-- Uses listedOverStored (stored.lua) and podDeleting (entry.lua).
 local kind, g = ARGV[1], tonumber(ARGV[3])
 local written, n = {}, 0
 for i = 4 + g, #ARGV, 5 do
   local grp = tonumber(ARGV[i])
   local field, rv, inputs, payload = ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
   local main, expect, requested = KEYS[2 + grp * 3], KEYS[3 + grp * 3], KEYS[4 + grp * 3]
-  local epoch, older = olderThanStored(kind, main, field, ARGV[2], rv)
+  local epoch, older = listedOverStored(kind, main, field, ARGV[2])
   if not older then
     local value = epoch .. '\t' .. rv .. '\t' .. payload
     if not written[grp] then

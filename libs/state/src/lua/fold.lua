@@ -15,13 +15,13 @@
 -- request after a short delay; 0 when none is.
 -- The answer is against what was *requested*, not what was folded, because a fold and its request are
 -- two steps: when the request fails, the watch re-delivers the event, and its fold must ask again.
--- Uses olderThanStored (stored.lua), isTombstone, podDeleting and inputsChange (entry.lua).
+-- Uses olderThanStored and listedOverStored (stored.lua), isTombstone, podDeleting and inputsChange (entry.lua).
 -- Unexpired expectations left in the hash (expired ones are dropped).
 local function awaiting(key, now)
   local all = redis.call('HGETALL', key)
   local n = 0
   for i = 1, #all, 2 do
-    if expectationExpiry(all[i + 1]) <= now then redis.call('HDEL', key, all[i]) else n = n + 1 end
+    if expectationExpiry(all[i + 1], now) <= now then redis.call('HDEL', key, all[i]) else n = n + 1 end
   end
   return n
 end
@@ -30,7 +30,9 @@ local function fold(K, A)
   local requestedAnyway = A[9] == '1'
   local now, tombTtl = tonumber(A[10]), tonumber(A[11])
   local older
-  epoch, older = olderThanStored(kind, K[1], field, epoch, rv)
+  -- A relisted object (its request made anyway) replaces what is stored; a watch event only an older version.
+  if requestedAnyway then epoch, older = listedOverStored(kind, K[1], field, epoch)
+  else epoch, older = olderThanStored(kind, K[1], field, epoch, rv) end
   if older then return 0 end
   local requested = redis.call('HGET', K[4], field)
   if typ == 'DELETED' then

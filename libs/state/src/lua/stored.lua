@@ -1,7 +1,6 @@
--- An object's stored entry against the version being folded, for every fold script. The entry keeps the
--- newest epoch that saw the object: a relist that lists an older version than one already folded (a
--- worker's own write, folded at once) still counts as having seen it. An older version than the stored
--- one only re-stamps the entry's epoch.
+-- An object's stored entry against the version being folded, for every fold script. A watch event older
+-- than the stored version (a replayed or late event) is not folded; the entry keeps the newest epoch that
+-- saw the object, so an older version than the stored one only re-stamps the entry's epoch.
 -- Returns the epoch to write, and true when the folded version is older than the stored one (then
 -- nothing else is to be done).
 -- Uses rvNewer (rules/resource-version.lua).
@@ -20,4 +19,17 @@ local function olderThanStored(kind, key, field, epoch, rv)
     return epoch, true
   end
   return epoch, false
+end
+-- A relist is authoritative, as an informer's Replace is: what the API listed replaces the stored entry
+-- whatever their resourceVersions (the cluster may have gone back in time: etcd restored from a backup, an
+-- API server restarted empty; its versions are then lower than those stored). The watch that follows the
+-- relist starts from the list's version, so any later change is folded after it. Only an entry stamped by
+-- a newer relist (a higher epoch: a stale leader's relist landing late) is kept.
+-- Returns the epoch to write, and true when the entry is to be kept as it is.
+local function listedOverStored(kind, key, field, epoch)
+  local old
+  if kind == 'pod' then old = redis.call('HGET', key, field) else old = redis.call('GET', key) end
+  if not old then return epoch, false end
+  local oldEpoch = tonumber(string.match(old, '^([^\t]*)\t') or '0') or 0
+  return epoch, oldEpoch > tonumber(epoch)
 end

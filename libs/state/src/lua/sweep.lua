@@ -1,7 +1,8 @@
 -- Sweep: KEYS[1] a pods hash or a PodSet key, KEYS[2] the requested inputs, KEYS[3] the expectations;
 -- ARGV[1] kind, ARGV[2] the epoch of the relist just done, ARGV[3] '1' when the epochs expectations recorded
--- can be trusted (else no wait is ended here: see ProjectionWriter.sweep). Removes what that relist did not see (folded at an
--- older epoch), and what was last requested of it. Returns how many went.
+-- can be trusted (else no wait is ended here: see ProjectionWriter.sweep). Removes what that relist did not
+-- see (folded at an older epoch), and what was last requested of it. Returns how many went.
+-- Uses isTombstone and podDeleting (entry.lua).
 local kind, epoch = ARGV[1], tonumber(ARGV[2])
 local function older(v) return tonumber(string.match(v, '^([^\t]*)\t') or '0') < epoch end
 if kind == 'podset' then
@@ -27,12 +28,17 @@ end
 -- A create awaited since before the relist began (recorded at an older epoch) of a pod it did not list and
 -- no event showed: the pod came and went while nobody watched (a cut watch, then 410 and this relist), and
 -- its events will not come. (One recorded since may still show through the watch from the list.)
+-- A delete awaited since before the relist began of a pod it listed alive (not being deleted): a worker
+-- records a delete once the API accepted it, so a list taken after that shows it deleting or gone — unless
+-- the cluster went back in time (etcd restored from a backup), where the pod is alive again and its delete
+-- will never show. (Listed alive, it is planned from again: the next plan deletes it anew if need be.)
 local exp = redis.call('HGETALL', KEYS[3])
 for i = 1, #exp, 2 do
   local v = exp[i + 1]
-  if ARGV[3] == '1' and string.sub(v, 1, 1) == 'c' and redis.call('HEXISTS', KEYS[1], exp[i]) == 0
-    and tonumber(string.match(v, '\t(%d+)$') or '0') < epoch then
-    redis.call('HDEL', KEYS[3], exp[i])
+  if ARGV[3] == '1' and tonumber(string.match(v, '\t(%d+)$') or '0') < epoch then
+    local what, cur = string.sub(v, 1, 1), redis.call('HGET', KEYS[1], exp[i])
+    local listedAlive = cur and not older(cur) and not isTombstone(cur) and not podDeleting(cur)
+    if (what == 'c' and not cur) or (what == 'd' and listedAlive) then redis.call('HDEL', KEYS[3], exp[i]) end
   end
 end
 return n

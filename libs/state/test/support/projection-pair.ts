@@ -19,6 +19,18 @@ export class ProjectionPair extends ProjectionWriter {
     return this.reader.expect(...args);
   }
 
+  dropRefused(
+    ...args: Parameters<ProjectionReader['dropRefused']>
+  ): ReturnType<ProjectionReader['dropRefused']> {
+    return this.reader.dropRefused(...args);
+  }
+
+  forgetExpectations(
+    ...args: Parameters<ProjectionReader['forgetExpectations']>
+  ): ReturnType<ProjectionReader['forgetExpectations']> {
+    return this.reader.forgetExpectations(...args);
+  }
+
   forget(...args: Parameters<ProjectionReader['forget']>): ReturnType<ProjectionReader['forget']> {
     return this.reader.forget(...args);
   }

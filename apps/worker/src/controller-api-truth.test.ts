@@ -1,0 +1,180 @@
+// Redis decides whether to act; the API decides what. The controller against an in-memory API and a
+// state source whose reads are not authoritative (as the projection's are not): a plan that would create
+// or delete is made again from one API read (`confirm`) and only that plan acts; a plan that does neither
+// reads nothing more; a 404 or another UID there, or a 404 on a write, ends the key.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Pod, PodSetWire } from '@podset/kube';
+import * as planner from '@podset/reconcile';
+import { pino } from 'pino';
+import { fakeKube, makeAllReady, apiError, type FakeKube } from '../test/fake-kube.ts';
+import { apiState } from './api-state.ts';
+import { CLEANUP_FINALIZER, createController, type KeyEndReason } from './controller.ts';
+import { createEventRecorder } from './events.ts';
+import type { KeyState, StateSource } from './state-source.ts';
+
+const log = pino({ level: 'silent' });
+
+/** What the stand-in for the projection shows: a PodSet and pods, changed by the test at will. */
+interface Shown {
+  podset: PodSetWire;
+  pods: Pod[];
+}
+
+function setup(shown: () => Shown | undefined) {
+  const f = fakeKube();
+  const api = apiState(f.kube);
+  const confirms: string[] = [];
+  const ended: string[] = [];
+  const endedReasons: KeyEndReason[] = [];
+  const state: StateSource = {
+    ...api,
+    read: async (): Promise<KeyState> => {
+      const s = shown();
+      if (s === undefined) return { kind: 'gone' };
+      return {
+        kind: 'found',
+        podset: structuredClone(s.podset),
+        authoritative: false,
+        pods: async () => s.pods,
+      };
+    },
+    confirm: async (ref, signal) => {
+      confirms.push(ref.key);
+      return api.read(ref, signal);
+    },
+    ended: async (key) => {
+      ended.push(key);
+    },
+  };
+  const controller = createController({
+    kube: f.kube,
+    planner,
+    events: createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' }),
+    log,
+    state,
+    onKeyEnded: (reason) => endedReasons.push(reason),
+    options: { createBurst: 8, reconcile: { notReadyRequeueMs: 1000 } },
+  });
+  return { f, controller, confirms, ended, endedReasons };
+}
+
+const apiPods = (f: FakeKube) => [...f.pods.values()];
+const writes = (f: FakeKube) => f.calls.filter((c) => c.verb !== 'get' && c.verb !== 'list');
+
+/** A PodSet of `replicas` converged in the fake API (finalizer, ready pods), as the projection would show it. */
+async function converged(replicas: number) {
+  let shown: Shown | undefined;
+  const t = setup(() => shown);
+  const ps = t.f.addPodSet('default', 'web', replicas, { finalizers: [CLEANUP_FINALIZER] });
+  shown = { podset: ps, pods: [] };
+  await t.controller.syncHandler('default/web'); // acts from the API: creates
+  makeAllReady(t.f);
+  shown = { podset: t.f.podsets.get('default/web')!, pods: apiPods(t.f) };
+  await t.controller.syncHandler('default/web'); // status
+  shown = { podset: structuredClone(t.f.podsets.get('default/web')!), pods: structuredClone(apiPods(t.f)) };
+  t.confirms.length = 0;
+  t.f.calls.length = 0;
+  return { ...t, set: (s: Shown | undefined) => (shown = s), shown: () => shown! };
+}
+
+test('a plan that neither creates nor deletes reads nothing from the API', async () => {
+  const t = await converged(3);
+  await t.controller.syncHandler('default/web');
+  assert.deepEqual(t.confirms, []);
+  assert.deepEqual(t.f.calls, [], 'no read, no write');
+});
+
+test('a stale projection that shows too few pods: the API read shows them all, nothing is created', async () => {
+  const t = await converged(3);
+  t.set({ ...t.shown(), pods: t.shown().pods.slice(1) });
+  await t.controller.syncHandler('default/web');
+  assert.deepEqual(t.confirms, ['default/web'], 'one API read, because the plan would create');
+  assert.deepEqual(writes(t.f), [], 'the API plan creates nothing');
+  assert.equal(apiPods(t.f).length, 3);
+});
+
+test('a pod shown that the API no longer has: no real pod is deleted, the status is the API read', async () => {
+  const t = await converged(3);
+  const ghost = structuredClone(t.shown().pods[0]!);
+  ghost.metadata.name = 'web-ghost';
+  ghost.metadata.uid = 'ghost-uid';
+  t.set({ ...t.shown(), pods: [...t.shown().pods, ghost] });
+  await t.controller.syncHandler('default/web');
+  assert.deepEqual(t.confirms, ['default/web']);
+  assert.deepEqual(
+    writes(t.f).filter((c) => c.verb === 'delete'),
+    [],
+    'four pods shown for three replicas, three in the API: nothing deleted',
+  );
+  assert.equal(apiPods(t.f).length, 3);
+  const names = t.f.podsets.get('default/web')!.status?.podNames ?? [];
+  assert.ok(!names.includes('web-ghost'), `status names only the API's pods: ${names.join(', ')}`);
+});
+
+test('creates are made from the API template, UID and namespace, not the projection', async () => {
+  const t = await converged(2);
+  const forged = structuredClone(t.shown().podset);
+  forged.spec!.template!.spec!.containers![0]!.image = 'evil.example/forged:1';
+  forged.spec!.replicas = 4;
+  t.set({ podset: forged, pods: t.shown().pods });
+  await t.controller.syncHandler('default/web');
+  assert.deepEqual(t.confirms, ['default/web']);
+  assert.deepEqual(writes(t.f), [], 'the API says 2 replicas, 2 pods: nothing to create');
+  // A real scale-up: the projection shows it with a forged image, the pods come from the API's template.
+  t.f.podsets.get('default/web')!.spec!.replicas = 3;
+  await t.controller.syncHandler('default/web');
+  const images = apiPods(t.f).map((p) => (p.spec?.containers?.[0] as { image?: string } | undefined)?.image);
+  assert.deepEqual(images, ['busybox', 'busybox', 'busybox']);
+});
+
+test('a projected PodSet the API no longer has (404): no pod created, the key ends, no retry', async () => {
+  const t = await converged(2);
+  t.f.podsets.delete('default/web');
+  t.f.pods.clear();
+  // What is left in Redis (or written back): the PodSet with no pod, a plan that would create.
+  t.set({ ...t.shown(), pods: [] });
+  for (let i = 0; i < 3; i++) assert.deepEqual(await t.controller.syncHandler('default/web'), {});
+  assert.deepEqual(writes(t.f), [], 'nothing created');
+  assert.deepEqual(t.ended, ['default/web', 'default/web', 'default/web']);
+  assert.deepEqual(t.endedReasons, ['NotFound', 'NotFound', 'NotFound']);
+});
+
+test('another object under the name (UID mismatch): the key ends, nothing is created for the old one', async () => {
+  const t = await converged(2);
+  t.f.podsets.delete('default/web');
+  t.f.pods.clear();
+  t.f.addPodSet('default', 'web', 0, { finalizers: [CLEANUP_FINALIZER] });
+  t.set({ ...t.shown(), pods: [] });
+  assert.deepEqual(await t.controller.syncHandler('default/web'), {});
+  assert.deepEqual(writes(t.f), []);
+  assert.deepEqual(t.endedReasons, ['UIDMismatch']);
+});
+
+test('a 404 on the status write ends the key (no "done, retry on the next event")', async () => {
+  const t = await converged(2);
+  t.f.fault = (c) => (c.resource === 'podsets/status' ? apiError(404, 'NotFound', 'gone') : undefined);
+  t.f.podsets.get('default/web')!.metadata.generation = 2;
+  t.set({ ...t.shown(), podset: t.f.podsets.get('default/web')! });
+  assert.deepEqual(await t.controller.syncHandler('default/web'), {});
+  assert.deepEqual(t.endedReasons, ['NotFound']);
+  assert.deepEqual(t.ended, ['default/web']);
+});
+
+test("a PodSet being deleted: its pods are deleted only from the API's list", async () => {
+  const t = await converged(2);
+  const deleting = structuredClone(t.f.podsets.get('default/web')!);
+  deleting.metadata.deletionTimestamp = new Date().toISOString();
+  t.f.podsets.set('default/web', structuredClone(deleting));
+  const ghost = structuredClone(t.shown().pods[0]!);
+  ghost.metadata.name = 'web-ghost';
+  t.set({ podset: deleting, pods: [ghost] });
+  await t.controller.syncHandler('default/web');
+  assert.deepEqual(t.confirms, ['default/web'], 'the finalizer deletes read the API first');
+  const deleted = writes(t.f)
+    .filter((c) => c.verb === 'delete')
+    .map((c) => c.name)
+    .sort();
+  assert.equal(deleted.length, 2, 'the API pods went');
+  assert.ok(!deleted.includes('web-ghost'), 'not the ghost');
+});

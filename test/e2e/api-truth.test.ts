@@ -1,0 +1,371 @@
+// Redis decides whether to act; the API decides what. Each finding of issue 37 that turned something
+// wrong in Redis into a pod create or delete, reproduced against the real thing: Redis with the shipped
+// ACL file, the watcher and a worker as processes each with its own Redis user, PROJECTION_HMAC_KEY set,
+// kube-sim over HTTP. The attacker is a Redis client holding one app user's password (and for finding 4
+// the HMAC key too). A watch on every pod, opened before the first attack, sees every pod change: no pod
+// is created from a spec the API's PodSet does not have, no pod is deleted but the one this test deletes
+// by hand, no PodSet ever has more pods than its replicas, and everything converges once the attacks stop.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import {
+  aclFile,
+  aclUsername,
+  DEFAULT_PREFIX,
+  DEFAULT_QUEUE_NAME,
+  ReconcileQueue,
+  type AppUser,
+  urlConnector,
+} from '@podset/queue';
+import { sendScriptsBySha } from '@podset/redis';
+import { EntryTags, ProjectionReader } from '@podset/state';
+import { freePort, type Proc } from '@podset/testkit';
+import { newToken } from '../ops/support.ts';
+import { activePodsOf } from './support/check.ts';
+import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
+
+const ADMIN = 'admin-' + newToken();
+const PASSWORDS: Record<AppUser, string> = {
+  watcher: 'watcher-' + newToken(),
+  worker: 'worker-' + newToken(),
+  dashboard: 'dashboard-' + newToken(),
+};
+const prefix = process.env.E2E_QUEUE_PREFIX || DEFAULT_PREFIX;
+const queueName = process.env.E2E_QUEUE_NAME || DEFAULT_QUEUE_NAME;
+const REAL_IMAGE = 'busybox:1.36';
+const REPLICAS: Record<string, number> = { tone: 3, ttwo: 2, tthree: 2, tfour: 2, tnine: 2 };
+
+interface PodEvent {
+  type: string;
+  object: {
+    metadata: {
+      name: string;
+      namespace?: string;
+      deletionTimestamp?: string;
+      ownerReferences?: { uid: string; controller?: boolean }[];
+    };
+    spec?: {
+      hostPID?: boolean;
+      hostNetwork?: boolean;
+      containers?: { image?: string; securityContext?: { privileged?: boolean } }[];
+    };
+  };
+}
+
+let env: OperatorEnv;
+let dir: string;
+let address: string;
+let metricsPort: number;
+let worker: Proc;
+/** The attackers: Redis clients with one app user's password each. */
+let asWorker: Redis;
+let asWatcher: Redis;
+let projection: ProjectionReader;
+let watch: { events: PodEvent[]; stop(): void };
+/** Pods this test deletes by hand: the only pods that may go. */
+const victims = new Set<string>();
+
+function as(app: AppUser): Redis {
+  // Cached scripts by sha, as the apps send them: the users may not EVAL (nor may the attacker), but
+  // whoever holds a password may EVALSHA what the loader cached.
+  const client = sendScriptsBySha(
+    new Redis(env.redis.port, '127.0.0.1', {
+      username: aclUsername(app),
+      password: PASSWORDS[app],
+      maxRetriesPerRequest: 1,
+    }),
+  );
+  client.on('error', () => undefined);
+  return client;
+}
+
+function appEnv(app: AppUser): Record<string, string> {
+  return { REDIS_URL: address, REDIS_USERNAME: aclUsername(app), REDIS_PASSWORD: PASSWORDS[app] };
+}
+
+/** Queues a reconcile of `key` as `app`'s Redis user would (the attacker's "and queued a job"). */
+async function queueJob(app: AppUser, key: string): Promise<void> {
+  const url = `redis://${aclUsername(app)}:${encodeURIComponent(PASSWORDS[app])}@127.0.0.1:${env.redis.port}`;
+  // Through a connector, whose clients send the cached scripts by sha as the apps do.
+  const queue = new ReconcileQueue({ connection: urlConnector(url), prefix, queueName });
+  try {
+    await queue.request(key, { source: 'live', reason: 'attacker' });
+  } finally {
+    await queue.close();
+  }
+}
+
+/** Every pod event in every namespace from resourceVersion `rv` on, until stop(). */
+function watchPods(rv: number): { events: PodEvent[]; stop(): void } {
+  const events: PodEvent[] = [];
+  const ac = new AbortController();
+  void (async () => {
+    const res = await fetch(`${env.sim.url}/api/v1/pods?watch=true&resourceVersion=${rv}`, {
+      headers: { authorization: `Bearer ${env.sim.tokens.admin}` },
+      signal: ac.signal,
+    });
+    const decoder = new TextDecoder();
+    let buf = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buf += decoder.decode(chunk, { stream: true });
+      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (line !== '') events.push(JSON.parse(line) as PodEvent);
+      }
+    }
+  })().catch((err: unknown) => {
+    if (!ac.signal.aborted)
+      events.push({ type: `WATCH FAILED: ${String(err)}`, object: { metadata: { name: '' } } });
+  });
+  return { events, stop: () => ac.abort() };
+}
+
+/** The stored entry's parts: epoch, rv, tag, payload (the layout libs/state writes). */
+function parts(entry: string): [string, string, string, string] {
+  const [epoch, rv, tag] = entry.split('\t', 3) as [string, string, string];
+  return [epoch, rv, tag, entry.slice(epoch.length + rv.length + tag.length + 3)];
+}
+
+const podsOf = (name: string) => activePodsOf(env.podSet(name)!, env.pods());
+
+/**
+ * Resolves once the worker's log shows a reconcile of `key` that started at or after `sinceMs` finished
+ * ("reconciled", its start being its time less its duration), or the key ended: a reconcile that read
+ * what the attack left in Redis.
+ */
+async function reconciledAfter(key: string, sinceMs: number): Promise<void> {
+  await env.waitFor(`a reconcile of ${key} to finish`, () => {
+    const done = worker.lines().some((line) => {
+      if (!line.includes(`"podset":"${key}"`)) return false;
+      const l = JSON.parse(line) as { time?: number; ms?: number; msg?: string };
+      if (l.msg === 'reconciled') return (l.time ?? 0) - (l.ms ?? 0) >= sinceMs;
+      return (l.msg ?? '').includes('key ended') && (l.time ?? 0) >= sinceMs;
+    });
+    return done ? [] : ['not yet'];
+  });
+}
+
+/** The worker's GETs of PodSets and LISTs of pods in `namespace` after audit mark `mark`. */
+const apiReadsAfter = (mark: number, name: string) =>
+  env.sim.audit
+    .query({ after: mark, user: 'worker', namespace: 'default' })
+    .filter(
+      (e) =>
+        (e.verb === 'get' && e.resource === 'podsets' && e.name === name) ||
+        (e.verb === 'list' && e.resource === 'pods'),
+    );
+
+async function metric(name: string, labels: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const m = new RegExp(`^${name}\\{${labels}\\} (\\S+)$`, 'm').exec(text);
+  return m === null ? 0 : Number(m[1]);
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'podset-apitruth-'));
+  const file = join(dir, 'users.acl');
+  // The shipped ACL rules; `default` keeps every right for the harness's own checks (as redis-acl.test.ts).
+  const acl = aclFile({ prefix, queueName }, PASSWORDS).replace(
+    /^user default .*$/m,
+    `user default on >${ADMIN} ~* &* +@all`,
+  );
+  writeFileSync(file, acl);
+  env = await startEnv({ name: 'api-truth', redis: { password: ADMIN, args: ['--aclfile', file] } });
+  address = `redis://127.0.0.1:${env.redis.port}`;
+  await applyCrd(env);
+  metricsPort = await freePort();
+  env.startWatcher('watcher-0', appEnv('watcher'));
+  worker = env.startWorker('worker-0', { ...appEnv('worker'), HTTP_PORT: String(metricsPort) });
+  asWorker = as('worker');
+  asWatcher = as('watcher');
+  projection = new ProjectionReader({ client: asWorker, prefix, queueName });
+  const names = Object.keys(REPLICAS);
+  await env.kubectl([
+    'apply',
+    '-f',
+    env.writeManifest(
+      'ps.yaml',
+      names.map((n) => podSetManifest(n, REPLICAS[n]!)),
+    ),
+  ]);
+  await env.waitConverged(names, { timeoutMs: 90_000 });
+  watch = watchPods(env.sim.resourceVersion());
+});
+
+after(async () => {
+  watch?.stop();
+  asWorker?.disconnect();
+  asWatcher?.disconnect();
+  await env?.close();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+test('1. worker password, an old pod entry written back: no real pod is deleted, the status names only real pods', async () => {
+  const key = 'default/tone';
+  const pods = projection.keys(key).pods;
+  const victim = podsOf('tone')[0]!.metadata.name as string;
+  const recorded = (await asWorker.hget(pods, victim))!;
+  victims.add(victim);
+  await env.kubectl(['delete', 'pod', victim, '--wait=false']);
+  await env.waitFor('tone has replaced its pod', () =>
+    podsOf('tone').length === 3 && !podsOf('tone').some((p) => p.metadata.name === victim) ? [] : ['not yet'],
+  );
+  await env.waitConverged(['tone']);
+  const [epoch, rv, tag, payload] = parts(recorded);
+  await asWorker.hset(pods, victim, [String(Number(epoch) + 1000), rv, tag, payload].join('\t'));
+  const sinceMs = Date.now();
+  await queueJob('worker', key);
+  await reconciledAfter(key, sinceMs);
+  assert.equal(podsOf('tone').length, 3, 'no real pod deleted for the ghost');
+  const names = (env.podSet('tone')!.status as { podNames?: string[] } | undefined)?.podNames ?? [];
+  assert.ok(!names.includes(victim), `the status does not name the gone pod: ${names.join(', ')}`);
+});
+
+test('2. worker password, pod entries deleted three times: no pod is created beyond replicas', async () => {
+  const key = 'default/ttwo';
+  for (let round = 0; round < 3; round++) {
+    await asWorker.del(projection.keys(key).pods);
+    const sinceMs = Date.now();
+    await queueJob('worker', key);
+    await reconciledAfter(key, sinceMs);
+  }
+  assert.equal(podsOf('ttwo').length, 2, 'still the 2 pods of replicas: 2');
+  assert.ok(
+    (await metric('podset_projection_api_reads_total', 'reason="acting"')) >= 3,
+    'read before acting',
+  );
+});
+
+test('3. watcher password, after a worker restart: a deleted PodSet written back creates no pod', async () => {
+  const key = 'default/tthree';
+  const psKey = projection.keys(key).podset;
+  const recorded = (await asWatcher.get(psKey))!;
+  await env.kubectl(['delete', 'ps', 'tthree', '--timeout=60s']);
+  await env.waitFor('tthree and its pods gone', () =>
+    env.podSet('tthree') === undefined &&
+    !env.pods().some((p) => String(p.metadata.name).startsWith('tthree-'))
+      ? []
+      : ['still there'],
+  );
+  const created = () =>
+    watch.events.filter((e) => e.type === 'ADDED' && e.object.metadata.name.startsWith('tthree-')).length;
+  const createdBefore = created();
+  // The restarted worker has seen nothing of it: the replayed entry is not a replay to it.
+  assert.equal((await worker.stop(10_000)).code, 0, worker.describe());
+  worker = env.startWorker('worker-1', { ...appEnv('worker'), HTTP_PORT: String(metricsPort) });
+  const [epoch, ...rest] = recorded.split('\t');
+  await asWatcher.set(psKey, [String(Number(epoch) + 1000), ...rest].join('\t'));
+  for (let round = 0; round < 2; round++) {
+    const sinceMs = Date.now();
+    await queueJob('watcher', key);
+    await reconciledAfter(key, sinceMs);
+  }
+  assert.equal(created() - createdBefore, 0, 'no pod created for a PodSet the API no longer has');
+  assert.ok((await metric('podset_reconcile_keys_ended_total', 'reason="NotFound"')) >= 1, 'the key ended');
+});
+
+test('4. watcher password and HMAC key: a re-tagged privileged template and an invented kube-system PodSet make no pod', async () => {
+  const tags = new EntryTags({ current: env.projectionKey });
+  const retag = (key: string, rv: string, payload: string) =>
+    tags.tag({ kind: 'podset', key, field: '@ps', rv, payload });
+  const key = 'default/tfour';
+  const psKey = projection.keys(key).podset;
+  const [epoch, rv, , payload] = parts((await asWatcher.get(psKey))!);
+  const ps = JSON.parse(payload) as {
+    metadata: { uid: string; namespace: string; name: string };
+    spec: {
+      template: { spec: { hostPID?: boolean; containers: { image: string; securityContext?: object }[] } };
+    };
+  };
+  ps.spec.template.spec.containers[0]!.image = 'evil.example/root:1';
+  ps.spec.template.spec.containers[0]!.securityContext = { privileged: true };
+  ps.spec.template.spec.hostPID = true;
+  const forged = JSON.stringify(ps);
+  await asWatcher.set(psKey, [epoch, rv, retag(key, rv, forged), forged].join('\t'));
+  // An invented PodSet in kube-system, tagged, with its job.
+  const evilKey = 'kube-system/evil';
+  const evil = JSON.stringify({
+    ...ps,
+    metadata: { ...ps.metadata, namespace: 'kube-system', name: 'evil', uid: 'evil-uid' },
+  });
+  await asWatcher.set(
+    projection.keys(evilKey).podset,
+    [epoch, rv, retag(evilKey, rv, evil), evil].join('\t'),
+  );
+  const sinceMs = Date.now();
+  await queueJob('watcher', key);
+  await queueJob('watcher', evilKey);
+  await reconciledAfter(key, sinceMs);
+  await reconciledAfter(evilKey, sinceMs);
+  const inKubeSystem = watch.events.filter((e) => e.object.metadata.namespace === 'kube-system');
+  assert.deepEqual(inKubeSystem, [], 'no pod in kube-system');
+  assert.equal(podsOf('tfour').length, 2);
+});
+
+test('9. worker password, a pod entry with a huge resourceVersion and a bad tag: the key is not on API reads for good', async () => {
+  const key = 'default/tnine';
+  const pods = projection.keys(key).pods;
+  const pod = podsOf('tnine')[0]!.metadata.name as string;
+  const [epoch, , , payload] = parts((await asWorker.hget(pods, pod))!);
+  const HUGE = '99999999999999999999';
+  await asWorker.hset(pods, pod, [epoch, HUGE, 'A'.repeat(22), payload].join('\t'));
+  let sinceMs = Date.now();
+  await queueJob('worker', key);
+  await reconciledAfter(key, sinceMs);
+  // The pod's next event is folded again: the forged entry no longer holds it back.
+  await env.kubectl(['label', 'pod', pod, 'touched=1']);
+  await env.waitFor("the pod's entry is the watcher's again", async () => {
+    const entry = await asWorker.hget(pods, pod);
+    return entry !== null && parts(entry)[1] !== HUGE ? [] : [`entry rv ${entry && parts(entry)[1]}`];
+  });
+  // A settled PodSet's reconcile now plans from the projection again: no API read.
+  const mark = env.sim.audit.mark();
+  sinceMs = Date.now();
+  await queueJob('worker', key);
+  await reconciledAfter(key, sinceMs);
+  assert.deepEqual(
+    apiReadsAfter(mark, 'tnine').map((e) => `${e.verb} ${e.resource}`),
+    [],
+    'reads the projection',
+  );
+});
+
+test('after the attacks: every pod made from the API template, only the pod deleted by hand went, no surplus, all converge', async () => {
+  const names = Object.keys(REPLICAS).filter((n) => n !== 'tthree');
+  await env.waitConverged(names, { timeoutMs: 60_000 });
+  assert.ok(!watch.events.some((e) => e.type.startsWith('WATCH FAILED')), 'the watch held');
+  for (const e of watch.events.filter((x) => x.type === 'ADDED')) {
+    const spec = e.object.spec;
+    assert.equal(spec?.containers?.[0]?.image, REAL_IMAGE, `${e.object.metadata.name}: the API's image`);
+    assert.notEqual(spec?.containers?.[0]?.securityContext?.privileged, true, 'not privileged');
+    assert.notEqual(spec?.hostPID, true, 'no hostPID');
+    assert.notEqual(spec?.hostNetwork, true, 'no hostNetwork');
+  }
+  const deleted = new Set(
+    watch.events
+      .filter((e) => e.type === 'DELETED' || e.object.metadata.deletionTimestamp !== undefined)
+      .map((e) => e.object.metadata.name)
+      .filter((n) => !n.startsWith('tthree-')),
+  );
+  assert.deepEqual([...deleted].sort(), [...victims].sort(), 'only the pod deleted by hand went');
+  // Live pods per owner, event by event: never more than its replicas.
+  const uidOf = new Map(names.map((n) => [env.podSet(n)!.metadata.uid as string, n]));
+  const live = new Map<string, Set<string>>();
+  for (const e of watch.events) {
+    const owner = e.object.metadata.ownerReferences?.find((r) => r.controller === true)?.uid;
+    const name = owner === undefined ? undefined : uidOf.get(owner);
+    if (name === undefined) continue;
+    const set = live.get(name) ?? new Set<string>();
+    live.set(name, set);
+    if (e.type === 'DELETED' || e.object.metadata.deletionTimestamp !== undefined)
+      set.delete(e.object.metadata.name);
+    else set.add(e.object.metadata.name);
+    assert.ok(set.size <= REPLICAS[name]!, `${name}: ${set.size} pods for replicas ${REPLICAS[name]}`);
+  }
+  for (const n of names) assert.equal(podsOf(n).length, REPLICAS[n], `${n} converged`);
+  env.assertAllRunning([...env.procs.filter((p) => p.name === 'worker-0')]);
+});
