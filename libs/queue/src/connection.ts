@@ -113,6 +113,16 @@ function hostPort(item: string): { host: string; port: number } {
  * Validates the Redis variables (with QUEUE_PREFIX, which Cluster constrains) and returns the factory.
  * Throws ConfigError naming every variable at fault.
  */
+/**
+ * Whether the apps log in as the `default` user (no username: one password, or none), which may EVAL, so
+ * its transactions send their scripts whole. One node: the URL's user wins over REDIS_USERNAME.
+ */
+function isDefaultUser(cfg: RedisConfig, parsed: URL, single: boolean): boolean {
+  const urlUser = parsed.username !== '' ? decodeURIComponent(parsed.username) : undefined;
+  const username = single ? (urlUser ?? cfg.REDIS_USERNAME) : cfg.REDIS_USERNAME;
+  return (username ?? 'default') === 'default';
+}
+
 export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): RedisConnector {
   const problems: { variable: string; message: string }[] = [];
   const sentinels = cfg.REDIS_SENTINELS;
@@ -168,13 +178,8 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
     ...(cfg.REDIS_PASSWORD !== undefined ? { password: cfg.REDIS_PASSWORD } : {}),
   };
   const tls = cfg.REDIS_TLS ? { tls: {} } : {};
-  // Every client runs scripts by EVALSHA (the apps' users may not EVAL): libs/redis's script-sha.ts. The
-  // `default` user (no username: one password, or none) may EVAL, so its transactions send scripts whole.
-  // One node: the URL's user wins over REDIS_USERNAME, as below.
-  const urlUser = parsed.username !== '' ? decodeURIComponent(parsed.username) : undefined;
-  const single = nodes.length === 0 && sentinels.length === 0;
-  const username = single ? (urlUser ?? cfg.REDIS_USERNAME) : cfg.REDIS_USERNAME;
-  const evalInTransactions = (username ?? 'default') === 'default';
+  // Every client runs scripts by EVALSHA (the apps' users may not EVAL): libs/redis's script-sha.ts.
+  const evalInTransactions = isDefaultUser(cfg, parsed, nodes.length === 0 && sentinels.length === 0);
   const bySha = <C extends RedisClient>(client: C, t: ClientTuning): C =>
     sendScriptsBySha(client, { readOnly: t.readOnlyScripts === true, evalInTransactions });
   const tuned = (t: ClientTuning) => ({
