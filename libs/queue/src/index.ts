@@ -73,7 +73,13 @@ export {
   aclSetUserArgs,
   aclUsername,
   HEALTH_USERNAME,
+  HEALTH_RULES,
+  SCRIPTS_USERNAME,
+  SCRIPTS_RULES,
+  OPS_USERNAME,
+  OPS_RULES,
   APP_USERS,
   type AclScope,
   type AppUser,
+  type ServiceUserPasswords,
 } from './acl.ts';
