@@ -10,6 +10,7 @@ import { dashboardEnv } from '../apps/dashboard/src/config.ts';
 import { watcherEnv } from '../apps/watcher/src/config.ts';
 import { workerEnv } from '../apps/worker/src/config.ts';
 import { redisAclEnv } from '../libs/runtime/src/redis-acl-file.ts';
+import { redisScriptsEnv } from '../libs/runtime/src/redis-scripts.ts';
 
 export const CONFIG_DOC = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -23,6 +24,7 @@ export const SECTIONS: Record<string, EnvSpec> = {
   worker: workerEnv,
   dashboard: dashboardEnv,
   'redis-acl': redisAclEnv,
+  'redis-scripts': redisScriptsEnv,
 };
 
 export function table(spec: EnvSpec): string {

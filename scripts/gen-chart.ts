@@ -81,8 +81,9 @@ function withValueMarkers(o: Manifest, external: boolean): Manifest {
   if (o.kind === 'Deployment' && w.spec.replicas !== undefined)
     (w.spec as Record<string, unknown>).replicas = `@@replicas:${app}@@`;
   for (const c of w.spec.template.spec.containers) {
-    if (c.image?.startsWith(`${IMAGE_NAME}:`) || o.kind === 'StatefulSet')
-      c.resources = `@@resources:${app}@@`;
+    // The first container is the workload's own (the app; Redis): its resources are a value. A helper
+    // beside it (Redis's script loader) keeps those k8s/ gives it.
+    if (c === w.spec.template.spec.containers[0]) c.resources = `@@resources:${app}@@`;
     // Redis's maxmemory follows its memory limit value (helpers: podset.redisMaxmemory).
     for (const list of [c.command, c.args]) {
       const at = list?.indexOf('--maxmemory') ?? -1;

@@ -2,13 +2,24 @@
 // to a managed Redis provider, and the block of docs/install.md that shows it (kept generated).
 //   npm run redis-acl -- [--prefix P] [--queue Q] [--event-log-key K] [--dashboard-writes] [--file]
 //       print `ACL SETUSER` lines (or, with --file, an ACL file) for these settings, passwords as
-//       placeholders <WATCHER_PASSWORD>, <WORKER_PASSWORD>, <DASHBOARD_PASSWORD> to replace
+//       placeholders <WATCHER_PASSWORD>, <WORKER_PASSWORD>, <DASHBOARD_PASSWORD>, <SCRIPTS_PASSWORD>
+//       (the script loader's) and <OPS_PASSWORD> (the operations user's) to replace
 //   npm run redis-acl -- --docs [--check]   rewrite (or check) the block in docs/install.md
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { aclFile, aclSetUserArgs, APP_USERS, type AclScope, type AppUser } from '@podset/queue';
+import {
+  aclFile,
+  aclSetUserArgs,
+  APP_USERS,
+  OPS_RULES,
+  OPS_USERNAME,
+  SCRIPTS_RULES,
+  SCRIPTS_USERNAME,
+  type AclScope,
+  type AppUser,
+} from '@podset/queue';
 
 export const INSTALL_DOC = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -26,10 +37,22 @@ function quoted(arg: string): string {
   return /^[A-Za-z0-9@+\-_.:]+$/.test(arg) ? arg : `'${arg}'`;
 }
 
+/** The script loader's and the operations user's placeholders. */
+const SERVICE_PLACEHOLDERS = { scripts: '<SCRIPTS_PASSWORD>', ops: '<OPS_PASSWORD>' };
+
 export function setUserLines(scope: AclScope): string {
+  const service: [string, string, string[]][] = [
+    [SCRIPTS_USERNAME, SERVICE_PLACEHOLDERS.scripts, SCRIPTS_RULES],
+    [OPS_USERNAME, SERVICE_PLACEHOLDERS.ops, OPS_RULES],
+  ];
   return APP_USERS.map((app) =>
     ['ACL SETUSER', ...aclSetUserArgs(app, scope, PLACEHOLDERS[app]).map(quoted)].join(' '),
   )
+    .concat(
+      service.map(([name, password, rules]) =>
+        ['ACL SETUSER', ...[name, 'reset', 'on', `>${password}`, ...rules].map(quoted)].join(' '),
+      ),
+    )
     .concat(['ACL SETUSER default off'])
     .join('\n');
 }
@@ -77,6 +100,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       eventLogKey: values['event-log-key'],
       dashboardWrites: values['dashboard-writes'],
     };
-    process.stdout.write(values.file ? aclFile(scope, PLACEHOLDERS) : `${setUserLines(scope)}\n`);
+    process.stdout.write(
+      values.file ? aclFile(scope, PLACEHOLDERS, SERVICE_PLACEHOLDERS) : `${setUserLines(scope)}\n`,
+    );
   }
 }

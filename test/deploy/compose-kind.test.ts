@@ -1,9 +1,18 @@
 // The kind override mounts a cluster-admin kubeconfig: it must never ask to make that file readable by
 // every user of the machine. The containers that mount it run as its owner (PODSET_UID:PODSET_GID) instead.
+// And it runs with secrets made for the machine, never docker-compose.yml's development ones.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
+import { redisAclFileText } from '../../libs/runtime/src/redis-acl-file.ts';
+import { parseEnvFile, SECRET_VARS } from '../../scripts/compose-secrets.ts';
+import { REPO } from './support.ts';
+
+const NODE = path.join(REPO, 'node_modules/.bin/node');
 
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
 
@@ -23,5 +32,94 @@ test('docker-compose.kind.yml and its docs never widen the kubeconfig; its reade
       '${PODSET_UID:-1000}:${PODSET_GID:-1000}',
       `${name} reads the kubeconfig as its owner`,
     );
+  }
+});
+
+// Finding: compose with the kind override ran a real cluster's operator on docker-compose.yml's development
+// passwords and projection key. Now every secret is required there, and `npm run compose:secrets` makes them.
+type Env = Record<string, string>;
+interface Service {
+  environment?: Env;
+}
+
+/** docker-compose.yml with the kind override merged as compose merges `environment` (key by key). */
+function mergedKind(): Record<string, Service> {
+  const base = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service> };
+  const kind = parse(read('docker-compose.kind.yml'), { logLevel: 'error' }) as {
+    services: Record<string, Service>;
+  };
+  const out: Record<string, Service> = {};
+  for (const [name, s] of Object.entries(base.services)) {
+    out[name] = { environment: { ...s.environment, ...kind.services[name]?.environment } };
+  }
+  return out;
+}
+
+/** Compose's interpolation of `${V}`, `${V:-default}` and `${V:?message}` (which fails when V is unset). */
+function interpolate(value: string, vars: Env): string {
+  return value.replace(/\$\{(\w+)(?::([-?])([^}]*))?\}/g, (_, name: string, op?: string, arg?: string) => {
+    const set = vars[name];
+    if (set !== undefined && set !== '') return set;
+    if (op === '?') throw new Error(`required variable ${name} is missing a value: ${arg}`);
+    return op === '-' ? (arg ?? '') : '';
+  });
+}
+
+function rendered(vars: Env): Record<string, Env> {
+  return Object.fromEntries(
+    Object.entries(mergedKind()).map(([name, s]) => [
+      name,
+      Object.fromEntries(
+        Object.entries(s.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), vars)]),
+      ),
+    ]),
+  );
+}
+
+test('compose:secrets writes every secret, random and 0600, once; a rerun keeps them', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-compose-secrets-'));
+  try {
+    const file = path.join(dir, 'secrets.env');
+    const run = () =>
+      execFileSync(NODE, ['scripts/compose-secrets.ts', '--file', file], { cwd: REPO, encoding: 'utf8' });
+    assert.match(run(), /wrote .*secrets\.env \(mode 0600\)/);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    const first = parseEnvFile(readFileSync(file, 'utf8'));
+    assert.deepEqual(Object.keys(first).sort(), Object.keys(SECRET_VARS).sort());
+    assert.equal(new Set(Object.values(first)).size, Object.keys(first).length, 'each secret its own');
+    assert.equal(Buffer.from(first.PROJECTION_HMAC_KEY ?? '', 'base64').length, 32);
+    // Each password is one the ACL file takes (its own check, as the redis-acl service runs it).
+    redisAclFileText({ ...first, REDIS_ACL_FILE: '/dev/null' });
+    assert.ok(!Object.values(first).some((v) => run().includes(v)), 'no secret is printed');
+    assert.deepEqual(parseEnvFile(readFileSync(file, 'utf8')), first, 'a rerun keeps them');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('compose + kind renders the generated secrets, never a development default; unset, it refuses', () => {
+  const secrets = Object.fromEntries(Object.entries(SECRET_VARS).map(([k, make]) => [k, make()]));
+  const env = rendered(secrets);
+  for (const [name, vars] of Object.entries(env))
+    for (const [k, v] of Object.entries(vars))
+      assert.doesNotMatch(v, /podset-dev|change-me/, `${name} ${k} is not a development default`);
+  const acl = env['redis-acl'] ?? {};
+  for (const app of ['watcher', 'worker', 'dashboard']) {
+    const password = secrets[`REDIS_${app.toUpperCase()}_PASSWORD`];
+    assert.equal(env[app]?.REDIS_PASSWORD, password, `${app} logs in with the generated password`);
+    assert.equal(acl[`REDIS_${app.toUpperCase()}_PASSWORD`], password, `the ACL file has ${app}'s`);
+  }
+  for (const user of ['HEALTH', 'SCRIPTS', 'OPS'])
+    assert.equal(acl[`REDIS_${user}_PASSWORD`], secrets[`REDIS_${user}_PASSWORD`], user);
+  assert.equal(env.redis?.REDISCLI_AUTH, secrets.REDIS_HEALTH_PASSWORD);
+  assert.equal(env['redis-scripts']?.REDIS_PASSWORD, secrets.REDIS_SCRIPTS_PASSWORD);
+  for (const app of ['watcher', 'worker'])
+    assert.equal(env[app]?.PROJECTION_HMAC_KEY, secrets.PROJECTION_HMAC_KEY, `${app}'s key`);
+  assert.equal(env.dashboard?.PROJECTION_HMAC_KEY, undefined, 'the dashboard has no key');
+  // Without them: every secret is refused by name (docker-compose.yml alone would fill in its defaults).
+  for (const name of Object.keys(SECRET_VARS)) {
+    const without = { ...secrets };
+    delete without[name];
+    assert.throws(() => rendered(without), new RegExp(`required variable ${name} `), name);
   }
 });

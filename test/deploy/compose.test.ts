@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { freePort, kubectl, startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { parse } from 'yaml';
 import { redisAclFileText } from '../../libs/runtime/src/redis-acl-file.ts';
+import { SECRET_VARS } from '../../scripts/compose-secrets.ts';
 import { findCompose } from '../compose/cli.ts';
 import { envProblems, loadAppEnv, type PortUse, type Setting } from './env-specs.ts';
 import {
@@ -154,7 +155,7 @@ test('compose: redis with AOF and a redis-cli ping healthcheck, on a named volum
   assert.equal(argAfter(redis.command ?? [], '--appendonly'), 'yes');
   assert.equal(argAfter(redis.command ?? [], '--maxmemory-policy'), 'noeviction');
   // As the probes' user (PING only): the default user is off (test/deploy/redis-users.test.ts).
-  assert.deepEqual(redis.healthcheck?.test, ['CMD', 'redis-cli', '--user', 'podset-health', 'ping']);
+  assert.deepEqual(redis.healthcheck?.test, ['CMD', 'redis-cli', '-e', '--user', 'podset-health', 'ping']);
   const data = mounts(redis).find((m) => m.target === '/data');
   assert.ok(data && compose.volumes && data.source in compose.volumes, 'AOF lives on a named volume');
 });
@@ -188,7 +189,7 @@ test("compose: each app's image is built from its Dockerfile target: production 
     "production is the Dockerfile's default target",
   );
   const built = Object.entries(services).filter(([, s]) => s.build !== undefined);
-  assert.deepEqual(built.map(([n]) => n).sort(), [...APPS, 'kube-sim', 'redis-acl'].sort());
+  assert.deepEqual(built.map(([n]) => n).sort(), [...APPS, 'kube-sim', 'redis-acl', 'redis-scripts'].sort());
   const imageOf = new Map<string, string | undefined>();
   for (const [name, s] of built) {
     const app = appOf(s) ?? name;
@@ -540,7 +541,9 @@ test('the compose of this machine accepts docker-compose.yml (and, from v2.24, t
     t.skip('neither docker compose (v2) nor docker-compose (1.29) is installed; the checks above stand in');
     return;
   }
-  const env = { ...process.env, DASHBOARD_TOKEN: 'test-token-0123456789' };
+  // The kind override requires the secrets `npm run compose:secrets` makes.
+  const secrets = Object.fromEntries(Object.entries(SECRET_VARS).map(([k, make]) => [k, make()]));
+  const env = { ...process.env, ...secrets, DASHBOARD_TOKEN: 'test-token-0123456789' };
   const [major = 0, minor = 0] = cli.version.split('.').map(Number);
   // The kind override needs !override/!reset (compose 2.24 and later).
   const kind = major > 2 || (major === 2 && minor >= 24);

@@ -124,7 +124,10 @@ function deploymentEnv(objects: K8sObject[], name: string, podName: string): Rec
 
 /** The Redis users' passwords, by Secret (as secret-init makes them). */
 const REDIS_PASSWORDS = new Map(
-  ['watcher', 'worker', 'dashboard', 'health'].map((u) => [`podset-redis-${u}`, newPassword()]),
+  ['watcher', 'worker', 'dashboard', 'health', 'scripts', 'ops'].map((u) => [
+    `podset-redis-${u}`,
+    newPassword(),
+  ]),
 );
 
 /**
@@ -142,6 +145,8 @@ function aclFileFor(objects: K8sObject[], dir: string): string {
     REDIS_WORKER_PASSWORD: password('worker'),
     REDIS_DASHBOARD_PASSWORD: password('dashboard'),
     REDIS_HEALTH_PASSWORD: password('health'),
+    REDIS_SCRIPTS_PASSWORD: password('scripts'),
+    REDIS_OPS_PASSWORD: password('ops'),
   });
   writeFileSync(file, text.replace(/^user default .*$/m, 'user default on nopass ~* &* +@all'));
   return file;
@@ -162,6 +167,7 @@ for (const { dir, podSetNamespace, roleKind } of INSTALLS) {
       name: 'rbac',
       identities: Object.values(SA),
       admissionPlugins: ['OwnerReferencesPermissionEnforcement'],
+      // With the ACL file the harness runs the script loader beside Redis, as the Redis pod does.
       redis: { args: ['--aclfile', aclFileFor(objects, aclDir)] },
     });
     t.after(() => env.close());

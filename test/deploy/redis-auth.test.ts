@@ -62,7 +62,7 @@ test("k8s: Redis's users come from an ACL file on a memory volume, never from it
   const env = new Map((c.env ?? []).map((e) => [e.name, e.valueFrom]));
   assert.deepEqual([...env.keys()], ['REDISCLI_AUTH'], 'no password in the environment of redis-server');
   assert.deepEqual(env.get('REDISCLI_AUTH'), SECRET_REF, "redis-cli authenticates as the probes' user");
-  assert.deepEqual(c.livenessProbe?.exec?.command, ['redis-cli', '--user', 'podset-health', 'ping']);
+  assert.deepEqual(c.livenessProbe?.exec?.command, ['redis-cli', '-e', '--user', 'podset-health', 'ping']);
   const sts = find<Workload>(base, 'StatefulSet', 'podset-redis');
   const pod = sts?.spec.template.spec as unknown as {
     volumes?: { name: string; emptyDir?: { medium?: string } }[];
@@ -208,7 +208,7 @@ test("the Job's program, as its ServiceAccount, creates each user's Secret once 
     const secret = JSON.parse(out.stdout) as { data: Record<string, string> };
     return Buffer.from(secret.data[key] ?? '', 'base64').toString();
   };
-  const users = ['watcher', 'worker', 'dashboard', 'health'];
+  const users = ['watcher', 'worker', 'dashboard', 'health', 'scripts', 'ops'];
   const passwords = () => Promise.all(users.map((u) => secretValue(`podset-redis-${u}`, 'password')));
   // The projection's integrity key, made and kept the same way (the watcher and the workers mount it).
   const projectionKey = () => secretValue('podset-projection-key', 'key');
@@ -219,7 +219,7 @@ test("the Job's program, as its ServiceAccount, creates each user's Secret once 
   const key = await projectionKey();
   for (const p of made) assert.match(p, /^[A-Za-z0-9_-]{43}$/, '32 random bytes, URL-safe');
   assert.match(key, /^[A-Za-z0-9_-]{43}$/, 'the key: 32 random bytes');
-  assert.equal(new Set([...made, key]).size, 5, 'a password of its own for each user');
+  assert.equal(new Set([...made, key]).size, 7, 'a password of its own for each user');
   assert.ok(![...made, key].some((s) => first.includes(s)), 'no secret is printed');
   const second = await run();
   for (const u of users) assert.match(second, new RegExp(`podset-redis-${u} exists; kept as it is`));
@@ -235,8 +235,8 @@ test("the Job's program, as its ServiceAccount, creates each user's Secret once 
     .map((e) => `${e.verb} ${e.resource} ${e.namespace}`);
   assert.deepEqual(
     requests,
-    Array<string>(10).fill('create secrets podset-system'),
-    'five Secrets, two runs',
+    Array<string>(14).fill('create secrets podset-system'),
+    'seven Secrets, two runs',
   );
   assert.ok(
     granted.some(

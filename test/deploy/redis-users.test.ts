@@ -4,7 +4,8 @@
 // makes the ACL file. Then that file, made as the pod makes it (the init container's own command and
 // environment, the Secrets' passwords as secret-init makes them), loaded by a real redis-server started
 // with the Redis container's own command: the `default` user is off, the dashboard's user is refused a
-// write, the worker's a projected PodSet, the watcher writes the projection, the probe's command passes.
+// write, the worker's a projected PodSet, the watcher writes the projection, the probe's command passes,
+// the script loader (as the pod and compose run it) caches the operator's scripts with its user alone.
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { Redis } from 'ioredis';
 import { parse } from 'yaml';
 import { freePort, Proc, waitFor } from '@podset/testkit';
 import { newPassword } from '../../libs/kube/src/redis-secret.ts';
+import { operatorScripts } from '../../libs/runtime/src/redis-scripts.ts';
 import { parseK8sYaml } from '../../scripts/k8s-yaml.ts';
 import { CHART_DIR } from '../../scripts/gen-chart.ts';
 import {
@@ -31,8 +33,10 @@ import { REPO, readRepo } from './support.ts';
 
 const APPS = ['watcher', 'worker', 'dashboard'] as const;
 type App = (typeof APPS)[number];
-/** The Secrets secret-init makes, one per Redis user (and the Redis pod's probes). */
-const USER_SECRETS = ['watcher', 'worker', 'dashboard', 'health'].map((u) => `podset-redis-${u}`);
+/** The Secrets secret-init makes, one per Redis user (and the Redis pod's probes, loader, operations). */
+const USER_SECRETS = ['watcher', 'worker', 'dashboard', 'health', 'scripts', 'ops'].map(
+  (u) => `podset-redis-${u}`,
+);
 const exec = promisify(execFile);
 const NODE = path.join(REPO, 'node_modules/.bin/node');
 
@@ -96,8 +100,8 @@ function checkUsers(what: string, objects: K8sObject[], opts: { aclUsers?: boole
   assert.ok(init, `${what}: the Redis pod makes its ACL file`);
   assert.deepEqual(
     USER_SECRETS.map((s) => init.env?.some((e) => JSON.stringify(e.valueFrom ?? {}).includes(`"${s}"`))),
-    [true, true, true, true],
-    `${what}: the init container gets the four passwords`,
+    [true, true, true, true, true, true],
+    `${what}: the init container gets the six passwords`,
   );
   const server = redis.spec.template.spec.containers.find((c) => c.name === 'redis');
   assert.ok(server, `${what}: the redis container`);
@@ -107,6 +111,10 @@ function checkUsers(what: string, objects: K8sObject[], opts: { aclUsers?: boole
     `${what}: redis-server's container has the probes' password only`,
   );
   assert.ok(server?.command?.includes('--aclfile'), `${what}: redis-server loads the ACL file`);
+  const loader = redis.spec.template.spec.containers.find((c) => c.name === 'redis-scripts');
+  assert.ok(loader, `${what}: the script loader beside Redis`);
+  assert.deepEqual([...secretsOf([loader])], ['podset-redis-scripts'], `${what}: the loader's password only`);
+  assert.equal(envOf(loader, 'REDIS_USERNAME')?.value, 'podset-scripts', `${what}: the loader's user`);
   const dashboard = apps.find((w) => componentOf(w) === 'dashboard')?.spec.template.spec.containers[0];
   assert.equal(
     envOf(init, 'DASHBOARD_READ_ONLY')?.value,
@@ -192,7 +200,10 @@ test('compose: each app has its own Redis user and password, which the ACL file 
     acl.REDIS_HEALTH_PASSWORD,
     'the healthcheck is the probe user',
   );
-  assert.deepEqual(redis?.healthcheck?.test, ['CMD', 'redis-cli', '--user', 'podset-health', 'ping']);
+  assert.deepEqual(redis?.healthcheck?.test, ['CMD', 'redis-cli', '-e', '--user', 'podset-health', 'ping']);
+  const loader = compose.services['redis-scripts']?.environment ?? {};
+  assert.equal(loader.REDIS_USERNAME, 'podset-scripts');
+  assert.equal(loader.REDIS_PASSWORD, acl.REDIS_SCRIPTS_PASSWORD, "the loader's user's password");
 });
 
 /** `${VAR:-default}` → default: what compose gives when the variable is unset. */
@@ -220,7 +231,15 @@ function k8sRedisPod(passwords: Map<string, string>) {
     else if (ref) env[e.name] = passwords.get(ref.name) ?? assert.fail(`no Secret ${ref.name}`);
   }
   const probeAuth = envOf(server, 'REDISCLI_AUTH')?.valueFrom as { secretKeyRef: { name: string } };
+  const loader = redis?.spec.template.spec.containers.find((c) => c.name === 'redis-scripts');
+  assert.ok(loader);
+  const loaderEnv: Record<string, string> = {};
+  for (const e of loader.env ?? []) {
+    const ref = (e.valueFrom as { secretKeyRef?: { name: string } } | undefined)?.secretKeyRef;
+    loaderEnv[e.name] = e.value ?? passwords.get(ref?.name ?? '') ?? assert.fail(`no Secret ${ref?.name}`);
+  }
   return {
+    loader: { argv: [...(loader.command ?? []), ...(loader.args ?? [])], env: loaderEnv },
     init: [...(init.command ?? []), ...(init.args ?? [])],
     env,
     server: [...(server.command ?? []), ...(server.args ?? [])],
@@ -239,7 +258,12 @@ function composeRedis() {
   const redis = compose.services.redis as ComposeService;
   const aclVolume = (acl.volumes ?? [])[0]?.split(':') ?? [];
   const serverVolume = (redis.volumes ?? []).find((v) => v.startsWith(`${aclVolume[0]}:`))?.split(':') ?? [];
+  const loader = compose.services['redis-scripts'] as ComposeService;
+  const loaderEnv = Object.fromEntries(
+    Object.entries(loader.environment ?? {}).map(([k, v]) => [k, composeDefault(String(v))]),
+  );
   return {
+    loader: { argv: loader.command ?? [], env: loaderEnv },
     init: acl.command ?? [],
     env,
     server: redis.command ?? [],
@@ -376,6 +400,29 @@ describe('the ACL file, made as the Redis pod makes it, in a real redis-server',
             `${app}'s password is not in ${cmdline.replaceAll('\0', ' ')}`,
           );
         }
+      });
+
+      test('the script loader, run as written, caches the scripts the apps run; its user may do no more', async () => {
+        const [cmd, ...args] = parts.loader.argv;
+        assert.equal(cmd, 'node');
+        const env: Record<string, string> = { ...parts.loader.env, REDIS_URL: `redis://127.0.0.1:${port}` };
+        await exec(NODE, [...args, '--once'], { cwd: REPO, env: { PATH: process.env.PATH ?? '', ...env } });
+        const scripts = await operatorScripts();
+        const loader = client(env.REDIS_USERNAME ?? '', env.REDIS_PASSWORD ?? '');
+        await loader.connect();
+        const cached = (await loader.script('EXISTS', ...scripts.map((s) => s.sha))) as number[];
+        assert.deepEqual(
+          cached,
+          scripts.map(() => 1),
+          'every script of the operator is cached',
+        );
+        await refused(loader.get('{podset}:podset-reconcile:id'), /NOPERM/);
+        await refused(loader.evalsha(scripts[0]?.sha ?? '', 0), /NOPERM/);
+        await refused(loader.eval('return 1', 0), /NOPERM/);
+        // The apps run them by sha, and nothing of their own.
+        const dashboard = await as('dashboard');
+        await refused(dashboard.script('LOAD', 'return 1'), /NOPERM/);
+        await refused(dashboard.call('EVAL_RO', 'return 1', '0'), /NOPERM/);
       });
 
       test("the probe's command passes as its user, who may do nothing else", async () => {

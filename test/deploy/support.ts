@@ -29,6 +29,7 @@ export const TARGET_OF: Record<string, string> = {
   dashboard: PRODUCTION_TARGET,
   'kube-sim': KUBE_SIM_TARGET,
   'redis-acl': PRODUCTION_TARGET,
+  'redis-scripts': PRODUCTION_TARGET,
 };
 
 export interface Instruction {

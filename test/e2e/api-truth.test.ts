@@ -18,7 +18,9 @@ import {
   DEFAULT_QUEUE_NAME,
   ReconcileQueue,
   type AppUser,
+  urlConnector,
 } from '@podset/queue';
+import { sendScriptsBySha } from '@podset/redis';
 import { EntryTags, ProjectionReader } from '@podset/state';
 import { freePort, type Proc } from '@podset/testkit';
 import { newToken } from '../ops/support.ts';
@@ -67,11 +69,15 @@ let watch: { events: PodEvent[]; stop(): void };
 const victims = new Set<string>();
 
 function as(app: AppUser): Redis {
-  const client = new Redis(env.redis.port, '127.0.0.1', {
-    username: aclUsername(app),
-    password: PASSWORDS[app],
-    maxRetriesPerRequest: 1,
-  });
+  // Cached scripts by sha, as the apps send them: the users may not EVAL (nor may the attacker), but
+  // whoever holds a password may EVALSHA what the loader cached.
+  const client = sendScriptsBySha(
+    new Redis(env.redis.port, '127.0.0.1', {
+      username: aclUsername(app),
+      password: PASSWORDS[app],
+      maxRetriesPerRequest: 1,
+    }),
+  );
   client.on('error', () => undefined);
   return client;
 }
@@ -83,7 +89,8 @@ function appEnv(app: AppUser): Record<string, string> {
 /** Queues a reconcile of `key` as `app`'s Redis user would (the attacker's "and queued a job"). */
 async function queueJob(app: AppUser, key: string): Promise<void> {
   const url = `redis://${aclUsername(app)}:${encodeURIComponent(PASSWORDS[app])}@127.0.0.1:${env.redis.port}`;
-  const queue = new ReconcileQueue({ connection: url, prefix, queueName });
+  // Through a connector, whose clients send the cached scripts by sha as the apps do.
+  const queue = new ReconcileQueue({ connection: urlConnector(url), prefix, queueName });
   try {
     await queue.request(key, { source: 'live', reason: 'attacker' });
   } finally {

@@ -6,11 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parseTable } from './support/check.ts';
-import { processesNaming } from './support/processes.ts';
+import { trackDescendants } from './support/processes.ts';
 import { assertPrintedMetricsServe } from './support/printed-metrics.ts';
 import { REPO } from './support/harness.ts';
 import { npmRun, until, userEnv, within } from './support/npm-run.ts';
-import { kubectl as runKubectl, waitFor } from '@podset/testkit';
+import { isAlive, kubectl as runKubectl, waitFor } from '@podset/testkit';
 import { demoOptions } from '../../tools/demo/src/options.ts';
 
 test('npm run demo -- --until-converged exits 0 once every example PodSet converged', async () => {
@@ -34,8 +34,9 @@ test('npm run demo -- --until-converged exits 0 once every example PodSet conver
 
 test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees it converge; SIGINT exits 0', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-e2e-demo-'));
-  // Marks every process of the run (each inherits the environment), however it is grouped.
-  const run = npmRun('demo', ['--dir', dir], { E2E_RUN_DIR: dir });
+  const run = npmRun('demo', ['--dir', dir]);
+  // Every process of the run, however it is grouped (each child gets only its own variables: found by descent).
+  const tree = trackDescendants(run.child.pid ?? -1);
   const kubeconfig = path.join(dir, 'kubeconfig');
   const kubectl = (args: string[]) =>
     runKubectl(args, {
@@ -86,8 +87,9 @@ test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees 
       ...(template as object),
       containers: [{ name: 'nginx', image: 'nginx:1.28', ports: [{ containerPort: 80 }] }],
     });
-    // npm, the demo, redis-server, the watcher, two workers, the dashboard.
-    assert.ok(processesNaming(dir).length >= 6, processesNaming(dir).join('\n'));
+    // npm's shell, the demo, redis-server, the script loader, the watcher, two workers, the dashboard.
+    const alive = () => [...tree.seen].filter(isAlive);
+    assert.ok(alive().length >= 8, tree.describe());
     // Ctrl-C in a terminal: SIGINT to the whole foreground process group.
     run.signalGroup('SIGINT');
     const exit = await within(run.exited, 20_000);
@@ -97,14 +99,10 @@ test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees 
       `expected the demo to stop within 20 s of Ctrl-C:\n${run.output().slice(-2000)}`,
     );
     // The demo's processes are in process groups of their own: look for them by what they were given.
-    await waitFor(
-      'every process of the demo to be gone after Ctrl-C',
-      () => processesNaming(dir).length === 0,
-      {
-        timeoutMs: 20_000,
-        describe: () => processesNaming(dir).join('\n'),
-      },
-    );
+    await waitFor('every process of the demo to be gone after Ctrl-C', () => alive().length === 0, {
+      timeoutMs: 20_000,
+      describe: () => tree.describe(),
+    });
     assert.doesNotMatch(run.output(), /exited \(|shutdown did not finish/, run.output().slice(-2000));
     // One signal each, so each stopped the graceful way (an app that also got the terminal's SIGINT
     // would take the demo's SIGTERM as a second signal and exit without draining).
@@ -119,6 +117,7 @@ test('while the demo runs, kubectl with its kubeconfig scales a PodSet and sees 
       assert.match(text, new RegExp(`"msg":"${stopped}"`), `${app}:\n${text.slice(-2000)}`);
     }
   } finally {
+    tree.stop();
     await run.stopGroup();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -159,10 +158,11 @@ test('npm run demo | head -3: the closed pipe ends the demo and all it started, 
   // As typed in a shell (head's three lines are npm's header): the pipe closes before the demo writes.
   const shell = spawn('sh', ['-c', `npm run demo -- --dir '${dir}' | head -3`], {
     cwd: REPO,
-    env: userEnv({ E2E_RUN_DIR: dir }),
+    env: userEnv({}),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  const tree = trackDescendants(shell.pid ?? -1);
   let out = '';
   let err = '';
   shell.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -174,11 +174,12 @@ test('npm run demo | head -3: the closed pipe ends the demo and all it started, 
     assert.notEqual(exit, undefined, `the demo did not end after its output closed:\n${out}\n${err}`);
     assert.equal(out.split('\n').length - 1, 3, out);
     assert.doesNotMatch(err, /EPIPE|Error|at .*\.ts:\d+/, err);
-    await waitFor('every process the demo started to be gone', () => processesNaming(dir).length === 0, {
+    await waitFor('every process the demo started to be gone', () => ![...tree.seen].some(isAlive), {
       timeoutMs: 30_000,
-      describe: () => processesNaming(dir).join('\n'),
+      describe: () => tree.describe(),
     });
   } finally {
+    tree.stop();
     try {
       process.kill(-(shell.pid as number), 'SIGKILL');
     } catch {

@@ -135,6 +135,57 @@ test('npm run operator installs the CRD, reconciles a PodSet applied with kubect
   }
 });
 
+/** A process's environment, by /proc. */
+function environOf(pid: number): Map<string, string> {
+  const vars = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  return new Map(
+    vars.filter((v) => v.includes('=')).map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]),
+  );
+}
+
+test('npm run operator gives each child its own variables only: the dashboard no PROJECTION_HMAC_KEY', async () => {
+  const key = 'test-projection-key-' + 'k'.repeat(32);
+  const token = 'test-dashboard-token-0123456789';
+  const run = npmRun('operator', ['--dir', path.join(dir, 'run-env'), '--workers', '1', '--dashboard'], {
+    ...userEnv(sim.kubeconfigPath),
+    PROJECTION_HMAC_KEY: key,
+    DASHBOARD_TOKEN: token,
+  });
+  try {
+    await until('the watcher to lead', 90_000, () => run.output().includes('watcher leading'), run);
+    await until('the dashboard to listen', 60_000, () => /dashboard\s+http/.test(run.output()), run);
+    const byEntry = (entry: string) => {
+      // This run's (other runs may be on the machine): each has this cluster's KUBECONFIG.
+      const found = processesNaming(`KUBECONFIG=${sim.kubeconfigPath}`).filter((p) => p.includes(entry));
+      assert.equal(found.length, 1, `one ${entry}: ${found.join('\n')}`);
+      return environOf(Number(found[0]?.split(' ')[0]));
+    };
+    const watcher = byEntry('apps/watcher/src/main.ts');
+    const worker = byEntry('apps/worker/src/main.ts');
+    const dashboard = byEntry('apps/dashboard/src/main.ts');
+    assert.equal(watcher.get('PROJECTION_HMAC_KEY'), key, 'the watcher gets the key it needs');
+    assert.equal(worker.get('PROJECTION_HMAC_KEY'), key, 'the worker gets the key it needs');
+    assert.equal(dashboard.has('PROJECTION_HMAC_KEY'), false, 'the dashboard is not given the key');
+    assert.equal(dashboard.get('DASHBOARD_TOKEN'), token, 'the dashboard gets its token');
+    for (const [app, env] of [
+      ['watcher', watcher],
+      ['worker', worker],
+    ] as const)
+      assert.equal(env.has('DASHBOARD_TOKEN'), false, `the ${app} is not given the dashboard's token`);
+    // Nor does any other child have the key: only the run's own processes (npm, its shell, the operator)
+    // and the watcher and the worker. Not redis-server, not the script loader, not the dashboard.
+    const holders = processesNaming(`PROJECTION_HMAC_KEY=${key}`).map((p) => p.split(' ').slice(1).join(' '));
+    const children = holders.filter((c) => !/\bnpm\b|^sh |tools\/demo\/src\/operator\.ts/.test(c));
+    assert.equal(children.length, 2, `the watcher and the worker only:\n${children.join('\n')}`);
+    assert.ok(
+      children.every((c) => /apps\/(watcher|worker)\/src\/main\.ts/.test(c)),
+      children.join('\n'),
+    );
+  } finally {
+    await run.stopGroup();
+  }
+});
+
 test('one Ctrl-C to the process group drains: each worker finishes its active reconcile, none exits at once', async () => {
   const runDir = path.join(dir, 'run-drain');
   const logs = path.join(runDir, 'logs');

@@ -1,8 +1,9 @@
 // Redis with one ACL user per app (libs/queue's acl.ts, loaded as redis-server's --aclfile): each user
 // is refused what its app must not do (the dashboard any write, the worker writing a projected PodSet,
-// the watcher anything outside the queue's keys or FLUSHALL), each app says so in its log at start, and
-// the watcher, a worker and the dashboard, each with its own user, still converge PodSets, also after a
-// Redis restart.
+// the watcher anything outside the queue's keys or FLUSHALL; every app a script of its own and CONFIG),
+// each app says so in its log at start, and the watcher, a worker and the dashboard, each with its own
+// user, still converge PodSets on the scripts the loader (podset-scripts) cached, also after a Redis
+// restart emptied that cache.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import {
+  OPS_USERNAME,
+  SCRIPTS_USERNAME,
   aclFile,
   aclSetUserArgs,
   aclUsername,
@@ -18,7 +21,7 @@ import {
   type AppUser,
 } from '@podset/queue';
 import { dashboardUrl, newToken, startDashboardProc, waitForLog } from '../ops/support.ts';
-import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
+import { applyCrd, podSetManifest, Proc, startEnv, type OperatorEnv } from './support/harness.ts';
 
 const ADMIN = 'admin-' + newToken();
 const PASSWORDS: Record<AppUser, string> = {
@@ -26,6 +29,8 @@ const PASSWORDS: Record<AppUser, string> = {
   worker: 'worker-' + newToken(),
   dashboard: 'dashboard-' + newToken(),
 };
+const SCRIPTS_PASSWORD = 'scripts-' + newToken();
+const OPS_PASSWORD = 'ops-' + newToken();
 const prefix = process.env.E2E_QUEUE_PREFIX || DEFAULT_PREFIX;
 const queueName = process.env.E2E_QUEUE_NAME || DEFAULT_QUEUE_NAME;
 const Q = `${prefix}:${queueName}:`;
@@ -38,13 +43,27 @@ before(async () => {
   const file = join(dir, 'users.acl');
   // The harness's own checks read Redis as an administrator: `default` keeps every right here (the
   // generated file turns it off).
-  const acl = aclFile({ prefix, queueName }, PASSWORDS).replace(
-    /^user default .*$/m,
-    `user default on >${ADMIN} ~* &* +@all`,
-  );
+  const acl = aclFile({ prefix, queueName }, PASSWORDS, {
+    scripts: SCRIPTS_PASSWORD,
+    ops: OPS_PASSWORD,
+  }).replace(/^user default .*$/m, `user default on >${ADMIN} ~* &* +@all`);
   writeFileSync(file, acl);
-  env = await startEnv({ name: 'redis-acl', redis: { password: ADMIN, args: ['--aclfile', file] } });
+  // Its own loader below, as the shipped loader's user (not the harness's, as the administrator).
+  env = await startEnv({
+    name: 'redis-acl',
+    redis: { password: ADMIN, args: ['--aclfile', file] },
+    scriptLoader: false,
+  });
   address = `redis://127.0.0.1:${env.redis.port}`;
+  // The script loader, as beside the Redis of k8s/ and compose: the apps' users only EVALSHA.
+  const loader = new Proc(
+    'redis-scripts',
+    ['libs/runtime/src/redis-scripts-main.ts'],
+    { REDIS_URL: address, REDIS_USERNAME: SCRIPTS_USERNAME, REDIS_PASSWORD: SCRIPTS_PASSWORD },
+    env.logDir,
+  );
+  env.procs.push(loader);
+  await loader.waitForLine(/loaded \d+ scripts/, 30_000);
   await applyCrd(env);
 });
 after(async () => {
@@ -112,6 +131,79 @@ test('each user is refused what its app must not do', async () => {
     for (const c of [dashboard, worker, watcher]) c.disconnect();
   }
 });
+
+const LOOP = 'while true do end';
+
+test('no app user may run a script of its own, cache one or read the configuration; cached ones it runs', async () => {
+  for (const app of ['watcher', 'worker', 'dashboard'] as const) {
+    const client = as(app);
+    try {
+      await refused(`${app} EVAL`, () => client.eval('return 1', 0));
+      await refused(`${app} EVAL_RO`, () => client.call('EVAL_RO', LOOP, '0'));
+      await refused(`${app} SCRIPT LOAD`, () => client.script('LOAD', 'return 1'));
+      await refused(`${app} FUNCTION LOAD`, () =>
+        client.call(
+          'FUNCTION',
+          'LOAD',
+          "#!lua name=x\nredis.register_function('x', function() return 1 end)",
+        ),
+      );
+      await refused(`${app} CONFIG GET`, () => client.config('GET', 'maxmemory-policy'));
+      await refused(`${app} SCRIPT KILL`, () => client.script('KILL'));
+      // EVALSHA itself is allowed: an unknown sha is answered NOSCRIPT, not NOPERM.
+      await assert.rejects(() => client.evalsha('0'.repeat(40), 0), /NOSCRIPT/);
+      await assert.rejects(() => client.call('EVALSHA_RO', '0'.repeat(40), '0'), /NOSCRIPT/);
+      assert.match(await client.info('memory'), /maxmemory_policy:/, `${app} reads INFO`);
+    } finally {
+      client.disconnect();
+    }
+  }
+});
+
+test('the operations user stops a running script (SCRIPT KILL), and reads nothing else', async () => {
+  const ops = new Redis(env.redis.port, '127.0.0.1', {
+    username: OPS_USERNAME,
+    password: OPS_PASSWORD,
+    maxRetriesPerRequest: 1,
+  });
+  // A script that never ends, as only an administrator can still start one: every client meets BUSY.
+  const admin = new Redis(env.redis.url, { maxRetriesPerRequest: 1 });
+  try {
+    const looping = admin.call('EVAL_RO', LOOP, '0');
+    const outcome = looping.then(
+      () => 'ended',
+      (err: Error) => err.message,
+    );
+    const probe = new Redis(env.redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      await waitForReply(probe, /BUSY/);
+    } finally {
+      probe.disconnect();
+    }
+    assert.equal(await ops.script('KILL'), 'OK');
+    assert.match(await outcome, /killed/i);
+    assert.match(await ops.info('memory'), /used_memory:/);
+    await refused('ops GET', () => ops.get(`${Q}meta`));
+    await refused('ops CONFIG GET', () => ops.config('GET', 'requirepass'));
+    await refused('ops EVAL', () => ops.eval('return 1', 0));
+    await refused('ops SCRIPT LOAD', () => ops.script('LOAD', 'return 1'));
+  } finally {
+    ops.disconnect();
+    admin.disconnect();
+  }
+});
+
+/** Until `client`'s PING is answered with an error matching `reply`. */
+async function waitForReply(client: Redis, reply: RegExp): Promise<void> {
+  for (;;) {
+    const answer = await client.ping().then(
+      (r) => r,
+      (err: Error) => err.message,
+    );
+    if (reply.test(answer)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 test('with their own users the apps log their refusals, converge, and converge again after a Redis restart', async () => {
   const watcher = env.startWatcher('watcher-acl', appEnv('watcher'));

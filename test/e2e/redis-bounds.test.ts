@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { aclFile, aclUsername, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type AppUser } from '@podset/queue';
-import { parkedPrefixOf } from '@podset/redis';
+import { parkedPrefixOf, sendScriptsBySha } from '@podset/redis';
 import { ProjectionReader } from '@podset/state';
 import { freePort } from '@podset/testkit';
 import { newToken } from '../ops/support.ts';
@@ -40,11 +40,14 @@ let asWatcher: Redis;
 let projection: ProjectionReader;
 
 function as(app: AppUser): Redis {
-  const client = new Redis(env.redis.port, '127.0.0.1', {
-    username: aclUsername(app),
-    password: PASSWORDS[app],
-    maxRetriesPerRequest: 1,
-  });
+  // Cached scripts by sha, as the apps send them (the users may not EVAL; they may EVALSHA).
+  const client = sendScriptsBySha(
+    new Redis(env.redis.port, '127.0.0.1', {
+      username: aclUsername(app),
+      password: PASSWORDS[app],
+      maxRetriesPerRequest: 1,
+    }),
+  );
   client.on('error', () => undefined);
   return client;
 }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { freePort } from '@podset/testkit';
+import { operatorScripts } from '../../libs/runtime/src/redis-scripts.ts';
 import { demoRedis } from '../../tools/demo/src/redis.ts';
 import { startEnv, type OperatorEnv } from '../e2e/support/harness.ts';
 import { waitForLog } from './support.ts';
@@ -37,6 +38,39 @@ test('the demo/operator redis-server refuses a client without its password', asy
     await assert.rejects(() => dashboard.set('podset:podset-reconcile:wait', 'x'), /NOPERM/);
     dashboard.disconnect();
   } finally {
+    await redis.close();
+  }
+});
+
+test('the demo/operator redis-server has its passwords from an ACL file, not --requirepass; the apps may not read its configuration; the scripts are cached', async () => {
+  const redis = await demoRedis({});
+  const clients: Redis[] = [];
+  try {
+    const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    clients.push(admin);
+    // requirepass is what CONFIG GET would have shown anyone allowed it: the default user's password.
+    assert.deepEqual(await admin.config('GET', 'requirepass'), ['requirepass', '']);
+    assert.match(String(await admin.config('GET', 'aclfile')), /users\.acl/);
+    for (const app of ['watcher', 'worker', 'dashboard'] as const) {
+      const env = redis.appEnv(app);
+      const client = new Redis(env.REDIS_URL!, {
+        username: env.REDIS_USERNAME!,
+        password: env.REDIS_PASSWORD!,
+        maxRetriesPerRequest: 1,
+      });
+      clients.push(client);
+      await assert.rejects(() => client.config('GET', 'requirepass'), /NOPERM/, `${app}: CONFIG GET`);
+      await assert.rejects(() => client.eval('return 1', 0), /NOPERM/, `${app}: EVAL`);
+    }
+    // The loader ran beside it: every script of the operator is cached before the apps start.
+    const scripts = await operatorScripts();
+    const cached = (await admin.script('EXISTS', ...scripts.map((s) => s.sha))) as number[];
+    assert.deepEqual(
+      cached,
+      scripts.map(() => 1),
+    );
+  } finally {
+    for (const c of clients) c.disconnect();
     await redis.close();
   }
 });

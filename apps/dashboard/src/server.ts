@@ -16,7 +16,6 @@ import type { Credentials } from './config.ts';
 import { listen } from './listen.ts';
 import { createMetrics, type DashboardMetrics } from './metrics.ts';
 import { createProbe } from './probes.ts';
-import { readOnlyScripts } from './read-only-scripts.ts';
 import { listPodSetsInScope } from './podset-scope.ts';
 import { installRoutes } from './routes.ts';
 
@@ -142,8 +141,8 @@ function openSources(settings: DashboardSettings, log: Logger, givenKube: Kube |
       throw new Error('dashboard: give settings.redis or settings.redisUrl');
     connector = urlConnector(settings.redisUrl);
   }
-  const queueRedis = connector.client({ maxRetriesPerRequest: null });
-  if (settings.readOnly) readOnlyScripts(queueRedis);
+  // Read-only: scripts as EVALSHA_RO, so Redis refuses any write one tries.
+  const queueRedis = connector.client({ maxRetriesPerRequest: null, readOnlyScripts: settings.readOnly });
   const queue = new Queue(settings.queueName, { connection: queueRedis, prefix: settings.queuePrefix });
   let lastRedisError = '';
   const redisError = (err: Error) => {
@@ -154,8 +153,7 @@ function openSources(settings: DashboardSettings, log: Logger, givenKube: Kube |
   queueRedis.on('error', redisError);
   // A command waits for at most one reconnect attempt (and every caller bounds it with a timeout) instead
   // of queueing while Redis is away.
-  const redis = connector.client({ maxRetriesPerRequest: 1 });
-  if (settings.readOnly) readOnlyScripts(redis);
+  const redis = connector.client({ maxRetriesPerRequest: 1, readOnlyScripts: settings.readOnly });
   redis.on('error', redisError);
 
   // Scrape-time reads: the queue from Redis, the PodSets from the API (kube is built below, with the

@@ -1,6 +1,7 @@
 // Entry point of the install's Job podset-redis-secret-init: ensures the Secrets with the in-cluster Redis's
 // passwords exist, one per Redis user (REDIS_SECRET_NAME-<user>, default podset-redis-watcher, -worker,
-// -dashboard and -health, the Redis pod's probe user), each app mounting only its own, and the one with
+// -dashboard, -health (the Redis pod's probe user), -scripts (its script loader) and -ops (the operations
+// user, for a person un-wedging Redis)), each app mounting only its own, and the one with
 // the projection's integrity key (PROJECTION_KEY_SECRET_NAME, default podset-projection-key). Prints what
 // it did, never a secret.
 import { KubeClient } from './client.ts';
@@ -22,7 +23,7 @@ const kubeConfig = loadKubeConfig({
 });
 const client = new KubeClient({ kubeConfig, userAgent: 'podset-redis-secret-init' });
 try {
-  const users: (AppUser | 'health')[] = [...APP_USERS, 'health'];
+  const users: (AppUser | 'health' | 'scripts' | 'ops')[] = [...APP_USERS, 'health', 'scripts', 'ops'];
   for (const user of users) {
     const secret = `${name}-${user}`;
     const result = await ensureRedisSecret(client, namespace, secret);

@@ -30,24 +30,29 @@ export function aclUsername(app: AppUser): string {
   return `podset-${app}`;
 }
 
-/** Every app: connect, read, run scripts (key permissions still apply to each command a script runs). */
-const READ_COMMANDS = ['-@all', '+@connection', '+@read', '+@scripting'];
+/**
+ * Every app: connect, read, run the scripts Redis has cached (EVALSHA; key permissions still apply to
+ * each command a script runs). Never EVAL, EVAL_RO or SCRIPT LOAD: a script of one's own could keep
+ * Redis busy for every client (a loop answers BUSY until killed, and one that wrote cannot be killed) or
+ * fill its memory with cached scripts. The script loader (SCRIPTS_USERNAME) caches the operator's.
+ */
+const READ_COMMANDS = ['-@all', '+@connection', '+@read'];
 
 /** The watcher and the workers: writes and MULTI/EXEC too. */
 const WRITE_COMMANDS = ['+@write', '+@transaction'];
 
 /**
- * Then, for every app: never FLUSHALL, KEYS, CONFIG SET, DEBUG… (-@dangerous), no functions or script
- * flushes; but INFO (BullMQ and ioredis ask it at connect), CONFIG GET (the maxmemory-policy check at
- * start) and naming one's own connection.
+ * Then, for every app: never FLUSHALL, KEYS, CONFIG, DEBUG… (-@dangerous), no scripting but EVALSHA
+ * (FUNCTION LOAD is a write: taken away here); but INFO (BullMQ and ioredis ask it at connect, the
+ * maxmemory-policy check at start reads it) and naming one's own connection. No CONFIG GET: it would show
+ * the configuration's secrets (a `requirepass`, `masterauth`).
  */
 const LAST_COMMANDS = [
   '-@dangerous',
-  '-function',
-  '-script|flush',
-  '-script|kill',
+  '-@scripting',
+  '+evalsha',
+  '+evalsha_ro',
   '+info',
-  '+config|get',
   '+client|setname',
   '+client|getname',
   '+client|id',
@@ -112,24 +117,82 @@ export function aclSetUserArgs(app: AppUser, scope: AclScope, password: string):
   return [aclUsername(app), 'reset', 'on', `>${password}`, ...aclRules(app, scope)];
 }
 
-/** The Redis server's own user for its probes (`redis-cli --user podset-health ping`): PING only. */
+/** The Redis server's own user for its probes (`redis-cli -e --user podset-health ping`): PING only. */
 export const HEALTH_USERNAME = 'podset-health';
-const HEALTH_RULES = ['resetkeys', 'resetchannels', '-@all', '+ping'];
+export const HEALTH_RULES = ['resetkeys', 'resetchannels', '-@all', '+ping'];
+
+/**
+ * The script loader's user (libs/runtime's redis-scripts.ts, beside Redis): caches the operator's
+ * scripts (SCRIPT LOAD) and sees which are cached; INFO for its client's ready check; no key.
+ */
+export const SCRIPTS_USERNAME = 'podset-scripts';
+export const SCRIPTS_RULES = [
+  'resetkeys',
+  'resetchannels',
+  '-@all',
+  '+ping',
+  '+hello',
+  '+auth',
+  '+info',
+  '+script|load',
+  '+script|exists',
+];
+
+/**
+ * A person's user for un-wedging Redis (docs/operations.md): see what runs (INFO, CLIENT LIST, SLOWLOG,
+ * LATENCY), stop a running script or function (SCRIPT KILL, FUNCTION KILL) and cut a client off
+ * (CLIENT KILL). No key, no configuration, no script of its own.
+ */
+export const OPS_USERNAME = 'podset-ops';
+export const OPS_RULES = [
+  'resetkeys',
+  'resetchannels',
+  '-@all',
+  '+ping',
+  '+hello',
+  '+auth',
+  '+info',
+  '+script|kill',
+  '+function|kill',
+  '+function|stats',
+  '+client|list',
+  '+client|kill',
+  '+client|info',
+  '+slowlog|get',
+  '+slowlog|len',
+  '+latency|latest',
+  '+latency|history',
+  '+memory|stats',
+  '+dbsize',
+];
+
+/** The passwords of the users beside the apps': each line is written only when its password is given. */
+export interface ServiceUserPasswords {
+  health?: string;
+  scripts?: string;
+  ops?: string;
+}
 
 /**
  * An ACL file (redis.conf `aclfile`) with the three users and the `default` user off: one line per user,
- * the password given as `>…` (or a placeholder to fill in, for docs); with `healthPassword`, the probes'
- * user too.
+ * the password given as `>…` (or a placeholder to fill in, for docs); with a password for the probes',
+ * the script loader's or the operations user, that user too.
  */
 export function aclFile(
   scope: AclScope,
   passwords: Record<AppUser, string>,
-  healthPassword?: string,
+  service: ServiceUserPasswords | string = {},
 ): string {
+  const others = typeof service === 'string' ? { health: service } : service;
   const lines = APP_USERS.map((app) =>
     ['user', aclUsername(app), 'on', `>${passwords[app]}`, ...aclRules(app, scope)].join(' '),
   );
-  if (healthPassword !== undefined)
-    lines.push(['user', HEALTH_USERNAME, 'on', `>${healthPassword}`, ...HEALTH_RULES].join(' '));
+  const more: [string, string | undefined, string[]][] = [
+    [HEALTH_USERNAME, others.health, HEALTH_RULES],
+    [SCRIPTS_USERNAME, others.scripts, SCRIPTS_RULES],
+    [OPS_USERNAME, others.ops, OPS_RULES],
+  ];
+  for (const [name, password, rules] of more)
+    if (password !== undefined) lines.push(['user', name, 'on', `>${password}`, ...rules].join(' '));
   return ['user default off resetkeys -@all', ...lines, ''].join('\n');
 }

@@ -5,7 +5,7 @@
 // apps' own clients (checkpoints, event log, rv store, probes) alike.
 import { ConfigError, bool, list, optionalStr, url, type Config } from '@podset/config';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { RedisClient } from '@podset/redis';
+import { sendScriptsBySha, type RedisClient } from '@podset/redis';
 
 export type { RedisClient };
 
@@ -46,7 +46,7 @@ export const redisEnv = {
   }),
   REDIS_SKIP_EVICTION_CHECK: bool({
     description:
-      "Start without checking that Redis's maxmemory-policy is noeviction and its maxmemory above 0 (each app refuses to start otherwise): only for a managed Redis that refuses CONFIG GET and is known to be set so",
+      "Start without checking that Redis's maxmemory-policy is noeviction and its maxmemory above 0 (each app refuses to start otherwise): only for a managed Redis that refuses INFO and is known to be set so",
     default: false,
   }),
   REDIS_TLS: bool({
@@ -70,6 +70,8 @@ export interface ClientTuning {
    * and Sentinel only (ignored on Cluster).
    */
   enableAutoPipelining?: boolean;
+  /** Scripts sent as EVALSHA_RO/EVAL_RO: Redis refuses any write they try (a read-only dashboard). */
+  readOnlyScripts?: boolean;
 }
 
 export interface RedisConnector {
@@ -111,6 +113,16 @@ function hostPort(item: string): { host: string; port: number } {
  * Validates the Redis variables (with QUEUE_PREFIX, which Cluster constrains) and returns the factory.
  * Throws ConfigError naming every variable at fault.
  */
+/**
+ * Whether the apps log in as the `default` user (no username: one password, or none), which may EVAL, so
+ * its transactions send their scripts whole. One node: the URL's user wins over REDIS_USERNAME.
+ */
+function isDefaultUser(cfg: RedisConfig, parsed: URL, single: boolean): boolean {
+  const urlUser = parsed.username !== '' ? decodeURIComponent(parsed.username) : undefined;
+  const username = single ? (urlUser ?? cfg.REDIS_USERNAME) : cfg.REDIS_USERNAME;
+  return (username ?? 'default') === 'default';
+}
+
 export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): RedisConnector {
   const problems: { variable: string; message: string }[] = [];
   const sentinels = cfg.REDIS_SENTINELS;
@@ -166,6 +178,10 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
     ...(cfg.REDIS_PASSWORD !== undefined ? { password: cfg.REDIS_PASSWORD } : {}),
   };
   const tls = cfg.REDIS_TLS ? { tls: {} } : {};
+  // Every client runs scripts by EVALSHA (the apps' users may not EVAL): libs/redis's script-sha.ts.
+  const evalInTransactions = isDefaultUser(cfg, parsed, nodes.length === 0 && sentinels.length === 0);
+  const bySha = <C extends RedisClient>(client: C, t: ClientTuning): C =>
+    sendScriptsBySha(client, { readOnly: t.readOnlyScripts === true, evalInTransactions });
   const tuned = (t: ClientTuning) => ({
     maxRetriesPerRequest: t.maxRetriesPerRequest === undefined ? 3 : t.maxRetriesPerRequest,
     ...(t.enableOfflineQueue !== undefined ? { enableOfflineQueue: t.enableOfflineQueue } : {}),
@@ -189,7 +205,7 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
           ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
           ...(lazyConnect !== undefined ? { lazyConnect } : {}),
         };
-        return new Cluster(startup, options);
+        return bySha(new Cluster(startup, options), t);
       },
     };
   }
@@ -209,7 +225,7 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
           ...(cfg.REDIS_TLS ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
           ...tuned(t),
         };
-        return new Redis(options);
+        return bySha(new Redis(options), t);
       },
     };
   }
@@ -223,7 +239,7 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
     mode: 'single',
     target: `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`,
     client(t = {}) {
-      return new Redis(cfg.REDIS_URL, { ...fill, ...tls, ...tuned(t) });
+      return bySha(new Redis(cfg.REDIS_URL, { ...fill, ...tls, ...tuned(t) }), t);
     },
   };
 }

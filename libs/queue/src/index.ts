@@ -73,8 +73,14 @@ export {
   aclSetUserArgs,
   aclUsername,
   HEALTH_USERNAME,
+  HEALTH_RULES,
+  SCRIPTS_USERNAME,
+  SCRIPTS_RULES,
+  OPS_USERNAME,
+  OPS_RULES,
   APP_USERS,
   type AclScope,
   type AppUser,
+  type ServiceUserPasswords,
 } from './acl.ts';
 export { repairAddInputs, type AddInputRepair, type RepairClient } from './add-repair.ts';

@@ -13,5 +13,15 @@ export {
   type FinishedState,
   type ProjectionKeyspace,
 } from './keyspace.ts';
-export { luaScript, luaScriptOf, readLua, runScript, type LuaScript, type RedisClient } from './script.ts';
+export {
+  luaScript,
+  luaScriptOf,
+  readLua,
+  runScript,
+  scriptsMade,
+  notLoaded,
+  type LuaScript,
+  type RedisClient,
+} from './script.ts';
+export { sendScriptsBySha, type ScriptsByShaOptions } from './script-sha.ts';
 export { compareRv, rvNewer, rvMax, RV_NEWER_LUA } from './rules/resource-version.ts';

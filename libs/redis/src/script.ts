@@ -1,6 +1,9 @@
 // Our Lua scripts: each is kept in .lua files beside the code (read once, when the module loads, as
-// BullMQ keeps its commands) and run by EVALSHA (sent once per Redis), falling back to EVAL when Redis
-// doesn't know it yet (NOSCRIPT: a fresh or restarted server, or another node of a cluster).
+// BullMQ keeps its commands) and run by EVALSHA, falling back to EVAL when Redis doesn't know it yet
+// (NOSCRIPT: a fresh or restarted server, or another node of a cluster). The apps' Redis users may not
+// EVAL (an arbitrary script could block Redis or fill its memory): for them the script loader
+// (libs/runtime's redis-scripts.ts) puts every script made here into Redis's cache beforehand, so each
+// script made is also recorded, for the loader to find.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
@@ -13,8 +16,17 @@ export interface LuaScript {
   readonly sha: string;
 }
 
+const made = new Map<string, LuaScript>();
+
 export function luaScript(source: string): LuaScript {
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
+  const script = { source, sha: createHash('sha1').update(source).digest('hex') };
+  made.set(script.sha, script);
+  return script;
+}
+
+/** Every script this process has made so far (the modules that define them imported, writers built). */
+export function scriptsMade(): LuaScript[] {
+  return [...made.values()];
 }
 
 /** The text of a .lua file, by URL (`new URL('./x.lua', import.meta.url)`). */
@@ -40,6 +52,20 @@ export async function runScript(
     return await client.evalsha(script.sha, keys.length, ...keys, ...argv);
   } catch (err) {
     if (!(err instanceof Error) || !err.message.includes('NOSCRIPT')) throw err;
-    return await client.eval(script.source, keys.length, ...keys, ...argv);
+    try {
+      return await client.eval(script.source, keys.length, ...keys, ...argv);
+    } catch (evalErr) {
+      if (evalErr instanceof Error && /NOPERM/.test(evalErr.message)) throw notLoaded(script, evalErr);
+      throw evalErr;
+    }
   }
+}
+
+/** NOSCRIPT for a user that may not EVAL: the loader has not (yet, or again after a restart) loaded it. */
+export function notLoaded(script: { sha: string }, cause: Error): Error {
+  return new Error(
+    `NOSCRIPT script ${script.sha} is not in Redis's script cache and this Redis user may not EVAL it: ` +
+      'the script loader (redis-scripts) loads every script of the operator; is it running?',
+    { cause },
+  );
 }

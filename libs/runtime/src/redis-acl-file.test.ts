@@ -12,6 +12,8 @@ const ENV = {
   REDIS_WORKER_PASSWORD: 'worker-password-0123456789',
   REDIS_DASHBOARD_PASSWORD: 'dashboard-password-0123456789',
   REDIS_HEALTH_PASSWORD: 'health-password-0123456789',
+  REDIS_SCRIPTS_PASSWORD: 'scripts-password-0123456789',
+  REDIS_OPS_PASSWORD: 'ops-password-0123456789',
 };
 
 const lineOf = (text: string, user: string) => text.split('\n').find((l) => l.startsWith(`user ${user} `));
@@ -30,6 +32,15 @@ test("the file: default off, each user with its password and acl.ts's rules, the
   assert.equal(
     lineOf(text, 'podset-health'),
     'user podset-health on >health-password-0123456789 resetkeys resetchannels -@all +ping',
+  );
+  assert.equal(
+    lineOf(text, 'podset-scripts'),
+    'user podset-scripts on >scripts-password-0123456789 resetkeys resetchannels -@all +ping +hello +auth ' +
+      '+info +script|load +script|exists',
+  );
+  assert.match(
+    lineOf(text, 'podset-ops') ?? '',
+    /^user podset-ops on >ops-password-0123456789 resetkeys .*\+script\|kill/,
   );
 });
 

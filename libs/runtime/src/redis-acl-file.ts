@@ -28,6 +28,8 @@ export const redisAclEnv = {
   REDIS_WORKER_PASSWORD: password('worker'),
   REDIS_DASHBOARD_PASSWORD: password('dashboard'),
   REDIS_HEALTH_PASSWORD: password('health'),
+  REDIS_SCRIPTS_PASSWORD: password('scripts'),
+  REDIS_OPS_PASSWORD: password('ops'),
 } as const;
 
 export type RedisAclConfig = Config<typeof redisAclEnv>;
@@ -48,6 +50,10 @@ export function redisAclFileText(env: Record<string, string | undefined>): strin
       dashboardWrites: !cfg.DASHBOARD_READ_ONLY,
     },
     passwords,
-    cfg.REDIS_HEALTH_PASSWORD,
+    {
+      health: cfg.REDIS_HEALTH_PASSWORD,
+      scripts: cfg.REDIS_SCRIPTS_PASSWORD,
+      ops: cfg.REDIS_OPS_PASSWORD,
+    },
   );
 }

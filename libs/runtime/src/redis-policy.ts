@@ -3,8 +3,10 @@
 // reconciles of one PodSet at once) or a projection. And noeviction without a maxmemory (0, redis-server's
 // default) is no limit at all: Redis grows until the kernel or the container runtime kills it, and what
 // it had not yet written to disk is lost. So each app asks every Redis node it writes to for its policy and
-// its maxmemory before it starts, and refuses to start on anything else. Services that hide CONFIG GET are
-// let through only by an explicit opt-out (REDIS_SKIP_EVICTION_CHECK).
+// its maxmemory before it starts, and refuses to start on anything else. It reads them from INFO memory, not
+// CONFIG GET: the apps' Redis users may not read the configuration (it holds secrets such as a
+// requirepass). Services that hide INFO are let through only by an explicit opt-out
+// (REDIS_SKIP_EVICTION_CHECK).
 import type { RedisClient, RedisConnector } from '@podset/queue';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, type Redis } from 'ioredis';
@@ -55,7 +57,7 @@ function verdictOfError(err: unknown, where: string): PolicyVerdict | undefined 
       ok: false,
       problem: 'config-refused',
       message:
-        `Redis at ${where} refused CONFIG GET maxmemory-policy (${text}), so the apps cannot check that it ` +
+        `Redis at ${where} refused INFO memory (${text}), so the apps cannot check that it ` +
         `never evicts keys. Make sure its maxmemory-policy is noeviction (${HOW_TO_FIX}), then set ` +
         `${OPT_OUT}=true to start without the check`,
     };
@@ -67,9 +69,15 @@ function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => undefined);
 }
 
-async function configOf(node: Redis, name: string): Promise<string> {
-  const reply = (await node.config('GET', name)) as string[];
-  return reply[1] ?? '';
+/** A field of INFO memory (`maxmemory_policy`, `maxmemory`), '' when Redis does not give it. */
+async function memoryInfoOf(node: Redis): Promise<(field: string) => string> {
+  const text = await node.info('memory');
+  const fields = new Map<string, string>();
+  for (const line of text.split(/\r?\n/)) {
+    const at = line.indexOf(':');
+    if (at > 0) fields.set(line.slice(0, at), line.slice(at + 1).trim());
+  }
+  return (field) => fields.get(field) ?? '';
 }
 
 async function nodesOf(client: RedisClient): Promise<Redis[]> {
@@ -81,7 +89,7 @@ async function nodesOf(client: RedisClient): Promise<Redis[]> {
 
 /**
  * Asks every node the apps write to (the one node; the Sentinel primary; every Cluster node) for its
- * maxmemory-policy. Waits while Redis is unreachable; a refused CONFIG or wrong credentials are verdicts.
+ * maxmemory-policy. Waits while Redis is unreachable; a refused INFO or wrong credentials are verdicts.
  */
 export async function checkEvictionPolicy(
   connector: RedisConnector,
@@ -99,7 +107,8 @@ export async function checkEvictionPolicy(
       const nodes = await nodesOf(client);
       const seen: string[] = [];
       for (const node of nodes) {
-        const policy = await configOf(node, 'maxmemory-policy');
+        const memory = await memoryInfoOf(node);
+        const policy = memory('maxmemory_policy');
         where = client instanceof Cluster ? addressOf(node) : withPrimary(connector, node);
         if (policy !== 'noeviction') {
           return {
@@ -110,8 +119,7 @@ export async function checkEvictionPolicy(
               `when full. The apps need maxmemory-policy noeviction: ${HOW_TO_FIX}`,
           };
         }
-        // One name per CONFIG GET: Redis 6 takes only one.
-        const maxmemory = await configOf(node, 'maxmemory');
+        const maxmemory = memory('maxmemory');
         if (!/^\d+$/.test(maxmemory) || Number(maxmemory) <= 0) {
           return {
             ok: false,

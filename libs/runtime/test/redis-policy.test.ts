@@ -1,9 +1,11 @@
 // The eviction-policy check against real redis-servers: noeviction passes; any other policy, a refused
-// CONFIG and wrong credentials are each a verdict that says what to do, never echoing a password.
+// INFO and wrong credentials are each a verdict that says what to do, never echoing a password. It reads
+// INFO, never CONFIG GET: the apps' Redis users may not read the configuration.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, test } from 'node:test';
-import { redisConnector, singleNodeConfig, urlConnector } from '@podset/queue';
+import { Redis } from 'ioredis';
+import { aclRules, redisConnector, singleNodeConfig, urlConnector } from '@podset/queue';
 import { freePort, startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { checkEvictionPolicy, requireNoEviction } from '../src/redis-policy.ts';
 
@@ -43,11 +45,42 @@ test('noeviction without a maxmemory (0, redis-server default) is refused, sayin
   assert.match(verdict.message, new RegExp(`127\\.0\\.0\\.1:${s.port}`));
 });
 
-test('CONFIG hidden (renamed away): the message says to set the opt-out', async () => {
-  const s = await redis({ args: ['--rename-command', 'CONFIG', ''] });
+test('CONFIG hidden (renamed away): the check reads INFO and still refuses a wrong policy', async () => {
+  const s = await redis({ args: ['--rename-command', 'CONFIG', '', '--maxmemory-policy', 'allkeys-lru'] });
   const verdict = await checkEvictionPolicy(urlConnector(s.url));
-  assert.ok(verdict !== undefined && !verdict.ok);
+  assert.ok(verdict !== undefined && !verdict.ok, JSON.stringify(verdict));
+  assert.equal(verdict.problem, 'policy');
+  assert.match(verdict.message, /maxmemory-policy allkeys-lru/);
+});
+
+/** A user `name` with `rules` on `s`, set by its administrator; its connector. */
+async function userOn(
+  s: RedisServer,
+  name: string,
+  rules: string[],
+): Promise<ReturnType<typeof redisConnector>> {
+  const admin = new Redis(s.url, { maxRetriesPerRequest: 1 });
+  await admin.call('ACL', 'SETUSER', name, 'reset', 'on', '>pw-of-' + name, ...rules);
+  admin.disconnect();
+  return redisConnector({
+    ...singleNodeConfig(`redis://127.0.0.1:${s.port}`),
+    REDIS_USERNAME: name,
+    REDIS_PASSWORD: 'pw-of-' + name,
+  });
+}
+
+test("an app's user (no CONFIG GET) passes the check; a user refused INFO is told to set the opt-out", async () => {
+  const s = await redis();
+  for (const app of ['watcher', 'worker', 'dashboard'] as const) {
+    const connector = await userOn(s, `podset-${app}`, aclRules(app, { prefix: 'p', queueName: 'q' }));
+    const verdict = await checkEvictionPolicy(connector);
+    assert.deepEqual(verdict, { ok: true, nodes: [`redis://127.0.0.1:${s.port}`] }, app);
+  }
+  const connector = await userOn(s, 'no-info', ['-@all', '+@connection']);
+  const verdict = await checkEvictionPolicy(connector);
+  assert.ok(verdict !== undefined && !verdict.ok, JSON.stringify(verdict));
   assert.equal(verdict.problem, 'config-refused');
+  assert.match(verdict.message, /refused INFO memory/);
   assert.match(verdict.message, /REDIS_SKIP_EVICTION_CHECK=true/);
 });
 
@@ -131,19 +164,18 @@ function commandsOf(chunk: string): string[][] {
 }
 
 test('an error that passes (LOADING while Redis reads its data) is waited out, then checked', async () => {
-  // A stand-in server: LOADING to the first two CONFIG GETs, as Redis does while it loads its AOF.
-  let configs = 0;
+  // A stand-in server: LOADING to the first two INFO memory, as Redis does while it loads its AOF.
+  let asked = 0;
+  const memory = '# Memory\r\nmaxmemory:268435456\r\nmaxmemory_policy:noeviction\r\n';
   const stand = net.createServer((socket) => {
     socket.on('data', (data) => {
-      for (const [name, , param] of commandsOf(data.toString())) {
-        if (name?.toLowerCase() === 'config') {
-          configs++;
+      for (const [name, section] of commandsOf(data.toString())) {
+        if (name?.toLowerCase() === 'info' && section?.toLowerCase() === 'memory') {
+          asked++;
           socket.write(
-            configs <= 2
+            asked <= 2
               ? '-LOADING Redis is loading the dataset in memory\r\n'
-              : param === 'maxmemory'
-                ? '*2\r\n$9\r\nmaxmemory\r\n$9\r\n268435456\r\n'
-                : '*2\r\n$16\r\nmaxmemory-policy\r\n$10\r\nnoeviction\r\n',
+              : `$${Buffer.byteLength(memory)}\r\n${memory}\r\n`,
           );
         } else if (name?.toLowerCase() === 'info') socket.write('$0\r\n\r\n');
         else socket.write('+OK\r\n');

@@ -30,6 +30,11 @@ export interface RedisOptions {
   port?: number;
   /** Started with `--requirepass` this password. */
   password?: string;
+  /**
+   * The `default` user's password as an ACL file in `args` sets it (no `--requirepass`, which any user
+   * allowed CONFIG GET could read): used for the readiness check and in `url`.
+   */
+  defaultUserPassword?: string;
   /** More redis-server arguments, e.g. ['--maxmemory-policy', 'allkeys-lru']. */
   args?: string[];
   /**
@@ -69,7 +74,7 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     '1gb',
     ...(options.args ?? []),
   ];
-  const password = options.password;
+  const password = options.password ?? options.defaultUserPassword;
   let proc: Proc;
   try {
     proc = await launch(args, port, password, options.detached === true);
@@ -129,6 +134,8 @@ function startWatchdog(dir: string, pidFile: string): ChildProcess {
   const script = fileURLToPath(new URL('./redis-watchdog.ts', import.meta.url));
   const watchdog = spawn(process.execPath, [script, dir, pidFile], {
     detached: true,
+    // As redis-server's: no secret of this process's environment.
+    env: { PATH: process.env.PATH ?? '' },
     stdio: ['pipe', 'ignore', 'ignore'],
   });
   watchdog.on('error', () => {});
@@ -148,7 +155,9 @@ async function launch(
     name: `redis-server :${port}`,
     command: 'redis-server',
     args,
-    env: process.env,
+    // Nothing of this process's environment but PATH: the demo's and the operator's hold the apps'
+    // secrets (PROJECTION_HMAC_KEY, DASHBOARD_TOKEN), which are no business of Redis.
+    env: { PATH: process.env.PATH ?? '' },
     detached,
   });
   try {

@@ -28,6 +28,7 @@ import { seededRandom, startKubeSim, type KubeObject, type StoreEvent } from '@p
 import {
   aclFile,
   aclUsername,
+  SCRIPTS_USERNAME,
   APP_USERS,
   DEFAULT_PREFIX,
   DEFAULT_QUEUE_NAME,
@@ -43,8 +44,11 @@ import {
   specReplicas,
 } from '../../e2e/support/check.ts';
 import { reconcileStartOf } from '../../../bench/lib/worker-log.ts';
-import { FAST_PODS, OperatorEnv, applyCrd, sleep, type Proc } from '../../e2e/support/harness.ts';
+import { FAST_PODS, OperatorEnv, Proc, applyCrd, sleep } from '../../e2e/support/harness.ts';
 import { RolloutBounds, templateProblems } from './rollout-bounds.ts';
+
+/** The script loader's entry (repo-relative, as the harness runs the apps). */
+const LOADER_MAIN = 'libs/runtime/src/redis-scripts-main.ts';
 
 export interface ChaosOptions {
   seed: number;
@@ -70,14 +74,18 @@ export interface ChaosOptions {
   redisAcl?: boolean;
 }
 
-/** An ACL file for the apps' users, `default` keeping every right (for the run's own reads) under `admin`. */
+/**
+ * An ACL file for the apps' users, `default` keeping every right (for the run's own reads) under `admin`,
+ * and the script loader's user: the apps' users run only the scripts it caches (again after each restart).
+ */
 function chaosAcl(
   dir: string,
   admin: string,
-): { file: string; appEnv: (app: AppUser) => Record<string, string> } {
+): { file: string; appEnv: (app: AppUser) => Record<string, string>; loaderEnv: Record<string, string> } {
   const passwords = Object.fromEntries(
     APP_USERS.map((app) => [app, randomBytes(18).toString('base64url')]),
   ) as Record<AppUser, string>;
+  const scripts = randomBytes(18).toString('base64url');
   const file = path.join(dir, 'users.acl');
   const scope = {
     prefix: process.env.E2E_QUEUE_PREFIX || DEFAULT_PREFIX,
@@ -85,11 +93,15 @@ function chaosAcl(
   };
   writeFileSync(
     file,
-    aclFile(scope, passwords).replace(/^user default .*$/m, `user default on >${admin} ~* &* +@all`),
+    aclFile(scope, passwords, { scripts }).replace(
+      /^user default .*$/m,
+      `user default on >${admin} ~* &* +@all`,
+    ),
   );
   return {
     file,
     appEnv: (app) => ({ REDIS_USERNAME: aclUsername(app), REDIS_PASSWORD: passwords[app] }),
+    loaderEnv: { REDIS_USERNAME: SCRIPTS_USERNAME, REDIS_PASSWORD: scripts },
   };
 }
 
@@ -357,6 +369,20 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   let sim = await startKubeSim({ ...simOptions, dataDir: path.join(dir, 'etcd') });
   const env = new OperatorEnv({ name: 'chaos' }, sim, redis, dir, new Date().toISOString());
   mkdirSync(env.logDir, { recursive: true });
+  if (acl !== undefined) {
+    // The script loader beside Redis, as in k8s/: it caches the scripts again after each Redis restart.
+    const loader = new Proc(
+      'redis-scripts',
+      [LOADER_MAIN],
+      {
+        REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+        ...acl.loaderEnv,
+      },
+      env.logDir,
+    );
+    env.procs.push(loader);
+    await loader.waitForLine(/loaded \d+ scripts/, 60_000);
+  }
   const history = new History();
   let unsubscribe = sim.cluster.subscribe((ev) => history.on(ev));
   /** The copy of kube-sim's snapshot the etcd-backup fault took. */

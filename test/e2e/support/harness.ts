@@ -32,6 +32,8 @@ import { LEASES, PODS, PODSETS, podSetProblems } from './check.ts';
 export const REPO = path.resolve(import.meta.dirname, '../../..');
 export const NODE = path.join(REPO, 'node_modules/.bin/node');
 export const WATCHER_MAIN = path.join(REPO, 'apps/watcher/src/main.ts');
+/** The script loader (libs/runtime/src/redis-scripts-main.ts). */
+export const SCRIPT_LOADER_MAIN = path.join(REPO, 'libs/runtime/src/redis-scripts-main.ts');
 export const WORKER_MAIN = path.join(REPO, 'apps/worker/src/main.ts');
 const PRELOAD = pathToFileURL(path.join(import.meta.dirname, 'die-with-parent.ts')).href;
 
@@ -98,6 +100,12 @@ export interface EnvOptions {
   workerEnv?: Record<string, string>;
   /** How the harness's redis-server starts (e.g. with a password). */
   redis?: RedisOptions;
+  /**
+   * The script loader beside Redis, as the harness's administrator (`default`): the apps' ACL users run
+   * only cached scripts, so it runs by default when Redis has an ACL file (`--aclfile` in `redis.args`),
+   * and caches them again after each restart. false: the test starts its own.
+   */
+  scriptLoader?: boolean;
   /**
    * kube-sim keeps its identity and objects in this directory (its etcd), snapshotted 50 ms after a change:
    * restartSim can then bring it back from a copy taken earlier (an etcd backup) or emptied.
@@ -366,6 +374,11 @@ export async function startEnv(options: EnvOptions): Promise<OperatorEnv> {
   const env = new OperatorEnv(options, sim, redis, dir, startedAt);
   env.dirGuard = dirGuard;
   mkdirSync(env.logDir, { recursive: true });
+  if (options.scriptLoader ?? options.redis?.args?.includes('--aclfile') === true) {
+    const loader = new Proc('redis-scripts', [SCRIPT_LOADER_MAIN], { REDIS_URL: redis.url }, env.logDir);
+    env.procs.push(loader);
+    await loader.waitForLine(/loaded \d+ scripts/, 60_000);
+  }
   return env;
 }
 

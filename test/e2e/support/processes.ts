@@ -18,3 +18,59 @@ export function processesNaming(text: string): string[] {
   }
   return found;
 }
+
+/** Each process's parent, from /proc/<pid>/stat. */
+function parents(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      out.set(Number(entry), ppid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/**
+ * Every process started under `root` (its children, theirs…), noted every 100 ms until `stop`: the demo's
+ * children get only their own variables, so they are found by descent, and stay counted after their parent
+ * exits (they are re-parented then), so a child that outlives the run is still seen.
+ */
+export function trackDescendants(root: number): { seen: Set<number>; describe(): string; stop(): void } {
+  const seen = new Set<number>();
+  const note = () => {
+    const ppids = parents();
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const [pid, ppid] of ppids) {
+        if (!seen.has(pid) && (ppid === root || seen.has(ppid))) {
+          seen.add(pid);
+          grew = true;
+        }
+      }
+    }
+  };
+  note();
+  const timer = setInterval(note, 100);
+  return {
+    seen,
+    describe: () =>
+      [...seen]
+        .map((pid) => {
+          try {
+            return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')}`;
+          } catch {
+            return '';
+          }
+        })
+        .filter((l) => l !== '')
+        .join('\n'),
+    stop: () => clearInterval(timer),
+  };
+}

@@ -100,6 +100,7 @@ const children: Proc[] = startOperator({
 children.push(
   startApp(
     'dashboard',
+    'dashboard',
     path.join(repo, 'apps/dashboard/src/main.ts'),
     {
       ...common,

@@ -215,6 +215,7 @@ if (values.dashboard) {
   children.push(
     startApp(
       'dashboard',
+      'dashboard',
       path.join(repo, 'apps/dashboard/src/main.ts'),
       {
         ...common,

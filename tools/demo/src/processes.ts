@@ -6,15 +6,67 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Proc } from '@podset/testkit';
+import { dashboardEnv } from '../../../apps/dashboard/src/config.ts';
+import { watcherEnv } from '../../../apps/watcher/src/config.ts';
+import { workerEnv } from '../../../apps/worker/src/config.ts';
 
 const DIE_WITH_PARENT = pathToFileURL(path.join(import.meta.dirname, 'die-with-parent.ts')).href;
 
-export function startApp(name: string, entry: string, env: Record<string, string>, logDir: string): Proc {
+export type App = 'watcher' | 'worker' | 'dashboard';
+
+/** The variables each app declares (docs/configuration.md): the only settings it is given from here. */
+const DECLARED: Record<App, readonly string[]> = {
+  watcher: Object.keys(watcherEnv),
+  worker: Object.keys(workerEnv),
+  dashboard: Object.keys(dashboardEnv),
+};
+
+/** How to run node and reach things, never an app's setting or secret; and tracing's OTEL_*. */
+const PROCESS_VARS = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'TMPDIR',
+  'TZ',
+  'LANG',
+  'LC_ALL',
+  'TERM',
+  'NODE_OPTIONS',
+  'NODE_EXTRA_CA_CERTS',
+  'NODE_COMPILE_CACHE',
+]);
+
+/**
+ * What an app is given of this process's environment: the variables it declares and the process basics.
+ * Not the rest: the dashboard must not get the watcher's and workers' PROJECTION_HMAC_KEY, nor the apps
+ * the dashboard's DASHBOARD_TOKEN.
+ */
+export function ownEnv(
+  app: App,
+  from: Record<string, string | undefined> = process.env,
+): Record<string, string> {
+  const declared = new Set(DECLARED[app]);
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(from)) {
+    if (value === undefined) continue;
+    if (declared.has(name) || PROCESS_VARS.has(name) || name.startsWith('OTEL_')) out[name] = value;
+  }
+  return out;
+}
+
+export function startApp(
+  app: App,
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  logDir: string,
+): Proc {
   return new Proc({
     name,
     command: process.execPath,
     args: ['--import', DIE_WITH_PARENT, entry],
-    env: { ...process.env, ...env },
+    env: { ...ownEnv(app), ...env },
     logFile: path.join(logDir, `${name}.log`),
     detached: true,
   });
@@ -33,6 +85,7 @@ export function startOperator(options: {
   const children = [
     startApp(
       'watcher',
+      'watcher',
       path.join(repo, 'apps/watcher/src/main.ts'),
       { ...key, ...options.watcherEnv },
       logDir,
@@ -41,6 +94,7 @@ export function startOperator(options: {
   for (let i = 0; i < options.workers; i++)
     children.push(
       startApp(
+        'worker',
         `worker-${i}`,
         path.join(repo, 'apps/worker/src/main.ts'),
         { ...key, ...options.workerEnv(i) },

@@ -2,12 +2,15 @@
 // on a free port, set up as a cluster's should be: each app with its own Redis user and a password made
 // for this run (libs/queue's acl.ts), so whoever reaches the port (another user of the machine, a
 // container) cannot read or write the queue, and the dashboard cannot write it. The `default` user keeps
-// a password of its own for the demo's own reads.
+// a password of its own for the demo's own reads, set in the ACL file: no `--requirepass`, so no
+// password in redis-server's arguments or configuration. The apps run their scripts by EVALSHA only, so the
+// script loader (libs/runtime's redis-scripts-main.ts) runs beside it, as its own user.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { redactUrl } from '@podset/config';
 import {
   aclFile,
@@ -15,9 +18,13 @@ import {
   APP_USERS,
   DEFAULT_PREFIX,
   DEFAULT_QUEUE_NAME,
+  SCRIPTS_USERNAME,
   type AppUser,
 } from '@podset/queue';
-import { startRedis } from '@podset/testkit';
+import { Proc, startRedis, type RedisServer } from '@podset/testkit';
+
+const LOADER = path.resolve(import.meta.dirname, '../../../libs/runtime/src/redis-scripts-main.ts');
+const DIE_WITH_PARENT = pathToFileURL(path.join(import.meta.dirname, 'die-with-parent.ts')).href;
 
 const password = () => randomBytes(24).toString('base64url');
 
@@ -56,6 +63,7 @@ export async function demoRedis(
   }
   const passwords = Object.fromEntries(APP_USERS.map((app) => [app, password()])) as Record<AppUser, string>;
   const admin = password();
+  const scripts = password();
   const dir = mkdtempSync(path.join(tmpdir(), `podset-${command}-redis-`));
   const file = path.join(dir, 'users.acl');
   const scope = {
@@ -64,18 +72,20 @@ export async function demoRedis(
     eventLogKey: env['EVENT_LOG_KEY'] || undefined,
     dashboardWrites: env['DASHBOARD_READ_ONLY'] === 'false',
   };
-  const acl = aclFile(scope, passwords).replace(
+  const acl = aclFile(scope, passwords, { scripts }).replace(
     /^user default .*$/m,
     `user default on >${admin} ~* &* +@all`,
   );
   writeFileSync(file, acl, { mode: 0o600 });
   // Out of the terminal's process group: Ctrl-C must not stop it under the workers still draining into it.
-  const server = await startRedis({ detached: true, password: admin, args: ['--aclfile', file] }).catch(
-    (err: unknown) => {
-      rmSync(dir, { recursive: true, force: true });
-      throw err;
-    },
-  );
+  let server: RedisServer;
+  try {
+    server = await startRedis({ detached: true, defaultUserPassword: admin, args: ['--aclfile', file] });
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const loader = await startLoader(server.port, scripts, dir);
   return {
     url: server.url,
     shown: redactUrl(server.url),
@@ -86,8 +96,28 @@ export async function demoRedis(
       REDIS_PASSWORD: passwords[app],
     }),
     close: async () => {
+      await loader.stop(5_000);
       await server.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The script loader with its user's variables only; resolves once it has cached the scripts. */
+async function startLoader(port: number, scriptsPassword: string, dir: string): Promise<Proc> {
+  const loader = new Proc({
+    name: 'redis-scripts',
+    command: process.execPath,
+    args: ['--import', DIE_WITH_PARENT, LOADER],
+    env: {
+      PATH: process.env.PATH ?? '',
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_USERNAME: SCRIPTS_USERNAME,
+      REDIS_PASSWORD: scriptsPassword,
+    },
+    logFile: path.join(dir, 'redis-scripts.log'),
+    detached: true,
+  });
+  await loader.waitForLine(/loaded \d+ scripts/, 60_000);
+  return loader;
 }
