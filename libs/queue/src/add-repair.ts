@@ -6,6 +6,7 @@
 // counter, the priority counter only orders jobs of one priority, and BullMQ sets the event-stream length
 // again (10000) when it finds none. So when an add fails, each is checked, and one out of bounds is reported
 // by its key (never its value, which is whatever the writer chose) and deleted, before the add is tried again.
+import { bullKeys } from '@podset/redis';
 
 /** What the check needs of a Redis client. */
 export interface RepairClient {
@@ -36,7 +37,8 @@ function notAnInteger(type: string, value: string | null): string | undefined {
 /** Deletes every value the add reads under `jobPrefix` ("<prefix>:<queue>:") that is out of bounds. */
 export async function repairAddInputs(client: RepairClient, jobPrefix: string): Promise<AddInputRepair[]> {
   const repaired: AddInputRepair[] = [];
-  for (const key of [`${jobPrefix}id`, `${jobPrefix}pc`]) {
+  const keys = bullKeys(jobPrefix);
+  for (const key of [`${jobPrefix}id`, keys.pc]) {
     const type = await client.type(key);
     if (type === 'none') continue;
     const why = notAnInteger(type, type === 'string' ? await client.get(key) : null);
@@ -44,7 +46,7 @@ export async function repairAddInputs(client: RepairClient, jobPrefix: string): 
     await client.del(key);
     repaired.push({ key, why });
   }
-  const meta = `${jobPrefix}meta`;
+  const meta = keys.meta;
   const metaType = await client.type(meta);
   if (metaType !== 'none' && metaType !== 'hash') {
     await client.del(meta);
