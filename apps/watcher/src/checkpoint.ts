@@ -11,6 +11,9 @@ import { systemClock, type Clock } from '@podset/runtime';
 import type { Checkpointer } from './watch-loop.ts';
 import type { Logger } from './log.ts';
 
+/** The API servers this operator runs against (etcd-backed, kube-sim) issue decimal resourceVersions. */
+const RESOURCE_VERSION = /^[0-9]{1,20}$/;
+
 export interface CheckpointOptions {
   redis: RedisClient;
   /** Hash key holding `stream → rv`. */
@@ -49,9 +52,21 @@ export class RedisCheckpoint implements Checkpointer {
     this.#timer.unref();
   }
 
+  /**
+   * The stream's checkpoint, or undefined (a full relist). A value that is no resourceVersion the API server
+   * issued (not a decimal integer: anyone holding the watcher's Redis password can write one) is logged by
+   * its stream and taken as no checkpoint: a watch from it would be refused on every try, and the watcher
+   * would never watch again.
+   */
   async load(stream: string): Promise<string | undefined> {
     const rv = await this.#redis.hget(this.#key, stream);
-    return rv === null || rv === '' ? undefined : rv;
+    if (rv === null || rv === '') return undefined;
+    if (RESOURCE_VERSION.test(rv)) return rv;
+    this.#logger.warn(
+      { stream, redisKey: this.#key, why: 'not a decimal resourceVersion' },
+      'the checkpoint is out of bounds: relisting in full',
+    );
+    return undefined;
   }
 
   async save(stream: string, rv: string, opts: { force?: boolean } = {}): Promise<void> {

@@ -38,6 +38,8 @@ export interface WatcherMetrics {
   hooks: WatchHooks;
   onEnqueued(source: 'live' | 'bulk', count: number): void;
   onEventOutcomes(counts: Readonly<Record<EventOutcome, number>>): void;
+  /** A value read from Redis was out of bounds and repaired (queue-add-input: one that broke BullMQ's adds). */
+  onOutOfBounds(what: 'queue-add-input'): void;
   onRequest(record: RequestRecord): void;
   setLeader(leading: boolean): void;
   /** A scrape-time reading of the queue's job counts by BullMQ state (rejects: no samples). */
@@ -84,6 +86,13 @@ export function createWatcherMetrics(): WatcherMetrics {
     labelNames: ['outcome'],
     registers: [registry],
   });
+  const outOfBounds = new Counter({
+    name: 'podset_redis_value_out_of_bounds_total',
+    help: 'Values read from Redis that no operator process writes, by what they were (repaired or ignored)',
+    labelNames: ['what'],
+    registers: [registry],
+  });
+  outOfBounds.inc({ what: 'queue-add-input' }, 0);
   const onRequest = kubeRequestMetrics(registry);
   return {
     registry,
@@ -96,6 +105,7 @@ export function createWatcherMetrics(): WatcherMetrics {
     onEventOutcomes: (counts) => {
       for (const [outcome, n] of Object.entries(counts)) if (n > 0) outcomes.inc({ outcome }, n);
     },
+    onOutOfBounds: (what) => outOfBounds.inc({ what }),
     onRequest,
     setLeader: (leading) => leader.set(leading ? 1 : 0),
     setQueueDepth: (queue, read) => queueDepthGauge(registry, queue, read),

@@ -284,6 +284,13 @@ function connect(settings: WatcherSettings, metrics: WatcherMetrics, log: Logger
     prefix: settings.queuePrefix,
     attempts: settings.maxAttempts,
     onError: (err) => log.warn({ err: err.message }, 'queue connection error'),
+    onAddInputRepaired: ({ key, field, why }) => {
+      metrics.onOutOfBounds('queue-add-input');
+      log.warn(
+        { value: 'queue-add-input', redisKey: key, ...(field !== undefined ? { field } : {}), why },
+        'a value the queue adds read was out of bounds: deleted, the add tried again',
+      );
+    },
   });
   metrics.setQueueDepth(settings.queueName, () =>
     queue.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed', 'completed'),

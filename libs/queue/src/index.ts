@@ -83,3 +83,4 @@ export {
   type AppUser,
   type ServiceUserPasswords,
 } from './acl.ts';
+export { repairAddInputs, type AddInputRepair, type RepairClient } from './add-repair.ts';

@@ -50,7 +50,7 @@ export interface MergeArgs {
   finishedJobId?: string;
   /** after-add: the id the add was given (the key's job, or its stored next job, when the add made it). */
   addedJobId?: string;
-  /** request: hash fields written (or deleted) with the merge. */
+  /** request, after-add: hash fields written (or deleted) with the merge, only when the request landed. */
   writes?: readonly { key: string; field: string; value: string | undefined }[];
 }
 
@@ -93,17 +93,32 @@ export function mergeArgv(jobPrefix: string, args: MergeArgs): string[] {
   ];
 }
 
-/** The script as ioredis defines it on a client (to run inside a transaction beside BullMQ's add). */
-export const MERGE_COMMAND = { numberOfKeys: 11, lua: MERGE.source } as const;
+/**
+ * The script as ioredis defines it on a client (to run inside a transaction beside BullMQ's add), called
+ * with the number of keys first (mergeCall): after-add carries the request's writes as extra keys.
+ */
+export const MERGE_COMMAND = { lua: MERGE.source } as const;
 
-export async function runMerge(client: RedisClient, keys: MergeKeys, args: MergeArgs): Promise<MergeResult> {
+/** The script's keys and arguments for `args`, its writes (request, after-add) among them. */
+function mergeCall(keys: MergeKeys, args: MergeArgs): { keys: string[]; argv: string[] } {
   const writes = args.writes ?? [];
   const argv = mergeArgv(keys.jobPrefix, args);
   if (writes.length > 0) {
     argv.push(String(writes.length));
     for (const w of writes) argv.push(w.field, w.value === undefined ? 'del' : 'set', w.value ?? '');
   }
-  const raw = await runScript(client, MERGE, [...mergeKeys(keys), ...writes.map((w) => w.key)], argv);
+  return { keys: [...mergeKeys(keys), ...writes.map((w) => w.key)], argv };
+}
+
+/** MERGE_COMMAND's arguments: the number of keys, the keys, the arguments. */
+export function mergeCommandArgs(keys: MergeKeys, args: MergeArgs): string[] {
+  const call = mergeCall(keys, args);
+  return [String(call.keys.length), ...call.keys, ...call.argv];
+}
+
+export async function runMerge(client: RedisClient, keys: MergeKeys, args: MergeArgs): Promise<MergeResult> {
+  const call = mergeCall(keys, args);
+  const raw = await runScript(client, MERGE, call.keys, call.argv);
   const [outcome, jobId, state] = raw as [MergeResult['outcome'], string, string];
   return { outcome, jobId, state };
 }

@@ -2,14 +2,13 @@
 // earliest wins, live before bulk). Used by the watcher, and by the worker for requeue-after.
 import { randomUUID } from 'node:crypto';
 import { Job, Queue, type RedisClient as BullClient } from 'bullmq';
-import type { ChainableCommander } from 'ioredis';
 import { BACKOFF_TYPE } from './backoff.ts';
+import { repairAddInputs, type AddInputRepair } from './add-repair.ts';
 import { bullKeys, jobPrefixOf } from '@podset/redis';
 import { forgetKey, type ForgetKeyOptions, type ForgetKeyResult } from './forget-key.ts';
 import {
   MERGE_COMMAND,
-  mergeArgv,
-  mergeKeys,
+  mergeCommandArgs,
   runMerge,
   type MergeKeys,
   type MergeResult,
@@ -40,6 +39,11 @@ export interface ReconcileQueueOptions extends QueueLocation {
   retention?: Retention;
   /** Connection-level errors of the underlying clients (requests also reject). Default: ignored. */
   onError?: (error: Error) => void;
+  /**
+   * A value of the queue that BullMQ's add reads was out of bounds when an add failed, and was deleted
+   * (add-repair.ts) before the add was tried again: for the caller's log and metric. Default: ignored.
+   */
+  onAddInputRepaired?: (repair: AddInputRepair) => void;
   /** Clock, for tests. */
   clock?: Pick<Clock, 'now'>;
 }
@@ -120,6 +124,7 @@ export class ReconcileQueue {
   private readonly bullClient: RedisClient | undefined;
   private readonly attempts: number;
   private readonly retention: Retention;
+  private readonly onAddInputRepaired: ((repair: AddInputRepair) => void) | undefined;
   /** The merge script's command name on BullMQ's connection, once defined there. */
   private mergeCommand: Promise<string> | undefined;
   /** The clock requests' times (firstRequestedAt, dueAt) are read from. */
@@ -133,6 +138,7 @@ export class ReconcileQueue {
     if (!Number.isInteger(this.attempts) || this.attempts < 1)
       throw new Error('attempts must be an integer >= 1');
     this.retention = opts.retention ?? {};
+    this.onAddInputRepaired = opts.onAddInputRepaired;
     this.clock = opts.clock ?? systemClock;
     const bull = bullConnection(opts.connection);
     this.bullClient = bull.owned;
@@ -186,7 +192,7 @@ export class ReconcileQueue {
     const rest = prepared.filter((_, i) => out[i] === undefined);
     const added: RequestResult[] = [];
     for (let i = 0; i < rest.length; i += REQUESTS_PER_TRANSACTION) {
-      added.push(...(await this.#transact(rest.slice(i, i + REQUESTS_PER_TRANSACTION))));
+      added.push(...(await this.#transactOrRepair(rest.slice(i, i + REQUESTS_PER_TRANSACTION))));
     }
     return out.map((r) => r ?? added.shift()!);
   }
@@ -242,25 +248,36 @@ export class ReconcileQueue {
     return new Job(this.queue, r.key, r.payload, opts, ownId);
   }
 
-  /** One transaction on BullMQ's connection: before-add, add, after-add and the writes, per request. */
+  /**
+   * #transact, and once more when it failed and a value the add reads was out of bounds and was repaired.
+   * The requests of the first try that did land are merged into their own jobs by the second: nothing is
+   * requested twice, and a request that failed wrote no record (the after-add step writes only when it landed).
+   */
+  async #transactOrRepair(batch: readonly PreparedRequest[]): Promise<RequestResult[]> {
+    try {
+      return await this.#transact(batch);
+    } catch (err) {
+      const repaired = await repairAddInputs(this.client, this.jobPrefix).catch(() => []);
+      if (repaired.length === 0) throw err;
+      for (const repair of repaired) this.onAddInputRepaired?.(repair);
+      return await this.#transact(batch);
+    }
+  }
+
+  /** One transaction on BullMQ's connection: before-add, add, after-add (with the request's writes), per request. */
   async #transact(batch: readonly PreparedRequest[]): Promise<RequestResult[]> {
     const client = await this.queue.getBackend().client;
     const command = await this.#mergeCommandOn(client);
     const tx = client.multi();
-    // BullMQ's transaction is an ioredis one; its interface only lacks HDEL.
-    const writes = tx as unknown as Pick<ChainableCommander, 'hdel'>;
     const added: Promise<string>[] = [];
     for (const r of batch) {
       const job = this.#jobOf(r);
-      const keys = mergeKeys(r.keys);
       const merge = { ...r.merge, addedJobId: job.id! };
-      tx.runCommand(command, [...keys, ...mergeArgv(this.jobPrefix, { mode: 'before-add', ...merge })]);
+      tx.runCommand(command, mergeCommandArgs(r.keys, { mode: 'before-add', ...merge }));
       added.push(job.addJob(tx));
-      tx.runCommand(command, [...keys, ...mergeArgv(this.jobPrefix, { mode: 'after-add', ...merge })]);
-      for (const w of r.record) {
-        if (w.value === undefined) writes.hdel(w.key, w.field);
-        else tx.hset(w.key, { [w.field]: w.value });
-      }
+      // Redis does not undo a transaction's other commands when one fails: the writes go with after-add,
+      // which makes them only when the request landed.
+      tx.runCommand(command, mergeCommandArgs(r.keys, { mode: 'after-add', ...merge, writes: r.record }));
     }
     const replies = await tx.exec();
     // The adds' own answers settle with the transaction (a failed add is reported by its reply below).
@@ -268,9 +285,10 @@ export class ReconcileQueue {
     if (replies === null) throw new Error('ReconcileQueue.request: the transaction was discarded');
     let at = 0;
     return batch.map((r) => {
-      const mine = replies.slice(at, (at += 3 + r.record.length));
+      const mine = replies.slice(at, (at += 3));
       for (const [err] of mine) if (err !== null) throw err;
       const [outcome, jobId, state] = mine[2]![1] as [MergeResult['outcome'], string, string];
+      if (outcome === 'absent') throw new Error(`ReconcileQueue.request: the add of ${r.key} did not land`);
       if (outcome === 'created') {
         return { jobId, outcome: 'created', state: r.delayMs > 0 ? 'delayed' : 'waiting' };
       }
@@ -286,7 +304,9 @@ export class ReconcileQueue {
   #mergeCommandOn(client: BullClient): Promise<string> {
     this.mergeCommand ??= Promise.resolve().then(() => {
       const name = 'podsetMerge';
-      client.defineCommand(name, MERGE_COMMAND);
+      // Without numberOfKeys ioredis takes the number of keys as the first argument (mergeCommandArgs); BullMQ's
+      // typing of defineCommand asks for it all the same.
+      client.defineCommand(name, MERGE_COMMAND as Parameters<BullClient['defineCommand']>[1]);
       return name;
     });
     return this.mergeCommand;

@@ -166,6 +166,16 @@ local function mergeInto(jobId, inc, due, prio, afterFinish)
   return 'finished', ''
 end
 
+-- The writes a request carries (KEYS[12..], ARGV[10] = how many, then per write its field, 'set' or 'del',
+-- value): made only where the request is known to have landed, so a failed request leaves no record.
+local function applyWrites()
+  for i = 1, tonumber(ARGV[10] or '0') do
+    local at = 11 + (i - 1) * 3
+    if ARGV[at + 1] == 'set' then rcall('HSET', KEYS[11 + i], ARGV[at], ARGV[at + 2])
+    else rcall('HDEL', KEYS[11 + i], ARGV[at]) end
+  end
+end
+
 local inc = {}
 local due = now
 local prio = 0
@@ -192,11 +202,7 @@ if mode == 'request' then
   if not current then return {'absent', '', ''} end
   local outcome, state = mergeInto(current, inc, due, prio, false)
   if outcome ~= 'merged' then return {outcome, current, state} end
-  for i = 1, tonumber(ARGV[10] or '0') do
-    local at = 11 + (i - 1) * 3
-    if ARGV[at + 1] == 'set' then rcall('HSET', KEYS[11 + i], ARGV[at], ARGV[at + 2])
-    else rcall('HDEL', KEYS[11 + i], ARGV[at]) end
-  end
+  applyWrites()
   return {outcome, current, state}
 end
 
@@ -217,10 +223,29 @@ end
 
 -- after-add (ARGV[9]: the id the add was given). The add created the key's job from this request, stored it
 -- as the next job behind the active one, or was dropped into the pending job before-add merged it into.
+-- The request's writes are made here only when it landed: a failed add (Redis does not undo the rest of a
+-- transaction) leaves no record that it was requested.
 if rcall('EXISTS', heldKey) == 1 then
   rcall('RENAME', heldKey, dnKey)
+  applyWrites()
   return {'merged', current or '', 'active-next'}
 end
-if current == ARGV[9] then return {'created', current, 'created'} end
-if current and rcall('HGET', dnKey, 'jid') == ARGV[9] then return {'merged', current, 'deduplicated'} end
-return {'merged', current or '', 'pending'}
+if current == ARGV[9] then
+  if rcall('ZSCORE', prioritizedKey, current) or rcall('ZSCORE', delayedKey, current)
+    or rcall('LPOS', waitKey, current) then
+    applyWrites()
+    return {'created', current, 'created'}
+  end
+  -- The add failed half-way (it stored the job, then an error): a job in no list would never run. Drop it.
+  rcall('DEL', deKey, prefix .. current)
+  return {'absent', '', 'not-added'}
+end
+if current and rcall('HGET', dnKey, 'jid') == ARGV[9] then
+  applyWrites()
+  return {'merged', current, 'deduplicated'}
+end
+-- Else before-add merged the request into the key's pending job, unless that job is active (then only the
+-- add could have stored it, and did not) or there is none (the add failed to create it).
+if not current or rcall('LPOS', activeKey, current) then return {'absent', current or '', 'not-added'} end
+applyWrites()
+return {'merged', current, 'pending'}
