@@ -25,6 +25,7 @@ import { EntryTags, ProjectionReader } from '@podset/state';
 import { freePort, type Proc } from '@podset/testkit';
 import { newToken } from '../ops/support.ts';
 import { activePodsOf } from './support/check.ts';
+import { watchPods } from './support/pod-watch.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
 const ADMIN = 'admin-' + newToken();
@@ -99,31 +100,6 @@ async function queueJob(app: AppUser, key: string): Promise<void> {
 }
 
 /** Every pod event in every namespace from resourceVersion `rv` on, until stop(). */
-function watchPods(rv: number): { events: PodEvent[]; stop(): void } {
-  const events: PodEvent[] = [];
-  const ac = new AbortController();
-  void (async () => {
-    const res = await fetch(`${env.sim.url}/api/v1/pods?watch=true&resourceVersion=${rv}`, {
-      headers: { authorization: `Bearer ${env.sim.tokens.admin}` },
-      signal: ac.signal,
-    });
-    const decoder = new TextDecoder();
-    let buf = '';
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buf += decoder.decode(chunk, { stream: true });
-      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        if (line !== '') events.push(JSON.parse(line) as PodEvent);
-      }
-    }
-  })().catch((err: unknown) => {
-    if (!ac.signal.aborted)
-      events.push({ type: `WATCH FAILED: ${String(err)}`, object: { metadata: { name: '' } } });
-  });
-  return { events, stop: () => ac.abort() };
-}
-
 /** The stored entry's parts: epoch, rv, tag, payload (the layout libs/state writes). */
 function parts(entry: string): [string, string, string, string] {
   const [epoch, rv, tag] = entry.split('\t', 3) as [string, string, string];
@@ -193,7 +169,7 @@ before(async () => {
     ),
   ]);
   await env.waitConverged(names, { timeoutMs: 90_000 });
-  watch = watchPods(env.sim.resourceVersion());
+  watch = watchPods<PodEvent>(env, env.sim.resourceVersion(), null);
 });
 
 after(async () => {

@@ -14,6 +14,7 @@ import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
 import { ProjectionReader } from '@podset/state';
 import { freePort } from '@podset/testkit';
 import { activePodsOf } from './support/check.ts';
+import { watchPods } from './support/pod-watch.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
 const FORGED_IMAGE = 'evil.example/forged:1';
@@ -58,31 +59,6 @@ after(async () => {
 const apply = (objects: unknown[]) => env.kubectl(['apply', '-f', env.writeManifest('ps.yaml', objects)]);
 
 /** Every pod event in `default` from resourceVersion `rv` on, until stop(). */
-function watchPods(rv: number): { events: PodEvent[]; stop(): void } {
-  const events: PodEvent[] = [];
-  const ac = new AbortController();
-  void (async () => {
-    const res = await fetch(
-      `${env.sim.url}/api/v1/namespaces/default/pods?watch=true&resourceVersion=${rv}`,
-      { headers: { authorization: `Bearer ${env.sim.tokens.admin}` }, signal: ac.signal },
-    );
-    const decoder = new TextDecoder();
-    let buf = '';
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buf += decoder.decode(chunk, { stream: true });
-      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        if (line !== '') events.push(JSON.parse(line) as PodEvent);
-      }
-    }
-  })().catch((err: unknown) => {
-    if (!ac.signal.aborted)
-      events.push({ type: `WATCH FAILED: ${String(err)}`, object: { metadata: { name: '' } } });
-  });
-  return { events, stop: () => ac.abort() };
-}
-
 /** The stored entry's parts: epoch, rv, tag, payload (the layout libs/state writes). */
 function parts(entry: string): [string, string, string, string] {
   const [epoch, rv, tag] = entry.split('\t', 3) as [string, string, string];
@@ -122,7 +98,7 @@ test('forged projected entries are never planned from: refused, logged by key, c
   const forged = ['fimage', 'fnons', 'fpriv', 'fdel', 'fotherns', 'fpod'];
   await apply([...forged, 'fneighbour'].map((n) => podSetManifest(n, 2)));
   await env.waitConverged([...forged, 'fneighbour']);
-  const watch = watchPods(env.sim.resourceVersion());
+  const watch = watchPods<PodEvent>(env, env.sim.resourceVersion());
   const victims = new Set<string>();
   try {
     await forgePodSet('fimage', (ps) => {
@@ -213,7 +189,7 @@ test('an older valid entry written back is refused: the PodSet is not rolled bac
     (await redis.get(key)) !== old ? [] : ['not yet'],
   );
   const before = (await refusedCount()).get('kind="podset",reason="replay"') ?? 0;
-  const watch = watchPods(env.sim.resourceVersion());
+  const watch = watchPods<PodEvent>(env, env.sim.resourceVersion());
   try {
     await redis.set(key, old);
     const victim = await deleteOnePod('freplay');

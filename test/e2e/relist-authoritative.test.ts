@@ -21,6 +21,7 @@ import { Redis } from 'ioredis';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
 import { ProjectionReader } from '@podset/state';
 import { NAME_LABEL, specReplicas } from './support/check.ts';
+import { watchPods } from './support/pod-watch.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
 interface PodEvent {
@@ -82,31 +83,7 @@ async function restore(backupDir: string): Promise<{ events: PodEvent[]; stop():
   const from = mkdtempSync(path.join(dir, 'restored-'));
   copyFileSync(path.join(backupDir, 'snapshot.json'), path.join(from, 'snapshot.json'));
   await env.restartSim(from);
-  return watchPods(env.sim.resourceVersion());
-}
-
-function watchPods(rv: number): { events: PodEvent[]; stop(): void } {
-  const events: PodEvent[] = [];
-  const ac = new AbortController();
-  void (async () => {
-    const res = await fetch(`${env.sim.url}/api/v1/pods?watch=true&resourceVersion=${rv}`, {
-      headers: { authorization: `Bearer ${env.sim.tokens.admin}` },
-      signal: ac.signal,
-    });
-    const decoder = new TextDecoder();
-    let buf = '';
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buf += decoder.decode(chunk, { stream: true });
-      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        if (line !== '') events.push(JSON.parse(line) as PodEvent);
-      }
-    }
-  })().catch((err: unknown) => {
-    if (!ac.signal.aborted) events.push({ type: `WATCH FAILED: ${String(err)}`, object: { metadata: {} } });
-  });
-  return { events, stop: () => ac.abort() };
+  return watchPods<PodEvent>(env, env.sim.resourceVersion(), null);
 }
 
 /** How the projection differs from what the API holds of PodSets `names` (empty: it is the same). */

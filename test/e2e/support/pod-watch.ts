@@ -8,20 +8,23 @@ export interface PodWatchEvent {
   object: KubeObject;
 }
 
-export interface PodWatch {
-  readonly events: readonly PodWatchEvent[];
-  stop(): void;
-}
-
-/** Every pod event in `namespace` from resourceVersion `rv` on, as the admin sees them, until stop(). */
-export function watchPods(env: OperatorEnv, rv: number, namespace = 'default'): PodWatch {
-  const events: PodWatchEvent[] = [];
+/**
+ * Every pod event from resourceVersion `rv` on, as the admin sees them, until stop(): in `namespace`, or
+ * in every namespace when it is null. `E` is the shape the caller reads of each event (its fields only).
+ */
+export function watchPods<E extends { type: string } = PodWatchEvent>(
+  env: OperatorEnv,
+  rv: number,
+  namespace: string | null = 'default',
+): { events: E[]; stop(): void } {
+  const events: E[] = [];
   const ac = new AbortController();
+  const path = namespace === null ? '/api/v1/pods' : `/api/v1/namespaces/${namespace}/pods`;
   void (async () => {
-    const res = await fetch(
-      `${env.sim.url}/api/v1/namespaces/${namespace}/pods?watch=true&resourceVersion=${rv}`,
-      { headers: { authorization: `Bearer ${env.sim.tokens.admin}` }, signal: ac.signal },
-    );
+    const res = await fetch(`${env.sim.url}${path}?watch=true&resourceVersion=${rv}`, {
+      headers: { authorization: `Bearer ${env.sim.tokens.admin}` },
+      signal: ac.signal,
+    });
     const decoder = new TextDecoder();
     let buf = '';
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
@@ -29,15 +32,17 @@ export function watchPods(env: OperatorEnv, rv: number, namespace = 'default'): 
       for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
         const line = buf.slice(0, nl).trim();
         buf = buf.slice(nl + 1);
-        if (line !== '') events.push(JSON.parse(line) as PodWatchEvent);
+        if (line !== '') events.push(JSON.parse(line) as E);
       }
     }
   })().catch((err: unknown) => {
-    if (!ac.signal.aborted)
-      events.push({
+    if (!ac.signal.aborted) {
+      const failed: PodWatchEvent = {
         type: `WATCH FAILED: ${String(err)}`,
-        object: { apiVersion: 'v1', kind: 'Pod', metadata: {} },
-      });
+        object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: '' } },
+      };
+      events.push(failed as unknown as E);
+    }
   });
   return { events, stop: () => ac.abort() };
 }
