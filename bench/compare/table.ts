@@ -13,7 +13,8 @@ export function num(n: number): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
 }
 
-const ratioText = (r: number): string => (Number.isFinite(r) ? r.toFixed(2) : num(r));
+/** A ratio as the table prints it: two decimals, or ∞ / n/a. */
+export const ratioText = (r: number): string => (Number.isFinite(r) ? r.toFixed(2) : num(r));
 
 /** A figure with one value in every run of both sides (a size, a count the scenario fixes) says nothing. */
 export const isConstant = (f: Matched['compared'][number]): boolean =>

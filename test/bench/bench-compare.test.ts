@@ -16,7 +16,10 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { ratio } from '../../bench/compare/stats.ts';
+import { ratioText } from '../../bench/compare/table.ts';
 
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const REPO = path.resolve(import.meta.dirname, '../..');
 const NODE = path.join(REPO, 'node_modules/.bin/node');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-compare-'));
@@ -148,12 +151,31 @@ test('the working tree against itself: two pairs in swapped order, each figure�
     /^figure\s+base runs\s+head runs\s+head÷base per pair\s+median \(min–max\)/m,
     context,
   );
-  assert.match(r.stdout, /^row: event → reconcile start p50\s+\S+, \S+ ms\s+\S+, \S+ ms\s+[\d.]+, [\d.]+\s/m);
+  // The p50 row: its ratios are head ÷ base per pair, printed as such; a figure equal in all four runs (a
+  // smoke run's whole-millisecond p50 can be) is named among those that never moved instead.
+  const record = JSON.parse(readFileSync(json, 'utf8')) as CompareRecord;
+  const latency = record.scenarios[0]!;
+  const P50_ROW = 'row: event → reconcile start p50';
+  const shown = latency.figures.find((f) => f.name === P50_ROW);
+  assert.ok(shown, `${P50_ROW} compared`);
+  const shownRatios = shown.base.map((b, i) => ratio(shown.head[i]!, b));
+  // The record is JSON: an ∞ ratio (a base p50 of 0 ms) is kept as null.
+  assert.deepEqual(shown.ratios, JSON.parse(JSON.stringify(shownRatios)));
+  const everyRun = [...shown.base, ...shown.head];
+  if (everyRun.every((v) => v === everyRun[0]))
+    assert.match(r.stdout, new RegExp(`^the same in every run: .*${escape(P50_ROW)} = `, 'm'), context);
+  else
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `^${escape(P50_ROW)}\\s+\\S+, \\S+ ms\\s+\\S+, \\S+ ms\\s+${escape(shownRatios.map(ratioText).join(', '))}\\s`,
+        'm',
+      ),
+      context,
+    );
   // The runs' own output is streamed with a prefix saying which run it is.
   assert.match(r.stderr, /^\[head 2\/2 latency\] /m);
-  const record = JSON.parse(readFileSync(json, 'utf8')) as CompareRecord;
   assert.equal(record.base.how, 'given');
-  const latency = record.scenarios[0]!;
   assert.deepEqual(
     latency.runs.map((x) => `${x.pair}${x.side}`),
     ['1base', '1head', '2head', '2base'],
@@ -165,5 +187,5 @@ test('the working tree against itself: two pairs in swapped order, each figure�
   const p50 = latency.figures.find((f) => f.name === 'data.p50');
   assert.ok(p50, 'data.p50 compared');
   assert.equal(p50.ratios.length, 2);
-  assert.equal(p50.ratios[0], p50.head[0]! / p50.base[0]!);
+  assert.deepEqual(p50.ratios, JSON.parse(JSON.stringify(p50.base.map((b, i) => ratio(p50.head[i]!, b)))));
 });
