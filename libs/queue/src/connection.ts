@@ -72,6 +72,12 @@ export interface ClientTuning {
   enableAutoPipelining?: boolean;
   /** Scripts sent as EVALSHA_RO/EVAL_RO: Redis refuses any write they try (a read-only dashboard). */
   readOnlyScripts?: boolean;
+  /**
+   * ioredis' INFO before the first command (default on). Off for a client that must get through while
+   * Redis answers BUSY (the script loader's watchdog): a BUSY INFO fails the check and ioredis reconnects
+   * for as long as the script runs, holding every command back.
+   */
+  enableReadyCheck?: boolean;
 }
 
 export interface RedisConnector {
@@ -188,6 +194,7 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
     ...(t.connectTimeout !== undefined ? { connectTimeout: t.connectTimeout } : {}),
     ...(t.lazyConnect !== undefined ? { lazyConnect: t.lazyConnect } : {}),
     ...(t.enableAutoPipelining !== undefined ? { enableAutoPipelining: t.enableAutoPipelining } : {}),
+    ...(t.enableReadyCheck !== undefined ? { enableReadyCheck: t.enableReadyCheck } : {}),
   });
 
   if (nodes.length > 0) {

@@ -3,22 +3,59 @@
 // podset-scripts). Every REDIS_SCRIPTS_INTERVAL_SECONDS it asks Redis which of the operator's scripts it
 // lacks and loads them; Redis unreachable: it waits, backing off up to 5 s, and says so once per error.
 // `--once`: load and exit (0 loaded or nothing missing, 1 Redis refused) for a one-off set-up.
-// HTTP_PORT (not 0): /healthz (the process runs) and /readyz (the last check found every script cached).
+// With REDIS_OPS_PASSWORD it also runs the BUSY watchdog (redis-busy-watchdog.ts) as the operations user.
+// HTTP_PORT (not 0): /healthz (the process runs), /readyz (the last check found every script cached) and
+// /metrics (the watchdog's kills).
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Counter, type Registry } from 'prom-client';
 import { ConfigError, parseEnv } from '@podset/config';
 import { redisConnector } from '@podset/queue';
+import { appRegistry } from './metrics.ts';
+import { BUSY_KILL_RESULTS, BusyWatchdog, type BusyKillResult } from './redis-busy-watchdog.ts';
 import { loadMissing, operatorScripts, redisScriptsEnv as env } from './redis-scripts.ts';
 
-/** /healthz: alive; /readyz: every script cached at the last check. */
-function serveHealth(port: number, ready: () => boolean): () => void {
+/** /healthz: alive; /readyz: every script cached at the last check; /metrics. */
+function serveHealth(port: number, ready: () => boolean, registry: Registry): () => void {
   if (port === 0) return () => undefined;
   const server = createServer((req, res) => {
+    if (req.url === '/metrics') {
+      void registry.metrics().then((text) => {
+        res.writeHead(200, { 'content-type': registry.contentType }).end(text);
+      });
+      return;
+    }
     const ok = req.url === '/healthz' || (req.url === '/readyz' && ready());
     res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : 'not ready\n');
   });
   server.listen(port);
   return () => server.close();
+}
+
+/** Backoff after `failures` failed rounds in a row: 0.5 s doubling up to 5 s. */
+function backoffMs(failures: number): number {
+  return Math.min(250 * 2 ** failures, 5000);
+}
+
+/** One PING a second as the operations user; what is not a BUSY reply backs off like the loader. */
+async function watchBusy(watchdog: BusyWatchdog, stop: AbortSignal): Promise<void> {
+  let failures = 0;
+  let lastError = '';
+  while (!stop.aborted) {
+    try {
+      await watchdog.check();
+      failures = 0;
+      lastError = '';
+    } catch (err) {
+      const text = err instanceof Error ? err.message : String(err);
+      if (text !== lastError) say(`watchdog: could not check Redis: ${text}`);
+      lastError = text;
+      failures++;
+    }
+    await sleep(failures === 0 ? 1000 : backoffMs(failures), undefined, { signal: stop }).catch(
+      () => undefined,
+    );
+  }
 }
 
 function say(line: string): void {
@@ -48,7 +85,38 @@ async function main(): Promise<void> {
   say(`keeping ${scripts.length} scripts in ${connector.target}`);
   let failures = 0;
   let cached = false;
-  const closeHealth = serveHealth(cfg.HTTP_PORT, () => cached);
+  const registry = appRegistry('podset_redis_scripts_');
+  const kills = new Counter({
+    name: 'podset_redis_busy_kills_total',
+    help: 'SCRIPT KILL (or FUNCTION KILL) the BUSY watchdog sent, by what Redis answered',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  // Every result at 0 from the start: increase() sees the first kill.
+  for (const result of BUSY_KILL_RESULTS) kills.inc({ result }, 0);
+  const closeHealth = serveHealth(cfg.HTTP_PORT, () => cached, registry);
+  let watching: Promise<void> = Promise.resolve();
+  let opsClient: ReturnType<typeof connector.client> | undefined;
+  if (!once && cfg.REDIS_OPS_PASSWORD !== undefined) {
+    opsClient = redisConnector({
+      ...cfg,
+      REDIS_USERNAME: cfg.REDIS_OPS_USERNAME,
+      REDIS_PASSWORD: cfg.REDIS_OPS_PASSWORD,
+    }).client({ maxRetriesPerRequest: 1, enableReadyCheck: false });
+    opsClient.on('error', () => undefined);
+    const watchdog = new BusyWatchdog({
+      client: opsClient,
+      boundMs: cfg.REDIS_BUSY_KILL_SECONDS * 1000,
+      log: (line) => say(`watchdog: ${line}`),
+      onKill: (result: BusyKillResult) => kills.inc({ result }),
+    });
+    say(
+      `watchdog: as ${cfg.REDIS_OPS_USERNAME}, killing a script Redis is busy with for over ${cfg.REDIS_BUSY_KILL_SECONDS} s`,
+    );
+    watching = watchBusy(watchdog, stop.signal);
+  } else if (!once) {
+    say('watchdog: off (no REDIS_OPS_PASSWORD): a script stuck in a loop waits for a person’s SCRIPT KILL');
+  }
   while (!stop.signal.aborted) {
     try {
       const loaded = await loadMissing(client, scripts);
@@ -68,12 +136,13 @@ async function main(): Promise<void> {
         process.exit(1);
       }
     }
-    const waitMs =
-      failures === 0 ? cfg.REDIS_SCRIPTS_INTERVAL_SECONDS * 1000 : Math.min(250 * 2 ** failures, 5000);
+    const waitMs = failures === 0 ? cfg.REDIS_SCRIPTS_INTERVAL_SECONDS * 1000 : backoffMs(failures);
     await sleep(waitMs, undefined, { signal: stop.signal }).catch(() => undefined);
   }
+  await watching;
   closeHealth();
   client.disconnect();
+  opsClient?.disconnect();
 }
 
 await main();

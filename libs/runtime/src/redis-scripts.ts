@@ -5,9 +5,9 @@
 // failover have them), so it asks which are missing every interval and loads those again.
 import { createRequire } from 'node:module';
 import { Cluster } from 'ioredis';
-import { int } from '@podset/config';
+import { int, optionalStr, str } from '@podset/config';
 import type { RedisClient } from '@podset/queue';
-import { LIVE_COVER_LUA, queueEnv, redisEnv } from '@podset/queue';
+import { LIVE_COVER_LUA, OPS_USERNAME, queueEnv, redisEnv } from '@podset/queue';
 import { APPEND_RECORDS_LUA } from '@podset/event-log';
 import { scriptsMade } from '@podset/redis';
 import { ProjectionWriter } from '@podset/state';
@@ -22,8 +22,24 @@ export const redisScriptsEnv = {
     min: 1,
     max: 60,
   }),
+  REDIS_OPS_USERNAME: str({
+    description: 'The BUSY watchdog’s Redis user (SCRIPT KILL, FUNCTION KILL, PING)',
+    default: OPS_USERNAME,
+  }),
+  REDIS_OPS_PASSWORD: optionalStr({
+    description:
+      'Password of REDIS_OPS_USERNAME, e.g. from a Secret: set, the loader also runs the BUSY watchdog (a script busy past REDIS_BUSY_KILL_SECONDS is killed); unset, no watchdog',
+  }),
+  REDIS_BUSY_KILL_SECONDS: int({
+    description:
+      'How long Redis may answer BUSY (a script running past its busy-reply-threshold, 5 s by default) before the watchdog sends SCRIPT KILL (seconds)',
+    default: 5,
+    min: 1,
+    max: 3600,
+  }),
   HTTP_PORT: int({
-    description: 'Port of the loader’s /healthz and /readyz (every script cached); 0: none',
+    description:
+      'Port of the loader’s /healthz, /readyz (every script cached) and /metrics (the watchdog’s kills); 0: none',
     default: 0,
     min: 0,
     max: 65535,
