@@ -66,6 +66,10 @@ const WATCHING = new Set(['watcher', 'worker', 'dashboard']);
 /** The apps that read STATE_SOURCE (the watcher folds into the projection, the workers plan from it). */
 const STATEFUL = new Set(['watcher', 'worker']);
 const CLUSTER_RBAC = new Set(['ClusterRole', 'ClusterRoleBinding']);
+/** The variables naming a Redis ACL user: the app's own, and the script loader's watchdog's. */
+const USERNAME_VARS = new Set(['REDIS_USERNAME', 'REDIS_OPS_USERNAME']);
+/** Workloads whose replica count is not a value: the script loader (a second would repeat the work). */
+const FIXED_REPLICAS = new Set(['redis-scripts']);
 /** The Secret an external Redis's URL comes from, as k8s/overlays/external-redis names it. */
 const REDIS_SECRET = 'podset-redis';
 
@@ -78,7 +82,7 @@ function withValueMarkers(o: Manifest, external: boolean): Manifest {
   const app = componentOf(o);
   if (app === undefined) return o;
   const w = structuredClone(o) as PodOwner;
-  if (o.kind === 'Deployment' && w.spec.replicas !== undefined)
+  if (o.kind === 'Deployment' && w.spec.replicas !== undefined && !FIXED_REPLICAS.has(app))
     (w.spec as Record<string, unknown>).replicas = `@@replicas:${app}@@`;
   for (const c of w.spec.template.spec.containers) {
     // The first container is the workload's own (the app; Redis): its resources are a value. A helper
@@ -92,9 +96,10 @@ function withValueMarkers(o: Manifest, external: boolean): Manifest {
     if (WATCHING.has(app)) c.env = [...(c.env ?? []), { name: '@@watch-namespaces@@' }];
     if (STATEFUL.has(app)) c.env = [...(c.env ?? []), { name: '@@state-source@@' }];
     if (external) {
-      // An app's Redis user, left out for a Redis without ACLs (externalRedis.aclUsers: false).
+      // An app's Redis user (and the watchdog's), left out for a Redis without ACLs
+      // (externalRedis.aclUsers: false), where each logs in as the `default` user.
       c.env = (c.env ?? []).map((e) =>
-        e.name === 'REDIS_USERNAME' ? { name: `@@redis-username:${e.value ?? ''}@@` } : e,
+        USERNAME_VARS.has(e.name) ? { name: `@@redis-username:${e.name}:${e.value ?? ''}@@` } : e,
       );
       for (const e of c.env) {
         const ref = e.valueFrom?.secretKeyRef;
@@ -119,7 +124,9 @@ function defaultValues(
     const c = w.spec.template.spec.containers[0];
     if (app === undefined || c === undefined) continue;
     out[app] = {
-      ...(o.kind === 'Deployment' && w.spec.replicas !== undefined ? { replicas: w.spec.replicas } : {}),
+      ...(o.kind === 'Deployment' && w.spec.replicas !== undefined && !FIXED_REPLICAS.has(app)
+        ? { replicas: w.spec.replicas }
+        : {}),
       resources: c.resources ?? {},
     };
   }
@@ -168,9 +175,9 @@ function templated(o: Manifest, external: boolean, scope = ''): string {
         `{{- with ${v}.stateSource }}\n${indent}- name: STATE_SOURCE\n${indent}  value: {{ . | quote }}\n{{- end }}`,
     )
     .replace(
-      /^( *)- name: "?@@redis-username:([\w-]+)@@"?$/gm,
-      (_m, indent: string, user: string) =>
-        `{{- if ${v}.externalRedis.aclUsers }}\n${indent}- name: REDIS_USERNAME\n${indent}  value: ${user}\n{{- end }}`,
+      /^( *)- name: "?@@redis-username:(\w+):([\w-]+)@@"?$/gm,
+      (_m, indent: string, name: string, user: string) =>
+        `{{- if ${v}.externalRedis.aclUsers }}\n${indent}- name: ${name}\n${indent}  value: ${user}\n{{- end }}`,
     )
     .replaceAll(/"?@@redis-secret@@"?/g, `{{ ${v}.externalRedis.secretName | quote }}`)
     .replaceAll(/"?@@redis-url-key@@"?/g, `{{ ${v}.externalRedis.urlKey | quote }}`);
@@ -243,14 +250,18 @@ function valuesYaml(base: readonly Manifest[]): string {
     '# made beforehand like the URL one. aclUsers: each app logs in as its own ACL user (REDIS_USERNAME',
     '# podset-watcher, podset-worker, podset-dashboard: give the provider the lines of `npm run redis-acl`);',
     '# false: the single-password fallback for a Redis without ACLs (no username, the same password in the',
-    '# three Secrets). The in-cluster Redis always has the users. See docs/install.md.',
+    '# three Secrets). The in-cluster Redis always has the users. The script loader (Deployment',
+    '# podset-redis-scripts) caches the scripts in that Redis as podset-scripts (Secret podset-redis-scripts,',
+    '# required) and kills a script busy past its bound as podset-ops (Secret podset-redis-ops, optional: no',
+    '# watchdog without it). See docs/install.md.',
     'externalRedis:',
     '  enabled: false',
     `  secretName: ${REDIS_SECRET}`,
     '  urlKey: url',
     '  aclUsers: true',
     '# Replicas and resources of each app, as k8s/ sets them (the worker HPA scales the worker between its',
-    '# bounds; the Redis StatefulSet has one replica).',
+    '# bounds; the Redis StatefulSet has one replica). redisScripts: the script loader and BUSY watchdog',
+    "# Deployment of externalRedis (one replica); beside the in-cluster Redis it is a container of Redis's pod.",
     ...apps,
     '',
   ].join('\n');
@@ -356,7 +367,9 @@ function readme(helmVersion: string): string {
     'a new one), then `kubectl rollout restart statefulset/podset-redis deployment/podset-<app>`.',
     '',
     'With `externalRedis.enabled` the Secrets are yours (`podset-redis-<app>`, key `password`, beside the',
-    "URL's), and the provider is given the users' ACL lines (`npm run redis-acl`);",
+    "URL's; `podset-redis-scripts` for the Deployment `podset-redis-scripts`, which caches the apps' scripts",
+    'in that Redis and reloads them after its restarts, and optionally `podset-redis-ops` for its BUSY',
+    "watchdog), and the provider is given the users' ACL lines (`npm run redis-acl`);",
     '`externalRedis.aclUsers=false` is the fallback for a Redis without ACLs: no username, one password in',
     'the three Secrets. See [docs/install.md](../../docs/install.md#redis-users-acl-one-per-app).',
     '',
@@ -387,7 +400,9 @@ export function chartFiles(sources: ChartSources, version: string): Map<string, 
       }),
   );
   files.set('README.md', readme(checkedHelmVersion()));
-  files.set('values.yaml', HEADER + valuesYaml(base));
+  const baseIds = new Set(base.map((o) => `${o.kind}/${o.metadata.name}`));
+  const externalOnly = externalRedis.filter((o) => !baseIds.has(`${o.kind}/${o.metadata.name}`));
+  files.set('values.yaml', HEADER + valuesYaml([...base, ...externalOnly]));
   files.set('templates/validate.yaml', HEADER + ALL_WITH_WATCHED);
   files.set('templates/_helpers.tpl', HEADER + HELPERS);
   const id = (o: Manifest) => `${o.kind}/${o.metadata.name}`;

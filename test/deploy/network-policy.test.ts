@@ -138,6 +138,35 @@ for (const dir of [...KUSTOMIZATIONS, 'k8s/overlays/monitoring'] as const) {
       expect('another namespace → Redis', false, allowed(policies, stranger, redis, 6379));
       expect('a pod of the namespace → Redis', false, allowed(policies, neighbour, redis, 6379));
       expect('Redis → anywhere', false, allowed(policies, redis, OUTSIDE, 443));
+      expect(
+        "Prometheus → the Redis pod's script loader :8090",
+        true,
+        allowed(policies, prometheus, redis, 8090),
+      );
+      expect('another namespace → the script loader :8090', false, allowed(policies, stranger, redis, 8090));
+      expect('Prometheus → Redis :6379', false, allowed(policies, prometheus, redis, 6379));
+    }
+    // An external Redis: the script loader is a pod of its own, reaching that Redis and DNS only.
+    const loader = pods.get('redis-scripts');
+    assert.equal(
+      loader !== undefined,
+      redis === undefined,
+      'a loader pod exactly when there is no Redis pod',
+    );
+    if (loader) {
+      expect('loader → external Redis :6379', true, allowed(policies, loader, OUTSIDE, 6379));
+      expect('loader → external Sentinel :26379', true, allowed(policies, loader, OUTSIDE, 26379));
+      expect('loader → kube-dns udp/53', true, allowed(policies, loader, KUBE_DNS, 53, 'UDP'));
+      expect('loader → a kube-dns lookalike :53', false, allowed(policies, loader, FAKE_DNS, 53, 'UDP'));
+      expect('loader → API server :443', false, allowed(policies, loader, API_SERVER, 443));
+      expect('loader → anywhere :80', false, allowed(policies, loader, OUTSIDE, 80));
+      expect('Prometheus → loader metrics :8090', true, allowed(policies, prometheus, loader, 8090));
+      expect(
+        'a pod labelled prometheus elsewhere → loader',
+        false,
+        allowed(policies, fakePrometheus, loader, 8090),
+      );
+      expect('a pod of the namespace → loader', false, allowed(policies, neighbour, loader, 8090));
     }
     const init = pods.get('redis-secret-init');
     if (init) {

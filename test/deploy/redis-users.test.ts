@@ -95,7 +95,10 @@ function checkUsers(what: string, objects: K8sObject[], opts: { aclUsers?: boole
     assert.deepEqual(others, [], `${what} ${app}: no other user's password`);
   }
   const redis = find<Workload>(objects, 'StatefulSet', 'podset-redis');
-  if (redis === undefined) return;
+  if (redis === undefined) {
+    checkExternalLoader(what, objects, opts);
+    return;
+  }
   const init = redis.spec.template.spec.initContainers?.find((c) => c.name === 'redis-acl');
   assert.ok(init, `${what}: the Redis pod makes its ACL file`);
   assert.deepEqual(
@@ -113,14 +116,68 @@ function checkUsers(what: string, objects: K8sObject[], opts: { aclUsers?: boole
   assert.ok(server?.command?.includes('--aclfile'), `${what}: redis-server loads the ACL file`);
   const loader = redis.spec.template.spec.containers.find((c) => c.name === 'redis-scripts');
   assert.ok(loader, `${what}: the script loader beside Redis`);
-  assert.deepEqual([...secretsOf([loader])], ['podset-redis-scripts'], `${what}: the loader's password only`);
+  assert.deepEqual(
+    [...secretsOf([loader])],
+    ['podset-redis-scripts', 'podset-redis-ops'],
+    `${what}: the loader's password and its watchdog's (the operations user's) only`,
+  );
   assert.equal(envOf(loader, 'REDIS_USERNAME')?.value, 'podset-scripts', `${what}: the loader's user`);
+  assert.equal(envOf(loader, 'REDIS_OPS_USERNAME')?.value, 'podset-ops', `${what}: the watchdog's user`);
   const dashboard = apps.find((w) => componentOf(w) === 'dashboard')?.spec.template.spec.containers[0];
   assert.equal(
     envOf(init, 'DASHBOARD_READ_ONLY')?.value,
     envOf(dashboard, 'DASHBOARD_READ_ONLY')?.value,
     `${what}: the dashboard's user has the rights of the dashboard's mode`,
   );
+}
+
+/**
+ * An external Redis: no Redis pod here, so the script loader is a Deployment of its own, pointed at the
+ * apps' Redis (the URL Secret they read), as the loader's user with its Secret, and with the operations
+ * user's Secret (optional) for its BUSY watchdog; no other password, no API token.
+ */
+function checkExternalLoader(what: string, objects: K8sObject[], opts: { aclUsers?: boolean }): void {
+  const loader = find<Workload>(objects, 'Deployment', 'podset-redis-scripts');
+  assert.ok(loader, `${what}: the script loader for the external Redis`);
+  assert.equal(loader.spec.replicas, 1, `${what}: one loader`);
+  const pod = loader.spec.template.spec as Workload['spec']['template']['spec'] & {
+    automountServiceAccountToken?: boolean;
+  };
+  assert.equal(pod.automountServiceAccountToken, false, `${what}: the loader gets no API token`);
+  assert.equal(pod.containers.length, 1);
+  const c = pod.containers[0];
+  assert.deepEqual(
+    [...(c?.command ?? []), ...(c?.args ?? [])],
+    ['node', 'libs/runtime/src/redis-scripts-main.ts'],
+  );
+  const watcher = find<Workload>(objects, 'Deployment', 'podset-watcher')?.spec.template.spec.containers[0];
+  const url = envOf(c, 'REDIS_URL')?.valueFrom;
+  assert.deepEqual(url, { secretKeyRef: { name: 'podset-redis', key: 'url' } }, `${what}: the external URL`);
+  assert.deepEqual(url, envOf(watcher, 'REDIS_URL')?.valueFrom, `${what}: the Redis the apps use`);
+  assert.deepEqual(
+    envOf(c, 'REDIS_PASSWORD')?.valueFrom,
+    { secretKeyRef: { name: 'podset-redis-scripts', key: 'password' } },
+    `${what}: the loader's user's password`,
+  );
+  assert.deepEqual(
+    envOf(c, 'REDIS_OPS_PASSWORD')?.valueFrom,
+    { secretKeyRef: { name: 'podset-redis-ops', key: 'password', optional: true } },
+    `${what}: the operations user's password for the watchdog, when its Secret exists`,
+  );
+  if (opts.aclUsers === false) {
+    assert.equal(envOf(c, 'REDIS_USERNAME'), undefined, `${what}: no loader username without ACLs`);
+    assert.equal(envOf(c, 'REDIS_OPS_USERNAME'), undefined, `${what}: no watchdog username without ACLs`);
+  } else {
+    assert.equal(envOf(c, 'REDIS_USERNAME')?.value, 'podset-scripts', `${what}: the loader's user`);
+    assert.equal(envOf(c, 'REDIS_OPS_USERNAME')?.value, 'podset-ops', `${what}: the watchdog's user`);
+  }
+  const others = [...podSecrets(loader)].filter(
+    (s) => USER_SECRETS.includes(s) && s !== 'podset-redis-scripts' && s !== 'podset-redis-ops',
+  );
+  assert.deepEqual(others, [], `${what}: no app's password in the loader`);
+  assert.equal(c?.readinessProbe?.httpGet?.path, '/readyz', `${what}: ready once every script is cached`);
+  assert.equal(c?.livenessProbe?.httpGet?.path, '/healthz');
+  assert.ok(c?.resources?.limits?.memory, `${what}: a memory limit`);
 }
 
 const kustomized = new Map(allKustomizations().map((dir) => [dir, render(dir)]));

@@ -91,7 +91,9 @@ async function waitReady(what: string): Promise<void> {
 /** podset_redis_busy_kills_total{result} from the loader's /metrics. */
 async function kills(result: string): Promise<number> {
   const { body } = await get('/metrics');
-  const line = body.split('\n').find((l) => l.startsWith(`podset_redis_busy_kills_total{result="${result}"}`));
+  const line = body
+    .split('\n')
+    .find((l) => l.startsWith(`podset_redis_busy_kills_total{result="${result}"}`));
   return Number(line?.split(' ').at(-1) ?? NaN);
 }
 

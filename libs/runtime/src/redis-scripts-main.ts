@@ -111,7 +111,7 @@ async function main(): Promise<void> {
       onKill: (result: BusyKillResult) => kills.inc({ result }),
     });
     say(
-      `watchdog: as ${cfg.REDIS_OPS_USERNAME}, killing a script Redis is busy with for over ${cfg.REDIS_BUSY_KILL_SECONDS} s`,
+      `watchdog: as ${cfg.REDIS_OPS_USERNAME ?? 'default'}, killing a script Redis is busy with for over ${cfg.REDIS_BUSY_KILL_SECONDS} s`,
     );
     watching = watchBusy(watchdog, stop.signal);
   } else if (!once) {

@@ -5,7 +5,7 @@
 // failover have them), so it asks which are missing every interval and loads those again.
 import { createRequire } from 'node:module';
 import { Cluster } from 'ioredis';
-import { int, optionalStr, str } from '@podset/config';
+import { int, optionalStr } from '@podset/config';
 import type { RedisClient } from '@podset/queue';
 import { LIVE_COVER_LUA, OPS_USERNAME, queueEnv, redisEnv } from '@podset/queue';
 import { APPEND_RECORDS_LUA } from '@podset/event-log';
@@ -22,9 +22,8 @@ export const redisScriptsEnv = {
     min: 1,
     max: 60,
   }),
-  REDIS_OPS_USERNAME: str({
-    description: 'The BUSY watchdog’s Redis user (SCRIPT KILL, FUNCTION KILL, PING)',
-    default: OPS_USERNAME,
+  REDIS_OPS_USERNAME: optionalStr({
+    description: `The BUSY watchdog’s Redis user (${OPS_USERNAME} in k8s/, the chart and compose: SCRIPT KILL, FUNCTION KILL, PING); unset: the \`default\` user (a Redis without ACLs)`,
   }),
   REDIS_OPS_PASSWORD: optionalStr({
     description:
