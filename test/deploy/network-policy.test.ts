@@ -206,7 +206,7 @@ for (const dir of [...KUSTOMIZATIONS, 'k8s/overlays/monitoring'] as const) {
       const job = m.spec.jobLabel ? svc.metadata.labels?.[m.spec.jobLabel] : svc.metadata.name;
       assert.equal(job, m.metadata.name, `ServiceMonitor ${m.metadata.name}: the job keeps the app's name`);
     }
-    if (dir === 'k8s/overlays/monitoring') assert.equal(monitors.length, 3);
+    if (dir === 'k8s/overlays/monitoring') assert.equal(monitors.length, 4);
   });
 }
 

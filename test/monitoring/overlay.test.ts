@@ -29,12 +29,13 @@ const key = (o: K8sObject) => `${o.kind}/${o.metadata.name}`;
 const matches = (selector: Record<string, string>, labels: Record<string, string> | undefined) =>
   Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 
-test('the overlay is the base plus three ServiceMonitors, the PrometheusRule and the dashboard ConfigMap', () => {
+test('the overlay is the base plus four ServiceMonitors, the PrometheusRule and the dashboard ConfigMap', () => {
   const added = objects.map(key).filter((k) => !base.map(key).includes(k));
   assert.deepEqual(added.sort(), [
     'ConfigMap/podset-operator-grafana-dashboard',
     'PrometheusRule/podset-operator',
     'ServiceMonitor/podset-dashboard',
+    'ServiceMonitor/podset-redis-scripts',
     'ServiceMonitor/podset-watcher',
     'ServiceMonitor/podset-worker',
   ]);
@@ -52,7 +53,7 @@ test('the overlay is the base plus three ServiceMonitors, the PrometheusRule and
 
 test('each ServiceMonitor finds one Service and, through it, the port the app serves /metrics on', () => {
   const monitors = objects.filter((o) => o.kind === 'ServiceMonitor') as ServiceMonitor[];
-  assert.equal(monitors.length, 3);
+  assert.equal(monitors.length, 4);
   for (const m of monitors) {
     // Only the fields checked here (and documented for monitoring.coreos.com/v1) are used.
     const fields = Object.keys(m.spec).filter((f) => f !== 'jobLabel');
@@ -79,7 +80,10 @@ test('each ServiceMonitor finds one Service and, through it, the port the app se
       matches(service.spec.selector, w.spec.template.metadata?.labels),
     );
     assert.ok(workload, `${service.metadata.name} selects a workload`);
-    const container = workload.spec.template.spec.containers[0]!;
+    // The container serving that port: the app's, or the script loader beside Redis in its pod.
+    const containers = workload.spec.template.spec.containers;
+    const container =
+      containers.find((c) => c.ports?.some((p) => p.name === servicePort.targetPort)) ?? containers[0]!;
     const containerPort = container.ports?.find((p) => p.name === servicePort.targetPort);
     const httpPort = container.env?.find((e) => e.name === 'HTTP_PORT')?.value;
     assert.equal(String(containerPort?.containerPort), httpPort, `${m.metadata.name}: scrapes HTTP_PORT`);
