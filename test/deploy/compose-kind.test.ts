@@ -113,6 +113,7 @@ test('compose + kind renders the generated secrets, never a development default;
     assert.equal(acl[`REDIS_${user}_PASSWORD`], secrets[`REDIS_${user}_PASSWORD`], user);
   assert.equal(env.redis?.REDISCLI_AUTH, secrets.REDIS_HEALTH_PASSWORD);
   assert.equal(env['redis-scripts']?.REDIS_PASSWORD, secrets.REDIS_SCRIPTS_PASSWORD);
+  assert.equal(env['redis-scripts']?.REDIS_OPS_PASSWORD, secrets.REDIS_OPS_PASSWORD, "the watchdog's");
   for (const app of ['watcher', 'worker'])
     assert.equal(env[app]?.PROJECTION_HMAC_KEY, secrets.PROJECTION_HMAC_KEY, `${app}'s key`);
   assert.equal(env.dashboard?.PROJECTION_HMAC_KEY, undefined, 'the dashboard has no key');

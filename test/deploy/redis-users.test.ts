@@ -261,6 +261,8 @@ test('compose: each app has its own Redis user and password, which the ACL file 
   const loader = compose.services['redis-scripts']?.environment ?? {};
   assert.equal(loader.REDIS_USERNAME, 'podset-scripts');
   assert.equal(loader.REDIS_PASSWORD, acl.REDIS_SCRIPTS_PASSWORD, "the loader's user's password");
+  assert.equal(loader.REDIS_OPS_USERNAME, 'podset-ops', "the watchdog's user");
+  assert.equal(loader.REDIS_OPS_PASSWORD, acl.REDIS_OPS_PASSWORD, "the watchdog's user's password");
 });
 
 /** `${VAR:-default}` → default: what compose gives when the variable is unset. */

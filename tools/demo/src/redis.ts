@@ -18,6 +18,7 @@ import {
   APP_USERS,
   DEFAULT_PREFIX,
   DEFAULT_QUEUE_NAME,
+  OPS_USERNAME,
   SCRIPTS_USERNAME,
   type AppUser,
 } from '@podset/queue';
@@ -64,6 +65,8 @@ export async function demoRedis(
   const passwords = Object.fromEntries(APP_USERS.map((app) => [app, password()])) as Record<AppUser, string>;
   const admin = password();
   const scripts = password();
+  // The operations user, for the loader's BUSY watchdog only (no person is given it here).
+  const ops = password();
   const dir = mkdtempSync(path.join(tmpdir(), `podset-${command}-redis-`));
   const file = path.join(dir, 'users.acl');
   const scope = {
@@ -72,7 +75,7 @@ export async function demoRedis(
     eventLogKey: env['EVENT_LOG_KEY'] || undefined,
     dashboardWrites: env['DASHBOARD_READ_ONLY'] === 'false',
   };
-  const acl = aclFile(scope, passwords, { scripts }).replace(
+  const acl = aclFile(scope, passwords, { scripts, ops }).replace(
     /^user default .*$/m,
     `user default on >${admin} ~* &* +@all`,
   );
@@ -85,7 +88,7 @@ export async function demoRedis(
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  const loader = await startLoader(server.port, scripts, dir);
+  const loader = await startLoader(server.port, { scripts, ops }, dir);
   return {
     url: server.url,
     shown: redactUrl(server.url),
@@ -103,8 +106,15 @@ export async function demoRedis(
   };
 }
 
-/** The script loader with its user's variables only; resolves once it has cached the scripts. */
-async function startLoader(port: number, scriptsPassword: string, dir: string): Promise<Proc> {
+/**
+ * The script loader with its user's variables and its watchdog's (the operations user's) only; resolves
+ * once it has cached the scripts.
+ */
+async function startLoader(
+  port: number,
+  passwords: { scripts: string; ops: string },
+  dir: string,
+): Promise<Proc> {
   const loader = new Proc({
     name: 'redis-scripts',
     command: process.execPath,
@@ -113,7 +123,9 @@ async function startLoader(port: number, scriptsPassword: string, dir: string): 
       PATH: process.env.PATH ?? '',
       REDIS_URL: `redis://127.0.0.1:${port}`,
       REDIS_USERNAME: SCRIPTS_USERNAME,
-      REDIS_PASSWORD: scriptsPassword,
+      REDIS_PASSWORD: passwords.scripts,
+      REDIS_OPS_USERNAME: OPS_USERNAME,
+      REDIS_OPS_PASSWORD: passwords.ops,
     },
     logFile: path.join(dir, 'redis-scripts.log'),
     detached: true,
