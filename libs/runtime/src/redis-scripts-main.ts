@@ -8,11 +8,11 @@
 // /metrics (the watchdog's kills).
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { ConfigError, parseEnv } from '@podset/config';
 import { redisConnector } from '@podset/queue';
-import { appRegistry } from './metrics.ts';
-import { BUSY_KILL_RESULTS, BusyWatchdog, type BusyKillResult } from './redis-busy-watchdog.ts';
+import { BusyWatchdog } from './redis-busy-watchdog.ts';
+import { createRedisScriptsMetrics } from './redis-scripts-metrics.ts';
 import { loadMissing, operatorScripts, redisScriptsEnv as env } from './redis-scripts.ts';
 
 /** /healthz: alive; /readyz: every script cached at the last check; /metrics. */
@@ -85,15 +85,7 @@ async function main(): Promise<void> {
   say(`keeping ${scripts.length} scripts in ${connector.target}`);
   let failures = 0;
   let cached = false;
-  const registry = appRegistry('podset_redis_scripts_');
-  const kills = new Counter({
-    name: 'podset_redis_busy_kills_total',
-    help: 'SCRIPT KILL (or FUNCTION KILL) the BUSY watchdog sent, by what Redis answered',
-    labelNames: ['result'] as const,
-    registers: [registry],
-  });
-  // Every result at 0 from the start: increase() sees the first kill.
-  for (const result of BUSY_KILL_RESULTS) kills.inc({ result }, 0);
+  const { registry, onKill } = createRedisScriptsMetrics();
   const closeHealth = serveHealth(cfg.HTTP_PORT, () => cached, registry);
   let watching: Promise<void> = Promise.resolve();
   let opsClient: ReturnType<typeof connector.client> | undefined;
@@ -108,7 +100,7 @@ async function main(): Promise<void> {
       client: opsClient,
       boundMs: cfg.REDIS_BUSY_KILL_SECONDS * 1000,
       log: (line) => say(`watchdog: ${line}`),
-      onKill: (result: BusyKillResult) => kills.inc({ result }),
+      onKill,
     });
     say(
       `watchdog: as ${cfg.REDIS_OPS_USERNAME ?? 'default'}, killing a script Redis is busy with for over ${cfg.REDIS_BUSY_KILL_SECONDS} s`,
