@@ -188,15 +188,6 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
   const evalInTransactions = isDefaultUser(cfg, parsed, nodes.length === 0 && sentinels.length === 0);
   const bySha = <C extends RedisClient>(client: C, t: ClientTuning): C =>
     sendScriptsBySha(client, { readOnly: t.readOnlyScripts === true, evalInTransactions });
-  const tuned = (t: ClientTuning) => ({
-    maxRetriesPerRequest: t.maxRetriesPerRequest === undefined ? 3 : t.maxRetriesPerRequest,
-    ...(t.enableOfflineQueue !== undefined ? { enableOfflineQueue: t.enableOfflineQueue } : {}),
-    ...(t.connectTimeout !== undefined ? { connectTimeout: t.connectTimeout } : {}),
-    ...(t.lazyConnect !== undefined ? { lazyConnect: t.lazyConnect } : {}),
-    ...(t.enableAutoPipelining !== undefined ? { enableAutoPipelining: t.enableAutoPipelining } : {}),
-    ...(t.enableReadyCheck !== undefined ? { enableReadyCheck: t.enableReadyCheck } : {}),
-  });
-
   if (nodes.length > 0) {
     const startup = nodes.map(hostPort);
     return {
@@ -248,6 +239,18 @@ export function redisConnector(cfg: RedisConfig & { QUEUE_PREFIX: string }): Red
     client(t = {}) {
       return bySha(new Redis(cfg.REDIS_URL, { ...fill, ...tls, ...tuned(t) }), t);
     },
+  };
+}
+
+/** ioredis options from a client's tuning: only what it sets, and 3 retries per request by default. */
+function tuned(t: ClientTuning) {
+  return {
+    maxRetriesPerRequest: t.maxRetriesPerRequest === undefined ? 3 : t.maxRetriesPerRequest,
+    ...(t.enableOfflineQueue !== undefined ? { enableOfflineQueue: t.enableOfflineQueue } : {}),
+    ...(t.connectTimeout !== undefined ? { connectTimeout: t.connectTimeout } : {}),
+    ...(t.lazyConnect !== undefined ? { lazyConnect: t.lazyConnect } : {}),
+    ...(t.enableAutoPipelining !== undefined ? { enableAutoPipelining: t.enableAutoPipelining } : {}),
+    ...(t.enableReadyCheck !== undefined ? { enableReadyCheck: t.enableReadyCheck } : {}),
   };
 }
 

@@ -9,9 +9,9 @@
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Registry } from 'prom-client';
-import { ConfigError, parseEnv } from '@podset/config';
-import { redisConnector } from '@podset/queue';
-import { BusyWatchdog } from './redis-busy-watchdog.ts';
+import { ConfigError, parseEnv, type Config } from '@podset/config';
+import { redisConnector, type RedisConnector } from '@podset/queue';
+import { BusyWatchdog, type BusyKillResult } from './redis-busy-watchdog.ts';
 import { createRedisScriptsMetrics } from './redis-scripts-metrics.ts';
 import { loadMissing, operatorScripts, redisScriptsEnv as env } from './redis-scripts.ts';
 
@@ -20,9 +20,10 @@ function serveHealth(port: number, ready: () => boolean, registry: Registry): ()
   if (port === 0) return () => undefined;
   const server = createServer((req, res) => {
     if (req.url === '/metrics') {
-      void registry.metrics().then((text) => {
-        res.writeHead(200, { 'content-type': registry.contentType }).end(text);
-      });
+      registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+        () => res.writeHead(500).end(),
+      );
       return;
     }
     const ok = req.url === '/healthz' || (req.url === '/readyz' && ready());
@@ -58,14 +59,67 @@ async function watchBusy(watchdog: BusyWatchdog, stop: AbortSignal): Promise<voi
   }
 }
 
+type LoaderConfig = Config<typeof env>;
+
+/**
+ * The watchdog's connector: where the loader connects, as the operations user. Undefined without
+ * REDIS_OPS_PASSWORD (no watchdog). A ConfigError names the watchdog's variables.
+ */
+function opsConnector(cfg: LoaderConfig): RedisConnector | undefined {
+  if (cfg.REDIS_OPS_PASSWORD === undefined) return undefined;
+  try {
+    return redisConnector({
+      ...cfg,
+      REDIS_USERNAME: cfg.REDIS_OPS_USERNAME,
+      REDIS_PASSWORD: cfg.REDIS_OPS_PASSWORD,
+    });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    throw new ConfigError(
+      err.problems.map((p) => ({
+        variable: p.variable === 'REDIS_PASSWORD' ? 'REDIS_OPS_PASSWORD' : p.variable,
+        message: `(the BUSY watchdog's connection) ${p.message}`,
+      })),
+    );
+  }
+}
+
+/** The BUSY watchdog's loop, when there is an operations user to run it as; says at start which. */
+function startWatchdog(
+  cfg: LoaderConfig,
+  ops: RedisConnector | undefined,
+  stop: AbortSignal,
+  onKill: (result: BusyKillResult) => void,
+): { done: Promise<void> } {
+  if (ops === undefined) {
+    say('watchdog: off (no REDIS_OPS_PASSWORD): a script stuck in a loop waits for a person’s SCRIPT KILL');
+    return { done: Promise.resolve() };
+  }
+  // No ready check: its INFO, answered BUSY, would hold the watchdog's commands back while a script runs.
+  const client = ops.client({ maxRetriesPerRequest: 1, enableReadyCheck: false });
+  client.on('error', () => undefined); // a failed PING says it, once per error, in watchBusy
+  const watchdog = new BusyWatchdog({
+    client,
+    boundMs: cfg.REDIS_BUSY_KILL_SECONDS * 1000,
+    log: (line) => say(`watchdog: ${line}`),
+    onKill,
+  });
+  say(
+    `watchdog: as ${cfg.REDIS_OPS_USERNAME ?? 'default'}, killing a script Redis is busy with for over ${cfg.REDIS_BUSY_KILL_SECONDS} s`,
+  );
+  return { done: watchBusy(watchdog, stop).finally(() => client.disconnect()) };
+}
+
 function say(line: string): void {
   process.stdout.write(`redis-scripts: ${line}\n`);
 }
 
 async function main(): Promise<void> {
   let cfg;
+  let ops;
   try {
     cfg = parseEnv(env, process.env);
+    ops = opsConnector(cfg);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`redis-scripts: ${err.message}\n`);
@@ -87,28 +141,7 @@ async function main(): Promise<void> {
   let cached = false;
   const { registry, onKill } = createRedisScriptsMetrics();
   const closeHealth = serveHealth(cfg.HTTP_PORT, () => cached, registry);
-  let watching: Promise<void> = Promise.resolve();
-  let opsClient: ReturnType<typeof connector.client> | undefined;
-  if (!once && cfg.REDIS_OPS_PASSWORD !== undefined) {
-    opsClient = redisConnector({
-      ...cfg,
-      REDIS_USERNAME: cfg.REDIS_OPS_USERNAME,
-      REDIS_PASSWORD: cfg.REDIS_OPS_PASSWORD,
-    }).client({ maxRetriesPerRequest: 1, enableReadyCheck: false });
-    opsClient.on('error', () => undefined);
-    const watchdog = new BusyWatchdog({
-      client: opsClient,
-      boundMs: cfg.REDIS_BUSY_KILL_SECONDS * 1000,
-      log: (line) => say(`watchdog: ${line}`),
-      onKill,
-    });
-    say(
-      `watchdog: as ${cfg.REDIS_OPS_USERNAME ?? 'default'}, killing a script Redis is busy with for over ${cfg.REDIS_BUSY_KILL_SECONDS} s`,
-    );
-    watching = watchBusy(watchdog, stop.signal);
-  } else if (!once) {
-    say('watchdog: off (no REDIS_OPS_PASSWORD): a script stuck in a loop waits for a person’s SCRIPT KILL');
-  }
+  const watchdog = once ? undefined : startWatchdog(cfg, ops, stop.signal, onKill);
   while (!stop.signal.aborted) {
     try {
       const loaded = await loadMissing(client, scripts);
@@ -131,10 +164,9 @@ async function main(): Promise<void> {
     const waitMs = failures === 0 ? cfg.REDIS_SCRIPTS_INTERVAL_SECONDS * 1000 : backoffMs(failures);
     await sleep(waitMs, undefined, { signal: stop.signal }).catch(() => undefined);
   }
-  await watching;
+  await watchdog?.done;
   closeHealth();
   client.disconnect();
-  opsClient?.disconnect();
 }
 
 await main();
