@@ -11,7 +11,7 @@ import { fakeKube, makeAllReady, apiError, type FakeKube } from '../test/fake-ku
 import { apiState } from './api-state.ts';
 import { CLEANUP_FINALIZER, createController, type KeyEndReason } from './controller.ts';
 import { createEventRecorder } from './events.ts';
-import type { KeyState, StateSource } from './state-source.ts';
+import type { ConfirmReason, KeyState, StateSource } from './state-source.ts';
 
 const log = pino({ level: 'silent' });
 
@@ -25,6 +25,7 @@ function setup(shown: () => Shown | undefined) {
   const f = fakeKube();
   const api = apiState(f.kube);
   const confirms: string[] = [];
+  const confirmedWhy: ConfirmReason[] = [];
   const ended: string[] = [];
   const endedReasons: KeyEndReason[] = [];
   const state: StateSource = {
@@ -39,8 +40,9 @@ function setup(shown: () => Shown | undefined) {
         pods: async () => s.pods,
       };
     },
-    confirm: async (ref, signal) => {
+    confirm: async (ref, why, signal) => {
       confirms.push(ref.key);
+      confirmedWhy.push(why);
       return api.read(ref, signal);
     },
     ended: async (key) => {
@@ -56,7 +58,7 @@ function setup(shown: () => Shown | undefined) {
     onKeyEnded: (reason) => endedReasons.push(reason),
     options: { createBurst: 8, reconcile: { notReadyRequeueMs: 1000 } },
   });
-  return { f, controller, confirms, ended, endedReasons };
+  return { f, controller, confirms, confirmedWhy, ended, endedReasons };
 }
 
 const apiPods = (f: FakeKube) => [...f.pods.values()];
@@ -74,6 +76,7 @@ async function converged(replicas: number) {
   await t.controller.syncHandler('default/web'); // status
   shown = { podset: structuredClone(t.f.podsets.get('default/web')!), pods: structuredClone(apiPods(t.f)) };
   t.confirms.length = 0;
+  t.confirmedWhy.length = 0;
   t.f.calls.length = 0;
   return { ...t, set: (s: Shown | undefined) => (shown = s), shown: () => shown! };
 }
@@ -171,10 +174,83 @@ test("a PodSet being deleted: its pods are deleted only from the API's list", as
   t.set({ podset: deleting, pods: [ghost] });
   await t.controller.syncHandler('default/web');
   assert.deepEqual(t.confirms, ['default/web'], 'the finalizer deletes read the API first');
+  assert.deepEqual(t.confirmedWhy, ['acting']);
   const deleted = writes(t.f)
     .filter((c) => c.verb === 'delete')
     .map((c) => c.name)
     .sort();
   assert.equal(deleted.length, 2, 'the API pods went');
   assert.ok(!deleted.includes('web-ghost'), 'not the ghost');
+});
+
+/** The PodSet in the fake API marked as being deleted (its finalizer holds it); a copy as the projection shows it. */
+function markDeleting(f: FakeKube): PodSetWire {
+  const ps = f.podsets.get('default/web')!;
+  ps.metadata.deletionTimestamp = new Date().toISOString();
+  f.bump(ps);
+  return structuredClone(ps);
+}
+
+const finalizerPatches = (f: FakeKube) =>
+  f.calls.filter((c) => c.verb === 'patch' && c.resource === 'podsets');
+
+test("a PodSet being deleted whose pods the projection hides: the finalizer stays until the API's pods are deleted", async () => {
+  const t = await converged(2);
+  const deleting = markDeleting(t.f);
+  const real = apiPods(t.f)
+    .map((p) => p.metadata.name)
+    .sort();
+  t.set({ podset: deleting, pods: [] }); // pod entries deleted from Redis
+  await t.controller.syncHandler('default/web');
+  assert.deepEqual(t.confirmedWhy, ['finalizer'], 'one API read before letting the PodSet go');
+  const deleted = writes(t.f)
+    .filter((c) => c.verb === 'delete')
+    .map((c) => c.name)
+    .sort();
+  assert.deepEqual(deleted, real, "the API's pods are deleted, by this pass");
+  const order = writes(t.f).map((c) => c.verb);
+  assert.ok(
+    order.lastIndexOf('delete') < order.indexOf('patch'),
+    `every delete before the finalizer goes: ${order.join(', ')}`,
+  );
+});
+
+test('a forged "being deleted" entry of a live PodSet: its finalizer stays, no pod is deleted', async () => {
+  const t = await converged(2);
+  const forged = structuredClone(t.f.podsets.get('default/web')!);
+  forged.metadata.deletionTimestamp = new Date().toISOString();
+  t.set({ podset: forged, pods: [] });
+  await t.controller.syncHandler('default/web');
+  assert.deepEqual(t.confirmedWhy, ['finalizer']);
+  assert.deepEqual(finalizerPatches(t.f), [], 'no finalizer patch');
+  assert.deepEqual(
+    writes(t.f).filter((c) => c.verb === 'delete'),
+    [],
+  );
+  assert.deepEqual(t.f.podsets.get('default/web')!.metadata.finalizers, [CLEANUP_FINALIZER]);
+  assert.equal(apiPods(t.f).length, 2);
+});
+
+test('a PodSet being deleted with no pod left in the API: the finalizer goes after the API read', async () => {
+  const t = await converged(2);
+  const deleting = markDeleting(t.f);
+  t.f.pods.clear();
+  t.set({ podset: deleting, pods: [] });
+  await t.controller.syncHandler('default/web');
+  assert.deepEqual(t.confirmedWhy, ['finalizer']);
+  assert.equal(finalizerPatches(t.f).length, 1, 'the finalizer removed');
+  assert.deepEqual(t.f.podsets.get('default/web')?.metadata.finalizers ?? [], []);
+});
+
+test('a PodSet being deleted and made again under its name (another UID): the old finalizer is not removed from the new one', async () => {
+  const t = await converged(2);
+  const deleting = markDeleting(t.f);
+  t.f.podsets.delete('default/web');
+  t.f.pods.clear();
+  t.f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
+  t.set({ podset: deleting, pods: [] });
+  assert.deepEqual(await t.controller.syncHandler('default/web'), {});
+  assert.deepEqual(t.endedReasons, ['UIDMismatch']);
+  assert.deepEqual(writes(t.f), []);
+  assert.deepEqual(t.f.podsets.get('default/web')!.metadata.finalizers, [CLEANUP_FINALIZER]);
 });

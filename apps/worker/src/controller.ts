@@ -5,9 +5,10 @@
 //     1. readState       the PodSet and the pods it controls, from the StateSource chosen at start-up
 //                        (state-source.ts: the API, or the watcher's projection)    gone → done;
 //                        our own last creates/deletes not shown yet → look again shortly
-//        (2 and 4)       a plan that would create or delete, made from the projection, is made again
-//                        from the API's read and only that one acts; 404 or another UID there, or a
-//                        404 on any write → the key ends (its kept state forgotten, nothing retried)
+//        (2 and 4)       a plan that would create or delete, or remove the finalizer, made from the
+//                        projection, is made again from the API's read and only that one acts; 404 or
+//                        another UID there, or a 404 on any write → the key ends (its kept state
+//                        forgotten, nothing retried)
 //     2. finalize        being deleted → delete its pods; once they are gone, forget its finished jobs,
 //                        event-log entries and kept state (best effort), remove podset.io/cleanup → done
 //     3. checkParked     failed for good before, spec unchanged → wait out its backoff
@@ -51,7 +52,13 @@ import {
 import { involvedOf, plural, type EventRecorder } from './events.ts';
 import { executeCreates, executeDeletes, type BatchRunner } from './executor.ts';
 import { memoryParkStore, type Parked, type ParkStore } from './park-store.ts';
-import { podSetRef, type KeyState, type PodSetRef, type StateSource } from './state-source.ts';
+import {
+  podSetRef,
+  type ConfirmReason,
+  type KeyState,
+  type PodSetRef,
+  type StateSource,
+} from './state-source.ts';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
 import { systemClock, type Clock } from '@podset/runtime/clock';
 
@@ -272,11 +279,16 @@ class PodSetController implements Controller {
     let podset = read.podset;
     pass.span?.setAttribute('podset.generation', podset.metadata.generation ?? 0);
 
-    // 2. Being deleted → delete its pods, forget its traces, then let it go.
+    // 2. Being deleted → delete its pods, forget its traces, then let it go. Letting it go is decided
+    // from the API too: a projection that hides the pods, or shows a live PodSet as being deleted, would
+    // otherwise remove the finalizer before its pods are gone, or of a PodSet nobody deleted.
     if (podset.metadata.deletionTimestamp !== undefined) {
       const pods = await this.#step('state read pods', () => read.pods());
       const plan = this.#planFor(podset, pods);
-      if (actsOnPods(plan) && !read.authoritative) return this.#fromApi(pass, read, parkedRecord);
+      if (!read.authoritative && actsOnPods(plan)) return this.#fromApi(pass, read, parkedRecord, 'acting');
+      if (!read.authoritative && plan.finalizer === 'remove') {
+        return this.#fromApi(pass, read, parkedRecord, 'finalizer');
+      }
       return this.#finalize(pass, podset, plan);
     }
 
@@ -298,7 +310,7 @@ class PodSetController implements Controller {
       },
       'planned',
     );
-    if (actsOnPods(plan) && !read.authoritative) return this.#fromApi(pass, read, parkedRecord);
+    if (actsOnPods(plan) && !read.authoritative) return this.#fromApi(pass, read, parkedRecord, 'acting');
 
     // 5. Our finalizer before any pod exists, so that a deletion waits for our cleanup.
     if (plan.finalizer === 'add') podset = await this.#addFinalizer(pass, podset);
@@ -316,17 +328,18 @@ class PodSetController implements Controller {
   }
 
   /**
-   * The plan from the projection would act: read the key from the API and plan again from that. Gone
-   * there, or another object of that name (another UID), ends the key: nothing is created for a PodSet
-   * the API no longer has (its owner reference would be dead, and the garbage collector would delete the
-   * pods as fast as they are made).
+   * The plan from the projection would act (`why`): read the key from the API and plan again from that.
+   * Gone there, or another object of that name (another UID), ends the key: nothing is created for a
+   * PodSet the API no longer has (its owner reference would be dead, and the garbage collector would
+   * delete the pods as fast as they are made).
    */
   async #fromApi(
     pass: Pass,
     seen: FoundState,
     parkedRecord: Promise<Parked | undefined>,
+    why: ConfirmReason,
   ): Promise<ReconcileResult> {
-    const truth = await this.#step('api read', () => this.state.confirm(pass.ref, pass.signal));
+    const truth = await this.#step('api read', () => this.state.confirm(pass.ref, why, pass.signal));
     if (truth.kind !== 'found') return this.#endKey(pass, 'NotFound');
     if (truth.podset.metadata.uid !== seen.podset.metadata.uid) return this.#endKey(pass, 'UIDMismatch');
     return this.#syncFrom(pass, truth, parkedRecord);
