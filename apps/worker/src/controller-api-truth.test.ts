@@ -8,9 +8,11 @@ import type { Pod, PodSetWire } from '@podset/kube';
 import * as planner from '@podset/reconcile';
 import { pino } from 'pino';
 import { fakeKube, makeAllReady, apiError, type FakeKube } from '../test/fake-kube.ts';
+import type { ProjectedState } from '@podset/state';
 import { apiState } from './api-state.ts';
 import { CLEANUP_FINALIZER, createController, type KeyEndReason } from './controller.ts';
 import { createEventRecorder } from './events.ts';
+import { projectionState, type StateProjection } from './projection-state.ts';
 import type { ConfirmReason, KeyState, StateSource } from './state-source.ts';
 
 const log = pino({ level: 'silent' });
@@ -253,4 +255,120 @@ test('a PodSet being deleted and made again under its name (another UID): the ol
   assert.deepEqual(t.endedReasons, ['UIDMismatch']);
   assert.deepEqual(writes(t.f), []);
   assert.deepEqual(t.f.podsets.get('default/web')!.metadata.finalizers, [CLEANUP_FINALIZER]);
+});
+
+/**
+ * The controller on the projection's own state source (projection-state.ts: the read after a 409 is the
+ * API's), over a stand-in for Redis that shows what the test sets.
+ */
+function onProjection(f: FakeKube, shown: () => Shown | undefined) {
+  const forgotten: string[] = [];
+  const reads: string[] = [];
+  const projection: StateProjection = {
+    read: async (): Promise<ProjectedState | undefined> => {
+      const s = shown();
+      if (s === undefined) return undefined;
+      return {
+        podset: structuredClone(s.podset),
+        pods: structuredClone(s.pods),
+        pending: [],
+        refused: [],
+      } as unknown as ProjectedState;
+    },
+    expect: async () => 0,
+    dropRefused: async () => 0,
+    forgetExpectations: async (key) => {
+      forgotten.push(key);
+      return 0;
+    },
+    forget: async () => 0,
+  };
+  const api = apiState(f.kube);
+  const state = projectionState(projection, {
+    fallback: (ref, signal) => {
+      reads.push('fallback');
+      return api.read(ref, signal);
+    },
+    confirm: (ref, why, signal) => {
+      reads.push(why);
+      return api.read(ref, signal);
+    },
+    refused: () => undefined,
+  });
+  const endedReasons: KeyEndReason[] = [];
+  const controller = createController({
+    kube: f.kube,
+    planner,
+    events: createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' }),
+    log,
+    state,
+    onKeyEnded: (reason) => endedReasons.push(reason),
+    options: { createBurst: 8, reconcile: { notReadyRequeueMs: 1000 } },
+  });
+  return { controller, forgotten, reads, endedReasons };
+}
+
+const ownerOf = (p: Pod) => p.metadata.ownerReferences?.find((r) => r.controller === true)?.uid;
+
+test('a 409 whose re-read shows another UID (deleted and made again): the old key ends, nothing is created in that pass', async () => {
+  const f = fakeKube();
+  const old = f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
+  await createController({
+    kube: f.kube,
+    planner,
+    events: createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' }),
+    log,
+    options: { createBurst: 8 },
+  }).syncHandler('default/web');
+  makeAllReady(f);
+  // The projection shows the old PodSet and its pods now ready: a status-only plan, no API read.
+  let shown: Shown | undefined = { podset: structuredClone(f.podsets.get('default/web')!), pods: apiPods(f) };
+  const t = onProjection(f, () => shown);
+  let fresh: PodSetWire | undefined;
+  // Behind the writer's back, before its status PUT lands: the PodSet is deleted and made again.
+  f.beforeStatusWrite = () => {
+    f.beforeStatusWrite = undefined;
+    f.podsets.delete('default/web');
+    f.pods.clear();
+    fresh = f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
+  };
+  f.calls.length = 0;
+  assert.deepEqual(await t.controller.syncHandler('default/web'), {});
+  assert.deepEqual(t.reads, ['fallback'], "the read after the 409 is the API's");
+  assert.deepEqual(t.endedReasons, ['UIDMismatch'], 'the old key ended');
+  assert.deepEqual(t.forgotten, ['default/web'], "the old key's expectations forgotten");
+  assert.deepEqual(
+    f.calls.filter((c) => c.verb === 'create' && c.resource === 'pods'),
+    [],
+    'no pod created in the pass that wrote to the old object',
+  );
+  // The new object's own event: its pods, owned by its UID, from the API's read.
+  shown = { podset: structuredClone(fresh!), pods: [] };
+  await t.controller.syncHandler('default/web');
+  const owners = apiPods(f).map(ownerOf);
+  assert.deepEqual(owners, [fresh!.metadata.uid, fresh!.metadata.uid]);
+  assert.ok(!owners.includes(old.metadata.uid), 'none owned by the old UID');
+});
+
+test('a 409 whose re-read shows the same UID: re-planned from the API read and written', async () => {
+  const f = fakeKube();
+  f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
+  await createController({
+    kube: f.kube,
+    planner,
+    events: createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' }),
+    log,
+    options: { createBurst: 8 },
+  }).syncHandler('default/web');
+  makeAllReady(f);
+  const shown: Shown = { podset: structuredClone(f.podsets.get('default/web')!), pods: apiPods(f) };
+  const t = onProjection(f, () => shown);
+  f.beforeStatusWrite = () => {
+    f.beforeStatusWrite = undefined;
+    f.bump(f.podsets.get('default/web')!); // someone else's write: a newer version of the same object
+  };
+  await t.controller.syncHandler('default/web');
+  assert.deepEqual(t.reads, ['fallback']);
+  assert.deepEqual(t.endedReasons, []);
+  assert.equal(f.podsets.get('default/web')!.status?.readyReplicas, 2, 'written on the second round');
 });

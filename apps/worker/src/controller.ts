@@ -1,7 +1,8 @@
 // The PodSet controller: what one reconcile does, read top to bottom (after kubernetes/sample-controller).
 //
 //   syncHandler(key)                         one key at a time (libs/queue); a 409 on our write → tell the
-//                                            state source, then back to 1 (a few rounds), never overwrite
+//                                            state source, then back to 1 (a few rounds), never overwrite;
+//                                            another UID there → the key ends (a new object, its own events)
 //     1. readState       the PodSet and the pods it controls, from the StateSource chosen at start-up
 //                        (state-source.ts: the API, or the watcher's projection)    gone → done;
 //                        our own last creates/deletes not shown yet → look again shortly
@@ -140,6 +141,8 @@ interface Pass {
   signal: AbortSignal | undefined;
   /** The reconcile's span (tracing on): the generation and the plan's counts go on it too. */
   span: Span | undefined;
+  /** The UID of the PodSet the first round read: a round after a 409 acts only for that object. */
+  uid?: string | undefined;
 }
 
 /** Step 3's answer: wait (parked), or go on — as the parked key's one retry or afresh. */
@@ -262,6 +265,13 @@ class PodSetController implements Controller {
       log.info({ reason: read.reason }, read.message);
       return { requeueAfterMs: read.afterMs, reason: read.reason };
     }
+    // Read again after a 409 (from the API: the state source's read after a conflict is the API's),
+    // another UID means the PodSet we wrote to was deleted and made again under its name: a new object,
+    // not a newer version of ours. Its creation came after our first read, so its own event requests a
+    // reconcile of it; this pass ends the old one's key and creates nothing owned by either.
+    const uid = read.podset.metadata.uid;
+    if (pass.uid !== undefined && uid !== pass.uid) return this.#endKey(pass, 'UIDMismatch');
+    pass.uid = uid;
     return this.#syncFrom(pass, read, parkedRecord);
   }
 
