@@ -320,7 +320,7 @@ test('9. worker password, a pod entry with a huge resourceVersion and a bad tag:
   );
 });
 
-test('watcher password and HMAC key: a live PodSet shown as being deleted, its pod entries deleted: its finalizer stays, no pod goes', async () => {
+test('finalizer. watcher password and HMAC key: a live PodSet shown as being deleted, its pod entries deleted: its finalizer stays, no pod goes', async () => {
   const tags = new EntryTags({ current: env.projectionKey });
   const key = 'default/tfin';
   const keys = projection.keys(key);
@@ -344,7 +344,7 @@ test('watcher password and HMAC key: a live PodSet shown as being deleted, its p
   );
 });
 
-test('worker password, a gone pod written back at the same count: status names it until the next relist, which removes it', async () => {
+test('status. worker password, a gone pod written back at the same count: status names it until the next relist, which removes it', async () => {
   const key = 'default/tghost';
   const pods = projection.keys(key).pods;
   const victim = podsOf('tghost')[0]!.metadata.name as string;
