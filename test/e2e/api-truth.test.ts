@@ -5,6 +5,8 @@
 // the HMAC key too). A watch on every pod, opened before the first attack, sees every pod change: no pod
 // is created from a spec the API's PodSet does not have, no pod is deleted but the one this test deletes
 // by hand, no PodSet ever has more pods than its replicas, and everything converges once the attacks stop.
+// Also what is still taken from Redis without an API read, and how it ends: the finalizer's removal (never
+// without one now), and a status-only plan (a gone pod counted in place of a real one until a relist).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +22,7 @@ import {
   type AppUser,
   urlConnector,
 } from '@podset/queue';
-import { sendScriptsBySha } from '@podset/redis';
+import { sendScriptsBySha, watcherKeyspace } from '@podset/redis';
 import { EntryTags, ProjectionReader } from '@podset/state';
 import { freePort, type Proc } from '@podset/testkit';
 import { newToken } from '../ops/support.ts';
@@ -37,7 +39,15 @@ const PASSWORDS: Record<AppUser, string> = {
 const prefix = process.env.E2E_QUEUE_PREFIX || DEFAULT_PREFIX;
 const queueName = process.env.E2E_QUEUE_NAME || DEFAULT_QUEUE_NAME;
 const REAL_IMAGE = 'busybox:1.36';
-const REPLICAS: Record<string, number> = { tone: 3, ttwo: 2, tthree: 2, tfour: 2, tnine: 2 };
+const REPLICAS: Record<string, number> = {
+  tone: 3,
+  ttwo: 2,
+  tthree: 2,
+  tfour: 2,
+  tnine: 2,
+  tfin: 2,
+  tghost: 2,
+};
 
 interface PodEvent {
   type: string;
@@ -308,6 +318,74 @@ test('9. worker password, a pod entry with a huge resourceVersion and a bad tag:
     [],
     'reads the projection',
   );
+});
+
+test('finalizer. watcher password and HMAC key: a live PodSet shown as being deleted, its pod entries deleted: its finalizer stays, no pod goes', async () => {
+  const tags = new EntryTags({ current: env.projectionKey });
+  const key = 'default/tfin';
+  const keys = projection.keys(key);
+  const [epoch, rv, , payload] = parts((await asWatcher.get(keys.podset))!);
+  const ps = JSON.parse(payload) as { metadata: Record<string, unknown> };
+  ps.metadata.deletionTimestamp = new Date().toISOString();
+  const forged = JSON.stringify(ps);
+  const tag = tags.tag({ kind: 'podset', key, field: '@ps', rv, payload: forged });
+  await asWatcher.set(keys.podset, [epoch, rv, tag, forged].join('\t'));
+  await asWatcher.del(keys.pods);
+  const finalizerReads = await metric('podset_projection_api_reads_total', 'reason="finalizer"');
+  const sinceMs = Date.now();
+  await queueJob('watcher', key);
+  await reconciledAfter(key, sinceMs);
+  assert.deepEqual(env.podSet('tfin')!.metadata.finalizers, ['podset.io/cleanup'], 'the finalizer stays');
+  assert.equal(podsOf('tfin').length, 2, 'no pod deleted');
+  assert.equal(
+    (await metric('podset_projection_api_reads_total', 'reason="finalizer"')) - finalizerReads,
+    1,
+    'one API read before letting it go, which said no',
+  );
+});
+
+test('status. worker password, a gone pod written back at the same count: status names it until the next relist, which removes it', async () => {
+  const key = 'default/tghost';
+  const pods = projection.keys(key).pods;
+  const victim = podsOf('tghost')[0]!.metadata.name as string;
+  const recorded = (await asWorker.hget(pods, victim))!;
+  victims.add(victim);
+  await env.kubectl(['delete', 'pod', victim, '--wait=false']);
+  await env.waitFor('tghost has replaced its pod', () =>
+    podsOf('tghost').length === 2 && !podsOf('tghost').some((p) => p.metadata.name === victim)
+      ? []
+      : ['not yet'],
+  );
+  await env.waitConverged(['tghost']);
+  // One real pod's entry hidden, the gone one's written back with its epoch raised: still two pods shown.
+  const hidden = podsOf('tghost')[0]!.metadata.name as string;
+  await asWorker.hdel(pods, hidden);
+  const [epoch, rv, tag, payload] = parts(recorded);
+  await asWorker.hset(pods, victim, [String(Number(epoch) + 1000), rv, tag, payload].join('\t'));
+  const sinceMs = Date.now();
+  await queueJob('worker', key);
+  await reconciledAfter(key, sinceMs);
+  const named = () => (env.podSet('tghost')!.status as { podNames?: string[] } | undefined)?.podNames ?? [];
+  // What SECURITY.md says this password can do: a status-only plan is not checked against the API.
+  assert.ok(named().includes(victim), `status names the gone pod: ${named().join(', ')}`);
+  assert.equal(podsOf('tghost').length, 2, 'no pod created or deleted for it');
+  // A relist (here: the watcher's data-loss check finds its sentinel gone) heals it.
+  const admin = new Redis(env.redis.port, '127.0.0.1', { password: ADMIN });
+  try {
+    await admin.del(watcherKeyspace(prefix, queueName, 'podset-watcher').sentinel);
+  } finally {
+    admin.disconnect();
+  }
+  const real = () =>
+    podsOf('tghost')
+      .map((p) => p.metadata.name as string)
+      .sort();
+  await env.waitFor('the status names the real pods again', () =>
+    JSON.stringify(named()) === JSON.stringify(real()) ? [] : [`status ${named().join(', ')}`],
+  );
+  // Not only the status: the entry itself goes. Left, it would keep every reconcile of the key on API
+  // reads, and a real pod lost later would not be replaced while the gone one is counted in its place.
+  assert.equal(await asWorker.hexists(pods, victim), 0, 'the entry written back is gone');
 });
 
 test('after the attacks: every pod made from the API template, only the pod deleted by hand went, no surplus, all converge', async () => {

@@ -3,10 +3,11 @@ import { test } from 'node:test';
 import type { ProjectionWriter } from '@podset/state';
 import { silentLogger } from './log.ts';
 import { Projector } from './projector.ts';
+import type { ListedPage } from './watch-loop.ts';
 
 /** The projection's calls the projector makes, recorded (no Redis). */
 function fakeProjection() {
-  const calls = { ready: 0, retired: 0, sweeps: [] as string[] };
+  const calls = { ready: 0, retired: 0, sweeps: [] as string[], listed: [] as string[] };
   let epoch = 0;
   const projection = {
     nextEpoch: async () => ++epoch,
@@ -15,6 +16,8 @@ function fakeProjection() {
       calls.sweeps.push(`${kind} ${ns ?? '*'} ${e}`),
       0
     ),
+    foldListed: async (kind: string, items: unknown[], e: number, stream?: string) =>
+      void calls.listed.push(`${kind} ${items.length} ${e} ${stream}`),
     markReady: async () => void calls.ready++,
     isReady: async () => calls.ready > 0,
     retireUntaggedLayout: async () => void calls.retired++,
@@ -48,4 +51,16 @@ test('ready once every stream has relisted; after a data loss, only once all of 
   await p.relistStarted('pods/*');
   await p.relistDone(info('pods/*'));
   assert.equal(calls.ready, 2);
+});
+
+test("a relisted page is folded under its stream's epoch, with the stream (an entry stamped above its counter is replaced)", async () => {
+  const { projection, calls } = fakeProjection();
+  const p = new Projector(projection, ['pods/ns'], silentLogger);
+  await p.relistStarted('pods/ns');
+  const pod = { metadata: { name: 'a', namespace: 'ns' } };
+  await p.listed(
+    { stream: 'pods/ns', resource: 'pods', objects: [pod], cause: 'test' } as unknown as ListedPage,
+    () => 'ns/web',
+  );
+  assert.deepEqual(calls.listed, ['pod 1 1 pods/ns']);
 });

@@ -101,7 +101,7 @@ export class Projector implements ChangeGate {
     }
     // Every key of the page is requested anyway (in bulk, after this): the fold records that now.
     const kind = page.resource === 'pods' ? 'pod' : 'podset';
-    await this.projection.foldListed(kind, items, await this.#epoch(page.stream));
+    await this.projection.foldListed(kind, items, await this.#epoch(page.stream), page.stream);
   }
 
   /** A relist completed: sweep what it did not see; once every stream has relisted, mark ready. */

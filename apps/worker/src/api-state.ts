@@ -32,7 +32,7 @@ export function apiState(kube: Kube): StateSource {
   return {
     read,
     // Never asked: every read of this source is authoritative already.
-    confirm: read,
+    confirm: (ref, _why, signal) => read(ref, signal),
     created: async () => {},
     deleted: async () => {},
     wrote: async () => {},

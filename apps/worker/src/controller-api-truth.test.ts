@@ -8,10 +8,12 @@ import type { Pod, PodSetWire } from '@podset/kube';
 import * as planner from '@podset/reconcile';
 import { pino } from 'pino';
 import { fakeKube, makeAllReady, apiError, type FakeKube } from '../test/fake-kube.ts';
+import type { ProjectedState } from '@podset/state';
 import { apiState } from './api-state.ts';
 import { CLEANUP_FINALIZER, createController, type KeyEndReason } from './controller.ts';
 import { createEventRecorder } from './events.ts';
-import type { KeyState, StateSource } from './state-source.ts';
+import { projectionState, type StateProjection } from './projection-state.ts';
+import type { ConfirmReason, KeyState, StateSource } from './state-source.ts';
 
 const log = pino({ level: 'silent' });
 
@@ -25,6 +27,7 @@ function setup(shown: () => Shown | undefined) {
   const f = fakeKube();
   const api = apiState(f.kube);
   const confirms: string[] = [];
+  const confirmedWhy: ConfirmReason[] = [];
   const ended: string[] = [];
   const endedReasons: KeyEndReason[] = [];
   const state: StateSource = {
@@ -39,8 +42,9 @@ function setup(shown: () => Shown | undefined) {
         pods: async () => s.pods,
       };
     },
-    confirm: async (ref, signal) => {
+    confirm: async (ref, why, signal) => {
       confirms.push(ref.key);
+      confirmedWhy.push(why);
       return api.read(ref, signal);
     },
     ended: async (key) => {
@@ -56,7 +60,7 @@ function setup(shown: () => Shown | undefined) {
     onKeyEnded: (reason) => endedReasons.push(reason),
     options: { createBurst: 8, reconcile: { notReadyRequeueMs: 1000 } },
   });
-  return { f, controller, confirms, ended, endedReasons };
+  return { f, controller, confirms, confirmedWhy, ended, endedReasons };
 }
 
 const apiPods = (f: FakeKube) => [...f.pods.values()];
@@ -74,6 +78,7 @@ async function converged(replicas: number) {
   await t.controller.syncHandler('default/web'); // status
   shown = { podset: structuredClone(t.f.podsets.get('default/web')!), pods: structuredClone(apiPods(t.f)) };
   t.confirms.length = 0;
+  t.confirmedWhy.length = 0;
   t.f.calls.length = 0;
   return { ...t, set: (s: Shown | undefined) => (shown = s), shown: () => shown! };
 }
@@ -171,10 +176,199 @@ test("a PodSet being deleted: its pods are deleted only from the API's list", as
   t.set({ podset: deleting, pods: [ghost] });
   await t.controller.syncHandler('default/web');
   assert.deepEqual(t.confirms, ['default/web'], 'the finalizer deletes read the API first');
+  assert.deepEqual(t.confirmedWhy, ['acting']);
   const deleted = writes(t.f)
     .filter((c) => c.verb === 'delete')
     .map((c) => c.name)
     .sort();
   assert.equal(deleted.length, 2, 'the API pods went');
   assert.ok(!deleted.includes('web-ghost'), 'not the ghost');
+});
+
+/** The PodSet in the fake API marked as being deleted (its finalizer holds it); a copy as the projection shows it. */
+function markDeleting(f: FakeKube): PodSetWire {
+  const ps = f.podsets.get('default/web')!;
+  ps.metadata.deletionTimestamp = new Date().toISOString();
+  f.bump(ps);
+  return structuredClone(ps);
+}
+
+const finalizerPatches = (f: FakeKube) =>
+  f.calls.filter((c) => c.verb === 'patch' && c.resource === 'podsets');
+
+test("a PodSet being deleted whose pods the projection hides: the finalizer stays until the API's pods are deleted", async () => {
+  const t = await converged(2);
+  const deleting = markDeleting(t.f);
+  const real = apiPods(t.f)
+    .map((p) => p.metadata.name)
+    .sort();
+  t.set({ podset: deleting, pods: [] }); // pod entries deleted from Redis
+  await t.controller.syncHandler('default/web');
+  assert.deepEqual(t.confirmedWhy, ['finalizer'], 'one API read before letting the PodSet go');
+  const deleted = writes(t.f)
+    .filter((c) => c.verb === 'delete')
+    .map((c) => c.name)
+    .sort();
+  assert.deepEqual(deleted, real, "the API's pods are deleted, by this pass");
+  const order = writes(t.f).map((c) => c.verb);
+  assert.ok(
+    order.lastIndexOf('delete') < order.indexOf('patch'),
+    `every delete before the finalizer goes: ${order.join(', ')}`,
+  );
+});
+
+test('a forged "being deleted" entry of a live PodSet: its finalizer stays, no pod is deleted', async () => {
+  const t = await converged(2);
+  const forged = structuredClone(t.f.podsets.get('default/web')!);
+  forged.metadata.deletionTimestamp = new Date().toISOString();
+  t.set({ podset: forged, pods: [] });
+  await t.controller.syncHandler('default/web');
+  assert.deepEqual(t.confirmedWhy, ['finalizer']);
+  assert.deepEqual(finalizerPatches(t.f), [], 'no finalizer patch');
+  assert.deepEqual(
+    writes(t.f).filter((c) => c.verb === 'delete'),
+    [],
+  );
+  assert.deepEqual(t.f.podsets.get('default/web')!.metadata.finalizers, [CLEANUP_FINALIZER]);
+  assert.equal(apiPods(t.f).length, 2);
+});
+
+test('a PodSet being deleted with no pod left in the API: the finalizer goes after the API read', async () => {
+  const t = await converged(2);
+  const deleting = markDeleting(t.f);
+  t.f.pods.clear();
+  t.set({ podset: deleting, pods: [] });
+  await t.controller.syncHandler('default/web');
+  assert.deepEqual(t.confirmedWhy, ['finalizer']);
+  assert.equal(finalizerPatches(t.f).length, 1, 'the finalizer removed');
+  assert.deepEqual(t.f.podsets.get('default/web')?.metadata.finalizers ?? [], []);
+});
+
+test('a PodSet being deleted and made again under its name (another UID): the old finalizer is not removed from the new one', async () => {
+  const t = await converged(2);
+  const deleting = markDeleting(t.f);
+  t.f.podsets.delete('default/web');
+  t.f.pods.clear();
+  t.f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
+  t.set({ podset: deleting, pods: [] });
+  assert.deepEqual(await t.controller.syncHandler('default/web'), {});
+  assert.deepEqual(t.endedReasons, ['UIDMismatch']);
+  assert.deepEqual(writes(t.f), []);
+  assert.deepEqual(t.f.podsets.get('default/web')!.metadata.finalizers, [CLEANUP_FINALIZER]);
+});
+
+/**
+ * The controller on the projection's own state source (projection-state.ts: the read after a 409 is the
+ * API's), over a stand-in for Redis that shows what the test sets.
+ */
+function onProjection(f: FakeKube, shown: () => Shown | undefined) {
+  const forgotten: string[] = [];
+  const reads: string[] = [];
+  const projection: StateProjection = {
+    read: async (): Promise<ProjectedState | undefined> => {
+      const s = shown();
+      if (s === undefined) return undefined;
+      return {
+        podset: structuredClone(s.podset),
+        pods: structuredClone(s.pods),
+        pending: [],
+        refused: [],
+      } as unknown as ProjectedState;
+    },
+    expect: async () => 0,
+    dropRefused: async () => 0,
+    forgetExpectations: async (key) => {
+      forgotten.push(key);
+      return 0;
+    },
+    forget: async () => 0,
+  };
+  const api = apiState(f.kube);
+  const state = projectionState(projection, {
+    fallback: (ref, signal) => {
+      reads.push('fallback');
+      return api.read(ref, signal);
+    },
+    confirm: (ref, why, signal) => {
+      reads.push(why);
+      return api.read(ref, signal);
+    },
+    refused: () => undefined,
+  });
+  const endedReasons: KeyEndReason[] = [];
+  const controller = createController({
+    kube: f.kube,
+    planner,
+    events: createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' }),
+    log,
+    state,
+    onKeyEnded: (reason) => endedReasons.push(reason),
+    options: { createBurst: 8, reconcile: { notReadyRequeueMs: 1000 } },
+  });
+  return { controller, forgotten, reads, endedReasons };
+}
+
+const ownerOf = (p: Pod) => p.metadata.ownerReferences?.find((r) => r.controller === true)?.uid;
+
+test('a 409 whose re-read shows another UID (deleted and made again): the old key ends, nothing is created in that pass', async () => {
+  const f = fakeKube();
+  const old = f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
+  await createController({
+    kube: f.kube,
+    planner,
+    events: createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' }),
+    log,
+    options: { createBurst: 8 },
+  }).syncHandler('default/web');
+  makeAllReady(f);
+  // The projection shows the old PodSet and its pods now ready: a status-only plan, no API read.
+  let shown: Shown | undefined = { podset: structuredClone(f.podsets.get('default/web')!), pods: apiPods(f) };
+  const t = onProjection(f, () => shown);
+  let fresh: PodSetWire | undefined;
+  // Behind the writer's back, before its status PUT lands: the PodSet is deleted and made again.
+  f.beforeStatusWrite = () => {
+    f.beforeStatusWrite = undefined;
+    f.podsets.delete('default/web');
+    f.pods.clear();
+    fresh = f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
+  };
+  f.calls.length = 0;
+  assert.deepEqual(await t.controller.syncHandler('default/web'), {});
+  assert.deepEqual(t.reads, ['fallback'], "the read after the 409 is the API's");
+  assert.deepEqual(t.endedReasons, ['UIDMismatch'], 'the old key ended');
+  assert.deepEqual(t.forgotten, ['default/web'], "the old key's expectations forgotten");
+  assert.deepEqual(
+    f.calls.filter((c) => c.verb === 'create' && c.resource === 'pods'),
+    [],
+    'no pod created in the pass that wrote to the old object',
+  );
+  // The new object's own event: its pods, owned by its UID, from the API's read.
+  shown = { podset: structuredClone(fresh!), pods: [] };
+  await t.controller.syncHandler('default/web');
+  const owners = apiPods(f).map(ownerOf);
+  assert.deepEqual(owners, [fresh!.metadata.uid, fresh!.metadata.uid]);
+  assert.ok(!owners.includes(old.metadata.uid), 'none owned by the old UID');
+});
+
+test('a 409 whose re-read shows the same UID: re-planned from the API read and written', async () => {
+  const f = fakeKube();
+  f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
+  await createController({
+    kube: f.kube,
+    planner,
+    events: createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' }),
+    log,
+    options: { createBurst: 8 },
+  }).syncHandler('default/web');
+  makeAllReady(f);
+  const shown: Shown = { podset: structuredClone(f.podsets.get('default/web')!), pods: apiPods(f) };
+  const t = onProjection(f, () => shown);
+  f.beforeStatusWrite = () => {
+    f.beforeStatusWrite = undefined;
+    f.bump(f.podsets.get('default/web')!); // someone else's write: a newer version of the same object
+  };
+  await t.controller.syncHandler('default/web');
+  assert.deepEqual(t.reads, ['fallback']);
+  assert.deepEqual(t.endedReasons, []);
+  assert.equal(f.podsets.get('default/web')!.status?.readyReplicas, 2, 'written on the second round');
 });

@@ -1,13 +1,15 @@
 // The PodSet controller: what one reconcile does, read top to bottom (after kubernetes/sample-controller).
 //
 //   syncHandler(key)                         one key at a time (libs/queue); a 409 on our write → tell the
-//                                            state source, then back to 1 (a few rounds), never overwrite
+//                                            state source, then back to 1 (a few rounds), never overwrite;
+//                                            another UID there → the key ends (a new object, its own events)
 //     1. readState       the PodSet and the pods it controls, from the StateSource chosen at start-up
 //                        (state-source.ts: the API, or the watcher's projection)    gone → done;
 //                        our own last creates/deletes not shown yet → look again shortly
-//        (2 and 4)       a plan that would create or delete, made from the projection, is made again
-//                        from the API's read and only that one acts; 404 or another UID there, or a
-//                        404 on any write → the key ends (its kept state forgotten, nothing retried)
+//        (2 and 4)       a plan that would create or delete, or remove the finalizer, made from the
+//                        projection, is made again from the API's read and only that one acts; 404 or
+//                        another UID there, or a 404 on any write → the key ends (its kept state
+//                        forgotten, nothing retried)
 //     2. finalize        being deleted → delete its pods; once they are gone, forget its finished jobs,
 //                        event-log entries and kept state (best effort), remove podset.io/cleanup → done
 //     3. checkParked     failed for good before, spec unchanged → wait out its backoff
@@ -51,7 +53,13 @@ import {
 import { involvedOf, plural, type EventRecorder } from './events.ts';
 import { executeCreates, executeDeletes, type BatchRunner } from './executor.ts';
 import { memoryParkStore, type Parked, type ParkStore } from './park-store.ts';
-import { podSetRef, type KeyState, type PodSetRef, type StateSource } from './state-source.ts';
+import {
+  podSetRef,
+  type ConfirmReason,
+  type KeyState,
+  type PodSetRef,
+  type StateSource,
+} from './state-source.ts';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
 import { systemClock, type Clock } from '@podset/runtime/clock';
 
@@ -133,6 +141,8 @@ interface Pass {
   signal: AbortSignal | undefined;
   /** The reconcile's span (tracing on): the generation and the plan's counts go on it too. */
   span: Span | undefined;
+  /** The UID of the PodSet the first round read: a round after a 409 acts only for that object. */
+  uid?: string | undefined;
 }
 
 /** Step 3's answer: wait (parked), or go on — as the parked key's one retry or afresh. */
@@ -255,6 +265,13 @@ class PodSetController implements Controller {
       log.info({ reason: read.reason }, read.message);
       return { requeueAfterMs: read.afterMs, reason: read.reason };
     }
+    // Read again after a 409 (from the API: the state source's read after a conflict is the API's),
+    // another UID means the PodSet we wrote to was deleted and made again under its name: a new object,
+    // not a newer version of ours. Its creation came after our first read, so its own event requests a
+    // reconcile of it; this pass ends the old one's key and creates nothing owned by either.
+    const uid = read.podset.metadata.uid;
+    if (pass.uid !== undefined && uid !== pass.uid) return this.#endKey(pass, 'UIDMismatch');
+    pass.uid = uid;
     return this.#syncFrom(pass, read, parkedRecord);
   }
 
@@ -272,11 +289,16 @@ class PodSetController implements Controller {
     let podset = read.podset;
     pass.span?.setAttribute('podset.generation', podset.metadata.generation ?? 0);
 
-    // 2. Being deleted → delete its pods, forget its traces, then let it go.
+    // 2. Being deleted → delete its pods, forget its traces, then let it go. Letting it go is decided
+    // from the API too: a projection that hides the pods, or shows a live PodSet as being deleted, would
+    // otherwise remove the finalizer before its pods are gone, or of a PodSet nobody deleted.
     if (podset.metadata.deletionTimestamp !== undefined) {
       const pods = await this.#step('state read pods', () => read.pods());
       const plan = this.#planFor(podset, pods);
-      if (actsOnPods(plan) && !read.authoritative) return this.#fromApi(pass, read, parkedRecord);
+      if (!read.authoritative && actsOnPods(plan)) return this.#fromApi(pass, read, parkedRecord, 'acting');
+      if (!read.authoritative && plan.finalizer === 'remove') {
+        return this.#fromApi(pass, read, parkedRecord, 'finalizer');
+      }
       return this.#finalize(pass, podset, plan);
     }
 
@@ -298,7 +320,7 @@ class PodSetController implements Controller {
       },
       'planned',
     );
-    if (actsOnPods(plan) && !read.authoritative) return this.#fromApi(pass, read, parkedRecord);
+    if (actsOnPods(plan) && !read.authoritative) return this.#fromApi(pass, read, parkedRecord, 'acting');
 
     // 5. Our finalizer before any pod exists, so that a deletion waits for our cleanup.
     if (plan.finalizer === 'add') podset = await this.#addFinalizer(pass, podset);
@@ -316,17 +338,18 @@ class PodSetController implements Controller {
   }
 
   /**
-   * The plan from the projection would act: read the key from the API and plan again from that. Gone
-   * there, or another object of that name (another UID), ends the key: nothing is created for a PodSet
-   * the API no longer has (its owner reference would be dead, and the garbage collector would delete the
-   * pods as fast as they are made).
+   * The plan from the projection would act (`why`): read the key from the API and plan again from that.
+   * Gone there, or another object of that name (another UID), ends the key: nothing is created for a
+   * PodSet the API no longer has (its owner reference would be dead, and the garbage collector would
+   * delete the pods as fast as they are made).
    */
   async #fromApi(
     pass: Pass,
     seen: FoundState,
     parkedRecord: Promise<Parked | undefined>,
+    why: ConfirmReason,
   ): Promise<ReconcileResult> {
-    const truth = await this.#step('api read', () => this.state.confirm(pass.ref, pass.signal));
+    const truth = await this.#step('api read', () => this.state.confirm(pass.ref, why, pass.signal));
     if (truth.kind !== 'found') return this.#endKey(pass, 'NotFound');
     if (truth.podset.metadata.uid !== seen.podset.metadata.uid) return this.#endKey(pass, 'UIDMismatch');
     return this.#syncFrom(pass, truth, parkedRecord);

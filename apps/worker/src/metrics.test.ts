@@ -34,3 +34,15 @@ test('values out of bounds: a series per kind at 0 from the first scrape, counte
   assert.match(text, /^podset_redis_value_out_of_bounds_total\{what="expectation"\} 3$/m);
   assert.match(text, /^podset_queue_paused 1$/m);
 });
+
+test('API reads of the projection: a series per reason at 0 from the first scrape, counted by reason', async () => {
+  const m = createWorkerMetrics(pino({ level: 'silent' }));
+  for (const reason of ['acting', 'finalizer', 'fallback']) {
+    assert.match(
+      await m.registry.metrics(),
+      new RegExp(`^podset_projection_api_reads_total\\{reason="${reason}"\\} 0$`, 'm'),
+    );
+  }
+  m.onApiRead('finalizer');
+  assert.match(await m.registry.metrics(), /^podset_projection_api_reads_total\{reason="finalizer"\} 1$/m);
+});

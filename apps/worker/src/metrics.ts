@@ -95,11 +95,12 @@ export function createWorkerMetrics(log: Logger): WorkerMetrics {
   queuePaused.set(0);
   const apiReads = new Counter({
     name: 'podset_projection_api_reads_total',
-    help: 'Reads of a key from the API by a worker planning from the projection, by reason (acting: its plan would create or delete pods, and only the plan from the API read acts; fallback: the projection could not answer)',
+    help: 'Reads of a key from the API by a worker planning from the projection, by reason (acting: its plan would create or delete pods, and only the plan from the API read acts; finalizer: its plan would remove the cleanup finalizer of a PodSet being deleted, and only the API read may; fallback: the projection could not answer)',
     labelNames: ['reason'],
     registers: [registry],
   });
-  for (const reason of ['acting', 'fallback']) apiReads.inc({ reason }, 0);
+  for (const reason of ['acting', 'finalizer', 'fallback'] satisfies ApiReadReason[])
+    apiReads.inc({ reason }, 0);
   const keysEnded = new Counter({
     name: 'podset_reconcile_keys_ended_total',
     help: 'Keys ended because the API no longer has their PodSet, by reason (NotFound: a 404 on the read or a write; UIDMismatch: another object of that name)',

@@ -21,7 +21,7 @@ import type { RedisClient } from '@podset/redis';
 import { ProjectionReader, type ProjectedState } from '@podset/state';
 import { controlledPods } from '@podset/reconcile';
 import { SeenVersions } from './seen-versions.ts';
-import type { KeyState, PodSetRef, StateSource } from './state-source.ts';
+import type { ConfirmReason, KeyState, PodSetRef, StateSource } from './state-source.ts';
 
 /** What this source uses of libs/state's ProjectionReader. */
 export interface StateProjection {
@@ -63,8 +63,8 @@ export function redisProjection(o: {
 export interface ApiReads {
   /** A consistent read, when the projection cannot answer. */
   fallback(ref: PodSetRef, signal?: AbortSignal): Promise<KeyState>;
-  /** The read a plan that would act is made again from. */
-  confirm(ref: PodSetRef, signal?: AbortSignal): Promise<KeyState>;
+  /** The read a plan that would act (`why`) is made again from. */
+  confirm(ref: PodSetRef, why: ConfirmReason, signal?: AbortSignal): Promise<KeyState>;
   /** Hears of each refused entry before the key is read from the API. */
   refused(entry: RefusedEntry): void;
 }
@@ -151,7 +151,7 @@ export function projectionState(projection: StateProjection, api: ApiReads): Sta
       const pods = controlledPods(podset, state.pods as unknown as Pod[]);
       return { kind: 'found', podset, authoritative: false, pods: () => Promise.resolve(pods) };
     },
-    confirm: (ref, signal) => api.confirm(ref, signal),
+    confirm: (ref, why, signal) => api.confirm(ref, why, signal),
     async created(key, names) {
       await projection.expect(key, 'create', names);
     },

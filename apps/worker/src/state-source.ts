@@ -45,8 +45,11 @@ export type KeyState =
 
 export interface StateSource {
   read(ref: PodSetRef, signal?: AbortSignal): Promise<KeyState>;
-  /** The API's state of the key, read before acting on a plan made from a read that was not the API's. */
-  confirm(ref: PodSetRef, signal?: AbortSignal): Promise<KeyState>;
+  /**
+   * The API's state of the key, read before acting on a plan made from a read that was not the API's:
+   * `why` is what that plan would do (create or delete pods, or remove the finalizer).
+   */
+  confirm(ref: PodSetRef, why: ConfirmReason, signal?: AbortSignal): Promise<KeyState>;
   /** Pods this reconcile created: a later read shows them, or waits until it does. */
   created(key: string, names: readonly string[]): Promise<void>;
   /** Pods this reconcile deleted (or saw already deleting): a later read no longer counts them, or waits. */
@@ -68,10 +71,16 @@ export interface StateSource {
 export type StateSourceKind = 'api' | 'projection';
 
 /**
- * Why the projection's source read the API: `acting` (a plan would create or delete), `fallback` (the
- * projection could not answer: not complete, a refused entry, the read after a 409).
+ * Why a plan from the projection is read again from the API: `acting` (it would create or delete pods),
+ * `finalizer` (it would remove the cleanup finalizer of a PodSet being deleted).
  */
-export type ApiReadReason = 'acting' | 'fallback';
+export type ConfirmReason = 'acting' | 'finalizer';
+
+/**
+ * Why the projection's source read the API: a `ConfirmReason`, or `fallback` (the projection could not
+ * answer: not complete, a refused entry, the read after a 409).
+ */
+export type ApiReadReason = ConfirmReason | 'fallback';
 
 /**
  * The one place that chooses: at start-up, from STATE_SOURCE. The projection is read only with `tags`
@@ -104,8 +113,8 @@ export function openStateSource(
     // From the API server's watch cache (resourceVersion=0): the projection already showed this worker's
     // own creates and deletes (its expectations were met), and the watch that fed it is served from that
     // cache; docs/architecture.md says what a lagging cache can and cannot cost.
-    confirm: (ref, signal) => {
-      counted('acting');
+    confirm: (ref, why, signal) => {
+      counted(why);
       return readFromApi(deps.kube, ref, 'cached', signal);
     },
     refused: deps.refused,

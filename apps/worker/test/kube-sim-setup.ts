@@ -30,7 +30,7 @@ export function apiReads(kube: Kube, refused: ApiReads['refused'] = noRefusal): 
   const api = apiState(kube);
   return {
     fallback: (ref, signal) => api.read(ref, signal),
-    confirm: (ref, signal) => readFromApi(kube, ref, 'cached', signal),
+    confirm: (ref, _why, signal) => readFromApi(kube, ref, 'cached', signal),
     refused,
   };
 }

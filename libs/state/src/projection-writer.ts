@@ -268,6 +268,8 @@ export class ProjectionWriter extends ProjectionKeys {
     kind: 'pod' | 'podset',
     items: readonly { key: string; object: ProjectedPod | ProjectedPodSet }[],
     epoch: number,
+    /** The relist's stream (`resource/namespace`): an entry stamped above its epoch counter is replaced. */
+    stream?: string,
   ): Promise<void> {
     const sent: Promise<unknown>[] = [];
     for (let i = 0; i < items.length; i += FOLD_BATCH) {
@@ -285,6 +287,7 @@ export class ProjectionWriter extends ProjectionKeys {
         const { field, payload, digest } = encodeItem(kind, item.key, item.object, this.tags);
         objects.push(String(group), field, item.object.metadata.resourceVersion ?? '', digest, payload);
       }
+      if (stream !== undefined) keys.push(this.keyspace.epoch(stream));
       const argv = [kind, String(epoch), String(groups.size), ...groups.keys(), ...objects];
       sent.push(runScript(this.client, FOLD_LISTED, keys, argv));
     }
@@ -341,16 +344,16 @@ export class ProjectionWriter extends ProjectionKeys {
    * began whose pods it did not list (created and deleted while nobody watched). Returns how many went.
    */
   async sweep(kind: 'pod' | 'podset', namespace: string | undefined, epoch: number): Promise<number> {
+    const counterKey = this.keyspace.epoch(`${kind === 'pod' ? 'pods' : 'podsets'}/${namespace ?? '*'}`);
     // Expectations carry the pods stream's epoch as Redis had it when they were recorded. A counter below
     // this relist's epoch was lost (a Redis restart dropped its last writes): an expectation recorded since
     // then, after this relist's list, carries an older epoch it does not deserve, and ending its wait would
     // let a worker create its pod again. So then no wait ends here (they expire), and the counter is put back.
     let trustEpochs = true;
     if (kind === 'pod') {
-      const counter = this.keyspace.epoch(`pods/${namespace ?? '*'}`);
-      if (Number((await this.client.get(counter)) ?? 0) < epoch) {
+      if (Number((await this.client.get(counterKey)) ?? 0) < epoch) {
         trustEpochs = false;
-        await this.client.set(counter, String(epoch));
+        await this.client.set(counterKey, String(epoch));
       }
     }
     let removed = 0;
@@ -361,7 +364,7 @@ export class ProjectionWriter extends ProjectionKeys {
         await runScript(
           this.client,
           SWEEP,
-          [kind === 'pod' ? k.pods : k.podset, k.requested, k.expect],
+          [kind === 'pod' ? k.pods : k.podset, k.requested, k.expect, counterKey],
           [kind, String(epoch), trustEpochs ? '1' : '0'],
         ),
       );

@@ -304,6 +304,50 @@ test('a relist keeps an entry stamped by a newer relist (a stale leader relistin
   assert.equal((await p.read('ns/web'))?.podset?.metadata.generation, 2);
 });
 
+test('with its stream given, a relist still keeps an entry stamped by a newer relist of it', async () => {
+  const p = await projection();
+  const stale = await p.nextEpoch('podsets/ns');
+  const fresh = await p.nextEpoch('podsets/ns');
+  await p.foldListed('podset', [{ key: 'ns/web', object: podset('20', 2) }], fresh, 'podsets/ns');
+  await p.foldListed('podset', [{ key: 'ns/web', object: podset('10', 1) }], stale, 'podsets/ns');
+  assert.equal((await p.read('ns/web'))?.podset?.metadata.generation, 2);
+  assert.equal(await p.sweep('podset', 'ns', stale), 0, "the stale relist's sweep keeps it too");
+});
+
+/** Writes `name`'s stored pod entry back under `as` with its epoch raised (what a Redis password allows). */
+async function writtenBack(p: Projection, stored: string, as: string, epoch: number): Promise<void> {
+  await client.hset(p.keys('ns/web').pods, as, String(epoch) + stored.slice(stored.indexOf('\t')));
+}
+
+test('an old pod entry written back with a raised epoch is swept by the next relist that does not list it', async () => {
+  const p = await projection();
+  const first = await p.nextEpoch('pods/*');
+  await p.foldListed('pod', [{ key: 'ns/web', object: pod('real', '10') }], first, 'pods/*');
+  await folded(p.foldPod('ns/web', 'ADDED', pod('ghost', '11'), first));
+  const recorded = (await client.hget(p.keys('ns/web').pods, 'ghost'))!;
+  await folded(p.foldPod('ns/web', 'DELETED', pod('ghost', '12'), first));
+  await writtenBack(p, recorded, 'ghost', first + 1000);
+  assert.deepEqual((await podNames(p))?.sort(), ['ghost', 'real'], 'the ghost is counted');
+  const epoch = await p.nextEpoch('pods/*', first);
+  await p.foldListed('pod', [{ key: 'ns/web', object: pod('real', '10') }], epoch, 'pods/*');
+  assert.equal(await p.sweep('pod', undefined, epoch), 1);
+  assert.deepEqual(await podNames(p), ['real']);
+});
+
+test('a listed pod whose entry was written back with a raised epoch takes the listed version', async () => {
+  const p = await projection();
+  const first = await p.nextEpoch('pods/*');
+  await p.foldListed('pod', [{ key: 'ns/web', object: pod('a', '10', { ready: true }) }], first, 'pods/*');
+  const recorded = (await client.hget(p.keys('ns/web').pods, 'a'))!;
+  await folded(p.foldPod('ns/web', 'MODIFIED', pod('a', '11', { ready: false }), first));
+  await writtenBack(p, recorded, 'a', first + 1000); // shows it ready again
+  const epoch = await p.nextEpoch('pods/*', first);
+  await p.foldListed('pod', [{ key: 'ns/web', object: pod('a', '11', { ready: false }) }], epoch, 'pods/*');
+  assert.equal(await p.sweep('pod', undefined, epoch), 0);
+  const [a] = (await p.read('ns/web'))?.pods ?? [];
+  assert.equal(a?.metadata.resourceVersion, '11', "the API's version, not the one written back");
+});
+
 test('forget keeps the PodSet being deleted (a failed finalizer removal is retried); its DELETED ends it', async () => {
   const p = await projection();
   const deleting = {

@@ -24,12 +24,14 @@ end
 -- whatever their resourceVersions (the cluster may have gone back in time: etcd restored from a backup, an
 -- API server restarted empty; its versions are then lower than those stored). The watch that follows the
 -- relist starts from the list's version, so any later change is folded after it. Only an entry stamped by
--- a newer relist (a higher epoch: a stale leader's relist landing late) is kept.
+-- a newer relist (a higher epoch: a stale leader's relist landing late) is kept. `ceiling` (optional): the
+-- highest epoch any relist of the stream was given (its counter); an entry stamped above it was stamped by
+-- no relist (written into Redis by hand) and is replaced too.
 -- Returns the epoch to write, and true when the entry is to be kept as it is.
-local function listedOverStored(kind, key, field, epoch)
+local function listedOverStored(kind, key, field, epoch, ceiling)
   local old
   if kind == 'pod' then old = redis.call('HGET', key, field) else old = redis.call('GET', key) end
   if not old then return epoch, false end
   local oldEpoch = tonumber(string.match(old, '^([^\t]*)\t') or '0') or 0
-  return epoch, oldEpoch > tonumber(epoch)
+  return epoch, oldEpoch > tonumber(epoch) and (ceiling == nil or oldEpoch <= ceiling)
 end

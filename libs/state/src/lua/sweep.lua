@@ -1,13 +1,20 @@
--- Sweep: KEYS[1] a pods hash or a PodSet key, KEYS[2] the requested inputs, KEYS[3] the expectations;
--- ARGV[1] kind, ARGV[2] the epoch of the relist just done, ARGV[3] '1' when the epochs expectations recorded
--- can be trusted (else no wait is ended here: see ProjectionWriter.sweep). Removes what that relist did not
--- see (folded at an older epoch), and what was last requested of it. Returns how many went.
+-- Sweep: KEYS[1] a pods hash or a PodSet key, KEYS[2] the requested inputs, KEYS[3] the expectations,
+-- KEYS[4] the stream's epoch counter; ARGV[1] kind, ARGV[2] the epoch of the relist just done, ARGV[3] '1'
+-- when the epochs expectations recorded can be trusted (else no wait is ended here: see
+-- ProjectionWriter.sweep). Removes what that relist did not see (folded at an older epoch), and what was
+-- last requested of it. Returns how many went.
+-- Also what no relist stamped: an entry whose epoch is above every epoch the stream was ever given (its
+-- counter, and this relist's) was written into Redis by hand, not folded — an old pod entry written back
+-- with a raised epoch would otherwise outlive every relist, a pod the API does not have counted for good.
 -- Uses isTombstone and podDeleting (entry.lua).
 local kind, epoch = ARGV[1], tonumber(ARGV[2])
-local function older(v) return tonumber(string.match(v, '^([^\t]*)\t') or '0') < epoch end
+local ceiling = math.max(epoch, tonumber(redis.call('GET', KEYS[4]) or '0') or 0)
+local function epochOf(v) return tonumber(string.match(v, '^([^\t]*)\t') or '0') or 0 end
+local function older(v) return epochOf(v) < epoch end
+local function unseen(v) return older(v) or epochOf(v) > ceiling end
 if kind == 'podset' then
   local v = redis.call('GET', KEYS[1])
-  if v and older(v) then
+  if v and unseen(v) then
     redis.call('DEL', KEYS[1])
     redis.call('HDEL', KEYS[2], '@ps')
     return 1
@@ -17,7 +24,7 @@ end
 local all = redis.call('HGETALL', KEYS[1])
 local n = 0
 for i = 1, #all, 2 do
-  if older(all[i + 1]) then
+  if unseen(all[i + 1]) then
     redis.call('HDEL', KEYS[1], all[i])
     redis.call('HDEL', KEYS[2], all[i])
     -- Gone while nobody watched: whatever a worker awaited of it (its create, its delete) is over.
