@@ -8,13 +8,9 @@
 // Also what is still taken from Redis without an API read, and how it ends: the finalizer's removal (never
 // without one now), and a status-only plan (a gone pod counted in place of a real one until a relist).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import {
-  aclFile,
   aclUsername,
   DEFAULT_PREFIX,
   DEFAULT_QUEUE_NAME,
@@ -25,17 +21,10 @@ import {
 import { sendScriptsBySha, watcherKeyspace } from '@podset/redis';
 import { EntryTags, ProjectionReader } from '@podset/state';
 import { freePort, type Proc } from '@podset/testkit';
-import { newToken } from '../ops/support.ts';
 import { activePodsOf } from './support/check.ts';
 import { watchPods } from './support/pod-watch.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
-const ADMIN = 'admin-' + newToken();
-const PASSWORDS: Record<AppUser, string> = {
-  watcher: 'watcher-' + newToken(),
-  worker: 'worker-' + newToken(),
-  dashboard: 'dashboard-' + newToken(),
-};
 const prefix = process.env.E2E_QUEUE_PREFIX || DEFAULT_PREFIX;
 const queueName = process.env.E2E_QUEUE_NAME || DEFAULT_QUEUE_NAME;
 const REAL_IMAGE = 'busybox:1.36';
@@ -67,8 +56,6 @@ interface PodEvent {
 }
 
 let env: OperatorEnv;
-let dir: string;
-let address: string;
 let metricsPort: number;
 let worker: Proc;
 /** The attackers: Redis clients with one app user's password each. */
@@ -85,7 +72,7 @@ function as(app: AppUser): Redis {
   const client = sendScriptsBySha(
     new Redis(env.redis.port, '127.0.0.1', {
       username: aclUsername(app),
-      password: PASSWORDS[app],
+      password: env.redisUsers.passwords[app],
       maxRetriesPerRequest: 1,
     }),
   );
@@ -93,13 +80,9 @@ function as(app: AppUser): Redis {
   return client;
 }
 
-function appEnv(app: AppUser): Record<string, string> {
-  return { REDIS_URL: address, REDIS_USERNAME: aclUsername(app), REDIS_PASSWORD: PASSWORDS[app] };
-}
-
 /** Queues a reconcile of `key` as `app`'s Redis user would (the attacker's "and queued a job"). */
 async function queueJob(app: AppUser, key: string): Promise<void> {
-  const url = `redis://${aclUsername(app)}:${encodeURIComponent(PASSWORDS[app])}@127.0.0.1:${env.redis.port}`;
+  const url = `redis://${aclUsername(app)}:${encodeURIComponent(env.redisUsers.passwords[app])}@127.0.0.1:${env.redis.port}`;
   // Through a connector, whose clients send the cached scripts by sha as the apps do.
   const queue = new ReconcileQueue({ connection: urlConnector(url), prefix, queueName });
   try {
@@ -152,20 +135,12 @@ async function metric(name: string, labels: string): Promise<number> {
 }
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'podset-apitruth-'));
-  const file = join(dir, 'users.acl');
-  // The shipped ACL rules; `default` keeps every right for the harness's own checks (as redis-acl.test.ts).
-  const acl = aclFile({ prefix, queueName }, PASSWORDS).replace(
-    /^user default .*$/m,
-    `user default on >${ADMIN} ~* &* +@all`,
-  );
-  writeFileSync(file, acl);
-  env = await startEnv({ name: 'api-truth', redis: { password: ADMIN, args: ['--aclfile', file] } });
-  address = `redis://127.0.0.1:${env.redis.port}`;
+  // The shipped ACL rules, each app its own user; `default` keeps every right for the harness's checks.
+  env = await startEnv({ name: 'api-truth', redisAcl: true });
   await applyCrd(env);
   metricsPort = await freePort();
-  env.startWatcher('watcher-0', appEnv('watcher'));
-  worker = env.startWorker('worker-0', { ...appEnv('worker'), HTTP_PORT: String(metricsPort) });
+  env.startWatcher('watcher-0');
+  worker = env.startWorker('worker-0', { HTTP_PORT: String(metricsPort) });
   asWorker = as('worker');
   asWatcher = as('watcher');
   projection = new ProjectionReader({ client: asWorker, prefix, queueName });
@@ -187,7 +162,6 @@ after(async () => {
   asWorker?.disconnect();
   asWatcher?.disconnect();
   await env?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
 test('1. worker password, an old pod entry written back: no real pod is deleted, the status names only real pods', async () => {
@@ -242,7 +216,7 @@ test('3. watcher password, after a worker restart: a deleted PodSet written back
   const createdBefore = created();
   // The restarted worker has seen nothing of it: the replayed entry is not a replay to it.
   assert.equal((await worker.stop(10_000)).code, 0, worker.describe());
-  worker = env.startWorker('worker-1', { ...appEnv('worker'), HTTP_PORT: String(metricsPort) });
+  worker = env.startWorker('worker-1', { HTTP_PORT: String(metricsPort) });
   const [epoch, ...rest] = recorded.split('\t');
   await asWatcher.set(psKey, [String(Number(epoch) + 1000), ...rest].join('\t'));
   for (let round = 0; round < 2; round++) {

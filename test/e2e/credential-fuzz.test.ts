@@ -8,64 +8,30 @@
 // converges on a real change once the attacker stops. Real watcher and worker processes, each as its own
 // Redis user, PROJECTION_HMAC_KEY set, kube-sim over HTTP, real kubectl.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import {
-  aclFile,
-  aclUsername,
-  DEFAULT_PREFIX,
-  DEFAULT_QUEUE_NAME,
-  ReconcileQueue,
-  type AppUser,
-} from '@podset/queue';
-import { newToken } from '../ops/support.ts';
+import { aclUsername, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, ReconcileQueue, type AppUser } from '@podset/queue';
 import { activePodsOf } from './support/check.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 import { podBreaches, watchPods, type PodSetTruth } from './support/pod-watch.ts';
 
-const ADMIN = 'admin-' + newToken();
-const PASSWORDS: Record<AppUser, string> = {
-  watcher: 'watcher-' + newToken(),
-  worker: 'worker-' + newToken(),
-  dashboard: 'dashboard-' + newToken(),
-};
 const prefix = process.env.E2E_QUEUE_PREFIX || DEFAULT_PREFIX;
 const queueName = process.env.E2E_QUEUE_NAME || DEFAULT_QUEUE_NAME;
 const SETS: Record<string, number> = { 'fz-a': 2, 'fz-b': 3, 'fz-c': 1 };
 const NAMES = Object.keys(SETS);
 
 let env: OperatorEnv;
-let dir: string;
 let admin: Redis;
 
-function appEnv(app: AppUser): Record<string, string> {
-  return {
-    REDIS_URL: `redis://127.0.0.1:${env.redis.port}`,
-    REDIS_USERNAME: aclUsername(app),
-    REDIS_PASSWORD: PASSWORDS[app],
-  };
-}
-
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'podset-fuzz-'));
-  const file = join(dir, 'users.acl');
-  // The test's own reads (and ACL DRYRUN) as an administrator: `default` keeps every right here.
-  writeFileSync(
-    file,
-    aclFile({ prefix, queueName }, PASSWORDS).replace(
-      /^user default .*$/m,
-      `user default on >${ADMIN} ~* &* +@all`,
-    ),
-  );
-  env = await startEnv({ name: 'credential-fuzz', redis: { password: ADMIN, args: ['--aclfile', file] } });
+  env = await startEnv({ name: 'credential-fuzz', redisAcl: true });
+  // The test's own reads (and ACL DRYRUN) as the administrator: `default` keeps every right here.
   admin = new Redis(env.redis.url, { maxRetriesPerRequest: 1 });
   await applyCrd(env);
-  env.startWatcher('watcher-0', appEnv('watcher'));
-  env.startWorker('worker-0', appEnv('worker'));
-  env.startWorker('worker-1', appEnv('worker'));
+  // Each app as its own Redis user (the harness's redisAcl).
+  env.startWatcher('watcher-0');
+  env.startWorker('worker-0');
+  env.startWorker('worker-1');
   await env.kubectl([
     'apply',
     '-f',
@@ -79,13 +45,12 @@ before(async () => {
 after(async () => {
   admin?.disconnect();
   await env?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
 function as(app: AppUser): Redis {
   const client = new Redis(env.redis.port, '127.0.0.1', {
     username: aclUsername(app),
-    password: PASSWORDS[app],
+    password: env.redisUsers.passwords[app],
     maxRetriesPerRequest: 1,
   });
   client.on('error', () => undefined);
@@ -208,7 +173,7 @@ function truthNow(): Map<string, PodSetTruth> {
 
 /** Asks for a reconcile of every PodSet as `app` (refused or failed asks are part of the attack too). */
 async function requestAll(app: AppUser): Promise<void> {
-  const { REDIS_USERNAME, REDIS_PASSWORD } = appEnv(app);
+  const { REDIS_USERNAME, REDIS_PASSWORD } = env.appRedisEnv(app);
   const queue = new ReconcileQueue({
     connection: `redis://${REDIS_USERNAME}:${REDIS_PASSWORD}@127.0.0.1:${env.redis.port}`,
     prefix,

@@ -7,11 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startKubeSim, type KubeSim } from '@podset/kube-sim';
-import { isAlive, kubectl as runKubectl, waitFor } from '@podset/testkit';
+import { kubectl as runKubectl, waitFor } from '@podset/testkit';
 import { PODS, PODSETS, activePodsOf, podSetProblems } from './support/check.ts';
 import { FAST_PODS } from './support/harness.ts';
 import { npmRun, until, within } from './support/npm-run.ts';
-import { processesNaming } from './support/processes.ts';
+import { descendantsOf, processesNaming, stillRunning, type SeenProcess } from './support/processes.ts';
 import { assertPrintedMetricsServe } from './support/printed-metrics.ts';
 
 const CRD = 'customresourcedefinitions.apiextensions.k8s.io';
@@ -26,6 +26,58 @@ after(async () => {
   await sim?.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * Every process the run started, as the process tree under npm has it now, checked to hold each kind the
+ * launcher starts. Each is in a process group of its own and has only its own variables, so neither the
+ * group nor an environment variable finds them all; by descent they are all there while the launcher runs.
+ */
+/** The launcher's own process (npm runs it through a shell, `sh -c node …`). */
+const LAUNCHER = /^(?!sh -c )\S*node .*tools\/demo\/src\/operator\.ts/;
+const NPM_SHELL = /^sh -c /;
+
+/**
+ * What the launcher said it stopped ("operator: stopped watcher 12, worker-0 13, …"): it names each process
+ * once it has stopped it and waited for it to end. Every process it started but itself and npm's shell must
+ * be named: none was left to stop by itself once the launcher was gone (die-with-parent, Redis's watchdog),
+ * which would hide a launcher that forgot one.
+ */
+function assertLauncherStopped(output: string, started: SeenProcess[]): void {
+  const line = /operator: stopped (.*)/.exec(output)?.[1] ?? '';
+  const named = new Set(line.split(', ').map((n) => Number(n.split(' ').at(-1))));
+  const unnamed = started.filter(
+    (p) => !named.has(p.pid) && !LAUNCHER.test(p.cmdline) && !NPM_SHELL.test(p.cmdline),
+  );
+  assert.deepEqual(
+    unnamed.map((p) => `${p.pid} ${p.cmdline}`),
+    [],
+    `the launcher said it stopped: ${line}`,
+  );
+}
+
+function startedBy(run: { child: { pid?: number | undefined } }, workers: number): SeenProcess[] {
+  const started = descendantsOf(run.child.pid ?? -1);
+  const all = started.map((p) => `${p.pid} ${p.cmdline}`).join('\n');
+  const expected: [string, RegExp, number][] = [
+    ['the launcher', LAUNCHER, 1],
+    ['redis-server', /(^|\/)redis-server\b/, 1],
+    ["redis-server's watchdog", /redis-watchdog\.ts/, 1],
+    ['the script loader', /redis-scripts-main\.ts/, 1],
+    ['the watcher', /apps\/watcher\/src\/main\.ts/, 1],
+    ['the workers', /apps\/worker\/src\/main\.ts/, workers],
+  ];
+  for (const [what, pattern, count] of expected) {
+    const found = started.filter((p) => pattern.test(p.cmdline)).length;
+    assert.equal(found, count, `${what}: ${found} found under the run:\n${all}`);
+  }
+  return started;
+}
+
+const describeRunning = (started: SeenProcess[]) =>
+  started
+    .filter(stillRunning)
+    .map((p) => `still running: ${p.pid} ${p.cmdline}`)
+    .join('\n');
 
 /** KUBECONFIG is the only way the run learns of the cluster; HOME has no ~/.kube. */
 const userEnv = (kubeconfig: string) => ({ KUBECONFIG: kubeconfig, HOME: dir });
@@ -114,6 +166,7 @@ test('npm run operator installs the CRD, reconciles a PodSet applied with kubect
       () => seen.join('\n'),
     );
 
+    const started = startedBy(run, 2);
     // Ctrl-C in a terminal: SIGINT to the whole foreground process group.
     run.signalGroup('SIGINT');
     const exit = await within(run.exited, 45_000);
@@ -123,11 +176,11 @@ test('npm run operator installs the CRD, reconciles a PodSet applied with kubect
       `expected it to stop within 45 s of Ctrl-C:\n${run.output().slice(-2000)}`,
     );
     assert.match(run.output(), /operator: stopped/);
-    // The apps are in process groups of their own: look for them by the kubeconfig they were given.
+    assertLauncherStopped(run.output(), started);
     await waitFor(
-      'every process (redis-server, watcher, workers) to be gone after Ctrl-C',
-      () => processesNaming(`KUBECONFIG=${sim.kubeconfigPath}`).length === 0,
-      { timeoutMs: 20_000, describe: () => processesNaming(`KUBECONFIG=${sim.kubeconfigPath}`).join('\n') },
+      'every process the run started (the launcher, redis-server and its watchdog, the script loader, the watcher, the workers) to be gone after Ctrl-C',
+      () => !started.some(stillRunning),
+      { timeoutMs: 20_000, describe: () => describeRunning(started) },
     );
     assert.doesNotMatch(run.output(), /exited \(/, run.output().slice(-2000));
   } finally {
@@ -261,24 +314,19 @@ test('the apps, out of the terminal process group, still stop when the operator 
   );
   try {
     await until('the watcher to lead', 90_000, () => run.output().includes('watcher leading'), run);
-    // Every process of the run has its KUBECONFIG in its environment.
-    const pids = processesNaming(`KUBECONFIG=${sim.kubeconfigPath}`).map((p) => Number(p.split(' ')[0]));
-    // npm, its shell, the operator, the watcher and the worker.
-    assert.ok(pids.length >= 4, `expected the run's processes, found ${pids.join(', ')}`);
+    const started = startedBy(run, 1);
     // npm and the operator die at once, with no chance to stop their children.
     run.signalGroup('SIGKILL');
     await run.exited;
-    await waitFor('the watcher and the worker to stop by themselves', () => !pids.some(isAlive), {
-      // Their Redis went with the operator, so a drain may wait out SHUTDOWN_TIMEOUT_SECONDS (25 s).
-      timeoutMs: 90_000,
-      describe: () =>
-        pids
-          .filter(isAlive)
-          .map(
-            (pid) => `still running: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')}`,
-          )
-          .join('\n'),
-    });
+    await waitFor(
+      'redis-server, the script loader, the watcher and the worker to stop by themselves',
+      () => !started.some(stillRunning),
+      {
+        // Their Redis went with the operator, so a drain may wait out SHUTDOWN_TIMEOUT_SECONDS (25 s).
+        timeoutMs: 90_000,
+        describe: () => describeRunning(started),
+      },
+    );
   } finally {
     await run.stopGroup();
   }

@@ -5,15 +5,10 @@
 // user, still converge PodSets on the scripts the loader (podset-scripts) cached, also after a Redis
 // restart emptied that cache.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import {
   OPS_USERNAME,
-  SCRIPTS_USERNAME,
-  aclFile,
   aclSetUserArgs,
   aclUsername,
   DEFAULT_PREFIX,
@@ -21,60 +16,29 @@ import {
   type AppUser,
 } from '@podset/queue';
 import { dashboardUrl, newToken, startDashboardProc, waitForLog } from '../ops/support.ts';
-import { applyCrd, podSetManifest, Proc, startEnv, type OperatorEnv } from './support/harness.ts';
+import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
-const ADMIN = 'admin-' + newToken();
-const PASSWORDS: Record<AppUser, string> = {
-  watcher: 'watcher-' + newToken(),
-  worker: 'worker-' + newToken(),
-  dashboard: 'dashboard-' + newToken(),
-};
-const SCRIPTS_PASSWORD = 'scripts-' + newToken();
-const OPS_PASSWORD = 'ops-' + newToken();
 const prefix = process.env.E2E_QUEUE_PREFIX || DEFAULT_PREFIX;
 const queueName = process.env.E2E_QUEUE_NAME || DEFAULT_QUEUE_NAME;
 const Q = `${prefix}:${queueName}:`;
 
 let env: OperatorEnv;
-let dir: string;
 let address: string;
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'podset-acl-'));
-  const file = join(dir, 'users.acl');
-  // The harness's own checks read Redis as an administrator: `default` keeps every right here (the
-  // generated file turns it off).
-  const acl = aclFile({ prefix, queueName }, PASSWORDS, {
-    scripts: SCRIPTS_PASSWORD,
-    ops: OPS_PASSWORD,
-  }).replace(/^user default .*$/m, `user default on >${ADMIN} ~* &* +@all`);
-  writeFileSync(file, acl);
-  // Its own loader below, as the shipped loader's user (not the harness's, as the administrator).
-  env = await startEnv({
-    name: 'redis-acl',
-    redis: { password: ADMIN, args: ['--aclfile', file] },
-    scriptLoader: false,
-  });
+  // The shipped ACL file with every user (the harness's redisAcl); the script loader beside Redis runs as
+  // podset-scripts, as beside the Redis of k8s/ and compose: the apps' users only EVALSHA.
+  env = await startEnv({ name: 'redis-acl', redisAcl: true });
   address = `redis://127.0.0.1:${env.redis.port}`;
-  // The script loader, as beside the Redis of k8s/ and compose: the apps' users only EVALSHA.
-  const loader = new Proc(
-    'redis-scripts',
-    ['libs/runtime/src/redis-scripts-main.ts'],
-    { REDIS_URL: address, REDIS_USERNAME: SCRIPTS_USERNAME, REDIS_PASSWORD: SCRIPTS_PASSWORD },
-    env.logDir,
-  );
-  env.procs.push(loader);
-  await loader.waitForLine(/loaded \d+ scripts/, 30_000);
   await applyCrd(env);
 });
 after(async () => {
   await env?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
 function as(app: AppUser): Redis {
   const client = new Redis(env.redis.port, '127.0.0.1', {
     username: aclUsername(app),
-    password: PASSWORDS[app],
+    password: env.redisUsers.passwords[app],
     maxRetriesPerRequest: 1,
     lazyConnect: true,
   });
@@ -85,10 +49,6 @@ function as(app: AppUser): Redis {
 async function refused(what: string, run: () => Promise<unknown>): Promise<void> {
   // A command: NOPERM; a command inside a script: "can't access at least one of the keys".
   await assert.rejects(run, /NOPERM|can't access at least one of the keys/, `${what} must be refused`);
-}
-
-function appEnv(app: AppUser): Record<string, string> {
-  return { REDIS_URL: address, REDIS_USERNAME: aclUsername(app), REDIS_PASSWORD: PASSWORDS[app] };
 }
 
 test('each user is refused what its app must not do', async () => {
@@ -163,7 +123,7 @@ test('no app user may run a script of its own, cache one or read the configurati
 test('the operations user stops a running script (SCRIPT KILL), and reads nothing else', async () => {
   const ops = new Redis(env.redis.port, '127.0.0.1', {
     username: OPS_USERNAME,
-    password: OPS_PASSWORD,
+    password: env.redisUsers.ops,
     maxRetriesPerRequest: 1,
   });
   // A script that never ends, as only an administrator can still start one: every client meets BUSY.
@@ -213,11 +173,11 @@ async function waitForReply(client: Redis, reply: RegExp): Promise<void> {
 }
 
 test('with their own users the apps log their refusals, converge, and converge again after a Redis restart', async () => {
-  const watcher = env.startWatcher('watcher-acl', appEnv('watcher'));
-  const worker = env.startWorker('worker-acl', appEnv('worker'));
+  const watcher = env.startWatcher('watcher-acl');
+  const worker = env.startWorker('worker-acl');
   const token = newToken();
   const dashboard = startDashboardProc(env, 'dashboard-acl', {
-    ...appEnv('dashboard'),
+    ...env.appRedisEnv('dashboard'),
     DASHBOARD_TOKEN: token,
     HTTP_PORT: '0',
   });

@@ -6,26 +6,18 @@
 // normal backoff; the worker logs each such value by its key (never the value) and counts it on /metrics;
 // the pause is not undone by the worker but alerted (podset_queue_paused, /readyz, a log line).
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { aclFile, aclUsername, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type AppUser } from '@podset/queue';
+import { aclUsername, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type AppUser } from '@podset/queue';
 import { parkedPrefixOf, sendScriptsBySha } from '@podset/redis';
 import { ProjectionReader } from '@podset/state';
 import { freePort } from '@podset/testkit';
-import { newToken } from '../ops/support.ts';
 import { activePodsOf } from './support/check.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
-const ADMIN = 'admin-' + newToken();
-const PASSWORDS: Record<AppUser, string> = {
-  watcher: 'watcher-' + newToken(),
-  worker: 'worker-' + newToken(),
-  dashboard: 'dashboard-' + newToken(),
-};
 const prefix = DEFAULT_PREFIX;
 const queueName = DEFAULT_QUEUE_NAME;
 const META = `${prefix}:${queueName}:meta`;
@@ -33,7 +25,6 @@ const META = `${prefix}:${queueName}:meta`;
 const CONVERGE = { timeoutMs: 60_000 };
 
 let env: OperatorEnv;
-let dir: string;
 let metricsPort: number;
 let asWorker: Redis;
 let asWatcher: Redis;
@@ -44,7 +35,7 @@ function as(app: AppUser): Redis {
   const client = sendScriptsBySha(
     new Redis(env.redis.port, '127.0.0.1', {
       username: aclUsername(app),
-      password: PASSWORDS[app],
+      password: env.redisUsers.passwords[app],
       maxRetriesPerRequest: 1,
     }),
   );
@@ -52,30 +43,13 @@ function as(app: AppUser): Redis {
   return client;
 }
 
-function appEnv(app: AppUser): Record<string, string> {
-  return {
-    REDIS_URL: `redis://127.0.0.1:${env.redis.port}`,
-    REDIS_USERNAME: aclUsername(app),
-    REDIS_PASSWORD: PASSWORDS[app],
-  };
-}
-
 before(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'podset-bounds-'));
-  const file = path.join(dir, 'users.acl');
-  // The harness's own checks read Redis as an administrator (the generated file turns `default` off).
-  writeFileSync(
-    file,
-    aclFile({ prefix, queueName }, PASSWORDS).replace(
-      /^user default .*$/m,
-      `user default on >${ADMIN} ~* &* +@all`,
-    ),
-  );
-  env = await startEnv({ name: 'redis-bounds', redis: { password: ADMIN, args: ['--aclfile', file] } });
+  env = await startEnv({ name: 'redis-bounds', redisAcl: true });
   await applyCrd(env);
   metricsPort = await freePort();
-  env.startWatcher('watcher-0', appEnv('watcher'));
-  env.startWorker('worker-0', { ...appEnv('worker'), HTTP_PORT: String(metricsPort) });
+  // Each app as its own Redis user (the harness's redisAcl).
+  env.startWatcher('watcher-0');
+  env.startWorker('worker-0', { HTTP_PORT: String(metricsPort) });
   asWorker = as('worker');
   asWatcher = as('watcher');
   projection = new ProjectionReader({ client: asWorker, prefix, queueName });
@@ -84,7 +58,6 @@ after(async () => {
   asWorker?.disconnect();
   asWatcher?.disconnect();
   await env?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
 const apply = (file: string, objects: unknown[]) =>

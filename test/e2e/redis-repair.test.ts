@@ -4,64 +4,38 @@
 // processes, each as its own Redis user, kube-sim over HTTP, kubectl. The next real change (kubectl scale)
 // converges without a restart: the watcher's add fails, the watcher finds the values out of bounds, deletes
 // them, logs each by its key (never the value) and counts it, and adds again in the same request, which a
-// failed add did not record as made. And a watcher restarted on a checkpoint written as garbage with the
-// watcher's password relists in full (a watch from it would be refused on every try) and converges.
+// failed add did not record as made. And a watcher restarted on checkpoints written with the watcher's
+// password relists in full and converges: a value no API issues is never sent, and one the API refuses (a
+// watch from it would be refused on every try) is refused once.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { aclFile, aclUsername, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type AppUser } from '@podset/queue';
+import { aclUsername, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
 import { watcherKeyspace } from '@podset/redis';
 import { freePort } from '@podset/testkit';
-import { newToken } from '../ops/support.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv, type Proc } from './support/harness.ts';
 
-const ADMIN = 'admin-' + newToken();
-const PASSWORDS: Record<AppUser, string> = {
-  watcher: 'watcher-' + newToken(),
-  worker: 'worker-' + newToken(),
-  dashboard: 'dashboard-' + newToken(),
-};
 const prefix = DEFAULT_PREFIX;
 const queueName = DEFAULT_QUEUE_NAME;
 const Q = `${prefix}:${queueName}:`;
 const CONVERGE = { timeoutMs: 60_000 };
 
 let env: OperatorEnv;
-let dir: string;
 let watcherPort: number;
 let watcher: Proc;
 let asWorker: Redis;
 
-function appEnv(app: AppUser): Record<string, string> {
-  return {
-    REDIS_URL: `redis://127.0.0.1:${env.redis.port}`,
-    REDIS_USERNAME: aclUsername(app),
-    REDIS_PASSWORD: PASSWORDS[app],
-  };
-}
-
 before(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'podset-queue-repair-'));
-  const file = path.join(dir, 'users.acl');
-  // The harness's own checks read Redis as an administrator (the generated file turns `default` off).
-  writeFileSync(
-    file,
-    aclFile({ prefix, queueName }, PASSWORDS).replace(
-      /^user default .*$/m,
-      `user default on >${ADMIN} ~* &* +@all`,
-    ),
-  );
-  env = await startEnv({ name: 'redis-repair', redis: { password: ADMIN, args: ['--aclfile', file] } });
+  env = await startEnv({ name: 'redis-repair', redisAcl: true });
   await applyCrd(env);
   watcherPort = await freePort();
-  watcher = env.startWatcher('watcher-0', { ...appEnv('watcher'), HTTP_PORT: String(watcherPort) });
-  env.startWorker('worker-0', appEnv('worker'));
+  watcher = env.startWatcher('watcher-0', { HTTP_PORT: String(watcherPort) });
+  env.startWorker('worker-0');
   asWorker = new Redis(env.redis.port, '127.0.0.1', {
     username: aclUsername('worker'),
-    password: PASSWORDS.worker,
+    password: env.redisUsers.passwords.worker,
     maxRetriesPerRequest: 1,
   });
   asWorker.on('error', () => undefined);
@@ -70,7 +44,6 @@ before(async () => {
 after(async () => {
   asWorker?.disconnect();
   await env?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
 async function repairsCounted(): Promise<number> {
@@ -105,10 +78,10 @@ test("counters and the event-stream length written as '9e15' with the worker's p
   assert.match((await asWorker.get(`${Q}id`)) ?? '', /^[0-9]+$/, 'BullMQ counts on the id counter again');
 });
 
-test("a checkpoint written as garbage with the watcher's password: a restarted watcher relists in full and converges", async () => {
+test("checkpoints written with the watcher's password, garbage or refused by the API: a restarted watcher relists in full and converges", async () => {
   const asWatcher = new Redis(env.redis.port, '127.0.0.1', {
     username: aclUsername('watcher'),
-    password: PASSWORDS.watcher,
+    password: env.redisUsers.passwords.watcher,
     maxRetriesPerRequest: 1,
   });
   asWatcher.on('error', () => undefined);
@@ -118,16 +91,26 @@ test("a checkpoint written as garbage with the watcher's password: a restarted w
     const stopped = watcher;
     assert.equal((await stopped.stop(10_000)).code, 0, stopped.describe());
     const checkpoint = watcherKeyspace(prefix, queueName, 'unused').checkpoint;
-    const streams = await asWatcher.hkeys(checkpoint);
-    assert.ok(streams.length > 0, 'the watcher kept a checkpoint');
-    for (const stream of streams) await asWatcher.hset(checkpoint, stream, 'garbage');
-    watcher = env.startWatcher('watcher-1', appEnv('watcher'));
+    const streams = (await asWatcher.hkeys(checkpoint)).sort();
+    assert.ok(streams.length > 1, 'the watcher kept a checkpoint per stream');
+    // One stream's: no resourceVersion any API issues (a control character). The others': printable, so
+    // resumed from (a resourceVersion is opaque), and refused by kube-sim as one it cannot parse.
+    const [garbled, ...refused] = streams as [string, ...string[]];
+    await asWatcher.hset(checkpoint, garbled, 'garbage\u0007');
+    for (const stream of refused) await asWatcher.hset(checkpoint, stream, 'garbage');
+    watcher = env.startWatcher('watcher-1');
     await env.kubectl(['scale', 'ps', 'cp', '--replicas=2']);
     await env.waitConverged(['cp'], CONVERGE);
     env.assertAllRunning([stopped]);
-    const log = readFileSync(path.join(env.logDir, 'watcher-1.log'), 'utf8');
-    assert.match(log, /the checkpoint is out of bounds: relisting in full/);
-    assert.ok(!log.includes('"rv":"garbage"'), 'no watch resumed from the garbage');
+    const lines = readFileSync(path.join(env.logDir, 'watcher-1.log'), 'utf8').split('\n');
+    const said = (stream: string, message: string) =>
+      lines.some((l) => l.includes(message) && l.includes(`"stream":"${stream}"`));
+    assert.ok(said(garbled, 'the checkpoint is out of bounds: relisting in full'), garbled);
+    assert.ok(!lines.some((l) => l.includes('garbage\\u0007')), 'no watch resumed from the garbled value');
+    for (const stream of refused) {
+      assert.ok(said(stream, 'the API refused the checkpoint: relisting in full'), stream);
+      assert.ok(said(stream, '"msg":"relisted"'), `${stream} relisted`);
+    }
   } finally {
     asWatcher.disconnect();
   }

@@ -11,8 +11,21 @@ import { systemClock, type Clock } from '@podset/runtime';
 import type { Checkpointer } from './watch-loop.ts';
 import type { Logger } from './log.ts';
 
-/** The API servers this operator runs against (etcd-backed, kube-sim) issue decimal resourceVersions. */
-const RESOURCE_VERSION = /^[0-9]{1,20}$/;
+/**
+ * A resourceVersion is opaque to clients: only the API server may say one is too old (410) or unknown. What
+ * a checkpoint can be held to is the shape of a string the API could have issued: printable ASCII, not empty,
+ * and short. Anything else (a control character, a megabyte) was written by someone else and is never sent.
+ */
+const MAX_RESOURCE_VERSION_LENGTH = 256;
+const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
+
+/** Why a stored checkpoint cannot be a resourceVersion, or undefined when it can. */
+export function checkpointFault(rv: string): string | undefined {
+  if (rv === '') return 'empty';
+  if (rv.length > MAX_RESOURCE_VERSION_LENGTH) return `longer than ${MAX_RESOURCE_VERSION_LENGTH} characters`;
+  if (!PRINTABLE_ASCII.test(rv)) return 'not printable ASCII';
+  return undefined;
+}
 
 export interface CheckpointOptions {
   redis: RedisClient;
@@ -53,17 +66,19 @@ export class RedisCheckpoint implements Checkpointer {
   }
 
   /**
-   * The stream's checkpoint, or undefined (a full relist). A value that is no resourceVersion the API server
-   * issued (not a decimal integer: anyone holding the watcher's Redis password can write one) is logged by
-   * its stream and taken as no checkpoint: a watch from it would be refused on every try, and the watcher
-   * would never watch again.
+   * The stream's checkpoint, or undefined (a full relist). Any string the API could have issued is kept,
+   * whatever its format; whether it is still good is the API's answer to the watch from it (the watch loop
+   * relists on 410 Gone and on a refused resumed version). A value no API issues (anyone holding the
+   * watcher's Redis password can write one) is logged by its stream, never by its value, and taken as no
+   * checkpoint.
    */
   async load(stream: string): Promise<string | undefined> {
     const rv = await this.#redis.hget(this.#key, stream);
-    if (rv === null || rv === '') return undefined;
-    if (RESOURCE_VERSION.test(rv)) return rv;
+    if (rv === null) return undefined;
+    const why = checkpointFault(rv);
+    if (why === undefined) return rv;
     this.#logger.warn(
-      { stream, redisKey: this.#key, why: 'not a decimal resourceVersion' },
+      { stream, redisKey: this.#key, why },
       'the checkpoint is out of bounds: relisting in full',
     );
     return undefined;

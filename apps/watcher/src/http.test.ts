@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startHealthServer } from './http.ts';
 import { createWatcherMetrics, relistLabel, restartLabel } from './metrics.ts';
+import { CHECKPOINT_REFUSED } from './watch-loop.ts';
 
 test('readyz is 503 naming the failing dependency; healthz stays 200; metrics are served', async () => {
   const metrics = createWatcherMetrics();
@@ -53,5 +54,6 @@ test('restart and relist reasons map to the exported labels', () => {
   assert.equal(restartLabel('relist-requested'), 'data-loss');
   assert.equal(relistLabel('no checkpoint'), 'initial');
   assert.equal(relistLabel('410 Gone'), 'gone');
+  assert.equal(relistLabel(CHECKPOINT_REFUSED), 'gone');
   assert.equal(relistLabel('redis lost its data'), 'data-loss');
 });

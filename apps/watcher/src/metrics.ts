@@ -5,7 +5,7 @@ import type { EventOutcome } from './admit.ts';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RequestRecord } from '@podset/kube';
 import { appRegistry, kubeRequestMetrics, queueDepthGauge } from '@podset/runtime';
-import type { RestartReason, WatchHooks } from './watch-loop.ts';
+import { CHECKPOINT_REFUSED, type RestartReason, type WatchHooks } from './watch-loop.ts';
 
 /** Restart reasons as exported: the ops names (timeout, reset, stall, gone, throttled, error, data-loss). */
 export function restartLabel(reason: RestartReason): string {
@@ -26,9 +26,12 @@ export function restartLabel(reason: RestartReason): string {
   }
 }
 
-/** Relist causes as exported: initial (no checkpoint), gone (410), data-loss (Redis lost its data). */
+/**
+ * Relist causes as exported: initial (no checkpoint), gone (410, or the API refused the checkpoint's RV: the
+ * API said the version is no good here either way), data-loss (Redis lost its data).
+ */
 export function relistLabel(cause: string): string {
-  if (cause.includes('410')) return 'gone';
+  if (cause.includes('410') || cause === CHECKPOINT_REFUSED) return 'gone';
   if (cause.includes('redis')) return 'data-loss';
   return 'initial';
 }

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
-import { ApiError, FakeApi } from '../test/fake-api.ts';
+import { ApiError, FakeApi, type RvFormat } from '../test/fake-api.ts';
 import { silentLogger } from './log.ts';
 import {
+  CHECKPOINT_REFUSED,
   WatchLoop,
   type Checkpointer,
   type ListedPage,
@@ -440,6 +441,62 @@ test('a plain 504 (no ResourceVersionTooLarge cause) is a server error: retried 
   await t.sink.until(() => t.sink.events.length === 1, 'a');
   assert.equal(t.loop.counters.restarts['server-error'], 1);
   assert.equal(t.api.calls.list, 0);
+  t.controller.abort();
+  await running;
+});
+
+test('a resourceVersion of another format than decimal is opaque: resumed from as the checkpoint holds it', async () => {
+  const opaque: RvFormat = {
+    issue: (n) => `v1:${n.toString(36)}`,
+    read: (rv) => (/^v1:[0-9a-z]+$/.test(rv) ? parseInt(rv.slice(3), 36) : undefined),
+  };
+  const t = setup({ checkpoint: opaque.issue(101) });
+  t.api.rvFormat = opaque;
+  t.api.change('a', 'ADDED'); // 101, already seen
+  const b = t.api.change('b', 'ADDED'); // 102, missed while down
+  const running = t.start();
+  await t.sink.until(() => t.loop.resourceVersion === b, 'the replayed event taken');
+  assert.equal(t.api.calls.list, 0, 'no relist: the API accepted the checkpoint');
+  assert.deepEqual(t.api.calls.watchFrom, [opaque.issue(101)]);
+  assert.deepEqual(t.sink.names(), [`ADDED:b@${b}`]);
+  t.controller.abort();
+  await running;
+});
+
+test('a checkpoint the API refuses (400 at connect, or 422 in the stream) relists once, then watches from the list RV', async () => {
+  const t = setup({ checkpoint: 'no-version-of-this-server' });
+  t.api.change('a', 'ADDED');
+  const running = t.start();
+  await t.sink.until(() => t.sink.pages.length === 1 && t.api.streams.size === 1, 'relist, then a watch');
+  assert.deepEqual(t.api.calls.watchFrom, ['no-version-of-this-server', '101']);
+  assert.equal(t.api.calls.list, 1);
+  assert.equal(t.loop.counters.restarts['client-error'], 1);
+  assert.equal(t.sink.pages[0]?.cause, CHECKPOINT_REFUSED);
+  assert.equal(t.checkpoint.rvs.get('podsets/*'), '101', "the list's RV replaces the refused checkpoint");
+  t.controller.abort();
+  await running;
+
+  const u = setup({ checkpoint: '100' });
+  u.api.errorEvent = { type: 'ERROR', object: { code: 422, message: 'resourceVersion: Invalid value' } };
+  const again = u.start();
+  await u.sink.until(() => u.sink.pages.length === 1, 'relist after an in-stream 422');
+  assert.equal(u.sink.pages[0]?.cause, CHECKPOINT_REFUSED);
+  u.controller.abort();
+  await again;
+});
+
+test('a 400 once the API has accepted the resourceVersion is no verdict on it: re-watched from it, no relist', async () => {
+  const t = setup({ checkpoint: '100' });
+  t.api.change('a', 'ADDED'); // 101
+  const running = t.start();
+  await t.sink.until(() => t.sink.events.length === 1, 'a');
+  t.api.failNext.push(new ApiError(400));
+  t.api.cut();
+  const b = t.api.change('b', 'ADDED');
+  await t.sink.until(() => t.loop.resourceVersion === b, 'b');
+  assert.equal(t.api.calls.list, 0);
+  assert.equal(t.loop.counters.restarts['client-error'], 1);
+  assert.deepEqual(t.api.calls.watchFrom, ['100', '101', '101']);
   t.controller.abort();
   await running;
 });

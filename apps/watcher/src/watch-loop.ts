@@ -4,7 +4,8 @@
 // watch from that RV: a clean end (server timeout) at once; a reset, a 5xx or an unreachable server after
 // exponential backoff with jitter; a 429 after its Retry-After; a silent stall once the watch outlived its
 // timeoutSeconds by the stall grace (stall-check.ts). Only "410 Gone" (the RV is older than the server
-// retains) leads to a relist: LIST (paged), every page to the sink in order, then watch from the list's
+// retains), 504 ResourceVersionTooLarge, or a 400/422 refusing an RV loaded from the checkpoint before the
+// server accepted it (an RV is opaque: only the server can say it is no good) leads to a relist: LIST (paged), every page to the sink in order, then watch from the list's
 // RV. Events are handed to the sink in order without waiting for each other, up to maxInFlight (64) at
 // once; the RV advances (and may be checkpointed) strictly in order, only past events the sink has taken
 // (hand-off.ts), so a crash replays instead of losing.
@@ -18,6 +19,9 @@ import { abortReason, callEnd, handOn, toWatchEnd, WatchEnd } from './watch-end.
 import { NAME_LABEL } from '@podset/reconcile';
 import { isWatchedKind, streamId, type Resource, type WatchedObject } from './keys.ts';
 import type { Logger } from './log.ts';
+
+/** The relist cause when the API refused the resourceVersion a stream resumed from its checkpoint. */
+export const CHECKPOINT_REFUSED = 'the API refused the checkpoint';
 
 /** Between reconnects: 200 ms doubling to 30 s, equal jitter so a fleet doesn't reconnect in lockstep. */
 const RECONNECT_BACKOFF: BackoffOptions = { baseMs: 200, maxMs: 30_000, jitter: 0.5 };
@@ -148,6 +152,8 @@ export class WatchLoop {
   readonly #o: Required<Omit<WatchLoopOptions, 'namespace' | 'hooks'>> & { namespace: string | undefined };
   readonly #hooks: WatchHooks;
   #rv: string | undefined;
+  /** #rv came from the checkpoint and no server has accepted a watch from it yet. */
+  #unconfirmed = false;
   #attempt = 0;
   #relistCause: string | undefined;
   #current: AbortController | undefined;
@@ -195,6 +201,7 @@ export class WatchLoop {
       }
     }
     this.#attempt = 0;
+    this.#unconfirmed = this.#rv !== undefined;
     if (this.#rv === undefined) this.#relistCause ??= 'no checkpoint';
     else log.info({ stream: this.stream, rv: this.#rv }, 'resuming watch from checkpoint');
 
@@ -226,10 +233,21 @@ export class WatchLoop {
         );
         if (end.code === 404) log.warn({ stream: this.stream }, missingResourceHint(this.#o.resource));
         if (end.reason === 'gone') this.#relistCause ??= '410 Gone'; // also an expired continue token
+        if (this.#checkpointRefused(end)) {
+          // The checkpoint's RV is none this server accepts (another server's, or written by someone else):
+          // retrying it would be refused for good, so relist once, after this restart's backoff.
+          log.warn({ stream: this.stream, code: end.code }, `${CHECKPOINT_REFUSED}: relisting in full`);
+          this.#relistCause ??= CHECKPOINT_REFUSED;
+        }
         if (delay > 0) await sleep(delay, signal, this.#o.clock);
       }
     }
     log.info({ stream: this.stream, rv: this.#rv }, 'watch stopped');
+  }
+
+  /** A 400 or 422 to the first watch from a checkpoint's RV: the server refuses that RV itself. */
+  #checkpointRefused(end: WatchEnd): boolean {
+    return this.#unconfirmed && end.reason === 'client-error' && (end.code === 400 || end.code === 422);
   }
 
   #delayFor(end: WatchEnd): number {
@@ -298,6 +316,7 @@ export class WatchLoop {
     this.#hooks.relisted?.(resource, cause, count);
     this.#attempt = 0;
     this.#rv = listRv;
+    this.#unconfirmed = false;
     if (listRv !== undefined) await handOn(this.#o.checkpoint.save(this.stream, listRv, { force: true }));
     logger.info({ stream: this.stream, cause, objects: count, rv: listRv }, 'relisted');
   }
@@ -346,8 +365,10 @@ export class WatchLoop {
           lines++;
           if (lines === 1) this.#attempt = 0; // the server is healthy again
           await this.#take(parsed, handOff, stall);
+          this.#unconfirmed = false; // the server sent something other than an ERROR from this RV
         }
         stall.stop(); // the stream has ended: what follows waits on the sink alone
+        this.#unconfirmed = false; // and it ended cleanly: the RV was accepted
         await handOn(handOff.taken);
       } catch (err) {
         stall.stop();
@@ -411,6 +432,11 @@ export class WatchLoop {
         this.#hooks.event?.(resource, 'ERROR');
         if (obj.code === 410 || isTooLargeResourceVersion(obj)) {
           throw new WatchEnd('gone', obj.message ?? `watch ERROR ${obj.code}`);
+        }
+        if (obj.code === 400 || obj.code === 422) {
+          const end = new WatchEnd('client-error', `watch ERROR ${obj.code}: ${obj.message ?? ''}`);
+          end.code = obj.code;
+          throw end;
         }
         throw new WatchEnd('server-error', `watch ERROR ${obj.code ?? '?'}: ${obj.message ?? ''}`);
       default:

@@ -21,8 +21,21 @@ interface Stream {
   wake: () => void;
 }
 
+/** How the fake issues resourceVersions, and reads one back (undefined: none it issued). */
+export interface RvFormat {
+  issue(n: number): string;
+  read(rv: string): number | undefined;
+}
+
+const DECIMAL: RvFormat = {
+  issue: (n) => String(n),
+  read: (rv) => (/^[0-9]+$/.test(rv) ? Number(rv) : undefined),
+};
+
 export class FakeApi implements WatchApi {
   rv = 100;
+  /** Decimal, as etcd-backed servers issue them; a test may make them opaque. */
+  rvFormat: RvFormat = DECIMAL;
   objects = new Map<string, WatchedObject>();
   history: { rv: number; ev: Ev }[] = [];
   /** Oldest RV a watch may start from; older → 410. */
@@ -41,21 +54,21 @@ export class FakeApi implements WatchApi {
     const obj: WatchedObject = {
       apiVersion: 'podset.io/v1',
       kind: 'PodSet',
-      metadata: { name, namespace: 'default', resourceVersion: String(this.rv) },
+      metadata: { name, namespace: 'default', resourceVersion: this.rvFormat.issue(this.rv) },
       ...extra,
     };
     if (type === 'DELETED') this.objects.delete(name);
     else this.objects.set(name, obj);
     this.history.push({ rv: this.rv, ev: { type, object: obj } });
     for (const s of this.streams) s.wake();
-    return String(this.rv);
+    return this.rvFormat.issue(this.rv);
   }
 
   bookmark(): void {
     this.rv++;
     this.history.push({
       rv: this.rv,
-      ev: { type: 'BOOKMARK', object: { metadata: { resourceVersion: String(this.rv) } } },
+      ev: { type: 'BOOKMARK', object: { metadata: { resourceVersion: this.rvFormat.issue(this.rv) } } },
     });
     for (const s of this.streams) s.wake();
   }
@@ -85,7 +98,7 @@ export class FakeApi implements WatchApi {
     this.calls.list++;
     const err = this.failNext.shift();
     if (err !== undefined) throw err;
-    return { items: [...this.objects.values()], metadata: { resourceVersion: String(this.rv) } };
+    return { items: [...this.objects.values()], metadata: { resourceVersion: this.rvFormat.issue(this.rv) } };
   }
 
   watch(
@@ -101,7 +114,9 @@ export class FakeApi implements WatchApi {
   async *#stream(from: string | undefined, signal: AbortSignal, timeoutSeconds?: number): AsyncGenerator<Ev> {
     const err = this.failNext.shift();
     if (err !== undefined) throw err;
-    let cursor = from === undefined ? this.rv : Number(from);
+    const read = from === undefined ? this.rv : this.rvFormat.read(from);
+    if (read === undefined) throw new ApiError(400); // as kube-apiserver refuses a version it cannot parse
+    let cursor = read;
     if (cursor < this.oldest) {
       yield { type: 'ERROR', object: { code: 410, message: 'too old resource version' } };
       return;

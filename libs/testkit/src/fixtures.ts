@@ -53,6 +53,9 @@ export function redisSlot(ready: Promise<void>): {
     get process() {
       return live.process;
     },
+    get pids() {
+      return live.pids;
+    },
     stop: (opts) => live.stop(opts),
     restart: (opts) => live.restart(opts),
     close: () => live.close(),

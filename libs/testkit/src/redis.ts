@@ -16,11 +16,13 @@ export interface RedisServer {
   /** The `requirepass` password, when started with one. */
   readonly password: string | undefined;
   readonly process: ChildProcess;
+  /** The processes it runs as: the server (its current pid) and the watchdog beside it. */
+  readonly pids: { server: number | undefined; watchdog: number | undefined };
   /** Stop the server (SIGKILL when `hard`, to simulate a crash) and wait for it to exit. */
   stop(opts?: { hard?: boolean }): Promise<void>;
   /** Stop (if running) and start again on the same port and data dir (AOF survives when enabled). */
   restart(opts?: { hard?: boolean }): Promise<void>;
-  /** Stop and delete its data dir. */
+  /** Stop, delete its data dir, and wait for the watchdog to end: no process of it is left. */
   close(): Promise<void>;
 }
 
@@ -92,6 +94,9 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     get process() {
       return proc.child;
     },
+    get pids() {
+      return { server: proc.pid, watchdog: watchdog.pid };
+    },
     async stop(opts = {}) {
       if (!proc.running) return;
       await (opts.hard === true ? proc.kill() : proc.stop());
@@ -105,7 +110,7 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     async close() {
       await server.stop();
       await rm(dir, { recursive: true, force: true });
-      watchdog.stdin?.end();
+      await endWatchdog(watchdog);
     },
   };
   return server;
@@ -143,6 +148,20 @@ function startWatchdog(dir: string, pidFile: string): ChildProcess {
   watchdog.unref();
   (watchdog.stdin as (Writable & { unref?: () => void }) | null)?.unref?.();
   return watchdog;
+}
+
+/**
+ * Ends the watchdog (its stdin closed: it finds no server and removes nothing more) and waits until it is
+ * gone, SIGKILLing it after 5 s; referenced meanwhile, so this process stays up to see it end.
+ */
+async function endWatchdog(watchdog: ChildProcess): Promise<void> {
+  if (watchdog.pid === undefined || watchdog.exitCode !== null || watchdog.signalCode !== null) return;
+  const gone = new Promise<void>((resolve) => watchdog.once('exit', () => resolve()));
+  watchdog.ref();
+  watchdog.stdin?.end();
+  const kill = setTimeout(() => watchdog.kill('SIGKILL'), 5_000);
+  await gone;
+  clearTimeout(kill);
 }
 
 async function launch(

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type AppUser } from '@podset/queue';
 import { Queue } from 'bullmq';
 import {
   startKubeSim,
@@ -28,6 +28,7 @@ import {
 export type { Exit } from '@podset/testkit';
 import { reconcileStarts } from '../../../bench/lib/worker-log.ts';
 import { LEASES, PODS, PODSETS, podSetProblems } from './check.ts';
+import { aclRedisOptions, appRedisEnv, loaderRedisEnv, newRedisUsers, type RedisUsers } from './redis-acl.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../../..');
 export const NODE = path.join(REPO, 'node_modules/.bin/node');
@@ -101,9 +102,16 @@ export interface EnvOptions {
   /** How the harness's redis-server starts (e.g. with a password). */
   redis?: RedisOptions;
   /**
-   * The script loader beside Redis, as the harness's administrator (`default`): the apps' ACL users run
-   * only cached scripts, so it runs by default when Redis has an ACL file (`--aclfile` in `redis.args`),
-   * and caches them again after each restart. false: the test starts its own.
+   * Redis with the shipped ACL file and one user per app (support/redis-acl.ts): fresh passwords in
+   * `env.redisUsers`, the script loader as its own user, and every watcher and worker started as its app's
+   * user unless its env says otherwise. `redis.args` are added after the ACL file's.
+   */
+  redisAcl?: boolean;
+  /**
+   * The script loader beside Redis (as podset-scripts with redisAcl, else as the harness's administrator):
+   * the apps' ACL users run only cached scripts, so it runs by default when Redis has an ACL file
+   * (redisAcl, or `--aclfile` in `redis.args`), and caches them again after each restart. false: the test
+   * starts its own.
    */
   scriptLoader?: boolean;
   /**
@@ -128,17 +136,38 @@ export class OperatorEnv {
   readonly procs: Proc[] = [];
   /** PROJECTION_HMAC_KEY of this env's watchers and workers (as a Secret gives it: theirs only). */
   readonly projectionKey = randomBytes(32).toString('base64');
+  readonly #redisUsers: RedisUsers | undefined;
   /** Removes `dir` if the test process dies without close(). */
   dirGuard: ReturnType<typeof removeWhenParentDies> | undefined;
   readonly #options: EnvOptions;
 
-  constructor(options: EnvOptions, sim: KubeSim, redis: RedisServer, dir: string, startedAt: string) {
+  constructor(
+    options: EnvOptions,
+    sim: KubeSim,
+    redis: RedisServer,
+    dir: string,
+    startedAt: string,
+    redisUsers?: RedisUsers,
+  ) {
     this.#options = options;
+    this.#redisUsers = redisUsers;
     this.sim = sim;
     this.redis = redis;
     this.dir = dir;
     this.logDir = path.join(dir, 'logs');
     this.startedAt = startedAt;
+  }
+
+  /** The Redis users' passwords (EnvOptions.redisAcl). */
+  get redisUsers(): RedisUsers {
+    if (this.#redisUsers === undefined)
+      throw new Error(`e2e ${this.#options.name}: started without redisAcl`);
+    return this.#redisUsers;
+  }
+
+  /** REDIS_URL, REDIS_USERNAME and REDIS_PASSWORD of `app` as its own Redis user (EnvOptions.redisAcl). */
+  appRedisEnv(app: AppUser): Record<string, string> {
+    return appRedisEnv(this.redis.port, this.redisUsers, app);
   }
 
   /** The admin kubeconfig: what the user's kubectl uses. */
@@ -149,7 +178,7 @@ export class OperatorEnv {
   startWatcher(name: string, env: Record<string, string> = {}, identity = 'watcher'): Proc {
     return this.#start(name, WATCHER_MAIN, {
       KUBECONFIG: this.sim.kubeconfigFor(identity),
-      REDIS_URL: this.redis.url,
+      ...this.#redisEnv('watcher'),
       HTTP_PORT: '0',
       LOG_LEVEL: 'debug',
       POD_NAME: name,
@@ -166,7 +195,7 @@ export class OperatorEnv {
   startWorker(name: string, env: Record<string, string> = {}, identity = 'worker'): Proc {
     return this.#start(name, WORKER_MAIN, {
       KUBECONFIG: this.sim.kubeconfigFor(identity),
-      REDIS_URL: this.redis.url,
+      ...this.#redisEnv('worker'),
       HTTP_PORT: '0',
       LOG_LEVEL: 'info',
       POD_NAME: name,
@@ -297,6 +326,11 @@ export class OperatorEnv {
    * How many reconciles of `key` started at or after `sinceMs`, from the workers' logs: a reconcile that
    * plans from the projection reads nothing from the API, so the audit log does not show it.
    */
+  /** An app's Redis settings: its own user with redisAcl, else the harness's URL. */
+  #redisEnv(app: AppUser): Record<string, string> {
+    return this.#redisUsers === undefined ? { REDIS_URL: this.redis.url } : this.appRedisEnv(app);
+  }
+
   reconcilesSince(key: string, sinceMs: number): number {
     return reconcileStarts(this.logDir, /^worker-/, sinceMs).filter((s) => s.podset === key).length;
   }
@@ -362,7 +396,9 @@ export async function startEnv(options: EnvOptions): Promise<OperatorEnv> {
   // A test process killed mid-run (Ctrl-C, a runner's SIGKILL) leaves no temp dir behind.
   const dirGuard = removeWhenParentDies(dir);
   const startedAt = new Date().toISOString();
-  const redis = await startRedis(options.redis);
+  const users = options.redisAcl === true ? newRedisUsers() : undefined;
+  const redisOptions = users === undefined ? options.redis : withAcl(dir, users, options.redis);
+  const redis = await startRedis(redisOptions);
   let sim: KubeSim;
   try {
     sim = await startKubeSim(simOptionsOf(options, dir));
@@ -371,15 +407,24 @@ export async function startEnv(options: EnvOptions): Promise<OperatorEnv> {
     dirGuard.release();
     throw err;
   }
-  const env = new OperatorEnv(options, sim, redis, dir, startedAt);
+  const env = new OperatorEnv(options, sim, redis, dir, startedAt, users);
   env.dirGuard = dirGuard;
   mkdirSync(env.logDir, { recursive: true });
-  if (options.scriptLoader ?? options.redis?.args?.includes('--aclfile') === true) {
-    const loader = new Proc('redis-scripts', [SCRIPT_LOADER_MAIN], { REDIS_URL: redis.url }, env.logDir);
+  if (options.scriptLoader ?? redisOptions?.args?.includes('--aclfile') === true) {
+    const as = users === undefined ? { REDIS_URL: redis.url } : loaderRedisEnv(redis.port, users);
+    const loader = new Proc('redis-scripts', [SCRIPT_LOADER_MAIN], as, env.logDir);
     env.procs.push(loader);
     await loader.waitForLine(/loaded \d+ scripts/, 60_000);
   }
   return env;
+}
+
+/** `extra` with the shipped ACL file (written into `dir`) for the queue's scope the apps use. */
+function withAcl(dir: string, users: RedisUsers, extra: RedisOptions = {}): RedisOptions {
+  const o = queueOverride();
+  const scope = { prefix: o.QUEUE_PREFIX ?? DEFAULT_PREFIX, queueName: o.QUEUE_NAME ?? DEFAULT_QUEUE_NAME };
+  const acl = aclRedisOptions(dir, scope, users);
+  return { ...extra, ...acl, args: [...(acl.args ?? []), ...(extra.args ?? [])] };
 }
 
 /** Applies the PodSet CRD with kubectl, as a user installing the operator would. */

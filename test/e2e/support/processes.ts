@@ -74,3 +74,61 @@ export function trackDescendants(root: number): { seen: Set<number>; describe():
     stop: () => clearInterval(timer),
   };
 }
+
+/** A process as it was seen: its pid, its start time (so a pid reused later is not taken for it), its command. */
+export interface SeenProcess {
+  pid: number;
+  /** Field 22 of /proc/<pid>/stat: clock ticks after boot. */
+  startTime: string;
+  cmdline: string;
+}
+
+/** Fields 3 onwards of /proc/<pid>/stat ("pid (comm) state ppid …": comm may hold spaces and ')'). */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every process under `root` now (its children, theirs…). A launcher's children live as long as it does,
+ * so taken while it runs this is every process it started and still has, however each is grouped and
+ * whatever environment it was given.
+ */
+export function descendantsOf(root: number): SeenProcess[] {
+  const ppids = parents();
+  const under = new Set<number>([root]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, ppid] of ppids) {
+      if (!under.has(pid) && under.has(ppid)) {
+        under.add(pid);
+        grew = true;
+      }
+    }
+  }
+  under.delete(root);
+  const out: SeenProcess[] = [];
+  for (const pid of under) {
+    const startTime = statFields(pid)?.[19];
+    if (startTime === undefined) continue; // gone meanwhile
+    let cmdline = '';
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+    } catch {
+      continue;
+    }
+    out.push({ pid, startTime, cmdline });
+  }
+  return out;
+}
+
+/** Whether `p` still runs: its pid is there with the same start time, and is no zombie waiting for its parent. */
+export function stillRunning(p: SeenProcess): boolean {
+  const fields = statFields(p.pid);
+  return fields !== undefined && fields[19] === p.startTime && fields[0] !== 'Z';
+}

@@ -236,9 +236,11 @@ let stopping = false;
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
+  // Named before they go: each is stopped here and waited for, not left to notice that this process died.
+  const stopped = [...children.map((c) => `${c.name} ${c.pid ?? '?'}`), ...redis.processes()];
   await stopAll(children, 30_000);
   await redis.close();
-  process.stdout.write(`operator: stopped\n`);
+  process.stdout.write(`operator: stopped ${stopped.join(', ')}\n`);
   process.exit(code);
 }
 // One Ctrl-C arrives twice (from the terminal, and passed on by npm): a repeat is not a second request.

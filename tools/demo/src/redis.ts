@@ -37,6 +37,9 @@ export interface DemoRedis {
   origin: string;
   /** An app's REDIS_URL (no password in it), REDIS_USERNAME and REDIS_PASSWORD; none with REDIS_URL set. */
   appEnv(app: AppUser): Record<string, string>;
+  /** The processes started for it (none with REDIS_URL set), each as "name pid", for saying what stopped. */
+  processes(): string[];
+  /** Stops every one of them, and returns once each is gone. */
   close(): Promise<void>;
 }
 
@@ -51,6 +54,7 @@ export async function demoRedis(
       shown: redactUrl(fromEnv),
       origin: 'REDIS_URL',
       appEnv: () => ({}),
+      processes: () => [],
       close: async () => {},
     };
   }
@@ -98,6 +102,11 @@ export async function demoRedis(
       REDIS_USERNAME: aclUsername(app),
       REDIS_PASSWORD: passwords[app],
     }),
+    processes: () => [
+      `redis-server ${server.pids.server ?? '?'}`,
+      `redis-watchdog ${server.pids.watchdog ?? '?'}`,
+      `${loader.name} ${loader.pid ?? '?'}`,
+    ],
     close: async () => {
       await loader.stop(5_000);
       await server.close();

@@ -1,8 +1,10 @@
+// The worker's store client on a real Redis: its auto-pipelining is what the test measures, so it
+// needs a redis-server (not allowed in the unit tier).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { urlConnector } from '@podset/queue';
 import { useRedis } from '@podset/testkit';
-import { STORE_CLIENT_TUNING } from './store-client.ts';
+import { STORE_CLIENT_TUNING } from '../src/store-client.ts';
 
 const redis = useRedis();
 
