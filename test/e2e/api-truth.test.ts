@@ -344,7 +344,7 @@ test('status. worker password, a gone pod written back at the same count: status
   assert.ok(named().includes(victim), `status names the gone pod: ${named().join(', ')}`);
   assert.equal(podsOf('tghost').length, 2, 'no pod created or deleted for it');
   // A relist (here: the watcher's data-loss check finds its sentinel gone) heals it.
-  const admin = new Redis(env.redis.port, '127.0.0.1', { password: ADMIN });
+  const admin = new Redis(env.redis.port, '127.0.0.1', { password: env.redisUsers.admin });
   try {
     await admin.del(watcherKeyspace(prefix, queueName, 'podset-watcher').sentinel);
   } finally {

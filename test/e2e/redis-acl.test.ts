@@ -209,7 +209,7 @@ test('with their own users the apps log their refusals, converge, and converge a
   );
   assert.equal(board.status, 200, `bull-board reads the queue with scripts: ${await board.text()}`);
 
-  await env.redis.restart();
+  await env.restartRedis();
   await env.kubectl([
     'apply',
     '-f',

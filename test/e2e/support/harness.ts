@@ -33,6 +33,8 @@ import { aclRedisOptions, appRedisEnv, loaderRedisEnv, newRedisUsers, type Redis
 export const REPO = path.resolve(import.meta.dirname, '../../..');
 export const NODE = path.join(REPO, 'node_modules/.bin/node');
 export const WATCHER_MAIN = path.join(REPO, 'apps/watcher/src/main.ts');
+/** The script loader's line for each load (at its start and after each Redis restart). */
+const LOADED = /loaded \d+ scripts/;
 /** The script loader (libs/runtime/src/redis-scripts-main.ts). */
 export const SCRIPT_LOADER_MAIN = path.join(REPO, 'libs/runtime/src/redis-scripts-main.ts');
 export const WORKER_MAIN = path.join(REPO, 'apps/worker/src/main.ts');
@@ -134,6 +136,8 @@ export class OperatorEnv {
   readonly logDir: string;
   readonly startedAt: string;
   readonly procs: Proc[] = [];
+  /** The script loader beside Redis, when this env runs one. */
+  scriptLoader: Proc | undefined;
   /** PROJECTION_HMAC_KEY of this env's watchers and workers (as a Secret gives it: theirs only). */
   readonly projectionKey = randomBytes(32).toString('base64');
   readonly #redisUsers: RedisUsers | undefined;
@@ -355,6 +359,26 @@ export class OperatorEnv {
    * copy of it taken earlier, as etcd restored from a backup). The identity (CA, tokens) is the data dir's,
    * so kubeconfigs written before stay valid.
    */
+  /**
+   * Restarts Redis and, when a script loader runs beside it, waits until it has cached the scripts again:
+   * until then an app user's script is refused (NOSCRIPT, then NOPERM for the EVAL it may not send), the
+   * gap a test of what the apps do on a working Redis must not measure.
+   */
+  async restartRedis(opts?: { hard?: boolean }): Promise<void> {
+    const loads = (): number => this.scriptLoader?.lines().filter((l) => LOADED.test(l)).length ?? 0;
+    const before = loads();
+    await this.redis.restart(opts);
+    if (this.scriptLoader === undefined) return;
+    const deadline = Date.now() + 60_000;
+    while (loads() === before) {
+      if (Date.now() > deadline || !this.scriptLoader.running)
+        throw new Error(
+          `the script loader did not load the scripts again after the restart:\n${this.scriptLoader.describe()}`,
+        );
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   async restartSim(dataDir: string): Promise<void> {
     const port = this.sim.port;
     await this.sim.close();
@@ -414,7 +438,8 @@ export async function startEnv(options: EnvOptions): Promise<OperatorEnv> {
     const as = users === undefined ? { REDIS_URL: redis.url } : loaderRedisEnv(redis.port, users);
     const loader = new Proc('redis-scripts', [SCRIPT_LOADER_MAIN], as, env.logDir);
     env.procs.push(loader);
-    await loader.waitForLine(/loaded \d+ scripts/, 60_000);
+    env.scriptLoader = loader;
+    await loader.waitForLine(LOADED, 60_000);
   }
   return env;
 }
