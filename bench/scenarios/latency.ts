@@ -140,6 +140,8 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
     const starts = reconcileStarts(world.logDir, WORKER_LOGS, sinceMs);
     // The workers' requests to the API over the window (a label patch acts on nothing: no reads expected).
     const workerRequests = countByVerb(await world.audit('worker', since));
+    // The watcher's: its watches run on (a watch is audited when it starts); a relist or a new watch shows here.
+    const watcherRequests = countByVerb(await world.audit('watcher', since));
     const after = await Promise.all(workers.map((w) => world.metrics(w)));
     // Per PodSet: events (commit ≈ end of the patch request) and reconcile starts, in time order.
     const evBy = new Map<string, number[]>();
@@ -254,6 +256,13 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
             .join(' · ') || '0',
       },
       {
+        figure: "watcher's API requests per event",
+        value:
+          Object.entries(watcherRequests)
+            .map(([what, n]) => `${what} ${fmt(n / Math.max(1, events.length), 3)}`)
+            .join(' · ') || '0',
+      },
+      {
         figure: 'CPU per event, first send → drained',
         value: Object.entries(cpuMsPerEvent)
           .map(([role, ms]) => `${role} ${fmt(ms, 3)}`)
@@ -294,6 +303,7 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
         cpuMsPerEvent,
         commandsPerEvent: perUnit(commands, events.length),
         workerRequestsPerEvent: perUnit(workerRequests, events.length),
+        watcherRequests,
         logLines,
       },
     };

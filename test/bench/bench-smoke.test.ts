@@ -143,6 +143,9 @@ describe('bench --smoke', { concurrency: 7 }, () => {
     assert.ok((commands.evalsha ?? 0) > 0, JSON.stringify(commands));
     // A label patch changes nothing a plan acts on: the workers neither read nor write the API for it.
     assert.deepEqual(r.data.workerRequestsPerEvent, {});
+    // Nor do they make the watcher list again (a relist would request every key).
+    const watcher = Object.keys(r.data.watcherRequests as Record<string, number>);
+    assert.ok(!watcher.some((k) => k.startsWith('list ')), `watcher requests: ${watcher.join(', ')}`);
     // Each reconcile logs its "reconciled" line (how the bench sees it start).
     const lines = Object.entries(r.data.logLines as Record<string, number>)
       .filter(([name]) => name.startsWith('worker-'))
