@@ -161,3 +161,15 @@ test('a pinned script command stays a plain object: its name and sha are data, n
   assert.ok('value' in Object.getOwnPropertyDescriptor(command.args, 0)!, 'the sha is a data element');
   assert.equal(command.args[0], await admin.script('LOAD', LUA));
 });
+
+test('read-only, a user that may EVAL: a flushed cache heals by EVAL_RO, twice on one connection', async () => {
+  await admin.set('k', 'w');
+  const c = client(undefined, undefined, true);
+  for (let i = 0; i < 2; i++) {
+    await admin.script('FLUSH');
+    assert.equal(await c.getIt('k'), 'w');
+  }
+  // Still read-only after the resends: the script that writes is refused.
+  await assert.rejects(() => c.setIt('k', 'x'), /Write commands are not allowed|ERR/);
+  assert.equal(await admin.get('k'), 'w');
+});
