@@ -8,6 +8,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import {
+  countByVerb,
   pool,
   podSetBody,
   PODS_PATH,
@@ -20,7 +21,9 @@ import {
   World,
 } from '../lib/cluster.ts';
 import { parseKey } from '@podset/reconcile';
+import { meterCommands, perUnit } from '../lib/command-stats.ts';
 import { byRole, meterCpu } from '../lib/cpu-meter.ts';
+import { meterLogLines } from '../lib/log-lines.ts';
 import { fmt, type Result } from '../lib/report.ts';
 import { Tracker } from '../lib/tracker.ts';
 import { reconcileStarts } from '../lib/worker-log.ts';
@@ -96,6 +99,10 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
     if (world.sim?.pid !== undefined) pids['kube-sim'] = world.sim.pid;
     for (const p of world.apps) pids[p.name] = p.pid!;
     const cpuMeter = meterCpu(pids);
+    // Redis's commands and the processes' log lines over the same window, for the per-event counts.
+    const statsClient = new Redis(world.redis.url);
+    const commandMeter = await meterCommands(statsClient);
+    const logMeter = meterLogLines(world.logDir);
     // Paced: event k is sent at t0 + k/rate; a slow server shows up as lateness, not as a lower rate.
     const t0 = performance.now();
     let late = 0;
@@ -124,11 +131,17 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
       last = n;
     }
     const cpu = byRole(cpuMeter());
+    const commands = await commandMeter().finally(() => statsClient.disconnect());
+    const logLines = logMeter();
     const resource = o.event === 'pod-annotation' ? 'pods' : 'podsets';
     const events = (await world.audit('admin', since)).filter(
       (e) => e.verb === 'patch' && e.resource === resource,
     );
     const starts = reconcileStarts(world.logDir, WORKER_LOGS, sinceMs);
+    // The workers' requests to the API over the window (a label patch acts on nothing: no reads expected).
+    const workerRequests = countByVerb(await world.audit('worker', since));
+    // The watcher's: its watches run on (a watch is audited when it starts); a relist or a new watch shows here.
+    const watcherRequests = countByVerb(await world.audit('watcher', since));
     const after = await Promise.all(workers.map((w) => world.metrics(w)));
     // Per PodSet: events (commit ≈ end of the patch request) and reconcile starts, in time order.
     const evBy = new Map<string, number[]>();
@@ -223,6 +236,33 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
       { figure: 'events per reconcile', value: fmt(eventsPerReconcile, 2) },
       { figure: 'events never followed by a reconcile', value: String(unserved) },
       {
+        figure: 'Redis commands per event (INFO commandstats, inside scripts too)',
+        value: fmt(Object.values(commands).reduce((a, b) => a + b, 0) / Math.max(1, events.length), 2),
+      },
+      {
+        figure: 'log lines per event: watcher · workers',
+        value: `${fmt((logLines.watcher ?? 0) / Math.max(1, events.length), 2)} · ${fmt(
+          Object.entries(logLines)
+            .filter(([name]) => name.startsWith('worker-'))
+            .reduce((a, [, n]) => a + n, 0) / Math.max(1, events.length),
+          2,
+        )}`,
+      },
+      {
+        figure: "workers' API requests per event",
+        value:
+          Object.entries(workerRequests)
+            .map(([what, n]) => `${what} ${fmt(n / Math.max(1, events.length), 3)}`)
+            .join(' · ') || '0',
+      },
+      {
+        figure: "watcher's API requests per event",
+        value:
+          Object.entries(watcherRequests)
+            .map(([what, n]) => `${what} ${fmt(n / Math.max(1, events.length), 3)}`)
+            .join(' · ') || '0',
+      },
+      {
         figure: 'CPU per event, first send → drained',
         value: Object.entries(cpuMsPerEvent)
           .map(([role, ms]) => `${role} ${fmt(ms, 3)}`)
@@ -261,6 +301,10 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
         unservedDetails,
         cpuSeconds: cpu,
         cpuMsPerEvent,
+        commandsPerEvent: perUnit(commands, events.length),
+        workerRequestsPerEvent: perUnit(workerRequests, events.length),
+        watcherRequests,
+        logLines,
       },
     };
   } finally {

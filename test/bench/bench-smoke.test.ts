@@ -121,6 +121,9 @@ describe('bench --smoke', { concurrency: 7 }, () => {
       `events never followed by a reconcile: ${JSON.stringify(r.data.unservedDetails)}`,
     );
     assert.ok(Number(r.data.reconciles) >= 1);
+    // Every reconcile of this source reads the API: the count of the workers' requests sees them.
+    const requests = r.data.workerRequestsPerEvent as Record<string, number>;
+    assert.ok((requests['get podsets'] ?? 0) > 0, JSON.stringify(requests));
   });
 
   test('latency (the projection): every PodSet label event is followed by a reconcile', async () => {
@@ -135,6 +138,22 @@ describe('bench --smoke', { concurrency: 7 }, () => {
     assert.deepEqual(Object.keys(cpu), ['watcher', 'workers', 'redis', 'kube-sim', 'bench']);
     for (const [role, ms] of Object.entries(cpu)) assert.ok(Number.isFinite(ms) && ms >= 0, `${role}: ${ms}`);
     assert.ok(cpu.workers! > 0 && cpu['kube-sim']! > 0, JSON.stringify(cpu));
+    // Redis's own counts over the same window: BullMQ's scripts and the operator's run for every event.
+    const commands = r.data.commandsPerEvent as Record<string, number>;
+    assert.ok((commands.evalsha ?? 0) > 0, JSON.stringify(commands));
+    // A label patch changes nothing a plan acts on: the workers neither read nor write the API for it.
+    assert.deepEqual(r.data.workerRequestsPerEvent, {});
+    // Nor do they make the watcher list again (a relist would request every key).
+    const watcher = Object.keys(r.data.watcherRequests as Record<string, number>);
+    assert.ok(!watcher.some((k) => k.startsWith('list ')), `watcher requests: ${watcher.join(', ')}`);
+    // Each reconcile logs its "reconciled" line (how the bench sees it start).
+    const lines = Object.entries(r.data.logLines as Record<string, number>)
+      .filter(([name]) => name.startsWith('worker-'))
+      .reduce((a, [, n]) => a + n, 0);
+    assert.ok(
+      lines >= Number(r.data.reconciles),
+      `${lines} worker log lines, ${String(r.data.reconciles)} reconciles`,
+    );
     assert.equal(
       r.data.unserved,
       0,

@@ -19,6 +19,7 @@ interface SentCommand {
   reject?: (err: Error) => void;
   /** Set by ioredis on a command queued between MULTI and EXEC. */
   inTransaction?: boolean;
+  toWritable(socket: unknown): unknown;
 }
 
 export interface ScriptsByShaOptions {
@@ -32,29 +33,25 @@ type Send = (command: SentCommand, ...rest: unknown[]) => unknown;
 
 const READ_ONLY_OF: Record<string, string> = { eval: 'eval_ro', evalsha: 'evalsha_ro' };
 
-/** The command's name as written, read-only variants for a read-only client. */
-function nameAs(command: SentCommand, readOnly: boolean, pinned: string | undefined): void {
+/**
+ * A plain command's serializer. A defined script's command class overrides it to send EVAL with the text on
+ * a connection's first use; a command given this one as its own is written as it stands (EVALSHA <sha>).
+ */
+const writeAsMade = Command.prototype.toWritable as SentCommand['toWritable'];
+
+/**
+ * The read-only variant of whatever name the script's class writes (EVAL on a resend after NOSCRIPT). An
+ * accessor on the command: only read-only clients pay for it, and only on such resends and transactions.
+ */
+function readOnlyName(command: SentCommand): void {
   let name = command.name;
   Object.defineProperty(command, 'name', {
     configurable: true,
     enumerable: true,
-    get: () => {
-      const sent = pinned ?? name;
-      return readOnly ? (READ_ONLY_OF[sent] ?? sent) : sent;
-    },
+    get: () => READ_ONLY_OF[name] ?? name,
     set: (value: string) => {
       name = value;
     },
-  });
-}
-
-/** Keeps the script's sha as the first argument when ioredis would put its text there. */
-function pinSha(command: SentCommand, sha: string): void {
-  Object.defineProperty(command.args, 0, {
-    configurable: true,
-    enumerable: true,
-    get: () => sha,
-    set: () => undefined,
   });
 }
 
@@ -72,18 +69,27 @@ export function sendScriptsBySha<C extends RedisClient>(client: C, opts: Scripts
   (client as unknown as { sendCommand: Send }).sendCommand = (command, ...rest) => {
     // A defined script's command is made as EVALSHA <sha> of a class of its own, which may rename it when
     // it is written to a socket; a plain EVALSHA (runScript's) is sent as made, and left alone: the
-    // watcher sends one per batch of events.
+    // watcher sends one per batch of events. Plain property writes only: an accessor or a defined index
+    // on every command made each script call cost about twice the client CPU of plain ioredis.
     if (
       command.name === 'evalsha' &&
       command.constructor !== Command &&
       typeof command.args[0] === 'string'
     ) {
       const sha = command.args[0];
-      if (mayEval.delete(sha) || (evalInTransactions && command.inTransaction === true)) {
-        nameAs(command, readOnly, undefined);
+      if (mayEval.delete(sha)) {
+        // ioredis's resend after NOSCRIPT: its class writes EVAL with the text on a connection it has not
+        // sent the script on. Pinned commands never tell it what they sent, so it is shown a connection
+        // of its own each time: the resend goes as EVAL.
+        const classWrite = command.toWritable;
+        command.toWritable = () => classWrite.call(command, {});
+        if (readOnly) readOnlyName(command);
+      } else if (evalInTransactions && command.inTransaction === true) {
+        if (readOnly) readOnlyName(command);
       } else {
-        nameAs(command, readOnly, 'evalsha');
-        pinSha(command, sha);
+        // Its own serializer is the plain one: the class's switch to EVAL never runs, the sha stays.
+        command.name = readOnly ? 'evalsha_ro' : 'evalsha';
+        command.toWritable = writeAsMade;
         const reject = command.reject;
         if (reject !== undefined) {
           command.reject = (err: Error) => {
@@ -93,7 +99,7 @@ export function sendScriptsBySha<C extends RedisClient>(client: C, opts: Scripts
         }
       }
     } else if (readOnly && (command.name === 'eval' || command.name === 'evalsha')) {
-      nameAs(command, readOnly, undefined);
+      command.name = READ_ONLY_OF[command.name]!;
     }
     return send(command, ...rest);
   };
