@@ -495,7 +495,8 @@ class PodSetController implements Controller {
         'SuccessfulCreate',
         `Created pod${plural(outcome.created.length)}: ${names}`,
       );
-      log.info({ created: outcome.created.length }, 'created pods');
+      // The names too: which reconcile made a pod is otherwise known only from its Event.
+      log.info({ created: outcome.created.length, pods: names }, 'created pods');
     }
     if (outcome.failure === undefined) return undefined;
     // 404: the namespace (and so the PodSet) is gone; syncHandler ends the key.

@@ -46,6 +46,7 @@ import {
 import { reconcileStartOf } from '../../../bench/lib/worker-log.ts';
 import { FAST_PODS, OperatorEnv, Proc, applyCrd, sleep } from '../../e2e/support/harness.ts';
 import { RolloutBounds, templateProblems } from './rollout-bounds.ts';
+import { RECORD_FILES, RunRecord } from './run-record.ts';
 
 /** The script loader's entry (repo-relative, as the harness runs the apps). */
 const LOADER_MAIN = 'libs/runtime/src/redis-scripts-main.ts';
@@ -67,6 +68,7 @@ export interface ChaosOptions {
   graceSeconds: number;
   /** Progress lines go here. */
   log?: (line: string) => void;
+  /** Keep the run's directory (apps' logs, kube-sim's audit, store events) even when it passed. */
   keepLogs?: boolean;
   /** STATE_SOURCE of the watchers and workers. Default projection (the apps' default). */
   stateSource?: 'projection' | 'api';
@@ -150,6 +152,8 @@ export interface ChaosResult {
     podsCreated: number;
   };
   events: string[];
+  /** Where the apps' logs, kube-sim's audit and the store events were kept (a failed run keeps them). */
+  logDir?: string;
 }
 
 /** What kube-sim injects during the chaos window. */
@@ -343,20 +347,27 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const scheduleHash = createHash('sha256').update(JSON.stringify(schedule)).digest('hex').slice(0, 12);
   const events: string[] = [];
   const t0 = Date.now();
-  const note = (line: string) => {
-    const l = `+${((Date.now() - t0) / 1000).toFixed(1)}s ${line}`;
-    events.push(l);
-    say(l);
-  };
   const violations: string[] = [];
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-chaos-'));
+  // The harness's log directory (OperatorEnv's), made now so kube-sim's audit can go there from its start.
+  const logDir = path.join(dir, 'logs');
+  mkdirSync(logDir, { recursive: true });
+  const record = new RunRecord(logDir, t0);
+  const note = (line: string) => {
+    const l = `+${((Date.now() - t0) / 1000).toFixed(1)}s ${line}`;
+    events.push(l);
+    record.note(l);
+    say(l);
+  };
   const admin = randomBytes(18).toString('base64url');
   const acl = o.redisAcl === true ? chaosAcl(dir, admin) : undefined;
   const redis = await startRedis({
     appendOnly: true,
     ...(acl !== undefined ? { password: admin, args: ['--aclfile', acl.file] } : {}),
   });
+  // Read now, while Redis is surely up: a fault's read of it could meet Redis restarting after another fault.
+  const redisDir = await redisDataDir();
   // The apps' URL carries no password: with ACLs each app gives its user and password apart.
   const appRedis = (app: AppUser): Record<string, string> =>
     acl === undefined ? {} : { REDIS_URL: `redis://127.0.0.1:${redis.port}`, ...acl.appEnv(app) };
@@ -364,11 +375,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     kubeconfigPath: path.join(dir, 'kubeconfig'),
     // No pod Events: the chaos runs (and their benchmark) churn thousands of pods.
     controllerOptions: { ...FAST_PODS, seed: o.seed, podEvents: false },
+    // Every request, appended (also by the kube-sim the etcd-restore fault starts): who made it, how answered.
+    auditLog: path.join(logDir, RECORD_FILES.audit),
   };
   // A data dir, as etcd's, so that the etcd-backup fault can copy it and etcd-restore start from the copy.
   let sim = await startKubeSim({ ...simOptions, dataDir: path.join(dir, 'etcd') });
   const env = new OperatorEnv({ name: 'chaos' }, sim, redis, dir, new Date().toISOString());
-  mkdirSync(env.logDir, { recursive: true });
+  /** The report, once the run got to its verdict (unset: it threw before). */
+  let finalReport: string | undefined;
   if (acl !== undefined) {
     // The script loader beside Redis, as in k8s/: it caches the scripts again after each Redis restart.
     const loader = new Proc(
@@ -384,7 +398,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     await loader.waitForLine(/loaded \d+ scripts/, 60_000);
   }
   const history = new History();
-  let unsubscribe = sim.cluster.subscribe((ev) => history.on(ev));
+  const subscribe = () =>
+    sim.cluster.subscribe((ev) => {
+      history.on(ev);
+      record.onStoreEvent(ev);
+    });
+  let unsubscribe = subscribe();
   /** The copy of kube-sim's snapshot the etcd-backup fault took. */
   let etcdBackup: string | undefined;
 
@@ -485,13 +504,28 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     ].sort((a, b) => (a.type === 'change' ? a.c.at : a.f.at) - (b.type === 'change' ? b.c.at : b.f.at));
 
     const background: Promise<void>[] = [];
+    // Redis faults one after another: one that began while another still restarts Redis would fail.
+    let redisFaults: Promise<void> = Promise.resolve();
     for (const item of items) {
       const at = item.type === 'change' ? item.c.at : item.f.at;
       const wait = start + at - Date.now();
       if (wait > 0) await sleep(wait);
       tryRecreate();
       if (item.type === 'change') applyChange(item.c);
-      else background.push(applyFault(item.f));
+      else {
+        const f = item.f;
+        const run = f.kind.startsWith('redis-')
+          ? (redisFaults = redisFaults.catch(() => undefined).then(() => applyFault(f)))
+          : applyFault(f);
+        // A fault that fails is the run's failure, said as such (not an unhandled rejection ending it).
+        background.push(
+          run.catch((err: unknown) => {
+            const why = err instanceof Error ? err.message : String(err);
+            note(`fault ${f.kind} failed: ${why}`);
+            violations.push(`fault ${f.kind} (at +${f.at} ms) failed: ${why}`);
+          }),
+        );
+      }
     }
     const left = start + o.chaosSeconds * 1000 - Date.now();
     if (left > 0) await sleep(left);
@@ -609,6 +643,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     if (violations.length > 0) {
       events.push(env.diagnostics());
     }
+    // A failed run keeps its directory: over-creation or a lost request must be explainable afterwards.
+    if (o.keepLogs === true || violations.length > 0) result.logDir = logDir;
+    finalReport = formatResult(result);
     return result;
   } finally {
     unsubscribe();
@@ -616,7 +653,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     await Promise.all(env.procs.map((p) => p.stop(5_000)));
     await sim.close();
     await redis.close();
-    if (o.keepLogs === true) say(`logs kept in ${env.logDir}`);
+    // A run that threw (a fault that failed, a wait that timed out) is kept too: finalReport is unset then.
+    const keep = o.keepLogs === true || finalReport === undefined || violations.length > 0;
+    await record.finish(finalReport ?? `the run ended early\n${events.join('\n')}`);
+    if (keep) say(`logs kept in ${logDir} (apps' logs, ${Object.values(RECORD_FILES).join(', ')})`);
     else rmSync(dir, { recursive: true, force: true });
   }
 
@@ -727,7 +767,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
    * (as when the machine, not only the process, dies with appendfsync everysec).
    */
   async function restartRedisLosingLastSecond(): Promise<void> {
-    const aofDir = path.join(await redisDataDir(), 'appendonlydir');
+    const aofDir = path.join(redisDir, 'appendonlydir');
     const copy = path.join(dir, 'aof-a-second-ago');
     rmSync(copy, { recursive: true, force: true });
     cpSync(aofDir, copy, { recursive: true });
@@ -742,7 +782,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   }
 
   async function redisDataDir(): Promise<string> {
-    const c = new Redis(redis.url, { maxRetriesPerRequest: 1, lazyConnect: true });
+    const c = new Redis(redis.url, { maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: () => null });
+    c.on('error', () => undefined); // the rejected command says it
     try {
       await c.connect();
       return ((await c.config('GET', 'dir')) as string[])[1] as string;
@@ -774,9 +815,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     copyFileSync(etcdBackup, path.join(restored, 'snapshot.json'));
     sim = await startKubeSim({ ...simOptions, dataDir: restored, port });
     env.sim = sim;
-    unsubscribe = sim.cluster.subscribe((ev) => history.on(ev));
+    unsubscribe = subscribe();
     stopAudit = sim.audit.onEntry(onAudit);
     history.replaced(sim.cluster.list(PODSETS), sim.cluster.list(PODS));
+    record.onReplaced(sim.cluster.list(PODSETS), sim.cluster.list(PODS));
     sim.faults.set(API_FAULTS);
     for (const [i, n] of names.entries()) {
       // Restored alive: as the user sees it now. Absent, or restored being deleted: made again once gone.
@@ -833,13 +875,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         note('Redis: back (AOF replayed)');
         return;
       case 'redis-restart-empty': {
-        const dataDir: string | undefined = await redisDataDir();
         note('Redis: hard restart losing every key (no persistence)');
         await redis.stop({ hard: true });
-        if (dataDir !== undefined) {
-          for (const f of readdirSync(dataDir))
-            rmSync(path.join(dataDir, f), { recursive: true, force: true });
-        }
+        for (const f of readdirSync(redisDir))
+          rmSync(path.join(redisDir, f), { recursive: true, force: true });
         await redis.restart();
         count(processKills, 'redis restart (data lost)');
         note('Redis: back, empty');
@@ -953,5 +992,6 @@ export function formatResult(r: ChaosResult): string {
     r.violations.length === 0
       ? '  verdict: PASS (every guarantee held)'
       : `  verdict: FAIL\n${r.violations.map((v) => `  ✗ ${v}`).join('\n')}`,
+    ...(r.logDir !== undefined ? [`  logs kept in:                 ${r.logDir}`] : []),
   ].join('\n');
 }
