@@ -311,8 +311,9 @@ class PodSetController implements Controller {
     // 7. Status, only when it changed (a 409 here goes back to 1).
     await this.#updateStatus(pass, podset, plan, failure);
 
-    // 8. The planner's Events; then a retry, or when to look again.
-    return this.#finish(pass, podset, plan, failure, parked.retryOfParked);
+    // 8. The planner's Events; then a retry, or when to look again (by when the read must be checked, at
+    // the latest).
+    return recheckBy(await this.#finish(pass, podset, plan, failure, parked.retryOfParked), read);
   }
 
   /**
@@ -675,6 +676,15 @@ function otherFinalizers(podset: PodSetWire): string[] {
 }
 
 /** The plan's requeue as the queue's result. */
+/** The earlier of the result's look again and the one the read asked for (state-source.ts's recheckAfterMs). */
+function recheckBy(result: ReconcileResult, read: FoundState): ReconcileResult {
+  const after = read.recheckAfterMs;
+  if (after === undefined || (result.requeueAfterMs !== undefined && result.requeueAfterMs <= after)) {
+    return result;
+  }
+  return { requeueAfterMs: after, reason: 'OwnWriteNotShown' };
+}
+
 function resultOf(plan: Plan): ReconcileResult {
   return plan.requeue === null ? {} : { requeueAfterMs: plan.requeue.afterMs, reason: plan.requeue.reason };
 }
