@@ -441,6 +441,20 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const processKills: Record<string, number> = {};
   const count = (rec: Record<string, number>, k: string) => (rec[k] = (rec[k] ?? 0) + 1);
 
+  // Each app's kubeconfig in the run's own dir, written once: kube-sim's own files go with the kube-sim that
+  // wrote them, and a process started while the etcd-restore fault swaps kube-sims (a worker or watcher
+  // replacing a killed one) crashed on a missing file (seed 110: no watcher left, nothing converged). The
+  // restored kube-sim keeps the port, CA and tokens, so these stay valid.
+  const kubeconfigs = new Map<string, string>();
+  const kubeconfigOf = (identity: string): string => {
+    let file = kubeconfigs.get(identity);
+    if (file === undefined) {
+      file = path.join(dir, `kubeconfig-${identity}`);
+      writeFileSync(file, sim.kubeconfigYaml(identity));
+      kubeconfigs.set(identity, file);
+    }
+    return file;
+  };
   const workers: Proc[] = [];
   const watchers: Proc[] = [];
   let watcherSeq = 0;
@@ -454,6 +468,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         // within 2 × 5 + 2 = 12 s of its start here, inside the run (the defaults would take up to 10.5 min).
         ...CHAOS_WATCH_TIMEOUTS,
         ...appRedis('watcher'),
+        KUBECONFIG: kubeconfigOf('watcher'),
       }),
     );
   };
@@ -461,6 +476,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     workers[i] = env.startWorker(`worker-${i}`, {
       STATE_SOURCE: o.stateSource ?? 'projection',
       ...appRedis('worker'),
+      KUBECONFIG: kubeconfigOf('worker'),
     });
   };
 
