@@ -487,6 +487,8 @@ class PodSetController implements Controller {
       ref.key,
       outcome.created.map((p) => p.metadata.name ?? ''),
     );
+    // Cancelled: what was created is expected now (above); nothing more of this pass.
+    if (outcome.cancelled) signal?.throwIfAborted();
     const involved = involvedOf(podset);
     if (outcome.created.length > 0) {
       const names = outcome.created.map((p) => p.metadata.name).join(', ');

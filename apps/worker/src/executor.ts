@@ -2,8 +2,12 @@
 //
 // Creates go in slow-start batches (1, 2, 4, … up to a burst): each batch runs in parallel, and the first
 // batch with a failure ends the pass, so a persistent error (quota, admission webhook) costs a handful of
-// calls instead of one per missing pod. Deletes carry a UID precondition, so a pod that was replaced
-// under the same name in the meantime is never touched.
+// calls instead of one per missing pod. A cancelled pass sends no further batch, but does not abort the
+// creates already sent: the API server makes those pods whether or not anyone waits for the answer, and
+// only an answer names a pod, so that the reconcile's expectations cover it (a create dropped unanswered
+// is a pod no later reconcile waits for, and one reading the API's watch cache could make it again).
+// Deletes carry a UID precondition, so a pod that was replaced under the same name in the meantime is
+// never touched.
 import { isConflict, isNotFound, type Kube, type Pod } from '@podset/kube';
 import type { PodDeletion, PodManifest } from '@podset/reconcile';
 
@@ -23,13 +27,15 @@ export interface CreateOutcome {
   created: Pod[];
   /** The first batch that had failures; undefined when every attempted create succeeded. */
   failure: CreateFailure | undefined;
-  /** Creates not attempted because an earlier batch failed. */
+  /** Creates not attempted because an earlier batch failed or the pass was cancelled. */
   skipped: number;
+  /** The pass was cancelled: no batch was sent after that (those sent were answered). */
+  cancelled: boolean;
 }
 
 /**
  * Create `manifests` in the given batch sizes (their sum must cover manifests.length; extra is ignored).
- * Stops after the first batch with a failure.
+ * Stops after the first batch with a failure, or before the next batch once `signal` is aborted.
  */
 export async function executeCreates(
   kube: Kube,
@@ -42,15 +48,14 @@ export async function executeCreates(
   let next = 0;
   for (const size of batches) {
     if (next >= manifests.length) break;
-    signal?.throwIfAborted();
+    if (signal?.aborted === true) {
+      return { created, failure: undefined, skipped: manifests.length - next, cancelled: true };
+    }
     const batch = manifests.slice(next, next + size);
     next += batch.length;
+    // Not given `signal`: see the file's comment (each request still has the client's own timeout).
     const run = () =>
-      Promise.allSettled(
-        batch.map((m) =>
-          kube.pods.create(m.metadata.namespace, m as unknown as Pod, signal ? { signal } : {}),
-        ),
-      );
+      Promise.allSettled(batch.map((m) => kube.pods.create(m.metadata.namespace, m as unknown as Pod)));
     const results = await (inBatch === undefined ? run() : inBatch('create batch', batch.length, run));
     const errors: unknown[] = [];
     for (const r of results) {
@@ -62,11 +67,17 @@ export async function executeCreates(
         created,
         failure: { error: errors[0], failed: errors.length },
         skipped: manifests.length - next,
+        cancelled: false,
       };
     }
   }
   // Batch sizes that don't cover everything: the rest is left to the next pass.
-  return { created, failure: undefined, skipped: manifests.length - next };
+  return {
+    created,
+    failure: undefined,
+    skipped: manifests.length - next,
+    cancelled: signal?.aborted === true,
+  };
 }
 
 export interface DeleteOutcome {
