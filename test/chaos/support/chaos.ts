@@ -321,7 +321,10 @@ class History {
    * Over-creation: PodSets that once had more active pods than the largest spec.replicas they had plus
    * the surge a rollout may add (25% of it, rounded up).
    */
-  overCreation(t0: number): { pods: number; problems: string[] } {
+  overCreation(
+    t0: number,
+    explain: (pods: string[]) => string = () => '',
+  ): { pods: number; problems: string[] } {
     let pods = 0;
     const problems: string[] = [];
     for (const [uid, active] of this.maxActive) {
@@ -332,7 +335,8 @@ class History {
         problems.push(
           `over-creation: ${this.podNames.get(uid) ?? uid} (uid ${uid}) had ${active} active pods at once, largest spec.replicas ${max}` +
             (this.peak.get(uid)
-              ? ` (at +${(((this.peak.get(uid)?.at ?? 0) - t0) / 1000).toFixed(1)}s: ${this.peak.get(uid)?.pods.join(', ')})`
+              ? ` (at +${(((this.peak.get(uid)?.at ?? 0) - t0) / 1000).toFixed(1)}s: ${this.peak.get(uid)?.pods.join(', ')})` +
+                explain(this.peak.get(uid)?.pods ?? [])
               : ''),
         );
       }
@@ -398,10 +402,21 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     await loader.waitForLine(/loaded \d+ scripts/, 60_000);
   }
   const history = new History();
+  // After the etcd-restore fault: the keys a worker read (GET of the PodSet, before any LIST of its pods)
+  // from the restored kube-sim, and the pods made there for a key no worker had read yet — made by a plan
+  // read from the cluster before the restore. Said beside an over-creation, to tell that race from others.
+  let afterRestore = false;
+  const readSinceRestore = new Set<string>();
+  const plannedBeforeRestore = new Set<string>();
   const subscribe = () =>
     sim.cluster.subscribe((ev) => {
       history.on(ev);
       record.onStoreEvent(ev);
+      if (afterRestore && ev.type === 'ADDED' && ev.resource === PODS) {
+        const key = history.podNames.get(ownerUid(ev.object) ?? '');
+        if (key !== undefined && !readSinceRestore.has(key))
+          plannedBeforeRestore.add(ev.object.metadata.name ?? '');
+      }
     });
   let unsubscribe = subscribe();
   /** The copy of kube-sim's snapshot the etcd-backup fault took. */
@@ -424,6 +439,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     if (e.user === 'worker' && e.verb === 'get' && e.resource === 'podsets' && e.subresource === '') {
       reconciles++;
       const key = `${e.namespace}/${e.name}`;
+      if (afterRestore && e.code === 200) readSinceRestore.add(key);
       const start = Date.parse(e.time) - e.latencyMs;
       if (start > (lastReconcileStart.get(key) ?? 0)) lastReconcileStart.set(key, start);
     }
@@ -599,7 +615,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     );
 
     // ---- verdict from the history ----
-    const over = history.overCreation(t0);
+    const over = history.overCreation(t0, (pods) => {
+      const stale = pods.filter((p) => plannedBeforeRestore.has(p));
+      return stale.length === 0
+        ? ''
+        : `; ${stale.length} of them made on the restored API server before any worker read the PodSet there (planned before the restore): ${stale.join(', ')}`;
+    });
     violations.push(...over.problems);
     violations.push(...history.rollouts.violations.map((v) => `rollout bound: ${v}`));
     const orphans = orphanPods();
@@ -835,6 +856,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     stopAudit = sim.audit.onEntry(onAudit);
     history.replaced(sim.cluster.list(PODSETS), sim.cluster.list(PODS));
     record.onReplaced(sim.cluster.list(PODSETS), sim.cluster.list(PODS));
+    afterRestore = true;
     sim.faults.set(API_FAULTS);
     for (const [i, n] of names.entries()) {
       // Restored alive: as the user sees it now. Absent, or restored being deleted: made again once gone.
