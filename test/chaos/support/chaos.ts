@@ -140,6 +140,8 @@ export interface ChaosResult {
     /** From the end of the faults until every check held; undefined: never within the grace time. */
     convergeAfterFaultsMs: number | undefined;
     overCreatedPods: number;
+    /** Pods a reconcile planned before the etcd restore made after it (not counted as over-created). */
+    madeFromBeforeRestore: number;
     orphanPods: number;
     reconciles: number;
     retries: number;
@@ -255,7 +257,9 @@ const ownerUid = (pod: KubeObject): string | undefined =>
 
 /**
  * The history recorder: from every committed store event, the largest spec.replicas each PodSet (by
- * UID) ever had and the largest number of active pods it ever controlled at once.
+ * UID) ever had and the largest number of active pods it ever controlled at once — not counting the pods
+ * a reconcile planned before the etcd restore made after it (plannedBeforeRestore): no create precondition
+ * can stop those, the next reconcile deletes them, and they are reported beside the verdict.
  */
 class History {
   readonly maxReplicas = new Map<string, number>();
@@ -266,6 +270,8 @@ class History {
   readonly podNames = new Map<string, string>();
   readonly #active = new Map<string, Set<string>>();
   readonly #podOwner = new Map<string, string>();
+  /** Pods made on the restored API server by a plan read from the one before (their uids and names). */
+  readonly #beforeRestore = new Map<string, string>();
   podsCreated = 0;
   /** Rollout bounds broken by the operator (rollout-bounds.ts), as they happened. */
   readonly rollouts = new RolloutBounds();
@@ -290,10 +296,24 @@ class History {
     this.#names.set(uid, o.metadata.name ?? uid);
     if (ev.type !== 'DELETED' && isActive(o)) set.add(uid);
     else set.delete(uid);
-    if (set.size > (this.maxActive.get(owner) ?? 0)) {
-      this.maxActive.set(owner, set.size);
-      this.peak.set(owner, { at: Date.now(), pods: [...set].map((u) => this.#names.get(u) ?? u) });
+    const counted = [...set].filter((u) => !this.#beforeRestore.has(u));
+    if (counted.length > (this.maxActive.get(owner) ?? 0)) {
+      this.maxActive.set(owner, counted.length);
+      this.peak.set(owner, { at: Date.now(), pods: counted.map((u) => this.#names.get(u) ?? u) });
     }
+  }
+
+  /**
+   * A pod made on the restored API server for a PodSet no worker had read there yet: its reconcile read the
+   * cluster before the restore (one at a time per key: no other reconcile of the key ran since). Call before
+   * its ADDED event's on().
+   */
+  plannedBeforeRestore(pod: KubeObject): void {
+    this.#beforeRestore.set(pod.metadata.uid ?? '', pod.metadata.name ?? '');
+  }
+
+  get madeFromBeforeRestore(): string[] {
+    return [...this.#beforeRestore.values()];
   }
 
   /**
@@ -321,10 +341,7 @@ class History {
    * Over-creation: PodSets that once had more active pods than the largest spec.replicas they had plus
    * the surge a rollout may add (25% of it, rounded up).
    */
-  overCreation(
-    t0: number,
-    explain: (pods: string[]) => string = () => '',
-  ): { pods: number; problems: string[] } {
+  overCreation(t0: number): { pods: number; problems: string[] } {
     let pods = 0;
     const problems: string[] = [];
     for (const [uid, active] of this.maxActive) {
@@ -335,8 +352,7 @@ class History {
         problems.push(
           `over-creation: ${this.podNames.get(uid) ?? uid} (uid ${uid}) had ${active} active pods at once, largest spec.replicas ${max}` +
             (this.peak.get(uid)
-              ? ` (at +${(((this.peak.get(uid)?.at ?? 0) - t0) / 1000).toFixed(1)}s: ${this.peak.get(uid)?.pods.join(', ')})` +
-                explain(this.peak.get(uid)?.pods ?? [])
+              ? ` (at +${(((this.peak.get(uid)?.at ?? 0) - t0) / 1000).toFixed(1)}s: ${this.peak.get(uid)?.pods.join(', ')})`
               : ''),
         );
       }
@@ -402,21 +418,24 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     await loader.waitForLine(/loaded \d+ scripts/, 60_000);
   }
   const history = new History();
-  // After the etcd-restore fault: the keys a worker read (GET of the PodSet, before any LIST of its pods)
-  // from the restored kube-sim, and the pods made there for a key no worker had read yet — made by a plan
-  // read from the cluster before the restore. Said beside an over-creation, to tell that race from others.
+  // After the etcd-restore fault: the keys a worker read from the restored kube-sim (a GET of the PodSet
+  // comes first in every reconcile that reads the API, so before any create it plans), and so the pods made
+  // there for a key no worker had read yet: planned from the cluster before the restore.
   let afterRestore = false;
   const readSinceRestore = new Set<string>();
-  const plannedBeforeRestore = new Set<string>();
   const subscribe = () =>
     sim.cluster.subscribe((ev) => {
-      history.on(ev);
-      record.onStoreEvent(ev);
       if (afterRestore && ev.type === 'ADDED' && ev.resource === PODS) {
         const key = history.podNames.get(ownerUid(ev.object) ?? '');
-        if (key !== undefined && !readSinceRestore.has(key))
-          plannedBeforeRestore.add(ev.object.metadata.name ?? '');
+        if (key !== undefined && !readSinceRestore.has(key)) {
+          history.plannedBeforeRestore(ev.object);
+          note(
+            `${ev.object.metadata.name} of ${key} made on the restored API server by a plan read before it`,
+          );
+        }
       }
+      history.on(ev);
+      record.onStoreEvent(ev);
     });
   let unsubscribe = subscribe();
   /** The copy of kube-sim's snapshot the etcd-backup fault took. */
@@ -615,12 +634,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     );
 
     // ---- verdict from the history ----
-    const over = history.overCreation(t0, (pods) => {
-      const stale = pods.filter((p) => plannedBeforeRestore.has(p));
-      return stale.length === 0
-        ? ''
-        : `; ${stale.length} of them made on the restored API server before any worker read the PodSet there (planned before the restore): ${stale.join(', ')}`;
-    });
+    const over = history.overCreation(t0);
     violations.push(...over.problems);
     violations.push(...history.rollouts.violations.map((v) => `rollout bound: ${v}`));
     const orphans = orphanPods();
@@ -664,6 +678,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         initialConvergeMs,
         convergeAfterFaultsMs,
         overCreatedPods: over.pods,
+        madeFromBeforeRestore: history.madeFromBeforeRestore.length,
         orphanPods: orphans.length,
         reconciles,
         retries,
@@ -1025,6 +1040,7 @@ export function formatResult(r: ChaosResult): string {
     `  initial convergence:          ${s(f.initialConvergeMs)}`,
     `  converged after faults in:    ${s(f.convergeAfterFaultsMs)} (guarantee ${r.options.convergeSeconds} s)`,
     `  over-created pods:            ${f.overCreatedPods}`,
+    `  made from before the restore: ${f.madeFromBeforeRestore} (planned before the etcd restore, made after it; not over-creation)`,
     `  orphan pods left:             ${f.orphanPods}`,
     `  pods created (total):         ${f.podsCreated}`,
     `  reconciles (worker GETs):     ${f.reconciles}`,
