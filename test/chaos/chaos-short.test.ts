@@ -30,7 +30,6 @@ async function chaosShort(
   assert.equal(kills['API server restart'], 1, report);
   assert.equal(kills['redis restart (last second lost)'], 1, report);
   assert.equal(kills['API server restored from a backup'], 1, report);
-  assert.equal(kills['watches stalled'], 1, `no open watch was stalled\n${report}`);
   assert.ok((kills['worker SIGKILL'] ?? 0) >= 2, report);
   assert.ok(
     (result.figures.apiErrorsByCode['500'] ?? 0) > 0,
