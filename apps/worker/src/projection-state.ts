@@ -5,12 +5,8 @@
 //   that does not show our own creates would create them again;
 // - the API instead, when the projection is not complete yet (no relist folded), and for the read after a
 //   409 (what we wrote against was behind: maybe the projection is);
-// - its own writes of the PodSet (finalizer, status) kept in memory, not in the projection: its Redis user
-//   may only read projected PodSets (SECURITY.md). While the projection still shows the version that write
-//   replaced, the key is planned from what was written (that lag is not a replay), for OWN_WRITE_TRUST_MS at
-//   most: a write the projection never shows may have been undone (an etcd restore brings back the version
-//   it replaced, resourceVersion and all), so past that the key is read from the API, and a read that leaned
-//   on the write asks for a look again then (else a status lost that way is never written again);
+// - its own writes of the PodSet (finalizer, status) kept in memory, planned from while the projection does
+//   not show them yet, for a while (own-writes.ts);
 // - acting: Redis is not trusted to say what to create or delete. A read from the projection is not
 //   authoritative; a plan from it that would create or delete is made again from `confirm`, the API's read
 //   (controller.ts), so a stale, replayed or deleted entry never becomes a pod create or delete;
@@ -24,6 +20,7 @@ import type { RedisClient } from '@podset/redis';
 import { ProjectionReader, type ProjectedState } from '@podset/state';
 import { controlledPods } from '@podset/reconcile';
 import { systemClock, type Clock } from '@podset/runtime/clock';
+import { OwnWrites } from './own-writes.ts';
 import { SeenVersions } from './seen-versions.ts';
 import type { KeyState, PodSetRef, StateSource } from './state-source.ts';
 
@@ -51,13 +48,6 @@ export interface RefusedEntry {
 
 /** A reconcile that finds its own creates or deletes not yet shown looks again after this long at most. */
 export const EXPECTATIONS_RECHECK_MS = 1_000;
-
-/**
- * How long this worker's own write of a PodSet stands in for the projection that does not show it yet. A
- * projection shows a write within milliseconds; one that still shows the version the write replaced this
- * much later is stalled, or the cluster went back in time and the write is gone: the API says which.
- */
-export const OWN_WRITE_TRUST_MS = 5_000;
 
 export function redisProjection(o: {
   redis: RedisClient;
@@ -93,10 +83,7 @@ export function projectionState(
   // worker at a time, and the retry follows at once in the same process).
   const behind = new Set<string>();
   const seen = new SeenVersions();
-  // Per key: this worker's last write of the PodSet, the projected version it replaced, and when.
-  const written = new Map<string, { over: string | undefined; podset: PodSetWire; at: number }>();
-  // Per key: the resourceVersion of the projected PodSet this worker last read.
-  const lastRead = new Map<string, string | undefined>();
+  const own = new OwnWrites(clock);
   /** A read from the API after a refusal: its versions replace what was seen of the key. */
   const fromApi = (key: string, state: KeyState): KeyState => {
     if (state.kind !== 'found') {
@@ -120,22 +107,15 @@ export function projectionState(
   return {
     async read(ref, signal) {
       if (behind.delete(ref.key)) {
-        written.delete(ref.key);
+        own.drop(ref.key);
         return api.fallback(ref, signal);
       }
       const state = await projection.read(ref.key);
       if (state === undefined) return api.fallback(ref, signal);
       const m = state.podset?.metadata;
-      lastRead.set(ref.key, m?.resourceVersion);
-      const own = written.get(ref.key);
-      // Our own write is shown (or the PodSet moved on, or went): plan from the projection again.
-      if (own !== undefined && (m === undefined || own.over !== m.resourceVersion)) written.delete(ref.key);
-      const lagging = written.has(ref.key);
-      const trustLeftMs = own === undefined ? 0 : own.at + OWN_WRITE_TRUST_MS - clock.now();
-      if (lagging && trustLeftMs <= 0) {
-        written.delete(ref.key);
-        return fromApi(ref.key, await api.fallback(ref, signal));
-      }
+      const written = own.read(ref.key, m?.resourceVersion);
+      if (written.kind === 'expired') return fromApi(ref.key, await api.fallback(ref, signal));
+      const lagging = written.kind === 'lagging';
       const bad: RefusedEntry[] = state.refused.map((r) => ({ key: ref.key, ...r }));
       if (bad.length === 0) {
         const replayed = seen.check(
@@ -168,14 +148,14 @@ export function projectionState(
       if (state.podset === undefined) return { kind: 'gone' };
       // The projection still shows the PodSet our own write replaced: plan from what we wrote, and look
       // again once that stops being trusted.
-      const podset = written.get(ref.key)?.podset ?? (state.podset as unknown as PodSetWire);
+      const podset = lagging ? written.podset : (state.podset as unknown as PodSetWire);
       const pods = controlledPods(podset, state.pods as unknown as Pod[]);
       return {
         kind: 'found',
         podset,
         authoritative: false,
         pods: () => Promise.resolve(pods),
-        ...(lagging ? { recheckAfterMs: trustLeftMs } : {}),
+        ...(lagging ? { recheckAfterMs: written.trustLeftMs } : {}),
       };
     },
     confirm: (ref, signal) => api.confirm(ref, signal),
@@ -186,8 +166,7 @@ export function projectionState(
       await projection.expect(key, 'delete', names);
     },
     wrote(key, podset) {
-      const over = written.get(key)?.over ?? lastRead.get(key);
-      written.set(key, { over, podset, at: clock.now() });
+      own.wrote(key, podset);
       const m = podset.metadata;
       seen.saw(key, { rv: m.resourceVersion, uid: m.uid, generation: m.generation });
       return Promise.resolve();
@@ -198,15 +177,13 @@ export function projectionState(
     async ended(key) {
       // The PodSet's version stays seen (seen-versions.ts): its entry from before cannot be replayed.
       seen.forget(key);
-      written.delete(key);
-      lastRead.delete(key);
+      own.forget(key);
       behind.delete(key);
       await projection.forgetExpectations(key);
     },
     forget: (key) => {
       seen.forget(key);
-      written.delete(key);
-      lastRead.delete(key);
+      own.forget(key);
       return projection.forget(key);
     },
   };

@@ -9,7 +9,8 @@ import type { PodSetWire } from '@podset/kube';
 import type { ProjectedPodSet } from '@podset/state';
 import { ProjectionPair as Projection } from '../../../libs/state/test/support/projection-pair.ts';
 import { useSimCluster } from '@podset/testkit/sim-cluster';
-import { OWN_WRITE_TRUST_MS, projectionState } from '../src/projection-state.ts';
+import { OWN_WRITE_TRUST_MS } from '../src/own-writes.ts';
+import { projectionState } from '../src/projection-state.ts';
 import { podSetRef, type KeyState } from '../src/state-source.ts';
 import { apiReads, createPodSet, testTags } from './kube-sim-setup.ts';
 
