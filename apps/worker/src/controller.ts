@@ -483,6 +483,11 @@ class PodSetController implements Controller {
     signal?.throwIfAborted();
     const batches = this.planner.slowStartBatches(plan.creates.length, this.createBurst);
     const outcome = await executeCreates(this.kube, plan.creates, batches, signal, this.inBatch);
+    const names = outcome.created.map((p) => p.metadata.name).join(', ');
+    // Logged first, with the names: which reconcile made a pod is otherwise known only from its Event, and
+    // recording the expectations below can fail (Redis away).
+    if (outcome.created.length > 0)
+      log.info({ created: outcome.created.length, pods: names }, 'created pods');
     await this.state.created(
       ref.key,
       outcome.created.map((p) => p.metadata.name ?? ''),
@@ -491,15 +496,12 @@ class PodSetController implements Controller {
     if (outcome.cancelled) signal?.throwIfAborted();
     const involved = involvedOf(podset);
     if (outcome.created.length > 0) {
-      const names = outcome.created.map((p) => p.metadata.name).join(', ');
       await this.events.record(
         involved,
         'Normal',
         'SuccessfulCreate',
         `Created pod${plural(outcome.created.length)}: ${names}`,
       );
-      // The names too: which reconcile made a pod is otherwise known only from its Event.
-      log.info({ created: outcome.created.length, pods: names }, 'created pods');
     }
     if (outcome.failure === undefined) return undefined;
     // 404: the namespace (and so the PodSet) is gone; syncHandler ends the key.
