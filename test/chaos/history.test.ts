@@ -61,6 +61,7 @@ test('pods planned before the restore and made after it are reported, not counte
   }
   assert.deepEqual(h.overCreation(Date.now()), { pods: 0, problems: [] });
   assert.deepEqual(h.madeFromBeforeRestore, ['s0', 's1', 's2']);
+  assert.deepEqual(h.rollouts.violations, [], 'nor judged by the rollout bound (replicas + maxSurge)');
 });
 
 test('any other pod past replicas + 25 % is counted, after a restore too', () => {
@@ -69,4 +70,8 @@ test('any other pod past replicas + 25 % is counted, after a restore too', () =>
   const over = h.overCreation(Date.now());
   assert.equal(over.pods, 2, '7 active for a bound of 5');
   assert.match(over.problems[0] ?? '', /default\/web .* had 7 active pods at once, largest spec.replicas 5/);
+  assert.match(
+    h.rollouts.violations.join('\n'),
+    /a create took it to 6 active pods; replicas \+ maxSurge is at most 5/,
+  );
 });

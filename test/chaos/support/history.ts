@@ -63,6 +63,7 @@ export class History {
    */
   plannedBeforeRestore(pod: KubeObject): void {
     this.#beforeRestore.set(pod.metadata.uid ?? '', pod.metadata.name ?? '');
+    this.rollouts.plannedBeforeRestore(pod.metadata.uid ?? '');
   }
 
   get madeFromBeforeRestore(): string[] {
