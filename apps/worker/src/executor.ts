@@ -2,12 +2,11 @@
 //
 // Creates go in slow-start batches (1, 2, 4, … up to a burst): each batch runs in parallel, and the first
 // batch with a failure ends the pass, so a persistent error (quota, admission webhook) costs a handful of
-// calls instead of one per missing pod. A cancelled pass sends no further batch, but does not abort the
-// creates already sent: the API server makes those pods whether or not anyone waits for the answer, and
-// only an answer names a pod, so that the reconcile's expectations cover it (a create dropped unanswered
-// is a pod no later reconcile waits for, and one reading the API's watch cache could make it again).
-// Deletes carry a UID precondition, so a pod that was replaced under the same name in the meantime is
-// never touched.
+// calls instead of one per missing pod. A cancelled pass sends no further batch and aborts the creates of
+// the one under way (most are still waiting in the client: a 429's Retry-After pause holds every request
+// of the process for a second, and a 429 is retried); it reports the pods already made, so that the
+// reconcile's expectations cover them. Deletes carry a UID precondition, so a pod that was replaced under
+// the same name in the meantime is never touched.
 import { isConflict, isNotFound, type Kube, type Pod } from '@podset/kube';
 import type { PodDeletion, PodManifest } from '@podset/reconcile';
 
@@ -46,21 +45,29 @@ export async function executeCreates(
 ): Promise<CreateOutcome> {
   const created: Pod[] = [];
   let next = 0;
+  const cancelled = () => signal?.aborted === true;
   for (const size of batches) {
     if (next >= manifests.length) break;
-    if (signal?.aborted === true) {
+    if (cancelled()) {
       return { created, failure: undefined, skipped: manifests.length - next, cancelled: true };
     }
     const batch = manifests.slice(next, next + size);
     next += batch.length;
-    // Not given `signal`: see the file's comment (each request still has the client's own timeout).
     const run = () =>
-      Promise.allSettled(batch.map((m) => kube.pods.create(m.metadata.namespace, m as unknown as Pod)));
+      Promise.allSettled(
+        batch.map((m) =>
+          kube.pods.create(m.metadata.namespace, m as unknown as Pod, signal ? { signal } : {}),
+        ),
+      );
     const results = await (inBatch === undefined ? run() : inBatch('create batch', batch.length, run));
     const errors: unknown[] = [];
     for (const r of results) {
       if (r.status === 'fulfilled') created.push(r.value);
       else errors.push(r.reason);
+    }
+    // Cancelled while under way: the aborted creates are not failures of the API.
+    if (cancelled()) {
+      return { created, failure: undefined, skipped: manifests.length - next, cancelled: true };
     }
     if (errors.length > 0) {
       return {
