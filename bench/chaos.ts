@@ -6,6 +6,8 @@
 //   --json FILE    also write the result as JSON
 //   --keep-logs    keep the apps' logs (their directory is printed)
 //   --state-source projection|api   STATE_SOURCE of the watchers and workers (default projection)
+//   --redis-acl    each app as its own Redis ACL user (as chaos-short's first test runs them)
+// A failed run keeps its logs (and kube-sim's audit and store events) and prints where.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { FULL, SHORT, formatResult, runChaos } from '../test/chaos/support/chaos.ts';
@@ -19,6 +21,8 @@ const USAGE = `usage: npm run chaos -- [options]
   --json FILE         also write the result as JSON
   --keep-logs         keep the apps' logs (their directory is printed)
   --state-source projection|api   STATE_SOURCE of the watchers and workers (default projection)
+  --redis-acl         each app as its own Redis ACL user, the scripts cached by the loader
+A failed run keeps its logs (with kube-sim's audit and store events) and prints where.
 Exit 0 when every guarantee held, 1 otherwise.`;
 
 const { values: a } = parseCli('chaos', USAGE, () =>
@@ -31,6 +35,7 @@ const { values: a } = parseCli('chaos', USAGE, () =>
       json: { type: 'string' },
       'keep-logs': { type: 'boolean', default: false },
       'state-source': { type: 'string', default: 'projection' },
+      'redis-acl': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   }),
@@ -59,6 +64,7 @@ const options = {
   chaosSeconds: num(a.seconds, 'seconds') ?? base.chaosSeconds,
   keepLogs: a['keep-logs'],
   stateSource: stateSource as 'api' | 'projection',
+  redisAcl: a['redis-acl'],
   log: (line: string) => process.stdout.write(`${line}\n`),
 };
 const result = await runChaos(options);

@@ -333,8 +333,9 @@ class PodSetController implements Controller {
     // 7. Status, only when it changed (a 409 here goes back to 1).
     await this.#updateStatus(pass, podset, plan, failure);
 
-    // 8. The planner's Events; then a retry, or when to look again.
-    return this.#finish(pass, podset, plan, failure, parked.retryOfParked);
+    // 8. The planner's Events; then a retry, or when to look again (by when the read must be checked, at
+    // the latest).
+    return recheckBy(await this.#finish(pass, podset, plan, failure, parked.retryOfParked), read);
   }
 
   /**
@@ -505,20 +506,25 @@ class PodSetController implements Controller {
     signal?.throwIfAborted();
     const batches = this.planner.slowStartBatches(plan.creates.length, this.createBurst);
     const outcome = await executeCreates(this.kube, plan.creates, batches, signal, this.inBatch);
+    const names = outcome.created.map((p) => p.metadata.name).join(', ');
+    // Logged first, with the names: which reconcile made a pod is otherwise known only from its Event, and
+    // recording the expectations below can fail (Redis away).
+    if (outcome.created.length > 0)
+      log.info({ created: outcome.created.length, pods: names }, 'created pods');
     await this.state.created(
       ref.key,
       outcome.created.map((p) => p.metadata.name ?? ''),
     );
+    // Cancelled: what was created is expected now (above); nothing more of this pass.
+    if (outcome.cancelled) signal?.throwIfAborted();
     const involved = involvedOf(podset);
     if (outcome.created.length > 0) {
-      const names = outcome.created.map((p) => p.metadata.name).join(', ');
       await this.events.record(
         involved,
         'Normal',
         'SuccessfulCreate',
         `Created pod${plural(outcome.created.length)}: ${names}`,
       );
-      log.info({ created: outcome.created.length }, 'created pods');
     }
     if (outcome.failure === undefined) return undefined;
     // 404: the namespace (and so the PodSet) is gone; syncHandler ends the key.
@@ -697,6 +703,15 @@ function otherFinalizers(podset: PodSetWire): string[] {
 }
 
 /** The plan's requeue as the queue's result. */
+/** The earlier of the result's look again and the one the read asked for (state-source.ts's recheckAfterMs). */
+function recheckBy(result: ReconcileResult, read: FoundState): ReconcileResult {
+  const after = read.recheckAfterMs;
+  if (after === undefined || (result.requeueAfterMs !== undefined && result.requeueAfterMs <= after)) {
+    return result;
+  }
+  return { requeueAfterMs: after, reason: 'OwnWriteNotShown' };
+}
+
 function resultOf(plan: Plan): ReconcileResult {
   return plan.requeue === null ? {} : { requeueAfterMs: plan.requeue.afterMs, reason: plan.requeue.reason };
 }

@@ -2,8 +2,11 @@
 //
 // Creates go in slow-start batches (1, 2, 4, … up to a burst): each batch runs in parallel, and the first
 // batch with a failure ends the pass, so a persistent error (quota, admission webhook) costs a handful of
-// calls instead of one per missing pod. Deletes carry a UID precondition, so a pod that was replaced
-// under the same name in the meantime is never touched.
+// calls instead of one per missing pod. A cancelled pass sends no further batch and aborts the creates of
+// the one under way (most are still waiting in the client: a 429's Retry-After pause holds every request
+// of the process for a second, and a 429 is retried); it reports the pods already made, so that the
+// reconcile's expectations cover them. Deletes carry a UID precondition, so a pod that was replaced under
+// the same name in the meantime is never touched.
 import { isConflict, isNotFound, type Kube, type Pod } from '@podset/kube';
 import type { PodDeletion, PodManifest } from '@podset/reconcile';
 
@@ -23,13 +26,15 @@ export interface CreateOutcome {
   created: Pod[];
   /** The first batch that had failures; undefined when every attempted create succeeded. */
   failure: CreateFailure | undefined;
-  /** Creates not attempted because an earlier batch failed. */
+  /** Creates not attempted because an earlier batch failed or the pass was cancelled. */
   skipped: number;
+  /** The pass was cancelled: no batch was sent after that (those sent were answered). */
+  cancelled: boolean;
 }
 
 /**
  * Create `manifests` in the given batch sizes (their sum must cover manifests.length; extra is ignored).
- * Stops after the first batch with a failure.
+ * Stops after the first batch with a failure, or before the next batch once `signal` is aborted.
  */
 export async function executeCreates(
   kube: Kube,
@@ -40,9 +45,12 @@ export async function executeCreates(
 ): Promise<CreateOutcome> {
   const created: Pod[] = [];
   let next = 0;
+  const cancelled = () => signal?.aborted === true;
   for (const size of batches) {
     if (next >= manifests.length) break;
-    signal?.throwIfAborted();
+    if (cancelled()) {
+      return { created, failure: undefined, skipped: manifests.length - next, cancelled: true };
+    }
     const batch = manifests.slice(next, next + size);
     next += batch.length;
     const run = () =>
@@ -57,16 +65,26 @@ export async function executeCreates(
       if (r.status === 'fulfilled') created.push(r.value);
       else errors.push(r.reason);
     }
+    // Cancelled while under way: the aborted creates are not failures of the API.
+    if (cancelled()) {
+      return { created, failure: undefined, skipped: manifests.length - next, cancelled: true };
+    }
     if (errors.length > 0) {
       return {
         created,
         failure: { error: errors[0], failed: errors.length },
         skipped: manifests.length - next,
+        cancelled: false,
       };
     }
   }
   // Batch sizes that don't cover everything: the rest is left to the next pass.
-  return { created, failure: undefined, skipped: manifests.length - next };
+  return {
+    created,
+    failure: undefined,
+    skipped: manifests.length - next,
+    cancelled: signal?.aborted === true,
+  };
 }
 
 export interface DeleteOutcome {

@@ -5,9 +5,8 @@
 //   that does not show our own creates would create them again;
 // - the API instead, when the projection is not complete yet (no relist folded), and for the read after a
 //   409 (what we wrote against was behind: maybe the projection is);
-// - its own writes of the PodSet (finalizer, status) kept in memory, not in the projection: its Redis user
-//   may only read projected PodSets (SECURITY.md). While the projection still shows the version that write
-//   replaced, the key is planned from what was written (that lag is not a replay);
+// - its own writes of the PodSet (finalizer, status) kept in memory, planned from while the projection does
+//   not show them yet, for a while (own-writes.ts);
 // - acting: Redis is not trusted to say what to create or delete. A read from the projection is not
 //   authoritative; a plan from it that would create or delete is made again from `confirm`, the API's read
 //   (controller.ts), so a stale, replayed or deleted entry never becomes a pod create or delete;
@@ -20,6 +19,8 @@ import type { EntryTags, OutOfBoundsValue } from '@podset/state';
 import type { RedisClient } from '@podset/redis';
 import { ProjectionReader, type ProjectedState } from '@podset/state';
 import { controlledPods } from '@podset/reconcile';
+import { systemClock, type Clock } from '@podset/runtime/clock';
+import { OwnWrites } from './own-writes.ts';
 import { SeenVersions } from './seen-versions.ts';
 import type { ConfirmReason, KeyState, PodSetRef, StateSource } from './state-source.ts';
 
@@ -73,15 +74,16 @@ export interface ApiReads {
  * `api.fallback` answers when the projection cannot: not complete yet, right after a 409, or when an entry
  * of the key is refused (then `api.refused` hears of each such entry first).
  */
-export function projectionState(projection: StateProjection, api: ApiReads): StateSource {
+export function projectionState(
+  projection: StateProjection,
+  api: ApiReads,
+  clock: Pick<Clock, 'now'> = systemClock,
+): StateSource {
   // Keys whose last write met a 409: their next read goes to the API (one key is reconciled by one
   // worker at a time, and the retry follows at once in the same process).
   const behind = new Set<string>();
   const seen = new SeenVersions();
-  // Per key: this worker's last write of the PodSet, and the projected version it replaced.
-  const written = new Map<string, { over: string | undefined; podset: PodSetWire }>();
-  // Per key: the resourceVersion of the projected PodSet this worker last read.
-  const lastRead = new Map<string, string | undefined>();
+  const own = new OwnWrites(clock);
   /** A read from the API after a refusal: its versions replace what was seen of the key. */
   const fromApi = (key: string, state: KeyState): KeyState => {
     if (state.kind !== 'found') {
@@ -105,17 +107,15 @@ export function projectionState(projection: StateProjection, api: ApiReads): Sta
   return {
     async read(ref, signal) {
       if (behind.delete(ref.key)) {
-        written.delete(ref.key);
+        own.drop(ref.key);
         return api.fallback(ref, signal);
       }
       const state = await projection.read(ref.key);
       if (state === undefined) return api.fallback(ref, signal);
       const m = state.podset?.metadata;
-      lastRead.set(ref.key, m?.resourceVersion);
-      const own = written.get(ref.key);
-      // Our own write is shown (or the PodSet moved on, or went): plan from the projection again.
-      if (own !== undefined && (m === undefined || own.over !== m.resourceVersion)) written.delete(ref.key);
-      const lagging = written.has(ref.key);
+      const written = own.read(ref.key, m?.resourceVersion);
+      if (written.kind === 'expired') return fromApi(ref.key, await api.fallback(ref, signal));
+      const lagging = written.kind === 'lagging';
       const bad: RefusedEntry[] = state.refused.map((r) => ({ key: ref.key, ...r }));
       if (bad.length === 0) {
         const replayed = seen.check(
@@ -146,10 +146,17 @@ export function projectionState(projection: StateProjection, api: ApiReads): Sta
         };
       }
       if (state.podset === undefined) return { kind: 'gone' };
-      // The projection still shows the PodSet our own write replaced: plan from what we wrote.
-      const podset = written.get(ref.key)?.podset ?? (state.podset as unknown as PodSetWire);
+      // The projection still shows the PodSet our own write replaced: plan from what we wrote, and look
+      // again once that stops being trusted.
+      const podset = lagging ? written.podset : (state.podset as unknown as PodSetWire);
       const pods = controlledPods(podset, state.pods as unknown as Pod[]);
-      return { kind: 'found', podset, authoritative: false, pods: () => Promise.resolve(pods) };
+      return {
+        kind: 'found',
+        podset,
+        authoritative: false,
+        pods: () => Promise.resolve(pods),
+        ...(lagging ? { recheckAfterMs: written.trustLeftMs } : {}),
+      };
     },
     confirm: (ref, why, signal) => api.confirm(ref, why, signal),
     async created(key, names) {
@@ -159,8 +166,7 @@ export function projectionState(projection: StateProjection, api: ApiReads): Sta
       await projection.expect(key, 'delete', names);
     },
     wrote(key, podset) {
-      const over = written.get(key)?.over ?? lastRead.get(key);
-      written.set(key, { over, podset });
+      own.wrote(key, podset);
       const m = podset.metadata;
       seen.saw(key, { rv: m.resourceVersion, uid: m.uid, generation: m.generation });
       return Promise.resolve();
@@ -171,15 +177,13 @@ export function projectionState(projection: StateProjection, api: ApiReads): Sta
     async ended(key) {
       // The PodSet's version stays seen (seen-versions.ts): its entry from before cannot be replayed.
       seen.forget(key);
-      written.delete(key);
-      lastRead.delete(key);
+      own.forget(key);
       behind.delete(key);
       await projection.forgetExpectations(key);
     },
     forget: (key) => {
       seen.forget(key);
-      written.delete(key);
-      lastRead.delete(key);
+      own.forget(key);
       return projection.forget(key);
     },
   };

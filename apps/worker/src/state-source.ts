@@ -38,6 +38,11 @@ export type KeyState =
       authoritative: boolean;
       /** The pods it controls (by owner UID), read when first asked (a parked key never asks). */
       pods(): Promise<Pod[]>;
+      /**
+       * The read leaned on something it must check again (our own write the projection does not show
+       * yet): the reconcile looks again within this long, whatever its plan says.
+       */
+      recheckAfterMs?: number;
     }
   | { kind: 'gone' }
   /** Not safe to plan yet (our own last writes do not show): look again after `afterMs`. */

@@ -44,6 +44,13 @@ export class RolloutBounds {
   readonly #podsets = new Map<string, PodSetTrack>();
   readonly #pods = new Map<string, PodTrack>();
   readonly #userDeleted = new Set<string>();
+  /** Pods made on the restored API server by a plan read before the restore (history.ts): not judged. */
+  readonly #beforeRestore = new Set<string>();
+
+  /** A pod a reconcile planned before the etcd restore made after it: neither judged nor counted by a create. */
+  plannedBeforeRestore(podUid: string): void {
+    this.#beforeRestore.add(podUid);
+  }
 
   /** The chaos deletes this pod itself (a user's `kubectl delete pod`), not the operator. */
   userDeleted(podUid: string): void {
@@ -143,8 +150,10 @@ export class RolloutBounds {
     const at = Date.now();
     const recent = this.#recent(ps, at);
 
-    if (type === 'ADDED' && now.active) {
-      const active = this.#count(owner, (p) => p.active);
+    if (type === 'ADDED' && now.active && !this.#beforeRestore.has(uid)) {
+      const active = [...this.#pods].filter(
+        ([u, p]) => p.owner === owner && p.active && !this.#beforeRestore.has(u),
+      ).length;
       const bound = Math.max(...recent.map((r) => r + surge(r)));
       if (active > bound) {
         this.violations.push(
