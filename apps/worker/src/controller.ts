@@ -702,7 +702,6 @@ function otherFinalizers(podset: PodSetWire): string[] {
   return (podset.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
 }
 
-/** The plan's requeue as the queue's result. */
 /** The earlier of the result's look again and the one the read asked for (state-source.ts's recheckAfterMs). */
 function recheckBy(result: ReconcileResult, read: FoundState): ReconcileResult {
   const after = read.recheckAfterMs;
@@ -712,6 +711,7 @@ function recheckBy(result: ReconcileResult, read: FoundState): ReconcileResult {
   return { requeueAfterMs: after, reason: 'OwnWriteNotShown' };
 }
 
+/** The plan's requeue as the queue's result. */
 function resultOf(plan: Plan): ReconcileResult {
   return plan.requeue === null ? {} : { requeueAfterMs: plan.requeue.afterMs, reason: plan.requeue.reason };
 }
