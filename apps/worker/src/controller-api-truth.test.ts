@@ -5,17 +5,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Pod, PodSetWire } from '@podset/kube';
-import * as planner from '@podset/reconcile';
-import { pino } from 'pino';
+import { fakeController } from '../test/fake-controller.ts';
 import { fakeKube, makeAllReady, apiError, type FakeKube } from '../test/fake-kube.ts';
 import type { ProjectedState } from '@podset/state';
 import { apiState } from './api-state.ts';
-import { CLEANUP_FINALIZER, createController, type KeyEndReason } from './controller.ts';
-import { createEventRecorder } from './events.ts';
+import { CLEANUP_FINALIZER, type KeyEndReason } from './controller.ts';
 import { projectionState, type StateProjection } from './projection-state.ts';
 import type { ConfirmReason, KeyState, StateSource } from './state-source.ts';
-
-const log = pino({ level: 'silent' });
 
 /** What the stand-in for the projection shows: a PodSet and pods, changed by the test at will. */
 interface Shown {
@@ -51,15 +47,7 @@ function setup(shown: () => Shown | undefined) {
       ended.push(key);
     },
   };
-  const controller = createController({
-    kube: f.kube,
-    planner,
-    events: createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' }),
-    log,
-    state,
-    onKeyEnded: (reason) => endedReasons.push(reason),
-    options: { createBurst: 8, reconcile: { notReadyRequeueMs: 1000 } },
-  });
+  const controller = fakeController(f, state, (reason) => endedReasons.push(reason));
   return { f, controller, confirms, confirmedWhy, ended, endedReasons };
 }
 
@@ -296,15 +284,7 @@ function onProjection(f: FakeKube, shown: () => Shown | undefined) {
     refused: () => undefined,
   });
   const endedReasons: KeyEndReason[] = [];
-  const controller = createController({
-    kube: f.kube,
-    planner,
-    events: createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' }),
-    log,
-    state,
-    onKeyEnded: (reason) => endedReasons.push(reason),
-    options: { createBurst: 8, reconcile: { notReadyRequeueMs: 1000 } },
-  });
+  const controller = fakeController(f, state, (reason) => endedReasons.push(reason));
   return { controller, forgotten, reads, endedReasons };
 }
 
@@ -313,13 +293,7 @@ const ownerOf = (p: Pod) => p.metadata.ownerReferences?.find((r) => r.controller
 test('a 409 whose re-read shows another UID (deleted and made again): the old key ends, nothing is created in that pass', async () => {
   const f = fakeKube();
   const old = f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
-  await createController({
-    kube: f.kube,
-    planner,
-    events: createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' }),
-    log,
-    options: { createBurst: 8 },
-  }).syncHandler('default/web');
+  await fakeController(f, apiState(f.kube)).syncHandler('default/web');
   makeAllReady(f);
   // The projection shows the old PodSet and its pods now ready: a status-only plan, no API read.
   let shown: Shown | undefined = { podset: structuredClone(f.podsets.get('default/web')!), pods: apiPods(f) };
@@ -353,13 +327,7 @@ test('a 409 whose re-read shows another UID (deleted and made again): the old ke
 test('a 409 whose re-read shows the same UID: re-planned from the API read and written', async () => {
   const f = fakeKube();
   f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
-  await createController({
-    kube: f.kube,
-    planner,
-    events: createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' }),
-    log,
-    options: { createBurst: 8 },
-  }).syncHandler('default/web');
+  await fakeController(f, apiState(f.kube)).syncHandler('default/web');
   makeAllReady(f);
   const shown: Shown = { podset: structuredClone(f.podsets.get('default/web')!), pods: apiPods(f) };
   const t = onProjection(f, () => shown);

@@ -4,15 +4,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Pod } from '@podset/kube';
-import * as planner from '@podset/reconcile';
-import { pino } from 'pino';
+import { fakeController } from '../test/fake-controller.ts';
 import { fakeKube } from '../test/fake-kube.ts';
 import { apiState } from './api-state.ts';
-import { CLEANUP_FINALIZER, createController } from './controller.ts';
-import { createEventRecorder } from './events.ts';
+import { CLEANUP_FINALIZER } from './controller.ts';
 import type { StateSource } from './state-source.ts';
-
-const log = pino({ level: 'silent' });
 
 test('cancelled mid-create: the pods made are expected, no further batch is sent, the pass ends', async () => {
   const f = fakeKube();
@@ -34,14 +30,7 @@ test('cancelled mid-create: the pods made are expected, no further batch is sent
     await new Promise((r) => setTimeout(r, 5));
     return create(ns, pod, opts);
   };
-  const controller = createController({
-    kube: f.kube,
-    planner,
-    events: createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' }),
-    log,
-    state,
-    options: { createBurst: 8, reconcile: { notReadyRequeueMs: 1000 } },
-  });
+  const controller = fakeController(f, state);
   await assert.rejects(controller.syncHandler('default/web', { signal: cancel.signal }), /lock lost/);
   assert.equal(sent, 1, 'no batch after the cancel');
   assert.deepEqual(
