@@ -87,8 +87,16 @@ test('k8s: Redis has maxmemory below its memory limit, with noeviction', () => {
 
 test("k8s: every app gets REDIS_PASSWORD from its own user's Secret, with an external Redis too", () => {
   for (const objects of [base, external]) {
-    const apps = workloads(objects).filter((w) => w.metadata.name !== 'podset-redis');
-    assert.equal(apps.length, 3);
+    // The script loader (its own Deployment beside an external Redis) is podset-scripts, not an app:
+    // test/deploy/redis-users.test.ts holds its Secret.
+    const apps = workloads(objects).filter(
+      (w) => w.metadata.name !== 'podset-redis' && w.metadata.name !== 'podset-redis-scripts',
+    );
+    assert.deepEqual(apps.map((w) => w.metadata.name).sort(), [
+      'podset-dashboard',
+      'podset-watcher',
+      'podset-worker',
+    ]);
     for (const w of apps) {
       const env = w.spec.template.spec.containers[0]?.env?.find((e) => e.name === 'REDIS_PASSWORD');
       assert.deepEqual(

@@ -33,7 +33,7 @@ function watchdog(client: RedisClient, clock: { t: number }) {
   const w = new BusyWatchdog({
     client,
     boundMs: 5000,
-    now: () => clock.t,
+    clock: { elapsed: () => clock.t },
     log: (l) => lines.push(l),
     onKill: (r) => kills.push(r),
   });

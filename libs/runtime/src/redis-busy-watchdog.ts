@@ -7,6 +7,7 @@
 // another bound.
 import { Cluster } from 'ioredis';
 import type { RedisClient } from '@podset/queue';
+import { systemClock, type Clock } from './clock.ts';
 
 /** What a kill attempt got: Redis's OK, UNKILLABLE, NOTBUSY (the script ended meanwhile), another error. */
 export type BusyKillResult = 'killed' | 'unkillable' | 'not_busy' | 'error';
@@ -17,7 +18,8 @@ export interface BusyWatchdogOptions {
   client: RedisClient;
   /** How long BUSY replies may last before the kill (from the first BUSY this watchdog saw). */
   boundMs: number;
-  now?: () => number;
+  /** Durations of BUSY are measured on its monotonic time. */
+  clock?: Pick<Clock, 'elapsed'>;
   log: (line: string) => void;
   onKill: (result: BusyKillResult) => void;
 }
@@ -32,7 +34,8 @@ export class BusyWatchdog {
 
   constructor(options: BusyWatchdogOptions) {
     this.#o = options;
-    this.#now = options.now ?? Date.now;
+    const clock = options.clock ?? systemClock;
+    this.#now = () => clock.elapsed();
   }
 
   /**
