@@ -28,14 +28,13 @@ type Node = Exclude<RedisClient, Cluster>;
 
 export class BusyWatchdog {
   readonly #o: BusyWatchdogOptions;
-  readonly #now: () => number;
+  readonly #clock: Pick<Clock, 'elapsed'>;
   /** Per node: when its BUSY replies began (or the last kill attempt was). */
   readonly #busySince = new Map<string, number>();
 
   constructor(options: BusyWatchdogOptions) {
     this.#o = options;
-    const clock = options.clock ?? systemClock;
-    this.#now = () => clock.elapsed();
+    this.#clock = options.clock ?? systemClock;
   }
 
   /**
@@ -60,7 +59,7 @@ export class BusyWatchdog {
       if (!text.startsWith('BUSY')) throw err;
       busy = text;
     }
-    const now = this.#now();
+    const now = this.#clock.elapsed();
     const since = this.#busySince.get(id) ?? now;
     this.#busySince.set(id, since);
     if (now - since < this.#o.boundMs) return;
@@ -70,7 +69,7 @@ export class BusyWatchdog {
       () => 'killed' as const,
       (err: unknown) => resultOf(err),
     );
-    this.#busySince.set(id, this.#now());
+    this.#busySince.set(id, this.#clock.elapsed());
     if (result === 'killed' || result === 'not_busy') this.#busySince.delete(id);
     this.#o.onKill(result);
     const seconds = ((now - since) / 1000).toFixed(1);
