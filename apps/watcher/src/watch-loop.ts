@@ -7,8 +7,9 @@
 // retains), 504 ResourceVersionTooLarge, or a 400/422 refusing an RV loaded from the checkpoint before the
 // server accepted it (an RV is opaque: only the server can say it is no good) leads to a relist: LIST
 // (paged), every page to the sink in order, then watch from the list's RV. Events are handed to the sink
-// in order without waiting for each other, up to maxInFlight (64) at once; the RV advances (and may be checkpointed) strictly in order, only past events the sink has taken
-// (hand-off.ts), so a crash replays instead of losing.
+// in order without waiting for each other, up to maxInFlight (64) at once; the RV advances (and may be
+// checkpointed) strictly in order, only past events the sink has taken (hand-off.ts), so a crash replays
+// instead of losing.
 import { backoffDelay, type BackoffOptions } from '@podset/queue';
 import { systemClock, type Clock } from '@podset/runtime';
 import { OrderedHandOff } from './hand-off.ts';
