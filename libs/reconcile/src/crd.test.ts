@@ -5,6 +5,9 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { CRD_PATH, podSetCrd, renderCrdYaml } from './crd.ts';
 import { podSetSchema } from './podset-schema.ts';
+import { crdOpenApiSchema } from './pod-template-schema.ts';
+import { POD_SPEC_SCHEMA_PATH } from './pod-spec-path.ts';
+import { KUBERNETES_VERSION, podSpecSchema, SOURCE_PACKAGE } from '../../../scripts/pod-template-schema.ts';
 import type { JSONSchemaProps } from './schema-types.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -16,7 +19,32 @@ test('crds/podset.yaml is exactly what the generator writes (run npm run gen:crd
 
 test('the committed CRD parses back to the schema object', () => {
   const crd = parse(readFileSync(join(root, CRD_PATH), 'utf8')) as ReturnType<typeof podSetCrd>;
-  assert.deepEqual(crd.spec.versions[0]?.schema.openAPIV3Schema, podSetSchema);
+  assert.deepEqual(crd.spec.versions[0]?.schema.openAPIV3Schema, crdOpenApiSchema());
+});
+
+test('the generated PodSpec schema is what the generator makes of the pinned package (run npm run gen:crd)', () => {
+  const committed = JSON.parse(readFileSync(join(root, POD_SPEC_SCHEMA_PATH), 'utf8')) as unknown;
+  assert.deepEqual(committed, {
+    kubernetesVersion: KUBERNETES_VERSION,
+    source: SOURCE_PACKAGE,
+    podSpec: podSpecSchema(),
+  });
+});
+
+test('the source package is pinned to an exact version in devDependencies', () => {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  };
+  assert.match(pkg.devDependencies[SOURCE_PACKAGE] ?? '', /^\d+\.\d+\.\d+$/);
+});
+
+// A client-side `kubectl apply` copies the whole object, as JSON, into the
+// kubectl.kubernetes.io/last-applied-configuration annotation; all annotations together may hold 262144
+// bytes. Keep half of that free for growth (a newer Kubernetes release, more PodSet fields).
+test('the CRD fits, with room to spare, in the annotation a client-side kubectl apply writes', () => {
+  const crd = parse(readFileSync(join(root, CRD_PATH), 'utf8')) as unknown;
+  const lastApplied = Buffer.byteLength(JSON.stringify(crd));
+  assert.ok(lastApplied < 262144 / 2, `last-applied-configuration would be ${lastApplied} bytes`);
 });
 
 test('CRD names, scope, subresources and printer columns', () => {
@@ -73,5 +101,40 @@ test('the schema is structural: every node has a type (or is int-or-string); met
     }
   };
   walk(podSetSchema, '');
+  walk(crdOpenApiSchema(), '');
   assert.deepEqual(Object.keys(podSetSchema.properties.metadata.properties), ['name']);
+});
+
+test("the CRD's template is the full PodSpec: no unknown field is kept, quantities and ports are checked", () => {
+  const template = crdOpenApiSchema().properties?.spec?.properties?.template;
+  const spec = template?.properties?.spec;
+  const container = spec?.properties?.containers?.items;
+  const noPreserve = (s: JSONSchemaProps | undefined, path: string): void => {
+    if (!s) return;
+    assert.ok(!s['x-kubernetes-preserve-unknown-fields'], `${path} keeps unknown fields`);
+    for (const [k, c] of Object.entries(s.properties ?? {})) noPreserve(c, `${path}.${k}`);
+    noPreserve(s.items, `${path}[]`);
+  };
+  noPreserve(template, 'spec.template');
+  assert.ok(spec?.properties?.nodeSelector && spec.properties.affinity && spec.properties.volumes);
+  assert.deepEqual(container?.required, ['image', 'name']);
+  assert.deepEqual(
+    container?.properties?.name?.pattern,
+    podSetSchema.properties.spec.properties.template.properties.spec.properties.containers.items.properties
+      .name.pattern,
+  );
+  assert.deepEqual(spec?.properties?.restartPolicy?.enum, ['Always']);
+  const cpu = container?.properties?.resources?.properties?.limits?.additionalProperties;
+  assert.ok(typeof cpu === 'object' && cpu['x-kubernetes-int-or-string'] && cpu.pattern);
+  assert.deepEqual(container?.properties?.imagePullPolicy?.enum, ['Always', 'IfNotPresent', 'Never']);
+  const port = container?.properties?.livenessProbe?.properties?.httpGet?.properties?.port;
+  assert.deepEqual(port, {
+    anyOf: [{ type: 'integer' }, { type: 'string' }],
+    'x-kubernetes-int-or-string': true,
+  });
+  // An embedded ObjectMeta (an ephemeral volume's claim template) is an object and no more, as controller-gen writes it.
+  const claimMeta =
+    spec?.properties?.volumes?.items?.properties?.ephemeral?.properties?.volumeClaimTemplate?.properties
+      ?.metadata;
+  assert.deepEqual(claimMeta, { type: 'object' });
 });

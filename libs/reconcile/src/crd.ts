@@ -2,7 +2,7 @@
 // committed in crds/podset.yaml.
 import { stringify } from 'yaml';
 import { CATEGORIES, GROUP, KIND, LIST_KIND, PLURAL, SHORT_NAMES, SINGULAR, VERSION } from './api.ts';
-import { podSetSchema } from './podset-schema.ts';
+import { crdOpenApiSchema } from './pod-template-schema.ts';
 
 /** Where the generated CRD lives, relative to the repository root. */
 export const CRD_PATH = 'crds/podset.yaml';
@@ -28,7 +28,7 @@ export function podSetCrd() {
           name: VERSION,
           served: true,
           storage: true,
-          schema: { openAPIV3Schema: structuredClone(podSetSchema) },
+          schema: { openAPIV3Schema: crdOpenApiSchema() },
           subresources: {
             status: {},
             scale: {
@@ -68,7 +68,8 @@ export function podSetCrd() {
 }
 
 const HEADER =
-  '# GENERATED from libs/reconcile/src/podset-schema.ts by `npm run gen:crd`.\n' +
+  '# GENERATED from libs/reconcile/src/podset-schema.ts and the PodSpec of the pinned Kubernetes release\n' +
+  '# (libs/reconcile/src/generated/pod-spec-schema.json) by `npm run gen:crd`.\n' +
   '# Do not edit by hand: edit the schema and regenerate (a test fails if this file is stale).\n';
 
 /** The exact text of crds/podset.yaml. */

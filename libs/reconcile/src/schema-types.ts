@@ -21,6 +21,7 @@ export interface JSONSchemaProps {
   enum?: readonly (string | number | boolean)[];
   default?: unknown;
   nullable?: boolean;
+  anyOf?: readonly JSONSchemaProps[];
   'x-kubernetes-preserve-unknown-fields'?: boolean;
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: readonly string[];
