@@ -316,3 +316,80 @@ test('kubectl: a template label the operator owns is refused with the reason, on
   // (its status and finalizer are the operator's to write meanwhile: the spec is what must not change)
   assert.equal(env.podSet('fine')?.metadata.generation, 1, 'the spec is unchanged');
 });
+
+// The template is validated against the full PodTemplateSpec of the pinned Kubernetes release, so a
+// mistake inside it is refused at apply time, as a Deployment's would be, instead of failing at pod
+// creation (or never, for a misspelt optional field). kubectl's default --validate=strict makes the server
+// refuse unknown fields; a malformed quantity or an unsupported enum value is refused whatever it says.
+const templateMistakes: { title: string; name: string; spec: Record<string, unknown>; message: RegExp }[] = [
+  {
+    title: 'a misspelt container field (comand)',
+    name: 'comand',
+    spec: { containers: [{ name: 'app', image: 'busybox:1.36', comand: ['sleep', '1'] }] },
+    message: /unknown field "spec\.template\.spec\.containers\[0\]\.comand"/,
+  },
+  {
+    title: 'a misspelt pod field (nodeSelectr)',
+    name: 'nodeselectr',
+    spec: { containers, nodeSelectr: { disk: 'ssd' } },
+    message: /unknown field "spec\.template\.spec\.nodeSelectr"/,
+  },
+  {
+    title: 'a misspelt container field (imagePullPolicyy)',
+    name: 'pullpolicyy',
+    spec: { containers: [{ name: 'app', image: 'busybox:1.36', imagePullPolicyy: 'Always' }] },
+    message: /unknown field "spec\.template\.spec\.containers\[0\]\.imagePullPolicyy"/,
+  },
+  {
+    title: 'an unsupported imagePullPolicy (Allways)',
+    name: 'allways',
+    spec: { containers: [{ name: 'app', image: 'busybox:1.36', imagePullPolicy: 'Allways' }] },
+    message: /spec\.template\.spec\.containers\[0\]\.imagePullPolicy: Unsupported value: "Allways"/,
+  },
+  {
+    title: 'a cpu limit that is no quantity ("abc")',
+    name: 'cpuabc',
+    spec: { containers: [{ name: 'app', image: 'busybox:1.36', resources: { limits: { cpu: 'abc' } } }] },
+    message: /spec\.template\.spec\.containers\[0\]\.resources\.limits\.cpu: Invalid value: "abc"/,
+  },
+];
+
+for (const c of templateMistakes) {
+  test(`kubectl apply of a template with ${c.title}: refused naming the field, nothing stored`, async () => {
+    const manifest = podSet(c.name, { replicas: 1, template: { spec: c.spec } });
+    const r = await env.kubectl(['apply', '-f', env.writeManifest(`${c.name}.yaml`, [manifest])], {
+      allowFail: true,
+    });
+    assert.notEqual(r.code, 0, r.stdout);
+    assert.match(r.stderr, c.message);
+    assert.equal(env.podSet(c.name), undefined, 'nothing stored');
+  });
+}
+
+test('kubectl apply of a template using the PodSpec beyond containers (probes, resources, volumes) is accepted', async () => {
+  const manifest = podSet('fullspec', {
+    replicas: 1,
+    template: {
+      metadata: { labels: { tier: 'web' } },
+      spec: {
+        nodeSelector: { 'kubernetes.io/os': 'linux' },
+        terminationGracePeriodSeconds: 5,
+        volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '64Mi' } }],
+        containers: [
+          {
+            name: 'app',
+            image: 'busybox:1.36',
+            imagePullPolicy: 'IfNotPresent',
+            command: ['sleep', '3600'],
+            ports: [{ containerPort: 8080, name: 'http' }],
+            readinessProbe: { tcpSocket: { port: 'http' }, periodSeconds: 5 },
+            resources: { requests: { cpu: '100m', memory: 64 }, limits: { cpu: 1, memory: '128Mi' } },
+            volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
+          },
+        ],
+      },
+    },
+  });
+  await env.kubectl(['apply', '-f', env.writeManifest('fullspec.yaml', [manifest])]);
+  await env.waitFor('fullspec to converge', () => problemsOf(env, 'fullspec'), { timeoutMs: 60_000 });
+});

@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import type { V1Pod } from '@kubernetes/client-node';
 import { applyDefaults, validate } from '../test/schema-check.ts';
 import { DEFAULT_REPLICAS, DEFAULT_TEMPLATE, podSetSchema } from './podset-schema.ts';
+import { crdOpenApiSchema } from './pod-template-schema.ts';
 import type { JSONSchemaProps } from './schema-types.ts';
 import type {
   Container,
@@ -100,6 +101,8 @@ test('every example is a valid PodSet, before and after defaulting', () => {
     assert.deepEqual(validate(doc, podSetSchema), [], file);
     const defaulted = applyDefaults(doc, podSetSchema) as PodSet;
     assert.deepEqual(validate(defaulted, podSetSchema), [], file);
+    // and under the CRD's schema, whose template is the full PodSpec: no misspelt or unknown field
+    assert.deepEqual(validate(defaulted, crdOpenApiSchema()), [], file);
     assert.equal(typeof defaulted.spec?.replicas, 'number', file);
     assert.ok((defaulted.spec?.template?.spec.containers.length ?? 0) >= 1, file);
   }
