@@ -9,10 +9,15 @@ import { dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
 import type { JSONSchemaProps } from '../libs/reconcile/src/schema-types.ts';
 
-/** The npm package the schema is read from, as pinned in package.json's devDependencies. */
+/** The npm package the schema is read from, pinned to this exact version in package.json's devDependencies. */
 export const SOURCE_PACKAGE = 'kubernetes-models';
-/** The Kubernetes release whose OpenAPI that version of the package was generated from. */
-export const KUBERNETES_VERSION = 'v1.36.0';
+export const SOURCE_VERSION = '5.1.0';
+/**
+ * The Kubernetes release whose OpenAPI that version of the package was generated from (its 5.0.0 release:
+ * "Update to Kubernetes v1.36.0"; its PodSpec has the same fields as @kubernetes/client-node's release-1.36
+ * models). Change it together with SOURCE_VERSION.
+ */
+export const KUBERNETES_VERSION = 'v1.36';
 
 /** resource.Quantity's serialization, as controller-gen (and apimachinery's OpenAPI) constrain it. */
 export const QUANTITY_PATTERN =
@@ -63,8 +68,7 @@ function declared(path: string): Declared {
     if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
       const bindings = st.importClause?.namedBindings;
       if (bindings && ts.isNamedImports(bindings))
-        for (const el of bindings.elements)
-          imports.set(el.name.text, st.moduleSpecifier.text);
+        for (const el of bindings.elements) imports.set(el.name.text, st.moduleSpecifier.text);
     }
     if (ts.isInterfaceDeclaration(st) && !node) node = st;
   }
@@ -129,6 +133,15 @@ function typeSchema(t: ts.TypeNode, d: Declared, seen: readonly string[]): JSONS
 
 /** The PodSpec schema of the pinned Kubernetes version, every reference expanded. */
 export function podSpecSchema(): JSONSchemaProps {
+  const installed = (
+    JSON.parse(readFileSync(join(packageRoot(SOURCE_PACKAGE), 'package.json'), 'utf8')) as { version: string }
+  ).version;
+  // The Kubernetes version written into the CRD and docs is a fact about one version of the package.
+  if (installed !== SOURCE_VERSION)
+    throw new Error(
+      `${SOURCE_PACKAGE} ${installed} is installed but SOURCE_VERSION says ${SOURCE_VERSION}: ` +
+        'update SOURCE_VERSION and KUBERNETES_VERSION in scripts/pod-template-schema.ts',
+    );
   cache.clear();
   return objectSchema(join(packageRoot(SOURCE_PACKAGE), 'v1', 'PodSpec.d.ts'), []);
 }

@@ -7,7 +7,12 @@ import { CRD_PATH, podSetCrd, renderCrdYaml } from './crd.ts';
 import { podSetSchema } from './podset-schema.ts';
 import { crdOpenApiSchema } from './pod-template-schema.ts';
 import { POD_SPEC_SCHEMA_PATH } from './pod-spec-path.ts';
-import { KUBERNETES_VERSION, podSpecSchema, SOURCE_PACKAGE } from '../../../scripts/pod-template-schema.ts';
+import {
+  KUBERNETES_VERSION,
+  podSpecSchema,
+  SOURCE_PACKAGE,
+  SOURCE_VERSION,
+} from '../../../scripts/pod-template-schema.ts';
 import type { JSONSchemaProps } from './schema-types.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -35,7 +40,7 @@ test('the source package is pinned to an exact version in devDependencies', () =
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     devDependencies: Record<string, string>;
   };
-  assert.match(pkg.devDependencies[SOURCE_PACKAGE] ?? '', /^\d+\.\d+\.\d+$/);
+  assert.equal(pkg.devDependencies[SOURCE_PACKAGE], SOURCE_VERSION);
 });
 
 // A client-side `kubectl apply` copies the whole object, as JSON, into the
