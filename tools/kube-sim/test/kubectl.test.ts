@@ -621,4 +621,20 @@ describe('kubectl against kube-sim', () => {
     assert.equal(sim.cluster.list('deployments.apps', 'shop').length, 0);
     assert.equal(sim.cluster.list('configmaps', 'shop').length, 0);
   });
+
+  test('a client-side apply whose last-applied copy passes 256 KiB of annotations is refused; server-side applies it', async () => {
+    const big = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'big', namespace: 'default' },
+      data: { blob: 'x'.repeat(300 * 1024) },
+    };
+    const client = await kubectl(['apply', '-f', '-'], { input: JSON.stringify(big) });
+    assert.notEqual(client.code, 0, client.stdout);
+    assert.match(client.stderr, /metadata\.annotations: Too long: must have at most 262144 bytes/);
+    assert.equal(sim.cluster.get('configmaps', 'default', 'big'), undefined, 'nothing stored');
+    await ok(['apply', '--server-side', '-f', '-'], JSON.stringify(big));
+    assert.ok(sim.cluster.get('configmaps', 'default', 'big'), 'stored by the server-side apply');
+    await ok(['delete', 'configmap', 'big']);
+  });
 });

@@ -81,11 +81,24 @@ export function validateMetadata(obj: KubeObject): FieldCause[] {
       );
     }
   }
-  for (const k of Object.keys(meta.annotations ?? {})) {
+  let annotationBytes = 0;
+  for (const [k, v] of Object.entries(meta.annotations ?? {})) {
     causes.push(...validateQualifiedKey(k.toLowerCase(), 'metadata.annotations'));
+    annotationBytes += Buffer.byteLength(k) + (typeof v === 'string' ? Buffer.byteLength(v) : 0);
   }
+  // All annotations together, keys and values: what a client-side `kubectl apply` of a large object (its
+  // last-applied-configuration copy) runs into on a real server.
+  if (annotationBytes > TOTAL_ANNOTATION_SIZE_LIMIT)
+    causes.push({
+      reason: 'FieldValueTooLong',
+      field: 'metadata.annotations',
+      message: `Too long: must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`,
+    });
   return causes;
 }
+
+/** The API server's limit on the bytes of an object's annotations (keys and values). */
+export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 
 const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
