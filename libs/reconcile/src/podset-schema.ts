@@ -36,9 +36,12 @@ const templateLabels = {
   ],
 } as const satisfies JSONSchemaProps;
 
+// The PodSet's own rules for a template. The CRD lays them over the full PodSpec of the pinned Kubernetes
+// release (pod-template-schema.ts), which knows every other field; here the rest is only preserved, so the
+// derived TypeScript types leave those fields open.
 const container = {
   type: 'object',
-  description: 'A container (core/v1 Container). Fields besides name and image are kept as given.',
+  description: 'A container (core/v1 Container).',
   required: ['name', 'image'],
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 63, pattern: DNS1123_LABEL_PATTERN },
@@ -68,7 +71,7 @@ const podTemplateSpec = {
     },
     spec: {
       type: 'object',
-      description: 'A core/v1 PodSpec. Fields besides containers are kept as given.',
+      description: 'A core/v1 PodSpec.',
       required: ['containers'],
       properties: {
         restartPolicy: {
