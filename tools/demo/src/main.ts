@@ -1,7 +1,7 @@
 // npm run demo: the embedded default. kube-sim as the cluster, a Redis, the watcher and two workers,
 // the CRD and the examples applied, and a live table of PodSets until Ctrl-C.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -14,6 +14,8 @@ import { withLastApplied } from './apply.ts';
 import { isConverged, renderTable, toRow } from './table.ts';
 import { demoOptions, helpText, parserOptions, usageText } from './options.ts';
 import { freeOpsPorts, metricsUrls } from './ops-ports.ts';
+import { freshLogDir } from './log-dir.ts';
+import { exitOnTakenPort, requireFreePorts } from './user-ports.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const OPTIONS = demoOptions(process.cwd());
@@ -37,13 +39,19 @@ if (values['help'] === true) {
 }
 const workers = wholeNumber('workers', option('workers'), 1);
 const port = wholeNumber('port', option('port'), 0);
-const dashboardPort = wholeNumber('dashboard-port', option('dashboard-port'), 0) || (await freePort());
+const dashboardPortFlag = wholeNumber('dashboard-port', option('dashboard-port'), 0);
 const dashboardToken = process.env.DASHBOARD_TOKEN ?? randomBytes(18).toString('base64url');
 const timeoutMs = wholeNumber('timeout-seconds', option('timeout-seconds'), 1) * 1000;
 const untilConverged = values['until-converged'] === true;
 const dir = path.resolve(option('dir'));
 const logDir = path.join(dir, 'logs');
-mkdirSync(logDir, { recursive: true });
+// kube-sim and the dashboard both listen on 127.0.0.1.
+await requireFreePorts('demo', '127.0.0.1', { '--port': port, '--dashboard-port': dashboardPortFlag });
+const dashboardPort = dashboardPortFlag || (await freePort());
+const rotated = freshLogDir(logDir);
+process.stdout.write(
+  `demo: logs in ${logDir}${rotated.length > 0 ? ' (the previous run’s kept as NAME.1)' : ''}\n`,
+);
 
 function wholeNumber(flag: string, raw: string, min: number): number {
   const n = Number(raw);
@@ -68,7 +76,15 @@ try {
   process.exit(1);
 }
 const kubeconfigPath = path.join(dir, 'kubeconfig');
-const sim = await startKubeSim({ port, kubeconfigPath, auditLog: path.join(logDir, 'kube-sim-audit.jsonl') });
+const sim = await startKubeSim({
+  port,
+  kubeconfigPath,
+  auditLog: path.join(logDir, 'kube-sim-audit.jsonl'),
+}).catch(async (err: unknown) => {
+  // Taken between the check above and now.
+  await redis.close();
+  return exitOnTakenPort('demo', err, port, '127.0.0.1', '--port');
+});
 const cluster = sim.cluster;
 
 for (const crd of manifests(path.join(repo, 'crds', 'podset.yaml'))) {
@@ -118,11 +134,21 @@ children.push(
 for (const child of children) {
   void child.exited.then(({ code, signal }) => {
     if (!stopping) {
-      process.stderr.write(`demo: ${child.name} exited (${signal ?? code}); see ${child.logFile}\n`);
+      const last = child.tail(1);
+      process.stderr.write(
+        `demo: ${child.name} exited (${signal ?? code})${last === '' ? '' : `: ${last}`}; see ${child.logFile}\n`,
+      );
       void shutdown(1);
     }
   });
 }
+redis.keep({
+  say: (line) => process.stderr.write(`${line}\n`),
+  giveUp: (line) => {
+    process.stderr.write(`${line}\n`);
+    void shutdown(1);
+  },
+});
 
 const examplesDir = path.join(repo, 'examples');
 for (const file of readdirSync(examplesDir)
