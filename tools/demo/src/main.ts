@@ -48,6 +48,16 @@ const logDir = path.join(dir, 'logs');
 // kube-sim and the dashboard both listen on 127.0.0.1.
 await requireFreePorts('demo', '127.0.0.1', { '--port': port, '--dashboard-port': dashboardPortFlag });
 const dashboardPort = dashboardPortFlag || (await freePort());
+// Whoever read the output went away (`npm run demo | head`, a closed terminal): nobody is watching, so
+// once started, stop everything as one Ctrl-C does, with nothing more written to the closed stream. Set
+// up before the first line is written, which may already find the reader gone.
+let outputClosed = false;
+let onOutputClosed = (): void => undefined;
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  outputClosed = true;
+  onOutputClosed();
+});
 const rotated = freshLogDir(logDir);
 process.stdout.write(
   `demo: logs in ${logDir}${rotated.length > 0 ? ' (the previous run’s kept as NAME.1)' : ''}\n`,
@@ -169,10 +179,9 @@ const banner = [
   `  kubectl --kubeconfig ${kubeconfigPath} get ps,pods`,
   `logs in ${logDir}   Ctrl-C stops everything`,
 ].join('\n');
-process.stdout.write(`${banner}\n\n`);
+if (!outputClosed) process.stdout.write(`${banner}\n\n`);
 
 let stopping = false;
-let outputClosed = false;
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -185,13 +194,8 @@ async function shutdown(code: number): Promise<void> {
 // One Ctrl-C arrives twice (from the terminal, and passed on by npm): a repeat is not a second request.
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
-// Whoever read the output went away (`npm run demo | head`, a closed terminal): nobody is watching,
-// so stop everything as one Ctrl-C does, with nothing more written to the closed stream.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code !== 'EPIPE') throw err;
-  outputClosed = true;
-  void shutdown(0);
-});
+onOutputClosed = () => void shutdown(0);
+if (outputClosed) onOutputClosed();
 
 const startedAt = Date.now();
 const tty = process.stdout.isTTY === true;
