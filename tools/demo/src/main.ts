@@ -195,7 +195,6 @@ async function shutdown(code: number): Promise<void> {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 onOutputClosed = () => void shutdown(0);
-if (outputClosed) onOutputClosed();
 
 const startedAt = Date.now();
 const tty = process.stdout.isTTY === true;
@@ -221,3 +220,5 @@ const ticker = setInterval(() => {
     }
   }
 }, 500);
+// The reader may have gone while the demo was starting.
+if (outputClosed) onOutputClosed();
