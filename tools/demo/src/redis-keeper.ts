@@ -25,7 +25,12 @@ export interface RedisKeeper {
 }
 
 /** Watches `server`'s process and restarts it when it exits unasked, with a doubling delay. */
-export function keepRedis(command: string, server: RedisServer, report: KeeperReport): RedisKeeper {
+export function keepRedis(
+  command: string,
+  server: Pick<RedisServer, 'port' | 'process' | 'pids' | 'restart'>,
+  report: KeeperReport,
+  clock: { now(): number; sleep(ms: number): Promise<unknown> } = { now: () => performance.now(), sleep },
+): RedisKeeper {
   let stopped = false;
   const deaths: number[] = [];
   const watch = (): void => {
@@ -34,7 +39,7 @@ export function keepRedis(command: string, server: RedisServer, report: KeeperRe
     });
   };
   const revive = async (how: string): Promise<void> => {
-    const now = performance.now();
+    const now = clock.now();
     deaths.push(now);
     while (deaths.length > 0 && (deaths[0] ?? now) < now - WINDOW_MS) deaths.shift();
     if (deaths.length > MAX_RESTARTS) {
@@ -47,7 +52,7 @@ export function keepRedis(command: string, server: RedisServer, report: KeeperRe
     report.say(
       `${command}: its redis-server on port ${server.port} died (${how}); restarting it in ${delayMs / 1000} s, empty (restart ${deaths.length} of at most ${MAX_RESTARTS} within ${WINDOW_MS / 1000} s)`,
     );
-    await sleep(delayMs);
+    await clock.sleep(delayMs);
     if (stopped) return;
     try {
       await server.restart();
