@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { listenError } from '@podset/runtime';
 import type { Probe } from './probes.ts';
 
 export interface Listeners {
@@ -21,7 +22,7 @@ export async function listen(
 ): Promise<Listeners> {
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host }, () => resolve(s));
-    s.once('error', reject);
+    s.once('error', (err) => reject(listenError(err, opts.port, opts.host, 'DASHBOARD_PORT')));
   });
   const port = (server.address() as AddressInfo).port;
   // 0: no probe port; -1: a free one.
@@ -62,7 +63,7 @@ async function listenProbes(probe: Probe, port: number, host: string): Promise<h
     );
   });
   await new Promise<void>((resolve, reject) => {
-    probeServer.once('error', reject);
+    probeServer.once('error', (err) => reject(listenError(err, port, host, 'HTTP_PORT')));
     probeServer.listen(port, host, resolve);
   });
   return probeServer;

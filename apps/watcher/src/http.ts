@@ -21,14 +21,9 @@ export interface HealthServerOptions {
 
 export type HealthServer = OpsServer;
 
-/** The server could not listen on its port (taken, or not allowed): a usage error, not a crash. */
-export class ListenError extends Error {
-  override name = 'ListenError';
-}
-
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
   const timeoutMs = options.timeoutMs ?? API_PROBE_TIMEOUT_MS;
-  const started = startOpsServer({
+  return await startOpsServer({
     port: options.port,
     ...(options.host !== undefined ? { host: options.host } : {}),
     registry: options.registry,
@@ -38,9 +33,6 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       for (const [k, v] of Object.entries(options.status?.() ?? {})) lines.push(`${k}: ${String(v)}`);
       return { ready: results.every((r) => r.ok), lines };
     },
-  });
-  return await started.catch((err: unknown) => {
-    throw new ListenError(`cannot listen on ${options.port}: ${String(err)}`);
   });
 }
 

@@ -1,7 +1,7 @@
 // podset-watcher's entry point, and where its exit codes are decided. The signal handlers go in before
 // anything heavy loads, so a SIGTERM during start-up stops it cleanly (exit 0) instead of killing it by
 // the signal; the app is in app.ts.
-import { Shutdown } from '@podset/runtime';
+import { exitOnListenError, Shutdown } from '@podset/runtime';
 
 const shutdown = new Shutdown({
   name: 'podset-watcher',
@@ -10,13 +10,6 @@ const shutdown = new Shutdown({
   timeoutExitCode: 0,
 });
 const { main } = await import('./app.ts');
-const { ListenError } = await import('./http.ts');
-try {
-  // Returns once started; the stop (at the first signal) exits 0, or 1 when it fails.
-  await main(shutdown);
-} catch (err) {
-  // HTTP_PORT taken or not allowed: a usage error, as a bad variable is (exit 2).
-  if (!(err instanceof ListenError)) throw err;
-  process.stderr.write(`watcher: HTTP_PORT: ${err.message}\n`);
-  process.exit(2);
-}
+// Returns once started; the stop (at the first signal) exits 0, or 1 when it fails. HTTP_PORT taken or
+// not allowed is a usage error, as a bad variable is (one line, exit 2).
+await main(shutdown).catch((err: unknown) => exitOnListenError('watcher', err));

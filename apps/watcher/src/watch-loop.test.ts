@@ -518,20 +518,27 @@ test('an object of another kind on the stream is skipped: not handed on, its RV 
   await running;
 });
 
-test('a 404 on PodSets says the CRD is missing and how to install it, and keeps retrying', async () => {
-  const lines: string[] = [];
-  const logger = { ...silentLogger, warn: (_o: unknown, msg?: string) => void lines.push(msg ?? '') };
+test('a 404 on PodSets says once that the CRD is missing and how to install it, keeps retrying, and says once that it appeared', async () => {
+  const warnings: string[] = [];
+  const infos: string[] = [];
+  const logger = {
+    ...silentLogger,
+    warn: (_o: unknown, msg?: string) => void warnings.push(msg ?? ''),
+    info: (_o: unknown, msg?: string) => void infos.push(msg ?? ''),
+  };
   const t = setup({ checkpoint: '100', logger: logger as typeof silentLogger });
-  t.api.failNext.push(new ApiError(404), new ApiError(404));
+  t.api.failNext.push(new ApiError(404), new ApiError(404), new ApiError(404));
   t.api.change('a', 'ADDED');
   const done = t.start();
   await t.sink.until(() => t.sink.events.length === 1, 'a, after the CRD appeared');
   t.controller.abort();
   await done;
   const loop = t.loop;
-  assert.equal(loop.counters.restarts['client-error'], 2);
-  const hint = lines.filter((l) => l.includes('podsets.podset.io') && l.includes('crds/podset.yaml'));
-  assert.equal(hint.length, 2, lines.join('\n'));
+  assert.equal(loop.counters.restarts['client-error'], 3);
+  // One warning for the three 404s (each retry is a debug line), and one info line when it is served.
+  assert.equal(warnings.length, 1, warnings.join('\n'));
+  assert.match(warnings[0] ?? '', /podsets\.podset\.io.*crds\/podset\.yaml/);
+  assert.equal(infos.filter((l) => /podsets\.podset\.io.*installed now/.test(l)).length, 1, infos.join('\n'));
 });
 
 test('after a sink failure the stream re-watches only once every event it handed on has settled', async () => {

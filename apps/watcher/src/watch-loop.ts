@@ -143,8 +143,16 @@ export interface WatchLoopOptions {
 export function missingResourceHint(resource: Resource): string {
   return resource === 'podsets'
     ? 'the PodSet CRD (customresourcedefinition podsets.podset.io) is not installed: ' +
-        'apply it with `kubectl apply -f crds/podset.yaml`; retrying until it is there'
-    : 'the API server has no pods resource; retrying';
+        'apply it with `kubectl apply -f crds/podset.yaml` (or `kubectl apply -k crds`); ' +
+        'retrying until it is there (the retries are logged at debug)'
+    : 'the API server has no pods resource; retrying (the retries are logged at debug)';
+}
+
+/** What to tell the user when the missing resource is served again. */
+export function foundResourceHint(resource: Resource): string {
+  return resource === 'podsets'
+    ? 'the PodSet CRD (customresourcedefinition podsets.podset.io) is installed now: watching PodSets'
+    : 'the API server serves pods now: watching pods';
 }
 
 export class WatchLoop {
@@ -158,6 +166,8 @@ export class WatchLoop {
   #attempt = 0;
   #relistCause: string | undefined;
   #current: AbortController | undefined;
+  /** The API answered 404 for the resource (a CRD not installed): said once, until it is served again. */
+  #missing = false;
 
   constructor(options: WatchLoopOptions) {
     this.#o = {
@@ -217,6 +227,7 @@ export class WatchLoop {
             this.#relistCause ??= cause; // a relist cut short is done again, whole
             throw err;
           }
+          this.#served();
         }
         if (signal.aborted) break;
         if (this.#relistCause !== undefined) continue; // asked again while listing (e.g. data loss)
@@ -227,12 +238,16 @@ export class WatchLoop {
         this.counters.restarts[end.reason]++;
         this.#hooks.restart?.(this.#o.resource, end.reason);
         const delay = this.#delayFor(end);
-        const level = end.reason === 'closed' ? 'debug' : 'warn';
+        // A 404 is one warning (below) however many retries it takes, not one per retry.
+        const level = end.reason === 'closed' || end.code === 404 ? 'debug' : 'warn';
         log[level](
           { stream: this.stream, reason: end.reason, rv: this.#rv, delayMs: delay, err: end.message },
           'watch ended; restarting',
         );
-        if (end.code === 404) log.warn({ stream: this.stream }, missingResourceHint(this.#o.resource));
+        if (end.code === 404 && !this.#missing) {
+          this.#missing = true;
+          log.warn({ stream: this.stream, err: end.message }, missingResourceHint(this.#o.resource));
+        }
         if (end.reason === 'gone') this.#relistCause ??= '410 Gone'; // also an expired continue token
         if (this.#checkpointRefused(end)) {
           // The checkpoint's RV is none this server accepts (another server's, or written by someone else):
@@ -244,6 +259,13 @@ export class WatchLoop {
       }
     }
     log.info({ stream: this.stream, rv: this.#rv }, 'watch stopped');
+  }
+
+  /** The API served the resource: if it was missing, say once that it is back. */
+  #served(): void {
+    if (!this.#missing) return;
+    this.#missing = false;
+    this.#o.logger.info({ stream: this.stream }, foundResourceHint(this.#o.resource));
   }
 
   /** A 400 or 422 to the first watch from a checkpoint's RV: the server refuses that RV itself. */
@@ -271,7 +293,8 @@ export class WatchLoop {
 
   async #relist(cause: string, signal: AbortSignal): Promise<void> {
     const { resource, namespace, api, sink, logger } = this.#o;
-    logger.info({ stream: this.stream, cause }, 'relisting');
+    // While the resource is missing, each retry's relist is a debug line: the warning said it once.
+    logger[this.#missing ? 'debug' : 'info']({ stream: this.stream, cause }, 'relisting');
     await handOn(sink.relistStarted?.(this.stream) ?? Promise.resolve());
     // The next page is asked for as soon as this one's continue token is known, so the server encodes it
     // and the response is parsed while this page is handed on. Pages still reach the sink one at a time,
@@ -364,7 +387,10 @@ export class WatchLoop {
         for await (const parsed of events) {
           stall.heard();
           lines++;
-          if (lines === 1) this.#attempt = 0; // the server is healthy again
+          if (lines === 1) {
+            this.#attempt = 0; // the server is healthy again
+            this.#served();
+          }
           await this.#take(parsed, handOff, stall);
           this.#unconfirmed = false; // the server sent something other than an ERROR from this RV
         }

@@ -185,7 +185,9 @@ test('HTTP_PORT already taken: exit 2 with the port named (a usage error, not a 
     const exit = await w.proc.exited;
     assert.equal(exit.code, 2, w.proc.describe());
     assert.ok(
-      w.proc.lines().some((l) => l.includes(`watcher: HTTP_PORT: cannot listen on ${port}`)),
+      w.proc
+        .lines()
+        .some((l) => l.startsWith(`watcher: port ${port} `) && l.endsWith('choose another with HTTP_PORT')),
       w.proc.describe(),
     );
     assert.equal(holder('port'), '', 'it never campaigned');

@@ -2,6 +2,7 @@
 // readiness check: 200 or 503 with its lines), /metrics (Prometheus text of the app's registry).
 import http from 'node:http';
 import type { Registry } from 'prom-client';
+import { listenError } from './listen-error.ts';
 
 export interface Readiness {
   ready: boolean;
@@ -12,6 +13,8 @@ export interface Readiness {
 export interface OpsServerOptions {
   port: number;
   host?: string;
+  /** The variable that sets the port, named when it cannot be bound. Default HTTP_PORT. */
+  setting?: string;
   registry: Registry;
   /** Called per /readyz request; a rejection answers 503 with its message. */
   readiness: () => Promise<Readiness>;
@@ -44,9 +47,12 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       reply(res, 404, 'text/plain', 'not found\n');
     }
   });
+  const host = options.host ?? '0.0.0.0';
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
+    server.once('error', (err) =>
+      reject(listenError(err, options.port, host, options.setting ?? 'HTTP_PORT')),
+    );
+    server.listen(options.port, host, () => resolve());
   });
   const address = server.address();
   return {

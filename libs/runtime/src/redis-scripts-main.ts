@@ -11,12 +11,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Registry } from 'prom-client';
 import { ConfigError, parseEnv, type Config } from '@podset/config';
 import { redisConnector, type RedisConnector } from '@podset/queue';
+import { exitOnListenError, listenError } from './listen-error.ts';
 import { BusyWatchdog, type BusyKillResult } from './redis-busy-watchdog.ts';
 import { createRedisScriptsMetrics } from './redis-scripts-metrics.ts';
 import { loadMissing, operatorScripts, redisScriptsEnv as env } from './redis-scripts.ts';
 
 /** /healthz: alive; /readyz: every script cached at the last check; /metrics. */
-function serveHealth(port: number, ready: () => boolean, registry: Registry): () => void {
+async function serveHealth(port: number, ready: () => boolean, registry: Registry): Promise<() => void> {
   if (port === 0) return () => undefined;
   const server = createServer((req, res) => {
     if (req.url === '/metrics') {
@@ -29,7 +30,10 @@ function serveHealth(port: number, ready: () => boolean, registry: Registry): ()
     const ok = req.url === '/healthz' || (req.url === '/readyz' && ready());
     res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : 'not ready\n');
   });
-  server.listen(port);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err) => reject(listenError(err, port, undefined, 'HTTP_PORT')));
+    server.listen(port, resolve);
+  });
   return () => server.close();
 }
 
@@ -140,7 +144,7 @@ async function main(): Promise<void> {
   let failures = 0;
   let cached = false;
   const { registry, onKill } = createRedisScriptsMetrics();
-  const closeHealth = serveHealth(cfg.HTTP_PORT, () => cached, registry);
+  const closeHealth = await serveHealth(cfg.HTTP_PORT, () => cached, registry);
   const watchdog = once ? undefined : startWatchdog(cfg, ops, stop.signal, onKill);
   while (!stop.signal.aborted) {
     try {
@@ -169,4 +173,5 @@ async function main(): Promise<void> {
   client.disconnect();
 }
 
-await main();
+// HTTP_PORT taken or not allowed: a usage error, as a bad variable is (one line, exit 2).
+await main().catch((err: unknown) => exitOnListenError('redis-scripts', err));

@@ -1,7 +1,7 @@
 // npm run demo: the embedded default. kube-sim as the cluster, a Redis, the watcher and two workers,
 // the CRD and the examples applied, and a live table of PodSets until Ctrl-C.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -14,6 +14,8 @@ import { withLastApplied } from './apply.ts';
 import { isConverged, renderTable, toRow } from './table.ts';
 import { demoOptions, helpText, parserOptions, usageText } from './options.ts';
 import { freeOpsPorts, metricsUrls } from './ops-ports.ts';
+import { freshLogDir } from './log-dir.ts';
+import { exitOnTakenPort, requireFreePorts } from './user-ports.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const OPTIONS = demoOptions(process.cwd());
@@ -37,13 +39,29 @@ if (values['help'] === true) {
 }
 const workers = wholeNumber('workers', option('workers'), 1);
 const port = wholeNumber('port', option('port'), 0);
-const dashboardPort = wholeNumber('dashboard-port', option('dashboard-port'), 0) || (await freePort());
+const dashboardPortFlag = wholeNumber('dashboard-port', option('dashboard-port'), 0);
 const dashboardToken = process.env.DASHBOARD_TOKEN ?? randomBytes(18).toString('base64url');
 const timeoutMs = wholeNumber('timeout-seconds', option('timeout-seconds'), 1) * 1000;
 const untilConverged = values['until-converged'] === true;
 const dir = path.resolve(option('dir'));
 const logDir = path.join(dir, 'logs');
-mkdirSync(logDir, { recursive: true });
+// kube-sim and the dashboard both listen on 127.0.0.1.
+await requireFreePorts('demo', '127.0.0.1', { '--port': port, '--dashboard-port': dashboardPortFlag });
+const dashboardPort = dashboardPortFlag || (await freePort());
+// Whoever read the output went away (`npm run demo | head`, a closed terminal): nobody is watching, so
+// once started, stop everything as one Ctrl-C does, with nothing more written to the closed stream. Set
+// up before the first line is written, which may already find the reader gone.
+let outputClosed = false;
+let onOutputClosed = (): void => undefined;
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  outputClosed = true;
+  onOutputClosed();
+});
+const rotated = freshLogDir(logDir);
+process.stdout.write(
+  `demo: logs in ${logDir}${rotated.length > 0 ? ' (the previous run’s kept as NAME.1)' : ''}\n`,
+);
 
 function wholeNumber(flag: string, raw: string, min: number): number {
   const n = Number(raw);
@@ -68,7 +86,15 @@ try {
   process.exit(1);
 }
 const kubeconfigPath = path.join(dir, 'kubeconfig');
-const sim = await startKubeSim({ port, kubeconfigPath, auditLog: path.join(logDir, 'kube-sim-audit.jsonl') });
+const sim = await startKubeSim({
+  port,
+  kubeconfigPath,
+  auditLog: path.join(logDir, 'kube-sim-audit.jsonl'),
+}).catch(async (err: unknown) => {
+  // Taken between the check above and now.
+  await redis.close();
+  return exitOnTakenPort('demo', err, port, '127.0.0.1', '--port');
+});
 const cluster = sim.cluster;
 
 for (const crd of manifests(path.join(repo, 'crds', 'podset.yaml'))) {
@@ -118,11 +144,21 @@ children.push(
 for (const child of children) {
   void child.exited.then(({ code, signal }) => {
     if (!stopping) {
-      process.stderr.write(`demo: ${child.name} exited (${signal ?? code}); see ${child.logFile}\n`);
+      const last = child.tail(1);
+      process.stderr.write(
+        `demo: ${child.name} exited (${signal ?? code})${last === '' ? '' : `: ${last}`}; see ${child.logFile}\n`,
+      );
       void shutdown(1);
     }
   });
 }
+redis.keep({
+  say: (line) => process.stderr.write(`${line}\n`),
+  giveUp: (line) => {
+    process.stderr.write(`${line}\n`);
+    void shutdown(1);
+  },
+});
 
 const examplesDir = path.join(repo, 'examples');
 for (const file of readdirSync(examplesDir)
@@ -143,10 +179,9 @@ const banner = [
   `  kubectl --kubeconfig ${kubeconfigPath} get ps,pods`,
   `logs in ${logDir}   Ctrl-C stops everything`,
 ].join('\n');
-process.stdout.write(`${banner}\n\n`);
+if (!outputClosed) process.stdout.write(`${banner}\n\n`);
 
 let stopping = false;
-let outputClosed = false;
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -159,13 +194,7 @@ async function shutdown(code: number): Promise<void> {
 // One Ctrl-C arrives twice (from the terminal, and passed on by npm): a repeat is not a second request.
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
-// Whoever read the output went away (`npm run demo | head`, a closed terminal): nobody is watching,
-// so stop everything as one Ctrl-C does, with nothing more written to the closed stream.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code !== 'EPIPE') throw err;
-  outputClosed = true;
-  void shutdown(0);
-});
+onOutputClosed = () => void shutdown(0);
 
 const startedAt = Date.now();
 const tty = process.stdout.isTTY === true;
@@ -191,3 +220,5 @@ const ticker = setInterval(() => {
     }
   }
 }, 500);
+// The reader may have gone while the demo was starting.
+if (outputClosed) onOutputClosed();

@@ -3,7 +3,7 @@
 // as child processes, a Redis from REDIS_URL or a redis-server of its own, the CRD installed if missing.
 // Until Ctrl-C. The demo's pieces (processes.ts, redis.ts) start and stop them.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,8 @@ import { withLastApplied } from './apply.ts';
 import { startApp, startOperator, stopAll } from './processes.ts';
 import { demoRedis, type DemoRedis } from './redis.ts';
 import { freeOpsPorts, metricsUrls } from './ops-ports.ts';
+import { freshLogDir } from './log-dir.ts';
+import { requireFreePorts } from './user-ports.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const CRD_FILE = path.join(repo, 'crds', 'podset.yaml');
@@ -33,8 +35,9 @@ Runs the watcher and N workers (default 1) of this checkout against the cluster 
 context (KUBECONFIG, one file, else ~/.kube/config), with Redis at REDIS_URL or a redis-server started on a
 free port. Installs the PodSet CRD (crds/podset.yaml) when the cluster lacks it, unless --no-install-crd.
 --dashboard also starts the dashboard on 127.0.0.1 (DASHBOARD_TOKEN, or a generated token). Logs go to
-<dir>/logs (default .tmp/operator). Ctrl-C stops everything. Other variables of the apps
-(docs/configuration.md) are passed through from the environment.`;
+<dir>/logs (default .tmp/operator), fresh each run (the previous run's kept as NAME.1). A redis-server of its
+own that dies is restarted (at most 5 times in 2 minutes, else the run stops, exit 1). Ctrl-C stops
+everything. Other variables of the apps (docs/configuration.md) are passed through from the environment.`;
 
 const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions' };
 const LEASES_OF_DEPLOYMENT = { namespace: 'podset-system', name: 'podset-watcher' };
@@ -75,6 +78,8 @@ const workers = wholeNumber('workers', values.workers, 1);
 const dashboardPortFlag = wholeNumber('dashboard-port', values['dashboard-port'], 0);
 const dir = path.resolve(values.dir);
 const logDir = path.join(dir, 'logs');
+if (values.dashboard)
+  await requireFreePorts('operator', '127.0.0.1', { '--dashboard-port': dashboardPortFlag });
 
 /**
  * The one kubeconfig file the apps are given. They read KUBECONFIG as a single path, so a list of files
@@ -179,7 +184,10 @@ try {
   await kube.client.close();
 }
 
-mkdirSync(logDir, { recursive: true });
+const rotated = freshLogDir(logDir);
+process.stdout.write(
+  `operator: logs in ${logDir}${rotated.length > 0 ? ' (the previous run’s kept as NAME.1)' : ''}\n`,
+);
 let redis: DemoRedis;
 try {
   redis = await demoRedis(process.env, 'operator');
@@ -254,6 +262,13 @@ for (const child of children) {
     }
   });
 }
+redis.keep({
+  say: (line) => process.stderr.write(`${line}\n`),
+  giveUp: (line) => {
+    process.stderr.write(`${line}\n`);
+    void shutdown(1);
+  },
+});
 
 process.stdout.write(
   [

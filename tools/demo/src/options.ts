@@ -34,7 +34,7 @@ export function demoOptions(cwd: string): Record<string, DemoOption> {
       value: 'DIR',
       default: path.join(cwd, '.tmp', 'demo'),
       shownDefault: '.tmp/demo',
-      meaning: 'where the kubeconfig and the logs (DIR/logs) are written',
+      meaning: "where the kubeconfig and the logs (DIR/logs; the previous run's kept as NAME.1) are written",
     },
     'until-converged': {
       type: 'boolean',
@@ -89,7 +89,8 @@ export function helpText(options: Record<string, DemoOption>): string {
     'Runs kube-sim (an in-memory Kubernetes API server), a Redis (REDIS_URL, or a redis-server of its own),',
     'the watcher, the workers and the dashboard, applies crds/ and examples/, and prints a live table of',
     "PodSets until Ctrl-C (or until its output is closed, e.g. `| head`). It prints the dashboard's URL",
-    "and login token, and the URL of each process's /metrics.",
+    "and login token, and the URL of each process's /metrics. Its own redis-server, if it dies, is restarted",
+    '(empty; at most 5 times in 2 minutes, else the demo stops with exit code 1).',
     '',
     'options:',
     ...lines,

@@ -23,6 +23,7 @@ import {
   type AppUser,
 } from '@podset/queue';
 import { Proc, startRedis, type RedisServer } from '@podset/testkit';
+import { keepRedis, type KeeperReport, type RedisKeeper } from './redis-keeper.ts';
 
 const LOADER = path.resolve(import.meta.dirname, '../../../libs/runtime/src/redis-scripts-main.ts');
 const DIE_WITH_PARENT = pathToFileURL(path.join(import.meta.dirname, 'die-with-parent.ts')).href;
@@ -39,6 +40,8 @@ export interface DemoRedis {
   appEnv(app: AppUser): Record<string, string>;
   /** The processes started for it (none with REDIS_URL set), each as "name pid", for saying what stopped. */
   processes(): string[];
+  /** From now on, a redis-server of its own that dies is reported and restarted (redis-keeper.ts). */
+  keep(report: KeeperReport): void;
   /** Stops every one of them, and returns once each is gone. */
   close(): Promise<void>;
 }
@@ -55,6 +58,7 @@ export async function demoRedis(
       origin: 'REDIS_URL',
       appEnv: () => ({}),
       processes: () => [],
+      keep: () => undefined,
       close: async () => {},
     };
   }
@@ -93,6 +97,7 @@ export async function demoRedis(
     throw err;
   }
   const loader = await startLoader(server.port, { scripts, ops }, dir);
+  let keeper: RedisKeeper | undefined;
   return {
     url: server.url,
     shown: redactUrl(server.url),
@@ -107,7 +112,11 @@ export async function demoRedis(
       `redis-watchdog ${server.pids.watchdog ?? '?'}`,
       `${loader.name} ${loader.pid ?? '?'}`,
     ],
+    keep: (report) => {
+      keeper ??= keepRedis(command, server, report);
+    },
     close: async () => {
+      keeper?.stop();
       await loader.stop(5_000);
       await server.close();
       rmSync(dir, { recursive: true, force: true });

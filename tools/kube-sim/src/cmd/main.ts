@@ -9,6 +9,23 @@ function exitOnDataDirError(e: unknown): never {
   process.exit(2);
 }
 
+const PORT_PROBLEMS: Record<string, string> = {
+  EADDRINUSE: 'is already in use by another process',
+  EACCES: 'may not be opened by this user (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'cannot be opened: the address is not one of this machine’s (--host)',
+};
+
+/** The port cannot be bound (taken, privileged): a usage error, one line naming --port, exit 2. */
+function exitOnPortProblem(e: unknown, port: number | undefined, host: string | undefined): never {
+  const code = (e as { code?: unknown } | null)?.code;
+  const problem = typeof code === 'string' ? PORT_PROBLEMS[code] : undefined;
+  if (problem === undefined) throw e;
+  console.error(
+    `kube-sim: port ${port ?? 0} on ${host ?? '127.0.0.1'} ${problem}: choose another with --port (0: a free port)`,
+  );
+  process.exit(2);
+}
+
 /** SIGINT and SIGTERM close the simulator and exit 0 (1 if closing fails). */
 function exitOnSignals(sim: KubeSim): void {
   let stopping = false;
@@ -40,7 +57,10 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const sim = await startKubeSim(options).catch(exitOnDataDirError);
+  const { port, host } = options;
+  const sim = await startKubeSim(options)
+    .catch(exitOnDataDirError)
+    .catch((e: unknown) => exitOnPortProblem(e, port, host));
   exitOnSignals(sim);
   // One port speaks both: TLS (what the kubeconfigs use) and plain HTTP with a bearer token. The plain URL
   // comes first, as scripts read it from "listening on (http://…)".
