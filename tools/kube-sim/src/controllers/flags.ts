@@ -19,6 +19,7 @@ type NumberOption =
   | 'containerExitMs'
   | 'succeedAfterMs'
   | 'jobBackoffMs'
+  | 'namespaceDeletionDelayMs'
   | 'seed';
 
 const numberFlags: [flag: string, option: NumberOption][] = [
@@ -33,6 +34,7 @@ const numberFlags: [flag: string, option: NumberOption][] = [
   ['container-exit-ms', 'containerExitMs'],
   ['succeed-after-ms', 'succeedAfterMs'],
   ['job-backoff-ms', 'jobBackoffMs'],
+  ['namespace-deletion-delay-ms', 'namespaceDeletionDelayMs'],
   ['seed', 'seed'],
 ];
 
@@ -50,6 +52,7 @@ export const controllerFlagOptions = {
   'container-exit-ms': { type: 'string' },
   'succeed-after-ms': { type: 'string' },
   'job-backoff-ms': { type: 'string' },
+  'namespace-deletion-delay-ms': { type: 'string' },
   seed: { type: 'string' },
   'pod-events': { type: 'boolean' },
   'no-pod-events': { type: 'boolean' },
@@ -66,7 +69,7 @@ export const controllerFlagOptions = {
 export const controllerFlagsUsage = `  [--lifecycle kubelet|fast|off] [--scheduler-bind-ms N] [--kubelet-relist-ms N] [--kubelet-status-write-ms N]
   [--nodes N] [--startup-delay-ms N] [--startup-jitter-ms N] [--fail-fraction F]
   [--never-ready-fraction F] [--container-exit-ms N] [--succeed-after-ms N] [--job-backoff-ms N] [--seed N]
-  [--no-pod-events] [--no-gc] [--no-namespace-controller] [--no-service-account-controller]
+  [--namespace-deletion-delay-ms N] [--no-pod-events] [--no-gc] [--no-namespace-controller] [--no-service-account-controller]
   [--no-replication-controller] [--no-replicaset-controller] [--no-deployment-controller] [--no-job-controller]
   [--no-resource-quota-controller]`;
 

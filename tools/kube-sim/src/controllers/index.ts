@@ -70,6 +70,10 @@ export interface ControllerOptions {
   namespaceController?: boolean;
   /** While a namespace is terminating, re-check it at least this often (ms). Default 1000. */
   namespaceRecheckMs?: number;
+  /** How long after a namespace's deletion the namespace controller starts deleting its content (ms).
+   * Default 5000, kube-controller-manager's wait: a client deleting a manifest's objects one by one after
+   * their namespace (`kubectl delete -k`) finds them still there. */
+  namespaceDeletionDelayMs?: number;
   /** Run the ServiceAccount controller (a `default` ServiceAccount in every namespace). Default true. */
   serviceAccountController?: boolean;
   /** Run the ReplicationController controller (pods for each ReplicationController). Default true. */
@@ -108,6 +112,7 @@ export const defaultControllerOptions = {
   garbageCollector: true,
   namespaceController: true,
   namespaceRecheckMs: 1000,
+  namespaceDeletionDelayMs: 5000,
   serviceAccountController: true,
   replicationController: true,
   resourceQuotaController: true,
@@ -165,6 +170,7 @@ export function resolveControllerOptions(options: ControllerOptions = {}): Resol
   nonNegative('containerExitMs');
   nonNegative('succeedAfterMs');
   nonNegative('namespaceRecheckMs');
+  nonNegative('namespaceDeletionDelayMs');
   nonNegative('jobBackoffMs');
   if (o.namespaceRecheckMs < 10)
     throw new Error('kube-sim controllers: option namespaceRecheckMs must be ≥ 10');
@@ -258,7 +264,11 @@ export function startControllers(cluster: ClusterAccess, options: ControllerOpti
       stops.push(() => c.stop());
     }
     if (o.namespaceController) {
-      const c = startNamespaceController(cluster, { recheckMs: o.namespaceRecheckMs }, o.onError);
+      const c = startNamespaceController(
+        cluster,
+        { recheckMs: o.namespaceRecheckMs, deletionDelayMs: o.namespaceDeletionDelayMs },
+        o.onError,
+      );
       stops.push(() => c.stop());
     }
     if (o.serviceAccountController) {
