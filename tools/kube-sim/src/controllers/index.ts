@@ -48,7 +48,8 @@ export interface ControllerOptions {
   startupDelayMs?: number;
   /** Random extra start-up delay, uniform in [0, startupJitterMs] ms. Default 600 (so 200–800 ms). */
   startupJitterMs?: number;
-  /** Fraction 0..1 of pods that end in phase Failed instead of Running. Default 0. */
+  /** Fraction 0..1 of pods whose containers fail (exit code 1): phase Failed for restartPolicy Never, a crash
+   * loop (Running, not ready, CrashLoopBackOff between restarts) for Always and OnFailure. Default 0. */
   failFraction?: number;
   /** Fraction 0..1 of pods that run but never become Ready. Default 0. failFraction + this ≤ 1. */
   neverReadyFraction?: number;
@@ -58,6 +59,9 @@ export interface ControllerOptions {
   /** Run time of pods annotated `kube-sim.podset.io/fate: succeed`, and of unannotated pods with
    * restartPolicy Never or OnFailure (Job pods), before phase Succeeded. Default 1000 ms. */
   succeedAfterMs?: number;
+  /** The first crash-loop back-off of a failing pod that is restarted (restartPolicy Always/OnFailure),
+   * doubled per restart up to 30 times it. Default 10000 ms, a kubelet's (10 s … 5 min). */
+  crashLoopBackoffMs?: number;
   /** Seed for the random fate and delay choices (repeatable runs). Default: unseeded (Math.random). */
   seed?: number;
   /** Record the scheduler's and kubelet's core/v1 Events for pods (Scheduled, Pulled, Created, Started,
@@ -107,6 +111,7 @@ export const defaultControllerOptions = {
   neverReadyFraction: 0,
   containerExitMs: 300,
   succeedAfterMs: 1000,
+  crashLoopBackoffMs: 10_000,
   seed: undefined as number | undefined,
   podEvents: true,
   garbageCollector: true,
@@ -169,6 +174,7 @@ export function resolveControllerOptions(options: ControllerOptions = {}): Resol
   nonNegative('startupJitterMs');
   nonNegative('containerExitMs');
   nonNegative('succeedAfterMs');
+  nonNegative('crashLoopBackoffMs');
   nonNegative('namespaceRecheckMs');
   nonNegative('namespaceDeletionDelayMs');
   nonNegative('jobBackoffMs');
@@ -212,6 +218,7 @@ export type RuntimeControllerOptions = Pick<
   | 'neverReadyFraction'
   | 'containerExitMs'
   | 'succeedAfterMs'
+  | 'crashLoopBackoffMs'
   | 'podEvents'
 >;
 const RUNTIME_OPTIONS: readonly string[] = [
@@ -224,6 +231,7 @@ const RUNTIME_OPTIONS: readonly string[] = [
   'neverReadyFraction',
   'containerExitMs',
   'succeedAfterMs',
+  'crashLoopBackoffMs',
   'podEvents',
 ];
 
