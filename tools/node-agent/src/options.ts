@@ -126,7 +126,8 @@ export function parseOptions(argv: readonly string[]): AgentOptions | undefined 
     neverReadyFraction: number('never-ready-fraction', 0, { max: 1 }),
     containerExitMs: number('container-exit-ms', 300, {}),
     succeedAfterMs: number('succeed-after-ms', 1000, {}),
-    crashLoopBackoffMs: number('crash-loop-backoff-ms', 10_000, {}),
+    // Not 0: a crash-looping pod would be restarted (and written) in a tight loop.
+    crashLoopBackoffMs: number('crash-loop-backoff-ms', 10_000, { min: 10 }),
     leaseSeconds: number('lease-seconds', 40, { integer: true, min: 4 }),
     logLevel,
   };

@@ -28,6 +28,7 @@ test('invalid options are refused with the option named', () => {
     /neverReadyFraction/,
   );
   assert.throws(() => resolveControllerOptions({ nodes: -1 }), /nodes/);
+  assert.throws(() => resolveControllerOptions({ crashLoopBackoffMs: 0 }), /crashLoopBackoffMs must be ≥ 10/);
   assert.throws(() => resolveControllerOptions({ nodes: 1.5 }), /nodes/);
   assert.throws(() => resolveControllerOptions({ startupDelayMs: Number.NaN }), /startupDelayMs/);
   assert.throws(() => resolveControllerOptions({ seed: 0.5 }), /seed/);

@@ -178,6 +178,9 @@ export function resolveControllerOptions(options: ControllerOptions = {}): Resol
   nonNegative('namespaceRecheckMs');
   nonNegative('namespaceDeletionDelayMs');
   nonNegative('jobBackoffMs');
+  // A back-off of 0 would restart (and write) a crash-looping pod in a tight loop.
+  if (o.crashLoopBackoffMs < 10)
+    throw new Error('kube-sim controllers: option crashLoopBackoffMs must be ≥ 10');
   if (o.namespaceRecheckMs < 10)
     throw new Error('kube-sim controllers: option namespaceRecheckMs must be ≥ 10');
   for (const name of ['failFraction', 'neverReadyFraction'] as const) {
