@@ -424,6 +424,18 @@ describe('kubectl apply -k against kube-sim', () => {
     ]);
     assert.equal(res.code, 0, res.out);
   });
+
+  test('kubectl delete -k k8s removes the default deployment as on a cluster: exit 0, no NotFound', async () => {
+    const applied = await kubectl(['apply', '-k', 'k8s']);
+    assert.equal(applied.code, 0, applied.out);
+    // The namespace goes first and stays Terminating while kubectl deletes what is in it, one by one.
+    const deleted = await kubectl(['delete', '-k', 'k8s', '--timeout=90s']);
+    assert.equal(deleted.code, 0, deleted.out);
+    assert.doesNotMatch(deleted.out, /NotFound|not found/, deleted.out);
+    assert.match(deleted.out, new RegExp(`namespace "${NS}" deleted`));
+    assert.match(deleted.out, /deployment\.apps "podset-worker" deleted/);
+    assert.equal(sim.cluster.get('namespaces', undefined, NS), undefined, 'the namespace is gone');
+  });
 });
 
 describe('a second kubectl apply changes nothing (kube-sim without controllers: only kubectl writes)', () => {

@@ -5,6 +5,7 @@ import { Api } from './registry/api.ts';
 import { Audit } from './server/filters/audit.ts';
 import { Auth, type AuthOptions } from './server/filters/authentication.ts';
 import { Cluster } from './registry/cluster-access.ts';
+import { type CrdFinalizer, startCrdFinalizer } from './apiextensions/crd-finalizer.ts';
 import { DataDirWriter, SNAPSHOT_FILE, type Saved, loadDataDir, restoreObjects } from './storage/data-dir.ts';
 import { type FaultOptions, Faults } from './server/filters/faults.ts';
 import { Kubeconfigs } from './cmd/kubeconfig.ts';
@@ -174,6 +175,7 @@ interface Parts {
   faults: Faults;
   audit: Audit;
   cluster: Cluster;
+  crdFinalizer: CrdFinalizer;
   dataDir: DataDirWriter | undefined;
 }
 
@@ -236,7 +238,12 @@ async function startParts(
     aggregatedDiscovery: options.aggregatedDiscovery ?? true,
   });
   await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
-  return { store, api, hub, server, faults, audit, cluster: new Cluster(api), dataDir, auth, tls };
+  const cluster = new Cluster(api);
+  // Part of the API server (apiextensions-apiserver), not of the controller manager: it runs without them.
+  const crdFinalizer = startCrdFinalizer(cluster, (err, context) =>
+    process.stderr.write(`kube-sim: ${context}: ${err instanceof Error ? err.message : String(err)}\n`),
+  );
+  return { store, api, hub, server, faults, audit, cluster, crdFinalizer, dataDir, auth, tls };
 }
 
 export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSim> {
@@ -274,6 +281,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       if (closed) return;
       closed = true;
       controllers?.stop();
+      p.crdFinalizer.stop();
       p.cluster.close();
       hub.stop();
       await server.stopListening();

@@ -53,6 +53,7 @@ describe('controllers on the real kube-sim', () => {
         startupJitterMs: 20,
         containerExitMs: 50,
         namespaceRecheckMs: 100,
+        crashLoopBackoffMs: 100,
         podEvents: true,
         onError: (err: unknown, ctx: string) => errors.push(`${ctx}: ${String(err)}`),
       },
@@ -94,11 +95,12 @@ describe('controllers on the real kube-sim', () => {
 
   test('fate annotations work through the real store', async () => {
     for (const fate of ['fail', 'never-ready']) {
-      await http(
-        'POST',
-        '/api/v1/namespaces/default/pods',
-        podBody(`fate-${fate}`, { metadata: { annotations: { 'kube-sim.podset.io/fate': fate } } }),
-      );
+      const body = podBody(`fate-${fate}`, {
+        metadata: { annotations: { 'kube-sim.podset.io/fate': fate } },
+      });
+      // Failed only when not restarted: with restartPolicy Always a failing pod crash-loops (below).
+      if (fate === 'fail') (body.spec as { restartPolicy?: string }).restartPolicy = 'Never';
+      await http('POST', '/api/v1/namespaces/default/pods', body);
     }
     await waitFor(
       'fate-fail Failed',
@@ -115,6 +117,49 @@ describe('controllers on the real kube-sim', () => {
     assert.equal(sim.cluster.get('pods', 'default', 'fate-fail'), undefined);
     await http('DELETE', '/api/v1/namespaces/default/pods/fate-never-ready?gracePeriodSeconds=0');
     assert.equal(sim.cluster.get('pods', 'default', 'fate-never-ready'), undefined);
+  });
+
+  test('kubectl: a failing pod with restartPolicy Always crash-loops (Running, CrashLoopBackOff, restarts), Never fails', async () => {
+    const kc = {
+      kubeconfig: sim.kubeconfigPath,
+      cacheDir: path.join(path.dirname(sim.kubeconfigPath), 'kube-cache'),
+    };
+    await kubectl(['run', 'crash', '--image=busybox', '--annotations=kube-sim.podset.io/fate=fail'], kc);
+    await kubectl(
+      ['run', 'once', '--image=busybox', '--restart=Never', '--annotations=kube-sim.podset.io/fate=fail'],
+      kc,
+    );
+    const restarts = (p: KubeObject | undefined) =>
+      (p?.status as { containerStatuses?: { restartCount?: number }[] } | undefined)?.containerStatuses?.[0]
+        ?.restartCount ?? 0;
+    await waitFor(
+      'crash restarted three times',
+      () => restarts(sim.cluster.get('pods', 'default', 'crash')) >= 3,
+    );
+    await waitFor('once Failed', () => phase(sim.cluster.get('pods', 'default', 'once')) === 'Failed');
+    const crash = sim.cluster.get('pods', 'default', 'crash');
+    assert.equal(phase(crash), 'Running');
+    assert.equal(ready(crash), 'False');
+    const row = (await kubectl(['get', 'pod', 'crash', '--no-headers'], kc)).stdout;
+    assert.match(row, /^crash\s+0\/1\s+(CrashLoopBackOff|Error)\s+\d+ \(\S+ ago\)\s+/);
+    assert.match(
+      (await kubectl(['get', 'pod', 'once', '--no-headers'], kc)).stdout,
+      /^once\s+0\/1\s+Error\s+0\s+/,
+    );
+    await kubectl(
+      [
+        'wait',
+        '--for=jsonpath={.status.containerStatuses[0].state.waiting.reason}=CrashLoopBackOff',
+        'pod/crash',
+        '--timeout=20s',
+      ],
+      kc,
+    );
+    const described = (await kubectl(['describe', 'pod', 'crash'], kc)).stdout;
+    assert.match(described, /Status:\s+Running/);
+    assert.match(described, /Last State:\s+Terminated\s+Reason:\s+Error\s+Exit Code:\s+1/);
+    assert.match(described, /BackOff\s.*Back-off restarting failed container crash in pod crash_default/);
+    await kubectl(['delete', 'pod', 'crash', 'once', '--wait=true', '--timeout=20s'], kc);
   });
 
   async function ownerWithDependents(name: string): Promise<KubeObject> {

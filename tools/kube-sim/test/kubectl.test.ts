@@ -613,10 +613,14 @@ describe('kubectl against kube-sim', () => {
       assert.ok(listed.includes(n), `${n} listed`);
     }
     // delete -k removes everything (kubectl waits for the namespace to be gone). kustomize puts the Namespace
-    // first; the simulated namespace controller empties it faster than kubectl sends the next deletes, hence
-    // --ignore-not-found.
-    const deleted = await ok(['delete', '-k', dir, '--timeout=30s', '--ignore-not-found']);
+    // first; as on a cluster, the namespace controller starts emptying it only after a few seconds, so
+    // kubectl's own deletes of what is in it find every object still there: no NotFound, exit 0.
+    const del = await kubectl(['delete', '-k', dir, '--timeout=60s'], { timeoutMs: 90_000 });
+    assert.equal(del.code, 0, `kubectl delete -k exited ${del.code}:\n${del.stderr}${del.stdout}`);
+    assert.doesNotMatch(del.stderr, /NotFound/, del.stderr);
+    const deleted = del.stdout;
     assert.match(deleted, /namespace "shop" deleted/);
+    assert.match(deleted, /deployment\.apps "shop" deleted/);
     assert.equal(sim.cluster.get('namespaces', undefined, 'shop'), undefined);
     assert.equal(sim.cluster.list('deployments.apps', 'shop').length, 0);
     assert.equal(sim.cluster.list('configmaps', 'shop').length, 0);

@@ -14,8 +14,11 @@ import {
 } from '@podset/kube';
 import { chooseFate, readinessDelayOf, removalDelayOf, startupDelayOf } from '@podset/kube-sim/pod-fate';
 import {
+  crashLoopBackoffMs,
+  crashLoopStatus,
   pendingStatus,
   readyStatus,
+  restartsOnFailure,
   startedStatus,
   succeededStatus,
   type PodFate,
@@ -405,12 +408,21 @@ class NodeAgent implements Agent {
     const now = secondTime(Date.now());
     // As kube-sim's kubelet lifecycle: a readinessProbe makes Running and Ready two writes.
     let readinessDelay: number | undefined;
+    let crashLoop = false;
     const written = await this.#writeStatus(st, (p) => {
+      crashLoop = fate === 'fail' && restartsOnFailure(p);
+      if (crashLoop) return crashLoopStatus(p, { uid: st.uid, ip, now, restarts: 0, backoffMs: undefined });
       readinessDelay = fate !== 'fail' ? readinessDelayOf(p) : undefined;
       return startedStatus(p, { uid: st.uid, fate, ip, now, probing: readinessDelay !== undefined });
     });
     if (written === undefined) return;
     this.#log.info({ pod: `${st.namespace}/${st.name}`, node: st.node, fate }, 'pod started');
+    if (crashLoop) {
+      // As a kubelet: the first restart at once, then a back-off doubling per restart.
+      st.stage = 'running';
+      this.#later(st, 0, 'crash', () => this.#crashed(st, ip, 1));
+      return;
+    }
     if (fate === 'fail') {
       st.stage = 'done';
       this.#release(st);
@@ -421,6 +433,17 @@ class NodeAgent implements Agent {
       this.#later(st, readinessDelay, 'ready', () => this.#ready(st, fate));
     else if (fate === 'succeed')
       this.#later(st, this.#options.succeedAfterMs, 'succeed', () => this.#succeed(st));
+  }
+
+  /** The restarted containers failed again: CrashLoopBackOff, the next restart after the back-off. */
+  async #crashed(st: PodState, ip: string, restarts: number): Promise<void> {
+    const backoffMs = crashLoopBackoffMs(this.#options.crashLoopBackoffMs, restarts);
+    const now = secondTime(Date.now());
+    const written = await this.#writeStatus(st, (p) =>
+      crashLoopStatus(p, { uid: st.uid, ip, now, restarts, backoffMs }),
+    );
+    if (written === undefined) return;
+    this.#later(st, backoffMs, 'crash', () => this.#crashed(st, ip, restarts + 1));
   }
 
   /** The readinessProbe passed: Ready. */

@@ -11,10 +11,12 @@ export const USAGE = `usage: npm run node-agent -- --kubeconfig PATH [options]
   --namespace NS           run only the pods of NS (repeat for several; default: every namespace)
   --startup-delay-ms N     Pending → Running delay (default 200) …
   --startup-jitter-ms N    … plus a random delay in [0, N] (default 600)
-  --fail-fraction F        fraction of unannotated pods that fail (default 0)
+  --fail-fraction F        fraction of unannotated pods that fail: Failed if restartPolicy Never, else a
+                           crash loop (default 0)
   --never-ready-fraction F fraction of unannotated pods that never become Ready (default 0)
   --container-exit-ms N    time a deleted pod's containers take to stop (default 300)
   --succeed-after-ms N     run time of pods that succeed (restartPolicy Never/OnFailure) (default 1000)
+  --crash-loop-backoff-ms N  first back-off of a crash-looping pod, doubled per restart up to 30×N (default 10000)
   --lease-seconds N        the nodes' Lease duration; renewed every quarter of it (default 40)
   --log-level LEVEL        pino level (default info)
 Pods follow the annotations kube-sim documents (kube-sim.podset.io/fate, …/startup-delay-ms, …/exit-delay-ms).`;
@@ -34,6 +36,8 @@ export interface AgentOptions {
   neverReadyFraction: number;
   containerExitMs: number;
   succeedAfterMs: number;
+  /** The first back-off of a crash-looping pod (restartPolicy Always/OnFailure, fate fail), doubled per restart. */
+  crashLoopBackoffMs: number;
   leaseSeconds: number;
   logLevel: string;
 }
@@ -70,6 +74,7 @@ export function parseOptions(argv: readonly string[]): AgentOptions | undefined 
         'never-ready-fraction': { type: 'string' },
         'container-exit-ms': { type: 'string' },
         'succeed-after-ms': { type: 'string' },
+        'crash-loop-backoff-ms': { type: 'string' },
         'lease-seconds': { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean' },
@@ -121,6 +126,8 @@ export function parseOptions(argv: readonly string[]): AgentOptions | undefined 
     neverReadyFraction: number('never-ready-fraction', 0, { max: 1 }),
     containerExitMs: number('container-exit-ms', 300, {}),
     succeedAfterMs: number('succeed-after-ms', 1000, {}),
+    // Not 0: a crash-looping pod would be restarted (and written) in a tight loop.
+    crashLoopBackoffMs: number('crash-loop-backoff-ms', 10_000, { min: 10 }),
     leaseSeconds: number('lease-seconds', 40, { integer: true, min: 4 }),
     logLevel,
   };

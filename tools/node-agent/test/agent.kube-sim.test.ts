@@ -72,6 +72,8 @@ describe('node agent on kube-sim without its pod lifecycle', () => {
       '100',
       '--succeed-after-ms',
       '200',
+      '--crash-loop-backoff-ms',
+      '100',
       '--log-level',
       'debug',
     ]);
@@ -127,17 +129,30 @@ describe('node agent on kube-sim without its pod lifecycle', () => {
     assert.match(wide.stdout, /web\s+1\/1\s+Running\s+0/);
   });
 
-  test('honours the fates: never-ready, fail, succeed, slow start', async () => {
+  test('honours the fates: never-ready, fail (Failed, or a crash loop when restarted), succeed, slow start', async () => {
     await createPod('never', { annotations: { [FATE]: 'never-ready' } });
+    await createPod('failed', { annotations: { [FATE]: 'fail' }, restartPolicy: 'Never' });
     await createPod('crash', { annotations: { [FATE]: 'fail' } });
     await createPod('job', { restartPolicy: 'Never' });
     await createPod('slow', { annotations: { 'kube-sim.podset.io/startup-delay-ms': '2500' } });
 
-    const crash = await waitPod('crash', 'Failed', (p) => p.status?.phase === 'Failed');
+    const failed = await waitPod('failed', 'Failed', (p) => p.status?.phase === 'Failed');
+    assert.equal(condition(failed, 'Ready'), 'False');
+    const [exited] = failed.status?.containerStatuses ?? [];
+    assert.equal(exited?.state.terminated?.exitCode, 1);
+    assert.equal(exited?.state.terminated?.reason, 'Error');
+
+    // restartPolicy Always: restarted after a back-off, never Failed, as a kubelet does.
+    const crash = await waitPod(
+      'crash',
+      'restarted twice',
+      (p) => (p.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 2,
+    );
+    assert.equal(crash.status?.phase, 'Running');
     assert.equal(condition(crash, 'Ready'), 'False');
-    const [crashed] = crash.status?.containerStatuses ?? [];
-    assert.equal(crashed?.state.terminated?.exitCode, 1);
-    assert.equal(crashed?.state.terminated?.reason, 'Error');
+    const [looping] = crash.status?.containerStatuses ?? [];
+    assert.equal(looping?.state.waiting?.reason, 'CrashLoopBackOff');
+    assert.equal(looping?.lastState?.terminated?.exitCode, 1);
 
     const job = await waitPod('job', 'Succeeded', (p) => p.status?.phase === 'Succeeded');
     assert.equal(job.status?.containerStatuses?.[0]?.state.terminated?.exitCode, 0);

@@ -28,6 +28,7 @@ export interface ContainerStatus {
     terminated?: { exitCode: number; reason: string };
     waiting?: { reason: string };
   };
+  lastState?: { terminated?: { exitCode: number; reason: string } };
 }
 export interface PodJson {
   metadata: { name: string; uid: string; deletionTimestamp?: string };

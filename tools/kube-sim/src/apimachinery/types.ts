@@ -139,7 +139,8 @@ export interface FieldCause {
     | 'FieldValueForbidden'
     | 'FieldValueNotFound'
     | 'FieldManagerConflict'
-    | 'ResourceVersionTooLarge';
+    | 'ResourceVersionTooLarge'
+    | 'NamespaceTerminating';
   message: string;
   field: string;
 }

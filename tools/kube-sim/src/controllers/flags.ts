@@ -18,7 +18,9 @@ type NumberOption =
   | 'neverReadyFraction'
   | 'containerExitMs'
   | 'succeedAfterMs'
+  | 'crashLoopBackoffMs'
   | 'jobBackoffMs'
+  | 'namespaceDeletionDelayMs'
   | 'seed';
 
 const numberFlags: [flag: string, option: NumberOption][] = [
@@ -32,7 +34,9 @@ const numberFlags: [flag: string, option: NumberOption][] = [
   ['never-ready-fraction', 'neverReadyFraction'],
   ['container-exit-ms', 'containerExitMs'],
   ['succeed-after-ms', 'succeedAfterMs'],
+  ['crash-loop-backoff-ms', 'crashLoopBackoffMs'],
   ['job-backoff-ms', 'jobBackoffMs'],
+  ['namespace-deletion-delay-ms', 'namespaceDeletionDelayMs'],
   ['seed', 'seed'],
 ];
 
@@ -49,7 +53,9 @@ export const controllerFlagOptions = {
   'never-ready-fraction': { type: 'string' },
   'container-exit-ms': { type: 'string' },
   'succeed-after-ms': { type: 'string' },
+  'crash-loop-backoff-ms': { type: 'string' },
   'job-backoff-ms': { type: 'string' },
+  'namespace-deletion-delay-ms': { type: 'string' },
   seed: { type: 'string' },
   'pod-events': { type: 'boolean' },
   'no-pod-events': { type: 'boolean' },
@@ -65,8 +71,8 @@ export const controllerFlagOptions = {
 
 export const controllerFlagsUsage = `  [--lifecycle kubelet|fast|off] [--scheduler-bind-ms N] [--kubelet-relist-ms N] [--kubelet-status-write-ms N]
   [--nodes N] [--startup-delay-ms N] [--startup-jitter-ms N] [--fail-fraction F]
-  [--never-ready-fraction F] [--container-exit-ms N] [--succeed-after-ms N] [--job-backoff-ms N] [--seed N]
-  [--no-pod-events] [--no-gc] [--no-namespace-controller] [--no-service-account-controller]
+  [--never-ready-fraction F] [--container-exit-ms N] [--succeed-after-ms N] [--crash-loop-backoff-ms N] [--job-backoff-ms N] [--seed N]
+  [--namespace-deletion-delay-ms N] [--no-pod-events] [--no-gc] [--no-namespace-controller] [--no-service-account-controller]
   [--no-replication-controller] [--no-replicaset-controller] [--no-deployment-controller] [--no-job-controller]
   [--no-resource-quota-controller]`;
 

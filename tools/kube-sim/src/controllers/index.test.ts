@@ -28,6 +28,7 @@ test('invalid options are refused with the option named', () => {
     /neverReadyFraction/,
   );
   assert.throws(() => resolveControllerOptions({ nodes: -1 }), /nodes/);
+  assert.throws(() => resolveControllerOptions({ crashLoopBackoffMs: 0 }), /crashLoopBackoffMs must be ≥ 10/);
   assert.throws(() => resolveControllerOptions({ nodes: 1.5 }), /nodes/);
   assert.throws(() => resolveControllerOptions({ startupDelayMs: Number.NaN }), /startupDelayMs/);
   assert.throws(() => resolveControllerOptions({ seed: 0.5 }), /seed/);
@@ -86,7 +87,11 @@ test('configure changes pod-lifecycle options at run time', async (t) => {
   await until(() => phase('before') === 'Running');
   controllers.configure({ failFraction: 1 });
   assert.equal(controllers.options().failFraction, 1);
-  cluster.create('pods', obj('v1', 'Pod', 'after', 'default', { spec: { containers: [{ name: 'a' }] } }));
+  // Not restarted, so its failure ends it (a restarted one would crash-loop).
+  cluster.create(
+    'pods',
+    obj('v1', 'Pod', 'after', 'default', { spec: { restartPolicy: 'Never', containers: [{ name: 'a' }] } }),
+  );
   await until(() => phase('after') === 'Failed');
   assert.throws(() => controllers.configure({ failFraction: 2 }), /failFraction/);
   assert.equal(controllers.options().failFraction, 1, 'a refused change changes nothing');

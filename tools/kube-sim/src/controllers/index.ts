@@ -48,7 +48,8 @@ export interface ControllerOptions {
   startupDelayMs?: number;
   /** Random extra start-up delay, uniform in [0, startupJitterMs] ms. Default 600 (so 200–800 ms). */
   startupJitterMs?: number;
-  /** Fraction 0..1 of pods that end in phase Failed instead of Running. Default 0. */
+  /** Fraction 0..1 of pods whose containers fail (exit code 1): phase Failed for restartPolicy Never, a crash
+   * loop (Running, not ready, CrashLoopBackOff between restarts) for Always and OnFailure. Default 0. */
   failFraction?: number;
   /** Fraction 0..1 of pods that run but never become Ready. Default 0. failFraction + this ≤ 1. */
   neverReadyFraction?: number;
@@ -58,6 +59,9 @@ export interface ControllerOptions {
   /** Run time of pods annotated `kube-sim.podset.io/fate: succeed`, and of unannotated pods with
    * restartPolicy Never or OnFailure (Job pods), before phase Succeeded. Default 1000 ms. */
   succeedAfterMs?: number;
+  /** The first crash-loop back-off of a failing pod that is restarted (restartPolicy Always/OnFailure),
+   * doubled per restart up to 30 times it. Default 10000 ms, a kubelet's (10 s … 5 min). */
+  crashLoopBackoffMs?: number;
   /** Seed for the random fate and delay choices (repeatable runs). Default: unseeded (Math.random). */
   seed?: number;
   /** Record the scheduler's and kubelet's core/v1 Events for pods (Scheduled, Pulled, Created, Started,
@@ -70,6 +74,10 @@ export interface ControllerOptions {
   namespaceController?: boolean;
   /** While a namespace is terminating, re-check it at least this often (ms). Default 1000. */
   namespaceRecheckMs?: number;
+  /** How long after a namespace's deletion the namespace controller starts deleting its content (ms).
+   * Default 5000, kube-controller-manager's wait: a client deleting a manifest's objects one by one after
+   * their namespace (`kubectl delete -k`) finds them still there. */
+  namespaceDeletionDelayMs?: number;
   /** Run the ServiceAccount controller (a `default` ServiceAccount in every namespace). Default true. */
   serviceAccountController?: boolean;
   /** Run the ReplicationController controller (pods for each ReplicationController). Default true. */
@@ -103,11 +111,13 @@ export const defaultControllerOptions = {
   neverReadyFraction: 0,
   containerExitMs: 300,
   succeedAfterMs: 1000,
+  crashLoopBackoffMs: 10_000,
   seed: undefined as number | undefined,
   podEvents: true,
   garbageCollector: true,
   namespaceController: true,
   namespaceRecheckMs: 1000,
+  namespaceDeletionDelayMs: 5000,
   serviceAccountController: true,
   replicationController: true,
   resourceQuotaController: true,
@@ -164,8 +174,13 @@ export function resolveControllerOptions(options: ControllerOptions = {}): Resol
   nonNegative('startupJitterMs');
   nonNegative('containerExitMs');
   nonNegative('succeedAfterMs');
+  nonNegative('crashLoopBackoffMs');
   nonNegative('namespaceRecheckMs');
+  nonNegative('namespaceDeletionDelayMs');
   nonNegative('jobBackoffMs');
+  // A back-off of 0 would restart (and write) a crash-looping pod in a tight loop.
+  if (o.crashLoopBackoffMs < 10)
+    throw new Error('kube-sim controllers: option crashLoopBackoffMs must be ≥ 10');
   if (o.namespaceRecheckMs < 10)
     throw new Error('kube-sim controllers: option namespaceRecheckMs must be ≥ 10');
   for (const name of ['failFraction', 'neverReadyFraction'] as const) {
@@ -206,6 +221,7 @@ export type RuntimeControllerOptions = Pick<
   | 'neverReadyFraction'
   | 'containerExitMs'
   | 'succeedAfterMs'
+  | 'crashLoopBackoffMs'
   | 'podEvents'
 >;
 const RUNTIME_OPTIONS: readonly string[] = [
@@ -218,6 +234,7 @@ const RUNTIME_OPTIONS: readonly string[] = [
   'neverReadyFraction',
   'containerExitMs',
   'succeedAfterMs',
+  'crashLoopBackoffMs',
   'podEvents',
 ];
 
@@ -258,7 +275,11 @@ export function startControllers(cluster: ClusterAccess, options: ControllerOpti
       stops.push(() => c.stop());
     }
     if (o.namespaceController) {
-      const c = startNamespaceController(cluster, { recheckMs: o.namespaceRecheckMs }, o.onError);
+      const c = startNamespaceController(
+        cluster,
+        { recheckMs: o.namespaceRecheckMs, deletionDelayMs: o.namespaceDeletionDelayMs },
+        o.onError,
+      );
       stops.push(() => c.stop());
     }
     if (o.serviceAccountController) {

@@ -11,6 +11,7 @@ function setup() {
     startupJitterMs: 0,
     containerExitMs: 20,
     namespaceRecheckMs: 50,
+    namespaceDeletionDelayMs: 0,
     onError: (err, ctx) => errors.push(`${ctx}: ${String(err)}`),
   });
   return { cluster, controllers, errors };
@@ -59,6 +60,22 @@ test('an object with a finalizer holds its namespace in Terminating until releas
   await new Promise((r) => setTimeout(r, 150)); // several re-checks
   const ns = cluster.get('namespaces', undefined, 'held');
   assert.deepEqual((ns?.spec as { finalizers?: string[] }).finalizers, ['kubernetes']);
+  const reported = await until(
+    () => {
+      const c = (
+        cluster.get('namespaces', undefined, 'held')?.status as {
+          conditions?: { type: string; status: string; message: string }[];
+        }
+      ).conditions?.find((x) => x.type === 'NamespaceFinalizersRemaining');
+      return c?.status === 'True' ? c : undefined;
+    },
+    5000,
+    'the finalizer reported',
+  );
+  assert.equal(
+    reported.message,
+    'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances',
+  );
   const cm = cluster.get('configmaps', 'held', 'cm')!;
   cluster.update('configmaps', { ...cm, metadata: { ...cm.metadata, finalizers: [] } });
   await until(() => !cluster.get('namespaces', undefined, 'held'), 5000, 'namespace removed');
@@ -70,7 +87,12 @@ test('a namespace already terminating when the controllers start is finished', a
   cluster.create('configmaps', obj('v1', 'ConfigMap', 'cm', 'old'));
   cluster.delete('namespaces', undefined, 'old');
   assert.ok(cluster.get('namespaces', undefined, 'old'));
-  const controllers = startControllers(cluster, { nodes: 0, podLifecycle: false, namespaceRecheckMs: 50 });
+  const controllers = startControllers(cluster, {
+    nodes: 0,
+    podLifecycle: false,
+    namespaceRecheckMs: 50,
+    namespaceDeletionDelayMs: 0,
+  });
   t.after(() => controllers.stop());
   await until(() => !cluster.get('namespaces', undefined, 'old'), 5000, 'namespace removed');
   assert.equal(cluster.list('configmaps', 'old').length, 0);

@@ -1,13 +1,18 @@
 // Namespace controller: a namespace being deleted (deletionTimestamp set, finalizer `kubernetes` in
-// spec.finalizers — or metadata.finalizers) gets all its namespaced content deleted; once nothing is left,
-// the `kubernetes` finalizer is removed so the store removes the namespace. Refusing to delete `default` and
-// `kube-system` is the server's admission, not this controller's.
+// spec.finalizers — or metadata.finalizers) gets all its namespaced content deleted, `deletionDelayMs` after
+// the deletion was seen (kube-controller-manager waits 5 s, so the clients that delete a manifest's objects
+// one by one — `kubectl delete -k` — find them still there); each pass writes the deletion conditions
+// (namespace-conditions.ts); once nothing is left, the `kubernetes` finalizer is removed so the store removes
+// the namespace. Refusing to delete `default` and `kube-system` is the server's admission, not this
+// controller's.
 import type { ClusterAccess, JsonObject, KubeObject, StoreEvent } from '../apimachinery/types.ts';
+import { namespaceDeletionConditions, type RemainingContent } from './namespace-conditions.ts';
 import {
   WorkQueue,
   distinctResources,
   isApiError,
   mutate,
+  nowIso,
   subscribeQueued,
   type ErrorReporter,
 } from './util.ts';
@@ -21,6 +26,8 @@ export interface NamespaceController {
 export interface NamespaceControllerOptions {
   /** While a namespace is terminating, re-check it at least this often (ms) besides on DELETED events. */
   recheckMs: number;
+  /** How long after a namespace's deletion is seen its content starts to be deleted (ms). */
+  deletionDelayMs: number;
 }
 
 function hasNamespaceFinalizer(ns: KubeObject): boolean {
@@ -49,6 +56,9 @@ class NamespaceDeleter {
   readonly #terminating = new Map<string, string>();
   readonly #dirty = new Set<string>();
   readonly #soonTimers = new Map<string, NodeJS.Timeout>();
+  /** Terminating namespaces whose deletion delay has not passed yet → the moment it does. */
+  readonly #notBefore = new Map<string, number>();
+  readonly #delayTimers = new Map<string, NodeJS.Timeout>();
   #interval: NodeJS.Timeout | undefined;
   readonly #unsubscribe: () => void;
 
@@ -72,6 +82,30 @@ class NamespaceDeleter {
     this.#interval = undefined;
     for (const t of this.#soonTimers.values()) clearTimeout(t);
     this.#soonTimers.clear();
+    for (const t of this.#delayTimers.values()) clearTimeout(t);
+    this.#delayTimers.clear();
+  }
+
+  /** A namespace whose deletion was just seen waits deletionDelayMs before its first pass. */
+  #delayFirstPass(name: string): void {
+    const delay = this.#options.deletionDelayMs;
+    if (delay <= 0) return;
+    this.#notBefore.set(name, Date.now() + delay);
+    this.#delayTimers.set(
+      name,
+      setTimeout(() => {
+        this.#delayTimers.delete(name);
+        this.#notBefore.delete(name);
+        this.#markDirty(name);
+      }, delay),
+    );
+  }
+
+  #forgetDelay(name: string): void {
+    const t = this.#delayTimers.get(name);
+    if (t) clearTimeout(t);
+    this.#delayTimers.delete(name);
+    this.#notBefore.delete(name);
   }
 
   /** Coalesces the re-checks caused by a stream of DELETED events (each re-check lists what is left). */
@@ -112,10 +146,17 @@ class NamespaceDeleter {
     if (event.resource === 'namespaces') {
       const name = o.metadata.name ?? '';
       if (event.type === 'DELETED' || !o.metadata.deletionTimestamp) {
-        if (this.#terminating.get(name) === o.metadata.uid || event.type !== 'DELETED')
+        if (this.#terminating.get(name) === o.metadata.uid || event.type !== 'DELETED') {
           this.#terminating.delete(name);
+          this.#forgetDelay(name);
+        }
       } else {
-        this.#terminating.set(name, o.metadata.uid ?? '');
+        const uid = o.metadata.uid ?? '';
+        if (this.#terminating.get(name) !== uid) {
+          this.#forgetDelay(name);
+          this.#delayFirstPass(name);
+        }
+        this.#terminating.set(name, uid);
         this.#markDirty(name);
       }
       this.#updateInterval();
@@ -125,28 +166,34 @@ class NamespaceDeleter {
     if (event.type === 'DELETED' && ns && this.#terminating.has(ns)) this.#soon(ns);
   }
 
-  /** Deletes what is left in the namespace; when nothing is, removes the finalizer. */
+  /** Deletes what is left in the namespace and says what remains; when nothing does, removes the finalizer. */
   #sync(name: string): void {
     const uid = this.#terminating.get(name);
     if (uid === undefined) return;
     const ns = this.#cluster.get('namespaces', undefined, name);
     if (!ns || ns.metadata.uid !== uid || !ns.metadata.deletionTimestamp) {
       this.#terminating.delete(name);
+      this.#forgetDelay(name);
       this.#updateInterval();
       return;
     }
+    if ((this.#notBefore.get(name) ?? 0) > Date.now()) return;
     const remaining = this.#deleteContent(name);
-    if (remaining > 0 || !hasNamespaceFinalizer(ns)) return;
+    this.#writeConditions(name, uid, remaining);
+    if (remaining.resources.size > 0 || !hasNamespaceFinalizer(ns)) return;
     this.#removeFinalizer(name, uid);
   }
 
-  /** Deletes every namespaced object of the namespace not yet being deleted; how many objects it held. */
-  #deleteContent(name: string): number {
-    let remaining = 0;
+  /**
+   * Deletes every namespaced object of the namespace not yet being deleted; what is left right after (the
+   * objects still there per resource, and per finalizer the objects that hold it), as the real controller
+   * counts it after its delete calls.
+   */
+  #deleteContent(name: string): RemainingContent {
+    const remaining: RemainingContent = { resources: new Map(), finalizers: new Map() };
     for (const r of distinctResources(this.#cluster.resourceTypes())) {
       if (!r.namespaced || !r.verbs.includes('list')) continue;
       for (const o of this.#cluster.list(r.resource, name)) {
-        remaining++;
         if (o.metadata.deletionTimestamp) continue;
         try {
           this.#cluster.delete(r.resource, name, o.metadata.name ?? '', {
@@ -156,8 +203,27 @@ class NamespaceDeleter {
           if (!isApiError(err, 404) && !isApiError(err, 409)) throw err;
         }
       }
+      const left = this.#cluster.list(r.resource, name);
+      if (left.length === 0) continue;
+      remaining.resources.set(r.resource, left.length);
+      for (const o of left) {
+        for (const f of o.metadata.finalizers ?? [])
+          remaining.finalizers.set(f, (remaining.finalizers.get(f) ?? 0) + 1);
+      }
     }
     return remaining;
+  }
+
+  /** The namespace's deletion conditions, written when they changed. */
+  #writeConditions(name: string, uid: string, remaining: RemainingContent): void {
+    const now = nowIso();
+    mutate(this.#cluster, 'updateStatus', 'namespaces', undefined, name, uid, (n) => {
+      const status = (n.status ?? {}) as JsonObject;
+      const conditions = namespaceDeletionConditions(status.conditions, remaining, now);
+      if (conditions === undefined) return undefined;
+      n.status = { ...status, conditions };
+      return n;
+    });
   }
 
   #removeFinalizer(name: string, uid: string): void {

@@ -1,5 +1,5 @@
 // core/v1 Events about pods, as the scheduler and the kubelet record them (Scheduled, Pulled, Created,
-// Started, Unhealthy, Killing). Off unless podEvents is on; a failure to record one is not the pod's.
+// Started, Unhealthy, BackOff, Killing). Off unless podEvents is on; a failure to record one is not the pod's.
 import type { ClusterAccess, KubeObject } from '../apimachinery/types.ts';
 import { containersOf, type PodFate } from './pod-status.ts';
 import { isApiError, nowIso, type ErrorReporter } from './util.ts';
@@ -50,6 +50,19 @@ export class PodEventRecorder {
         host: nodeName,
         fieldPath: `spec.containers{${c.name}}`,
       });
+    }
+  }
+
+  /** A crash-looping pod's containers wait out their back-off before the next restart. */
+  backOff(pod: KubeObject, nodeName: string | undefined): void {
+    const { namespace, name, uid } = pod.metadata;
+    for (const c of containersOf(pod, 'containers')) {
+      this.#record(
+        pod,
+        'BackOff',
+        `Back-off restarting failed container ${c.name} in pod ${name ?? ''}_${namespace ?? ''}(${uid ?? ''})`,
+        { component: 'kubelet', host: nodeName, fieldPath: `spec.containers{${c.name}}`, type: 'Warning' },
+      );
     }
   }
 

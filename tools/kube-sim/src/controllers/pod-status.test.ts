@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { KubeObject } from '../apimachinery/types.ts';
-import { pendingStatus, startedStatus, succeededStatus, unschedulableStatus } from './pod-status.ts';
+import type { JsonObject, KubeObject } from '../apimachinery/types.ts';
+import {
+  crashLoopBackoffMs,
+  crashLoopStatus,
+  goDuration,
+  pendingStatus,
+  restartsOnFailure,
+  startedStatus,
+  succeededStatus,
+  unschedulableStatus,
+} from './pod-status.ts';
 
 const pod = (status?: Record<string, unknown>): KubeObject =>
   ({
@@ -69,5 +78,57 @@ test('succeeded: every container terminated with exit code 0, started at its run
   assert.deepEqual(
     [c?.state.terminated.exitCode, c?.state.terminated.startedAt],
     [0, '2026-01-01T00:00:01Z'],
+  );
+});
+
+test('crash loop: back-off 1, 2, 4 … × base capped at 30 × base, printed as Go durations', () => {
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6, 7].map((n) => goDuration(crashLoopBackoffMs(10_000, n))),
+    ['10s', '20s', '40s', '1m20s', '2m40s', '5m0s', '5m0s'],
+  );
+  assert.equal(goDuration(250), '250ms');
+  assert.equal(goDuration(1500), '1.5s');
+});
+
+test('crash loop: Running, not ready; first the exit, then CrashLoopBackOff with the last exit in lastState', () => {
+  const now = '2026-01-01T00:00:01Z';
+  const p = pod();
+  const first = crashLoopStatus(p, { uid: 'u-1', ip: '10.128.0.9', now, restarts: 0, backoffMs: undefined });
+  const cs0 = (first.containerStatuses as JsonObject[])[0]!;
+  assert.equal(first.phase, 'Running');
+  assert.deepEqual([cs0.ready, cs0.started, cs0.restartCount, cs0.lastState], [false, false, 0, {}]);
+  assert.equal((cs0.state as { terminated: JsonObject }).terminated.reason, 'Error');
+  const waiting = crashLoopStatus(
+    { ...p, status: first },
+    { uid: 'u-1', ip: '10.128.0.9', now, restarts: 3, backoffMs: 40_000 },
+  );
+  const cs = (waiting.containerStatuses as JsonObject[])[0]!;
+  assert.equal(waiting.phase, 'Running');
+  assert.equal(cs.restartCount, 3);
+  assert.deepEqual((cs.state as { waiting: JsonObject }).waiting.reason, 'CrashLoopBackOff');
+  assert.match(
+    String((cs.state as { waiting: JsonObject }).waiting.message),
+    /^back-off 40s restarting failed container=/,
+  );
+  assert.deepEqual(
+    [
+      (cs.lastState as { terminated: JsonObject }).terminated.exitCode,
+      (cs.lastState as { terminated: JsonObject }).terminated.reason,
+    ],
+    [1, 'Error'],
+  );
+  const ready = (waiting.conditions as JsonObject[]).find((c) => c.type === 'Ready');
+  assert.deepEqual([ready?.status, ready?.reason], ['False', 'ContainersNotReady']);
+});
+
+test('restartsOnFailure: Always (also when unset) and OnFailure restart, Never does not', () => {
+  assert.deepEqual(
+    [undefined, 'Always', 'OnFailure', 'Never'].map((restartPolicy) =>
+      restartsOnFailure({
+        ...pod(),
+        spec: { ...(pod().spec as JsonObject), ...(restartPolicy ? { restartPolicy } : {}) },
+      }),
+    ),
+    [true, true, true, false],
   );
 });

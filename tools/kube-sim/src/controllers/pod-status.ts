@@ -280,3 +280,77 @@ export function succeededStatus(p: KubeObject, now: string): JsonObject {
     }),
   };
 }
+
+/** Whether the kubelet restarts the pod's containers when they fail: restartPolicy Always (the default) or OnFailure. */
+export function restartsOnFailure(pod: KubeObject): boolean {
+  return field<string>(pod.spec, 'restartPolicy') !== 'Never';
+}
+
+/** The kubelet's crash-loop back-off before the `restarts`-th restart but one: 1, 2, 4, … × base, capped at 30 × base. */
+export function crashLoopBackoffMs(baseMs: number, restarts: number): number {
+  return Math.min(baseMs * 2 ** Math.max(0, restarts - 1), baseMs * 30);
+}
+
+/** A duration as Go's time.Duration prints it, whole milliseconds (`500ms`, `10s`, `1m20s`, `5m0s`). */
+export function goDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const totalS = ms / 1000;
+  const m = Math.floor(totalS / 60);
+  const s = Number((totalS - m * 60).toFixed(3));
+  return m > 0 ? `${m}m${s}s` : `${s}s`;
+}
+
+/**
+ * A pod whose containers fail (exit code 1) and are restarted (restartPolicy Always or OnFailure), as the
+ * kubelet reports it: phase Running (never Failed), Ready and ContainersReady False, `restarts` in each
+ * container's restartCount. With `backoffMs` undefined the containers have just exited (`state.terminated`,
+ * reason Error: the first crash); else they wait in `CrashLoopBackOff` for that long, the last exit in
+ * `lastState.terminated`.
+ */
+export function crashLoopStatus(
+  p: KubeObject,
+  crash: { uid: string; ip: string; now: string; restarts: number; backoffMs: number | undefined },
+): JsonObject {
+  const { uid, ip, now, restarts, backoffMs } = crash;
+  const status = (p.status ?? {}) as JsonObject;
+  const names = containersOf(p, 'containers').map((c) => c.name);
+  const notReadyMsg = `containers with unready status: [${names.join(' ')}]`;
+  const cid = (i: number) =>
+    `containerd://${uid.replace(/-/g, '')}${(restarts * 256 + i).toString(16).padStart(32, '0')}`;
+  const exited = (i: number) => ({
+    terminated: { exitCode: 1, reason: 'Error', startedAt: now, finishedAt: now, containerID: cid(i) },
+  });
+  const podRef = `${p.metadata.name ?? ''}_${p.metadata.namespace ?? ''}(${uid})`;
+  return {
+    ...status,
+    phase: 'Running',
+    podIP: ip,
+    podIPs: [{ ip }],
+    startTime: (status.startTime as string | undefined) ?? now,
+    conditions: mergeConditions(status.conditions, [
+      podCondition('PodReadyToStartContainers', true, now),
+      podCondition('Initialized', true, now),
+      podCondition('Ready', false, now, 'ContainersNotReady', notReadyMsg),
+      podCondition('ContainersReady', false, now, 'ContainersNotReady', notReadyMsg),
+      podCondition('PodScheduled', true, now),
+    ]),
+    containerStatuses: containersOf(p, 'containers').map((c, i) => ({
+      name: c.name,
+      ...normalizeImage(c.image),
+      containerID: cid(i + 1),
+      ready: false,
+      started: false,
+      restartCount: restarts,
+      state:
+        backoffMs === undefined
+          ? exited(i + 1)
+          : {
+              waiting: {
+                reason: 'CrashLoopBackOff',
+                message: `back-off ${goDuration(backoffMs)} restarting failed container=${c.name} pod=${podRef}`,
+              },
+            },
+      lastState: backoffMs === undefined ? {} : exited(i + 1),
+    })),
+  };
+}

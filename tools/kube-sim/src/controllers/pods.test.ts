@@ -20,11 +20,13 @@ interface PodStatus {
     image: string;
     imageID: string;
     containerID?: string;
+    restartCount?: number;
     state: {
-      waiting?: { reason: string };
+      waiting?: { reason: string; message?: string };
       running?: { startedAt: string };
-      terminated?: { exitCode: number };
+      terminated?: { exitCode: number; reason?: string };
     };
+    lastState?: { terminated?: { exitCode: number; reason?: string } };
   }[];
 }
 
@@ -116,11 +118,11 @@ test('pods are spread evenly over the Ready nodes', async (t) => {
   assert.equal(ips.size, 12, 'every pod has its own IP');
 });
 
-test('failFraction 1 makes pods Failed; neverReadyFraction 1 keeps them Running but not Ready', async (t) => {
+test('failFraction 1 makes pods that are not restarted Failed; neverReadyFraction 1 keeps them Running but not Ready', async (t) => {
   const failing = new FakeCluster();
   const a = start(failing, { failFraction: 1 });
   t.after(() => a.controllers.stop());
-  failing.create('pods', pod('f'));
+  failing.create('pods', pod('f', {}, { restartPolicy: 'Never' }));
   const f = await until(() => {
     const p = failing.get('pods', 'default', 'f');
     return status(p).phase === 'Failed' ? p : undefined;
@@ -147,7 +149,11 @@ test('the fate annotation pins a pod: fail, never-ready, succeed, ready', async 
   const { controllers } = start(cluster, { failFraction: 0.5, neverReadyFraction: 0.5, succeedAfterMs: 10 });
   t.after(() => controllers.stop());
   for (const fate of ['fail', 'never-ready', 'succeed', 'ready'])
-    cluster.create('pods', pod(fate, { [FATE_ANNOTATION]: fate }));
+    cluster.create(
+      'pods',
+      // A failing pod ends Failed only when it is not restarted (crash loops are tested below).
+      pod(fate, { [FATE_ANNOTATION]: fate }, fate === 'fail' ? { restartPolicy: 'Never' } : {}),
+    );
   const phase = (name: string) => status(cluster.get('pods', 'default', name)).phase;
   await until(
     () => phase('fail') === 'Failed' && phase('succeed') === 'Succeeded' && phase('ready') === 'Running',
@@ -159,15 +165,71 @@ test('the fate annotation pins a pod: fail, never-ready, succeed, ready', async 
   assert.equal(succeeded.containerStatuses?.[0]?.state.terminated?.exitCode, 0);
 });
 
+test('a failing pod that is restarted crash-loops: Running, not ready, restarts after a doubling back-off', async (t) => {
+  const cluster = new FakeCluster();
+  const { controllers, errors } = start(cluster, { crashLoopBackoffMs: 20 });
+  t.after(() => controllers.stop());
+  const seen = new Map<string, PodStatus[]>();
+  const unsubscribe = cluster.subscribe((e) => {
+    if (e.resource !== 'pods' || e.type === 'DELETED') return;
+    const list = seen.get(e.object.metadata.name ?? '') ?? [];
+    list.push(status(e.object));
+    seen.set(e.object.metadata.name ?? '', list);
+  });
+  t.after(unsubscribe);
+  for (const policy of ['Always', 'OnFailure'])
+    cluster.create('pods', pod(policy, { [FATE_ANNOTATION]: 'fail' }, { restartPolicy: policy }));
+  for (const policy of ['Always', 'OnFailure']) {
+    await until(
+      () => (status(cluster.get('pods', 'default', policy)).containerStatuses?.[0]?.restartCount ?? 0) >= 4,
+      10_000,
+      `${policy}: four restarts`,
+    );
+    const history = seen.get(policy) ?? [];
+    assert.ok(
+      history.every((s) => s.phase !== 'Failed'),
+      'never Failed',
+    );
+    const cs = (s: PodStatus) => s.containerStatuses?.[0];
+    // The first crash shows the exit itself; each restart after it waits out a back-off twice the last.
+    const first = history.find((s) => cs(s)?.state.terminated);
+    assert.equal(first?.phase, 'Running');
+    assert.deepEqual(cs(first!)?.state.terminated?.reason, 'Error');
+    const waits = history.filter((s) => cs(s)?.state.waiting?.reason === 'CrashLoopBackOff');
+    assert.deepEqual(
+      waits.slice(0, 3).map((s) => [cs(s)?.restartCount, cs(s)?.state.waiting?.message?.split(' ')[1]]),
+      [
+        [1, '20ms'],
+        [2, '40ms'],
+        [3, '80ms'],
+      ],
+    );
+    const last = status(cluster.get('pods', 'default', policy));
+    assert.equal(last.phase, 'Running');
+    assert.equal(cond(cluster.get('pods', 'default', policy), 'Ready'), 'False');
+    assert.equal(cs(last)?.ready, false);
+    assert.deepEqual(cs(last)?.lastState?.terminated, {
+      ...cs(last)?.lastState?.terminated,
+      exitCode: 1,
+      reason: 'Error',
+    });
+    assert.match(
+      cs(last)?.state.waiting?.message ?? '',
+      new RegExp(`^back-off \\d+ms restarting failed container=app pod=${policy}_default\\(`),
+    );
+  }
+  assert.deepEqual(errors, []);
+});
+
 test('a seed makes the random fates repeatable', async () => {
   async function run(seed: number): Promise<string[]> {
     const cluster = new FakeCluster();
     const { controllers } = start(cluster, { seed, failFraction: 0.4, neverReadyFraction: 0.3 });
     try {
       for (let i = 0; i < 24; i++) cluster.create('pods', pod(`p${i}`));
+      // Started: Failed (not restarted), or Running with an IP (ready, never ready, or crash-looping).
       const settled = (p: KubeObject) =>
-        status(p).phase === 'Failed' ||
-        (status(p).phase === 'Running' && status(p).containerStatuses?.[0]?.started);
+        status(p).phase === 'Failed' || (status(p).phase === 'Running' && status(p).podIP !== undefined);
       await until(() => cluster.list('pods').every(settled));
       return Array.from({ length: 24 }, (_, i) => {
         const p = cluster.get('pods', 'default', `p${i}`);

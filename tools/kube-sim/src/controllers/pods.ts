@@ -11,7 +11,10 @@
 //   after its initialDelaySeconds.
 // fast: Pending right after binding, then after the startup delay Running and Ready in one write; no relist,
 //   no queue (tests that need speed).
-// Either way the fates: Failed, or Running with Ready=False forever, or Running then Succeeded.
+// Either way the fates: failing containers (Failed for restartPolicy Never; else a crash loop, as a kubelet
+//   restarts them: Running, not ready, restartCount rising, CrashLoopBackOff between restarts with a back-off
+//   from crashLoopBackoffMs doubling to 30 times it), or Running with Ready=False forever, or Running then
+//   Succeeded.
 //   deletionTimestamp set → the simulated containers exit after `containerExitMs` (never later than the
 //   grace period) → forceRemove.
 //
@@ -33,11 +36,14 @@ import {
   type PodLifecycleMode,
 } from './pod-fate.ts';
 import {
+  crashLoopBackoffMs,
+  crashLoopStatus,
   field,
   isTerminal,
   pendingStatus,
   phaseOf,
   readyStatus,
+  restartsOnFailure,
   startedStatus,
   succeededStatus,
   unschedulableStatus,
@@ -68,8 +74,11 @@ export interface PodLifecycleOptions extends KubeletPaceOptions {
   startupDelayMs: number;
   /** Random extra delay added to startupDelayMs, uniform in [0, startupJitterMs]. */
   startupJitterMs: number;
-  /** Fraction (0..1) of pods that go to phase Failed (containers terminated, exit code 1) instead of Running. */
+  /** Fraction (0..1) of pods whose containers fail (exit code 1): phase Failed for restartPolicy Never, a
+   * crash loop (Running, not ready, restarts after a growing back-off) for Always and OnFailure. */
   failFraction: number;
+  /** The kubelet's first crash-loop back-off (10 s on a real one), doubled per restart up to 30 times it. */
+  crashLoopBackoffMs: number;
   /** Fraction (0..1) of pods that run but never become Ready (Ready=False forever). */
   neverReadyFraction: number;
   /** Time the simulated containers take to stop after the pod is deleted; removal happens at
@@ -284,14 +293,29 @@ class PodLifecycle {
     const fate = st.fate ?? 'ready';
     const now = nowIso();
     let readinessDelay: number | undefined;
+    let crashLoop = false;
     const written = this.#writeStatus(st, (p) => {
       if (p.metadata.deletionTimestamp || isTerminal(p)) return undefined;
+      crashLoop = fate === 'fail' && restartsOnFailure(p);
+      if (crashLoop) {
+        const ip = this.#nextPodIP();
+        return {
+          ...p,
+          status: crashLoopStatus(p, { uid: st.uid, ip, now, restarts: 0, backoffMs: undefined }),
+        };
+      }
       readinessDelay = this.#kubelet() && fate !== 'fail' ? readinessDelayOf(p) : undefined;
       const probing = readinessDelay !== undefined;
       return { ...p, status: startedStatus(p, { uid: st.uid, fate, ip: this.#nextPodIP(), now, probing }) };
     });
     if (!written) return;
     this.#events.containersStarted(written, field<string>(written.spec, 'nodeName'), fate);
+    if (crashLoop) {
+      // The first restart is at once (the kubelet notices the exit at its next relist); the back-off after.
+      st.stage = 'running';
+      const at = this.#kubelet() ? this.#pace.noticed(st.node ?? '', Date.now()) : Date.now();
+      return this.#kubeletWrite(st, at, (s) => this.#crashed(s, 1));
+    }
     if (fate === 'fail') {
       st.stage = 'done';
       this.#nodes.unassign(st.uid);
@@ -301,6 +325,23 @@ class PodLifecycle {
     if (readinessDelay !== undefined && fate !== 'never-ready')
       this.#kubeletWrite(st, Date.now() + readinessDelay, (s) => this.#ready(s, fate));
     else if (fate === 'succeed') this.#setTimer(st, this.#options.succeedAfterMs, (s) => this.#succeed(s));
+  }
+
+  /**
+   * The containers were restarted `restarts` times and failed again: waiting in CrashLoopBackOff, then
+   * restarted (and failing) once the back-off has passed.
+   */
+  #crashed(st: PodState, restarts: number): void {
+    const backoffMs = crashLoopBackoffMs(this.#options.crashLoopBackoffMs, restarts);
+    const now = nowIso();
+    const written = this.#writeStatus(st, (p) => {
+      if (p.metadata.deletionTimestamp || isTerminal(p)) return undefined;
+      const ip = field<string>(p.status, 'podIP') ?? this.#nextPodIP();
+      return { ...p, status: crashLoopStatus(p, { uid: st.uid, ip, now, restarts, backoffMs }) };
+    });
+    if (!written) return;
+    this.#events.backOff(written, field<string>(written.spec, 'nodeName'));
+    this.#kubeletWrite(st, Date.now() + backoffMs, (s) => this.#crashed(s, restarts + 1));
   }
 
   /** The readinessProbe passed: Ready. */

@@ -111,6 +111,13 @@ function podRow(o: KubeObject, now: number): { cells: Json[] } {
   const cstat = arr(status.containerStatuses).map(obj);
   const ready = cstat.filter((c) => c.ready === true).length;
   const restarts = cstat.reduce((n, c) => n + (typeof c.restartCount === 'number' ? c.restartCount : 0), 0);
+  // As kubectl's printer: the restarts, and how long ago the last restarted container exited.
+  const lastExit = cstat
+    .map((c) => obj(obj(obj(c.lastState).terminated)).finishedAt)
+    .filter((t): t is string => typeof t === 'string')
+    .sort()
+    .at(-1);
+  const restartsCell = restarts !== 0 && lastExit ? `${restarts} (${age(lastExit, now)} ago)` : restarts;
   let reason = String(status.reason ?? status.phase ?? 'Unknown');
   for (const c of cstat) {
     const st = obj(c.state);
@@ -126,7 +133,7 @@ function podRow(o: KubeObject, now: number): { cells: Json[] } {
       o.metadata.name ?? '',
       `${ready}/${containers.length}`,
       reason,
-      restarts,
+      restartsCell,
       age(o.metadata.creationTimestamp, now),
       String(status.podIP ?? '<none>'),
       String(spec.nodeName ?? '<none>'),

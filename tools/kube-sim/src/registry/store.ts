@@ -16,6 +16,7 @@ import { type Rec, recJson, type Store } from '../storage/store.ts';
 import { needsConversion, toApiShape, toStorageShape } from './conversion.ts';
 import { invalid, notFound, timestamp } from './errors.ts';
 import { validateFields } from './field-validation.ts';
+import { refuseCreateWhileTerminating } from './kinds/crds.ts';
 import { kindStrategies } from './kinds/index.ts';
 import { type ListQuery, type ListResult, listObjects, type ObjectFilter, parseFilter } from './list.ts';
 import { type Ownership, withOwnership } from './managed-fields-hook.ts';
@@ -105,7 +106,7 @@ export class GenericStore implements StrategyContext {
       : { ...obj, apiVersion: apiVersionOf(st) };
   }
 
-  private checkNamespace(t: ResourceType, ns: string | undefined): void {
+  private checkNamespace(t: ResourceType, ns: string | undefined, name: string): void {
     if (!ns)
       throw new ApiError(
         400,
@@ -118,12 +119,22 @@ export class GenericStore implements StrategyContext {
         details: { name: ns, kind: 'namespaces' },
       });
     }
+    // The NamespaceLifecycle admission plugin's refusal, in its words (a generated name shows as its prefix).
     if (rec.obj.metadata.deletionTimestamp) {
       throw new ApiError(
         403,
         'Forbidden',
-        `${resourceId(t)} is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
-        { details: { name: ns, group: t.group, kind: t.plural } },
+        `${resourceId(t)} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+        {
+          details: { name, group: t.group, kind: t.plural },
+          causes: [
+            {
+              reason: 'NamespaceTerminating',
+              message: `namespace ${ns} is being terminated`,
+              field: 'metadata.namespace',
+            },
+          ],
+        },
       );
     }
   }
@@ -155,7 +166,7 @@ export class GenericStore implements StrategyContext {
     if (!t.namespaced) return undefined;
     if (m.namespace && ns && m.namespace !== ns) throw namespaceMismatch();
     ns = ns ?? m.namespace;
-    this.checkNamespace(t, ns);
+    this.checkNamespace(t, ns, String(m.name || m.generateName || 'Unknown'));
     return ns;
   }
 
@@ -186,6 +197,7 @@ export class GenericStore implements StrategyContext {
   create(t: ResourceType, ns: string | undefined, body: unknown, opts: WriteOptions = {}): KubeObject {
     const strategy = this.strategyOf(t);
     refuseUndecodableBuiltin(t, this.registry.isCrdType(t), body);
+    if (this.registry.isCrdType(t)) refuseCreateWhileTerminating(t, this);
     let obj = checkBody(t, body);
     const id = resourceId(t);
     const m = obj.metadata;

@@ -1,11 +1,18 @@
 // CustomResourceDefinitions: defaults and validation, no group a built-in serves, the status the API server
 // keeps (NamesAccepted and Established, storedVersions), and the resources they define served from the
-// commit on (and removed, with every custom resource, when the CRD goes).
-import type { JsonObject, KubeObject, ResourceType } from '../../apimachinery/types.ts';
+// commit on; a delete leaves the CRD Terminating until the CRD finalizer has deleted its custom resources
+// (then the resources stop being served).
+import { ApiError, type JsonObject, type KubeObject, type ResourceType } from '../../apimachinery/types.ts';
 import { applyCrdDefaults, crdResourceTypes, validateCrd } from '../../apiextensions/schema.ts';
 import { invalid, timestamp } from '../errors.ts';
 import { isObject } from '../../apimachinery/json.ts';
 import { genericStrategy, type Strategy, type StrategyContext } from '../strategy.ts';
+import {
+  CRD_CLEANUP_FINALIZER,
+  customResourceId,
+  isTerminating,
+  withTerminatingCondition,
+} from '../../apiextensions/crd-finalizer.ts';
 
 export const CRD_ID = 'customresourcedefinitions.apiextensions.k8s.io';
 
@@ -42,10 +49,13 @@ function crdStatus(obj: KubeObject, nowMs: number): JsonObject {
     const since = typeof prev?.lastTransitionTime === 'string' ? prev.lastTransitionTime : now;
     return { type, status: 'True', lastTransitionTime: since, reason, message };
   };
+  // Other conditions (Terminating) are the CRD finalizer's: kept.
+  const others = oldConditions.filter((c) => c.type !== 'NamesAccepted' && c.type !== 'Established');
   return {
     conditions: [
       cond('NamesAccepted', 'NoConflicts', 'no conflicts found'),
       cond('Established', 'InitialNamesAccepted', 'the initial names have been accepted'),
+      ...others,
     ],
     acceptedNames: isObject(spec.names) ? spec.names : {},
     storedVersions: [...stored],
@@ -61,6 +71,47 @@ function prepareCrd(input: KubeObject, ctx: StrategyContext): KubeObject {
   return { ...obj, status: crdStatus(obj, ctx.now()) };
 }
 
+/**
+ * A CRD's deletion, as the API server's CRD registry begins it: the deletionTimestamp, the cleanup finalizer
+ * (the CRD finalizer, `apiextensions/crd-finalizer.ts`, deletes the instances, then removes it) and the
+ * Terminating condition; the CRD stays, serving its resources, until its instances are gone.
+ */
+function beginCrdDeletion(obj: KubeObject, finalizers: string[], ctx: StrategyContext): KubeObject {
+  const now = timestamp(ctx.now());
+  return {
+    ...obj,
+    metadata: {
+      ...obj.metadata,
+      deletionTimestamp: now,
+      deletionGracePeriodSeconds: 0,
+      finalizers: [...new Set([...finalizers, CRD_CLEANUP_FINALIZER])],
+    },
+    status: withTerminatingCondition(
+      obj,
+      {
+        status: 'True',
+        reason: 'InstanceDeletionPending',
+        message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+      },
+      now,
+    ),
+  };
+}
+
+/** A create of a custom resource whose CRD is terminating: refused, in the API server's words. */
+export function refuseCreateWhileTerminating(t: ResourceType, ctx: StrategyContext): void {
+  const crd = ctx.store.get(CRD_ID, undefined, `${t.plural}.${t.group}`)?.obj;
+  if (!crd || !isTerminating(crd)) return;
+  throw new ApiError(
+    405,
+    'MethodNotAllowed',
+    'create not allowed while custom resource definition is terminating',
+    {
+      details: { group: t.group, kind: t.plural },
+    },
+  );
+}
+
 export function crdStrategy(): Strategy {
   return {
     ...genericStrategy(CRD_ID),
@@ -68,10 +119,10 @@ export function crdStrategy(): Strategy {
     prepareForCreate: (_t, obj, ctx) => prepareCrd(obj, ctx),
     prepareForUpdate: (_t, next, current, ctx) => prepareCrd({ ...next, status: current.status ?? {} }, ctx),
     afterCommit: (obj, ctx) => ctx.registry.setCrd(obj.metadata.name as string, crdResourceTypes(obj)),
+    beginDeletion: (obj, finalizers, ctx) => beginCrdDeletion(obj, finalizers, ctx),
+    // Anything the finalizer did not delete (it was removed by hand) goes with the CRD.
     afterRemove: (gone, ctx) => {
-      const spec = isObject(gone.spec) ? gone.spec : {};
-      const names = isObject(spec.names) ? spec.names : {};
-      const crId = `${String(names.plural)}.${String(spec.group)}`;
+      const crId = customResourceId(gone);
       for (const r of [...ctx.store.list(crId)])
         ctx.store.remove(crId, r.obj.metadata.namespace, r.obj.metadata.name as string);
       ctx.registry.removeCrd(gone.metadata.name as string);
