@@ -36,7 +36,7 @@ import type {
   ReconcileOptions,
   Settled,
 } from '@podset/reconcile';
-import { CLEANUP_FINALIZER, NAME_LABEL } from '@podset/reconcile';
+import { CLEANUP_FINALIZER, NAME_LABEL, revisionsMayBeStale, specProblem } from '@podset/reconcile';
 import { inSpan, withTimeout } from '@podset/runtime';
 import { trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
@@ -52,6 +52,7 @@ import {
 } from './errors.ts';
 import { involvedOf, plural, type EventRecorder } from './events.ts';
 import { executeCreates, executeDeletes, type BatchRunner } from './executor.ts';
+import { syncRevisions, type RevisionSync } from './revisions.ts';
 import { memoryParkStore, type Parked, type ParkStore } from './park-store.ts';
 import {
   podSetRef,
@@ -306,10 +307,17 @@ class PodSetController implements Controller {
     const parked = await this.#checkParked(pass, podset, parkedRecord);
     if (parked.wait !== undefined) return parked.wait;
 
+    // 4a. The revision history, when the spec says it may be behind: written from the API's read only.
+    let planned = podset;
+    if (revisionsMayBeStale(podset) && specProblem(podset as unknown as PodSet) === undefined) {
+      if (!read.authoritative) return this.#fromApi(pass, read, parkedRecord, 'acting');
+      ({ podset, planned } = await this.#syncRevisions(pass, podset));
+    }
+
     // 4. The plan (libs/reconcile: pure) from the pods it controls.
     const pods = await this.#step('state read pods', () => read.pods());
     const plan =
-      this.tracer === undefined ? this.#planFor(podset, pods) : await this.#tracedPlan(pass, podset, pods);
+      this.tracer === undefined ? this.#planFor(planned, pods) : await this.#tracedPlan(pass, planned, pods);
     log.debug(
       {
         pods: pods.length,
@@ -451,6 +459,15 @@ class PodSetController implements Controller {
       return { wait: { requeueAfterMs: parked.until - this.clock.now(), reason: 'Parked' } };
     }
     return { retryOfParked: true };
+  }
+
+  /** 4a. Revisions brought up to date; our annotation write recorded with the state source. */
+  async #syncRevisions(pass: Pass, podset: PodSetWire): Promise<RevisionSync> {
+    const synced = await this.#step('revisions', () =>
+      syncRevisions(this.kube, podset, pass.log, pass.signal),
+    );
+    if (synced.podset !== podset) await this.state.wrote(pass.ref.key, synced.podset);
+    return synced;
   }
 
   /** 4. The planner's plan for the pods the PodSet controls. */
