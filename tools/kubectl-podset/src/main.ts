@@ -2,7 +2,7 @@
 // plugin mechanism through bin/kubectl-podset. It uses the user's kubeconfig as kubectl does: --kubeconfig,
 // else KUBECONFIG, else ~/.kube/config; --context; -n, else the context's namespace, else default.
 import { createKube, isKubeApiError, loadKubeConfig, type Kube } from '@podset/kube';
-import { parseCommandLine, USAGE, UsageError, type Args } from './args.ts';
+import { parseCommandLine, USAGE, type Args } from './args.ts';
 import { run, type Io } from './commands.ts';
 
 const io: Io = {
