@@ -11,6 +11,7 @@ import {
   ownRevisions,
   REVISION_ANNOTATION,
   revisionManifest,
+  revisionName,
   revisionPlan,
   revisionTemplate,
   TEMPLATE_HASH_LABEL,
@@ -52,13 +53,24 @@ export async function syncRevisions(
     }
   }
   const plan = revisionPlan(podset, own, hash);
-  const written = await carryOut(kube, podset, plan, hash, signal);
+  const written = await carryOut(kube, podset, plan, hash, list.items, signal);
   if (hasWrites(plan))
     log.info({ revision: plan.current, hash, pruned: plan.prune.length }, 'revision recorded');
   return {
     podset: written,
     planned: written === podset ? planned : { ...planned, metadata: written.metadata },
   };
+}
+
+/**
+ * The name for a new revision: `<podset>-<hash>`, unless a revision of a deleted PodSet of the same name
+ * that the garbage collector has not removed yet holds it; then the PodSet's UID goes in the name too.
+ */
+function freeName(podset: PodSetWire, hash: string, listed: readonly ControllerRevision[]): string {
+  const name = revisionName(podset, hash);
+  const taken = listed.find((r) => r.metadata.name === name);
+  if (taken === undefined || ownRevisions(podset, [taken]).length > 0) return name;
+  return `${name}-${(podset.metadata.uid ?? '').slice(0, 8)}`;
 }
 
 function hasWrites(plan: RevisionPlan): boolean {
@@ -70,17 +82,16 @@ async function carryOut(
   podset: PodSetWire,
   plan: RevisionPlan,
   hash: string,
+  listed: readonly ControllerRevision[],
   signal: AbortSignal | undefined,
 ): Promise<PodSetWire> {
   const ns = podset.metadata.namespace ?? '';
   const opts = signal !== undefined ? { signal } : {};
   if (plan.create !== undefined) {
-    const manifest = revisionManifest(podset, hash, plan.create.revision);
-    await kube.controllerRevisions.create(
-      ns,
-      { apiVersion: 'apps/v1', kind: 'ControllerRevision', ...manifest } as ControllerRevision,
-      opts,
-    );
+    const made = revisionManifest(podset, hash, plan.create.revision);
+    const manifest = { apiVersion: 'apps/v1', kind: 'ControllerRevision', ...made } as ControllerRevision;
+    manifest.metadata.name = freeName(podset, hash, listed);
+    await kube.controllerRevisions.create(ns, manifest, opts);
   }
   if (plan.renumber !== undefined) {
     await kube.controllerRevisions.patch(ns, plan.renumber.name, { revision: plan.renumber.revision }, opts);
