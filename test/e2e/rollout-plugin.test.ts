@@ -39,17 +39,17 @@ interface Run {
  * from KUBECONFIG. The system's directories come before node_modules/.bin on the PATH, so the plugin
  * must not depend on the first `node` there.
  */
-function kubectl(args: readonly string[], timeoutMs = 90_000): Promise<Run> {
+function kubectl(args: readonly string[], opts: { noKubeconfigEnv?: boolean } = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       'kubectl',
       args,
       {
-        timeout: timeoutMs,
+        timeout: 90_000,
         env: {
           PATH: `${path.dirname(process.env.KUBECTL ?? '/usr/bin/kubectl')}:/usr/bin:/bin:${BIN}`,
           HOME: env.dir,
-          KUBECONFIG: env.kubeconfig,
+          ...(opts.noKubeconfigEnv === true ? {} : { KUBECONFIG: env.kubeconfig }),
         },
       },
       (err, stdout, stderr) => {
@@ -137,6 +137,15 @@ test('history, undo, pause, resume, restart and status through kubectl', async (
   const history = await ok(['podset', 'rollout', 'history', 'web']);
   assert.match(history, /^REVISION\s+CHANGE-CAUSE\n1\s+first\n2\s+to 1\.37$/m, history);
   assert.match(await ok(['podset', 'rollout', 'history', 'web', '--revision=1']), /image: busybox:1\.36/);
+  // The kubeconfig and namespace as flags after the plugin's name, without KUBECONFIG.
+  const flags = await kubectl(
+    ['podset', 'rollout', 'history', 'web', '-n', 'default', `--kubeconfig=${env.kubeconfig}`],
+    { noKubeconfigEnv: true },
+  );
+  assert.equal(flags.stdout, history, flags.stderr);
+  const elsewhere = await kubectl(['podset', 'rollout', 'history', 'web', '-n', 'other']);
+  assert.equal(elsewhere.code, 1);
+  assert.match(elsewhere.stderr, /NotFound/);
 
   // Undo: revision 1's template is back, as revision 3.
   assert.match(await ok(['podset', 'rollout', 'undo', 'web']), /podset\.podset\.io\/web rolled back/);
@@ -200,6 +209,10 @@ test('history, undo, pause, resume, restart and status through kubectl', async (
     const revs = revisionsOf('web').map((r) => r.revision);
     return JSON.stringify(revs) === '[4,5]' ? [] : [`revisions ${JSON.stringify(revs)}`];
   });
+
+  // The PodSet's revisions go with it (they are controlled by it: the garbage collector's work).
+  await ok(['delete', 'ps', 'web']);
+  await env.waitFor('its revisions to be gone', () => revisionsOf('web').map((r) => `${r.metadata.name}`));
 });
 
 test('status fails past the progress deadline', async () => {

@@ -293,8 +293,8 @@ const ownerOf = (p: Pod) => p.metadata.ownerReferences?.find((r) => r.controller
 test('a 409 whose re-read shows another UID (deleted and made again): the old key ends, nothing is created in that pass', async () => {
   const f = fakeKube();
   const old = f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
-  // Two passes from the API: the creates, then the status for this generation (so the history is known
-  // current and the next pass needs no API read for it).
+  // Two passes from the API (another worker's): the creates, then the status for this generation, so the
+  // revision history is known current from the PodSet alone and the next pass reads no API for it.
   const fromApi = fakeController(f, apiState(f.kube));
   await fromApi.syncHandler('default/web');
   await fromApi.syncHandler('default/web');
@@ -331,8 +331,8 @@ test('a 409 whose re-read shows another UID (deleted and made again): the old ke
 test('a 409 whose re-read shows the same UID: re-planned from the API read and written', async () => {
   const f = fakeKube();
   f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
-  // Two passes from the API: the creates, then the status for this generation (so the history is known
-  // current and the next pass needs no API read for it).
+  // Two passes from the API (another worker's): the creates, then the status for this generation, so the
+  // revision history is known current from the PodSet alone and the next pass reads no API for it.
   const fromApi = fakeController(f, apiState(f.kube));
   await fromApi.syncHandler('default/web');
   await fromApi.syncHandler('default/web');

@@ -52,7 +52,7 @@ import {
 } from './errors.ts';
 import { involvedOf, plural, type EventRecorder } from './events.ts';
 import { executeCreates, executeDeletes, type BatchRunner } from './executor.ts';
-import { syncRevisions, type RevisionSync } from './revisions.ts';
+import { HistoryMarks, syncRevisions, type RevisionSync } from './revisions.ts';
 import { memoryParkStore, type Parked, type ParkStore } from './park-store.ts';
 import {
   podSetRef,
@@ -176,6 +176,7 @@ class PodSetController implements Controller {
   private readonly tracer: Tracer | undefined;
   private readonly onKeyEnded: ((reason: KeyEndReason) => void) | undefined;
   private readonly inBatch: BatchRunner | undefined;
+  private readonly historyMarks = new HistoryMarks();
 
   constructor(deps: ControllerDeps) {
     const options = deps.options;
@@ -307,11 +308,15 @@ class PodSetController implements Controller {
     const parked = await this.#checkParked(pass, podset, parkedRecord);
     if (parked.wait !== undefined) return parked.wait;
 
-    // 4a. The revision history, when the spec says it may be behind: written from the API's read only.
+    // 4a. The revision history, when the spec says it may be behind: brought up to date from the API's
+    // read only. A read from the projection needs none when this worker did it for this spec already,
+    // unless paused: the pods' template is then the current revision's, which only the API read gives.
     let planned = podset;
     if (revisionsMayBeStale(podset) && specProblem(podset as unknown as PodSet) === undefined) {
-      if (!read.authoritative) return this.#fromApi(pass, read, parkedRecord, 'acting');
-      ({ podset, planned } = await this.#syncRevisions(pass, podset));
+      if (read.authoritative) ({ podset, planned } = await this.#syncRevisions(pass, podset));
+      else if (podset.spec?.paused === true || !this.historyMarks.has(pass.ref.key, podset)) {
+        return this.#fromApi(pass, read, parkedRecord, 'acting');
+      }
     }
 
     // 4. The plan (libs/reconcile: pure) from the pods it controls.
@@ -467,6 +472,7 @@ class PodSetController implements Controller {
       syncRevisions(this.kube, podset, pass.log, pass.signal),
     );
     if (synced.podset !== podset) await this.state.wrote(pass.ref.key, synced.podset);
+    this.historyMarks.set(pass.ref.key, synced.podset);
     return synced;
   }
 

@@ -73,6 +73,33 @@ function freeName(podset: PodSetWire, hash: string, listed: readonly ControllerR
   return `${name}-${(podset.metadata.uid ?? '').slice(0, 8)}`;
 }
 
+/** Marks PodSets kept at most; the oldest goes first (a missing mark costs one API read, nothing more). */
+const MAX_MARKS = 10_000;
+
+/**
+ * For which PodSet spec (UID, generation, template) this worker last brought the history up to date: a
+ * reconcile from the projection right after (the status for that generation is often written a pass
+ * later) then needs no API read for it. In this process only: another worker reads the API once.
+ */
+export class HistoryMarks {
+  readonly #marks = new Map<string, string>();
+
+  static #mark(podset: PodSetWire): string {
+    const m = podset.metadata;
+    return `${m.uid ?? ''}/${m.generation ?? 0}/${templateHash(podset)}`;
+  }
+
+  has(key: string, podset: PodSetWire): boolean {
+    return this.#marks.get(key) === HistoryMarks.#mark(podset);
+  }
+
+  set(key: string, podset: PodSetWire): void {
+    this.#marks.delete(key);
+    if (this.#marks.size >= MAX_MARKS) this.#marks.delete(this.#marks.keys().next().value!);
+    this.#marks.set(key, HistoryMarks.#mark(podset));
+  }
+}
+
 function hasWrites(plan: RevisionPlan): boolean {
   return plan.create !== undefined || plan.renumber !== undefined || plan.prune.length > 0 || plan.annotate;
 }
