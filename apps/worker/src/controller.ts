@@ -13,6 +13,8 @@
 //     2. finalize        being deleted → delete its pods; once they are gone, forget its finished jobs,
 //                        event-log entries and kept state (best effort), remove podset.io/cleanup → done
 //     3. checkParked     failed for good before, spec unchanged → wait out its backoff
+//    4a. revisions       the spec moved on → its ControllerRevisions brought up to date from an API read
+//                        (revisions.ts); paused → planned with the current revision's template
 //     4. plan            plan = reconcile(podset, pods, now)                  libs/reconcile, pure
 //     5. addFinalizer    podset.io/cleanup, if missing, so that a deletion waits for our cleanup
 //     6. createPods, deletePods
