@@ -4,7 +4,7 @@
 // a worker and the dashboard run as their ServiceAccounts (system:serviceaccount:podset-system:podset-…),
 // configured with the environment their Deployments give them (each its own Redis user, as the Redis
 // pod's ACL file makes them), while a PodSet is created, scaled down
-// to 0 and up again, scaled, and deleted, and looked at on the dashboard — once in the default state mode and
+// to 0 and up again, scaled, given new templates (and an old one back), and deleted, and looked at on the dashboard — once in the default state mode and
 // once with STATE_SOURCE=api (the fallback, whose reads the default mode may never need). Every request each identity
 // made (kube-sim's audit) must be allowed by the Roles/ClusterRoles bound to its ServiceAccount, and
 // every (verb, group, resource) those rules grant must have been used. kube-sim enforces the
@@ -273,6 +273,23 @@ for (const { dir, podSetNamespace, roleKind } of INSTALLS) {
       env.sim.faults.set({ errors: [{ verb: 'create', resource: 'pods', code: 500, rate: 1, times: 2 }] });
       for (const replicas of [0, 3, 5, 2]) {
         await env.kubectl(['scale', 'podset', 'web', '-n', ns, `--replicas=${replicas}`]);
+        await env.waitConverged(['web'], { timeoutMs: 90_000, namespace: ns });
+      }
+      // Template changes with a history of one: each new template a revision (create), the oldest pruned
+      // (delete), an old template back renumbered as the newest (patch).
+      for (const tag of ['1.37', '1.38', '1.37']) {
+        const container = { name: 'app', image: `busybox:${tag}`, command: ['sleep', '3600'] };
+        const spec = { revisionHistoryLimit: 1, template: { spec: { containers: [container] } } };
+        await env.kubectl([
+          'patch',
+          'podset',
+          'web',
+          '-n',
+          ns,
+          '--type=merge',
+          '-p',
+          JSON.stringify({ spec }),
+        ]);
         await env.waitConverged(['web'], { timeoutMs: 90_000, namespace: ns });
       }
       await env.kubectl(['delete', 'podset', 'web', '-n', ns, '--wait=false']);

@@ -19,6 +19,7 @@ const NOUNS: Record<string, RegExp> = {
   events: /\bEvents\b/,
   leases: /\bLeases?\b/,
   secrets: /\bSecrets\b/,
+  controllerrevisions: /\bControllerRevisions\b/,
 };
 const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 const verbIn = (verb: string, text: string) => new RegExp(`\\b${verb}\\b`).test(text);

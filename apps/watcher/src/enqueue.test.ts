@@ -186,8 +186,10 @@ test('a PodSet event that changed only its status requests no reconcile (the ope
   await enq.event(podSet({ rv: '2', status: { replicas: 1 } }));
   await enq.event(podSet({ rv: '3', status: { conditions: [{ type: 'ReplicaFailure' }] } }));
   await enq.event(podSet({ rv: '4', annotations: { note: 'x' } }));
+  // The worker's revision annotation (its record of the template history).
+  await enq.event(podSet({ rv: '5', annotations: { note: 'x', 'podset.io/revision': '2' } }));
   assert.deepEqual(queue.keys, ['default/web'], 'status or annotation changes request nothing');
-  assert.equal(enq.unchanged, 3);
+  assert.equal(enq.unchanged, 4);
 });
 
 test('a PodSet event that changed what a plan reads requests a reconcile', async () => {

@@ -293,7 +293,11 @@ const ownerOf = (p: Pod) => p.metadata.ownerReferences?.find((r) => r.controller
 test('a 409 whose re-read shows another UID (deleted and made again): the old key ends, nothing is created in that pass', async () => {
   const f = fakeKube();
   const old = f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
-  await fakeController(f, apiState(f.kube)).syncHandler('default/web');
+  // Two passes from the API (another worker's): the creates, then the status for this generation, so the
+  // revision history is known current from the PodSet alone and the next pass reads no API for it.
+  const fromApi = fakeController(f, apiState(f.kube));
+  await fromApi.syncHandler('default/web');
+  await fromApi.syncHandler('default/web');
   makeAllReady(f);
   // The projection shows the old PodSet and its pods now ready: a status-only plan, no API read.
   let shown: Shown | undefined = { podset: structuredClone(f.podsets.get('default/web')!), pods: apiPods(f) };
@@ -327,7 +331,11 @@ test('a 409 whose re-read shows another UID (deleted and made again): the old ke
 test('a 409 whose re-read shows the same UID: re-planned from the API read and written', async () => {
   const f = fakeKube();
   f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
-  await fakeController(f, apiState(f.kube)).syncHandler('default/web');
+  // Two passes from the API (another worker's): the creates, then the status for this generation, so the
+  // revision history is known current from the PodSet alone and the next pass reads no API for it.
+  const fromApi = fakeController(f, apiState(f.kube));
+  await fromApi.syncHandler('default/web');
+  await fromApi.syncHandler('default/web');
   makeAllReady(f);
   const shown: Shown = { podset: structuredClone(f.podsets.get('default/web')!), pods: apiPods(f) };
   const t = onProjection(f, () => shown);

@@ -51,6 +51,7 @@ test('a scale-up: state read, plan, the finalizer, slow-start create batches and
     children.map((s) => s.name),
     [
       'state read',
+      'revisions',
       'state read pods',
       'plan',
       'add finalizer',

@@ -13,6 +13,8 @@
 //     2. finalize        being deleted → delete its pods; once they are gone, forget its finished jobs,
 //                        event-log entries and kept state (best effort), remove podset.io/cleanup → done
 //     3. checkParked     failed for good before, spec unchanged → wait out its backoff
+//    4a. revisions       the spec moved on → its ControllerRevisions brought up to date from an API read
+//                        (revisions.ts); paused → planned with the current revision's template
 //     4. plan            plan = reconcile(podset, pods, now)                  libs/reconcile, pure
 //     5. addFinalizer    podset.io/cleanup, if missing, so that a deletion waits for our cleanup
 //     6. createPods, deletePods
@@ -36,7 +38,7 @@ import type {
   ReconcileOptions,
   Settled,
 } from '@podset/reconcile';
-import { CLEANUP_FINALIZER, NAME_LABEL } from '@podset/reconcile';
+import { CLEANUP_FINALIZER, NAME_LABEL, revisionsMayBeStale, specProblem } from '@podset/reconcile';
 import { inSpan, withTimeout } from '@podset/runtime';
 import { trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
@@ -52,6 +54,7 @@ import {
 } from './errors.ts';
 import { involvedOf, plural, type EventRecorder } from './events.ts';
 import { executeCreates, executeDeletes, type BatchRunner } from './executor.ts';
+import { HistoryMarks, syncRevisions, type RevisionSync } from './revisions.ts';
 import { memoryParkStore, type Parked, type ParkStore } from './park-store.ts';
 import {
   podSetRef,
@@ -175,6 +178,7 @@ class PodSetController implements Controller {
   private readonly tracer: Tracer | undefined;
   private readonly onKeyEnded: ((reason: KeyEndReason) => void) | undefined;
   private readonly inBatch: BatchRunner | undefined;
+  private readonly historyMarks = new HistoryMarks();
 
   constructor(deps: ControllerDeps) {
     const options = deps.options;
@@ -306,10 +310,21 @@ class PodSetController implements Controller {
     const parked = await this.#checkParked(pass, podset, parkedRecord);
     if (parked.wait !== undefined) return parked.wait;
 
+    // 4a. The revision history, when the spec says it may be behind: brought up to date from the API's
+    // read only. A read from the projection needs none when this worker did it for this spec already,
+    // unless paused: the pods' template is then the current revision's, which only the API read gives.
+    let planned = podset;
+    if (revisionsMayBeStale(podset) && specProblem(podset as unknown as PodSet) === undefined) {
+      if (read.authoritative) ({ podset, planned } = await this.#syncRevisions(pass, podset));
+      else if (podset.spec?.paused === true || !this.historyMarks.has(pass.ref.key, podset)) {
+        return this.#fromApi(pass, read, parkedRecord, 'acting');
+      }
+    }
+
     // 4. The plan (libs/reconcile: pure) from the pods it controls.
     const pods = await this.#step('state read pods', () => read.pods());
     const plan =
-      this.tracer === undefined ? this.#planFor(podset, pods) : await this.#tracedPlan(pass, podset, pods);
+      this.tracer === undefined ? this.#planFor(planned, pods) : await this.#tracedPlan(pass, planned, pods);
     log.debug(
       {
         pods: pods.length,
@@ -451,6 +466,16 @@ class PodSetController implements Controller {
       return { wait: { requeueAfterMs: parked.until - this.clock.now(), reason: 'Parked' } };
     }
     return { retryOfParked: true };
+  }
+
+  /** 4a. Revisions brought up to date; our annotation write recorded with the state source. */
+  async #syncRevisions(pass: Pass, podset: PodSetWire): Promise<RevisionSync> {
+    const synced = await this.#step('revisions', () =>
+      syncRevisions(this.kube, podset, pass.log, pass.signal),
+    );
+    if (synced.podset !== podset) await this.state.wrote(pass.ref.key, synced.podset);
+    this.historyMarks.set(pass.ref.key, synced.podset);
+    return synced;
   }
 
   /** 4. The planner's plan for the pods the PodSet controls. */

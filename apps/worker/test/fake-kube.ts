@@ -1,7 +1,14 @@
 // An in-memory stand-in for @podset/kube's `Kube`, for controller unit tests: only the calls the
 // controller makes, with Kubernetes' rules that matter to it (resourceVersion conflicts, UID
 // preconditions, generateName, finalizers holding a deletion) and a hook to inject errors.
-import { KubeApiError, type CoreEvent, type Kube, type Pod, type PodSetWire } from '@podset/kube';
+import {
+  KubeApiError,
+  type ControllerRevision,
+  type CoreEvent,
+  type Kube,
+  type Pod,
+  type PodSetWire,
+} from '@podset/kube';
 
 export interface Call {
   verb: string;
@@ -13,6 +20,7 @@ export interface FakeKube {
   kube: Kube;
   podsets: Map<string, PodSetWire>;
   pods: Map<string, Pod>;
+  revisions: Map<string, ControllerRevision>;
   events: CoreEvent[];
   calls: Call[];
   /** Return an error to make that call fail. */
@@ -39,6 +47,7 @@ export function fakeKube(): FakeKube {
   const f: FakeKube = {
     podsets: new Map(),
     pods: new Map(),
+    revisions: new Map(),
     events: [],
     calls: [],
     fault: undefined,
@@ -87,7 +96,9 @@ export function fakeKube(): FakeKube {
       patch: async (
         ns: string,
         name: string,
-        patch: { metadata: { finalizers: string[]; resourceVersion?: string } },
+        patch: {
+          metadata: { finalizers?: string[]; annotations?: Record<string, string>; resourceVersion?: string };
+        },
       ) => {
         call('patch', 'podsets', name);
         const key = `${ns}/${name}`;
@@ -99,7 +110,10 @@ export function fakeKube(): FakeKube {
         ) {
           throw conflict();
         }
-        ps.metadata.finalizers = [...patch.metadata.finalizers];
+        if (patch.metadata.finalizers !== undefined) ps.metadata.finalizers = [...patch.metadata.finalizers];
+        if (patch.metadata.annotations !== undefined) {
+          ps.metadata.annotations = { ...ps.metadata.annotations, ...patch.metadata.annotations };
+        }
         f.bump(ps);
         removeIfDone(key);
         return clone(ps);
@@ -151,6 +165,47 @@ export function fakeKube(): FakeKube {
           return clone(p);
         }
         f.pods.delete(`${ns}/${name}`);
+        return { kind: 'Status', status: 'Success' };
+      },
+    },
+    controllerRevisions: {
+      listAll: async (ns: string, opts: { labelSelector?: string }) => {
+        call('list', 'controllerrevisions');
+        const [k, v] = (opts.labelSelector ?? '').split('=');
+        const items = [...f.revisions.values()].filter(
+          (r) => r.metadata.namespace === ns && (k === undefined || r.metadata.labels?.[k] === v),
+        );
+        return { metadata: { resourceVersion: String(rv) }, items: clone(items) };
+      },
+      create: async (ns: string, r: ControllerRevision) => {
+        call('create', 'controllerrevisions', r.metadata.name);
+        const key = `${ns}/${r.metadata.name ?? ''}`;
+        if (f.revisions.has(key)) throw apiError(409, 'AlreadyExists', `${key} already exists`);
+        const made = {
+          ...clone(r),
+          metadata: { ...clone(r.metadata), namespace: ns, uid: `cr-uid-${++uidSeq}` },
+        };
+        f.bump(made);
+        f.revisions.set(key, made);
+        return clone(made);
+      },
+      get: async (ns: string, name: string) => {
+        call('get', 'controllerrevisions', name);
+        const r = f.revisions.get(`${ns}/${name}`);
+        if (r === undefined) throw notFound(name);
+        return clone(r);
+      },
+      patch: async (ns: string, name: string, patch: { revision: number }) => {
+        call('patch', 'controllerrevisions', name);
+        const r = f.revisions.get(`${ns}/${name}`);
+        if (r === undefined) throw notFound(name);
+        r.revision = patch.revision;
+        f.bump(r);
+        return clone(r);
+      },
+      delete: async (ns: string, name: string) => {
+        call('delete', 'controllerrevisions', name);
+        if (!f.revisions.delete(`${ns}/${name}`)) throw notFound(name);
         return { kind: 'Status', status: 'Success' };
       },
     },

@@ -397,6 +397,11 @@ export const PODS: ResourceRef = { group: '', version: 'v1', plural: 'pods' };
 export const EVENTS: ResourceRef = { group: '', version: 'v1', plural: 'events' };
 export const PODSETS: ResourceRef = { group: GROUP, version: VERSION, plural: PLURAL };
 export const LEASES: ResourceRef = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' };
+export const CONTROLLER_REVISIONS: ResourceRef = {
+  group: 'apps',
+  version: 'v1',
+  plural: 'controllerrevisions',
+};
 
 export interface ListOptions {
   labelSelector?: string;

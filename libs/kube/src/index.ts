@@ -11,6 +11,7 @@ export {
   PODSETS,
   EVENTS,
   LEASES,
+  CONTROLLER_REVISIONS,
   type Verb,
   type RequestRecord,
   type KubeClientOptions,

@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
+  CONTROLLER_REVISIONS,
   EVENTS,
   KubeClient,
   LEASES,
@@ -8,15 +9,17 @@ import {
   ResourceClient,
   type KubeClientOptions,
 } from './client.ts';
-import type { CoreEvent, Lease, Pod, PodSetWire } from './types.ts';
+import type { ControllerRevision, CoreEvent, Lease, Pod, PodSetWire } from './types.ts';
 
-/** The operator's view of the API: one rate-limited client and the four resources it touches. */
+/** The operator's view of the API: one rate-limited client and the resources it touches. */
 export interface Kube {
   client: KubeClient;
   podSets: ResourceClient<PodSetWire>;
   pods: ResourceClient<Pod>;
   events: ResourceClient<CoreEvent>;
   leases: ResourceClient<Lease>;
+  /** A PodSet's template history (apps/v1), one per template it ran. */
+  controllerRevisions: ResourceClient<ControllerRevision>;
 }
 
 export function createKube(
@@ -30,5 +33,6 @@ export function createKube(
     pods: new ResourceClient<Pod>(client, PODS),
     events: new ResourceClient<CoreEvent>(client, EVENTS),
     leases: new ResourceClient<Lease>(client, LEASES),
+    controllerRevisions: new ResourceClient<ControllerRevision>(client, CONTROLLER_REVISIONS),
   };
 }

@@ -104,6 +104,12 @@ export interface Lease extends KubeObject {
   };
 }
 
+/** apps/v1 ControllerRevision: one revision of a PodSet's template (`data`: `{ spec: { template } }`). */
+export interface ControllerRevision extends KubeObject {
+  revision: number;
+  data?: unknown;
+}
+
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 export interface WatchEvent<T> {

@@ -18,6 +18,15 @@ export const NAME_LABEL = 'podset.io/name';
 export const TEMPLATE_HASH_LABEL = 'podset.io/template-hash';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY_VALUE = 'podset-operator';
+/** On a PodSet: the number of its current revision (as a Deployment's deployment.kubernetes.io/revision). */
+export const REVISION_ANNOTATION = 'podset.io/revision';
+/** Copied from a PodSet onto the revision its template makes, for `rollout history` (as Deployments do). */
+export const CHANGE_CAUSE_ANNOTATION = 'kubernetes.io/change-cause';
+/** Set in the pod template by `rollout restart`: a new template, so every pod is replaced. */
+export const RESTARTED_AT_ANNOTATION = 'kubectl.kubernetes.io/restartedAt';
+/** Old revisions kept when spec.revisionHistoryLimit is not set (as a Deployment). */
+export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
+
 /** The finalizer the operator keeps on a PodSet until its cleanup is done. */
 export const CLEANUP_FINALIZER = 'podset.io/cleanup';
 

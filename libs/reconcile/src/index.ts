@@ -12,6 +12,7 @@ export * from './progress-deadline.ts';
 export * from './failing.ts';
 export * from './podset-schema.ts';
 export * from './ranking.ts';
+export * from './revisions.ts';
 export * from './rollout.ts';
 export * from './settle.ts';
 export * from './slow-start.ts';

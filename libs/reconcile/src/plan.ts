@@ -142,6 +142,7 @@ function workConditions(
     rollingOut: seen.rollingOut,
     afterRollout: seen.wasRollingOut || previousReason === 'RolloutComplete',
     counts: availabilityCounts(availability),
+    paused: view.podset.spec?.paused === true,
   });
   const progress = withProgressDeadline({
     work,

@@ -38,6 +38,7 @@ export function podChanges(view: PassView, opts: Required<ReconcileOptions>): Po
     outdated: view.outdated,
     outdatedTerminating: view.outdatedTerminating,
     isAvailable: view.isAvailable,
+    paused: view.podset.spec?.paused === true,
   });
   const creates: PodManifest[] = [];
   const n = Math.min(step.creates, opts.maxCreatesPerPass);

@@ -40,6 +40,8 @@ assertType<
       replicas?: number;
       minReadySeconds?: number;
       progressDeadlineSeconds?: number;
+      paused?: boolean;
+      revisionHistoryLimit?: number;
       strategy?: {
         type?: 'RollingUpdate' | 'Recreate';
         rollingUpdate?: { maxSurge?: number | string; maxUnavailable?: number | string };

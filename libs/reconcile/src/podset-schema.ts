@@ -200,6 +200,20 @@ const spec = {
       default: 600,
       minimum: 1,
     },
+    paused: {
+      type: 'boolean',
+      description:
+        'Paused: a changed template is not rolled out (no revision is recorded for it) until this is false again; replicas still scale, with the template of the current revision (as a paused Deployment). Default false.',
+      default: false,
+    },
+    revisionHistoryLimit: {
+      type: 'integer',
+      format: 'int32',
+      description:
+        'How many old revisions (ControllerRevisions) to keep for `kubectl podset rollout undo`, besides the current one. Default 10.',
+      default: 10,
+      minimum: 0,
+    },
     strategy,
     template: podTemplateSpec,
   },

@@ -29,7 +29,12 @@ export interface Activity {
   afterRollout: boolean;
   /** "3/4 replicas ready", for the settled messages. */
   counts: string;
+  /** spec.paused: no rollout is made, so progress is not measured (a paused Deployment says so too). */
+  paused?: boolean;
 }
+
+/** Progressing's reason while spec.paused is true (a Deployment's is DeploymentPaused). */
+export const PODSET_PAUSED = 'PodSetPaused';
 
 export interface RolloutFacts {
   strategy: ResolvedStrategy;
@@ -70,6 +75,9 @@ export function progressingCondition(a: Activity): ConditionInput {
     reason,
     message,
   });
+  if (a.paused === true) {
+    return { type: 'Progressing', status: 'Unknown', reason: PODSET_PAUSED, message: 'PodSet is paused' };
+  }
   if (a.rollingOut) {
     return working(
       'RollingOut',

@@ -218,3 +218,16 @@ test('a pod deleted for free (not available) carries its resourceVersion; one de
   assert.ok(taken, 'one available pod goes within the budget');
   assert.equal(taken.resourceVersion, undefined, 'an available pod may change meanwhile: no precondition');
 });
+
+test('paused mid-rollout: pods of both templates stay; only the count follows replicas', () => {
+  const mixed = { current: pods('new', 2), outdated: pods('old', 2), paused: true };
+  assert.deepEqual(step(mixed), { creates: 0, deletes: [], held: false }, 'no replacement while paused');
+  assert.equal(step({ ...mixed, desired: 5 }).creates, 1, 'a scale-up adds pods of the current template');
+  const down = step({ ...mixed, desired: 3 });
+  assert.deepEqual(
+    names(down.deletes),
+    ['old1'],
+    'a scale-down takes pods of other templates first (the youngest)',
+  );
+  assert.equal(down.deletes[0]?.reason, 'Surplus');
+});

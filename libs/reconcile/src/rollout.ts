@@ -24,6 +24,8 @@ export interface RolloutInput<P extends Pod> {
   /** Terminating pods of other templates: Recreate waits for them to be gone. */
   outdatedTerminating: number;
   isAvailable: (pod: P) => boolean;
+  /** spec.paused: pods of other templates are kept, not replaced; only the count follows `desired`. */
+  paused?: boolean;
 }
 
 export interface RolloutStep<P extends Pod> {
@@ -53,6 +55,7 @@ export function rolloutStep<P extends Pod>(input: RolloutInput<P>): RolloutStep<
       held: waiting && desired > current.length,
     };
   }
+  if (input.paused === true) return pausedStep(input);
   if (strategy.type === 'Recreate') {
     return {
       creates: 0,
@@ -93,4 +96,20 @@ export function rolloutStep<P extends Pod>(input: RolloutInput<P>): RolloutStep<
     if (take(pod, 'Surplus')) surplusLeft--;
   }
   return { creates, deletes, held };
+}
+
+/**
+ * Paused with pods of another template (a rollout under way when it was paused): as a paused Deployment
+ * keeps its ReplicaSets, the pods stay as they are; a scale-up adds pods of the current template, a
+ * scale-down removes pods of other templates first, worst first.
+ */
+function pausedStep<P extends Pod>(input: RolloutInput<P>): RolloutStep<P> {
+  const { desired, current, outdated } = input;
+  const surplus = Math.max(0, current.length + outdated.length - desired);
+  const ranked = surplus === 0 ? [] : [...rankForDeletion(outdated), ...rankForDeletion(current)];
+  return {
+    creates: Math.max(0, desired - current.length - outdated.length),
+    deletes: ranked.slice(0, surplus).map((pod) => ({ pod, reason: 'Surplus' as const })),
+    held: false,
+  };
 }

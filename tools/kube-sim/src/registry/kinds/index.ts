@@ -1,5 +1,6 @@
 // The kinds with rules of their own, by resource id; every other kind has the generic strategy.
 import type { Strategy } from '../strategy.ts';
+import { controllerRevisionStrategy } from './controllerrevisions.ts';
 import { CRD_ID, crdStrategy } from './crds.ts';
 import { jobStrategy } from './jobs.ts';
 import { namespaceStrategy } from './namespaces.ts';
@@ -19,6 +20,7 @@ export function kindStrategies(): Map<string, Strategy> {
     ['nodes', nodeStrategy()],
     ['resourcequotas', resourceQuotaStrategy()],
     ['jobs.batch', jobStrategy()],
+    ['controllerrevisions.apps', controllerRevisionStrategy()],
     [CRD_ID, crdStrategy()],
   ]);
 }
