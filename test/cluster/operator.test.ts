@@ -217,7 +217,7 @@ for (const identity of ['deployed', 'developer'] as const satisfies Identity[]) 
           if (st?.updatedReplicas !== 4) problems.push(`updatedReplicas ${st?.updatedReplicas}`);
           if (st?.availableReplicas !== 4) problems.push(`availableReplicas ${st?.availableReplicas}`);
           const progressing = condition('web', 'Progressing')?.reason;
-          if (progressing !== 'RolloutComplete') problems.push(`Progressing reason ${progressing}`);
+          if (progressing !== 'PodSetAvailable') problems.push(`Progressing reason ${progressing}`);
           return problems;
         });
       } finally {
