@@ -1,10 +1,10 @@
 // What a user sees of a PodSet's status while it scales, and its Progressing condition, as a
-// ReplicaSet's and a Deployment's: a scale to 2,000 pods (several passes, each capped at 500 creates)
-// shows status.replicas climbing pass by pass on a watch of the PodSet, and falling pass by pass on the
+// ReplicaSet's and a Deployment's: a scale to 2,000 pods (several passes, each capped at what the
+// worker's client rate limit sends in about two seconds) shows status.replicas climbing pass by pass on a watch of the PodSet, and falling pass by pass on the
 // way back to 0, with Progressing True throughout; once done, Progressing stays True (PodSetAvailable),
 // so `kubectl wait --for=condition=Progressing=False` times out on a healthy PodSet and returns on one
 // past its progress deadline. Real watcher and worker processes, kube-sim over HTTP, real Redis, real
-// kubectl.
+// kubectl. A scale the API refuses costs one create per attempt and counts none.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { FAST_PODS, applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
@@ -16,7 +16,8 @@ before(async () => {
   env = await startEnv({
     name: 'status-during-scale',
     controllerOptions: { ...FAST_PODS },
-    workerEnv: { KUBE_QPS: '150' },
+    // Two attempts before a refused PodSet is parked, so that the last test does not wait out more backoff.
+    workerEnv: { KUBE_QPS: '150', MAX_ATTEMPTS: '2' },
   });
   await applyCrd(env);
   env.startWatcher('watcher-0');
@@ -186,4 +187,28 @@ test('kubectl wait: Progressing=False times out on a healthy PodSet, Progressing
   await env.kubectl(['wait', 'ps/stuck', '--for=condition=Progressing=False', '--timeout=40s']);
   const reason = progressingOf((env.podSet('stuck') as unknown as { status: Status }).status)?.reason;
   assert.equal(reason, 'ProgressDeadlineExceeded');
+});
+
+test('a scale to 2,000 pods the API refuses costs a few creates, not a pass of them, and counts none', async () => {
+  // A label key the API refuses on every pod: each attempt's slow start stops at its first batch of one.
+  const refused = podSetManifest('refused', 2000, { labels: { 'bad key!': 'x' } });
+  await env.kubectl(['apply', '-f', env.writeManifest('refused.yaml', [refused])]);
+  const rejected = () =>
+    env.sim.audit.query({ verb: 'create', resource: 'pods', namespace: 'default', code: 422 }).length;
+  const parked = () =>
+    env.sim.cluster
+      .list('events', 'default')
+      .some(
+        (e) =>
+          (e as { involvedObject?: { name?: string } }).involvedObject?.name === 'refused' &&
+          (e as { reason?: string }).reason === 'ReconcileFailed',
+      );
+  await env.waitFor('the PodSet to fail for good (ReconcileFailed) after its attempts', () =>
+    parked() ? [] : [`${rejected()} rejected creates so far`],
+  );
+  const status = (env.podSet('refused') as unknown as { status: Status & { conditions: Condition[] } })
+    .status;
+  assert.ok(rejected() <= 10, `one rejected create per attempt, saw ${rejected()}`);
+  assert.equal(status.replicas, 0, 'no pod made, none counted');
+  assert.equal(status.conditions.find((c) => c.type === 'ReplicaFailure')?.status, 'True');
 });
