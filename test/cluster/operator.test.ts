@@ -1,4 +1,5 @@
-// The operator end to end on any cluster: create, scale, a rollout within its bounds, a progress deadline,
+// The operator end to end on any cluster: create, scale, Progressing True when healthy, a scale's status
+// seen climbing and falling pass by pass, a rollout within its bounds, a progress deadline,
 // Events, the leading watcher SIGKILLed, deletion with garbage collection (background and foreground) —
 // run twice, as deployed (the shipped RBAC, a ServiceAccount token per app) and as a developer runs it
 // (the admin kubeconfig), each in a namespace of its own that is removed at the end.
@@ -79,6 +80,7 @@ interface Condition {
   message?: string;
 }
 interface PodSetStatus {
+  replicas?: number;
   templateHash?: string;
   updatedReplicas?: number;
   availableReplicas?: number;
@@ -187,6 +189,69 @@ for (const identity of ['deployed', 'developer'] as const satisfies Identity[]) 
       operator().assertRunning();
     });
 
+    test('Progressing stays True on a healthy PodSet: kubectl wait for False times out, for True returns', async () => {
+      await converged('web');
+      await target.kubectl([
+        'wait',
+        'podset/web',
+        '-n',
+        ns(),
+        '--for=condition=Progressing=True',
+        '--timeout=30s',
+      ]);
+      const r = await target.kubectl(
+        ['wait', 'podset/web', '-n', ns(), '--for=condition=Progressing=False', '--timeout=3s'],
+        { allowFail: true },
+      );
+      assert.notEqual(
+        r.code,
+        0,
+        `kubectl wait for Progressing=False on a healthy PodSet: ${r.stdout}${r.stderr}`,
+      );
+      assert.equal(condition('web', 'Progressing')?.reason, 'PodSetAvailable');
+      operator().assertRunning();
+    });
+
+    test('a scale to 300 pods and back: status.replicas seen climbing and falling in steps, Progressing True', async () => {
+      // A pass creates or deletes what the worker's client sends in about two seconds (100 pods at the
+      // default 50 requests/s), then writes the status: 300 pods take several passes, each one seen.
+      await apply('many', [podSet('many', ns(), 0)]);
+      await until('many to report 0 replicas', () =>
+        statusOf('many')?.conditions === undefined ? ['no status yet'] : [],
+      );
+      for (const [to, from] of [
+        [300, 0],
+        [0, 300],
+      ] as const) {
+        const replicas: number[] = [];
+        const notProgressing: string[] = [];
+        const stop = seen().watchingPodSets((ps) => {
+          if (ps.metadata.name !== 'many') return;
+          const st = (ps as unknown as { status?: PodSetStatus }).status;
+          const n = st?.replicas ?? 0;
+          if (replicas.at(-1) !== n) replicas.push(n);
+          const p = st?.conditions?.find((c) => c.type === 'Progressing');
+          if (p?.status !== 'True') notProgressing.push(JSON.stringify(p));
+        });
+        try {
+          await target.kubectl(['scale', 'podset', 'many', '-n', ns(), `--replicas=${to}`]);
+          await until(`many's status to say ${to} replicas`, () =>
+            replicas.at(-1) === to ? [] : [`status.replicas so far: ${replicas.join(' → ')}`],
+          );
+        } finally {
+          stop();
+        }
+        const between = replicas.filter((n) => n !== to && n !== from);
+        assert.ok(
+          between.length >= 2,
+          `status.replicas from ${from} to ${to} in steps: ${replicas.join(' → ')}`,
+        );
+        assert.deepEqual(notProgressing, [], 'Progressing True all along');
+      }
+      await target.kubectl(['delete', 'podset', 'many', '-n', ns(), '--wait=true', '--timeout=120s']);
+      operator().assertRunning();
+    });
+
     test('a rollout stays within maxSurge 1 / maxUnavailable 1, seen by watching the pods', async () => {
       const before = statusOf('web')?.templateHash;
       assert.match(before ?? '', /^[0-9a-f]{10}$/, 'status.templateHash before the rollout');
@@ -217,7 +282,7 @@ for (const identity of ['deployed', 'developer'] as const satisfies Identity[]) 
           if (st?.updatedReplicas !== 4) problems.push(`updatedReplicas ${st?.updatedReplicas}`);
           if (st?.availableReplicas !== 4) problems.push(`availableReplicas ${st?.availableReplicas}`);
           const progressing = condition('web', 'Progressing')?.reason;
-          if (progressing !== 'RolloutComplete') problems.push(`Progressing reason ${progressing}`);
+          if (progressing !== 'PodSetAvailable') problems.push(`Progressing reason ${progressing}`);
           return problems;
         });
       } finally {

@@ -95,7 +95,7 @@ test('a scale-up whose pods never get ready passes its deadline: Progressing Fal
   await env.kubectl(['wait', 'ps/stuck', '--for=condition=Available', '--timeout=40s']);
   await env.waitFor('stuck to complete its rollout', () => {
     const p = conditionOf('stuck', 'Progressing');
-    return p?.reason === 'RolloutComplete' ? [] : [`Progressing ${JSON.stringify(p)}`];
+    return p?.status === 'True' && p.reason === 'PodSetAvailable' ? [] : [`Progressing ${JSON.stringify(p)}`];
   });
   assert.equal((await warnings('stuck')).length, 1, 'no further Warning');
 });
@@ -108,7 +108,8 @@ test('a rollout whose pods never get ready stalls within its bounds and stays th
   ]);
   await env.waitConverged(['web'], { timeoutMs: 60_000 });
   await env.kubectl(['patch', 'ps', 'web', '--type=merge', '-p', fatePatch('never-ready')]);
-  // Progressing was False (settled) before the patch: wait for the rollout to be under way first.
+  // Progressing was True (PodSetAvailable) before the patch: wait for the rollout to be under way first,
+  // so that the wait below sees the stall, not a state before the patch.
   await env.waitFor('the rollout to start', () => {
     const p = conditionOf('web', 'Progressing');
     return p?.reason === 'RollingOut' ? [] : [`Progressing ${JSON.stringify(p)}`];

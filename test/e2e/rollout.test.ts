@@ -73,7 +73,7 @@ async function rolledOut(name: string, replicas: number, fromHash: string | unde
       if (st?.updatedReplicas !== replicas) problems.push(`updatedReplicas ${st?.updatedReplicas}`);
       if (st?.availableReplicas !== replicas) problems.push(`availableReplicas ${st?.availableReplicas}`);
       const progressing = st?.conditions?.find((c) => c.type === 'Progressing')?.reason;
-      if (progressing !== 'RolloutComplete') problems.push(`Progressing reason ${progressing}`);
+      if (progressing !== 'PodSetAvailable') problems.push(`Progressing reason ${progressing}`);
       return problems;
     },
     { timeoutMs: 60_000 },

@@ -36,7 +36,7 @@ function detail(extra: Partial<PodSetDetail> = {}): PodSetDetail {
           message: evil,
           lastTransitionTime: '2026-01-01T00:09:00Z',
         },
-        { type: 'Progressing', status: 'False', reason: 'Settled' },
+        { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' },
         { type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'quota' },
       ],
       lastError: { jobId: 'j1', message: evil, at: NOW - 1000, attempt: 2 },
@@ -117,7 +117,7 @@ test('the PodSet page shows conditions, warnings, reconciles and watch events, a
   );
   assert.match(
     html,
-    /data-condition="Progressing"><td><b>Progressing<\/b><\/td><td><span class="badge b-neutral">False/,
+    /data-condition="Progressing"><td><b>Progressing<\/b><\/td><td><span class="badge b-bad">False/,
   );
   assert.match(html, /<section id="warnings">.*FailedCreate.*&lt;script&gt;.*<td class="num">4<\/td>/s);
   assert.match(html, /<section id="jobs">.*badge b-failed">failed.*1\.00 s.*ADDED, &lt;script&gt;/s);

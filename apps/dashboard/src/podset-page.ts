@@ -36,8 +36,9 @@ function section(title: string, id: string, empty: string, head: string[], rows:
 }
 
 function conditionBadge(type: string, status: string): string {
-  // Available=True is good and ReplicaFailure=True bad; Progressing is neither (False: settled).
-  const good: Record<string, string> = { Available: 'True', ReplicaFailure: 'False' };
+  // Available=True is good and ReplicaFailure=True bad; Progressing stays True once done, as a
+  // Deployment's, so False means stalled (its progress deadline passed) or a spec it cannot act on.
+  const good: Record<string, string> = { Available: 'True', Progressing: 'True', ReplicaFailure: 'False' };
   const want = good[type];
   const cls = want === undefined || status === 'Unknown' ? 'b-neutral' : status === want ? 'b-ok' : 'b-bad';
   return `<span class="badge ${cls}">${escapeHtml(status)}</span>`;

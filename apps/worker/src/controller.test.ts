@@ -53,10 +53,10 @@ test('a PodSet of 3 converges: finalizer, creates, status, then settled', async 
     assert.equal(p.metadata.labels?.['podset.io/name'], 'web');
     assert.equal(p.metadata.ownerReferences?.[0]?.controller, true);
   }
-  // The status this pass computed predates its creates, so it leaves the status to the next pass (the
-  // pods' watch events or the requeue bring it), which counts them: one write per scale-up.
-  assert.equal(stored.status, undefined, 'no status write in the pass that created the pods');
-  assert.equal(f.calls.filter((c) => c.resource === 'podsets/status').length, 0);
+  // Written after the creates, counting the pods the API now holds, as a ReplicaSet's status.
+  assert.equal(stored.status?.replicas, 3, 'the pass that created the pods counts them');
+  assert.deepEqual(stored.status?.podNames, pods.map((p) => p.metadata.name).sort());
+  assert.equal(f.calls.filter((c) => c.resource === 'podsets/status').length, 1);
   await controller.syncHandler('default/web');
   assert.equal(
     f.podsets.get('default/web')!.status?.conditions?.find((c) => c.type === 'Progressing')?.reason,
@@ -142,11 +142,8 @@ test('scale down deletes the worst first (not ready before ready), with UID prec
   await controller.syncHandler('default/web');
   assert.equal(f.pods.size, 3);
   assert.equal(f.pods.has(`default/${bad!.metadata.name}`), false);
-  assert.notEqual(
-    f.podsets.get('default/web')!.status?.observedGeneration,
-    2,
-    'status left to the next pass',
-  );
+  assert.equal(f.podsets.get('default/web')!.status?.observedGeneration, 2, 'written in the same pass');
+  assert.equal(f.podsets.get('default/web')!.status?.replicas, 3);
   await controller.syncHandler('default/web');
   const del = f.calls.filter((c) => c.verb === 'delete');
   assert.deepEqual(

@@ -341,12 +341,17 @@ class PodSetController implements Controller {
     if (plan.finalizer === 'add') podset = await this.#addFinalizer(pass, podset);
 
     // 6. Creates in slow-start batches, then deletes worst first with UID preconditions.
-    const createFailure = await this.#createPods(pass, podset, plan);
-    const deleteFailure = await this.#deletePods(pass, podset, plan);
-    const failure = createFailure ?? deleteFailure;
+    const creates = await this.#createPods(pass, podset, plan);
+    const deletes = await this.#deletePods(pass, podset, plan);
+    const failure = creates.failure ?? deletes.failure;
 
-    // 7. Status, only when it changed (a 409 here goes back to 1).
-    await this.#updateStatus(pass, podset, plan, failure);
+    // 7. Status, counting the pods as the API now holds them, only when it changed (a 409 here goes back
+    // to 1).
+    await this.#updateStatus(pass, podset, plan, {
+      ...(failure !== undefined ? { failure: { reason: failure.reason, message: failure.message } } : {}),
+      created: creates.done,
+      deleted: deletes.done,
+    });
 
     // 8. The planner's Events; then a retry, or when to look again (by when the read must be checked, at
     // the latest).
@@ -389,7 +394,7 @@ class PodSetController implements Controller {
    */
   async #finalize(pass: Pass, podset: PodSetWire, plan: Plan): Promise<ReconcileResult> {
     const { ref, log } = pass;
-    const failure = await this.#deletePods(pass, podset, plan);
+    const { failure } = await this.#deletePods(pass, podset, plan);
     await this.#recordAll(podset, plan.events);
     if (failure !== undefined) {
       throw new ReconcileError(failure.reason, failure.message, {
@@ -524,22 +529,20 @@ class PodSetController implements Controller {
     });
   }
 
-  /** 6a. The plan's creates in slow-start batches, recorded and announced; the first failure, if any. */
-  async #createPods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<Failure | undefined> {
-    if (plan.creates.length === 0) return undefined;
+  /** 6a. The plan's creates in slow-start batches, recorded and announced; the pods made, the first failure. */
+  async #createPods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<WritesDone> {
+    if (plan.creates.length === 0) return { done: [] };
     const { ref, log, signal } = pass;
     signal?.throwIfAborted();
     const batches = this.planner.slowStartBatches(plan.creates.length, this.createBurst);
     const outcome = await executeCreates(this.kube, plan.creates, batches, signal, this.inBatch);
-    const names = outcome.created.map((p) => p.metadata.name).join(', ');
+    const made = outcome.created.map((p) => p.metadata.name ?? '');
+    const names = made.join(', ');
     // Logged first, with the names: which reconcile made a pod is otherwise known only from its Event, and
     // recording the expectations below can fail (Redis away).
     if (outcome.created.length > 0)
       log.info({ created: outcome.created.length, pods: names }, 'created pods');
-    await this.state.created(
-      ref.key,
-      outcome.created.map((p) => p.metadata.name ?? ''),
-    );
+    await this.state.created(ref.key, made);
     // Cancelled: what was created is expected now (above); nothing more of this pass.
     if (outcome.cancelled) signal?.throwIfAborted();
     const involved = involvedOf(podset);
@@ -551,7 +554,7 @@ class PodSetController implements Controller {
         `Created pod${plural(outcome.created.length)}: ${names}`,
       );
     }
-    if (outcome.failure === undefined) return undefined;
+    if (outcome.failure === undefined) return { done: made };
     // 404: the namespace (and so the PodSet) is gone; syncHandler ends the key.
     if (isNotFound(outcome.failure.error)) throw outcome.failure.error;
     const failure: Failure = {
@@ -569,12 +572,12 @@ class PodSetController implements Controller {
       { failed: outcome.failure.failed, skipped: outcome.skipped, err: errorText(outcome.failure.error) },
       'pod creates failed',
     );
-    return failure;
+    return { done: made, failure };
   }
 
-  /** 6b. The plan's deletes, worst first with UID preconditions, recorded and announced; the first failure. */
-  async #deletePods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<Failure | undefined> {
-    if (plan.deletes.length === 0) return undefined;
+  /** 6b. The plan's deletes, worst first with UID preconditions, recorded and announced; the pods gone, the first failure. */
+  async #deletePods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<WritesDone> {
+    if (plan.deletes.length === 0) return { done: [] };
     const { ref, log, signal } = pass;
     signal?.throwIfAborted();
     const outcome = await executeDeletes(
@@ -607,30 +610,25 @@ class PodSetController implements Controller {
         `Error deleting pod ${f.deletion.name}: ${errorText(f.error)}`,
       );
     }
+    const done = [...outcome.deleted, ...outcome.alreadyGone].map((d) => d.name);
     const first = outcome.failed[0];
-    if (first === undefined) return undefined;
+    if (first === undefined) return { done };
     const n = outcome.failed.length;
     log.warn({ failed: n, err: errorText(first.error) }, 'pod deletes failed');
-    return {
+    const failure: Failure = {
       reason: 'FailedDelete',
       message: `${n} of ${plan.deletes.length} pod deletes failed: ${stableReason(first.error)}`,
       detail: `${first.deletion.name}: ${errorText(first.error)}`,
     };
+    return { done, failure };
   }
 
   /**
    * 7. Writes the status `settle` decided on. PUT with the resourceVersion we read: a 409 is thrown (and
    * syncHandler re-reads).
    */
-  async #updateStatus(
-    pass: Pass,
-    podset: PodSetWire,
-    plan: Plan,
-    failure: Failure | undefined,
-  ): Promise<void> {
+  async #updateStatus(pass: Pass, podset: PodSetWire, plan: Plan, outcome: ExecutionOutcome): Promise<void> {
     const current = podset.status as PodSetStatus | undefined;
-    const outcome =
-      failure !== undefined ? { failure: { reason: failure.reason, message: failure.message } } : {};
     const settled = this.planner.settle(plan, current, outcome, this.now());
     if (!settled.write) return;
     pass.signal?.throwIfAborted();
@@ -717,6 +715,12 @@ class PodSetController implements Controller {
 // ---- small helpers ----
 
 type FoundState = Extract<KeyState, { kind: 'found' }>;
+
+/** What a pass's creates or deletes did: the pods' names, and the first failure. */
+interface WritesDone {
+  done: string[];
+  failure?: Failure;
+}
 
 /** Whether the plan creates or deletes a pod (what only a plan from the API's read may do). */
 function actsOnPods(plan: Plan): boolean {

@@ -29,6 +29,7 @@ import { traceReconcile, tracedEvents } from './reconcile-tracing.ts';
 import type { Tracer } from '@opentelemetry/api';
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.ts';
 import { PARK_CLOCK_SKEW_MS, redisParkStore } from './park-store.ts';
+import { podWritesPerPass } from './pass-size.ts';
 import { keyInScope } from './namespace-scope.ts';
 import { watchQueueSettings } from './queue-settings.ts';
 import { createWorkerReadiness, type WorkerReadiness } from './readiness.ts';
@@ -288,6 +289,8 @@ function buildController(settings: WorkerSettings, deps: WorkerDeps, parts: Cont
       reconcile: {
         notReadyRequeueMs: settings.requeuePendingMs,
         finishedPodsToKeep: settings.finishedPodsToKeep,
+        maxCreatesPerPass: podWritesPerPass(settings.kubeQps),
+        maxDeletesPerPass: podWritesPerPass(settings.kubeQps),
       },
     },
   });

@@ -168,8 +168,9 @@ const scenarios: { name: string; run(s: Scene): Promise<void> }[] = [
     name: 'a 409 on status: re-read and re-planned, no pod created twice',
     async run({ ns, controller, converge }) {
       await createPodSet(ns, 2);
-      await controller.syncHandler(`${ns}/web`);
+      // The pass that creates the pods meets the conflict on its status write: its re-plan sees them.
       sim.faults.addError({ verb: 'update', resource: 'podsets', code: 409, reason: 'Conflict', times: 1 });
+      await controller.syncHandler(`${ns}/web`);
       await converge(ready(ns, 2));
       const puts = sim.audit.query({ namespace: ns, verb: 'update', resource: 'podsets' });
       assert.equal(puts[0]?.code, 409, 'the first status write met the conflict');

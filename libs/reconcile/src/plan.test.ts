@@ -12,7 +12,7 @@ function withStatus(ps: PodSet, status: PodSet['status']): PodSet {
   return { ...ps, status };
 }
 
-test('from nothing: create all missing pods, status says 0/3, requeue until ready', () => {
+test('from nothing: create all missing pods, status counts them (3, none ready), requeue until ready', () => {
   const ps = deepFreeze(podSet({ replicas: 3, generation: 7 }));
   const plan = reconcile(ps, [], at(0));
   assert.equal(plan.mode, 'sync');
@@ -20,9 +20,9 @@ test('from nothing: create all missing pods, status says 0/3, requeue until read
   assert.equal(plan.creates[0]?.metadata.generateName, 'web-');
   assert.deepEqual(plan.deletes, []);
   assert.deepEqual(plan.status, {
-    replicas: 0,
+    replicas: 3,
     readyReplicas: 0,
-    updatedReplicas: 0,
+    updatedReplicas: 3,
     availableReplicas: 0,
     podNames: [],
     observedGeneration: 7,
@@ -40,7 +40,7 @@ test('from nothing: create all missing pods, status says 0/3, requeue until read
         type: 'Progressing',
         status: 'True',
         reason: 'ScalingUp',
-        message: '0/3 replicas active, creating 3 pods',
+        message: '3/3 replicas after creating 3 pods',
         lastTransitionTime: '2026-01-01T00:00:00Z',
         lastUpdateTime: '2026-01-01T00:00:00Z',
       },
@@ -72,7 +72,8 @@ test('settled: nothing to do, status unchanged, no requeue; lastTransitionTime p
   assert.equal(again.statusChanged, false);
   assert.deepEqual(again.status, first.status);
   assert.equal(getCondition(again.status, 'Available')?.status, 'True');
-  assert.equal(getCondition(again.status, 'Progressing')?.reason, 'Settled');
+  assert.equal(getCondition(again.status, 'Progressing')?.status, 'True');
+  assert.equal(getCondition(again.status, 'Progressing')?.reason, 'PodSetAvailable');
 });
 
 test('surplus: delete the worst first, with UIDs; count and names in status', () => {
@@ -91,8 +92,10 @@ test('surplus: delete the worst first, with UIDs; count and names in status', ()
     { namespace: 'default', name: 'pending', uid: 'uid-pending', reason: 'Surplus' },
     { namespace: 'default', name: 'notready', uid: 'uid-notready', reason: 'Surplus' },
   ]);
-  assert.equal(plan.status.replicas, 5);
+  // Counted as the API holds them once the deletes went through.
+  assert.equal(plan.status.replicas, 2);
   assert.equal(plan.status.readyReplicas, 2);
+  assert.deepEqual(plan.status.podNames, ['ready-old', 'ready-young']);
   assert.equal(getCondition(plan.status, 'Progressing')?.reason, 'ScalingDown');
   assert.deepEqual(plan.events, []);
   assert.deepEqual(plan.requeue, { afterMs: 30_000, reason: 'PodsNotReady' });
@@ -131,7 +134,7 @@ test('finished pods are replaced and only the youngest 3 are kept', () => {
   );
   const plan = reconcile(ps, finished, at(0));
   assert.equal(plan.creates.length, 1);
-  assert.equal(plan.status.replicas, 0);
+  assert.equal(plan.status.replicas, 1, 'the pod it creates; finished pods are not counted');
   assert.deepEqual(plan.deletes, [
     { namespace: 'default', name: 'f1', uid: 'uid-f1', reason: 'Finished' },
     { namespace: 'default', name: 'f0', uid: 'uid-f0', reason: 'Finished' },

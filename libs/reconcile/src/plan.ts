@@ -6,12 +6,13 @@ import { getCondition, removeCondition, setCondition, type ConditionInput } from
 import { controlledPods } from './ownership.ts';
 import { passView, type PassView } from './pass-view.ts';
 import { podChanges, type PodChanges } from './pod-changes.ts';
-import { msUntilAvailable } from './pod-state.ts';
+import { isPodReady, msUntilAvailable } from './pod-state.ts';
 import {
   PROGRESS_DEADLINE_EXCEEDED,
   wasRollingOut,
   withProgressDeadline,
   type DeadlineOutcome,
+  type ProgressCounts,
 } from './progress-deadline.ts';
 import { progressingCondition, rolloutStartedMessage, rolloutUnderWay } from './progressing.ts';
 import type { SpecProblem } from './spec-check.ts';
@@ -20,6 +21,7 @@ import { observedStatus, statusEqual } from './status.ts';
 import { plural } from './text.ts';
 import { toMillis } from './time.ts';
 import type {
+  CountedDeletion,
   Plan,
   PlannedEvent,
   Pod,
@@ -57,7 +59,13 @@ function resolveOptions(options: ReconcileOptions | undefined): Required<Reconci
 
 /** The observed status, and the facts about it the conditions, events and requeue are decided from. */
 interface Observation {
+  /** The status's counts once this pass's creates and deletes went through. */
   observed: Omit<Required<PodSetStatus>, 'conditions'>;
+  /** The active pods this pass deletes, as `observed` counted them out. */
+  countedOut: CountedDeletion[];
+  /** The counts before this pass's creates and deletes. */
+  before: ProgressCounts;
+  /** Active pods not Ready, before this pass's changes. */
   notReady: number;
   /** Per Ready pod not yet available: ms until it will be. */
   untilAvailable: number[];
@@ -66,24 +74,47 @@ interface Observation {
   rollingOut: boolean;
 }
 
-/** Counts the pods as they are now (before this plan's changes) and tells whether a rollout is on. */
-function observe(view: PassView): Observation {
-  const available = view.active.filter(view.isAvailable).length;
+/**
+ * Counts the pods as the API will hold them after this pass's creates and deletes (so that a capped
+ * scale shows its progress pass by pass), and tells whether a rollout is on (from the pods as they are).
+ */
+function observe(view: PassView, changes: PodChanges): Observation {
+  const going = new Set(changes.deletes.map((d) => d.uid));
+  const stays = (p: Pod) => !going.has(p.metadata?.uid ?? '');
+  const staying = view.active.filter(stays);
+  const updated = new Set(view.updated);
+  const countedOut = view.active
+    .filter((p) => !stays(p))
+    .map((p) => ({
+      name: p.metadata?.name ?? '',
+      ready: isPodReady(p),
+      available: view.isAvailable(p),
+      updated: updated.has(p),
+    }));
   const observed = observedStatus({
     name: view.podset.metadata.name ?? '',
     generation: view.podset.metadata.generation,
     templateHash: view.hash,
-    activePods: view.active,
-    updated: view.updated.length,
-    available,
+    activePods: staying,
+    updated: view.updated.filter(stays).length,
+    available: staying.filter(view.isAvailable).length,
+    creating: changes.creates.length,
   });
   const previous = getCondition(view.podset.status, 'Progressing');
   const rolling = wasRollingOut(previous);
+  const availableNow = view.active.filter(view.isAvailable).length;
   const complete =
-    view.outdated.length === 0 && view.updated.length === view.desired && available >= view.desired;
+    view.outdated.length === 0 && view.updated.length === view.desired && availableNow >= view.desired;
   return {
     observed,
-    notReady: view.active.length - observed.readyReplicas,
+    countedOut,
+    before: {
+      replicas: view.active.length,
+      updatedReplicas: view.updated.length,
+      readyReplicas: view.active.filter(isPodReady).length,
+      availableReplicas: availableNow,
+    },
+    notReady: view.active.filter((p) => !isPodReady(p)).length,
     untilAvailable: view.active
       .map((p) => msUntilAvailable(p, view.minReadySeconds, view.nowMs))
       .filter((ms): ms is number => ms !== undefined),
@@ -126,13 +157,12 @@ function workConditions(
     strategy,
     minReadySeconds: view.minReadySeconds,
   };
-  const previousReason = getCondition(view.podset.status, 'Progressing')?.reason;
   const work = progressingCondition({
     hash: view.hash,
     desired: view.desired,
     strategy,
-    active: view.active.length,
-    updated: view.updated.length,
+    active: seen.observed.replicas,
+    updated: seen.observed.updatedReplicas,
     available: seen.observed.availableReplicas,
     notReady: seen.notReady,
     notAvailableYet: seen.untilAvailable.length,
@@ -140,14 +170,16 @@ function workConditions(
     creates: changes.creates.length,
     surplusDeletes: changes.deletes.filter((d) => d.reason === 'Surplus').length,
     rollingOut: seen.rollingOut,
-    afterRollout: seen.wasRollingOut || previousReason === 'RolloutComplete',
     counts: availabilityCounts(availability),
     paused: view.podset.spec?.paused === true,
   });
+  // This pass's creates and deletes count as progress, unless the last pass's failed: a PodSet whose
+  // creates keep being refused must not restart its deadline's clock each time it tries.
+  const lastFailed = getCondition(view.podset.status, 'ReplicaFailure')?.status === 'True';
   const progress = withProgressDeadline({
     work,
     previous: view.podset.status,
-    counts: seen.observed,
+    counts: lastFailed ? seen.before : seen.observed,
     hash: view.hash,
     deadlineSeconds: view.progressDeadlineSeconds,
     nowMs: view.nowMs,
@@ -272,7 +304,7 @@ export function reconcile(
 
   const view = passView(podset, controlled, nowMs);
   const changes = podChanges(view, opts);
-  const seen = observe(view);
+  const seen = observe(view, changes);
   const decided = view.problem
     ? { conditions: problemConditions(view.problem), progress: undefined }
     : workConditions(view, view.strategy, changes, seen);
@@ -285,6 +317,7 @@ export function reconcile(
     creates: changes.creates,
     deletes: changes.deletes,
     status,
+    countedOut: seen.countedOut,
     statusChanged: !statusEqual(status, podset.status),
     events: plannedEvents(view, seen, decided.progress),
     requeue: nextLook(view, changes, seen, decided.progress, opts),

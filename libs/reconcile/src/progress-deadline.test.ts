@@ -24,9 +24,13 @@ function stuckScaleUp() {
 test('a scale-up whose pods never get ready: Progressing True until the deadline, then False once, with a Warning', () => {
   const { ps, waiting, stuck } = stuckScaleUp();
   assert.equal(progressing(waiting)?.reason, 'WaitingForReady');
-  assert.equal(progressing(waiting)?.lastUpdateTime, '2026-01-01T00:00:05Z', 'the pods appeared: progress');
+  assert.equal(
+    progressing(waiting)?.lastUpdateTime,
+    '2026-01-01T00:00:00Z',
+    'the pods counted when they were created: no progress since',
+  );
 
-  const before = reconcile(ps, stuck, at(64));
+  const before = reconcile(ps, stuck, at(59));
   assert.equal(progressing(before)?.status, 'True');
   assert.equal(before.statusChanged, false, 'no progress, no news: nothing to write');
   assert.deepEqual(
@@ -98,7 +102,7 @@ test('a stalled rollout stays where it is, and still completes as a rollout once
 
   const fine = pods('new', 4, { hash: start.status.templateHash! });
   const done = reconcile(withStatus(ps, stalled), fine, at(60));
-  assert.equal(progressing(done)?.reason, 'RolloutComplete');
+  assert.deepEqual([progressing(done)?.status, progressing(done)?.reason], ['True', 'PodSetAvailable']);
   assert.ok(done.events.some((e) => e.reason === 'RolloutComplete'));
 });
 
@@ -109,9 +113,9 @@ test('with no other look planned, the deadline is one', () => {
   assert.deepEqual(plan.requeue, { afterMs: 120_000, reason: 'ProgressDeadline' });
 });
 
-test('settled: no clock, no lastUpdateTime, no look', () => {
+test('done: Progressing stays True (PodSetAvailable), with no clock, no lastUpdateTime, no look', () => {
   const plan = reconcile(podSet({ replicas: 2 }), pods('web-', 2), at(0));
-  assert.equal(progressing(plan)?.reason, 'Settled');
+  assert.deepEqual([progressing(plan)?.status, progressing(plan)?.reason], ['True', 'PodSetAvailable']);
   assert.equal(progressing(plan)?.lastUpdateTime, undefined);
   assert.equal(plan.requeue, null);
 });

@@ -8,13 +8,14 @@
 // the current template, fewer of other templates, more ready or more available — the measure of
 // Deployments' controller). Being in the status, it survives worker restarts and needs no memory.
 import { getCondition, type ConditionInput } from './conditions.ts';
+import { PODSET_AVAILABLE } from './progressing.ts';
 import { formatTime, toMillis } from './time.ts';
 import type { PodSetCondition, PodSetStatus } from './types.ts';
 
 export const PROGRESS_DEADLINE_EXCEEDED = 'ProgressDeadlineExceeded';
 /**
  * How a stalled rollout's message starts. The condition is the only record that a rollout (not a
- * scale-up) stalled, which decides, once it goes on, whether it ends as RolloutComplete.
+ * scale-up) stalled, which decides, once it goes on, whether its end is announced (RolloutComplete).
  */
 const STALLED_ROLLOUT = 'Rollout of template';
 
@@ -75,6 +76,8 @@ export interface DeadlineOutcome {
 /** When the clock started, if it is still running from an earlier pass. */
 function clockStart(i: DeadlineInput, previous: PodSetCondition | undefined): number | undefined {
   if (previous === undefined || i.previous?.templateHash !== i.hash) return undefined;
+  // Nothing was under way when the PodSet was done: new work starts the clock afresh.
+  if (previous.reason === PODSET_AVAILABLE) return undefined;
   if (previous.status !== 'True' && previous.reason !== PROGRESS_DEADLINE_EXCEEDED) return undefined;
   if (madeProgress(i.previous, i.counts)) return undefined;
   return toMillis(previous.lastUpdateTime ?? previous.lastTransitionTime);
@@ -87,7 +90,8 @@ function stalledMessage(i: DeadlineInput): string {
 
 /** Progressing with the deadline applied to the work under way. */
 export function withProgressDeadline(i: DeadlineInput): DeadlineOutcome {
-  if (i.work.status !== 'True') return { condition: i.work };
+  // Done, or not work the deadline applies to: no clock runs.
+  if (i.work.status !== 'True' || i.work.reason === PODSET_AVAILABLE) return { condition: i.work };
   const previous = getCondition(i.previous, 'Progressing');
   const since = clockStart(i, previous);
   if (since !== undefined && previous?.reason === PROGRESS_DEADLINE_EXCEEDED) {

@@ -1,5 +1,6 @@
 // The Progressing condition: what work the pass leaves under way (a rollout, a scale-up or -down, pods
-// to get ready), or that there is none. The progress deadline is progress-deadline.ts's.
+// to get ready), or that there is none. As a Deployment's, it stays True once the work is done (reason
+// PodSetAvailable), so that only a stall turns it False: the progress deadline is progress-deadline.ts's.
 import { plural } from './text.ts';
 import type { ConditionInput } from './conditions.ts';
 import type { ResolvedStrategy } from './strategy.ts';
@@ -10,9 +11,9 @@ export interface Activity {
   hash: string;
   desired: number;
   strategy: ResolvedStrategy;
-  /** Active pods, of any template. */
+  /** Active pods, of any template, once this pass's creates and deletes went through. */
   active: number;
-  /** Active pods of the current template. */
+  /** Of them, pods of the current template. */
   updated: number;
   available: number;
   /** Active pods not Ready. */
@@ -25,9 +26,7 @@ export interface Activity {
   surplusDeletes: number;
   /** A rollout is under way (rolloutUnderWay). */
   rollingOut: boolean;
-  /** The last thing Progressing said was about a rollout (under way, stalled or complete). */
-  afterRollout: boolean;
-  /** "3/4 replicas ready", for the settled messages. */
+  /** "3/4 replicas ready", for the message once done. */
   counts: string;
   /** spec.paused: no rollout is made, so progress is not measured (a paused Deployment says so too). */
   paused?: boolean;
@@ -67,7 +66,13 @@ export function rolloutStartedMessage(hash: string, from: string, strategy: Reso
   return `Rolling out template ${hash} (from ${from}) with ${strategyText(strategy)}`;
 }
 
-/** Progressing as the work under way says it: True while there is some, False once settled. */
+/** The reason Progressing keeps once every pod is of the current template and available. */
+export const PODSET_AVAILABLE = 'PodSetAvailable';
+
+/**
+ * Progressing as the work under way says it: True while there is some, and True (PodSetAvailable) once
+ * there is none — the status a Deployment keeps (NewReplicaSetAvailable). It is never False here.
+ */
 export function progressingCondition(a: Activity): ConditionInput {
   const working = (reason: string, message: string): ConditionInput => ({
     type: 'Progressing',
@@ -87,13 +92,13 @@ export function progressingCondition(a: Activity): ConditionInput {
   if (a.creates > 0) {
     return working(
       'ScalingUp',
-      `${a.active}/${a.desired} replicas active, creating ${plural(a.creates, 'pod')}`,
+      `${a.active}/${a.desired} replicas after creating ${plural(a.creates, 'pod')}`,
     );
   }
   if (a.surplusDeletes > 0) {
     return working(
       'ScalingDown',
-      `${a.active}/${a.desired} replicas active, deleting ${plural(a.surplusDeletes, 'pod')}`,
+      `${a.active}/${a.desired} replicas after deleting ${plural(a.surplusDeletes, 'pod')}`,
     );
   }
   if (a.notReady > 0 || a.notAvailableYet > 0) {
@@ -104,13 +109,5 @@ export function progressingCondition(a: Activity): ConditionInput {
         : `${plural(a.notAvailableYet, 'pod')} not ready for ${a.minReadySeconds}s yet`,
     );
   }
-  if (a.afterRollout) {
-    return {
-      type: 'Progressing',
-      status: 'False',
-      reason: 'RolloutComplete',
-      message: `template ${a.hash} rolled out: ${a.counts}`,
-    };
-  }
-  return { type: 'Progressing', status: 'False', reason: 'Settled', message: a.counts };
+  return working(PODSET_AVAILABLE, `template ${a.hash} available: ${a.counts}`);
 }

@@ -114,8 +114,10 @@ test('a template change starts a rollout: RolloutStarted from the old hash, Prog
     [['old3', 'Outdated']],
   );
   assert.equal(getCondition(plan.status, 'Progressing')?.reason, 'RollingOut');
-  assert.equal(plan.status.updatedReplicas, 0);
-  assert.equal(plan.status.availableReplicas, 4);
+  // Counted after its writes: one new pod created, one available old pod deleted.
+  assert.equal(plan.status.updatedReplicas, 1);
+  assert.equal(plan.status.availableReplicas, 3);
+  assert.equal(plan.status.replicas, 4);
   const started = plan.events.find((e) => e.reason === 'RolloutStarted');
   assert.ok(started, 'RolloutStarted');
   assert.match(started.message, new RegExp(`from ${HASH}\\)`));
@@ -128,14 +130,19 @@ test('a template change starts a rollout: RolloutStarted from the old hash, Prog
   );
 });
 
-test('the rollout ends with RolloutComplete once every pod is updated and available', () => {
+test('the rollout ends with a RolloutComplete event and Progressing True (PodSetAvailable)', () => {
   const ps = changed();
   const rolling = reconcile(ps, pods('old', 4), at(10));
   const newHash = rolling.status.templateHash!;
   const done = pods('new', 4, { hash: newHash });
   const plan = reconcile({ ...ps, status: rolling.status }, done, at(20));
-  assert.equal(getCondition(plan.status, 'Progressing')?.reason, 'RolloutComplete');
-  assert.equal(getCondition(plan.status, 'Progressing')?.status, 'False');
+  assert.equal(getCondition(plan.status, 'Progressing')?.reason, 'PodSetAvailable');
+  assert.equal(getCondition(plan.status, 'Progressing')?.status, 'True');
+  assert.equal(
+    getCondition(plan.status, 'Progressing')?.lastTransitionTime,
+    getCondition(rolling.status, 'Progressing')?.lastTransitionTime,
+    'True all along: no transition',
+  );
   assert.ok(plan.events.some((e) => e.reason === 'RolloutComplete'));
   assert.equal(plan.status.updatedReplicas, 4);
   assert.equal(plan.requeue, null);

@@ -10,10 +10,58 @@ const at = (s: number) => new Date(T0 + s * 1000);
 const ready = (n: number) => Array.from({ length: n }, (_, i) => pod({ name: `web-${i}`, ready: true }));
 const withStatus = (ps: PodSet, status: PodSet['status']): PodSet => ({ ...ps, status });
 
-test('a scale-up whose creates all went through leaves the status to the next pass', () => {
-  const plan = reconcile(podSet({ replicas: 3 }), [], at(0));
+test('a scale-up is written after its creates, counting the pods made, with their names', () => {
+  const ps = podSet({ replicas: 3 });
+  const plan = reconcile(ps, [], at(0));
   assert.equal(plan.creates.length, 3);
-  assert.equal(settle(plan, undefined, {}, at(0)).write, false);
+  const made = ['web-x', 'web-a', 'web-m'];
+  const done = settle(plan, undefined, { created: made, deleted: [] }, at(0));
+  assert.equal(done.write, true);
+  assert.equal(done.status.replicas, 3);
+  assert.equal(done.status.updatedReplicas, 3);
+  assert.equal(done.status.readyReplicas, 0);
+  assert.deepEqual(done.status.podNames, ['web-a', 'web-m', 'web-x']);
+  // The next pass sees those pods (not ready yet): it has nothing new to write but the reason.
+  const seen = made.map((name) => pod({ name, node: 'n', ready: false }));
+  const next = reconcile(withStatus(ps, done.status), seen, at(1));
+  const written = settle(next, done.status, {}, at(1));
+  assert.deepEqual(
+    [written.status.replicas, written.status.podNames],
+    [done.status.replicas, done.status.podNames],
+  );
+  assert.equal(getCondition(written.status, 'Progressing')?.reason, 'WaitingForReady');
+  assert.equal(
+    getCondition(written.status, 'Progressing')?.lastTransitionTime,
+    getCondition(done.status, 'Progressing')?.lastTransitionTime,
+    'True all along',
+  );
+  const after = reconcile(withStatus(ps, written.status), seen, at(2));
+  assert.equal(settle(after, written.status, {}, at(2)).write, false);
+});
+
+test('creates not made are not counted; a pod whose delete failed is counted back', () => {
+  const failure = { reason: 'FailedCreate', message: '2 of 3 pod creates rejected: 403 Forbidden' };
+  const up = settle(
+    reconcile(podSet({ replicas: 3 }), [], at(0)),
+    undefined,
+    { failure, created: ['web-a'] },
+    at(0),
+  );
+  assert.deepEqual([up.status.replicas, up.status.updatedReplicas, up.status.podNames], [1, 1, ['web-a']]);
+
+  const down = reconcile(podSet({ replicas: 1 }), ready(3), at(0));
+  assert.equal(down.status.replicas, 1);
+  const gone = down.deletes.map((d) => d.name);
+  const oneFailed = settle(
+    down,
+    undefined,
+    { failure: { reason: 'FailedDelete', message: '1 of 2 pod deletes failed' }, deleted: gone.slice(1) },
+    at(0),
+  );
+  assert.equal(oneFailed.status.replicas, 2);
+  assert.equal(oneFailed.status.readyReplicas, 2);
+  assert.equal(oneFailed.status.availableReplicas, 2);
+  assert.ok(oneFailed.status.podNames?.includes(gone[0]!));
 });
 
 test('a failed create writes ReplicaFailure at once; the same failure again writes nothing', () => {

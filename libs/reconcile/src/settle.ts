@@ -1,7 +1,6 @@
 // After a plan's creates and deletes ran: the status to write, and whether to write it. Pure, like the
 // planner, so the worker only carries out what is decided here.
-import { getCondition, withFailure, withoutFailure } from './conditions.ts';
-import { PROGRESS_DEADLINE_EXCEEDED } from './progress-deadline.ts';
+import { withFailure, withoutFailure } from './conditions.ts';
 import { statusEqual } from './status.ts';
 import type { Plan, PodSetStatus } from './types.ts';
 
@@ -9,6 +8,10 @@ import type { Plan, PodSetStatus } from './types.ts';
 export interface ExecutionOutcome {
   /** The first failure, with a message that is the same on every attempt that fails the same way. */
   failure?: { reason: string; message: string };
+  /** Names of the pods created. Unset: every create went through (names unknown). */
+  created?: readonly string[];
+  /** Names of the pods deleted (or found gone). Unset: every delete went through. */
+  deleted?: readonly string[];
 }
 
 export interface Settled {
@@ -18,13 +21,34 @@ export interface Settled {
 }
 
 /**
+ * The plan's status (counted as if every create and delete went through) as they did go: creates that
+ * were not made are taken out of replicas, pods whose delete failed are counted back, and the created
+ * pods' names are added.
+ */
+export function carriedOut(plan: Plan, outcome: ExecutionOutcome): PodSetStatus {
+  const created = outcome.created ?? [];
+  const notCreated = outcome.created === undefined ? 0 : Math.max(0, plan.creates.length - created.length);
+  const deleted = outcome.deleted === undefined ? undefined : new Set(outcome.deleted);
+  const kept = deleted === undefined ? [] : (plan.countedOut ?? []).filter((d) => !deleted.has(d.name));
+  if (created.length === 0 && notCreated === 0 && kept.length === 0) return plan.status;
+  const s = plan.status;
+  const back = (has: (d: (typeof kept)[number]) => boolean) => kept.filter(has).length;
+  return {
+    ...s,
+    replicas: (s.replicas ?? 0) - notCreated + kept.length,
+    updatedReplicas: (s.updatedReplicas ?? 0) - notCreated + back((d) => d.updated),
+    readyReplicas: (s.readyReplicas ?? 0) + back((d) => d.ready),
+    availableReplicas: (s.availableReplicas ?? 0) + back((d) => d.available),
+    podNames: [...(s.podNames ?? []), ...kept.map((d) => d.name), ...created].sort(),
+  };
+}
+
+/**
+ * - The status counts the pods as the API holds them after the pass (carriedOut), and is written after
+ *   every pass that changed it, as a ReplicaSet's is after every sync: a scale capped per pass shows its
+ *   progress pass by pass, and the next pass, seeing those pods, has nothing more to write.
  * - A failure shows as ReplicaFailure (its lastTransitionTime kept while it stays True).
  * - A pass whose creates and deletes all went through clears ReplicaFailure.
- * - A pass that created or deleted pods, all successfully, leaves its status to the next pass: the
- *   status was computed from the pods listed before the writes, so it is already out of date; their
- *   watch events bring the next pass within moments (the planned requeue at the latest), and that pass
- *   counts them — one status write per scale-up instead of two. A failure, and clearing one, are
- *   written at once; so are a rollout's start and end, and the progress deadline passing.
  * - A PodSet being deleted (cleanup) keeps its status.
  * - Nothing is written when the status would not change.
  */
@@ -36,31 +60,12 @@ export function settle(
 ): Settled {
   if (plan.mode === 'cleanup') return { status: plan.status, write: false };
   const didWork = plan.creates.length + plan.deletes.length > 0;
+  const counted = carriedOut(plan, outcome);
   const status =
     outcome.failure !== undefined
-      ? withFailure(plan.status, outcome.failure.reason, outcome.failure.message, now)
+      ? withFailure(counted, outcome.failure.reason, outcome.failure.message, now)
       : didWork
-        ? withoutFailure(plan.status)
-        : plan.status;
-  if (statusEqual(status, current)) return { status, write: false };
-  const failing = (s: PodSetStatus | undefined) =>
-    (s?.conditions ?? []).some((c) => c.type === 'ReplicaFailure');
-  // A rollout starting or ending, and the progress deadline passing or progress after it, are written at
-  // once: they are what `kubectl get ps -w` shows, and the status is how the next pass knows they were
-  // already announced (the templateHash, the Progressing reason) and not to say them again.
-  const newsReason = (s: PodSetStatus | undefined) => {
-    const reason = getCondition(s, 'Progressing')?.reason;
-    return reason === 'RollingOut' || reason === PROGRESS_DEADLINE_EXCEEDED ? reason : undefined;
-  };
-  const rolloutNews =
-    (current?.templateHash !== undefined && status.templateHash !== current.templateHash) ||
-    newsReason(status) !== newsReason(current);
-  const leftToNextPass =
-    !rolloutNews &&
-    outcome.failure === undefined &&
-    plan.requeue !== null &&
-    didWork &&
-    !failing(current) &&
-    !failing(plan.status);
-  return { status, write: !leftToNextPass };
+        ? withoutFailure(counted)
+        : counted;
+  return { status, write: !statusEqual(status, current) };
 }

@@ -19,14 +19,16 @@ export interface Observed {
   updated: number;
   /** Active pods Ready for at least minReadySeconds. */
   available: number;
+  /** Pods of the current template the pass is creating: counted as replicas (and updated), not ready. */
+  creating?: number;
 }
 
 /** Every status field but conditions; podNames sorted. */
 export function observedStatus(o: Observed): Omit<Required<PodSetStatus>, 'conditions'> {
   return {
-    replicas: o.activePods.length,
+    replicas: o.activePods.length + (o.creating ?? 0),
     readyReplicas: o.activePods.filter(isPodReady).length,
-    updatedReplicas: o.updated,
+    updatedReplicas: o.updated + (o.creating ?? 0),
     availableReplicas: o.available,
     podNames: o.activePods.map((p) => p.metadata?.name ?? '').sort(),
     observedGeneration: o.generation ?? 0,

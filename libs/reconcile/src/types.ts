@@ -112,6 +112,15 @@ export interface PodDeletion {
   resourceVersion?: string;
 }
 
+/** An active pod a plan deletes, as the status counted it before it went. */
+export interface CountedDeletion {
+  name: string;
+  ready: boolean;
+  available: boolean;
+  /** Of the current template. */
+  updated: boolean;
+}
+
 export interface PlannedEvent {
   type: 'Normal' | 'Warning';
   reason: string;
@@ -148,8 +157,14 @@ export interface Plan {
    * retention. Creates and deletes of one plan keep the strategy's bounds in either order.
    */
   deletes: PodDeletion[];
-  /** The status to write (for cleanup: the current one, unchanged). */
+  /**
+   * The status to write (for cleanup: the current one, unchanged), counting the pods as the API holds them
+   * once every create and delete of the plan went through: a ReplicaSet's status after its sync. `settle`
+   * corrects it for the writes that did not (and adds the created pods' names).
+   */
   status: PodSetStatus;
+  /** The active pods `deletes` takes out of `status`'s counts, for `settle` to count back a failed delete. */
+  countedOut?: CountedDeletion[];
   /** `status` differs from the PodSet's current status: write it (status subresource). */
   statusChanged: boolean;
   /** Events to record on the PodSet, besides the executor's own SuccessfulCreate/FailedCreate/…. */

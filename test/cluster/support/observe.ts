@@ -77,6 +77,17 @@ export class NamespaceView {
     return () => this.#pods.off('change', cb);
   }
 
+  /** Calls `seen` with every version of a PodSet the watch delivers (added or changed), until the returned stop. */
+  watchingPodSets(seen: (podSet: KubeObject) => void): () => void {
+    const cb = (obj: KubernetesObject) => seen(obj as unknown as KubeObject);
+    this.#podSets.on('add', cb);
+    this.#podSets.on('update', cb);
+    return () => {
+      this.#podSets.off('add', cb);
+      this.#podSets.off('update', cb);
+    };
+  }
+
   async close(): Promise<void> {
     this.#stopped = true;
     await this.#pods.stop();
