@@ -1,7 +1,7 @@
 // The operator end to end on any cluster: create, scale, a rollout within its bounds, a progress deadline,
-// Events, the leading watcher SIGKILLed, deletion with garbage collection (background and foreground) —
-// run twice, as deployed (the shipped RBAC, a ServiceAccount token per app) and as a developer runs it
-// (the admin kubeconfig), each in a namespace of its own that is removed at the end.
+// Events, the leading watcher SIGKILLed, deletion with garbage collection (background, foreground, and
+// orphan: the pods stay) — run twice, as deployed (the shipped RBAC, a ServiceAccount token per app) and
+// as a developer runs it (the admin kubeconfig), each in a namespace of its own that is removed at the end.
 //
 // The cluster: PODSET_TEST_CLUSTER_KUBECONFIG (`npm run test:cluster -- --kubeconfig PATH`), else a kube-sim
 // this file starts from its CLI (what `npm test` and CI run). KUBECONFIG is never read here. Everything is
@@ -340,6 +340,31 @@ for (const identity of ['deployed', 'developer'] as const satisfies Identity[]) 
       await gone('web', web);
       await target.kubectl(['delete', 'podset', 'stuck', '-n', ns(), '--cascade=foreground', '--wait=false']);
       await gone('stuck', stuck);
+    });
+
+    test('delete --cascade=orphan: the PodSet goes, its pods stay, freed of their ownerReference', async () => {
+      await apply('keep', [podSet('keep', ns(), 2)]);
+      await converged('keep');
+      const ps = seen().podSet('keep');
+      assert.ok(ps, 'keep exists');
+      const uid = ps.metadata.uid;
+      const names = activePodsOf(ps, seen().pods()).map((p) => p.metadata.name as string);
+      await target.kubectl(['delete', 'podset', 'keep', '-n', ns(), '--cascade=orphan', '--wait=false']);
+      await until('keep to be gone and its pods freed', () => {
+        const pods = seen()
+          .pods()
+          .filter((p) => names.includes(p.metadata.name as string));
+        return [
+          ...(seen().podSet('keep') ? ['PodSet keep still exists'] : []),
+          ...(pods.length === names.length ? [] : [`${pods.length} of its ${names.length} pods left`]),
+          ...pods.filter((p) => !isActive(p)).map((p) => `pod ${p.metadata.name} is being deleted`),
+          ...pods
+            .filter((p) => (p.metadata.ownerReferences ?? []).some((r) => r.uid === uid))
+            .map((p) => `pod ${p.metadata.name} still refers to keep`),
+        ];
+      });
+      await target.kubectl(['delete', 'pods', '-n', ns(), '-l', 'podset.io/name=keep', '--wait=false']);
+      operator().assertRunning();
     });
   });
 }

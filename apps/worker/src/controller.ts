@@ -327,7 +327,7 @@ class PodSetController implements Controller {
 
     // 6. Creates in slow-start batches, then deletes worst first with UID preconditions.
     const createFailure = await this.#createPods(pass, podset, plan);
-    const deleteFailure = await this.#deletePods(pass, podset, plan);
+    const { failure: deleteFailure } = await this.#deletePods(pass, podset, plan);
     const failure = createFailure ?? deleteFailure;
 
     // 7. Status, only when it changed (a 409 here goes back to 1).
@@ -374,12 +374,18 @@ class PodSetController implements Controller {
    */
   async #finalize(pass: Pass, podset: PodSetWire, plan: Plan): Promise<ReconcileResult> {
     const { ref, log } = pass;
-    const failure = await this.#deletePods(pass, podset, plan);
+    const { failure, notTaken } = await this.#deletePods(pass, podset, plan);
     await this.#recordAll(podset, plan.events);
     if (failure !== undefined) {
       throw new ReconcileError(failure.reason, failure.message, {
         ...(failure.detail !== undefined ? { detail: failure.detail } : {}),
       });
+    }
+    // A delete the API refused as stale (409: the pod changed since read, maybe freed by an orphaning
+    // delete) or found gone: the finalizer waits for a fresh read to show what is left.
+    if (plan.finalizer === 'remove' && notTaken > 0) {
+      log.info({ notTaken }, 'cleanup: some pods changed since read; reading again');
+      return { requeueAfterMs: 0, reason: 'MoreWork' };
     }
     if (plan.finalizer !== 'remove') {
       log.info({ requeueAfterMs: plan.requeue?.afterMs }, 'cleanup in progress');
@@ -547,9 +553,16 @@ class PodSetController implements Controller {
     return failure;
   }
 
-  /** 6b. The plan's deletes, worst first with UID preconditions, recorded and announced; the first failure. */
-  async #deletePods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<Failure | undefined> {
-    if (plan.deletes.length === 0) return undefined;
+  /**
+   * 6b. The plan's deletes, worst first with UID preconditions, recorded and announced; the first failure,
+   * and how many the API did not take (gone already, or changed since planned).
+   */
+  async #deletePods(
+    pass: Pass,
+    podset: PodSetWire,
+    plan: Plan,
+  ): Promise<{ failure?: Failure | undefined; notTaken: number }> {
+    if (plan.deletes.length === 0) return { notTaken: 0 };
     const { ref, log, signal } = pass;
     signal?.throwIfAborted();
     const outcome = await executeDeletes(
@@ -582,15 +595,17 @@ class PodSetController implements Controller {
         `Error deleting pod ${f.deletion.name}: ${errorText(f.error)}`,
       );
     }
+    const notTaken = outcome.alreadyGone.length;
     const first = outcome.failed[0];
-    if (first === undefined) return undefined;
+    if (first === undefined) return { notTaken };
     const n = outcome.failed.length;
     log.warn({ failed: n, err: errorText(first.error) }, 'pod deletes failed');
-    return {
+    const failure = {
       reason: 'FailedDelete',
       message: `${n} of ${plan.deletes.length} pod deletes failed: ${stableReason(first.error)}`,
       detail: `${first.deletion.name}: ${errorText(first.error)}`,
     };
+    return { failure, notTaken };
   }
 
   /**
