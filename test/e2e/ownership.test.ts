@@ -1,6 +1,7 @@
 // Ownership as a ReplicaSet keeps it, seen from kubectl: `kubectl delete ps --cascade=orphan` leaves the
 // pods running, freed of their ownerReference by the garbage collector, and the operator's cleanup deletes
-// none of them.
+// none of them; a pod relabelled out of its PodSet is released (and replaced), and outlives it; an ownerless
+// pod with its label is adopted and counted.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { KubeObject } from '@podset/kube-sim';
@@ -49,6 +50,68 @@ test('kubectl delete ps --cascade=orphan: the PodSet goes, its pods stay, runnin
     .query({ since })
     .filter((e) => e.user === 'worker' && e.resource === 'pods' && e.verb === 'delete');
   assert.deepEqual(deletes, [], 'the worker deleted no pod');
+  env.assertAllRunning();
+});
+
+const ownerUids = (p: KubeObject | undefined) => (p?.metadata.ownerReferences ?? []).map((r) => r.uid);
+const pod = (name: string) => env.pods().find((p) => p.metadata.name === name);
+
+async function eventReasons(podset: string): Promise<string[]> {
+  const out = await env.kubectl(['get', 'events', '-o', 'json']);
+  const items = (
+    JSON.parse(out.stdout) as { items: { reason?: string; involvedObject?: { name?: string } }[] }
+  ).items;
+  return items.filter((e) => e.involvedObject?.name === podset).map((e) => e.reason ?? '');
+}
+
+let released = '';
+
+test('kubectl label pod P podset.io/name-: P keeps running, freed of its ownerReference, and is replaced; deleting the PodSet later leaves P', async () => {
+  await env.kubectl(['apply', '-f', env.writeManifest('web.yaml', [podSetManifest('web', 3)])]);
+  await env.waitConverged(['web']);
+  const ps = env.podSet('web') as KubeObject;
+  const uid = ps.metadata.uid as string;
+  const mine = activePodsOf(ps, env.pods()).map((p) => p.metadata.name as string);
+  released = mine[0] as string;
+
+  await env.kubectl(['label', 'pod', released, `${NAME_LABEL}-`]);
+  await env.waitFor(`${released} to be released`, () =>
+    ownerUids(pod(released)).includes(uid) ? [`${released} still refers to web`] : [],
+  );
+  await env.waitConverged(['web']);
+  const now = activePodsOf(env.podSet('web') as KubeObject, env.pods()).map((p) => p.metadata.name);
+  assert.equal(now.length, 3, 'web has 3 pods again');
+  assert.ok(!now.includes(released), 'a replacement, not the released pod');
+  assert.ok(isActive(pod(released) as KubeObject), `${released} keeps running`);
+  assert.ok((await eventReasons('web')).includes('Released'), 'a Released Event on web');
+
+  await env.kubectl(['delete', 'ps', 'web', '--timeout=60s']);
+  await env.waitFor('web’s own pods to be gone', () =>
+    env
+      .pods()
+      .filter((p) => ownerUids(p).includes(uid))
+      .map((p) => `pod ${p.metadata.name} of web still exists`),
+  );
+  assert.ok(isActive(pod(released) as KubeObject), `${released} outlives the PodSet`);
+  env.assertAllRunning();
+});
+
+test('an ownerless pod with the PodSet’s label is adopted and counted', async () => {
+  assert.ok(released, 'the released pod of the test before');
+  await env.kubectl(['apply', '-f', env.writeManifest('web-2.yaml', [podSetManifest('web', 2)])]);
+  await env.waitConverged(['web']);
+  const uid = env.podSet('web')?.metadata.uid as string;
+  await env.kubectl(['label', 'pod', released, `${NAME_LABEL}=web`]);
+  await env.waitFor(`${released} to be adopted`, () =>
+    ownerUids(pod(released)).includes(uid) ? [] : [`${released} owners ${ownerUids(pod(released))}`],
+  );
+  const ref = pod(released)?.metadata.ownerReferences?.[0];
+  assert.equal(ref?.controller, true, 'as its controller');
+  assert.equal(ref?.blockOwnerDeletion, true);
+  // Counted: 3 pods of the template for 2 replicas, so one goes.
+  await env.waitConverged(['web']);
+  assert.equal(activePodsOf(env.podSet('web') as KubeObject, env.pods()).length, 2);
+  assert.ok((await eventReasons('web')).includes('Adopted'), 'an Adopted Event on web');
   env.assertAllRunning();
 });
 

@@ -36,11 +36,12 @@ import type {
   ReconcileOptions,
   Settled,
 } from '@podset/reconcile';
-import { CLEANUP_FINALIZER, NAME_LABEL } from '@podset/reconcile';
+import { CLEANUP_FINALIZER, NAME_LABEL, claimPods, type Claims } from '@podset/reconcile';
 import { inSpan, withTimeout } from '@podset/runtime';
 import { trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { apiState } from './api-state.ts';
+import { executeClaims } from './claim-executor.ts';
 import {
   createFailureMessage,
   detailOf,
@@ -306,8 +307,14 @@ class PodSetController implements Controller {
     const parked = await this.#checkParked(pass, podset, parkedRecord);
     if (parked.wait !== undefined) return parked.wait;
 
-    // 4. The plan (libs/reconcile: pure) from the pods it controls.
-    const pods = await this.#step('state read pods', () => read.pods());
+    // 4. The plan (libs/reconcile: pure) from the pods it controls — once those relabelled out of it are
+    // released and matching orphans adopted (claim.ts), which only a read from the API may do.
+    let pods = await this.#step('state read pods', () => read.pods());
+    const claims = claimPods(podset as unknown as PodSet, pods as unknown as Pod[]);
+    if (claims.release.length + claims.adopt.length > 0) {
+      if (!read.authoritative) return this.#fromApi(pass, read, parkedRecord, 'acting');
+      pods = await this.#claim(pass, podset, claims as unknown as Claims<WirePod>);
+    }
     const plan =
       this.tracer === undefined ? this.#planFor(podset, pods) : await this.#tracedPlan(pass, podset, pods);
     log.debug(
@@ -457,6 +464,69 @@ class PodSetController implements Controller {
       return { wait: { requeueAfterMs: parked.until - this.clock.now(), reason: 'Parked' } };
     }
     return { retryOfParked: true };
+  }
+
+  /**
+   * 4a. Releases the pods it controls that no longer match, adopts the matching orphans (only after a fresh
+   * read of the PodSet shows it is the same object and not being deleted), and announces both. The pods to
+   * plan from: those it owns and those it just adopted. A refused patch fails the pass, for a fresh read.
+   */
+  async #claim(pass: Pass, podset: PodSetWire, claims: Claims<WirePod>): Promise<WirePod[]> {
+    const { log, signal } = pass;
+    signal?.throwIfAborted();
+    const adopt = claims.adopt.length > 0 && (await this.#mayAdopt(pass, podset)) ? claims.adopt : [];
+    const outcome = await this.#step('claim', () =>
+      executeClaims(this.kube, podset, { release: claims.release, adopt }, signal),
+    );
+    const involved = involvedOf(podset);
+    const selector = `${NAME_LABEL}=${podset.metadata.name}`;
+    if (outcome.released.length > 0) {
+      const names = outcome.released.join(', ');
+      log.info({ released: names }, 'released pods that no longer match the selector');
+      await this.events.record(
+        involved,
+        'Normal',
+        'Released',
+        `Released pod${plural(outcome.released.length)} no longer matching ${selector}: ${names}`,
+      );
+    }
+    if (outcome.adopted.length > 0) {
+      const names = outcome.adopted.map((p) => p.metadata.name).join(', ');
+      log.info({ adopted: names }, 'adopted orphan pods matching the selector');
+      await this.events.record(
+        involved,
+        'Normal',
+        'Adopted',
+        `Adopted pod${plural(outcome.adopted.length)}: ${names}`,
+      );
+    }
+    const first = outcome.failed[0];
+    if (first !== undefined) {
+      throw new ReconcileError(
+        'FailedClaim',
+        `${outcome.failed.length} pod release or adoption patches refused: ${stableReason(first.error)}`,
+        { detail: `${first.name}: ${errorText(first.error)}` },
+      );
+    }
+    return [...claims.owned, ...outcome.adopted];
+  }
+
+  /**
+   * Adoption's recheck (client-go's RecheckDeletionTimestamp): a fresh read of the PodSet, not the one
+   * planned from, must show the same UID and no deletion, or a pod could be tied to an owner about to go.
+   */
+  async #mayAdopt(pass: Pass, podset: PodSetWire): Promise<boolean> {
+    const { namespace, name } = pass.ref;
+    let fresh: PodSetWire;
+    try {
+      fresh = await this.kube.podSets.get(namespace, name, pass.signal ? { signal: pass.signal } : {});
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+    const same = fresh.metadata.uid === podset.metadata.uid && fresh.metadata.deletionTimestamp === undefined;
+    if (!same) pass.log.info('not adopting: the PodSet was deleted or replaced since it was read');
+    return same;
   }
 
   /** 4. The planner's plan for the pods the PodSet controls. */
