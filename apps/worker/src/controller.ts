@@ -10,8 +10,9 @@
 //                        projection, is made again from the API's read and only that one acts; 404 or
 //                        another UID there, or a 404 on any write → the key ends (its kept state
 //                        forgotten, nothing retried)
-//     2. finalize        being deleted → delete its pods (none when orphaning); once they are gone, forget its finished jobs,
-//                        event-log entries and kept state (best effort), remove podset.io/cleanup → done
+//     2. finalize        being deleted → delete its pods (none when orphaning); once they are gone,
+//                        forget its finished jobs, event-log entries and kept state (best effort),
+//                        remove podset.io/cleanup → done
 //     3. checkParked     failed for good before, spec unchanged → wait out its backoff
 //     4. claim, plan     release pods relabelled out of it, adopt matching orphans (claim-executor.ts;
 //                        from an API read, adoption after a fresh GET of the PodSet), then
