@@ -1,8 +1,9 @@
 // The operator end to end on any cluster: create, scale, Progressing True when healthy, a scale's status
-// seen climbing and falling pass by pass, a rollout within its bounds, a progress deadline,
-// Events, the leading watcher SIGKILLed, deletion with garbage collection (background and foreground) —
-// run twice, as deployed (the shipped RBAC, a ServiceAccount token per app) and as a developer runs it
-// (the admin kubeconfig), each in a namespace of its own that is removed at the end.
+// seen climbing and falling pass by pass, a rollout within its bounds, a progress deadline, Events, the
+// leading watcher SIGKILLed, a pod relabelled out of its PodSet (released) and back (adopted), deletion with
+// garbage collection (background, foreground, and orphan: the pods stay) — run twice, as deployed (the
+// shipped RBAC, a ServiceAccount token per app) and as a developer runs it (the admin kubeconfig), each in a
+// namespace of its own that is removed at the end.
 //
 // The cluster: PODSET_TEST_CLUSTER_KUBECONFIG (`npm run test:cluster -- --kubeconfig PATH`), else a kube-sim
 // this file starts from its CLI (what `npm test` and CI run). KUBECONFIG is never read here. Everything is
@@ -12,7 +13,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { waitFor } from '@podset/testkit';
 import type { KubeObject } from '@podset/kube-sim';
-import { activePodsOf, controlledBy, isActive, isReady, podSetProblems } from '../e2e/support/check.ts';
+import {
+  activePodsOf,
+  controlledBy,
+  isActive,
+  isReady,
+  podSetProblems,
+  specReplicas,
+} from '../e2e/support/check.ts';
 import { NamespaceView } from './support/observe.ts';
 import { Operator, type Identity } from './support/operator.ts';
 import { openTarget, Target } from './support/target.ts';
@@ -386,6 +394,36 @@ for (const identity of ['deployed', 'developer'] as const satisfies Identity[]) 
       operator().assertRunning();
     });
 
+    test('kubectl label pod P podset.io/name-: P is released and replaced; labelled back, it is adopted', async () => {
+      const ps = seen().podSet('web');
+      assert.ok(ps, 'web exists');
+      const uid = ps.metadata.uid;
+      const p = activePodsOf(ps, seen().pods())[0];
+      assert.ok(p, 'a pod of web');
+      const name = p.metadata.name as string;
+      const owners = () =>
+        (
+          seen()
+            .pods()
+            .find((x) => x.metadata.name === name)?.metadata.ownerReferences ?? []
+        ).map((r) => r.uid);
+      await target.kubectl(['label', 'pod', name, '-n', ns(), 'podset.io/name-']);
+      await until(`${name} to be released and replaced`, () => [
+        ...(owners().includes(uid as string) ? [`${name} still refers to web`] : []),
+        ...podSetProblems(seen().podSet('web'), seen().pods(), 'web'),
+      ]);
+      const web = seen().podSet('web') as KubeObject;
+      const now = activePodsOf(web, seen().pods());
+      assert.equal(now.length, specReplicas(web), 'web has spec.replicas pods again');
+      assert.ok(!now.some((x) => x.metadata.name === name), 'and the released one is not among them');
+      await target.kubectl(['label', 'pod', name, '-n', ns(), 'podset.io/name=web']);
+      await until(`${name} to be adopted and web to converge`, () => [
+        ...(owners().includes(uid as string) ? [] : [`${name} not adopted (owners ${owners().join(', ')})`]),
+        ...podSetProblems(seen().podSet('web'), seen().pods(), 'web'),
+      ]);
+      operator().assertRunning();
+    });
+
     /** Waits until the PodSet and every pod it controlled are gone. */
     async function gone(name: string, uid: string | undefined): Promise<void> {
       await until(`${name} and its pods to be gone`, () => [
@@ -405,6 +443,31 @@ for (const identity of ['deployed', 'developer'] as const satisfies Identity[]) 
       await gone('web', web);
       await target.kubectl(['delete', 'podset', 'stuck', '-n', ns(), '--cascade=foreground', '--wait=false']);
       await gone('stuck', stuck);
+    });
+
+    test('delete --cascade=orphan: the PodSet goes, its pods stay, freed of their ownerReference', async () => {
+      await apply('keep', [podSet('keep', ns(), 2)]);
+      await converged('keep');
+      const ps = seen().podSet('keep');
+      assert.ok(ps, 'keep exists');
+      const uid = ps.metadata.uid;
+      const names = activePodsOf(ps, seen().pods()).map((p) => p.metadata.name as string);
+      await target.kubectl(['delete', 'podset', 'keep', '-n', ns(), '--cascade=orphan', '--wait=false']);
+      await until('keep to be gone and its pods freed', () => {
+        const pods = seen()
+          .pods()
+          .filter((p) => names.includes(p.metadata.name as string));
+        return [
+          ...(seen().podSet('keep') ? ['PodSet keep still exists'] : []),
+          ...(pods.length === names.length ? [] : [`${pods.length} of its ${names.length} pods left`]),
+          ...pods.filter((p) => !isActive(p)).map((p) => `pod ${p.metadata.name} is being deleted`),
+          ...pods
+            .filter((p) => (p.metadata.ownerReferences ?? []).some((r) => r.uid === uid))
+            .map((p) => `pod ${p.metadata.name} still refers to keep`),
+        ];
+      });
+      await target.kubectl(['delete', 'pods', '-n', ns(), '-l', 'podset.io/name=keep', '--wait=false']);
+      operator().assertRunning();
     });
   });
 }

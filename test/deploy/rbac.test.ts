@@ -4,7 +4,7 @@
 // a worker and the dashboard run as their ServiceAccounts (system:serviceaccount:podset-system:podset-…),
 // configured with the environment their Deployments give them (each its own Redis user, as the Redis
 // pod's ACL file makes them), while a PodSet is created, scaled down
-// to 0 and up again, scaled, given new templates (and an old one back), and deleted, and looked at on the dashboard — once in the default state mode and
+// to 0 and up again, scaled, given new templates (and an old one back), one of its pods relabelled out of it (released), and deleted, and looked at on the dashboard — once in the default state mode and
 // once with STATE_SOURCE=api (the fallback, whose reads the default mode may never need). Every request each identity
 // made (kube-sim's audit) must be allowed by the Roles/ClusterRoles bound to its ServiceAccount, and
 // every (verb, group, resource) those rules grant must have been used. kube-sim enforces the
@@ -292,6 +292,17 @@ for (const { dir, podSetNamespace, roleKind } of INSTALLS) {
         ]);
         await env.waitConverged(['web'], { timeoutMs: 90_000, namespace: ns });
       }
+      // A pod relabelled out of the PodSet: the worker looks it up (get) and releases it (patch).
+      const taken = env
+        .pods(ns)
+        .find((p) => p.metadata.labels?.['podset.io/name'] === 'web' && !p.metadata.deletionTimestamp);
+      assert.ok(taken, 'a pod of web');
+      await env.kubectl(['label', 'pod', taken.metadata.name as string, '-n', ns, 'podset.io/name-']);
+      await env.waitFor('the relabelled pod to be released', () => {
+        const p = env.pods(ns).find((x) => x.metadata.name === taken.metadata.name);
+        return p?.metadata.ownerReferences?.length ? [`${taken.metadata.name} still owned`] : [];
+      });
+      await env.waitConverged(['web'], { timeoutMs: 90_000, namespace: ns });
       await env.kubectl(['delete', 'podset', 'web', '-n', ns, '--wait=false']);
       await env.waitFor(
         'the PodSet and its pods to be gone',

@@ -1,6 +1,6 @@
-// A new PodSet with the name of a deleted one never adopts the old one's pods: not those still
-// controlled by the old UID, not ownerless ones carrying the same label. It counts only its own, and
-// never writes to the old ones (no delete, no patch), whether scaling up, down, or being deleted.
+// A new PodSet with the name of a deleted one never adopts the old one's pods still controlled by the old
+// UID. It counts only its own, and never writes to the old ones (no delete, no patch), whether scaling up,
+// down, or being deleted. (Ownerless ones with its label are adopted, as a ReplicaSet does: ownership.test.ts.)
 //
 // To keep the old pods around deterministically, this cluster runs without the garbage collector,
 // and the old PodSet is deleted while no worker runs, its finalizer removed by hand (what an admin
@@ -44,20 +44,10 @@ test('a new PodSet with the same name never adopts or touches the old one’s po
   await env.kubectl(['delete', 'ps', 'reuse', '--wait=false']);
   await env.kubectl(['patch', 'ps', 'reuse', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
   await env.waitFor('the old PodSet to be gone', () => (env.podSet('reuse') ? ['reuse still exists'] : []));
-  // One leftover loses its ownerReference (what an orphaning delete leaves), two stay controlled by the old UID.
-  const orphan = oldNames[0] as string;
-  await env.kubectl([
-    'patch',
-    'pod',
-    orphan,
-    '--type=json',
-    '-p',
-    '[{"op":"remove","path":"/metadata/ownerReferences"}]',
-  ]);
   const leftovers = () => env.pods().filter((p) => oldNames.includes(p.metadata.name as string));
   const snapshot = new Map(leftovers().map((p) => [p.metadata.name as string, p.metadata.resourceVersion]));
   assert.equal(snapshot.size, 3, 'all three old pods are still there');
-  assert.equal(leftovers().filter((p) => controlledBy(p, oldUid)).length, 2);
+  assert.equal(leftovers().filter((p) => controlledBy(p, oldUid)).length, 3, 'all still the old UID’s');
   assert.ok(leftovers().every(isActive), 'the old pods are running, not terminating');
 
   const since = new Date().toISOString();

@@ -1,9 +1,11 @@
 // The state source that asks the API server every time: GET the PodSet, then a consistent LIST of its
 // pods by label (a quorum read, so it shows every write made before it, ours included), keeping those
-// it controls. It keeps nothing, so our own writes need no record.
+// it controls and those with no controller (to adopt), and a GET of each pod its status last listed that
+// the LIST no longer shows (relabelled out of the selector: to release; gone: 404). It keeps nothing, so
+// our own writes need no record.
 // Its reads are authoritative: a plan made from them may act at once (no second read to confirm it).
 import { isNotFound, type Kube, type Pod, type PodSetWire } from '@podset/kube';
-import { controlledPods, NAME_LABEL } from '@podset/reconcile';
+import { claimablePods, isControlledBy, NAME_LABEL, type PodSet } from '@podset/reconcile';
 import type { KeyState, PodSetRef, StateSource } from './state-source.ts';
 
 /** How a read asks the API: consistent (a quorum read), or from the API server's watch cache. */
@@ -23,7 +25,7 @@ export async function readFromApi(
     kind: 'found',
     podset,
     authoritative: true,
-    pods: () => (listed ??= listControlledPods(kube, podset, mode, signal)),
+    pods: () => (listed ??= listClaimablePods(kube, podset, mode, signal)),
   } satisfies KeyState;
 }
 
@@ -61,8 +63,17 @@ async function getPodSet(
   }
 }
 
-/** By label, then by controller owner UID: a deleted namesake's leftovers never count. */
-async function listControlledPods(
+/**
+ * Pods listed by the status's podNames but no longer by the label are looked up one by one, at most this
+ * many per read: after a mass deletion most answer 404, and the rest wait for the next pass.
+ */
+export const RELEASE_LOOKUPS_PER_READ = 16;
+
+/**
+ * By label, then by controller: its own and ownerless ones (a deleted namesake's leftovers never count);
+ * then the pods it controlled at its last status write that the label no longer finds, if it still does.
+ */
+async function listClaimablePods(
   kube: Kube,
   podset: PodSetWire,
   mode: ApiReadMode,
@@ -73,5 +84,34 @@ async function listControlledPods(
     ...cachedRv(mode),
     ...(signal !== undefined ? { signal } : {}),
   });
-  return controlledPods(podset, list.items);
+  const ps = podset as unknown as PodSet;
+  const claimable = claimablePods(ps, list.items);
+  // Being deleted, it releases nothing: no need to look for what to release.
+  if (podset.metadata.deletionTimestamp !== undefined) return claimable;
+  const listed = new Set(list.items.map((p) => p.metadata?.name));
+  const missing = (podset.status?.podNames ?? []).filter((n) => !listed.has(n));
+  const namespace = podset.metadata.namespace ?? '';
+  const found = await Promise.all(
+    missing.slice(0, RELEASE_LOOKUPS_PER_READ).map((name) => getPod(kube, namespace, name, mode, signal)),
+  );
+  for (const p of found) if (p !== undefined && isControlledBy(p, ps)) claimable.push(p);
+  return claimable;
+}
+
+async function getPod(
+  kube: Kube,
+  namespace: string,
+  name: string,
+  mode: ApiReadMode,
+  signal?: AbortSignal,
+): Promise<Pod | undefined> {
+  try {
+    return await kube.pods.get(namespace, name, {
+      ...cachedRv(mode),
+      ...(signal !== undefined ? { signal } : {}),
+    });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }

@@ -281,6 +281,26 @@ test('a deleted PodSet whose pod deletes fail keeps its finalizer and is not cle
   assert.equal(f.podsets.has('default/web'), false);
 });
 
+test('a deleted PodSet whose pod changed since read (409): the finalizer waits for a fresh read', async () => {
+  const { f, controller } = setup();
+  f.addPodSet('default', 'web', 2);
+  await controller.syncHandler('default/web');
+  markDeleted(f, 'default/web');
+  // Freed meanwhile (an orphaning delete's garbage collector), the pod answers the delete's precondition 409.
+  let refused = 0;
+  f.fault = (c) => {
+    if (c.verb !== 'delete' || c.resource !== 'pods' || refused > 0) return undefined;
+    refused++;
+    return apiError(409, 'Conflict', 'the object has been modified');
+  };
+  assert.deepEqual(await controller.syncHandler('default/web'), { requeueAfterMs: 0, reason: 'MoreWork' });
+  assert.deepEqual(f.podsets.get('default/web')?.metadata.finalizers, [CLEANUP_FINALIZER], 'kept');
+  f.fault = undefined;
+  assert.deepEqual(await controller.syncHandler('default/web'), {});
+  assert.equal(f.pods.size, 0);
+  assert.equal(f.podsets.has('default/web'), false, 'the next read shows no pod left: the finalizer goes');
+});
+
 test('cleanup is best effort: a failing or hanging one does not hold the deletion', async () => {
   const failing = setup(4, {
     cleanup: () => Promise.reject(new Error('ECONNREFUSED 127.0.0.1:6379')),

@@ -10,12 +10,15 @@
 //                        projection, is made again from the API's read and only that one acts; 404 or
 //                        another UID there, or a 404 on any write → the key ends (its kept state
 //                        forgotten, nothing retried)
-//     2. finalize        being deleted → delete its pods; once they are gone, forget its finished jobs,
-//                        event-log entries and kept state (best effort), remove podset.io/cleanup → done
+//     2. finalize        being deleted → delete its pods (none when orphaning); once they are gone,
+//                        forget its finished jobs, event-log entries and kept state (best effort),
+//                        remove podset.io/cleanup → done
 //     3. checkParked     failed for good before, spec unchanged → wait out its backoff
 //    4a. revisions       the spec moved on → its ControllerRevisions brought up to date from an API read
 //                        (revisions.ts); paused → planned with the current revision's template
-//     4. plan            plan = reconcile(podset, pods, now)                  libs/reconcile, pure
+//     4. claim, plan     release pods relabelled out of it, adopt matching orphans (claim-executor.ts;
+//                        from an API read, adoption after a fresh GET of the PodSet), then
+//                        plan = reconcile(podset, pods, now)                  libs/reconcile, pure
 //     5. addFinalizer    podset.io/cleanup, if missing, so that a deletion waits for our cleanup
 //     6. createPods, deletePods
 //                        slow-start batches; worst first with UID preconditions (executor.ts);
@@ -38,11 +41,19 @@ import type {
   ReconcileOptions,
   Settled,
 } from '@podset/reconcile';
-import { CLEANUP_FINALIZER, NAME_LABEL, revisionsMayBeStale, specProblem } from '@podset/reconcile';
+import {
+  CLEANUP_FINALIZER,
+  NAME_LABEL,
+  claimPods,
+  revisionsMayBeStale,
+  specProblem,
+  type Claims,
+} from '@podset/reconcile';
 import { inSpan, withTimeout } from '@podset/runtime';
 import { trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { apiState } from './api-state.ts';
+import { executeClaims } from './claim-executor.ts';
 import {
   createFailureMessage,
   detailOf,
@@ -321,8 +332,14 @@ class PodSetController implements Controller {
       }
     }
 
-    // 4. The plan (libs/reconcile: pure) from the pods it controls.
-    const pods = await this.#step('state read pods', () => read.pods());
+    // 4. The plan (libs/reconcile: pure) from the pods it controls — once those relabelled out of it are
+    // released and matching orphans adopted (claim.ts), which only a read from the API may do.
+    let pods = await this.#step('state read pods', () => read.pods());
+    const claims = claimPods(podset as unknown as PodSet, pods as unknown as Pod[]);
+    if (claims.release.length + claims.adopt.length > 0) {
+      if (!read.authoritative) return this.#fromApi(pass, read, parkedRecord, 'acting');
+      pods = await this.#claim(pass, podset, claims as unknown as Claims<WirePod>);
+    }
     const plan =
       this.tracer === undefined ? this.#planFor(planned, pods) : await this.#tracedPlan(pass, planned, pods);
     log.debug(
@@ -394,12 +411,18 @@ class PodSetController implements Controller {
    */
   async #finalize(pass: Pass, podset: PodSetWire, plan: Plan): Promise<ReconcileResult> {
     const { ref, log } = pass;
-    const { failure } = await this.#deletePods(pass, podset, plan);
+    const { failure, notTaken } = await this.#deletePods(pass, podset, plan);
     await this.#recordAll(podset, plan.events);
     if (failure !== undefined) {
       throw new ReconcileError(failure.reason, failure.message, {
         ...(failure.detail !== undefined ? { detail: failure.detail } : {}),
       });
+    }
+    // A delete the API refused as stale (409: the pod changed since read, maybe freed by an orphaning
+    // delete) or found gone: the finalizer waits for a fresh read to show what is left.
+    if (plan.finalizer === 'remove' && notTaken > 0) {
+      log.info({ notTaken }, 'cleanup: some pods changed since read; reading again');
+      return { requeueAfterMs: 0, reason: 'MoreWork' };
     }
     if (plan.finalizer !== 'remove') {
       log.info({ requeueAfterMs: plan.requeue?.afterMs }, 'cleanup in progress');
@@ -481,6 +504,69 @@ class PodSetController implements Controller {
     if (synced.podset !== podset) await this.state.wrote(pass.ref.key, synced.podset);
     this.historyMarks.set(pass.ref.key, synced.podset);
     return synced;
+  }
+
+  /**
+   * 4a. Releases the pods it controls that no longer match, adopts the matching orphans (only after a fresh
+   * read of the PodSet shows it is the same object and not being deleted), and announces both. The pods to
+   * plan from: those it owns and those it just adopted. A refused patch fails the pass, for a fresh read.
+   */
+  async #claim(pass: Pass, podset: PodSetWire, claims: Claims<WirePod>): Promise<WirePod[]> {
+    const { log, signal } = pass;
+    signal?.throwIfAborted();
+    const adopt = claims.adopt.length > 0 && (await this.#mayAdopt(pass, podset)) ? claims.adopt : [];
+    const outcome = await this.#step('claim', () =>
+      executeClaims(this.kube, podset, { release: claims.release, adopt }, signal),
+    );
+    const involved = involvedOf(podset);
+    const selector = `${NAME_LABEL}=${podset.metadata.name}`;
+    if (outcome.released.length > 0) {
+      const names = outcome.released.join(', ');
+      log.info({ released: names }, 'released pods that no longer match the selector');
+      await this.events.record(
+        involved,
+        'Normal',
+        'Released',
+        `Released pod${plural(outcome.released.length)} no longer matching ${selector}: ${names}`,
+      );
+    }
+    if (outcome.adopted.length > 0) {
+      const names = outcome.adopted.map((p) => p.metadata.name).join(', ');
+      log.info({ adopted: names }, 'adopted orphan pods matching the selector');
+      await this.events.record(
+        involved,
+        'Normal',
+        'Adopted',
+        `Adopted pod${plural(outcome.adopted.length)}: ${names}`,
+      );
+    }
+    const first = outcome.failed[0];
+    if (first !== undefined) {
+      throw new ReconcileError(
+        'FailedClaim',
+        `${outcome.failed.length} pod release or adoption patches refused: ${stableReason(first.error)}`,
+        { detail: `${first.name}: ${errorText(first.error)}` },
+      );
+    }
+    return [...claims.owned, ...outcome.adopted];
+  }
+
+  /**
+   * Adoption's recheck (client-go's RecheckDeletionTimestamp): a fresh read of the PodSet, not the one
+   * planned from, must show the same UID and no deletion, or a pod could be tied to an owner about to go.
+   */
+  async #mayAdopt(pass: Pass, podset: PodSetWire): Promise<boolean> {
+    const { namespace, name } = pass.ref;
+    let fresh: PodSetWire;
+    try {
+      fresh = await this.kube.podSets.get(namespace, name, pass.signal ? { signal: pass.signal } : {});
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+    const same = fresh.metadata.uid === podset.metadata.uid && fresh.metadata.deletionTimestamp === undefined;
+    if (!same) pass.log.info('not adopting: the PodSet was deleted or replaced since it was read');
+    return same;
   }
 
   /** 4. The planner's plan for the pods the PodSet controls. */
@@ -575,9 +661,12 @@ class PodSetController implements Controller {
     return { done: made, failure };
   }
 
-  /** 6b. The plan's deletes, worst first with UID preconditions, recorded and announced; the pods gone, the first failure. */
-  async #deletePods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<WritesDone> {
-    if (plan.deletes.length === 0) return { done: [] };
+  /**
+   * 6b. The plan's deletes, worst first with UID preconditions, recorded and announced: the pods gone, the
+   * first failure, and how many the API did not take (gone already, or changed since planned).
+   */
+  async #deletePods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<WritesDone & { notTaken: number }> {
+    if (plan.deletes.length === 0) return { done: [], notTaken: 0 };
     const { ref, log, signal } = pass;
     signal?.throwIfAborted();
     const outcome = await executeDeletes(
@@ -611,8 +700,9 @@ class PodSetController implements Controller {
       );
     }
     const done = [...outcome.deleted, ...outcome.alreadyGone].map((d) => d.name);
+    const notTaken = outcome.alreadyGone.length;
     const first = outcome.failed[0];
-    if (first === undefined) return { done };
+    if (first === undefined) return { done, notTaken };
     const n = outcome.failed.length;
     log.warn({ failed: n, err: errorText(first.error) }, 'pod deletes failed');
     const failure: Failure = {
@@ -620,7 +710,7 @@ class PodSetController implements Controller {
       message: `${n} of ${plan.deletes.length} pod deletes failed: ${stableReason(first.error)}`,
       detail: `${first.deletion.name}: ${errorText(first.error)}`,
     };
-    return { done, failure };
+    return { done, failure, notTaken };
   }
 
   /**

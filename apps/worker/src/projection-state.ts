@@ -18,7 +18,7 @@ import type { Pod, PodSetWire } from '@podset/kube';
 import type { EntryTags, OutOfBoundsValue } from '@podset/state';
 import type { RedisClient } from '@podset/redis';
 import { ProjectionReader, type ProjectedState } from '@podset/state';
-import { controlledPods } from '@podset/reconcile';
+import { claimablePods, type PodSet } from '@podset/reconcile';
 import { systemClock, type Clock } from '@podset/runtime/clock';
 import { OwnWrites } from './own-writes.ts';
 import { SeenVersions } from './seen-versions.ts';
@@ -149,7 +149,7 @@ export function projectionState(
       // The projection still shows the PodSet our own write replaced: plan from what we wrote, and look
       // again once that stops being trusted.
       const podset = lagging ? written.podset : (state.podset as unknown as PodSetWire);
-      const pods = controlledPods(podset, state.pods as unknown as Pod[]);
+      const pods = claimablePods(podset as unknown as PodSet, state.pods as unknown as Pod[]);
       return {
         kind: 'found',
         podset,

@@ -36,7 +36,10 @@ export type KeyState =
       podset: PodSetWire;
       /** Read from the API (not from Redis): a plan made from it may create and delete. */
       authoritative: boolean;
-      /** The pods it controls (by owner UID), read when first asked (a parked key never asks). */
+      /**
+       * The pods it may claim (claim.ts): those it controls (by owner UID), and those with no controller
+       * (to adopt, when they match); read when first asked (a parked key never asks).
+       */
       pods(): Promise<Pod[]>;
       /**
        * The read leaned on something it must check again (our own write the projection does not show

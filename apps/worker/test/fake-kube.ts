@@ -130,6 +130,12 @@ export function fakeKube(): FakeKube {
       },
     },
     pods: {
+      get: async (ns: string, name: string) => {
+        call('get', 'pods', name);
+        const p = f.pods.get(`${ns}/${name}`);
+        if (p === undefined) throw notFound(name);
+        return clone(p);
+      },
       listAll: async (ns: string, opts: { labelSelector?: string }) => {
         call('list', 'pods');
         const [k, v] = (opts.labelSelector ?? '').split('=');

@@ -134,7 +134,12 @@ export class Sim {
         uid: `uid-${name}`,
         creationTimestamp: new Date(this.now - p.age * 1000).toISOString(),
         // Made by this template's operator: labelled with its hash (a pod of another template is outdated).
-        labels: { 'podset.io/name': 'web', 'podset.io/template-hash': planner.templateHash(this.podset) },
+        // An ownerless one carries another PodSet's name: one with ours would be adopted (claim.ts, tested on
+        // kube-sim), and this in-memory API serves no pod patches.
+        labels: {
+          'podset.io/name': owner === null ? 'web-other' : 'web',
+          'podset.io/template-hash': planner.templateHash(this.podset),
+        },
         ...(owner
           ? {
               ownerReferences: [

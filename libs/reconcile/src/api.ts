@@ -29,6 +29,8 @@ export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
 
 /** The finalizer the operator keeps on a PodSet until its cleanup is done. */
 export const CLEANUP_FINALIZER = 'podset.io/cleanup';
+/** The API server's finalizer on an object deleted with propagationPolicy=Orphan (kubectl --cascade=orphan). */
+export const ORPHAN_FINALIZER = 'orphan';
 
 /**
  * Longest PodSet name. The name is the value of the `podset.io/name` label on its pods, and a label value

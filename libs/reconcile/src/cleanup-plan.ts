@@ -1,5 +1,7 @@
-// The plan for a PodSet being deleted: its pods go (worst first, capped per pass), then the finalizer.
-import { CLEANUP_FINALIZER } from './api.ts';
+// The plan for a PodSet being deleted: its pods go (worst first, capped per pass), then the finalizer —
+// unless the deletion orphans them (kubectl delete --cascade=orphan): then no pod goes, and the garbage
+// collector takes our ownerReference off each of them.
+import { CLEANUP_FINALIZER, ORPHAN_FINALIZER } from './api.ts';
 import { podLifecycle } from './pod-state.ts';
 import { podDeletion } from './pod-changes.ts';
 import { rankForDeletion } from './ranking.ts';
@@ -22,8 +24,26 @@ export function cleanupPlan(podset: PodSet, controlled: Pod[], opts: Required<Re
       finalizer: null,
     };
   }
+  // The API server adds `orphan` for propagationPolicy=Orphan; once the garbage collector has freed the
+  // pods it removes it, and by then they no longer carry our controller reference, so none is listed here.
+  if (podset.metadata.finalizers?.includes(ORPHAN_FINALIZER)) {
+    return {
+      mode: 'cleanup',
+      creates: [],
+      deletes: [],
+      status,
+      statusChanged: false,
+      events: [
+        { type: 'Normal', reason: 'Orphaning', message: 'Deleted with orphan propagation: pods kept' },
+      ],
+      requeue: null,
+      finalizer: 'remove',
+    };
+  }
   const goners = rankForDeletion(controlled.filter((p) => podLifecycle(p) !== 'terminating'));
-  const deletes = goners.slice(0, opts.maxDeletesPerPass).map((p) => podDeletion(podset, p, 'Cleanup'));
+  // Each delete also carries the resourceVersion it was planned from: a pod the garbage collector freed
+  // meanwhile (an orphaning delete issued while this one ran) is not taken (409).
+  const deletes = goners.slice(0, opts.maxDeletesPerPass).map((p) => podDeletion(podset, p, 'Cleanup', true));
   const capped = deletes.length < goners.length;
   return {
     mode: 'cleanup',

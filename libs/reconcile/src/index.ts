@@ -1,6 +1,7 @@
 // @podset/reconcile: the PodSet API (schema, CRD, types) and the pure planner.
 export * from './api.ts';
 export * from './availability.ts';
+export * from './claim.ts';
 export * from './conditions.ts';
 export * from './crd.ts';
 export * from './key.ts';

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HASH, pod, podSet, T0, UID } from '../test/fixtures.ts';
 import { deepFreeze } from '../test/freeze.ts';
+import { ORPHAN_FINALIZER } from './api.ts';
 import { getCondition, withFailure } from './conditions.ts';
 import { reconcile } from './plan.ts';
 import type { Pod, PodSet } from './types.ts';
@@ -240,4 +241,29 @@ test('pods as client-node returns them (Date timestamps) work the same', () => {
 test('the owner UID of created pods is the PodSet UID', () => {
   const plan = reconcile(podSet({ replicas: 1 }), [], at(0));
   assert.equal(plan.creates[0]?.metadata.ownerReferences[0]?.uid, UID);
+});
+
+test('a PodSet deleted with orphan propagation: no pod is deleted, the finalizer goes; each cleanup delete is conditional on the pod as read', () => {
+  const ps = podSet({ replicas: 2 });
+  ps.metadata.deletionTimestamp = '2026-01-01T00:10:00Z';
+  const pods = [pod({ name: 'a' }), pod({ name: 'b' })];
+  pods.forEach((p, i) => (p.metadata!.resourceVersion = String(10 + i)));
+  const orphaning = structuredClone(ps);
+  orphaning.metadata.finalizers = [...(ps.metadata.finalizers ?? []), ORPHAN_FINALIZER];
+  const plan = reconcile(deepFreeze(orphaning), deepFreeze(pods), at(0));
+  assert.equal(plan.mode, 'cleanup');
+  assert.deepEqual(plan.deletes, [], 'the garbage collector frees them; none is deleted');
+  assert.equal(plan.finalizer, 'remove');
+  assert.deepEqual(
+    plan.events.map((e) => e.reason),
+    ['Orphaning'],
+  );
+  // Once the collector freed them (the orphan finalizer gone), they are no longer controlled: none goes.
+  const freed = pods.map((p) => pod({ name: p.metadata!.name!, owner: null }));
+  const after = reconcile(ps, freed, at(0));
+  assert.deepEqual(after.deletes, []);
+  assert.equal(after.finalizer, 'remove');
+  // A background delete: each pod goes only as it was read (a pod freed meanwhile answers 409).
+  const background = reconcile(ps, pods, at(0));
+  assert.deepEqual(background.deletes.map((d) => d.resourceVersion).sort(), ['10', '11']);
 });

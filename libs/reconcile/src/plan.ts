@@ -1,6 +1,7 @@
 // The planner: (podset, pods, now) → plan. Pure: no I/O, no clock, no randomness; inputs are not mutated.
 import { CLEANUP_FINALIZER, TEMPLATE_HASH_LABEL } from './api.ts';
 import { availabilityCounts, availableCondition } from './availability.ts';
+import { claimPods } from './claim.ts';
 import { cleanupPlan } from './cleanup-plan.ts';
 import { getCondition, removeCondition, setCondition, type ConditionInput } from './conditions.ts';
 import { controlledPods } from './ownership.ts';
@@ -299,8 +300,10 @@ export function reconcile(
   const opts = resolveOptions(options);
   const nowMs = toMillis(now);
   if (nowMs === undefined) throw new RangeError(`reconcile: invalid now ${String(now)}`);
-  const controlled = controlledPods(podset, pods);
-  if (podset.metadata.deletionTimestamp) return cleanupPlan(podset, controlled, opts);
+  // Being deleted: every pod it still controls goes, whatever its labels (the garbage collector's rule).
+  if (podset.metadata.deletionTimestamp) return cleanupPlan(podset, controlledPods(podset, pods), opts);
+  // Counted: the pods it controls whose labels still match (claim.ts; the rest is released or adopted).
+  const controlled = claimPods(podset, pods).owned;
 
   const view = passView(podset, controlled, nowMs);
   const changes = podChanges(view, opts);

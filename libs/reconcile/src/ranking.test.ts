@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pod } from '../test/fixtures.ts';
-import { compareForDeletion, rankFinishedForRetention, rankForDeletion } from './ranking.ts';
+import {
+  DELETION_COST_ANNOTATION,
+  compareForDeletion,
+  deletionCost,
+  rankFinishedForRetention,
+  rankForDeletion,
+} from './ranking.ts';
 
 const names = (ps: { metadata?: { name?: string } }[]) => ps.map((p) => p.metadata?.name);
 
@@ -62,4 +68,45 @@ test('finished pods: youngest kept first', () => {
     pod({ name: 'f3', phase: 'Failed', created: 3 }),
   ];
   assert.deepEqual(names(rankFinishedForRetention(ps)), ['f3', 'f1']);
+});
+
+test('pod-deletion-cost: lower cost first, after the scheduled, phase and readiness rules, before age', () => {
+  const withCost = (value: string | undefined, o: Parameters<typeof pod>[0]) => {
+    const p = pod({ node: 'n', created: 0, ...o });
+    if (value !== undefined) p.metadata!.annotations = { [DELETION_COST_ANNOTATION]: value };
+    return p;
+  };
+  const ps = [
+    withCost('-5', { name: 'young-cheap', created: 90 }),
+    withCost('-10', { name: 'old-cheaper' }),
+    withCost(undefined, { name: 'default', created: 99 }),
+    withCost('100', { name: 'costly', created: 100 }),
+    withCost('abc', { name: 'bad-value', created: 98 }),
+    withCost('2147483648', { name: 'too-big', created: 97 }),
+    withCost('1000', { name: 'not-ready-costly', ready: false }),
+    withCost('1000', { name: 'pending-costly', phase: 'Pending', ready: false }),
+  ];
+  assert.deepEqual(names(rankForDeletion(ps)), [
+    'pending-costly',
+    'not-ready-costly',
+    'old-cheaper',
+    'young-cheap',
+    'default',
+    'bad-value',
+    'too-big',
+    'costly',
+  ]);
+});
+
+test('deletionCost reads an int32 and takes anything else as 0', () => {
+  const withCost = (v: string) => {
+    const p = pod({ name: 'p' });
+    p.metadata!.annotations = { [DELETION_COST_ANNOTATION]: v };
+    return deletionCost(p);
+  };
+  assert.equal(withCost('-2147483648'), -(2 ** 31));
+  assert.equal(withCost('+7'), 7);
+  assert.equal(withCost(' 7'), 0);
+  assert.equal(withCost('1.5'), 0);
+  assert.equal(deletionCost(pod({ name: 'p' })), 0);
 });

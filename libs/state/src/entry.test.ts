@@ -65,7 +65,7 @@ test('fields holding the separators or escapes come back exactly', () => {
   const decoded = decodePod('p', 'ns/web', encodePod(odd).fields);
   assert.equal(decoded.metadata.uid, 'a\tb%09c%d\nx');
   assert.equal(decoded.status?.phase, 'Odd\tPhase%25');
-  assert.equal(encodePod(odd).fields.split('\t').length, 9, 'one tab between each of the 9 fields');
+  assert.equal(encodePod(odd).fields.split('\t').length, 11, 'one tab between each of the 11 fields');
 });
 
 test('a pod without an owner, a node, a phase or times decodes without them', () => {
@@ -81,7 +81,8 @@ test('a pod without an owner, a node, a phase or times decodes without them', ()
 test('an entry written before template hashes decodes as a pod without one', () => {
   const old = 'Running\t1\t\tps-uid\tpod-uid\t2026-11-25T08:00:00Z\tnode-1';
   const decoded = decodePod('p', 'ns/web', old);
-  assert.equal(decoded.metadata.labels, undefined);
+  // Listed by the key's podset.io/name label, as every pod the watch saw then was.
+  assert.deepEqual(decoded.metadata.labels, { 'podset.io/name': 'web' });
   assert.equal(decoded.metadata.creationTimestamp, '2026-11-25T08:00:00Z');
   assert.deepEqual(decoded.status?.conditions, [{ type: 'Ready', status: 'True' }]);
 });
@@ -95,16 +96,36 @@ test('the plan inputs change with finishing, deletion, owner, uid and template; 
     pod({ ownerReferences: [{ ...owner, uid: 'other' }] }),
     pod({ uid: 'pod-uid-2' }),
     pod({ labels: { app: 'web', 'podset.io/template-hash': 'h2' } }),
+    pod({ labels: { app: 'web', 'podset.io/template-hash': 'h1', 'podset.io/name': 'debug' } }),
   ])
     assert.notEqual(encodePod(changed).inputs.plan, base.plan);
   for (const changed of [pod({}, 'Pending'), pod({}, 'Running', false), pod({}, 'Unknown')]) {
     assert.equal(encodePod(changed).inputs.plan, base.plan);
     assert.notEqual(encodePod(changed).inputs.status, base.status);
   }
-  const unchanged = pod({ resourceVersion: '8', labels: { app: 'other', 'podset.io/template-hash': 'h1' } });
+  const unchanged = pod({
+    resourceVersion: '8',
+    labels: { app: 'other', 'podset.io/template-hash': 'h1' },
+    annotations: { 'controller.kubernetes.io/pod-deletion-cost': '5' },
+  });
   unchanged.spec = { nodeName: 'node-2' };
   assert.deepEqual(encodePod(unchanged).inputs, base);
   assert.equal(inputsDigest(base.plan).length, DIGEST_LENGTH);
   assert.equal(podInputsDigest(base).length, 2 * DIGEST_LENGTH);
   assert.notEqual(podInputsDigest(base), podInputsDigest(encodePod(pod({}, 'Failed')).inputs));
+});
+
+test('the podset.io/name label and the pod-deletion-cost annotation come back (the claim rules and the ranking read them)', () => {
+  const labelled = pod({
+    labels: { 'podset.io/name': 'debug', 'podset.io/template-hash': 'h1' },
+    annotations: { 'controller.kubernetes.io/pod-deletion-cost': '-3', other: 'dropped' },
+  });
+  const decoded = decodePod('p', 'ns/web', encodePod(labelled).fields);
+  assert.deepEqual(decoded.metadata.labels, { 'podset.io/name': 'debug', 'podset.io/template-hash': 'h1' });
+  assert.deepEqual(decoded.metadata.annotations, { 'controller.kubernetes.io/pod-deletion-cost': '-3' });
+  // Stored without the label (an entry of this version whose pod has none): decoded without it.
+  assert.equal(
+    decodePod('p', 'ns/web', encodePod(pod()).fields).metadata.labels?.['podset.io/name'],
+    undefined,
+  );
 });

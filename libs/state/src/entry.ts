@@ -5,7 +5,9 @@
 import { hash } from 'node:crypto';
 import {
   API_VERSION,
+  DELETION_COST_ANNOTATION,
   KIND,
+  NAME_LABEL,
   TEMPLATE_HASH_LABEL,
   parseKey,
   podSetControllerRef,
@@ -55,7 +57,8 @@ const unescapeField = (s: string): string =>
 
 /**
  * What of a pod a plan reads, in two parts. `plan`: what can change what a reconcile does — the pod's uid,
- * its PodSet controller, its deletion, its template hash, and whether it finished (Succeeded or Failed: it
+ * its PodSet controller, its deletion, its template hash, its podset.io/name label (a pod relabelled out of
+ * its PodSet is released and replaced), and whether it finished (Succeeded or Failed: it
  * no longer counts and is replaced). `status`: what moves only the PodSet's status and a rollout's pace —
  * the phase and the readiness: they change no count of pods and replace none; a rollout's step waits on
  * readiness (and an unready outdated pod may go), and reads it fresh whenever it runs, so a short delay only
@@ -68,8 +71,9 @@ export interface PodInputs {
 
 /**
  * The pod's stored fields, in this order: phase, ready (1|0), deletionTimestamp, PodSet owner uid, uid,
- * creationTimestamp, nodeName, template hash label, when Ready became True. Plan inputs: see PodInputs
- * (creation time and node only rank, and the Ready time changes only with ready).
+ * creationTimestamp, nodeName, template hash label, when Ready became True, podset.io/name label,
+ * pod-deletion-cost annotation. Plan inputs: see PodInputs (creation time, node and deletion cost only rank,
+ * and the Ready time changes only with ready).
  * New fields go at the end, so entries written by an older version decode as pods without them.
  */
 export function encodePod(pod: ProjectedPod): { fields: string; inputs: PodInputs } {
@@ -87,10 +91,12 @@ export function encodePod(pod: ProjectedPod): { fields: string; inputs: PodInput
   const rest = [m.creationTimestamp ?? '', pod.spec?.nodeName ?? ''].map(escapeField);
   const readySince = escapeField(timeText(ready?.lastTransitionTime));
   const finished = phase === 'Succeeded' || phase === 'Failed' ? '1' : '0';
+  const nameLabel = escapeField(m.labels?.[NAME_LABEL] ?? '');
+  const cost = escapeField(m.annotations?.[DELETION_COST_ANNOTATION] ?? '');
   return {
-    fields: [...first, ...rest, hash, readySince].join('\t'),
+    fields: [...first, ...rest, hash, readySince, nameLabel, cost].join('\t'),
     inputs: {
-      plan: [finished, first[2], first[3], first[4], hash].join('\t'),
+      plan: [finished, first[2], first[3], first[4], hash, nameLabel].join('\t'),
       status: first.slice(0, 2).join('\t'),
     },
   };
@@ -98,9 +104,12 @@ export function encodePod(pod: ProjectedPod): { fields: string; inputs: PodInput
 
 /**
  * The pod back from its stored fields; `key` (namespace/name of its PodSet) gives namespace and owner,
- * `resourceVersion` the version the entry reflects (for a delete's precondition).
+ * `resourceVersion` the version the entry reflects (for a delete's precondition). An entry written before
+ * the podset.io/name label was stored is of a pod the watch listed by that label under this key: it
+ * decodes with the key's name as its label.
  */
 export function decodePod(name: string, key: string, fields: string, resourceVersion = ''): ProjectedPod {
+  const split = fields.split('\t').map(unescapeField);
   const [
     phase = '',
     ready = '0',
@@ -111,9 +120,19 @@ export function decodePod(name: string, key: string, fields: string, resourceVer
     node = '',
     hash = '',
     readySince = '',
-  ] = fields.split('\t').map(unescapeField);
+    nameLabel,
+    cost = '',
+  ] = split;
   const podset = parseKey(key);
   if (podset === undefined) throw new Error(`key ${JSON.stringify(key)} is not "namespace/name"`);
+  const labels = {
+    ...(hash !== '' ? { [TEMPLATE_HASH_LABEL]: hash } : {}),
+    ...(nameLabel === undefined
+      ? { [NAME_LABEL]: podset.name }
+      : nameLabel !== ''
+        ? { [NAME_LABEL]: nameLabel }
+        : {}),
+  };
   return {
     metadata: {
       name,
@@ -122,7 +141,8 @@ export function decodePod(name: string, key: string, fields: string, resourceVer
       ...(resourceVersion !== '' ? { resourceVersion } : {}),
       ...(created !== '' ? { creationTimestamp: created } : {}),
       ...(deletion !== '' ? { deletionTimestamp: deletion } : {}),
-      ...(hash !== '' ? { labels: { [TEMPLATE_HASH_LABEL]: hash } } : {}),
+      ...(Object.keys(labels).length > 0 ? { labels } : {}),
+      ...(cost !== '' ? { annotations: { [DELETION_COST_ANNOTATION]: cost } } : {}),
       ...(ownerUid !== ''
         ? {
             ownerReferences: [
