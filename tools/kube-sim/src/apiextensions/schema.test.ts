@@ -324,6 +324,8 @@ test('defaults: nested, recursive into defaults, nulls replaced or dropped; meta
     replicas: 1,
     minReadySeconds: 0,
     progressDeadlineSeconds: 600,
+    paused: false,
+    revisionHistoryLimit: 10,
     strategy: { type: 'RollingUpdate' },
     template: { spec: { containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] } },
   });
@@ -335,6 +337,8 @@ test('defaults: nested, recursive into defaults, nulls replaced or dropped; meta
     replicas: 1,
     minReadySeconds: 0,
     progressDeadlineSeconds: 600,
+    paused: false,
+    revisionHistoryLimit: 10,
     strategy: { type: 'RollingUpdate' },
     template: validSpec.template,
   });
