@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { templateHash, type PodSet } from '@podset/reconcile';
 import type { PodSetWire } from '@podset/kube';
 import { fakeController } from '../test/fake-controller.ts';
-import { fakeKube, makeAllReady, type FakeKube } from '../test/fake-kube.ts';
+import { apiError, fakeKube, makeAllReady, type FakeKube } from '../test/fake-kube.ts';
 import { apiState } from './api-state.ts';
 
 function setup() {
@@ -125,4 +125,26 @@ test('a revision name held by a deleted namesake’s leftover: the new one takes
     [`web-${hash}`, 7],
     [`web-${hash}-${(ps.metadata.uid ?? '').slice(0, 8)}`, 1],
   ]);
+});
+
+test('a first revision made by a pass whose metadata patch failed: the next pass finds it, no second one', async () => {
+  const { f, controller } = setup();
+  const sync = () => controller.syncHandler('default/web');
+  const hash = templateHash(stored(f) as PodSet);
+  f.fault = (c) =>
+    c.verb === 'patch' && c.resource === 'podsets' ? apiError(500, 'InternalError', 'x') : undefined;
+  await assert.rejects(sync());
+  assert.deepEqual(history(f), [[1, hash]]);
+  assert.equal(stored(f).metadata.annotations?.['podset.io/revision'], undefined);
+  f.fault = undefined;
+  f.calls.length = 0;
+  await converge(f, sync);
+  assert.deepEqual(
+    revisionCalls(f).map((c) => c.verb),
+    ['create', 'list'],
+    'its create meets the one made (409), then the list decides',
+  );
+  assert.deepEqual(history(f), [[1, hash]]);
+  assert.equal(stored(f).metadata.annotations?.['podset.io/revision'], '1');
+  assert.deepEqual(stored(f).metadata.finalizers, ['podset.io/cleanup']);
 });

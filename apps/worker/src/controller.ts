@@ -14,12 +14,14 @@
 //                        forget its finished jobs, event-log entries and kept state (best effort),
 //                        remove podset.io/cleanup → done
 //     3. checkParked     failed for good before, spec unchanged → wait out its backoff
-//    4a. revisions       the spec moved on → its ControllerRevisions brought up to date from an API read
-//                        (revisions.ts); paused → planned with the current revision's template
+//    4a. revisions       the spec moved on → its ControllerRevisions brought up to date (revisions.ts:
+//                        a new PodSet's first by a create alone, otherwise from an API read); paused →
+//                        planned with the current revision's template
 //     4. claim, plan     release pods relabelled out of it, adopt matching orphans (claim-executor.ts;
 //                        from an API read, adoption after a fresh GET of the PodSet), then
 //                        plan = reconcile(podset, pods, now)                  libs/reconcile, pure
-//     5. addFinalizer    podset.io/cleanup, if missing, so that a deletion waits for our cleanup
+//     5. addFinalizer    podset.io/cleanup, if missing, so that a deletion waits for our cleanup; with
+//                        it, in the same patch, the podset.io/revision annotation 4a left to write
 //     6. createPods, deletePods
 //                        slow-start batches; worst first with UID preconditions (executor.ts);
 //                        each recorded with the state source
@@ -44,6 +46,7 @@ import type {
 import {
   CLEANUP_FINALIZER,
   NAME_LABEL,
+  REVISION_ANNOTATION,
   claimPods,
   revisionsMayBeStale,
   specProblem,
@@ -325,8 +328,9 @@ class PodSetController implements Controller {
     // read only. A read from the projection needs none when this worker did it for this spec already,
     // unless paused: the pods' template is then the current revision's, which only the API read gives.
     let planned = podset;
+    let annotate: number | undefined;
     if (revisionsMayBeStale(podset) && specProblem(podset as unknown as PodSet) === undefined) {
-      if (read.authoritative) ({ podset, planned } = await this.#syncRevisions(pass, podset));
+      if (read.authoritative) ({ planned, annotate } = await this.#syncRevisions(pass, podset));
       else if (podset.spec?.paused === true || !this.historyMarks.has(pass.ref.key, podset)) {
         return this.#fromApi(pass, read, parkedRecord, 'acting');
       }
@@ -354,8 +358,10 @@ class PodSetController implements Controller {
     );
     if (actsOnPods(plan) && !read.authoritative) return this.#fromApi(pass, read, parkedRecord, 'acting');
 
-    // 5. Our finalizer before any pod exists, so that a deletion waits for our cleanup.
-    if (plan.finalizer === 'add') podset = await this.#addFinalizer(pass, podset);
+    // 5. Our finalizer before any pod exists, so that a deletion waits for our cleanup; the revision
+    // annotation in the same patch, so that a new PodSet costs one metadata write.
+    if (plan.finalizer === 'add') podset = await this.#addFinalizer(pass, podset, annotate);
+    else if (annotate !== undefined) podset = await this.#annotateRevision(pass, podset, annotate);
 
     // 6. Creates in slow-start batches, then deletes worst first with UID preconditions.
     const creates = await this.#createPods(pass, podset, plan);
@@ -496,13 +502,12 @@ class PodSetController implements Controller {
     return { retryOfParked: true };
   }
 
-  /** 4a. Revisions brought up to date; our annotation write recorded with the state source. */
+  /** 4a. Revisions brought up to date; marked done here only once no annotation is left to write (5). */
   async #syncRevisions(pass: Pass, podset: PodSetWire): Promise<RevisionSync> {
     const synced = await this.#step('revisions', () =>
       syncRevisions(this.kube, podset, pass.log, pass.signal),
     );
-    if (synced.podset !== podset) await this.state.wrote(pass.ref.key, synced.podset);
-    this.historyMarks.set(pass.ref.key, synced.podset);
+    if (synced.annotate === undefined) this.historyMarks.set(pass.ref.key, podset);
     return synced;
   }
 
@@ -569,6 +574,16 @@ class PodSetController implements Controller {
     return same;
   }
 
+  /** 5, the finalizer there already: the revision annotation 4a left, alone (conditional: a 409). */
+  async #annotateRevision(pass: Pass, podset: PodSetWire, revision: number): Promise<PodSetWire> {
+    const patched = await this.#step('annotate revision', () =>
+      this.#patchMetadata(podset, { annotations: { [REVISION_ANNOTATION]: String(revision) } }),
+    );
+    await this.state.wrote(pass.ref.key, patched);
+    this.historyMarks.set(pass.ref.key, patched);
+    return patched;
+  }
+
   /** 4. The planner's plan for the pods the PodSet controls. */
   #planFor(podset: PodSetWire, pods: readonly WirePod[]): Plan {
     return this.planner.reconcile(
@@ -594,13 +609,23 @@ class PodSetController implements Controller {
     });
   }
 
-  /** 5. Adds podset.io/cleanup; the resourceVersion in the merge patch makes it conditional (409). */
-  async #addFinalizer(pass: Pass, podset: PodSetWire): Promise<PodSetWire> {
+  /**
+   * 5. Adds podset.io/cleanup, and the revision annotation 4a left to write if any; the resourceVersion in
+   * the merge patch makes it conditional (409).
+   */
+  async #addFinalizer(pass: Pass, podset: PodSetWire, revision?: number): Promise<PodSetWire> {
+    const finalizers = [...otherFinalizers(podset), CLEANUP_FINALIZER];
     const patched = await this.#step('add finalizer', () =>
-      this.#patchFinalizers(podset, [...otherFinalizers(podset), CLEANUP_FINALIZER]),
+      revision === undefined
+        ? this.#patchFinalizers(podset, finalizers)
+        : this.#patchMetadata(podset, {
+            finalizers,
+            annotations: { [REVISION_ANNOTATION]: String(revision) },
+          }),
     );
     await this.state.wrote(pass.ref.key, patched);
     pass.log.info('added finalizer');
+    if (revision !== undefined) this.historyMarks.set(pass.ref.key, patched);
     return patched;
   }
 
@@ -610,8 +635,16 @@ class PodSetController implements Controller {
   }
 
   async #patchFinalizers(podset: PodSetWire, finalizers: string[]): Promise<PodSetWire> {
+    return this.#patchMetadata(podset, { finalizers });
+  }
+
+  /** A merge patch of the PodSet's metadata, conditional on the resourceVersion read (a 409 otherwise). */
+  async #patchMetadata(
+    podset: PodSetWire,
+    change: { finalizers?: string[]; annotations?: Record<string, string> },
+  ): Promise<PodSetWire> {
     return this.kube.podSets.patch(podset.metadata.namespace, podset.metadata.name!, {
-      metadata: { finalizers, resourceVersion: podset.metadata.resourceVersion },
+      metadata: { ...change, resourceVersion: podset.metadata.resourceVersion },
     });
   }
 

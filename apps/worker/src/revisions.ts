@@ -1,15 +1,16 @@
 // Step 4a of a reconcile: the PodSet's revision history (libs/reconcile/src/revisions.ts) brought up to
-// date from a consistent LIST of its ControllerRevisions, and, while the PodSet is paused, the template
-// its pods keep: that of the current revision, not a newer spec.template. Called only from an API read
-// and only when the PodSet alone says the history may be behind (a spec change, or no revision yet), so
-// a pass with nothing new costs no request. Nothing here is watched, and the annotation the PodSet gets
-// is no input of a plan (the watcher's change gate skips it): these writes request no reconcile.
+// date, and, while the PodSet is paused, the template its pods keep: that of the current revision, not a
+// newer spec.template. Called only from an API read and only when the PodSet alone says the history may be
+// behind (a spec change, or no revision yet), so a pass with nothing new costs no request. A PodSet never
+// changed and never annotated gets its first revision by a create alone: only a 409 (an earlier pass, or a
+// deleted namesake's leftover, holds the name) costs the LIST that a spec change costs. The annotation is
+// not written here but handed back, so that the caller writes it with the finalizer in one patch. Nothing
+// here is watched, and the annotation is no input of a plan (the watcher's change gate skips it).
 import { isConflict, isNotFound, type ControllerRevision, type Kube, type PodSetWire } from '@podset/kube';
 import {
   annotatedRevision,
   NAME_LABEL,
   ownRevisions,
-  REVISION_ANNOTATION,
   revisionManifest,
   revisionName,
   revisionPlan,
@@ -21,13 +22,13 @@ import {
 import type { Logger } from 'pino';
 
 export interface RevisionSync {
-  /** The PodSet as the API has it after our writes (its resourceVersion is the one to write against). */
-  podset: PodSetWire;
   /** What the plan is made from: `podset`, or while paused, `podset` with the current revision's template. */
   planned: PodSetWire;
+  /** The revision number the PodSet's podset.io/revision annotation must be set to, if it differs. */
+  annotate?: number;
 }
 
-/** Brings the history up to date; a 409 on the PodSet's annotation is thrown (the reconcile reads again). */
+/** Brings the history up to date, the PodSet's annotation excepted (`annotate` says what it must be). */
 export async function syncRevisions(
   kube: Kube,
   podset: PodSetWire,
@@ -35,6 +36,10 @@ export async function syncRevisions(
   signal?: AbortSignal,
 ): Promise<RevisionSync> {
   const ns = podset.metadata.namespace ?? '';
+  if (await createdFirst(kube, podset, signal)) {
+    log.info({ revision: 1, hash: templateHash(podset) }, 'revision recorded');
+    return { planned: podset, annotate: 1 };
+  }
   const list = await kube.controllerRevisions.listAll(ns, {
     labelSelector: `${NAME_LABEL}=${podset.metadata.name ?? ''}`,
     ...(signal !== undefined ? { signal } : {}),
@@ -53,13 +58,32 @@ export async function syncRevisions(
     }
   }
   const plan = revisionPlan(podset, own, hash);
-  const written = await carryOut(kube, podset, plan, hash, list.items, signal);
+  await carryOut(kube, podset, plan, hash, list.items, signal);
   if (hasWrites(plan))
     log.info({ revision: plan.current, hash, pruned: plan.prune.length }, 'revision recorded');
-  return {
-    podset: written,
-    planned: written === podset ? planned : { ...planned, metadata: written.metadata },
-  };
+  return { planned, ...(plan.annotate ? { annotate: plan.current } : {}) };
+}
+
+/**
+ * A PodSet whose spec never changed (generation 1) and that has no revision annotated can have no revision
+ * but one of this very template, under the name it would get: so it is created as revision 1 without a
+ * read. True when made; false when there is more to it (the name is held: by an earlier pass whose
+ * annotation was not written, or by a deleted namesake's leftover), and the caller reads the list.
+ */
+async function createdFirst(kube: Kube, podset: PodSetWire, signal: AbortSignal | undefined) {
+  if (podset.metadata.generation !== 1 || annotatedRevision(podset) !== undefined) return false;
+  const hash = templateHash(podset);
+  const made = revisionManifest(podset, hash, 1);
+  const manifest = { apiVersion: 'apps/v1', kind: 'ControllerRevision', ...made } as ControllerRevision;
+  try {
+    await kube.controllerRevisions.create(podset.metadata.namespace ?? '', manifest, {
+      ...(signal !== undefined ? { signal } : {}),
+    });
+    return true;
+  } catch (err) {
+    if (isConflict(err)) return false;
+    throw err;
+  }
 }
 
 /**
@@ -111,7 +135,7 @@ async function carryOut(
   hash: string,
   listed: readonly ControllerRevision[],
   signal: AbortSignal | undefined,
-): Promise<PodSetWire> {
+): Promise<void> {
   const ns = podset.metadata.namespace ?? '';
   const opts = signal !== undefined ? { signal } : {};
   if (plan.create !== undefined) {
@@ -131,16 +155,4 @@ async function carryOut(
       if (!isNotFound(err) && !isConflict(err)) throw err;
     }
   }
-  if (!plan.annotate) return podset;
-  return kube.podSets.patch(
-    ns,
-    podset.metadata.name ?? '',
-    {
-      metadata: {
-        annotations: { [REVISION_ANNOTATION]: String(plan.current) },
-        resourceVersion: podset.metadata.resourceVersion,
-      },
-    },
-    opts,
-  );
 }

@@ -60,12 +60,8 @@ test('a reconcile decides from the projection; the one that creates plans again 
   const controller = controllerWith(projection);
   let mark = sim.audit.mark();
   await controller.syncHandler(key);
-  // A new PodSet: its revision history is read too (and its first revision written).
-  assert.deepEqual(
-    readsAfter(mark),
-    ['get podsets', 'list controllerrevisions', 'list pods'],
-    'one read pair: the plan acts',
-  );
+  // A new PodSet: its first revision is created without reading the history.
+  assert.deepEqual(readsAfter(mark), ['get podsets', 'list pods'], 'one read pair: the plan acts');
   assert.equal((await podsOf(name)).length, 3);
   assert.equal((await projection.read(key))?.pending.length, 3, 'its 3 creates are expected');
 
@@ -100,12 +96,8 @@ test('without its expectations a stale projection still creates nothing twice: t
   await controller.syncHandler(key);
   const mark = sim.audit.mark();
   await controller.syncHandler(key);
-  // No status written for this generation yet: the history is checked again from the same API read.
-  assert.deepEqual(
-    readsAfter(mark),
-    ['get podsets', 'list controllerrevisions', 'list pods'],
-    'one read pair before acting',
-  );
+  // No status written yet, but a PodSet never changed whose revision is annotated: the history is current.
+  assert.deepEqual(readsAfter(mark), ['get podsets', 'list pods'], 'one read pair before acting');
   assert.equal((await podsOf(name)).length, 3, 'the API shows the 3 pods the projection does not');
 });
 
@@ -147,8 +139,32 @@ test('a projection that is not ready yet (no complete relist): the reconcile rea
   await createPodSet(kube, 'default', name, 2, { finalized: true });
   const mark = sim.audit.mark();
   await controllerWith(projection).syncHandler(`default/${name}`);
-  assert.deepEqual(readsAfter(mark).sort(), ['get podsets', 'list controllerrevisions', 'list pods']);
+  assert.deepEqual(readsAfter(mark).sort(), ['get podsets', 'list pods']);
   assert.equal((await podsOf(name)).length, 2);
+});
+
+test("a new PodSet's first pass: its revision by one create, no history read, one metadata patch", async () => {
+  const name = `proj-${++seq}`;
+  const projection = new Projection({
+    client,
+    prefix: '{podset}',
+    queueName: `worker-proj-${seq}`,
+    tags: testTags,
+  });
+  const ps = await createPodSet(kube, 'default', name, 2);
+  await projection.foldPodSet(`default/${name}`, 'ADDED', ps as unknown as ProjectedPodSet, 1);
+  await projection.markReady();
+  const mark = sim.audit.mark();
+  await controllerWith(projection).syncHandler(`default/${name}`);
+  // The PodSet's own object (not its status) and its revisions: the reads and writes a revision costs.
+  const calls = sim.audit
+    .query({ namespace: 'default', after: mark })
+    .filter((e) => e.resource === 'controllerrevisions' || (e.resource === 'podsets' && !e.subresource))
+    .map((e) => `${e.verb} ${e.resource}`);
+  assert.deepEqual(calls, ['get podsets', 'create controllerrevisions', 'patch podsets']);
+  const after = await kube.podSets.get('default', name);
+  assert.deepEqual(after.metadata.finalizers, ['podset.io/cleanup']);
+  assert.equal(after.metadata.annotations?.['podset.io/revision'], '1', 'in the finalizer patch');
 });
 
 test("the worker's own status write is folded at once: the next reconcile writes against it, no 409", async () => {

@@ -107,6 +107,11 @@ test('the history is looked at only when the spec moved on or no revision is ann
   const ps = withImage('nginx:1');
   assert.equal(revisionsMayBeStale(ps), true, 'no revision yet');
   ps.metadata.annotations = { 'podset.io/revision': '1' };
+  ps.metadata.generation = 1;
+  assert.equal(revisionsMayBeStale(ps), false, 'never changed, its one revision annotated, no status yet');
+  ps.metadata.generation = 2;
+  assert.equal(revisionsMayBeStale(ps), true, 'changed, no status yet');
+  ps.metadata.generation = 1;
   ps.status = reconcile(ps, [], T).status;
   assert.equal(revisionsMayBeStale(ps), false, 'status written for this generation and template');
   ps.metadata.generation = 2;

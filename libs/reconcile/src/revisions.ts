@@ -53,14 +53,15 @@ export function annotatedRevision(podset: PodSet): number | undefined {
 /**
  * Whether the history may be behind the spec: no revision annotated yet, or a spec the last status was not
  * written for (a new template, or another revisionHistoryLimit). Read from the PodSet alone, so a pass
- * with nothing new reads no revision.
+ * with nothing new reads no revision. A PodSet never changed (generation 1) with a revision annotated and
+ * no status yet is current: the annotation is written only once its one template's revision exists.
  */
 export function revisionsMayBeStale(podset: PodSet): boolean {
   const status = podset.status;
+  if (annotatedRevision(podset) === undefined) return true;
+  if (podset.metadata.generation === 1 && status?.observedGeneration === undefined) return false;
   return (
-    annotatedRevision(podset) === undefined ||
-    status?.observedGeneration !== podset.metadata.generation ||
-    status?.templateHash !== templateHash(podset)
+    status?.observedGeneration !== podset.metadata.generation || status?.templateHash !== templateHash(podset)
   );
 }
 
