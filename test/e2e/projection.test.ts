@@ -63,17 +63,16 @@ test('PodSets converge, scale, heal and go; once the projection is ready the API
   await env.kubectl(['delete', 'pod', victim, '--wait=false']);
   await env.waitConverged(names);
   assert.ok(!activePodsOf(env.podSet('pb')!, env.pods()).some((p) => p.metadata.name === victim));
-  // A pod released from its PodSet (its controller reference removed, as one does to debug it) is replaced:
-  // its event reaches the PodSet through its label, and the projection stops counting it.
+  // A pod taken out of its PodSet by its label (as one does to debug it) is released and replaced: its
+  // event reaches the PodSet, and the projection stops counting it. (A pod that only loses its controller
+  // reference but still matches would be adopted again, as a ReplicaSet does: test/e2e/ownership.test.ts.)
   const released = activePodsOf(env.podSet('pa')!, env.pods())[0]!.metadata.name as string;
-  await env.kubectl([
-    'patch',
-    'pod',
-    released,
-    '--type=json',
-    '-p',
-    '[{"op":"remove","path":"/metadata/ownerReferences"}]',
-  ]);
+  await env.kubectl(['label', 'pod', released, 'podset.io/name-']);
+  await env.waitFor(`${released} released`, () =>
+    env.pods().find((p) => p.metadata.name === released)?.metadata.ownerReferences?.length
+      ? ['still owned']
+      : [],
+  );
   await env.waitConverged(names);
   assert.ok(!activePodsOf(env.podSet('pa')!, env.pods()).some((p) => p.metadata.name === released));
   assert.equal(activePodsOf(env.podSet('pa')!, env.pods()).length, 5);
