@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { FAST_PODS, applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
+import { watchCollection } from './support/watch.ts';
 
 let env: OperatorEnv;
 before(async () => {
@@ -48,30 +49,17 @@ const progressingOf = (s: Status) => s.conditions?.find((c) => c.type === 'Progr
 /** Every version of PodSet `name` the API sends on a watch from resourceVersion `rv`, until stop(). */
 function watchPodSet(name: string, rv: string): { seen: Seen[]; stop(): void } {
   const seen: Seen[] = [];
-  const ac = new AbortController();
-  const url = `${env.sim.url}/apis/podset.io/v1/namespaces/default/podsets?watch=true&resourceVersion=${rv}&fieldSelector=metadata.name%3D${name}`;
-  void (async () => {
-    const res = await fetch(url, {
-      headers: { authorization: `Bearer ${env.sim.tokens.admin}` },
-      signal: ac.signal,
-    });
-    const decoder = new TextDecoder();
-    let buf = '';
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buf += decoder.decode(chunk, { stream: true });
-      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        if (line === '') continue;
-        const ev = JSON.parse(line) as { type: string; object: { status?: Status } };
-        if (ev.type === 'MODIFIED') seen.push({ atMs: Date.now(), status: ev.object.status ?? {} });
-      }
-    }
-  })().catch((err: unknown) => {
-    if (!ac.signal.aborted)
-      seen.push({ atMs: Date.now(), status: { conditions: [{ type: String(err), status: '' }] } });
-  });
-  return { seen, stop: () => ac.abort() };
+  const watch = watchCollection<{ type: string; object: { status?: Status } }>(
+    env,
+    '/apis/podset.io/v1/namespaces/default/podsets',
+    rv,
+    (ev) => {
+      if (ev.type === 'MODIFIED') seen.push({ atMs: Date.now(), status: ev.object.status ?? {} });
+    },
+    (err) => seen.push({ atMs: Date.now(), status: { conditions: [{ type: String(err), status: '' }] } }),
+    `&fieldSelector=metadata.name%3D${name}`,
+  );
+  return { seen, stop: () => watch.stop() };
 }
 
 /** Scales `name` to `replicas` with kubectl and returns what the watch saw until every pod is there and ready. */

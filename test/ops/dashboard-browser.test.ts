@@ -211,13 +211,25 @@ test(
     env.sim.faults.set({ errors: [{ verb: 'create', resource: 'pods', code: 500, rate: 1, times: 2 }] });
     await env.kubectl(['scale', 'podset', 'web', '--replicas=4']);
     await env.waitConverged(['web'], { timeoutMs: 90_000 });
-    // A pod with web's label, named as web's own would be, that web does not own (the operator never
-    // adopts): the watcher files its events under web's key all the same; web's page must leave them out.
+    // A pod with web's label, named as web's own would be, that web does not own: another object controls
+    // it, so the operator never adopts it (it adopts only pods with no controller). The watcher files its
+    // events under web's key all the same; web's page must leave them out.
     const stray = 'web-stray1';
+    await env.kubectl(['create', 'configmap', 'stray-owner']);
+    const ownerUid = (
+      await env.kubectl(['get', 'configmap', 'stray-owner', '-o', 'jsonpath={.metadata.uid}'])
+    ).stdout.trim();
     const strayPod = {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: stray, namespace: 'default', labels: { 'podset.io/name': 'web' } },
+      metadata: {
+        name: stray,
+        namespace: 'default',
+        labels: { 'podset.io/name': 'web' },
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'ConfigMap', name: 'stray-owner', uid: ownerUid, controller: true },
+        ],
+      },
       spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] },
     };
     await env.kubectl(['apply', '-f', env.writeManifest('stray.yaml', [strayPod])]);

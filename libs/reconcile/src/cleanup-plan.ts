@@ -6,39 +6,22 @@ import { podLifecycle } from './pod-state.ts';
 import { podDeletion } from './pod-changes.ts';
 import { rankForDeletion } from './ranking.ts';
 import { plural } from './text.ts';
-import type { Plan, Pod, PodSet, ReconcileOptions } from './types.ts';
+import type { Plan, PlannedEvent, Pod, PodSet, PodSetStatus, ReconcileOptions } from './types.ts';
 
 export function cleanupPlan(podset: PodSet, controlled: Pod[], opts: Required<ReconcileOptions>): Plan {
   const status = structuredClone(podset.status ?? {});
   const hasFinalizer = podset.metadata.finalizers?.includes(CLEANUP_FINALIZER) ?? false;
   // Without our finalizer the deletion does not wait for us: its pods are the garbage collector's.
-  if (!hasFinalizer) {
-    return {
-      mode: 'cleanup',
-      creates: [],
-      deletes: [],
-      status,
-      statusChanged: false,
-      events: [],
-      requeue: null,
-      finalizer: null,
-    };
-  }
+  if (!hasFinalizer) return deletingNoPods(status, [], null);
   // The API server adds `orphan` for propagationPolicy=Orphan; once the garbage collector has freed the
   // pods it removes it, and by then they no longer carry our controller reference, so none is listed here.
   if (podset.metadata.finalizers?.includes(ORPHAN_FINALIZER)) {
-    return {
-      mode: 'cleanup',
-      creates: [],
-      deletes: [],
-      status,
-      statusChanged: false,
-      events: [
-        { type: 'Normal', reason: 'Orphaning', message: 'Deleted with orphan propagation: pods kept' },
-      ],
-      requeue: null,
-      finalizer: 'remove',
+    const orphaning: PlannedEvent = {
+      type: 'Normal',
+      reason: 'Orphaning',
+      message: 'Deleted with orphan propagation: pods kept',
     };
+    return deletingNoPods(status, [orphaning], 'remove');
   }
   const goners = rankForDeletion(controlled.filter((p) => podLifecycle(p) !== 'terminating'));
   // Each delete also carries the resourceVersion it was planned from: a pod the garbage collector freed
@@ -57,5 +40,19 @@ export function cleanupPlan(podset: PodSet, controlled: Pod[], opts: Required<Re
         : [],
     requeue: capped ? { afterMs: 0, reason: 'MoreWork' } : null,
     finalizer: capped ? null : 'remove',
+  };
+}
+
+/** A cleanup that deletes no pod: the status kept, the events given, our finalizer left or removed. */
+function deletingNoPods(status: PodSetStatus, events: PlannedEvent[], finalizer: 'remove' | null): Plan {
+  return {
+    mode: 'cleanup',
+    creates: [],
+    deletes: [],
+    status,
+    statusChanged: false,
+    events,
+    requeue: null,
+    finalizer,
   };
 }

@@ -2,6 +2,7 @@
 // namespace, in order, so a test can say what the operator did to real pods whatever Redis told it.
 import type { KubeObject } from '@podset/kube-sim';
 import type { OperatorEnv } from './harness.ts';
+import { watchCollection } from './watch.ts';
 
 export interface PodWatchEvent {
   type: string;
@@ -18,33 +19,21 @@ export function watchPods<E extends { type: string } = PodWatchEvent>(
   namespace: string | null = 'default',
 ): { events: E[]; stop(): void } {
   const events: E[] = [];
-  const ac = new AbortController();
   const path = namespace === null ? '/api/v1/pods' : `/api/v1/namespaces/${namespace}/pods`;
-  void (async () => {
-    const res = await fetch(`${env.sim.url}${path}?watch=true&resourceVersion=${rv}`, {
-      headers: { authorization: `Bearer ${env.sim.tokens.admin}` },
-      signal: ac.signal,
-    });
-    const decoder = new TextDecoder();
-    let buf = '';
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buf += decoder.decode(chunk, { stream: true });
-      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        if (line !== '') events.push(JSON.parse(line) as E);
-      }
-    }
-  })().catch((err: unknown) => {
-    if (!ac.signal.aborted) {
+  const watch = watchCollection<E>(
+    env,
+    path,
+    rv,
+    (e) => events.push(e),
+    (err) => {
       const failed: PodWatchEvent = {
         type: `WATCH FAILED: ${String(err)}`,
         object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: '' } },
       };
       events.push(failed as unknown as E);
-    }
-  });
-  return { events, stop: () => ac.abort() };
+    },
+  );
+  return { events, stop: () => watch.stop() };
 }
 
 /** What a PodSet's pods must be made from and how many it may have, as the API holds it. */
