@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { isAlive, kubectl as runKubectl } from '@podset/testkit';
 import { parseTable } from './support/check.ts';
 import { npmRun, until, within } from './support/npm-run.ts';
+import { demoLogReader, untilDemoStarted } from './support/demo-run.ts';
 import { trackDescendants } from './support/processes.ts';
 
 const cmdline = (pid: number): string => {
@@ -22,13 +23,7 @@ test("the demo's redis-server killed: one line saying so, restarted, and the ope
   const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-e2e-demo-redis-'));
   const run = npmRun('demo', ['--dir', dir]);
   const tree = trackDescendants(run.child.pid ?? -1);
-  const logOf = (app: string) => {
-    try {
-      return readFileSync(path.join(dir, 'logs', `${app}.log`), 'utf8');
-    } catch {
-      return '';
-    }
-  };
+  const logOf = demoLogReader(dir);
   const kubectl = (args: string[]) =>
     runKubectl(args, {
       kubeconfig: path.join(dir, 'kubeconfig'),
@@ -37,14 +32,7 @@ test("the demo's redis-server killed: one line saying so, restarted, and the ope
       timeoutMs: 30_000,
     });
   try {
-    await until(
-      'the watcher to lead and both workers to start',
-      90_000,
-      () =>
-        logOf('watcher').includes('became leader') &&
-        ['worker-0', 'worker-1'].every((w) => logOf(w).includes('"msg":"worker started"')),
-      run,
-    );
+    await untilDemoStarted(run, logOf);
     const servers = () =>
       [...tree.seen].filter((pid) => isAlive(pid) && cmdline(pid).startsWith('redis-server'));
     const [server] = servers();

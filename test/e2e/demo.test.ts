@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parseTable } from './support/check.ts';
+import { demoLogReader, untilDemoStarted } from './support/demo-run.ts';
 import { trackDescendants } from './support/processes.ts';
 import { assertPrintedMetricsServe } from './support/printed-metrics.ts';
 import { REPO } from './support/harness.ts';
@@ -191,24 +192,10 @@ test('npm run demo | head -3: the closed pipe ends the demo and all it started, 
 
 test('a reader that goes away mid-run: the demo stops its apps as one Ctrl-C does, each draining', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-e2e-demo-'));
-  const logs = path.join(dir, 'logs');
   const run = npmRun('demo', ['--dir', dir]);
-  const logOf = (app: string) => {
-    try {
-      return readFileSync(path.join(logs, `${app}.log`), 'utf8');
-    } catch {
-      return '';
-    }
-  };
+  const logOf = demoLogReader(dir);
   try {
-    await until(
-      'the watcher to lead and both workers to start',
-      90_000,
-      () =>
-        logOf('watcher').includes('became leader') &&
-        ['worker-0', 'worker-1'].every((w) => logOf(w).includes('"msg":"worker started"')),
-      run,
-    );
+    await untilDemoStarted(run, logOf);
     // The read end of the demo's stdout, a real pipe, closes: its next write of the table fails.
     run.child.stdout?.destroy();
     const exit = await within(run.exited, 60_000);

@@ -52,15 +52,8 @@ async function getPodSet(
   mode: ApiReadMode,
   signal?: AbortSignal,
 ): Promise<PodSetWire | undefined> {
-  try {
-    return await kube.podSets.get(ref.namespace, ref.name, {
-      ...cachedRv(mode),
-      ...(signal !== undefined ? { signal } : {}),
-    });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+  const options = { ...cachedRv(mode), ...(signal !== undefined ? { signal } : {}) };
+  return await absentOn404(kube.podSets.get(ref.namespace, ref.name, options));
 }
 
 /**
@@ -105,11 +98,14 @@ async function getPod(
   mode: ApiReadMode,
   signal?: AbortSignal,
 ): Promise<Pod | undefined> {
+  const options = { ...cachedRv(mode), ...(signal !== undefined ? { signal } : {}) };
+  return await absentOn404(kube.pods.get(namespace, name, options));
+}
+
+/** What a GET found, or undefined when the API says 404. */
+async function absentOn404<T>(got: Promise<T>): Promise<T | undefined> {
   try {
-    return await kube.pods.get(namespace, name, {
-      ...cachedRv(mode),
-      ...(signal !== undefined ? { signal } : {}),
-    });
+    return await got;
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;

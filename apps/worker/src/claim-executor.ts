@@ -4,7 +4,7 @@
 // (so a controller that claimed it meanwhile is never overwritten). A 404 is nothing to do; any other refusal
 // (422 test failed, 409) is for the next pass, from a fresh read.
 import { isNotFound, type Kube, type Pod, type PodSetWire } from '@podset/kube';
-import { API_VERSION, KIND } from '@podset/reconcile';
+import { controllerRefTo } from '@podset/reconcile';
 
 export interface ClaimOutcome {
   released: string[];
@@ -26,14 +26,7 @@ function releaseOps(pod: Pod, podset: PodSetWire): Op[] | undefined {
 }
 
 function adoptOps(pod: Pod, podset: PodSetWire): Op[] {
-  const ref = {
-    apiVersion: API_VERSION,
-    kind: KIND,
-    name: podset.metadata.name,
-    uid: podset.metadata.uid,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+  const ref = controllerRefTo(podset);
   const has = (pod.metadata?.ownerReferences ?? []).length > 0;
   return [
     { op: 'test', path: '/metadata/uid', value: pod.metadata?.uid },

@@ -10,6 +10,21 @@ export function controllerRef(obj: { metadata?: ObjectMeta }): OwnerReference | 
   return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
 }
 
+/**
+ * The controller ownerReference a PodSet sets on what it makes or adopts (its pods, its revisions): with
+ * blockOwnerDeletion, so that a foreground deletion waits for them.
+ */
+export function controllerRefTo(podset: { metadata: { name?: string; uid?: string } }): OwnerReference {
+  return {
+    apiVersion: API_VERSION,
+    kind: KIND,
+    name: podset.metadata.name ?? '',
+    uid: podset.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
 function isPodSetRef(ref: OwnerReference | undefined): ref is OwnerReference {
   return ref !== undefined && ref.kind === KIND && ref.apiVersion === API_VERSION;
 }

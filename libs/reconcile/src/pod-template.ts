@@ -1,14 +1,13 @@
 // The pod manifest a PodSet creates: generateName `<podset>-`, the template's labels plus the PodSet's
 // own, a controller ownerReference to the PodSet's UID, the template's spec.
 import {
-  API_VERSION,
-  KIND,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
   MAX_GENERATE_NAME_PREFIX,
   NAME_LABEL,
   TEMPLATE_HASH_LABEL,
 } from './api.ts';
+import { controllerRefTo } from './ownership.ts';
 import { DEFAULT_TEMPLATE } from './podset-schema.ts';
 import type { PodManifest, PodSet, PodTemplateSpec } from './types.ts';
 
@@ -54,16 +53,7 @@ export function podManifest(podset: PodSet, hash: string): PodManifest {
       namespace: podset.metadata.namespace ?? 'default',
       labels: podLabels(podset, hash),
       ...(annotations && Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}),
-      ownerReferences: [
-        {
-          apiVersion: API_VERSION,
-          kind: KIND,
-          name,
-          uid: podset.metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRefTo(podset)],
     },
     spec: structuredClone(template.spec),
   };

@@ -4,15 +4,13 @@
 // in the PodSet's podset.io/revision annotation, and no more old revisions than revisionHistoryLimit.
 // Pure: the worker reads the revisions, asks revisionPlan what to write, and writes it.
 import {
-  API_VERSION,
   CHANGE_CAUSE_ANNOTATION,
   DEFAULT_REVISION_HISTORY_LIMIT,
-  KIND,
   NAME_LABEL,
   REVISION_ANNOTATION,
   TEMPLATE_HASH_LABEL,
 } from './api.ts';
-import { controllerRef } from './ownership.ts';
+import { controllerRefTo, isControlledBy } from './ownership.ts';
 import { effectiveTemplate } from './pod-template.ts';
 import { templateHash } from './template-hash.ts';
 import type { ObjectMeta, PodSet, PodTemplateSpec } from './types.ts';
@@ -67,13 +65,7 @@ export function revisionsMayBeStale(podset: PodSet): boolean {
 
 /** The revisions among `all` this PodSet controls (same UID), by revision number. */
 export function ownRevisions<R extends RevisionObject>(podset: PodSet, all: readonly R[]): R[] {
-  const uid = podset.metadata.uid;
-  return all
-    .filter((r) => {
-      const ref = controllerRef(r);
-      return uid !== undefined && ref?.kind === KIND && ref.apiVersion === API_VERSION && ref.uid === uid;
-    })
-    .sort((a, b) => a.revision - b.revision);
+  return all.filter((r) => isControlledBy(r, podset)).sort((a, b) => a.revision - b.revision);
 }
 
 /** The name a template's revision gets: the PodSet's name and the template's hash, as a ReplicaSet's. */
@@ -116,16 +108,7 @@ export function revisionManifest(podset: PodSet, hash: string, revision: number)
       namespace: podset.metadata.namespace ?? '',
       labels: { [NAME_LABEL]: podset.metadata.name ?? '', [TEMPLATE_HASH_LABEL]: hash },
       ...(cause !== undefined ? { annotations: { [CHANGE_CAUSE_ANNOTATION]: cause } } : {}),
-      ownerReferences: [
-        {
-          apiVersion: API_VERSION,
-          kind: KIND,
-          name: podset.metadata.name ?? '',
-          uid: podset.metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRefTo(podset)],
     },
     revision,
     data: { spec: { template: effectiveTemplate(podset) } },
