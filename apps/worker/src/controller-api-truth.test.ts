@@ -87,6 +87,39 @@ test('a stale projection that shows too few pods: the API read shows them all, n
   assert.equal(apiPods(t.f).length, 3);
 });
 
+test('a pod the last status listed that the projection lacks (relabelled out of a surplus): the API read releases it', async () => {
+  // Three pods for two replicas (a scale-down or a rollout about to delete one), and the surplus pod
+  // relabelled out: the projection, which lists pods by label, shows two pods for two replicas — a plan
+  // that acts on nothing. Only the API read, which looks up the names the status listed, can release it.
+  const t = await converged(3);
+  const taken = apiPods(t.f)[0]!;
+  const name = taken.metadata?.name as string;
+  delete taken.metadata!.labels!['podset.io/name'];
+  const api = t.f.podsets.get('default/web')!;
+  api.spec = { ...api.spec!, replicas: 2 };
+  const shown = structuredClone(api);
+  t.set({ podset: shown, pods: t.shown().pods.filter((p) => p.metadata?.name !== name) });
+  assert.ok(shown.status?.podNames?.includes(name), 'the last status lists the pod');
+  await t.controller.syncHandler('default/web');
+  assert.deepEqual(
+    t.confirms,
+    ['default/web'],
+    'one API read, though the plan from the projection acts on nothing',
+  );
+  assert.equal(
+    t.f.pods.get(`default/${name}`)?.metadata?.ownerReferences?.length ?? 0,
+    0,
+    `${name} released`,
+  );
+  assert.deepEqual(
+    writes(t.f).filter((c) => c.verb === 'create' || c.verb === 'delete'),
+    [],
+    'two pods for two replicas: nothing created or deleted',
+  );
+  const names = t.f.podsets.get('default/web')!.status?.podNames ?? [];
+  assert.ok(!names.includes(name), `the status no longer lists it: ${names.join(', ')}`);
+});
+
 test('a pod shown that the API no longer has: no real pod is deleted, the status is the API read', async () => {
   const t = await converged(3);
   const ghost = structuredClone(t.shown().pods[0]!);

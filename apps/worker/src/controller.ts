@@ -50,6 +50,7 @@ import {
   claimPods,
   revisionsMayBeStale,
   specProblem,
+  unlistedPodNames,
   type Claims,
 } from '@podset/reconcile';
 import { inSpan, withTimeout } from '@podset/runtime';
@@ -337,13 +338,16 @@ class PodSetController implements Controller {
     }
 
     // 4. The plan (libs/reconcile: pure) from the pods it controls — once those relabelled out of it are
-    // released and matching orphans adopted (claim.ts), which only a read from the API may do.
+    // released and matching orphans adopted (claim.ts), which only a read from the API may do. The
+    // projection lists pods by label: one relabelled out is simply missing there, so a pod the last
+    // status listed that the projection lacks is looked up in the API too.
     let pods = await this.#step('state read pods', () => read.pods());
     const claims = claimPods(podset as unknown as PodSet, pods as unknown as Pod[]);
-    if (claims.release.length + claims.adopt.length > 0) {
-      if (!read.authoritative) return this.#fromApi(pass, read, parkedRecord, 'acting');
-      pods = await this.#claim(pass, podset, claims as unknown as Claims<WirePod>);
+    const toClaim = claims.release.length + claims.adopt.length > 0;
+    if (!read.authoritative && (toClaim || unlistedPodNames(podset as unknown as PodSet, pods).length > 0)) {
+      return this.#fromApi(pass, read, parkedRecord, 'acting');
     }
+    if (toClaim) pods = await this.#claim(pass, podset, claims as unknown as Claims<WirePod>);
     const plan =
       this.tracer === undefined ? this.#planFor(planned, pods) : await this.#tracedPlan(pass, planned, pods);
     log.debug(

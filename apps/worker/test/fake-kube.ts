@@ -158,6 +158,33 @@ export function fakeKube(): FakeKube {
         f.pods.set(`${ns}/${p.metadata.name}`, p);
         return clone(p);
       },
+      // The JSON patches of the claim rules: `test` ops (a failed one is a 422), `remove` and `add` of
+      // ownerReferences.
+      patch: async (ns: string, name: string, ops: { op: string; path: string; value?: unknown }[]) => {
+        call('patch', 'pods', name);
+        const p = f.pods.get(`${ns}/${name}`);
+        if (p === undefined) throw notFound(name);
+        const next = clone(p) as unknown as Record<string, unknown>;
+        for (const o of ops) {
+          const parts = o.path.split('/').slice(1);
+          const last = parts.pop() as string;
+          let at = next as Record<string, unknown> | unknown[];
+          for (const part of parts) at = (at as Record<string, unknown>)[part] as Record<string, unknown>;
+          const list = Array.isArray(at) ? at : undefined;
+          if (o.op === 'test') {
+            const here = list ? list[Number(last)] : (at as Record<string, unknown>)[last];
+            if (JSON.stringify(here) !== JSON.stringify(o.value))
+              throw apiError(422, 'Invalid', 'test failed');
+          } else if (o.op === 'remove') {
+            if (list) list.splice(Number(last), 1);
+            else delete (at as Record<string, unknown>)[last];
+          } else if (list && last === '-') list.push(o.value);
+          else (at as Record<string, unknown>)[last] = o.value;
+        }
+        f.bump(next as unknown as Pod);
+        f.pods.set(`${ns}/${name}`, next as unknown as Pod);
+        return clone(next as unknown as Pod);
+      },
       delete: async (ns: string, name: string, opts: { preconditions?: { uid?: string } }) => {
         call('delete', 'pods', name);
         const p = f.pods.get(`${ns}/${name}`);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pod, podSet } from '../test/fixtures.ts';
-import { claimPods } from './claim.ts';
+import { claimPods, unlistedPodNames } from './claim.ts';
 import type { Pod } from './types.ts';
 
 const names = (ps: Pod[]) => ps.map((p) => p.metadata?.name);
@@ -58,4 +58,15 @@ test('a PodSet being deleted neither releases nor adopts, and still owns what ma
   assert.deepEqual(names(c.owned), ['mine']);
   assert.deepEqual(c.release, []);
   assert.deepEqual(c.adopt, []);
+});
+
+test('unlisted: the names the last status listed that a read lacks (a pod relabelled out, as a by-label read shows it)', () => {
+  const ps = podSet();
+  const withNames = { ...ps, status: { ...ps.status, podNames: ['a', 'b', 'c'] } };
+  assert.deepEqual(unlistedPodNames(withNames, [pod({ name: 'a' }), pod({ name: 'c' })]), ['b']);
+  assert.deepEqual(
+    unlistedPodNames(withNames, [pod({ name: 'a' }), pod({ name: 'b' }), pod({ name: 'c' })]),
+    [],
+  );
+  assert.deepEqual(unlistedPodNames(ps, [pod({ name: 'a' })]), [], 'no status names: nothing unlisted');
 });

@@ -45,3 +45,18 @@ export function claimPods<P extends Pod>(podset: PodSet, pods: readonly P[]): Cl
 export function claimablePods<P extends { metadata?: ObjectMeta }>(podset: PodSet, pods: readonly P[]): P[] {
   return pods.filter((p) => controllerRef(p) === undefined || isControlledBy(p, podset));
 }
+
+/**
+ * The names the PodSet's last status listed (status.podNames) that `pods` lacks. A read that finds pods by
+ * their label alone shows a pod relabelled out of the set exactly so: it is still controlled by the PodSet
+ * but no longer listed, and only a read that looks those names up (the API's) can release it. The plan from
+ * such a read may act on nothing (a scale-down or a rollout past the pod leaves the count right), so this
+ * is the sign to look. Pods the PodSet deleted, or saw finish or start terminating, are not listed by the
+ * status written after it did.
+ */
+export function unlistedPodNames(podset: PodSet, pods: readonly { metadata?: ObjectMeta }[]): string[] {
+  const listed = podset.status?.podNames ?? [];
+  if (listed.length === 0) return [];
+  const seen = new Set(pods.map((p) => p.metadata?.name));
+  return listed.filter((name) => !seen.has(name));
+}
