@@ -80,14 +80,27 @@ test('PodSets converge, scale, heal and go; once the projection is ready the API
     env.pods().some((p) => p.metadata.name === released),
     'the released pod itself is left alone',
   );
-  // Every read is one of a reconcile that would create or delete (a GET and a LIST each), none a
-  // fallback; and there are no more of those than pod creates and deletes (each acting reconcile made one).
+  // Every read is one of a reconcile that would create or delete (a GET and a LIST each), or the re-read
+  // after a 409 (a PodSet changed by kubectl while a worker held its read: a race the test cannot rule out),
+  // never another fallback; and there are no more acting reads than pod creates and deletes (each acting
+  // reconcile made one).
   const counted = await apiReadCounts();
   const acting = counted.acting - countedBefore.acting;
+  const fallback = counted.fallback - countedBefore.fallback;
+  const conflicts = env.sim.audit.query({
+    since,
+    user: 'worker',
+    namespace: 'default',
+    resource: 'podsets',
+    code: 409,
+  }).length;
   const seen = reads(since);
-  assert.equal(counted.fallback - countedBefore.fallback, 0, 'no fallback read');
-  assert.equal(seen.filter((e) => e.verb === 'get').length, acting, 'one GET per acting reconcile');
-  assert.equal(seen.filter((e) => e.verb === 'list').length, acting, 'one LIST per acting reconcile');
+  assert.ok(
+    fallback <= conflicts,
+    `${fallback} fallback reads, ${conflicts} answered 409: none but after a 409`,
+  );
+  assert.equal(seen.filter((e) => e.verb === 'get').length, acting + fallback, 'one GET per API read');
+  assert.equal(seen.filter((e) => e.verb === 'list').length, acting + fallback, 'one LIST per API read');
   const podWrites = env.sim.audit
     .query({ since, user: 'worker', namespace: 'default', resource: 'pods' })
     .filter((e) => e.verb === 'create' || e.verb === 'delete').length;

@@ -326,15 +326,15 @@ export class OperatorEnv {
     }
   }
 
-  /**
-   * How many reconciles of `key` started at or after `sinceMs`, from the workers' logs: a reconcile that
-   * plans from the projection reads nothing from the API, so the audit log does not show it.
-   */
   /** An app's Redis settings: its own user with redisAcl, else the harness's URL. */
   #redisEnv(app: AppUser): Record<string, string> {
     return this.#redisUsers === undefined ? { REDIS_URL: this.redis.url } : this.appRedisEnv(app);
   }
 
+  /**
+   * How many reconciles of `key` started at or after `sinceMs`, from the workers' logs: a reconcile that
+   * plans from the projection reads nothing from the API, so the audit log does not show it.
+   */
   reconcilesSince(key: string, sinceMs: number): number {
     return reconcileStarts(this.logDir, /^worker-/, sinceMs).filter((s) => s.podset === key).length;
   }
