@@ -10,6 +10,7 @@
 //
 // Each prints a table and writes bench/results/<scenario>-<time>.json. --smoke: small sizes (CI).
 // converge --kubeconfig FILE: on that cluster (fresh namespaces, removed after) instead of kube-sims it starts.
+// Ctrl-C (or SIGTERM) stops the run and removes what it made before exiting; a second Ctrl-C exits at once.
 // Every figure with a target is a ratio of two things measured in the same run.
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -18,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { parseCli } from './lib/cli.ts';
 import { REPO, setAppEnv, setAppNodeArgs, setWorkerEnv } from './lib/cluster.ts';
 import { printTable, writeJson, type Result } from './lib/report.ts';
+import { awaitInterruptCleanup, cleanUpOnSignals, interrupted } from './lib/interrupt.ts';
 import { startOtlpReceiver } from '../test/e2e/support/otlp-receiver.ts';
 import { converge } from './scenarios/converge.ts';
 import type { PodRunner } from './lib/pod-runner.ts';
@@ -33,7 +35,9 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
   --kubeconfig FILE       converge only: run the limit, the peer and the operator on that cluster, one after
                           another, each in a fresh namespace it removes after (default: a kube-sim per run).
                           The cluster must run pods (nodes, or the node agent); figures that need kube-sim's
-                          CPU or audit say n/a, writes and reads per pod come from the workers' /metrics
+                          CPU or audit say n/a, writes and reads per pod come from the workers' /metrics.
+                          Ctrl-C stops the run, removes what it made (namespace, PodSets, pods, the CRD
+                          if it installed it) and exits 130; a second Ctrl-C exits at once
   --podsets N --replicas R --workers W --concurrency C   (converge; default 1000 × 10, 2 × 16)
   --create-burst N   --latency-ms N
   --pod-startup-ms D,J    (converge on kube-sim: a pod is Running and Ready D ms after it is bound, plus up to
@@ -232,6 +236,7 @@ setWorkerEnv(workerEnv);
 const log = (s: string): void => {
   process.stderr.write(`[${new Date().toISOString().slice(11, 23)}] ${s}\n`);
 };
+cleanUpOnSignals(log);
 
 const runners: Record<string, () => Promise<Result>> = {
   converge: () =>
@@ -330,9 +335,12 @@ for (const name of names) {
     const file = writeJson(result, names.length === 1 ? a.json : undefined);
     console.log(`results: ${path.relative(process.cwd(), file)}`);
   } catch (err) {
+    // Interrupted: the scenario's failure is the interruption's doing; the handler reports and exits.
+    if (interrupted.aborted) break;
     failed = true;
     console.error(`bench ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   }
 }
+await awaitInterruptCleanup();
 await traceSink?.close();
 process.exit(failed ? 1 : 0);

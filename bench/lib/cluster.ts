@@ -14,6 +14,7 @@ import { GROUP, PLURAL, isPodReady, podSetCrd } from '@podset/reconcile';
 import { freePort, startRedis, type RedisServer } from '@podset/testkit';
 import type { AuditEntry } from '@podset/kube-sim';
 import { Proc } from '../../test/e2e/support/harness.ts';
+import { interrupted, throwIfInterrupted, track, untrack, type Closable } from './interrupt.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 const SIM_MAIN = path.join(REPO, 'tools/kube-sim/src/cmd/main.ts');
@@ -219,6 +220,7 @@ export interface KubeObj {
     resourceVersion?: string;
     labels?: Record<string, string>;
     deletionTimestamp?: string;
+    finalizers?: string[];
     ownerReferences?: { uid: string; controller?: boolean; name: string }[];
   };
   spec?: { replicas?: number; nodeName?: string };
@@ -288,9 +290,10 @@ const CRD_PATH = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${PLUR
 
 /**
  * A fresh world: kube-sim + Redis (+ apps started on demand), or, on a cluster given by a kubeconfig, a fresh
- * namespace there + Redis. close() stops everything it started and removes what it created.
+ * namespace there + Redis. close() stops everything it started and removes what it created; Ctrl-C calls it
+ * too (./interrupt.ts).
  */
-export class World {
+export class World implements Closable {
   readonly dir: string;
   readonly logDir: string;
   /** The kube-sim this world started; undefined on a cluster given by a kubeconfig. */
@@ -310,6 +313,9 @@ export class World {
   readonly metricsPorts = new Map<Proc, number>();
   /** PROJECTION_HMAC_KEY of the watcher and the workers: the projection's entries are tagged and checked. */
   readonly projectionKey = randomBytes(32).toString('base64');
+  /** attach()'s requests that create things on the cluster: a close waits for them before it removes. */
+  #setup: Promise<void> = Promise.resolve();
+  #closing: Promise<void> | undefined;
 
   private constructor(o: {
     dir: string;
@@ -334,10 +340,12 @@ export class World {
     this.#ca = o.ca ?? '';
     this.#kubeconfigDir = o.kubeconfigDir ?? '';
     this.#external = o.external;
+    track(this);
   }
 
   /** On the cluster `cluster` names when given (SimOptions then do not apply), else on a fresh kube-sim. */
   static async open(name: string, o: SimOptions, cluster: ExternalCluster | undefined): Promise<World> {
+    throwIfInterrupted();
     return cluster === undefined ? World.start(name, o) : World.attach(name, cluster);
   }
 
@@ -371,14 +379,19 @@ export class World {
       ns,
       external: { ...cluster, installedCrd },
     });
-    try {
+    world.#setup = (async () => {
+      throwIfInterrupted();
       if (installedCrd) await admin.json('POST', CRD_PATH.replace(/\/[^/]+$/, ''), podSetCrd());
+      throwIfInterrupted();
       await admin.json('POST', '/api/v1/namespaces', {
         apiVersion: 'v1',
         kind: 'Namespace',
         metadata: { name: ns, labels: { [BENCH_NAMESPACE_LABEL]: name } },
       });
       await world.#waitForPodSets();
+    })();
+    try {
+      await world.#setup;
     } catch (err) {
       await world.close();
       throw err;
@@ -391,6 +404,7 @@ export class World {
     for (let i = 0; ; i++) {
       const r = await this.admin.call('GET', this.podSetsPath);
       if (r.status === 200) return;
+      throwIfInterrupted();
       if (i > 200)
         throw new Error(`PodSet CRD not served: HTTP ${r.status} ${r.body.toString().slice(0, 200)}`);
       await sleep(50);
@@ -681,35 +695,72 @@ export class World {
     );
   }
 
+  /** What close() stops and removes (for the messages of an interrupted run). */
+  describe(): string {
+    if (this.#external === undefined) return `kube-sim, Redis and the apps of ${this.dir}`;
+    const crd = this.#external.installedCrd ? `; the PodSet CRD it installed` : '';
+    return `namespace ${this.ns} (its PodSets, their finalizers and pods)${crd}; the operator's processes and Redis`;
+  }
+
   /**
-   * Deletes the namespace and waits until it is gone; PodSets still holding a finalizer after a minute (no
-   * operator left to remove it) lose it. The CRD goes too when this world installed it.
+   * What this world made on a cluster given by a kubeconfig, with its apps already stopped (nothing else
+   * removes the operator's finalizers then): the PodSets lose their finalizers and go, their pods go, the
+   * namespace is deleted and waited for (3 minutes at most), and the CRD goes when this world installed it.
    */
-  async #removeNamespace(): Promise<void> {
-    const nsPath = `/api/v1/namespaces/${this.ns}`;
-    const gone = async (timeoutMs: number): Promise<boolean> => {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        if ((await this.admin.call('GET', nsPath)).status === 404) return true;
-        await sleep(250);
-      }
-      return false;
+  async #removeFromCluster(): Promise<void> {
+    // Step by step on stderr when interrupted; a normal end stays quiet.
+    const say = (s: string): void => {
+      if (interrupted.aborted) process.stderr.write(`bench: ${s}\n`);
     };
-    const r = await this.admin.call('DELETE', nsPath);
-    if (r.status !== 404 && (r.status < 200 || r.status > 299))
-      throw new Error(`DELETE namespace ${this.ns}: HTTP ${r.status} ${r.body.toString().slice(0, 300)}`);
-    if (!(await gone(60_000))) {
-      const left = await this.admin.json<{ items: KubeObj[] }>('GET', this.podSetsPath);
-      for (const ps of left.items)
-        await this.admin.call(
-          'PATCH',
-          `${this.podSetsPath}/${ps.metadata.name}`,
-          { metadata: { finalizers: null } },
-          'application/merge-patch+json',
+    const ok = (what: string, r: Reply): void => {
+      if (r.status !== 404 && (r.status < 200 || r.status > 299))
+        throw new Error(`${what}: HTTP ${r.status} ${r.body.toString().slice(0, 300)}`);
+    };
+    const list = await this.admin.call('GET', this.podSetsPath);
+    if (list.status === 200) {
+      const items = (JSON.parse(list.body.toString()) as { items: KubeObj[] }).items;
+      const held = items.filter((ps) => (ps.metadata.finalizers ?? []).length > 0);
+      say(`${this.ns}: removing the finalizers of ${held.length} PodSets, deleting ${items.length} PodSets`);
+      // The bench's own PodSets: whatever holds them was the operator it ran, now stopped.
+      for (const ps of held)
+        ok(
+          `removing the finalizers of PodSet ${ps.metadata.name}`,
+          await this.admin.call(
+            'PATCH',
+            `${this.podSetsPath}/${ps.metadata.name}`,
+            { metadata: { finalizers: null } },
+            'application/merge-patch+json',
+          ),
         );
-      if (!(await gone(120_000))) throw new Error(`namespace ${this.ns} is still there after 3 minutes`);
+      ok(`DELETE the PodSets of ${this.ns}`, await this.admin.call('DELETE', this.podSetsPath));
     }
-    if (this.#external?.installedCrd === true) await this.admin.call('DELETE', CRD_PATH);
+    say(`${this.ns}: deleting its pods and the namespace`);
+    // A second of grace: the bench's pods run `sleep`, which ignores SIGTERM and would take the default 30 s.
+    ok(
+      `DELETE the pods of ${this.ns}`,
+      await this.admin.call('DELETE', `${this.podsPath}?gracePeriodSeconds=1`),
+    );
+    const nsPath = `/api/v1/namespaces/${this.ns}`;
+    ok(`DELETE namespace ${this.ns}`, await this.admin.call('DELETE', nsPath));
+    if (!(await this.#gone(nsPath, 180_000)))
+      throw new Error(`namespace ${this.ns} is still there after 3 minutes`);
+    say(`${this.ns}: gone`);
+    if (this.#external?.installedCrd === true) {
+      say(`deleting the PodSet CRD the bench installed`);
+      ok('DELETE the PodSet CRD', await this.admin.call('DELETE', CRD_PATH));
+      if (!(await this.#gone(CRD_PATH, 60_000)))
+        throw new Error(`the PodSet CRD is still there after a minute`);
+    }
+  }
+
+  /** Whether GET `p` answers 404 within `timeoutMs`. */
+  async #gone(p: string, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if ((await this.admin.call('GET', p)).status === 404) return true;
+      await sleep(250);
+    }
+    return false;
   }
 
   async stopApps(): Promise<void> {
@@ -717,12 +768,23 @@ export class World {
     this.apps.length = 0;
   }
 
-  async close(): Promise<void> {
-    // On another cluster the namespace goes while the operator still runs: it removes its finalizers.
-    let cleanup: unknown;
-    if (this.#external !== undefined) cleanup = await this.#removeNamespace().catch((err: unknown) => err);
-    this.admin.close();
+  /** Stops and removes everything; one path for a normal end, a failure and Ctrl-C (the same promise). */
+  close(): Promise<void> {
+    this.#closing ??= this.#close().finally(() => untrack(this));
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    // What attach() is still creating must exist before it can be removed.
+    await this.#setup.catch(() => undefined);
     await this.stopApps();
+    let cleanup: unknown;
+    if (this.#external !== undefined)
+      cleanup = await this.#removeFromCluster().then(
+        () => undefined,
+        (err: unknown) => err ?? new Error('cleanup failed'),
+      );
+    this.admin.close();
     await this.sim?.stop(15_000);
     await this.redis.close();
     if (cleanup !== undefined) throw cleanup;
@@ -784,6 +846,8 @@ export async function pool(n: number, width: number, fn: (i: number) => Promise<
     for (;;) {
       const i = next++;
       if (i >= n) return;
+      // Ctrl-C stops the load: no new request once the cleanup has begun.
+      throwIfInterrupted();
       await fn(i);
     }
   };

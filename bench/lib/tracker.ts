@@ -10,6 +10,7 @@ import {
   type KubeObj,
 } from './cluster.ts';
 import { startProgress, type ProgressTarget } from './progress.ts';
+import { throwIfInterrupted } from './interrupt.ts';
 
 export interface Sample {
   /** Seconds since start(). */
@@ -151,6 +152,8 @@ export class Tracker {
   async until(done: () => boolean, timeoutMs: number, what: () => string): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     while (!done()) {
+      // Ctrl-C ends the wait: the scenario's cleanup then stops this tracker and closes its world.
+      throwIfInterrupted();
       if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s: ${what()}`);
       await sleep(20);
     }

@@ -21,6 +21,7 @@ import {
   type SimOptions,
 } from '../lib/cluster.ts';
 import { benchCpuSince, meterCpu } from '../lib/cpu-meter.ts';
+import { throwIfInterrupted } from '../lib/interrupt.ts';
 import { operatorSeconds, perPod } from '../lib/goals.ts';
 import { PodEventCounter, type PodEventCounts } from '../lib/pod-events.ts';
 import { describeRunner, simOptionsFor, type PodRunner } from '../lib/pod-runner.ts';
@@ -689,6 +690,7 @@ export async function waitFor(
     } catch {
       // not yet
     }
+    throwIfInterrupted();
     if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
