@@ -6,6 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { chartNotes } from './chart-notes.ts';
+import { valuesSchema } from './chart-values-schema.ts';
 import { parseK8sYaml, toK8sYaml } from './k8s-yaml.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '..');
@@ -101,7 +103,9 @@ function withEgressMarkers(o: Manifest): Manifest {
   const rule = p.spec.egress?.[0];
   const note = p.metadata.annotations?.[EGRESS_NOTE];
   if (p.metadata.annotations?.[EGRESS_MODE] !== PORT_ONLY || note === undefined || rule?.to !== undefined)
-    throw new Error(`k8s/: ${API_SERVER_POLICY} should render by port only, annotated, without its component`);
+    throw new Error(
+      `k8s/: ${API_SERVER_POLICY} should render by port only, annotated, without its component`,
+    );
   p.metadata.annotations = { [EGRESS_MODE]: '@@api-server-egress@@', '@@api-server-egress-note@@': note };
   // After the ports: a rule without peers then starts with them, as k8s/ renders it.
   p.spec.egress = [{ ports: rule.ports, to: ['@@api-server-peers@@'] }, ...(p.spec.egress ?? []).slice(1)];
@@ -442,6 +446,11 @@ export function chartFiles(sources: ChartSources, version: string): Map<string, 
   const baseIds = new Set(base.map((o) => `${o.kind}/${o.metadata.name}`));
   const externalOnly = externalRedis.filter((o) => !baseIds.has(`${o.kind}/${o.metadata.name}`));
   files.set('values.yaml', HEADER + valuesYaml([...base, ...externalOnly]));
+  files.set(
+    'values.schema.json',
+    `${JSON.stringify(valuesSchema(Object.fromEntries(Object.entries(defaultValues([...base, ...externalOnly])).map(([app, d]) => [key(app), d]))), null, 2)}\n`,
+  );
+  files.set('templates/NOTES.txt', chartNotes());
   files.set('templates/validate.yaml', HEADER + ALL_WITH_WATCHED);
   files.set('templates/_helpers.tpl', HEADER + HELPERS);
   const id = (o: Manifest) => `${o.kind}/${o.metadata.name}`;
