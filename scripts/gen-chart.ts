@@ -102,7 +102,14 @@ function withEgressMarkers(o: Manifest): Manifest {
   const p = structuredClone(o) as ApiServerPolicy;
   const rule = p.spec.egress?.[0];
   const note = p.metadata.annotations?.[EGRESS_NOTE];
-  if (p.metadata.annotations?.[EGRESS_MODE] !== PORT_ONLY || note === undefined || rule?.to !== undefined)
+  // Port only, never every port: a rule without ports and peers would open everything.
+  if (
+    p.metadata.annotations?.[EGRESS_MODE] !== PORT_ONLY ||
+    note === undefined ||
+    rule === undefined ||
+    rule.to !== undefined ||
+    (rule.ports ?? []).length === 0
+  )
     throw new Error(
       `k8s/: ${API_SERVER_POLICY} should render by port only, annotated, without its component`,
     );
