@@ -21,7 +21,8 @@ export function chartNotes(): string {
     '2. PodSets{{ with .Values.watchNamespaces }} (this release reconciles those of {{ join ", " . }}){{ end }}:',
     '     kubectl get podsets -A',
     '',
-    '{{- if empty $cidrs }}',
+    // Trimmed after, not before: the blank line above stays.
+    '{{ if empty $cidrs -}}',
     '3. WARNING: egress to the API server is limited by PORT ONLY (TCP 443 and 6443 to any address): no',
     '   API server address was known at this render (apiServerCIDRs is empty and the cluster lookup found',
     '   none). The NetworkPolicy podset-api-server-egress carries the annotation',
@@ -29,7 +30,7 @@ export function chartNotes(): string {
     '   addresses and set them:',
     "     kubectl get endpoints kubernetes -n default -o jsonpath='{.subsets[*].addresses[*].ip}'",
     "     helm upgrade {{ .Release.Name }} <chart> -n {{ $ns }} --reuse-values --set 'apiServerCIDRs={IP/32,...}'",
-    '{{- else }}',
+    '{{- else -}}',
     '3. Egress to the API server is confined to {{ join ", " $cidrs }} (TCP 443 and 6443; the',
     '   NetworkPolicy podset-api-server-egress, annotated podset.io/api-server-egress=confined).',
     '{{- if empty .Values.apiServerCIDRs }}',
