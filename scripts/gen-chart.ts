@@ -6,6 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { chartNotes } from './chart-notes.ts';
+import { valuesSchema } from './chart-values-schema.ts';
 import { parseK8sYaml, toK8sYaml } from './k8s-yaml.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '..');
@@ -73,8 +75,49 @@ const FIXED_REPLICAS = new Set(['redis-scripts']);
 /** The Secret an external Redis's URL comes from, as k8s/overlays/external-redis names it. */
 const REDIS_SECRET = 'podset-redis';
 
-/** The API server address k8s/ ships (TEST-NET-1, no cluster's): the chart's apiServerCIDRs replace it. */
-const API_SERVER_PLACEHOLDER = '192.0.2.1/32';
+/** The policy whose first egress rule is the API server's, and how k8s/ marks it without addresses. */
+const API_SERVER_POLICY = 'podset-api-server-egress';
+const EGRESS_MODE = 'podset.io/api-server-egress';
+const EGRESS_NOTE = 'podset.io/api-server-egress-note';
+const PORT_ONLY = 'port-only';
+
+interface ApiServerPolicy extends Manifest {
+  metadata: Manifest['metadata'] & { annotations?: Record<string, string> };
+  spec: { egress?: { to?: unknown[]; ports?: unknown[] }[] };
+}
+
+/**
+ * k8s/ renders the API server rule by port only (kustomize cannot look addresses up); the chart confines
+ * it when it knows them (apiServerCIDRs or the lookup), and says which in the policy and the ConfigMap.
+ */
+function withEgressMarkers(o: Manifest): Manifest {
+  if (o.kind === 'ConfigMap' && o.metadata.name === 'podset-operator') {
+    const c = structuredClone(o) as Manifest & { data?: Record<string, string> };
+    if (c.data?.API_SERVER_EGRESS !== PORT_ONLY)
+      throw new Error(`k8s/: ConfigMap podset-operator should set API_SERVER_EGRESS: ${PORT_ONLY}`);
+    c.data.API_SERVER_EGRESS = '@@api-server-egress@@';
+    return c;
+  }
+  if (o.kind !== 'NetworkPolicy' || o.metadata.name !== API_SERVER_POLICY) return o;
+  const p = structuredClone(o) as ApiServerPolicy;
+  const rule = p.spec.egress?.[0];
+  const note = p.metadata.annotations?.[EGRESS_NOTE];
+  // Port only, never every port: a rule without ports and peers would open everything.
+  if (
+    p.metadata.annotations?.[EGRESS_MODE] !== PORT_ONLY ||
+    note === undefined ||
+    rule === undefined ||
+    rule.to !== undefined ||
+    (rule.ports ?? []).length === 0
+  )
+    throw new Error(
+      `k8s/: ${API_SERVER_POLICY} should render by port only, annotated, without its component`,
+    );
+  p.metadata.annotations = { [EGRESS_MODE]: '@@api-server-egress@@', '@@api-server-egress-note@@': note };
+  // After the ports: a rule without peers then starts with them, as k8s/ renders it.
+  p.spec.egress = [{ ports: rule.ports, to: ['@@api-server-peers@@'] }, ...(p.spec.egress ?? []).slice(1)];
+  return p;
+}
 
 /** The values a Deployment or StatefulSet takes from the chart: markers, replaced in the text below. */
 function withValueMarkers(o: Manifest, external: boolean): Manifest {
@@ -136,7 +179,8 @@ function defaultValues(
 /** An object's template text; `scope` is `$` inside a range (where `.` is the range's item). */
 function templated(o: Manifest, external: boolean, scope = ''): string {
   const v = `${scope}.Values`;
-  return toK8sYaml(withValueMarkers(o, external))
+  const self = scope === '' ? '.' : scope;
+  return toK8sYaml(withEgressMarkers(withValueMarkers(o, external)))
     .replaceAll(
       new RegExp(`image: ${IMAGE_NAME}:\\S+`, 'g'),
       `image: "{{ ${v}.image.repository }}:{{ ${v}.image.tag | default ${scope}.Chart.AppVersion }}"`,
@@ -152,13 +196,16 @@ function templated(o: Manifest, external: boolean, scope = ''): string {
         `${indent}resources:\n{{- toYaml ${v}.${key(app)}.resources | nindent ${indent.length + 2} }}`,
     )
     .replace(
-      new RegExp(
-        `^( *)- ipBlock:\\n\\1    cidr: "?${API_SERVER_PLACEHOLDER.replaceAll('.', '\\.')}"?$`,
-        'gm',
-      ),
+      /^( *)to:\n *- "?@@api-server-peers@@"?$/gm,
       (_m, indent: string) =>
-        `{{- range include "podset.apiServerCIDRs" ${scope === '' ? '.' : scope} | fromJsonArray }}\n${indent}- ipBlock:\n${indent}    cidr: {{ . | quote }}\n{{- end }}`,
+        `{{- with include "podset.apiServerCIDRs" ${self} | fromJsonArray }}\n${indent}to:\n{{- range . }}\n${indent}  - ipBlock:\n${indent}      cidr: {{ . | quote }}\n{{- end }}\n{{- end }}`,
     )
+    .replace(
+      /^( *)"?@@api-server-egress-note@@"?: (.*)$/gm,
+      (_m, indent: string, note: string) =>
+        `{{- if eq (include "podset.apiServerEgress" ${self}) "${PORT_ONLY}" }}\n${indent}${EGRESS_NOTE}: ${note}\n{{- end }}`,
+    )
+    .replaceAll(/"?@@api-server-egress@@"?/g, `{{ include "podset.apiServerEgress" ${self} | quote }}`)
     .replace(
       /^( *)- "?@@redis-maxmemory@@"?$/gm,
       (_m, indent: string) =>
@@ -237,9 +284,10 @@ function valuesYaml(base: readonly Manifest[]): string {
     '# cluster-scoped object but the CRD (install it beforehand and pass --skip-crds where you may not).',
     'namespaced: false',
     "# The API server's addresses, the only ones the apps may reach on 443 and 6443 (the NetworkPolicy",
-    '# podset-api-server-egress), each as IP/32. Empty: read from the cluster at install and upgrade (the',
-    '# `kubernetes` Endpoints in `default`); a render without cluster access (helm template, --dry-run,',
-    '# GitOps tools) then fails: set them, from',
+    '# podset-api-server-egress), each as IP/32 (IPv6: /128). Empty: read from the cluster at install and',
+    '# upgrade (the `kubernetes` Endpoints in `default`). Where none is known (helm template, helm lint,',
+    '# GitOps tools that render offline) the rule is limited by port only (TCP 443 and 6443 to any address),',
+    '# annotated so and API_SERVER_EGRESS=port-only for the apps; set them to confine it, from',
     "#   kubectl get endpoints kubernetes -n default -o jsonpath='{.subsets[*].addresses[*].ip}'",
     'apiServerCIDRs: []',
     "# Where the workers read a PodSet's state (STATE_SOURCE on the watcher and the workers alike). Empty:",
@@ -290,7 +338,8 @@ const ALL_WITH_WATCHED = [
 const HELPERS = [
   // The API server's addresses as a JSON list: apiServerCIDRs, or else the ready addresses of the
   // `kubernetes` Endpoints (the API server keeps them current in every cluster), looked up at install and
-  // upgrade; IPv6 ones as /128. Never empty: an egress rule with no peers allows every address.
+  // upgrade; IPv6 ones as /128. Empty where none is known (a render without the cluster: helm template,
+  // lint, GitOps tools): the policy is then limited by port only, as k8s/ renders it, and says so.
   '{{- define "podset.apiServerCIDRs" -}}',
   '{{- $cidrs := .Values.apiServerCIDRs | default list -}}',
   '{{- if empty $cidrs -}}',
@@ -305,10 +354,11 @@ const HELPERS = [
   '{{- $cidrs = append $cidrs (printf "%s/%s" $ip (ternary "128" "32" (contains ":" $ip))) -}}',
   '{{- end -}}',
   '{{- end -}}',
-  '{{- if empty $cidrs -}}',
-  `{{- fail "apiServerCIDRs: empty, and no API server address found in the cluster (helm template, --dry-run and GitOps tools that render offline cannot look it up): set apiServerCIDRs to each address as IP/32, from kubectl get endpoints kubernetes -n default -o jsonpath='{.subsets[*].addresses[*].ip}'" -}}`,
-  '{{- end -}}',
   '{{- toJson $cidrs -}}',
+  '{{- end -}}',
+  // `confined` (the API server rule names its addresses) or `port-only` (no address known).
+  '{{- define "podset.apiServerEgress" -}}',
+  `{{- if empty (include "podset.apiServerCIDRs" . | fromJsonArray) -}}${PORT_ONLY}{{- else -}}confined{{- end -}}`,
   '{{- end -}}',
   '{{- define "podset.redisMaxmemory" -}}',
   '{{- $limit := toString ((.Values.redis.resources).limits).memory -}}',
@@ -355,6 +405,25 @@ function readme(helmVersion: string): string {
     'test/deploy/helm.test.ts lints the chart (`helm lint --strict`), renders it with each kind of values,',
     "compares the objects with `kubectl kustomize`'s and reads them with kubectl's own YAML decoder, and",
     'installs, upgrades and uninstalls releases against kube-sim.',
+    '',
+    '## Egress to the API server',
+    '',
+    "The NetworkPolicy `podset-api-server-egress` confines the apps' egress to the API server's addresses",
+    '(TCP 443 and 6443): `apiServerCIDRs`, or else the `kubernetes` Endpoints, looked up at `helm install` and',
+    '`helm upgrade`. Where none is known (`helm template`, `helm lint`, GitOps tools that render offline) the',
+    'rule is limited by port only (those ports to any address, never another): the policy is annotated',
+    '`podset.io/api-server-egress: port-only` with a note, the ConfigMap sets `API_SERVER_EGRESS=port-only`',
+    "and the apps warn at start. Confine it with `--set 'apiServerCIDRs={172.18.0.2/32}'` (one item per address), from",
+    "`kubectl get endpoints kubernetes -n default -o jsonpath='{.subsets[*].addresses[*].ip}'`. The notes helm",
+    'prints after an install say which you got. See',
+    '[docs/install.md](../../docs/install.md#network-policy).',
+    '',
+    '## Values checked',
+    '',
+    '`values.schema.json` (generated with `values.yaml`) types every value: helm refuses a wrong one before',
+    'rendering, naming it (`- worker.replicas: Invalid type. Expected: integer, given: string`), as it does an',
+    'address without its prefix length in `apiServerCIDRs`, an unknown `stateSource`, a quantity Kubernetes',
+    'would not read, or a misspelt key.',
     '',
     '## Redis users',
     '',
@@ -403,6 +472,11 @@ export function chartFiles(sources: ChartSources, version: string): Map<string, 
   const baseIds = new Set(base.map((o) => `${o.kind}/${o.metadata.name}`));
   const externalOnly = externalRedis.filter((o) => !baseIds.has(`${o.kind}/${o.metadata.name}`));
   files.set('values.yaml', HEADER + valuesYaml([...base, ...externalOnly]));
+  files.set(
+    'values.schema.json',
+    `${JSON.stringify(valuesSchema(Object.fromEntries(Object.entries(defaultValues([...base, ...externalOnly])).map(([app, d]) => [key(app), d]))), null, 2)}\n`,
+  );
+  files.set('templates/NOTES.txt', chartNotes());
   files.set('templates/validate.yaml', HEADER + ALL_WITH_WATCHED);
   files.set('templates/_helpers.tpl', HEADER + HELPERS);
   const id = (o: Manifest) => `${o.kind}/${o.metadata.name}`;

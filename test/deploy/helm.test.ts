@@ -116,12 +116,10 @@ test('the chart is what scripts/gen-chart.ts makes of k8s/ (npm run gen:chart to
 
 const NAMESPACED = ['--set', 'namespaced=true', '--set', 'watchNamespaces={team-a,team-b}'];
 const EXTERNAL = ['--set', 'externalRedis.enabled=true', '--set', 'externalRedis.secretName=redis-conn'];
-/** The API server address k8s/ ships: a render without a cluster to look it up in needs it given. */
-const API_SERVER = ['--set', 'apiServerCIDRs={192.0.2.1/32}'];
 
 test('helm lint --strict passes, with the default values and with the new ones', needsHelm, async () => {
   for (const values of [[], NAMESPACED, EXTERNAL, [...NAMESPACED, ...EXTERNAL]]) {
-    const r = await helm(['lint', '--strict', CHART_DIR, ...API_SERVER, ...values]);
+    const r = await helm(['lint', '--strict', CHART_DIR, ...values]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
   }
@@ -157,16 +155,7 @@ test(
   needsHelm,
   async () => {
     for (const values of [[], NAMESPACED, EXTERNAL, [...NAMESPACED, ...EXTERNAL]]) {
-      const r = await helm([
-        'template',
-        'podset-operator',
-        CHART_DIR,
-        '--include-crds',
-        '-n',
-        NS,
-        ...API_SERVER,
-        ...values,
-      ]);
+      const r = await helm(['template', 'podset-operator', CHART_DIR, '--include-crds', '-n', NS, ...values]);
       assert.equal(r.code, 0, r.stderr);
       const v12 = parseAllDocuments(r.stdout)
         .map((d) => d.toJS() as Obj | null)
@@ -197,16 +186,7 @@ for (const [what, dir, values] of [
     `helm template with ${what} gives the objects kubectl kustomize gives (${path.relative(REPO, dir)})`,
     needsHelm,
     async () => {
-      const r = await helm([
-        'template',
-        'podset-operator',
-        CHART_DIR,
-        '--include-crds',
-        '-n',
-        NS,
-        ...API_SERVER,
-        ...values,
-      ]);
+      const r = await helm(['template', 'podset-operator', CHART_DIR, '--include-crds', '-n', NS, ...values]);
       assert.equal(r.code, 0, r.stderr);
       const rendered = byKey(objects(r.stdout).map(withoutHookAnnotations));
       const want = byKey(asReleased(kustomizeObjects(dir) as unknown as Obj[]));
@@ -242,7 +222,6 @@ for (const [what, values, namespaces] of [
           '--include-crds',
           '-n',
           NS,
-          ...API_SERVER,
           ...values,
         ]);
         assert.equal(r.code, 0, r.stderr);
@@ -265,8 +244,8 @@ for (const [what, values, namespaces] of [
 }
 
 /** `helm template` of the chart as a release in the namespace `ops`, with these flags. */
-function renderInOps(args: string[], apiServer = API_SERVER): ReturnType<typeof helm> {
-  return helm(['template', 'podset-operator', CHART_DIR, '-n', 'ops', ...apiServer, ...args]);
+function renderInOps(args: string[]): ReturnType<typeof helm> {
+  return helm(['template', 'podset-operator', CHART_DIR, '-n', 'ops', ...args]);
 }
 
 interface Workload extends Obj {
@@ -373,45 +352,62 @@ test(
       'podset-watcher': 'api',
       'podset-worker': 'api',
     });
+    // values.schema.json refuses it before anything renders, naming the value and the choices.
     const wrong = await renderInOps(['--set', 'stateSource=API']);
     assert.notEqual(wrong.code, 0);
     assert.match(
       wrong.stderr,
-      /stateSource: "API" is not a state source: leave it empty \(the projection\) or set api/,
+      /- stateSource: stateSource must be one of the following: "", "projection", "api"/,
     );
   },
 );
 
+/** The API server egress policy and the ConfigMap's API_SERVER_EGRESS of a render. */
+function egressOf(stdout: string) {
+  const rendered = objects(stdout) as unknown as K8sObject[];
+  const policies = rendered.filter((o): o is NetworkPolicy => o.kind === 'NetworkPolicy');
+  const policy = policies.find((p) => p.metadata.name === 'podset-api-server-egress') as
+    (NetworkPolicy & { metadata: { annotations?: Record<string, string> } }) | undefined;
+  const config = rendered.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'podset-operator') as
+    (K8sObject & { data?: Record<string, string> }) | undefined;
+  return { policies, annotations: policy?.metadata.annotations, mode: config?.data?.API_SERVER_EGRESS };
+}
+
 test(
-  'apiServerCIDRs are the only addresses the apps reach on 443/6443; empty with no cluster to look them up in, the render fails and says how to find them',
+  'apiServerCIDRs are the only addresses the apps reach on 443/6443 (confined); empty with no cluster to look them up in, the rule is limited by port only and says so',
   needsHelm,
   async () => {
-    const r = await renderInOps([], ['--set', 'apiServerCIDRs={10.0.0.11/32,10.0.0.12/32}']);
-    assert.equal(r.code, 0, r.stderr);
-    const rendered = objects(r.stdout) as unknown as K8sObject[];
-    const policies = rendered.filter((o): o is NetworkPolicy => o.kind === 'NetworkPolicy');
     const worker: Endpoint = {
       kind: 'pod',
       namespace: 'ops',
       labels: { 'app.kubernetes.io/name': 'podset-operator', 'app.kubernetes.io/component': 'worker' },
     };
     const at = (ip: string): Endpoint => ({ kind: 'external', ip });
-    assert.ok(allowed(policies, worker, at('10.0.0.11'), 6443));
-    assert.ok(allowed(policies, worker, at('10.0.0.12'), 443));
-    assert.ok(!allowed(policies, worker, at('10.0.0.13'), 443), 'no other address');
-    assert.ok(!allowed(policies, worker, at('192.0.2.1'), 443), 'not the placeholder');
+    const r = await renderInOps(['--set', 'apiServerCIDRs={10.0.0.11/32,10.0.0.12/32}']);
+    assert.equal(r.code, 0, r.stderr);
+    const confined = egressOf(r.stdout);
+    assert.ok(allowed(confined.policies, worker, at('10.0.0.11'), 6443));
+    assert.ok(allowed(confined.policies, worker, at('10.0.0.12'), 443));
+    assert.ok(!allowed(confined.policies, worker, at('10.0.0.13'), 443), 'no other address');
+    assert.deepEqual(confined.annotations, { 'podset.io/api-server-egress': 'confined' });
+    assert.equal(confined.mode, 'confined', 'the apps are told');
     // The default (empty) and an explicit empty list: helm template has no cluster, so the lookup finds
-    // nothing, and an egress rule without peers would allow every address.
+    // nothing. The render works, the API server rule allows 443 and 6443 to any address and no other port.
     for (const empty of [[], ['--set', 'apiServerCIDRs=null'], ['--set-json', 'apiServerCIDRs=[]']]) {
-      const refused = await renderInOps([], empty);
-      assert.notEqual(refused.code, 0, empty.join(' '));
-      assert.match(refused.stderr, /apiServerCIDRs: empty, and no API server address found in the cluster/);
-      assert.ok(
-        refused.stderr.includes(
-          "kubectl get endpoints kubernetes -n default -o jsonpath='{.subsets[*].addresses[*].ip}'",
-        ),
-        refused.stderr,
+      const open = await renderInOps(empty);
+      assert.equal(open.code, 0, `${empty.join(' ')}: ${open.stderr}`);
+      const portOnly = egressOf(open.stdout);
+      assert.ok(allowed(portOnly.policies, worker, at('172.18.0.2'), 6443), 'the API server, wherever it is');
+      assert.ok(allowed(portOnly.policies, worker, at('10.0.0.13'), 443));
+      for (const port of [80, 8443, 6444])
+        assert.ok(!allowed(portOnly.policies, worker, at('10.0.0.13'), port), `never port ${port}`);
+      assert.ok(!allowed(portOnly.policies, worker, at('10.0.0.13'), 443, 'UDP'), 'never UDP');
+      assert.equal(portOnly.annotations?.['podset.io/api-server-egress'], 'port-only', empty.join(' '));
+      assert.match(
+        portOnly.annotations?.['podset.io/api-server-egress-note'] ?? '',
+        /limited by port only .*set apiServerCIDRs/,
       );
+      assert.equal(portOnly.mode, 'port-only', 'the apps are told');
     }
   },
 );
@@ -437,7 +433,7 @@ test(
     assert.equal(await maxmemory('2G'), '1500000000');
     for (const [limit, problem] of [
       ['1.5Gi', /"1\.5Gi" is not a whole memory quantity/],
-      ['lots', /"lots" is not a whole memory quantity/],
+      ['lots', /- redis\.resources\.limits\.memory: Does not match pattern/], // values.schema.json
       ['16Mi', /"16Mi" leaves Redis a maxmemory under 32mb/],
     ] as const) {
       const r = await renderInOps(['--set', `redis.resources.limits.memory=${limit}`]);
@@ -552,6 +548,19 @@ test(
             { spec?: { egress?: { to?: { ipBlock?: { cidr: string } }[] }[] } } | undefined
         )?.spec?.egress?.[0]?.to?.map((peer) => peer.ipBlock?.cidr);
       const looked = ['172.18.0.2/32', '172.18.0.3/32', 'fd00::2/128'];
+      const egressMode = (ns: string) => {
+        const policy = sim.cluster.get(
+          'networkpolicies.networking.k8s.io',
+          ns,
+          'podset-api-server-egress',
+        ) as { metadata: { annotations?: Record<string, string> } } | undefined;
+        const config = sim.cluster.get('configmaps', ns, 'podset-operator') as
+          { data?: Record<string, string> } | undefined;
+        const mode = policy?.metadata.annotations?.['podset.io/api-server-egress'];
+        return mode === config?.data?.API_SERVER_EGRESS
+          ? mode
+          : `policy ${mode}, ConfigMap ${config?.data?.API_SERVER_EGRESS}`;
+      };
       // Release one: cluster-wide RBAC, watching shop. Release two: namespaced, watching web.
       for (const ns of ['shop', 'web'])
         sim.cluster.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
@@ -572,6 +581,14 @@ test(
       assert.equal(one.code, 0, one.stdout + one.stderr);
       assert.match(one.stdout, /STATUS: deployed/);
       assert.deepEqual(apiServerPeers(NS), looked, "apiServerCIDRs looked up in the cluster's Endpoints");
+      assert.equal(egressMode(NS), 'confined', 'the policy and the ConfigMap say confined');
+      // The notes helm prints after the install say so, with the addresses and where they came from.
+      assert.match(
+        one.stdout,
+        /Egress to the API server is confined to 172\.18\.0\.2\/32, 172\.18\.0\.3\/32, fd00::2\/128/,
+      );
+      assert.match(one.stdout, /looked up in the cluster/);
+      assert.doesNotMatch(one.stdout, /PORT ONLY/);
       // The Role that may create Secrets was there for the Job, and went with it once it succeeded.
       assert.ok(secretInitRoles.has(NS), 'the secret-init Role existed during the install');
       for (const kind of [
@@ -625,6 +642,9 @@ test(
       );
       assert.equal(three.code, 0, three.stdout + three.stderr);
       assert.deepEqual(apiServerPeers('team-db'), ['10.96.0.1/32'], 'an explicit apiServerCIDRs wins');
+      assert.equal(egressMode('team-db'), 'confined');
+      assert.match(three.stdout, /confined to 10\.96\.0\.1\/32/);
+      assert.match(three.stdout, /They are your apiServerCIDRs/);
       const bindingThree = sim.cluster.get(
         'clusterrolebindings.rbac.authorization.k8s.io',
         undefined,

@@ -2,21 +2,24 @@
 // namespace, then exactly what the operator needs — the apps reach the API server, DNS and Redis; Redis
 // answers only the apps; Prometheus reaches the metrics ports; anyone reaches the dashboard's UI (it asks
 // for the token) but not its unauthenticated metrics. The dashboard's UI Service does not publish the
-// metrics port, and the monitoring overlay scrapes a Service that does.
+// metrics port, and the monitoring overlay scrapes a Service that does. Kustomize cannot look the API
+// server's addresses up: by default its rule is limited by port only (443 and 6443 to any address, never
+// another port), annotated so; k8s/components/api-server-egress confines it to the addresses set there.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { parse, stringify } from 'yaml';
 import { parseK8sYaml } from '../../scripts/k8s-yaml.ts';
 import { KUSTOMIZATIONS, find, render, type K8sObject } from './manifests.ts';
 import { REPO } from './support.ts';
 import { allowed, selects, type Endpoint, type LabelSelector, type NetworkPolicy } from './network-policy.ts';
 
 const NS = 'podset-system';
-/** The API server at the placeholder address k8s/ ships (k8s/components/api-server-egress sets yours). */
-const API_SERVER: Endpoint = { kind: 'external', ip: '192.0.2.1' };
+/** The API server, at an address the rendered manifests do not know (no component sets it). */
+const API_SERVER: Endpoint = { kind: 'external', ip: '172.18.0.2' };
 /** Any other address outside the pod network. */
 const OUTSIDE: Endpoint = { kind: 'external', ip: '203.0.113.7' };
 /** The cluster's DNS pods, and pods that only look like them. */
@@ -82,8 +85,10 @@ for (const dir of [...KUSTOMIZATIONS, 'k8s/overlays/monitoring'] as const) {
       assert.ok(pod, `${dir} runs the ${app}`);
       expect(`${app} → API server :443`, true, allowed(policies, pod, API_SERVER, 443));
       expect(`${app} → API server :6443`, true, allowed(policies, pod, API_SERVER, 6443));
-      expect(`${app} → another address :443`, false, allowed(policies, pod, OUTSIDE, 443));
-      expect(`${app} → another address :6443`, false, allowed(policies, pod, OUTSIDE, 6443));
+      // Port only: any address on those two ports, and no other port (below: :80, :6379, :53).
+      expect(`${app} → another address :443`, true, allowed(policies, pod, OUTSIDE, 443));
+      expect(`${app} → another address :6443`, true, allowed(policies, pod, OUTSIDE, 6443));
+      expect(`${app} → another address udp/443`, false, allowed(policies, pod, OUTSIDE, 443, 'UDP'));
       expect(`${app} → kube-dns udp/53`, true, allowed(policies, pod, KUBE_DNS, 53, 'UDP'));
       expect(`${app} → kube-dns tcp/53`, true, allowed(policies, pod, KUBE_DNS, 53, 'TCP'));
       expect(`${app} → another address udp/53`, false, allowed(policies, pod, OUTSIDE, 53, 'UDP'));
@@ -171,11 +176,28 @@ for (const dir of [...KUSTOMIZATIONS, 'k8s/overlays/monitoring'] as const) {
     const init = pods.get('redis-secret-init');
     if (init) {
       expect('secret-init Job → API server', true, allowed(policies, init, API_SERVER, 443));
-      expect('secret-init Job → another address :443', false, allowed(policies, init, OUTSIDE, 443));
+      expect('secret-init Job → anywhere :80', false, allowed(policies, init, OUTSIDE, 80));
       if (redis) expect('secret-init Job → Redis', false, allowed(policies, init, redis, 6379));
     }
     expect('a pod of the namespace → anywhere', false, allowed(policies, neighbour, OUTSIDE, 443));
     assert.deepEqual(problems, []);
+    const egress = find(policies, 'NetworkPolicy', 'podset-api-server-egress') as NetworkPolicy & {
+      metadata: { annotations?: Record<string, string> };
+    };
+    assert.equal(egress.metadata.annotations?.['podset.io/api-server-egress'], 'port-only');
+    assert.match(
+      egress.metadata.annotations?.['podset.io/api-server-egress-note'] ?? '',
+      /limited by port only .*k8s\/components\/api-server-egress/,
+    );
+    const config = find(objects, 'ConfigMap', 'podset-operator') as K8sObject & {
+      data: Record<string, string>;
+    };
+    assert.equal(config.data.API_SERVER_EGRESS, 'port-only', 'the apps are told the mode');
+    assert.doesNotMatch(
+      JSON.stringify(objects),
+      /192\.0\.2\.1|SET-YOUR-API-SERVER-IP/,
+      'no placeholder address',
+    );
   });
 
   test(`${dir}: the dashboard's UI Service does not publish its unauthenticated metrics port`, () => {
@@ -210,8 +232,9 @@ for (const dir of [...KUSTOMIZATIONS, 'k8s/overlays/monitoring'] as const) {
   });
 }
 
-test('k8s/components/api-server-egress sets the API server addresses of k8s/ and every overlay at once', () => {
-  // A copy of k8s/ (and crds/, which it includes) with the component's file set as docs/install.md says.
+test('k8s/components/api-server-egress, added to k8s/ or any overlay, confines the API server egress to the addresses set there', () => {
+  // A copy of k8s/ (and crds/, which it includes) with the component's file set as docs/install.md says,
+  // and the component added to each kustomization.
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'podset-api-egress-'));
   try {
     cpSync(path.join(REPO, 'k8s'), path.join(tmp, 'k8s'), { recursive: true });
@@ -219,7 +242,7 @@ test('k8s/components/api-server-egress sets the API server addresses of k8s/ and
     writeFileSync(
       path.join(tmp, 'k8s/components/api-server-egress/api-server-endpoints.yaml'),
       [
-        '- op: replace',
+        '- op: add',
         '  path: /spec/egress/0/to',
         '  value:',
         '    - ipBlock:',
@@ -230,6 +253,14 @@ test('k8s/components/api-server-egress sets the API server addresses of k8s/ and
       ].join('\n'),
     );
     for (const dir of [...KUSTOMIZATIONS, 'k8s/overlays/monitoring']) {
+      const file = path.join(tmp, dir, 'kustomization.yaml');
+      const kustomization = parse(readFileSync(file, 'utf8')) as { components?: string[] };
+      const component = path.relative(
+        path.join(tmp, dir),
+        path.join(tmp, 'k8s/components/api-server-egress'),
+      );
+      kustomization.components = [...(kustomization.components ?? []), component];
+      writeFileSync(file, stringify(kustomization));
       const text = execFileSync('kubectl', ['kustomize', path.join(tmp, dir)], { encoding: 'utf8' });
       const objects = parseK8sYaml<K8sObject>(text);
       const policies = objects.filter((o): o is NetworkPolicy => o.kind === 'NetworkPolicy');
@@ -238,8 +269,16 @@ test('k8s/components/api-server-egress sets the API server addresses of k8s/ and
       assert.ok(allowed(policies, worker, at('10.0.0.11'), 6443), `${dir}: the first endpoint`);
       assert.ok(allowed(policies, worker, at('10.0.0.12'), 443), `${dir}: the second endpoint`);
       assert.ok(!allowed(policies, worker, at('10.0.0.13'), 443), `${dir}: not a neighbour`);
-      assert.ok(!allowed(policies, worker, API_SERVER, 443), `${dir}: not the placeholder`);
+      assert.ok(!allowed(policies, worker, OUTSIDE, 6443), `${dir}: no other address`);
       assert.ok(allowed(policies, worker, KUBE_DNS, 53, 'UDP'), `${dir}: DNS stays`);
+      const egress = find(policies, 'NetworkPolicy', 'podset-api-server-egress') as NetworkPolicy & {
+        metadata: { annotations?: Record<string, string> };
+      };
+      assert.deepEqual(egress.metadata.annotations, { 'podset.io/api-server-egress': 'confined' }, dir);
+      const config = find(objects, 'ConfigMap', 'podset-operator') as K8sObject & {
+        data: Record<string, string>;
+      };
+      assert.equal(config.data.API_SERVER_EGRESS, 'confined', `${dir}: the apps are told`);
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -14,10 +14,10 @@
 {{- $cidrs = append $cidrs (printf "%s/%s" $ip (ternary "128" "32" (contains ":" $ip))) -}}
 {{- end -}}
 {{- end -}}
-{{- if empty $cidrs -}}
-{{- fail "apiServerCIDRs: empty, and no API server address found in the cluster (helm template, --dry-run and GitOps tools that render offline cannot look it up): set apiServerCIDRs to each address as IP/32, from kubectl get endpoints kubernetes -n default -o jsonpath='{.subsets[*].addresses[*].ip}'" -}}
-{{- end -}}
 {{- toJson $cidrs -}}
+{{- end -}}
+{{- define "podset.apiServerEgress" -}}
+{{- if empty (include "podset.apiServerCIDRs" . | fromJsonArray) -}}port-only{{- else -}}confined{{- end -}}
 {{- end -}}
 {{- define "podset.redisMaxmemory" -}}
 {{- $limit := toString ((.Values.redis.resources).limits).memory -}}
