@@ -392,7 +392,8 @@ export const MESSAGES: Record<string, string> = {
   WeightedPodAffinityTerm: 'weight=1:i podAffinityTerm=2:PodAffinityTerm',
   WindowsSecurityContextOptions:
     'gmsaCredentialSpecName=1:s gmsaCredentialSpec=2:s runAsUserName=3:s hostProcess=4:b',
-  EndpointSlice: 'metadata=1:ObjectMeta addressType=4:s endpoints=2:discoveryEndpoint* ports=3:discoveryEndpointPort*',
+  EndpointSlice:
+    'metadata=1:ObjectMeta addressType=4:s endpoints=2:discoveryEndpoint* ports=3:discoveryEndpointPort*',
   discoveryEndpoint:
     'addresses=1:s* conditions=2:discoveryEndpointConditions hostname=3:s targetRef=4:ObjectReference deprecatedTopology=5:map:s nodeName=6:s zone=7:s hints=8:discoveryEndpointHints',
   discoveryEndpointConditions: 'ready=1:b serving=2:b terminating=3:b',
