@@ -255,6 +255,38 @@ export interface Controllers {
   options(): Readonly<ResolvedControllerOptions>;
 }
 
+/** The quota and workload controllers the options turn on, each one's stop pushed onto `stops`. */
+function startWorkloadControllers(
+  cluster: ClusterAccess,
+  o: ResolvedControllerOptions,
+  stops: (() => void)[],
+): void {
+  if (o.replicationController) {
+    const c = startReplicationController(cluster, o.onError);
+    stops.push(() => c.stop());
+  }
+  if (o.resourceQuotaController) {
+    const c = startResourceQuotaController(cluster, o.onError);
+    stops.push(() => c.stop());
+  }
+  if (o.replicaSetController) {
+    const c = startReplicaSetController(cluster, o.onError);
+    stops.push(() => c.stop());
+  }
+  if (o.deploymentController) {
+    const c = startDeploymentController(cluster, o.onError);
+    stops.push(() => c.stop());
+  }
+  if (o.statefulSetController) {
+    const c = startStatefulSetController(cluster, o.onError);
+    stops.push(() => c.stop());
+  }
+  if (o.jobController) {
+    const c = startJobController(cluster, { backoffMs: o.jobBackoffMs }, o.onError);
+    stops.push(() => c.stop());
+  }
+}
+
 /**
  * Starts the controllers against a store. Nodes are created synchronously before this returns; the other
  * controllers start from a full list and then follow the store's events. `stop()` unsubscribes and cancels
@@ -291,30 +323,7 @@ export function startControllers(cluster: ClusterAccess, options: ControllerOpti
       const c = startServiceAccountController(cluster, o.onError);
       stops.push(() => c.stop());
     }
-    if (o.replicationController) {
-      const c = startReplicationController(cluster, o.onError);
-      stops.push(() => c.stop());
-    }
-    if (o.resourceQuotaController) {
-      const c = startResourceQuotaController(cluster, o.onError);
-      stops.push(() => c.stop());
-    }
-    if (o.replicaSetController) {
-      const c = startReplicaSetController(cluster, o.onError);
-      stops.push(() => c.stop());
-    }
-    if (o.deploymentController) {
-      const c = startDeploymentController(cluster, o.onError);
-      stops.push(() => c.stop());
-    }
-    if (o.statefulSetController) {
-      const c = startStatefulSetController(cluster, o.onError);
-      stops.push(() => c.stop());
-    }
-    if (o.jobController) {
-      const c = startJobController(cluster, { backoffMs: o.jobBackoffMs }, o.onError);
-      stops.push(() => c.stop());
-    }
+    startWorkloadControllers(cluster, o, stops);
   } catch (err) {
     for (const s of stops) s();
     throw err;
