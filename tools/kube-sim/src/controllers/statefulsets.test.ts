@@ -241,3 +241,63 @@ test('a failed pod is deleted and made again under the same name', async (t) => 
   );
   assert.deepEqual(errors, []);
 });
+
+/** Two Ready pods, then a new image: the set's name and its first revision. */
+async function changedTemplate(cluster: FakeCluster, name: string, updateStrategy: JsonObject) {
+  cluster.create(STS, statefulSet(name, { replicas: 2, updateStrategy }));
+  for (const n of [`${name}-0`, `${name}-1`]) {
+    await until(() => cluster.get('pods', 'default', n), 5000, n);
+    runReady(cluster, n);
+  }
+  await until(() => status(cluster, name).readyReplicas === 2, 5000, 'two ready');
+  const first = String(status(cluster, name).currentRevision);
+  const set = cluster.get(STS, 'default', name) as KubeObject;
+  const spec = set.spec as JsonObject;
+  cluster.update(STS, {
+    ...set,
+    spec: {
+      ...spec,
+      template: { ...(spec.template as JsonObject), spec: { containers: [{ name: 'c', image: 'redis:8' }] } },
+    },
+  } as KubeObject);
+  await until(() => status(cluster, name).updateRevision !== first, 5000, 'a new update revision');
+  return first;
+}
+
+const revisionOf = (c: FakeCluster, name: string) =>
+  pod(c, name).metadata.labels?.['controller-revision-hash'];
+
+test('a RollingUpdate partition keeps the pods below it at the current revision', async (t) => {
+  const { cluster, errors } = start(t);
+  const first = await changedTemplate(cluster, 'p', {
+    type: 'RollingUpdate',
+    rollingUpdate: { partition: 1 },
+  });
+  await until(() => pod(cluster, 'p-1').metadata.deletionTimestamp, 5000, 'p-1 replaced');
+  cluster.forceRemove('pods', 'default', 'p-1');
+  await until(() => cluster.get('pods', 'default', 'p-1'), 5000, 'p-1 again');
+  runReady(cluster, 'p-1');
+  await until(
+    () => status(cluster, 'p').updatedReplicas === 1 && status(cluster, 'p').readyReplicas === 2,
+    5000,
+    'one updated',
+  );
+  await settle();
+  assert.equal(pod(cluster, 'p-0').metadata.deletionTimestamp, undefined, 'p-0 is below the partition');
+  assert.equal(revisionOf(cluster, 'p-0'), first);
+  assert.equal(status(cluster, 'p').currentRevision, first);
+  assert.deepEqual(errors, []);
+});
+
+test('OnDelete replaces nothing itself; a pod you delete comes back at the update revision', async (t) => {
+  const { cluster, errors } = start(t);
+  const first = await changedTemplate(cluster, 'o', { type: 'OnDelete' });
+  await settle();
+  assert.equal(pod(cluster, 'o-1').metadata.deletionTimestamp, undefined);
+  assert.equal(revisionOf(cluster, 'o-1'), first);
+  const update = status(cluster, 'o').updateRevision;
+  cluster.forceRemove('pods', 'default', 'o-0');
+  await until(() => cluster.get('pods', 'default', 'o-0'), 5000, 'o-0 again');
+  assert.equal(revisionOf(cluster, 'o-0'), update);
+  assert.deepEqual(errors, []);
+});

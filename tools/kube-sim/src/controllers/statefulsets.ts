@@ -190,10 +190,11 @@ class StatefulSetSync {
   #createPod(i: number): boolean {
     const podName = `${this.#name}-${i}`;
     const strategy = obj(this.#spec.updateStrategy);
-    // OnDelete keeps making pods of the current revision; RollingUpdate below the partition does too.
+    // Below a RollingUpdate's partition a pod is made again at the current revision; elsewhere (OnDelete
+    // included: the pod you deleted) at the update revision.
     const partition = num(obj(strategy.rollingUpdate).partition, 0);
     const revision =
-      strategy.type === 'OnDelete' || i - this.#start < partition
+      strategy.type !== 'OnDelete' && i - this.#start < partition
         ? this.#currentRevision
         : this.#updateRevision;
     const template = revision === this.#updateRevision ? this.#template : this.#revisionTemplate(revision);
