@@ -76,8 +76,8 @@ export function startKubernetesService(
           metadata: { ...existing.metadata, labels: object.metadata.labels ?? {} },
         });
     } catch (err) {
-      // Made by someone else meanwhile (409), or the namespace is going: nothing to do.
-      if (!(err instanceof ApiError) || (err.code !== 409 && err.code !== 403)) report(err);
+      // Made by someone else meanwhile (409), or the namespace is going or gone: nothing to do.
+      if (!(err instanceof ApiError) || ![403, 404, 409].includes(err.code)) report(err);
     }
   };
   for (const resource of Object.keys(wanted)) ensure(resource, 'replace');
