@@ -527,12 +527,11 @@ test(
       }
     }, 50);
     try {
-      // The API server's Endpoints, as a real cluster has them (kube-sim keeps none): the chart's default
-      // apiServerCIDRs (empty) is filled from them, every ready address of every subset, IPv6 as /128.
-      sim.cluster.create('endpoints', {
-        apiVersion: 'v1',
-        kind: 'Endpoints',
-        metadata: { name: 'kubernetes', namespace: 'default' },
+      // The API server's Endpoints (kube-sim's own point at 127.0.0.1), given the addresses of a real
+      // cluster's: the chart's default apiServerCIDRs (empty) is filled from them, every ready address of
+      // every subset, IPv6 as /128.
+      sim.cluster.update('endpoints', {
+        ...(sim.cluster.get('endpoints', 'default', 'kubernetes') as KubeObject),
         subsets: [
           {
             addresses: [{ ip: '172.18.0.2' }, { ip: '172.18.0.3' }],

@@ -16,6 +16,11 @@ import { processTlsIdentity, type TlsIdentity } from './cmd/tls.ts';
 import { type ControllerOptions, type Controllers, startControllers } from './controllers/index.ts';
 import type { ClusterAccess, ResourceType } from './apimachinery/types.ts';
 import { WatchHub } from './storage/watch.ts';
+import {
+  type KubernetesService,
+  advertisedAddress,
+  startKubernetesService,
+} from './controlplane/kubernetes-service.ts';
 
 export type { AuditEntry, AuditQuery } from './server/filters/audit.ts';
 export type { ErrorRule, FaultOptions } from './server/filters/faults.ts';
@@ -176,6 +181,7 @@ interface Parts {
   audit: Audit;
   cluster: Cluster;
   crdFinalizer: CrdFinalizer;
+  kubernetesService: KubernetesService;
   dataDir: DataDirWriter | undefined;
 }
 
@@ -243,7 +249,29 @@ async function startParts(
   const crdFinalizer = startCrdFinalizer(cluster, (err, context) =>
     process.stderr.write(`kube-sim: ${context}: ${err instanceof Error ? err.message : String(err)}\n`),
   );
-  return { store, api, hub, server, faults, audit, cluster, crdFinalizer, dataDir, auth, tls };
+  // Also kube-apiserver's own: the Service and endpoints that point clients in the cluster at it.
+  const kubernetesService = startKubernetesService(
+    cluster,
+    { ip: advertisedAddress(options.host), port: Number(new URL(server.url).port) },
+    (err) =>
+      process.stderr.write(
+        `kube-sim: default/kubernetes: ${err instanceof Error ? err.message : String(err)}\n`,
+      ),
+  );
+  return {
+    store,
+    api,
+    hub,
+    server,
+    faults,
+    audit,
+    cluster,
+    crdFinalizer,
+    kubernetesService,
+    dataDir,
+    auth,
+    tls,
+  };
 }
 
 export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSim> {
@@ -282,6 +310,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       closed = true;
       controllers?.stop();
       p.crdFinalizer.stop();
+      p.kubernetesService.stop();
       p.cluster.close();
       hub.stop();
       await server.stopListening();

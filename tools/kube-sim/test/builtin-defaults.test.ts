@@ -11,6 +11,7 @@ const k = useKubeSim('defaults', {
     podLifecycle: false,
     deploymentController: false,
     replicaSetController: false,
+    statefulSetController: false,
     jobController: false,
   },
 });

@@ -1,8 +1,8 @@
 // GENERATED once from the field numbers in kubernetes/api's generated.proto files (core, apps, batch,
-// networking, policy, rbac, scheduling, authorization, authentication, coordination, storage, events v1 and
-// autoscaling v2): `message: "field=number:type"` where type is s(tring), i(nt), b(ool), y (bytes), d/f
-// (double/float), map:<value type>, a message name, one of ObjectMeta, LabelSelector, time, duration, intstr,
-// quantity, raw, or any (not described here); a trailing * marks a repeated field.
+// networking, discovery, policy, rbac, scheduling, authorization, authentication, coordination, storage,
+// events v1 and autoscaling v2): `message: "field=number:type"` where type is s(tring), i(nt), b(ool),
+// y (bytes), d/f (double/float), map:<value type>, a message name, one of ObjectMeta, LabelSelector, time,
+// duration, intstr, quantity, raw, or any (not described here); a trailing * marks a repeated field.
 export const MESSAGES: Record<string, string> = {
   AWSElasticBlockStoreVolumeSource: 'volumeID=1:s fsType=2:s partition=3:i readOnly=4:b',
   Affinity: 'nodeAffinity=1:NodeAffinity podAffinity=2:PodAffinity podAntiAffinity=3:PodAntiAffinity',
@@ -392,6 +392,15 @@ export const MESSAGES: Record<string, string> = {
   WeightedPodAffinityTerm: 'weight=1:i podAffinityTerm=2:PodAffinityTerm',
   WindowsSecurityContextOptions:
     'gmsaCredentialSpecName=1:s gmsaCredentialSpec=2:s runAsUserName=3:s hostProcess=4:b',
+  EndpointSlice:
+    'metadata=1:ObjectMeta addressType=4:s endpoints=2:discoveryEndpoint* ports=3:discoveryEndpointPort*',
+  discoveryEndpoint:
+    'addresses=1:s* conditions=2:discoveryEndpointConditions hostname=3:s targetRef=4:ObjectReference deprecatedTopology=5:map:s nodeName=6:s zone=7:s hints=8:discoveryEndpointHints',
+  discoveryEndpointConditions: 'ready=1:b serving=2:b terminating=3:b',
+  discoveryEndpointHints: 'forZones=1:discoveryForZone* forNodes=2:discoveryForNode*',
+  discoveryForZone: 'name=1:s',
+  discoveryForNode: 'name=1:s',
+  discoveryEndpointPort: 'name=1:s protocol=2:s port=3:i appProtocol=4:s',
   coreEvent:
     'metadata=1:ObjectMeta involvedObject=2:ObjectReference reason=3:s message=4:s source=5:EventSource firstTimestamp=6:time lastTimestamp=7:time count=8:i type=9:s eventTime=10:time series=11:coreEventSeries action=12:s related=13:ObjectReference reportingComponent=14:s reportingInstance=15:s',
   coreEventSeries: 'count=1:i lastObservedTime=2:time',
@@ -425,6 +434,7 @@ export const KINDS: Record<string, string> = {
   'rbac.authorization.k8s.io/ClusterRoleBinding': 'ClusterRoleBinding',
   'policy/PodDisruptionBudget': 'PodDisruptionBudget',
   'policy/Eviction': 'Eviction',
+  'discovery.k8s.io/EndpointSlice': 'EndpointSlice',
   'networking.k8s.io/Ingress': 'Ingress',
   'networking.k8s.io/NetworkPolicy': 'NetworkPolicy',
   'networking.k8s.io/IngressClass': 'IngressClass',

@@ -53,6 +53,7 @@ test('flags map to controller options; absent flags stay absent (defaults apply)
       '--no-replication-controller',
       '--no-replicaset-controller',
       '--no-deployment-controller',
+      '--no-statefulset-controller',
       '--no-job-controller',
     ]),
     {
@@ -72,6 +73,7 @@ test('flags map to controller options; absent flags stay absent (defaults apply)
       replicationController: false,
       replicaSetController: false,
       deploymentController: false,
+      statefulSetController: false,
       jobController: false,
     },
   );

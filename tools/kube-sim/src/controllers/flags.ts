@@ -66,6 +66,7 @@ export const controllerFlagOptions = {
   'no-resource-quota-controller': { type: 'boolean' },
   'no-replicaset-controller': { type: 'boolean' },
   'no-deployment-controller': { type: 'boolean' },
+  'no-statefulset-controller': { type: 'boolean' },
   'no-job-controller': { type: 'boolean' },
 } as const;
 
@@ -73,8 +74,8 @@ export const controllerFlagsUsage = `  [--lifecycle kubelet|fast|off] [--schedul
   [--nodes N] [--startup-delay-ms N] [--startup-jitter-ms N] [--fail-fraction F]
   [--never-ready-fraction F] [--container-exit-ms N] [--succeed-after-ms N] [--crash-loop-backoff-ms N] [--job-backoff-ms N] [--seed N]
   [--namespace-deletion-delay-ms N] [--no-pod-events] [--no-gc] [--no-namespace-controller] [--no-service-account-controller]
-  [--no-replication-controller] [--no-replicaset-controller] [--no-deployment-controller] [--no-job-controller]
-  [--no-resource-quota-controller]`;
+  [--no-replication-controller] [--no-replicaset-controller] [--no-deployment-controller] [--no-statefulset-controller]
+  [--no-job-controller] [--no-resource-quota-controller]`;
 
 /**
  * Turns parsed flag values into ControllerOptions (only the flags given), validated: throws an Error naming
@@ -109,6 +110,7 @@ export function controllerOptionsFromFlags(
   if (values['no-resource-quota-controller'] === true) out.resourceQuotaController = false;
   if (values['no-replicaset-controller'] === true) out.replicaSetController = false;
   if (values['no-deployment-controller'] === true) out.deploymentController = false;
+  if (values['no-statefulset-controller'] === true) out.statefulSetController = false;
   if (values['no-job-controller'] === true) out.jobController = false;
   try {
     resolveControllerOptions(out);

@@ -1,12 +1,13 @@
 // kube-sim's in-process controllers: simulated nodes, pod lifecycle (scheduler + kubelet), garbage
 // collector (ownerReferences: Background, Foreground, Orphan), namespace deletion, ServiceAccounts and the
-// workload controllers (ReplicationControllers, ReplicaSets, Deployments, Jobs). They talk to the store
+// workload controllers (ReplicationControllers, ReplicaSets, Deployments, StatefulSets, Jobs). They talk to the store
 // only through ClusterAccess and react to its events (no polling).
 import type { ClusterAccess } from '../apimachinery/types.ts';
 import { startGarbageCollector } from './gc.ts';
 import { startNamespaceController } from './namespaces.ts';
 import { startDeploymentController } from './deployments.ts';
 import { startJobController } from './jobs.ts';
+import { startStatefulSetController } from './statefulsets.ts';
 import { startReplicaSetController } from './replicasets.ts';
 import { startReplicationController } from './replication.ts';
 import { startResourceQuotaController } from './resourcequota.ts';
@@ -88,6 +89,8 @@ export interface ControllerOptions {
   replicaSetController?: boolean;
   /** Run the Deployment controller (ReplicaSets and rollouts for each Deployment). Default true. */
   deploymentController?: boolean;
+  /** Run the StatefulSet controller (ordered, named pods and their claims for each StatefulSet). Default true. */
+  statefulSetController?: boolean;
   /** Run the Job controller (pods for each Job, until it completes or fails). Default true. */
   jobController?: boolean;
   /** Delay before a Job's failed pod is replaced, doubled per failure, capped at 6 min. Default 10000 ms,
@@ -123,6 +126,7 @@ export const defaultControllerOptions = {
   resourceQuotaController: true,
   replicaSetController: true,
   deploymentController: true,
+  statefulSetController: true,
   jobController: true,
   jobBackoffMs: 10_000,
   onError: defaultErrorReporter,
@@ -150,6 +154,7 @@ export function resolveControllerOptions(options: ControllerOptions = {}): Resol
     'resourceQuotaController',
     'replicaSetController',
     'deploymentController',
+    'statefulSetController',
     'jobController',
     'podEvents',
   ] as const) {
@@ -250,6 +255,38 @@ export interface Controllers {
   options(): Readonly<ResolvedControllerOptions>;
 }
 
+/** The quota and workload controllers the options turn on, each one's stop pushed onto `stops`. */
+function startWorkloadControllers(
+  cluster: ClusterAccess,
+  o: ResolvedControllerOptions,
+  stops: (() => void)[],
+): void {
+  if (o.replicationController) {
+    const c = startReplicationController(cluster, o.onError);
+    stops.push(() => c.stop());
+  }
+  if (o.resourceQuotaController) {
+    const c = startResourceQuotaController(cluster, o.onError);
+    stops.push(() => c.stop());
+  }
+  if (o.replicaSetController) {
+    const c = startReplicaSetController(cluster, o.onError);
+    stops.push(() => c.stop());
+  }
+  if (o.deploymentController) {
+    const c = startDeploymentController(cluster, o.onError);
+    stops.push(() => c.stop());
+  }
+  if (o.statefulSetController) {
+    const c = startStatefulSetController(cluster, o.onError);
+    stops.push(() => c.stop());
+  }
+  if (o.jobController) {
+    const c = startJobController(cluster, { backoffMs: o.jobBackoffMs }, o.onError);
+    stops.push(() => c.stop());
+  }
+}
+
 /**
  * Starts the controllers against a store. Nodes are created synchronously before this returns; the other
  * controllers start from a full list and then follow the store's events. `stop()` unsubscribes and cancels
@@ -286,26 +323,7 @@ export function startControllers(cluster: ClusterAccess, options: ControllerOpti
       const c = startServiceAccountController(cluster, o.onError);
       stops.push(() => c.stop());
     }
-    if (o.replicationController) {
-      const c = startReplicationController(cluster, o.onError);
-      stops.push(() => c.stop());
-    }
-    if (o.resourceQuotaController) {
-      const c = startResourceQuotaController(cluster, o.onError);
-      stops.push(() => c.stop());
-    }
-    if (o.replicaSetController) {
-      const c = startReplicaSetController(cluster, o.onError);
-      stops.push(() => c.stop());
-    }
-    if (o.deploymentController) {
-      const c = startDeploymentController(cluster, o.onError);
-      stops.push(() => c.stop());
-    }
-    if (o.jobController) {
-      const c = startJobController(cluster, { backoffMs: o.jobBackoffMs }, o.onError);
-      stops.push(() => c.stop());
-    }
+    startWorkloadControllers(cluster, o, stops);
   } catch (err) {
     for (const s of stops) s();
     throw err;

@@ -54,6 +54,19 @@ export const BUILTIN_FIELDS: Record<string, Record<string, JsonObject>> = {
       items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
     },
   },
+  EndpointSlice: {
+    addressType: s('string', 'addressType specifies the type of address carried by this EndpointSlice.'),
+    endpoints: {
+      type: 'array',
+      description: 'endpoints is a list of unique endpoints in this slice.',
+      items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    },
+    ports: {
+      type: 'array',
+      description: 'ports specifies the list of network ports exposed by each endpoint in this slice.',
+      items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    },
+  },
   Role: {
     rules: {
       type: 'array',

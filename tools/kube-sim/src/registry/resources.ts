@@ -128,6 +128,7 @@ const SPECS: Spec[] = [
     short: ['pdb'],
     status: true,
   },
+  { g: 'discovery.k8s.io', v: 'v1', kind: 'EndpointSlice', plural: 'endpointslices' },
   { g: 'networking.k8s.io', v: 'v1', kind: 'NetworkPolicy', plural: 'networkpolicies', short: ['netpol'] },
   { g: 'networking.k8s.io', v: 'v1', kind: 'Ingress', plural: 'ingresses', short: ['ing'], status: true },
   { g: 'networking.k8s.io', v: 'v1', kind: 'IngressClass', plural: 'ingressclasses', cluster: true },
