@@ -177,7 +177,10 @@ test(
     };
     try {
       sim.cluster.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ops' } });
-      // No `kubernetes` Endpoints in this cluster: nothing to look up, so port only, and how to confine it.
+      // kube-sim's `kubernetes` Endpoints emptied (a real server's always hold an address; an offline render
+      // sees none, as here): nothing to look up, so port only, and how to confine it.
+      const own = sim.cluster.get('endpoints', 'default', 'kubernetes') as KubeObject;
+      sim.cluster.update('endpoints', { ...own, subsets: [] } as KubeObject);
       const portOnly = await notes(['--set', 'watchNamespaces={shop}']);
       assert.match(portOnly, /WARNING: egress to the API server is limited by PORT ONLY \(TCP 443 and 6443/);
       assert.match(portOnly, /kubectl get endpoints kubernetes -n default/);
@@ -199,10 +202,8 @@ test(
       assert.match(given, /They are your apiServerCIDRs/);
       assert.doesNotMatch(given, /PORT ONLY/);
       // The cluster's Endpoints: looked up, confined to them.
-      sim.cluster.create('endpoints', {
-        apiVersion: 'v1',
-        kind: 'Endpoints',
-        metadata: { name: 'kubernetes', namespace: 'default' },
+      sim.cluster.update('endpoints', {
+        ...(sim.cluster.get('endpoints', 'default', 'kubernetes') as KubeObject),
         subsets: [{ addresses: [{ ip: '172.18.0.2' }], ports: [{ port: 6443, protocol: 'TCP' }] }],
       } as KubeObject);
       const looked = await notes([]);
