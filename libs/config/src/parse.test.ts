@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bool, int, list, num, oneOf, optionalInt, optionalStr, str, url } from './vars.ts';
+import { bool, int, list, num, oneOf, optionalInt, optionalOneOf, optionalStr, str, url } from './vars.ts';
 import { ConfigError, describeEnv, parseEnv } from './parse.ts';
 
 const spec = {
@@ -106,4 +106,18 @@ test('optionalInt: unset is undefined (a default derived elsewhere); set, it is 
       `N=${bad} is refused, naming N`,
     );
   }
+});
+
+test('optionalOneOf: unset is undefined (nothing said); set, it must be one of the values, naming them', () => {
+  const spec = { MODE: optionalOneOf(['port-only', 'confined'] as const, { description: 'm' }) };
+  assert.equal(parseEnv(spec, {}).MODE, undefined);
+  assert.equal(parseEnv(spec, { MODE: '' }).MODE, undefined);
+  assert.equal(parseEnv(spec, { MODE: ' confined ' }).MODE, 'confined');
+  assert.throws(
+    () => parseEnv(spec, { MODE: 'open' }),
+    (err: unknown) =>
+      err instanceof ConfigError &&
+      err.problems[0]?.variable === 'MODE' &&
+      /must be one of port-only, confined, got "open"/.test(err.message),
+  );
 });

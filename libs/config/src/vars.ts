@@ -139,6 +139,21 @@ export function oneOf<const V extends string>(values: readonly V[], opts: Common
   );
 }
 
+/** One of `values`, or undefined when unset: for a setting whose absence means "not said". */
+export function optionalOneOf<const V extends string>(
+  values: readonly V[],
+  opts: { description: string },
+): VarSpec<V | undefined> {
+  const one = oneOf(values, opts);
+  return spec<V | undefined>(
+    values.join('|'),
+    opts,
+    (raw) => one.parse(raw),
+    (v) => v ?? '',
+    undefined,
+  );
+}
+
 /** Comma-separated list; blanks dropped. */
 export function list(opts: Common<string[]> & { item?: RegExp }): VarSpec<string[]> {
   return spec(

@@ -17,6 +17,7 @@ import {
   tlsVerificationCode,
 } from './kubeconfig-reload.ts';
 import { RateLimiter } from './rate-limiter.ts';
+import { apiAnswered, apiFailed } from './reachability.ts';
 import type { KubeList, KubeObject, Status, WatchEvent } from './types.ts';
 
 /** An answer as undici.request gives it: the body a stream, read once. */
@@ -263,8 +264,11 @@ export class KubeClient {
       // A 401 may be a token replaced in the kubeconfig file: look at the file (with a backoff).
       if (code === 401) reloadKubeConfigIfChanged(this.kubeConfig, '401 Unauthorized');
       else kubeConfigWorked(this.kubeConfig);
+      apiAnswered(this.kubeConfig, url.origin);
       return response;
     } catch (err) {
+      // Not reached at start: said once, with the likely cause (reachability.ts).
+      apiFailed(this.kubeConfig, err, url.origin);
       // The server's certificate no longer verifies: its CA may have been replaced in the kubeconfig file.
       const tls = tlsVerificationCode(err);
       if (tls !== undefined) reloadKubeConfigIfChanged(this.kubeConfig, `TLS verification failed (${tls})`);

@@ -1,7 +1,15 @@
 // The Kubernetes client's environment variables, declared once for every app: where the cluster is
 // (KUBECONFIG, KUBE_IN_CLUSTER) and the client-side rate limit (each app picks its own defaults: a
 // worker writes far more than the dashboard reads).
-import { bool, int, num, optionalStr } from '@podset/config';
+import { bool, int, num, optionalOneOf, optionalStr } from '@podset/config';
+
+/** What the install's NetworkPolicy lets through to the API server: told at start (api-egress.ts). */
+export const apiServerEgressEnv = {
+  API_SERVER_EGRESS: optionalOneOf(['port-only', 'confined'] as const, {
+    description:
+      'Set by the install: how podset-api-server-egress limits egress to the API server (port-only: 443/6443 to any address, warned at start; confined: to its addresses); unset: not said',
+  }),
+} as const;
 
 export const kubeAccessEnv = {
   KUBECONFIG: optionalStr({
@@ -11,6 +19,7 @@ export const kubeAccessEnv = {
     description: 'Use the in-cluster service account even if KUBECONFIG is set elsewhere',
     default: false,
   }),
+  ...apiServerEgressEnv,
 } as const;
 
 export function kubeRateEnv(defaults: { qps: number; burst: number }) {

@@ -24,4 +24,21 @@ export {
 } from './client.ts';
 export { createKube, type Kube } from './kube.ts';
 export type * from './types.ts';
-export { kubeAccessEnv, kubeRateEnv } from './env.ts';
+export { apiServerEgressEnv, kubeAccessEnv, kubeRateEnv } from './env.ts';
+export {
+  API_EGRESS_POLICY,
+  PORT_ONLY_WARNING,
+  reportApiEgress,
+  unreachableMessage,
+  type ApiEgressOptions,
+  type ApiServerEgress,
+  type EgressLog,
+} from './api-egress.ts';
+export { ownNamespace, SERVICE_ACCOUNT_NAMESPACE_FILE } from './own-namespace.ts';
+export {
+  StartReachability,
+  unreachableCode,
+  watchApiReachability,
+  type ReachabilityEvents,
+  type Unreachable,
+} from './reachability.ts';

@@ -4,9 +4,12 @@
 // user, for a person un-wedging Redis)), each app mounting only its own, and the one with
 // the projection's integrity key (PROJECTION_KEY_SECRET_NAME, default podset-projection-key). Prints what
 // it did, never a secret.
+import { exitOnConfigError, parseEnv } from '@podset/config';
 import { KubeClient } from './client.ts';
 import { loadKubeConfig } from './kubeconfig.ts';
 import { APP_USERS, type AppUser } from '@podset/queue';
+import { reportApiEgress } from './api-egress.ts';
+import { apiServerEgressEnv } from './env.ts';
 import { ensureProjectionKeySecret, ensureRedisSecret } from './redis-secret.ts';
 
 const namespace = process.env['POD_NAMESPACE'];
@@ -20,6 +23,18 @@ const kubeconfig = process.env['KUBECONFIG'];
 const kubeConfig = loadKubeConfig({
   ...(kubeconfig !== undefined && kubeconfig !== '' ? { kubeconfig } : {}),
   inCluster: process.env['KUBE_IN_CLUSTER'] !== 'false',
+});
+const { API_SERVER_EGRESS } = exitOnConfigError('redis-secret-init', () =>
+  parseEnv(apiServerEgressEnv, process.env),
+);
+// Plain lines as the rest of its output; warnings on stderr.
+reportApiEgress(kubeConfig, {
+  egress: API_SERVER_EGRESS,
+  namespace,
+  log: {
+    warn: (_fields, msg) => process.stderr.write(`redis-secret-init: warning: ${msg}\n`),
+    info: (_fields, msg) => process.stdout.write(`redis-secret-init: ${msg}\n`),
+  },
 });
 const client = new KubeClient({ kubeConfig, userAgent: 'podset-redis-secret-init' });
 try {

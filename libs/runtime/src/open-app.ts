@@ -3,7 +3,13 @@
 // app.ts is only wiring.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError, exitOnConfigError, parseEnv, type Config, type EnvSpec } from '@podset/config';
-import { loadKubeConfig, onKubeConfigReload, type kubeAccessEnv } from '@podset/kube';
+import {
+  loadKubeConfig,
+  onKubeConfigReload,
+  ownNamespace,
+  reportApiEgress,
+  type kubeAccessEnv,
+} from '@podset/kube';
 import { redisConnector, type queueEnv, type redisEnv, type RedisConnector } from '@podset/queue';
 import type { Logger } from 'pino';
 import { createLogger, type logEnv } from './log.ts';
@@ -117,6 +123,12 @@ export async function openApp<S extends EnvSpec & AppEnv>(
       'kubeconfig file changed: reloaded it (new CA, token or server)',
     ),
   );
+  // Before the first API request: the port-only warning, and the line for a server not reached at start.
+  reportApiEgress(opened.kubeConfig, {
+    egress: base.API_SERVER_EGRESS,
+    namespace: ownNamespace(options.env ?? process.env),
+    log,
+  });
   await requireNoEviction(name, opened.redis, {
     skip: base.REDIS_SKIP_EVICTION_CHECK,
     log,
