@@ -48,7 +48,7 @@ export function unreachableMessage(u: Unreachable, opts: Omit<ApiEgressOptions, 
       : `the NetworkPolicy ${API_EGRESS_POLICY} in namespace ${opts.namespace}`;
   return (
     `cannot reach the API server at ${u.server} (${u.code}); the likely cause is ${where}: ${hint(opts.egress)} ` +
-    '(docs/install.md#network-policy). Still retrying'
+    '(docs/install.md#network-policy)'
   );
 }
 
