@@ -1,5 +1,6 @@
 // The Kubernetes client's environment variables, declared once for every app: where the cluster is
-// (KUBECONFIG, KUBE_IN_CLUSTER) and the client-side rate limit (each app picks its own defaults: a
+// (KUBECONFIG, KUBE_IN_CLUSTER), what the install's NetworkPolicy lets through to it (API_SERVER_EGRESS),
+// and the client-side rate limit (each app picks its own defaults: a
 // worker writes far more than the dashboard reads).
 import { bool, int, num, optionalOneOf, optionalStr } from '@podset/config';
 
