@@ -231,7 +231,7 @@ async function startParts(
     : undefined;
   // The identity is on disk before any kubeconfig that trusts it is written.
   dataDir?.flush();
-  const hub = new WatchHub(store, api, faults, options.bookmarkIntervalMs);
+  const hub = new WatchHub(store, faults, options.bookmarkIntervalMs);
   faults.stallWatches = () => hub.stallAll();
   const server = new KubeServer({
     tls,

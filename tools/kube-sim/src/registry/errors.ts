@@ -3,6 +3,8 @@
 import { ApiError, type FieldCause, type ResourceType } from '../apimachinery/types.ts';
 import { resourceId } from './resources.ts';
 
+export { tooLargeResourceVersion } from '../storage/errors.ts';
+
 export const MODIFIED_MSG =
   'the object has been modified; please apply your changes to the latest version and try again';
 
@@ -39,13 +41,6 @@ export function invalid(t: ResourceType, name: string, causes: FieldCause[]): Ap
 }
 
 /** 504 as kube-apiserver answers a resourceVersion it has not reached (e.g. one from another server). */
-export function tooLargeResourceVersion(rv: number, current: number): ApiError {
-  return new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${current}`, {
-    causes: [{ reason: 'ResourceVersionTooLarge', field: '', message: 'Too large resource version' }],
-    retryAfterSeconds: 1,
-  });
-}
-
 export function conflict(t: ResourceType, name: string, why: string): ApiError {
   return new ApiError(
     409,

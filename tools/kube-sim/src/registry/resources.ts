@@ -1,5 +1,8 @@
 // Which resources the server serves: the built-in types and those registered by CRDs.
 import type { ResourceType } from '../apimachinery/types.ts';
+import { resourceId } from '../apimachinery/resource-ids.ts';
+
+export { apiResourceId, apiVersionOf, resourceId } from '../apimachinery/resource-ids.ts';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -203,24 +206,6 @@ export function builtinTypes(): ResourceType[] {
     },
     ...(s.store ? { storageResource: s.store, storage: false } : { storage: true }),
   }));
-}
-
-/** The store's name for a resource: `pods` for the core group, `plural.group` otherwise (or its storageResource). */
-export function resourceId(t: {
-  group: string;
-  plural: string;
-  storageResource?: string | undefined;
-}): string {
-  return t.storageResource ?? apiResourceId(t);
-}
-
-/** The API's own name for a resource (`events.events.k8s.io`), whatever it is stored as. */
-export function apiResourceId(t: { group: string; plural: string }): string {
-  return t.group === '' ? t.plural : `${t.plural}.${t.group}`;
-}
-
-export function apiVersionOf(t: { group: string; version: string }): string {
-  return t.group === '' ? t.version : `${t.group}/${t.version}`;
 }
 
 /** Kubernetes version priority: GA > beta > alpha > other; higher numbers first. Negative: a first. */

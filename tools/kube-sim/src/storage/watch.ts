@@ -1,14 +1,35 @@
 // Watch streams: chunked JSON lines of {"type","object"}, fed from the store's commits. Each event is
 // serialized once and the string shared by every watcher that sees it unchanged.
 import type { ServerResponse } from 'node:http';
-import { type Api, type ObjectFilter, tooLargeResourceVersion } from '../registry/api.ts';
-import type { Faults } from '../server/filters/faults.ts';
-import { apiResourceId, apiVersionOf, resourceId } from '../registry/resources.ts';
-import { eventLine, type HistEvent, type Rec, recJson, type Store } from './store.ts';
-import { partialObjectMetadata } from '../endpoints/negotiate.ts';
-import { type IncludeObject, table } from '../endpoints/table.ts';
 import { ApiError, type KubeObject, type ResourceType } from '../apimachinery/types.ts';
-import { statusBody } from '../endpoints/status.ts';
+import { resourceId } from '../apimachinery/resource-ids.ts';
+import { tooLargeResourceVersion } from './errors.ts';
+import { eventLine, type HistEvent, type Rec, type Store } from './store.ts';
+
+/**
+ * How one watch writes its events: the representation the endpoint negotiated (JSON, Table, metadata only).
+ * Storage decides what a watcher sees and when; the endpoint decides how it reads.
+ */
+export interface WatchEncoder {
+  /**
+   * An event's line. `shared` gives the store's line of this very event (serialized once for every watcher
+   * that sees it unchanged), for an encoder whose representation is the stored one.
+   */
+  event(type: string, rec: Rec, shared: (() => string) | undefined): string;
+  /** A BOOKMARK's line, with the cache's resourceVersion and, for the initial-events-end one, its annotation. */
+  bookmark(resourceVersion: string, annotations: Record<string, string> | undefined): string;
+  /** An ERROR event's line (410 Gone for a resourceVersion too old). */
+  error(e: ApiError): string;
+}
+
+/** The injected watch faults the hub obeys (kube-sim's control API sets them). */
+export interface WatchFaults {
+  readonly watchCutAfterSeconds: number | undefined;
+  readonly watchCutAfterEvents: number | undefined;
+  readonly watchCutMode: 'end' | 'reset';
+  /** True once for each watch that is to get 410 Gone at its start. */
+  takeExpiredWatch(): boolean;
+}
 
 export interface WatchParams {
   t: ResourceType;
@@ -18,11 +39,9 @@ export interface WatchParams {
   sendInitialEvents: boolean | undefined;
   allowBookmarks: boolean;
   timeoutSeconds: number | undefined;
-  filter: ObjectFilter | undefined;
-  /** Table output (kubectl get -w). */
-  table: { includeObject: IncludeObject } | undefined;
-  /** Events carry PartialObjectMetadata (Accept `as=PartialObjectMetadata`): a metadata-only watch. */
-  partial?: boolean;
+  filter: ((obj: KubeObject) => boolean) | undefined;
+  /** The representation of this watch's events. */
+  encoder: WatchEncoder;
   /** Only for watches of a single object (fieldSelector metadata.name=...). */
   name?: string | undefined;
 }
@@ -42,7 +61,6 @@ class Watcher {
   startRv = 0;
   private pending: string[] = [];
   private flushScheduled = false;
-  tableHeaderSent = false;
   timers: NodeJS.Timeout[] = [];
   onClose: () => void = () => {};
   hub: WatchHub;
@@ -62,49 +80,23 @@ class Watcher {
     if (this.p.namespace !== undefined && obj.metadata.namespace !== this.p.namespace) return;
     const f = this.p.filter;
     if (!f) {
-      if (!this.p.table && !this.p.partial && obj.apiVersion === apiVersionOf(this.p.t))
-        this.write(eventLine(ev));
-      else this.send(ev.type, ev.rec);
+      this.send(ev.type, ev.rec, () => eventLine(ev));
       return;
     }
     const now = f(obj);
     const before =
       ev.type === 'ADDED' ? false : ev.type === 'DELETED' ? now : ev.prev ? f(ev.prev.obj) : false;
     if (ev.type === 'DELETED') {
-      if (now) this.send('DELETED', ev.rec, ev.type === 'DELETED' ? eventLine(ev) : undefined);
+      if (now) this.send('DELETED', ev.rec, () => eventLine(ev));
       return;
     }
-    if (now && before) this.send('MODIFIED', ev.rec, ev.type === 'MODIFIED' ? eventLine(ev) : undefined);
-    else if (now && !before) this.send('ADDED', ev.rec, ev.type === 'ADDED' ? eventLine(ev) : undefined);
+    if (now && before) this.send('MODIFIED', ev.rec, ev.type === 'MODIFIED' ? () => eventLine(ev) : undefined);
+    else if (now && !before) this.send('ADDED', ev.rec, ev.type === 'ADDED' ? () => eventLine(ev) : undefined);
     else if (!now && before) this.send('DELETED', ev.rec);
   }
 
-  send(type: string, rec: Rec, shared?: string): void {
-    if (this.p.table) {
-      const o = this.hub.api.present(this.p.t, rec.obj);
-      const tbl = table(this.p.t, apiResourceId(this.p.t), [o], {
-        includeObject: this.p.table.includeObject,
-        withColumns: !this.tableHeaderSent,
-        now: Date.now(),
-      });
-      this.tableHeaderSent = true;
-      this.write(`{"type":"${type}","object":${JSON.stringify(tbl)}}\n`);
-      return;
-    }
-    if (this.p.partial) {
-      const o = partialObjectMetadata(this.hub.api.present(this.p.t, rec.obj));
-      this.write(`{"type":"${type}","object":${JSON.stringify(o)}}\n`);
-      return;
-    }
-    if (shared !== undefined && rec.obj.apiVersion === apiVersionOf(this.p.t)) {
-      this.write(shared);
-      return;
-    }
-    const body =
-      rec.obj.apiVersion === apiVersionOf(this.p.t)
-        ? recJson(rec)
-        : JSON.stringify(this.hub.api.present(this.p.t, rec.obj));
-    this.write(`{"type":"${type}","object":${body}}\n`);
+  send(type: string, rec: Rec, shared?: () => string): void {
+    this.write(this.p.encoder.event(type, rec, shared));
   }
 
   /** Queues a line; lines of one burst of commits go out in one write (fewer syscalls under fan-out). */
@@ -135,17 +127,8 @@ class Watcher {
 
   bookmark(extra?: Record<string, string>): void {
     if (this.stalled) return;
-    const t = this.p.t;
     const rv = String(this.hub.cacheResourceVersion(this.id));
-    const meta = extra ? { resourceVersion: rv, annotations: extra } : { resourceVersion: rv };
-    this.write(
-      `{"type":"BOOKMARK","object":${JSON.stringify(
-        this.p.partial
-          ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: meta }
-          : { kind: t.kind, apiVersion: apiVersionOf(t), metadata: meta },
-      )}}\n`,
-      false,
-    );
+    this.write(this.p.encoder.bookmark(rv, extra), false);
   }
 
   close(mode: 'end' | 'reset' = 'end'): void {
@@ -171,8 +154,7 @@ const PRE_TIMEOUT_BOOKMARK_MS = 2000;
 
 export class WatchHub {
   readonly store: Store;
-  readonly api: Api;
-  readonly faults: Faults;
+  readonly faults: WatchFaults;
   bookmarkIntervalMs: number;
   /**
    * The store's resourceVersion when the watch cache was last built (start or restart). A watch resumed
@@ -184,9 +166,8 @@ export class WatchHub {
   private readonly all = new Set<Watcher>();
   private readonly unsubscribe: () => void;
 
-  constructor(store: Store, api: Api, faults: Faults, bookmarkIntervalMs = DEFAULT_BOOKMARK_INTERVAL_MS) {
+  constructor(store: Store, faults: WatchFaults, bookmarkIntervalMs = DEFAULT_BOOKMARK_INTERVAL_MS) {
     this.store = store;
-    this.api = api;
     this.faults = faults;
     this.bookmarkIntervalMs = bookmarkIntervalMs;
     this.unsubscribe = store.onCommit((ev) => {
@@ -350,8 +331,7 @@ export class WatchHub {
   }
 
   private sendGone(w: Watcher, from: number, oldest: number): void {
-    const status = statusBody(new ApiError(410, 'Expired', `too old resource version: ${from} (${oldest})`));
-    w.res.write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+    w.res.write(w.p.encoder.error(new ApiError(410, 'Expired', `too old resource version: ${from} (${oldest})`)));
     w.closed = true;
     w.res.end();
   }

@@ -3,6 +3,7 @@
 import { boolParam, intParam } from '../query.ts';
 import type { RequestScope } from '../request-scope.ts';
 import { includeObjectParam } from '../table.ts';
+import { watchEncoder } from './watch-encoder.ts';
 
 export function watch(s: RequestScope): void {
   const { api, hub } = s.deps;
@@ -21,8 +22,12 @@ export function watch(s: RequestScope): void {
       allowBookmarks: boolParam(q.get('allowWatchBookmarks')) === true,
       timeoutSeconds: intParam(q, 'timeoutSeconds'),
       filter,
-      table: s.as === 'Table' ? { includeObject: includeObjectParam(q.get('includeObject')) } : undefined,
-      partial: s.as === 'PartialObjectMetadata',
+      encoder: watchEncoder({
+        t: s.t,
+        present: (t, obj) => api.present(t, obj),
+        table: s.as === 'Table' ? { includeObject: includeObjectParam(q.get('includeObject')) } : undefined,
+        partial: s.as === 'PartialObjectMetadata',
+      }),
     },
     s.res,
   );
