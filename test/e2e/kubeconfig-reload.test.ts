@@ -10,7 +10,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { freePort, kubectl, Proc as ChildProc, startRedis, waitFor } from '@podset/testkit';
 import type { KubeObject } from '@podset/kube-sim';
-import { generateTlsIdentity } from '../../tools/kube-sim/src/cmd/tls.ts';
+import { generateTlsIdentity } from '../../tools/kube-sim/src/server/tls.ts';
 import { podSetProblems } from './support/check.ts';
 import { NODE, Proc, REPO, WATCHER_MAIN, WORKER_MAIN, podSetManifest } from './support/harness.ts';
 

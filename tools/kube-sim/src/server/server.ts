@@ -3,7 +3,7 @@
 import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
-import type { TlsIdentity } from '../cmd/tls.ts';
+import type { TlsIdentity } from './tls.ts';
 import type { Api, WriteOptions } from '../registry/api.ts';
 import type { EndpointDeps } from '../endpoints/request-scope.ts';
 import type { Registry } from '../registry/resources.ts';
