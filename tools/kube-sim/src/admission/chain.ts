@@ -1,16 +1,15 @@
 // The admission chain: named plugins with one interface, run in order on every create and every update of
 // a resource's main part (and its scale) once the object is as it would be stored, dry runs included; the
 // first plugin that refuses ends the write. Plugins only validate: none of kube-sim's mutates.
-import type { Registry } from '../registry/resources.ts';
 import type { Store } from '../storage/store.ts';
 import { ownerReferencesPlugin } from './owner-references.ts';
 import { resourceQuotaPlugin } from './resource-quota.ts';
-import type { AdmissionAttributes, AdmissionPlugin } from './attributes.ts';
+import type { AdmissionAttributes, AdmissionPlugin, KindLookup } from './attributes.ts';
 
 /** What a plugin may be built with. */
 export interface PluginDeps {
   store: Store;
-  registry: Registry;
+  registry: KindLookup;
 }
 
 /** Every plugin kube-sim has, in the order kube-apiserver runs them. */

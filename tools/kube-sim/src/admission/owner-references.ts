@@ -2,7 +2,7 @@
 // an ownerReference must be allowed to delete the object, and whoever sets blockOwnerDeletion=true must be
 // allowed to update the owner's `finalizers` subresource, since a blocking reference can hold the owner's
 // foreground deletion back.
-import type { Registry } from '../registry/resources.ts';
+import type { KindLookup } from './attributes.ts';
 import { ApiError, type KubeObject, type ResourceType } from '../apimachinery/types.ts';
 import type { AdmissionPlugin, Authorize } from './attributes.ts';
 
@@ -52,7 +52,7 @@ function forbidden(t: ResourceType, name: string, why: string): ApiError {
 }
 
 /** The type an ownerReference names (a RESTMapping), or undefined when no served version has that kind. */
-function ownerType(registry: Registry, ref: OwnerReference): ResourceType | undefined {
+function ownerType(registry: KindLookup, ref: OwnerReference): ResourceType | undefined {
   const [group, version] = (ref.apiVersion ?? '').includes('/')
     ? (ref.apiVersion as string).split('/')
     : ['', ref.apiVersion ?? ''];
@@ -64,7 +64,7 @@ function ownerType(registry: Registry, ref: OwnerReference): ResourceType | unde
  * undefined). `ns` is the object's namespace: an owner is in it, or cluster-scoped.
  */
 function admitOwnerReferences(
-  registry: Registry,
+  registry: KindLookup,
   authorize: Authorize,
   t: ResourceType,
   ns: string | undefined,
@@ -114,7 +114,7 @@ function admitOwnerReferences(
  * The plugin: judges the writes of a requester. kube-sim's own in-process writes have none and pass, as the
  * controller manager's writes pass upstream (it may delete and finalize anything).
  */
-export function ownerReferencesPlugin(registry: Registry): AdmissionPlugin {
+export function ownerReferencesPlugin(registry: KindLookup): AdmissionPlugin {
   return {
     name: 'OwnerReferencesPermissionEnforcement',
     validate: (a) => {

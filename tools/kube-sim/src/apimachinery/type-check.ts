@@ -4,7 +4,7 @@
 // unknown-field detection read (protobuf-schemas.ts). A write meets one of three decoders, each with its own
 // wording: Go's JSON decoder (create, update, and the result of a merge or JSON patch), the unstructured
 // converter (the result of a strategic merge patch), and structured-merge-diff's typed conversion (an apply).
-import type { TypeView } from '../fieldmanager/field-types.ts';
+import type { TypeView } from './type-view.ts';
 import { fieldsByName, LEAF } from './fieldcheck.ts';
 import type { Field } from './protobuf.ts';
 import { KINDS } from './protobuf-schemas.ts';

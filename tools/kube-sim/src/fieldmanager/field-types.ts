@@ -5,27 +5,9 @@
 // built-ins from the merge keys kube-sim already knows for strategic merge patches.
 import { listStrategy } from '../patch/strategic.ts';
 import type { Json, JSONSchemaProps, ResourceType } from '../apimachinery/types.ts';
+import type { ListType, TypeView } from '../apimachinery/type-view.ts';
 
-export type ListType =
-  | { type: 'atomic' }
-  | { type: 'set' }
-  /** `keys` sorted by name, as a path element writes them. */
-  | { type: 'map'; keys: readonly string[]; defaults: Readonly<Record<string, Json>> };
-
-export interface TypeView {
-  field(name: string): TypeView;
-  item(): TypeView;
-  list(): ListType;
-  /** Replaced as a whole by an apply (a structType/mapType atomic object). */
-  atomic(): boolean;
-  /** `name` is a declared field of this object, not a key of a map (so a field set may name it alone). */
-  named(name: string): boolean;
-  /**
-   * A built-in's field that the zero value of its Go type already has (`spec`, a pod template): a write
-   * that fills it in does not own the field itself, only what it put under it.
-   */
-  inZeroValue(): boolean;
-}
+export type { ListType, TypeView } from '../apimachinery/type-view.ts';
 
 const ATOMIC: ListType = { type: 'atomic' };
 const SET: ListType = { type: 'set' };

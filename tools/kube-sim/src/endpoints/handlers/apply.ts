@@ -1,8 +1,8 @@
 // Server-side apply (PATCH with application/apply-patch+yaml): the configuration merged in with field
-// ownership and conflicts (../../fieldmanager/apply.ts).
+// ownership and conflicts (./server-side-apply.ts).
 import type { WriteOptions } from '../../registry/api.ts';
 import { ApiError, type JsonObject } from '../../apimachinery/types.ts';
-import { serverSideApply } from '../../fieldmanager/apply.ts';
+import { serverSideApply } from './server-side-apply.ts';
 import { typeViewOf } from '../../fieldmanager/field-types.ts';
 import { refuseUntypedApply } from '../../apimachinery/type-check.ts';
 import { boolParam } from '../query.ts';

@@ -4,15 +4,10 @@ import type { Store } from '../../storage/store.ts';
 import { ApiError, type KubeObject } from '../../apimachinery/types.ts';
 import type { Auth } from './authentication.ts';
 import type { Filter } from './chain.ts';
+import type { AuthorizationRequest } from '../../admission/attributes.ts';
 
-export interface Attributes {
+export interface Attributes extends AuthorizationRequest {
   user: string;
-  verb: string;
-  group: string;
-  resource: string;
-  subresource: string;
-  namespace: string | undefined;
-  name: string | undefined;
 }
 
 interface Rule {

@@ -2,11 +2,11 @@
 // object; fields its manager applied before and applies no more are removed unless another manager owns
 // them; changing a field another manager owns is a conflict (409) unless forced, which takes it over.
 // A create by apply records an Apply entry for the configuration's fields.
-import type { Api, WriteOptions } from '../registry/api.ts';
-import { notFound, timestamp } from '../registry/errors.ts';
-import { difference, type FieldSet, intersection, union } from './fieldset.ts';
-import { compare, fieldSetOf, mergeApplied, removeFields, withNamedParents } from './field-ops.ts';
-import { type TypeView, typeViewOf } from './field-types.ts';
+import type { Api, WriteOptions } from '../../registry/api.ts';
+import { notFound, timestamp } from '../../registry/errors.ts';
+import { difference, type FieldSet, intersection, union } from '../../fieldmanager/fieldset.ts';
+import { compare, fieldSetOf, mergeApplied, removeFields, withNamedParents } from '../../fieldmanager/field-ops.ts';
+import { type TypeView, typeViewOf } from '../../fieldmanager/field-types.ts';
 import {
   type Conflict,
   conflictError,
@@ -16,15 +16,15 @@ import {
   type Manager,
   type Part,
   scopeFieldSet,
-} from './managed-fields.ts';
-import { apiVersionOf, resourceId } from '../registry/resources.ts';
+} from '../../fieldmanager/managed-fields.ts';
+import { apiVersionOf, resourceId } from '../../apimachinery/resource-ids.ts';
 import {
   ApiError,
   type Json,
   type JsonObject,
   type KubeObject,
   type ResourceType,
-} from '../apimachinery/types.ts';
+} from '../../apimachinery/types.ts';
 
 export interface ApplyRequest {
   t: ResourceType;
