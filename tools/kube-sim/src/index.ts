@@ -6,7 +6,13 @@ import { Audit } from './server/filters/audit.ts';
 import { Auth, type AuthOptions } from './server/filters/authentication.ts';
 import { Cluster } from './registry/cluster-access.ts';
 import { type CrdFinalizer, startCrdFinalizer } from './apiextensions/crd-finalizer.ts';
-import { DataDirWriter, SNAPSHOT_FILE, type Saved, loadDataDir, restoreObjects } from './controlplane/data-dir.ts';
+import {
+  DataDirWriter,
+  SNAPSHOT_FILE,
+  type Saved,
+  loadDataDir,
+  restoreObjects,
+} from './controlplane/data-dir.ts';
 import { type FaultOptions, Faults } from './server/filters/faults.ts';
 import { Kubeconfigs } from './server/kubeconfig.ts';
 import { Registry } from './registry/resources.ts';

@@ -1,13 +1,17 @@
 // kube-sim's layout rules (issue 31), over its source (src/, test files aside): no function over 80 lines, no
 // file over 600 (schema data aside), no import of the operator's `@podset/*` packages (the simulator must not
-// depend on what it tests), no import cycle, every folder on the README's folder map. The checkers are tried
-// first on synthetic sources, so a rule that could not fail would show here.
+// depend on what it tests), no import cycle, every folder on the README's folder map, and folders that point
+// one way: each top folder imports only the folders its row of ALLOWED_IMPORTS lists, and that table has no
+// cycle (as k8s.io/apiserver's storage never imports its endpoints). The checkers are tried first on
+// synthetic sources, so a rule that could not fail would show here.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import {
+  describedAllowedImports,
   describedFolders,
+  disallowedImports,
   functionSizes,
   importCycles,
   importGraph,
@@ -16,6 +20,8 @@ import {
   readFolders,
   readSources,
   type SourceFile,
+  tableGraph,
+  topFolder,
 } from './support/layout.ts';
 
 const SRC = path.resolve(import.meta.dirname, '../src');
@@ -30,6 +36,36 @@ const SCHEMA_DATA_FILES = [
   'openapi/parameters.ts',
   'apimachinery/protobuf-schemas.ts',
 ];
+
+/**
+ * Which top folders of src/ each top folder may import (`.` is src/index.ts, the package's entry), lowest
+ * first. A folder's subfolders are part of it. The README's Layout section shows the same table.
+ */
+const ALLOWED_IMPORTS: Record<string, string[]> = {
+  apimachinery: [],
+  patch: ['apimachinery'],
+  apiextensions: ['apimachinery'],
+  fieldmanager: ['apimachinery', 'patch'],
+  storage: ['apimachinery'],
+  admission: ['apimachinery', 'storage'],
+  registry: ['admission', 'apiextensions', 'apimachinery', 'fieldmanager', 'patch', 'storage'],
+  openapi: ['apimachinery', 'registry'],
+  controllers: ['admission', 'apimachinery', 'registry'],
+  endpoints: ['apimachinery', 'fieldmanager', 'registry', 'storage'],
+  server: ['admission', 'apimachinery', 'endpoints', 'openapi', 'registry', 'storage'],
+  controlplane: ['apiextensions', 'apimachinery', 'registry', 'server', 'storage'],
+  '.': [
+    'admission',
+    'apiextensions',
+    'apimachinery',
+    'controllers',
+    'controlplane',
+    'registry',
+    'server',
+    'storage',
+  ],
+  cmd: ['.', 'controllers', 'server'],
+};
 
 const src = (file: string, text: string): SourceFile => ({ file, text });
 const body = (lines: number) =>
@@ -96,6 +132,58 @@ describe('the checkers, on synthetic sources', () => {
     assert.deepEqual(importCycles(importGraph([src('a.ts', "import './b.ts';"), src('b.ts', '')])), []);
   });
 
+  test('allowed imports: an import into a top folder its row does not list, a folder with no row', () => {
+    const graph = importGraph([
+      src(
+        'storage/watch.ts',
+        "import { table } from '../endpoints/table.ts';\nimport { s } from './store.ts';",
+      ),
+      src('storage/store.ts', "import { J } from '../apimachinery/json.ts';"),
+      src(
+        'endpoints/handlers/watch.ts',
+        "import { w } from '../../storage/watch.ts';\nimport { t } from '../table.ts';",
+      ),
+      src('endpoints/table.ts', ''),
+      src('apimachinery/json.ts', ''),
+      src('index.ts', "import { w } from './storage/watch.ts';"),
+      src('extra/x.ts', "import { J } from '../apimachinery/json.ts';"),
+    ]);
+    const allowed = { storage: ['apimachinery'], endpoints: ['storage'], '.': ['storage'] };
+    assert.deepEqual(disallowedImports(graph, allowed), [
+      'extra/x.ts -> apimachinery/json.ts (extra -> apimachinery)',
+      'storage/watch.ts -> endpoints/table.ts (storage -> endpoints)',
+    ]);
+    assert.equal(topFolder('index.ts'), '.');
+    assert.equal(topFolder('server/filters/faults.ts'), 'server');
+  });
+
+  test('allowed imports: a table whose folders import each other is a cycle', () => {
+    assert.deepEqual(
+      importCycles(tableGraph({ storage: ['endpoints'], endpoints: ['storage'], cmd: ['storage'] })),
+      ['endpoints <-> storage'],
+    );
+    assert.deepEqual(importCycles(tableGraph({ storage: [], endpoints: ['storage'] })), []);
+  });
+
+  test("allowed imports: the README's table rows, `| \\`folder\\` | \\`a\\`, \\`b\\` |`", () => {
+    const readme = [
+      '# x',
+      '## Layout',
+      '| folder | may import |',
+      '| --- | --- |',
+      '| `storage` | `apimachinery` |',
+      '| `.` | `storage`, `server` |',
+      '| `apimachinery` | — |',
+      '## Other',
+      '| `elsewhere` | `x` |',
+    ].join('\n');
+    assert.deepEqual(describedAllowedImports(readme), {
+      storage: ['apimachinery'],
+      '.': ['server', 'storage'],
+      apimachinery: [],
+    });
+  });
+
   test("folder map: the `- \\`src/<folder>/\\` — …` lines of the README's Layout section", () => {
     const readme = [
       '# x',
@@ -141,6 +229,25 @@ describe('kube-sim/src', () => {
 
   test('no import cycle among its modules (type-only imports included)', () => {
     assert.deepEqual(importCycles(importGraph(sources)), [], 'import cycles');
+  });
+
+  test('every import from one top folder into another is one its row of the allowed-imports table lists', () => {
+    const tops = [...new Set(sources.map((s) => topFolder(s.file)))].sort();
+    assert.deepEqual(Object.keys(ALLOWED_IMPORTS).sort(), tops, 'a row for every top folder, and no other');
+    assert.deepEqual(
+      disallowedImports(importGraph(sources), ALLOWED_IMPORTS),
+      [],
+      'imports the table does not allow',
+    );
+  });
+
+  test('the allowed-imports table points one way: no folders import each other, directly or round a cycle', () => {
+    assert.deepEqual(importCycles(tableGraph(ALLOWED_IMPORTS)), [], 'cycles in the table');
+  });
+
+  test("the README's allowed-imports table is this one", () => {
+    const sorted = Object.fromEntries(Object.entries(ALLOWED_IMPORTS).map(([k, v]) => [k, [...v].sort()]));
+    assert.deepEqual(describedAllowedImports(readFileSync(README, 'utf8')), sorted);
   });
 
   test("every folder is on the README's folder map, and every folder there exists", () => {

@@ -90,8 +90,10 @@ class Watcher {
       if (now) this.send('DELETED', ev.rec, () => eventLine(ev));
       return;
     }
-    if (now && before) this.send('MODIFIED', ev.rec, ev.type === 'MODIFIED' ? () => eventLine(ev) : undefined);
-    else if (now && !before) this.send('ADDED', ev.rec, ev.type === 'ADDED' ? () => eventLine(ev) : undefined);
+    if (now && before)
+      this.send('MODIFIED', ev.rec, ev.type === 'MODIFIED' ? () => eventLine(ev) : undefined);
+    else if (now && !before)
+      this.send('ADDED', ev.rec, ev.type === 'ADDED' ? () => eventLine(ev) : undefined);
     else if (!now && before) this.send('DELETED', ev.rec);
   }
 
@@ -331,7 +333,9 @@ export class WatchHub {
   }
 
   private sendGone(w: Watcher, from: number, oldest: number): void {
-    w.res.write(w.p.encoder.error(new ApiError(410, 'Expired', `too old resource version: ${from} (${oldest})`)));
+    w.res.write(
+      w.p.encoder.error(new ApiError(410, 'Expired', `too old resource version: ${from} (${oldest})`)),
+    );
     w.closed = true;
     w.res.end();
   }

@@ -201,3 +201,51 @@ export function describedFolders(readme: string): string[] {
   const section = readme.slice(start, end < 0 ? undefined : end);
   return [...section.matchAll(/^- `src\/([\w/-]+?)\/?` — \S/gm)].map((m) => m[1] as string).sort();
 }
+
+/** The folder a file's imports are ruled by: its top folder under the source root, `.` for the root's files. */
+export function topFolder(file: string): string {
+  const slash = file.indexOf('/');
+  return slash < 0 ? '.' : file.slice(0, slash);
+}
+
+/**
+ * Imports the allowed-imports table does not allow, as `file -> target (from -> to)`: every import from one
+ * top folder into another must be listed under the importing folder; a folder missing from the table may
+ * import no other.
+ */
+export function disallowedImports(
+  graph: Map<string, string[]>,
+  allowed: Readonly<Record<string, readonly string[]>>,
+): string[] {
+  const out: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = topFolder(file);
+    for (const target of targets) {
+      const to = topFolder(target);
+      if (to !== from && !(allowed[from] ?? []).includes(to))
+        out.push(`${file} -> ${target} (${from} -> ${to})`);
+    }
+  }
+  return out.sort();
+}
+
+/** The allowed-imports table as a graph, so the table itself can be checked for cycles (one way only). */
+export function tableGraph(allowed: Readonly<Record<string, readonly string[]>>): Map<string, string[]> {
+  return new Map(Object.entries(allowed).map(([from, tos]) => [from, [...tos].sort()]));
+}
+
+/**
+ * The allowed-imports table a README's `## Layout` section shows: its rows read
+ * "| `folder` | `a`, `b` |" (a dash for none), the header and separator rows aside.
+ */
+export function describedAllowedImports(readme: string): Record<string, string[]> {
+  const start = readme.indexOf('\n## Layout\n');
+  if (start < 0) return {};
+  const end = readme.indexOf('\n## ', start + 1);
+  const section = readme.slice(start, end < 0 ? undefined : end);
+  const table: Record<string, string[]> = {};
+  for (const m of section.matchAll(/^\| `([\w./-]+)` \| (.*?) \|$/gm)) {
+    table[m[1] as string] = [...(m[2] as string).matchAll(/`([\w./-]+)`/g)].map((t) => t[1] as string).sort();
+  }
+  return table;
+}

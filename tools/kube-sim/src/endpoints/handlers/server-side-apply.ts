@@ -5,7 +5,13 @@
 import type { Api, WriteOptions } from '../../registry/api.ts';
 import { notFound, timestamp } from '../../registry/errors.ts';
 import { difference, type FieldSet, intersection, union } from '../../fieldmanager/fieldset.ts';
-import { compare, fieldSetOf, mergeApplied, removeFields, withNamedParents } from '../../fieldmanager/field-ops.ts';
+import {
+  compare,
+  fieldSetOf,
+  mergeApplied,
+  removeFields,
+  withNamedParents,
+} from '../../fieldmanager/field-ops.ts';
 import { type TypeView, typeViewOf } from '../../fieldmanager/field-types.ts';
 import {
   type Conflict,
