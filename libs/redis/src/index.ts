@@ -16,12 +16,12 @@ export {
 export {
   luaScript,
   luaScriptOf,
-  readLua,
   runScript,
   scriptsMade,
   notLoaded,
   type LuaScript,
   type RedisClient,
 } from './script.ts';
+export { luaModule, readLua, resolveLua, type LuaModule } from './lua-include.ts';
 export { sendScriptsBySha, type ScriptsByShaOptions } from './script-sha.ts';
 export { compareRv, rvNewer, rvMax, RV_NEWER_LUA } from './rules/resource-version.ts';
