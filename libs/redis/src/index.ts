@@ -4,14 +4,14 @@ export {
   bullKeys,
   BULLMQ_VERSION,
   JOB_KEY_PATTERNS,
-  projectionKeyspace,
+  projectionKeyNames,
   eventLogKeyOf,
   watcherKeyspace,
   parkedPrefixOf,
   keyPatterns,
   KEYSPACE_LUA,
   type FinishedState,
-  type ProjectionKeyspace,
+  type ProjectionKeyNames,
 } from './keyspace.ts';
 export {
   luaScript,

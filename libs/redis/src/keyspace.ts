@@ -115,7 +115,7 @@ export const JOB_KEY_PATTERNS: readonly string[] = [
 // relist epochs per watch stream, and the marker set once a complete relist was folded.
 const PROJ = { podset: 'ps', pods: 'pods', expect: 'exp', requested: 'req', epoch: 'epoch' } as const;
 
-export interface ProjectionKeyspace {
+export interface ProjectionKeyNames {
   /** `<base>:proj`. */
   readonly base: string;
   /** A PodSet key's four keys. */
@@ -133,7 +133,7 @@ export interface ProjectionKeyspace {
   epoch(stream: string): string;
 }
 
-export function projectionKeyspace(prefix: string, queueName: string): ProjectionKeyspace {
+export function projectionKeyNames(prefix: string, queueName: string): ProjectionKeyNames {
   const base = `${queueBase(prefix, queueName)}:proj`;
   return {
     base,
@@ -181,7 +181,7 @@ export function parkedPrefixOf(prefix: string, queueName: string): string {
 /** Key patterns of the families the ACL rules grant one by one (after `~`, `%R~`, `%RW~`). */
 export function keyPatterns(prefix: string, queueName: string) {
   const q = jobPrefixOf(prefix, queueName);
-  const proj = projectionKeyspace(prefix, queueName).of('*');
+  const proj = projectionKeyNames(prefix, queueName).of('*');
   return {
     /** Every key of the install, the event log at its default place included. */
     all: `${q}*`,

@@ -5,7 +5,7 @@ import { parseKey } from '@podset/reconcile';
 import { luaScriptOf, runScript } from '@podset/redis';
 import { decodePod, ENTRY_LUA, type ProjectedPod } from './entry.ts';
 import { VerifiedEntries } from './verified-entries.ts';
-import { ProjectionKeys, type ProjectedPodSet, type ProjectedState, type Refusal } from './projection.ts';
+import { ProjectionClient, type ProjectedPodSet, type ProjectedState, type Refusal } from './projection.ts';
 
 /**
  * How long an expectation holds at most (the ReplicaSet controller's 5 minutes). Its Lua twin (entry.lua)
@@ -23,7 +23,7 @@ const READ = luaScriptOf(lua('read'), [ENTRY_LUA]);
 const DROP = luaScriptOf(lua('drop'));
 
 /** The worker's side of the projection: it reads, records expectations and forgets a deleted PodSet. */
-export class ProjectionReader extends ProjectionKeys {
+export class ProjectionReader extends ProjectionClient {
   /** Entries already checked, so that an unchanged one is not checked (nor decoded) at every read. */
   readonly #verified = new VerifiedEntries<object>();
 

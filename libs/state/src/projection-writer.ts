@@ -29,7 +29,7 @@ import {
 } from './entry.ts';
 import type { EntryTags } from './integrity.ts';
 import {
-  ProjectionKeys,
+  ProjectionClient,
   type Fold,
   type FoldItem,
   type FoldOptions,
@@ -141,7 +141,7 @@ const NOTHING_COVERED_LUA = luaModule('live-cover', 'local function liveRequestC
 const NO_EVENT_LOG_LUA = luaModule('append-records', 'local function appendRecords() end');
 
 /** The watcher's side of the projection: it folds, relists (epochs, sweep) and marks it ready. */
-export class ProjectionWriter extends ProjectionKeys {
+export class ProjectionWriter extends ProjectionClient {
   readonly #tombstoneTtlMs: number;
   readonly #foldEach: LuaScript;
   readonly #jobPrefix: string;
