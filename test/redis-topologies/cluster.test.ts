@@ -204,7 +204,7 @@ test('Cluster: the assembled worker (projection expectations, readiness PING) on
       httpPort: -1,
       instance: 'cluster-test',
       stateSource: 'projection',
-      projectionKeys: { current: 'cluster-test-projection-key-0123456789' },
+      projectionHmacKeys: { current: 'cluster-test-projection-key-0123456789' },
     },
     { planner, log, kube: f.kube, checkApi: async () => {} },
   );

@@ -2,7 +2,7 @@
 // stop watching, write the checkpoint, release the lease, flush the spans. Exit codes are main.ts's.
 import os from 'node:os';
 import { httpHostOf, openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
-import { EntryTags, projectionKeys } from '@podset/state';
+import { EntryTags, projectionHmacKeys } from '@podset/state';
 import { ownNamespaceProblems, redisKeys, retiredSettings, watcherEnv } from './config.ts';
 import { startWatcher } from './watcher.ts';
 
@@ -19,14 +19,14 @@ export async function main(shutdown: Shutdown): Promise<void> {
     signal: shutdown.signal,
     // The key's own problems (it throws them) and the namespace rule.
     check: (c) => {
-      projectionKeys(c);
+      projectionHmacKeys(c);
       return ownNamespaceProblems(c);
     },
     tracing: true,
   });
   for (const message of retiredSettings(process.env)) log.warn(message);
   // Entries are tagged with the current key only; the previous one is the workers' (during a rotation).
-  const tagKeys = projectionKeys(cfg);
+  const tagKeys = projectionHmacKeys(cfg);
   const tags = tagKeys === undefined ? undefined : new EntryTags({ current: tagKeys.current });
   if (cfg.STATE_SOURCE === 'projection' && tags === undefined) {
     log.warn(

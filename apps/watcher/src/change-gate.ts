@@ -1,7 +1,7 @@
 // Which watch events request a reconcile, and what the watcher keeps to decide it. One implementation is
 // chosen at start-up by STATE_SOURCE: the projection (projector.ts: every event folded into the state the
 // workers read, in Redis) or, for the API fallback, PodSetChangeFilter (change-filter.ts: each PodSet's plan
-// inputs in memory, every pod event requests one). The enqueuer asks the gate and never which one it has.
+// inputs in memory, every pod event requests one). The pipeline asks the gate and never which one it has.
 import type { EventRecord } from './event-log.ts';
 import type { Resource, WatchedObject } from './keys.ts';
 import type { RequestRecord } from './request.ts';
@@ -43,7 +43,7 @@ export interface KeyedEvent {
 export interface ChangeGate {
   /**
    * Set when admit appends the event-log records it is given, in the same Redis call as its folds: the
-   * enqueuer then hands it every batch's records (a batch of no keyed events too) and appends none itself.
+   * pipeline then hands it every batch's records (a batch of no keyed events too) and appends none itself.
    */
   readonly appendsLog?: boolean;
   /**

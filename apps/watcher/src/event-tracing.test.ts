@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
-import { Enqueuer, type ReconcileRequester } from './enqueue.ts';
+import { EventPipeline, type ReconcileRequester } from './event-pipeline.ts';
 import type { WatcherRequest } from './request.ts';
 import { eventTracing } from './event-tracing.ts';
 import { silentLogger } from './log.ts';
@@ -52,7 +52,7 @@ const traceparentOf = (s: { spanContext(): { traceId: string; spanId: string } }
 test('tracing on: a span per event that requests, its traceparent in the request; a later batch carries those of its own events', async () => {
   exporter.reset();
   const queue = new ManualQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger, gate, tracing: eventTracing(tracer) });
+  const enq = new EventPipeline({ queue, logger: silentLogger, gate, tracing: eventTracing(tracer) });
   const first = [enq.event(ev('web', '10')), enq.event(ev('web', '11')), enq.event(ev('covered', '12'))];
   await tick();
   await tick();
@@ -101,13 +101,13 @@ test('tracing on: a span per event that requests, its traceparent in the request
 test('tracing off: no span and no trace context in the request', async () => {
   exporter.reset();
   const queue = new ManualQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger, gate });
+  const enq = new EventPipeline({ queue, logger: silentLogger, gate });
   const done = enq.event(ev('web', '1'));
   await tick();
   await tick();
   assert.deepEqual(queue.calls[0]!.opts, { source: 'live' });
   queue.calls[0]!.settle();
   await done;
-  // A tracer provider is registered in this process: still nothing, as the enqueuer was given no tracing.
+  // A tracer provider is registered in this process: still nothing, as the pipeline was given no tracing.
   assert.equal(exporter.getFinishedSpans().length, 0);
 });

@@ -1,4 +1,4 @@
-// The watcher's spans (tracing on only; with it off the enqueuer is given none and makes none). Each watch
+// The watcher's spans (tracing on only; with it off the pipeline is given none and makes none). Each watch
 // event that owes a reconcile gets a root span — the start of the change's trace — whose traceparent goes
 // into the request, so that the worker's reconcile is its child (or links to it, when requests collapse).
 // A covered event (the key's job in the queue already due soon enough) gets a span too, but nothing carries it to the job: that

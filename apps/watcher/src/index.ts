@@ -12,7 +12,7 @@ export {
   type Checkpointer,
 } from './watch-loop.ts';
 export { podSetKey, keyFor, keysOf, streamId, type Resource, type WatchedObject } from './keys.ts';
-export { Enqueuer, type EventAppender } from './enqueue.ts';
+export { EventPipeline, type EventAppender } from './event-pipeline.ts';
 export { type ReconcileRequester } from './request.ts';
 export { EventLog, eventRecord, type EventRecord } from './event-log.ts';
 export { RedisCheckpoint, DataLossDetector } from './checkpoint.ts';

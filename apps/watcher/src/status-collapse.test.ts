@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PodSetChangeFilter } from './change-filter.ts';
-import { Enqueuer, type ReconcileRequester } from './enqueue.ts';
+import { EventPipeline, type ReconcileRequester } from './event-pipeline.ts';
 import type { WatchedObject } from './keys.ts';
 import { silentLogger } from './log.ts';
 import type { WatchEvent } from './watch-loop.ts';
@@ -76,7 +76,7 @@ type Owed = 'plan' | 'status' | 'nothing';
 /** What the event after `before` came to with the API fallback's gate: a request due now, later, or none. */
 async function owedAfter(before: WatchedObject | undefined, type: WatchEvent['type'], after: WatchedObject) {
   const { queue, calls } = delayQueue();
-  const enq = new Enqueuer({
+  const enq = new EventPipeline({
     queue,
     logger: silentLogger,
     gate: new PodSetChangeFilter(),
@@ -119,7 +119,7 @@ test('API fallback: a pod event is a plan change (due now), a status-only change
 
 test('a key is due at once when any of its batch events can change a plan; status-only alone, after the window', async () => {
   const { queue, calls } = delayQueue();
-  const enq = new Enqueuer({
+  const enq = new EventPipeline({
     queue,
     logger: silentLogger,
     gate: new PodSetChangeFilter(),
@@ -148,7 +148,7 @@ test('a key is due at once when any of its batch events can change a plan; statu
 
 test('STATUS_COLLAPSE_MS 0: a status-only change is requested due at once, as before', async () => {
   const { queue, delays } = delayQueue();
-  const enq = new Enqueuer({
+  const enq = new EventPipeline({
     queue,
     logger: silentLogger,
     gate: new PodSetChangeFilter(),
@@ -161,7 +161,7 @@ test('STATUS_COLLAPSE_MS 0: a status-only change is requested due at once, as be
 
 test("batches while a key's request is in flight each request at their own events' delay (the queue keeps the earliest)", async () => {
   const { queue, calls } = delayQueue(true);
-  const enq = new Enqueuer({
+  const enq = new EventPipeline({
     queue,
     logger: silentLogger,
     gate: new PodSetChangeFilter(),
@@ -200,7 +200,7 @@ test('API fallback: a failed request forgets the pod, so its re-delivered event 
       for (const { opts } of items) calls.push(opts.delayMs ?? 0);
     },
   };
-  const enq = new Enqueuer({
+  const enq = new EventPipeline({
     queue,
     logger: silentLogger,
     gate: new PodSetChangeFilter(),

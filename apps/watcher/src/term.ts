@@ -1,4 +1,4 @@
-// One leadership term of the watcher: a watch loop per (resource, namespace), the enqueuer and event
+// One leadership term of the watcher: a watch loop per (resource, namespace), the pipeline and event
 // log they feed, the periodic resync, and the Redis data-loss check. Built fresh for every term (by
 // startWatcher, watcher.ts), so a new leader starts from the checkpoint in Redis, not from anything a
 // previous term remembered.
@@ -8,7 +8,7 @@ import type { Resource } from './keys.ts';
 import type { Logger } from './log.ts';
 import type { EventTracing } from './event-tracing.ts';
 import type { EventOutcome } from './admit.ts';
-import { Enqueuer, type EventAppender } from './enqueue.ts';
+import { EventPipeline, type EventAppender } from './event-pipeline.ts';
 import type { ReconcileRequester } from './request.ts';
 import { listPodSetKeys, Resync } from './resync.ts';
 import {
@@ -34,7 +34,7 @@ export interface TermOptions {
   watchTimeoutSeconds: number;
   /** A watch open this long past its timeout, silent as long, is stalled (see WatchLoopOptions). */
   stallGraceMs: number;
-  /** How long a status-only change's request waits (see EnqueuerOptions). Default 0. */
+  /** How long a status-only change's request waits (see EventPipelineOptions). Default 0. */
   statusCollapseMs?: number;
   backoff?: BackoffOptions;
   logger: Logger;
@@ -59,7 +59,7 @@ const RESOURCES: readonly Resource[] = ['podsets', 'pods'];
 
 export class WatchTerm {
   readonly loops: WatchLoop[];
-  readonly enqueuer: Enqueuer;
+  readonly pipeline: EventPipeline;
   readonly resync: Resync | undefined;
   readonly #o: TermOptions;
 
@@ -72,7 +72,7 @@ export class WatchTerm {
     const streams = RESOURCES.flatMap((resource) => scopes.map((ns) => streamId(resource, ns)));
     const clock = options.clock === undefined ? {} : { clock: options.clock };
     this.gate = options.gate(streams);
-    this.enqueuer = new Enqueuer({
+    this.pipeline = new EventPipeline({
       queue: options.queue,
       logger: options.logger,
       gate: this.gate,
@@ -90,7 +90,7 @@ export class WatchTerm {
             resource,
             namespace,
             api: options.api,
-            sink: this.enqueuer,
+            sink: this.pipeline,
             checkpoint: this.#checkpoint(options.checkpoint),
             logger: options.logger,
             timeoutSeconds: options.watchTimeoutSeconds,
@@ -106,7 +106,7 @@ export class WatchTerm {
         ? new Resync({
             periodMs: options.resyncPeriodMs,
             listKeys: listPodSetKeys(options.api, scopes),
-            enqueueBulk: (keys) => this.enqueuer.enqueueBulk(keys),
+            enqueueBulk: (keys) => this.pipeline.enqueueBulk(keys),
             logger: options.logger,
             ...clock,
           })

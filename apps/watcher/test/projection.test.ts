@@ -72,7 +72,7 @@ test('events are folded before their request; an event that cannot change a plan
   await waitFor('the Ready change requested', () => liveFor(recording, 'default/proj-a') >= requests + 1);
   // Folds land in event order: by the time the Ready change was requested, the bind was folded.
   assert.equal(liveFor(recording, 'default/proj-a'), requests + 1, 'one request, for the Ready change');
-  assert.equal(watcher.enqueuer.unchanged, 1, 'the bind to a node was folded and requested nothing');
+  assert.equal(watcher.pipeline.unchanged, 1, 'the bind to a node was folded and requested nothing');
   assert.equal((await projection.read('default/proj-a'))?.pods[0]?.spec?.nodeName, 'node-1');
 });
 

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { jobPrefixOf, LIVE_COVER_LUA } from '@podset/queue';
 import { ProjectionWriter, type ProjectedPod } from '@podset/state';
 import { useRedis } from '@podset/testkit';
-import { Enqueuer } from '../src/enqueue.ts';
+import { EventPipeline } from '../src/event-pipeline.ts';
 import { APPEND_RECORDS_LUA, EventLog } from '../src/event-log.ts';
 import { silentLogger } from '../src/log.ts';
 import { Projector } from '../src/projector.ts';
@@ -34,7 +34,7 @@ after(() => conn.disconnect());
 
 const PREFIX = '{tw}';
 
-/** An enqueuer over the projection of queue `name`, its event log at `logKey`; requests are recorded. */
+/** An pipeline over the projection of queue `name`, its event log at `logKey`; requests are recorded. */
 function watcherOf(name: string, logKey: string) {
   const eventLog = new EventLog({ redis: conn, key: logKey, maxLen: 1000 });
   const base = `${PREFIX}:${name}`;
@@ -47,13 +47,13 @@ function watcherOf(name: string, logKey: string) {
     ...(logKey.startsWith(`${base}:`) ? { eventLog: { lua: APPEND_RECORDS_LUA, key: logKey } } : {}),
   });
   const requests: WatcherRequest[] = [];
-  const enqueuer = new Enqueuer({
+  const pipeline = new EventPipeline({
     queue: { requestAll: async (items) => void requests.push(...items) },
     logger: silentLogger,
     gate: new Projector(writer, ['pods/*'], silentLogger, eventLog),
     eventLog,
   });
-  return { enqueuer, requests, writer };
+  return { pipeline, requests, writer };
 }
 
 let rv = 1000;
@@ -81,10 +81,10 @@ async function commandCalls(): Promise<Record<string, number>> {
 }
 
 /** One turn of `events` (handed on together, as a watch read hands them on): writes and server calls. */
-async function turn(enqueuer: Enqueuer, events: readonly WatchEvent[]) {
+async function turn(pipeline: EventPipeline, events: readonly WatchEvent[]) {
   const before = await commandCalls();
   const writesBefore = writes;
-  await Promise.all(events.map((ev) => enqueuer.event(ev)));
+  await Promise.all(events.map((ev) => pipeline.event(ev)));
   const written = writes - writesBefore;
   const after = await commandCalls();
   const delta = (name: string) => (after[name] ?? 0) - (before[name] ?? 0);
@@ -92,11 +92,11 @@ async function turn(enqueuer: Enqueuer, events: readonly WatchEvent[]) {
 }
 
 test('a turn of many events, the event log with them, is one socket write and one script call', async () => {
-  const { enqueuer, requests, writer } = watcherOf('one', `${PREFIX}:one:watcher:events`);
+  const { pipeline, requests, writer } = watcherOf('one', `${PREFIX}:one:watcher:events`);
   assert.equal(writer.appendsLog, true);
-  await turn(enqueuer, [podEvent('warm', 'w-1', 'Pending')]); // Redis learns the script
+  await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]); // Redis learns the script
   const events = Array.from({ length: 20 }, (_, i) => podEvent(`ps-${i % 4}`, `p-${i}`, 'Pending'));
-  assert.deepEqual(await turn(enqueuer, events), { writes: 1, scripts: 1, xadds: 20 });
+  assert.deepEqual(await turn(pipeline, events), { writes: 1, scripts: 1, xadds: 20 });
   // Every event logged, in order, and folded; each key owed once.
   const logged = await redis.client.xrange(`${PREFIX}:one:watcher:events`, '-', '+');
   assert.deepEqual(
@@ -111,19 +111,19 @@ test('a turn of many events, the event log with them, is one socket write and on
 });
 
 test('a turn whose events concern no PodSet still logs them in one call', async () => {
-  const { enqueuer } = watcherOf('unkeyed', `${PREFIX}:unkeyed:watcher:events`);
-  await turn(enqueuer, [podEvent('warm', 'w-1', 'Pending')]);
+  const { pipeline } = watcherOf('unkeyed', `${PREFIX}:unkeyed:watcher:events`);
+  await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]);
   const orphan = podEvent('x', 'orphan', 'Pending');
   orphan.object.metadata!.ownerReferences = [];
-  assert.deepEqual(await turn(enqueuer, [orphan]), { writes: 1, scripts: 1, xadds: 1 });
+  assert.deepEqual(await turn(pipeline, [orphan]), { writes: 1, scripts: 1, xadds: 1 });
   assert.equal(await redis.client.xlen(`${PREFIX}:unkeyed:watcher:events`), 2);
 });
 
 test('an event log outside the projection’s hash slot is appended in a call of its own', async () => {
-  const { enqueuer, writer } = watcherOf('apart', 'elsewhere:events');
+  const { pipeline, writer } = watcherOf('apart', 'elsewhere:events');
   assert.equal(writer.appendsLog, false);
-  await turn(enqueuer, [podEvent('warm', 'w-1', 'Pending')]);
+  await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]);
   const events = Array.from({ length: 5 }, (_, i) => podEvent('ps', `q-${i}`, 'Pending'));
-  assert.deepEqual(await turn(enqueuer, events), { writes: 1, scripts: 2, xadds: 5 });
+  assert.deepEqual(await turn(pipeline, events), { writes: 1, scripts: 2, xadds: 5 });
   assert.equal(await redis.client.xlen('elsewhere:events'), 6);
 });

@@ -2,7 +2,7 @@
 // active (bounded by SHUTDOWN_TIMEOUT_SECONDS), close connections, exit 0.
 import * as reconcileLib from '@podset/reconcile';
 import { httpHostOf, openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
-import { projectionKeys } from '@podset/state';
+import { projectionHmacKeys } from '@podset/state';
 import { bulkConcurrency, workerEnv } from './config.ts';
 import { ownNamespaceProblems } from './namespace-scope.ts';
 import { defaultInstance, startWorker } from './worker.ts';
@@ -12,13 +12,13 @@ export async function main(shutdown: Shutdown): Promise<void> {
     signal: shutdown.signal,
     check: (c) => {
       bulkConcurrency(c);
-      projectionKeys(c);
+      projectionHmacKeys(c);
       return ownNamespaceProblems(c);
     },
     tracing: true,
   });
   const bulkShare = bulkConcurrency(config);
-  const keys = projectionKeys(config);
+  const keys = projectionHmacKeys(config);
 
   const worker = await startWorker(
     {
@@ -42,7 +42,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       events: config.EVENTS,
       stateSource: config.STATE_SOURCE,
       watchNamespaces: config.WATCH_NAMESPACES,
-      ...(keys !== undefined ? { projectionKeys: keys } : {}),
+      ...(keys !== undefined ? { projectionHmacKeys: keys } : {}),
       ...(config.EVENT_LOG_KEY !== undefined ? { eventLogKey: config.EVENT_LOG_KEY } : {}),
     },
     { planner: reconcileLib, log, ...(tracing !== undefined ? { tracer: tracing.tracer } : {}) },

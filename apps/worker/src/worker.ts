@@ -77,7 +77,7 @@ export interface WorkerSettings {
    * The projection's integrity key(s) (PROJECTION_HMAC_KEY): entries read from the projection are
    * checked with it. Without it the worker never plans from the projection: it reads every key from the API.
    */
-  projectionKeys?: TagKeys;
+  projectionHmacKeys?: TagKeys;
   /** Backoff between attempts (tests shorten it). */
   backoff?: { baseMs?: number; maxMs?: number; jitter?: number };
 }
@@ -243,7 +243,7 @@ interface ControllerParts {
 /** The controller with its state source, park store and clean-up, as the settings choose them. */
 function buildController(settings: WorkerSettings, deps: WorkerDeps, parts: ControllerParts): Controller {
   const { kube, events, log, metrics, stateSource, storeRedis } = parts;
-  if (stateSource === 'projection' && settings.projectionKeys === undefined) {
+  if (stateSource === 'projection' && settings.projectionHmacKeys === undefined) {
     log.warn(
       'PROJECTION_HMAC_KEY is not set: nothing read from the projection could be checked, so every reconcile reads its PodSet and pods from the API',
     );
@@ -264,7 +264,7 @@ function buildController(settings: WorkerSettings, deps: WorkerDeps, parts: Cont
       redis: storeRedis,
       prefix: settings.queuePrefix,
       queueName: settings.queueName,
-      tags: settings.projectionKeys && new EntryTags(settings.projectionKeys),
+      tags: settings.projectionHmacKeys && new EntryTags(settings.projectionHmacKeys),
       refused: (entry) => {
         metrics.onRefusedEntry(entry);
         log.warn(

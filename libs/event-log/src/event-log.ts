@@ -2,7 +2,7 @@
 // next to the queue's keys, read by the dashboard, and a deleted PodSet's entries removed by the worker's
 // cleanup (libs/queue's forgetKey). The record's format, its writer, its reader and its deleter live here
 // so they cannot drift; its key is spelled with the others in libs/redis (eventLogKeyOf).
-import { luaScriptOf, readLua, runScript, type RedisClient } from '@podset/redis';
+import { luaModule, luaScriptOf, runScript, type RedisClient } from '@podset/redis';
 
 /** One record, all values strings as Redis stores them. */
 export interface EventRecord {
@@ -115,10 +115,13 @@ export class EventLog {
  * Lua defining `appendRecords(stream, args, at)`: appends the records of `args` from `at` on (appendArgs
  * made them) to the stream, and trims it. For a script that appends in the same call as its own writes.
  */
-export const APPEND_RECORDS_LUA = readLua(new URL('./lua/append-records.lua', import.meta.url));
+export const APPEND_RECORDS_LUA = luaModule(
+  'append-records',
+  new URL('./lua/append-records.lua', import.meta.url),
+);
 
 /** KEYS[1] the stream. ARGV: MAXLEN, then per record its field count and fields. Returns the entry ids. */
-const APPEND_MANY = luaScriptOf(APPEND_RECORDS_LUA, new URL('./lua/append.lua', import.meta.url));
+const APPEND_MANY = luaScriptOf(new URL('./lua/append.lua', import.meta.url), [APPEND_RECORDS_LUA]);
 
 /**
  * KEYS[1] the stream. ARGV: the PodSet key, start id ('-' or '(' .. last id returned), chunk size.

@@ -11,7 +11,7 @@
 // so such an event costs no request at all. Relies on BullMQ's key layout (libs/redis keyspace.ts: the
 // deduplication key names the key's job; prioritized jobs score priority·2^32+counter, delayed ones
 // due·2^12+counter); the script gets those key names from there (KEYSPACE_LUA).
-import { KEYSPACE_LUA, readLua } from '@podset/redis';
+import { KEYSPACE_LUA, luaModule } from '@podset/redis';
 import { PRIORITY } from './options.ts';
 
 /** Where a key's job is, as the cover rule reads it. */
@@ -44,8 +44,7 @@ export function liveCovers(place: CoverPlace, now: number, windowMs: number): bo
  * deduplication key, the prioritized and delayed sets, the active list and the stored next job under
  * `jobPrefix` (the queue's, so in the same Redis Cluster slot as the projection beside it).
  */
-export const LIVE_COVER_LUA = [
-  `local LIVE_PRIORITY = ${PRIORITY.live}`,
+export const LIVE_COVER_LUA = luaModule('live-cover', new URL('./lua/live-cover.lua', import.meta.url), [
+  luaModule('live-priority', `local LIVE_PRIORITY = ${PRIORITY.live}`),
   KEYSPACE_LUA,
-  readLua(new URL('./lua/live-cover.lua', import.meta.url)),
-].join('\n');
+]);

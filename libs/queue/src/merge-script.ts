@@ -15,16 +15,18 @@
 // says whether the add created the key's job.
 // It relies on BullMQ's key layout (keyspace.ts in libs/redis) and scores (delayed: due·0x1000+seq; prioritized:
 // priority·2^32+counter; marker zset); the integration tests pin that behaviour.
-import { bullKeys, luaScriptOf, runScript, RV_NEWER_LUA } from '@podset/redis';
+import { bullKeys, luaModule, luaScriptOf, runScript, RV_NEWER_LUA } from '@podset/redis';
 import type { RedisClient } from './connection.ts';
 import { MAX_REASONS, MAX_TRACEPARENTS } from './payload.ts';
 
 /** The bounds come from payload.ts, the resourceVersion order from libs/redis: each written once. */
-const MERGE = luaScriptOf(
-  `local MAX_REASONS = ${MAX_REASONS}\nlocal MAX_TRACEPARENTS = ${MAX_TRACEPARENTS}`,
+const MERGE = luaScriptOf(new URL('./lua/merge.lua', import.meta.url), [
+  luaModule(
+    'merge-bounds',
+    `local MAX_REASONS = ${MAX_REASONS}\nlocal MAX_TRACEPARENTS = ${MAX_TRACEPARENTS}`,
+  ),
   RV_NEWER_LUA,
-  new URL('./lua/merge.lua', import.meta.url),
-);
+]);
 
 /**
  * request: merge into the key's pending job if it has one (with the request's writes), else say so;

@@ -2,6 +2,7 @@
 // watcher's fold runs), evaluated by real Redis.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { resolveLua } from '@podset/redis';
 import { useRedis } from '@podset/testkit';
 import { LIVE_COVER_LUA, liveCovers, PRIORITY, type CoverPlace } from '../src/index.ts';
 
@@ -72,13 +73,13 @@ const CASES: [string, CoverPlace, number, boolean][] = [
 
 async function lua(place: CoverPlace, windowMs: number): Promise<boolean> {
   const due = place.where === 'delayed' ? place.dueAt : place.where === 'next' ? place.delayMs : 0;
-  const script = `${LIVE_COVER_LUA}
+  const script = `-- @include live-cover
 if coversLive(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])) then
   return 1
 end
 return 0`;
   const args = [place.where, place.priority, due, NOW, windowMs].map(String);
-  return (await server.client.eval(script, 0, ...args)) === 1;
+  return (await server.client.eval(resolveLua(script, [LIVE_COVER_LUA]), 0, ...args)) === 1;
 }
 
 test('the cover rule: the Lua twin agrees with liveCovers, and both with the table', async () => {

@@ -1,5 +1,5 @@
-// Every Redis key the operator reads or writes, spelled here and nowhere else (test/key-literals.test.ts
-// greps apps/ and libs/, TypeScript and Lua, for one spelled elsewhere). One install's keys all start with
+// Every Redis key the operator reads or writes, spelled here and nowhere else (key-literals.test.ts beside
+// this file greps apps/ and libs/, TypeScript and Lua, for one spelled elsewhere). One install's keys all start with
 // `<prefix>:<queue>` (QUEUE_PREFIX, QUEUE_NAME), so on Redis Cluster one hash tag in the prefix puts them in
 // one slot, and the ACL rules (libs/queue/src/acl.ts) grant them by the patterns below.
 //
@@ -10,6 +10,7 @@
 //   <base>:parked:<key>             the worker's parked keys
 //
 // The Lua scripts get their keys as KEYS or build them from the constants of KEYSPACE_LUA, made here.
+import { luaModule } from './lua-include.ts';
 
 /** `<prefix>:<queue>`: the base of every key of one install. */
 export function queueBase(prefix: string, queueName: string): string {
@@ -114,7 +115,7 @@ export const JOB_KEY_PATTERNS: readonly string[] = [
 // relist epochs per watch stream, and the marker set once a complete relist was folded.
 const PROJ = { podset: 'ps', pods: 'pods', expect: 'exp', requested: 'req', epoch: 'epoch' } as const;
 
-export interface ProjectionKeyspace {
+export interface ProjectionKeyNames {
   /** `<base>:proj`. */
   readonly base: string;
   /** A PodSet key's four keys. */
@@ -132,7 +133,7 @@ export interface ProjectionKeyspace {
   epoch(stream: string): string;
 }
 
-export function projectionKeyspace(prefix: string, queueName: string): ProjectionKeyspace {
+export function projectionKeyNames(prefix: string, queueName: string): ProjectionKeyNames {
   const base = `${queueBase(prefix, queueName)}:proj`;
   return {
     base,
@@ -180,7 +181,7 @@ export function parkedPrefixOf(prefix: string, queueName: string): string {
 /** Key patterns of the families the ACL rules grant one by one (after `~`, `%R~`, `%RW~`). */
 export function keyPatterns(prefix: string, queueName: string) {
   const q = jobPrefixOf(prefix, queueName);
-  const proj = projectionKeyspace(prefix, queueName).of('*');
+  const proj = projectionKeyNames(prefix, queueName).of('*');
   return {
     /** Every key of the install, the event log at its default place included. */
     all: `${q}*`,
@@ -193,14 +194,17 @@ export function keyPatterns(prefix: string, queueName: string) {
 }
 
 /**
- * Lua constants of the key names the scripts build themselves (they are prepended to a script that uses
+ * Lua constants of the key names the scripts build themselves (`-- @include keyspace` in a script that uses
  * them): BullMQ's deduplication key, stored next job, prioritized set, active list and delayed set after a job prefix,
  * and the projection's per-key keys after its base (`base .. PROJ_PODSET .. key`).
  */
-export const KEYSPACE_LUA = [
-  `local BULL_DEDUP, BULL_DEDUP_NEXT = '${BULL.dedup}', '${BULL.dedupNext}'`,
-  `local BULL_PRIORITIZED, BULL_ACTIVE = '${BULL.prioritized}', '${BULL.active}'`,
-  `local BULL_DELAYED = '${BULL.delayed}'`,
-  `local PROJ_PODSET, PROJ_PODS = ':${PROJ.podset}:', ':${PROJ.pods}:'`,
-  `local PROJ_EXPECT, PROJ_REQUESTED = ':${PROJ.expect}:', ':${PROJ.requested}:'`,
-].join('\n');
+export const KEYSPACE_LUA = luaModule(
+  'keyspace',
+  [
+    `local BULL_DEDUP, BULL_DEDUP_NEXT = '${BULL.dedup}', '${BULL.dedupNext}'`,
+    `local BULL_PRIORITIZED, BULL_ACTIVE = '${BULL.prioritized}', '${BULL.active}'`,
+    `local BULL_DELAYED = '${BULL.delayed}'`,
+    `local PROJ_PODSET, PROJ_PODS = ':${PROJ.podset}:', ':${PROJ.pods}:'`,
+    `local PROJ_EXPECT, PROJ_REQUESTED = ':${PROJ.expect}:', ':${PROJ.requested}:'`,
+  ].join('\n'),
+);

@@ -5,8 +5,8 @@
 // (libs/runtime's redis-scripts.ts) puts every script made here into Redis's cache beforehand, so each
 // script made is also recorded, for the loader to find.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
+import { readLua, resolveLua, type LuaModule } from './lua-include.ts';
 
 /** A client of either kind; both speak the same commands. */
 export type RedisClient = Redis | Cluster;
@@ -29,17 +29,13 @@ export function scriptsMade(): LuaScript[] {
   return [...made.values()];
 }
 
-/** The text of a .lua file, by URL (`new URL('./x.lua', import.meta.url)`). */
-export function readLua(url: URL): string {
-  return readFileSync(url, 'utf8');
-}
-
 /**
- * One script from parts, concatenated in order: the rules and helpers it uses first (Lua source that
- * defines local functions), the script's body last (a .lua file).
+ * One script: its body (a .lua file, or Lua text) with its `-- @include` lines resolved from `modules`
+ * (lua-include.ts).
  */
-export function luaScriptOf(...parts: readonly (string | URL)[]): LuaScript {
-  return luaScript(parts.map((p) => (typeof p === 'string' ? p : readLua(p))).join('\n'));
+export function luaScriptOf(body: string | URL, modules: readonly LuaModule[] = []): LuaScript {
+  const source = typeof body === 'string' ? body : readLua(body);
+  return luaScript(resolveLua(source, modules, typeof body === 'string' ? 'the script' : body.pathname));
 }
 
 export async function runScript(

@@ -47,7 +47,7 @@ const server = useRedis();
 const redis = server.client;
 
 test('the Lua rvNewer the scripts run in Redis agrees with the TypeScript one', async () => {
-  const script = `${RV_NEWER_LUA}\nif rvNewer(ARGV[1], ARGV[2] ~= '' and ARGV[2] or nil) then return 1 end\nreturn 0`;
+  const script = `${RV_NEWER_LUA.source}\nif rvNewer(ARGV[1], ARGV[2] ~= '' and ARGV[2] or nil) then return 1 end\nreturn 0`;
   for (const [candidate, current] of CASES) {
     const lua = await redis.eval(script, 0, candidate, current ?? '');
     assert.equal(lua === 1, rvNewer(candidate, current), `rvNewer(${candidate}, ${String(current)})`);

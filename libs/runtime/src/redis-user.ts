@@ -2,7 +2,7 @@
 // Redis answered: an operator reads in the log that the ACLs are in force, or that this app could do
 // more than it needs (the single-password fallback, or an ACL wider than the documented one). The probe
 // deletes a key that never exists (a name no PodSet key can have), so it changes nothing when allowed.
-import { projectionKeyspace } from '@podset/redis';
+import { projectionKeyNames } from '@podset/redis';
 import type { RedisConnector } from '@podset/queue';
 
 export type ProbedApp = 'watcher' | 'worker' | 'dashboard';
@@ -15,7 +15,7 @@ export interface UserProbe {
 
 /** Names no PodSet key has (not a valid `namespace/name`), under each app's forbidden area. */
 export function userProbe(app: ProbedApp, prefix: string, queueName: string): UserProbe {
-  const projectedPodSet = projectionKeyspace(prefix, queueName).of('!acl-probe').podset;
+  const projectedPodSet = projectionKeyNames(prefix, queueName).of('!acl-probe').podset;
   switch (app) {
     case 'watcher':
       return { what: 'writing outside the queue prefix', key: `${prefix}-acl-probe:!none` };

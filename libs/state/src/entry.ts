@@ -15,7 +15,7 @@ import {
   type OwnerReference,
   type PodCondition,
 } from '@podset/reconcile';
-import { readLua } from '@podset/redis';
+import { luaModule } from '@podset/redis';
 
 /** The fields of an object's metadata the projection keeps. */
 export interface ProjectedMeta {
@@ -176,7 +176,7 @@ export function decodePod(name: string, key: string, fields: string, resourceVer
  * tombstone; `podDeleting(entry)` — a pod entry whose deletionTimestamp is set, the Lua twin of the
  * planner's "terminating" (podLifecycle), tested against it on one case table.
  */
-export const ENTRY_LUA = readLua(new URL('./entry.lua', import.meta.url));
+export const ENTRY_LUA = luaModule('entry', new URL('./lua/entry.lua', import.meta.url));
 
 /** What of a PodSet besides its status can change a plan (a status-only change is the operator's own). */
 export function podSetInputs(m: {

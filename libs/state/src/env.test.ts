@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { ConfigError } from '@podset/config';
-import { projectionKeys } from './env.ts';
+import { projectionHmacKeys } from './env.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'projection-key-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,7 +19,7 @@ const none = {
 
 function problems(cfg: Partial<Record<keyof typeof none, string>>): string[] {
   try {
-    projectionKeys({ ...none, ...cfg });
+    projectionHmacKeys({ ...none, ...cfg });
   } catch (err) {
     assert.ok(err instanceof ConfigError);
     return err.problems.map((p) => `${p.variable}: ${p.message}`);
@@ -28,12 +28,16 @@ function problems(cfg: Partial<Record<keyof typeof none, string>>): string[] {
 }
 
 test('unset: no keys; set: the key, or the file without its trailing newline', () => {
-  assert.equal(projectionKeys(none), undefined);
-  assert.deepEqual(projectionKeys({ ...none, PROJECTION_HMAC_KEY: KEY }), { current: KEY });
+  assert.equal(projectionHmacKeys(none), undefined);
+  assert.deepEqual(projectionHmacKeys({ ...none, PROJECTION_HMAC_KEY: KEY }), { current: KEY });
   const file = path.join(dir, 'key');
   writeFileSync(file, `${KEY}\n`);
   assert.deepEqual(
-    projectionKeys({ ...none, PROJECTION_HMAC_KEY_FILE: file, PROJECTION_HMAC_PREVIOUS_KEY: 'p'.repeat(40) }),
+    projectionHmacKeys({
+      ...none,
+      PROJECTION_HMAC_KEY_FILE: file,
+      PROJECTION_HMAC_PREVIOUS_KEY: 'p'.repeat(40),
+    }),
     {
       current: KEY,
       previous: 'p'.repeat(40),

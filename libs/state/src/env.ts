@@ -34,7 +34,7 @@ type KeyConfig = {
  * The projection's integrity keys from the configuration, undefined when none is given. Throws a
  * ConfigError naming the variable: both the key and its file, a file that cannot be read, a key too short.
  */
-export function projectionKeys(cfg: KeyConfig): TagKeys | undefined {
+export function projectionHmacKeys(cfg: KeyConfig): TagKeys | undefined {
   const problems: { variable: string; message: string }[] = [];
   let current = cfg.PROJECTION_HMAC_KEY;
   let from = 'PROJECTION_HMAC_KEY';

@@ -1,5 +1,5 @@
 export {
-  ProjectionKeys,
+  ProjectionClient,
   type Fold,
   type FoldItem,
   type FoldOptions,
@@ -20,5 +20,5 @@ export {
   type ProjectedMeta,
   type ProjectedPod,
 } from './entry.ts';
-export { projectionKeys, stateSourceEnv } from './env.ts';
+export { projectionHmacKeys, stateSourceEnv } from './env.ts';
 export { EntryTags, MIN_KEY_LENGTH, type TagKeys, type TaggedEntry } from './integrity.ts';

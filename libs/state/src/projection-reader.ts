@@ -2,10 +2,10 @@
 // one round trip, every entry's integrity tag checked; the creates and deletes the worker made and waits
 // to see (expectations); and a deleted PodSet's state forgotten.
 import { parseKey } from '@podset/reconcile';
-import { luaScriptOf, runScript, RV_NEWER_LUA } from '@podset/redis';
+import { luaScriptOf, runScript } from '@podset/redis';
 import { decodePod, ENTRY_LUA, type ProjectedPod } from './entry.ts';
 import { VerifiedEntries } from './verified-entries.ts';
-import { ProjectionKeys, type ProjectedPodSet, type ProjectedState, type Refusal } from './projection.ts';
+import { ProjectionClient, type ProjectedPodSet, type ProjectedState, type Refusal } from './projection.ts';
 
 /**
  * How long an expectation holds at most (the ReplicaSet controller's 5 minutes). Its Lua twin (entry.lua)
@@ -18,13 +18,12 @@ export const EXPECTATION_CLOCK_SKEW_MS = 60_000;
 // The scripts (read once, when this module loads): the rules they use, then their body. What each takes
 // (KEYS, ARGV) and answers is written at the top of its body's file.
 const lua = (name: string) => new URL(`./lua/${name}.lua`, import.meta.url);
-const RULES = [RV_NEWER_LUA, ENTRY_LUA];
-const EXPECT = luaScriptOf(...RULES, lua('expect'));
-const READ = luaScriptOf(...RULES, lua('read'));
+const EXPECT = luaScriptOf(lua('expect'), [ENTRY_LUA]);
+const READ = luaScriptOf(lua('read'), [ENTRY_LUA]);
 const DROP = luaScriptOf(lua('drop'));
 
 /** The worker's side of the projection: it reads, records expectations and forgets a deleted PodSet. */
-export class ProjectionReader extends ProjectionKeys {
+export class ProjectionReader extends ProjectionClient {
   /** Entries already checked, so that an unchanged one is not checked (nor decoded) at every read. */
   readonly #verified = new VerifiedEntries<object>();
 

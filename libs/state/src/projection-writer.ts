@@ -8,7 +8,16 @@
 // reconcile; one that changed only a pod's phase or readiness is told apart (statusOnly), so the watcher
 // may let its request wait a little and collapse with its neighbours'.
 import { parseKey } from '@podset/reconcile';
-import { KEYSPACE_LUA, luaScriptOf, readLua, runScript, RV_NEWER_LUA, type LuaScript } from '@podset/redis';
+import {
+  KEYSPACE_LUA,
+  luaModule,
+  luaScriptOf,
+  readLua,
+  runScript,
+  RV_NEWER_LUA,
+  type LuaModule,
+  type LuaScript,
+} from '@podset/redis';
 import {
   encodePod,
   inputsDigest,
@@ -20,7 +29,7 @@ import {
 } from './entry.ts';
 import type { EntryTags } from './integrity.ts';
 import {
-  ProjectionKeys,
+  ProjectionClient,
   type Fold,
   type FoldItem,
   type FoldOptions,
@@ -82,21 +91,20 @@ function encodeItem(
   return { field, payload: `${tag}\t${payload}`, digest };
 }
 
-// The scripts, each from its .lua files (read once, when this module loads): the rules and helpers it uses,
-// then its body. What each takes (KEYS, ARGV) and answers is written at the top of its body's file.
+// The scripts, each from its .lua files (read once, when this module loads): its body includes the rules
+// and helpers it uses. What each takes (KEYS, ARGV) and answers is written at the top of its body's file.
 const lua = (name: string) => new URL(`./lua/${name}.lua`, import.meta.url);
-const RULES = [RV_NEWER_LUA, ENTRY_LUA];
-const STORED = readLua(lua('stored'));
-/** The fold of one object, with what it uses beyond RULES. */
-const FOLD_FN = [STORED, readLua(lua('fold'))].join('\n');
+const STORED = luaModule('stored', lua('stored'), [RV_NEWER_LUA]);
+/** The fold of one object. */
+const FOLD_FN = luaModule('fold', lua('fold'), [ENTRY_LUA, STORED]);
 /**
- * FOLD_EACH's body, after the key names it builds (KEYSPACE_LUA); the script itself is built per writer,
- * around the queue's liveRequestCovered.
+ * FOLD_EACH's body (it builds key names from KEYSPACE_LUA); the script itself is built per writer, with
+ * the queue's liveRequestCovered and the event log's appendRecords.
  */
-const FOLD_EACH_BODY = [KEYSPACE_LUA, readLua(lua('fold-each'))].join('\n');
-const FOLD = luaScriptOf(...RULES, FOLD_FN, lua('fold-one'));
-const FOLD_LISTED = luaScriptOf(...RULES, STORED, lua('fold-listed'));
-const SWEEP = luaScriptOf(ENTRY_LUA, lua('sweep'));
+const FOLD_EACH_BODY = readLua(lua('fold-each'));
+const FOLD = luaScriptOf(lua('fold-one'), [FOLD_FN]);
+const FOLD_LISTED = luaScriptOf(lua('fold-listed'), [ENTRY_LUA, STORED]);
+const SWEEP = luaScriptOf(lua('sweep'), [ENTRY_LUA]);
 const NEXT_EPOCH = luaScriptOf(lua('next-epoch'));
 
 export interface ProjectionWriterOptions extends ProjectionOptions {
@@ -108,13 +116,13 @@ export interface ProjectionWriterOptions extends ProjectionOptions {
    * long after the event the request of a pod's status change alone would be due (the watcher's
    * STATUS_COLLAPSE_MS; default 0: at once). Without it, foldEach covers nothing.
    */
-  liveCover?: { lua: string; jobPrefix: string; statusWindowMs?: number };
+  liveCover?: { lua: LuaModule; jobPrefix: string; statusWindowMs?: number };
   /**
    * The watcher's event log, for foldEach to append a batch's records in its own call: Lua defining
    * `appendRecords(stream, args, at)` (@podset/event-log's APPEND_RECORDS_LUA) and the stream's key, which
    * must be in the projection's Redis Cluster slot. Without it, foldEach appends nothing.
    */
-  eventLog?: { lua: string; key: string };
+  eventLog?: { lua: LuaModule; key: string };
 }
 
 // The scripts' answers per event (fold.lua, fold-each.lua).
@@ -129,11 +137,11 @@ function answerOf(out: unknown, requested: () => Promise<void>): Fold {
   return { owed: out === OWED, requested };
 }
 
-const NOTHING_COVERED_LUA = 'local function liveRequestCovered() return false end';
-const NO_EVENT_LOG_LUA = 'local function appendRecords() end';
+const NOTHING_COVERED_LUA = luaModule('live-cover', 'local function liveRequestCovered() return false end');
+const NO_EVENT_LOG_LUA = luaModule('append-records', 'local function appendRecords() end');
 
 /** The watcher's side of the projection: it folds, relists (epochs, sweep) and marks it ready. */
-export class ProjectionWriter extends ProjectionKeys {
+export class ProjectionWriter extends ProjectionClient {
   readonly #tombstoneTtlMs: number;
   readonly #foldEach: LuaScript;
   readonly #jobPrefix: string;
@@ -143,13 +151,12 @@ export class ProjectionWriter extends ProjectionKeys {
   constructor(opts: ProjectionWriterOptions) {
     super(opts);
     this.#tombstoneTtlMs = opts.tombstoneTtlMs ?? TOMBSTONE_TTL_MS;
-    this.#foldEach = luaScriptOf(
-      ...RULES,
+    this.#foldEach = luaScriptOf(FOLD_EACH_BODY, [
+      KEYSPACE_LUA,
       FOLD_FN,
       opts.liveCover?.lua ?? NOTHING_COVERED_LUA,
       opts.eventLog?.lua ?? NO_EVENT_LOG_LUA,
-      FOLD_EACH_BODY,
-    );
+    ]);
     this.#eventLogKey = opts.eventLog?.key;
     this.#jobPrefix = opts.liveCover?.jobPrefix ?? '';
     this.#statusWindowMs = opts.liveCover?.statusWindowMs ?? 0;

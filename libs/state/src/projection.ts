@@ -4,7 +4,7 @@
 // ProjectionWriter (projection-writer.ts) is the watcher's — fold, epochs, sweep, the ready marker;
 // ProjectionReader (projection-reader.ts) is the worker's — read, expectations, forget.
 //
-// Per PodSet key `ns/name` (the key names: libs/redis keyspace.ts, projectionKeyspace):
+// Per PodSet key `ns/name` (the key names: libs/redis keyspace.ts, projectionKeyNames):
 //   podset   the PodSet as the planner reads it (JSON), with the epoch and RV it was folded at
 //   pods     hash pod name → epoch, RV and the pod's fields the planner reads (entry.ts)
 // Each entry is `epoch \t rv \t tag \t payload`: the tag (integrity.ts) is made by the writer, before the
@@ -13,7 +13,7 @@
 //   expect   hash pod name → expiry (ms): creates and deletes a worker made and has not seen yet
 //   requested  hash pod name (or '@ps') → digest of the plan inputs last requested
 // and the ready marker, set once a complete relist has been folded (until then workers read the API).
-import { projectionKeyspace, type ProjectionKeyspace, type RedisClient } from '@podset/redis';
+import { projectionKeyNames, type ProjectionKeyNames, type RedisClient } from '@podset/redis';
 import { systemClock, type Clock } from '@podset/runtime';
 import type { ProjectedMeta, ProjectedPod } from './entry.ts';
 import type { EntryTags } from './integrity.ts';
@@ -121,20 +121,20 @@ export interface OutOfBoundsValue {
   count: number;
 }
 
-/** The keys both sides address, and what both hold. */
-export class ProjectionKeys {
+/** The base of both sides (reader, writer): their Redis client, clock, entry tags and the projection's key names. */
+export class ProjectionClient {
   protected readonly client: RedisClient;
   protected readonly clock: Clock;
   protected readonly tags: EntryTags | undefined;
   protected readonly outOfBounds: ((value: OutOfBoundsValue) => void) | undefined;
-  readonly keyspace: ProjectionKeyspace;
+  readonly keyspace: ProjectionKeyNames;
 
   constructor(opts: ProjectionOptions) {
     this.client = opts.client;
     this.outOfBounds = opts.outOfBounds;
     this.clock = opts.clock ?? systemClock;
     this.tags = opts.tags;
-    this.keyspace = projectionKeyspace(opts.prefix, opts.queueName);
+    this.keyspace = projectionKeyNames(opts.prefix, opts.queueName);
   }
 
   get base(): string {

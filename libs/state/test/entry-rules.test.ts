@@ -62,7 +62,9 @@ const CASES: [string, ProjectedPod][] = [
 const entryOf = (pod: ProjectedPod) => `7\t42\tTAG\t${encodePod(pod).fields}`;
 
 async function lua(fn: 'podDeleting' | 'isTombstone', entry: string): Promise<boolean> {
-  return (await redis.eval(`${ENTRY_LUA}\nif ${fn}(ARGV[1]) then return 1 end\nreturn 0`, 0, entry)) === 1;
+  return (
+    (await redis.eval(`${ENTRY_LUA.source}\nif ${fn}(ARGV[1]) then return 1 end\nreturn 0`, 0, entry)) === 1
+  );
 }
 
 test('terminating (a deletionTimestamp): the Lua podDeleting of the stored entry agrees with podLifecycle', async () => {
@@ -142,7 +144,7 @@ const CHANGES: [string, ProjectedPod | undefined, ProjectedPod, InputsChange][] 
 ];
 
 async function luaInputsChange(requested: string | undefined, digest: string): Promise<string> {
-  const script = `${ENTRY_LUA}\nlocal requested = false\nif ARGV[1] == '1' then requested = ARGV[2] end\nreturn inputsChange(requested, ARGV[3])`;
+  const script = `${ENTRY_LUA.source}\nlocal requested = false\nif ARGV[1] == '1' then requested = ARGV[2] end\nreturn inputsChange(requested, ARGV[3])`;
   return (await redis.eval(
     script,
     0,

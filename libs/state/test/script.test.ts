@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { test } from 'node:test';
 import { useRedis } from '@podset/testkit';
-import { luaScript, runScript } from '@podset/redis';
+import { luaModule, luaScript, runScript } from '@podset/redis';
 
 const server = useRedis();
 const client = server.client;
@@ -39,7 +39,10 @@ test('the scripts are read from their .lua files once, when the module loads: a 
     client,
     prefix: '{podset}',
     queueName: 'read-once-covered',
-    liveCover: { lua: 'local function liveRequestCovered() return true end', jobPrefix: 'x' },
+    liveCover: {
+      lua: luaModule('live-cover', 'local function liveRequestCovered() return true end'),
+      jobPrefix: 'x',
+    },
   });
   const luaReads = read.mock.calls.filter((c) => String(c.arguments[0]).endsWith('.lua'));
   assert.deepEqual(luaReads, []);

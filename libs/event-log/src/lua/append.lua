@@ -1,3 +1,4 @@
 -- KEYS[1] the stream. ARGV: MAXLEN, then per record its field count and fields. Returns the entry ids.
 -- Uses appendRecords (append-records.lua).
+-- @include append-records
 return appendRecords(KEYS[1], ARGV, 1)

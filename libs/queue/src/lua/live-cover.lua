@@ -1,6 +1,8 @@
 -- Defines coversLive (the rule; live-cover.ts's liveCovers is its twin) and liveRequestCovered(jobPrefix,
--- key, now, windowMs) (live-cover.ts says when a request is covered). Expects LIVE_PRIORITY, the queue's
--- priority of a live request, and the key names of KEYSPACE_LUA (libs/redis keyspace.ts) defined before it.
+-- key, now, windowMs) (live-cover.ts says when a request is covered). Includes LIVE_PRIORITY, the queue's
+-- priority of a live request, and the key names of KEYSPACE_LUA (libs/redis keyspace.ts).
+-- @include live-priority
+-- @include keyspace
 
 -- where: 'waiting', 'delayed' (due: when, ms) or 'next' (stored behind the active job; due: its delay from
 -- that job's end). windowMs: the delay the request would ask for (0: due at once).

@@ -1,5 +1,7 @@
 -- The merge of a reconcile request into its key's pending job (merge-script.ts says what it does and the
--- KEYS and ARGV). Expects MAX_REASONS, MAX_TRACEPARENTS and rvNewer (the resourceVersion rule) before it.
+-- KEYS and ARGV). Includes MAX_REASONS, MAX_TRACEPARENTS and rvNewer (the resourceVersion rule).
+-- @include merge-bounds
+-- @include resource-version
 local rcall = redis.call
 local prefix = ARGV[1]
 local now = tonumber(ARGV[2])

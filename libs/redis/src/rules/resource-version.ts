@@ -2,7 +2,7 @@
 // run inside Redis. Kubernetes says resourceVersions are opaque, but etcd's (and kube-sim's) are decimal
 // integers: those are compared numerically, as strings, with no precision loss past 2^53.
 // The Lua twin (resource-version.lua) says the same as rvNewer; one case table tests both.
-import { readLua } from '../script.ts';
+import { luaModule } from '../lua-include.ts';
 
 const DECIMAL = /^[0-9]+$/;
 
@@ -34,4 +34,4 @@ export function rvMax(a: string | undefined, b: string | undefined): string | un
 }
 
 /** `rvNewer(c, cur)` in Lua (cur may be nil), for the scripts that compare resourceVersions in Redis. */
-export const RV_NEWER_LUA = readLua(new URL('./resource-version.lua', import.meta.url));
+export const RV_NEWER_LUA = luaModule('resource-version', new URL('./resource-version.lua', import.meta.url));

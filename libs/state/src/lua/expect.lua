@@ -10,6 +10,7 @@
 -- bounds. Then the expectation carries NEVER_SWEPT, an epoch no relist reaches, so no sweep ends its wait
 -- early (which could create its pod twice): it holds until it expires.
 -- Returns {expectations recorded, epoch counters out of bounds}.
+-- @include entry
 local NEVER_SWEPT = '999999999999999'
 local function counter(key)
   local v = redis.call('GET', key)

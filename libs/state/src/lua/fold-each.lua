@@ -13,8 +13,12 @@
 -- job reads this event's state and nothing more is requested. An owed answer (1 or 3) not covered has 4 added
 -- when the key has no job at all: its request need not look for a pending job to merge into (a hint only:
 -- the request's transaction finds the queue as it is then).
--- Uses fold (fold.lua), liveRequestCovered (given by the queue; without one, nothing is covered) and
--- appendRecords (given by the event log).
+-- Uses fold (fold.lua), liveRequestCovered (live-cover: given by the queue; without one, nothing is
+-- covered) and appendRecords (append-records: given by the event log).
+-- @include keyspace
+-- @include fold
+-- @include live-cover
+-- @include append-records
 local n, jobPrefix, base, now, ttl = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local statusWindow = tonumber(ARGV[6])
 local out, covered, absent = {}, {}, {}

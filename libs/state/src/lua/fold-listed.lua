@@ -9,6 +9,8 @@
 -- then per object five: group (0-based), field (pod name; '@ps'), rv, inputs digest, payload.
 -- Returns how many objects were written (the others were stamped by a newer relist already).
 -- Uses listedOverStored (stored.lua) and podDeleting (entry.lua).
+-- @include entry
+-- @include stored
 local kind, g = ARGV[1], tonumber(ARGV[3])
 local written, n = {}, 0
 local ceiling

@@ -1,1 +1,2 @@
+-- @include fold
 return fold(KEYS, ARGV)

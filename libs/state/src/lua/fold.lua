@@ -17,6 +17,8 @@
 -- two steps: when the request fails, the watch re-delivers the event, and its fold must ask again.
 -- Uses olderThanStored and listedOverStored (stored.lua), isTombstone, podDeleting and inputsChange (entry.lua).
 -- Unexpired expectations left in the hash (expired ones are dropped).
+-- @include entry
+-- @include stored
 local function awaiting(key, now)
   local all = redis.call('HGETALL', key)
   local n = 0

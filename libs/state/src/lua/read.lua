@@ -5,6 +5,7 @@
 -- bounds (boundedExpiry, entry.lua: no worker wrote them), counted.
 -- Returns {ready, podset ('' when none), expectations out of bounds, pod name, pod entry, ..., '', pending
 -- names...}.
+-- @include entry
 local now = tonumber(ARGV[1])
 local podset = redis.call('GET', ARGV[2]) or ''
 if isTombstone(podset) then podset = '' end

@@ -4,6 +4,7 @@
 -- Returns the epoch to write, and true when the folded version is older than the stored one (then
 -- nothing else is to be done).
 -- Uses rvNewer (rules/resource-version.lua).
+-- @include resource-version
 local function olderThanStored(kind, key, field, epoch, rv)
   local old
   if kind == 'pod' then old = redis.call('HGET', key, field) else old = redis.call('GET', key) end

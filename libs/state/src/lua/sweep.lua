@@ -7,6 +7,7 @@
 -- counter, and this relist's) was written into Redis by hand, not folded — an old pod entry written back
 -- with a raised epoch would otherwise outlive every relist, a pod the API does not have counted for good.
 -- Uses isTombstone and podDeleting (entry.lua).
+-- @include entry
 local kind, epoch = ARGV[1], tonumber(ARGV[2])
 local ceiling = math.max(epoch, tonumber(redis.call('GET', KEYS[4]) or '0') or 0)
 local function epochOf(v) return tonumber(string.match(v, '^([^\t]*)\t') or '0') or 0 end

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PodSetChangeFilter } from './change-filter.ts';
 import type { Admission, ChangeGate } from './change-gate.ts';
-import { Enqueuer, type ReconcileRequester } from './enqueue.ts';
+import { EventPipeline, type ReconcileRequester } from './event-pipeline.ts';
 import type { WatcherRequest } from './request.ts';
 import type { EventRecord } from './event-log.ts';
 import { silentLogger } from './log.ts';
@@ -42,7 +42,7 @@ const podSetEvent = (name: string, rv: string): WatchEvent => ({
 
 test('the events of one batch request each key once, in one call; a later batch requests at once, without waiting for it', async () => {
   const queue = new ManualQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
+  const enq = new EventPipeline({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   const first = [
     enq.event(podSetEvent('web', '10')),
     enq.event(podSetEvent('web', '11')),
@@ -74,7 +74,7 @@ test('the events of one batch request each key once, in one call; a later batch 
 
 test('a failed request fails its batch; a later batch has its own request', async () => {
   const queue = new ManualQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
+  const enq = new EventPipeline({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   const first = enq.event(podSetEvent('web', '1'));
   await tick();
   await tick();
@@ -91,7 +91,7 @@ test('a failed request fails its batch; a later batch has its own request', asyn
 test('the event log is appended in event order, a batch in one call, even when requests complete out of order', async () => {
   const queue = new ManualQueue();
   const appended: string[][] = [];
-  const enq = new Enqueuer({
+  const enq = new EventPipeline({
     queue,
     logger: silentLogger,
     gate: new PodSetChangeFilter(),
@@ -119,7 +119,7 @@ test('the event log is appended in event order, a batch in one call, even when r
 
 test('a relist page requests each distinct key at bulk priority', async () => {
   const requests: string[] = [];
-  const enq = new Enqueuer({
+  const enq = new EventPipeline({
     gate: new PodSetChangeFilter(),
     queue: {
       requestAll: (items) => {
@@ -179,7 +179,7 @@ const podSet = (
 
 test('a PodSet event that changed only its status requests no reconcile (the operator never wakes itself up)', async () => {
   const queue = recordingQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
+  const enq = new EventPipeline({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   await enq.event({ ...podSet({ rv: '1' }), type: 'ADDED' });
   assert.deepEqual(queue.keys, ['default/web']);
   // The worker's own status writes: same generation, finalizers, labels, deletion.
@@ -202,7 +202,7 @@ test('a PodSet event that changed what a plan reads requests a reconcile', async
   ];
   for (const [what, ev] of cases) {
     const queue = recordingQueue();
-    const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
+    const enq = new EventPipeline({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
     await enq.event({ ...podSet({ rv: '1' }), type: 'ADDED' });
     await enq.event(ev);
     assert.deepEqual(queue.keys, ['default/web', 'default/web'], what);
@@ -211,7 +211,7 @@ test('a PodSet event that changed what a plan reads requests a reconcile', async
 
 test('a relisted PodSet is remembered: its later status-only events request nothing', async () => {
   const queue = recordingQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
+  const enq = new EventPipeline({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   await enq.listed({
     stream: 'podsets/*',
     resource: 'podsets',
@@ -224,7 +224,7 @@ test('a relisted PodSet is remembered: its later status-only events request noth
 
 test('an event whose request failed is requested again when the watch re-delivers it', async () => {
   const queue = recordingQueue();
-  const enq = new Enqueuer({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
+  const enq = new EventPipeline({ queue, logger: silentLogger, gate: new PodSetChangeFilter() });
   await enq.event({ ...podSet({ rv: '1' }), type: 'ADDED' });
   queue.failing = true;
   await assert.rejects(enq.event(podSet({ rv: '2', generation: 2 })), /redis down/);
@@ -233,7 +233,7 @@ test('an event whose request failed is requested again when the watch re-deliver
   assert.deepEqual(queue.keys, ['default/web', 'default/web']);
 });
 
-/** A gate that owes what the test says and records what the enqueuer tells it. */
+/** A gate that owes what the test says and records what the pipeline tells it. */
 function scriptedGate(owed: (ev: WatchEvent) => boolean) {
   const log: string[] = [];
   const gate: ChangeGate = {
@@ -269,10 +269,10 @@ function owingGate(extra: (ev: WatchEvent) => Partial<Admission>): ChangeGate {
   };
 }
 
-test('the enqueuer requests what the gate says is owed, and tells it whether the request went through', async () => {
+test('the pipeline requests what the gate says is owed, and tells it whether the request went through', async () => {
   const queue = recordingQueue();
   const { gate, log } = scriptedGate((ev) => ev.rv !== '2');
-  const enq = new Enqueuer({ queue, logger: silentLogger, gate });
+  const enq = new EventPipeline({ queue, logger: silentLogger, gate });
   await enq.event(podSetEvent('web', '1'));
   await enq.event(podSetEvent('web', '2'));
   queue.failing = true;
@@ -291,7 +291,7 @@ test('the enqueuer requests what the gate says is owed, and tells it whether the
 test('relists go through the gate before their keys are requested in bulk', async () => {
   const queue = recordingQueue();
   const { gate, log } = scriptedGate(() => true);
-  const enq = new Enqueuer({ queue, logger: silentLogger, gate });
+  const enq = new EventPipeline({ queue, logger: silentLogger, gate });
   await enq.relistStarted('podsets/*');
   await enq.listed({
     stream: 'podsets/*',
@@ -307,7 +307,7 @@ test('relists go through the gate before their keys are requested in bulk', asyn
 test('a batch: one request per owing key, every owing event recorded as requested; a failure fails the whole batch', async () => {
   const queue = recordingQueue();
   const { gate, log } = scriptedGate((ev) => ev.rv !== '2');
-  const enq = new Enqueuer({ queue, logger: silentLogger, gate });
+  const enq = new EventPipeline({ queue, logger: silentLogger, gate });
   await Promise.all([
     enq.event(podSetEvent('web', '1')),
     enq.event(podSetEvent('web', '2')),
@@ -344,7 +344,7 @@ test("an owed event's record of its request travels in the request's own transac
   const queue: ReconcileRequester = {
     requestAll: async (items) => void sent.push(...items),
   };
-  const enq = new Enqueuer({ queue, logger: silentLogger, gate });
+  const enq = new EventPipeline({ queue, logger: silentLogger, gate });
   await Promise.all(['1', '2', '3'].map((rv) => enq.event(podSetEvent('web', rv))));
   assert.deepEqual(sent, [
     {
@@ -363,7 +363,7 @@ test('a key is requested as having no job only when every event of the batch tha
   const sent: WatcherRequest[] = [];
   const gate = owingGate((ev) => (ev.rv === '3' ? {} : { noJob: true }));
   const queue: ReconcileRequester = { requestAll: async (items) => void sent.push(...items) };
-  const enq = new Enqueuer({ queue, logger: silentLogger, gate });
+  const enq = new EventPipeline({ queue, logger: silentLogger, gate });
   await Promise.all([
     enq.event(podSetEvent('web', '1')),
     enq.event(podSetEvent('web', '2')),
@@ -398,7 +398,7 @@ test('what each event came to is counted: requested, coalesced, covered, unchang
       })),
   };
   const seen: Record<string, number> = {};
-  const enq = new Enqueuer({
+  const enq = new EventPipeline({
     queue,
     logger: silentLogger,
     gate,
@@ -426,11 +426,11 @@ test('what each event came to is counted: requested, coalesced, covered, unchang
   assert.deepEqual([enq.unkeyed, enq.coalesced, enq.covered, enq.unchanged], [1, 1, 1, 1]);
 });
 
-test("event-log records and the relist marker carry the time of the enqueuer's clock", async () => {
+test("event-log records and the relist marker carry the time of the pipeline's clock", async () => {
   const at = Date.parse('2030-05-06T07:08:09.010Z');
   const clock = { now: () => at, elapsed: () => at, sleep: () => Promise.resolve() };
   const records: EventRecord[] = [];
-  const enq = new Enqueuer({
+  const enq = new EventPipeline({
     queue: recordingQueue(),
     logger: silentLogger,
     gate: new PodSetChangeFilter(),

@@ -26,7 +26,7 @@ export interface EventAppender {
   appendMany(records: readonly EventRecord[]): Promise<unknown>;
 }
 
-export interface EnqueuerOptions {
+export interface EventPipelineOptions {
   queue: ReconcileRequester;
   eventLog?: EventAppender;
   logger: Logger;
@@ -53,8 +53,8 @@ export interface EnqueuerOptions {
 
 const LIVE = { source: 'live' } as const;
 
-export class Enqueuer implements WatchSink {
-  readonly #o: EnqueuerOptions;
+export class EventPipeline implements WatchSink {
+  readonly #o: EventPipelineOptions;
   readonly #clock: Clock;
   /** Requests made, by source (for tests and metrics). */
   readonly requested = { live: 0, bulk: 0 };
@@ -68,7 +68,7 @@ export class Enqueuer implements WatchSink {
   covered = 0;
   readonly #batches: TurnBatcher<WatchEvent>;
 
-  constructor(options: EnqueuerOptions) {
+  constructor(options: EventPipelineOptions) {
     this.#o = options;
     this.#clock = options.clock ?? systemClock;
     this.#batches = new TurnBatcher((events) => this.#flush(events));
