@@ -12,37 +12,28 @@
 //                        forgotten, nothing retried)
 //     2. finalize        being deleted → delete its pods (none when orphaning); once they are gone,
 //                        forget its finished jobs, event-log entries and kept state (best effort),
-//                        remove podset.io/cleanup → done
-//     3. checkParked     failed for good before, spec unchanged → wait out its backoff
+//                        remove podset.io/cleanup → done (forget-traces.ts)
+//     3. checkParked     failed for good before, spec unchanged → wait out its backoff (park-check.ts)
 //    4a. revisions       the spec moved on → its ControllerRevisions brought up to date (revisions.ts:
 //                        a new PodSet's first by a create alone, otherwise from an API read); paused →
 //                        planned with the current revision's template
-//     4. claim, plan     release pods relabelled out of it, adopt matching orphans (claim-executor.ts;
+//     4. claim, plan     release pods relabelled out of it, adopt matching orphans (claim-step.ts;
 //                        from an API read, adoption after a fresh GET of the PodSet), then
 //                        plan = reconcile(podset, pods, now)                  libs/reconcile, pure
 //     5. addFinalizer    podset.io/cleanup, if missing, so that a deletion waits for our cleanup; with
 //                        it, in the same patch, the podset.io/revision annotation 4a left to write
 //     6. createPods, deletePods
 //                        slow-start batches; worst first with UID preconditions (executor.ts);
-//                        each recorded with the state source
+//                        each recorded with the state source (pod-writes.ts)
 //     7. updateStatus    only when changed; a 409 → back to 1 (status-writer.ts)
 //     8. finish          the plan's Events; then a ReconcileError for the queue to retry (a TerminalError
 //                        when it was a parked key's one retry), or the plan's requeue-after
 //   onFinalFailure(key)  the last attempt failed → ReplicaFailure condition + Warning Event, park the key:
-//                        one attempt per parkedRetryMs until the spec changes
+//                        one attempt per parkedRetryMs until the spec changes (final-failure.ts)
 import { randomUUID } from 'node:crypto';
 import { isConflict, isNotFound, type Kube, type Pod as WirePod, type PodSetWire } from '@podset/kube';
 import { TerminalError, type ReconcileResult } from '@podset/queue';
-import type {
-  ExecutionOutcome,
-  Plan,
-  PlannedEvent,
-  PodSet,
-  PodSetStatus,
-  Pod,
-  ReconcileOptions,
-  Settled,
-} from '@podset/reconcile';
+import type { ExecutionOutcome, Plan, PlannedEvent, PodSet, PodSetStatus, Pod } from '@podset/reconcile';
 import {
   CLEANUP_FINALIZER,
   NAME_LABEL,
@@ -53,118 +44,44 @@ import {
   unlistedPodNames,
   type Claims,
 } from '@podset/reconcile';
-import { inSpan, withTimeout } from '@podset/runtime';
+import { inSpan } from '@podset/runtime';
 import { trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { apiState } from './api-state.ts';
-import { executeClaims } from './claim-executor.ts';
+import { claimStep } from './claim-step.ts';
 import {
-  createFailureMessage,
-  detailOf,
-  errorText,
-  reasonOf,
-  ReconcileError,
-  stableReason,
-  type Failure,
-} from './errors.ts';
-import { involvedOf, plural, type EventRecorder } from './events.ts';
-import { executeCreates, executeDeletes, type BatchRunner } from './executor.ts';
+  DEFAULT_PARKED_RETRY_MS,
+  type Controller,
+  type ControllerDeps,
+  type ControllerOptions,
+  type KeyEndReason,
+  type Pass,
+  type Planner,
+  type SyncContext,
+} from './controller-api.ts';
+import { onFinalFailure } from './final-failure.ts';
+import { forgetTraces } from './forget-traces.ts';
+import { checkParked } from './park-check.ts';
+import { createPods, deletePods, type PodWriteDeps } from './pod-writes.ts';
+import { ReconcileError, type Failure } from './errors.ts';
+import { involvedOf, type EventRecorder } from './events.ts';
+import type { BatchRunner } from './executor.ts';
 import { HistoryMarks, syncRevisions, type RevisionSync } from './revisions.ts';
 import { memoryParkStore, type Parked, type ParkStore } from './park-store.ts';
-import {
-  podSetRef,
-  type ConfirmReason,
-  type KeyState,
-  type PodSetRef,
-  type StateSource,
-} from './state-source.ts';
-import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
+import { podSetRef, type ConfirmReason, type KeyState, type StateSource } from './state-source.ts';
+import { writeStatus, type PodSetStatusWire } from './status-writer.ts';
 import { systemClock, type Clock } from '@podset/runtime/clock';
 
 export { CLEANUP_FINALIZER, NAME_LABEL, ReconcileError };
-
-/** The pure planner's functions (libs/reconcile), injected so the loop reads without their details. */
-export interface Planner {
-  reconcile(podset: PodSet, pods: readonly Pod[], now: Date, opts?: ReconcileOptions): Plan;
-  slowStartBatches(count: number, burst: number): number[];
-  /** After the creates and deletes: the status to write, and whether to write it. */
-  settle(plan: Plan, current: PodSetStatus | undefined, outcome: ExecutionOutcome, now: Date): Settled;
-}
-
-export interface ControllerOptions {
-  /** Largest slow-start batch of creates. */
-  createBurst: number;
-  /** Deletes sent in parallel. Default: createBurst. */
-  deleteConcurrency?: number;
-  reconcile?: ReconcileOptions;
-  /** Re-read-and-re-plan rounds after a 409 on status before giving up (the queue then retries). */
-  maxConflictRounds?: number;
-  /** How long a deleted PodSet's cleanup may take before the finalizer goes anyway. Default 10 s. */
-  cleanupTimeoutMs?: number;
-  /**
-   * A key whose reconcile failed its last attempt is parked: retried once after this long (and parked
-   * again if that fails too), sooner only when its spec changes. Default DEFAULT_PARKED_RETRY_MS.
-   */
-  parkedRetryMs?: number;
-}
-
-/** Five minutes, controller-runtime's order of magnitude for a key that keeps failing. */
-export const DEFAULT_PARKED_RETRY_MS = 300_000;
-
-export interface SyncContext {
-  reconcileId: string;
-  jobId?: string;
-  attempt?: number;
-  /** Aborted when the worker shuts down past its grace period or lost the job: stop before the next write. */
-  signal?: AbortSignal;
-}
-
-export interface ControllerDeps {
-  kube: Kube;
-  planner: Planner;
-  events: EventRecorder;
-  log: Logger;
-  options: ControllerOptions;
-  /** Where each reconcile reads its state and records its own writes. Default: the API (api-state.ts). */
-  state?: StateSource;
-  /** Keys parked after their last attempt failed. Default: in this process only. */
-  parkStore?: ParkStore;
-  /**
-   * A deleted PodSet's traces outside the API and the state source: its finished jobs and event-log
-   * entries in Redis (ReconcileQueue.forgetKey). Resolves to what was removed, for the log.
-   */
-  cleanup?: (key: string) => Promise<object | void>;
-  /** The time plans and parking are decided at (a test's fake clock; default the system's). */
-  clock?: Pick<Clock, 'now'>;
-  /** Set only when tracing is on: each step of a reconcile becomes a child span of its reconcile span. */
-  tracer?: Tracer;
-  /** A key ended because the API no longer has its PodSet (for the metrics). */
-  onKeyEnded?: (reason: KeyEndReason) => void;
-}
-
-/** Why a key ended: the API answered 404, or holds another object (another UID) under its name. */
-export type KeyEndReason = 'NotFound' | 'UIDMismatch';
-
-export interface Controller {
-  /** One reconcile of "namespace/name": when to look again, or throws to ask for a retry. */
-  syncHandler(key: string, ctx?: Partial<SyncContext>): Promise<ReconcileResult>;
-  /** The queue gave up on a key: say why in the PodSet's conditions and a Warning Event, and park it. */
-  onFinalFailure(key: string, error: unknown, ctx?: Partial<SyncContext>): Promise<ReconcileResult>;
-}
-
-/** One reconcile of one key: what every step needs to know about it. */
-interface Pass {
-  ref: PodSetRef;
-  log: Logger;
-  signal: AbortSignal | undefined;
-  /** The reconcile's span (tracing on): the generation and the plan's counts go on it too. */
-  span: Span | undefined;
-  /** The UID of the PodSet the first round read: a round after a 409 acts only for that object. */
-  uid?: string | undefined;
-}
-
-/** Step 3's answer: wait (parked), or go on — as the parked key's one retry or afresh. */
-type ParkCheck = { wait: ReconcileResult } | { wait?: undefined; retryOfParked: boolean };
+export {
+  DEFAULT_PARKED_RETRY_MS,
+  type Controller,
+  type ControllerDeps,
+  type ControllerOptions,
+  type KeyEndReason,
+  type Planner,
+  type SyncContext,
+} from './controller-api.ts';
 
 export function createController(deps: ControllerDeps): Controller {
   return new PodSetController(deps);
@@ -322,7 +239,10 @@ class PodSetController implements Controller {
     }
 
     // 3. Parked after failing for good: wait out its backoff unless the spec changed.
-    const parked = await this.#checkParked(pass, podset, parkedRecord);
+    const parked = await checkParked(pass, podset, parkedRecord, {
+      parkStore: this.parkStore,
+      clock: this.clock,
+    });
     if (parked.wait !== undefined) return parked.wait;
 
     // 4a. The revision history, when the spec says it may be behind: brought up to date from the API's
@@ -347,7 +267,12 @@ class PodSetController implements Controller {
     if (!read.authoritative && (toClaim || unlistedPodNames(podset as unknown as PodSet, pods).length > 0)) {
       return this.#fromApi(pass, read, parkedRecord, 'acting');
     }
-    if (toClaim) pods = await this.#claim(pass, podset, claims as unknown as Claims<WirePod>);
+    if (toClaim)
+      pods = await claimStep(pass, podset, claims as unknown as Claims<WirePod>, {
+        kube: this.kube,
+        events: this.events,
+        step: this.#step.bind(this),
+      });
     const plan =
       this.tracer === undefined ? this.#planFor(planned, pods) : await this.#tracedPlan(pass, planned, pods);
     log.debug(
@@ -368,8 +293,8 @@ class PodSetController implements Controller {
     else if (annotate !== undefined) podset = await this.#annotateRevision(pass, podset, annotate);
 
     // 6. Creates in slow-start batches, then deletes worst first with UID preconditions.
-    const creates = await this.#createPods(pass, podset, plan);
-    const deletes = await this.#deletePods(pass, podset, plan);
+    const creates = await createPods(pass, podset, plan, this.#podWrites());
+    const deletes = await deletePods(pass, podset, plan, this.#podWrites());
     const failure = creates.failure ?? deletes.failure;
 
     // 7. Status, counting the pods as the API now holds them, only when it changed (a 409 here goes back
@@ -421,7 +346,7 @@ class PodSetController implements Controller {
    */
   async #finalize(pass: Pass, podset: PodSetWire, plan: Plan): Promise<ReconcileResult> {
     const { ref, log } = pass;
-    const { failure, notTaken } = await this.#deletePods(pass, podset, plan);
+    const { failure, notTaken } = await deletePods(pass, podset, plan, this.#podWrites());
     await this.#recordAll(podset, plan.events);
     if (failure !== undefined) {
       throw new ReconcileError(failure.reason, failure.message, {
@@ -438,72 +363,15 @@ class PodSetController implements Controller {
       log.info({ requeueAfterMs: plan.requeue?.afterMs }, 'cleanup in progress');
       return resultOf(plan);
     }
-    await this.#forgetTraces(pass);
+    await forgetTraces(pass, {
+      cleanup: this.cleanup,
+      state: this.state,
+      cleanupTimeoutMs: this.cleanupTimeoutMs,
+    });
     await this.#removeFinalizer(podset);
     await this.parkStore.clear(ref.key);
     log.info('cleanup done; finalizer removed');
     return {};
-  }
-
-  /**
-   * Best effort, by design: the finalizer guards the pods, which are gone by now; the finished jobs,
-   * event-log entries and kept state are history that ages out anyway (job retention, the stream's cap,
-   * the projection's tombstones). So a failure here (Redis error, or no answer within cleanupTimeoutMs) is
-   * logged and the finalizer removed regardless: it must not hold a deletion in Terminating, retried with
-   * backoff and then parked, for the sake of housekeeping.
-   * Run before the finalizer goes, so nothing of the PodSet outlives it; a 409 on the finalizer patch runs
-   * it again, which is harmless (it is idempotent).
-   */
-  async #forgetTraces(pass: Pass): Promise<void> {
-    const { ref, log } = pass;
-    pass.signal?.throwIfAborted();
-    try {
-      const [removed, stateKeys] = await withTimeout(
-        Promise.all([this.cleanup?.(ref.key), this.state.forget(ref.key)]),
-        this.cleanupTimeoutMs,
-        'cleanup',
-      );
-      log.info(
-        { removed: { ...removed, stateKeys } },
-        'removed its finished jobs, event-log entries and state',
-      );
-    } catch (err) {
-      log.warn(
-        { err: errorText(err) },
-        'could not remove its finished jobs, event-log entries and state; removing the finalizer anyway',
-      );
-    }
-  }
-
-  /**
-   * 3. Parked after failing for good: only a spec change (a new generation) or the end of its backoff lets
-   * it try again; any other request (a resync, a pod event) waits, writing nothing.
-   */
-  async #checkParked(
-    pass: Pass,
-    podset: PodSetWire,
-    parkedRecord: Promise<Parked | undefined>,
-  ): Promise<ParkCheck> {
-    const { ref, log } = pass;
-    const generation = podset.metadata.generation ?? 0;
-    const parked = await parkedRecord;
-    if (parked === undefined) return { retryOfParked: false };
-    // The same PodSet (not a namesake created since) at the same generation.
-    const same =
-      parked.generation === generation && (parked.uid === undefined || parked.uid === podset.metadata.uid);
-    if (!same) {
-      log.info(
-        { generation, parkedAt: parked.generation, uid: podset.metadata.uid, parkedUid: parked.uid },
-        'spec changed or a new PodSet of that name: unparked, backoff reset',
-      );
-      await this.parkStore.clear(ref.key);
-      return { retryOfParked: false };
-    }
-    if (this.clock.now() < parked.until) {
-      log.info({ retryAt: new Date(parked.until).toISOString() }, 'parked: waiting out its backoff');
-      return { wait: { requeueAfterMs: parked.until - this.clock.now(), reason: 'Parked' } };
-    }
-    return { retryOfParked: true };
   }
 
   /** 4a. Revisions brought up to date; marked done here only once no annotation is left to write (5). */
@@ -513,69 +381,6 @@ class PodSetController implements Controller {
     );
     if (synced.annotate === undefined) this.historyMarks.set(pass.ref.key, podset);
     return synced;
-  }
-
-  /**
-   * 4a. Releases the pods it controls that no longer match, adopts the matching orphans (only after a fresh
-   * read of the PodSet shows it is the same object and not being deleted), and announces both. The pods to
-   * plan from: those it owns and those it just adopted. A refused patch fails the pass, for a fresh read.
-   */
-  async #claim(pass: Pass, podset: PodSetWire, claims: Claims<WirePod>): Promise<WirePod[]> {
-    const { log, signal } = pass;
-    signal?.throwIfAborted();
-    const adopt = claims.adopt.length > 0 && (await this.#mayAdopt(pass, podset)) ? claims.adopt : [];
-    const outcome = await this.#step('claim', () =>
-      executeClaims(this.kube, podset, { release: claims.release, adopt }, signal),
-    );
-    const involved = involvedOf(podset);
-    const selector = `${NAME_LABEL}=${podset.metadata.name}`;
-    if (outcome.released.length > 0) {
-      const names = outcome.released.join(', ');
-      log.info({ released: names }, 'released pods that no longer match the selector');
-      await this.events.record(
-        involved,
-        'Normal',
-        'Released',
-        `Released pod${plural(outcome.released.length)} no longer matching ${selector}: ${names}`,
-      );
-    }
-    if (outcome.adopted.length > 0) {
-      const names = outcome.adopted.map((p) => p.metadata.name).join(', ');
-      log.info({ adopted: names }, 'adopted orphan pods matching the selector');
-      await this.events.record(
-        involved,
-        'Normal',
-        'Adopted',
-        `Adopted pod${plural(outcome.adopted.length)}: ${names}`,
-      );
-    }
-    const first = outcome.failed[0];
-    if (first !== undefined) {
-      throw new ReconcileError(
-        'FailedClaim',
-        `${outcome.failed.length} pod release or adoption patches refused: ${stableReason(first.error)}`,
-        { detail: `${first.name}: ${errorText(first.error)}` },
-      );
-    }
-    return [...claims.owned, ...outcome.adopted];
-  }
-
-  /**
-   * Adoption's recheck (client-go's RecheckDeletionTimestamp): a fresh read of the PodSet, not the one
-   * planned from, must show the same UID and no deletion, or a pod could be tied to an owner about to go.
-   */
-  async #mayAdopt(pass: Pass, podset: PodSetWire): Promise<boolean> {
-    const { namespace, name } = pass.ref;
-    let fresh: PodSetWire;
-    try {
-      fresh = await this.kube.podSets.get(namespace, name, pass.signal ? { signal: pass.signal } : {});
-    } catch (err) {
-      if (isNotFound(err)) return false;
-      throw err;
-    }
-    const same = fresh.metadata.uid === podset.metadata.uid && fresh.metadata.deletionTimestamp === undefined;
-    if (!same) pass.log.info('not adopting: the PodSet was deleted or replaced since it was read');
-    return same;
   }
 
   /** 5, the finalizer there already: the revision annotation 4a left, alone (conditional: a 409). */
@@ -652,102 +457,17 @@ class PodSetController implements Controller {
     });
   }
 
-  /** 6a. The plan's creates in slow-start batches, recorded and announced; the pods made, the first failure. */
-  async #createPods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<WritesDone> {
-    if (plan.creates.length === 0) return { done: [] };
-    const { ref, log, signal } = pass;
-    signal?.throwIfAborted();
-    const batches = this.planner.slowStartBatches(plan.creates.length, this.createBurst);
-    const outcome = await executeCreates(this.kube, plan.creates, batches, signal, this.inBatch);
-    const made = outcome.created.map((p) => p.metadata.name ?? '');
-    const names = made.join(', ');
-    // Logged first, with the names: which reconcile made a pod is otherwise known only from its Event, and
-    // recording the expectations below can fail (Redis away).
-    if (outcome.created.length > 0)
-      log.info({ created: outcome.created.length, pods: names }, 'created pods');
-    await this.state.created(ref.key, made);
-    // Cancelled: what was created is expected now (above); nothing more of this pass.
-    if (outcome.cancelled) signal?.throwIfAborted();
-    const involved = involvedOf(podset);
-    if (outcome.created.length > 0) {
-      await this.events.record(
-        involved,
-        'Normal',
-        'SuccessfulCreate',
-        `Created pod${plural(outcome.created.length)}: ${names}`,
-      );
-    }
-    if (outcome.failure === undefined) return { done: made };
-    // 404: the namespace (and so the PodSet) is gone; syncHandler ends the key.
-    if (isNotFound(outcome.failure.error)) throw outcome.failure.error;
-    const failure: Failure = {
-      reason: 'FailedCreate',
-      message: createFailureMessage(outcome.failure, plan.creates.length),
-      detail: errorText(outcome.failure.error),
+  /** What step 6 writes with (pod-writes.ts). */
+  #podWrites(): PodWriteDeps {
+    return {
+      kube: this.kube,
+      state: this.state,
+      events: this.events,
+      slowStartBatches: (count, burst) => this.planner.slowStartBatches(count, burst),
+      createBurst: this.createBurst,
+      deleteConcurrency: this.deleteConcurrency,
+      inBatch: this.inBatch,
     };
-    await this.events.record(
-      involved,
-      'Warning',
-      'FailedCreate',
-      `${failure.message}; the API said: ${failure.detail}`,
-    );
-    log.warn(
-      { failed: outcome.failure.failed, skipped: outcome.skipped, err: errorText(outcome.failure.error) },
-      'pod creates failed',
-    );
-    return { done: made, failure };
-  }
-
-  /**
-   * 6b. The plan's deletes, worst first with UID preconditions, recorded and announced: the pods gone, the
-   * first failure, and how many the API did not take (gone already, or changed since planned).
-   */
-  async #deletePods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<WritesDone & { notTaken: number }> {
-    if (plan.deletes.length === 0) return { done: [], notTaken: 0 };
-    const { ref, log, signal } = pass;
-    signal?.throwIfAborted();
-    const outcome = await executeDeletes(
-      this.kube,
-      plan.deletes,
-      this.deleteConcurrency,
-      signal,
-      this.inBatch,
-    );
-    await this.state.deleted(
-      ref.key,
-      outcome.deleted.map((d) => d.name),
-    );
-    const involved = involvedOf(podset);
-    if (outcome.deleted.length > 0) {
-      const names = outcome.deleted.map((d) => d.name).join(', ');
-      await this.events.record(
-        involved,
-        'Normal',
-        'SuccessfulDelete',
-        `Deleted pod${plural(outcome.deleted.length)}: ${names}`,
-      );
-      log.info({ deleted: outcome.deleted.length, alreadyGone: outcome.alreadyGone.length }, 'deleted pods');
-    }
-    for (const f of outcome.failed.slice(0, 3)) {
-      await this.events.record(
-        involved,
-        'Warning',
-        'FailedDelete',
-        `Error deleting pod ${f.deletion.name}: ${errorText(f.error)}`,
-      );
-    }
-    const done = [...outcome.deleted, ...outcome.alreadyGone].map((d) => d.name);
-    const notTaken = outcome.alreadyGone.length;
-    const first = outcome.failed[0];
-    if (first === undefined) return { done, notTaken };
-    const n = outcome.failed.length;
-    log.warn({ failed: n, err: errorText(first.error) }, 'pod deletes failed');
-    const failure: Failure = {
-      reason: 'FailedDelete',
-      message: `${n} of ${plan.deletes.length} pod deletes failed: ${stableReason(first.error)}`,
-      detail: `${first.deletion.name}: ${errorText(first.error)}`,
-    };
-    return { done, failure, notTaken };
   }
 
   /**
@@ -796,58 +516,21 @@ class PodSetController implements Controller {
   }
 
   /** The queue gave up on this key: ReplicaFailure with the reason in the PodSet's status, and a Warning Event. */
-  async onFinalFailure(
-    key: string,
-    error: unknown,
-    partial: Partial<SyncContext> = {},
-  ): Promise<ReconcileResult> {
-    const { namespace, name } = podSetRef(key);
-    const log = this.log.child({
-      podset: key,
-      reconcileId: partial.reconcileId,
-      jobId: partial.jobId,
-      attempt: partial.attempt,
+  onFinalFailure(key: string, error: unknown, partial: Partial<SyncContext> = {}): Promise<ReconcileResult> {
+    return onFinalFailure(key, error, partial, {
+      kube: this.kube,
+      events: this.events,
+      log: this.log,
+      parkStore: this.parkStore,
+      clock: this.clock,
+      parkedRetryMs: this.parkedRetryMs,
     });
-    const reason = reasonOf(error);
-    const message = errorText(error);
-    const retryInS = Math.round(this.parkedRetryMs / 1000);
-    log.error({ reason, err: message, retryInS }, 'reconcile failed for good; parking the key');
-    let generation = error instanceof ReconcileError ? error.generation : undefined;
-    let uid: string | undefined;
-    try {
-      const podset = await markReplicaFailure(this.kube, namespace, name, reason, message, this.clock);
-      if (podset === undefined) return {}; // gone: nothing to park
-      generation = podset.metadata.generation ?? 0;
-      uid = podset.metadata.uid;
-      await this.events.record(
-        involvedOf(podset),
-        'Warning',
-        'ReconcileFailed',
-        `${reason}: ${message}${detailOf(error)}; next attempt in ${retryInS}s unless the spec changes`,
-      );
-    } catch (err) {
-      log.error({ err: errorText(err) }, 'could not record the final failure on the PodSet');
-    }
-    // Unknown generation (the API did not answer): not parked, so the next real event retries it.
-    if (generation === undefined) return {};
-    await this.parkStore.park(key, {
-      ...(uid !== undefined ? { uid } : {}),
-      generation,
-      until: this.clock.now() + this.parkedRetryMs,
-    });
-    return { requeueAfterMs: this.parkedRetryMs, reason: 'Parked' };
   }
 }
 
 // ---- small helpers ----
 
 type FoundState = Extract<KeyState, { kind: 'found' }>;
-
-/** What a pass's creates or deletes did: the pods' names, and the first failure. */
-interface WritesDone {
-  done: string[];
-  failure?: Failure;
-}
 
 /** Whether the plan creates or deletes a pod (what only a plan from the API's read may do). */
 function actsOnPods(plan: Plan): boolean {

@@ -4,18 +4,20 @@ export { RateLimiter, type RateLimiterOptions, type RateLimiterStats } from './r
 export { KubeApiError, isKubeApiError, isNotFound, isConflict } from './errors.ts';
 export {
   KubeClient,
+  resourceOfPath,
+  type Verb,
+  type RequestRecord,
+  type KubeClientOptions,
+  type RequestOptions,
+} from './transport.ts';
+export {
   ResourceClient,
   resourcePath,
-  resourceOfPath,
   PODS,
   PODSETS,
   EVENTS,
   LEASES,
   CONTROLLER_REVISIONS,
-  type Verb,
-  type RequestRecord,
-  type KubeClientOptions,
-  type RequestOptions,
   type ResourceRef,
   type ListOptions,
   type WatchOptions,

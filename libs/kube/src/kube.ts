@@ -1,14 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import {
-  CONTROLLER_REVISIONS,
-  EVENTS,
-  KubeClient,
-  LEASES,
-  PODS,
-  PODSETS,
-  ResourceClient,
-  type KubeClientOptions,
-} from './client.ts';
+import { CONTROLLER_REVISIONS, EVENTS, LEASES, PODS, PODSETS, ResourceClient } from './client.ts';
+import { KubeClient, type KubeClientOptions } from './transport.ts';
 import type { ControllerRevision, CoreEvent, Lease, Pod, PodSetWire } from './types.ts';
 
 /** The operator's view of the API: one rate-limited client and the resources it touches. */

@@ -5,7 +5,7 @@
 // the projection's integrity key (PROJECTION_KEY_SECRET_NAME, default podset-projection-key). Prints what
 // it did, never a secret.
 import { exitOnConfigError, parseEnv } from '@podset/config';
-import { KubeClient } from './client.ts';
+import { KubeClient } from './transport.ts';
 import { loadKubeConfig } from './kubeconfig.ts';
 import { APP_USERS, type AppUser } from '@podset/queue';
 import { reportApiEgress } from './api-egress.ts';

@@ -3,7 +3,8 @@
 // from there). Creating and treating AlreadyExists as done needs only `create` on Secrets — no right to
 // read any of them.
 import { randomBytes } from 'node:crypto';
-import { ResourceClient, type KubeClient, type ResourceRef } from './client.ts';
+import { ResourceClient, type ResourceRef } from './client.ts';
+import type { KubeClient } from './transport.ts';
 import { isConflict } from './errors.ts';
 import type { KubeObject } from './types.ts';
 

@@ -1,0 +1,126 @@
+// Step 6: the plan's creates and deletes sent (executor.ts), recorded with the state source and announced
+// as Events; what each did comes back for the status.
+import { isNotFound, type Kube, type PodSetWire } from '@podset/kube';
+import type { Plan } from '@podset/reconcile';
+import type { Pass } from './controller-api.ts';
+import { createFailureMessage, errorText, stableReason, type Failure } from './errors.ts';
+import { involvedOf, plural, type EventRecorder } from './events.ts';
+import { executeCreates, executeDeletes, type BatchRunner } from './executor.ts';
+import type { StateSource } from './state-source.ts';
+
+export interface PodWriteDeps {
+  kube: Kube;
+  state: StateSource;
+  events: EventRecorder;
+  slowStartBatches: (count: number, burst: number) => number[];
+  createBurst: number;
+  deleteConcurrency: number;
+  inBatch: BatchRunner | undefined;
+}
+
+/** What a pass's creates or deletes did: the pods' names, and the first failure. */
+export interface WritesDone {
+  done: string[];
+  failure?: Failure;
+}
+
+/** 6a. The plan's creates in slow-start batches, recorded and announced; the pods made, the first failure. */
+export async function createPods(
+  pass: Pass,
+  podset: PodSetWire,
+  plan: Plan,
+  deps: PodWriteDeps,
+): Promise<WritesDone> {
+  if (plan.creates.length === 0) return { done: [] };
+  const { ref, log, signal } = pass;
+  signal?.throwIfAborted();
+  const batches = deps.slowStartBatches(plan.creates.length, deps.createBurst);
+  const outcome = await executeCreates(deps.kube, plan.creates, batches, signal, deps.inBatch);
+  const made = outcome.created.map((p) => p.metadata.name ?? '');
+  const names = made.join(', ');
+  // Logged first, with the names: which reconcile made a pod is otherwise known only from its Event, and
+  // recording the expectations below can fail (Redis away).
+  if (outcome.created.length > 0) log.info({ created: outcome.created.length, pods: names }, 'created pods');
+  await deps.state.created(ref.key, made);
+  // Cancelled: what was created is expected now (above); nothing more of this pass.
+  if (outcome.cancelled) signal?.throwIfAborted();
+  const involved = involvedOf(podset);
+  if (outcome.created.length > 0) {
+    await deps.events.record(
+      involved,
+      'Normal',
+      'SuccessfulCreate',
+      `Created pod${plural(outcome.created.length)}: ${names}`,
+    );
+  }
+  if (outcome.failure === undefined) return { done: made };
+  // 404: the namespace (and so the PodSet) is gone; syncHandler ends the key.
+  if (isNotFound(outcome.failure.error)) throw outcome.failure.error;
+  const failure: Failure = {
+    reason: 'FailedCreate',
+    message: createFailureMessage(outcome.failure, plan.creates.length),
+    detail: errorText(outcome.failure.error),
+  };
+  await deps.events.record(
+    involved,
+    'Warning',
+    'FailedCreate',
+    `${failure.message}; the API said: ${failure.detail}`,
+  );
+  log.warn(
+    { failed: outcome.failure.failed, skipped: outcome.skipped, err: errorText(outcome.failure.error) },
+    'pod creates failed',
+  );
+  return { done: made, failure };
+}
+
+/**
+ * 6b. The plan's deletes, worst first with UID preconditions, recorded and announced: the pods gone, the
+ * first failure, and how many the API did not take (gone already, or changed since planned).
+ */
+export async function deletePods(
+  pass: Pass,
+  podset: PodSetWire,
+  plan: Plan,
+  deps: PodWriteDeps,
+): Promise<WritesDone & { notTaken: number }> {
+  if (plan.deletes.length === 0) return { done: [], notTaken: 0 };
+  const { ref, log, signal } = pass;
+  signal?.throwIfAborted();
+  const outcome = await executeDeletes(deps.kube, plan.deletes, deps.deleteConcurrency, signal, deps.inBatch);
+  await deps.state.deleted(
+    ref.key,
+    outcome.deleted.map((d) => d.name),
+  );
+  const involved = involvedOf(podset);
+  if (outcome.deleted.length > 0) {
+    const names = outcome.deleted.map((d) => d.name).join(', ');
+    await deps.events.record(
+      involved,
+      'Normal',
+      'SuccessfulDelete',
+      `Deleted pod${plural(outcome.deleted.length)}: ${names}`,
+    );
+    log.info({ deleted: outcome.deleted.length, alreadyGone: outcome.alreadyGone.length }, 'deleted pods');
+  }
+  for (const f of outcome.failed.slice(0, 3)) {
+    await deps.events.record(
+      involved,
+      'Warning',
+      'FailedDelete',
+      `Error deleting pod ${f.deletion.name}: ${errorText(f.error)}`,
+    );
+  }
+  const done = [...outcome.deleted, ...outcome.alreadyGone].map((d) => d.name);
+  const notTaken = outcome.alreadyGone.length;
+  const first = outcome.failed[0];
+  if (first === undefined) return { done, notTaken };
+  const n = outcome.failed.length;
+  log.warn({ failed: n, err: errorText(first.error) }, 'pod deletes failed');
+  const failure: Failure = {
+    reason: 'FailedDelete',
+    message: `${n} of ${plan.deletes.length} pod deletes failed: ${stableReason(first.error)}`,
+    detail: `${first.deletion.name}: ${errorText(first.error)}`,
+  };
+  return { done, failure, notTaken };
+}

@@ -1,0 +1,388 @@
+// The one door to the Kubernetes API. Every request: waits for the rate limiter, carries the KubeConfig's
+// auth (token, client cert, exec plugins, CA: applied by client-node itself), is counted by verb and
+// response code, and fails with a KubeApiError carrying the Status code, reason and message. A 429 pauses
+// the limiter for its Retry-After (so every caller backs off) and is retried a few times.
+
+import type { KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { clientNode } from './client-node.ts';
+import { createInterface } from 'node:readline';
+import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { requestDeadline } from './deadline.ts';
+import { KubeApiError } from './errors.ts';
+import {
+  kubeConfigGeneration,
+  kubeConfigWorked,
+  reloadKubeConfigIfChanged,
+  tlsVerificationCode,
+} from './kubeconfig-reload.ts';
+import { RateLimiter } from './rate-limiter.ts';
+import { apiAnswered, apiFailed } from './reachability.ts';
+import type { Status, WatchEvent } from './types.ts';
+
+/** An answer as undici.request gives it: the body a stream, read once. */
+type Answer = Dispatcher.ResponseData;
+
+/** TCP keepalive starts probing a connection idle this long (client-go's dialer and client-node use 30 s). */
+const KEEPALIVE_IDLE_MS = 30_000;
+
+/** Audit-style verbs (what the API server's audit log and apiserver_request_total call them). */
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+
+export interface RequestRecord {
+  verb: Verb;
+  /** `pods`, `podsets.podset.io`, `pods/status`, … */
+  resource: string;
+  /** HTTP status; 0 when no response arrived (network error, abort, timeout). */
+  code: number;
+  durationMs: number;
+  /** Time this request waited in the rate limiter (including 429 pauses), ms. */
+  waitMs: number;
+}
+
+export interface KubeClientOptions {
+  kubeConfig: KubeConfig;
+  /** Client-side limit; default 50 QPS, burst 100. Ignored when `limiter` is given. */
+  qps?: number;
+  burst?: number;
+  /** Share one limiter between several clients, or inject one with a test clock. */
+  limiter?: RateLimiter;
+  userAgent?: string;
+  /** Per-request timeout for non-watch requests, ms. Default 30 s. */
+  timeoutMs?: number;
+  /** How many times a 429 is retried after its Retry-After pause. Default 5. */
+  maxRetries429?: number;
+  /** Called once per HTTP exchange (retries count separately): hook metrics here. */
+  onRequest?: (record: RequestRecord) => void;
+  /** The connection pool, instead of one built for the kubeconfig (tests: a pool with short timeouts). */
+  dispatcher?: Dispatcher;
+}
+
+export interface RequestOptions {
+  verb: Verb;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  /** For counting; derived from `path` when omitted. */
+  resource?: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+export class KubeClient {
+  readonly kubeConfig: KubeConfig;
+  readonly limiter: RateLimiter;
+  #server: string;
+  /** The kubeconfig's reload generation the server and the pool were taken from. */
+  #generation: number;
+  readonly #userAgent: string;
+  readonly #timeoutMs: number;
+  readonly #maxRetries429: number;
+  readonly #onRequest: ((record: RequestRecord) => void) | undefined;
+  readonly #counts = new Map<string, number>();
+  /**
+   * One connection pool for the client's life. client-node builds a new undici Agent on every
+   * applySecurityAuthentication call, so without this every request paid a TCP + TLS handshake (the
+   * converge benchmark spent most of its CPU there). Headers (tokens) are still applied per request.
+   */
+  #dispatcher: Dispatcher | undefined;
+
+  constructor(options: KubeClientOptions) {
+    this.kubeConfig = options.kubeConfig;
+    const cluster = options.kubeConfig.getCurrentCluster();
+    if (cluster === null) throw new Error('kubeconfig has no current cluster (check current-context)');
+    this.#server = cluster.server.replace(/\/+$/, '');
+    this.#generation = kubeConfigGeneration(options.kubeConfig);
+    this.limiter =
+      options.limiter ?? new RateLimiter({ qps: options.qps ?? 50, burst: options.burst ?? 100 });
+    this.#userAgent = options.userAgent ?? 'podset-operator';
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#maxRetries429 = options.maxRetries429 ?? 5;
+    this.#onRequest = options.onRequest;
+    this.#dispatcher = options.dispatcher;
+  }
+
+  /** The API server's URL (from the kubeconfig; follows a reload of its file). */
+  get server(): string {
+    return this.#server;
+  }
+
+  /** Requests so far by verb and code, e.g. `{ verb: 'create', code: 201, count: 3 }`. */
+  requestCounts(): { verb: Verb; code: number; count: number }[] {
+    return [...this.#counts].map(([key, count]) => {
+      const [verb, code] = key.split(' ');
+      return { verb: verb as Verb, code: Number(code), count };
+    });
+  }
+
+  /** Total requests (optionally of one verb). */
+  requestTotal(verb?: Verb): number {
+    let n = 0;
+    for (const c of this.requestCounts()) if (verb === undefined || c.verb === verb) n += c.count;
+    return n;
+  }
+
+  /** One JSON request/response; throws KubeApiError on a non-2xx answer. */
+  async request<T>(opts: RequestOptions): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const deadline = requestDeadline(opts.signal, this.#timeoutMs);
+      let response: Answer;
+      let text: string;
+      try {
+        response = await this.#exchange(opts, deadline.signal);
+        text = await response.body.text();
+      } finally {
+        deadline.clear();
+      }
+      if (response.statusCode >= 200 && response.statusCode < 300) {
+        return (
+          text === ''
+            ? undefined
+            : parseJson(text, () => `the ${response.statusCode} answer to ${opts.method} ${opts.path}`)
+        ) as T;
+      }
+      const error = this.#error(opts, response.statusCode, response.headers, text);
+      if (error.code === 429 && attempt < this.#maxRetries429) continue;
+      throw error;
+    }
+  }
+
+  /**
+   * A watch: yields each event as it arrives; ends when the server closes the stream. Abort `signal` to
+   * stop. Non-200 answers throw KubeApiError; in-stream errors (e.g. 410 Expired) arrive as ERROR events
+   * whose object is a Status. No inactivity timeout here (undici's 300 s body timeout is off for streams):
+   * a quiet watch gets nothing from a real server for as long as its resource is unchanged, so the caller
+   * owns the deadline (ask `timeoutSeconds`, give up some time past it). A dead peer is found by the
+   * socket's TCP keepalive (see #pool).
+   */
+  async *stream<T>(opts: Omit<RequestOptions, 'method' | 'verb' | 'body'>): AsyncGenerator<WatchEvent<T>> {
+    const reqOpts: RequestOptions = {
+      ...opts,
+      verb: 'watch',
+      method: 'GET',
+      query: { ...opts.query, watch: true },
+    };
+    let response: Answer;
+    for (let attempt = 0; ; attempt++) {
+      response = await this.#exchange(reqOpts, opts.signal, { bodyTimeout: 0 });
+      if (response.statusCode === 200) break;
+      const error = this.#error(reqOpts, response.statusCode, response.headers, await response.body.text());
+      if (error.code === 429 && attempt < this.#maxRetries429) continue;
+      throw error;
+    }
+    const body = response.body;
+    const lines = createInterface({ input: body, crlfDelay: Infinity });
+    try {
+      for await (const line of lines) {
+        if (line.trim() === '') continue;
+        yield parseJson(line, () => `a line of the watch of ${opts.path}`) as WatchEvent<T>;
+      }
+    } catch (err) {
+      if (opts.signal?.aborted === true) return;
+      throw err;
+    } finally {
+      lines.close();
+      body.destroy();
+    }
+  }
+
+  /**
+   * One connection pool for the client's life: the first TLS Agent client-node builds for this
+   * KubeConfig (it builds a new one on every call; the others never connect and are left to the GC),
+   * or a plain Agent for an http:// server. Both turn TCP keepalive on after 30 s idle (client-node's
+   * setting, client-go's too; Node then probes every second, 10 times), so a watch whose peer vanished
+   * fails within about 40 s instead of waiting for its deadline.
+   */
+  #pool(ctx: RequestContext): Dispatcher {
+    this.#dispatcher ??=
+      ctx.getDispatcher() ??
+      new Agent({ connect: { keepAlive: true, keepAliveInitialDelay: KEEPALIVE_IDLE_MS } });
+    return this.#dispatcher;
+  }
+
+  /** Closes the pooled connections (idle keep-alive sockets would otherwise hold the process open). */
+  async close(): Promise<void> {
+    const dispatcher = this.#dispatcher;
+    this.#dispatcher = undefined;
+    await dispatcher?.close();
+  }
+
+  /**
+   * After the kubeconfig file was reloaded (kubeconfig-reload.ts): its server, and a new pool, since the
+   * pooled connections trust the old CA. In-flight requests finish on the old pool, which then closes.
+   */
+  #followReload(): void {
+    const generation = kubeConfigGeneration(this.kubeConfig);
+    if (generation === this.#generation) return;
+    this.#generation = generation;
+    const cluster = this.kubeConfig.getCurrentCluster();
+    if (cluster !== null) this.#server = cluster.server.replace(/\/+$/, '');
+    const old = this.#dispatcher;
+    this.#dispatcher = undefined;
+    old?.close().catch(() => undefined);
+  }
+
+  async #exchange(
+    opts: RequestOptions,
+    signal: AbortSignal | undefined,
+    timeouts: { bodyTimeout?: number } = {},
+  ): Promise<Answer> {
+    this.#followReload();
+    const url = new URL(this.#server + opts.path);
+    for (const [key, value] of Object.entries(opts.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const { RequestContext, HttpMethod } = clientNode();
+    const ctx = new RequestContext(url.toString(), HttpMethod[opts.method]);
+    ctx.setHeaderParam('Accept', 'application/json');
+    ctx.setHeaderParam('User-Agent', this.#userAgent);
+    if (opts.body !== undefined) {
+      ctx.setHeaderParam('Content-Type', opts.contentType ?? 'application/json');
+      ctx.setBody(JSON.stringify(opts.body));
+    }
+    await this.kubeConfig.applySecurityAuthentication(ctx);
+    const dispatcher = this.#pool(ctx);
+
+    const waitMs = await this.limiter.acquire(signal);
+    const started = this.limiter.clock.now();
+    const resource = opts.resource ?? resourceOfPath(opts.path);
+    let code = 0;
+    try {
+      // undici.request, not fetch: no WHATWG Request/Response/Headers objects per call (fetch was about a
+      // fifth of a worker's CPU profile). The auth headers and the TLS dispatcher are client-node's.
+      const body = ctx.getBody();
+      const response = await undiciRequest(url, {
+        method: opts.method,
+        headers: ctx.getHeaders(),
+        ...(typeof body === 'string' ? { body } : {}),
+        dispatcher,
+        ...timeouts,
+        ...(signal !== undefined ? { signal } : {}),
+      });
+      code = response.statusCode;
+      // A 401 may be a token replaced in the kubeconfig file: look at the file (with a backoff).
+      if (code === 401) reloadKubeConfigIfChanged(this.kubeConfig, '401 Unauthorized');
+      else kubeConfigWorked(this.kubeConfig);
+      apiAnswered(this.kubeConfig, url.origin);
+      return response;
+    } catch (err) {
+      // Not reached at start: said once, with the likely cause (reachability.ts).
+      apiFailed(this.kubeConfig, err, url.origin);
+      // The server's certificate no longer verifies: its CA may have been replaced in the kubeconfig file.
+      const tls = tlsVerificationCode(err);
+      if (tls !== undefined) reloadKubeConfigIfChanged(this.kubeConfig, `TLS verification failed (${tls})`);
+      throw networkError(err, opts.method, url);
+    } finally {
+      const key = `${opts.verb} ${code}`;
+      this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
+      this.#onRequest?.({
+        verb: opts.verb,
+        resource,
+        code,
+        durationMs: this.limiter.clock.now() - started,
+        waitMs,
+      });
+    }
+  }
+
+  #error(opts: RequestOptions, code: number, headers: Answer['headers'], text: string): KubeApiError {
+    let status: Status | undefined;
+    try {
+      const parsed = JSON.parse(text) as Status;
+      if (parsed !== null && typeof parsed === 'object' && parsed.kind === 'Status') status = parsed;
+    } catch {
+      // not JSON: keep the text as the message
+    }
+    const headerRetry = Number(headers['retry-after']);
+    const retryAfterSeconds = Number.isFinite(headerRetry) ? headerRetry : status?.details?.retryAfterSeconds;
+    if (code === 429) this.limiter.pause((retryAfterSeconds ?? 1) * 1000);
+    return new KubeApiError({
+      code,
+      reason: status?.reason ?? defaultReason(code),
+      message: status?.message ?? (text.slice(0, 500) || defaultReason(code)),
+      ...(status !== undefined ? { status } : {}),
+      verb: opts.verb,
+      path: opts.path,
+      ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    });
+  }
+}
+
+/**
+ * A failure without an answer, named with the request: "connect ECONNREFUSED 127.0.0.1:6443" alone does
+ * not say which call failed ("lease request failed: TypeError: fetch failed" said nothing at all; found by
+ * the bad-input catalog). undici.request rejects with the socket's error or its own UND_ERR_* one; an
+ * abort (the caller's signal or the timeout) passes through as it is.
+ */
+function networkError(err: unknown, method: string, url: URL): unknown {
+  if (!(err instanceof Error) || err.name === 'AbortError' || err.name === 'TimeoutError') return err;
+  if (typeof (err as { code?: unknown }).code !== 'string') return err;
+  return new Error(`${method} ${url.origin}${url.pathname}: ${err.message}`, { cause: err });
+}
+
+/**
+ * JSON.parse with the request named in the error: a bare "Unterminated string in JSON at position 195"
+ * from deep in a reconcile doesn't say which answer was broken (found by the bad-input catalog).
+ */
+function parseJson(text: string, what: () => string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    const start = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+    throw new Error(`invalid JSON in ${what()}: ${why} (starts ${JSON.stringify(start)})`, { cause: err });
+  }
+}
+
+function defaultReason(code: number): string {
+  switch (code) {
+    case 400:
+      return 'BadRequest';
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 405:
+      return 'MethodNotAllowed';
+    case 409:
+      return 'Conflict';
+    case 410:
+      return 'Expired';
+    case 415:
+      return 'UnsupportedMediaType';
+    case 422:
+      return 'Invalid';
+    case 429:
+      return 'TooManyRequests';
+    case 500:
+      return 'InternalError';
+    case 503:
+      return 'ServiceUnavailable';
+    case 504:
+      return 'Timeout';
+    default:
+      return 'Unknown';
+  }
+}
+
+/** `/api/v1/namespaces/x/pods/y/status` → `pods/status`; `/apis/podset.io/v1/...podsets/z` → `podsets.podset.io`. */
+export function resourceOfPath(path: string): string {
+  const parts = path
+    .split('?')[0]!
+    .split('/')
+    .filter((p) => p !== '');
+  let group = '';
+  let rest: string[];
+  if (parts[0] === 'api') rest = parts.slice(2);
+  else if (parts[0] === 'apis') {
+    group = parts[1] ?? '';
+    rest = parts.slice(3);
+  } else return path;
+  if (rest[0] === 'namespaces' && rest.length >= 3) rest = rest.slice(2);
+  const plural = rest[0] ?? '';
+  const sub = rest[2];
+  const name = group === '' ? plural : `${plural}.${group}`;
+  return sub === undefined ? name : `${name}/${sub}`;
+}
