@@ -14,16 +14,8 @@ import {
   type RedisClient,
   type RedisConnector,
 } from '@podset/queue';
-import {
-  API_PROBE_TIMEOUT_MS,
-  createLogger,
-  readRedisMemory,
-  redisMemoryGauges,
-  REDIS_PROBE_TIMEOUT_MS,
-  systemClock,
-  withTimeout,
-  type Clock,
-} from '@podset/runtime';
+import { API_PROBE_TIMEOUT_MS, createLogger, readRedisMemory, redisMemoryGauges, REDIS_PROBE_TIMEOUT_MS, withTimeout } from '@podset/runtime';
+import { systemClock, type Clock } from '@podset/clock';
 import { queueBase } from '@podset/redis';
 import { ProjectionWriter, type EntryTags } from '@podset/state';
 import type { Registry } from 'prom-client';

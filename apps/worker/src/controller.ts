@@ -79,7 +79,7 @@ import {
   type StateSource,
 } from './state-source.ts';
 import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
-import { systemClock, type Clock } from '@podset/runtime/clock';
+import { systemClock, type Clock } from '@podset/clock';
 
 export { CLEANUP_FINALIZER, NAME_LABEL, ReconcileError };
 
