@@ -14,7 +14,14 @@ import {
   type RedisClient,
   type RedisConnector,
 } from '@podset/queue';
-import { API_PROBE_TIMEOUT_MS, createLogger, readRedisMemory, redisMemoryGauges, REDIS_PROBE_TIMEOUT_MS, withTimeout } from '@podset/runtime';
+import {
+  API_PROBE_TIMEOUT_MS,
+  createLogger,
+  readRedisMemory,
+  redisMemoryGauges,
+  REDIS_PROBE_TIMEOUT_MS,
+  withTimeout,
+} from '@podset/runtime';
 import { systemClock, type Clock } from '@podset/clock';
 import { queueBase } from '@podset/redis';
 import { ProjectionWriter, type EntryTags } from '@podset/state';
