@@ -12,7 +12,7 @@ export const LAYERS = [
   ['event-log', 'queue', 'state', 'kube'],
   ['runtime'],
   ['testkit'],
-  ['watcher', 'worker', 'dashboard', 'demo', 'node-agent', 'kubectl-podset'],
+  ['watcher', 'worker', 'dashboard', 'redis-init', 'demo', 'node-agent', 'kubectl-podset'],
 ];
 
 const root = import.meta.dirname;

@@ -35,3 +35,4 @@ export {
   type Tracing,
 } from './tracing.ts';
 export { httpHostEnv, httpHostOf } from './http-host.ts';
+export { redisAclFileText } from './redis-acl-file.ts';
