@@ -30,7 +30,7 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY --from=manifests /manifests/ ./
 RUN npm ci --omit=dev --include-workspace-root \
-      --workspace=libs/config --workspace=libs/event-log --workspace=libs/kube --workspace=libs/queue \
+      --workspace=libs/clock --workspace=libs/config --workspace=libs/event-log --workspace=libs/kube --workspace=libs/queue \
       --workspace=libs/reconcile --workspace=libs/redis --workspace=libs/runtime --workspace=libs/state \
       --workspace=apps --no-audit --no-fund \
  && npm cache clean --force
@@ -54,6 +54,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY LICENSE package.json package-lock.json ./
 # The libraries the apps load, one by one: not libs/testkit (test helpers that start redis-server and
 # kubectl), which no app imports.
+COPY libs/clock ./libs/clock
 COPY libs/config ./libs/config
 COPY libs/event-log ./libs/event-log
 COPY libs/kube ./libs/kube

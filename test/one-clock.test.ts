@@ -1,5 +1,5 @@
 // One clock: in the sources of apps/ and libs/ the time is read only through a Clock
-// (libs/runtime/src/clock.ts), so a test can put a fake one in and advance it instead of sleeping.
+// (libs/clock/src/index.ts), so a test can put a fake one in and advance it instead of sleeping.
 // Formatting a given moment (`new Date(ms)`) is fine; reading the time directly is not.
 import assert from 'node:assert/strict';
 import { globSync, readFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 
 const REPO = path.resolve(import.meta.dirname, '..');
-const CLOCK = 'libs/runtime/src/clock.ts';
+const CLOCK = 'libs/clock/src/index.ts';
 /** Reading the time: Date.now (called or passed), performance.now, and a Date of no argument. */
 const READS_TIME = /\bDate\.now\b|\bperformance\.now\b|\bnew Date\(\s*\)/;
 
@@ -28,7 +28,7 @@ test('apps/ and libs/ read the time only through a Clock', () => {
   assert.deepEqual(
     readers,
     [],
-    'these files read the time directly: take a Clock (libs/runtime/src/clock.ts) instead',
+    'these files read the time directly: take a Clock (libs/clock/src/index.ts) instead',
   );
 });
 

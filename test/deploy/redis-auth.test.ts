@@ -121,7 +121,7 @@ test('k8s: the secret-init Job runs the image with an account that may only crea
   const pod = job.spec.template.spec;
   assert.equal(pod.serviceAccountName, 'podset-redis-secret-init');
   const c = pod.containers[0];
-  assert.deepEqual(c?.command, ['node', 'libs/kube/src/redis-secret-init.ts']);
+  assert.deepEqual(c?.command, ['node', 'apps/redis-init/src/redis-secret-init.ts']);
   assert.match(c?.image ?? '', /^podset-operator:/);
   assert.equal(c?.securityContext?.allowPrivilegeEscalation, false);
   assert.deepEqual(c?.securityContext?.capabilities?.drop, ['ALL']);
@@ -202,7 +202,7 @@ test("the Job's program, as its ServiceAccount, creates each user's Secret once 
   const since = new Date().toISOString();
   const run = async () =>
     (
-      await exec(NODE, [path.join(REPO, 'libs/kube/src/redis-secret-init.ts')], {
+      await exec(NODE, [path.join(REPO, 'apps/redis-init/src/redis-secret-init.ts')], {
         env: {
           PATH: process.env.PATH ?? '',
           KUBECONFIG: env.sim.kubeconfigFor(JOB_SA),

@@ -15,7 +15,7 @@ export const ENTRIES: Record<string, string> = {
   dashboard: 'apps/dashboard/src/main.ts',
   'kube-sim': 'tools/kube-sim/src/cmd/main.ts',
   // The Redis pod's init container (compose: the redis-acl service): writes Redis's ACL file.
-  'redis-acl': 'libs/runtime/src/redis-acl-init.ts',
+  'redis-acl': 'apps/redis-init/src/redis-acl-init.ts',
 };
 
 /** Dockerfile targets: the production image (its last stage, what `docker build .` gives) and kube-sim's. */

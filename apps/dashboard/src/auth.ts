@@ -2,7 +2,7 @@
 // auth. Pure functions over request headers; server.ts applies them to every route.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Credentials } from './config.ts';
-import { systemClock, type Clock } from '@podset/runtime/clock';
+import { systemClock, type Clock } from '@podset/clock';
 
 export const COOKIE_NAME = 'podset_dashboard';
 

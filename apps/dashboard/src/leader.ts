@@ -2,7 +2,7 @@
 // dashboard only reads the Lease; whether it is still held is judged the way a candidate would, from
 // renewTime + leaseDurationSeconds (on the dashboard's clock, so a skewed clock can misjudge it).
 import { isNotFound, type Kube, type Lease } from '@podset/kube';
-import { systemClock } from '@podset/runtime/clock';
+import { systemClock } from '@podset/clock';
 
 export interface LeaderInfo {
   /** The Lease, `namespace/name`. */

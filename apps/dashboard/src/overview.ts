@@ -10,7 +10,7 @@ import { withTimeout } from '@podset/runtime';
 import { readLeader, type LeaderInfo } from './leader.ts';
 import { isOwnEvent } from './pods.ts';
 import { listPodSetsInScope } from './podset-scope.ts';
-import { systemClock, type Clock } from '@podset/runtime/clock';
+import { systemClock, type Clock } from '@podset/clock';
 
 export interface LastReconcile {
   jobId: string;

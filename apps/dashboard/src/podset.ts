@@ -17,7 +17,7 @@ import {
   type TemplateSummary,
 } from './pods.ts';
 import { READ_TIMEOUT_MS, readEvents, readJobs, rowOf, summarizeJobs, type PodSetRow } from './overview.ts';
-import { systemClock, type Clock } from '@podset/runtime/clock';
+import { systemClock, type Clock } from '@podset/clock';
 
 export interface JobView {
   id: string;

@@ -3,7 +3,7 @@
 // change gate) → request (request.ts) → commit (commit.ts). A relist page asks for every key in it at bulk
 // priority. Whether an event owes a reconcile, and what is kept to know it, is the change gate's (chosen
 // once at start-up: see change-gate.ts).
-import { systemClock, type Clock } from '@podset/runtime';
+import { systemClock, type Clock } from '@podset/clock';
 import { KIND } from '@podset/reconcile';
 import { admit, type EventOutcome } from './admit.ts';
 import { TurnBatcher } from './batch.ts';

@@ -4,7 +4,8 @@
 // A covered event (the key's job in the queue already due soon enough) gets a span too, but nothing carries it to the job: that
 // would cost a write the event otherwise saves; its span says `podset.event.outcome=covered`.
 import { ROOT_CONTEXT, SpanKind, type Span, type Tracer } from '@opentelemetry/api';
-import { recordError, systemClock, traceparentOf, type Clock } from '@podset/runtime';
+import { recordError, traceparentOf } from '@podset/runtime';
+import { systemClock, type Clock } from '@podset/clock';
 import type { KeyedEvent } from './change-gate.ts';
 import type { EventOutcome } from './admit.ts';
 

@@ -12,7 +12,7 @@
 // written (it polls at most that far apart), and polls again exactly when that record has been unchanged
 // for the lease duration, so it holds the lease at most leaseDuration + retryPeriod after the leader's
 // last renewal (plus the time of its Lease requests), and never less than leaseDuration after it.
-import { systemClock, type Clock } from '@podset/runtime';
+import { systemClock, type Clock } from '@podset/clock';
 import { sleep } from './sleep.ts';
 import { errorCode, type LeaseApi } from './kube-api.ts';
 import type { Logger } from './log.ts';

@@ -1,6 +1,6 @@
 // Periodic resync: every period (±10 % jitter) list the PodSets of every watched scope and request
 // each key at bulk priority, so nothing stays wrong forever even if an event were somehow lost.
-import type { Clock } from '@podset/runtime';
+import type { Clock } from '@podset/clock';
 import { sleep } from './sleep.ts';
 import type { WatchApi } from './kube-api.ts';
 import { keysOf } from './keys.ts';

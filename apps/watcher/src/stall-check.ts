@@ -3,7 +3,7 @@
 // the timeoutSeconds it was asked for does. A watch still open `grace` past that, with nothing read for as
 // long, is stalled (a dead peer is found sooner by the socket's TCP keepalive). Time spent waiting on the
 // sink is not the server's: the end of the stream may be waiting unread meanwhile.
-import type { Clock } from '@podset/runtime';
+import type { Clock } from '@podset/clock';
 
 export class StallCheck {
   readonly #clock: Clock;

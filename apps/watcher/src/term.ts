@@ -2,7 +2,7 @@
 // log they feed, the periodic resync, and the Redis data-loss check. Built fresh for every term (by
 // startWatcher, watcher.ts), so a new leader starts from the checkpoint in Redis, not from anything a
 // previous term remembered.
-import type { Clock } from '@podset/runtime';
+import type { Clock } from '@podset/clock';
 import type { WatchApi } from './kube-api.ts';
 import type { Resource } from './keys.ts';
 import type { Logger } from './log.ts';

@@ -11,7 +11,7 @@
 // checkpointed) strictly in order, only past events the sink has taken (hand-off.ts), so a crash replays
 // instead of losing.
 import { backoffDelay, type BackoffOptions } from '@podset/queue';
-import { systemClock, type Clock } from '@podset/runtime';
+import { systemClock, type Clock } from '@podset/clock';
 import { OrderedHandOff } from './hand-off.ts';
 import { isTooLargeResourceVersion, type ListPage, type WatchApi, type WatchLine } from './kube-api.ts';
 import { sleep } from './sleep.ts';

@@ -20,10 +20,9 @@ import {
   readRedisMemory,
   redisMemoryGauges,
   REDIS_PROBE_TIMEOUT_MS,
-  systemClock,
   withTimeout,
-  type Clock,
 } from '@podset/runtime';
+import { systemClock, type Clock } from '@podset/clock';
 import { queueBase } from '@podset/redis';
 import { ProjectionWriter, type EntryTags } from '@podset/state';
 import type { Registry } from 'prom-client';

@@ -70,7 +70,7 @@ import { HistoryMarks, syncRevisions, type RevisionSync } from './revisions.ts';
 import { memoryParkStore, type Parked, type ParkStore } from './park-store.ts';
 import { podSetRef, type ConfirmReason, type KeyState, type StateSource } from './state-source.ts';
 import { writeStatus, type PodSetStatusWire } from './status-writer.ts';
-import { systemClock, type Clock } from '@podset/runtime/clock';
+import { systemClock, type Clock } from '@podset/clock';
 
 export { CLEANUP_FINALIZER, NAME_LABEL, ReconcileError };
 export {

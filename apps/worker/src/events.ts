@@ -5,7 +5,7 @@
 import { isNotFound, type CoreEvent, type Kube } from '@podset/kube';
 import { API_VERSION, formatTime, KIND } from '@podset/reconcile';
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '@podset/runtime/clock';
+import { systemClock, type Clock } from '@podset/clock';
 
 export interface InvolvedPodSet {
   namespace: string;

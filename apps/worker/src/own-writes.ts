@@ -5,7 +5,7 @@
 // replaced, resourceVersion and all), so past that the key is read from the API, and a read that leaned on
 // the write asks for a look again then (else a status lost that way would never be written again).
 import type { PodSetWire } from '@podset/kube';
-import type { Clock } from '@podset/runtime/clock';
+import type { Clock } from '@podset/clock';
 
 /**
  * How long this worker's own write of a PodSet stands in for the projection that does not show it yet. A

@@ -7,7 +7,7 @@
 // further ahead (2100, 9e15: past what a Date holds), or that is not a record at all, was not written by a
 // worker. It is reported and taken as not parked: the key is reconciled, and parked again if it fails.
 import type { RedisClient } from '@podset/queue';
-import { systemClock, type Clock } from '@podset/runtime/clock';
+import { systemClock, type Clock } from '@podset/clock';
 import type { OutOfBoundsReport } from './out-of-bounds.ts';
 
 export interface Parked {

@@ -19,7 +19,7 @@ import type { EntryTags, OutOfBoundsValue } from '@podset/state';
 import type { RedisClient } from '@podset/redis';
 import { ProjectionReader, type ProjectedState } from '@podset/state';
 import { claimablePods, type PodSet } from '@podset/reconcile';
-import { systemClock, type Clock } from '@podset/runtime/clock';
+import { systemClock, type Clock } from '@podset/clock';
 import { OwnWrites } from './own-writes.ts';
 import { SeenVersions } from './seen-versions.ts';
 import type { ConfirmReason, KeyState, PodSetRef, StateSource } from './state-source.ts';

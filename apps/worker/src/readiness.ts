@@ -6,7 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '@podset/kube';
 import type { RedisConnector } from '@podset/queue';
 import { API_PROBE_TIMEOUT_MS, REDIS_PROBE_TIMEOUT_MS, withTimeout, type Readiness } from '@podset/runtime';
-import { systemClock, type Clock } from '@podset/runtime/clock';
+import { systemClock, type Clock } from '@podset/clock';
 /** A readiness result is reused this long after it finished. */
 const READINESS_CACHE_MS = 1_000;
 

@@ -7,7 +7,7 @@ import { ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
 import type { ReconcileContext, ReconcileRequest, ReconcileResult } from '@podset/queue';
 import { contextOf, inSpan, linksOf, recordError } from '@podset/runtime';
 import type { EventRecorder } from './events.ts';
-import { systemClock } from '@podset/runtime/clock';
+import { systemClock } from '@podset/clock';
 
 export interface ReconcileIds {
   reconcileId: string;

@@ -3,7 +3,7 @@
 // Nothing here ever retries a write with a fresher resourceVersion blindly (that would overwrite).
 import { isConflict, isNotFound, type Kube, type PodSetWire } from '@podset/kube';
 import { API_VERSION, KIND, statusEqual, withFailure } from '@podset/reconcile';
-import { systemClock, type Clock } from '@podset/runtime/clock';
+import { systemClock, type Clock } from '@podset/clock';
 
 export type PodSetStatusWire = NonNullable<PodSetWire['status']>;
 

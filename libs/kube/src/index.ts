@@ -44,3 +44,4 @@ export {
   type ReachabilityEvents,
   type Unreachable,
 } from './reachability.ts';
+export { ensureProjectionKeySecret, ensureRedisSecret } from './redis-secret.ts';

@@ -7,7 +7,7 @@
 // costs a file read now and then, not a spin.
 import { readFileSync } from 'node:fs';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { systemClock } from '@podset/runtime/clock';
+import { systemClock } from '@podset/clock';
 
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 30_000;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Clock } from '@podset/runtime/clock';
+import type { Clock } from '@podset/clock';
 import { RateLimiter } from './rate-limiter.ts';
 
 /** A clock that only moves when told; sleep resolves immediately but records the asked duration. */

@@ -4,7 +4,7 @@
 // Reservations are taken in call order (FIFO): each acquire takes one token now, possibly driving the
 // balance negative, and waits until the bucket would have refilled to it. This makes waits exact and
 // testable with an injected clock.
-import { systemClock, type Clock } from '@podset/runtime/clock';
+import { systemClock, type Clock } from '@podset/clock';
 
 export interface RateLimiterOptions {
   /** Sustained requests per second. 0 or Infinity: unlimited (Retry-After pauses still apply). */

@@ -11,7 +11,7 @@ import type {
   ReconcileWorkerOptions,
   WorkerHooks,
 } from './reconcile-worker.ts';
-import { systemClock } from '@podset/runtime/clock';
+import { systemClock } from '@podset/clock';
 
 /** Hooks that never throw (a metrics or log callback must not break the worker). */
 export type SafeHooks = Required<WorkerHooks>;

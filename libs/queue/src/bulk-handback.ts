@@ -7,7 +7,7 @@ import type { ReconcileQueue } from './reconcile-queue.ts';
 import type { RedisClient } from './connection.ts';
 import { bullKeys, luaScriptOf, runScript } from '@podset/redis';
 import { parseReconcileRequest, type ReconcileRequest } from './payload.ts';
-import { systemClock } from '@podset/runtime/clock';
+import { systemClock } from '@podset/clock';
 
 /**
  * A bulk job taken while the bulk share is full waits a random time in this range for a bulk slot

@@ -30,7 +30,7 @@ import {
   type ReconcileRequest,
   type RequestSource,
 } from './payload.ts';
-import { systemClock, type Clock } from '@podset/runtime/clock';
+import { systemClock, type Clock } from '@podset/clock';
 
 export interface ReconcileQueueOptions extends QueueLocation {
   /** Attempts per job before it fails for good (1 = no retry). Default DEFAULT_ATTEMPTS (8). */

@@ -1,5 +1,5 @@
 // THE source of the PodSet API: the CRD's openAPIV3Schema, as a TypeScript value. crds/podset.yaml is
-// generated from it (`node libs/reconcile/src/gen-crd.ts`) and the PodSet types are derived from it
+// generated from it (`node scripts/gen-crd.ts`) and the PodSet types are derived from it
 // (types.ts), so the two cannot drift; tests check both.
 import { MAX_NAME_LENGTH, MAX_REPLICAS, MIN_REPLICAS, NAME_LABEL, TEMPLATE_HASH_LABEL } from './api.ts';
 import type { JSONSchemaProps } from './schema-types.ts';

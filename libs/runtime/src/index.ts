@@ -1,4 +1,3 @@
-export { systemClock, type Clock } from './clock.ts';
 export { Shutdown, type ShutdownOptions, type ShutdownSignal, type StopOptions } from './shutdown.ts';
 export { withTimeout } from './timeout.ts';
 export { API_PROBE_TIMEOUT_MS, REDIS_PROBE_TIMEOUT_MS, SHUTDOWN_LIMIT_MS } from './limits.ts';
@@ -36,3 +35,4 @@ export {
   type Tracing,
 } from './tracing.ts';
 export { httpHostEnv, httpHostOf } from './http-host.ts';
+export { redisAclFileText } from './redis-acl-file.ts';

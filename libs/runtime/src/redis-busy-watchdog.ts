@@ -7,7 +7,7 @@
 // another bound.
 import { Cluster } from 'ioredis';
 import type { RedisClient } from '@podset/queue';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock } from '@podset/clock';
 
 /** What a kill attempt got: Redis's OK, UNKILLABLE, NOTBUSY (the script ended meanwhile), another error. */
 export type BusyKillResult = 'killed' | 'unkillable' | 'not_busy' | 'error';

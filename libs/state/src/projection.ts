@@ -14,7 +14,7 @@
 //   requested  hash pod name (or '@ps') → digest of the plan inputs last requested
 // and the ready marker, set once a complete relist has been folded (until then workers read the API).
 import { projectionKeyNames, type ProjectionKeyNames, type RedisClient } from '@podset/redis';
-import { systemClock, type Clock } from '@podset/runtime';
+import { systemClock, type Clock } from '@podset/clock';
 import type { ProjectedMeta, ProjectedPod } from './entry.ts';
 import type { EntryTags } from './integrity.ts';
 

@@ -3,7 +3,7 @@
 // what a relist did not see.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Clock } from '@podset/runtime';
+import type { Clock } from '@podset/clock';
 import { useRedis } from '@podset/testkit';
 import { EntryTags } from '../src/integrity.ts';
 import type {

@@ -1,6 +1,6 @@
 // A Clock for tests: time stands still until the test advances it, so a TTL, a backoff or a lease expires
 // exactly when the test says, without sleeping in real time and without depending on a busy machine's speed.
-import type { Clock } from '@podset/runtime';
+import type { Clock } from '@podset/clock';
 
 interface Sleeper {
   readonly at: number;

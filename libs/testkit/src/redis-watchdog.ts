@@ -5,7 +5,7 @@
 // Usage: node redis-watchdog.ts <data dir> <pid file>
 import { readFileSync, rmSync } from 'node:fs';
 import { isAlive } from './alive.ts';
-import { systemClock } from '@podset/runtime/clock';
+import { systemClock } from '@podset/clock';
 
 const [dir, pidFile] = process.argv.slice(2);
 if (dir === undefined || pidFile === undefined) throw new Error('usage: redis-watchdog.ts <dir> <pidfile>');

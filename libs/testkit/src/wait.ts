@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { systemClock } from '@podset/runtime/clock';
+import { systemClock } from '@podset/clock';
 
 export interface WaitOptions {
   /** Give up after this long. Default 20 s: generous, because the shared test machines are noisy. */

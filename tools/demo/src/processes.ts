@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Proc } from '@podset/testkit';
-import { dashboardEnv } from '../../../apps/dashboard/src/config.ts';
-import { watcherEnv } from '../../../apps/watcher/src/config.ts';
-import { workerEnv } from '../../../apps/worker/src/config.ts';
+import { dashboardEnv } from '@podset/dashboard/config';
+import { watcherEnv } from '@podset/watcher/config';
+import { workerEnv } from '@podset/worker/config';
 
 const DIE_WITH_PARENT = pathToFileURL(path.join(import.meta.dirname, 'die-with-parent.ts')).href;
 

@@ -5,12 +5,15 @@
 // the projection's integrity key (PROJECTION_KEY_SECRET_NAME, default podset-projection-key). Prints what
 // it did, never a secret.
 import { exitOnConfigError, parseEnv } from '@podset/config';
-import { KubeClient } from './transport.ts';
-import { loadKubeConfig } from './kubeconfig.ts';
+import {
+  apiServerEgressEnv,
+  ensureProjectionKeySecret,
+  ensureRedisSecret,
+  KubeClient,
+  loadKubeConfig,
+  reportApiEgress,
+} from '@podset/kube';
 import { APP_USERS, type AppUser } from '@podset/queue';
-import { reportApiEgress } from './api-egress.ts';
-import { apiServerEgressEnv } from './env.ts';
-import { ensureProjectionKeySecret, ensureRedisSecret } from './redis-secret.ts';
 
 const namespace = process.env['POD_NAMESPACE'];
 const name = process.env['REDIS_SECRET_NAME'] || 'podset-redis';

@@ -1,4 +1,4 @@
-// The install's Job entry point (src/redis-secret-init.ts) as the process it runs as, against an API
+// The install's Job entry point (apps/redis-init/src/redis-secret-init.ts) as the process it runs as, against an API
 // server address that refuses connections: the port-only warning and the line naming the NetworkPolicy,
 // each once, then the failure; a bad API_SERVER_EGRESS is exit 2 naming the variable.
 import assert from 'node:assert/strict';
