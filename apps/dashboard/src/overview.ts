@@ -78,7 +78,7 @@ export interface OverviewSources {
   kube: Kube;
   queue: Queue;
   redis: RedisClient;
-  /** Stream keys, first non-empty wins (see config.ts eventLogKeys). */
+  /** Stream keys, first non-empty wins (libs/redis eventLogKeyOf). */
   eventLogKeys: readonly string[];
   eventsPerPodSet: number;
   eventLogScan: number;

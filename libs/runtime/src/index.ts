@@ -36,3 +36,4 @@ export {
   type Tracing,
 } from './tracing.ts';
 export { httpHostEnv, httpHostOf } from './http-host.ts';
+export { ownNamespaceProblems, type OwnNamespaceWording } from './own-namespace.ts';
