@@ -1,4 +1,4 @@
-export { systemClock, type Clock } from './clock.ts';
+export { schedule, systemClock, type Clock } from './clock.ts';
 export { Shutdown, type ShutdownOptions, type ShutdownSignal, type StopOptions } from './shutdown.ts';
 export { withTimeout } from './timeout.ts';
 export { API_PROBE_TIMEOUT_MS, REDIS_PROBE_TIMEOUT_MS, SHUTDOWN_LIMIT_MS } from './limits.ts';
