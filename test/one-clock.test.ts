@@ -14,7 +14,8 @@ const READS_TIME = /\bDate\.now\b|\bperformance\.now\b|\bnew Date\(\s*\)/;
  * Waiting on the time past the Clock: the timers of node:timers/promises, setTimeout and setInterval, and the
  * system clock called where a Clock should be taken (it is only a default: `clock ?? systemClock`).
  */
-const BYPASSES_CLOCK = /\bnode:timers\/promises\b|\bset(?:Timeout|Interval)\s*\(|\bsystemClock\s*\.\s*(?:now|elapsed|sleep)\b/;
+const BYPASSES_CLOCK =
+  /\bnode:timers\/promises\b|\bset(?:Timeout|Interval)\s*\(|\bsystemClock\s*\.\s*(?:now|elapsed|sleep)\b/;
 /**
  * The timers that stay as they are, each with why: none decides when our own work is due, so no test has
  * to advance them. A new timer goes through a Clock (clock.sleep, or schedule() for a cancellable one).
@@ -24,9 +25,11 @@ const OWN_TIMERS: Record<string, string> = {
   'apps/watcher/src/checkpoint.ts': 'the checkpoint and sentinel intervals run for the life of the process',
   'apps/worker/src/readiness.ts': "a readiness probe's own answer deadline",
   'libs/kube/src/deadline.ts': "an API request's deadline (the request itself runs in real time)",
-  'libs/queue/src/bulk-slots.ts': "a bulk job's short wait for a slot while BullMQ holds its lock in real time",
+  'libs/queue/src/bulk-slots.ts':
+    "a bulk job's short wait for a slot while BullMQ holds its lock in real time",
   'libs/runtime/src/redis-scripts-main.ts': 'a process entry point, not a library',
-  'libs/runtime/src/shutdown.ts': "the process's stop guard (SHUTDOWN_TIMEOUT), which must fire whatever a Clock says",
+  'libs/runtime/src/shutdown.ts':
+    "the process's stop guard (SHUTDOWN_TIMEOUT), which must fire whatever a Clock says",
   'libs/runtime/src/timeout.ts': 'withTimeout bounds a real I/O call',
   'libs/testkit/src/proc.ts': 'test support: a child process killed after a real grace',
   'libs/testkit/src/redis.ts': 'test support: a real redis-server and socket',
@@ -70,7 +73,11 @@ test('apps/ and libs/ wait on the time only through a Clock (the listed timers a
     'these files wait on a timer or call systemClock directly: take a Clock (clock.sleep, schedule) instead',
   );
   // The list holds only files that still have such a timer: a fixed one leaves it.
-  assert.deepEqual(Object.keys(OWN_TIMERS).filter((file) => !found.includes(file)), [], 'no longer a bypass');
+  assert.deepEqual(
+    Object.keys(OWN_TIMERS).filter((file) => !found.includes(file)),
+    [],
+    'no longer a bypass',
+  );
 });
 
 test('the timer check sees each way past the Clock, and not a default or a comment', () => {

@@ -46,7 +46,9 @@ export class StallCheck {
   #check(): void {
     const quietMs = this.#clock.now() - this.#heardAt;
     if (this.#busy || quietMs < this.#graceMs) {
-      this.#cancel = schedule(this.#clock, this.#busy ? this.#graceMs : this.#graceMs - quietMs, () => this.#check());
+      this.#cancel = schedule(this.#clock, this.#busy ? this.#graceMs : this.#graceMs - quietMs, () =>
+        this.#check(),
+      );
       return;
     }
     this.#cancel = undefined;

@@ -262,7 +262,8 @@ export class KubeClient {
       });
       code = response.statusCode;
       // A 401 may be a token replaced in the kubeconfig file: look at the file (with a backoff).
-      if (code === 401) reloadKubeConfigIfChanged(this.kubeConfig, '401 Unauthorized', this.limiter.clock.now());
+      if (code === 401)
+        reloadKubeConfigIfChanged(this.kubeConfig, '401 Unauthorized', this.limiter.clock.now());
       else kubeConfigWorked(this.kubeConfig);
       apiAnswered(this.kubeConfig, url.origin);
       return response;
@@ -272,7 +273,11 @@ export class KubeClient {
       // The server's certificate no longer verifies: its CA may have been replaced in the kubeconfig file.
       const tls = tlsVerificationCode(err);
       if (tls !== undefined) {
-        reloadKubeConfigIfChanged(this.kubeConfig, `TLS verification failed (${tls})`, this.limiter.clock.now());
+        reloadKubeConfigIfChanged(
+          this.kubeConfig,
+          `TLS verification failed (${tls})`,
+          this.limiter.clock.now(),
+        );
       }
       throw networkError(err, opts.method, url);
     } finally {

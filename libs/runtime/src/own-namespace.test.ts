@@ -21,5 +21,8 @@ test('a list with the app’s own namespace is refused in its words; without POD
     ownNamespaceProblems({ WATCH_NAMESPACES: ['podset-system'], POD_NAMESPACE: undefined }, worker),
     [],
   );
-  assert.deepEqual(ownNamespaceProblems({ WATCH_NAMESPACES: [], POD_NAMESPACE: 'podset-system' }, worker), []);
+  assert.deepEqual(
+    ownNamespaceProblems({ WATCH_NAMESPACES: [], POD_NAMESPACE: 'podset-system' }, worker),
+    [],
+  );
 });
