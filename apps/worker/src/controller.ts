@@ -31,7 +31,7 @@
 //   onFinalFailure(key)  the last attempt failed → ReplicaFailure condition + Warning Event, park the key:
 //                        one attempt per parkedRetryMs until the spec changes
 import { randomUUID } from 'node:crypto';
-import { isConflict, isNotFound, type Kube, type Pod as WirePod, type PodSetWire } from '@podset/kube';
+import { isConflict, isNotFound, type Kube, type Pod as WirePod } from '@podset/kube';
 import { TerminalError, type ReconcileResult } from '@podset/queue';
 import type {
   ExecutionOutcome,
@@ -78,7 +78,7 @@ import {
   type PodSetRef,
   type StateSource,
 } from './state-source.ts';
-import { markReplicaFailure, writeStatus, type PodSetStatusWire } from './status-writer.ts';
+import { markReplicaFailure, writeStatus } from './status-writer.ts';
 import { systemClock, type Clock } from '@podset/runtime/clock';
 
 export { CLEANUP_FINALIZER, NAME_LABEL, ReconcileError };
@@ -330,7 +330,7 @@ class PodSetController implements Controller {
     // unless paused: the pods' template is then the current revision's, which only the API read gives.
     let planned = podset;
     let annotate: number | undefined;
-    if (revisionsMayBeStale(podset) && specProblem(podset as unknown as PodSet) === undefined) {
+    if (revisionsMayBeStale(podset) && specProblem(podset) === undefined) {
       if (read.authoritative) ({ planned, annotate } = await this.#syncRevisions(pass, podset));
       else if (podset.spec?.paused === true || !this.historyMarks.has(pass.ref.key, podset)) {
         return this.#fromApi(pass, read, parkedRecord, 'acting');
@@ -342,12 +342,12 @@ class PodSetController implements Controller {
     // projection lists pods by label: one relabelled out is simply missing there, so a pod the last
     // status listed that the projection lacks is looked up in the API too.
     let pods = await this.#step('state read pods', () => read.pods());
-    const claims = claimPods(podset as unknown as PodSet, pods as unknown as Pod[]);
+    const claims = claimPods(podset, pods);
     const toClaim = claims.release.length + claims.adopt.length > 0;
-    if (!read.authoritative && (toClaim || unlistedPodNames(podset as unknown as PodSet, pods).length > 0)) {
+    if (!read.authoritative && (toClaim || unlistedPodNames(podset, pods).length > 0)) {
       return this.#fromApi(pass, read, parkedRecord, 'acting');
     }
-    if (toClaim) pods = await this.#claim(pass, podset, claims as unknown as Claims<WirePod>);
+    if (toClaim) pods = await this.#claim(pass, podset, claims);
     const plan =
       this.tracer === undefined ? this.#planFor(planned, pods) : await this.#tracedPlan(pass, planned, pods);
     log.debug(
@@ -419,7 +419,7 @@ class PodSetController implements Controller {
    * 2. The PodSet is being deleted: remove its pods, then (once every delete went through and none is
    * left) its traces, then our finalizer.
    */
-  async #finalize(pass: Pass, podset: PodSetWire, plan: Plan): Promise<ReconcileResult> {
+  async #finalize(pass: Pass, podset: PodSet, plan: Plan): Promise<ReconcileResult> {
     const { ref, log } = pass;
     const { failure, notTaken } = await this.#deletePods(pass, podset, plan);
     await this.#recordAll(podset, plan.events);
@@ -481,7 +481,7 @@ class PodSetController implements Controller {
    */
   async #checkParked(
     pass: Pass,
-    podset: PodSetWire,
+    podset: PodSet,
     parkedRecord: Promise<Parked | undefined>,
   ): Promise<ParkCheck> {
     const { ref, log } = pass;
@@ -507,7 +507,7 @@ class PodSetController implements Controller {
   }
 
   /** 4a. Revisions brought up to date; marked done here only once no annotation is left to write (5). */
-  async #syncRevisions(pass: Pass, podset: PodSetWire): Promise<RevisionSync> {
+  async #syncRevisions(pass: Pass, podset: PodSet): Promise<RevisionSync> {
     const synced = await this.#step('revisions', () =>
       syncRevisions(this.kube, podset, pass.log, pass.signal),
     );
@@ -520,7 +520,7 @@ class PodSetController implements Controller {
    * read of the PodSet shows it is the same object and not being deleted), and announces both. The pods to
    * plan from: those it owns and those it just adopted. A refused patch fails the pass, for a fresh read.
    */
-  async #claim(pass: Pass, podset: PodSetWire, claims: Claims<WirePod>): Promise<WirePod[]> {
+  async #claim(pass: Pass, podset: PodSet, claims: Claims<WirePod>): Promise<WirePod[]> {
     const { log, signal } = pass;
     signal?.throwIfAborted();
     const adopt = claims.adopt.length > 0 && (await this.#mayAdopt(pass, podset)) ? claims.adopt : [];
@@ -564,9 +564,9 @@ class PodSetController implements Controller {
    * Adoption's recheck (client-go's RecheckDeletionTimestamp): a fresh read of the PodSet, not the one
    * planned from, must show the same UID and no deletion, or a pod could be tied to an owner about to go.
    */
-  async #mayAdopt(pass: Pass, podset: PodSetWire): Promise<boolean> {
+  async #mayAdopt(pass: Pass, podset: PodSet): Promise<boolean> {
     const { namespace, name } = pass.ref;
-    let fresh: PodSetWire;
+    let fresh: PodSet;
     try {
       fresh = await this.kube.podSets.get(namespace, name, pass.signal ? { signal: pass.signal } : {});
     } catch (err) {
@@ -579,7 +579,7 @@ class PodSetController implements Controller {
   }
 
   /** 5, the finalizer there already: the revision annotation 4a left, alone (conditional: a 409). */
-  async #annotateRevision(pass: Pass, podset: PodSetWire, revision: number): Promise<PodSetWire> {
+  async #annotateRevision(pass: Pass, podset: PodSet, revision: number): Promise<PodSet> {
     const patched = await this.#step('annotate revision', () =>
       this.#patchMetadata(podset, { annotations: { [REVISION_ANNOTATION]: String(revision) } }),
     );
@@ -589,17 +589,12 @@ class PodSetController implements Controller {
   }
 
   /** 4. The planner's plan for the pods the PodSet controls. */
-  #planFor(podset: PodSetWire, pods: readonly WirePod[]): Plan {
-    return this.planner.reconcile(
-      podset as unknown as PodSet,
-      pods as unknown as Pod[],
-      this.now(),
-      this.options.reconcile,
-    );
+  #planFor(podset: PodSet, pods: readonly WirePod[]): Plan {
+    return this.planner.reconcile(podset, pods, this.now(), this.options.reconcile);
   }
 
   /** 4, tracing on: the plan in a span of its own, its counts on it and on the reconcile's span. */
-  #tracedPlan(pass: Pass, podset: PodSetWire, pods: readonly WirePod[]): Promise<Plan> {
+  #tracedPlan(pass: Pass, podset: PodSet, pods: readonly WirePod[]): Promise<Plan> {
     return this.#step('plan', async (span) => {
       const plan = this.#planFor(podset, pods);
       const counts = {
@@ -617,7 +612,7 @@ class PodSetController implements Controller {
    * 5. Adds podset.io/cleanup, and the revision annotation 4a left to write if any; the resourceVersion in
    * the merge patch makes it conditional (409).
    */
-  async #addFinalizer(pass: Pass, podset: PodSetWire, revision?: number): Promise<PodSetWire> {
+  async #addFinalizer(pass: Pass, podset: PodSet, revision?: number): Promise<PodSet> {
     const finalizers = [...otherFinalizers(podset), CLEANUP_FINALIZER];
     const patched = await this.#step('add finalizer', () =>
       revision === undefined
@@ -634,26 +629,26 @@ class PodSetController implements Controller {
   }
 
   /** 2. Removes podset.io/cleanup (not recorded: the PodSet may be gone by now, and its DELETED event folded). */
-  async #removeFinalizer(podset: PodSetWire): Promise<void> {
+  async #removeFinalizer(podset: PodSet): Promise<void> {
     await this.#patchFinalizers(podset, otherFinalizers(podset));
   }
 
-  async #patchFinalizers(podset: PodSetWire, finalizers: string[]): Promise<PodSetWire> {
+  async #patchFinalizers(podset: PodSet, finalizers: string[]): Promise<PodSet> {
     return this.#patchMetadata(podset, { finalizers });
   }
 
   /** A merge patch of the PodSet's metadata, conditional on the resourceVersion read (a 409 otherwise). */
   async #patchMetadata(
-    podset: PodSetWire,
+    podset: PodSet,
     change: { finalizers?: string[]; annotations?: Record<string, string> },
-  ): Promise<PodSetWire> {
+  ): Promise<PodSet> {
     return this.kube.podSets.patch(podset.metadata.namespace, podset.metadata.name!, {
       metadata: { ...change, resourceVersion: podset.metadata.resourceVersion },
     });
   }
 
   /** 6a. The plan's creates in slow-start batches, recorded and announced; the pods made, the first failure. */
-  async #createPods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<WritesDone> {
+  async #createPods(pass: Pass, podset: PodSet, plan: Plan): Promise<WritesDone> {
     if (plan.creates.length === 0) return { done: [] };
     const { ref, log, signal } = pass;
     signal?.throwIfAborted();
@@ -702,7 +697,7 @@ class PodSetController implements Controller {
    * 6b. The plan's deletes, worst first with UID preconditions, recorded and announced: the pods gone, the
    * first failure, and how many the API did not take (gone already, or changed since planned).
    */
-  async #deletePods(pass: Pass, podset: PodSetWire, plan: Plan): Promise<WritesDone & { notTaken: number }> {
+  async #deletePods(pass: Pass, podset: PodSet, plan: Plan): Promise<WritesDone & { notTaken: number }> {
     if (plan.deletes.length === 0) return { done: [], notTaken: 0 };
     const { ref, log, signal } = pass;
     signal?.throwIfAborted();
@@ -754,14 +749,14 @@ class PodSetController implements Controller {
    * 7. Writes the status `settle` decided on. PUT with the resourceVersion we read: a 409 is thrown (and
    * syncHandler re-reads).
    */
-  async #updateStatus(pass: Pass, podset: PodSetWire, plan: Plan, outcome: ExecutionOutcome): Promise<void> {
+  async #updateStatus(pass: Pass, podset: PodSet, plan: Plan, outcome: ExecutionOutcome): Promise<void> {
     const current = podset.status as PodSetStatus | undefined;
     const settled = this.planner.settle(plan, current, outcome, this.now());
     if (!settled.write) return;
     pass.signal?.throwIfAborted();
     const status = settled.status;
     const written = await this.#step('status write', () =>
-      writeStatus(this.kube, podset, status as unknown as PodSetStatusWire, pass.signal),
+      writeStatus(this.kube, podset, status, pass.signal),
     );
     await this.state.wrote(pass.ref.key, written);
     pass.log.info({ replicas: status.replicas, readyReplicas: status.readyReplicas }, 'status written');
@@ -774,7 +769,7 @@ class PodSetController implements Controller {
    */
   async #finish(
     pass: Pass,
-    podset: PodSetWire,
+    podset: PodSet,
     plan: Plan,
     failure: Failure | undefined,
     retryOfParked: boolean,
@@ -791,7 +786,7 @@ class PodSetController implements Controller {
     return resultOf(plan);
   }
 
-  async #recordAll(podset: PodSetWire, planned: readonly PlannedEvent[]): Promise<void> {
+  async #recordAll(podset: PodSet, planned: readonly PlannedEvent[]): Promise<void> {
     for (const e of planned) await this.events.record(involvedOf(podset), e.type, e.reason, e.message);
   }
 
@@ -854,7 +849,7 @@ function actsOnPods(plan: Plan): boolean {
   return plan.creates.length > 0 || plan.deletes.length > 0;
 }
 
-function otherFinalizers(podset: PodSetWire): string[] {
+function otherFinalizers(podset: PodSet): string[] {
   return (podset.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
 }
 
