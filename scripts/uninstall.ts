@@ -5,7 +5,7 @@
 // This removes that finalizer (and only it) from every PodSet of the current kubeconfig context. Dry run
 // unless --yes. The pods go with their PodSet through the garbage collector (ownerReferences).
 import { parseArgs } from 'node:util';
-import { createKube, isKubeApiError, loadKubeConfig, type Kube, type PodSetWire } from '@podset/kube';
+import { createKube, isKubeApiError, loadKubeConfig, type Kube, type PodSet } from '@podset/kube';
 import { CLEANUP_FINALIZER, RESOURCE } from '@podset/reconcile';
 
 const USAGE = `usage: npm run uninstall -- --remove-finalizers [--yes] [--context NAME]
@@ -36,7 +36,7 @@ export interface Planned {
  * entry: if the list changed since (another controller added or removed one), the server refuses the
  * whole patch (422) instead of removing whatever now sits at that index.
  */
-export function removalPatch(podSet: PodSetWire): object[] | undefined {
+export function removalPatch(podSet: PodSet): object[] | undefined {
   const index = (podSet.metadata.finalizers ?? []).indexOf(CLEANUP_FINALIZER);
   if (index < 0) return undefined;
   const at = `/metadata/finalizers/${index}`;
@@ -46,7 +46,7 @@ export function removalPatch(podSet: PodSetWire): object[] | undefined {
   ];
 }
 
-function describe(ps: PodSetWire): Planned {
+function describe(ps: PodSet): Planned {
   return {
     namespace: ps.metadata.namespace ?? '',
     name: ps.metadata.name ?? '',
@@ -56,7 +56,7 @@ function describe(ps: PodSetWire): Planned {
 }
 
 /** The PodSets that carry our finalizer; undefined when the cluster has no PodSet API (CRD not installed). */
-export async function podSetsWithFinalizer(kube: Kube): Promise<PodSetWire[] | undefined> {
+export async function podSetsWithFinalizer(kube: Kube): Promise<PodSet[] | undefined> {
   try {
     const list = await kube.podSets.listAll(undefined);
     return list.items.filter((ps) => removalPatch(ps) !== undefined);
@@ -70,7 +70,7 @@ export async function podSetsWithFinalizer(kube: Kube): Promise<PodSetWire[] | u
  * Removes our finalizer from one PodSet; re-reads and tries again when the patch's test fails or the
  * object changed. Returns false when the PodSet is gone or no longer has the finalizer.
  */
-export async function removeFinalizer(kube: Kube, podSet: PodSetWire): Promise<boolean> {
+export async function removeFinalizer(kube: Kube, podSet: PodSet): Promise<boolean> {
   const namespace = podSet.metadata.namespace;
   const name = podSet.metadata.name ?? '';
   let current = podSet;
@@ -162,7 +162,7 @@ async function run(kube: Kube, server: string, contextName: string, yes: boolean
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`context ${contextName} (${server})`);
 
-  let found: PodSetWire[] | undefined;
+  let found: PodSet[] | undefined;
   try {
     found = await podSetsWithFinalizer(kube);
   } catch (err) {

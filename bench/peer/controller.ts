@@ -6,7 +6,7 @@
 // correct under the same conditions, not merely fast — and it makes the same API writes, the Kubernetes
 // Events included (the worker's own recorder), so that the two are compared on equal work.
 import { makeInformer, type Informer, type KubeConfig, type ObjectCache } from '@kubernetes/client-node';
-import { isConflict, isNotFound, type Kube, type Pod as WirePod, type PodSetWire } from '@podset/kube';
+import { isConflict, isNotFound, type Kube, type Pod as WirePod } from '@podset/kube';
 import {
   CLEANUP_FINALIZER,
   NAME_LABEL,
@@ -64,7 +64,7 @@ export function createPeer(o: PeerOptions): Peer {
     o.kubeConfig,
     `/apis/podset.io/v1${nsPath}/podsets`,
     () => kube.podSets.listAll(namespace) as never,
-  ) as unknown as Cached<PodSetWire>;
+  ) as unknown as Cached<PodSet>;
   const pods = makeInformer(
     o.kubeConfig,
     `/api/v1${nsPath}/pods`,
@@ -74,7 +74,7 @@ export function createPeer(o: PeerOptions): Peer {
   // The PodSet as our own last write returned it, until the cache has caught up with that write: planning
   // from the cache before then would re-decide a status already written and PUT it with a stale
   // resourceVersion (a certain 409).
-  const written = new Map<string, PodSetWire>();
+  const written = new Map<string, PodSet>();
   let reconciles = 0;
   let failures = 0;
   let stopped = false;
@@ -255,14 +255,14 @@ export function createPeer(o: PeerOptions): Peer {
   }
 
   /** PUT status with the cached resourceVersion: a 409 means the cache is behind; the retry re-reads it. */
-  async function writeStatus(key: string, podset: PodSetWire, status: PodSetStatus): Promise<void> {
+  async function writeStatus(key: string, podset: PodSet, status: PodSetStatus): Promise<void> {
     try {
       const out = await kube.podSets.replaceStatus(podset.metadata.namespace, podset.metadata.name!, {
         apiVersion: podset.apiVersion ?? 'podset.io/v1',
         kind: podset.kind ?? 'PodSet',
         metadata: { ...podset.metadata },
         ...(podset.spec !== undefined ? { spec: podset.spec } : {}),
-        status: status as NonNullable<PodSetWire['status']>,
+        status: status as NonNullable<PodSet['status']>,
       });
       written.set(key, out);
     } catch (err) {
@@ -271,7 +271,7 @@ export function createPeer(o: PeerOptions): Peer {
     }
   }
 
-  async function setFinalizer(key: string, podset: PodSetWire, present: boolean): Promise<PodSetWire> {
+  async function setFinalizer(key: string, podset: PodSet, present: boolean): Promise<PodSet> {
     const others = (podset.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
     try {
       const out = await kube.podSets.patch(podset.metadata.namespace, podset.metadata.name!, {

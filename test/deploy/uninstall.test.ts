@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { createKube, loadKubeConfig, type PodSetWire } from '@podset/kube';
+import { createKube, loadKubeConfig, type PodSet } from '@podset/kube';
 import { startKubeSim } from '@podset/kube-sim';
 import { CLEANUP_FINALIZER } from '@podset/reconcile';
 import {
@@ -93,13 +93,13 @@ after(async () => {
 });
 
 test('the patch removes our finalizer at its index, guarded by a test of that entry', () => {
-  const ps = { metadata: { finalizers: [OTHER, CLEANUP_FINALIZER] } } as PodSetWire;
+  const ps = { metadata: { finalizers: [OTHER, CLEANUP_FINALIZER] } } as PodSet;
   assert.deepEqual(removalPatch(ps), [
     { op: 'test', path: '/metadata/finalizers/1', value: CLEANUP_FINALIZER },
     { op: 'remove', path: '/metadata/finalizers/1' },
   ]);
-  assert.equal(removalPatch({ metadata: { finalizers: [OTHER] } } as PodSetWire), undefined);
-  assert.equal(removalPatch({ metadata: {} } as PodSetWire), undefined);
+  assert.equal(removalPatch({ metadata: { finalizers: [OTHER] } } as PodSet), undefined);
+  assert.equal(removalPatch({ metadata: {} } as PodSet), undefined);
 });
 
 test('without --remove-finalizers it prints the usage and the ordinary order (exit 2)', async () => {

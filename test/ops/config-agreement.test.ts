@@ -3,9 +3,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError, parseEnv, type EnvSpec } from '@podset/config';
-import { dashboardEnv, eventLogKeys } from '../../apps/dashboard/src/config.ts';
+import { eventLogKeyOf } from '@podset/redis';
+import { dashboardEnv } from '../../apps/dashboard/src/config.ts';
 import { parseWatcherConfig, redisKeys, watcherEnv } from '../../apps/watcher/src/config.ts';
-import { eventLogKey, workerEnv } from '../../apps/worker/src/config.ts';
+import { workerEnv } from '../../apps/worker/src/config.ts';
 
 const TOKEN = { DASHBOARD_TOKEN: 'x'.repeat(20) };
 
@@ -23,13 +24,13 @@ for (const [label, env] of [
     assert.equal(dash.QUEUE_NAME, worker.QUEUE_NAME);
     assert.equal(dash.QUEUE_PREFIX, watcher.QUEUE_PREFIX);
     assert.equal(dash.QUEUE_PREFIX, worker.QUEUE_PREFIX);
-    assert.deepEqual(eventLogKeys(dash), [redisKeys(watcher).eventLog]);
+    assert.equal(eventLogKeyOf(dash), redisKeys(watcher).eventLog);
     // The worker removes a deleted PodSet's entries from that same stream.
-    assert.equal(eventLogKey(worker), redisKeys(watcher).eventLog);
+    assert.equal(eventLogKeyOf(worker), redisKeys(watcher).eventLog);
     // The Lease the dashboard reads to show the leading watcher.
     assert.deepEqual([dash.LEASE_NAMESPACE, dash.LEASE_NAME], [watcher.LEASE_NAMESPACE, watcher.LEASE_NAME]);
     // Not BullMQ's own `<prefix>:<queue>:events` stream.
-    assert.notEqual(eventLogKeys(dash)[0], `${dash.QUEUE_PREFIX}:${dash.QUEUE_NAME}:events`);
+    assert.notEqual(eventLogKeyOf(dash), `${dash.QUEUE_PREFIX}:${dash.QUEUE_NAME}:events`);
   });
 }
 

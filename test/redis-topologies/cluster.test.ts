@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, parseEnv } from '@podset/config';
-import type { Kube, PodSetWire } from '@podset/kube';
+import type { Kube, PodSet } from '@podset/kube';
 import {
   ReconcileQueue,
   bullKeys,
@@ -245,7 +245,7 @@ test('Cluster: the dashboard reads the queue and the event log', async () => {
     handler: async () => {},
   });
   const redis = connector.client();
-  const podSet: PodSetWire = {
+  const podSet: PodSet = {
     apiVersion: 'podset.io/v1',
     kind: 'PodSet',
     metadata: { name: 'web', namespace: 'default', generation: 1 },

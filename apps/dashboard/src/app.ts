@@ -1,7 +1,8 @@
 // podset-dashboard: config → dependencies → start. Refuses to start without credentials.
 // SIGTERM/SIGINT: stop serving, close connections, exit 0.
 import { httpHostOf, openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
-import { credentialsOf, dashboardEnv, eventLogKeys } from './config.ts';
+import { eventLogKeyOf } from '@podset/redis';
+import { credentialsOf, dashboardEnv } from './config.ts';
 import { startDashboard } from './server.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
@@ -17,7 +18,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       redis,
       queueName: config.QUEUE_NAME,
       queuePrefix: config.QUEUE_PREFIX,
-      eventLogKeys: eventLogKeys(config),
+      eventLogKeys: [eventLogKeyOf(config)],
       port: config.DASHBOARD_PORT,
       host: config.DASHBOARD_HOST,
       credentials,

@@ -2,7 +2,6 @@
 import { bool, int, list, optionalStr, str, type Config } from '@podset/config';
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { httpHostEnv, logEnv } from '@podset/runtime';
-import { eventLogKeyOf } from '@podset/redis';
 import { queueEnv, redisEnv } from '@podset/queue';
 import { DEFAULT_SESSION_MAX_AGE_SECONDS } from './auth.ts';
 
@@ -88,13 +87,6 @@ export const dashboardEnv = {
 } as const;
 
 export type DashboardConfig = Config<typeof dashboardEnv>;
-
-/** The event-log stream key, as the watcher derives it (apps/watcher/src/config.ts redisKeys). */
-export function eventLogKeys(
-  cfg: Pick<DashboardConfig, 'EVENT_LOG_KEY' | 'QUEUE_PREFIX' | 'QUEUE_NAME'>,
-): string[] {
-  return [eventLogKeyOf(cfg)];
-}
 
 /** Basic auth is open to guessing (a browser's prompt, no lockout): a short password is refused. */
 export const MIN_PASSWORD_LENGTH = 12;

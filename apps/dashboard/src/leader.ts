@@ -2,7 +2,7 @@
 // dashboard only reads the Lease; whether it is still held is judged the way a candidate would, from
 // renewTime + leaseDurationSeconds (on the dashboard's clock, so a skewed clock can misjudge it).
 import { isNotFound, type Kube, type Lease } from '@podset/kube';
-import { systemClock } from '@podset/clock';
+import { systemClock, type Clock } from '@podset/clock';
 
 export interface LeaderInfo {
   /** The Lease, `namespace/name`. */
@@ -51,7 +51,7 @@ export function leaderOf(lease: Lease | undefined, ref: string, now: number): Le
 export async function readLeader(
   kube: Kube,
   lease: { namespace: string; name: string },
-  opts: { now?: number; signal?: AbortSignal } = {},
+  opts: { clock?: Pick<Clock, 'now'>; signal?: AbortSignal } = {},
 ): Promise<LeaderInfo> {
   const ref = `${lease.namespace}/${lease.name}`;
   let found: Lease | undefined;
@@ -60,5 +60,5 @@ export async function readLeader(
   } catch (err) {
     if (!isNotFound(err)) throw err;
   }
-  return leaderOf(found, ref, opts.now ?? systemClock.now());
+  return leaderOf(found, ref, (opts.clock ?? systemClock).now());
 }

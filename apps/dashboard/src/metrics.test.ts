@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Queue } from 'bullmq';
-import type { PodSetWire } from '@podset/kube';
+import type { PodSet } from '@podset/kube';
 import { createMetrics } from './metrics.ts';
 
 const queue = { getJobCounts: async () => ({ waiting: 2 }) } as unknown as Queue;
 
-function podSet(name: string, fields: { replicas: number; ready: number; rollingOut?: boolean }): PodSetWire {
+function podSet(name: string, fields: { replicas: number; ready: number; rollingOut?: boolean }): PodSet {
   return {
     apiVersion: 'podset.io/v1',
     kind: 'PodSet',
@@ -20,7 +20,7 @@ function podSet(name: string, fields: { replicas: number; ready: number; rolling
         ? [{ type: 'Progressing', status: 'True', reason: 'RollingOut', message: '1 of 3 updated' }]
         : [],
     },
-  } as unknown as PodSetWire;
+  } as unknown as PodSet;
 }
 
 async function converged(registry: Awaited<ReturnType<typeof createMetrics>>['registry']) {

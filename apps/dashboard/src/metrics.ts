@@ -3,7 +3,7 @@
 // dependencies as the last readiness check saw them.
 import { Gauge, type Registry } from 'prom-client';
 import type { Queue } from 'bullmq';
-import type { PodSetWire, RequestRecord } from '@podset/kube';
+import type { PodSet, RequestRecord } from '@podset/kube';
 import { appRegistry, kubeRequestMetrics, queueDepthGauge, withTimeout } from '@podset/runtime';
 import { JOB_STATES, jobCounts, keyOfPodSet, podSetConverged, READ_TIMEOUT_MS } from './overview.ts';
 
@@ -18,7 +18,7 @@ export function createMetrics(
   queueName: string,
   onError: (err: Error) => void,
   /** For podset_converged: lists every PodSet; its failures go to onError. */
-  podSets?: { list: () => Promise<PodSetWire[]>; onError: (err: Error) => void },
+  podSets?: { list: () => Promise<PodSet[]>; onError: (err: Error) => void },
 ): DashboardMetrics {
   const registry = appRegistry('podset_dashboard_');
   // Every state, 0 when empty: a state's series exists from the first scrape.
@@ -49,7 +49,7 @@ export function createMetrics(
  */
 function podSetConvergedGauge(
   registry: Registry,
-  listPodSets: () => Promise<PodSetWire[]>,
+  listPodSets: () => Promise<PodSet[]>,
   onError: (err: Error) => void,
 ): void {
   new Gauge({

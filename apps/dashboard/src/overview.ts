@@ -4,7 +4,7 @@
 import type { Job, Queue } from 'bullmq';
 import { parseEventEntry, type EventLogEntry } from '@podset/event-log';
 import type { RedisClient } from '@podset/queue';
-import type { Kube, PodSetWire } from '@podset/kube';
+import type { Kube, PodSet } from '@podset/kube';
 import { formatKey, parseKey } from '@podset/reconcile';
 import { withTimeout } from '@podset/runtime';
 import { readLeader, type LeaderInfo } from './leader.ts';
@@ -78,7 +78,7 @@ export interface OverviewSources {
   kube: Kube;
   queue: Queue;
   redis: RedisClient;
-  /** Stream keys, first non-empty wins (see config.ts eventLogKeys). */
+  /** Stream keys, first non-empty wins (libs/redis eventLogKeyOf). */
   eventLogKeys: readonly string[];
   eventsPerPodSet: number;
   eventLogScan: number;
@@ -236,7 +236,7 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
 
   const byKey = summarizeJobs(jobs.status === 'fulfilled' ? jobs.value : []);
   const allEvents = events.status === 'fulfilled' ? events.value : [];
-  const items: PodSetWire[] = podSets.status === 'fulfilled' ? podSets.value.items : [];
+  const items: PodSet[] = podSets.status === 'fulfilled' ? podSets.value.items : [];
   const uidByKey = new Map<string, string | undefined>();
   for (const ps of items) uidByKey.set(keyOfPodSet(ps), ps.metadata?.uid);
   const eventsByKey = new Map<string, EventLogEntry[]>();
@@ -271,7 +271,7 @@ export async function buildOverview(src: OverviewSources): Promise<Overview> {
 }
 
 /** One PodSet as the overview (and its own page) shows it: the API's numbers plus its jobs' facts. */
-export function rowOf(ps: PodSetWire, facts: KeyJobs | undefined, events: EventLogEntry[]): PodSetRow {
+export function rowOf(ps: PodSet, facts: KeyJobs | undefined, events: EventLogEntry[]): PodSetRow {
   const namespace = ps.metadata?.namespace ?? '';
   const name = ps.metadata?.name ?? '';
   const pending = facts?.pending;
@@ -322,12 +322,12 @@ export function isConverged(
 }
 
 /** A listed PodSet's queue key. */
-export function keyOfPodSet(ps: PodSetWire): string {
+export function keyOfPodSet(ps: PodSet): string {
   return formatKey(ps.metadata?.namespace ?? '', ps.metadata?.name ?? '');
 }
 
 /** isConverged of a PodSet as the API returns it (its overview row, without job facts or events). */
-export function podSetConverged(ps: PodSetWire): boolean {
+export function podSetConverged(ps: PodSet): boolean {
   return isConverged(rowOf(ps, undefined, []));
 }
 
@@ -335,7 +335,7 @@ export function podSetConverged(ps: PodSetWire): boolean {
  * The Progressing condition's message while it says RollingOut, or ProgressDeadlineExceeded (work stalled
  * where it is: never converged, even with every pod Ready, e.g. a rollout whose creates are refused).
  */
-function rolloutOf(ps: PodSetWire): { rollout?: string } {
+function rolloutOf(ps: PodSet): { rollout?: string } {
   const c = ps.status?.conditions?.find((x) => x.type === 'Progressing');
   const underWay = c?.reason === 'RollingOut' || c?.reason === 'ProgressDeadlineExceeded';
   return underWay ? { rollout: c.message ?? 'rolling out' } : {};

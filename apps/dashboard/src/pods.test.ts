@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Pod, PodSetWire } from '@podset/kube';
+import type { Pod, PodSet } from '@podset/kube';
 import type { EventLogEntry } from '@podset/event-log';
 import { isOwnEvent, podsOf, templateSummary } from './pods.ts';
 
-const ps: PodSetWire = {
+const ps: PodSet = {
   apiVersion: 'podset.io/v1',
   kind: 'PodSet',
   metadata: { name: 'web', namespace: 'default', uid: 'uid-web' },
@@ -17,7 +17,7 @@ const ps: PodSetWire = {
       },
     },
   },
-} as PodSetWire;
+} as PodSet;
 
 function pod(name: string, ownerUid: string | undefined, extra: Partial<Pod> = {}): Pod {
   return {
@@ -73,7 +73,7 @@ test('the template: images (init containers first), strategy, its hash; the defa
   const recreate = templateSummary({
     ...ps,
     spec: { ...ps.spec, strategy: { type: 'Recreate' } },
-  } as PodSetWire);
+  } as PodSet);
   assert.equal(recreate.strategy, 'Recreate');
   const surge = templateSummary({
     ...ps,
@@ -81,9 +81,9 @@ test('the template: images (init containers first), strategy, its hash; the defa
       ...ps.spec,
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
     },
-  } as PodSetWire);
+  } as PodSet);
   assert.equal(surge.strategy, 'RollingUpdate (maxSurge 1, maxUnavailable 0)');
-  const bare = templateSummary({ ...ps, spec: { replicas: 1 } } as PodSetWire);
+  const bare = templateSummary({ ...ps, spec: { replicas: 1 } } as PodSet);
   assert.deepEqual(bare.images, ['busybox:1.36'], 'the default template');
 });
 

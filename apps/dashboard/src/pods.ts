@@ -2,7 +2,7 @@
 // their controller (ownerReference with its uid), as the worker counts them. Pods that carry the label
 // without being its own (released for debugging, a deleted namesake's leftovers) are named apart, so
 // their watch events are not shown as the PodSet's. Also what its template runs and how it rolls out.
-import type { Kube, Pod, PodSetWire } from '@podset/kube';
+import type { Kube, Pod } from '@podset/kube';
 import type { EventLogEntry } from '@podset/event-log';
 import {
   controlledPods,
@@ -10,7 +10,6 @@ import {
   NAME_LABEL,
   TEMPLATE_HASH_LABEL,
   templateHash,
-  type Pod as PlannerPod,
   isPodReady,
   podNamePrefix,
   type PodSet,
@@ -57,7 +56,7 @@ export function podView(pod: Pod): PodView {
   return {
     name: pod.metadata?.name ?? '',
     phase: pod.metadata?.deletionTimestamp !== undefined ? 'Terminating' : (pod.status?.phase ?? 'Unknown'),
-    ready: isPodReady(pod as unknown as PlannerPod),
+    ready: isPodReady(pod),
     ...(createdAt !== undefined ? { createdAt } : {}),
     ...(node !== undefined && node !== '' ? { node } : {}),
     ...(hash !== undefined ? { templateHash: hash } : {}),
@@ -65,7 +64,7 @@ export function podView(pod: Pod): PodView {
 }
 
 /** Splits the pods with the PodSet's label into its own and the others. Pure: exported for tests. */
-export function podsOf(ps: PodSetWire, labelled: readonly Pod[]): PodsOfPodSet {
+export function podsOf(ps: PodSet, labelled: readonly Pod[]): PodsOfPodSet {
   const own = controlledPods(ps as PodSet, labelled);
   const ownSet = new Set(own);
   const pods = own.map(podView).sort((a, b) => {
@@ -81,7 +80,7 @@ export function podsOf(ps: PodSetWire, labelled: readonly Pod[]): PodsOfPodSet {
 
 export async function readPods(
   kube: Kube,
-  ps: PodSetWire,
+  ps: PodSet,
   opts: { signal?: AbortSignal } = {},
 ): Promise<PodsOfPodSet> {
   const list = await kube.pods.listAll(ps.metadata.namespace, {
@@ -92,7 +91,7 @@ export async function readPods(
   return podsOf(ps, list.items);
 }
 
-function strategyText(ps: PodSetWire): string {
+function strategyText(ps: PodSet): string {
   const s = ps.spec?.strategy;
   if (s?.type === 'Recreate') return 'Recreate';
   const surge = s?.rollingUpdate?.maxSurge ?? '25%';
@@ -101,7 +100,7 @@ function strategyText(ps: PodSetWire): string {
 }
 
 /** What the template runs and how a new one replaces the pods. Pure: exported for tests. */
-export function templateSummary(ps: PodSetWire): TemplateSummary {
+export function templateSummary(ps: PodSet): TemplateSummary {
   // The template's pod spec is schemaless beyond containers: read its lists leniently.
   const spec = (effectiveTemplate(ps as PodSet).spec ?? {}) as {
     initContainers?: unknown;

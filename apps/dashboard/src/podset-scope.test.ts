@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Kube, PodSetWire } from '@podset/kube';
+import type { Kube, PodSet } from '@podset/kube';
 import { listPodSetsInScope, probePodSets } from './podset-scope.ts';
 
 /** A fake PodSet client that records the namespaces it is asked for. */
 function fakeKube(byNamespace: Record<string, string[]>) {
   const asked: (string | undefined)[] = [];
-  const items = (ns: string | undefined): PodSetWire[] =>
+  const items = (ns: string | undefined): PodSet[] =>
     Object.entries(byNamespace)
       .filter(([n]) => ns === undefined || n === ns)
-      .flatMap(([n, names]) => names.map((name) => ({ metadata: { namespace: n, name } }) as PodSetWire));
+      .flatMap(([n, names]) => names.map((name) => ({ metadata: { namespace: n, name } }) as PodSet));
   const podSets = {
     listAll: (ns: string | undefined) => {
       asked.push(ns);

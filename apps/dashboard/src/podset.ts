@@ -2,7 +2,7 @@
 // BullMQ (pending and finished, by the job name = key), its watch events from the event log and its
 // Kubernetes Warning Events. Like the overview, each source may fail alone and the page says which.
 import type { Job, Queue } from 'bullmq';
-import { isNotFound, type Kube, type PodSetWire } from '@podset/kube';
+import { isNotFound, type Kube, type PodSet } from '@podset/kube';
 import type { EventLogEntry } from '@podset/event-log';
 import { keyProblem, type RedisClient } from '@podset/queue';
 import { formatKey } from '@podset/reconcile';
@@ -129,7 +129,7 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function readPodSet(kube: Kube, namespace: string, name: string): Promise<PodSetWire | undefined> {
+async function readPodSet(kube: Kube, namespace: string, name: string): Promise<PodSet | undefined> {
   try {
     return await kube.podSets.get(namespace, name);
   } catch (err) {

@@ -12,7 +12,7 @@ import {
   type Lease,
   type ListOptions,
   type Pod,
-  type PodSetWire,
+  type PodSet,
 } from '@podset/kube';
 import { EventLog } from '@podset/event-log';
 import { ReconcileQueue, startReconcileWorker, urlConnector } from '@podset/queue';
@@ -25,7 +25,7 @@ import { startDashboard, type RunningDashboard } from '../src/server.ts';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const bearer = { authorization: `Bearer ${TOKEN}` };
-const podSet: PodSetWire = {
+const podSet: PodSet = {
   apiVersion: 'podset.io/v1',
   kind: 'PodSet',
   metadata: { name: 'web', namespace: 'default', generation: 2, uid: 'uid-web' },
@@ -45,7 +45,7 @@ const podSet: PodSetWire = {
     ],
   },
 };
-const other: PodSetWire = {
+const other: PodSet = {
   ...podSet,
   metadata: { name: 'api', namespace: 'shop', generation: 1 },
   status: { replicas: 2, readyReplicas: 1, observedGeneration: 1 },

@@ -1,9 +1,9 @@
 // apps/watcher: the environment → startWatcher's settings (watcher.ts), and the stop at SIGTERM/SIGINT:
 // stop watching, write the checkpoint, release the lease, flush the spans. Exit codes are main.ts's.
 import os from 'node:os';
-import { httpHostOf, openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
+import { httpHostOf, openApp, ownNamespaceProblems, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
 import { EntryTags, projectionHmacKeys } from '@podset/state';
-import { ownNamespaceProblems, redisKeys, retiredSettings, watcherEnv } from './config.ts';
+import { redisKeys, retiredSettings, watcherEnv } from './config.ts';
 import { startWatcher } from './watcher.ts';
 
 /** Starts the watcher; it runs until the first signal (already stopping when one came during start-up). */
@@ -20,7 +20,10 @@ export async function main(shutdown: Shutdown): Promise<void> {
     // The key's own problems (it throws them) and the namespace rule.
     check: (c) => {
       projectionHmacKeys(c);
-      return ownNamespaceProblems(c);
+      return ownNamespaceProblems(c, {
+        own: "the operator's own namespace",
+        instead: 'watch other namespaces only',
+      });
     },
     tracing: true,
   });

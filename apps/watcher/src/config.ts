@@ -120,21 +120,3 @@ export function retiredSettings(env: Record<string, string | undefined>): string
     .filter(([name]) => env[name] !== undefined)
     .map(([name, instead]) => `${name} is no longer used (${instead}); remove it`);
 }
-
-/**
- * A namespaced install never reconciles in the operator's own namespace: a PodSet author there could
- * mount the operator's Secrets (Redis, dashboard) into a pod or label a pod to pass the Redis network
- * policy. Empty WATCH_NAMESPACES (a cluster-wide install) is the cluster administrator's own choice.
- */
-export function ownNamespaceProblems(
-  cfg: Pick<WatcherConfig, 'WATCH_NAMESPACES' | 'POD_NAMESPACE'>,
-): { variable: string; message: string }[] {
-  const own = cfg.POD_NAMESPACE;
-  if (own === undefined || own === '' || !cfg.WATCH_NAMESPACES.includes(own)) return [];
-  return [
-    {
-      variable: 'WATCH_NAMESPACES',
-      message: `lists "${own}", the operator's own namespace (POD_NAMESPACE): PodSets there could use the operator's Secrets; watch other namespaces only`,
-    },
-  ];
-}

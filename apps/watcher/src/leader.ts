@@ -12,7 +12,7 @@
 // written (it polls at most that far apart), and polls again exactly when that record has been unchanged
 // for the lease duration, so it holds the lease at most leaseDuration + retryPeriod after the leader's
 // last renewal (plus the time of its Lease requests), and never less than leaseDuration after it.
-import { systemClock, type Clock } from '@podset/clock';
+import { schedule, systemClock, type Clock } from '@podset/clock';
 import { sleep } from './sleep.ts';
 import { errorCode, type LeaseApi } from './kube-api.ts';
 import type { Logger } from './log.ts';
@@ -119,7 +119,8 @@ export class LeaderElector {
     let lastRenew = mono();
     const deadline = () => lastRenew + this.#o.renewDeadlineMs - mono();
     // A hung renew call must not keep us leading past the deadline: a timer enforces it.
-    let deadlineTimer = setTimeout(() => leadership.abort(new Error('renew deadline passed')), deadline());
+    const onDeadline = () => leadership.abort(new Error('renew deadline passed'));
+    let cancelDeadline = schedule(this.#o.clock, deadline(), onDeadline);
     try {
       while (!leadership.signal.aborted) {
         await sleep(this.#o.retryPeriodMs, leadership.signal, this.#o.clock);
@@ -138,14 +139,14 @@ export class LeaderElector {
         if (renewed) {
           this.stats.renewals++;
           lastRenew = sent;
-          clearTimeout(deadlineTimer);
-          deadlineTimer = setTimeout(() => leadership.abort(new Error('renew deadline passed')), deadline());
+          cancelDeadline();
+          cancelDeadline = schedule(this.#o.clock, deadline(), onDeadline);
         } else if (this.#heldByOther()) {
           leadership.abort(new Error(`lease taken by ${this.#lease?.spec?.holderIdentity ?? '?'}`));
         }
       }
     } finally {
-      clearTimeout(deadlineTimer);
+      cancelDeadline();
     }
   }
 

@@ -3,7 +3,7 @@
 // the timeoutSeconds it was asked for does. A watch still open `grace` past that, with nothing read for as
 // long, is stalled (a dead peer is found sooner by the socket's TCP keepalive). Time spent waiting on the
 // sink is not the server's: the end of the stream may be waiting unread meanwhile.
-import type { Clock } from '@podset/clock';
+import { schedule, type Clock } from '@podset/clock';
 
 export class StallCheck {
   readonly #clock: Clock;
@@ -11,7 +11,7 @@ export class StallCheck {
   readonly #onStall: () => void;
   #heardAt: number;
   #busy = false;
-  #timer: NodeJS.Timeout | undefined;
+  #cancel: (() => void) | undefined;
 
   /** Starts checking: first `timeoutSeconds` + the grace from now, then as long as the watch stays quiet. */
   constructor(opts: { timeoutSeconds: number; graceMs: number; clock: Clock; onStall: () => void }) {
@@ -19,7 +19,7 @@ export class StallCheck {
     this.#graceMs = opts.graceMs;
     this.#onStall = opts.onStall;
     this.#heardAt = opts.clock.now();
-    this.#timer = setTimeout(() => this.#check(), opts.timeoutSeconds * 1000 + opts.graceMs);
+    this.#cancel = schedule(opts.clock, opts.timeoutSeconds * 1000 + opts.graceMs, () => this.#check());
   }
 
   /** Something was read from the watch. */
@@ -39,17 +39,19 @@ export class StallCheck {
   }
 
   stop(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#cancel?.();
+    this.#cancel = undefined;
   }
 
   #check(): void {
     const quietMs = this.#clock.now() - this.#heardAt;
     if (this.#busy || quietMs < this.#graceMs) {
-      this.#timer = setTimeout(() => this.#check(), this.#busy ? this.#graceMs : this.#graceMs - quietMs);
+      this.#cancel = schedule(this.#clock, this.#busy ? this.#graceMs : this.#graceMs - quietMs, () =>
+        this.#check(),
+      );
       return;
     }
-    this.#timer = undefined;
+    this.#cancel = undefined;
     this.#onStall();
   }
 }

@@ -4,7 +4,7 @@
 // the LIST no longer shows (relabelled out of the selector: to release; gone: 404). It keeps nothing, so
 // our own writes need no record.
 // Its reads are authoritative: a plan made from them may act at once (no second read to confirm it).
-import { isNotFound, type Kube, type Pod, type PodSetWire } from '@podset/kube';
+import { isNotFound, type Kube, type Pod } from '@podset/kube';
 import { claimablePods, isControlledBy, NAME_LABEL, type PodSet } from '@podset/reconcile';
 import type { KeyState, PodSetRef, StateSource } from './state-source.ts';
 
@@ -51,7 +51,7 @@ async function getPodSet(
   ref: PodSetRef,
   mode: ApiReadMode,
   signal?: AbortSignal,
-): Promise<PodSetWire | undefined> {
+): Promise<PodSet | undefined> {
   const options = { ...cachedRv(mode), ...(signal !== undefined ? { signal } : {}) };
   return await absentOn404(kube.podSets.get(ref.namespace, ref.name, options));
 }
@@ -68,7 +68,7 @@ export const RELEASE_LOOKUPS_PER_READ = 16;
  */
 async function listClaimablePods(
   kube: Kube,
-  podset: PodSetWire,
+  podset: PodSet,
   mode: ApiReadMode,
   signal?: AbortSignal,
 ): Promise<Pod[]> {
@@ -77,7 +77,7 @@ async function listClaimablePods(
     ...cachedRv(mode),
     ...(signal !== undefined ? { signal } : {}),
   });
-  const ps = podset as unknown as PodSet;
+  const ps = podset;
   const claimable = claimablePods(ps, list.items);
   // Being deleted, it releases nothing: no need to look for what to release.
   if (podset.metadata.deletionTimestamp !== undefined) return claimable;

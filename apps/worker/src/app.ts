@@ -1,10 +1,9 @@
 // podset-worker: config → dependencies → start. SIGTERM/SIGINT: stop taking work, finish what is
 // active (bounded by SHUTDOWN_TIMEOUT_SECONDS), close connections, exit 0.
 import * as reconcileLib from '@podset/reconcile';
-import { httpHostOf, openApp, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
+import { httpHostOf, openApp, ownNamespaceProblems, SHUTDOWN_LIMIT_MS, type Shutdown } from '@podset/runtime';
 import { projectionHmacKeys } from '@podset/state';
 import { bulkConcurrency, workerEnv } from './config.ts';
-import { ownNamespaceProblems } from './namespace-scope.ts';
 import { defaultInstance, startWorker } from './worker.ts';
 
 export async function main(shutdown: Shutdown): Promise<void> {
@@ -13,7 +12,10 @@ export async function main(shutdown: Shutdown): Promise<void> {
     check: (c) => {
       bulkConcurrency(c);
       projectionHmacKeys(c);
-      return ownNamespaceProblems(c);
+      return ownNamespaceProblems(c, {
+        own: "the worker's own namespace",
+        instead: 'reconcile in other namespaces only',
+      });
     },
     tracing: true,
   });

@@ -3,7 +3,7 @@
 // release also that the reference it removes is still ours, an adoption that the pod is unchanged since read
 // (so a controller that claimed it meanwhile is never overwritten). A 404 is nothing to do; any other refusal
 // (422 test failed, 409) is for the next pass, from a fresh read.
-import { isNotFound, type Kube, type Pod, type PodSetWire } from '@podset/kube';
+import { isNotFound, type Kube, type Pod, type PodSet } from '@podset/kube';
 import { controllerRefTo } from '@podset/reconcile';
 
 export interface ClaimOutcome {
@@ -14,7 +14,7 @@ export interface ClaimOutcome {
 
 type Op = { op: 'test' | 'add' | 'remove'; path: string; value?: unknown };
 
-function releaseOps(pod: Pod, podset: PodSetWire): Op[] | undefined {
+function releaseOps(pod: Pod, podset: PodSet): Op[] | undefined {
   const refs = pod.metadata?.ownerReferences ?? [];
   const i = refs.findIndex((r) => r.controller === true && r.uid === podset.metadata.uid);
   if (i < 0) return undefined;
@@ -25,7 +25,7 @@ function releaseOps(pod: Pod, podset: PodSetWire): Op[] | undefined {
   ];
 }
 
-function adoptOps(pod: Pod, podset: PodSetWire): Op[] {
+function adoptOps(pod: Pod, podset: PodSet): Op[] {
   const ref = controllerRefTo(podset);
   const has = (pod.metadata?.ownerReferences ?? []).length > 0;
   return [
@@ -40,7 +40,7 @@ function adoptOps(pod: Pod, podset: PodSetWire): Op[] {
 /** Releases `release` and adopts `adopt` (already rechecked by the caller), one patch each, in parallel. */
 export async function executeClaims(
   kube: Kube,
-  podset: PodSetWire,
+  podset: PodSet,
   claims: { release: readonly Pod[]; adopt: readonly Pod[] },
   signal?: AbortSignal,
 ): Promise<ClaimOutcome> {

@@ -1,6 +1,6 @@
 // Step 4's claim: release the pods relabelled out of a PodSet, adopt the matching orphans, announce both.
 import type { Span } from '@opentelemetry/api';
-import { isNotFound, type Kube, type Pod as WirePod, type PodSetWire } from '@podset/kube';
+import { isNotFound, type Kube, type Pod as WirePod, type PodSet } from '@podset/kube';
 import { NAME_LABEL, type Claims } from '@podset/reconcile';
 import { executeClaims } from './claim-executor.ts';
 import type { Pass } from './controller-api.ts';
@@ -21,7 +21,7 @@ export interface ClaimDeps {
  */
 export async function claimStep(
   pass: Pass,
-  podset: PodSetWire,
+  podset: PodSet,
   claims: Claims<WirePod>,
   deps: ClaimDeps,
 ): Promise<WirePod[]> {
@@ -68,9 +68,9 @@ export async function claimStep(
  * Adoption's recheck (client-go's RecheckDeletionTimestamp): a fresh read of the PodSet, not the one
  * planned from, must show the same UID and no deletion, or a pod could be tied to an owner about to go.
  */
-async function mayAdopt(pass: Pass, podset: PodSetWire, kube: Kube): Promise<boolean> {
+async function mayAdopt(pass: Pass, podset: PodSet, kube: Kube): Promise<boolean> {
   const { namespace, name } = pass.ref;
-  let fresh: PodSetWire;
+  let fresh: PodSet;
   try {
     fresh = await kube.podSets.get(namespace, name, pass.signal ? { signal: pass.signal } : {});
   } catch (err) {

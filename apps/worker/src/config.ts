@@ -2,7 +2,6 @@
 import { ConfigError, int, list, num, oneOf, optionalInt, optionalStr, type Config } from '@podset/config';
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { httpHostEnv, logEnv } from '@podset/runtime';
-import { eventLogKeyOf } from '@podset/redis';
 import { attemptsEnv, defaultBulkConcurrency, queueEnv, redisEnv } from '@podset/queue';
 import { stateSourceEnv } from '@podset/state';
 
@@ -82,13 +81,6 @@ export const workerEnv = {
 } as const;
 
 export type WorkerConfig = Config<typeof workerEnv>;
-
-/** The watcher's event-log stream (its EVENT_LOG_KEY and default), for the finalizer's cleanup. */
-export function eventLogKey(
-  cfg: Pick<WorkerConfig, 'EVENT_LOG_KEY' | 'QUEUE_PREFIX' | 'QUEUE_NAME'>,
-): string {
-  return eventLogKeyOf(cfg);
-}
 
 /**
  * WORKER_BULK_CONCURRENCY resolved against WORKER_CONCURRENCY (unset: an eighth, at least 1). Throws a

@@ -4,7 +4,7 @@
 // reads nothing more; a 404 or another UID there, or a 404 on a write, ends the key.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Pod, PodSetWire } from '@podset/kube';
+import type { Pod, PodSet } from '@podset/kube';
 import { fakeController } from '../test/fake-controller.ts';
 import { fakeKube, makeAllReady, apiError, type FakeKube } from '../test/fake-kube.ts';
 import type { ProjectedState } from '@podset/state';
@@ -15,7 +15,7 @@ import type { ConfirmReason, KeyState, StateSource } from './state-source.ts';
 
 /** What the stand-in for the projection shows: a PodSet and pods, changed by the test at will. */
 interface Shown {
-  podset: PodSetWire;
+  podset: PodSet;
   pods: Pod[];
 }
 
@@ -207,7 +207,7 @@ test("a PodSet being deleted: its pods are deleted only from the API's list", as
 });
 
 /** The PodSet in the fake API marked as being deleted (its finalizer holds it); a copy as the projection shows it. */
-function markDeleting(f: FakeKube): PodSetWire {
+function markDeleting(f: FakeKube): PodSet {
   const ps = f.podsets.get('default/web')!;
   ps.metadata.deletionTimestamp = new Date().toISOString();
   f.bump(ps);
@@ -335,7 +335,7 @@ test('a 409 whose re-read shows another UID (deleted and made again): the old ke
   // The projection shows the old PodSet and its pods now ready: a status-only plan, no API read.
   let shown: Shown | undefined = { podset: structuredClone(f.podsets.get('default/web')!), pods: apiPods(f) };
   const t = onProjection(f, () => shown);
-  let fresh: PodSetWire | undefined;
+  let fresh: PodSet | undefined;
   // Behind the writer's back, before its status PUT lands: the PodSet is deleted and made again.
   f.beforeStatusWrite = () => {
     f.beforeStatusWrite = undefined;

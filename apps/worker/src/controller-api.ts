@@ -11,7 +11,7 @@ import type {
   ReconcileOptions,
   Settled,
 } from '@podset/reconcile';
-import type { Clock } from '@podset/runtime/clock';
+import type { Clock } from '@podset/clock';
 import type { Span, Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { EventRecorder } from './events.ts';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { templateHash, type PodSet } from '@podset/reconcile';
-import type { PodSetWire } from '@podset/kube';
+
 import { fakeController } from '../test/fake-controller.ts';
 import { apiError, fakeKube, makeAllReady, type FakeKube } from '../test/fake-kube.ts';
 import { apiState } from './api-state.ts';
@@ -35,14 +35,14 @@ const podHashes = (f: FakeKube) =>
   [...new Set([...f.pods.values()].map((p) => p.metadata.labels?.['podset.io/template-hash']))].sort();
 
 /** A spec change as the API server makes it: the new spec, the generation bumped. */
-function changeSpec(f: FakeKube, change: (ps: PodSetWire) => void): string {
+function changeSpec(f: FakeKube, change: (ps: PodSet) => void): string {
   const ps = stored(f);
   change(ps);
   ps.metadata.generation = (ps.metadata.generation ?? 1) + 1;
   f.bump(ps);
   return templateHash(ps as PodSet);
 }
-const setImage = (image: string) => (ps: PodSetWire) => {
+const setImage = (image: string) => (ps: PodSet) => {
   ps.spec!.template!.spec.containers[0]!.image = image;
 };
 

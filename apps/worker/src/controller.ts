@@ -31,9 +31,9 @@
 //   onFinalFailure(key)  the last attempt failed → ReplicaFailure condition + Warning Event, park the key:
 //                        one attempt per parkedRetryMs until the spec changes (final-failure.ts)
 import { randomUUID } from 'node:crypto';
-import { isConflict, isNotFound, type Kube, type Pod as WirePod, type PodSetWire } from '@podset/kube';
+import { isConflict, isNotFound, type Kube, type Pod as WirePod } from '@podset/kube';
 import { TerminalError, type ReconcileResult } from '@podset/queue';
-import type { ExecutionOutcome, Plan, PlannedEvent, PodSet, PodSetStatus, Pod } from '@podset/reconcile';
+import type { ExecutionOutcome, Plan, PlannedEvent, PodSet, PodSetStatus } from '@podset/reconcile';
 import {
   CLEANUP_FINALIZER,
   NAME_LABEL,
@@ -42,7 +42,6 @@ import {
   revisionsMayBeStale,
   specProblem,
   unlistedPodNames,
-  type Claims,
 } from '@podset/reconcile';
 import { inSpan } from '@podset/runtime';
 import { trace, type Span, type Tracer } from '@opentelemetry/api';
@@ -69,7 +68,7 @@ import type { BatchRunner } from './executor.ts';
 import { HistoryMarks, syncRevisions, type RevisionSync } from './revisions.ts';
 import { memoryParkStore, type Parked, type ParkStore } from './park-store.ts';
 import { podSetRef, type ConfirmReason, type KeyState, type StateSource } from './state-source.ts';
-import { writeStatus, type PodSetStatusWire } from './status-writer.ts';
+import { writeStatus } from './status-writer.ts';
 import { systemClock, type Clock } from '@podset/clock';
 
 export { CLEANUP_FINALIZER, NAME_LABEL, ReconcileError };
@@ -250,7 +249,7 @@ class PodSetController implements Controller {
     // unless paused: the pods' template is then the current revision's, which only the API read gives.
     let planned = podset;
     let annotate: number | undefined;
-    if (revisionsMayBeStale(podset) && specProblem(podset as unknown as PodSet) === undefined) {
+    if (revisionsMayBeStale(podset) && specProblem(podset) === undefined) {
       if (read.authoritative) ({ planned, annotate } = await this.#syncRevisions(pass, podset));
       else if (podset.spec?.paused === true || !this.historyMarks.has(pass.ref.key, podset)) {
         return this.#fromApi(pass, read, parkedRecord, 'acting');
@@ -262,13 +261,13 @@ class PodSetController implements Controller {
     // projection lists pods by label: one relabelled out is simply missing there, so a pod the last
     // status listed that the projection lacks is looked up in the API too.
     let pods = await this.#step('state read pods', () => read.pods());
-    const claims = claimPods(podset as unknown as PodSet, pods as unknown as Pod[]);
+    const claims = claimPods(podset, pods);
     const toClaim = claims.release.length + claims.adopt.length > 0;
-    if (!read.authoritative && (toClaim || unlistedPodNames(podset as unknown as PodSet, pods).length > 0)) {
+    if (!read.authoritative && (toClaim || unlistedPodNames(podset, pods).length > 0)) {
       return this.#fromApi(pass, read, parkedRecord, 'acting');
     }
     if (toClaim)
-      pods = await claimStep(pass, podset, claims as unknown as Claims<WirePod>, {
+      pods = await claimStep(pass, podset, claims, {
         kube: this.kube,
         events: this.events,
         step: this.#step.bind(this),
@@ -344,7 +343,7 @@ class PodSetController implements Controller {
    * 2. The PodSet is being deleted: remove its pods, then (once every delete went through and none is
    * left) its traces, then our finalizer.
    */
-  async #finalize(pass: Pass, podset: PodSetWire, plan: Plan): Promise<ReconcileResult> {
+  async #finalize(pass: Pass, podset: PodSet, plan: Plan): Promise<ReconcileResult> {
     const { ref, log } = pass;
     const { failure, notTaken } = await deletePods(pass, podset, plan, this.#podWrites());
     await this.#recordAll(podset, plan.events);
@@ -375,7 +374,7 @@ class PodSetController implements Controller {
   }
 
   /** 4a. Revisions brought up to date; marked done here only once no annotation is left to write (5). */
-  async #syncRevisions(pass: Pass, podset: PodSetWire): Promise<RevisionSync> {
+  async #syncRevisions(pass: Pass, podset: PodSet): Promise<RevisionSync> {
     const synced = await this.#step('revisions', () =>
       syncRevisions(this.kube, podset, pass.log, pass.signal),
     );
@@ -384,7 +383,7 @@ class PodSetController implements Controller {
   }
 
   /** 5, the finalizer there already: the revision annotation 4a left, alone (conditional: a 409). */
-  async #annotateRevision(pass: Pass, podset: PodSetWire, revision: number): Promise<PodSetWire> {
+  async #annotateRevision(pass: Pass, podset: PodSet, revision: number): Promise<PodSet> {
     const patched = await this.#step('annotate revision', () =>
       this.#patchMetadata(podset, { annotations: { [REVISION_ANNOTATION]: String(revision) } }),
     );
@@ -394,17 +393,12 @@ class PodSetController implements Controller {
   }
 
   /** 4. The planner's plan for the pods the PodSet controls. */
-  #planFor(podset: PodSetWire, pods: readonly WirePod[]): Plan {
-    return this.planner.reconcile(
-      podset as unknown as PodSet,
-      pods as unknown as Pod[],
-      this.now(),
-      this.options.reconcile,
-    );
+  #planFor(podset: PodSet, pods: readonly WirePod[]): Plan {
+    return this.planner.reconcile(podset, pods, this.now(), this.options.reconcile);
   }
 
   /** 4, tracing on: the plan in a span of its own, its counts on it and on the reconcile's span. */
-  #tracedPlan(pass: Pass, podset: PodSetWire, pods: readonly WirePod[]): Promise<Plan> {
+  #tracedPlan(pass: Pass, podset: PodSet, pods: readonly WirePod[]): Promise<Plan> {
     return this.#step('plan', async (span) => {
       const plan = this.#planFor(podset, pods);
       const counts = {
@@ -422,7 +416,7 @@ class PodSetController implements Controller {
    * 5. Adds podset.io/cleanup, and the revision annotation 4a left to write if any; the resourceVersion in
    * the merge patch makes it conditional (409).
    */
-  async #addFinalizer(pass: Pass, podset: PodSetWire, revision?: number): Promise<PodSetWire> {
+  async #addFinalizer(pass: Pass, podset: PodSet, revision?: number): Promise<PodSet> {
     const finalizers = [...otherFinalizers(podset), CLEANUP_FINALIZER];
     const patched = await this.#step('add finalizer', () =>
       revision === undefined
@@ -439,19 +433,19 @@ class PodSetController implements Controller {
   }
 
   /** 2. Removes podset.io/cleanup (not recorded: the PodSet may be gone by now, and its DELETED event folded). */
-  async #removeFinalizer(podset: PodSetWire): Promise<void> {
+  async #removeFinalizer(podset: PodSet): Promise<void> {
     await this.#patchFinalizers(podset, otherFinalizers(podset));
   }
 
-  async #patchFinalizers(podset: PodSetWire, finalizers: string[]): Promise<PodSetWire> {
+  async #patchFinalizers(podset: PodSet, finalizers: string[]): Promise<PodSet> {
     return this.#patchMetadata(podset, { finalizers });
   }
 
   /** A merge patch of the PodSet's metadata, conditional on the resourceVersion read (a 409 otherwise). */
   async #patchMetadata(
-    podset: PodSetWire,
+    podset: PodSet,
     change: { finalizers?: string[]; annotations?: Record<string, string> },
-  ): Promise<PodSetWire> {
+  ): Promise<PodSet> {
     return this.kube.podSets.patch(podset.metadata.namespace, podset.metadata.name!, {
       metadata: { ...change, resourceVersion: podset.metadata.resourceVersion },
     });
@@ -474,14 +468,14 @@ class PodSetController implements Controller {
    * 7. Writes the status `settle` decided on. PUT with the resourceVersion we read: a 409 is thrown (and
    * syncHandler re-reads).
    */
-  async #updateStatus(pass: Pass, podset: PodSetWire, plan: Plan, outcome: ExecutionOutcome): Promise<void> {
+  async #updateStatus(pass: Pass, podset: PodSet, plan: Plan, outcome: ExecutionOutcome): Promise<void> {
     const current = podset.status as PodSetStatus | undefined;
     const settled = this.planner.settle(plan, current, outcome, this.now());
     if (!settled.write) return;
     pass.signal?.throwIfAborted();
     const status = settled.status;
     const written = await this.#step('status write', () =>
-      writeStatus(this.kube, podset, status as unknown as PodSetStatusWire, pass.signal),
+      writeStatus(this.kube, podset, status, pass.signal),
     );
     await this.state.wrote(pass.ref.key, written);
     pass.log.info({ replicas: status.replicas, readyReplicas: status.readyReplicas }, 'status written');
@@ -494,7 +488,7 @@ class PodSetController implements Controller {
    */
   async #finish(
     pass: Pass,
-    podset: PodSetWire,
+    podset: PodSet,
     plan: Plan,
     failure: Failure | undefined,
     retryOfParked: boolean,
@@ -511,7 +505,7 @@ class PodSetController implements Controller {
     return resultOf(plan);
   }
 
-  async #recordAll(podset: PodSetWire, planned: readonly PlannedEvent[]): Promise<void> {
+  async #recordAll(podset: PodSet, planned: readonly PlannedEvent[]): Promise<void> {
     for (const e of planned) await this.events.record(involvedOf(podset), e.type, e.reason, e.message);
   }
 
@@ -537,7 +531,7 @@ function actsOnPods(plan: Plan): boolean {
   return plan.creates.length > 0 || plan.deletes.length > 0;
 }
 
-function otherFinalizers(podset: PodSetWire): string[] {
+function otherFinalizers(podset: PodSet): string[] {
   return (podset.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
 }
 

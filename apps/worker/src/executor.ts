@@ -55,9 +55,7 @@ export async function executeCreates(
     next += batch.length;
     const run = () =>
       Promise.allSettled(
-        batch.map((m) =>
-          kube.pods.create(m.metadata.namespace, m as unknown as Pod, signal ? { signal } : {}),
-        ),
+        batch.map((m) => kube.pods.create(m.metadata.namespace, m, signal ? { signal } : {})),
       );
     const results = await (inBatch === undefined ? run() : inBatch('create batch', batch.length, run));
     const errors: unknown[] = [];

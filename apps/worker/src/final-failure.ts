@@ -1,7 +1,7 @@
 // The queue gave up on a key: ReplicaFailure and a Warning Event on the PodSet, and the key parked.
 import type { Kube } from '@podset/kube';
 import type { ReconcileResult } from '@podset/queue';
-import type { Clock } from '@podset/runtime/clock';
+import type { Clock } from '@podset/clock';
 import type { Logger } from 'pino';
 import type { SyncContext } from './controller-api.ts';
 import { detailOf, errorText, reasonOf, ReconcileError } from './errors.ts';

@@ -4,7 +4,7 @@
 // at most: a write the projection never shows may have been undone (an etcd restore brings back the version it
 // replaced, resourceVersion and all), so past that the key is read from the API, and a read that leaned on
 // the write asks for a look again then (else a status lost that way would never be written again).
-import type { PodSetWire } from '@podset/kube';
+import type { PodSet } from '@podset/kube';
 import type { Clock } from '@podset/clock';
 
 /**
@@ -19,13 +19,13 @@ export type OwnWriteView =
   /** No write of ours: plan from the projection. */
   | { kind: 'none' }
   /** The projection still shows the version our write replaced: plan from the write, look again in time. */
-  | { kind: 'lagging'; podset: PodSetWire; trustLeftMs: number }
+  | { kind: 'lagging'; podset: PodSet; trustLeftMs: number }
   /** The projection never showed our write: read the API. */
   | { kind: 'expired' };
 
 export class OwnWrites {
   // Per key: our last write of the PodSet, the projected version it replaced, and when.
-  readonly #written = new Map<string, { over: string | undefined; podset: PodSetWire; at: number }>();
+  readonly #written = new Map<string, { over: string | undefined; podset: PodSet; at: number }>();
   // Per key: the resourceVersion of the projected PodSet last read.
   readonly #lastRead = new Map<string, string | undefined>();
   readonly #clock: Pick<Clock, 'now'>;
@@ -53,7 +53,7 @@ export class OwnWrites {
   }
 
   /** Our write of `key`'s PodSet, over the version last read (or over what an earlier write replaced). */
-  wrote(key: string, podset: PodSetWire): void {
+  wrote(key: string, podset: PodSet): void {
     const over = this.#written.get(key)?.over ?? this.#lastRead.get(key);
     this.#written.set(key, { over, podset, at: this.#clock.now() });
   }

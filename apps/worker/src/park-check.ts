@@ -1,7 +1,7 @@
 // Step 3: a key parked after failing for good waits out its backoff unless its spec changed.
-import type { PodSetWire } from '@podset/kube';
+import type { PodSet } from '@podset/kube';
 import type { ReconcileResult } from '@podset/queue';
-import type { Clock } from '@podset/runtime/clock';
+import type { Clock } from '@podset/clock';
 import type { Pass } from './controller-api.ts';
 import type { Parked, ParkStore } from './park-store.ts';
 
@@ -14,7 +14,7 @@ export type ParkCheck = { wait: ReconcileResult } | { wait?: undefined; retryOfP
  */
 export async function checkParked(
   pass: Pass,
-  podset: PodSetWire,
+  podset: PodSet,
   parkedRecord: Promise<Parked | undefined>,
   deps: { parkStore: ParkStore; clock: Pick<Clock, 'now'> },
 ): Promise<ParkCheck> {

@@ -1,6 +1,6 @@
 // Step 6: the plan's creates and deletes sent (executor.ts), recorded with the state source and announced
 // as Events; what each did comes back for the status.
-import { isNotFound, type Kube, type PodSetWire } from '@podset/kube';
+import { isNotFound, type Kube, type PodSet } from '@podset/kube';
 import type { Plan } from '@podset/reconcile';
 import type { Pass } from './controller-api.ts';
 import { createFailureMessage, errorText, stableReason, type Failure } from './errors.ts';
@@ -27,7 +27,7 @@ export interface WritesDone {
 /** 6a. The plan's creates in slow-start batches, recorded and announced; the pods made, the first failure. */
 export async function createPods(
   pass: Pass,
-  podset: PodSetWire,
+  podset: PodSet,
   plan: Plan,
   deps: PodWriteDeps,
 ): Promise<WritesDone> {
@@ -80,7 +80,7 @@ export async function createPods(
  */
 export async function deletePods(
   pass: Pass,
-  podset: PodSetWire,
+  podset: PodSet,
   plan: Plan,
   deps: PodWriteDeps,
 ): Promise<WritesDone & { notTaken: number }> {

@@ -14,7 +14,7 @@
 //   PodSet whose namespace/name is not its key's, or an entry older than what this worker already saw of
 //   it (a replay: seen-versions.ts) is never planned from: it is reported (logged by key, counted) and the
 //   key is read from the API instead.
-import type { Pod, PodSetWire } from '@podset/kube';
+import type { Pod } from '@podset/kube';
 import type { EntryTags, OutOfBoundsValue } from '@podset/state';
 import type { RedisClient } from '@podset/redis';
 import { ProjectionReader, type ProjectedState } from '@podset/state';
@@ -148,8 +148,8 @@ export function projectionState(
       if (state.podset === undefined) return { kind: 'gone' };
       // The projection still shows the PodSet our own write replaced: plan from what we wrote, and look
       // again once that stops being trusted.
-      const podset = lagging ? written.podset : (state.podset as unknown as PodSetWire);
-      const pods = claimablePods(podset as unknown as PodSet, state.pods as unknown as Pod[]);
+      const podset = lagging ? written.podset : (state.podset as unknown as PodSet);
+      const pods = claimablePods(podset, state.pods as unknown as Pod[]);
       return {
         kind: 'found',
         podset,

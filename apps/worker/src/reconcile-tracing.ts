@@ -7,7 +7,7 @@ import { ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
 import type { ReconcileContext, ReconcileRequest, ReconcileResult } from '@podset/queue';
 import { contextOf, inSpan, linksOf, recordError } from '@podset/runtime';
 import type { EventRecorder } from './events.ts';
-import { systemClock } from '@podset/clock';
+import { systemClock, type Clock } from '@podset/clock';
 
 export interface ReconcileIds {
   reconcileId: string;
@@ -20,11 +20,12 @@ export function traceReconcile(
   ctx: ReconcileContext,
   ids: ReconcileIds,
   run: () => Promise<ReconcileResult>,
+  clock: Pick<Clock, 'now'> = systemClock,
 ): Promise<ReconcileResult> {
   const traceparents = req.traceparents ?? [];
   const first = traceparents[0];
   const parent = first === undefined ? undefined : contextOf(first);
-  const startedAt = systemClock.now();
+  const startedAt = clock.now();
   const common = { 'podset.key': req.key, 'podset.job.id': ctx.jobId };
   if (parent !== undefined && ctx.attempt === 1) {
     tracer

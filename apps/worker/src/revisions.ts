@@ -6,7 +6,7 @@
 // deleted namesake's leftover, holds the name) costs the LIST that a spec change costs. The annotation is
 // not written here but handed back, so that the caller writes it with the finalizer in one patch. Nothing
 // here is watched, and the annotation is no input of a plan (the watcher's change gate skips it).
-import { isConflict, isNotFound, type ControllerRevision, type Kube, type PodSetWire } from '@podset/kube';
+import { isConflict, isNotFound, type ControllerRevision, type Kube, type PodSet } from '@podset/kube';
 import {
   annotatedRevision,
   NAME_LABEL,
@@ -23,7 +23,7 @@ import type { Logger } from 'pino';
 
 export interface RevisionSync {
   /** What the plan is made from: `podset`, or while paused, `podset` with the current revision's template. */
-  planned: PodSetWire;
+  planned: PodSet;
   /** The revision number the PodSet's podset.io/revision annotation must be set to, if it differs. */
   annotate?: number;
 }
@@ -31,7 +31,7 @@ export interface RevisionSync {
 /** Brings the history up to date, the PodSet's annotation excepted (`annotate` says what it must be). */
 export async function syncRevisions(
   kube: Kube,
-  podset: PodSetWire,
+  podset: PodSet,
   log: Logger,
   signal?: AbortSignal,
 ): Promise<RevisionSync> {
@@ -53,7 +53,7 @@ export async function syncRevisions(
     const kept = own.find((r) => r.revision === current) ?? own.at(-1);
     const template = kept === undefined ? undefined : revisionTemplate(kept);
     if (kept !== undefined && template !== undefined) {
-      planned = { ...podset, spec: { ...podset.spec, template } } as PodSetWire;
+      planned = { ...podset, spec: { ...podset.spec, template } } as PodSet;
       hash = kept.metadata.labels?.[TEMPLATE_HASH_LABEL] ?? templateHash(planned);
     }
   }
@@ -70,7 +70,7 @@ export async function syncRevisions(
  * read. True when made; false when there is more to it (the name is held: by an earlier pass whose
  * annotation was not written, or by a deleted namesake's leftover), and the caller reads the list.
  */
-async function createdFirst(kube: Kube, podset: PodSetWire, signal: AbortSignal | undefined) {
+async function createdFirst(kube: Kube, podset: PodSet, signal: AbortSignal | undefined) {
   if (podset.metadata.generation !== 1 || annotatedRevision(podset) !== undefined) return false;
   const hash = templateHash(podset);
   const made = revisionManifest(podset, hash, 1);
@@ -90,7 +90,7 @@ async function createdFirst(kube: Kube, podset: PodSetWire, signal: AbortSignal 
  * The name for a new revision: `<podset>-<hash>`, unless a revision of a deleted PodSet of the same name
  * that the garbage collector has not removed yet holds it; then the PodSet's UID goes in the name too.
  */
-function freeName(podset: PodSetWire, hash: string, listed: readonly ControllerRevision[]): string {
+function freeName(podset: PodSet, hash: string, listed: readonly ControllerRevision[]): string {
   const name = revisionName(podset, hash);
   const taken = listed.find((r) => r.metadata.name === name);
   if (taken === undefined || ownRevisions(podset, [taken]).length > 0) return name;
@@ -108,16 +108,16 @@ const MAX_MARKS = 10_000;
 export class HistoryMarks {
   readonly #marks = new Map<string, string>();
 
-  static #mark(podset: PodSetWire): string {
+  static #mark(podset: PodSet): string {
     const m = podset.metadata;
     return `${m.uid ?? ''}/${m.generation ?? 0}/${templateHash(podset)}`;
   }
 
-  has(key: string, podset: PodSetWire): boolean {
+  has(key: string, podset: PodSet): boolean {
     return this.#marks.get(key) === HistoryMarks.#mark(podset);
   }
 
-  set(key: string, podset: PodSetWire): void {
+  set(key: string, podset: PodSet): void {
     this.#marks.delete(key);
     if (this.#marks.size >= MAX_MARKS) this.#marks.delete(this.#marks.keys().next().value!);
     this.#marks.set(key, HistoryMarks.#mark(podset));
@@ -130,7 +130,7 @@ function hasWrites(plan: RevisionPlan): boolean {
 
 async function carryOut(
   kube: Kube,
-  podset: PodSetWire,
+  podset: PodSet,
   plan: RevisionPlan,
   hash: string,
   listed: readonly ControllerRevision[],

@@ -8,7 +8,7 @@
 // A read says whether it came from the API (authoritative). Redis decides whether to act; the API decides
 // what: a plan from a read that is not authoritative that would create or delete a pod is made again from
 // `confirm` (the API's read) and only that plan is carried out.
-import type { Kube, Pod, PodSetWire } from '@podset/kube';
+import type { Kube, Pod, PodSet } from '@podset/kube';
 import type { RedisClient } from '@podset/queue';
 import { parseKey } from '@podset/reconcile';
 import type { EntryTags, OutOfBoundsValue } from '@podset/state';
@@ -33,7 +33,7 @@ export function podSetRef(key: string): PodSetRef {
 export type KeyState =
   | {
       kind: 'found';
-      podset: PodSetWire;
+      podset: PodSet;
       /** Read from the API (not from Redis): a plan made from it may create and delete. */
       authoritative: boolean;
       /**
@@ -63,7 +63,7 @@ export interface StateSource {
   /** Pods this reconcile deleted (or saw already deleting): a later read no longer counts them, or waits. */
   deleted(key: string, names: readonly string[]): Promise<void>;
   /** Our own write of the PodSet: the next read returns it, so a write against it meets no stale 409. */
-  wrote(key: string, podset: PodSetWire): Promise<void>;
+  wrote(key: string, podset: PodSet): Promise<void>;
   /** Our write of the PodSet met a 409: what we read was behind; the next read must be the API's. */
   conflicted(key: string): void;
   /**

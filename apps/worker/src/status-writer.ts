@@ -1,19 +1,17 @@
 // PodSet status through the status subresource, with optimistic concurrency: the PUT carries the
 // resourceVersion that was read, so a concurrent change gives 409 and the caller re-reads and re-plans.
 // Nothing here ever retries a write with a fresher resourceVersion blindly (that would overwrite).
-import { isConflict, isNotFound, type Kube, type PodSetWire } from '@podset/kube';
-import { API_VERSION, KIND, statusEqual, withFailure } from '@podset/reconcile';
+import { isConflict, isNotFound, type Kube, type PodSet } from '@podset/kube';
+import { API_VERSION, KIND, statusEqual, withFailure, type PodSetStatus } from '@podset/reconcile';
 import { systemClock, type Clock } from '@podset/clock';
-
-export type PodSetStatusWire = NonNullable<PodSetWire['status']>;
 
 /** PUT …/status with `podset`'s resourceVersion. Throws KubeApiError (409 on a stale read). */
 export async function writeStatus(
   kube: Kube,
-  podset: PodSetWire,
-  status: PodSetStatusWire,
+  podset: PodSet,
+  status: PodSetStatus,
   signal?: AbortSignal,
-): Promise<PodSetWire> {
+): Promise<PodSet> {
   const { namespace, name } = podset.metadata;
   if (namespace === undefined || name === undefined) throw new Error('PodSet without namespace/name');
   return kube.podSets.replaceStatus(
@@ -41,9 +39,9 @@ export async function markReplicaFailure(
   reason: string,
   message: string,
   clock: Pick<Clock, 'now'> = systemClock,
-): Promise<PodSetWire | undefined> {
+): Promise<PodSet | undefined> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    let podset: PodSetWire;
+    let podset: PodSet;
     try {
       podset = await kube.podSets.get(namespace, name);
     } catch (err) {

@@ -21,8 +21,7 @@ import {
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { bullKeys, jobPrefixOf, parkedPrefixOf } from '@podset/redis';
-import { eventLogKey } from './config.ts';
+import { bullKeys, eventLogKeyOf, jobPrefixOf, parkedPrefixOf } from '@podset/redis';
 import { createController, DEFAULT_PARKED_RETRY_MS, type Controller, type Planner } from './controller.ts';
 import { createEventRecorder } from './events.ts';
 import { traceReconcile, tracedEvents } from './reconcile-tracing.ts';
@@ -248,7 +247,7 @@ function buildController(settings: WorkerSettings, deps: WorkerDeps, parts: Cont
       'PROJECTION_HMAC_KEY is not set: nothing read from the projection could be checked, so every reconcile reads its PodSet and pods from the API',
     );
   }
-  const logKey = eventLogKey({
+  const logKey = eventLogKeyOf({
     EVENT_LOG_KEY: settings.eventLogKey,
     QUEUE_PREFIX: settings.queuePrefix,
     QUEUE_NAME: settings.queueName,

@@ -7,7 +7,7 @@ import {
   type CoreEvent,
   type Kube,
   type Pod,
-  type PodSetWire,
+  type PodSet,
 } from '@podset/kube';
 
 export interface Call {
@@ -18,7 +18,7 @@ export interface Call {
 
 export interface FakeKube {
   kube: Kube;
-  podsets: Map<string, PodSetWire>;
+  podsets: Map<string, PodSet>;
   pods: Map<string, Pod>;
   revisions: Map<string, ControllerRevision>;
   events: CoreEvent[];
@@ -31,7 +31,7 @@ export interface FakeKube {
   gracefulDelete: boolean;
   /** The clock for pod creation and deletion times. Default: a second per pod from 2026-01-01. */
   now: (() => Date) | undefined;
-  addPodSet(ns: string, name: string, replicas: number, extra?: Partial<PodSetWire['metadata']>): PodSetWire;
+  addPodSet(ns: string, name: string, replicas: number, extra?: Partial<PodSet['metadata']>): PodSet;
   bump(obj: { metadata: { resourceVersion?: string } }): void;
 }
 
@@ -58,7 +58,7 @@ export function fakeKube(): FakeKube {
       obj.metadata.resourceVersion = String(++rv);
     },
     addPodSet(ns, name, replicas, extra = {}) {
-      const ps: PodSetWire = {
+      const ps: PodSet = {
         apiVersion: 'podset.io/v1',
         kind: 'PodSet',
         metadata: { namespace: ns, name, uid: `ps-uid-${++uidSeq}`, generation: 1, ...extra },
@@ -118,7 +118,7 @@ export function fakeKube(): FakeKube {
         removeIfDone(key);
         return clone(ps);
       },
-      replaceStatus: async (ns: string, name: string, obj: PodSetWire) => {
+      replaceStatus: async (ns: string, name: string, obj: PodSet) => {
         call('update', 'podsets/status', name);
         f.beforeStatusWrite?.();
         const ps = f.podsets.get(`${ns}/${name}`);

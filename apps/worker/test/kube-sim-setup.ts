@@ -1,6 +1,6 @@
 // Helpers shared by the worker's kube-sim tests (the cluster itself comes from useSimCluster): a fresh
 // namespace, a PodSet, and the controller under test with a silent log.
-import { ResourceClient, type Kube, type KubeObject, type PodSetWire } from '@podset/kube';
+import { ResourceClient, type Kube, type KubeObject, type PodSet } from '@podset/kube';
 import * as planner from '@podset/reconcile';
 import { EntryTags } from '@podset/state';
 import { pino } from 'pino';
@@ -53,7 +53,7 @@ export async function createPodSet(
   name: string,
   replicas: number,
   { finalized = false }: { finalized?: boolean } = {},
-): Promise<PodSetWire> {
+): Promise<PodSet> {
   return kube.podSets.create(ns, {
     apiVersion: 'podset.io/v1',
     kind: 'PodSet',

@@ -5,7 +5,7 @@
 // chaos run (seed 108) left a PodSet with readyReplicas 7 of 8 ready pods, never written again.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { PodSetWire } from '@podset/kube';
+import type { PodSet } from '@podset/kube';
 import type { ProjectedPodSet } from '@podset/state';
 import { ProjectionPair as Projection } from '../../../libs/state/test/support/projection-pair.ts';
 import { useSimCluster } from '@podset/testkit/sim-cluster';
@@ -32,9 +32,9 @@ test('an own write the projection never shows is trusted for OWN_WRITE_TRUST_MS,
 
   await source.read(ref); // as a reconcile does: it reads, then writes over what it read
   // Its write, as the worker was answered; the API then went back to before it (restored from a backup).
-  const undone: PodSetWire = structuredClone(podset);
+  const undone: PodSet = structuredClone(podset);
   undone.metadata.resourceVersion = String(Number(podset.metadata.resourceVersion) + 1000);
-  undone.status = { replicas: 2, readyReplicas: 2 } as PodSetWire['status'];
+  undone.status = { replicas: 2, readyReplicas: 2 } as PodSet['status'];
   await source.wrote(ref.key, undone);
 
   now += 1_000;

@@ -4,7 +4,7 @@
 // fake-kube.ts, while this file plays the cluster around it: pods with a lifecycle (Pending →
 // scheduled/Running → Ready, graceful termination) and chaos (external deletions, pods finishing,
 // readiness lost, scaling, foreign pods, a pod quota).
-import type { Pod as WirePod, PodSetWire } from '@podset/kube';
+import type { Pod as WirePod } from '@podset/kube';
 import { seededRandom } from '@podset/kube-sim';
 import * as planner from '@podset/reconcile';
 import type { Plan, Pod, PodSet, ReconcileOptions } from '@podset/reconcile';
@@ -54,7 +54,7 @@ export class Sim {
   private readonly rand: () => number;
   private seq = 0;
   /** The PodSet as last seen: it stays readable once the API has let it go (finalizer removed). */
-  private lastPodSet: PodSetWire;
+  private lastPodSet: PodSet;
   readonly burst: number;
   readonly options: ReconcileOptions;
 
@@ -75,7 +75,7 @@ export class Sim {
       c.verb === 'create' && c.resource === 'pods' && this.quota !== null && this.f.pods.size >= this.quota
         ? apiError(403, 'Forbidden', 'pods "web-" is forbidden: exceeded quota')
         : undefined;
-    const ps: PodSetWire = {
+    const ps: PodSet = {
       apiVersion: 'podset.io/v1',
       kind: 'PodSet',
       metadata: { name: 'web', namespace: 'default', uid: UID, generation: 1, finalizers: [] },

@@ -4,7 +4,7 @@
 // pods a PodSet ends with, and that no pod is created or deleted twice on the way.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import type { Pod, PodSetWire } from '@podset/kube';
+import type { Pod, PodSet } from '@podset/kube';
 import type { ProjectedPod, ProjectedPodSet } from '@podset/state';
 import { ProjectionPair as Projection } from '../../../libs/state/test/support/projection-pair.ts';
 import * as planner from '@podset/reconcile';
@@ -45,13 +45,13 @@ async function feed(projection: Projection, ns: string): Promise<void> {
     const key = planner.podSetKeyOf(pod);
     if (key !== undefined) await projection.foldPod(key, type, pod as unknown as ProjectedPod, 1);
   };
-  const foldPodSet = (type: 'ADDED' | 'MODIFIED' | 'DELETED', ps: PodSetWire) =>
+  const foldPodSet = (type: 'ADDED' | 'MODIFIED' | 'DELETED', ps: PodSet) =>
     projection.foldPodSet(`${ns}/${ps.metadata.name}`, type, ps as unknown as ProjectedPodSet, 1);
   const [podSets, pods] = await Promise.all([kube.podSets.list(ns), kube.pods.list(ns)]);
   for (const ps of podSets.items) await foldPodSet('ADDED', ps);
   for (const p of pods.items) await foldPod('ADDED', p);
   await projection.markReady();
-  const follow = async <T extends Pod | PodSetWire>(
+  const follow = async <T extends Pod | PodSet>(
     events: AsyncGenerator<{ type: string; object: T }>,
     apply: (type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T) => Promise<unknown>,
   ) => {

@@ -3,7 +3,7 @@
 // The projection is folded here as the watcher would fold it — or, to play a stalled watch, not.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Pod, PodSetWire } from '@podset/kube';
+import type { Pod, PodSet } from '@podset/kube';
 import type { FoldType, ProjectedPod, ProjectedPodSet } from '@podset/state';
 import { ProjectionPair as Projection } from '../../../libs/state/test/support/projection-pair.ts';
 import * as planner from '@podset/reconcile';
@@ -20,10 +20,10 @@ const { kube, client } = useSimCluster({ sim: { controllers: false }, redis: tru
 /** One case's world: a PodSet in the API, the source under test, and the watcher's part. */
 interface World {
   ref: PodSetRef;
-  podset: PodSetWire;
+  podset: PodSet;
   source: StateSource;
   /** The watcher delivers an event (a no-op for the API source, which keeps nothing). */
-  fold(type: FoldType, obj: Pod | PodSetWire): Promise<void>;
+  fold(type: FoldType, obj: Pod | PodSet): Promise<void>;
 }
 
 const implementations: Record<string, (projection: Projection) => StateSource> = {
@@ -41,7 +41,7 @@ async function world(impl: string): Promise<World> {
     tags: testTags,
   });
   await projection.markReady();
-  const fold = async (type: FoldType, obj: Pod | PodSetWire) => {
+  const fold = async (type: FoldType, obj: Pod | PodSet) => {
     if (obj.kind === 'Pod') await projection.foldPod(ref.key, type, obj as unknown as ProjectedPod, 1);
     else await projection.foldPodSet(ref.key, type, obj as unknown as ProjectedPodSet, 1);
   };
@@ -51,7 +51,7 @@ async function world(impl: string): Promise<World> {
 }
 
 /** A pod labelled for `podset`, controlled by the PodSet of `ownerUid`. */
-async function createPod(podset: PodSetWire, ownerUid = podset.metadata.uid!): Promise<Pod> {
+async function createPod(podset: PodSet, ownerUid = podset.metadata.uid!): Promise<Pod> {
   return kube.pods.create('default', {
     apiVersion: 'v1',
     kind: 'Pod',

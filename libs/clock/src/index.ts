@@ -34,3 +34,13 @@ export const systemClock: Clock = {
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };
+
+/**
+ * Calls `fire` once `ms` have passed on `clock`, unless the returned cancel comes first: a setTimeout that
+ * a test's fake clock drives too.
+ */
+export function schedule(clock: Pick<Clock, 'sleep'>, ms: number, fire: () => void): () => void {
+  const cancelled = new AbortController();
+  clock.sleep(Math.max(0, ms), cancelled.signal).then(fire, () => undefined);
+  return () => cancelled.abort();
+}

@@ -1,12 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CONTROLLER_REVISIONS, EVENTS, LEASES, PODS, PODSETS, ResourceClient } from './client.ts';
 import { KubeClient, type KubeClientOptions } from './transport.ts';
-import type { ControllerRevision, CoreEvent, Lease, Pod, PodSetWire } from './types.ts';
+import type { ControllerRevision, CoreEvent, Lease, Pod, PodSet } from './types.ts';
 
 /** The operator's view of the API: one rate-limited client and the resources it touches. */
 export interface Kube {
   client: KubeClient;
-  podSets: ResourceClient<PodSetWire>;
+  podSets: ResourceClient<PodSet>;
   pods: ResourceClient<Pod>;
   events: ResourceClient<CoreEvent>;
   leases: ResourceClient<Lease>;
@@ -21,7 +21,7 @@ export function createKube(
   const client = new KubeClient({ ...options, kubeConfig });
   return {
     client,
-    podSets: new ResourceClient<PodSetWire>(client, PODSETS),
+    podSets: new ResourceClient<PodSet>(client, PODSETS),
     pods: new ResourceClient<Pod>(client, PODS),
     events: new ResourceClient<CoreEvent>(client, EVENTS),
     leases: new ResourceClient<Lease>(client, LEASES),

@@ -7,7 +7,6 @@
 // costs a file read now and then, not a spin.
 import { readFileSync } from 'node:fs';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { systemClock } from '@podset/clock';
 
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 30_000;
@@ -76,9 +75,10 @@ export function kubeConfigWorked(kc: KubeConfig): void {
 
 /**
  * After a failure the current kubeconfig may explain (`reason`): reads the file again, unless it was read
- * too recently, and when its text changed and it loads, puts the new content into `kc`. True when it did.
+ * too recently (`now` is the caller's clock), and when its text changed and it loads, puts the new content
+ * into `kc`. True when it did.
  */
-export function reloadKubeConfigIfChanged(kc: KubeConfig, reason: string, now = systemClock.now()): boolean {
+export function reloadKubeConfigIfChanged(kc: KubeConfig, reason: string, now: number): boolean {
   const t = tracked.get(kc);
   if (t === undefined || now < t.nextCheckAt) return false;
   let text: string | undefined;

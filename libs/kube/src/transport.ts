@@ -261,7 +261,8 @@ export class KubeClient {
       });
       code = response.statusCode;
       // A 401 may be a token replaced in the kubeconfig file: look at the file (with a backoff).
-      if (code === 401) reloadKubeConfigIfChanged(this.kubeConfig, '401 Unauthorized');
+      if (code === 401)
+        reloadKubeConfigIfChanged(this.kubeConfig, '401 Unauthorized', this.limiter.clock.now());
       else kubeConfigWorked(this.kubeConfig);
       apiAnswered(this.kubeConfig, url.origin);
       return response;
@@ -270,7 +271,13 @@ export class KubeClient {
       apiFailed(this.kubeConfig, err, url.origin);
       // The server's certificate no longer verifies: its CA may have been replaced in the kubeconfig file.
       const tls = tlsVerificationCode(err);
-      if (tls !== undefined) reloadKubeConfigIfChanged(this.kubeConfig, `TLS verification failed (${tls})`);
+      if (tls !== undefined) {
+        reloadKubeConfigIfChanged(
+          this.kubeConfig,
+          `TLS verification failed (${tls})`,
+          this.limiter.clock.now(),
+        );
+      }
       throw networkError(err, opts.method, url);
     } finally {
       const key = `${opts.verb} ${code}`;

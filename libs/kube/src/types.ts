@@ -3,7 +3,8 @@
 // (@podset/reconcile), where the PodSet type is derived from the schema the CRD is generated from.
 import type { ObjectMeta, OwnerReference, PodSet } from '@podset/reconcile';
 
-export type { ObjectMeta, OwnerReference };
+// The one PodSet type is the PodSet API's (derived from the CRD's schema); the client serves it as it is.
+export type { ObjectMeta, OwnerReference, PodSet };
 
 export interface KubeObject {
   apiVersion?: string;
@@ -63,9 +64,6 @@ export interface Pod extends KubeObject {
     [field: string]: unknown;
   };
 }
-
-/** A PodSet as the API serves it: the type derived from the CRD's schema. */
-export type PodSetWire = PodSet;
 
 export interface ObjectReference {
   apiVersion?: string;

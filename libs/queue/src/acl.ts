@@ -60,18 +60,15 @@ const LAST_COMMANDS = [
 ];
 
 // The key patterns come from libs/redis (keyspace.ts), where every key family is spelled.
-function eventLogOf(scope: AclScope): string {
-  return eventLogKeyOf({
-    EVENT_LOG_KEY: scope.eventLogKey,
-    QUEUE_PREFIX: scope.prefix,
-    QUEUE_NAME: scope.queueName,
-  });
-}
 
 /** The rules of an app's user (no name, no password): what follows `ACL SETUSER <name> on <password>`. */
 export function aclRules(app: AppUser, scope: AclScope): string[] {
   const p = keyPatterns(scope.prefix, scope.queueName);
-  const eventLog = eventLogOf(scope);
+  const eventLog = eventLogKeyOf({
+    EVENT_LOG_KEY: scope.eventLogKey,
+    QUEUE_PREFIX: scope.prefix,
+    QUEUE_NAME: scope.queueName,
+  });
   const underQueue = matches(p.all, eventLog);
   const jobKeys = p.jobKeys.map((k) => `%RW~${k}`);
   const keys: string[] = ['resetkeys', 'resetchannels'];

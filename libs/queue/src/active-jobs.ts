@@ -1,13 +1,16 @@
 // The reconciles running in this process (by job id), and the bounded wait for them on close.
-import { setTimeout as sleep } from 'node:timers/promises';
+import { systemClock, type Clock } from '@podset/clock';
 
 /** Wait for `p` or `ms`, whichever first; true when the time ran out. The timer never outlives it. */
-async function raceTimeout(p: Promise<void>, ms: number): Promise<boolean> {
+async function raceTimeout(clock: Pick<Clock, 'sleep'>, p: Promise<void>, ms: number): Promise<boolean> {
   const timer = new AbortController();
   try {
     return await Promise.race([
       p.then(() => false),
-      sleep(ms, true, { signal: timer.signal }).catch(() => false),
+      clock.sleep(ms, timer.signal).then(
+        () => true,
+        () => false,
+      ),
     ]);
   } finally {
     timer.abort();
@@ -18,6 +21,12 @@ async function raceTimeout(p: Promise<void>, ms: number): Promise<boolean> {
 export class ActiveJobs {
   readonly ids = new Set<string>();
   #idle: (() => void) | undefined;
+
+  readonly #clock: Pick<Clock, 'sleep'>;
+
+  constructor(clock: Pick<Clock, 'sleep'> = systemClock) {
+    this.#clock = clock;
+  }
 
   get size(): number {
     return this.ids.size;
@@ -36,9 +45,9 @@ export class ActiveJobs {
   async drain(graceMs: number, cancelAll: () => void): Promise<void> {
     if (this.ids.size === 0) return;
     const finished = new Promise<void>((resolve) => (this.#idle = resolve));
-    if (await raceTimeout(finished, graceMs)) {
+    if (await raceTimeout(this.#clock, finished, graceMs)) {
       cancelAll();
-      await raceTimeout(finished, Math.min(2_000, graceMs));
+      await raceTimeout(this.#clock, finished, Math.min(2_000, graceMs));
     }
   }
 }

@@ -11,7 +11,6 @@ import type {
   ReconcileWorkerOptions,
   WorkerHooks,
 } from './reconcile-worker.ts';
-import { systemClock } from '@podset/clock';
 
 /** Hooks that never throw (a metrics or log callback must not break the worker). */
 export type SafeHooks = Required<WorkerHooks>;
@@ -71,7 +70,7 @@ export async function runAttempt(
     maxAttempts,
     jobId: String(job.id),
   };
-  const startedAt = systemClock.now();
+  const startedAt = deps.queue.clock.now();
   const start: JobStartInfo = {
     jobId: ctx.jobId,
     key: req.key,
@@ -93,7 +92,7 @@ export async function runAttempt(
     deps.hooks.onEnd({
       ...start,
       outcome: final ? 'failed' : 'retry',
-      durationMs: systemClock.now() - startedAt,
+      durationMs: deps.queue.clock.now() - startedAt,
       error,
     });
     // Final here but not for BullMQ (the job allows more attempts): make BullMQ stop too.
@@ -115,7 +114,7 @@ export async function runAttempt(
   deps.hooks.onEnd({
     ...start,
     outcome: 'completed',
-    durationMs: systemClock.now() - startedAt,
+    durationMs: deps.queue.clock.now() - startedAt,
     ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
   });
   return requeueAfterMs !== undefined ? { requeueAfterMs } : {};

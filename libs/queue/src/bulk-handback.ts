@@ -7,7 +7,6 @@ import type { ReconcileQueue } from './reconcile-queue.ts';
 import type { RedisClient } from './connection.ts';
 import { bullKeys, luaScriptOf, runScript } from '@podset/redis';
 import { parseReconcileRequest, type ReconcileRequest } from './payload.ts';
-import { systemClock } from '@podset/clock';
 
 /**
  * A bulk job taken while the bulk share is full waits a random time in this range for a bulk slot
@@ -82,8 +81,9 @@ export function bulkHandBack(deps: {
     // Redis is gone): BullMQ then settles it as a failed attempt, which fails in turn without a lock (the
     // job is someone else's now) or, Redis back, retries it after a backoff.
     const delayMs = between(BULK_DEFER_MS);
-    // BullMQ's delayed set is ordered by the real time, so the system clock, never a test's.
-    await job.moveToDelayed(systemClock.now() + delayMs, token);
+    // BullMQ's delayed set is ordered by the real time: the queue's clock is the system one unless a
+    // test fakes it (and a test that hands bulk jobs back runs on the real one).
+    await job.moveToDelayed(deps.queue.clock.now() + delayMs, token);
     deps.hooks.onDeferred({ jobId: String(job.id), key: req.key, delayMs });
     // Folded once BullMQ has moved on: the fold may make the job due at once, and BullMQ keys its lock
     // renewal by job id, so this turn should be over before any slot of ours takes it again. (A

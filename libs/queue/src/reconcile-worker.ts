@@ -18,6 +18,7 @@ import {
 import { parseReconcileRequest, type ReconcileRequest } from './payload.ts';
 import { ReconcileQueue } from './reconcile-queue.ts';
 import type { ReconcileResult } from './result.ts';
+import type { Clock } from '@podset/clock';
 
 export interface ReconcileContext {
   /** Aborted when the worker shuts down past its grace period or loses the job's lock. */
@@ -114,6 +115,8 @@ export interface ReconcileWorkerOptions extends QueueLocation {
   maxStalledCount?: number;
   /** close(): how long active reconciles may take to finish before they are aborted. Default 30 s. */
   closeTimeoutMs?: number;
+  /** The queue's request times, attempt durations and close's wait. Default: the system clock. */
+  clock?: Clock;
   /** Worker name (shown in BullMQ). */
   name?: string;
 }
@@ -150,8 +153,9 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
     ...(opts.attempts !== undefined ? { attempts: opts.attempts } : {}),
     ...(opts.retention !== undefined ? { retention: opts.retention } : {}),
     onError: reportError,
+    ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
   });
-  const active = new ActiveJobs();
+  const active = new ActiveJobs(opts.clock);
   // Ends the waits of bulk jobs for a bulk slot, on close.
   const stopping = new AbortController();
   // A plain client of ours: notices a lost connection (below) and folds requests into handed-back jobs.

@@ -36,3 +36,4 @@ export {
 } from './tracing.ts';
 export { httpHostEnv, httpHostOf } from './http-host.ts';
 export { redisAclFileText } from './redis-acl-file.ts';
+export { ownNamespaceProblems, type OwnNamespaceWording } from './own-namespace.ts';

@@ -8,7 +8,7 @@
 // requirepass). Services that hide INFO are let through only by an explicit opt-out
 // (REDIS_SKIP_EVICTION_CHECK).
 import type { RedisClient, RedisConnector } from '@podset/queue';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { systemClock, type Clock } from '@podset/clock';
 import { Cluster, type Redis } from 'ioredis';
 
 export type PolicyVerdict =
@@ -25,6 +25,8 @@ export interface PolicyCheckOptions {
   onWaiting?: (err: Error) => void;
   /** Gives up waiting (a signal during start-up). */
   signal?: AbortSignal;
+  /** Paces the retries while Redis is loading or forming. */
+  clock?: Pick<Clock, 'sleep'>;
 }
 
 /** Where a node is, for messages: host:port, never a password. */
@@ -65,8 +67,8 @@ function verdictOfError(err: unknown, where: string): PolicyVerdict | undefined 
   return undefined;
 }
 
-function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => undefined);
+function delay(clock: Pick<Clock, 'sleep'>, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return clock.sleep(ms, signal).catch(() => undefined);
 }
 
 /** A field of INFO memory (`maxmemory_policy`, `maxmemory`), '' when Redis does not give it. */
@@ -145,7 +147,7 @@ export async function checkEvictionPolicy(
     for (let attempt = 0; options.signal?.aborted !== true; attempt++) {
       const verdict = await check();
       if (verdict !== undefined) return verdict;
-      await delay(Math.min(250 * 2 ** attempt, 5_000), options.signal);
+      await delay(options.clock ?? systemClock, Math.min(250 * 2 ** attempt, 5_000), options.signal);
     }
     return undefined;
   };

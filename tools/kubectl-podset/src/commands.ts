@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
 import { NAME_LABEL, RESTARTED_AT_ANNOTATION, type PodSet } from '@podset/reconcile';
-import type { Kube, PodSetWire } from '@podset/kube';
+import type { Kube } from '@podset/kube';
 import type { Args } from './args.ts';
 import { historyTable, undoChoice } from './history.ts';
 import { statusView } from './status-view.ts';
@@ -79,7 +79,7 @@ async function history(kube: Kube, ps: PodSet, args: Args, io: Io): Promise<numb
   return 0;
 }
 
-async function undo(kube: Kube, ps: PodSetWire, args: Args, io: Io): Promise<number> {
+async function undo(kube: Kube, ps: PodSet, args: Args, io: Io): Promise<number> {
   const name = ps.metadata.name ?? '';
   if (ps.spec?.paused === true) {
     io.err(
@@ -109,7 +109,7 @@ async function undo(kube: Kube, ps: PodSetWire, args: Args, io: Io): Promise<num
   return 0;
 }
 
-async function restart(kube: Kube, ps: PodSetWire, io: Io): Promise<number> {
+async function restart(kube: Kube, ps: PodSet, io: Io): Promise<number> {
   const name = ps.metadata.name ?? '';
   if (ps.spec?.paused === true) {
     io.err(`error: can't restart paused podset (run 'kubectl podset rollout resume ${name}' first)`);
@@ -125,7 +125,7 @@ async function restart(kube: Kube, ps: PodSetWire, io: Io): Promise<number> {
   return 0;
 }
 
-async function setPaused(kube: Kube, ps: PodSetWire, paused: boolean, io: Io): Promise<number> {
+async function setPaused(kube: Kube, ps: PodSet, paused: boolean, io: Io): Promise<number> {
   const name = ps.metadata.name ?? '';
   if ((ps.spec?.paused === true) === paused) {
     io.err(`error: podsets.podset.io "${name}" is ${paused ? 'already paused' : 'not paused'}`);
