@@ -318,7 +318,7 @@ test('finalizer. watcher password and HMAC key: a live PodSet shown as being del
   );
 });
 
-test('status. worker password, a gone pod written back at the same count: status names it until the next relist, which removes it', async () => {
+test('status. worker password, a gone pod written back in place of a real one: the real pod missing sends the reconcile to the API, whose status names the real pods; the next relist removes the entry', async () => {
   const key = 'default/tghost';
   const pods = projection.keys(key).pods;
   const victim = podsOf('tghost')[0]!.metadata.name as string;
@@ -336,30 +336,36 @@ test('status. worker password, a gone pod written back at the same count: status
   await asWorker.hdel(pods, hidden);
   const [epoch, rv, tag, payload] = parts(recorded);
   await asWorker.hset(pods, victim, [String(Number(epoch) + 1000), rv, tag, payload].join('\t'));
+  const actingReads = await metric('podset_projection_api_reads_total', 'reason="acting"');
   const sinceMs = Date.now();
   await queueJob('worker', key);
   await reconciledAfter(key, sinceMs);
   const named = () => (env.podSet('tghost')!.status as { podNames?: string[] } | undefined)?.podNames ?? [];
-  // What SECURITY.md says this password can do: a status-only plan is not checked against the API.
-  assert.ok(named().includes(victim), `status names the gone pod: ${named().join(', ')}`);
+  const real = () =>
+    podsOf('tghost')
+      .map((p) => p.metadata.name as string)
+      .sort();
+  // The hidden pod is one the last status named: missing from the projection, it sends the reconcile to
+  // the API (as a pod relabelled out would), and the status written is the API's: the real pods.
+  assert.ok(!named().includes(victim), `status does not name the gone pod: ${named().join(', ')}`);
+  assert.deepEqual(named(), real(), 'status names the real pods');
+  assert.ok(
+    (await metric('podset_projection_api_reads_total', 'reason="acting"')) - actingReads >= 1,
+    'the reconcile read the API',
+  );
   assert.equal(podsOf('tghost').length, 2, 'no pod created or deleted for it');
-  // A relist (here: the watcher's data-loss check finds its sentinel gone) heals it.
+  // The entry written back stays until a relist (here: the watcher's data-loss check finds its sentinel
+  // gone), which removes it. Left, it would keep every reconcile of the key on API reads.
   const admin = new Redis(env.redis.port, '127.0.0.1', { password: env.redisUsers.admin });
   try {
     await admin.del(watcherKeyspace(prefix, queueName, 'podset-watcher').sentinel);
   } finally {
     admin.disconnect();
   }
-  const real = () =>
-    podsOf('tghost')
-      .map((p) => p.metadata.name as string)
-      .sort();
-  await env.waitFor('the status names the real pods again', () =>
-    JSON.stringify(named()) === JSON.stringify(real()) ? [] : [`status ${named().join(', ')}`],
+  await env.waitFor('the entry written back removed by the relist', async () =>
+    (await asWorker.hexists(pods, victim)) === 0 ? [] : [`${victim} still projected`],
   );
-  // Not only the status: the entry itself goes. Left, it would keep every reconcile of the key on API
-  // reads, and a real pod lost later would not be replaced while the gone one is counted in its place.
-  assert.equal(await asWorker.hexists(pods, victim), 0, 'the entry written back is gone');
+  assert.deepEqual(named(), real(), 'status names the real pods');
 });
 
 test('after the attacks: every pod made from the API template, only the pod deleted by hand went, no surplus, all converge', async () => {

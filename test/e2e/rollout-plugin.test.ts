@@ -223,6 +223,8 @@ test('status fails past the progress deadline', async () => {
   await ok(['apply', '-f', env.writeManifest('stuck.yaml', [manifest])]);
   const r = await kubectl(['podset', 'rollout', 'status', 'stuck', '--timeout=60s']);
   assert.equal(r.code, 1, `${r.stdout}\n${r.stderr}`);
-  assert.match(r.stdout, /Waiting for podset "stuck" rollout to finish/);
+  // Whether it printed a "Waiting for …" line first depends on whether the 2 s had passed when it first
+  // looked (a loaded machine starts the plugin slowly); the steps it prints are tools/kubectl-podset's status-view.test.ts'.
+  assert.doesNotMatch(r.stdout, /successfully rolled out/);
   assert.match(r.stderr, /podset "stuck" exceeded its progress deadline/);
 });
