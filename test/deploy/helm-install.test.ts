@@ -5,7 +5,7 @@
 // container: the Job "succeeds" and the pods are Ready without their programs, so this checks the chart's
 // objects and helm's wait, not the apps. helm comes from scripts/install-helm.sh; without it this skips.
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,11 +13,7 @@ import { test } from 'node:test';
 import { startKubeSim } from '@podset/kube-sim';
 import { kubectl } from '@podset/testkit';
 import { CHART_DIR } from '../../scripts/gen-chart.ts';
-
-const hasHelm = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' }).status === 0;
-const needsHelm = {
-  skip: hasHelm || process.env.CI ? false : 'helm is not installed (bash scripts/install-helm.sh)',
-};
+import { helmHomeEnv, needsHelm } from './helm-support.ts';
 
 const NS = 'podset-system';
 
@@ -44,13 +40,7 @@ test(
     const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-helm-install-'));
     const sim = await startKubeSim({ kubeconfigPath: path.join(dir, 'kubeconfig') });
     // helm's own cache and config in the temp dir, not the user's.
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: dir,
-      HELM_CACHE_HOME: path.join(dir, 'cache'),
-      HELM_CONFIG_HOME: path.join(dir, 'config'),
-      HELM_DATA_HOME: path.join(dir, 'data'),
-    };
+    const env = helmHomeEnv(dir);
     const kc = ['--kubeconfig', sim.kubeconfigPath];
     const k = (args: string[]) =>
       kubectl(args, {

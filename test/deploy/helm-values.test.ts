@@ -4,18 +4,14 @@
 // notes helm prints after an install say whether the apps' egress to the API server is confined or
 // limited by port only, and how to confine it.
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { startKubeSim, type KubeObject } from '@podset/kube-sim';
 import { CHART_DIR, REPO } from '../../scripts/gen-chart.ts';
-
-const hasHelm = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' }).status === 0;
-const needsHelm = {
-  skip: hasHelm || process.env.CI ? false : 'helm is not installed (bash scripts/install-helm.sh)',
-};
+import { helmHomeEnv, needsHelm } from './helm-support.ts';
 
 function helm(args: string[], env: NodeJS.ProcessEnv = process.env) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
@@ -147,13 +143,7 @@ test(
   async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-helm-notes-'));
     const sim = await startKubeSim({ kubeconfigPath: path.join(dir, 'kubeconfig'), controllers: false });
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: dir,
-      HELM_CACHE_HOME: path.join(dir, 'cache'),
-      HELM_CONFIG_HOME: path.join(dir, 'config'),
-      HELM_DATA_HOME: path.join(dir, 'data'),
-    };
+    const env = helmHomeEnv(dir);
     // --dry-run=server: rendered with the cluster's lookups, nothing created; helm prints the notes.
     const notes = async (flags: string[]) => {
       const r = await helm(

@@ -7,7 +7,7 @@
 // What helm prints is read as Helm and kubectl read it, YAML 1.1 (an unquoted `yes` is a boolean there),
 // and kubectl's own decoder must read every value as YAML 1.2 does.
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,19 +28,13 @@ import {
 import type { K8sObject } from './manifests.ts';
 import { allowed, type Endpoint, type NetworkPolicy } from './network-policy.ts';
 import { secondApplyChanges, type RunKubectl } from './second-apply.ts';
+import { helmHomeEnv, needsHelm } from './helm-support.ts';
 
 interface Obj {
   kind: string;
   metadata: { name: string; namespace?: string };
   spec?: { template?: { spec?: { containers?: { name: string; image: string }[] } } };
 }
-
-const hasHelm = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' }).status === 0;
-// On a developer's machine without helm these checks skip and say so; in CI (which installs helm) a
-// missing helm fails them instead, so the chart can never go unchecked there.
-const needsHelm = {
-  skip: hasHelm || process.env.CI ? false : 'helm is not installed (bash scripts/install-helm.sh)',
-};
 
 function helm(
   args: string[],
@@ -490,13 +484,7 @@ test(
     const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-helm-'));
     const sim = await startKubeSim({ kubeconfigPath: path.join(dir, 'kubeconfig'), controllers: false });
     // helm's own cache and config in the temp dir, not the user's.
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: dir,
-      HELM_CACHE_HOME: path.join(dir, 'cache'),
-      HELM_CONFIG_HOME: path.join(dir, 'config'),
-      HELM_DATA_HOME: path.join(dir, 'data'),
-    };
+    const env = helmHomeEnv(dir);
     const kc = ['--kubeconfig', sim.kubeconfigPath];
     // kube-sim runs no Jobs here, and helm waits for a hook Job: the secret-init Job is marked complete as
     // its controller would (its Secret is made by hand below). Whether its Role existed, by namespace.

@@ -6,7 +6,7 @@
 // the image, kube-sim does not run). kube-sim's kubelet runs no container, so this checks the commands
 // and the objects, not the apps (test/e2e runs those).
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,8 +14,8 @@ import { test } from 'node:test';
 import { startKubeSim } from '@podset/kube-sim';
 import { kubectl } from '@podset/testkit';
 import { REPO } from '../../scripts/gen-chart.ts';
+import { helmHomeEnv, needsHelm } from './helm-support.ts';
 
-const hasHelm = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' }).status === 0;
 const NS = 'podset-system';
 const SKIPPED = [/^docker build /, /kustomize edit set image/];
 
@@ -52,13 +52,9 @@ async function runSection(heading: string, ran: (commands: string[]) => void): P
   const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-install-doc-'));
   const sim = await startKubeSim({ kubeconfigPath: path.join(dir, 'kubeconfig') });
   const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: dir,
+    ...helmHomeEnv(dir),
     KUBECONFIG: sim.kubeconfigPath,
     KUBECACHEDIR: path.join(dir, 'kube-cache'),
-    HELM_CACHE_HOME: path.join(dir, 'cache'),
-    HELM_CONFIG_HOME: path.join(dir, 'config'),
-    HELM_DATA_HOME: path.join(dir, 'data'),
   };
   try {
     const doc = readFileSync(path.join(REPO, 'docs/install.md'), 'utf8');
@@ -111,7 +107,7 @@ test('install.md, "On any cluster: kustomize": the commands as written install a
 
 test(
   'install.md, "With Helm": the commands as written install a release that rolls out',
-  { skip: hasHelm || process.env.CI ? false : 'helm is not installed (bash scripts/install-helm.sh)' },
+  needsHelm,
   async () => {
     await runSection('With Helm', (commands) => {
       assert.ok(

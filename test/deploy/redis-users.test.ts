@@ -7,7 +7,7 @@
 // write, the worker's a projected PodSet, the watcher writes the projection, the probe's command passes,
 // the script loader (as the pod and compose run it) caches the operator's scripts with its user alone.
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +30,7 @@ import {
   type Workload,
 } from './manifests.ts';
 import { REPO, readRepo } from './support.ts';
+import { needsHelm } from './helm-support.ts';
 
 const APPS = ['watcher', 'worker', 'dashboard'] as const;
 type App = (typeof APPS)[number];
@@ -199,10 +200,6 @@ test('k8s/overlays/namespaced: the worker gets the watched namespaces and its ow
   });
 });
 
-const hasHelm = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' }).status === 0;
-const needsHelm = {
-  skip: hasHelm || process.env.CI ? false : 'helm is not installed (bash scripts/install-helm.sh)',
-};
 const CHART_VALUES: [string, string[], { aclUsers?: boolean }][] = [
   ['default values', [], {}],
   ['namespaced', ['namespaced=true', 'watchNamespaces={team-a,team-b}'], {}],
