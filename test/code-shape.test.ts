@@ -37,7 +37,7 @@ const LONG_TEST_FILES_LEFT: Record<string, number> = {
   'libs/state/test/projection.test.ts': 871,
   'tools/kube-sim/src/apiextensions/schema.test.ts': 842,
   'tools/kube-sim/src/patch/patch.test.ts': 806,
-  'test/deploy/helm.test.ts': 769,
+  'test/deploy/helm.test.ts': 757,
   'tools/kube-sim/test/client-node.test.ts': 713,
   'apps/watcher/src/watch-loop.test.ts': 684,
   'tools/kube-sim/test/kubectl.test.ts': 644,
@@ -45,7 +45,6 @@ const LONG_TEST_FILES_LEFT: Record<string, number> = {
   'test/deploy/compose.test.ts': 562,
   'tools/kube-sim/src/apiextensions/cel-rules.test.ts': 552,
   'test/deploy/k8s.test.ts': 551,
-  'test/deploy/redis-users.test.ts': 503,
 };
 
 const all: Source[] = globSync(
