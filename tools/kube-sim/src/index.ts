@@ -15,7 +15,7 @@ import {
 } from './controlplane/data-dir.ts';
 import { type FaultOptions, Faults } from './server/filters/faults.ts';
 import { Kubeconfigs } from './server/kubeconfig.ts';
-import { Registry } from './registry/resources.ts';
+import { Registry } from './registry/rest/resources.ts';
 import { KubeServer } from './server/server.ts';
 import { Store } from './storage/store.ts';
 import { processTlsIdentity, type TlsIdentity } from './server/tls.ts';

@@ -2,8 +2,8 @@
 // file over 600 (schema data aside), no import of the operator's `@podset/*` packages (the simulator must not
 // depend on what it tests), no import cycle, every folder on the README's folder map, and folders that point
 // one way: each top folder imports only the folders its row of ALLOWED_IMPORTS lists, and that table has no
-// cycle (as k8s.io/apiserver's storage never imports its endpoints). The checkers are tried first on
-// synthetic sources, so a rule that could not fail would show here.
+// cycle (as k8s.io/apiserver's storage never imports its endpoints); nor do a folder and its subfolder import
+// each other. The checkers are tried first on synthetic sources, so a rule that could not fail would show here.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import {
   describedAllowedImports,
   describedFolders,
   disallowedImports,
+  folderGraph,
   functionSizes,
   importCycles,
   importGraph,
@@ -165,6 +166,18 @@ describe('the checkers, on synthetic sources', () => {
     assert.deepEqual(importCycles(tableGraph({ storage: [], endpoints: ['storage'] })), []);
   });
 
+  test('folders: a folder and its subfolder importing each other are a cycle, as two top folders would be', () => {
+    const graph = importGraph([
+      src('endpoints/resource.ts', "import { get } from './handlers/get.ts';"),
+      src('endpoints/handlers/get.ts', "import { send } from '../response.ts';"),
+      src('endpoints/response.ts', ''),
+      src('registry/kinds/pods.ts', "import { s } from '../rest/strategy.ts';"),
+      src('registry/rest/strategy.ts', ''),
+      src('registry/store.ts', "import { p } from './kinds/pods.ts';"),
+    ]);
+    assert.deepEqual(importCycles(folderGraph(graph)), ['endpoints <-> endpoints/handlers']);
+  });
+
   test("allowed imports: the README's table rows, `| \\`folder\\` | \\`a\\`, \\`b\\` |`", () => {
     const readme = [
       '# x',
@@ -243,6 +256,10 @@ describe('kube-sim/src', () => {
 
   test('the allowed-imports table points one way: no folders import each other, directly or round a cycle', () => {
     assert.deepEqual(importCycles(tableGraph(ALLOWED_IMPORTS)), [], 'cycles in the table');
+  });
+
+  test('every folder and its subfolders point one way: no two folders import each other', () => {
+    assert.deepEqual(importCycles(folderGraph(importGraph(sources))), [], 'folders importing each other');
   });
 
   test("the README's allowed-imports table is this one", () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError, type KubeObject, type ResourceType } from '../apimachinery/types.ts';
-import { Registry } from '../registry/resources.ts';
+import { Registry } from '../registry/rest/resources.ts';
 import { Store } from '../storage/store.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './attributes.ts';
 import { AdmissionChain, admissionChain } from './chain.ts';

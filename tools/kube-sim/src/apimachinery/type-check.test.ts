@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { typeViewOf } from '../fieldmanager/field-types.ts';
 import { QUANTITY_FORMAT_ERROR } from './quantity.ts';
-import { builtinTypes } from '../registry/resources.ts';
+import { builtinTypes } from '../registry/rest/resources.ts';
 import {
   convertError,
   firstDecodeError,

@@ -20,7 +20,7 @@ import {
 import { join } from 'node:path';
 import type { Auth } from '../server/filters/authentication.ts';
 import { crdResourceTypes } from '../apiextensions/crd.ts';
-import type { Registry } from '../registry/resources.ts';
+import type { Registry } from '../registry/rest/resources.ts';
 import { type Store, recJson } from '../storage/store.ts';
 import type { TlsIdentity } from '../server/tls.ts';
 import type { KubeObject } from '../apimachinery/types.ts';

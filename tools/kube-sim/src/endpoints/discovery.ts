@@ -1,5 +1,5 @@
 // Discovery documents: /version, /api, /api/v1, /apis, /apis/<g>, /apis/<g>/<v>.
-import { apiVersionOf, type Registry, resourceId } from '../registry/resources.ts';
+import { apiVersionOf, type Registry, resourceId } from '../registry/rest/resources.ts';
 import type { JsonObject, ResourceType } from '../apimachinery/types.ts';
 
 export function versionInfo(): JsonObject {

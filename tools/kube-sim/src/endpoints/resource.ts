@@ -11,9 +11,9 @@ import { list } from './handlers/list.ts';
 import { patch } from './handlers/patch.ts';
 import { update } from './handlers/update.ts';
 import { watch } from './handlers/watch.ts';
-import { negotiate, type Representation } from './negotiate.ts';
-import { methodNotAllowed } from './request-info.ts';
-import type { RequestScope } from './request-scope.ts';
+import { negotiate, type Representation } from './request/negotiate.ts';
+import { methodNotAllowed } from './request/request-info.ts';
+import type { RequestScope } from './request/request-scope.ts';
 import type { Handler, Handlers } from './subresources/handler.ts';
 import { connectSubresource, storageSubresource } from './subresources/index.ts';
 

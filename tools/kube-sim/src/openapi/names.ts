@@ -1,5 +1,5 @@
 // The names OpenAPI documents use: group-version paths, components.schemas names, the meta/v1 package.
-import { builtinTypes } from '../registry/resources.ts';
+import { builtinTypes } from '../registry/rest/resources.ts';
 import type { JsonObject } from '../apimachinery/types.ts';
 
 export const KUBE_VERSION = 'v1.32.0';

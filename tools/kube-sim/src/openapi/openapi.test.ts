@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { openapiV2, openapiV3GroupVersion, openapiV3Index } from './openapi.ts';
 import { definitionName } from './names.ts';
-import { builtinTypes } from '../registry/resources.ts';
+import { builtinTypes } from '../registry/rest/resources.ts';
 import { crdResourceTypes } from '../apiextensions/schema.ts';
 import type { Json, JsonObject, KubeObject, ResourceType } from '../apimachinery/types.ts';
 

@@ -10,19 +10,26 @@ import {
   type KubeObject,
   type ResourceType,
 } from '../apimachinery/types.ts';
-import { notFound } from './errors.ts';
-import { bindPod, evictPod } from './kinds/pod-subresources.ts';
+import { notFound } from './rest/errors.ts';
+import { bindPod, evictPod } from './pod-subresources.ts';
 import { checkBody, nameMismatch } from './request-body.ts';
 import { scaleOf, writeScale } from './scale.ts';
 import { GenericStore } from './store.ts';
-import type { WriteOptions } from './write-options.ts';
+import type { WriteOptions } from './rest/write-options.ts';
 
 // What api.ts exported before the generic store and the strategies left it, for the importers elsewhere.
 export { labelSelectorString } from './scale.ts';
 export { getPath } from './json-paths.ts';
-export { conflict, invalid, notFound, qualifiedKind, timestamp, tooLargeResourceVersion } from './errors.ts';
+export {
+  conflict,
+  invalid,
+  notFound,
+  qualifiedKind,
+  timestamp,
+  tooLargeResourceVersion,
+} from './rest/errors.ts';
 export type { ListQuery, ListResult, ObjectFilter } from './list.ts';
-export type { FieldValidation, WriteOptions } from './write-options.ts';
+export type { FieldValidation, WriteOptions } from './rest/write-options.ts';
 
 type PatchTarget = '' | 'status' | 'scale';
 

@@ -1,6 +1,6 @@
 // ClusterAccess over the store, for in-process controllers: the same write path as the HTTP API.
 import type { Api } from './api.ts';
-import { resourceId } from './resources.ts';
+import { resourceId } from './rest/resources.ts';
 import {
   ApiError,
   type ClusterAccess,

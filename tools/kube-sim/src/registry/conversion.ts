@@ -1,6 +1,6 @@
 // Conversion between an API's shape and its storage shape, for resources served by two APIs from one store:
 // events.k8s.io/v1 Events are core/v1 Events with other field names.
-import { apiVersionOf } from './resources.ts';
+import { apiVersionOf } from './rest/resources.ts';
 import type { Json, KubeObject, ResourceType } from '../apimachinery/types.ts';
 
 /** events.k8s.io/v1 field → core/v1 field (the others have the same name in both). */

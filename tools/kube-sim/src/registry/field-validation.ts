@@ -13,9 +13,9 @@ import {
   type ObjectMeta,
   type ResourceType,
 } from '../apimachinery/types.ts';
-import { invalid } from './errors.ts';
+import { invalid } from './rest/errors.ts';
 import { scaleCauses } from './scale-validation.ts';
-import type { WriteOptions } from './write-options.ts';
+import type { WriteOptions } from './rest/write-options.ts';
 
 /** The object without the metadata fields ObjectMeta has not, and their paths. */
 function pruneMetadata(obj: KubeObject): { out: KubeObject; unknown: string[] } {

@@ -14,8 +14,8 @@ import {
   selectableFields,
 } from '../apimachinery/selectors.ts';
 import { needsConversion } from './conversion.ts';
-import { tooLargeResourceVersion } from './errors.ts';
-import { apiResourceId, resourceId } from './resources.ts';
+import { tooLargeResourceVersion } from './rest/errors.ts';
+import { apiResourceId, resourceId } from './rest/resources.ts';
 
 export interface ListQuery {
   labelSelector?: string | undefined;

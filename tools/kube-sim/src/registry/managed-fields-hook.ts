@@ -2,9 +2,9 @@
 import type { Json, KubeObject, ObjectMeta, ResourceType } from '../apimachinery/types.ts';
 import { typeViewOf } from '../fieldmanager/field-types.ts';
 import { recordUpdate } from '../fieldmanager/managed-fields.ts';
-import { timestamp } from './errors.ts';
-import { apiVersionOf } from './resources.ts';
-import type { WriteOptions, WritePart } from './write-options.ts';
+import { timestamp } from './rest/errors.ts';
+import { apiVersionOf } from './rest/resources.ts';
+import type { WriteOptions, WritePart } from './rest/write-options.ts';
 
 export interface Ownership {
   metadata: ObjectMeta;

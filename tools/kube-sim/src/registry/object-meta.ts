@@ -8,7 +8,7 @@ import type {
   ObjectMeta,
   ResourceType,
 } from '../apimachinery/types.ts';
-import { conflict, MODIFIED_MSG, timestamp, uidConflict } from './errors.ts';
+import { conflict, MODIFIED_MSG, timestamp, uidConflict } from './rest/errors.ts';
 
 /** A new object's metadata: the server's fields set, the writer's kept (`m`: the metadata the body gave). */
 export function newObjectMeta(

@@ -2,9 +2,9 @@
 // of the resource's kind and version, and the name and namespace it gives agree with the URL's.
 import type { ApiError, KubeObject, ResourceType } from '../apimachinery/types.ts';
 import { refuseUndecodable } from '../apimachinery/type-check.ts';
-import { badRequest } from './errors.ts';
+import { badRequest } from './rest/errors.ts';
 import { isObject } from '../apimachinery/json.ts';
-import { apiVersionOf } from './resources.ts';
+import { apiVersionOf } from './rest/resources.ts';
 
 /** A built-in's body its Go type cannot decode is refused first, as the API server's decoder does. */
 export function refuseUndecodableBuiltin(t: ResourceType, isCrd: boolean, body: unknown): void {

@@ -8,11 +8,11 @@ import {
   type KubeObject,
   type ResourceType,
 } from '../apimachinery/types.ts';
-import { badRequest, conflict, invalid, MODIFIED_MSG, notFound } from './errors.ts';
+import { badRequest, conflict, invalid, MODIFIED_MSG, notFound } from './rest/errors.ts';
 import { getPath, setPath } from './json-paths.ts';
 import { isObject } from '../apimachinery/json.ts';
 import type { GenericStore } from './store.ts';
-import type { WriteOptions } from './write-options.ts';
+import type { WriteOptions } from './rest/write-options.ts';
 
 /** A label selector object (`matchLabels`, `matchExpressions`) as the string form. */
 export function labelSelectorString(sel: Json | undefined): string {

@@ -14,7 +14,7 @@ import {
 } from '../apimachinery/types.ts';
 import { type Rec, recJson, type Store } from '../storage/store.ts';
 import { needsConversion, toApiShape, toStorageShape } from './conversion.ts';
-import { invalid, notFound, timestamp } from './errors.ts';
+import { invalid, notFound, timestamp } from './rest/errors.ts';
 import { validateFields } from './field-validation.ts';
 import { refuseCreateWhileTerminating } from './kinds/crds.ts';
 import { kindStrategies } from './kinds/index.ts';
@@ -30,9 +30,9 @@ import {
   updatedObjectMeta,
 } from './object-meta.ts';
 import { checkBody, checkNameMatches, namespaceMismatch, refuseUndecodableBuiltin } from './request-body.ts';
-import { apiVersionOf, type Registry, resourceId } from './resources.ts';
-import { genericStrategy, type Strategy, type StrategyContext } from './strategy.ts';
-import type { WriteOptions, WritePart } from './write-options.ts';
+import { apiVersionOf, type Registry, resourceId } from './rest/resources.ts';
+import { genericStrategy, type Strategy, type StrategyContext } from './rest/strategy.ts';
+import type { WriteOptions, WritePart } from './rest/write-options.ts';
 
 export type DeleteRequest = DeleteOptions & { orphanDependents?: boolean };
 export interface DeleteResult {

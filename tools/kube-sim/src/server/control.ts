@@ -1,9 +1,9 @@
 // kube-sim's own control API, for scripts in other processes (admin identity only): faults, the event
 // history, restart and pause, the controllers' run-time options, the audit log. Not part of Kubernetes.
 import { ApiError } from '../apimachinery/types.ts';
-import { parseBody, readBody } from '../endpoints/request-body.ts';
-import { sendJson } from '../endpoints/response.ts';
-import { successStatus } from '../endpoints/status.ts';
+import { parseBody, readBody } from '../endpoints/request/request-body.ts';
+import { sendJson } from '../endpoints/request/response.ts';
+import { successStatus } from '../endpoints/request/status.ts';
 import type { WatchHub } from '../storage/watch.ts';
 import type { Audit, AuditQuery } from './filters/audit.ts';
 import type { RequestContext } from './filters/chain.ts';

@@ -10,8 +10,8 @@ import {
   apiVersions,
   versionInfo,
 } from '../endpoints/discovery.ts';
-import type { ResourcePath } from '../endpoints/request-info.ts';
-import { cachedJson, send, sendBytes, sendJson } from '../endpoints/response.ts';
+import type { ResourcePath } from '../endpoints/request/request-info.ts';
+import { cachedJson, send, sendBytes, sendJson } from '../endpoints/request/response.ts';
 import {
   OPENAPI_V2_PROTOBUF,
   OPENAPI_V2_PROTOBUF_ASKED,
@@ -20,7 +20,7 @@ import {
   openapiV3Document,
   openapiV3Index,
 } from '../openapi/openapi.ts';
-import type { Registry } from '../registry/resources.ts';
+import type { Registry } from '../registry/rest/resources.ts';
 
 const notFound = (): ApiError =>
   new ApiError(404, 'NotFound', 'the server could not find the requested resource');

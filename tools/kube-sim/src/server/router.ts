@@ -3,10 +3,10 @@
 // the resource filters (request info, SelfSubjectAccessReview, authorization, injected errors) to its
 // handler in ../endpoints/.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseResourcePath, requestInfo } from '../endpoints/request-info.ts';
-import type { EndpointDeps } from '../endpoints/request-scope.ts';
+import { parseResourcePath, requestInfo } from '../endpoints/request/request-info.ts';
+import type { EndpointDeps } from '../endpoints/request/request-scope.ts';
 import { serveResource } from '../endpoints/resource.ts';
-import type { Registry } from '../registry/resources.ts';
+import type { Registry } from '../registry/rest/resources.ts';
 import { type ControlDeps, type Listener, serveControl } from './control.ts';
 import { type Audit, withAudit } from './filters/audit.ts';
 import { type Auth, withAuthentication } from './filters/authentication.ts';

@@ -5,8 +5,8 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import type { TlsIdentity } from './tls.ts';
 import type { Api, WriteOptions } from '../registry/api.ts';
-import type { EndpointDeps } from '../endpoints/request-scope.ts';
-import type { Registry } from '../registry/resources.ts';
+import type { EndpointDeps } from '../endpoints/request/request-scope.ts';
+import type { Registry } from '../registry/rest/resources.ts';
 import type { WatchHub } from '../storage/watch.ts';
 import { authorizer, type Authorizer } from './filters/authorization.ts';
 import { createRouter, type RouterDeps } from './router.ts';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { Api } from '../registry/api.ts';
-import { Registry } from '../registry/resources.ts';
+import { Registry } from '../registry/rest/resources.ts';
 import { labelSelectorEqualities, parseLabelSelector } from '../apimachinery/selectors.ts';
 import { type Rec, Store } from './store.ts';
 import type { KubeObject, ResourceType } from '../apimachinery/types.ts';

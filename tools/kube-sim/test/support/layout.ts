@@ -229,6 +229,22 @@ export function disallowedImports(
   return out.sort();
 }
 
+/**
+ * The graph of folders (every folder, subfolders included, `.` for the root) that the files' imports make, so
+ * a folder and its subfolder importing each other show as a cycle as two top folders would.
+ */
+export function folderGraph(graph: Map<string, string[]>): Map<string, string[]> {
+  const folders = new Map<string, Set<string>>();
+  for (const [file, targets] of graph) {
+    const from = path.posix.dirname(file);
+    const tos = folders.get(from) ?? new Set<string>();
+    for (const target of targets)
+      if (path.posix.dirname(target) !== from) tos.add(path.posix.dirname(target));
+    folders.set(from, tos);
+  }
+  return new Map([...folders].map(([from, tos]) => [from, [...tos].sort()]));
+}
+
 /** The allowed-imports table as a graph, so the table itself can be checked for cycles (one way only). */
 export function tableGraph(allowed: Readonly<Record<string, readonly string[]>>): Map<string, string[]> {
   return new Map(Object.entries(allowed).map(([from, tos]) => [from, [...tos].sort()]));

@@ -5,10 +5,10 @@ import { ApiError, type JsonObject } from '../../apimachinery/types.ts';
 import { serverSideApply } from './server-side-apply.ts';
 import { typeViewOf } from '../../fieldmanager/field-types.ts';
 import { refuseUntypedApply } from '../../apimachinery/type-check.ts';
-import { boolParam } from '../query.ts';
-import { parseBody, readBody } from '../request-body.ts';
-import type { RequestScope } from '../request-scope.ts';
-import { send, warningHeaders } from '../response.ts';
+import { boolParam } from '../request/query.ts';
+import { parseBody, readBody } from '../request/request-body.ts';
+import type { RequestScope } from '../request/request-scope.ts';
+import { send, warningHeaders } from '../request/response.ts';
 
 function fieldManagerRequired(): ApiError {
   return new ApiError(

@@ -1,9 +1,9 @@
 // POST to a collection: the object is created (admission, defaults, validation in the registry); the audit
 // entry names what a generateName produced.
-import { methodNotAllowed } from '../request-info.ts';
-import { bodyOf, readBody } from '../request-body.ts';
-import { type RequestScope, writeScope } from '../request-scope.ts';
-import { send, warningHeaders } from '../response.ts';
+import { methodNotAllowed } from '../request/request-info.ts';
+import { bodyOf, readBody } from '../request/request-body.ts';
+import { type RequestScope, writeScope } from '../request/request-scope.ts';
+import { send, warningHeaders } from '../request/response.ts';
 
 export async function create(s: RequestScope): Promise<void> {
   if (s.name !== undefined) throw methodNotAllowed();

@@ -1,9 +1,9 @@
 // DELETE of one object: grace periods, preconditions, propagation through finalizers.
-import { deleteOptions } from '../delete-options.ts';
-import { readBody } from '../request-body.ts';
-import type { RequestScope } from '../request-scope.ts';
-import { writeOptions } from '../request-scope.ts';
-import { sendJson, warningHeaders } from '../response.ts';
+import { deleteOptions } from '../request/delete-options.ts';
+import { readBody } from '../request/request-body.ts';
+import type { RequestScope } from '../request/request-scope.ts';
+import { writeOptions } from '../request/request-scope.ts';
+import { sendJson, warningHeaders } from '../request/response.ts';
 
 export async function deleteResource(s: RequestScope): Promise<void> {
   const opts = writeOptions(s.query);

@@ -1,9 +1,9 @@
 // DELETE of a collection: every object the list query selects, each as a delete.
-import { deleteOptions } from '../delete-options.ts';
-import { readBody } from '../request-body.ts';
-import { listQuery, type RequestScope, writeOptions } from '../request-scope.ts';
-import { sendJson } from '../response.ts';
-import { successStatus } from '../status.ts';
+import { deleteOptions } from '../request/delete-options.ts';
+import { readBody } from '../request/request-body.ts';
+import { listQuery, type RequestScope, writeOptions } from '../request/request-scope.ts';
+import { sendJson } from '../request/response.ts';
+import { successStatus } from '../request/status.ts';
 
 export async function deleteCollection(s: RequestScope): Promise<void> {
   const opts = writeOptions(s.query);

@@ -1,9 +1,9 @@
 // GET of one object: as JSON, as a Table (kubectl get) or as PartialObjectMetadata.
-import { apiResourceId } from '../../registry/resources.ts';
-import { partialObjectMetadata } from '../negotiate.ts';
-import type { RequestScope } from '../request-scope.ts';
-import { send, sendJson } from '../response.ts';
-import { includeObjectParam, table } from '../table.ts';
+import { apiResourceId } from '../../registry/rest/resources.ts';
+import { partialObjectMetadata } from '../request/negotiate.ts';
+import type { RequestScope } from '../request/request-scope.ts';
+import { send, sendJson } from '../request/response.ts';
+import { includeObjectParam, table } from '../request/table.ts';
 
 export function get(s: RequestScope): void {
   const { api } = s.deps;

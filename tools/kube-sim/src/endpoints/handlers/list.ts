@@ -3,11 +3,11 @@
 import type { ServerResponse } from 'node:http';
 import type { ListResult } from '../../registry/api.ts';
 import type { Rec } from '../../storage/store.ts';
-import { apiResourceId, apiVersionOf } from '../../registry/resources.ts';
-import { partialObjectMetadata } from '../negotiate.ts';
-import { listQuery, type RequestScope } from '../request-scope.ts';
-import { send, sendJson } from '../response.ts';
-import { includeObjectParam, table } from '../table.ts';
+import { apiResourceId, apiVersionOf } from '../../registry/rest/resources.ts';
+import { partialObjectMetadata } from '../request/negotiate.ts';
+import { listQuery, type RequestScope } from '../request/request-scope.ts';
+import { send, sendJson } from '../request/response.ts';
+import { includeObjectParam, table } from '../request/table.ts';
 
 const LIST_CHUNK = 2000;
 

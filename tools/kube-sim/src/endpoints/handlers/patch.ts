@@ -2,11 +2,11 @@
 // for custom resources), and server-side apply (./apply.ts; not on scale, as the API server).
 import type { KubeObject } from '../../apimachinery/types.ts';
 import { ApiError } from '../../apimachinery/types.ts';
-import { boolParam } from '../query.ts';
-import { methodNotAllowed } from '../request-info.ts';
-import { bodyOf, readBody } from '../request-body.ts';
-import { type RequestScope, writeScope } from '../request-scope.ts';
-import { send, warningHeaders } from '../response.ts';
+import { boolParam } from '../request/query.ts';
+import { methodNotAllowed } from '../request/request-info.ts';
+import { bodyOf, readBody } from '../request/request-body.ts';
+import { type RequestScope, writeScope } from '../request/request-scope.ts';
+import { send, warningHeaders } from '../request/response.ts';
 import { apply } from './apply.ts';
 
 export type PatchTarget = '' | 'status' | 'scale';

@@ -3,7 +3,7 @@
 // them; changing a field another manager owns is a conflict (409) unless forced, which takes it over.
 // A create by apply records an Apply entry for the configuration's fields.
 import type { Api, WriteOptions } from '../../registry/api.ts';
-import { notFound, timestamp } from '../../registry/errors.ts';
+import { notFound, timestamp } from '../../registry/rest/errors.ts';
 import { difference, type FieldSet, intersection, union } from '../../fieldmanager/fieldset.ts';
 import {
   compare,

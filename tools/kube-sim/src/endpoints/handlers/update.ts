@@ -1,8 +1,8 @@
 // PUT of one object (its status and scale subresources have their own, in ../subresources/).
-import { methodNotAllowed } from '../request-info.ts';
-import { bodyOf, readBody } from '../request-body.ts';
-import { type RequestScope, writeScope } from '../request-scope.ts';
-import { send, warningHeaders } from '../response.ts';
+import { methodNotAllowed } from '../request/request-info.ts';
+import { bodyOf, readBody } from '../request/request-body.ts';
+import { type RequestScope, writeScope } from '../request/request-scope.ts';
+import { send, warningHeaders } from '../request/response.ts';
 import type { WriteOptions } from '../../registry/api.ts';
 
 /** Reads the body of a PUT and answers with what `write` returns (as JSON text). */

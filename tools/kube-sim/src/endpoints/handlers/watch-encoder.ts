@@ -5,9 +5,9 @@ import { apiResourceId, apiVersionOf } from '../../apimachinery/resource-ids.ts'
 import type { ApiError, KubeObject, ResourceType } from '../../apimachinery/types.ts';
 import { recJson, type Rec } from '../../storage/store.ts';
 import type { WatchEncoder } from '../../storage/watch.ts';
-import { partialObjectMetadata } from '../negotiate.ts';
-import { statusBody } from '../status.ts';
-import { type IncludeObject, table } from '../table.ts';
+import { partialObjectMetadata } from '../request/negotiate.ts';
+import { statusBody } from '../request/status.ts';
+import { type IncludeObject, table } from '../request/table.ts';
 
 export interface WatchEncoding {
   t: ResourceType;

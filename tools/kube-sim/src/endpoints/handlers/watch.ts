@@ -1,8 +1,8 @@
 // A watch (GET with watch=true, or a /watch/ path): the stream is served by the watch hub; its audit entry is
 // recorded when the stream starts.
-import { boolParam, intParam } from '../query.ts';
-import type { RequestScope } from '../request-scope.ts';
-import { includeObjectParam } from '../table.ts';
+import { boolParam, intParam } from '../request/query.ts';
+import type { RequestScope } from '../request/request-scope.ts';
+import { includeObjectParam } from '../request/table.ts';
 import { watchEncoder } from './watch-encoder.ts';
 
 export function watch(s: RequestScope): void {

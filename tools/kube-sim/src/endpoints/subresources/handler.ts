@@ -1,5 +1,5 @@
 // A handler of one verb on a resource or subresource.
-import type { RequestScope } from '../request-scope.ts';
+import type { RequestScope } from '../request/request-scope.ts';
 
 export type Handler = (s: RequestScope) => void | Promise<void>;
 

@@ -1,7 +1,7 @@
 // The subresources kube-sim serves, by resource: those with handlers of their own for every verb they take
 // (a verb they lack is a 405), and status and scale, which serve get, update and patch.
 import type { ResourceType } from '../../apimachinery/types.ts';
-import { resourceId } from '../../registry/resources.ts';
+import { resourceId } from '../../registry/rest/resources.ts';
 import { binding } from './binding.ts';
 import { eviction } from './eviction.ts';
 import type { Handlers } from './handler.ts';

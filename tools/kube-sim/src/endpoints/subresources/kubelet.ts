@@ -3,7 +3,7 @@
 // pod, the container, a node assigned, an upgrade request), then the dial error, a 500 whose message kubectl
 // prints as "Error from server: error dialing backend: …".
 import { ApiError, type ResourceType } from '../../apimachinery/types.ts';
-import type { RequestScope } from '../request-scope.ts';
+import type { RequestScope } from '../request/request-scope.ts';
 import type { Handlers } from './handler.ts';
 
 const KUBELET_PORT = 10250;

@@ -1,6 +1,6 @@
 // pods/log (GET): one line saying the container is simulated (kube-sim runs no containers).
 import type { ResourceType } from '../../apimachinery/types.ts';
-import type { RequestScope } from '../request-scope.ts';
+import type { RequestScope } from '../request/request-scope.ts';
 import type { Handlers } from './handler.ts';
 
 function podLog(s: RequestScope): void {

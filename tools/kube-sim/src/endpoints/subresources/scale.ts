@@ -3,8 +3,8 @@
 // the object, as ../handlers/ serves them.
 import { patchResource } from '../handlers/patch.ts';
 import { replace } from '../handlers/update.ts';
-import type { RequestScope } from '../request-scope.ts';
-import { sendJson } from '../response.ts';
+import type { RequestScope } from '../request/request-scope.ts';
+import { sendJson } from '../request/response.ts';
 import type { Handlers } from './handler.ts';
 
 export const scale: Handlers = {

@@ -2,8 +2,8 @@
 // a status path act on the object, as ../handlers/ serves them.
 import { patchResource } from '../handlers/patch.ts';
 import { replace } from '../handlers/update.ts';
-import type { RequestScope } from '../request-scope.ts';
-import { send } from '../response.ts';
+import type { RequestScope } from '../request/request-scope.ts';
+import { send } from '../request/response.ts';
 import type { Handlers } from './handler.ts';
 
 export const status: Handlers = {

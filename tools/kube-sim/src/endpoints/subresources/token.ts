@@ -1,9 +1,9 @@
 // serviceaccounts/token (TokenRequest): a bearer token for the service account, whose requests the stored
 // RBAC then decides.
 import type { ResourceType } from '../../apimachinery/types.ts';
-import { parseBody, readBody } from '../request-body.ts';
-import type { RequestScope } from '../request-scope.ts';
-import { sendJson } from '../response.ts';
+import { parseBody, readBody } from '../request/request-body.ts';
+import type { RequestScope } from '../request/request-scope.ts';
+import { sendJson } from '../request/response.ts';
 import type { Handlers } from './handler.ts';
 
 const DEFAULT_TOKEN_SECONDS = 3600;

@@ -2,7 +2,7 @@
 // `revision` is a number of at least 0 (a controller renumbers a revision whose template comes back).
 import { invalid, required } from '../../apimachinery/field-errors.ts';
 import type { FieldCause, Json, KubeObject } from '../../apimachinery/types.ts';
-import { genericStrategy, type Strategy } from '../strategy.ts';
+import { genericStrategy, type Strategy } from '../rest/strategy.ts';
 
 function validate(obj: KubeObject): FieldCause[] {
   const causes: FieldCause[] = [];

@@ -4,9 +4,9 @@
 // (then the resources stop being served).
 import { ApiError, type JsonObject, type KubeObject, type ResourceType } from '../../apimachinery/types.ts';
 import { applyCrdDefaults, crdResourceTypes, validateCrd } from '../../apiextensions/schema.ts';
-import { invalid, timestamp } from '../errors.ts';
+import { invalid, timestamp } from '../rest/errors.ts';
 import { isObject } from '../../apimachinery/json.ts';
-import { genericStrategy, type Strategy, type StrategyContext } from '../strategy.ts';
+import { genericStrategy, type Strategy, type StrategyContext } from '../rest/strategy.ts';
 import {
   CRD_CLEANUP_FINALIZER,
   customResourceId,

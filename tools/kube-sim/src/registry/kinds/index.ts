@@ -1,5 +1,5 @@
 // The kinds with rules of their own, by resource id; every other kind has the generic strategy.
-import type { Strategy } from '../strategy.ts';
+import type { Strategy } from '../rest/strategy.ts';
 import { controllerRevisionStrategy } from './controllerrevisions.ts';
 import { CRD_ID, crdStrategy } from './crds.ts';
 import { jobStrategy } from './jobs.ts';

@@ -1,6 +1,6 @@
 // Jobs: the workload defaults and validation, and a new Job's generated selector (its name and uid in it).
-import { generateJobSelector } from '../builtin-defaults.ts';
-import { genericStrategy, type Strategy } from '../strategy.ts';
+import { generateJobSelector } from '../rest/builtin-defaults.ts';
+import { genericStrategy, type Strategy } from '../rest/strategy.ts';
 
 export function jobStrategy(): Strategy {
   return {

@@ -2,10 +2,10 @@
 // deleted; a delete marks the namespace Terminating while a namespace controller empties it, or (without
 // one) removes its content at once.
 import { ApiError, type KubeObject } from '../../apimachinery/types.ts';
-import { timestamp } from '../errors.ts';
+import { timestamp } from '../rest/errors.ts';
 import { isObject } from '../../apimachinery/json.ts';
-import { resourceId } from '../resources.ts';
-import { genericStrategy, type Strategy } from '../strategy.ts';
+import { resourceId } from '../rest/resources.ts';
+import { genericStrategy, type Strategy } from '../rest/strategy.ts';
 
 const PROTECTED_NAMESPACES = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
 

@@ -2,10 +2,10 @@
 // for pods/binding), graceful deletion from spec.terminationGracePeriodSeconds.
 import type { Json } from '../../apimachinery/types.ts';
 import { isObject } from '../../apimachinery/json.ts';
-import { preparePod } from '../pod-defaults.ts';
-import { validatePodUpdate } from '../pod-update-validation.ts';
-import { validatePodSpec } from '../pod-validation.ts';
-import { genericStrategy, type Strategy } from '../strategy.ts';
+import { preparePod } from '../rest/pod-defaults.ts';
+import { validatePodUpdate } from '../rest/pod-update-validation.ts';
+import { validatePodSpec } from '../rest/pod-validation.ts';
+import { genericStrategy, type Strategy } from '../rest/strategy.ts';
 
 export function podStrategy(): Strategy {
   return {

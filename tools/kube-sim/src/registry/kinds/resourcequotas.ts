@@ -1,6 +1,6 @@
 // ResourceQuotas: spec.hard checked and stored canonical (quota-validation.ts), on create and update.
-import { prepareResourceQuota } from '../quota-validation.ts';
-import { genericStrategy, type Strategy } from '../strategy.ts';
+import { prepareResourceQuota } from '../rest/quota-validation.ts';
+import { genericStrategy, type Strategy } from '../rest/strategy.ts';
 
 export function resourceQuotaStrategy(): Strategy {
   const generic = genericStrategy('resourcequotas');

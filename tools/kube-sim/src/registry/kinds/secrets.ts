@@ -1,5 +1,5 @@
 // Secrets: type Opaque unless given.
-import { genericStrategy, type Strategy } from '../strategy.ts';
+import { genericStrategy, type Strategy } from '../rest/strategy.ts';
 
 export function secretStrategy(): Strategy {
   return {

@@ -2,7 +2,7 @@
 // as the API server's allocators would; the allocated cluster IPs are immutable.
 import type { JsonObject, KubeObject } from '../../apimachinery/types.ts';
 import { isObject } from '../../apimachinery/json.ts';
-import { genericStrategy, type Strategy } from '../strategy.ts';
+import { genericStrategy, type Strategy } from '../rest/strategy.ts';
 
 /** Hands out cluster IPs and node ports in turn (each API has its own). */
 class ServiceAllocator {

@@ -3,7 +3,7 @@
 // calls the next.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResourceType } from '../../apimachinery/types.ts';
-import type { RequestInfo } from '../../endpoints/request-info.ts';
+import type { RequestInfo } from '../../endpoints/request/request-info.ts';
 
 /** What the audit entry records of a request, filled in as the filters resolve it. */
 export interface RequestAttributes {

@@ -2,8 +2,8 @@
 // resource, namespace, name, subresource) goes into the audit entry, and the type that serves it is looked
 // up. A method no verb has is a 405 and a resource the server does not serve a 404, before authorization,
 // as kube-sim has always answered (an unknown resource is a 404 to every user).
-import { NO_RESOURCE, servedType } from '../../endpoints/request-info.ts';
-import type { Registry } from '../../registry/resources.ts';
+import { NO_RESOURCE, servedType } from '../../endpoints/request/request-info.ts';
+import type { Registry } from '../../registry/rest/resources.ts';
 import type { Filter } from './chain.ts';
 
 export function withRequestInfo(registry: Registry): Filter {

@@ -2,9 +2,9 @@
 // may do (system:basic-user): the authorizer asked about the requesting user, its answer (allowed, or the
 // reason it would be refused) sent back as the review's status.
 import { ApiError } from '../../apimachinery/types.ts';
-import { requestBody } from '../../endpoints/request-body.ts';
-import { sendJson } from '../../endpoints/response.ts';
-import { resourceId } from '../../registry/resources.ts';
+import { requestBody } from '../../endpoints/request/request-body.ts';
+import { sendJson } from '../../endpoints/request/response.ts';
+import { resourceId } from '../../registry/rest/resources.ts';
 import type { Authorizer } from './authorization.ts';
 import type { Filter, RequestContext } from './chain.ts';
 

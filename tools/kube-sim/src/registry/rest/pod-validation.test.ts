@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { validatePodSpec } from './pod-validation.ts';
-import { ApiError, type Json } from '../apimachinery/types.ts';
+import { ApiError, type Json } from '../../apimachinery/types.ts';
 
 const text = (spec: Json | undefined) => validatePodSpec(spec).map((c) => `${c.field}: ${c.message}`);
 const ok = { containers: [{ name: 'app', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }] };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defaultBuiltin, generateJobSelector, initialStatus } from './builtin-defaults.ts';
 import { defaultPodSpec, preparePod } from './pod-defaults.ts';
-import type { JsonObject, KubeObject } from '../apimachinery/types.ts';
+import type { JsonObject, KubeObject } from '../../apimachinery/types.ts';
 
 const make = (spec: JsonObject, labels?: Record<string, string>): KubeObject => ({
   apiVersion: 'v1',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defaultBuiltin } from './builtin-defaults.ts';
-import type { JsonObject, KubeObject } from '../apimachinery/types.ts';
+import type { JsonObject, KubeObject } from '../../apimachinery/types.ts';
 import { goLabelSelector, validateWorkload, validateWorkloadUpdate } from './workload-validation.ts';
 
 const make = (spec: JsonObject): KubeObject => ({

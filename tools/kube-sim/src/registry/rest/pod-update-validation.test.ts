@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { validatePodUpdate } from './pod-update-validation.ts';
-import type { JsonObject } from '../apimachinery/types.ts';
+import type { JsonObject } from '../../apimachinery/types.ts';
 
 const spec = (extra: JsonObject = {}, image = 'nginx:1.26'): JsonObject => ({
   containers: [{ name: 'a', image }],

@@ -1,6 +1,6 @@
 // What a write carries besides its object: the request's query options and what the verbs pass down.
-import type { Requester } from '../admission/attributes.ts';
-import type { Json } from '../apimachinery/types.ts';
+import type { Requester } from '../../admission/attributes.ts';
+import type { Json } from '../../apimachinery/types.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 

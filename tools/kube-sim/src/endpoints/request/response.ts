@@ -1,7 +1,7 @@
 // Response writers: JSON as the API server's encoder writes it, documents served as marshalled, errors as
 // Status objects (with Retry-After), and warnings as Warning headers.
 import type { ServerResponse } from 'node:http';
-import type { WriteOptions } from '../registry/api.ts';
+import type { WriteOptions } from '../../registry/api.ts';
 import { statusBody, toApiError } from './status.ts';
 
 type Headers = Record<string, string | string[]>;

@@ -2,9 +2,9 @@
 // it: at least one container; each with a DNS-1123 label name, unique, and an image; container ports
 // from 1 to 65535 with a known protocol; a known restartPolicy. A value of the wrong JSON type cannot
 // even be decoded by a real server: that is a 400, not a 422.
-import { duplicate, invalid, notSupported, required } from '../apimachinery/field-errors.ts';
-import { validateName } from '../apimachinery/validation.ts';
-import { ApiError, type FieldCause, type Json, type JsonObject } from '../apimachinery/types.ts';
+import { duplicate, invalid, notSupported, required } from '../../apimachinery/field-errors.ts';
+import { validateName } from '../../apimachinery/validation.ts';
+import { ApiError, type FieldCause, type Json, type JsonObject } from '../../apimachinery/types.ts';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];

@@ -3,11 +3,11 @@
 // fieldManager, list and watch parameters), converted and refused as kube-apiserver converts and refuses
 // them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Api, FieldValidation, ListQuery, WriteOptions } from '../registry/api.ts';
-import type { Registry } from '../registry/resources.ts';
-import type { WatchHub } from '../storage/watch.ts';
-import { ApiError, type ResourceType } from '../apimachinery/types.ts';
-import { managerFromUserAgent } from '../fieldmanager/managed-fields.ts';
+import type { Api, FieldValidation, ListQuery, WriteOptions } from '../../registry/api.ts';
+import type { Registry } from '../../registry/rest/resources.ts';
+import type { WatchHub } from '../../storage/watch.ts';
+import { ApiError, type ResourceType } from '../../apimachinery/types.ts';
+import { managerFromUserAgent } from '../../fieldmanager/managed-fields.ts';
 import type { Representation } from './negotiate.ts';
 import type { RequestInfo } from './request-info.ts';
 import { intParam } from './query.ts';

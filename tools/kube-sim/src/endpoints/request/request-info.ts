@@ -2,8 +2,8 @@
 // RequestInfoFactory reads it: the verb, the API group and version, the resource, namespace, name and
 // subresource. Resolving never fails; what the server cannot serve is refused by `servedType`, in the order
 // kube-apiserver answers it (405 for an unknown method before 404 for an unknown resource).
-import { ApiError, type ResourceType } from '../apimachinery/types.ts';
-import type { Registry } from '../registry/resources.ts';
+import { ApiError, type ResourceType } from '../../apimachinery/types.ts';
+import type { Registry } from '../../registry/rest/resources.ts';
 import { boolParam } from './query.ts';
 
 export interface ResourcePath {

@@ -1,5 +1,5 @@
 // Query parameters converted as the API server's parameter codec converts them.
-import { ApiError } from '../apimachinery/types.ts';
+import { ApiError } from '../../apimachinery/types.ts';
 
 /**
  * A boolean query parameter as the API server converts one (apimachinery's string-slice-to-bool

@@ -1,9 +1,9 @@
 // pods/binding and pods/eviction: the two writes of a pod that are not updates of it.
-import type { DeleteOptions, KubeObject, ResourceType } from '../../apimachinery/types.ts';
-import { conflict, invalid } from '../errors.ts';
-import { isObject } from '../../apimachinery/json.ts';
-import type { GenericStore } from '../store.ts';
-import type { WriteOptions } from '../write-options.ts';
+import type { DeleteOptions, KubeObject, ResourceType } from '../apimachinery/types.ts';
+import { conflict, invalid } from './rest/errors.ts';
+import { isObject } from '../apimachinery/json.ts';
+import type { GenericStore } from './store.ts';
+import type { WriteOptions } from './rest/write-options.ts';
 
 function podType(api: GenericStore): ResourceType {
   return api.registry.lookup('', 'v1', 'pods') as ResourceType;

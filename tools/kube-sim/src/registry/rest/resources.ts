@@ -1,8 +1,8 @@
 // Which resources the server serves: the built-in types and those registered by CRDs.
-import type { ResourceType } from '../apimachinery/types.ts';
-import { resourceId } from '../apimachinery/resource-ids.ts';
+import type { ResourceType } from '../../apimachinery/types.ts';
+import { resourceId } from '../../apimachinery/resource-ids.ts';
 
-export { apiResourceId, apiVersionOf, resourceId } from '../apimachinery/resource-ids.ts';
+export { apiResourceId, apiVersionOf, resourceId } from '../../apimachinery/resource-ids.ts';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 

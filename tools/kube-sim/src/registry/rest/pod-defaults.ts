@@ -1,8 +1,8 @@
 // The API server's defaulting of a pod spec (pkg/apis/core/v1 SetDefaults_PodSpec, _Container, _Probe,
 // _Volume and friends), shared by pods and by the pod templates of workloads, plus what only a pod gets
 // on create: admission's service account, priority and default tolerations, and its first status.
-import { isObject } from '../apimachinery/json.ts';
-import type { Json, JsonObject, KubeObject } from '../apimachinery/types.ts';
+import { isObject } from '../../apimachinery/json.ts';
+import type { Json, JsonObject, KubeObject } from '../../apimachinery/types.ts';
 
 /** Always for `:latest` or no tag (a digest counts as a tag), else IfNotPresent. */
 function pullPolicy(image: Json | undefined): string {

@@ -4,9 +4,9 @@
 // a pod's spec, the restartPolicy each kind allows, non-negative counts; and on update the selector
 // immutable and a StatefulSet's spec frozen but for the fields it may change.
 import { validatePodSpec } from './pod-validation.ts';
-import { deepEqual, isObject } from '../apimachinery/json.ts';
-import { forbidden, invalid, notSupported, required } from '../apimachinery/field-errors.ts';
-import type { FieldCause, Json, JsonObject, KubeObject } from '../apimachinery/types.ts';
+import { deepEqual, isObject } from '../../apimachinery/json.ts';
+import { forbidden, invalid, notSupported, required } from '../../apimachinery/field-errors.ts';
+import type { FieldCause, Json, JsonObject, KubeObject } from '../../apimachinery/types.ts';
 
 const obj = (v: Json | undefined): JsonObject => (isObject(v) ? v : {});
 const str = (v: Json | undefined): string => (typeof v === 'string' ? v : '');

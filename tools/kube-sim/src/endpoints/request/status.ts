@@ -1,5 +1,5 @@
 // metav1.Status bodies for errors and successes.
-import { ApiError, type JsonObject } from '../apimachinery/types.ts';
+import { ApiError, type JsonObject } from '../../apimachinery/types.ts';
 
 export function statusBody(e: ApiError): JsonObject {
   const details: JsonObject = {};

@@ -1,8 +1,8 @@
 // DeleteOptions, from a DELETE's body (JSON, or the protobuf client-go sends) and its query, as the API
 // server reads them: the query wins, an unknown propagationPolicy is a 422, dryRun may come in the body.
-import type { WriteOptions } from '../registry/api.ts';
-import { ApiError, type DeleteOptions, type Json } from '../apimachinery/types.ts';
-import { decodeKubeProtobuf } from '../apimachinery/protobuf.ts';
+import type { WriteOptions } from '../../registry/api.ts';
+import { ApiError, type DeleteOptions, type Json } from '../../apimachinery/types.ts';
+import { decodeKubeProtobuf } from '../../apimachinery/protobuf.ts';
 import { boolParam, intParam } from './query.ts';
 import { mediaType } from './request-body.ts';
 

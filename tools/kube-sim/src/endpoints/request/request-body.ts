@@ -2,10 +2,10 @@
 // YAML 1.1, kubectl's protobuf), with the keys a JSON body repeats kept for fieldValidation.
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import type { WriteOptions } from '../registry/api.ts';
-import { ApiError } from '../apimachinery/types.ts';
-import { decodeKubeProtobuf } from '../apimachinery/protobuf.ts';
-import { duplicateFields } from '../apimachinery/json-duplicates.ts';
+import type { WriteOptions } from '../../registry/api.ts';
+import { ApiError } from '../../apimachinery/types.ts';
+import { decodeKubeProtobuf } from '../../apimachinery/protobuf.ts';
+import { duplicateFields } from '../../apimachinery/json-duplicates.ts';
 
 const MAX_BODY = 3 * 1024 * 1024;
 

@@ -1,8 +1,8 @@
 // A kind's strategy: what the generic store (store.ts) asks of each kind on create, update and delete, as
 // the API server's RESTCreateStrategy / RESTUpdateStrategy / RESTDeleteStrategy. The generic strategy here
 // serves every kind without rules of its own (custom resources among them); kinds/ holds the others.
-import type { FieldCause, KubeObject, ResourceType } from '../apimachinery/types.ts';
-import type { Store } from '../storage/store.ts';
+import type { FieldCause, KubeObject, ResourceType } from '../../apimachinery/types.ts';
+import type { Store } from '../../storage/store.ts';
 import { defaultBuiltin, initialStatus } from './builtin-defaults.ts';
 import type { Registry } from './resources.ts';
 import type { WriteOptions } from './write-options.ts';

@@ -1,14 +1,14 @@
 // A ResourceQuota's spec.hard as the API server takes it: each value must decode as a quantity (else the
 // body cannot be decoded at all: 400), must not be negative (422), and is stored in canonical form
 // ("1000m" becomes "1"), as every Quantity the server serializes is.
-import { canonicalQuantity, parseQuantity, QuantityError } from '../apimachinery/quantity.ts';
+import { canonicalQuantity, parseQuantity, QuantityError } from '../../apimachinery/quantity.ts';
 import {
   ApiError,
   type FieldCause,
   type JsonObject,
   type KubeObject,
   type ResourceType,
-} from '../apimachinery/types.ts';
+} from '../../apimachinery/types.ts';
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 

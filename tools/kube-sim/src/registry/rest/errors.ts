@@ -1,9 +1,9 @@
 // The errors the registry answers with, worded as kube-apiserver's (clients and tests match on the text),
 // and metav1.Time as the registry stamps it.
-import { ApiError, type FieldCause, type ResourceType } from '../apimachinery/types.ts';
+import { ApiError, type FieldCause, type ResourceType } from '../../apimachinery/types.ts';
 import { resourceId } from './resources.ts';
 
-export { tooLargeResourceVersion } from '../storage/errors.ts';
+export { tooLargeResourceVersion } from '../../storage/errors.ts';
 
 export const MODIFIED_MSG =
   'the object has been modified; please apply your changes to the latest version and try again';

@@ -3,8 +3,8 @@
 // value of each kind's status struct, as Go's encoder writes it (fields without omitempty appear as 0).
 // Defaults apply on every write, as decoding does on a real server; the Job selector only on create.
 import { defaultPodSpec, defaultPodTemplate, defaultPodUpdate } from './pod-defaults.ts';
-import { isObject } from '../apimachinery/json.ts';
-import type { Json, JsonObject, KubeObject } from '../apimachinery/types.ts';
+import { isObject } from '../../apimachinery/json.ts';
+import type { Json, JsonObject, KubeObject } from '../../apimachinery/types.ts';
 
 const obj = (v: Json | undefined): JsonObject => (isObject(v) ? v : {});
 

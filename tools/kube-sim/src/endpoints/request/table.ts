@@ -1,6 +1,6 @@
 // Server-side printing: meta.k8s.io/v1 Table for get/list/watch, as kubectl asks for it.
 import { partialObjectMetadata } from './negotiate.ts';
-import type { Json, JsonObject, KubeObject, ResourceType } from '../apimachinery/types.ts';
+import type { Json, JsonObject, KubeObject, ResourceType } from '../../apimachinery/types.ts';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { evalJsonPath, humanDuration } from './table.ts';
-import { compareVersions } from '../registry/resources.ts';
+import { compareVersions } from '../../registry/rest/resources.ts';
 
 test('humanDuration matches Kubernetes', () => {
   const s = 1000;

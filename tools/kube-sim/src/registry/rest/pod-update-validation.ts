@@ -4,9 +4,9 @@
 // The message ends with a diff of the spec; a real server prints go-cmp's diff of its internal Go struct
 // (whose spacing go-cmp randomises on purpose), so kube-sim prints the changed fields in the same shape,
 // not byte for byte.
-import { deepEqual, isObject } from '../apimachinery/json.ts';
-import { forbidden, invalid, required } from '../apimachinery/field-errors.ts';
-import type { FieldCause, Json, JsonObject } from '../apimachinery/types.ts';
+import { deepEqual, isObject } from '../../apimachinery/json.ts';
+import { forbidden, invalid, required } from '../../apimachinery/field-errors.ts';
+import type { FieldCause, Json, JsonObject } from '../../apimachinery/types.ts';
 
 const UPDATABLE =
   'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';

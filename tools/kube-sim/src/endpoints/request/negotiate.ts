@@ -2,7 +2,7 @@
 // (JSON), a Table (kubectl get), or only metadata (PartialObjectMetadata for a get or a watch event,
 // PartialObjectMetadataList for a list: what metadata-only informers use). kube-sim serves JSON only, so
 // an Accept it cannot serve in any of its alternatives is a 406, never a 200 with another form.
-import { ApiError, type JsonObject, type KubeObject } from '../apimachinery/types.ts';
+import { ApiError, type JsonObject, type KubeObject } from '../../apimachinery/types.ts';
 
 export type Representation = 'object' | 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
 
