@@ -9,8 +9,8 @@ import { describeEnv, type EnvSpec } from '@podset/config';
 import { dashboardEnv } from '../apps/dashboard/src/config.ts';
 import { watcherEnv } from '../apps/watcher/src/config.ts';
 import { workerEnv } from '../apps/worker/src/config.ts';
-import { redisAclEnv } from '../libs/runtime/src/redis-acl-file.ts';
-import { redisScriptsEnv } from '../libs/runtime/src/redis-scripts.ts';
+import { redisAclEnv } from '../apps/redis-init/src/redis-acl-file.ts';
+import { redisScriptsEnv } from '../apps/redis-init/src/redis-scripts.ts';
 
 export const CONFIG_DOC = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),

@@ -428,7 +428,7 @@ function readme(helmVersion: string): string {
     '## Redis users',
     '',
     'The in-cluster Redis has one ACL user per app, with only the rights that app needs (the rules of',
-    '`libs/queue/src/acl.ts`), and the `default` user off. The hook Job `podset-redis-secret-init` makes one',
+    '`libs/redis/src/acl.ts`), and the `default` user off. The hook Job `podset-redis-secret-init` makes one',
     'Secret per user (key `password`) unless it exists, and never changes it: `podset-redis-watcher`,',
     "`podset-redis-worker`, `podset-redis-dashboard`, and `podset-redis-health` for Redis's probes (`PING`",
     "only). Each app gets its own user's password and no other; the Redis pod's init container writes the",

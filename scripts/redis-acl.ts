@@ -1,4 +1,4 @@
-// The Redis ACL of the apps' users (libs/queue's acl.ts, the one source), as a user gives it to Redis or
+// The Redis ACL of the apps' users (libs/redis's acl.ts, the one source), as a user gives it to Redis or
 // to a managed Redis provider, and the block of docs/install.md that shows it (kept generated).
 //   npm run redis-acl -- [--prefix P] [--queue Q] [--event-log-key K] [--dashboard-writes] [--file]
 //       print `ACL SETUSER` lines (or, with --file, an ACL file) for these settings, passwords as
@@ -19,7 +19,7 @@ import {
   SCRIPTS_USERNAME,
   type AclScope,
   type AppUser,
-} from '@podset/queue';
+} from '@podset/redis';
 
 export const INSTALL_DOC = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),

@@ -41,7 +41,7 @@ const LONG_TEST_FILES_LEFT: Record<string, number> = {
   'tools/kube-sim/test/client-node.test.ts': 713,
   'apps/watcher/src/watch-loop.test.ts': 684,
   'tools/kube-sim/test/kubectl.test.ts': 644,
-  'apps/dashboard/test/server.test.ts': 607,
+  'apps/dashboard/test/server.test.ts': 608,
   'test/deploy/compose.test.ts': 562,
   'tools/kube-sim/src/apiextensions/cel-rules.test.ts': 552,
   'test/deploy/k8s.test.ts': 551,

@@ -27,7 +27,7 @@ const OWN_TIMERS: Record<string, string> = {
   'libs/kube/src/deadline.ts': "an API request's deadline (the request itself runs in real time)",
   'libs/queue/src/bulk-slots.ts':
     "a bulk job's short wait for a slot while BullMQ holds its lock in real time",
-  'libs/runtime/src/redis-scripts-main.ts': 'a process entry point, not a library',
+  'apps/redis-init/src/redis-scripts-main.ts': 'a process entry point, not a library',
   'libs/runtime/src/shutdown.ts':
     "the process's stop guard (SHUTDOWN_TIMEOUT), which must fire whatever a Clock says",
   'libs/runtime/src/timeout.ts': 'withTimeout bounds a real I/O call',

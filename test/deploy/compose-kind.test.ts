@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { redisAclFileText } from '../../libs/runtime/src/redis-acl-file.ts';
+import { redisAclFileText } from '../../apps/redis-init/src/redis-acl-file.ts';
 import { parseEnvFile, SECRET_VARS } from '../../scripts/compose-secrets.ts';
 import { REPO } from './support.ts';
 

@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { freePort, kubectl, startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { parse } from 'yaml';
-import { redisAclFileText } from '../../libs/runtime/src/redis-acl-file.ts';
+import { redisAclFileText } from '../../apps/redis-init/src/redis-acl-file.ts';
 import { SECRET_VARS } from '../../scripts/compose-secrets.ts';
 import { findCompose } from '../compose/cli.ts';
 import { envProblems, loadAppEnv, type PortUse, type Setting } from './env-specs.ts';

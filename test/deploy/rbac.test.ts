@@ -19,7 +19,7 @@ import { test } from 'node:test';
 import type { AuditEntry } from '@podset/kube-sim';
 import { freePort } from '@podset/testkit';
 import { newPassword } from '../../libs/kube/src/redis-secret.ts';
-import { redisAclFileText } from '../../libs/runtime/src/redis-acl-file.ts';
+import { redisAclFileText } from '../../apps/redis-init/src/redis-acl-file.ts';
 import { Proc, podSetManifest, startEnv, type OperatorEnv } from '../e2e/support/harness.ts';
 import {
   find,

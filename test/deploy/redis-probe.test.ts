@@ -1,5 +1,5 @@
 // The Redis probes as k8s/ and compose ship them fail on an error reply: a real redis-server with the
-// shipped users (libs/queue's acl.ts) is driven into each state a probe must see as unhealthy — a wrong
+// shipped users (libs/redis's acl.ts) is driven into each state a probe must see as unhealthy — a wrong
 // password (NOAUTH), the probes' user without PING (NOPERM), a script that never ends (BUSY) — and the
 // probe's own command, run as written, must exit non-zero there and zero when Redis is healthy.
 // (Plain `redis-cli ping` prints the error and exits 0.)
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { parse } from 'yaml';
-import { aclFile, APP_USERS, type AppUser } from '@podset/queue';
+import { aclFile, APP_USERS, type AppUser } from '@podset/redis';
 import { startRedis, type RedisServer } from '@podset/testkit';
 import { find, render, type Workload } from './manifests.ts';
 import { readRepo } from './support.ts';

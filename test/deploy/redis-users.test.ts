@@ -17,7 +17,7 @@ import { Redis } from 'ioredis';
 import { parse } from 'yaml';
 import { freePort, Proc, waitFor } from '@podset/testkit';
 import { newPassword } from '../../libs/kube/src/redis-secret.ts';
-import { operatorScripts } from '../../libs/runtime/src/redis-scripts.ts';
+import { operatorScripts } from '../../apps/redis-init/src/redis-scripts.ts';
 import { parseK8sYaml } from '../../scripts/k8s-yaml.ts';
 import { CHART_DIR } from '../../scripts/gen-chart.ts';
 import {
@@ -149,7 +149,7 @@ function checkExternalLoader(what: string, objects: K8sObject[], opts: { aclUser
   const c = pod.containers[0];
   assert.deepEqual(
     [...(c?.command ?? []), ...(c?.args ?? [])],
-    ['node', 'libs/runtime/src/redis-scripts-main.ts'],
+    ['node', 'apps/redis-init/src/redis-scripts-main.ts'],
   );
   const watcher = find<Workload>(objects, 'Deployment', 'podset-watcher')?.spec.template.spec.containers[0];
   const url = envOf(c, 'REDIS_URL')?.valueFrom;

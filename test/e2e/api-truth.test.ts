@@ -10,14 +10,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import {
-  aclUsername,
-  DEFAULT_PREFIX,
-  DEFAULT_QUEUE_NAME,
-  ReconcileQueue,
-  type AppUser,
-  urlConnector,
-} from '@podset/queue';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, ReconcileQueue } from '@podset/queue';
+import { aclUsername, type AppUser, urlConnector } from '@podset/redis';
 import { sendScriptsBySha, watcherKeyspace } from '@podset/redis';
 import { EntryTags, ProjectionReader } from '@podset/state';
 import { freePort, type Proc } from '@podset/testkit';

@@ -10,7 +10,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { aclUsername, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, ReconcileQueue, type AppUser } from '@podset/queue';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, ReconcileQueue } from '@podset/queue';
+import { aclUsername, type AppUser } from '@podset/redis';
 import { activePodsOf } from './support/check.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 import { podBreaches, watchPods, type PodSetTruth } from './support/pod-watch.ts';

@@ -1,4 +1,4 @@
-// Redis with one ACL user per app (libs/queue's acl.ts, loaded as redis-server's --aclfile): each user
+// Redis with one ACL user per app (libs/redis's acl.ts, loaded as redis-server's --aclfile): each user
 // is refused what its app must not do (the dashboard any write, the worker writing a projected PodSet,
 // the watcher anything outside the queue's keys or FLUSHALL; every app a script of its own and CONFIG),
 // each app says so in its log at start, and the watcher, a worker and the dashboard, each with its own
@@ -7,14 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import {
-  OPS_USERNAME,
-  aclSetUserArgs,
-  aclUsername,
-  DEFAULT_PREFIX,
-  DEFAULT_QUEUE_NAME,
-  type AppUser,
-} from '@podset/queue';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
+import { OPS_USERNAME, aclSetUserArgs, aclUsername, type AppUser } from '@podset/redis';
 import { dashboardUrl, newToken, startDashboardProc, waitForLog } from '../ops/support.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 

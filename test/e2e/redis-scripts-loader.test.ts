@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { OPS_USERNAME, SCRIPTS_USERNAME, aclFile, DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
+import { OPS_USERNAME, SCRIPTS_USERNAME, aclFile } from '@podset/redis';
 import { freePort, startRedis, waitFor, type RedisServer } from '@podset/testkit';
-import { operatorScripts, type CachedScript } from '../../libs/runtime/src/redis-scripts.ts';
+import { operatorScripts, type CachedScript } from '../../apps/redis-init/src/redis-scripts.ts';
 import { newToken } from '../ops/support.ts';
 import { Proc, SCRIPT_LOADER_MAIN } from './support/harness.ts';
 

@@ -10,7 +10,7 @@ import { createMetrics as createDashboardMetrics } from '../../apps/dashboard/sr
 import { createWatcherMetrics } from '../../apps/watcher/src/metrics.ts';
 import { createWorkerMetrics } from '../../apps/worker/src/metrics.ts';
 import { redisMemoryGauges } from '@podset/runtime';
-import { createRedisScriptsMetrics } from '../../libs/runtime/src/redis-scripts-metrics.ts';
+import { createRedisScriptsMetrics } from '../../apps/redis-init/src/redis-scripts-metrics.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 export const OVERLAY = path.join(REPO, 'k8s/overlays/monitoring');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { freePort } from '@podset/testkit';
-import { operatorScripts } from '../../libs/runtime/src/redis-scripts.ts';
+import { operatorScripts } from '../../apps/redis-init/src/redis-scripts.ts';
 import { demoRedis } from '../../tools/demo/src/redis.ts';
 import { startEnv, type OperatorEnv } from '../e2e/support/harness.ts';
 import { waitForLog } from './support.ts';

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { parseEnv } from '@podset/config';
-import { ReconcileQueue, redisConnector } from '@podset/queue';
+import { ReconcileQueue } from '@podset/queue';
+import { redisConnector } from '@podset/redis';
 import { Redis } from 'ioredis';
 import { workerEnv } from '../../apps/worker/src/config.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from '../e2e/support/harness.ts';

@@ -9,13 +9,8 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, parseEnv } from '@podset/config';
 import type { Kube, PodSet } from '@podset/kube';
-import {
-  ReconcileQueue,
-  bullKeys,
-  redisConnector,
-  startReconcileWorker,
-  type RedisConnector,
-} from '@podset/queue';
+import { ReconcileQueue, bullKeys, startReconcileWorker } from '@podset/queue';
+import { redisConnector, type RedisConnector } from '@podset/redis';
 import * as planner from '@podset/reconcile';
 import { pino } from 'pino';
 import { dashboardEnv } from '../../apps/dashboard/src/config.ts';

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { parseEnv } from '@podset/config';
-import { redisConnector } from '@podset/queue';
-import { checkEvictionPolicy } from '@podset/runtime';
+import { redisConnector } from '@podset/redis';
+import { checkEvictionPolicy } from '@podset/redis';
 import { workerEnv } from '../../apps/worker/src/config.ts';
 import {
   command,

@@ -6,8 +6,8 @@ import {
   startReconcileWorker,
   type ReconcileRequest,
   type ReconcileWorker,
-  type RedisConnector,
 } from '@podset/queue';
+import { type RedisConnector } from '@podset/redis';
 import { waitFor } from '@podset/testkit';
 
 export async function checkQueueBasics(

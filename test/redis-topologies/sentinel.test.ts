@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { parseEnv } from '@podset/config';
-import { redisConnector, type RedisConnector } from '@podset/queue';
+import { redisConnector, type RedisConnector } from '@podset/redis';
 import { workerEnv } from '../../apps/worker/src/config.ts';
 import { checkQueueBasics } from './queue-basics.ts';
 import { waitFor } from '@podset/testkit';

@@ -2,7 +2,8 @@
 import { bool, int, list, optionalStr, str, type Config } from '@podset/config';
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { httpHostEnv, logEnv } from '@podset/runtime';
-import { queueEnv, redisEnv } from '@podset/queue';
+import { queueEnv } from '@podset/queue';
+import { redisEnv } from '@podset/redis';
 import { DEFAULT_SESSION_MAX_AGE_SECONDS } from './auth.ts';
 
 export const dashboardEnv = {

@@ -3,7 +3,7 @@
 // from the watcher's event-log stream. Each source may fail alone; the page says which.
 import type { Job, Queue } from 'bullmq';
 import { parseEventEntry, type EventLogEntry } from '@podset/event-log';
-import type { RedisClient } from '@podset/queue';
+import type { RedisClient } from '@podset/redis';
 import type { Kube, PodSet } from '@podset/kube';
 import { formatKey, parseKey } from '@podset/reconcile';
 import { withTimeout } from '@podset/runtime';

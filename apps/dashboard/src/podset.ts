@@ -4,7 +4,8 @@
 import type { Job, Queue } from 'bullmq';
 import { isNotFound, type Kube, type PodSet } from '@podset/kube';
 import type { EventLogEntry } from '@podset/event-log';
-import { keyProblem, type RedisClient } from '@podset/queue';
+import { keyProblem } from '@podset/queue';
+import { type RedisClient } from '@podset/redis';
 import { formatKey } from '@podset/reconcile';
 import { withTimeout } from '@podset/runtime';
 import { readWarnings, type WarningEvent } from './kube-events.ts';

@@ -2,7 +2,7 @@
 // unauthenticated probe port: ready only while both Redis and the API server answer within their bounds.
 import type { Kube } from '@podset/kube';
 import { API_PROBE_TIMEOUT_MS, REDIS_PROBE_TIMEOUT_MS, withTimeout } from '@podset/runtime';
-import type { RedisClient } from '@podset/queue';
+import type { RedisClient } from '@podset/redis';
 import type { DashboardMetrics } from './metrics.ts';
 import { probePodSets } from './podset-scope.ts';
 

@@ -2,7 +2,7 @@
 // filter), one PodSet's page, the probes, and bull-board with a way back to the overview.
 import type { HonoAdapter } from '@bull-board/hono';
 import type { Kube } from '@podset/kube';
-import type { RedisClient } from '@podset/queue';
+import type { RedisClient } from '@podset/redis';
 import type { Queue } from 'bullmq';
 import type { Context, Hono } from 'hono';
 import type { Logger } from 'pino';

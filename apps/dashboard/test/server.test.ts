@@ -15,7 +15,8 @@ import {
   type PodSet,
 } from '@podset/kube';
 import { EventLog } from '@podset/event-log';
-import { ReconcileQueue, startReconcileWorker, urlConnector } from '@podset/queue';
+import { ReconcileQueue, startReconcileWorker } from '@podset/queue';
+import { urlConnector } from '@podset/redis';
 import { useRedis } from '@podset/testkit';
 import { pino } from 'pino';
 import type { Credentials } from '../src/config.ts';

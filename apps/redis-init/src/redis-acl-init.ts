@@ -1,9 +1,9 @@
 // Entry point of the Redis pod's init container (and compose's redis-acl service): writes the ACL file
-// (@podset/runtime's redis-acl-file.ts) to REDIS_ACL_FILE, readable by its owner only (the uid Redis runs as). Prints where
+// (redis-acl-file.ts) to REDIS_ACL_FILE, readable by its owner only (the uid Redis runs as). Prints where
 // it wrote it, never a password; a missing or invalid variable: its message and exit code 2.
 import { writeFileSync } from 'node:fs';
 import { ConfigError } from '@podset/config';
-import { redisAclFileText } from '@podset/runtime';
+import { redisAclFileText } from './redis-acl-file.ts';
 
 try {
   const text = redisAclFileText(process.env);

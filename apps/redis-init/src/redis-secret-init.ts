@@ -13,7 +13,7 @@ import {
   loadKubeConfig,
   reportApiEgress,
 } from '@podset/kube';
-import { APP_USERS, type AppUser } from '@podset/queue';
+import { APP_USERS, type AppUser } from '@podset/redis';
 
 const namespace = process.env['POD_NAMESPACE'];
 const name = process.env['REDIS_SECRET_NAME'] || 'podset-redis';

@@ -6,7 +6,7 @@
 // Also detects a Redis that lost its data (restarted without persistence, flushed): a sentinel key is
 // written at start and re-checked periodically and on every reconnect; when it has vanished, the
 // queue lost its pending requests too, so the owner relists and enqueues every key.
-import type { RedisClient } from '@podset/queue';
+import type { RedisClient } from '@podset/redis';
 import { systemClock, type Clock } from '@podset/clock';
 import type { Checkpointer } from './watch-loop.ts';
 import type { Logger } from './log.ts';

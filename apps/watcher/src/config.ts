@@ -2,7 +2,8 @@
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { httpHostEnv, logEnv } from '@podset/runtime';
 import { eventLogKeyOf, watcherKeyspace } from '@podset/redis';
-import { attemptsEnv, queueEnv, redisEnv } from '@podset/queue';
+import { attemptsEnv, queueEnv } from '@podset/queue';
+import { redisEnv } from '@podset/redis';
 import { stateSourceEnv } from '@podset/state';
 import { int, list, optionalStr, parseEnv, str, type Config } from '@podset/config';
 

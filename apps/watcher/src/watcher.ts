@@ -5,15 +5,9 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKube, type Kube } from '@podset/kube';
-import {
-  jobPrefixOf,
-  LIVE_COVER_LUA,
-  ReconcileQueue,
-  urlConnector,
-  type BackoffOptions,
-  type RedisClient,
-  type RedisConnector,
-} from '@podset/queue';
+import { jobPrefixOf, LIVE_COVER_LUA, ReconcileQueue, type BackoffOptions } from '@podset/queue';
+import { type RedisClient } from '@podset/redis';
+import { urlConnector, type RedisConnector } from '@podset/redis';
 import {
   API_PROBE_TIMEOUT_MS,
   createLogger,

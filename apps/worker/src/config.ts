@@ -2,7 +2,8 @@
 import { ConfigError, int, list, num, oneOf, optionalInt, optionalStr, type Config } from '@podset/config';
 import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { httpHostEnv, logEnv } from '@podset/runtime';
-import { attemptsEnv, defaultBulkConcurrency, queueEnv, redisEnv } from '@podset/queue';
+import { attemptsEnv, defaultBulkConcurrency, queueEnv } from '@podset/queue';
+import { redisEnv } from '@podset/redis';
 import { stateSourceEnv } from '@podset/state';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

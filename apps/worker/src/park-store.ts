@@ -6,7 +6,7 @@
 // A record read back is bounded: a worker parks a key for PARKED_RETRY_SECONDS, so one whose `until` lies
 // further ahead (2100, 9e15: past what a Date holds), or that is not a record at all, was not written by a
 // worker. It is reported and taken as not parked: the key is reconciled, and parked again if it fails.
-import type { RedisClient } from '@podset/queue';
+import type { RedisClient } from '@podset/redis';
 import { systemClock, type Clock } from '@podset/clock';
 import type { OutOfBoundsReport } from './out-of-bounds.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RedisClient } from '@podset/queue';
+import type { RedisClient } from '@podset/redis';
 import type { OutOfBounds } from './out-of-bounds.ts';
 import { PAUSED_REASON, watchQueueSettings } from './queue-settings.ts';
 

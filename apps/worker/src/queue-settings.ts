@@ -7,7 +7,7 @@
 //   per pause (and once when it ends).
 // - `concurrency`, `max` and `duration` are never set by this project (nothing offers them): a worker that
 //   finds one removes it, logs it (by name) and counts it as out of bounds.
-import type { RedisClient } from '@podset/queue';
+import type { RedisClient } from '@podset/redis';
 import { systemClock, type Clock } from '@podset/clock';
 import type { Logger } from 'pino';
 import type { OutOfBoundsReport } from './out-of-bounds.ts';

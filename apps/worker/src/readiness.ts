@@ -4,7 +4,7 @@
 // often).
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '@podset/kube';
-import type { RedisConnector } from '@podset/queue';
+import type { RedisConnector } from '@podset/redis';
 import { API_PROBE_TIMEOUT_MS, REDIS_PROBE_TIMEOUT_MS, withTimeout, type Readiness } from '@podset/runtime';
 import { systemClock, type Clock } from '@podset/clock';
 /** A readiness result is reused this long after it finished. */

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Kube } from '@podset/kube';
-import type { RedisClient } from '@podset/queue';
+import type { RedisClient } from '@podset/redis';
 import { EntryTags } from '@podset/state';
 import { openStateSource, podSetRef } from './state-source.ts';
 

@@ -9,7 +9,7 @@
 // what: a plan from a read that is not authoritative that would create or delete a pod is made again from
 // `confirm` (the API's read) and only that plan is carried out.
 import type { Kube, Pod, PodSet } from '@podset/kube';
-import type { RedisClient } from '@podset/queue';
+import type { RedisClient } from '@podset/redis';
 import { parseKey } from '@podset/reconcile';
 import type { EntryTags, OutOfBoundsValue } from '@podset/state';
 import { apiState, readFromApi } from './api-state.ts';

@@ -1,5 +1,5 @@
 // The worker's client for its per-reconcile reads (the projection, the parked record, expectations).
-import type { ClientTuning } from '@podset/queue';
+import type { ClientTuning } from '@podset/redis';
 
 /**
  * A reconcile asks for its state and its parked record in the same tick, and many reconciles run at once:

@@ -4,13 +4,9 @@
 // it directly.
 import os from 'node:os';
 import { createKube, type Kube } from '@podset/kube';
-import {
-  startReconcileWorker,
-  urlConnector,
-  type ReconcileWorker,
-  type RedisClient,
-  type RedisConnector,
-} from '@podset/queue';
+import { startReconcileWorker, type ReconcileWorker } from '@podset/queue';
+import { type RedisClient } from '@podset/redis';
+import { urlConnector, type RedisConnector } from '@podset/redis';
 import {
   EntryTags,
   EXPECTATION_CLOCK_SKEW_MS,

@@ -2,7 +2,7 @@
 // needs a redis-server (not allowed in the unit tier).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { urlConnector } from '@podset/queue';
+import { urlConnector } from '@podset/redis';
 import { useRedis } from '@podset/testkit';
 import { STORE_CLIENT_TUNING } from '../src/store-client.ts';
 

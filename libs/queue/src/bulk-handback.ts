@@ -4,7 +4,7 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { SafeHooks } from './attempt.ts';
 import type { ReconcileQueue } from './reconcile-queue.ts';
-import type { RedisClient } from './connection.ts';
+import type { RedisClient } from '@podset/redis';
 import { bullKeys, luaScriptOf, runScript } from '@podset/redis';
 import { parseReconcileRequest, type ReconcileRequest } from './payload.ts';
 

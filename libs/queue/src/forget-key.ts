@@ -18,7 +18,7 @@
 // removed although it is waiting again. It could only be a reconcile of the PodSet being deleted,
 // which has nothing left to do.
 import type { Queue } from 'bullmq';
-import type { RedisClient } from './connection.ts';
+import type { RedisClient } from '@podset/redis';
 import { deleteEventsOf } from '@podset/event-log';
 import { bullKeys, luaScriptOf, runScript } from '@podset/redis';
 import { keyProblem } from './payload.ts';

@@ -51,36 +51,8 @@ export {
   type QueueLocation,
   type Retention,
 } from './options.ts';
-export {
-  redisEnv,
-  redisConnector,
-  urlConnector,
-  singleNodeConfig,
-  isRedisConnector,
-  hashTag,
-  type RedisClient,
-  type RedisConfig,
-  type RedisConnector,
-  type ClientTuning,
-} from './connection.ts';
 export { queueEnv, attemptsEnv } from './env.ts';
 // The queue's keys are spelled in libs/redis with every other key family; re-exported for the queue's users.
 export { bullKeys, jobPrefixOf, BULLMQ_VERSION, type FinishedState } from '@podset/redis';
 export { LIVE_COVER_LUA, liveCovers, type CoverPlace } from './live-cover.ts';
-export {
-  aclFile,
-  aclRules,
-  aclSetUserArgs,
-  aclUsername,
-  HEALTH_USERNAME,
-  HEALTH_RULES,
-  SCRIPTS_USERNAME,
-  SCRIPTS_RULES,
-  OPS_USERNAME,
-  OPS_RULES,
-  APP_USERS,
-  type AclScope,
-  type AppUser,
-  type ServiceUserPasswords,
-} from './acl.ts';
 export { repairAddInputs, type AddInputRepair, type RepairClient } from './add-repair.ts';

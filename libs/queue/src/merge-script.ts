@@ -16,7 +16,7 @@
 // It relies on BullMQ's key layout (keyspace.ts in libs/redis) and scores (delayed: due·0x1000+seq; prioritized:
 // priority·2^32+counter; marker zset); the integration tests pin that behaviour.
 import { bullKeys, luaModule, luaScriptOf, runScript, RV_NEWER_LUA } from '@podset/redis';
-import type { RedisClient } from './connection.ts';
+import type { RedisClient } from '@podset/redis';
 import { MAX_REASONS, MAX_TRACEPARENTS } from './payload.ts';
 
 /** The bounds come from payload.ts, the resourceVersion order from libs/redis: each written once. */

@@ -1,6 +1,6 @@
 // Shared queue configuration: connection, names, priorities, job retention.
 import { Redis, type RedisOptions } from 'ioredis';
-import { isRedisConnector, type RedisClient, type RedisConnector } from './connection.ts';
+import { isRedisConnector, type RedisClient, type RedisConnector } from '@podset/redis';
 
 /**
  * A Redis URL ("redis://host:6379/0"), ioredis options (one node or Sentinel), or a connector from

@@ -22,7 +22,7 @@ import {
   type QueueLocation,
   type Retention,
 } from './options.ts';
-import type { RedisClient } from './connection.ts';
+import type { RedisClient } from '@podset/redis';
 import {
   cleanTraceparents,
   keyProblem,

@@ -7,7 +7,7 @@ import { backoffDelay, BACKOFF_TYPE, type BackoffOptions } from './backoff.ts';
 import { BulkSlots } from './bulk-slots.ts';
 import { runAttempt, safeHooks, toError, type AttemptDeps, type SafeHooks } from './attempt.ts';
 import { BULK_WAIT_MS, between, bulkHandBack } from './bulk-handback.ts';
-import type { RedisClient } from './connection.ts';
+import type { RedisClient } from '@podset/redis';
 import {
   bullConnection,
   createClient,

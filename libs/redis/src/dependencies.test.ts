@@ -23,7 +23,7 @@ export function importsOf(source: string, lib: 'queue' | 'state'): string[] {
 
 test('the check finds an import of the other library, by name or by path', () => {
   assert.equal(importsOf("import { Projection } from '@podset/state';", 'state').length, 1);
-  assert.equal(importsOf("import { x } from '../../queue/src/index.ts';", 'queue').length, 1);
+  assert.equal(importsOf("import { x } from '../../../libs/queue/src/index.ts';", 'queue').length, 1);
   assert.deepEqual(importsOf("import { runScript } from '@podset/redis';", 'state'), []);
 });
 

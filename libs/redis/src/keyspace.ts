@@ -1,7 +1,7 @@
 // Every Redis key the operator reads or writes, spelled here and nowhere else (key-literals.test.ts beside
 // this file greps apps/ and libs/, TypeScript and Lua, for one spelled elsewhere). One install's keys all start with
 // `<prefix>:<queue>` (QUEUE_PREFIX, QUEUE_NAME), so on Redis Cluster one hash tag in the prefix puts them in
-// one slot, and the ACL rules (libs/queue/src/acl.ts) grant them by the patterns below.
+// one slot, and the ACL rules (libs/redis/src/acl.ts) grant them by the patterns below.
 //
 //   <base>:<BullMQ's keys>          the reconcile queue (BullMQ's private layout, below) and our dh:<key>
 //   <base>:proj:…                   the projection (libs/state): ps:, pods:, exp:, req:, epoch:, keys, ready

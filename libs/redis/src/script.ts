@@ -2,7 +2,7 @@
 // BullMQ keeps its commands) and run by EVALSHA, falling back to EVAL when Redis doesn't know it yet
 // (NOSCRIPT: a fresh or restarted server, or another node of a cluster). The apps' Redis users may not
 // EVAL (an arbitrary script could block Redis or fill its memory): for them the script loader
-// (libs/runtime's redis-scripts.ts) puts every script made here into Redis's cache beforehand, so each
+// (apps/redis-init's redis-scripts.ts) puts every script made here into Redis's cache beforehand, so each
 // script made is also recorded, for the loader to find.
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';

@@ -14,12 +14,6 @@ export {
   type Problem,
 } from './open-app.ts';
 export { appRegistry, kubeRequestMetrics, queueDepthGauge } from './metrics.ts';
-export {
-  checkEvictionPolicy,
-  requireNoEviction,
-  type PolicyCheckOptions,
-  type PolicyVerdict,
-} from './redis-policy.ts';
 export { parseInfoMemory, readRedisMemory, redisMemoryGauges, type RedisMemory } from './redis-memory.ts';
 export {
   contextOf,
@@ -35,5 +29,4 @@ export {
   type Tracing,
 } from './tracing.ts';
 export { httpHostEnv, httpHostOf } from './http-host.ts';
-export { redisAclFileText } from './redis-acl-file.ts';
 export { ownNamespaceProblems, type OwnNamespaceWording } from './own-namespace.ts';

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { ConfigError, int } from '@podset/config';
 import { kubeAccessEnv } from '@podset/kube';
-import { queueEnv, redisEnv } from '@podset/queue';
+import { queueEnv } from '@podset/queue';
+import { redisEnv } from '@podset/redis';
 import { logEnv } from './log.ts';
 import { loadApp } from './open-app.ts';
 

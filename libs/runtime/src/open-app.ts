@@ -10,11 +10,12 @@ import {
   reportApiEgress,
   type kubeAccessEnv,
 } from '@podset/kube';
-import { redisConnector, type queueEnv, type redisEnv, type RedisConnector } from '@podset/queue';
+import { type queueEnv } from '@podset/queue';
+import { redisConnector, type redisEnv, type RedisConnector } from '@podset/redis';
 import type { Logger } from 'pino';
 import { createLogger, type logEnv } from './log.ts';
-import { requireNoEviction } from './redis-policy.ts';
-import { logRedisUser, type ProbedApp } from './redis-user.ts';
+import { requireNoEviction } from '@podset/redis';
+import { logRedisUser, type ProbedApp } from '@podset/redis';
 import { otlpProtocol, startTracing, TracingConfigError, tracingRequested, type Tracing } from './tracing.ts';
 
 /** The variables openApp itself reads; every app's spec spreads these in. */

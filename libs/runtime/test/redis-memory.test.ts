@@ -2,7 +2,7 @@
 // node's numbers; with Redis gone there are no samples (not stale ones).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { urlConnector } from '@podset/queue';
+import { urlConnector } from '@podset/redis';
 import { useRedis } from '@podset/testkit';
 import { Registry } from 'prom-client';
 import { parseInfoMemory, readRedisMemory, redisMemoryGauges } from '../src/redis-memory.ts';

@@ -25,15 +25,8 @@ import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { seededRandom, startKubeSim, type KubeObject } from '@podset/kube-sim';
-import {
-  aclFile,
-  aclUsername,
-  SCRIPTS_USERNAME,
-  APP_USERS,
-  DEFAULT_PREFIX,
-  DEFAULT_QUEUE_NAME,
-  type AppUser,
-} from '@podset/queue';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
+import { aclFile, aclUsername, SCRIPTS_USERNAME, APP_USERS, type AppUser } from '@podset/redis';
 import { startRedis } from '@podset/testkit';
 import { NAME_LABEL, PODS, PODSETS, podSetProblems, specReplicas } from '../../e2e/support/check.ts';
 import { reconcileStartOf } from '../../../bench/lib/worker-log.ts';
@@ -43,7 +36,7 @@ import { templateProblems } from './rollout-bounds.ts';
 import { RECORD_FILES, RunRecord } from './run-record.ts';
 
 /** The script loader's entry (repo-relative, as the harness runs the apps). */
-const LOADER_MAIN = 'libs/runtime/src/redis-scripts-main.ts';
+const LOADER_MAIN = 'apps/redis-init/src/redis-scripts-main.ts';
 
 export interface ChaosOptions {
   seed: number;
@@ -66,7 +59,7 @@ export interface ChaosOptions {
   keepLogs?: boolean;
   /** STATE_SOURCE of the watchers and workers. Default projection (the apps' default). */
   stateSource?: 'projection' | 'api';
-  /** Each app with its own Redis ACL user (libs/queue's acl.ts), as an ACL-enabled install runs them. */
+  /** Each app with its own Redis ACL user (libs/redis's acl.ts), as an ACL-enabled install runs them. */
   redisAcl?: boolean;
 }
 

@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME, type AppUser } from '@podset/queue';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
+import { type AppUser } from '@podset/redis';
 import { Queue } from 'bullmq';
 import {
   startKubeSim,
@@ -35,8 +36,8 @@ export const NODE = path.join(REPO, 'node_modules/.bin/node');
 export const WATCHER_MAIN = path.join(REPO, 'apps/watcher/src/main.ts');
 /** The script loader's line for each load (at its start and after each Redis restart). */
 const LOADED = /loaded \d+ scripts/;
-/** The script loader (libs/runtime/src/redis-scripts-main.ts). */
-export const SCRIPT_LOADER_MAIN = path.join(REPO, 'libs/runtime/src/redis-scripts-main.ts');
+/** The script loader (apps/redis-init/src/redis-scripts-main.ts). */
+export const SCRIPT_LOADER_MAIN = path.join(REPO, 'apps/redis-init/src/redis-scripts-main.ts');
 export const WORKER_MAIN = path.join(REPO, 'apps/worker/src/main.ts');
 const PRELOAD = pathToFileURL(path.join(import.meta.dirname, 'die-with-parent.ts')).href;
 

@@ -1,4 +1,4 @@
-// Redis with the shipped ACL file (libs/queue's aclFile, what `npm run redis-acl` prints and k8s/ loads) and
+// Redis with the shipped ACL file (libs/redis's aclFile, what `npm run redis-acl` prints and k8s/ loads) and
 // one user per app, for e2e tests that run each app as its own Redis user. Passwords are fresh per env. The
 // one change to the shipped file: `default` stays on with every right under an administrator's password,
 // because the harness's own checks (queue counts, the test's reads) must see everything; the shipped file
@@ -13,7 +13,7 @@ import {
   SCRIPTS_USERNAME,
   type AclScope,
   type AppUser,
-} from '@podset/queue';
+} from '@podset/redis';
 import type { RedisOptions } from '@podset/testkit';
 
 /** The passwords of one env's Redis users. */

@@ -1,10 +1,10 @@
 // The Redis of `npm run demo` and `npm run operator`: REDIS_URL when set, else a redis-server of our own
 // on a free port, set up as a cluster's should be: each app with its own Redis user and a password made
-// for this run (libs/queue's acl.ts), so whoever reaches the port (another user of the machine, a
+// for this run (libs/redis's acl.ts), so whoever reaches the port (another user of the machine, a
 // container) cannot read or write the queue, and the dashboard cannot write it. The `default` user keeps
 // a password of its own for the demo's own reads, set in the ACL file: no `--requirepass`, so no
 // password in redis-server's arguments or configuration. The apps run their scripts by EVALSHA only, so the
-// script loader (libs/runtime's redis-scripts-main.ts) runs beside it, as its own user.
+// script loader (apps/redis-init's redis-scripts-main.ts) runs beside it, as its own user.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,20 +12,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { redactUrl } from '@podset/config';
-import {
-  aclFile,
-  aclUsername,
-  APP_USERS,
-  DEFAULT_PREFIX,
-  DEFAULT_QUEUE_NAME,
-  OPS_USERNAME,
-  SCRIPTS_USERNAME,
-  type AppUser,
-} from '@podset/queue';
+import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
+import { aclFile, aclUsername, APP_USERS, OPS_USERNAME, SCRIPTS_USERNAME, type AppUser } from '@podset/redis';
 import { Proc, startRedis, type RedisServer } from '@podset/testkit';
 import { keepRedis, type KeeperReport, type RedisKeeper } from './redis-keeper.ts';
 
-const LOADER = path.resolve(import.meta.dirname, '../../../libs/runtime/src/redis-scripts-main.ts');
+const LOADER = path.resolve(import.meta.dirname, '../../../apps/redis-init/src/redis-scripts-main.ts');
 const DIE_WITH_PARENT = pathToFileURL(path.join(import.meta.dirname, 'die-with-parent.ts')).href;
 
 const password = () => randomBytes(24).toString('base64url');

@@ -7,7 +7,8 @@
 // CONFIG GET: the apps' Redis users may not read the configuration (it holds secrets such as a
 // requirepass). Services that hide INFO are let through only by an explicit opt-out
 // (REDIS_SKIP_EVICTION_CHECK).
-import type { RedisClient, RedisConnector } from '@podset/queue';
+import type { RedisClient } from './script.ts';
+import type { RedisConnector } from './connection.ts';
 import { systemClock, type Clock } from '@podset/clock';
 import { Cluster, type Redis } from 'ioredis';
 

@@ -1,10 +1,11 @@
 // The in-cluster Redis's ACL file, made at each start of the Redis pod (its init container redis-acl;
-// compose's one-shot service of the same name) from the one definition of the apps' users (@podset/queue's
+// compose's one-shot service of the same name) from the one definition of the apps' users (@podset/redis's
 // acl.ts), the queue's settings and each user's password: Redis loads it with `--aclfile`, where the
 // `default` user is off. Made afresh at every start, so a rotated password or a new QUEUE_PREFIX takes
 // effect with the restart of Redis, and the rules are never written anywhere else.
 import { bool, parseEnv, str, type Config } from '@podset/config';
-import { aclFile, queueEnv, type AppUser } from '@podset/queue';
+import { queueEnv } from '@podset/queue';
+import { aclFile, type AppUser } from '@podset/redis';
 
 /** What Redis's ACL file syntax takes as one `>password` word: no space, quote or backslash. */
 const PASSWORD = /^[^\s"'\\]{16,}$/;

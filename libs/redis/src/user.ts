@@ -1,9 +1,9 @@
-// At start, each app tries one thing its Redis user must be refused (libs/queue's acl.ts), and logs what
+// At start, each app tries one thing its Redis user must be refused (libs/redis's acl.ts), and logs what
 // Redis answered: an operator reads in the log that the ACLs are in force, or that this app could do
 // more than it needs (the single-password fallback, or an ACL wider than the documented one). The probe
 // deletes a key that never exists (a name no PodSet key can have), so it changes nothing when allowed.
-import { projectionKeyNames } from '@podset/redis';
-import type { RedisConnector } from '@podset/queue';
+import { projectionKeyNames } from './keyspace.ts';
+import type { RedisConnector } from './connection.ts';
 
 export type ProbedApp = 'watcher' | 'worker' | 'dashboard';
 

@@ -6,7 +6,7 @@
 // which loses data, ends it): that is counted and logged for a person to decide, and tried again only after
 // another bound.
 import { Cluster } from 'ioredis';
-import type { RedisClient } from '@podset/queue';
+import type { RedisClient } from '@podset/redis';
 import { systemClock, type Clock } from '@podset/clock';
 
 /** What a kill attempt got: Redis's OK, UNKILLABLE, NOTBUSY (the script ended meanwhile), another error. */

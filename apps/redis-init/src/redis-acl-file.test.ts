@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ConfigError } from '@podset/config';
-import { aclRules } from '@podset/queue';
+import { aclRules } from '@podset/redis';
 import { redisAclFileText } from './redis-acl-file.ts';
 
 const ENV = {

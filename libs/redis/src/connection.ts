@@ -5,9 +5,8 @@
 // apps' own clients (checkpoints, event log, rv store, probes) alike.
 import { ConfigError, bool, list, optionalStr, url, type Config } from '@podset/config';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import { sendScriptsBySha, type RedisClient } from '@podset/redis';
-
-export type { RedisClient };
+import { sendScriptsBySha } from './script-sha.ts';
+import type { RedisClient } from './script.ts';
 
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$/;
 

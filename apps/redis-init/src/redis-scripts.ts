@@ -6,8 +6,9 @@
 import { createRequire } from 'node:module';
 import { Cluster } from 'ioredis';
 import { int, optionalStr } from '@podset/config';
-import type { RedisClient } from '@podset/queue';
-import { LIVE_COVER_LUA, OPS_USERNAME, queueEnv, redisEnv } from '@podset/queue';
+import type { RedisClient } from '@podset/redis';
+import { LIVE_COVER_LUA, queueEnv } from '@podset/queue';
+import { OPS_USERNAME, redisEnv } from '@podset/redis';
 import { APPEND_RECORDS_LUA } from '@podset/event-log';
 import { scriptsMade } from '@podset/redis';
 import { ProjectionWriter } from '@podset/state';

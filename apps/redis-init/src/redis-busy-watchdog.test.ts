@@ -3,7 +3,7 @@
 // script tried again only after another bound, and any reply but BUSY handed to the caller's backoff.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RedisClient } from '@podset/queue';
+import type { RedisClient } from '@podset/redis';
 import { BusyWatchdog, type BusyKillResult } from './redis-busy-watchdog.ts';
 
 const BUSY_SCRIPT = 'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.';

@@ -9,7 +9,7 @@
 // Key permissions `%R~`/`%RW~` need Redis 7.0. Redis checks the keys a script declares as written even
 // when the script only reads them, so a user reads through scripts with EVAL_RO/EVALSHA_RO (the
 // dashboard) or passes a read-only key as an argument (the worker's projection read).
-import { eventLogKeyOf, keyPatterns } from '@podset/redis';
+import { eventLogKeyOf, keyPatterns } from './keyspace.ts';
 
 export type AppUser = 'watcher' | 'worker' | 'dashboard';
 
@@ -119,7 +119,7 @@ export const HEALTH_USERNAME = 'podset-health';
 export const HEALTH_RULES = ['resetkeys', 'resetchannels', '-@all', '+ping'];
 
 /**
- * The script loader's user (libs/runtime's redis-scripts.ts, beside Redis): caches the operator's
+ * The script loader's user (apps/redis-init's redis-scripts.ts, beside Redis): caches the operator's
  * scripts (SCRIPT LOAD) and sees which are cached; INFO for its client's ready check; no key.
  */
 export const SCRIPTS_USERNAME = 'podset-scripts';

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { aclRules, redisConnector, singleNodeConfig, urlConnector } from '@podset/queue';
+import { aclRules, redisConnector, singleNodeConfig, urlConnector } from '@podset/redis';
 import { freePort, startRedis, waitFor, type RedisServer } from '@podset/testkit';
-import { checkEvictionPolicy, requireNoEviction } from '../src/redis-policy.ts';
+import { checkEvictionPolicy, requireNoEviction } from '../src/policy.ts';
 
 const servers: RedisServer[] = [];
 after(async () => {

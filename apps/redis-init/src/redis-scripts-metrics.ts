@@ -1,7 +1,7 @@
 // The script loader's /metrics: its process metrics and the BUSY watchdog's kills. Made here, not in its
 // main, so the monitoring tests can read the names the alerting rules use.
 import { Counter, type Registry } from 'prom-client';
-import { appRegistry } from './metrics.ts';
+import { appRegistry } from '@podset/runtime';
 import { BUSY_KILL_RESULTS, type BusyKillResult } from './redis-busy-watchdog.ts';
 
 export interface RedisScriptsMetrics {
