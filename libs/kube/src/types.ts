@@ -1,7 +1,7 @@
 // Wire types: objects as JSON carries them, only the fields the operator reads or writes. Callers may use
 // richer types; every client method is generic. Object metadata and the PodSet come from the PodSet API
 // (@podset/reconcile), where the PodSet type is derived from the schema the CRD is generated from.
-import type { ObjectMeta, OwnerReference, PodSet } from '@podset/reconcile';
+import type { ObjectMeta, OwnerReference, Pod as ReconcilePod, PodSet } from '@podset/reconcile';
 
 // The one PodSet type is the PodSet API's (derived from the CRD's schema); the client serves it as it is.
 export type { ObjectMeta, OwnerReference, PodSet };
@@ -52,18 +52,8 @@ export interface Condition {
   observedGeneration?: number;
 }
 
-export interface Pod extends KubeObject {
-  spec?: {
-    nodeName?: string;
-    containers?: unknown[];
-    [field: string]: unknown;
-  };
-  status?: {
-    phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
-    conditions?: Condition[];
-    [field: string]: unknown;
-  };
-}
+/** A pod as the API returns it: the planner's Pod, whose metadata a read object always has. */
+export type Pod = ReconcilePod & KubeObject;
 
 export interface ObjectReference {
   apiVersion?: string;

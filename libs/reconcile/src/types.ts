@@ -1,7 +1,8 @@
 // The PodSet API's data types, and the planner's. PodSet types are derived from the CRD schema
 // (podset-schema.ts); object metadata is defined here once for every package (libs/kube re-exports it);
-// Pod is the minimal structural type the planner reads. Timestamps may be strings (JSON from the API)
-// or Dates (@kubernetes/client-node objects).
+// Pod is the one pod type of every package: the fields the operator reads, structural, so that a pod from
+// the API's JSON, a client-node V1Pod and a test's literal all pass. Timestamps may be strings (JSON from
+// the API) or Dates (@kubernetes/client-node objects).
 import type { podSetSchema } from './podset-schema.ts';
 import type { FromSchema } from './schema-types.ts';
 
@@ -56,7 +57,7 @@ type Derived = FromSchema<Schema>;
 /** A PodSet as read from the API: the schema's type, with the API server's metadata. */
 export type PodSet = { [K in keyof Omit<Derived, 'metadata'>]: Derived[K] } & { metadata: ObjectMeta };
 
-// ---- Pod: only what the planner reads ----
+// ---- Pod: only what the operator reads (libs/kube's Pod is this one with the metadata a read object has) ----
 
 export interface PodCondition {
   type: string;
@@ -68,8 +69,9 @@ export interface Pod {
   apiVersion?: string;
   kind?: string;
   metadata?: ObjectMeta;
-  spec?: { nodeName?: string };
-  status?: { phase?: string; conditions?: PodCondition[] };
+  spec?: { nodeName?: string; containers?: unknown[] };
+  /** startTime: set by the kubelet when it accepts the pod (the node agent reads it to resume). */
+  status?: { phase?: string; conditions?: PodCondition[]; startTime?: Timestamp };
 }
 
 /** A pod to create, ready to POST to /api/v1/namespaces/{namespace}/pods. */
