@@ -1,7 +1,7 @@
 // The worker, assembled like sample-controller's controller.go: a rate-limited kube client → the
 // controller (syncHandler: read, plan, execute, write status) → the BullMQ queue worker that feeds it
-// keys, plus metrics and /readyz. main.ts calls startWorker with the parsed environment; tests call
-// it directly.
+// keys, plus its checks on the operations endpoint (/healthz, /readyz, /metrics). main.ts calls
+// startWorker with the parsed environment; tests call it directly.
 import os from 'node:os';
 import { createKube, type Kube } from '@podset/kube';
 import {
