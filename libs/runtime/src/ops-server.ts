@@ -35,7 +35,7 @@ export interface OpsAnswer {
 export interface OpsListenOptions {
   /** 0 picks a free port. */
   port: number;
-  /** Default 0.0.0.0. */
+  /** Default: every address (Node's default: IPv6 and IPv4 where the machine has IPv6). */
   host?: string;
   /** The variable or flag that sets the port, named when it cannot be bound. Default HTTP_PORT. */
   setting?: string;
@@ -124,18 +124,16 @@ export class OpsManager {
         (err: unknown) => send(res, { status: 500, type: TEXT, body: `${reasonOf(err)}\n` }),
       );
     });
-    const host = options.host ?? '0.0.0.0';
+    const { port, host } = options;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', (err) =>
-        reject(listenError(err, options.port, host, options.setting ?? 'HTTP_PORT')),
-      );
-      server.listen(options.port, host, () => resolve());
+      server.once('error', (err) => reject(listenError(err, port, host, options.setting ?? 'HTTP_PORT')));
+      server.listen(port, host, () => resolve());
     });
     const address = server.address();
     const bound = typeof address === 'object' && address !== null ? address : undefined;
     return {
-      port: bound?.port ?? options.port,
-      host: bound?.address ?? host,
+      port: bound?.port ?? port,
+      host: bound?.address ?? host ?? '::',
       // Open keep-alive connections (a scraper's) would hold close() until they time out.
       close: () =>
         new Promise<void>((resolve) => {
