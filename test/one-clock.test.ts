@@ -23,7 +23,6 @@ const BYPASSES_CLOCK =
 const OWN_TIMERS: Record<string, string> = {
   'apps/dashboard/src/auth-middleware.ts': "a failed login's fixed delay against guessing",
   'apps/watcher/src/checkpoint.ts': 'the checkpoint and sentinel intervals run for the life of the process',
-  'apps/worker/src/readiness.ts': "a readiness probe's own answer deadline",
   'libs/kube/src/deadline.ts': "an API request's deadline (the request itself runs in real time)",
   'libs/queue/src/bulk-slots.ts':
     "a bulk job's short wait for a slot while BullMQ holds its lock in real time",

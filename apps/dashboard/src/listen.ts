@@ -1,11 +1,11 @@
-// The dashboard's two listeners: the app (authenticated) and, when enabled, an unauthenticated port for
-// /metrics and the probes (kubelet and Prometheus carry no dashboard credentials). Closing ends both.
-import http from 'node:http';
+// The dashboard's two listeners: the app (authenticated) and, when enabled, the operations endpoint's own
+// port for /metrics and the probes without authentication (kubelet and Prometheus carry no dashboard
+// credentials). Closing ends both.
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { listenError } from '@podset/runtime';
-import type { Probe } from './probes.ts';
+import { listenError, type OpsListener, type OpsManager } from '@podset/runtime';
 
 export interface Listeners {
   port: number;
@@ -17,7 +17,7 @@ export interface Listeners {
 
 export async function listen(
   app: Hono,
-  probe: Probe,
+  ops: OpsManager,
   opts: { port: number; host: string; httpPort: number; httpHost?: string },
 ): Promise<Listeners> {
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -26,47 +26,29 @@ export async function listen(
   });
   const port = (server.address() as AddressInfo).port;
   // 0: no probe port; -1: a free one.
-  const probeServer =
-    opts.httpPort === 0
-      ? undefined
-      : await listenProbes(probe, opts.httpPort === -1 ? 0 : opts.httpPort, opts.httpHost ?? opts.host);
-  const probeAddress = probeServer?.address() as AddressInfo | undefined;
+  let probes: OpsListener | undefined;
+  try {
+    probes =
+      opts.httpPort === 0
+        ? undefined
+        : await ops.listen({
+            port: opts.httpPort === -1 ? 0 : opts.httpPort,
+            host: opts.httpHost ?? opts.host,
+            setting: 'HTTP_PORT',
+          });
+  } catch (err) {
+    await closeServer(server as http.Server);
+    throw err;
+  }
   return {
     port,
-    httpPort: probeAddress?.port,
-    httpHost: probeAddress?.address,
+    httpPort: probes?.port,
+    httpHost: probes?.host,
     async close() {
       await closeServer(server as http.Server);
-      if (probeServer !== undefined) await closeServer(probeServer);
+      await probes?.close();
     },
   };
-}
-
-async function listenProbes(probe: Probe, port: number, host: string): Promise<http.Server> {
-  const probeServer = http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    probe(path).then(
-      (r) => {
-        if (r === undefined) {
-          res.statusCode = 404;
-          res.end('not found\n');
-          return;
-        }
-        res.statusCode = r.status;
-        res.setHeader('Content-Type', r.type);
-        res.end(r.body);
-      },
-      (err: unknown) => {
-        res.statusCode = 500;
-        res.end(`${String(err)}\n`);
-      },
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    probeServer.once('error', (err) => reject(listenError(err, port, host, 'HTTP_PORT')));
-    probeServer.listen(port, host, resolve);
-  });
-  return probeServer;
 }
 
 // Open keep-alive connections would hold close() until they time out.

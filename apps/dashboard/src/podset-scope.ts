@@ -15,7 +15,7 @@ export async function listPodSetsInScope(
 
 /** One cheap read that needs the same permission as the lists (for readiness). */
 export async function probePodSets(
-  kube: Pick<Kube, 'podSets'>,
+  kube: { podSets: Pick<Kube['podSets'], 'list'> },
   namespaces: readonly string[],
   signal: AbortSignal,
 ): Promise<void> {

@@ -5,6 +5,7 @@ import type { Kube } from '@podset/kube';
 import type { RedisClient } from '@podset/redis';
 import type { Queue } from 'bullmq';
 import type { Context, Hono } from 'hono';
+import type { OpsManager } from '@podset/runtime';
 import type { Logger } from 'pino';
 import { AUTH_METHOD } from './auth-middleware.ts';
 import { BOARD_PATH } from './board.ts';
@@ -19,7 +20,6 @@ import {
 import { buildOverview } from './overview.ts';
 import { podSetPage } from './podset-page.ts';
 import { buildPodSetDetail, nameProblem } from './podset.ts';
-import type { Probe } from './probes.ts';
 
 /** What the pages read from, and how they are shown. */
 export interface PageSources {
@@ -38,13 +38,16 @@ export interface PageSources {
 
 export function installRoutes(
   app: Hono,
-  deps: { sources: PageSources; probe: Probe; board: HonoAdapter; log: Logger },
+  deps: { sources: PageSources; ops: OpsManager; board: HonoAdapter; log: Logger },
 ): void {
-  const { sources, probe, board, log } = deps;
-  for (const path of ['/healthz', '/readyz', '/metrics']) {
+  const { sources, ops, board, log } = deps;
+  // The operations endpoint on the app too, behind its authentication.
+  for (const path of ['/healthz', '/healthz/:name', '/readyz', '/readyz/:name', '/metrics']) {
     app.get(path, async (c) => {
-      const r = await probe(path);
-      return c.body(r!.body, r!.status as 200, { 'Content-Type': r!.type });
+      const url = new URL(c.req.url);
+      const r = await ops.answer(url.pathname + url.search);
+      if (r === undefined) return c.notFound();
+      return c.body(r.body, r.status as 200, { 'Content-Type': r.type });
     });
   }
   installOverview(app, sources);

@@ -1,6 +1,6 @@
 // Assembles the dashboard: Hono app with authentication in front of every route (auth-middleware.ts),
 // bull-board for the reconcile queue (board.ts), the PodSet pages and API (routes.ts), /metrics and probes
-// (probes.ts), on its listeners (listen.ts). main.ts calls this with the parsed environment; tests call it
+// (ops.ts), on its listeners (listen.ts). main.ts calls this with the parsed environment; tests call it
 // directly.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKube, type Kube } from '@podset/kube';
@@ -16,7 +16,7 @@ import { BOARD_PATH, createBoard } from './board.ts';
 import type { Credentials } from './config.ts';
 import { listen } from './listen.ts';
 import { createMetrics, type DashboardMetrics } from './metrics.ts';
-import { createProbe } from './probes.ts';
+import { dashboardOps } from './ops.ts';
 import { listPodSetsInScope } from './podset-scope.ts';
 import { installRoutes } from './routes.ts';
 
@@ -76,18 +76,18 @@ export async function startDashboard(
     throw new Error('dashboard: no credentials (DASHBOARD_TOKEN or DASHBOARD_USER/DASHBOARD_PASSWORD)');
   }
   const { queue, queueRedis, redis, metrics, kube } = openSources(settings, log, deps.kube);
-  const probe = createProbe({ redis, kube, namespaces, metrics });
+  const ops = dashboardOps({ redis, kube, namespaces, metrics });
   const queueLabel = queueBase(settings.queuePrefix, settings.queueName);
 
   const app = new Hono();
   installAuth(app, { ...settings, boardPath: BOARD_PATH }, log);
   installRoutes(app, {
     sources: { ...settings, kube, queue, redis, namespaces },
-    probe,
+    ops,
     board: createBoard(queue, { readOnly: settings.readOnly, queueLabel }),
     log,
   });
-  const listeners = await listen(app, probe, settings);
+  const listeners = await listen(app, ops, settings);
 
   const shownHost = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${listeners.port}`;

@@ -6,35 +6,26 @@
 // With REDIS_OPS_PASSWORD it also runs the BUSY watchdog (redis-busy-watchdog.ts) as the operations user.
 // HTTP_PORT (not 0): /healthz (the process runs), /readyz (the last check found every script cached) and
 // /metrics (the watchdog's kills).
-import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Registry } from 'prom-client';
 import { ConfigError, parseEnv, type Config } from '@podset/config';
 import { redisConnector, type RedisConnector } from '@podset/redis';
-import { exitOnListenError, listenError } from '@podset/runtime';
+import { exitOnListenError, OpsManager } from '@podset/runtime';
 import { BusyWatchdog, type BusyKillResult } from './redis-busy-watchdog.ts';
 import { createRedisScriptsMetrics } from './redis-scripts-metrics.ts';
 import { loadMissing, operatorScripts, redisScriptsEnv as env } from './redis-scripts.ts';
 
-/** /healthz: alive; /readyz: every script cached at the last check; /metrics. */
-async function serveHealth(port: number, ready: () => boolean, registry: Registry): Promise<() => void> {
-  if (port === 0) return () => undefined;
-  const server = createServer((req, res) => {
-    if (req.url === '/metrics') {
-      registry.metrics().then(
-        (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
-        () => res.writeHead(500).end(),
-      );
-      return;
-    }
-    const ok = req.url === '/healthz' || (req.url === '/readyz' && ready());
-    res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : 'not ready\n');
+/** /healthz: alive; /readyz: `scripts`, every script cached at the last check; /metrics. */
+async function serveHealth(
+  port: number,
+  ready: () => boolean,
+  registry: Registry,
+): Promise<() => Promise<void>> {
+  if (port === 0) return () => Promise.resolve();
+  const ops = new OpsManager({ registry }).addReadyzCheck('scripts', async () => {
+    if (!ready()) throw new Error('not every script is cached: the last load failed or has not run yet');
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err) => reject(listenError(err, port, undefined, 'HTTP_PORT')));
-    server.listen(port, resolve);
-  });
-  return () => server.close();
+  return (await ops.listen({ port })).close;
 }
 
 /** Backoff after `failures` failed rounds in a row: 0.5 s doubling up to 5 s. */
@@ -169,7 +160,7 @@ async function main(): Promise<void> {
     await sleep(waitMs, undefined, { signal: stop.signal }).catch(() => undefined);
   }
   await watchdog?.done;
-  closeHealth();
+  await closeHealth();
   client.disconnect();
 }
 

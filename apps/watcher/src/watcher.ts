@@ -6,16 +6,8 @@ import type { Tracer } from '@opentelemetry/api';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKube, type Kube } from '@podset/kube';
 import { jobPrefixOf, LIVE_COVER_LUA, ReconcileQueue, type BackoffOptions } from '@podset/queue';
-import { type RedisClient } from '@podset/redis';
-import { urlConnector, type RedisConnector } from '@podset/redis';
-import {
-  API_PROBE_TIMEOUT_MS,
-  createLogger,
-  readRedisMemory,
-  redisMemoryGauges,
-  REDIS_PROBE_TIMEOUT_MS,
-  withTimeout,
-} from '@podset/runtime';
+import { urlConnector, type RedisClient, type RedisConnector } from '@podset/redis';
+import { createLogger, readRedisMemory, redisMemoryGauges, type OpsListener } from '@podset/runtime';
 import { systemClock, type Clock } from '@podset/clock';
 import { queueBase } from '@podset/redis';
 import { ProjectionWriter, type EntryTags } from '@podset/state';
@@ -25,11 +17,11 @@ import type { ChangeGate } from './change-gate.ts';
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
 import { APPEND_RECORDS_LUA, EventLog } from './event-log.ts';
 import { eventTracing } from './event-tracing.ts';
-import { startHealthServer, type HealthServer } from './http.ts';
 import { leaseApiOf, watchApiOf } from './kube-api.ts';
 import { LeaderElector } from './leader.ts';
 import type { Logger } from './log.ts';
 import { createWatcherMetrics, type WatcherMetrics } from './metrics.ts';
+import { watcherOps } from './ops.ts';
 import { Projector } from './projector.ts';
 import type { ReconcileRequester } from './request.ts';
 import { WatchTerm, type TermOptions } from './term.ts';
@@ -140,9 +132,9 @@ export async function startWatcher(
     logger: log,
     clock,
   });
-  let health: HealthServer | undefined;
+  let health: OpsListener | undefined;
   try {
-    health = await startHealth(settings, conn, metrics, elector);
+    health = await startHealth(settings, conn, metrics, elector, clock);
   } catch (err) {
     checkpoint.close();
     await conn.close();
@@ -357,28 +349,19 @@ async function startHealth(
   conn: Connections,
   metrics: WatcherMetrics,
   elector: LeaderElector,
-): Promise<HealthServer | undefined> {
+  clock: Clock,
+): Promise<OpsListener | undefined> {
   if (settings.httpPort === 0) return undefined;
   const probeNamespace = settings.namespaces[0];
-  return await startHealthServer({
+  const ops = watcherOps({
+    registry: metrics.registry,
+    clock,
+    pingRedis: () => conn.probeRedis.ping(),
+    listPodSets: (signal) => conn.kube.podSets.list(probeNamespace, { limit: 1, signal }),
+    isLeader: () => elector.isLeader,
+  });
+  return await ops.listen({
     port: settings.httpPort,
     ...(settings.httpHost !== undefined ? { host: settings.httpHost } : {}),
-    registry: metrics.registry,
-    probes: [
-      {
-        name: 'redis',
-        check: () =>
-          withTimeout(conn.probeRedis.ping(), REDIS_PROBE_TIMEOUT_MS, 'redis').then(() => undefined),
-      },
-      {
-        name: 'kubernetes',
-        check: async () =>
-          void (await conn.kube.podSets.list(probeNamespace, {
-            limit: 1,
-            signal: AbortSignal.timeout(API_PROBE_TIMEOUT_MS),
-          })),
-      },
-    ],
-    status: () => ({ leader: elector.isLeader }),
   });
 }

@@ -1,7 +1,7 @@
 // The worker, assembled like sample-controller's controller.go: a rate-limited kube client → the
 // controller (syncHandler: read, plan, execute, write status) → the BullMQ queue worker that feeds it
-// keys, plus metrics and /readyz. main.ts calls startWorker with the parsed environment; tests call
-// it directly.
+// keys, plus its checks on the operations endpoint (/healthz, /readyz, /metrics). main.ts calls
+// startWorker with the parsed environment; tests call it directly.
 import os from 'node:os';
 import { createKube, type Kube } from '@podset/kube';
 import { startReconcileWorker, type ReconcileWorker } from '@podset/queue';
@@ -27,10 +27,10 @@ import { PARK_CLOCK_SKEW_MS, redisParkStore } from './park-store.ts';
 import { podWritesPerPass } from './pass-size.ts';
 import { keyInScope } from './namespace-scope.ts';
 import { watchQueueSettings } from './queue-settings.ts';
-import { createWorkerReadiness, type WorkerReadiness } from './readiness.ts';
+import { workerOps, type WorkerOps } from './ops.ts';
 import { openStateSource, type StateSourceKind } from './state-source.ts';
 import { STORE_CLIENT_TUNING } from './store-client.ts';
-import { createLogger, startOpsServer, type OpsServer } from '@podset/runtime';
+import { createLogger, type OpsListener } from '@podset/runtime';
 
 export interface WorkerSettings {
   kubeConfig: KubeConfig;
@@ -153,12 +153,13 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
     paused: metrics.setQueuePaused,
   });
 
-  // 4. /metrics and /readyz.
+  // 4. /healthz, /readyz and /metrics.
   let stopping = false;
-  let probes: WorkerReadiness | undefined;
-  let server: OpsServer | undefined;
+  let probes: WorkerOps | undefined;
+  let server: OpsListener | undefined;
   if (settings.httpPort > 0 || settings.httpPort === -1) {
-    probes = createWorkerReadiness({
+    probes = workerOps({
+      registry: metrics.registry,
       redis,
       kubeConfig: settings.kubeConfig,
       userAgent,
@@ -166,11 +167,9 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
       checkQueue: queueSettings.check,
       ...(deps.checkApi !== undefined ? { checkApi: deps.checkApi } : {}),
     });
-    server = await startOpsServer({
+    server = await probes.ops.listen({
       port: settings.httpPort === -1 ? 0 : settings.httpPort,
       ...(settings.httpHost !== undefined ? { host: settings.httpHost } : {}),
-      registry: metrics.registry,
-      readiness: probes.readiness,
     });
   }
 

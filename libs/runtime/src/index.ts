@@ -3,7 +3,14 @@ export { withTimeout } from './timeout.ts';
 export { API_PROBE_TIMEOUT_MS, REDIS_PROBE_TIMEOUT_MS, SHUTDOWN_LIMIT_MS } from './limits.ts';
 export { createLogger, fdSink, guardStdio, type LineSink, type LoggerOptions } from './log.ts';
 export { exitOnListenError, listenError, ListenError } from './listen-error.ts';
-export { startOpsServer, type OpsServer, type OpsServerOptions, type Readiness } from './ops-server.ts';
+export {
+  OpsManager,
+  type Check,
+  type CheckOptions,
+  type OpsAnswer,
+  type OpsListener,
+  type OpsListenOptions,
+} from './ops-server.ts';
 export { logEnv } from './log.ts';
 export {
   loadApp,
