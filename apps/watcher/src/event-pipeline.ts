@@ -53,7 +53,9 @@ export interface EventPipelineOptions {
   /**
    * An event that cannot owe a reconcile (hold.ts: a pod event that moves none of its inputs, or a pod of
    * no PodSet) arriving alone in its turn waits up to this many ms to join the next batch, instead of a
-   * batch (a Redis round trip) of its own. Default 0: never held.
+   * batch (a Redis round trip) of its own; so does a pod's phase or readiness change alone when
+   * `statusCollapseMs` is at least as long (its request then comes due up to this much later). Default 0:
+   * never held.
    */
   quietHoldMs?: number;
 }
@@ -81,7 +83,9 @@ export class EventPipeline implements WatchSink {
     this.#clock = options.clock ?? systemClock;
     this.#batches = new TurnBatcher((events) => this.#flush(events));
     const holdMs = options.quietHoldMs ?? 0;
-    this.#hold = holdMs > 0 ? new QuietHold(holdMs, (ev) => this.#batches.add(ev)) : undefined;
+    // A status-only change is held too when its request waits at least as long anyway.
+    const statusToo = (options.statusCollapseMs ?? 0) >= holdMs;
+    this.#hold = holdMs > 0 ? new QuietHold(holdMs, (ev) => this.#batches.add(ev), statusToo) : undefined;
   }
 
   /** Events held to join a later batch (hold.ts), so far. */

@@ -31,8 +31,10 @@ class RecordingGate implements ChangeGate {
 
 class RecordingQueue {
   readonly requests: string[][] = [];
+  readonly delays: (number | undefined)[] = [];
   requestAll(items: readonly WatcherRequest[]): Promise<void> {
     this.requests.push(items.map((i) => i.key));
+    for (const i of items) this.delays.push(i.opts.delayMs);
     return Promise.resolve();
   }
 }
@@ -80,10 +82,16 @@ function podEvent(type: WatchEvent['type'], rv: string, p: PodShape = {}): Watch
   };
 }
 
-function pipeline(holdMs = 60_000) {
+function pipeline(holdMs = 60_000, statusCollapseMs = 0) {
   const gate = new RecordingGate();
   const queue = new RecordingQueue();
-  const enq = new EventPipeline({ queue, logger: silentLogger, gate, quietHoldMs: holdMs });
+  const enq = new EventPipeline({
+    queue,
+    logger: silentLogger,
+    gate,
+    quietHoldMs: holdMs,
+    statusCollapseMs,
+  });
   return { gate, queue, enq };
 }
 
@@ -166,4 +174,42 @@ test('a batch that fails fails the held events it took along (the watch re-deliv
   const ready = enq.event(podEvent('MODIFIED', '3', { ready: true }));
   await assert.rejects(creating, /redis down/);
   await assert.rejects(ready, /redis down/);
+});
+
+/** A gate that answers as the projection does for a pod: status-only when only phase or readiness moved. */
+class StatusGate extends RecordingGate {
+  override admit(events: readonly KeyedEvent[]): Promise<Admission[]> {
+    return super
+      .admit(events)
+      .then((answers) =>
+        answers.map((a, i) =>
+          events[i]!.ev.type === 'ADDED' ? a : { ...a, ...(a.owed ? { statusOnly: true } : {}) },
+        ),
+      );
+  }
+}
+
+test('with a collapse window at least the hold, a readiness change alone is held too, and still requests (due after the window)', async () => {
+  const gate = new StatusGate();
+  const queue = new RecordingQueue();
+  const enq = new EventPipeline({
+    queue,
+    logger: silentLogger,
+    gate,
+    quietHoldMs: 5,
+    statusCollapseMs: 1000,
+  });
+  await enq.event(podEvent('ADDED', '1'));
+  await enq.event(podEvent('MODIFIED', '2', { ready: true }));
+  assert.equal(enq.held, 1, 'the readiness change waited for company');
+  assert.deepEqual(gate.batches, [['web-1@1'], ['web-1@2']]);
+  assert.deepEqual(queue.requests, [['default/web'], ['default/web']]);
+  assert.deepEqual(queue.delays, [undefined, 1000]);
+
+  // A window shorter than the hold: readiness is never held.
+  const { gate: shortGate, enq: short } = pipeline(60_000, 10);
+  await short.event(podEvent('ADDED', '1'));
+  await short.event(podEvent('MODIFIED', '2', { ready: true }));
+  assert.equal(short.held, 0);
+  assert.equal(shortGate.batches.length, 2);
 });

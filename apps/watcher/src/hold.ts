@@ -4,13 +4,15 @@
 // (container statuses, conditions other than Ready), a scheduler's binding (the node is kept, for ranking
 // only), or a pod of no PodSet. Such an event waits here, at most `holdMs`, and joins the next batch that
 // goes anyway, in arrival order (every held event goes into the batch before the event that releases it).
+// With `statusToo`, so does a pod's change of phase or readiness alone: its request is due a collapse
+// window later anyway (STATUS_COLLAPSE_MS), and the hold moves that by at most `holdMs`.
 //
 // Whether an event can owe is judged from the inputs digest (podDigest: what a fold compares with the
 // inputs last requested) of the same pod's previous event, remembered here. The judgement only sets when
 // an event is folded, never whether: a held event is folded and answered like any other, so a wrong
 // judgement delays an owed request by at most `holdMs`. PodSet events are never held: the worker writes
 // a PodSet conditionally on the resourceVersion the projection holds.
-import { podDigest, type ProjectedPod } from '@podset/state';
+import { inputsChange, podDigest, type ProjectedPod } from '@podset/state';
 import { deferred, type Deferred } from './deferred.ts';
 import { keyFor } from './keys.ts';
 import type { WatchEvent } from './watch-loop.ts';
@@ -21,6 +23,7 @@ const MAX_HELD = 32;
 export class QuietHold {
   readonly #holdMs: number;
   readonly #send: (ev: WatchEvent) => Promise<void>;
+  readonly #statusToo: boolean;
   /** Each pod's inputs digest as of the last event seen of it, by `namespace/name`. */
   readonly #seen = new Map<string, string>();
   readonly #held: { ev: WatchEvent; done: Deferred }[] = [];
@@ -28,15 +31,17 @@ export class QuietHold {
   /** Events held so far (for tests and metrics). */
   heldTotal = 0;
 
-  /** `send` hands an event on to the batch stage, in order. */
-  constructor(holdMs: number, send: (ev: WatchEvent) => Promise<void>) {
+  /** `send` hands an event on to the batch stage, in order; `statusToo`: hold status-only changes too. */
+  constructor(holdMs: number, send: (ev: WatchEvent) => Promise<void>, statusToo = false) {
     this.#holdMs = holdMs;
     this.#send = send;
+    this.#statusToo = statusToo;
   }
 
   /**
    * Remembers `ev` (call it for every event, in order) and answers whether it cannot owe a reconcile: a
-   * pod of no PodSet, or a MODIFIED pod whose inputs are those of its previous event.
+   * pod of no PodSet, or a MODIFIED pod whose inputs are those of its previous event (with `statusToo`,
+   * or whose plan inputs are: only its phase or readiness moved).
    */
   quiet(ev: WatchEvent): boolean {
     if (ev.resource !== 'pods') return false;
@@ -50,7 +55,9 @@ export class QuietHold {
     const digest = podDigest(ev.object as ProjectedPod);
     const before = this.#seen.get(id);
     this.#seen.set(id, digest);
-    return ev.type === 'MODIFIED' && before === digest;
+    if (ev.type !== 'MODIFIED' || before === undefined) return false;
+    const change = inputsChange(before, digest);
+    return change === 'none' || (this.#statusToo && change === 'status');
   }
 
   /** Holds `ev` until the next event that is not held, `holdMs`, or a full hold; settles with its batch. */
