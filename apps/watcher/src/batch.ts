@@ -12,6 +12,11 @@ export class TurnBatcher<T> {
     this.#flush = flush;
   }
 
+  /** Whether this turn's batch is open (an item was added since the last flush began). */
+  get open(): boolean {
+    return this.#open !== undefined;
+  }
+
   /** Adds `item` to this turn's batch; settles with the batch (a failure fails every item of it). */
   add(item: T): Promise<void> {
     let batch = this.#open;

@@ -11,6 +11,7 @@ import type { Admission, ChangeGate, StreamInfo } from './change-gate.ts';
 import { commit, rollback } from './commit.ts';
 import type { EventRecord } from './event-log.ts';
 import type { EventTracing } from './event-tracing.ts';
+import { QuietHold } from './hold.ts';
 import { keyAndLog } from './key-and-log.ts';
 import { keyFor, keysOf } from './keys.ts';
 import type { Logger } from './log.ts';
@@ -49,6 +50,14 @@ export interface EventPipelineOptions {
    * still makes it due at once. Default 0: every request due at once.
    */
   statusCollapseMs?: number;
+  /**
+   * An event that cannot owe a reconcile (hold.ts: a pod event that moves none of its inputs, or a pod of
+   * no PodSet) arriving alone in its turn waits up to this many ms to join the next batch, instead of a
+   * batch (a Redis round trip) of its own; so does a pod's phase or readiness change alone when
+   * `statusCollapseMs` is at least as long (its request then comes due up to this much later). Default 0:
+   * never held.
+   */
+  quietHoldMs?: number;
 }
 
 const LIVE = { source: 'live' } as const;
@@ -67,11 +76,21 @@ export class EventPipeline implements WatchSink {
   /** Events owed a request that the key's job in the queue covered (live-cover.ts): nothing requested. */
   covered = 0;
   readonly #batches: TurnBatcher<WatchEvent>;
+  readonly #hold: QuietHold | undefined;
 
   constructor(options: EventPipelineOptions) {
     this.#o = options;
     this.#clock = options.clock ?? systemClock;
     this.#batches = new TurnBatcher((events) => this.#flush(events));
+    const holdMs = options.quietHoldMs ?? 0;
+    // A status-only change is held too when its request waits at least as long anyway.
+    const statusToo = (options.statusCollapseMs ?? 0) >= holdMs;
+    this.#hold = holdMs > 0 ? new QuietHold(holdMs, (ev) => this.#batches.add(ev), statusToo) : undefined;
+  }
+
+  /** Events held to join a later batch (hold.ts), so far. */
+  get held(): number {
+    return this.#hold?.heldTotal ?? 0;
   }
 
   /**
@@ -85,6 +104,11 @@ export class EventPipeline implements WatchSink {
    * batch fails, every event of it fails and the watch re-delivers them.
    */
   event(ev: WatchEvent): Promise<void> {
+    const hold = this.#hold;
+    if (hold === undefined) return this.#batches.add(ev);
+    // Remembered whatever happens next; held only when no batch of this turn would take it along.
+    if (hold.quiet(ev) && !this.#batches.open) return hold.hold(ev);
+    hold.release();
     return this.#batches.add(ev);
   }
 
@@ -188,6 +212,7 @@ export class EventPipeline implements WatchSink {
   }
 
   async relistStarted(stream: string): Promise<void> {
+    this.#hold?.forget();
     await this.#o.gate.relistStarted(stream);
   }
 

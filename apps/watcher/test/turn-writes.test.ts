@@ -35,7 +35,7 @@ after(() => conn.disconnect());
 const PREFIX = '{tw}';
 
 /** An pipeline over the projection of queue `name`, its event log at `logKey`; requests are recorded. */
-function watcherOf(name: string, logKey: string) {
+function watcherOf(name: string, logKey: string, quietHoldMs = 0) {
   const eventLog = new EventLog({ redis: conn, key: logKey, maxLen: 1000 });
   const base = `${PREFIX}:${name}`;
   const writer = new ProjectionWriter({
@@ -52,6 +52,7 @@ function watcherOf(name: string, logKey: string) {
     logger: silentLogger,
     gate: new Projector(writer, ['pods/*'], silentLogger, eventLog),
     eventLog,
+    quietHoldMs,
   });
   return { pipeline, requests, writer };
 }
@@ -126,4 +127,48 @@ test('an event log outside the projection’s hash slot is appended in a call of
   const events = Array.from({ length: 5 }, (_, i) => podEvent('ps', `q-${i}`, 'Pending'));
   assert.deepEqual(await turn(pipeline, events), { writes: 1, scripts: 2, xadds: 5 });
   assert.equal(await redis.client.xlen('elsewhere:events'), 6);
+});
+
+test("a kubelet's writes that move nothing a plan reads cost no write of their own; the readiness change takes them along and requests", async () => {
+  const { pipeline, requests } = watcherOf('hold', `${PREFIX}:hold:watcher:events`, 60_000);
+  await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]);
+  const created = podEvent('web', 'web-1', 'Pending');
+  await turn(pipeline, [created]);
+  const requestsBefore = requests.length;
+  const writesBefore = writes;
+  const bound = podEvent('web', 'web-1', 'Pending');
+  bound.object = { ...bound.object, spec: { nodeName: 'node-1' } } as WatchEvent['object'];
+  const creating = podEvent('web', 'web-1', 'Pending');
+  creating.object = {
+    ...creating.object,
+    spec: { nodeName: 'node-1' },
+    status: {
+      phase: 'Pending',
+      containerStatuses: [{ name: 'c', state: { waiting: { reason: 'ContainerCreating' } } }],
+    },
+  } as WatchEvent['object'];
+  const held = [pipeline.event(bound), pipeline.event(creating)];
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  assert.equal(writes, writesBefore, 'the binding and the container-status write are held: nothing sent');
+  const ready = podEvent('web', 'web-1', 'Running');
+  ready.object = {
+    ...ready.object,
+    spec: { nodeName: 'node-1' },
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+  } as WatchEvent['object'];
+  await Promise.all([...held, pipeline.event(ready)]);
+  assert.equal(writes - writesBefore, 1, 'all three in one write');
+  assert.deepEqual(
+    requests.slice(requestsBefore).map((r) => r.key),
+    ['ns/web'],
+    'the readiness change requested',
+  );
+  const entry = await redis.client.hget(`${PREFIX}:hold:proj:pods:ns/web`, 'web-1');
+  assert.match(entry ?? '', /\tRunning\t1\t.*\tnode-1\t/, 'the projection holds the pod ready, on its node');
+  const logged = await redis.client.xrange(`${PREFIX}:hold:watcher:events`, '-', '+');
+  assert.deepEqual(
+    logged.slice(-3).map(([, f]) => f[f.indexOf('rv') + 1]),
+    [bound.rv, creating.rv, ready.rv],
+    'logged in arrival order',
+  );
 });

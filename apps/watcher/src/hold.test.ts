@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isPodReady } from '@podset/reconcile';
+import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
+import { EventPipeline } from './event-pipeline.ts';
+import { silentLogger } from './log.ts';
+import type { WatcherRequest } from './request.ts';
+import type { WatchEvent } from './watch-loop.ts';
+
+/** A gate that records each batch it admits (one Redis call with the projection); owed: ADDED or ready pods. */
+class RecordingGate implements ChangeGate {
+  readonly batches: string[][] = [];
+  fail: Error | undefined;
+  admit(events: readonly KeyedEvent[]): Promise<Admission[]> {
+    this.batches.push(events.map(({ ev }) => `${ev.object.metadata?.name}@${ev.rv}`));
+    if (this.fail !== undefined) return Promise.reject(this.fail);
+    return Promise.resolve(
+      events.map(({ ev }) => ({
+        owed: ev.type === 'ADDED' || (ev.resource === 'pods' && isPodReady(ev.object)),
+        requested: () => Promise.resolve(),
+        failed: () => undefined,
+      })),
+    );
+  }
+  listed = () => Promise.resolve();
+  relistStarted = () => Promise.resolve();
+  relistDone = () => Promise.resolve();
+  relistingAll = () => undefined;
+  resumable = () => Promise.resolve(true);
+}
+
+class RecordingQueue {
+  readonly requests: string[][] = [];
+  readonly delays: (number | undefined)[] = [];
+  requestAll(items: readonly WatcherRequest[]): Promise<void> {
+    this.requests.push(items.map((i) => i.key));
+    for (const i of items) this.delays.push(i.opts.delayMs);
+    return Promise.resolve();
+  }
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+const turns = async (n = 4) => {
+  for (let i = 0; i < n; i++) await tick();
+};
+
+interface PodShape {
+  name?: string;
+  node?: string;
+  ready?: boolean;
+  owner?: string;
+  /** A field the projection does not keep (a kubelet's container statuses). */
+  waiting?: string;
+}
+
+function podEvent(type: WatchEvent['type'], rv: string, p: PodShape = {}): WatchEvent {
+  const name = p.name ?? 'web-1';
+  return {
+    stream: 'pods/*',
+    resource: 'pods',
+    type,
+    rv,
+    object: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        namespace: 'default',
+        name,
+        uid: `uid-${name}`,
+        resourceVersion: rv,
+        labels: { 'podset.io/name': p.owner ?? 'web' },
+      },
+      ...({ spec: p.node === undefined ? {} : { nodeName: p.node } } as object),
+      status: {
+        phase: p.ready === true ? 'Running' : 'Pending',
+        conditions: [{ type: 'Ready', status: p.ready === true ? 'True' : 'False' }],
+        ...(p.waiting === undefined
+          ? {}
+          : { containerStatuses: [{ name: 'c', state: { waiting: { reason: p.waiting } } }] }),
+      },
+    } as WatchEvent['object'],
+  };
+}
+
+function pipeline(holdMs = 60_000, statusCollapseMs = 0) {
+  const gate = new RecordingGate();
+  const queue = new RecordingQueue();
+  const enq = new EventPipeline({
+    queue,
+    logger: silentLogger,
+    gate,
+    quietHoldMs: holdMs,
+    statusCollapseMs,
+  });
+  return { gate, queue, enq };
+}
+
+test("a pod's kubelet lifecycle: the binding and the container-status write cost no call of their own; readiness still requests, and takes them along in order", async () => {
+  const { gate, queue, enq } = pipeline();
+  const added = enq.event(podEvent('ADDED', '1'));
+  await turns();
+  const bound = enq.event(podEvent('MODIFIED', '2', { node: 'n1' }));
+  await turns();
+  const creating = enq.event(podEvent('MODIFIED', '3', { node: 'n1', waiting: 'ContainerCreating' }));
+  await turns();
+  await added;
+  assert.deepEqual(gate.batches, [['web-1@1']], 'the binding and the status write are held: no call');
+  assert.equal(enq.held, 2);
+  let settled = false;
+  void Promise.all([bound, creating]).then(() => (settled = true));
+  await turns();
+  assert.equal(settled, false, 'a held event settles only once it went with a batch');
+  const ready = enq.event(podEvent('MODIFIED', '4', { node: 'n1', ready: true }));
+  await Promise.all([bound, creating, ready]);
+  assert.deepEqual(gate.batches, [['web-1@1'], ['web-1@2', 'web-1@3', 'web-1@4']]);
+  assert.deepEqual(queue.requests, [['default/web'], ['default/web']], 'the readiness change requested');
+  assert.equal(enq.unchanged, 2, 'the held events were admitted like any other');
+});
+
+test('a held event alone goes on its own after the hold', async () => {
+  const { gate, enq } = pipeline(5);
+  await enq.event(podEvent('ADDED', '1'));
+  await enq.event(podEvent('MODIFIED', '2', { waiting: 'ContainerCreating' }));
+  assert.deepEqual(gate.batches, [['web-1@1'], ['web-1@2']]);
+  assert.equal(enq.held, 1);
+});
+
+test('an event that moves an input is never held: readiness, a relabel, a deletion; nor an event after the pod was deleted', async () => {
+  const { gate, enq } = pipeline();
+  await enq.event(podEvent('ADDED', '1'));
+  await enq.event(podEvent('MODIFIED', '2', { ready: true }));
+  await enq.event(podEvent('MODIFIED', '3', { ready: true, owner: 'api' }));
+  await enq.event(podEvent('DELETED', '4', { ready: true, owner: 'api' }));
+  await enq.event(podEvent('MODIFIED', '5', { ready: true, owner: 'api' }));
+  assert.equal(enq.held, 0);
+  assert.equal(gate.batches.length, 5);
+});
+
+test('PodSet events are never held; a quiet event that finds its turn already batching goes with it', async () => {
+  const { gate, enq } = pipeline();
+  await enq.event(podEvent('ADDED', '1'));
+  const podset: WatchEvent = {
+    stream: 'podsets/*',
+    resource: 'podsets',
+    type: 'MODIFIED',
+    rv: '2',
+    object: { metadata: { namespace: 'default', name: 'web', resourceVersion: '2', generation: 1 } },
+  };
+  await Promise.all([enq.event(podset), enq.event(podEvent('MODIFIED', '3', { waiting: 'Pulling' }))]);
+  assert.deepEqual(gate.batches, [['web-1@1'], ['web@2', 'web-1@3']]);
+  assert.equal(enq.held, 0);
+});
+
+test('a pod of no PodSet is held; a relist forgets what was seen', async () => {
+  const { gate, enq } = pipeline();
+  const orphan = podEvent('MODIFIED', '1', { name: 'stray' });
+  delete orphan.object.metadata!.labels;
+  const held = enq.event(orphan);
+  await enq.event(podEvent('ADDED', '2'));
+  await held;
+  assert.equal(enq.held, 1);
+  await enq.relistStarted('pods/*');
+  await enq.event(podEvent('MODIFIED', '3'));
+  assert.equal(enq.held, 1, 'nothing remembered of web-1 after the relist began: not held');
+  assert.deepEqual(gate.batches, [['web-1@2'], ['web-1@3']], 'the orphan went with a batch, in no fold');
+});
+
+test('a batch that fails fails the held events it took along (the watch re-delivers them)', async () => {
+  const { gate, enq } = pipeline();
+  await enq.event(podEvent('ADDED', '1'));
+  const creating = enq.event(podEvent('MODIFIED', '2', { waiting: 'ContainerCreating' }));
+  await turns();
+  gate.fail = new Error('redis down');
+  const ready = enq.event(podEvent('MODIFIED', '3', { ready: true }));
+  await assert.rejects(creating, /redis down/);
+  await assert.rejects(ready, /redis down/);
+});
+
+/** A gate that answers as the projection does for a pod: status-only when only phase or readiness moved. */
+class StatusGate extends RecordingGate {
+  override admit(events: readonly KeyedEvent[]): Promise<Admission[]> {
+    return super
+      .admit(events)
+      .then((answers) =>
+        answers.map((a, i) =>
+          events[i]!.ev.type === 'ADDED' ? a : { ...a, ...(a.owed ? { statusOnly: true } : {}) },
+        ),
+      );
+  }
+}
+
+test('with a collapse window at least the hold, a readiness change alone is held too, and still requests (due after the window)', async () => {
+  const gate = new StatusGate();
+  const queue = new RecordingQueue();
+  const enq = new EventPipeline({
+    queue,
+    logger: silentLogger,
+    gate,
+    quietHoldMs: 5,
+    statusCollapseMs: 1000,
+  });
+  await enq.event(podEvent('ADDED', '1'));
+  await enq.event(podEvent('MODIFIED', '2', { ready: true }));
+  assert.equal(enq.held, 1, 'the readiness change waited for company');
+  assert.deepEqual(gate.batches, [['web-1@1'], ['web-1@2']]);
+  assert.deepEqual(queue.requests, [['default/web'], ['default/web']]);
+  assert.deepEqual(queue.delays, [undefined, 1000]);
+
+  // A window shorter than the hold: readiness is never held.
+  const { gate: shortGate, enq: short } = pipeline(60_000, 10);
+  await short.event(podEvent('ADDED', '1'));
+  await short.event(podEvent('MODIFIED', '2', { ready: true }));
+  assert.equal(short.held, 0);
+  assert.equal(shortGate.batches.length, 2);
+});
