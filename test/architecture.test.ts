@@ -10,6 +10,8 @@ import { after, test } from 'node:test';
 import { promisify } from 'node:util';
 
 const REPO = path.resolve(import.meta.dirname, '..');
+// Run by this Node: the bin's `env node` shebang would pick whatever `node` is first on PATH (the system's
+// may be too old for dependency-cruiser when the test is not started through npm).
 const DEPCRUISE = path.join(REPO, 'node_modules/.bin/depcruise');
 const run = promisify(execFile);
 
@@ -30,9 +32,13 @@ function lib(root: string, name: string, deps: string[], source: string): void {
 
 /** Runs the real config over the scratch tree and returns the rules it broke. */
 async function violations(root: string): Promise<Violation[]> {
-  const out = await run(DEPCRUISE, ['libs', '--config', '.dependency-cruiser.mjs', '--output-type', 'json'], {
-    cwd: root,
-  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+  const out = await run(
+    process.execPath,
+    [DEPCRUISE, 'libs', '--config', '.dependency-cruiser.mjs', '--output-type', 'json'],
+    {
+      cwd: root,
+    },
+  ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
   const result = JSON.parse(out.stdout) as { summary: { violations: Violation[] } };
   return result.summary.violations;
 }
