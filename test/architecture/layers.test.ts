@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
+import { REPO } from './walker.ts';
 
-const REPO = path.resolve(import.meta.dirname, '..');
 const DEPCRUISE = path.join(REPO, 'node_modules/.bin/depcruise');
 const run = promisify(execFile);
 
