@@ -6,20 +6,10 @@
 // With --kubeconfig the three run one after another on that cluster instead, each in a fresh namespace.
 import type { PodSet } from '@podset/reconcile';
 import { podManifest, templateHash } from '@podset/reconcile';
-import {
-  countByVerb,
-  cpuSecondsOf,
-  NODE_AGENT_IDENTITY,
-  pool,
-  podSetBody,
-  READ_VERBS,
-  sumMetric,
-  World,
-  WRITE_VERBS,
-  type ExternalCluster,
-  type KubeObj,
-  type SimOptions,
-} from '../lib/cluster.ts';
+import { type KubeObj } from '../lib/client.ts';
+import { NODE_AGENT_IDENTITY, World, type ExternalCluster, type SimOptions } from '../lib/cluster.ts';
+import { countByVerb, cpuSecondsOf, READ_VERBS, sumMetric, WRITE_VERBS } from '../lib/figures.ts';
+import { pool, podSetBody } from '../lib/podsets.ts';
 import { benchCpuSince, meterCpu } from '../lib/cpu-meter.ts';
 import { throwIfInterrupted } from '../lib/interrupt.ts';
 import { operatorSeconds, perPod } from '../lib/goals.ts';

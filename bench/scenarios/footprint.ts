@@ -10,17 +10,9 @@
 import type { PodSet } from '@podset/reconcile';
 import { podManifest, templateHash } from '@podset/reconcile';
 import { Redis } from 'ioredis';
-import {
-  pool,
-  podSetBody,
-  PODS_PATH,
-  PODSETS_PATH,
-  QUEUE_NAME,
-  QUEUE_PREFIX,
-  rssOf,
-  sleep,
-  World,
-} from '../lib/cluster.ts';
+import { PODS_PATH, PODSETS_PATH, QUEUE_NAME, QUEUE_PREFIX, sleep, World } from '../lib/cluster.ts';
+import { rssOf } from '../lib/figures.ts';
+import { pool, podSetBody } from '../lib/podsets.ts';
 import { firstRequestAt } from '../lib/goals.ts';
 import { fmt, type Result, type Row } from '../lib/report.ts';
 import type { Proc } from '../../test/e2e/support/harness.ts';

@@ -7,19 +7,9 @@
 // watcher, Redis and worker.
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import {
-  countByVerb,
-  pool,
-  podSetBody,
-  PODS_PATH,
-  PODSETS_PATH,
-  QUEUE_NAME,
-  QUEUE_PREFIX,
-  quantile,
-  sleep,
-  sumMetric,
-  World,
-} from '../lib/cluster.ts';
+import { PODS_PATH, PODSETS_PATH, QUEUE_NAME, QUEUE_PREFIX, sleep, World } from '../lib/cluster.ts';
+import { countByVerb, quantile, sumMetric } from '../lib/figures.ts';
+import { pool, podSetBody } from '../lib/podsets.ts';
 import { parseKey } from '@podset/reconcile';
 import { meterCommands, perUnit } from '../lib/command-stats.ts';
 import { byRole, meterCpu } from '../lib/cpu-meter.ts';

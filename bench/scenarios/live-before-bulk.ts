@@ -4,17 +4,9 @@
 // paused, so that all of it is waiting; the queue is resumed 1 s before the change (workers at their steady
 // pace through the backlog).
 import { ReconcileQueue } from '@podset/queue';
-import {
-  pool,
-  podSetBody,
-  PODSETS_PATH,
-  QUEUE_NAME,
-  QUEUE_PREFIX,
-  sleep,
-  World,
-  NS,
-  type KubeObj,
-} from '../lib/cluster.ts';
+import { type KubeObj } from '../lib/client.ts';
+import { PODSETS_PATH, QUEUE_NAME, QUEUE_PREFIX, sleep, World, NS } from '../lib/cluster.ts';
+import { pool, podSetBody } from '../lib/podsets.ts';
 import { fmt, type Result } from '../lib/report.ts';
 import { Tracker } from '../lib/tracker.ts';
 
