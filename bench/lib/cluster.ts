@@ -1,18 +1,15 @@
 // The benchmark's world: kube-sim (the real CLI, in a child process) or any cluster a kubeconfig names (a
-// fresh namespace of it), a real Redis, the operator's apps as child processes started the way a user starts
-// them, an HTTPS/HTTP client and a watch client for the bench's own requests, and measurements of those
-// processes (RSS, /metrics, the kube-sim audit).
-import { request as httpRequest, Agent as HttpAgent } from 'node:http';
-import { request as httpsRequest, Agent as HttpsAgent, type AgentOptions } from 'node:https';
+// fresh namespace of it), a real Redis, and the operator's apps as child processes started the way a user
+// starts them. The bench's own client is client.ts; the measurements of those processes are figures.ts.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadKubeConfig } from '@podset/kube';
 import { DEFAULT_PREFIX, DEFAULT_QUEUE_NAME } from '@podset/queue';
-import { GROUP, PLURAL, isPodReady, podSetCrd } from '@podset/reconcile';
+import { GROUP, PLURAL, podSetCrd } from '@podset/reconcile';
 import { freePort, startRedis, type RedisServer } from '@podset/testkit';
 import type { AuditEntry } from '@podset/kube-sim';
+import { Client, type KubeObj, type Reply } from './client.ts';
 import { Proc } from '../../test/e2e/support/harness.ts';
 import { interrupted, throwIfInterrupted, track, untrack, type Closable } from './interrupt.ts';
 
@@ -53,186 +50,6 @@ export function setWorkerEnv(env: Readonly<Record<string, string>>): void {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export interface Reply {
-  status: number;
-  body: Buffer;
-}
-
-/** TLS settings of a connection: the CA, a client certificate, whether to verify the server. */
-export type TlsOptions = Pick<AgentOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
-
-/** A keep-alive client for the cluster as one identity (https like the apps, or plain http for monitoring). */
-export class Client {
-  readonly #agent: HttpAgent | HttpsAgent;
-  readonly #https: boolean;
-  readonly #url: URL;
-  readonly #auth: Record<string, string>;
-  readonly #tls: TlsOptions;
-
-  /** `token`: a bearer token, or the headers that authenticate (none for a client certificate). */
-  constructor(
-    url: string,
-    token: string | Record<string, string>,
-    opts: { https: boolean; ca?: string; tls?: TlsOptions; maxSockets?: number },
-  ) {
-    this.#url = new URL(url);
-    this.#auth = typeof token === 'string' ? { authorization: `Bearer ${token}` } : token;
-    this.#https = opts.https;
-    this.#tls = { ...opts.tls, ...(opts.ca !== undefined ? { ca: opts.ca } : {}) };
-    const agentOpts = { keepAlive: true, maxSockets: opts.maxSockets ?? 64 };
-    this.#agent = opts.https ? new HttpsAgent({ ...agentOpts, ...this.#tls }) : new HttpAgent(agentOpts);
-  }
-
-  /**
-   * A client with the credentials of a kubeconfig's current context (token, client certificate, CA; an exec
-   * plugin's token as it is when the client is made), as kubectl would connect.
-   */
-  static async fromKubeconfig(file: string, maxSockets = 64): Promise<Client> {
-    const kc = loadKubeConfig({ kubeconfig: file });
-    const server = kc.getCurrentCluster()?.server ?? '';
-    const opts: { headers?: Record<string, unknown> } & TlsOptions = {};
-    await kc.applyToHTTPSOptions(opts);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k.toLowerCase()] = String(v);
-    const tls: TlsOptions = {};
-    for (const key of ['ca', 'cert', 'key', 'rejectUnauthorized', 'servername'] as const)
-      if (opts[key] !== undefined) Object.assign(tls, { [key]: opts[key] });
-    return new Client(server, headers, { https: server.startsWith('https:'), tls, maxSockets });
-  }
-
-  call(method: string, p: string, body?: unknown, contentType = 'application/json'): Promise<Reply> {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const headers: Record<string, string | number> = {
-      ...this.#auth,
-      accept: 'application/json',
-    };
-    if (payload) {
-      headers['content-type'] = contentType;
-      headers['content-length'] = payload.length;
-    }
-    const req = this.#https ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      const r = req(
-        {
-          agent: this.#agent,
-          host: this.#url.hostname,
-          port: this.#url.port,
-          method,
-          path: p,
-          headers,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-          res.on('error', reject);
-        },
-      );
-      r.on('error', reject);
-      r.end(payload);
-    });
-  }
-
-  async json<T = Record<string, unknown>>(
-    method: string,
-    p: string,
-    body?: unknown,
-    ct?: string,
-  ): Promise<T> {
-    const r = await this.call(method, p, body, ct);
-    if (r.status < 200 || r.status > 299)
-      throw new Error(`${method} ${p}: HTTP ${r.status} ${r.body.toString().slice(0, 300)}`);
-    return JSON.parse(r.body.toString()) as T;
-  }
-
-  /**
-   * Watches `p` from `resourceVersion`; calls onEvent per event. Returns a stop function. The watch is
-   * reopened (from the last RV seen) if the server ends it.
-   */
-  watch(
-    p: string,
-    resourceVersion: string,
-    onEvent: (type: string, obj: KubeObj) => void,
-  ): { stop: () => void } {
-    let stopped = false;
-    let rv = resourceVersion;
-    let current: ReturnType<typeof httpRequest> | undefined;
-    const open = (): void => {
-      if (stopped) return;
-      const req = (this.#https ? httpsRequest : httpRequest)(
-        {
-          agent: false,
-          ...(this.#https ? this.#tls : {}),
-          host: this.#url.hostname,
-          port: this.#url.port,
-          path: `${p}${p.includes('?') ? '&' : '?'}watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=3600`,
-          headers: { ...this.#auth, accept: 'application/json' },
-        },
-        (res) => {
-          let partial = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            const text = partial + chunk;
-            const lines = text.split('\n');
-            partial = lines.pop() ?? '';
-            for (const line of lines) {
-              if (line === '') continue;
-              const ev = JSON.parse(line) as { type: string; object: KubeObj };
-              const evRv = ev.object.metadata?.resourceVersion;
-              if (evRv) rv = evRv;
-              if (ev.type === 'ERROR') {
-                req.destroy();
-                return;
-              }
-              if (ev.type !== 'BOOKMARK') onEvent(ev.type, ev.object);
-            }
-          });
-          res.on('end', () => setTimeout(open, 10));
-          res.on('error', () => undefined);
-        },
-      );
-      req.on('error', () => {
-        if (!stopped) setTimeout(open, 100);
-      });
-      req.end();
-      current = req;
-    };
-    open();
-    return {
-      stop: () => {
-        stopped = true;
-        current?.destroy();
-      },
-    };
-  }
-
-  close(): void {
-    this.#agent.destroy();
-  }
-}
-
-export interface KubeObj {
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    generation?: number;
-    resourceVersion?: string;
-    labels?: Record<string, string>;
-    deletionTimestamp?: string;
-    finalizers?: string[];
-    ownerReferences?: { uid: string; controller?: boolean; name: string }[];
-  };
-  spec?: { replicas?: number; nodeName?: string };
-  status?: {
-    replicas?: number;
-    readyReplicas?: number;
-    observedGeneration?: number;
-    phase?: string;
-    conditions?: { type: string; status: string }[];
-  };
-}
-
 export interface SimOptions {
   latencyMs?: number;
   /** kube-sim's pod lifecycle (its --lifecycle); default fast, with fast pods. */
@@ -256,22 +73,6 @@ function startupArgs(o: SimOptions): string[] {
     '--startup-jitter-ms',
     String(o.startupJitterMs ?? 150),
   ];
-}
-
-/** Resident set size (and its peak) of a process, in bytes (Linux /proc). */
-export function rssOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string): number =>
-    Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
-}
-
-/** CPU time (user + system) a process used so far, in seconds (Linux /proc). */
-export function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return ticks / 100;
 }
 
 export interface AppOptions {
@@ -791,86 +592,4 @@ export class World implements Closable {
     if (process.env.BENCH_KEEP_LOGS === undefined) rmSync(this.dir, { recursive: true, force: true });
     else console.error(`bench: logs kept in ${this.logDir}`);
   }
-}
-
-/** Sums of a metric over label sets, e.g. sumMetric(m, 'podset_reconcile_total'). */
-export function sumMetric(
-  m: Map<string, number>,
-  name: string,
-  labelFilter?: (labels: string) => boolean,
-): number {
-  let sum = 0;
-  for (const [k, v] of m) {
-    const brace = k.indexOf('{');
-    const base = brace === -1 ? k : k.slice(0, brace);
-    if (base !== name) continue;
-    if (labelFilter && !labelFilter(brace === -1 ? '' : k.slice(brace))) continue;
-    sum += v;
-  }
-  return sum;
-}
-
-/** Counts audit entries by "verb resource[/sub]". */
-export function countByVerb(entries: readonly AuditEntry[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const e of entries) {
-    const k = `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
-    out[k] = (out[k] ?? 0) + 1;
-  }
-  return out;
-}
-
-export const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
-export const READ_VERBS = new Set(['get', 'list']);
-
-/** A PodSet manifest of `replicas` pods. */
-export function podSetBody(name: string, replicas: number, namespace = NS): Record<string, unknown> {
-  return {
-    apiVersion: 'podset.io/v1',
-    kind: 'PodSet',
-    metadata: { name, namespace },
-    spec: {
-      replicas,
-      template: {
-        metadata: { labels: { app: 'bench' } },
-        spec: { containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] },
-      },
-    },
-  };
-}
-
-/** Runs `fn(i)` for i in [0, n) with `width` in flight. */
-export async function pool(n: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    for (;;) {
-      const i = next++;
-      if (i >= n) return;
-      // Ctrl-C stops the load: no new request once the cleanup has begun.
-      throwIfInterrupted();
-      await fn(i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(width, n)) }, lane));
-}
-
-export function isReady(pod: KubeObj): boolean {
-  return isPodReady({ status: pod.status ?? {} });
-}
-
-/** A PodSet whose status reports exactly spec.replicas pods, all ready, for its current generation. */
-export function isConverged(ps: KubeObj): boolean {
-  const want = ps.spec?.replicas ?? 1;
-  const s = ps.status;
-  return (
-    s !== undefined &&
-    s.observedGeneration === ps.metadata.generation &&
-    (s.replicas ?? 0) === want &&
-    (s.readyReplicas ?? 0) === want
-  );
-}
-
-export function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }

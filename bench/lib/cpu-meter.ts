@@ -1,7 +1,7 @@
 // CPU-seconds of the processes of a run over one window of it. On the shared machine the benches run on,
 // wall-clock figures (latency, late sends) move with the neighbours' load; a process's own CPU-seconds for
 // the same work move much less, so they tell "this commit costs more" apart from "the machine was busy".
-import { cpuSecondsOf } from './cluster.ts';
+import { cpuSecondsOf } from './figures.ts';
 
 /** CPU-seconds (two decimals) each named process used since the meter started; `bench` is this process. */
 export type CpuReading = Record<string, number>;

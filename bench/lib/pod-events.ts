@@ -2,7 +2,7 @@
 // operator's watcher receives): events per pod, and the kubelet side's status writes per pod, which are
 // every MODIFIED event but the binding (spec.nodeName set). kube-sim's in-process kubelet writes no audit
 // entries, so the watch is the one count that holds for kube-sim's lifecycles and the node agent alike.
-import type { KubeObj } from './cluster.ts';
+import type { KubeObj } from './client.ts';
 
 export interface PodEventCounts {
   /** Pods seen. */

@@ -1,14 +1,8 @@
 // Follows pods and PodSets through watches (the bench's own, as admin over plain http) and samples
 // how many pods are ready and how many PodSets report converged status, over time.
-import {
-  isConverged,
-  isReady,
-  PODS_PATH,
-  PODSETS_PATH,
-  sleep,
-  type Client,
-  type KubeObj,
-} from './cluster.ts';
+import { type Client, type KubeObj } from './client.ts';
+import { PODS_PATH, PODSETS_PATH, sleep } from './cluster.ts';
+import { isConverged, isReady } from './podsets.ts';
 import { startProgress, type ProgressTarget } from './progress.ts';
 import { throwIfInterrupted } from './interrupt.ts';
 

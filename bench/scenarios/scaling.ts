@@ -3,7 +3,7 @@
 // at once (no simulated startup delay), so the time is the operator's.
 import { perPod, workersSeconds } from '../lib/goals.ts';
 import { fmt, type Result, type Row } from '../lib/report.ts';
-import { runOperator, type OperatorRun } from './converge.ts';
+import { runOperator, type OperatorRun } from './converge/runs.ts';
 
 export interface ScalingOptions {
   podsets: number;

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { startKubeSim, type KubeSim } from '@podset/kube-sim';
 import { CLEANUP_FINALIZER, podSetCrd } from '@podset/reconcile';
 import { waitFor } from '@podset/testkit';
-import { Client, type KubeObj } from '../../bench/lib/cluster.ts';
+import { Client, type KubeObj } from '../../bench/lib/client.ts';
 import { userEnv, within } from '../e2e/support/npm-run.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../..');

@@ -48,7 +48,7 @@ test('bench/run.ts --pod-startup-ms takes "DELAY,JITTER": anything else is named
 });
 
 test("converge's --pod-startup-ms reaches kube-sim's options for the limit, the peer and the operator alike", async () => {
-  const { simOptionsOf } = await import('../../bench/scenarios/converge.ts');
+  const { simOptionsOf } = await import('../../bench/scenarios/converge/options.ts');
   assert.deepEqual(simOptionsOf({ latencyMs: 3, podStartup: { delay: 1000, jitter: 4000 } }), {
     latencyMs: 3,
     startupDelayMs: 1000,

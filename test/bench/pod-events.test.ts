@@ -2,7 +2,7 @@
 // writes (every MODIFIED event but the binding).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { KubeObj } from '../../bench/lib/cluster.ts';
+import type { KubeObj } from '../../bench/lib/client.ts';
 import { PodEventCounter } from '../../bench/lib/pod-events.ts';
 import { simOptionsFor } from '../../bench/lib/pod-runner.ts';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { progressLine, startProgress, type ProgressState } from '../../bench/lib/progress.ts';
 import { Tracker } from '../../bench/lib/tracker.ts';
-import type { Client } from '../../bench/lib/cluster.ts';
+import type { Client } from '../../bench/lib/client.ts';
 
 const at = (elapsedSeconds: number, readyPods: number): ProgressState => ({
   elapsedSeconds,

@@ -1,5 +1,5 @@
-// Every Redis key the operator reads or writes, spelled here and nowhere else (key-literals.test.ts beside
-// this file greps apps/ and libs/, TypeScript and Lua, for one spelled elsewhere). One install's keys all start with
+// Every Redis key the operator reads or writes, spelled here and nowhere else (test/architecture/key-literals.test.ts
+// greps apps/ and libs/, TypeScript and Lua, for one spelled elsewhere). One install's keys all start with
 // `<prefix>:<queue>` (QUEUE_PREFIX, QUEUE_NAME), so on Redis Cluster one hash tag in the prefix puts them in
 // one slot, and the ACL rules (libs/redis/src/acl.ts) grant them by the patterns below.
 //

@@ -3,12 +3,9 @@
 // that spells one — a key segment next to a `:` (`'de:'`, `${base}:proj`), a bare BullMQ key name joined
 // to a prefix (`jobPrefix .. 'active'`, `${p}active`), or the `${prefix}:${queue}` base itself.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { isTestFile, read, repoFiles } from './walker.ts';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const OWNER = 'libs/redis/src/keyspace.ts';
 
 /** Key segments: BullMQ's and ours. A literal that spells one beside a `:` names a key. */
@@ -82,15 +79,11 @@ export function keyLiterals(source: string, lua: boolean): string[] {
   return found;
 }
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(path.join(REPO, dir), { withFileTypes: true })) {
-    const rel = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules' && entry.name !== 'test') out.push(...sources(rel));
-    } else if (/\.(ts|lua)$/.test(entry.name) && !entry.name.endsWith('.test.ts')) out.push(rel);
-  }
-  return out;
+/** The TypeScript and Lua sources of apps/ and libs/, tests and test folders left out. */
+function sources(): string[] {
+  return repoFiles(['apps/**/*.{ts,lua}', 'libs/**/*.{ts,lua}']).filter(
+    (f) => !isTestFile(f) && !/(^|\/)test\//.test(f),
+  );
 }
 
 test('the detector finds a key family spelled outside keyspace.ts, and passes what is not one', () => {
@@ -118,11 +111,9 @@ test('the detector finds a key family spelled outside keyspace.ts, and passes wh
 });
 
 test('no source in apps/ or libs/ spells a Redis key family outside libs/redis/src/keyspace.ts', () => {
-  const files = [...sources('apps'), ...sources('libs')].filter((f) => f !== OWNER);
+  const files = sources().filter((f) => f !== OWNER);
   assert.ok(files.includes('libs/queue/src/lua/live-cover.lua'), 'the Lua scripts are looked at');
   assert.ok(files.includes('libs/state/src/projection-writer.ts'), 'the TypeScript sources are looked at');
-  const spelled = files.flatMap((f) =>
-    keyLiterals(readFileSync(path.join(REPO, f), 'utf8'), f.endsWith('.lua')).map((l) => `${f}:${l}`),
-  );
+  const spelled = files.flatMap((f) => keyLiterals(read(f), f.endsWith('.lua')).map((l) => `${f}:${l}`));
   assert.deepEqual(spelled, [], 'spell these keys in libs/redis/src/keyspace.ts and take them from there');
 });

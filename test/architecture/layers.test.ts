@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
+import { REPO } from './walker.ts';
 
-const REPO = path.resolve(import.meta.dirname, '..');
 // Run by this Node: the bin's `env node` shebang would pick whatever `node` is first on PATH (the system's
 // may be too old for dependency-cruiser when the test is not started through npm).
 const DEPCRUISE = path.join(REPO, 'node_modules/.bin/depcruise');

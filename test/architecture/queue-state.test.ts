@@ -2,18 +2,8 @@
 // the projection, the projection nothing of BullMQ (the watcher hands the queue's live-cover Lua to the
 // projection's writer). This greps both libraries, tests included, for an import of the other.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(path.join(REPO, dir), { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? tsFiles(`${dir}/${e.name}`) : e.name.endsWith('.ts') ? [`${dir}/${e.name}`] : [],
-  );
-}
+import { read, repoFiles } from './walker.ts';
 
 /** The lines of `file` that import `lib` (by package name or by a path into it). */
 export function importsOf(source: string, lib: 'queue' | 'state'): string[] {
@@ -32,9 +22,9 @@ for (const [lib, other] of [
   ['state', 'queue'],
 ] as const) {
   test(`libs/${lib} does not import libs/${other}`, () => {
-    const found = tsFiles(`libs/${lib}`).flatMap((f) =>
-      importsOf(readFileSync(path.join(REPO, f), 'utf8'), other).map((l) => `${f}: ${l.trim()}`),
-    );
+    const files = repoFiles(`libs/${lib}/**/*.ts`);
+    assert.ok(files.length > 3, `sources of libs/${lib}`);
+    const found = files.flatMap((f) => importsOf(read(f), other).map((l) => `${f}: ${l.trim()}`));
     assert.deepEqual(found, []);
   });
 }

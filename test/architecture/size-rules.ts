@@ -1,11 +1,7 @@
 // The size rules of the code-shape test as pure functions over (file, text) pairs, so the test can show each
 // one flagging a planted violation before it judges the tree.
 import { functionLengths } from './function-lengths.ts';
-
-export interface Source {
-  file: string;
-  text: string;
-}
+import type { Source } from './walker.ts';
 
 /** Something over a limit: `key` is what an allow-list names (`file`, or `file name` for a function). */
 export interface Oversize {
@@ -18,11 +14,6 @@ export function lineCount(text: string): number {
   if (text === '') return 0;
   const lines = text.split('\n').length;
   return text.endsWith('\n') ? lines - 1 : lines;
-}
-
-/** A test file by its name: `x.test.ts` or `x.compose-test.ts`. */
-export function isTestFile(file: string): boolean {
-  return /\.([a-z]+-)?test\.ts$/.test(file);
 }
 
 export function longFiles(sources: readonly Source[], max: number): Oversize[] {

@@ -1,12 +1,10 @@
-// kube-sim's layout rules (issue 31), over its source (src/, test files aside): no function over 80 lines, no
+// kube-sim's layout rules, over its source (src/, test files aside): no function over 80 lines, no
 // file over 600 (schema data aside), no import of the operator's `@podset/*` packages (the simulator must not
 // depend on what it tests), no import cycle, every folder on the README's folder map, and folders that point
 // one way: each top folder imports only the folders its row of ALLOWED_IMPORTS lists, and that table has no
 // cycle (as k8s.io/apiserver's storage never imports its endpoints); nor do a folder and its subfolder import
 // each other. The checkers are tried first on synthetic sources, so a rule that could not fail would show here.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, test } from 'node:test';
 import {
   describedAllowedImports,
@@ -16,17 +14,16 @@ import {
   functionSizes,
   importCycles,
   importGraph,
-  lineCount,
   podsetImports,
-  readFolders,
-  readSources,
   type SourceFile,
   tableGraph,
   topFolder,
-} from './support/layout.ts';
+} from './kube-sim-layout.ts';
+import { lineCount } from './size-rules.ts';
+import { foldersUnder, isTestFile, read, repoFiles, sourcesUnder } from './walker.ts';
 
-const SRC = path.resolve(import.meta.dirname, '../src');
-const README = path.resolve(import.meta.dirname, '../README.md');
+const SRC = 'tools/kube-sim/src';
+const README = 'tools/kube-sim/README.md';
 const MAX_FUNCTION_LINES = 80;
 const MAX_FILE_LINES = 600;
 
@@ -214,7 +211,7 @@ describe('the checkers, on synthetic sources', () => {
 });
 
 describe('kube-sim/src', () => {
-  const sources = readSources(SRC);
+  const sources = sourcesUnder(SRC, '**/*.ts').filter((s) => !isTestFile(s.file));
 
   test('the source is there to check', () => {
     assert.ok(sources.length >= 50, `${sources.length} files under ${SRC}`);
@@ -229,7 +226,8 @@ describe('kube-sim/src', () => {
   });
 
   test(`no file is longer than ${MAX_FILE_LINES} lines, schema data aside`, () => {
-    for (const file of SCHEMA_DATA_FILES) assert.ok(existsSync(path.join(SRC, file)), `${file} exists`);
+    for (const file of SCHEMA_DATA_FILES)
+      assert.ok(repoFiles(`${SRC}/${file}`).length === 1, `${file} exists`);
     const long = sources
       .filter((s) => !SCHEMA_DATA_FILES.includes(s.file) && lineCount(s.text) > MAX_FILE_LINES)
       .map((s) => s.file);
@@ -264,12 +262,12 @@ describe('kube-sim/src', () => {
 
   test("the README's allowed-imports table is this one", () => {
     const sorted = Object.fromEntries(Object.entries(ALLOWED_IMPORTS).map(([k, v]) => [k, [...v].sort()]));
-    assert.deepEqual(describedAllowedImports(readFileSync(README, 'utf8')), sorted);
+    assert.deepEqual(describedAllowedImports(read(README)), sorted);
   });
 
   test("every folder is on the README's folder map, and every folder there exists", () => {
-    const described = describedFolders(readFileSync(README, 'utf8'));
-    const folders = readFolders(SRC);
+    const described = describedFolders(read(README));
+    const folders = foldersUnder(SRC);
     assert.deepEqual(
       folders.filter((f) => !described.includes(f)),
       [],

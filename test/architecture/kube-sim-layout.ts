@@ -1,32 +1,12 @@
-// Static checks of kube-sim's source layout (used by test/layout.test.ts): function and file length,
+// Static checks of kube-sim's source layout (used by kube-sim-layout.test.ts): function and file length,
 // imports of the operator's packages, import cycles, and the README's folder map. Pure functions over
 // file names and texts, so a test can feed them a synthetic case and see each rule fail.
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import type { Source } from './walker.ts';
 
-export interface SourceFile {
-  /** Path relative to the source root, with forward slashes (e.g. `server/server.ts`). */
-  file: string;
-  text: string;
-}
-
-/** Non-test .ts files under `root`, sorted by path. */
-export function readSources(root: string): SourceFile[] {
-  const files = readdirSync(root, { recursive: true, encoding: 'utf8' })
-    .map((f) => f.split(path.sep).join('/'))
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
-    .sort();
-  return files.map((file) => ({ file, text: readFileSync(path.join(root, file), 'utf8') }));
-}
-
-/** Every folder under `root` (relative, forward slashes), sorted. */
-export function readFolders(root: string): string[] {
-  return readdirSync(root, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .map((d) => path.relative(root, path.join(d.parentPath, d.name)).split(path.sep).join('/'))
-    .sort();
-}
+/** A source named relative to kube-sim's src/, with forward slashes (e.g. `server/server.ts`). */
+export type SourceFile = Source;
 
 /** Each source parsed once, however many rules read it. */
 const parsed = new WeakMap<SourceFile, ts.SourceFile>();
@@ -35,8 +15,6 @@ function parse(src: SourceFile): ts.SourceFile {
   if (!sf) parsed.set(src, (sf = ts.createSourceFile(src.file, src.text, ts.ScriptTarget.Latest, true)));
   return sf;
 }
-
-export const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 
 export interface FunctionSize {
   /** `file#name`, the name qualified by its class or enclosing function (`server/server.ts#KubeServer.resource`). */

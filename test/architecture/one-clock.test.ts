@@ -2,11 +2,9 @@
 // (libs/clock/src/index.ts), so a test can put a fake one in and advance it instead of sleeping.
 // Formatting a given moment (`new Date(ms)`) is fine; reading the time directly is not.
 import assert from 'node:assert/strict';
-import { globSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
+import { isTestFile, read, repoFiles } from './walker.ts';
 
-const REPO = path.resolve(import.meta.dirname, '..');
 const CLOCK = 'libs/clock/src/index.ts';
 /** Reading the time: Date.now (called or passed), performance.now, and a Date of no argument. */
 const READS_TIME = /\bDate\.now\b|\bperformance\.now\b|\bnew Date\(\s*\)/;
@@ -42,17 +40,15 @@ function code(text: string): string {
 }
 
 function sources(): string[] {
-  return globSync('{apps,libs}/*/src/**/*.ts', { cwd: REPO })
-    .filter((file) => !file.endsWith('.test.ts') && file !== CLOCK)
-    .sort();
+  return repoFiles('{apps,libs}/*/src/**/*.ts').filter((file) => !isTestFile(file) && file !== CLOCK);
 }
 
 function readersOfTime(): string[] {
-  return sources().filter((file) => READS_TIME.test(code(readFileSync(path.join(REPO, file), 'utf8'))));
+  return sources().filter((file) => READS_TIME.test(code(read(file))));
 }
 
 function bypassesOfClock(): string[] {
-  return sources().filter((file) => BYPASSES_CLOCK.test(code(readFileSync(path.join(REPO, file), 'utf8'))));
+  return sources().filter((file) => BYPASSES_CLOCK.test(code(read(file))));
 }
 
 test('apps/ and libs/ read the time only through a Clock', () => {

@@ -2,13 +2,12 @@
 // which), the changelog's format, and that the commands and links of the front-door documents exist.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, globSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { PRODUCTION_TARGET, lineage, parseDockerfile, stages } from './deploy/support.ts';
+import { PRODUCTION_TARGET, lineage, parseDockerfile, stages } from '../deploy/support.ts';
+import { REPO, read, repoFiles } from './walker.ts';
 
-const REPO = path.resolve(import.meta.dirname, '..');
-const read = (file: string) => readFileSync(path.join(REPO, file), 'utf8');
 const DEBIAN_APACHE = '/usr/share/common-licenses/Apache-2.0';
 /** sha256 of the Apache License 2.0 text as distributed (Debian's common-licenses copy). */
 const APACHE_SHA256 = 'cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30';
@@ -21,9 +20,7 @@ interface PackageJson {
   scripts?: Record<string, string>;
 }
 const root = JSON.parse(read('package.json')) as PackageJson;
-const workspaceFiles = (root.workspaces ?? []).flatMap((pattern) =>
-  globSync(`${pattern}/package.json`, { cwd: REPO }),
-);
+const workspaceFiles = repoFiles((root.workspaces ?? []).map((pattern) => `${pattern}/package.json`));
 
 test('LICENSE is the Apache License 2.0, in full', () => {
   const text = read('LICENSE');
@@ -81,9 +78,7 @@ const FRONT_DOOR = [
 ];
 
 /** Every Markdown file of the repository but the changelog (its entries are history, as written then). */
-const DOCS = globSync('**/*.md', { cwd: REPO, exclude: (p) => /^(node_modules|\.tmp|\.git)$/.test(p) })
-  .filter((file) => file !== 'CHANGELOG.md')
-  .sort();
+const DOCS = repoFiles('**/*.md').filter((file) => file !== 'CHANGELOG.md');
 
 test('every `npm run X` in the docs is a script of package.json', () => {
   const scripts = new Set(Object.keys(root.scripts ?? {}));
@@ -135,10 +130,7 @@ test('no doc runs a .ts file or the test runner with a bare `node` (the system N
 });
 
 test('no YAML comment (a generated file says how to regenerate it) runs a .ts file with a bare `node`', () => {
-  const yamls = globSync('**/*.{yaml,yml}', {
-    cwd: REPO,
-    exclude: (p) => /^(node_modules|\.tmp|\.git)$/.test(p),
-  }).sort();
+  const yamls = repoFiles('**/*.{yaml,yml}');
   assert.ok(yamls.includes('crds/podset.yaml'));
   // Comments only: a container's command runs the image's node.
   const comments = (text: string) =>

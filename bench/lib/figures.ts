@@ -1,0 +1,55 @@
+// Measurements of the bench's processes and their requests: RSS and CPU time (Linux /proc), sums of a
+// /metrics family, audit entries counted by verb, and quantiles.
+import { readFileSync } from 'node:fs';
+import type { AuditEntry } from '@podset/kube-sim';
+
+/** Resident set size (and its peak) of a process, in bytes (Linux /proc). */
+export function rssOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string): number =>
+    Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/** CPU time (user + system) a process used so far, in seconds (Linux /proc). */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks / 100;
+}
+
+/** Sums of a metric over label sets, e.g. sumMetric(m, 'podset_reconcile_total'). */
+export function sumMetric(
+  m: Map<string, number>,
+  name: string,
+  labelFilter?: (labels: string) => boolean,
+): number {
+  let sum = 0;
+  for (const [k, v] of m) {
+    const brace = k.indexOf('{');
+    const base = brace === -1 ? k : k.slice(0, brace);
+    if (base !== name) continue;
+    if (labelFilter && !labelFilter(brace === -1 ? '' : k.slice(brace))) continue;
+    sum += v;
+  }
+  return sum;
+}
+
+/** Counts audit entries by "verb resource[/sub]". */
+export function countByVerb(entries: readonly AuditEntry[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of entries) {
+    const k = `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
+
+export const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+export const READ_VERBS = new Set(['get', 'list']);
+
+export function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
