@@ -85,7 +85,8 @@ export class EventPipeline implements WatchSink {
     const holdMs = options.quietHoldMs ?? 0;
     // A status-only change is held too when its request waits at least as long anyway.
     const statusToo = (options.statusCollapseMs ?? 0) >= holdMs;
-    this.#hold = holdMs > 0 ? new QuietHold(holdMs, (ev) => this.#batches.add(ev), statusToo) : undefined;
+    this.#hold =
+      holdMs > 0 ? new QuietHold(holdMs, (ev) => this.#batches.add(ev), statusToo, this.#clock) : undefined;
   }
 
   /** Events held to join a later batch (hold.ts), so far. */

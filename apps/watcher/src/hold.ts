@@ -12,6 +12,7 @@
 // an event is folded, never whether: a held event is folded and answered like any other, so a wrong
 // judgement delays an owed request by at most `holdMs`. PodSet events are never held: the worker writes
 // a PodSet conditionally on the resourceVersion the projection holds.
+import { schedule, systemClock, type Clock } from '@podset/clock';
 import { inputsChange, podDigest, type ProjectedPod } from '@podset/state';
 import { deferred, type Deferred } from './deferred.ts';
 import { keyFor } from './keys.ts';
@@ -24,15 +25,23 @@ export class QuietHold {
   readonly #holdMs: number;
   readonly #send: (ev: WatchEvent) => Promise<void>;
   readonly #statusToo: boolean;
+  readonly #clock: Pick<Clock, 'sleep'>;
   /** Each pod's inputs digest as of the last event seen of it, by `namespace/name`. */
   readonly #seen = new Map<string, string>();
   readonly #held: { ev: WatchEvent; done: Deferred }[] = [];
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the pending release, when one is scheduled. */
+  #cancel: (() => void) | undefined;
   /** Events held so far (for tests and metrics). */
   heldTotal = 0;
 
   /** `send` hands an event on to the batch stage, in order; `statusToo`: hold status-only changes too. */
-  constructor(holdMs: number, send: (ev: WatchEvent) => Promise<void>, statusToo = false) {
+  constructor(
+    holdMs: number,
+    send: (ev: WatchEvent) => Promise<void>,
+    statusToo = false,
+    clock: Pick<Clock, 'sleep'> = systemClock,
+  ) {
+    this.#clock = clock;
     this.#holdMs = holdMs;
     this.#send = send;
     this.#statusToo = statusToo;
@@ -66,14 +75,14 @@ export class QuietHold {
     this.#held.push({ ev, done });
     this.heldTotal++;
     if (this.#held.length >= MAX_HELD) this.release();
-    else this.#timer ??= setTimeout(() => this.release(), this.#holdMs);
+    else this.#cancel ??= schedule(this.#clock, this.#holdMs, () => this.release());
     return done.promise;
   }
 
   /** Hands every held event on, in arrival order. */
   release(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#cancel?.();
+    this.#cancel = undefined;
     for (const { ev, done } of this.#held.splice(0)) this.#send(ev).then(done.resolve, done.reject);
   }
 
