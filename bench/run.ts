@@ -54,6 +54,9 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
                           is Pending then Running+Ready (the figures of runs before the kubelet lifecycle)
   --node-agent            (converge) kube-sim's lifecycle off and the node agent (tools/node-agent, 100 nodes)
                           as scheduler and kubelets: the reference the kubelet lifecycle is held against
+  --redis-stats N         (converge) after the operator's run, the top N of its Redis's commands (INFO
+                          commandstats) and top-level calls, scripts by name (the slow log at 0 µs, which
+                          costs Redis a little itself): calls and µs per pod, µs per call
   --plot FILE             (converge: SVG of pods converged over time; default docs/perf-converge.svg, none with --smoke)
   --json FILE             where to write the JSON (default bench/results/<scenario>-<time>.json)
   --profile DIR           run kube-sim and the apps with --cpu-prof into DIR
@@ -116,6 +119,7 @@ const {
       fresh: { type: 'boolean', default: false },
       lifecycle: { type: 'string' },
       'node-agent': { type: 'boolean', default: false },
+      'redis-stats': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   }),
@@ -251,6 +255,7 @@ const runners: Record<string, () => Promise<Result>> = {
         ...podStartupOf(a['pod-startup-ms']),
         cluster,
         pods: podRunner,
+        ...(a['redis-stats'] !== undefined ? { redisStats: num('redis-stats', a['redis-stats'], 10) } : {}),
         // The plot in docs/ is kube-sim's: a run on another cluster writes one only when asked.
         ...(a.plot
           ? { plot: path.resolve(a.plot) }

@@ -1,0 +1,139 @@
+// Where Redis's CPU goes over one window of a run: INFO commandstats (calls and microseconds by command,
+// scripts' inner commands included in their EVALSHA's time and also counted on their own) and, for the
+// scripts, the slow log with a threshold of 0 — every top-level command with its own duration and its
+// arguments — summed by script sha and named (BullMQ's by its command name, ours by their .lua file). The
+// slow log costs Redis a little per command (an entry with up to 32 arguments of 128 bytes), so a run
+// that profiles Redis reports a slightly higher Redis CPU than one that does not.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { operatorScripts } from '../../libs/runtime/src/redis-scripts.ts';
+
+/** One command's (or script's) share of the window. */
+export interface RedisCost {
+  name: string;
+  calls: number;
+  usec: number;
+}
+
+export interface RedisProfile {
+  /** By command, from INFO commandstats, most microseconds first. */
+  commands: RedisCost[];
+  /** Top-level commands from the slow log; EVALSHA and EVALSHA_RO split by script. Most microseconds first. */
+  topLevel: RedisCost[];
+  /** The slow log reached its length: topLevel misses the oldest calls. */
+  slowlogFull: boolean;
+}
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SLOWLOG_MAX = 2_000_000;
+
+/** Parses INFO commandstats's `cmdstat_<name>:calls=N,usec=U,...` lines. */
+export function parseCommandCosts(info: string): Map<string, { calls: number; usec: number }> {
+  const out = new Map<string, { calls: number; usec: number }>();
+  for (const line of info.split('\n')) {
+    const m = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line.trim());
+    if (m !== null) out.set(m[1]!, { calls: Number(m[2]), usec: Number(m[3]) });
+  }
+  return out;
+}
+
+/** sha → a name: BullMQ's scripts by their command, ours by the .lua file their text starts as. */
+export function scriptNames(): Map<string, string> {
+  const names = new Map<string, string>();
+  const require = createRequire(import.meta.url);
+  const bull = require('bullmq/dist/cjs/scripts/index.js') as Record<string, { name?: string; content?: unknown }>;
+  for (const s of Object.values(bull))
+    if (typeof s.content === 'string' && typeof s.name === 'string')
+      names.set(createHash('sha1').update(s.content).digest('hex'), `bullmq:${s.name}`);
+  return names;
+}
+
+/** Our .lua files by their first line (a script's text starts with its file's, includes resolved after). */
+function luaFilesByFirstLine(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const dir of ['libs/state/src/lua', 'libs/queue/src/lua', 'libs/event-log/src/lua']) {
+    let files: string[];
+    try {
+      files = readdirSync(path.join(REPO, dir));
+    } catch {
+      continue;
+    }
+    for (const f of files.filter((n) => n.endsWith('.lua'))) {
+      const first = readFileSync(path.join(REPO, dir, f), 'utf8').split('\n')[0]!;
+      if (!first.startsWith('-- @include')) out.set(first, f.replace(/\.lua$/, ''));
+    }
+  }
+  return out;
+}
+
+/** Starts profiling Redis at `url`; the returned function ends it and answers the window's costs. */
+export async function profileRedis(url: string): Promise<() => Promise<RedisProfile>> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1 });
+  const before = parseCommandCosts(await client.info('commandstats'));
+  await client.config('SET', 'slowlog-max-len', String(SLOWLOG_MAX));
+  await client.config('SET', 'slowlog-log-slower-than', '0');
+  await client.slowlog('RESET');
+  return async () => {
+    try {
+      await client.config('SET', 'slowlog-log-slower-than', '-1');
+      const after = parseCommandCosts(await client.info('commandstats'));
+      const commands: RedisCost[] = [];
+      for (const [name, a] of after) {
+        const b = before.get(name) ?? { calls: 0, usec: 0 };
+        if (a.calls > b.calls) commands.push({ name, calls: a.calls - b.calls, usec: a.usec - b.usec });
+      }
+      commands.sort((x, y) => y.usec - x.usec);
+      const log = (await client.slowlog('GET', String(SLOWLOG_MAX))) as unknown[];
+      const bySha = new Map<string, RedisCost>();
+      for (const entry of log) {
+        if (!Array.isArray(entry)) continue;
+        const usec = Number(entry[2]);
+        const args = (entry[3] as unknown[]).map(String);
+        const cmd = (args[0] ?? '?').toLowerCase();
+        const key = cmd === 'evalsha' || cmd === 'evalsha_ro' ? `${cmd} ${args[1] ?? '?'}` : cmd;
+        const c = bySha.get(key) ?? { name: key, calls: 0, usec: 0 };
+        c.calls++;
+        c.usec += usec;
+        bySha.set(key, c);
+      }
+      const names = scriptNames();
+      const firstLines = luaFilesByFirstLine();
+      for (const { sha, source: text } of await operatorScripts()) {
+        const file = firstLines.get(text.split('\n')[0]!);
+        if (file !== undefined) names.set(sha, file);
+      }
+      const topLevel = [...bySha.values()]
+        .map((c) => {
+          const m = /^(evalsha(?:_ro)?) (\S+)$/.exec(c.name);
+          return m ? { ...c, name: `${m[1]!} ${names.get(m[2]!) ?? m[2]!.slice(0, 8)}` } : c;
+        })
+        .sort((x, y) => y.usec - x.usec);
+      return {
+        commands,
+        topLevel,
+        slowlogFull: log.length >= SLOWLOG_MAX,
+      };
+    } finally {
+      client.disconnect();
+    }
+  };
+}
+
+/** The profile's top lines, per unit (e.g. per converged pod): calls and µs per unit, µs per call. */
+export function describeProfile(p: RedisProfile, per: number, unit: string, top: number): string[] {
+  const line = (c: RedisCost): string =>
+    `  ${c.name.padEnd(44)} ${(c.calls / per).toFixed(2).padStart(8)} calls/${unit}  ` +
+    `${(c.usec / Math.max(1, c.calls)).toFixed(1).padStart(7)} µs/call  ${(c.usec / per).toFixed(1).padStart(8)} µs/${unit}`;
+  const sum = (cs: RedisCost[]): number => cs.reduce((s, c) => s + c.usec, 0);
+  return [
+    `Redis commandstats (every command, inside scripts too; a script's time includes its commands'): ` +
+      `top-level total ${(sum(p.topLevel) / per).toFixed(1)} µs/${unit}`,
+    ...p.commands.slice(0, top).map(line),
+    `Redis top-level calls (slow log at 0 µs), scripts by name${p.slowlogFull ? '; the log was full, the first calls are missing' : ''}:`,
+    ...p.topLevel.slice(0, top).map(line),
+  ];
+}
