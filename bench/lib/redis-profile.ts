@@ -1,7 +1,8 @@
 // Where Redis's CPU goes over one window of a run: INFO commandstats (calls and microseconds by command,
-// scripts' inner commands included in their EVALSHA's time and also counted on their own) and, for the
-// scripts, the slow log with a threshold of 0 — every top-level command with its own duration and its
-// arguments — summed by script sha and named (BullMQ's by its command name, ours by their .lua file). The
+// scripts' inner commands included in their EVALSHA's time and also counted on their own) and the slow
+// log with a threshold of 0 — every command with its duration and arguments, a script's own logged just
+// before it — summed by top-level call, scripts by sha and named (BullMQ's by its command name, ours by
+// their .lua file), with what each script ran inside. The
 // slow log costs Redis a little per command (an entry with up to 32 arguments of 128 bytes), so a run
 // that profiles Redis reports a slightly higher Redis CPU than one that does not.
 import { createHash } from 'node:crypto';
@@ -22,8 +23,11 @@ export interface RedisCost {
 export interface RedisProfile {
   /** By command, from INFO commandstats, most microseconds first. */
   commands: RedisCost[];
-  /** Top-level commands from the slow log; EVALSHA and EVALSHA_RO split by script. Most microseconds first. */
-  topLevel: RedisCost[];
+  /**
+   * Top-level commands from the slow log, EVALSHA and EVALSHA_RO split by script, each with the commands it
+   * ran inside (their time is part of its own). Most microseconds first.
+   */
+  topLevel: (RedisCost & { inner: RedisCost[] })[];
   /** The slow log reached its length: topLevel misses the oldest calls. */
   slowlogFull: boolean;
 }
@@ -45,7 +49,10 @@ export function parseCommandCosts(info: string): Map<string, { calls: number; us
 export function scriptNames(): Map<string, string> {
   const names = new Map<string, string>();
   const require = createRequire(import.meta.url);
-  const bull = require('bullmq/dist/cjs/scripts/index.js') as Record<string, { name?: string; content?: unknown }>;
+  const bull = require('bullmq/dist/cjs/scripts/index.js') as Record<
+    string,
+    { name?: string; content?: unknown }
+  >;
   for (const s of Object.values(bull))
     if (typeof s.content === 'string' && typeof s.name === 'string')
       names.set(createHash('sha1').update(s.content).digest('hex'), `bullmq:${s.name}`);
@@ -88,17 +95,30 @@ export async function profileRedis(url: string): Promise<() => Promise<RedisProf
       }
       commands.sort((x, y) => y.usec - x.usec);
       const log = (await client.slowlog('GET', String(SLOWLOG_MAX))) as unknown[];
-      const bySha = new Map<string, RedisCost>();
-      for (const entry of log) {
+      const byCall = new Map<string, RedisCost & { inner: Map<string, RedisCost> }>();
+      // Newest first; a script's own commands are logged (client "?:0") just before the script itself.
+      let inner: RedisCost[] = [];
+      for (const entry of log.reverse()) {
         if (!Array.isArray(entry)) continue;
         const usec = Number(entry[2]);
         const args = (entry[3] as unknown[]).map(String);
         const cmd = (args[0] ?? '?').toLowerCase();
+        if (String(entry[4]) === '?:0') {
+          inner.push({ name: cmd, calls: 1, usec });
+          continue;
+        }
         const key = cmd === 'evalsha' || cmd === 'evalsha_ro' ? `${cmd} ${args[1] ?? '?'}` : cmd;
-        const c = bySha.get(key) ?? { name: key, calls: 0, usec: 0 };
+        const c = byCall.get(key) ?? { name: key, calls: 0, usec: 0, inner: new Map<string, RedisCost>() };
         c.calls++;
         c.usec += usec;
-        bySha.set(key, c);
+        for (const i of inner) {
+          const ic = c.inner.get(i.name) ?? { name: i.name, calls: 0, usec: 0 };
+          ic.calls++;
+          ic.usec += i.usec;
+          c.inner.set(i.name, ic);
+        }
+        inner = [];
+        byCall.set(key, c);
       }
       const names = scriptNames();
       const firstLines = luaFilesByFirstLine();
@@ -106,10 +126,16 @@ export async function profileRedis(url: string): Promise<() => Promise<RedisProf
         const file = firstLines.get(text.split('\n')[0]!);
         if (file !== undefined) names.set(sha, file);
       }
-      const topLevel = [...bySha.values()]
+      const topLevel = [...byCall.values()]
         .map((c) => {
           const m = /^(evalsha(?:_ro)?) (\S+)$/.exec(c.name);
-          return m ? { ...c, name: `${m[1]!} ${names.get(m[2]!) ?? m[2]!.slice(0, 8)}` } : c;
+          const name = m ? `${m[1]!} ${names.get(m[2]!) ?? m[2]!.slice(0, 8)}` : c.name;
+          return {
+            name,
+            calls: c.calls,
+            usec: c.usec,
+            inner: [...c.inner.values()].sort((x, y) => y.usec - x.usec),
+          };
         })
         .sort((x, y) => y.usec - x.usec);
       return {
@@ -126,14 +152,22 @@ export async function profileRedis(url: string): Promise<() => Promise<RedisProf
 /** The profile's top lines, per unit (e.g. per converged pod): calls and µs per unit, µs per call. */
 export function describeProfile(p: RedisProfile, per: number, unit: string, top: number): string[] {
   const line = (c: RedisCost): string =>
-    `  ${c.name.padEnd(44)} ${(c.calls / per).toFixed(2).padStart(8)} calls/${unit}  ` +
-    `${(c.usec / Math.max(1, c.calls)).toFixed(1).padStart(7)} µs/call  ${(c.usec / per).toFixed(1).padStart(8)} µs/${unit}`;
-  const sum = (cs: RedisCost[]): number => cs.reduce((s, c) => s + c.usec, 0);
+    `  ${c.name.padEnd(40)} ${(c.calls / per).toFixed(2).padStart(8)} calls/${unit} ` +
+    `${(c.usec / Math.max(1, c.calls)).toFixed(1).padStart(7)} µs/call ${(c.usec / per).toFixed(1).padStart(7)} µs/${unit}`;
+  const sum = (cs: readonly RedisCost[]): number => cs.reduce((s, c) => s + c.usec, 0);
+  const innerOf = (c: { calls: number; usec: number; inner: RedisCost[] }): string => {
+    if (c.inner.length === 0) return '';
+    const own = c.usec - sum(c.inner);
+    const parts = c.inner
+      .slice(0, 5)
+      .map((i) => `${i.name} ${(i.calls / c.calls).toFixed(1)}×${(i.usec / i.calls).toFixed(1)}`);
+    return `\n      inside, per call: ${parts.join(', ')}; the script's own ${(own / c.calls).toFixed(1)} µs`;
+  };
   return [
-    `Redis commandstats (every command, inside scripts too; a script's time includes its commands'): ` +
-      `top-level total ${(sum(p.topLevel) / per).toFixed(1)} µs/${unit}`,
+    `Redis INFO commandstats (a script's time includes its commands', which are also counted on their own):`,
     ...p.commands.slice(0, top).map(line),
-    `Redis top-level calls (slow log at 0 µs), scripts by name${p.slowlogFull ? '; the log was full, the first calls are missing' : ''}:`,
-    ...p.topLevel.slice(0, top).map(line),
+    `Redis top-level calls (slow log at 0 µs), scripts by name: ${(sum(p.topLevel) / per).toFixed(1)} µs/${unit} in all` +
+      (p.slowlogFull ? '; the log was full, the first calls are missing' : ''),
+    ...p.topLevel.slice(0, top).map((c) => line(c) + innerOf(c)),
   ];
 }

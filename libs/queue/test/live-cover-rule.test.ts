@@ -88,3 +88,15 @@ test('the cover rule: the Lua twin agrees with liveCovers, and both with the tab
     assert.equal(await lua(place, windowMs), covered, `${name} (Lua)`);
   }
 });
+
+test('liveRequestCovered answers, second, whether the key has no job at all (the fold need not look again)', async () => {
+  const script = `-- @include live-cover
+local covered, noJob = liveRequestCovered(ARGV[1], ARGV[2], tonumber(ARGV[3]), 0)
+return {covered and 1 or 0, noJob and 1 or 0}`;
+  const run = async (key: string) =>
+    await server.client.eval(resolveLua(script, [LIVE_COVER_LUA]), 0, '{nojob}:q:', key, String(NOW));
+  assert.deepEqual(await run('ns/none'), [0, 1]);
+  // A deduplication id whose job is in no list: not covered, and the key has a job (its id).
+  await server.client.set('{nojob}:q:de:ns/stale', '7');
+  assert.deepEqual(await run('ns/stale'), [0, 0]);
+});

@@ -14,9 +14,10 @@ local function coversLive(where, priority, due, now, windowMs)
   return false
 end
 
+-- A second answer, true, says the key has no job at all (no deduplication id).
 local function liveRequestCovered(jobPrefix, key, now, windowMs)
   local jobId = redis.call('GET', jobPrefix .. BULL_DEDUP .. key)
-  if not jobId then return false end
+  if not jobId then return false, true end
   local score = redis.call('ZSCORE', jobPrefix .. BULL_PRIORITIZED, jobId)
   if score then return coversLive('waiting', math.floor(tonumber(score) / 0x100000000), 0, now, windowMs) end
   score = redis.call('ZSCORE', jobPrefix .. BULL_DELAYED, jobId)
