@@ -18,6 +18,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseCli } from './lib/cli.ts';
 import { REPO, setAppEnv, setAppNodeArgs, setWorkerEnv } from './lib/cluster.ts';
+import { setRedisStats } from './lib/redis-profile.ts';
 import { printTable, writeJson, type Result } from './lib/report.ts';
 import { awaitInterruptCleanup, cleanUpOnSignals, interrupted } from './lib/interrupt.ts';
 import { startOtlpReceiver } from '../test/e2e/support/otlp-receiver.ts';
@@ -237,6 +238,7 @@ for (const pair of a['worker-env']?.split(/\s+/).filter((x) => x !== '') ?? []) 
   workerEnv[pair.slice(0, eq)] = pair.slice(eq + 1);
 }
 setWorkerEnv(workerEnv);
+setRedisStats(num('redis-stats', a['redis-stats'], 0));
 const log = (s: string): void => {
   process.stderr.write(`[${new Date().toISOString().slice(11, 23)}] ${s}\n`);
 };
@@ -255,7 +257,6 @@ const runners: Record<string, () => Promise<Result>> = {
         ...podStartupOf(a['pod-startup-ms']),
         cluster,
         pods: podRunner,
-        ...(a['redis-stats'] !== undefined ? { redisStats: num('redis-stats', a['redis-stats'], 10) } : {}),
         // The plot in docs/ is kube-sim's: a run on another cluster writes one only when asked.
         ...(a.plot
           ? { plot: path.resolve(a.plot) }

@@ -29,7 +29,7 @@ const LONG_FUNCTIONS_LEFT: Record<string, number> = {
 const LONG_SOURCE_FILES_LEFT: Record<string, number> = {
   'test/chaos/support/chaos.ts': 945,
   'bench/lib/cluster.ts': 876,
-  'bench/scenarios/converge.ts': 708,
+  'bench/scenarios/converge.ts': 711,
   'bench/kube-sim.ts': 652,
 };
 const LONG_TEST_FILES_LEFT: Record<string, number> = {

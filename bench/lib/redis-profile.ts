@@ -171,3 +171,29 @@ export function describeProfile(p: RedisProfile, per: number, unit: string, top:
     ...p.topLevel.slice(0, top).map((c) => line(c) + innerOf(c)),
   ];
 }
+
+let reportTop = 0;
+
+/** converge's --redis-stats N: report the top N lines of the operator's Redis over its run (0: none). */
+export function setRedisStats(top: number): void {
+  reportTop = top;
+}
+
+/**
+ * With --redis-stats: starts profiling the Redis at `url`; the returned function logs its CPU per pod
+ * (`cpuSeconds`, from /proc) and the profile's top lines. Without: does nothing.
+ */
+export async function reportRedis(
+  url: string,
+  pods: number,
+  log: (s: string) => void,
+): Promise<(cpuSeconds: number | undefined) => Promise<void>> {
+  const top = reportTop;
+  if (top <= 0) return async () => undefined;
+  const profile = await profileRedis(url);
+  return async (cpuSeconds) => {
+    const ms = (((cpuSeconds ?? NaN) * 1000) / pods).toFixed(3);
+    log(`operator: Redis CPU ${ms} ms per pod (the slow log's own cost included)`);
+    for (const line of describeProfile(await profile(), pods, 'pod', top)) log(line);
+  };
+}

@@ -23,7 +23,7 @@ import {
 import { benchCpuSince, meterCpu } from '../lib/cpu-meter.ts';
 import { throwIfInterrupted } from '../lib/interrupt.ts';
 import { operatorSeconds, perPod } from '../lib/goals.ts';
-import { describeProfile, profileRedis } from '../lib/redis-profile.ts';
+import { reportRedis } from '../lib/redis-profile.ts';
 import { PodEventCounter, type PodEventCounts } from '../lib/pod-events.ts';
 import { describeRunner, simOptionsFor, type PodRunner } from '../lib/pod-runner.ts';
 import { fmt, lineChart, type Result, type Row, type Series } from '../lib/report.ts';
@@ -48,8 +48,6 @@ export interface ConvergeOptions {
   podStartup?: { delay: number; jitter: number };
   /** Who brings the pods to life on kube-sim (--lifecycle, --node-agent); default kubelet. */
   pods?: PodRunner;
-  /** Print the top N of Redis's commands and scripts by CPU over the operator's run (--redis-stats N). */
-  redisStats?: number;
 }
 
 /** What one converge run cost, operator's or peer's. */
@@ -97,7 +95,6 @@ export async function runOperator(
     cluster?: ExternalCluster | undefined;
     /** Default fast. */
     pods?: PodRunner | undefined;
-    redisStats?: number | undefined;
   },
   log: (s: string) => void,
 ): Promise<OperatorRun> {
@@ -127,7 +124,7 @@ export async function runOperator(
     const before = await Promise.all(workers.map((w) => world.metrics(w)));
     const pids: Record<string, number> = { ...simPid(world), redis: world.redis.process.pid! };
     for (const p of world.apps) pids[p.name] = p.pid!;
-    const redisProfile = o.redisStats ? await profileRedis(world.redis.url) : undefined;
+    const redisReport = await reportRedis(world.redis.url, o.podsets * o.replicas, log);
     // Right before the first PodSet of the measured batch is created.
     const cpuMeter = meterCpu(pids);
     const cpuAtStart = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
@@ -139,11 +136,7 @@ export async function runOperator(
     tracker.stop();
     const cpu = cpuMeter();
     log(`operator: converged in ${fmt(seconds, 2)} s`);
-    if (redisProfile !== undefined) {
-      const pods = o.podsets * o.replicas;
-      log(`operator: Redis CPU ${fmt(((cpu.redis ?? NaN) * 1000) / pods, 3)} ms per pod`);
-      for (const line of describeProfile(await redisProfile(), pods, 'pod', o.redisStats ?? 0)) log(line);
-    }
+    await redisReport(cpu.redis);
     // Let in-flight requests land in the audit, then count.
     await new Promise((r) => setTimeout(r, 300));
     const after = await Promise.all(workers.map((w) => world.metrics(w)));
