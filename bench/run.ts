@@ -18,6 +18,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseCli } from './lib/cli.ts';
 import { REPO, setAppEnv, setAppNodeArgs, setWorkerEnv } from './lib/cluster.ts';
+import { setRedisStats } from './lib/redis-profile.ts';
 import { printTable, writeJson, type Result } from './lib/report.ts';
 import { awaitInterruptCleanup, cleanUpOnSignals, interrupted } from './lib/interrupt.ts';
 import { startOtlpReceiver } from '../test/e2e/support/otlp-receiver.ts';
@@ -54,6 +55,9 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
                           is Pending then Running+Ready (the figures of runs before the kubelet lifecycle)
   --node-agent            (converge) kube-sim's lifecycle off and the node agent (tools/node-agent, 100 nodes)
                           as scheduler and kubelets: the reference the kubelet lifecycle is held against
+  --redis-stats N         (converge) after the operator's run, the top N of its Redis's commands (INFO
+                          commandstats) and top-level calls, scripts by name (the slow log at 0 µs, which
+                          costs Redis a little itself): calls and µs per pod, µs per call
   --plot FILE             (converge: SVG of pods converged over time; default docs/perf-converge.svg, none with --smoke)
   --json FILE             where to write the JSON (default bench/results/<scenario>-<time>.json)
   --profile DIR           run kube-sim and the apps with --cpu-prof into DIR
@@ -116,6 +120,7 @@ const {
       fresh: { type: 'boolean', default: false },
       lifecycle: { type: 'string' },
       'node-agent': { type: 'boolean', default: false },
+      'redis-stats': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   }),
@@ -233,6 +238,7 @@ for (const pair of a['worker-env']?.split(/\s+/).filter((x) => x !== '') ?? []) 
   workerEnv[pair.slice(0, eq)] = pair.slice(eq + 1);
 }
 setWorkerEnv(workerEnv);
+setRedisStats(num('redis-stats', a['redis-stats'], 0));
 const log = (s: string): void => {
   process.stderr.write(`[${new Date().toISOString().slice(11, 23)}] ${s}\n`);
 };

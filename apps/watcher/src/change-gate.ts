@@ -28,7 +28,7 @@ export interface Admission {
   requested(): Promise<void>;
   /** What `requested()` writes, when the request can write it in its own transaction instead (then it is not called). */
   record?: RequestRecord;
-  /** Owed, and the key had no job in the queue when admitted: its request has no pending job to merge into. */
+  /** Owed, and the key had no pending job in the queue when admitted (none, or only the active one): nothing to merge into. */
   noJob?: boolean;
   /** The request or the event-log append failed: the watch re-delivers the event, which must owe again. */
   failed(): void;

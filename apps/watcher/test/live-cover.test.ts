@@ -74,7 +74,7 @@ test('no job for the key: owed', async () => {
   assert.equal(await answer(podEvent('ns/none', 'a', 'Pending')), 'owed');
 });
 
-test('an owed fold tells whether the key has a job at all (noJob: its request need not look for one to merge into)', async () => {
+test('an owed fold tells whether the key has a pending job to merge into (noJob: its request need not look for one)', async () => {
   const noJob = async (item: FoldItem & { epoch: number }) => {
     const [fold] = await projection.foldEach([item]);
     assert.equal(fold!.owed, true);
@@ -87,7 +87,18 @@ test('an owed fold tells whether the key has a job at all (noJob: its request ne
   assert.equal(await noJob(podEvent('ns/no-job-delayed', 'a', 'Pending')), false, 'a delayed job');
   await queue.request('ns/no-job-active', { source: 'live' });
   await take('ns/no-job-active');
-  assert.equal(await noJob(podEvent('ns/no-job-active', 'a', 'Pending')), false, 'an active job');
+  // The merge would answer "active": the request goes to the transaction that stores it behind the job.
+  assert.equal(
+    await noJob(podEvent('ns/no-job-active', 'a', 'Pending')),
+    true,
+    'an active job, nothing behind',
+  );
+  await queue.request('ns/no-job-active', { source: 'bulk' });
+  assert.equal(
+    await noJob(podEvent('ns/no-job-active', 'b', 'Pending')),
+    false,
+    'a next job stored behind it',
+  );
 });
 
 test('a live job waiting: covered, and recorded as requested (the same event again owes nothing)', async () => {

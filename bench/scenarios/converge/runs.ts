@@ -8,6 +8,7 @@ import { countByVerb, cpuSecondsOf, READ_VERBS, sumMetric, WRITE_VERBS } from '.
 import { pool, podSetBody } from '../../lib/podsets.ts';
 import { benchCpuSince, meterCpu } from '../../lib/cpu-meter.ts';
 import { PodEventCounter, type PodEventCounts } from '../../lib/pod-events.ts';
+import { reportRedis } from '../../lib/redis-profile.ts';
 import { simOptionsFor, type PodRunner } from '../../lib/pod-runner.ts';
 import { fmt } from '../../lib/report.ts';
 import type { Sample } from '../../lib/tracker.ts';
@@ -89,6 +90,7 @@ export async function runOperator(
     const before = await Promise.all(workers.map((w) => world.metrics(w)));
     const pids: Record<string, number> = { ...simPid(world), redis: world.redis.process.pid! };
     for (const p of world.apps) pids[p.name] = p.pid!;
+    const redisReport = await reportRedis(world.redis.url, o.podsets * o.replicas, log);
     // Right before the first PodSet of the measured batch is created.
     const cpuMeter = meterCpu(pids);
     const cpuAtStart = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
@@ -100,6 +102,7 @@ export async function runOperator(
     tracker.stop();
     const cpu = cpuMeter();
     log(`operator: converged in ${fmt(seconds, 2)} s`);
+    await redisReport(cpu.redis);
     // Let in-flight requests land in the audit, then count.
     await new Promise((r) => setTimeout(r, 300));
     const after = await Promise.all(workers.map((w) => world.metrics(w)));

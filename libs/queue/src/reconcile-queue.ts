@@ -95,9 +95,10 @@ export interface RequestItem {
    */
   record?: readonly HashWrite[];
   /**
-   * The caller saw the key with no job an instant ago (its own script looked): step 1 of requestAll, the
-   * merge into a pending job, would find none, so the request goes straight to the transaction (which finds
-   * the queue as it is then, a job created meanwhile included).
+   * The caller saw the key with no pending job an instant ago (its own script looked: no job at all, or only
+   * the active one with no next job stored behind it): step 1 of requestAll, the merge into a pending job,
+   * would find none, so the request goes straight to the transaction (which finds the queue as it is then,
+   * a job created or stored meanwhile included).
    */
   noJob?: boolean;
 }

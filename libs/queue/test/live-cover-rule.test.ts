@@ -88,3 +88,29 @@ test('the cover rule: the Lua twin agrees with liveCovers, and both with the tab
     assert.equal(await lua(place, windowMs), covered, `${name} (Lua)`);
   }
 });
+
+test('liveRequestCovered answers, second, whether a request would find no pending job to merge into', async () => {
+  const script = `-- @include live-cover
+local covered, nothingPending = liveRequestCovered(ARGV[1], ARGV[2], tonumber(ARGV[3]), 0)
+return {covered and 1 or 0, nothingPending and 1 or 0}`;
+  const run = async (key: string) =>
+    await server.client.eval(resolveLua(script, [LIVE_COVER_LUA]), 0, '{nojob}:q:', key, String(NOW));
+  const c = server.client;
+  assert.deepEqual(await run('ns/none'), [0, 1], 'no job at all');
+  // Its job active, nothing stored behind it: the request's merge would answer "active".
+  await c.set('{nojob}:q:de:ns/active', '7');
+  await c.rpush('{nojob}:q:active', '7');
+  assert.deepEqual(await run('ns/active'), [0, 1], 'only the active job');
+  // A next job stored behind the active one (a bulk one here: not covered) takes the request's merge.
+  await c.set('{nojob}:q:de:ns/next', '8');
+  await c.rpush('{nojob}:q:active', '8');
+  await c.hset('{nojob}:q:dn:ns/next', 'jid', '9', 'opts', JSON.stringify({ priority: bulk, delay: 0 }));
+  assert.deepEqual(await run('ns/next'), [0, 0], 'a next job stored');
+  // Waiting (bulk: not covered): the merge would merge into it.
+  await c.set('{nojob}:q:de:ns/waiting', '10');
+  await c.zadd('{nojob}:q:prioritized', bulk * 0x100000000, '10');
+  assert.deepEqual(await run('ns/waiting'), [0, 0], 'a waiting job');
+  // A deduplication id whose job is in no list (finished): no hint, the request's merge finds out.
+  await c.set('{nojob}:q:de:ns/stale', '11');
+  assert.deepEqual(await run('ns/stale'), [0, 0], 'a job in no list');
+});

@@ -129,7 +129,7 @@ export interface ProjectionWriterOptions extends ProjectionOptions {
 const OWED = 1;
 const COVERED = 2;
 const STATUS_ONLY = 3;
-/** Added by fold-each.lua to an owed answer when the key has no job in the queue. */
+/** Added by fold-each.lua to an owed answer when the key has no pending job in the queue to merge into. */
 const NO_JOB = 4;
 
 function answerOf(out: unknown, requested: () => Promise<void>): Fold {
@@ -203,7 +203,8 @@ export class ProjectionWriter extends ProjectionClient {
    * issued together (one connection keeps their order), so a burst of events costs a few round trips, not
    * one each. Each event's answer, in order (see Fold); with `liveCover`, an owed request that the key's
    * job covers (LIVE_COVER_LUA says when) is recorded as requested in the same call and answered `covered`, not owed;
-   * one whose key had no job at all is answered `noJob`.
+   * one whose key had no pending job to merge into (none, or only the active one with nothing stored behind
+   * it) is answered `noJob`.
    */
   async foldEach(
     items: readonly (FoldItem & { epoch: number })[],

@@ -50,8 +50,9 @@ export interface Fold {
    */
   record?: { key: string; field: string; value: string | undefined };
   /**
-   * foldEach with the queue beside it only: owed, and the key had no job in the queue when folded, so its
-   * request has no pending job to merge into (a hint: the queue may have changed since).
+   * foldEach with the queue beside it only: owed, and the key had no pending job in the queue to merge its
+   * request into when folded — no job at all, or only its active one with no next job stored behind it (a
+   * hint: the queue may have changed since).
    */
   noJob?: boolean;
 }

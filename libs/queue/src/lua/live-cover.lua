@@ -14,9 +14,12 @@ local function coversLive(where, priority, due, now, windowMs)
   return false
 end
 
+-- A second answer, true, says a request would find no pending job to merge into (merge.lua's request mode
+-- would answer 'absent' or 'active'): the key has no job at all, or only its active one with no next job
+-- stored behind it.
 local function liveRequestCovered(jobPrefix, key, now, windowMs)
   local jobId = redis.call('GET', jobPrefix .. BULL_DEDUP .. key)
-  if not jobId then return false end
+  if not jobId then return false, true end
   local score = redis.call('ZSCORE', jobPrefix .. BULL_PRIORITIZED, jobId)
   if score then return coversLive('waiting', math.floor(tonumber(score) / 0x100000000), 0, now, windowMs) end
   score = redis.call('ZSCORE', jobPrefix .. BULL_DELAYED, jobId)
@@ -26,7 +29,7 @@ local function liveRequestCovered(jobPrefix, key, now, windowMs)
   end
   if not redis.call('LPOS', jobPrefix .. BULL_ACTIVE, jobId) then return false end
   local opts = redis.call('HGET', jobPrefix .. BULL_DEDUP_NEXT .. key, 'opts')
-  if not opts then return false end
+  if not opts then return false, true end
   local ok, o = pcall(cjson.decode, opts)
   if not ok or type(o) ~= 'table' then return false end
   return coversLive('next', tonumber(o.priority) or 0, tonumber(o.delay) or 0, now, windowMs)

@@ -11,10 +11,12 @@
 -- alone (see fold.lua), 2 owed one (either) that the key's job in the queue covers (liveRequestCovered,
 -- asked with the window for a status-only one, else with none): recorded as requested here, atomically with the fold, so the worker that takes that
 -- job reads this event's state and nothing more is requested. An owed answer (1 or 3) not covered has 4 added
--- when the key has no job at all: its request need not look for a pending job to merge into (a hint only:
--- the request's transaction finds the queue as it is then).
+-- when the key has no pending job to merge into (no job at all, or only its active one with no next job
+-- stored behind it): its request need not look for one (a hint only: the request's transaction finds the
+-- queue as it is then).
 -- Uses fold (fold.lua), liveRequestCovered (live-cover: given by the queue; without one, nothing is
--- covered) and appendRecords (append-records: given by the event log).
+-- covered; its second answer, true when there is no pending job to merge into, gives the hint) and
+-- appendRecords (append-records: given by the event log).
 -- @include keyspace
 -- @include fold
 -- @include live-cover
@@ -22,6 +24,7 @@
 local n, jobPrefix, base, now, ttl = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local statusWindow = tonumber(ARGV[6])
 local out, covered, absent = {}, {}, {}
+local touched = { indexed = {}, persisted = {}, noExpectations = {} }
 if KEYS[2] then appendRecords(KEYS[2], ARGV, 7 + n * 8) end
 for i = 0, n - 1 do
   local o = 6 + i * 8
@@ -32,7 +35,7 @@ for i = 0, n - 1 do
   if kind == 'pod' then K = { pods, exp, KEYS[1], req, ps } else K = { ps, exp, KEYS[1], req, pods } end
   local A = { kind, ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5], ARGV[o + 6], ARGV[o + 7], key, '0', now,
     ttl }
-  local owed = fold(K, A)
+  local owed = fold(K, A, touched)
   if (owed == 1 or owed == 3) and jobPrefix ~= '' then
     local key = A[8]
     -- Nothing else runs during the script: one look per key and kind of change is enough for the burst.
@@ -40,7 +43,10 @@ for i = 0, n - 1 do
     if covered[look] == nil then
       local window = 0
       if owed == 3 then window = statusWindow end
-      covered[look] = liveRequestCovered(jobPrefix, key, tonumber(now), window)
+      local isCovered, nothingPending = liveRequestCovered(jobPrefix, key, tonumber(now), window)
+      covered[look] = isCovered
+      -- Its look at the key's job already tells whether a request has anything to merge into.
+      if nothingPending then absent[key] = true end
     end
     if covered[look] then
       if A[2] == 'DELETED' then redis.call('HDEL', K[4], A[3]) else redis.call('HSET', K[4], A[3], A[6]) end

@@ -16,6 +16,12 @@
 -- The answer is against what was *requested*, not what was folded, because a fold and its request are
 -- two steps: when the request fails, the watch re-delivers the event, and its fold must ask again.
 -- Uses olderThanStored and listedOverStored (stored.lua), isTombstone, podDeleting and inputsChange (entry.lua).
+-- `touched` (optional; fold-each.lua's, one per call): the PodSet keys this call has already put in the
+-- index, and those whose pods hash it has already made persistent, so that a burst of one key's events adds
+-- and persists once, as fold-listed.lua does. A DELETED event of the key undoes both (SREM, PEXPIRE), so
+-- it forgets the key there: the next event of it in the call touches them again. And the keys whose
+-- expectations hash it found empty: a fold only removes expectations, so it stays empty for the call, and
+-- their pods' events need not look for one each.
 -- Unexpired expectations left in the hash (expired ones are dropped).
 -- @include entry
 -- @include stored
@@ -27,8 +33,9 @@ local function awaiting(key, now)
   end
   return n
 end
-local function fold(K, A)
+local function fold(K, A, touched)
   local kind, typ, field, epoch, rv, inputs, payload = A[1], A[2], A[3], A[4], A[5], A[6], A[7]
+  touched = touched or { indexed = {}, persisted = {}, noExpectations = {} }
   local requestedAnyway = A[9] == '1'
   local now, tombTtl = tonumber(A[10]), tonumber(A[11])
   local older
@@ -38,6 +45,7 @@ local function fold(K, A)
   if older then return 0 end
   local requested = redis.call('HGET', K[4], field)
   if typ == 'DELETED' then
+    touched.indexed[A[8]], touched.persisted[A[8]] = nil, nil
     local tombstone = epoch .. '\t' .. rv .. '\n' .. (now + tombTtl)
     if kind == 'pod' then
       redis.call('HSET', K[1], field, tombstone)
@@ -57,12 +65,24 @@ local function fold(K, A)
     return 0
   end
   local value = epoch .. '\t' .. rv .. '\t' .. payload
-  redis.call('SADD', K[3], A[8])
+  if not touched.indexed[A[8]] then
+    redis.call('SADD', K[3], A[8])
+    touched.indexed[A[8]] = true
+  end
   if kind == 'pod' then
     redis.call('HSET', K[1], field, value)
-    redis.call('PERSIST', K[1])
+    if not touched.persisted[A[8]] then
+      redis.call('PERSIST', K[1])
+      touched.persisted[A[8]] = true
+    end
     -- A create shows as the pod; a delete as its deletionTimestamp (or its DELETED event, above).
-    local exp = redis.call('HGET', K[2], field)
+    local exp
+    local noExpectations = touched.noExpectations[A[8]]
+    if noExpectations == nil then
+      noExpectations = redis.call('EXISTS', K[2]) == 0
+      touched.noExpectations[A[8]] = noExpectations
+    end
+    if not noExpectations then exp = redis.call('HGET', K[2], field) end
     if exp then
       local what = string.sub(exp, 1, 1)
       if what == 'c' or podDeleting(value) then

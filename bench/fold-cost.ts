@@ -1,0 +1,161 @@
+// Redis CPU per watch event of the watcher's fold (fold-each.lua with the queue's live cover and the event
+// log, as the watcher runs it), on a local redis-server with no other client: `pods` pods of PodSets of 10
+// go through a kubelet's lifecycle (added, bound, container creating, running, ready), `per` events per
+// call, no reconcile queue jobs (every owed event finds no job). Prints Redis's own CPU (INFO cpu) and
+// commands (INFO commandstats) per event, and the watcher-side client CPU.
+//   node_modules/.bin/node bench/fold-cost.ts [--pods 3000] [--per 2] [--rounds 3]
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { startRedis } from '@podset/testkit';
+import { LIVE_COVER_LUA, jobPrefixOf } from '@podset/queue';
+import { APPEND_RECORDS_LUA, EventLog, type EventRecord } from '@podset/event-log';
+import { ProjectionWriter, type FoldItem, type ProjectedPod } from '@podset/state';
+import { parseCommandCosts } from './lib/redis-profile.ts';
+
+const { values } = parseArgs({
+  options: {
+    pods: { type: 'string', default: '3000' },
+    per: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '3' },
+    /** Without the event log's records (the fold alone). */
+    'no-log': { type: 'boolean', default: false },
+    /** Without the live cover (no queue beside the projection). */
+    'no-cover': { type: 'boolean', default: false },
+    /** The same calls to a script that only answers (the floor: the call, its arguments, the reply). */
+    trivial: { type: 'boolean', default: false },
+  },
+});
+const PODS = Number(values.pods);
+const PER = Number(values.per);
+
+function cpuOf(info: string): number {
+  let s = 0;
+  for (const [, v] of info.matchAll(/used_cpu_(?:sys|user):([\d.]+)/g)) s += Number(v);
+  return s;
+}
+
+/** The pod at step s of its life: 0 added, 1 bound, 2 creating, 3 running, 4 ready. */
+function podAt(i: number, step: number, rv: number): ProjectedPod {
+  const ps = `ps-${Math.floor(i / 10)}`;
+  const t = '2026-12-03T12:00:00Z';
+  const conditions = [
+    ...(step >= 1 ? [{ type: 'PodScheduled', status: 'True', lastTransitionTime: t }] : []),
+    ...(step >= 2 ? [{ type: 'Initialized', status: 'True', lastTransitionTime: t }] : []),
+    ...(step >= 4 ? [{ type: 'Ready', status: 'True', lastTransitionTime: t }] : []),
+  ];
+  return {
+    metadata: {
+      name: `${ps}-p${i}`,
+      namespace: 'default',
+      uid: `uid-${i}`,
+      resourceVersion: String(rv),
+      creationTimestamp: t,
+      labels: { 'podset.io/name': ps, 'podset.io/template-hash': 'abcdef' },
+      ownerReferences: [
+        { apiVersion: 'podset.io/v1', kind: 'PodSet', name: ps, uid: `ps-uid-${ps}`, controller: true },
+      ],
+    },
+    ...(step >= 1 ? { spec: { nodeName: `node-${i % 100}` } } : {}),
+    status: { phase: step >= 3 ? 'Running' : 'Pending', conditions },
+  } as ProjectedPod;
+}
+
+const redis = await startRedis();
+const admin = new Redis(redis.url);
+const client = new Redis(redis.url);
+const jobPrefix = jobPrefixOf('bull', 'reconcile');
+const log = new EventLog({ redis: client, key: 'bull:reconcile:events-log' });
+const writer = new ProjectionWriter({
+  client,
+  prefix: 'bull',
+  queueName: 'reconcile',
+  ...(values['no-cover'] ? {} : { liveCover: { lua: LIVE_COVER_LUA, jobPrefix, statusWindowMs: 1000 } }),
+  ...(values['no-log'] ? {} : { eventLog: { lua: APPEND_RECORDS_LUA, key: log.key } }),
+});
+let rv = 1;
+if (values.trivial) {
+  const floor = (await client.script(
+    'LOAD',
+    'local t = {} for i = 1, tonumber(ARGV[1]) do t[i] = 0 end return t',
+  )) as string;
+  const evalsha = client.evalsha.bind(client) as (...a: (string | number)[]) => Promise<unknown>;
+  (client as unknown as { evalsha: (...a: (string | number)[]) => Promise<unknown> }).evalsha = (
+    _sha,
+    ...rest
+  ) => evalsha(floor, ...rest);
+}
+for (let round = 0; round < Number(values.rounds); round++) {
+  await admin.flushall();
+  const events: { item: FoldItem & { epoch: number }; record: EventRecord }[] = [];
+  for (let step = 0; step <= 4; step++)
+    for (let i = 0; i < PODS; i++) {
+      const pod = podAt(i, step, rv++);
+      events.push({
+        item: {
+          key: `default/ps-${Math.floor(i / 10)}`,
+          kind: 'pod',
+          type: step === 0 ? 'ADDED' : 'MODIFIED',
+          object: pod,
+          epoch: 1,
+        },
+        record: {
+          t: new Date().toISOString(),
+          type: 'MODIFIED',
+          kind: 'Pod',
+          key: `default/ps-${Math.floor(i / 10)}`,
+          name: pod.metadata.name!,
+          rv: String(rv),
+          phase: pod.status?.phase ?? '',
+          ready: step >= 4 ? 'true' : 'false',
+          owner: 'x',
+        },
+      });
+    }
+  const cpu0 = cpuOf(await admin.info('cpu'));
+  const cmd0 = parseCommandCosts(await admin.info('commandstats'));
+  const client0 = process.cpuUsage();
+  const owed = { 0: 0, 1: 0, 2: 0, 3: 0 } as Record<number, number>;
+  let inflight: Promise<unknown>[] = [];
+  for (let k = 0; k < events.length; k += PER) {
+    const batch = events.slice(k, k + PER);
+    inflight.push(
+      writer
+        .foldEach(
+          batch.map((e) => e.item),
+          values['no-log'] ? undefined : log.appendArgs(batch.map((e) => e.record)),
+        )
+        .then((fs) => {
+          for (const f of fs) owed[f.covered ? 2 : f.owed ? (f.statusOnly ? 3 : 1) : 0]!++;
+        }),
+    );
+    if (inflight.length >= 16) {
+      await Promise.all(inflight);
+      inflight = [];
+    }
+  }
+  await Promise.all(inflight);
+  const clientCpu = process.cpuUsage(client0);
+  const cpu = cpuOf(await admin.info('cpu')) - cpu0;
+  const cmd1 = parseCommandCosts(await admin.info('commandstats'));
+  const n = events.length;
+  const cmds = [...cmd1]
+    .map(
+      ([name, c]) =>
+        [name, c.calls - (cmd0.get(name)?.calls ?? 0), c.usec - (cmd0.get(name)?.usec ?? 0)] as const,
+    )
+    .filter(([name, calls]) => calls > 0 && name !== 'info' && name !== 'flushall')
+    .sort((a, b) => b[2] - a[2]);
+  console.log(
+    `round ${round + 1}: ${n} events, ${PER} per call: Redis CPU ${((cpu * 1e6) / n).toFixed(1)} µs/event, ` +
+      `client ${((clientCpu.user + clientCpu.system) / n).toFixed(1)} µs/event; answers ${JSON.stringify(owed)}`,
+  );
+  console.log(
+    '  ' +
+      cmds
+        .map(([name, calls, usec]) => `${name} ${(calls / n).toFixed(2)}×${(usec / calls).toFixed(1)}µs`)
+        .join(', '),
+  );
+}
+client.disconnect();
+admin.disconnect();
+await redis.close();
