@@ -40,7 +40,6 @@ const LONG_TEST_FILES_LEFT: Record<string, number> = {
   'tools/kube-sim/test/kubectl.test.ts': 644,
   'apps/dashboard/test/server.test.ts': 607,
   'test/deploy/compose.test.ts': 562,
-  'tools/kube-sim/src/apiextensions/cel-rules.test.ts': 552,
   'test/deploy/k8s.test.ts': 551,
 };
 

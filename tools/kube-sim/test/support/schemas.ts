@@ -244,3 +244,8 @@ export const rootSchemaArb = fc
     },
   )
   .map((properties) => ({ type: 'object', properties }) as JSONSchemaProps);
+
+/** A CEL rule as a Deployment-like schema has it: maxSurge and maxUnavailable may not both be 0 (int or "0%"). */
+export const BOTH_ZERO =
+  "!((type(self.maxSurge) == int ? self.maxSurge == 0 : self.maxSurge == '0%') && " +
+  "(type(self.maxUnavailable) == int ? self.maxUnavailable == 0 : self.maxUnavailable == '0%'))";
