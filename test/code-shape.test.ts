@@ -35,7 +35,6 @@ const LONG_SOURCE_FILES_LEFT: Record<string, number> = {
 const LONG_TEST_FILES_LEFT: Record<string, number> = {
   'libs/state/test/projection.test.ts': 871,
   'test/deploy/helm.test.ts': 757,
-  'tools/kube-sim/test/client-node.test.ts': 713,
   'apps/watcher/src/watch-loop.test.ts': 684,
   'tools/kube-sim/test/kubectl.test.ts': 644,
   'apps/dashboard/test/server.test.ts': 607,
