@@ -36,7 +36,6 @@ const LONG_TEST_FILES_LEFT: Record<string, number> = {
   'libs/state/test/projection.test.ts': 871,
   'test/deploy/helm.test.ts': 757,
   'apps/watcher/src/watch-loop.test.ts': 684,
-  'apps/dashboard/test/server.test.ts': 607,
   'test/deploy/compose.test.ts': 562,
   'test/deploy/k8s.test.ts': 551,
 };
