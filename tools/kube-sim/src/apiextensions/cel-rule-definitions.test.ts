@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { validateRuleDefinitions } from './cel-rule-definitions.ts';
 import { validateCrd } from './schema.ts';
 import type { Json, JsonObject, KubeObject } from '../apimachinery/types.ts';
-import { msgs } from '../../test/support/schemas.ts';
+import { msgs } from '../../test/unit-support/schemas.ts';
 
 test('rule definitions are checked when a CRD is written', () => {
   const crd = (validations: Json[], items?: JsonObject): KubeObject => ({

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { validateRules, type RuleOptions } from './cel-rules.ts';
 import { applyDefaults, validateAgainstSchema } from './schema.ts';
 import type { Json, JsonObject, JSONSchemaProps, ValidationRule } from '../apimachinery/types.ts';
-import { BOTH_ZERO, msgs } from '../../test/support/schemas.ts';
+import { BOTH_ZERO, msgs } from '../../test/unit-support/schemas.ts';
 
 /** A Deployment-like schema: spec.strategy.rollingUpdate with int-or-string fields and a rule over both. */
 function rolloutSchema(rule: Partial<ValidationRule> = {}): JSONSchemaProps {

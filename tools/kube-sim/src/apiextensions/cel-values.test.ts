@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { evaluate } from '@marcbachmann/cel-js';
 import { celEscape, toCel } from './cel-values.ts';
 import type { JSONSchemaProps } from '../apimachinery/types.ts';
-import { BOTH_ZERO } from '../../test/support/schemas.ts';
+import { BOTH_ZERO } from '../../test/unit-support/schemas.ts';
 
 test('the library treats JS numbers as double and BigInt as int, which is why values are converted', () => {
   const self = { maxSurge: 0n, maxUnavailable: 0n };

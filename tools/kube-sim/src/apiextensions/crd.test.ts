@@ -13,7 +13,7 @@ import {
   rootSchemaArb,
   schemaOf,
   version0,
-} from '../../test/support/schemas.ts';
+} from '../../test/unit-support/schemas.ts';
 
 test('the PodSet CRD is valid and registers one served, stored version', () => {
   assert.deepEqual(validateCrd(podsetCrd), []);

@@ -13,7 +13,7 @@ import {
   podsetSchema,
   podsetValue,
   validSpec,
-} from '../../test/support/schemas.ts';
+} from '../../test/unit-support/schemas.ts';
 
 test('defaults: nested, recursive into defaults, nulls replaced or dropped; metadata untouched', () => {
   const d = applyDefaults(

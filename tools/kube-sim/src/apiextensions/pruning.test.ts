@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { applyDefaults, pruneUnknownFields } from './schema.ts';
 import type { Json, JsonObject } from '../apimachinery/types.ts';
-import { causesOf, isObj, misc, podsetSchema, podsetValue } from '../../test/support/schemas.ts';
+import { causesOf, isObj, misc, podsetSchema, podsetValue } from '../../test/unit-support/schemas.ts';
 
 test('fields named like Object.prototype members are ordinary unknown fields', () => {
   const obj = JSON.parse(

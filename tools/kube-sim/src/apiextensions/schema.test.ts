@@ -22,7 +22,7 @@ import {
   schemaOf,
   structuralMsgs,
   validSpec,
-} from '../../test/support/schemas.ts';
+} from '../../test/unit-support/schemas.ts';
 
 test('a valid PodSet has no causes; examples validate after defaulting', () => {
   assert.deepEqual(causesOf(podset(validSpec)), []);

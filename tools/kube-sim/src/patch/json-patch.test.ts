@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Json } from '../apimachinery/types.ts';
 import { applyJsonPatch, formatJsonPointer, parseJsonPointer } from './patch.ts';
-import { assertApiError, frozen, jsonNoNull, objectNoNull } from '../../test/support/patches.ts';
+import { assertApiError, frozen, jsonNoNull, objectNoNull } from '../../test/unit-support/patches.ts';
 
 function jp(doc: Json, ops: Json): Json {
   return applyJsonPatch(frozen(doc), frozen(ops));

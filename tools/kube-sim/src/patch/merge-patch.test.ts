@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Json, JsonObject } from '../apimachinery/types.ts';
 import { applyMergePatch, createMergePatch, mergePatch } from './patch.ts';
-import { assertApiError, frozen, jsonAny, objectNoNull } from '../../test/support/patches.ts';
+import { assertApiError, frozen, jsonAny, objectNoNull } from '../../test/unit-support/patches.ts';
 
 describe('JSON merge patch (RFC 7386)', () => {
   // RFC 7386 appendix A.

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { Json, JsonObject } from '../apimachinery/types.ts';
 import { applyStrategicMergePatch, mergePatch } from './patch.ts';
 import { listStrategy } from './strategic.ts';
-import { assertApiError, frozen, scalar } from '../../test/support/patches.ts';
+import { assertApiError, frozen, scalar } from '../../test/unit-support/patches.ts';
 
 function smp(original: unknown, patch: unknown, kind = 'Pod'): Json {
   return applyStrategicMergePatch(frozen(original as Json), frozen(patch as Json), kind);

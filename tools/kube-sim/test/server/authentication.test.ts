@@ -2,14 +2,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { KubeSim } from '../../src/index.ts';
-import { type Call, client, startServer } from './support.ts';
+import { client, startServer } from './support.ts';
 
 describe('kube-sim server', () => {
   let sim: KubeSim;
-  let call: Call;
 
   before(async () => {
-    ({ sim, call } = await startServer());
+    ({ sim } = await startServer());
   });
   after(async () => {
     await sim.close();

@@ -1,5 +1,6 @@
-// What the tests of kube-sim's patches share (src/patch: JSON merge patch, JSON patch, strategic merge patch):
-// deep-frozen inputs, so a patch that mutates its input throws; an ApiError check; arbitrary JSON values.
+// What the unit tests of kube-sim's patches share (src/patch: JSON merge patch, JSON patch, strategic merge
+// patch): deep-frozen inputs, so a patch that mutates its input throws; an ApiError check; arbitrary JSON
+// values. Beside schemas.ts, apart from test/support (see there).
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ApiError, type Json, type JsonObject } from '../../src/apimachinery/types.ts';

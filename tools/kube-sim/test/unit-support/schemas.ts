@@ -1,6 +1,8 @@
-// What the tests of CRD schemas share (src/apiextensions: schema, defaulting, pruning, crd): the PodSet CRD
-// and its schema, a PodSet to validate, the causes as text, a schema exercising each keyword, and fast-check
-// arbitraries for values that fit a schema and for random structural schemas.
+// What the unit tests of CRD schemas share (src/apiextensions: schema, defaulting, pruning, crd, cel-*): the
+// PodSet CRD and its schema, a PodSet to validate, the causes as text, a schema exercising each keyword, a CEL
+// rule, and fast-check arbitraries for values that fit a schema and for random structural schemas. Apart from
+// test/support, whose helpers use @podset/testkit: the unit tests in src/ must not reach a package that
+// imports kube-sim back.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
