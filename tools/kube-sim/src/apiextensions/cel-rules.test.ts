@@ -1,27 +1,11 @@
+// validateRules: a CRD schema's x-kubernetes-validations (CEL) rules, checked as kube-apiserver checks them —
+// causes, messages, reasons, paths, transition rules and ratcheting.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { evaluate } from '@marcbachmann/cel-js';
 import { validateRules, type RuleOptions } from './cel-rules.ts';
-import { validateRuleDefinitions } from './cel-rule-definitions.ts';
-import { resolveFieldPath } from './cel-field-path.ts';
-import { celEscape, toCel } from './cel-values.ts';
-import { applyDefaults, validateAgainstSchema, validateCrd } from './schema.ts';
-import type {
-  FieldCause,
-  Json,
-  JsonObject,
-  JSONSchemaProps,
-  KubeObject,
-  ValidationRule,
-} from '../apimachinery/types.ts';
-
-function msgs(causes: FieldCause[]): string[] {
-  return causes.map((c) => `${c.field}: ${c.message}`);
-}
-
-const BOTH_ZERO =
-  "!((type(self.maxSurge) == int ? self.maxSurge == 0 : self.maxSurge == '0%') && " +
-  "(type(self.maxUnavailable) == int ? self.maxUnavailable == 0 : self.maxUnavailable == '0%'))";
+import { applyDefaults, validateAgainstSchema } from './schema.ts';
+import type { Json, JsonObject, JSONSchemaProps, ValidationRule } from '../apimachinery/types.ts';
+import { BOTH_ZERO, msgs } from '../../test/unit-support/schemas.ts';
 
 /** A Deployment-like schema: spec.strategy.rollingUpdate with int-or-string fields and a rule over both. */
 function rolloutSchema(rule: Partial<ValidationRule> = {}): JSONSchemaProps {
@@ -58,87 +42,6 @@ function cr(spec: Json, extra: JsonObject = {}): Json {
 function rules(value: Json, schema: JSONSchemaProps, options?: RuleOptions): string[] {
   return msgs(validateRules(value, schema, options));
 }
-
-test('the library treats JS numbers as double and BigInt as int, which is why values are converted', () => {
-  const self = { maxSurge: 0n, maxUnavailable: 0n };
-  assert.equal(evaluate(BOTH_ZERO, { self }), false);
-  assert.equal(evaluate(BOTH_ZERO, { self: { maxSurge: '25%', maxUnavailable: '25%' } }), true);
-  // unconverted JSON numbers are doubles: the rule would wrongly pass
-  assert.equal(evaluate(BOTH_ZERO, { self: { maxSurge: 0, maxUnavailable: 0 } }), true);
-});
-
-test('toCel: integer and int-or-string integers become int, number stays double, formats get CEL types', () => {
-  const schema: JSONSchemaProps = {
-    type: 'object',
-    properties: {
-      i: { type: 'integer' },
-      n: { type: 'number' },
-      ios: { 'x-kubernetes-int-or-string': true },
-      s: { type: 'string' },
-      t: { type: 'string', format: 'date-time' },
-      d: { type: 'string', format: 'duration' },
-      list: { type: 'array', items: { type: 'integer' } },
-      labels: { type: 'object', additionalProperties: { type: 'string' } },
-    },
-  };
-  const v = toCel(
-    {
-      i: 3,
-      n: 2,
-      ios: 5,
-      s: '7',
-      t: '2026-01-02T03:04:05Z',
-      d: '90m',
-      list: [1, 2],
-      labels: { 'a-b': 'x' },
-      unknown: 1,
-    },
-    schema,
-  ) as Record<string, unknown>;
-  assert.equal(v.i, 3n);
-  assert.equal(v.n, 2);
-  assert.equal(v.ios, 5n);
-  assert.equal(v.s, '7');
-  assert.ok(v.t instanceof Date);
-  assert.deepEqual(v.list, [1n, 2n]);
-  assert.equal((v.labels as Record<string, unknown>)['a-b'], 'x', 'map keys are not escaped');
-  assert.equal('unknown' in v, false, 'fields the schema does not declare are not visible');
-  const types = evaluate(
-    '[type(self.i) == int, type(self.n) == double, type(self.ios) == int, type(self.s) == string, ' +
-      'type(self.t) == google.protobuf.Timestamp, self.d == duration("1h30m")]',
-    { self: v },
-  ) as boolean[];
-  assert.deepEqual(types, [true, true, true, true, true, true]);
-  // without a schema, integral numbers are ints (as Go decodes JSON) and others doubles
-  assert.deepEqual(toCel({ a: 1, b: 1.5 }, undefined), Object.assign(Object.create(null), { a: 1n, b: 1.5 }));
-});
-
-test('toCel: property names are escaped as the API server escapes them; a resource root shows name and kind', () => {
-  assert.equal(celEscape('namespace'), '__namespace__');
-  assert.equal(celEscape('foo-bar'), 'foo__dash__bar');
-  assert.equal(celEscape('a.b/c'), 'a__dot__b__slash__c');
-  assert.equal(celEscape('x__y'), 'x__underscores__y');
-  assert.equal(celEscape('1abc'), undefined);
-  assert.equal(celEscape('a b'), undefined);
-  const schema: JSONSchemaProps = {
-    type: 'object',
-    properties: { spec: { type: 'object', properties: { namespace: { type: 'string' } } } },
-  };
-  const obj = {
-    apiVersion: 'test.io/v1',
-    kind: 'Widget',
-    metadata: { name: 'w', namespace: 'default', labels: { a: 'b' } },
-    spec: { namespace: 'x' },
-  };
-  const self = toCel(obj, schema, true);
-  assert.equal(
-    evaluate(
-      'self.kind == "Widget" && self.metadata.name == "w" && !has(self.metadata.labels) && self.spec.__namespace__ == "x"',
-      { self },
-    ),
-    true,
-  );
-});
 
 test('a false rule is an Invalid cause at its node, the value shown as the node type, with its message', () => {
   const schema = rolloutSchema();
@@ -444,109 +347,4 @@ test('Kubernetes list and string library functions cel-js lacks', () => {
     'spec: Invalid value: "object": range',
     'spec: Invalid value: "object": replace',
   ]);
-});
-
-test("fieldPath resolution: .a, ['a.b'], map keys, and the errors kube-apiserver names", () => {
-  const s: JSONSchemaProps = {
-    type: 'object',
-    properties: {
-      a: { type: 'object', properties: { b: { type: 'string' } } },
-      'x.y': { type: 'string' },
-      m: { type: 'object', additionalProperties: { type: 'string' } },
-      list: { type: 'array', items: { type: 'string' } },
-    },
-  };
-  const path = (fp: string) => {
-    const r = resolveFieldPath(fp, s);
-    return 'path' in r ? r.path : `error: ${r.error}`;
-  };
-  assert.equal(path('.a.b'), 'a.b');
-  assert.equal(path("['x.y']"), 'x.y');
-  assert.equal(path(".m['k']"), 'm[k]');
-  assert.equal(path('.m.k'), 'm[k]');
-  assert.equal(path('.nope'), 'error: does not refer to a valid field');
-  assert.equal(path('.list[0]'), 'error: expected single quoted string but got 0');
-  assert.equal(path('.'), 'error: unexpected end of JSON path');
-  assert.equal(path('a'), 'error: expected [ or . but got: a');
-});
-
-test('rule definitions are checked when a CRD is written', () => {
-  const crd = (validations: Json[], items?: JsonObject): KubeObject => ({
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.test.io' },
-    spec: {
-      group: 'test.io',
-      scope: 'Namespaced',
-      names: { kind: 'Widget', plural: 'widgets' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: {
-                  type: 'object',
-                  properties: {
-                    a: { type: 'integer' },
-                    list: { type: 'array', items: items ?? { type: 'string' } },
-                  },
-                  'x-kubernetes-validations': validations,
-                },
-              },
-            },
-          },
-        },
-      ],
-    },
-  });
-  const p = 'spec.versions[0].schema.openAPIV3Schema.properties[spec]';
-  assert.deepEqual(validateCrd(crd([{ rule: 'self.a > 0', message: 'm', fieldPath: '.a' }])), []);
-  assert.deepEqual(msgs(validateCrd(crd([{ rule: 'self.a >' }]))), [
-    `${p}.x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.a >", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:9: Syntax error: Unexpected token: EOF`,
-  ]);
-  assert.match(
-    msgs(validateCrd(crd([{ rule: 'other.a > 0' }])))[0] ?? '',
-    /compilation failed: ERROR: <input>:1:1: undeclared reference to 'other'/,
-  );
-  assert.match(msgs(validateCrd(crd([{ rule: '"x"' }])))[0] ?? '', /cel expression must evaluate to a bool$/);
-  assert.deepEqual(
-    msgs(
-      validateCrd(
-        crd([
-          { rule: ' ' },
-          { rule: 'true', reason: 'Bad' },
-          { rule: 'true', fieldPath: '.nope' },
-          { rule: 'true', message: 'a\nb' },
-        ]),
-      ),
-    ),
-    [
-      `${p}.x-kubernetes-validations[0].rule: Required value: rule is not specified`,
-      `${p}.x-kubernetes-validations[1].reason: Unsupported value: "Bad": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
-      `${p}.x-kubernetes-validations[2].fieldPath: Invalid value: ".nope": fieldPath must be a valid path: does not refer to a valid field`,
-      `${p}.x-kubernetes-validations[3].message: Invalid value: "a\\nb": message must not contain line breaks`,
-    ],
-  );
-  // a transition rule inside a list that is not a map list can never apply
-  assert.deepEqual(
-    msgs(
-      validateCrd(
-        crd([], { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } as JsonObject),
-      ),
-    ),
-    [
-      `${p}.properties[list].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${p}.properties[list]`,
-    ],
-  );
-  assert.deepEqual(
-    validateRuleDefinitions(
-      { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] },
-      'x',
-    ),
-    [],
-  );
 });

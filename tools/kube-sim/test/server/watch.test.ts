@@ -1,0 +1,125 @@
+// kube-sim's REST semantics over HTTP: watch: resume, selectors, bookmarks, watch-list, timeout, 410 Gone.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { KubeSim } from '../../src/index.ts';
+import { type Call, openWatch, startServer } from './support.ts';
+
+describe('kube-sim server', () => {
+  let sim: KubeSim;
+  let call: Call;
+
+  before(async () => {
+    ({ sim, call } = await startServer());
+  });
+  after(async () => {
+    await sim.close();
+  });
+
+  test('watch: initial ADDED, resume strictly after an RV, selector enter/leave, bookmarks, timeout', async () => {
+    await call('POST', '/api/v1/namespaces', { metadata: { name: 'watching' } });
+    const c1 = await call('POST', '/api/v1/namespaces/watching/configmaps', {
+      metadata: { name: 'w1', labels: { app: 'x' } },
+    });
+    const w = await openWatch(sim, '/api/v1/namespaces/watching/configmaps?watch=true');
+    const first = await w.next();
+    assert.equal(first?.type, 'ADDED');
+    assert.equal(
+      sim.audit.query({ verb: 'watch', resource: 'configmaps', namespace: 'watching' }).length,
+      1,
+      'audited at start',
+    );
+    assert.equal(first?.object.metadata.name, 'w1');
+    const w2 = await call('POST', '/api/v1/namespaces/watching/configmaps', {
+      metadata: { name: 'w2', labels: { app: 'y' } },
+    });
+    const ev = await w.next();
+    assert.equal(ev?.type, 'ADDED');
+    assert.equal(ev?.object.metadata.resourceVersion, w2.body.metadata.resourceVersion);
+    w.close();
+
+    // strictly after: from w1's RV, the first event is w2
+    const r = await openWatch(
+      sim,
+      `/api/v1/namespaces/watching/configmaps?watch=1&resourceVersion=${c1.body.metadata.resourceVersion}`,
+    );
+    const resumed = await r.next();
+    assert.equal(resumed?.object.metadata.name, 'w2');
+    r.close();
+
+    // selector: leaving the selector is DELETED, entering is ADDED
+    const s = await openWatch(
+      sim,
+      `/api/v1/namespaces/watching/configmaps?watch=1&labelSelector=app%3Dx&resourceVersion=${w2.body.metadata.resourceVersion}&allowWatchBookmarks=true`,
+    );
+    const cur = (await call('GET', '/api/v1/namespaces/watching/configmaps/w1')).body;
+    await call('PUT', '/api/v1/namespaces/watching/configmaps/w1', {
+      ...cur,
+      metadata: { ...cur.metadata, labels: { app: 'z' } },
+    });
+    const cur2 = (await call('GET', '/api/v1/namespaces/watching/configmaps/w2')).body;
+    await call('PUT', '/api/v1/namespaces/watching/configmaps/w2', {
+      ...cur2,
+      metadata: { ...cur2.metadata, labels: { app: 'x' } },
+    });
+    const types: string[] = [];
+    for (;;) {
+      const e = await s.next();
+      if (e?.type === 'BOOKMARK') {
+        assert.match(e.object.metadata.resourceVersion, /^\d+$/);
+        types.push('BOOKMARK');
+        if (types.filter((t) => t !== 'BOOKMARK').length === 2) break;
+        continue;
+      }
+      types.push(`${e?.type} ${e?.object.metadata.name}`);
+      if (types.filter((t) => t !== 'BOOKMARK').length === 2 && types.includes('BOOKMARK')) break;
+      if (types.filter((t) => t !== 'BOOKMARK').length === 2) continue;
+    }
+    assert.deepEqual(
+      types.filter((t) => t !== 'BOOKMARK'),
+      ['DELETED w1', 'ADDED w2'],
+    );
+    s.close();
+
+    // watch-list: initial events, then a bookmark marking their end
+    const wl = await openWatch(
+      sim,
+      '/api/v1/namespaces/watching/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+    );
+    const initial: string[] = [];
+    for (;;) {
+      const e = await wl.next();
+      if (e?.type === 'BOOKMARK') {
+        assert.equal(e.object.metadata.annotations['k8s.io/initial-events-end'], 'true');
+        break;
+      }
+      initial.push(`${e?.type} ${e?.object.metadata.name}`);
+    }
+    assert.deepEqual(initial, ['ADDED w1', 'ADDED w2']);
+    wl.close();
+
+    // timeoutSeconds ends the stream
+    const t = await openWatch(
+      sim,
+      `/api/v1/namespaces/watching/configmaps?watch=1&timeoutSeconds=1&resourceVersion=${sim.resourceVersion()}`,
+    );
+    assert.equal(await t.next(5000), undefined);
+  });
+
+  test('watch: 410 Gone as an ERROR event when the RV is older than the retained window', async () => {
+    const old = sim.resourceVersion();
+    await call('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'gone-1' } });
+    sim.faults.compactHistory();
+    const w = await openWatch(sim, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${old}`);
+    const e = await w.next();
+    assert.equal(e?.type, 'ERROR');
+    assert.equal(e?.object.kind, 'Status');
+    assert.equal(e?.object.code, 410);
+    assert.equal(e?.object.reason, 'Expired');
+    assert.equal(await w.next(), undefined);
+    const list = await call(
+      'GET',
+      `/api/v1/namespaces/default/configmaps?resourceVersion=${old}&resourceVersionMatch=Exact`,
+    );
+    assert.equal(list.status, 410);
+  });
+});
