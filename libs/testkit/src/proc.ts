@@ -50,6 +50,15 @@ export function withCompileCache(
   return { ...env, NODE_COMPILE_CACHE: path.resolve(cacheDir) };
 }
 
+/**
+ * NODE_COMPILE_CACHE of this process, absolute, as an env fragment ({} without one): for a node child
+ * started with an env of its own by execFile or spawn rather than a Proc.
+ */
+export function compileCacheEnv(): Record<string, string> {
+  const dir = process.env.NODE_COMPILE_CACHE;
+  return dir === undefined || dir === '' ? {} : { NODE_COMPILE_CACHE: path.resolve(dir) };
+}
+
 const live = new Set<Proc>();
 process.once('exit', () => {
   for (const p of live) p.child.kill('SIGKILL');

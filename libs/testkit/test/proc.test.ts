@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { Proc } from '../src/index.ts';
-import { withCompileCache } from '../src/proc.ts';
+import { compileCacheEnv, withCompileCache } from '../src/proc.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'proc-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -92,7 +92,7 @@ test('a node child given an env of its own gets this process’s NODE_COMPILE_CA
   }
 });
 
-test('withCompileCache: only for node, only when set, and an env that names its own keeps it', () => {
+test('withCompileCache and compileCacheEnv: only for node, only when set, and an env that names its own keeps it', () => {
   const env = { PATH: '/bin' };
   const abs = path.resolve('cc');
   assert.deepEqual(withCompileCache('/x/node_modules/.bin/node', env, 'cc'), {
@@ -102,6 +102,12 @@ test('withCompileCache: only for node, only when set, and an env that names its 
   assert.equal(withCompileCache('redis-server', env, 'cc'), env);
   assert.equal(withCompileCache('/x/node', env, undefined), env);
   assert.equal(withCompileCache('/x/node', env, ''), env);
+  const saved = process.env.NODE_COMPILE_CACHE;
+  process.env.NODE_COMPILE_CACHE = 'cc';
+  assert.deepEqual(compileCacheEnv(), { NODE_COMPILE_CACHE: abs });
+  delete process.env.NODE_COMPILE_CACHE;
+  assert.deepEqual(compileCacheEnv(), {});
+  if (saved !== undefined) process.env.NODE_COMPILE_CACHE = saved;
   const own = { NODE_COMPILE_CACHE: '/elsewhere' };
   assert.equal(withCompileCache('/x/node', own, 'cc'), own);
 });
