@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { compileCacheEnv, freePort, kubectl, startRedis, waitFor, type RedisServer } from '@podset/testkit';
+import { freePort, kubectl, startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { parse } from 'yaml';
 import { redisAclFileText } from '../../libs/runtime/src/redis-acl-file.ts';
 import { SECRET_VARS } from '../../scripts/compose-secrets.ts';
@@ -482,7 +482,6 @@ describe("kube-sim started with compose's command line", () => {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: dir,
-        ...compileCacheEnv(),
         ...env,
         KUBECONFIG: localKubeconfig('worker'),
         REDIS_URL: redis.url,

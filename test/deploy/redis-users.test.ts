@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { parse } from 'yaml';
-import { compileCacheEnv, freePort, Proc, waitFor } from '@podset/testkit';
+import { freePort, Proc, waitFor } from '@podset/testkit';
 import { newPassword } from '../../libs/kube/src/redis-secret.ts';
 import { operatorScripts } from '../../libs/runtime/src/redis-scripts.ts';
 import { parseK8sYaml } from '../../scripts/k8s-yaml.ts';
@@ -376,10 +376,7 @@ describe('the ACL file, made as the Redis pod makes it, in a real redis-server',
         const env = Object.fromEntries(
           Object.entries(parts.env).map(([k, v]) => [k, local(v, parts.aclDir)]),
         );
-        await exec(NODE, args, {
-          cwd: REPO,
-          env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), ...env },
-        });
+        await exec(NODE, args, { cwd: REPO, env: { PATH: process.env.PATH ?? '', ...env } });
         const file = env.REDIS_ACL_FILE ?? '';
         assert.equal(statSync(file).mode & 0o777, 0o600, 'the ACL file is its owner’s only');
         port = await freePort();
@@ -465,10 +462,7 @@ describe('the ACL file, made as the Redis pod makes it, in a real redis-server',
         const [cmd, ...args] = parts.loader.argv;
         assert.equal(cmd, 'node');
         const env: Record<string, string> = { ...parts.loader.env, REDIS_URL: `redis://127.0.0.1:${port}` };
-        await exec(NODE, [...args, '--once'], {
-          cwd: REPO,
-          env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), ...env },
-        });
+        await exec(NODE, [...args, '--once'], { cwd: REPO, env: { PATH: process.env.PATH ?? '', ...env } });
         const scripts = await operatorScripts();
         const loader = client(env.REDIS_USERNAME ?? '', env.REDIS_PASSWORD ?? '');
         await loader.connect();
