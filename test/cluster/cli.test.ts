@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { compileCacheEnv } from '@podset/testkit';
 import { NODE, REPO } from '../e2e/support/harness.ts';
 import { chooseTarget, UsageError } from './support/cli.ts';
 import { givenKubeconfig, KUBECONFIG_VAR } from './support/target.ts';
@@ -64,7 +65,7 @@ test('npm run test:cluster with a kubeconfig that is not there exits 2 with the 
     execFile(
       NODE,
       ['test/cluster/run.ts', '--kubeconfig', '/nonexistent/kc'],
-      { cwd: REPO, env: { PATH: process.env.PATH ?? '' } },
+      { cwd: REPO, env: { PATH: process.env.PATH ?? '', ...compileCacheEnv() } },
       (err, _stdout, stderr) => resolve({ code: err === null ? 0 : (err.code as number), stderr }),
     );
   });

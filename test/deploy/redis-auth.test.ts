@@ -21,6 +21,7 @@ import {
   type Workload,
 } from './manifests.ts';
 import { REPO, readRepo } from './support.ts';
+import { compileCacheEnv } from '@podset/testkit';
 import { startEnv, type OperatorEnv } from '../e2e/support/harness.ts';
 
 const base = render('k8s');
@@ -205,6 +206,7 @@ test("the Job's program, as its ServiceAccount, creates each user's Secret once 
       await exec(NODE, [path.join(REPO, 'apps/redis-init/src/redis-secret-init.ts')], {
         env: {
           PATH: process.env.PATH ?? '',
+          ...compileCacheEnv(),
           KUBECONFIG: env.sim.kubeconfigFor(JOB_SA),
           POD_NAMESPACE: NS,
           REDIS_SECRET_NAME: 'podset-redis',

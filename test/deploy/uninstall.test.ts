@@ -18,6 +18,7 @@ import {
   type OperatorEnv,
   type Proc,
 } from '../e2e/support/harness.ts';
+import { compileCacheEnv } from '@podset/testkit';
 import { removeFinalizer, removalPatch } from '../../scripts/uninstall.ts';
 
 const CLI = path.join(REPO, 'scripts/uninstall.ts');
@@ -36,7 +37,7 @@ function uninstall(args: string[], kubeconfig: string): Promise<Outcome> {
       [CLI, ...args],
       {
         cwd: REPO,
-        env: { PATH: process.env.PATH ?? '', HOME: env.dir, KUBECONFIG: kubeconfig },
+        env: { PATH: process.env.PATH ?? '', HOME: env.dir, KUBECONFIG: kubeconfig, ...compileCacheEnv() },
         timeout: 60_000,
       },
       (err, stdout, stderr) => {

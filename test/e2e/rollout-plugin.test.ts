@@ -10,6 +10,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { KubeObject } from '@podset/kube-sim';
+import { compileCacheEnv } from '@podset/testkit';
 import { activePodsOf } from './support/check.ts';
 import { applyCrd, podSetManifest, REPO, startEnv, type OperatorEnv } from './support/harness.ts';
 
@@ -49,6 +50,8 @@ function kubectl(args: readonly string[], opts: { noKubeconfigEnv?: boolean } = 
         env: {
           PATH: `${path.dirname(process.env.KUBECTL ?? '/usr/bin/kubectl')}:/usr/bin:/bin:${BIN}`,
           HOME: env.dir,
+          // Passed on by kubectl to the plugin's node (a cache location, not a setting of the plugin).
+          ...compileCacheEnv(),
           ...(opts.noKubeconfigEnv === true ? {} : { KUBECONFIG: env.kubeconfig }),
         },
       },

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
+import { compileCacheEnv } from '@podset/testkit';
 import { NODE, REPO } from '../e2e/support/harness.ts';
 import { DASHBOARD_MAIN } from './support.ts';
 
@@ -10,7 +11,7 @@ function run(env: Record<string, string>): Promise<{ code: number | null; stderr
     execFile(
       NODE,
       [DASHBOARD_MAIN],
-      { cwd: REPO, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 },
+      { cwd: REPO, env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), ...env }, timeout: 30_000 },
       (err, _stdout, stderr) => {
         resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stderr });
       },

@@ -22,7 +22,7 @@ import { startDashboard } from '../../apps/dashboard/src/server.ts';
 import { fakeKube } from '../../apps/worker/test/fake-kube.ts';
 import { KubeConfig } from '@kubernetes/client-node';
 import { checkQueueBasics } from './queue-basics.ts';
-import { waitFor } from '@podset/testkit';
+import { compileCacheEnv, waitFor } from '@podset/testkit';
 import { keySlot, startCluster, type ClusterSetup } from './support.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -85,6 +85,7 @@ test('Cluster: a prefix without a hash tag is refused at start-up, naming QUEUE_
       const child = spawn(NODE, [path.join(REPO, `apps/${app}/src/main.ts`)], {
         env: {
           PATH: process.env.PATH,
+          ...compileCacheEnv(),
           REDIS_CLUSTER_NODES: nodes,
           QUEUE_PREFIX: 'podset',
           LOG_LEVEL: 'silent',

@@ -1,11 +1,12 @@
 // The one child-process supervisor: output kept and logged, a line waited for, SIGTERM honoured, and
-// SIGKILL after the grace period for a child that ignores it.
+// SIGKILL after the grace period for a child that ignores it; a node child shares Node's compile cache.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { Proc } from '../src/index.ts';
+import { compileCacheEnv, withCompileCache } from '../src/proc.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'proc-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -65,4 +66,48 @@ test('a command that does not exist: exits with the reason in the output', async
   const p = new Proc({ name: 'missing', command: path.join(dir, 'no-such-command') });
   assert.deepEqual(await p.exited, { code: null, signal: null });
   assert.match(p.tail(), /ENOENT/);
+});
+
+test('a node child given an env of its own gets this process’s NODE_COMPILE_CACHE, absolute, and uses it', async () => {
+  const saved = process.env.NODE_COMPILE_CACHE;
+  const cache = path.relative(process.cwd(), path.join(dir, 'compile-cache'));
+  process.env.NODE_COMPILE_CACHE = cache;
+  try {
+    const p = new Proc({
+      name: 'cached',
+      command: process.execPath,
+      args: [
+        '-e',
+        'console.log(process.env.NODE_COMPILE_CACHE); console.log(require("node:module").getCompileCacheDir())',
+      ],
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    assert.deepEqual(await p.exited, { code: 0, signal: null }, p.describe());
+    assert.equal(p.lines()[0], path.resolve(cache), p.describe());
+    assert.ok(p.lines()[1]?.startsWith(path.resolve(cache)), `the cache in use: ${p.describe()}`);
+    assert.ok(readdirSync(path.resolve(cache)).length > 0, 'the child wrote its compiled code there');
+  } finally {
+    if (saved === undefined) delete process.env.NODE_COMPILE_CACHE;
+    else process.env.NODE_COMPILE_CACHE = saved;
+  }
+});
+
+test('withCompileCache and compileCacheEnv: only for node, only when set, and an env that names its own keeps it', () => {
+  const env = { PATH: '/bin' };
+  const abs = path.resolve('cc');
+  assert.deepEqual(withCompileCache('/x/node_modules/.bin/node', env, 'cc'), {
+    PATH: '/bin',
+    NODE_COMPILE_CACHE: abs,
+  });
+  assert.equal(withCompileCache('redis-server', env, 'cc'), env);
+  assert.equal(withCompileCache('/x/node', env, undefined), env);
+  assert.equal(withCompileCache('/x/node', env, ''), env);
+  const saved = process.env.NODE_COMPILE_CACHE;
+  process.env.NODE_COMPILE_CACHE = 'cc';
+  assert.deepEqual(compileCacheEnv(), { NODE_COMPILE_CACHE: abs });
+  delete process.env.NODE_COMPILE_CACHE;
+  assert.deepEqual(compileCacheEnv(), {});
+  if (saved !== undefined) process.env.NODE_COMPILE_CACHE = saved;
+  const own = { NODE_COMPILE_CACHE: '/elsewhere' };
+  assert.equal(withCompileCache('/x/node', own, 'cc'), own);
 });

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { compileCacheEnv } from '@podset/testkit';
 import { NODE, REPO } from './support.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'node-agent-cli-'));
@@ -16,7 +17,7 @@ function agent(args: string[]): Promise<{ code: number; stdout: string; stderr: 
     execFile(
       NODE,
       [path.join(REPO, 'tools/node-agent/src/main.ts'), ...args],
-      { cwd: REPO, timeout: 60_000, env: { PATH: process.env.PATH, HOME: dir } },
+      { cwd: REPO, timeout: 60_000, env: { PATH: process.env.PATH, HOME: dir, ...compileCacheEnv() } },
       (err, stdout, stderr) =>
         resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr }),
     ),
