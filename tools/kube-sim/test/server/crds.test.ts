@@ -1,8 +1,7 @@
 // kube-sim's REST semantics over HTTP: custom resources: a CRD served, validated, defaulted, pruned; several versions.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { KubeSim } from '../../src/index.ts';
-import { type Call, pod, startServer } from './support.ts';
+import { describe, test } from 'node:test';
+import { pod, useServer } from './support.ts';
 
 const WIDGET_CRD = {
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -59,15 +58,8 @@ const WIDGET_CRD = {
 };
 
 describe('kube-sim server', () => {
-  let sim: KubeSim;
-  let call: Call;
-
-  before(async () => {
-    ({ sim, call } = await startServer());
-  });
-  after(async () => {
-    await sim.close();
-  });
+  const server = useServer();
+  const { call } = server;
 
   test('CRDs: established, served, defaulted, validated, pruned, status and scale subresources, printer columns', async () => {
     const crd = await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', WIDGET_CRD);

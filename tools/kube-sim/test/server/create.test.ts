@@ -1,19 +1,11 @@
 // kube-sim's REST semantics over HTTP: create: metadata, names, the resourceVersion counter.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { KubeSim } from '../../src/index.ts';
-import { type Call, startServer } from './support.ts';
+import { describe, test } from 'node:test';
+import { useServer } from './support.ts';
 
 describe('kube-sim server', () => {
-  let sim: KubeSim;
-  let call: Call;
-
-  before(async () => {
-    ({ sim, call } = await startServer());
-  });
-  after(async () => {
-    await sim.close();
-  });
+  const server = useServer();
+  const { call } = server;
 
   test('create: metadata, generateName, global resourceVersion, name validation, namespace must exist', async () => {
     const ns = await call('GET', '/api/v1/namespaces');

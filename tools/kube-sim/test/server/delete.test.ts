@@ -1,19 +1,11 @@
 // kube-sim's REST semantics over HTTP: delete: graceful pods, preconditions, finalizers, propagation, deletecollection, dryRun.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { KubeSim } from '../../src/index.ts';
-import { type Call, pod, startServer } from './support.ts';
+import { describe, test } from 'node:test';
+import { pod, useServer } from './support.ts';
 
 describe('kube-sim server', () => {
-  let sim: KubeSim;
-  let call: Call;
-
-  before(async () => {
-    ({ sim, call } = await startServer());
-  });
-  after(async () => {
-    await sim.close();
-  });
+  const server = useServer();
+  const { call } = server;
 
   test('delete: graceful pods, preconditions, finalizers, propagation policies, deletecollection, dryRun', async () => {
     await call('POST', '/api/v1/namespaces', { metadata: { name: 'del' } });

@@ -1,23 +1,15 @@
 // kube-sim's REST semantics over HTTP: health, version and API discovery, and the OpenAPI documents.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { KubeSim } from '../../src/index.ts';
-import { type Call, startServer } from './support.ts';
+import { describe, test } from 'node:test';
+import { useServer } from './support.ts';
 
 describe('kube-sim server', () => {
-  let sim: KubeSim;
-  let call: Call;
-
-  before(async () => {
-    ({ sim, call } = await startServer());
-  });
-  after(async () => {
-    await sim.close();
-  });
+  const server = useServer();
+  const { call } = server;
 
   test('health, version and discovery', async () => {
     for (const p of ['/healthz', '/readyz', '/livez']) {
-      const r = await fetch(sim.url + p);
+      const r = await fetch(server.sim.url + p);
       assert.equal(r.status, 200);
       assert.equal(await r.text(), 'ok');
     }
@@ -82,9 +74,9 @@ describe('kube-sim server', () => {
     assert.equal((await call('GET', '/openapi/v3/apis/nope.io/v1')).status, 404);
     assert.equal((await call('GET', '/openapi/v2')).status, 200);
     // kubectl's protobuf request (for a kind v3 lacks): a document with no definitions, in protobuf.
-    const proto = await fetch(`${sim.url}/openapi/v2`, {
+    const proto = await fetch(`${server.sim.url}/openapi/v2`, {
       headers: {
-        authorization: `Bearer ${sim.tokens.admin}`,
+        authorization: `Bearer ${server.sim.tokens.admin}`,
         accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
       },
     });

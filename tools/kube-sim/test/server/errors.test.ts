@@ -1,19 +1,11 @@
 // kube-sim's REST semantics over HTTP: errors are Status objects.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { KubeSim } from '../../src/index.ts';
-import { type Call, startServer } from './support.ts';
+import { describe, test } from 'node:test';
+import { useServer } from './support.ts';
 
 describe('kube-sim server', () => {
-  let sim: KubeSim;
-  let call: Call;
-
-  before(async () => {
-    ({ sim, call } = await startServer());
-  });
-  after(async () => {
-    await sim.close();
-  });
+  const server = useServer();
+  const { call } = server;
 
   test('errors are Status objects: 400, 404, 405, 415', async () => {
     const badJson = await call('POST', '/api/v1/namespaces/default/configmaps', '{not json');

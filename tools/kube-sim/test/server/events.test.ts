@@ -1,19 +1,11 @@
 // kube-sim's REST semantics over HTTP: events: the core/v1 and events.k8s.io/v1 views of one store.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { KubeSim } from '../../src/index.ts';
-import { type Call, openWatch, startServer } from './support.ts';
+import { describe, test } from 'node:test';
+import { openWatch, useServer } from './support.ts';
 
 describe('kube-sim server', () => {
-  let sim: KubeSim;
-  let call: Call;
-
-  before(async () => {
-    ({ sim, call } = await startServer());
-  });
-  after(async () => {
-    await sim.close();
-  });
+  const server = useServer();
+  const { call } = server;
 
   test('events: core/v1 and events.k8s.io/v1 are two views of one store', async () => {
     const core = await call('POST', '/api/v1/namespaces/default/events', {
@@ -33,7 +25,7 @@ describe('kube-sim server', () => {
     assert.equal(asV1.body.deprecatedCount, 2);
     assert.equal(asV1.body.metadata.resourceVersion, core.body.metadata.resourceVersion);
     const w = await openWatch(
-      sim,
+      server.sim,
       `/apis/events.k8s.io/v1/namespaces/default/events?watch=1&resourceVersion=${core.body.metadata.resourceVersion}&fieldSelector=regarding.name%3Dp2`,
     );
     const v1 = await call('POST', '/apis/events.k8s.io/v1/namespaces/default/events', {

@@ -1,19 +1,11 @@
 // kube-sim's REST semantics over HTTP: pods' subresources, and subresources or verbs a resource lacks.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { KubeSim } from '../../src/index.ts';
-import { type Call, pod, startServer } from './support.ts';
+import { describe, test } from 'node:test';
+import { pod, useServer } from './support.ts';
 
 describe('kube-sim server', () => {
-  let sim: KubeSim;
-  let call: Call;
-
-  before(async () => {
-    ({ sim, call } = await startServer());
-  });
-  after(async () => {
-    await sim.close();
-  });
+  const server = useServer();
+  const { call } = server;
 
   test('pods/binding, pods/eviction and pods/log', async () => {
     await call('POST', '/api/v1/namespaces/default/pods', pod('bindme'));
@@ -29,8 +21,8 @@ describe('kube-sim server', () => {
       target: { name: 'node-b' },
     });
     assert.equal(again.status, 409);
-    const log = await fetch(sim.url + '/api/v1/namespaces/default/pods/bindme/log', {
-      headers: { authorization: `Bearer ${sim.tokens.admin}` },
+    const log = await fetch(server.sim.url + '/api/v1/namespaces/default/pods/bindme/log', {
+      headers: { authorization: `Bearer ${server.sim.tokens.admin}` },
     });
     assert.equal(log.status, 200);
     assert.match(await log.text(), /bindme/);
@@ -55,6 +47,6 @@ describe('kube-sim server', () => {
     assert.equal((await call('GET', `${pods}/binding`)).status, 405);
     assert.equal((await call('PUT', `${pods}/log`, {})).status, 405);
     assert.equal((await call('GET', '/api/v1/namespaces/default/serviceaccounts/default/token')).status, 405);
-    assert.equal((await call('GET', '/kube-sim/history')).status, 404);
+    assert.equal((await call('GET', '/kube-server.sim/history')).status, 404);
   });
 });

@@ -1,6 +1,7 @@
 // What the tests of kube-sim's REST semantics over HTTP share: a started server, a JSON client with a
 // chosen identity, a watch reader, and a pod to create.
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { type KubeSim, startKubeSim } from '../../src/index.ts';
 
 export interface Resp {
@@ -16,6 +17,30 @@ export type Call = ReturnType<typeof client>;
 export async function startServer(): Promise<{ sim: KubeSim; call: Call }> {
   const sim = await startKubeSim({ controllers: false, bookmarkIntervalMs: 200 });
   return { sim, call: client(sim) };
+}
+
+/**
+ * The server of one test file: started in its `before`, closed in its `after`. `call` and `sim` are for the
+ * tests (after `before` has run).
+ */
+export function useServer(): { readonly sim: KubeSim; call: Call } {
+  let started: { sim: KubeSim; call: Call } | undefined;
+  before(async () => {
+    started = await startServer();
+  });
+  after(async () => {
+    await started?.sim.close();
+  });
+  const running = () => {
+    if (started === undefined) throw new Error('the server is started in before()');
+    return started;
+  };
+  return {
+    get sim() {
+      return running().sim;
+    },
+    call: (...args) => running().call(...args),
+  };
 }
 
 export function client(sim: KubeSim, identity = 'admin') {

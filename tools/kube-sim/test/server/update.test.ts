@@ -1,19 +1,11 @@
 // kube-sim's REST semantics over HTTP: update: conflicts, generation, the status and scale subresources of a built-in.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { KubeSim } from '../../src/index.ts';
-import { type Call, startServer } from './support.ts';
+import { describe, test } from 'node:test';
+import { useServer } from './support.ts';
 
 describe('kube-sim server', () => {
-  let sim: KubeSim;
-  let call: Call;
-
-  before(async () => {
-    ({ sim, call } = await startServer());
-  });
-  after(async () => {
-    await sim.close();
-  });
+  const server = useServer();
+  const { call } = server;
 
   test('update: 409 on a stale resourceVersion, generation on spec changes only, status subresource isolation', async () => {
     const created = await call('POST', '/apis/apps/v1/namespaces/default/deployments', {

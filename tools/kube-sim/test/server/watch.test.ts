@@ -1,30 +1,22 @@
 // kube-sim's REST semantics over HTTP: watch: resume, selectors, bookmarks, watch-list, timeout, 410 Gone.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { KubeSim } from '../../src/index.ts';
-import { type Call, openWatch, startServer } from './support.ts';
+import { describe, test } from 'node:test';
+import { openWatch, useServer } from './support.ts';
 
 describe('kube-sim server', () => {
-  let sim: KubeSim;
-  let call: Call;
-
-  before(async () => {
-    ({ sim, call } = await startServer());
-  });
-  after(async () => {
-    await sim.close();
-  });
+  const server = useServer();
+  const { call } = server;
 
   test('watch: initial ADDED, resume strictly after an RV, selector enter/leave, bookmarks, timeout', async () => {
     await call('POST', '/api/v1/namespaces', { metadata: { name: 'watching' } });
     const c1 = await call('POST', '/api/v1/namespaces/watching/configmaps', {
       metadata: { name: 'w1', labels: { app: 'x' } },
     });
-    const w = await openWatch(sim, '/api/v1/namespaces/watching/configmaps?watch=true');
+    const w = await openWatch(server.sim, '/api/v1/namespaces/watching/configmaps?watch=true');
     const first = await w.next();
     assert.equal(first?.type, 'ADDED');
     assert.equal(
-      sim.audit.query({ verb: 'watch', resource: 'configmaps', namespace: 'watching' }).length,
+      server.sim.audit.query({ verb: 'watch', resource: 'configmaps', namespace: 'watching' }).length,
       1,
       'audited at start',
     );
@@ -39,7 +31,7 @@ describe('kube-sim server', () => {
 
     // strictly after: from w1's RV, the first event is w2
     const r = await openWatch(
-      sim,
+      server.sim,
       `/api/v1/namespaces/watching/configmaps?watch=1&resourceVersion=${c1.body.metadata.resourceVersion}`,
     );
     const resumed = await r.next();
@@ -48,7 +40,7 @@ describe('kube-sim server', () => {
 
     // selector: leaving the selector is DELETED, entering is ADDED
     const s = await openWatch(
-      sim,
+      server.sim,
       `/api/v1/namespaces/watching/configmaps?watch=1&labelSelector=app%3Dx&resourceVersion=${w2.body.metadata.resourceVersion}&allowWatchBookmarks=true`,
     );
     const cur = (await call('GET', '/api/v1/namespaces/watching/configmaps/w1')).body;
@@ -82,7 +74,7 @@ describe('kube-sim server', () => {
 
     // watch-list: initial events, then a bookmark marking their end
     const wl = await openWatch(
-      sim,
+      server.sim,
       '/api/v1/namespaces/watching/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
     );
     const initial: string[] = [];
@@ -99,17 +91,20 @@ describe('kube-sim server', () => {
 
     // timeoutSeconds ends the stream
     const t = await openWatch(
-      sim,
-      `/api/v1/namespaces/watching/configmaps?watch=1&timeoutSeconds=1&resourceVersion=${sim.resourceVersion()}`,
+      server.sim,
+      `/api/v1/namespaces/watching/configmaps?watch=1&timeoutSeconds=1&resourceVersion=${server.sim.resourceVersion()}`,
     );
     assert.equal(await t.next(5000), undefined);
   });
 
   test('watch: 410 Gone as an ERROR event when the RV is older than the retained window', async () => {
-    const old = sim.resourceVersion();
+    const old = server.sim.resourceVersion();
     await call('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'gone-1' } });
-    sim.faults.compactHistory();
-    const w = await openWatch(sim, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${old}`);
+    server.sim.faults.compactHistory();
+    const w = await openWatch(
+      server.sim,
+      `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${old}`,
+    );
     const e = await w.next();
     assert.equal(e?.type, 'ERROR');
     assert.equal(e?.object.kind, 'Status');
