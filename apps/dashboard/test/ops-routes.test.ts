@@ -2,14 +2,12 @@
 // on the probe port (HTTP_PORT), with the named checks, ?verbose and /readyz/<name> on each.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Kube } from '@podset/kube';
 import { useRedis } from '@podset/testkit';
 import { pino } from 'pino';
 import { startDashboard } from '../src/server.ts';
+import { bearer, dashboardSettings } from './support.ts';
 
-const TOKEN = 'test-token-0123456789abcdef';
-const bearer = { authorization: `Bearer ${TOKEN}` };
 let apiUp = true;
 const fakeKube = {
   client: { server: 'fake' },
@@ -28,25 +26,7 @@ after(async () => {
 test('/healthz, /readyz (named, verbose, one check) and /metrics on the UI port and the probe port', async () => {
   await redis.ready;
   const d = await startDashboard(
-    {
-      kubeConfig: {} as KubeConfig,
-      redisUrl: redis.url,
-      queueName: 'podset-reconcile',
-      queuePrefix: 'podset',
-      eventLogKeys: ['podset:podset-reconcile:watcher:events'],
-      port: 0,
-      host: '127.0.0.1',
-      credentials: { token: TOKEN },
-      readOnly: true,
-      secureCookie: false,
-      sessionMaxAgeSeconds: 3600,
-      eventsPerPodSet: 5,
-      eventLogScan: 100,
-      jobScan: 100,
-      httpPort: -1,
-      kubeQps: 5,
-      kubeBurst: 10,
-    },
+    { ...dashboardSettings(redis.url), httpPort: -1 },
     { log: pino({ level: 'silent' }), kube: fakeKube },
   );
   running.push(d);

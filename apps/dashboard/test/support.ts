@@ -19,7 +19,7 @@ import { urlConnector } from '@podset/redis';
 import { useRedis } from '@podset/testkit';
 import { pino } from 'pino';
 import type { Credentials } from '../src/config.ts';
-import { startDashboard, type RunningDashboard } from '../src/server.ts';
+import { startDashboard, type DashboardSettings, type RunningDashboard } from '../src/server.ts';
 
 export const TOKEN = 'test-token-0123456789abcdef';
 export const bearer = { authorization: `Bearer ${TOKEN}` };
@@ -226,6 +226,29 @@ async function recordWatchEvents(redisUrl: string): Promise<void> {
   }
 }
 
+/** The settings every dashboard these tests start shares: this Redis, free ports, small scans, read-only. */
+export function dashboardSettings(redisUrl: string): DashboardSettings {
+  return {
+    kubeConfig: {} as KubeConfig,
+    redisUrl,
+    queueName: 'podset-reconcile',
+    queuePrefix: 'podset',
+    eventLogKeys: ['podset:podset-reconcile:watcher:events'],
+    port: 0,
+    host: '127.0.0.1',
+    credentials: { token: TOKEN },
+    readOnly: true,
+    secureCookie: false,
+    sessionMaxAgeSeconds: 3600,
+    eventsPerPodSet: 5,
+    eventLogScan: 100,
+    jobScan: 100,
+    httpPort: 0,
+    kubeQps: 5,
+    kubeBurst: 10,
+  };
+}
+
 export interface DashboardServer {
   /**
    * The id of the failed reconcile job, once the seed has made it. A file's own top-level before() awaits it:
@@ -275,23 +298,11 @@ export function useDashboardServer(): DashboardServer {
     ): Promise<RunningDashboard> {
       const d = await startDashboard(
         {
-          kubeConfig: {} as KubeConfig,
-          redisUrl: redis.url,
-          queueName: 'podset-reconcile',
-          queuePrefix: 'podset',
-          eventLogKeys: ['podset:podset-reconcile:watcher:events'],
-          port: 0,
-          host: '127.0.0.1',
+          ...dashboardSettings(redis.url),
           credentials,
           readOnly,
           ...session,
-          eventsPerPodSet: 5,
-          eventLogScan: 100,
-          jobScan: 100,
           lease: { namespace: 'podset-system', name: 'podset-watcher' },
-          httpPort: 0,
-          kubeQps: 5,
-          kubeBurst: 10,
         },
         { log: pino({ level: 'silent' }), kube: fakeKube },
       );
