@@ -7,7 +7,7 @@ import path from 'node:path';
 
 /** Lowest first. A package may import its own layer or lower ones; tests may also use testkit. */
 export const LAYERS = [
-  ['clock', 'config', 'kube-sim'],
+  ['clock', 'config', 'log', 'kube-sim'],
   ['reconcile', 'redis'],
   ['event-log', 'queue', 'state', 'kube'],
   ['runtime'],

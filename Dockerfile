@@ -30,8 +30,9 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY --from=manifests /manifests/ ./
 RUN npm ci --omit=dev --include-workspace-root \
-      --workspace=libs/clock --workspace=libs/config --workspace=libs/event-log --workspace=libs/kube --workspace=libs/queue \
-      --workspace=libs/reconcile --workspace=libs/redis --workspace=libs/runtime --workspace=libs/state \
+      --workspace=libs/clock --workspace=libs/config --workspace=libs/event-log --workspace=libs/kube --workspace=libs/log \
+      --workspace=libs/queue --workspace=libs/reconcile --workspace=libs/redis --workspace=libs/runtime \
+      --workspace=libs/state \
       --workspace=apps --no-audit --no-fund \
  && npm cache clean --force
 
@@ -58,6 +59,7 @@ COPY libs/clock ./libs/clock
 COPY libs/config ./libs/config
 COPY libs/event-log ./libs/event-log
 COPY libs/kube ./libs/kube
+COPY libs/log ./libs/log
 COPY libs/queue ./libs/queue
 COPY libs/reconcile ./libs/reconcile
 COPY libs/redis ./libs/redis

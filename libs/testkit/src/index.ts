@@ -7,3 +7,4 @@ export { compileCacheEnv, Proc, type Exit, type ProcOptions } from './proc.ts';
 export { FAKE_CLOCK_START, FakeClock } from './fake-clock.ts';
 export { useRedis, type RedisFixture } from './fixtures.ts';
 export { afterTheRest, lateBound } from './late-bound.ts';
+export { RecordingLogger, type LogLevel, type LogLine } from './recording-logger.ts';
