@@ -7,7 +7,7 @@ import { loadKubeConfig } from '@podset/kube';
 import { waitFor } from '@podset/testkit';
 import { useSimCluster } from '@podset/testkit/sim-cluster';
 import { API_VERSION, KIND, NAME_LABEL } from '@podset/reconcile';
-import { pino } from 'pino';
+import { silentLogger } from '@podset/log';
 import { createEventRecorder } from '../../apps/worker/src/events.ts';
 import { createPeer, type Peer } from '../../bench/peer/controller.ts';
 
@@ -27,7 +27,7 @@ before(async () => {
     namespace: NS,
     concurrency: 4,
     createBurst: 4,
-    events: createEventRecorder({ kube, log: pino({ level: 'silent' }), instance: 'peer-test' }),
+    events: createEventRecorder({ kube, log: silentLogger, instance: 'peer-test' }),
     onError: (key, err) => errors.push(`${key}: ${String(err)}`),
   });
   await peer.start();

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Queue } from 'bullmq';
-import pino from 'pino';
+import { silentLogger } from '@podset/log';
 import type { Registry } from 'prom-client';
 import { parse } from 'yaml';
 import { createMetrics as createDashboardMetrics } from '../../apps/dashboard/src/metrics.ts';
@@ -41,7 +41,7 @@ export function readRuleGroups(text: string = readFileSync(RULES_FILE, 'utf8')):
  * each app builds (the same create functions main uses), so a renamed metric changes this set.
  */
 export function exportedMetricNames(): Set<string> {
-  const silent = pino({ level: 'silent' });
+  const silent = silentLogger;
   const queue = { getJobCounts: async () => ({}) } as unknown as Queue;
   const watcher = createWatcherMetrics();
   // The watcher registers the queue depth once it has a queue (app.ts does it at start).

@@ -12,7 +12,7 @@ import type { Kube, PodSet } from '@podset/kube';
 import { ReconcileQueue, bullKeys, startReconcileWorker } from '@podset/queue';
 import { redisConnector, type RedisConnector } from '@podset/redis';
 import * as planner from '@podset/reconcile';
-import { pino } from 'pino';
+import { silentLogger } from '@podset/log';
 import { dashboardEnv } from '../../apps/dashboard/src/config.ts';
 import { DataLossDetector, EventLog, RedisCheckpoint } from '../../apps/watcher/src/index.ts';
 import { redisKeys, watcherEnv } from '../../apps/watcher/src/config.ts';
@@ -31,7 +31,7 @@ const PREFIX = '{podset}';
 
 let cluster: ClusterSetup;
 let connector: RedisConnector;
-const log = pino({ level: 'silent' });
+const log = silentLogger;
 
 before(async () => {
   cluster = await startCluster();

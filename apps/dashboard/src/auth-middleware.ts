@@ -2,7 +2,7 @@
 // route that takes credentials in its body), then a middleware that lets through only a valid bearer token,
 // Basic credentials or login cookie, refuses cross-site writes and, when read-only, the queue's actions.
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 import { authenticate, challenges, COOKIE_NAME, login, nowSeconds, safeNext } from './auth.ts';
 import type { Credentials } from './config.ts';
 import { loginPage } from './html.ts';

@@ -6,7 +6,7 @@ import type { RedisClient } from '@podset/redis';
 import type { Queue } from 'bullmq';
 import type { Context, Hono } from 'hono';
 import type { OpsManager } from '@podset/runtime';
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 import { AUTH_METHOD } from './auth-middleware.ts';
 import { BOARD_PATH } from './board.ts';
 import { matches, parseFilter } from './filter.ts';

@@ -10,7 +10,7 @@ import { type RedisClient } from '@podset/redis';
 import { urlConnector, type RedisConnector } from '@podset/redis';
 import { queueBase } from '@podset/redis';
 import { createLogger } from '@podset/runtime';
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 import { installAuth } from './auth-middleware.ts';
 import { BOARD_PATH, createBoard } from './board.ts';
 import type { Credentials } from './config.ts';
@@ -69,7 +69,7 @@ export async function startDashboard(
   settings: DashboardSettings,
   deps: { log?: Logger; kube?: Kube } = {},
 ): Promise<RunningDashboard> {
-  const log = deps.log ?? createLogger({ name: 'podset-dashboard' });
+  const log: Logger = deps.log ?? createLogger({ name: 'podset-dashboard' });
   const namespaces = settings.namespaces ?? [];
   const creds = settings.credentials;
   if (creds.token === undefined && creds.basic === undefined) {

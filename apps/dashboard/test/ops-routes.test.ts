@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { Kube } from '@podset/kube';
 import { useRedis } from '@podset/testkit';
-import { pino } from 'pino';
+import { silentLogger } from '@podset/log';
 import { startDashboard } from '../src/server.ts';
 import { bearer, dashboardSettings } from './support.ts';
 
@@ -27,7 +27,7 @@ test('/healthz, /readyz (named, verbose, one check) and /metrics on the UI port 
   await redis.ready;
   const d = await startDashboard(
     { ...dashboardSettings(redis.url), httpPort: -1 },
-    { log: pino({ level: 'silent' }), kube: fakeKube },
+    { log: silentLogger, kube: fakeKube },
   );
   running.push(d);
   const probes = `http://127.0.0.1:${d.httpPort}`;

@@ -17,7 +17,7 @@ import { EventLog } from '@podset/event-log';
 import { ReconcileQueue, startReconcileWorker } from '@podset/queue';
 import { urlConnector } from '@podset/redis';
 import { useRedis } from '@podset/testkit';
-import { pino } from 'pino';
+import { silentLogger } from '@podset/log';
 import type { Credentials } from '../src/config.ts';
 import { startDashboard, type DashboardSettings, type RunningDashboard } from '../src/server.ts';
 
@@ -304,7 +304,7 @@ export function useDashboardServer(): DashboardServer {
           ...session,
           lease: { namespace: 'podset-system', name: 'podset-watcher' },
         },
-        { log: pino({ level: 'silent' }), kube: fakeKube },
+        { log: silentLogger, kube: fakeKube },
       );
       dashboards.push(d);
       return d;

@@ -30,13 +30,17 @@ const kubeConfig = loadKubeConfig({
 const { API_SERVER_EGRESS } = exitOnConfigError('redis-secret-init', () =>
   parseEnv(apiServerEgressEnv, process.env),
 );
-// Plain lines as the rest of its output; warnings on stderr.
+// Plain lines as the rest of its output (the message only); warnings on stderr.
+const said = (first: object | string, msg?: string): string =>
+  typeof first === 'string' ? first : (msg ?? '');
 reportApiEgress(kubeConfig, {
   egress: API_SERVER_EGRESS,
   namespace,
   log: {
-    warn: (_fields, msg) => process.stderr.write(`redis-secret-init: warning: ${msg}\n`),
-    info: (_fields, msg) => process.stdout.write(`redis-secret-init: ${msg}\n`),
+    warn: (first: object | string, msg?: string) =>
+      void process.stderr.write(`redis-secret-init: warning: ${said(first, msg)}\n`),
+    info: (first: object | string, msg?: string) =>
+      void process.stdout.write(`redis-secret-init: ${said(first, msg)}\n`),
   },
 });
 const client = new KubeClient({ kubeConfig, userAgent: 'podset-redis-secret-init' });

@@ -9,7 +9,7 @@
 import type { RedisClient } from '@podset/redis';
 import { systemClock, type Clock } from '@podset/clock';
 import type { Checkpointer } from './watch-loop.ts';
-import type { Logger } from './log.ts';
+import type { Logger } from '@podset/log';
 
 /**
  * A resourceVersion is opaque to clients: only the API server may say one is too old (410) or unknown. What

@@ -5,7 +5,7 @@ import type { Admission, ChangeGate } from './change-gate.ts';
 import { EventPipeline, type ReconcileRequester } from './event-pipeline.ts';
 import type { WatcherRequest } from './request.ts';
 import type { EventRecord } from './event-log.ts';
-import { silentLogger } from './log.ts';
+import { silentLogger } from '@podset/log';
 import type { WatchEvent } from './watch-loop.ts';
 
 /** A queue whose requests complete only when the test says so; `batches`: the keys of each call. */

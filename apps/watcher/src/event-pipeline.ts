@@ -14,7 +14,7 @@ import type { EventTracing } from './event-tracing.ts';
 import { QuietHold } from './hold.ts';
 import { keyAndLog } from './key-and-log.ts';
 import { keyFor, keysOf } from './keys.ts';
-import type { Logger } from './log.ts';
+import type { Logger } from '@podset/log';
 import { requestBulk, type ReconcileRequester, type RequestRecord, type WatcherRequest } from './request.ts';
 import type { ListedPage, WatchEvent, WatchSink } from './watch-loop.ts';
 

@@ -5,7 +5,7 @@ import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
 import { EventPipeline, type ReconcileRequester } from './event-pipeline.ts';
 import type { WatcherRequest } from './request.ts';
 import { eventTracing } from './event-tracing.ts';
-import { silentLogger } from './log.ts';
+import { silentLogger } from '@podset/log';
 import type { WatchEvent } from './watch-loop.ts';
 
 const exporter = new InMemorySpanExporter();

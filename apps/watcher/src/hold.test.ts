@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { isPodReady } from '@podset/reconcile';
 import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
 import { EventPipeline } from './event-pipeline.ts';
-import { silentLogger } from './log.ts';
+import { silentLogger } from '@podset/log';
 import type { WatcherRequest } from './request.ts';
 import type { WatchEvent } from './watch-loop.ts';
 

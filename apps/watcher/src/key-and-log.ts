@@ -3,7 +3,7 @@
 import type { KeyedEvent } from './change-gate.ts';
 import { eventRecord, type EventRecord } from './event-log.ts';
 import { keyFor } from './keys.ts';
-import type { Logger } from './log.ts';
+import type { Logger } from '@podset/log';
 import type { WatchEvent } from './watch-loop.ts';
 
 export interface KeyedBatch {

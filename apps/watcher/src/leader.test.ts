@@ -3,7 +3,7 @@ import { afterEach, test } from 'node:test';
 import type { Lease } from '@podset/kube';
 import type { LeaseApi } from './kube-api.ts';
 import { LeaderElector, microTime } from './leader.ts';
-import { silentLogger } from './log.ts';
+import { silentLogger } from '@podset/log';
 import { FakeClock, waitFor } from '@podset/testkit';
 
 class Conflict extends Error {

@@ -15,7 +15,7 @@
 import { schedule, systemClock, type Clock } from '@podset/clock';
 import { sleep } from './sleep.ts';
 import { errorCode, type LeaseApi } from './kube-api.ts';
-import type { Logger } from './log.ts';
+import type { Logger } from '@podset/log';
 import type { Lease } from '@podset/kube';
 
 export interface LeaderOptions {

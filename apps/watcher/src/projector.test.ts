@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ProjectionWriter } from '@podset/state';
-import { silentLogger } from './log.ts';
+import { silentLogger } from '@podset/log';
 import { Projector } from './projector.ts';
 import type { ListedPage } from './watch-loop.ts';
 

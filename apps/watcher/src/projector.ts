@@ -8,7 +8,7 @@ import type { FoldItem, FoldType, ProjectedPod, ProjectedPodSet, ProjectionWrite
 import type { Admission, ChangeGate, KeyedEvent, StreamInfo } from './change-gate.ts';
 import type { EventLog, EventRecord } from './event-log.ts';
 import type { WatchedObject } from './keys.ts';
-import type { Logger } from './log.ts';
+import type { Logger } from '@podset/log';
 import type { ListedPage } from './watch-loop.ts';
 
 export class Projector implements ChangeGate {

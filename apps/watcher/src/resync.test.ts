@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { waitFor } from '@podset/testkit';
 import type { ListPage, WatchApi } from './kube-api.ts';
-import { silentLogger } from './log.ts';
+import { silentLogger } from '@podset/log';
 import { listPodSetKeys, Resync } from './resync.ts';
 
 function pagedApi(pages: Record<string, ListPage[]>, calls: string[]): WatchApi {

@@ -4,7 +4,7 @@ import type { Clock } from '@podset/clock';
 import { sleep } from './sleep.ts';
 import type { WatchApi } from './kube-api.ts';
 import { keysOf } from './keys.ts';
-import type { Logger } from './log.ts';
+import type { Logger } from '@podset/log';
 
 export interface ResyncOptions {
   periodMs: number;

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { PodSetChangeFilter } from './change-filter.ts';
 import { EventPipeline, type ReconcileRequester } from './event-pipeline.ts';
 import type { WatchedObject } from './keys.ts';
-import { silentLogger } from './log.ts';
+import { silentLogger } from '@podset/log';
 import type { WatchEvent } from './watch-loop.ts';
 
 const COLLAPSE_MS = 250;

@@ -5,7 +5,7 @@
 import type { Clock } from '@podset/clock';
 import type { WatchApi } from './kube-api.ts';
 import type { Resource } from './keys.ts';
-import type { Logger } from './log.ts';
+import type { Logger } from '@podset/log';
 import type { EventTracing } from './event-tracing.ts';
 import type { EventOutcome } from './admit.ts';
 import { EventPipeline, type EventAppender } from './event-pipeline.ts';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
 import { ApiError, FakeApi, type RvFormat } from '../test/fake-api.ts';
-import { silentLogger } from './log.ts';
+import { silentLogger, type Logger } from '@podset/log';
+import { RecordingLogger } from '@podset/testkit';
 import {
   CHECKPOINT_REFUSED,
   WatchLoop,
@@ -68,7 +69,7 @@ afterEach(async () => {
 
 interface SetupOptions {
   checkpoint?: string;
-  logger?: typeof silentLogger;
+  logger?: Logger;
   /** A short timeout the fake server honours (each watch asks exactly this: no random spread). */
   timeoutSeconds?: number;
   stallGraceMs?: number;
@@ -519,14 +520,8 @@ test('an object of another kind on the stream is skipped: not handed on, its RV 
 });
 
 test('a 404 on PodSets says once that the CRD is missing and how to install it, keeps retrying, and says once that it appeared', async () => {
-  const warnings: string[] = [];
-  const infos: string[] = [];
-  const logger = {
-    ...silentLogger,
-    warn: (_o: unknown, msg?: string) => void warnings.push(msg ?? ''),
-    info: (_o: unknown, msg?: string) => void infos.push(msg ?? ''),
-  };
-  const t = setup({ checkpoint: '100', logger: logger as typeof silentLogger });
+  const logger = new RecordingLogger();
+  const t = setup({ checkpoint: '100', logger });
   t.api.failNext.push(new ApiError(404), new ApiError(404), new ApiError(404));
   t.api.change('a', 'ADDED');
   const done = t.start();
@@ -535,6 +530,8 @@ test('a 404 on PodSets says once that the CRD is missing and how to install it, 
   await done;
   const loop = t.loop;
   assert.equal(loop.counters.restarts['client-error'], 3);
+  const warnings = logger.messages('warn');
+  const infos = logger.messages('info');
   // One warning for the three 404s (each retry is a debug line), and one info line when it is served.
   assert.equal(warnings.length, 1, warnings.join('\n'));
   assert.match(warnings[0] ?? '', /podsets\.podset\.io.*crds\/podset\.yaml/);

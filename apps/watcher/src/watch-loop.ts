@@ -19,7 +19,7 @@ import { StallCheck } from './stall-check.ts';
 import { abortReason, callEnd, handOn, toWatchEnd, WatchEnd } from './watch-end.ts';
 import { NAME_LABEL } from '@podset/reconcile';
 import { isWatchedKind, streamId, type Resource, type WatchedObject } from './keys.ts';
-import type { Logger } from './log.ts';
+import type { Logger } from '@podset/log';
 
 /** The relist cause when the API refused the resourceVersion a stream resumed from its checkpoint. */
 export const CHECKPOINT_REFUSED = 'the API refused the checkpoint';

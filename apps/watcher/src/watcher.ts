@@ -19,7 +19,7 @@ import { APPEND_RECORDS_LUA, EventLog } from './event-log.ts';
 import { eventTracing } from './event-tracing.ts';
 import { leaseApiOf, watchApiOf } from './kube-api.ts';
 import { LeaderElector } from './leader.ts';
-import type { Logger } from './log.ts';
+import type { Logger } from '@podset/log';
 import { createWatcherMetrics, type WatcherMetrics } from './metrics.ts';
 import { watcherOps } from './ops.ts';
 import { Projector } from './projector.ts';
@@ -114,7 +114,7 @@ export async function startWatcher(
   settings: WatcherSettings,
   deps: WatcherDeps = {},
 ): Promise<RunningWatcher> {
-  const log = deps.log ?? createLogger({ name: 'podset-watcher' });
+  const log: Logger = deps.log ?? createLogger({ name: 'podset-watcher' });
   const clock = deps.clock ?? systemClock;
   const metrics = createWatcherMetrics();
   const conn = connect(settings, metrics, log);

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { useRedis } from '@podset/testkit';
+import { RecordingLogger, useRedis } from '@podset/testkit';
 import { RedisCheckpoint } from '../src/checkpoint.ts';
-import type { Logger } from '../src/log.ts';
 
 const redis = useRedis();
-const warned: object[] = [];
-const logger: Logger = { debug() {}, info() {}, warn: (obj) => void warned.push(obj), error() {} };
+const logger = new RecordingLogger();
+const warned = () => logger.at('warn').map((line) => line.fields);
 let checkpoint: RedisCheckpoint;
 const KEY = 'test:watcher:rv';
 
@@ -25,10 +24,10 @@ test('a saved resourceVersion is loaded as it was saved', async () => {
 
 test('a resourceVersion is opaque: one in any format the API could issue is kept and loaded as it was saved', async () => {
   for (const rv of ['9e15', '-1', 'v2:AbC_9+/=', '1'.repeat(21), 'x'.repeat(256)]) {
-    warned.length = 0;
+    logger.lines.length = 0;
     await checkpoint.save('pods', rv, { force: true });
     assert.equal(await checkpoint.load('pods'), rv, rv);
-    assert.equal(warned.length, 0, `${rv} not refused`);
+    assert.equal(warned().length, 0, `${rv} not refused`);
   }
 });
 
@@ -42,11 +41,11 @@ test('a checkpoint no API issues (written in Redis) is a full relist, logged by 
     'not ASCII': '١٢٣',
   };
   for (const [what, bad] of Object.entries(garbage)) {
-    warned.length = 0;
+    logger.lines.length = 0;
     await redis.client.hset(KEY, 'pods', bad);
     assert.equal(await checkpoint.load('pods'), undefined, what);
-    assert.equal(warned.length, 1, `${what} logged`);
-    const logged = JSON.stringify(warned);
+    assert.equal(warned().length, 1, `${what} logged`);
+    const logged = JSON.stringify(warned());
     if (bad !== '')
       assert.ok(!logged.includes(JSON.stringify(bad).slice(1, -1)), `${what}: the value is not logged`);
     assert.match(logged, /"stream":"pods"/);

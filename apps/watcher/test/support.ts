@@ -5,7 +5,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeSim } from '@podset/kube-sim';
 import { waitFor } from '@podset/testkit';
 import type { SimClusterFixture } from '@podset/testkit/sim-cluster';
-import { silentLogger, type Logger } from '../src/log.ts';
+import { silentLogger, type Logger } from '@podset/log';
 import type { ReconcileRequester, WatcherRequest } from '../src/request.ts';
 import type { WatchTerm } from '../src/term.ts';
 import { startWatcher, type RunningWatcher, type WatcherSettings } from '../src/watcher.ts';

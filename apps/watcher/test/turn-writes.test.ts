@@ -8,7 +8,7 @@ import { ProjectionWriter, type ProjectedPod } from '@podset/state';
 import { useRedis } from '@podset/testkit';
 import { EventPipeline } from '../src/event-pipeline.ts';
 import { APPEND_RECORDS_LUA, EventLog } from '../src/event-log.ts';
-import { silentLogger } from '../src/log.ts';
+import { silentLogger } from '@podset/log';
 import { Projector } from '../src/projector.ts';
 import type { WatcherRequest } from '../src/request.ts';
 import type { WatchEvent } from '../src/watch-loop.ts';

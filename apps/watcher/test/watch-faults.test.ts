@@ -8,7 +8,7 @@ import { useSimCluster } from '@podset/testkit/sim-cluster';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { EventLog } from '../src/event-log.ts';
 import { createLogger } from '@podset/runtime';
-import { silentLogger } from '../src/log.ts';
+import { silentLogger } from '@podset/log';
 import {
   call,
   createPod,

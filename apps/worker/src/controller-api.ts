@@ -13,7 +13,7 @@ import type {
 } from '@podset/reconcile';
 import type { Clock } from '@podset/clock';
 import type { Span, Tracer } from '@opentelemetry/api';
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 import type { EventRecorder } from './events.ts';
 import type { ParkStore } from './park-store.ts';
 import type { PodSetRef, StateSource } from './state-source.ts';

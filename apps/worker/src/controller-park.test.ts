@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TerminalError } from '@podset/queue';
 import * as planner from '@podset/reconcile';
-import { pino } from 'pino';
+import { silentLogger } from '@podset/log';
 import { apiError, fakeKube } from '../test/fake-kube.ts';
 import { createController, ReconcileError } from './controller.ts';
 import { apiState } from './api-state.ts';
@@ -13,7 +13,7 @@ import { memoryParkStore, type ParkStore } from './park-store.ts';
 import type { StateSource } from './state-source.ts';
 import { FakeClock } from '@podset/testkit';
 
-const log = pino({ level: 'silent' });
+const log = silentLogger;
 
 function failingSetup(parkedRetryMs = 300_000) {
   const f = fakeKube();

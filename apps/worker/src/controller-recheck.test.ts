@@ -4,14 +4,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as planner from '@podset/reconcile';
-import { pino } from 'pino';
+import { silentLogger } from '@podset/log';
 import { fakeKube, makeAllReady } from '../test/fake-kube.ts';
 import { apiState } from './api-state.ts';
 import { CLEANUP_FINALIZER, createController } from './controller.ts';
 import { createEventRecorder } from './events.ts';
 import type { KeyState, StateSource } from './state-source.ts';
 
-const log = pino({ level: 'silent' });
+const log = silentLogger;
 
 /** A converged PodSet in the fake API, and a controller whose reads carry `recheckAfterMs`. */
 async function setup(recheckAfterMs: number | undefined) {

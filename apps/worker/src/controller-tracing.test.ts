@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import * as planner from '@podset/reconcile';
-import { pino } from 'pino';
+import { silentLogger } from '@podset/log';
 import { fakeKube, makeAllReady } from '../test/fake-kube.ts';
 import { createController } from './controller.ts';
 import { createEventRecorder } from './events.ts';
@@ -14,7 +14,7 @@ const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 provider.register();
 const tracer = provider.getTracer('test');
-const log = pino({ level: 'silent' });
+const log = silentLogger;
 
 function setup(traced: boolean) {
   const f = fakeKube();

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as planner from '@podset/reconcile';
-import { pino } from 'pino';
+import { silentLogger } from '@podset/log';
 import { apiError, fakeKube, makeAllReady, type FakeKube } from '../test/fake-kube.ts';
 import {
   CLEANUP_FINALIZER,
@@ -14,7 +14,7 @@ import {
 } from './controller.ts';
 import { createEventRecorder } from './events.ts';
 
-const log = pino({ level: 'silent' });
+const log = silentLogger;
 
 function setup(createBurst = 4, extra: Pick<ControllerDeps, 'cleanup'> & Partial<ControllerOptions> = {}) {
   const f = fakeKube();

@@ -45,7 +45,7 @@ import {
 } from '@podset/reconcile';
 import { inSpan } from '@podset/runtime';
 import { trace, type Span, type Tracer } from '@opentelemetry/api';
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 import { apiState } from './api-state.ts';
 import { claimStep } from './claim-step.ts';
 import {

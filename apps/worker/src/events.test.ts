@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pino } from 'pino';
+import { silentLogger } from '@podset/log';
 import { fakeKube } from '../test/fake-kube.ts';
 import { createEventRecorder } from './events.ts';
 
@@ -11,7 +11,7 @@ test('Event timestamps are metav1.Time as Kubernetes writes them: RFC 3339, whol
   let t = Date.parse('2026-11-24T13:40:21.789Z');
   const events = createEventRecorder({
     kube: f.kube,
-    log: pino({ level: 'silent' }),
+    log: silentLogger,
     instance: 'test',
     clock: { now: () => t },
   });

@@ -4,7 +4,7 @@
 // reconcile: errors are logged and dropped.
 import { isNotFound, type CoreEvent, type Kube } from '@podset/kube';
 import { API_VERSION, formatTime, KIND } from '@podset/reconcile';
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 import { systemClock, type Clock } from '@podset/clock';
 
 export interface InvolvedPodSet {

@@ -2,7 +2,7 @@
 import type { Kube } from '@podset/kube';
 import type { ReconcileResult } from '@podset/queue';
 import type { Clock } from '@podset/clock';
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 import type { SyncContext } from './controller-api.ts';
 import { detailOf, errorText, reasonOf, ReconcileError } from './errors.ts';
 import { involvedOf, type EventRecorder } from './events.ts';

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import pino from 'pino';
+import { silentLogger } from '@podset/log';
 import type { JobEndInfo } from '@podset/queue';
 import { createWorkerMetrics } from './metrics.ts';
 
 test('podset_reconcile_total has a series for every outcome, at 0, before any reconcile', async () => {
-  const { registry, hooks } = createWorkerMetrics(pino({ level: 'silent' }));
+  const { registry, hooks } = createWorkerMetrics(silentLogger);
   const text = await registry.metrics();
   for (const outcome of ['completed', 'retry', 'failed']) {
     assert.match(text, new RegExp(`^podset_reconcile_total\\{outcome="${outcome}"\\} 0$`, 'm'));
@@ -21,7 +21,7 @@ test('podset_reconcile_total has a series for every outcome, at 0, before any re
 });
 
 test('values out of bounds: a series per kind at 0 from the first scrape, counted by kind; the pause gauge', async () => {
-  const m = createWorkerMetrics(pino({ level: 'silent' }));
+  const m = createWorkerMetrics(silentLogger);
   for (const what of ['park', 'expectation', 'epoch', 'queue-setting']) {
     assert.match(
       await m.registry.metrics(),
@@ -36,7 +36,7 @@ test('values out of bounds: a series per kind at 0 from the first scrape, counte
 });
 
 test('API reads of the projection: a series per reason at 0 from the first scrape, counted by reason', async () => {
-  const m = createWorkerMetrics(pino({ level: 'silent' }));
+  const m = createWorkerMetrics(silentLogger);
   for (const reason of ['acting', 'finalizer', 'fallback']) {
     assert.match(
       await m.registry.metrics(),

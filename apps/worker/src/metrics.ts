@@ -2,7 +2,7 @@
 import { type RequestRecord } from '@podset/kube';
 import type { JobEndInfo, WorkerHooks } from '@podset/queue';
 import { appRegistry, kubeRequestMetrics } from '@podset/runtime';
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { KeyEndReason } from './controller.ts';
 import { errorText } from './errors.ts';

@@ -4,7 +4,7 @@
 // otherwise freeze a PodSet for good, its deletion included. A value out of bounds is reported here (logged
 // by its key, never with the value itself, and counted) and ignored by its reader: taken as absent or
 // expired.
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 
 /** What kind of value was out of bounds (the label of podset_redis_value_out_of_bounds_total). */
 export const BOUNDED_VALUES = ['park', 'expectation', 'epoch', 'queue-setting'] as const;

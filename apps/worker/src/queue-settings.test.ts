@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RedisClient } from '@podset/redis';
+import { RecordingLogger } from '@podset/testkit';
 import type { OutOfBounds } from './out-of-bounds.ts';
 import { PAUSED_REASON, watchQueueSettings } from './queue-settings.ts';
 
@@ -20,25 +21,21 @@ const neverSleeps = { sleep: () => new Promise<void>(() => undefined) };
 function setup(fields: Record<string, string>) {
   const reports: OutOfBounds[] = [];
   const paused: boolean[] = [];
-  const lines: string[] = [];
-  const log = {
-    warn: (_o: object, m: string) => lines.push(m),
-    info: (_o: object, m: string) => lines.push(m),
-  };
+  const log = new RecordingLogger();
   const watch = watchQueueSettings({
     client: metaHash(fields),
     metaKey: 'q:meta',
-    log: log as never,
+    log,
     outOfBounds: (r) => reports.push(r),
     paused: (p) => paused.push(p),
     clock: neverSleeps,
   });
-  return { watch, reports, paused, lines };
+  return { watch, reports, paused, log };
 }
 
 test('paused is alerted, not undone: the reason, the gauge, one log line per pause and one when it ends', async () => {
   const fields: Record<string, string> = { paused: '1', 'opts.maxLenEvents': '10000' };
-  const { watch, paused, lines, reports } = setup(fields);
+  const { watch, paused, log, reports } = setup(fields);
   try {
     assert.equal(await watch.check(), PAUSED_REASON);
     assert.equal(await watch.check(), PAUSED_REASON);
@@ -47,8 +44,8 @@ test('paused is alerted, not undone: the reason, the gauge, one log line per pau
     assert.equal(await watch.check(), undefined);
     assert.equal(paused.at(-1), false);
     assert.ok(paused.includes(true));
-    assert.equal(lines.filter((l) => l.includes('is paused')).length, 1, 'once per pause');
-    assert.equal(lines.filter((l) => l.includes('resumed')).length, 1);
+    assert.equal(log.messages().filter((l) => l.includes('is paused')).length, 1, 'once per pause');
+    assert.equal(log.messages().filter((l) => l.includes('resumed')).length, 1);
     assert.deepEqual(reports, []);
     assert.equal(fields['opts.maxLenEvents'], '10000', "BullMQ's own settings are left alone");
   } finally {

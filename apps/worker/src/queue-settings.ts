@@ -9,7 +9,7 @@
 //   finds one removes it, logs it (by name) and counts it as out of bounds.
 import type { RedisClient } from '@podset/redis';
 import { systemClock, type Clock } from '@podset/clock';
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 import type { OutOfBoundsReport } from './out-of-bounds.ts';
 
 /** BullMQ's meta fields that throttle every worker; the project sets none of them. */

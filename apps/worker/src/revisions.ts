@@ -19,7 +19,7 @@ import {
   templateHash,
   type RevisionPlan,
 } from '@podset/reconcile';
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 
 export interface RevisionSync {
   /** What the plan is made from: `podset`, or while paused, `podset` with the current revision's template. */

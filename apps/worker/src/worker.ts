@@ -15,7 +15,7 @@ import {
   type TagKeys,
 } from '@podset/state';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 import type { Registry } from 'prom-client';
 import { bullKeys, eventLogKeyOf, jobPrefixOf, parkedPrefixOf } from '@podset/redis';
 import { createController, DEFAULT_PARKED_RETRY_MS, type Controller, type Planner } from './controller.ts';
@@ -102,7 +102,7 @@ export interface WorkerDeps {
 }
 
 export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): Promise<RunningWorker> {
-  const log = deps.log ?? createLogger({ name: 'podset-worker' });
+  const log: Logger = deps.log ?? createLogger({ name: 'podset-worker' });
   const userAgent = `podset-worker/${settings.instance}`;
   const metrics = createWorkerMetrics(log);
   const redis = redisOf(settings);

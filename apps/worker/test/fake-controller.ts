@@ -1,13 +1,13 @@
 // The controller as its unit tests run it: on the in-memory API (fake-kube.ts), the real planner, a silent
 // log and warnings-only Events, with the state source and key-ended hook the test gives.
 import * as planner from '@podset/reconcile';
-import { pino } from 'pino';
+import { silentLogger } from '@podset/log';
 import { createController, type Controller, type KeyEndReason } from '../src/controller.ts';
 import { createEventRecorder } from '../src/events.ts';
 import type { StateSource } from '../src/state-source.ts';
 import type { FakeKube } from './fake-kube.ts';
 
-const log = pino({ level: 'silent' });
+const log = silentLogger;
 
 export function fakeController(
   f: FakeKube,

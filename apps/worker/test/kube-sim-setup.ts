@@ -3,14 +3,14 @@
 import { ResourceClient, type Kube, type KubeObject, type PodSet } from '@podset/kube';
 import * as planner from '@podset/reconcile';
 import { EntryTags } from '@podset/state';
-import { pino } from 'pino';
+import { silentLogger } from '@podset/log';
 import { createController, type Controller, type ControllerDeps } from '../src/controller.ts';
 import { apiState, readFromApi } from '../src/api-state.ts';
 import { createEventRecorder } from '../src/events.ts';
 import type { ApiReads } from '../src/projection-state.ts';
 import type { StateSource } from '../src/state-source.ts';
 
-export const log = pino({ level: 'silent' });
+export const log = silentLogger;
 
 /** The projection's integrity key of these tests (watcher side and worker side hold the same). */
 export const testTags = new EntryTags({ current: 'test-projection-key-0123456789abcdef' });

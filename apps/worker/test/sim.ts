@@ -8,7 +8,7 @@ import type { Pod as WirePod } from '@podset/kube';
 import { seededRandom } from '@podset/kube-sim';
 import * as planner from '@podset/reconcile';
 import type { Plan, Pod, PodSet, ReconcileOptions } from '@podset/reconcile';
-import { pino } from 'pino';
+import { silentLogger } from '@podset/log';
 import { createController, ReconcileError, type Controller } from '../src/controller.ts';
 import { createEventRecorder } from '../src/events.ts';
 import { apiError, fakeKube, type FakeKube } from './fake-kube.ts';
@@ -84,7 +84,7 @@ export class Sim {
     this.f.bump(ps);
     this.f.podsets.set(KEY, ps);
     this.lastPodSet = ps;
-    const log = pino({ level: 'silent' });
+    const log = silentLogger;
     const recording = {
       ...planner,
       reconcile: (podset: PodSet, pods: readonly Pod[], now: Date | number, o?: ReconcileOptions): Plan => {

@@ -8,7 +8,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_PREFIX, ReconcileQueue } from '@podset/queue';
 import * as planner from '@podset/reconcile';
 import { startRedis, useRedis, waitFor } from '@podset/testkit';
-import { pino } from 'pino';
+import { silentLogger } from '@podset/log';
 import { startWorker, type RunningWorker, type WorkerSettings } from '../src/worker.ts';
 import { apiError, fakeKube, type FakeKube } from './fake-kube.ts';
 
@@ -50,7 +50,7 @@ async function withWorker(
   body: (w: RunningWorker, q: ReconcileQueue) => Promise<void>,
   checkApi: (signal: AbortSignal) => Promise<void> = async () => {},
 ): Promise<void> {
-  const w = await startWorker(s, { planner, log: pino({ level: 'silent' }), kube: f.kube, checkApi });
+  const w = await startWorker(s, { planner, log: silentLogger, kube: f.kube, checkApi });
   const q = new ReconcileQueue({ connection: redis.url, queueName: s.queueName, attempts: s.maxAttempts });
   try {
     await body(w, q);
@@ -141,7 +141,7 @@ test('/readyz: the default API check is a GET /version on the API server', async
     currentContext: 'x',
   });
   const s = settings({ kubeConfig: kc });
-  const w = await startWorker(s, { planner, log: pino({ level: 'silent' }), kube: fakeKube().kube });
+  const w = await startWorker(s, { planner, log: silentLogger, kube: fakeKube().kube });
   try {
     const r = await fetch(`http://127.0.0.1:${w.httpPort}/readyz`);
     assert.equal(r.status, 200, await r.text());
@@ -252,7 +252,7 @@ test('close() lets an active reconcile finish', async () => {
     return origGet(ns, name);
   };
   const s = settings();
-  const w = await startWorker(s, { planner, log: pino({ level: 'silent' }), kube: f.kube });
+  const w = await startWorker(s, { planner, log: silentLogger, kube: f.kube });
   const q = new ReconcileQueue({ connection: redis.url, queueName: s.queueName });
   try {
     await q.request('default/slow', { source: 'live' });

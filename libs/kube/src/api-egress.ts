@@ -3,24 +3,20 @@
 // and, when the server cannot be reached before it ever answered, one line naming that policy as the
 // likely cause. The words live here so every app (and the install's Job) says the same.
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from '@podset/log';
 import { watchApiReachability, type Unreachable } from './reachability.ts';
 
 export const API_EGRESS_POLICY = 'podset-api-server-egress';
 
 export type ApiServerEgress = 'port-only' | 'confined';
 
-/** The two levels a pino logger has and a plain line writer can mimic. */
-export interface EgressLog {
-  warn(fields: Record<string, unknown>, msg: string): void;
-  info(fields: Record<string, unknown>, msg: string): void;
-}
-
 export interface ApiEgressOptions {
   /** API_SERVER_EGRESS; undefined: not said (outside a cluster, the demo, tests). */
   egress: ApiServerEgress | undefined;
   /** The app's own namespace (own-namespace.ts); undefined outside a pod. */
   namespace: string | undefined;
-  log: EgressLog;
+  /** Two levels, which a plain line writer can mimic (the install's Job). */
+  log: Pick<Logger, 'info' | 'warn'>;
 }
 
 export const PORT_ONLY_WARNING =

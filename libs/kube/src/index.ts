@@ -34,7 +34,6 @@ export {
   unreachableMessage,
   type ApiEgressOptions,
   type ApiServerEgress,
-  type EgressLog,
 } from './api-egress.ts';
 export { ownNamespace, SERVICE_ACCOUNT_NAMESPACE_FILE } from './own-namespace.ts';
 export {

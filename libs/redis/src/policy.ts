@@ -10,6 +10,7 @@
 import type { RedisClient } from './script.ts';
 import type { RedisConnector } from './connection.ts';
 import { systemClock, type Clock } from '@podset/clock';
+import type { Logger } from '@podset/log';
 import { Cluster, type Redis } from 'ioredis';
 
 export type PolicyVerdict =
@@ -159,11 +160,6 @@ export async function checkEvictionPolicy(
   }
 }
 
-interface PolicyLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
-
 /**
  * For an app's start: the check, or its message on stderr and exit 2 (a configuration error, as a bad
  * variable is). `skip` is the opt-out.
@@ -171,7 +167,12 @@ interface PolicyLog {
 export async function requireNoEviction(
   app: string,
   connector: RedisConnector,
-  opts: { skip: boolean; log: PolicyLog; signal?: AbortSignal; exit?: (code: number) => never },
+  opts: {
+    skip: boolean;
+    log: Pick<Logger, 'info' | 'warn'>;
+    signal?: AbortSignal;
+    exit?: (code: number) => never;
+  },
 ): Promise<void> {
   if (opts.skip) {
     opts.log.warn(

@@ -3,6 +3,7 @@
 // more than it needs (the single-password fallback, or an ACL wider than the documented one). The probe
 // deletes a key that never exists (a name no PodSet key can have), so it changes nothing when allowed.
 import { projectionKeyNames } from './keyspace.ts';
+import type { Logger } from '@podset/log';
 import type { RedisConnector } from './connection.ts';
 
 export type ProbedApp = 'watcher' | 'worker' | 'dashboard';
@@ -44,16 +45,16 @@ export async function probeUser(connector: RedisConnector, probe: UserProbe): Pr
   }
 }
 
-interface UserLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
-
 /** For an app's start: the probe's verdict in the log (never fatal: the single-password mode is allowed). */
 export async function logRedisUser(
   app: ProbedApp,
   connector: RedisConnector,
-  opts: { prefix: string; queueName: string; username: string | undefined; log: UserLog },
+  opts: {
+    prefix: string;
+    queueName: string;
+    username: string | undefined;
+    log: Pick<Logger, 'info' | 'warn'>;
+  },
 ): Promise<void> {
   const probe = userProbe(app, opts.prefix, opts.queueName);
   const user = opts.username ?? 'default';

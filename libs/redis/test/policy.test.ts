@@ -6,7 +6,7 @@ import net from 'node:net';
 import { after, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { aclRules, redisConnector, singleNodeConfig, urlConnector } from '@podset/redis';
-import { freePort, startRedis, waitFor, type RedisServer } from '@podset/testkit';
+import { freePort, RecordingLogger, startRedis, waitFor, type RedisServer } from '@podset/testkit';
 import { checkEvictionPolicy, requireNoEviction } from '../src/policy.ts';
 
 const servers: RedisServer[] = [];
@@ -130,8 +130,7 @@ test('a signal while waiting gives up without a verdict', async () => {
 
 test('requireNoEviction: exit 2 on a refusal; the opt-out skips the check with a warning', async () => {
   const s = await redis({ args: ['--maxmemory-policy', 'volatile-ttl'] });
-  const warned: string[] = [];
-  const log = { info: () => undefined, warn: (_: object, msg: string) => void warned.push(msg) };
+  const log = new RecordingLogger();
   const exited = await new Promise<number>((resolve) => {
     void requireNoEviction('app', urlConnector(s.url), {
       skip: false,
@@ -145,7 +144,7 @@ test('requireNoEviction: exit 2 on a refusal; the opt-out skips the check with a
     log,
     exit: () => assert.fail('the opt-out must not exit'),
   });
-  assert.ok(warned.some((m) => m.includes('REDIS_SKIP_EVICTION_CHECK')));
+  assert.ok(log.messages('warn').some((m) => m.includes('REDIS_SKIP_EVICTION_CHECK')));
 });
 
 /** The commands of a chunk of RESP requests (whole commands only: a test's small local writes). */

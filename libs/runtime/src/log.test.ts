@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { writeSync } from 'node:fs';
 import { test } from 'node:test';
+import type { Logger } from '@podset/log';
 import { createLogger, fdSink } from './log.ts';
 
 /** A write(2) stand-in failing with `code` from the `from`-th call on. */
@@ -59,7 +60,8 @@ test('the logger writes pino JSON lines with the app name to its sink', () => {
     name: 'podset-x',
     sink: { write: (l) => void lines.push(l), open: true, dropped: 0 },
   });
-  log.info({ podset: 'default/web' }, 'reconciled');
+  // What every app and library takes: the pino logger is one as it is.
+  (log satisfies Logger).info({ podset: 'default/web' }, 'reconciled');
   const rec = JSON.parse(lines[0]!) as Record<string, unknown>;
   assert.equal(rec.name, 'podset-x');
   assert.equal(rec.podset, 'default/web');

@@ -12,7 +12,7 @@ import {
 } from '@podset/kube';
 import { type queueEnv } from '@podset/queue';
 import { redisConnector, type redisEnv, type RedisConnector } from '@podset/redis';
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 import { createLogger, type logEnv } from './log.ts';
 import { requireNoEviction } from '@podset/redis';
 import { logRedisUser, type ProbedApp } from '@podset/redis';

@@ -23,7 +23,7 @@ import {
   succeededStatus,
   type PodFate,
 } from '@podset/kube-sim/pod-status';
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 import { errorText, inform } from './informer.ts';
 import { Lanes } from './lanes.ts';
 import {

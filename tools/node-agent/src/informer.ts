@@ -3,7 +3,7 @@
 // (410 Gone, as an answer or an ERROR event) is replaced by a fresh list. Failures wait with a doubling
 // backoff, so a server that is down is not hammered.
 import { isKubeApiError, type ResourceClient, type WatchEvent } from '@podset/kube';
-import type { Logger } from 'pino';
+import type { Logger } from '@podset/log';
 
 export interface InformerHandlers<T> {
   /** A full list: every object the namespace (or cluster) holds now. */

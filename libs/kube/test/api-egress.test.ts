@@ -3,19 +3,14 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { API_EGRESS_POLICY, PORT_ONLY_WARNING, reportApiEgress, type ApiServerEgress } from './api-egress.ts';
-import { apiAnswered, apiFailed } from './reachability.ts';
-
-function recordingLog() {
-  const lines: { level: 'warn' | 'info'; fields: Record<string, unknown>; msg: string }[] = [];
-  return {
-    lines,
-    log: {
-      warn: (fields: Record<string, unknown>, msg: string) => lines.push({ level: 'warn', fields, msg }),
-      info: (fields: Record<string, unknown>, msg: string) => lines.push({ level: 'info', fields, msg }),
-    },
-  };
-}
+import { RecordingLogger } from '@podset/testkit';
+import {
+  API_EGRESS_POLICY,
+  PORT_ONLY_WARNING,
+  reportApiEgress,
+  type ApiServerEgress,
+} from '../src/api-egress.ts';
+import { apiAnswered, apiFailed } from '../src/reachability.ts';
 
 const refused = () =>
   Object.assign(new Error('connect ECONNREFUSED 10.96.0.1:443'), { code: 'ECONNREFUSED' });
@@ -27,7 +22,8 @@ test('port-only: one warning saying how to confine the egress; confined or unset
     [undefined, 0],
   ];
   for (const [egress, warnings] of cases) {
-    const { lines, log } = recordingLog();
+    const log = new RecordingLogger();
+    const lines = log.lines;
     const unwatch = reportApiEgress(new KubeConfig(), { egress, namespace: 'podset-system', log });
     unwatch();
     assert.equal(lines.filter((l) => l.msg === PORT_ONLY_WARNING).length, warnings, String(egress));
@@ -42,7 +38,8 @@ test('port-only: one warning saying how to confine the egress; confined or unset
 
 test('a server not reached at start: one warning naming the policy, its namespace and the server', () => {
   const kc = new KubeConfig();
-  const { lines, log } = recordingLog();
+  const log = new RecordingLogger();
+  const lines = log.lines;
   const unwatch = reportApiEgress(kc, { egress: 'confined', namespace: 'podset-system', log });
   try {
     for (let i = 0; i < 4; i++) apiFailed(kc, refused(), 'https://10.96.0.1:443');
@@ -74,7 +71,8 @@ test('a server not reached at start: one warning naming the policy, its namespac
 
 test('outside a pod (no namespace) the line still names the policy; after unwatching nothing is said', () => {
   const kc = new KubeConfig();
-  const { lines, log } = recordingLog();
+  const log = new RecordingLogger();
+  const lines = log.lines;
   const unwatch = reportApiEgress(kc, { egress: undefined, namespace: undefined, log });
   apiFailed(kc, refused(), 'https://127.0.0.1:6443');
   assert.equal(lines.length, 1);
