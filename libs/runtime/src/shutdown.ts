@@ -4,6 +4,8 @@
 // supervisor records as a crash and which skips the app's cleanup. So the handlers are installed
 // before anything heavy loads; a signal that arrives during start-up is remembered, and the app's
 // stop routine runs as soon as the app has started. A guard bounds the whole stop.
+import type { Logger } from '@podset/log';
+
 export type ShutdownSignal = 'SIGTERM' | 'SIGINT';
 
 export interface ShutdownOptions {
@@ -25,7 +27,7 @@ export interface StopOptions {
   /** Bound on the stop routine, counted from when it starts. */
   timeoutMs?: number;
   /** Where progress goes once the app has a logger. */
-  log?: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  log?: Pick<Logger, 'info' | 'error'>;
 }
 
 export class Shutdown {
