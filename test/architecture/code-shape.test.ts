@@ -17,7 +17,6 @@ const MAX_TEST_FILE_LINES = 500;
 const LONG_FUNCTIONS_LEFT: Record<string, number> = {};
 const LONG_SOURCE_FILES_LEFT: Record<string, number> = {};
 const LONG_TEST_FILES_LEFT: Record<string, number> = {
-  'test/deploy/compose.test.ts': 562,
   'test/deploy/k8s.test.ts': 551,
 };
 
