@@ -404,7 +404,7 @@ function readme(helmVersion: string): string {
     `**Helm version checked:** ${helmVersion}, what \`scripts/install-helm.sh\` installs. With it,`,
     'test/deploy/helm-chart.test.ts lints the chart (`helm lint --strict`), compares the objects with',
     "`kubectl kustomize`'s and reads them with kubectl's own YAML decoder; helm-render.test.ts renders it",
-    'with each kind of values; helm-releases.test.ts installs, upgrades and uninstalls releases against',
+    'with each kind of values; helm-kube-sim.test.ts installs, upgrades and uninstalls releases against',
     'kube-sim.',
     '',
     '## Egress to the API server',

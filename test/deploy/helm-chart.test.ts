@@ -1,18 +1,16 @@
 // The Helm chart is k8s/ in another form: generated from `kubectl kustomize k8s` (scripts/gen-chart.ts),
 // and `helm template` with the default values gives back the same objects (but the Namespace, which the
 // release does not own, and cluster-scoped names, which carry the release's namespace); with
-// externalRedis.enabled, those of k8s/overlays/external-redis. It lints, what helm prints is read as Helm and
-// kubectl read it, YAML 1.1 (an unquoted `yes` is a boolean there), and kubectl's own decoder must read every
-// value as YAML 1.2 does; applied twice, the second apply changes nothing. helm comes from
-// scripts/install-helm.sh (.ci/run installs it); without it the helm checks skip and say so.
+// externalRedis.enabled, those of k8s/overlays/external-redis. It lints, and what helm prints is read as Helm
+// and kubectl read it, YAML 1.1 (an unquoted `yes` is a boolean there): kubectl's own decoder must read every
+// value as YAML 1.2 does. helm comes from scripts/install-helm.sh (.ci/run installs it); without it the helm
+// checks skip and say so.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { startKubeSim } from '@podset/kube-sim';
-import { kubectl as runKubectl } from '@podset/testkit';
 import { parseAllDocuments } from 'yaml';
 import { valueDifferences } from '../../scripts/k8s-yaml.ts';
 import {
@@ -35,7 +33,6 @@ import {
   objects,
   type Obj,
 } from './helm-support.ts';
-import { secondApplyChanges, type RunKubectl } from './second-apply.ts';
 
 const byKey = (list: Obj[]) => new Map(list.map((o) => [key(o), o]));
 const kustomized = kustomizeObjects() as unknown as Obj[];
@@ -158,53 +155,6 @@ for (const [what, dir, values] of [
       const want = byKey(asReleased(kustomizeObjects(dir) as unknown as Obj[]));
       assert.deepEqual([...rendered.keys()].sort(), [...want.keys()].sort());
       for (const [k, o] of want) assert.deepEqual(rendered.get(k), o, k);
-    },
-  );
-}
-
-for (const [what, values, namespaces] of [
-  ['the default values', [], [NS]],
-  ['namespaced=true', NAMESPACED, [NS, 'team-a', 'team-b']],
-  ['externalRedis.enabled', EXTERNAL, [NS]],
-] as const) {
-  test(
-    `helm template with ${what}, applied by kubectl (kube-sim without controllers), applies again unchanged: every object "unchanged", no resourceVersion moves`,
-    needsHelm,
-    async () => {
-      const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-helm-apply-'));
-      const sim = await startKubeSim({ kubeconfigPath: path.join(dir, 'kubeconfig'), controllers: false });
-      const kubectl: RunKubectl = (args) =>
-        runKubectl(args, {
-          kubeconfig: sim.kubeconfigPath,
-          cacheDir: path.join(dir, 'cache'),
-          timeoutMs: 120_000,
-          allowFail: true,
-        });
-      try {
-        const r = await helm([
-          'template',
-          'podset-operator',
-          CHART_DIR,
-          '--include-crds',
-          '-n',
-          NS,
-          ...values,
-        ]);
-        assert.equal(r.code, 0, r.stderr);
-        const file = path.join(dir, 'release.yaml');
-        writeFileSync(file, r.stdout);
-        // The release's namespace and the watched ones are not the release's: they exist beforehand.
-        for (const ns of namespaces) {
-          const made = await kubectl(['create', 'namespace', ns]);
-          assert.equal(made.code, 0, made.stderr);
-        }
-        const { changes, objects: applied } = await secondApplyChanges(kubectl, ['-f', file]);
-        assert.equal(applied, objects(r.stdout).length, 'every object of the release was applied');
-        assert.deepEqual(changes, []);
-      } finally {
-        await sim.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
     },
   );
 }

@@ -1,18 +1,78 @@
-// Three releases of the chart installed with helm on kube-sim (without controllers), two of them
-// cluster-wide: no clash between them, the API server's addresses looked up for the egress policy, the
-// secret-init hook gone once it ran; helm upgrade keeps the Redis password and follows the API server;
-// helm uninstall keeps the Namespace, its Secrets and the CRD. helm comes from scripts/install-helm.sh;
-// without it this skips and says so.
+// The chart on kube-sim (without controllers): `helm template`'s output applied by kubectl applies again
+// unchanged; and three releases installed with helm, two of them cluster-wide: no clash between them, the API
+// server's addresses looked up for the egress policy, the secret-init hook gone once it ran; helm upgrade
+// keeps the Redis password and follows the API server; helm uninstall keeps the Namespace, its Secrets and
+// the CRD. helm comes from scripts/install-helm.sh; without it these checks skip and say so.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { startKubeSim, type KubeObject } from '@podset/kube-sim';
+import { kubectl as runKubectl } from '@podset/testkit';
 import { CHART_DIR, kustomizeObjects } from '../../scripts/gen-chart.ts';
-import { NS, asReleased, helm, helmHomeEnv, key, needsHelm, type Obj } from './helm-support.ts';
+import {
+  EXTERNAL,
+  NAMESPACED,
+  NS,
+  asReleased,
+  helm,
+  helmHomeEnv,
+  key,
+  needsHelm,
+  objects,
+  type Obj,
+} from './helm-support.ts';
+import { secondApplyChanges, type RunKubectl } from './second-apply.ts';
 
 const kustomized = kustomizeObjects() as unknown as Obj[];
+
+for (const [what, values, namespaces] of [
+  ['the default values', [], [NS]],
+  ['namespaced=true', NAMESPACED, [NS, 'team-a', 'team-b']],
+  ['externalRedis.enabled', EXTERNAL, [NS]],
+] as const) {
+  test(
+    `helm template with ${what}, applied by kubectl (kube-sim without controllers), applies again unchanged: every object "unchanged", no resourceVersion moves`,
+    needsHelm,
+    async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-helm-apply-'));
+      const sim = await startKubeSim({ kubeconfigPath: path.join(dir, 'kubeconfig'), controllers: false });
+      const kubectl: RunKubectl = (args) =>
+        runKubectl(args, {
+          kubeconfig: sim.kubeconfigPath,
+          cacheDir: path.join(dir, 'cache'),
+          timeoutMs: 120_000,
+          allowFail: true,
+        });
+      try {
+        const r = await helm([
+          'template',
+          'podset-operator',
+          CHART_DIR,
+          '--include-crds',
+          '-n',
+          NS,
+          ...values,
+        ]);
+        assert.equal(r.code, 0, r.stderr);
+        const file = path.join(dir, 'release.yaml');
+        writeFileSync(file, r.stdout);
+        // The release's namespace and the watched ones are not the release's: they exist beforehand.
+        for (const ns of namespaces) {
+          const made = await kubectl(['create', 'namespace', ns]);
+          assert.equal(made.code, 0, made.stderr);
+        }
+        const { changes, objects: applied } = await secondApplyChanges(kubectl, ['-f', file]);
+        assert.equal(applied, objects(r.stdout).length, 'every object of the release was applied');
+        assert.deepEqual(changes, []);
+      } finally {
+        await sim.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+}
 
 test(
   'helm install of three releases (kube-sim), two of them cluster-wide: no clash; helm upgrade keeps the Redis password; helm uninstall keeps the Namespace, its Secrets and the CRD',
