@@ -2,7 +2,7 @@
 // one source of the manifests (the default and, behind `externalRedis.enabled`, k8s/overlays/external-redis):
 //   npm run gen:chart                 rewrite the chart from `kubectl kustomize k8s` (and the overlay)
 //   npm run gen:chart -- --check      exit 1 if the chart is stale
-// test/deploy/helm.test.ts checks the same, and that `helm template` gives back what kustomize gives.
+// test/deploy/helm-chart.test.ts checks the same, and that `helm template` gives back what kustomize gives.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -402,9 +402,10 @@ function readme(helmVersion: string): string {
     '[docs/install.md](../../docs/install.md#with-helm).',
     '',
     `**Helm version checked:** ${helmVersion}, what \`scripts/install-helm.sh\` installs. With it,`,
-    'test/deploy/helm.test.ts lints the chart (`helm lint --strict`), renders it with each kind of values,',
-    "compares the objects with `kubectl kustomize`'s and reads them with kubectl's own YAML decoder, and",
-    'installs, upgrades and uninstalls releases against kube-sim.',
+    'test/deploy/helm-chart.test.ts lints the chart (`helm lint --strict`), compares the objects with',
+    "`kubectl kustomize`'s and reads them with kubectl's own YAML decoder; helm-render.test.ts renders it",
+    'with each kind of values; helm-kube-sim.test.ts installs, upgrades and uninstalls releases against',
+    'kube-sim.',
     '',
     '## Egress to the API server',
     '',

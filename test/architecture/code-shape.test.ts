@@ -16,13 +16,7 @@ const MAX_TEST_FILE_LINES = 500;
 /** Not split yet, with the line count each may keep until it is. */
 const LONG_FUNCTIONS_LEFT: Record<string, number> = {};
 const LONG_SOURCE_FILES_LEFT: Record<string, number> = {};
-const LONG_TEST_FILES_LEFT: Record<string, number> = {
-  'libs/state/test/projection.test.ts': 871,
-  'test/deploy/helm.test.ts': 757,
-  'apps/watcher/src/watch-loop.test.ts': 684,
-  'test/deploy/compose.test.ts': 562,
-  'test/deploy/k8s.test.ts': 551,
-};
+const LONG_TEST_FILES_LEFT: Record<string, number> = {};
 
 const all = repoSources(['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts']);
 const sources = all.filter((s) => !isTestFile(s.file));

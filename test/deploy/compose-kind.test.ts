@@ -1,6 +1,7 @@
 // The kind override mounts a cluster-admin kubeconfig: it must never ask to make that file readable by
 // every user of the machine. The containers that mount it run as its owner (PODSET_UID:PODSET_GID) instead.
-// And it runs with secrets made for the machine, never docker-compose.yml's development ones.
+// And it runs with secrets made for the machine, never docker-compose.yml's development ones. It turns
+// kube-sim and its CRD job off, and the apps use the mounted kubeconfig.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -10,7 +11,8 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { redisAclFileText } from '../../apps/redis-init/src/redis-acl-file.ts';
 import { parseEnvFile, SECRET_VARS } from '../../scripts/compose-secrets.ts';
-import { REPO } from './support.ts';
+import { mounts, type Compose, type Service } from './compose-support.ts';
+import { REPO, readRepo } from './support.ts';
 
 const NODE = path.join(REPO, 'node_modules/.bin/node');
 
@@ -38,9 +40,6 @@ test('docker-compose.kind.yml and its docs never widen the kubeconfig; its reade
 // Finding: compose with the kind override ran a real cluster's operator on docker-compose.yml's development
 // passwords and projection key. Now every secret is required there, and `npm run compose:secrets` makes them.
 type Env = Record<string, string>;
-interface Service {
-  environment?: Env;
-}
 
 /** docker-compose.yml with the kind override merged as compose merges `environment` (key by key). */
 function mergedKind(): Record<string, Service> {
@@ -122,5 +121,29 @@ test('compose + kind renders the generated secrets, never a development default;
     const without = { ...secrets };
     delete without[name];
     assert.throws(() => rendered(without), new RegExp(`required variable ${name} `), name);
+  }
+});
+
+test('docker-compose.kind.yml: kube-sim and its CRD job are off, the apps use a mounted kubeconfig', () => {
+  const kind = parse(readRepo('docker-compose.kind.yml'), { merge: true, logLevel: 'error' }) as Compose;
+  for (const name of ['kube-sim']) {
+    assert.ok(
+      (kind.services[name]?.profiles ?? []).length > 0,
+      `${name} is moved to a profile (not started)`,
+    );
+  }
+  for (const name of ['watcher', 'worker', 'crd']) {
+    const s = kind.services[name] as Service;
+    assert.ok(s, `${name} is overridden`);
+    const kubeconfig = s.environment?.KUBECONFIG ?? '';
+    const m = mounts(s).find((v) => v.target === kubeconfig);
+    assert.ok(m && m.ro, `${name}: KUBECONFIG ${kubeconfig} is a read-only mounted file`);
+    assert.ok(!Object.keys(s.depends_on ?? {}).includes('kube-sim'), `${name} no longer waits for kube-sim`);
+  }
+  for (const [name, s] of Object.entries(kind.services)) {
+    assert.ok(
+      s.build === undefined && s.image === undefined,
+      `${name}: the image and its target stay compose's`,
+    );
   }
 });

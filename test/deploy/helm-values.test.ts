@@ -4,22 +4,14 @@
 // notes helm prints after an install say whether the apps' egress to the API server is confined or
 // limited by port only, and how to confine it.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { startKubeSim, type KubeObject } from '@podset/kube-sim';
 import { CHART_DIR, REPO } from '../../scripts/gen-chart.ts';
-import { helmHomeEnv, needsHelm } from './helm-support.ts';
+import { helm, helmHomeEnv, needsHelm } from './helm-support.ts';
 
-function helm(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile('helm', args, { env, maxBuffer: 64 << 20, timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr });
-    });
-  });
-}
 const template = (flags: string[]) =>
   helm(['template', 'podset-operator', CHART_DIR, '-n', 'podset-system', ...flags]);
 

@@ -35,7 +35,7 @@ const kustomizations = [
 
 const NAMESPACED = ['--set', 'namespaced=true', '--set', 'watchNamespaces={team-a,team-b}'];
 const EXTERNAL = ['--set', 'externalRedis.enabled=true', '--set', 'externalRedis.secretName=redis-conn'];
-/** The values test/deploy/helm.test.ts renders the chart with. */
+/** The values test/deploy/helm-chart.test.ts renders the chart with. */
 const CHART_VARIANTS: [string, string[]][] = [
   // helm template has no cluster to look the API server's addresses up in: by port only, as k8s/.
   ['the default values', []],

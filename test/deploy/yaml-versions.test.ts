@@ -1,7 +1,7 @@
 // The deployment's YAML means the same to every reader. kubectl, kustomize's consumers and Helm read YAML
 // 1.1 (an unquoted `yes` or `on` is a boolean there, `0755` octal, `1_000` a number); the project's own
 // tools read YAML 1.2 (all strings). Every YAML file of k8s/, crds/, examples/ and the chart (but its
-// templates, whose rendered output test/deploy/helm.test.ts checks), and every patch written inline in a
+// templates, whose rendered output test/deploy/helm-chart.test.ts checks), and every patch written inline in a
 // kustomization, must read alike in both: a value either could read otherwise is quoted.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,14 +1,8 @@
-// k8s/: renders with kustomize (default and every overlay); every rendered object validates against
-// the Kubernetes schemas of kubernetes-models (KEDA's from @kubernetes-models/keda); the manifests keep
-// the deployment rules (hardened pods, probes, resources, no RBAC wildcards, env names the apps
-// declare); and `kubectl apply -k k8s` succeeds against kube-sim.
+// k8s/ and every overlay, rendered with kustomize: every object validates against the Kubernetes schemas of
+// kubernetes-models (KEDA's from @kubernetes-models/keda), and the manifests keep the deployment rules
+// (namespaces, hardened pods, probes, resources, no RBAC wildcards, env names the apps declare).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { startKubeSim, type KubeSim } from '@podset/kube-sim';
+import { test } from 'node:test';
 import { envProblems, loadAppEnv, type PortUse, type Setting } from './env-specs.ts';
 import {
   KUSTOMIZATIONS,
@@ -22,18 +16,14 @@ import {
   type Role,
   type Workload,
 } from './manifests.ts';
-import { REPO } from './support.ts';
-import { secondApplyChanges, type RunKubectl } from './second-apply.ts';
-import { kubectl as runKubectl } from '@podset/testkit';
-
-/** The schema library (devDependencies the tests need). */
-export const SCHEMA_PACKAGES = 'kubernetes-models@5.1.0 and @kubernetes-models/keda@2.0.0';
 
 const rendered = new Map<string, K8sObject[]>(KUSTOMIZATIONS.map((k) => [k, render(k)]));
-const base = rendered.get('k8s') as K8sObject[];
 const NS = 'podset-system';
 /** The namespace k8s/overlays/namespaced watches (its Roles are there). */
 const WATCHED = 'team-a';
+
+/** The schema library (devDependencies the tests need). */
+export const SCHEMA_PACKAGES = 'kubernetes-models@5.1.0 and @kubernetes-models/keda@2.0.0';
 
 interface Model {
   validate(): void;
@@ -222,263 +212,6 @@ for (const [dir, objects] of rendered) {
     assert.deepEqual(problems, []);
   });
 }
-
-test('k8s: watcher (2 replicas, leader election by pod name), worker (3 replicas, HPA on CPU), Redis with AOF on a PVC', () => {
-  const watcher = find<Workload>(base, 'Deployment', 'podset-watcher');
-  const worker = find<Workload>(base, 'Deployment', 'podset-worker');
-  assert.ok(watcher && worker);
-  assert.equal(watcher.spec.replicas, 2);
-  assert.equal(worker.spec.replicas, 3);
-  const podName = watcher.spec.template.spec.containers[0]?.env?.find((e) => e.name === 'POD_NAME');
-  assert.deepEqual(
-    podName?.valueFrom,
-    { fieldRef: { fieldPath: 'metadata.name' } },
-    'POD_NAME from the downward API',
-  );
-  const hpa = find<K8sObject & { spec: Record<string, unknown> }>(
-    base,
-    'HorizontalPodAutoscaler',
-    'podset-worker',
-  );
-  assert.equal(hpa?.apiVersion, 'autoscaling/v2');
-  assert.deepEqual(hpa?.spec.scaleTargetRef, {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    name: 'podset-worker',
-  });
-  assert.equal((hpa?.spec.metrics as { resource: { name: string } }[])[0]?.resource.name, 'cpu');
-  for (const name of ['podset-watcher', 'podset-worker']) assert.ok(find(base, 'PodDisruptionBudget', name));
-
-  const redis = find<Workload & { spec: { volumeClaimTemplates: { metadata: { name: string } }[] } }>(
-    base,
-    'StatefulSet',
-    'podset-redis',
-  );
-  assert.ok(redis);
-  const cmd = redis.spec.template.spec.containers[0]?.command ?? [];
-  assert.equal(cmd[cmd.indexOf('--appendonly') + 1], 'yes', 'AOF on');
-  assert.equal(cmd[cmd.indexOf('--maxmemory-policy') + 1], 'noeviction', 'BullMQ needs noeviction');
-  assert.deepEqual(
-    redis.spec.volumeClaimTemplates.map((v) => v.metadata.name),
-    ['data'],
-  );
-  const config = find<K8sObject & { data: Record<string, string> }>(base, 'ConfigMap', 'podset-operator');
-  assert.match(
-    config?.data.QUEUE_PREFIX ?? '',
-    /^\{[^}]+\}$/,
-    'the queue prefix is a Redis Cluster hash tag',
-  );
-});
-
-test('k8s: the NetworkPolicy lets only the operator pods reach Redis', () => {
-  const np = find<
-    K8sObject & {
-      spec: {
-        podSelector: { matchLabels: Record<string, string> };
-        ingress: {
-          from: {
-            podSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
-          }[];
-        }[];
-      };
-    }
-  >(base, 'NetworkPolicy', 'podset-redis');
-  assert.ok(np);
-  const matches = (
-    labels: Record<string, string>,
-    sel: { key: string; operator: string; values: string[] }[],
-  ) => sel.every((e) => e.operator === 'In' && e.values.includes(labels[e.key] ?? '\0'));
-  const selects = (labels: Record<string, string>) =>
-    Object.entries(np.spec.podSelector.matchLabels).every(([k, v]) => labels[k] === v);
-  const allowed = (labels: Record<string, string>) =>
-    np.spec.ingress.some((r) => r.from.some((f) => matches(labels, f.podSelector.matchExpressions)));
-  for (const w of workloads(base)) {
-    const labels = w.spec.template.metadata.labels;
-    const app = appOf(w.spec.template.spec.containers[0] as Container);
-    if (w.metadata.name === 'podset-redis') assert.ok(selects(labels), 'the policy selects the Redis pods');
-    else assert.ok(!selects(labels), `${w.metadata.name} is not selected`);
-    if (app !== undefined) assert.ok(allowed(labels), `${w.metadata.name} may reach Redis`);
-  }
-  assert.ok(!allowed({ 'app.kubernetes.io/name': 'something-else' }), 'other pods may not');
-});
-
-test('overlay external-redis: no in-cluster Redis, REDIS_URL from the Secret in every app', () => {
-  const objects = rendered.get('k8s/overlays/external-redis') as K8sObject[];
-  assert.equal(find(objects, 'StatefulSet', 'podset-redis'), undefined);
-  assert.equal(find(objects, 'Service', 'podset-redis'), undefined);
-  const config = find<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap', 'podset-operator');
-  assert.equal(config?.data.REDIS_URL, undefined);
-  for (const w of workloads(objects)) {
-    const env = w.spec.template.spec.containers[0]?.env?.find((e) => e.name === 'REDIS_URL');
-    assert.deepEqual(env?.valueFrom, { secretKeyRef: { name: 'podset-redis', key: 'url' } }, w.metadata.name);
-  }
-});
-
-test('overlay keda: a ScaledObject on the queue depth replaces the CPU HPA', () => {
-  const objects = rendered.get('k8s/overlays/keda') as K8sObject[];
-  assert.equal(find(objects, 'HorizontalPodAutoscaler', 'podset-worker'), undefined, 'KEDA owns the HPA');
-  const so = find<
-    K8sObject & {
-      spec: {
-        scaleTargetRef: { name: string };
-        triggers: { type: string; metadata: Record<string, string> }[];
-      };
-    }
-  >(objects, 'ScaledObject', 'podset-worker');
-  assert.ok(so);
-  assert.equal(so.spec.scaleTargetRef.name, 'podset-worker');
-  assert.ok(find(objects, 'Deployment', so.spec.scaleTargetRef.name));
-  // The metric the trigger queries is one an app exports, for the queue the apps use.
-  const query = so.spec.triggers.find((tr) => tr.type === 'prometheus')?.metadata.query ?? '';
-  const metric = /([a-z_]+)\{([^}]*)\}/.exec(query);
-  assert.ok(metric, `a Prometheus query on a metric with labels: ${query}`);
-  const exporters = execFileSync('grep', ['-rl', `name: '${metric[1]}'`, 'apps', 'libs'], {
-    cwd: REPO,
-    encoding: 'utf8',
-  });
-  assert.ok(exporters.trim() !== '', `${metric[1]} is exported by the apps`);
-  const config = find<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap', 'podset-operator');
-  assert.match(
-    metric[2] ?? '',
-    new RegExp(`queue="${config?.data.QUEUE_NAME ?? '?'}"`),
-    'the queue the apps use',
-  );
-  assert.match(metric[2] ?? '', /state=~"waiting\|prioritized"/, 'waiting jobs, prioritized ones included');
-});
-
-describe('kubectl apply -k against kube-sim', () => {
-  let sim: KubeSim;
-  let dir: string;
-  before(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'podset-deploy-k8s-'));
-    // Controllers on: the Deployments get ReplicaSets and simulated pods, so their rollouts finish.
-    sim = await startKubeSim({
-      kubeconfigPath: path.join(dir, 'kubeconfig'),
-      controllerOptions: { podLifecycle: 'fast', startupDelayMs: 20, startupJitterMs: 80, podEvents: false },
-    });
-  });
-  after(async () => {
-    await sim?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const kubectl = async (args: string[]) => {
-    const r = await runKubectl(args, {
-      kubeconfig: path.join(dir, 'kubeconfig'),
-      cacheDir: path.join(dir, 'cache'),
-      cwd: REPO,
-      timeoutMs: 120_000,
-      allowFail: true,
-    });
-    return { code: r.code, out: r.stdout + r.stderr };
-  };
-
-  test('the default deployment applies (strict field validation)', async () => {
-    const first = await kubectl(['apply', '--validate=strict', '-k', 'k8s']);
-    assert.equal(first.code, 0, first.out);
-    for (const o of base) {
-      const [group] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : [''];
-      const kind = `${o.kind.toLowerCase()}${group ? `.${group}` : ''}`;
-      assert.match(
-        first.out,
-        new RegExp(`${kind.replace(/\./g, '\\.')}/${o.metadata.name} (created|configured|unchanged)`),
-      );
-    }
-    const got = await kubectl([
-      '-n',
-      NS,
-      'get',
-      'deploy,sts,svc,pdb,hpa,netpol,sa,role,rolebinding',
-      '-o',
-      'name',
-    ]);
-    assert.equal(got.code, 0, got.out);
-    for (const name of [
-      'deployment.apps/podset-watcher',
-      'deployment.apps/podset-worker',
-      'statefulset.apps/podset-redis',
-    ]) {
-      assert.ok(got.out.includes(name), `${name} in ${got.out}`);
-    }
-  });
-
-  test('every Deployment of the default deployment rolls out (`kubectl rollout status`)', async () => {
-    const applied = await kubectl(['apply', '-k', 'k8s']);
-    assert.equal(applied.code, 0, applied.out);
-    const deployments = base.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
-    assert.ok(deployments.length > 0);
-    for (const name of deployments) {
-      const r = await kubectl(['-n', NS, 'rollout', 'status', `deployment/${name}`, '--timeout=60s']);
-      assert.equal(r.code, 0, r.out);
-      assert.match(r.out, new RegExp(`deployment "${name}" successfully rolled out`));
-    }
-  });
-
-  test('the external-redis overlay applies (server-side dry run)', async () => {
-    const res = await kubectl([
-      'apply',
-      '--validate=strict',
-      '--dry-run=server',
-      '-k',
-      'k8s/overlays/external-redis',
-    ]);
-    assert.equal(res.code, 0, res.out);
-  });
-
-  test('kubectl delete -k k8s removes the default deployment as on a cluster: exit 0, no NotFound', async () => {
-    const applied = await kubectl(['apply', '-k', 'k8s']);
-    assert.equal(applied.code, 0, applied.out);
-    // The namespace goes first and stays Terminating while kubectl deletes what is in it, one by one.
-    const deleted = await kubectl(['delete', '-k', 'k8s', '--timeout=90s']);
-    assert.equal(deleted.code, 0, deleted.out);
-    assert.doesNotMatch(deleted.out, /NotFound|not found/, deleted.out);
-    assert.match(deleted.out, new RegExp(`namespace "${NS}" deleted`));
-    assert.match(deleted.out, /deployment\.apps "podset-worker" deleted/);
-    assert.equal(sim.cluster.get('namespaces', undefined, NS), undefined, 'the namespace is gone');
-  });
-});
-
-describe('a second kubectl apply changes nothing (kube-sim without controllers: only kubectl writes)', () => {
-  const SETS: { dir: string; beforehand: string[][] }[] = [
-    { dir: 'k8s', beforehand: [] },
-    { dir: 'k8s/overlays/external-redis', beforehand: [] },
-    // The administrator's part first: the Namespace and the CRD.
-    {
-      dir: 'k8s/overlays/namespaced',
-      beforehand: [
-        ['create', 'namespace', NS],
-        ['create', 'namespace', WATCHED],
-        ['apply', '-k', 'crds'],
-      ],
-    },
-  ];
-  for (const { dir, beforehand } of SETS) {
-    test(`${dir}: applies, and applies again unchanged (every object "unchanged", no resourceVersion moves)`, async () => {
-      const tmp = mkdtempSync(path.join(os.tmpdir(), 'podset-second-apply-'));
-      const sim = await startKubeSim({ kubeconfigPath: path.join(tmp, 'kubeconfig'), controllers: false });
-      const kubectl: RunKubectl = (args) =>
-        runKubectl(args, {
-          kubeconfig: sim.kubeconfigPath,
-          cacheDir: path.join(tmp, 'cache'),
-          cwd: REPO,
-          timeoutMs: 120_000,
-          allowFail: true,
-        });
-      try {
-        for (const args of beforehand) {
-          const r = await kubectl(args);
-          assert.equal(r.code, 0, r.stderr);
-        }
-        const { changes, objects } = await secondApplyChanges(kubectl, ['-k', dir]);
-        assert.equal(objects, rendered.get(dir)?.length, 'every object of the set was applied');
-        assert.deepEqual(changes, []);
-      } finally {
-        await sim.close();
-        rmSync(tmp, { recursive: true, force: true });
-      }
-    });
-  }
-});
 
 function podProblems(pod: PodSpec, where: string): string[] {
   const problems: string[] = [];
