@@ -70,6 +70,7 @@ export class Projector implements ChangeGate {
           kind: ev.resource === 'pods' ? 'pod' : 'podset',
           type: ev.type as FoldType,
           object: ev.object as ProjectedPod | ProjectedPodSet,
+          ...(ev.encoded !== undefined ? { encoded: ev.encoded } : {}),
           epoch: this.#epochs.get(ev.stream) ?? (await this.#epoch(ev.stream)),
         });
       }

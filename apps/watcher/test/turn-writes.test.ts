@@ -1,6 +1,8 @@
 // What one turn of the watcher sends Redis on its own connection (the projection's folds and the event
 // log), counted on a real Redis: the socket writes of that connection and the server's command counts.
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { jobPrefixOf, LIVE_COVER_LUA } from '@podset/queue';
@@ -276,4 +278,34 @@ test('a pod event costs the fold call 12 arguments, its event-log record include
     logged,
     events.map((ev) => recordFields(ev, logged[0]![1]!)),
   );
+});
+
+/** Calls of node:crypto's hash (the digests' SHA-1s) while `run` runs. */
+async function hashesDuring(run: () => Promise<void>): Promise<number> {
+  const original = crypto.hash;
+  let calls = 0;
+  crypto.hash = ((...args: Parameters<typeof original>) => {
+    calls++;
+    return original(...args);
+  }) as typeof original;
+  // The modules that imported it by name see the counting one.
+  syncBuiltinESMExports();
+  try {
+    await run();
+  } finally {
+    crypto.hash = original;
+    syncBuiltinESMExports();
+  }
+  return calls;
+}
+
+test("with the hold on, a pod event is hashed once: the hold's digest is the fold's", async () => {
+  const { pipeline } = watcherOf('hashes', `${PREFIX}:hashes:watcher:events`, 60_000);
+  await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]);
+  const events = Array.from({ length: 6 }, (_, i) => podEvent(`ps-${i % 2}`, `h-${i}`, 'Pending'));
+  const hashes = await hashesDuring(async () => void (await turn(pipeline, events)));
+  // One digest per event: the SHA-1 of its plan inputs and of its status inputs.
+  assert.equal(hashes / events.length, 2);
+  const stored = await redis.client.hget(`${PREFIX}:hashes:proj:pods:ns/ps-0`, 'h-0');
+  assert.match(stored ?? '', /\tPending\t0\t/, 'folded as before');
 });

@@ -13,9 +13,11 @@ export {
 export { ProjectionWriter, type LogHead, type ProjectionWriterOptions } from './projection-writer.ts';
 export { EXPECTATION_CLOCK_SKEW_MS, EXPECTATION_TTL_MS, ProjectionReader } from './projection-reader.ts';
 export {
+  encodedPod,
   inputsChange,
   podDigest,
   podSetInputs,
+  type EncodedPod,
   type InputsChange,
   type ProjectedMeta,
   type ProjectedPod,

@@ -19,11 +19,11 @@ import {
   type LuaScript,
 } from '@podset/redis';
 import {
-  encodePod,
+  encodedPod,
   inputsDigest,
-  podInputsDigest,
   podSetInputs,
   ENTRY_LUA,
+  type EncodedPod,
   type ProjectedMeta,
   type ProjectedPod,
 } from './entry.ts';
@@ -70,16 +70,18 @@ function encodeItem(
   key: string,
   object: ProjectedPod | ProjectedPodSet,
   tags: EntryTags | undefined,
+  /** A pod's encoding when the caller has it already (FoldItem.encoded). */
+  given?: EncodedPod,
 ): { field: string; payload: string; digest: string } {
   let field: string;
   let payload: string;
   let digest: string;
   if (kind === 'pod') {
     const pod = object as ProjectedPod;
-    const { fields, inputs } = encodePod(pod);
+    const { fields, digest: podDigest } = given ?? encodedPod(pod);
     field = pod.metadata.name ?? '';
     payload = fields;
-    digest = podInputsDigest(inputs);
+    digest = podDigest;
   } else {
     const trimmed = trimPodSet(object as ProjectedPodSet);
     field = '@ps';
@@ -234,7 +236,9 @@ export class ProjectionWriter extends ProjectionClient {
      */
     logArgs?: readonly string[] | ((heads: readonly LogHead[]) => readonly string[]),
   ): Promise<Fold[]> {
-    const encoded = items.map((item) => encodeItem(item.kind, item.key, item.object, this.tags));
+    const encoded = items.map((item) =>
+      encodeItem(item.kind, item.key, item.object, this.tags, item.encoded),
+    );
     const log =
       typeof logArgs === 'function'
         ? logArgs(items.slice(0, FOLD_BATCH).map((item, i) => logHead(item, encoded[i]!.field)))
