@@ -309,3 +309,22 @@ test("with the hold on, a pod event is hashed once: the hold's digest is the fol
   const stored = await redis.client.hget(`${PREFIX}:hashes:proj:pods:ns/ps-0`, 'h-0');
   assert.match(stored ?? '', /\tPending\t0\t/, 'folded as before');
 });
+
+test('a turn of more events than one fold call takes: records past the first call’s events go in full, the entries the same', async () => {
+  const logKey = `${PREFIX}:many:watcher:events`;
+  const { pipeline } = watcherOf('many', logKey);
+  await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]);
+  const events = Array.from({ length: 150 }, (_, i) => podEvent(`ps-${i % 7}`, `m-${i}`, 'Pending'));
+  written = [];
+  await turn(pipeline, events);
+  const args = evalshaArgs(written);
+  written = undefined;
+  // 100 events a call; the log goes with the first: 100 records short (mask, phase, owner), 50 in full.
+  // The second call has no stream key and no log: evalsha, sha, numkeys, the index, n and five shared.
+  assert.deepEqual(args, [13 + 100 * 8 + 100 * 3 + 50 * 17, 10 + 50 * 8]);
+  const logged = await entries(logKey, 1);
+  assert.deepEqual(
+    logged,
+    events.map((ev) => recordFields(ev, logged[0]![1]!)),
+  );
+});
