@@ -1,10 +1,9 @@
 -- A burst of watch events in one call. KEYS[1] the index of keys with entries; KEYS[2], when given, the
 -- event log's stream, whose records follow the events in ARGV (appended here: the batch's log and folds in
 -- one call; a record of one of the events is sent short, built here from the event's arguments). ARGV: n,
--- the reconcile
--- queue's job prefix ('' when none is given), the projection's base, now (ms), the tombstone's ttl (ms),
--- the status window (ms: how long after now the request of a pod's status change alone would be due),
--- then per event in eights: kind, type, field, epoch, rv, inputs digest, payload, the PodSet key. Each
+-- the reconcile queue's job prefix ('' when none is given), the projection's base, now (ms), the tombstone's
+-- ttl (ms), the status window (ms: how long after now the request of a pod's status change alone would be
+-- due), then per event in eights: kind, type, field, epoch, rv, inputs digest, payload, the PodSet key. Each
 -- event's keys are the PodSet key's under the base (the same Redis Cluster slot: the base is hash-tagged),
 -- built from the names KEYSPACE_LUA defines (libs/redis keyspace.ts spells them for TypeScript and Lua
 -- alike): sending them with every event would be most of the bytes.
