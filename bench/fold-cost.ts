@@ -3,7 +3,7 @@
 // go through a kubelet's lifecycle (added, bound, container creating, running, ready), `per` events per
 // call, no reconcile queue jobs (every owed event finds no job). Prints Redis's own CPU (INFO cpu) and
 // commands (INFO commandstats) per event, and the watcher-side client CPU.
-//   node_modules/.bin/node bench/fold-cost.ts [--pods 3000] [--per 2] [--rounds 3]
+//   node_modules/.bin/node bench/fold-cost.ts [--pods 3000] [--per 2] [--rounds 3] [--full-records]
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { startRedis } from '@podset/testkit';
@@ -19,6 +19,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     /** Without the event log's records (the fold alone). */
     'no-log': { type: 'boolean', default: false },
+    /** Every record sent in full, as before records of the fold's events were built in the fold. */
+    'full-records': { type: 'boolean', default: false },
     /** Without the live cover (no queue beside the projection). */
     'no-cover': { type: 'boolean', default: false },
     /** The same calls to a script that only answers (the floor: the call, its arguments, the reply). */
@@ -73,6 +75,18 @@ const writer = new ProjectionWriter({
   ...(values['no-log'] ? {} : { eventLog: { lua: APPEND_RECORDS_LUA, key: log.key } }),
 });
 let rv = 1;
+// The script calls' arguments and their bytes (after sha and numkeys), counted as the client sends them.
+const sent = { args: 0, bytes: 0 };
+{
+  const evalsha = client.evalsha.bind(client) as (...a: (string | number)[]) => Promise<unknown>;
+  (client as unknown as { evalsha: (...a: (string | number)[]) => Promise<unknown> }).evalsha = (...a) => {
+    for (const arg of a.slice(2)) {
+      sent.args++;
+      sent.bytes += Buffer.byteLength(String(arg));
+    }
+    return evalsha(...a);
+  };
+}
 if (values.trivial) {
   const floor = (await client.script(
     'LOAD',
@@ -98,22 +112,24 @@ for (let round = 0; round < Number(values.rounds); round++) {
           object: pod,
           epoch: 1,
         },
+        // As the watcher's eventRecord makes it.
         record: {
           t: new Date().toISOString(),
-          type: 'MODIFIED',
+          type: step === 0 ? 'ADDED' : 'MODIFIED',
           kind: 'Pod',
           key: `default/ps-${Math.floor(i / 10)}`,
           name: pod.metadata.name!,
-          rv: String(rv),
+          rv: pod.metadata.resourceVersion!,
           phase: pod.status?.phase ?? '',
           ready: step >= 4 ? 'true' : 'false',
-          owner: 'x',
+          owner: pod.metadata.ownerReferences![0]!.uid,
         },
       });
     }
   const cpu0 = cpuOf(await admin.info('cpu'));
   const cmd0 = parseCommandCosts(await admin.info('commandstats'));
   const client0 = process.cpuUsage();
+  const sent0 = { ...sent };
   const owed = { 0: 0, 1: 0, 2: 0, 3: 0 } as Record<number, number>;
   let inflight: Promise<unknown>[] = [];
   for (let k = 0; k < events.length; k += PER) {
@@ -122,7 +138,15 @@ for (let round = 0; round < Number(values.rounds); round++) {
       writer
         .foldEach(
           batch.map((e) => e.item),
-          values['no-log'] ? undefined : log.appendArgs(batch.map((e) => e.record)),
+          values['no-log']
+            ? undefined
+            : values['full-records']
+              ? log.appendArgs(batch.map((e) => e.record))
+              : (heads) =>
+                  log.appendArgs(
+                    batch.map((e) => e.record),
+                    heads,
+                  ),
         )
         .then((fs) => {
           for (const f of fs) owed[f.covered ? 2 : f.owed ? (f.statusOnly ? 3 : 1) : 0]!++;
@@ -147,7 +171,9 @@ for (let round = 0; round < Number(values.rounds); round++) {
     .sort((a, b) => b[2] - a[2]);
   console.log(
     `round ${round + 1}: ${n} events, ${PER} per call: Redis CPU ${((cpu * 1e6) / n).toFixed(1)} µs/event, ` +
-      `client ${((clientCpu.user + clientCpu.system) / n).toFixed(1)} µs/event; answers ${JSON.stringify(owed)}`,
+      `client ${((clientCpu.user + clientCpu.system) / n).toFixed(1)} µs/event; ` +
+      `${((sent.args - sent0.args) / n).toFixed(1)} arguments, ${((sent.bytes - sent0.bytes) / n).toFixed(0)} bytes ` +
+      `per event (keys included); answers ${JSON.stringify(owed)}`,
   );
   console.log(
     '  ' +

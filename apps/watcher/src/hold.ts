@@ -7,13 +7,13 @@
 // With `statusToo`, so does a pod's change of phase or readiness alone: its request is due a collapse
 // window later anyway (STATUS_COLLAPSE_MS), and the hold moves that by at most `holdMs`.
 //
-// Whether an event can owe is judged from the inputs digest (podDigest: what a fold compares with the
+// Whether an event can owe is judged from the inputs digest (encodedPod: what a fold compares with the
 // inputs last requested) of the same pod's previous event, remembered here. The judgement only sets when
 // an event is folded, never whether: a held event is folded and answered like any other, so a wrong
 // judgement delays an owed request by at most `holdMs`. PodSet events are never held: the worker writes
 // a PodSet conditionally on the resourceVersion the projection holds.
 import { schedule, systemClock, type Clock } from '@podset/clock';
-import { inputsChange, podDigest, type ProjectedPod } from '@podset/state';
+import { encodedPod, inputsChange, type ProjectedPod } from '@podset/state';
 import { deferred, type Deferred } from './deferred.ts';
 import { keyFor } from './keys.ts';
 import type { WatchEvent } from './watch-loop.ts';
@@ -61,7 +61,9 @@ export class QuietHold {
       this.#seen.delete(id);
       return false;
     }
-    const digest = podDigest(ev.object as ProjectedPod);
+    // Handed on with the event: the fold sends this encoding and does not hash the pod again.
+    ev.encoded = encodedPod(ev.object as ProjectedPod);
+    const digest = ev.encoded.digest;
     const before = this.#seen.get(id);
     this.#seen.set(id, digest);
     if (ev.type !== 'MODIFIED' || before === undefined) return false;

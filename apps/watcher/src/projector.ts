@@ -4,7 +4,14 @@
 // that changed nothing a plan reads requests nothing. A relist starts a new epoch per stream; once done,
 // what it did not see is swept. The projection is marked ready once every stream has relisted into it:
 // until then (a first start, or a Redis that lost its data) workers read the API.
-import type { FoldItem, FoldType, ProjectedPod, ProjectedPodSet, ProjectionWriter } from '@podset/state';
+import type {
+  FoldItem,
+  FoldType,
+  LogHead,
+  ProjectedPod,
+  ProjectedPodSet,
+  ProjectionWriter,
+} from '@podset/state';
 import type { Admission, ChangeGate, KeyedEvent, StreamInfo } from './change-gate.ts';
 import type { EventLog, EventRecord } from './event-log.ts';
 import type { WatchedObject } from './keys.ts';
@@ -49,8 +56,12 @@ export class Projector implements ChangeGate {
    * the re-delivered event's fold owes it again.
    */
   async admit(events: readonly KeyedEvent[], records?: readonly EventRecord[]): Promise<Admission[]> {
+    const eventLog = this.#eventLog;
+    // Given the heads the folds' own arguments make of their records: those records travel short.
     const log =
-      records === undefined || records.length === 0 ? undefined : this.#eventLog?.appendArgs(records);
+      records === undefined || records.length === 0 || eventLog === undefined
+        ? undefined
+        : (heads: readonly LogHead[]) => eventLog.appendArgs(records, heads);
     const turn = this.#issuing.then(async () => {
       const items: (FoldItem & { epoch: number })[] = [];
       for (const { ev, key } of events) {
@@ -59,6 +70,7 @@ export class Projector implements ChangeGate {
           kind: ev.resource === 'pods' ? 'pod' : 'podset',
           type: ev.type as FoldType,
           object: ev.object as ProjectedPod | ProjectedPodSet,
+          ...(ev.encoded !== undefined ? { encoded: ev.encoded } : {}),
           epoch: this.#epochs.get(ev.stream) ?? (await this.#epoch(ev.stream)),
         });
       }

@@ -18,6 +18,7 @@ import { sleep } from './sleep.ts';
 import { StallCheck } from './stall-check.ts';
 import { abortReason, callEnd, handOn, toWatchEnd, WatchEnd } from './watch-end.ts';
 import { NAME_LABEL } from '@podset/reconcile';
+import type { EncodedPod } from '@podset/state';
 import { isWatchedKind, streamId, type Resource, type WatchedObject } from './keys.ts';
 import type { Logger } from '@podset/log';
 
@@ -35,6 +36,8 @@ export interface WatchEvent {
   type: EventType;
   object: WatchedObject;
   rv: string | undefined;
+  /** A pod's encoding for the fold, set by the stage that computed it first (the hold): hashed once. */
+  encoded?: EncodedPod;
 }
 
 export interface ListedPage {

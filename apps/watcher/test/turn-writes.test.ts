@@ -1,13 +1,15 @@
 // What one turn of the watcher sends Redis on its own connection (the projection's folds and the event
 // log), counted on a real Redis: the socket writes of that connection and the server's command counts.
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { jobPrefixOf, LIVE_COVER_LUA } from '@podset/queue';
 import { ProjectionWriter, type ProjectedPod } from '@podset/state';
 import { useRedis } from '@podset/testkit';
 import { EventPipeline } from '../src/event-pipeline.ts';
-import { APPEND_RECORDS_LUA, EventLog } from '../src/event-log.ts';
+import { APPEND_RECORDS_LUA, EventLog, eventRecord } from '../src/event-log.ts';
 import { silentLogger } from '@podset/log';
 import { Projector } from '../src/projector.ts';
 import type { WatcherRequest } from '../src/request.ts';
@@ -18,6 +20,8 @@ const redis = useRedis();
 let conn: Redis;
 /** Socket writes on `conn` so far. */
 let writes = 0;
+/** What `conn` wrote, while set. */
+let written: string[] | undefined;
 
 before(async () => {
   await redis.ready;
@@ -27,6 +31,7 @@ before(async () => {
   const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
   stream.write = ((...args: unknown[]) => {
     writes++;
+    written?.push(String(args[0]));
     return write(...args);
   }) as typeof stream.write;
 });
@@ -170,5 +175,156 @@ test("a kubelet's writes that move nothing a plan reads cost no write of their o
     logged.slice(-3).map(([, f]) => f[f.indexOf('rv') + 1]),
     [bound.rv, creating.rv, ready.rv],
     'logged in arrival order',
+  );
+});
+
+/** The argument counts of the EVALSHA commands in what `conn` wrote (RESP arrays: `*count`, then `evalsha`). */
+function evalshaArgs(out: readonly string[]): number[] {
+  return [...out.join('').matchAll(/\*(\d+)\r\n\$7\r\nevalsha\r\n/gi)].map((m) => Number(m[1]));
+}
+
+/** The stream's entries after the first `skip`, as their fields in order. */
+async function entries(key: string, skip: number): Promise<string[][]> {
+  return (await redis.client.xrange(key, '-', '+')).slice(skip).map(([, fields]) => fields);
+}
+
+/** `ev`'s record as eventRecord makes it (what readers parse), as a stream entry's fields in order. */
+function recordFields(ev: WatchEvent, t: string): string[] {
+  return Object.entries(eventRecord(ev.resource, ev.type, ev.object, t)).flatMap(([k, v]) =>
+    v === undefined ? [] : [k, String(v)],
+  );
+}
+
+test('the event log gets, field for field, the records the watcher makes of its events, whichever way each travels', async () => {
+  const logKey = `${PREFIX}:entries:watcher:events`;
+  const { pipeline } = watcherOf('entries', logKey);
+  await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]);
+  const ready = podEvent('web', 'web-1', 'Running');
+  ready.object.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+  const leaving = podEvent('web', 'web-2', 'Running');
+  leaving.object.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }] };
+  leaving.object.metadata!.deletionTimestamp = '2026-12-04T10:00:00Z';
+  const gone = { ...podEvent('web', 'web-3', 'Succeeded'), type: 'DELETED' as const };
+  const orphan = podEvent('x', 'orphan', 'Pending');
+  orphan.object.metadata!.ownerReferences = [];
+  const released = podEvent('x', 'released', 'Running');
+  released.object.metadata!.ownerReferences = [];
+  released.object.metadata!.labels = { 'podset.io/name': 'web' };
+  const noPhase = podEvent('web', 'web-4', 'Pending');
+  noPhase.object.status = {};
+  const podSet = (type: 'ADDED' | 'MODIFIED', deleting: boolean): WatchEvent => ({
+    stream: 'podsets/*',
+    resource: 'podsets',
+    type,
+    rv: String(++rv),
+    object: {
+      apiVersion: 'podset.io/v1',
+      kind: 'PodSet',
+      metadata: {
+        name: 'web',
+        namespace: 'ns',
+        uid: 'uid-web',
+        resourceVersion: String(rv),
+        generation: 1,
+        ...(deleting ? { deletionTimestamp: '2026-12-04T10:00:00Z' } : {}),
+      },
+      spec: { replicas: 2 },
+    } as WatchEvent['object'],
+  });
+  const events = [
+    ready,
+    orphan,
+    leaving,
+    podSet('ADDED', false),
+    gone,
+    released,
+    noPhase,
+    podSet('MODIFIED', true),
+  ];
+  written = [];
+  await turn(pipeline, events);
+  const args = evalshaArgs(written);
+  written = undefined;
+  // Each keyed event's record went short (its mask and optional values), the orphan's in full.
+  const short = 4 + 5 + 1 + 3 + 3 + 2 + 2;
+  assert.deepEqual(args, [13 + 7 * 8 + short + 17]);
+  const logged = await entries(logKey, 1);
+  const t = logged[0]![1]!;
+  assert.deepEqual(
+    logged,
+    events.map((ev) => recordFields(ev, t)),
+  );
+});
+
+test('a pod event costs the fold call 12 arguments, its event-log record included', async () => {
+  const { pipeline } = watcherOf('args', `${PREFIX}:args:watcher:events`);
+  await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]);
+  const events = Array.from({ length: 10 }, (_, i) => {
+    const ev = podEvent(`ps-${i % 3}`, `a-${i}`, 'Running');
+    ev.object.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+    return ev;
+  });
+  written = [];
+  await turn(pipeline, events);
+  const args = evalshaArgs(written);
+  written = undefined;
+  assert.equal(args.length, 1, 'one fold call');
+  // evalsha, sha, numkeys, the index and the stream; n and five shared; the log's cap and time.
+  const perEvent = (args[0]! - 13) / events.length;
+  // Eight of the fold's; the record: its mask, phase, ready, owner.
+  assert.equal(perEvent, 12);
+  const logged = await entries(`${PREFIX}:args:watcher:events`, 1);
+  assert.deepEqual(
+    logged,
+    events.map((ev) => recordFields(ev, logged[0]![1]!)),
+  );
+});
+
+/** Calls of node:crypto's hash (the digests' SHA-1s) while `run` runs. */
+async function hashesDuring(run: () => Promise<void>): Promise<number> {
+  const original = crypto.hash;
+  let calls = 0;
+  crypto.hash = ((...args: Parameters<typeof original>) => {
+    calls++;
+    return original(...args);
+  }) as typeof original;
+  // The modules that imported it by name see the counting one.
+  syncBuiltinESMExports();
+  try {
+    await run();
+  } finally {
+    crypto.hash = original;
+    syncBuiltinESMExports();
+  }
+  return calls;
+}
+
+test("with the hold on, a pod event is hashed once: the hold's digest is the fold's", async () => {
+  const { pipeline } = watcherOf('hashes', `${PREFIX}:hashes:watcher:events`, 60_000);
+  await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]);
+  const events = Array.from({ length: 6 }, (_, i) => podEvent(`ps-${i % 2}`, `h-${i}`, 'Pending'));
+  const hashes = await hashesDuring(async () => void (await turn(pipeline, events)));
+  // One digest per event: the SHA-1 of its plan inputs and of its status inputs.
+  assert.equal(hashes / events.length, 2);
+  const stored = await redis.client.hget(`${PREFIX}:hashes:proj:pods:ns/ps-0`, 'h-0');
+  assert.match(stored ?? '', /\tPending\t0\t/, 'folded as before');
+});
+
+test('a turn of more events than one fold call takes: records past the first call’s events go in full, the entries the same', async () => {
+  const logKey = `${PREFIX}:many:watcher:events`;
+  const { pipeline } = watcherOf('many', logKey);
+  await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]);
+  const events = Array.from({ length: 150 }, (_, i) => podEvent(`ps-${i % 7}`, `m-${i}`, 'Pending'));
+  written = [];
+  await turn(pipeline, events);
+  const args = evalshaArgs(written);
+  written = undefined;
+  // 100 events a call; the log goes with the first: 100 records short (mask, phase, owner), 50 in full.
+  // The second call has no stream key and no log: evalsha, sha, numkeys, the index, n and five shared.
+  assert.deepEqual(args, [13 + 100 * 8 + 100 * 3 + 50 * 17, 10 + 50 * 8]);
+  const logged = await entries(logKey, 1);
+  assert.deepEqual(
+    logged,
+    events.map((ev) => recordFields(ev, logged[0]![1]!)),
   );
 });

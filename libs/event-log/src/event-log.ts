@@ -30,6 +30,39 @@ export interface EventRecord {
   n?: string;
 }
 
+/** The fields a record's appender may already hold as its own arguments, in the order a record has them. */
+export type RecordHead = Pick<EventRecord, 'type' | 'kind' | 'key' | 'name' | 'rv'>;
+
+const HEAD = ['t', 'type', 'kind', 'key', 'name', 'rv'] as const;
+/** The fields after the head a short record may carry, in record order (append-records.lua's OPTIONAL). */
+const OPTIONAL = ['phase', 'ready', 'owner', 'deleting'] as const;
+
+/**
+ * `record` as a short record against `head` (its mask '+…', then its optional values), or undefined when
+ * the short form would not give back exactly its fields in their order.
+ */
+function shortTail(record: EventRecord, head: RecordHead, t: string): string[] | undefined {
+  const entries = Object.entries(record).filter(([, v]) => v !== undefined);
+  if (entries.length < HEAD.length) return undefined;
+  for (let i = 0; i < HEAD.length; i++) {
+    const [k, v] = entries[i]!;
+    const want = i === 0 ? t : head[HEAD[i] as keyof RecordHead];
+    if (k !== HEAD[i] || String(v) !== want) return undefined;
+  }
+  const mask = ['+'];
+  const values: string[] = [];
+  let j = 0;
+  for (const [k, v] of entries.slice(HEAD.length)) {
+    const at = OPTIONAL.indexOf(k as (typeof OPTIONAL)[number], j);
+    if (at < 0) return undefined;
+    for (; j < at; j++) mask.push('0');
+    mask.push('1');
+    j++;
+    values.push(String(v));
+  }
+  return [mask.join(''), ...values];
+}
+
 /** A record as read back, with its stream entry id. */
 export type EventLogEntry = EventRecord & { id: string };
 
@@ -91,12 +124,25 @@ export class EventLog {
   }
 
   /**
-   * What APPEND_RECORDS_LUA's appendRecords takes to append `records` here: the cap, then per record its
-   * field count and fields (for a script of another module that appends in its own call).
+   * What APPEND_RECORDS_LUA's appendRecords takes to append `records` here: the cap, the time, then the
+   * records (for a script of another module that appends in its own call). With `heads` — what that
+   * script's own arguments give the records of its events, in order (a fold's type, kind, key, name and
+   * rv) — a record whose fields start with the next head's values, at the call's time, is sent short: only
+   * its optional fields, the rest built in the script (fewer arguments per event). Any other record is sent
+   * in full, so the stream gets the same entry either way.
    */
-  appendArgs(records: readonly EventRecord[]): string[] {
-    const argv: string[] = [String(this.#maxLen)];
+  appendArgs(records: readonly EventRecord[], heads: readonly RecordHead[] = []): string[] {
+    const t = records[0]?.t ?? '';
+    const argv: string[] = [String(this.#maxLen), t];
+    let next = 0;
     for (const record of records) {
+      const head = heads[next];
+      const tail = head === undefined ? undefined : shortTail(record, head, t);
+      if (tail !== undefined) {
+        next++;
+        for (const arg of tail) argv.push(arg);
+        continue;
+      }
       const count = argv.push('') - 1; // its field count, once known
       for (const [k, v] of Object.entries(record)) if (v !== undefined) argv.push(k, String(v));
       argv[count] = String(argv.length - count - 1);
@@ -112,15 +158,17 @@ export class EventLog {
 }
 
 /**
- * Lua defining `appendRecords(stream, args, at)`: appends the records of `args` from `at` on (appendArgs
- * made them) to the stream, and trims it. For a script that appends in the same call as its own writes.
+ * Lua defining `appendRecords(stream, args, at, headOf)`: appends the records of `args` from `at` on
+ * (appendArgs made them) to the stream, and trims it; `headOf(j)` answers the type, kind, key, name and rv
+ * of the j-th short record (from 0), the heads appendArgs was given. For a script that appends in the same
+ * call as its own writes.
  */
 export const APPEND_RECORDS_LUA = luaModule(
   'append-records',
   new URL('./lua/append-records.lua', import.meta.url),
 );
 
-/** KEYS[1] the stream. ARGV: MAXLEN, then per record its field count and fields. Returns the entry ids. */
+/** KEYS[1] the stream. ARGV: MAXLEN, the time, then the records in full. Returns the entry ids. */
 const APPEND_MANY = luaScriptOf(new URL('./lua/append.lua', import.meta.url), [APPEND_RECORDS_LUA]);
 
 /**

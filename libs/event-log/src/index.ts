@@ -4,6 +4,7 @@ export {
   parseEventEntry,
   deleteEventsOf,
   type EventRecord,
+  type RecordHead,
   type EventLogEntry,
   type EventLogOptions,
 } from './event-log.ts';

@@ -3,8 +3,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { useRedis } from '@podset/testkit';
-import { eventLogKeyOf } from '@podset/redis';
-import { EventLog, deleteEventsOf, parseEventEntry, type EventRecord } from '../src/index.ts';
+import { eventLogKeyOf, luaScriptOf, runScript } from '@podset/redis';
+import {
+  APPEND_RECORDS_LUA,
+  EventLog,
+  deleteEventsOf,
+  parseEventEntry,
+  type EventRecord,
+  type RecordHead,
+} from '../src/index.ts';
 
 const server = useRedis();
 const redis = server.client;
@@ -105,4 +112,63 @@ test('appendMany keeps the log near its cap (trimmed once per batch, approximate
   // Approximate trimming removes whole stream nodes (100 entries each by default) only.
   assert.ok(length >= 500 && length <= 700, `3,000 appended, ${length} kept`);
   assert.equal((await log.recent(1))[0]?.rv, '2999', 'the newest kept');
+});
+
+/**
+ * A script of another module that appends in its own call: its heads come as its first arguments (type,
+ * kind, key, name, rv each), the event log's arguments after them.
+ */
+const WITH_HEADS = luaScriptOf(
+  [
+    '-- @include append-records',
+    'local h = tonumber(ARGV[1])',
+    'local function headOf(j)',
+    '  local o = 1 + j * 5',
+    '  return ARGV[o + 1], ARGV[o + 2], ARGV[o + 3], ARGV[o + 4], ARGV[o + 5]',
+    'end',
+    'return appendRecords(KEYS[1], ARGV, 2 + h * 5, headOf)',
+  ].join('\n'),
+  [APPEND_RECORDS_LUA],
+);
+
+test('records that match the appending script’s heads travel short, the others in full; the stream gets each as append writes it', async () => {
+  const log = new EventLog({ redis, key: 'test:events:heads', maxLen: 1000 });
+  const head = (r: EventRecord): RecordHead => ({
+    type: r.type,
+    kind: r.kind,
+    key: r.key,
+    name: r.name,
+    rv: r.rv,
+  });
+  const ready = { ...pod, deleting: undefined, ready: 'false' as const };
+  const podSet: EventRecord = {
+    t: pod.t,
+    type: 'ADDED',
+    kind: 'PodSet',
+    key: 'default/web',
+    name: 'web',
+    rv: '7',
+  };
+  const stray: EventRecord = { t: pod.t, type: 'ADDED', kind: 'Pod', key: '', name: 'x', rv: '8', owner: '' };
+  const later = { ...podSet, t: '2026-11-24T13:40:22.000Z', rv: '9' };
+  // The stray pod has no head; the later PodSet's time is not the call's; the last head does not match.
+  const records = [pod, stray, ready, podSet, later, relist];
+  const heads = [head(pod), head(ready), head(podSet), head(later), { ...head(pod), rv: '1' }];
+  const args = log.appendArgs(records, heads);
+  assert.deepEqual(args.slice(0, 2), ['1000', pod.t]);
+  assert.deepEqual(
+    args.filter((a) => a.startsWith('+')),
+    ['+1111', '+111', '+'],
+    'pod, ready and podSet short',
+  );
+  const flat = heads.slice(0, 4).flatMap((h) => [h.type, h.kind, h.key, h.name, h.rv]);
+  const ids = (await runScript(redis, WITH_HEADS, [log.key], ['4', ...flat, ...args])) as string[];
+  assert.equal(ids.length, records.length);
+  const fieldsOf = (r: EventRecord) =>
+    Object.entries(r).flatMap(([k, v]) => (v === undefined ? [] : [k, String(v)]));
+  const read = await redis.xrange(log.key, '-', '+');
+  assert.deepEqual(
+    read.map(([, f]) => f),
+    records.map(fieldsOf),
+  );
 });

@@ -209,9 +209,24 @@ export function podInputsDigest(inputs: PodInputs): string {
   return inputsDigest(inputs.plan) + inputsDigest(inputs.status);
 }
 
+/** A pod as a fold sends it: its stored fields (encodePod) and its inputs digest (podInputsDigest). */
+export interface EncodedPod {
+  fields: string;
+  digest: string;
+}
+
+/**
+ * The pod as a fold sends it. Computed once per event: whoever needs the digest first (the watcher's hold)
+ * hands this on to the fold (FoldItem.encoded), which then hashes nothing again.
+ */
+export function encodedPod(pod: ProjectedPod): EncodedPod {
+  const { fields, inputs } = encodePod(pod);
+  return { fields, digest: podInputsDigest(inputs) };
+}
+
 /** The pod's inputs digest, as a fold stores it once requested. */
 export function podDigest(pod: ProjectedPod): string {
-  return podInputsDigest(encodePod(pod).inputs);
+  return encodedPod(pod).digest;
 }
 
 /**

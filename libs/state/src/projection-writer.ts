@@ -7,7 +7,7 @@
 // a pod; uid, generation, deletion, finalizers, labels of a PodSet): an event that did not requests no
 // reconcile; one that changed only a pod's phase or readiness is told apart (statusOnly), so the watcher
 // may let its request wait a little and collapse with its neighbours'.
-import { parseKey } from '@podset/reconcile';
+import { KIND, parseKey } from '@podset/reconcile';
 import {
   KEYSPACE_LUA,
   luaModule,
@@ -19,11 +19,11 @@ import {
   type LuaScript,
 } from '@podset/redis';
 import {
-  encodePod,
+  encodedPod,
   inputsDigest,
-  podInputsDigest,
   podSetInputs,
   ENTRY_LUA,
+  type EncodedPod,
   type ProjectedMeta,
   type ProjectedPod,
 } from './entry.ts';
@@ -70,16 +70,18 @@ function encodeItem(
   key: string,
   object: ProjectedPod | ProjectedPodSet,
   tags: EntryTags | undefined,
+  /** A pod's encoding when the caller has it already (FoldItem.encoded). */
+  given?: EncodedPod,
 ): { field: string; payload: string; digest: string } {
   let field: string;
   let payload: string;
   let digest: string;
   if (kind === 'pod') {
     const pod = object as ProjectedPod;
-    const { fields, inputs } = encodePod(pod);
+    const { fields, digest: podDigest } = given ?? encodedPod(pod);
     field = pod.metadata.name ?? '';
     payload = fields;
-    digest = podInputsDigest(inputs);
+    digest = podDigest;
   } else {
     const trimmed = trimPodSet(object as ProjectedPodSet);
     field = '@ps';
@@ -123,6 +125,26 @@ export interface ProjectionWriterOptions extends ProjectionOptions {
    * must be in the projection's Redis Cluster slot. Without it, foldEach appends nothing.
    */
   eventLog?: { lua: LuaModule; key: string };
+}
+
+/**
+ * What an event's fold arguments tell its event-log record: type, kind, key, name and rv (a PodSet's name is
+ * its key's after the namespace). fold-each.lua's recordHead is its Lua twin: the event log sends a record
+ * that matches its head short, and the script fills these in.
+ */
+export interface LogHead {
+  type: string;
+  kind: string;
+  key: string;
+  name: string;
+  rv: string;
+}
+
+function logHead(item: FoldItem, field: string): LogHead {
+  const { type, key } = item;
+  const rv = item.object.metadata.resourceVersion ?? '';
+  if (item.kind === 'pod') return { type, kind: 'Pod', key, name: field, rv };
+  return { type, kind: KIND, key, name: key.slice(key.indexOf('/') + 1), rv };
 }
 
 // The scripts' answers per event (fold.lua, fold-each.lua).
@@ -208,10 +230,19 @@ export class ProjectionWriter extends ProjectionClient {
    */
   async foldEach(
     items: readonly (FoldItem & { epoch: number })[],
-    /** With `eventLog`: records to append in the first call (the event log's appendArgs). */
-    log?: readonly string[],
+    /**
+     * With `eventLog`: records to append in the first call (the event log's appendArgs); as a function, it
+     * is given what the first call's events tell their records (their heads, in order: see LogHead).
+     */
+    logArgs?: readonly string[] | ((heads: readonly LogHead[]) => readonly string[]),
   ): Promise<Fold[]> {
-    const encoded = items.map((item) => encodeItem(item.kind, item.key, item.object, this.tags));
+    const encoded = items.map((item) =>
+      encodeItem(item.kind, item.key, item.object, this.tags, item.encoded),
+    );
+    const log =
+      typeof logArgs === 'function'
+        ? logArgs(items.slice(0, FOLD_BATCH).map((item, i) => logHead(item, encoded[i]!.field)))
+        : logArgs;
     const answers: Promise<unknown>[] = [];
     const shared = [
       this.#jobPrefix,
@@ -221,7 +252,8 @@ export class ProjectionWriter extends ProjectionClient {
       String(this.#statusWindowMs),
     ];
     if (log !== undefined && !this.appendsLog) throw new Error('foldEach: records given, no eventLog');
-    const logKey = log !== undefined && log.length > 1 ? this.#eventLogKey : undefined;
+    // The cap and the time, then the records: none to append without a third argument.
+    const logKey = log !== undefined && log.length > 2 ? this.#eventLogKey : undefined;
     // A batch of no events still makes one call when it has records to append.
     for (let i = 0; i < Math.max(items.length, logKey === undefined ? 0 : 1); i += FOLD_BATCH) {
       const argv = [String(Math.min(FOLD_BATCH, items.length - i)), ...shared];

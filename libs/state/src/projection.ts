@@ -15,7 +15,7 @@
 // and the ready marker, set once a complete relist has been folded (until then workers read the API).
 import { projectionKeyNames, type ProjectionKeyNames, type RedisClient } from '@podset/redis';
 import { systemClock, type Clock } from '@podset/clock';
-import type { ProjectedMeta, ProjectedPod } from './entry.ts';
+import type { EncodedPod, ProjectedMeta, ProjectedPod } from './entry.ts';
 import type { EntryTags } from './integrity.ts';
 
 export type { ProjectedMeta, ProjectedPod } from './entry.ts';
@@ -63,6 +63,8 @@ export interface FoldItem {
   kind: 'pod' | 'podset';
   type: FoldType;
   object: ProjectedPod | ProjectedPodSet;
+  /** A pod's encoding (encodedPod of `object`) when the caller computed it already: not hashed again. */
+  encoded?: EncodedPod;
 }
 
 export interface FoldOptions {
