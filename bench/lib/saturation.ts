@@ -26,8 +26,10 @@ export interface Saturation {
   /** late ÷ sent. */
   lateShare: number;
   saturated: boolean;
-  /** A plain sentence for the output: what was kept, or why the latencies are not latencies. */
+  /** A plain sentence for the log: what was kept, or why the latencies are not latencies. */
   verdict: string;
+  /** The same for the table's `rate kept` row: `yes — …` or `NO — …`. */
+  row: string;
 }
 
 const pct = (x: number): string => `${Math.round(x * 100)} %`;
@@ -39,10 +41,12 @@ export function saturation(p: Pace): Saturation {
   const lateShare = p.sent > 0 ? p.late / p.sent : 0;
   const saturated = rateShare < MIN_RATE_SHARE || lateShare > MAX_LATE_SHARE;
   const what = `${perSecond(achieved)} of the ${perSecond(p.asked)} asked (${pct(rateShare)}), ${pct(lateShare)} of sends late`;
+  const backlog = "the latencies are the backlog's, not the pipeline's (try a lower --rate)";
   const verdict = saturated
-    ? `SATURATED: this machine could not keep the rate — ${what}; the latencies are the backlog's, not the pipeline's (try a lower --rate)`
+    ? `SATURATED: this machine could not keep the rate — ${what}; ${backlog}`
     : `rate kept: ${what}`;
-  return { achieved, rateShare, lateShare, saturated, verdict };
+  const row = saturated ? `NO — ${what}; ${backlog}` : `yes — ${what}`;
+  return { achieved, rateShare, lateShare, saturated, verdict, row };
 }
 
 /** A latency figure's name, marked when the run was saturated (so no compare reads one as the other). */

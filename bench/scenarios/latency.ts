@@ -325,7 +325,7 @@ function report(o: LatencyOptions, log: (s: string) => void, m: Measured): Resul
   const rows = [
     {
       figure: 'rate kept',
-      value: pace.verdict,
+      value: pace.row,
       target: `≥ ${MIN_RATE_SHARE * 100} % of the rate asked, ≤ ${MAX_LATE_SHARE * 100} % of sends late`,
       met: !pace.saturated,
     },

@@ -10,6 +10,7 @@ test('a run that issued the asked rate with few late sends kept it', () => {
   assert.equal(s.saturated, false);
   assert.ok(Math.abs(s.achieved - 299.7) < 0.1);
   assert.match(s.verdict, /^rate kept: 300\/s of the 300\/s asked \(100 %\), 0 % of sends late$/);
+  assert.match(s.row, /^yes — 300\/s of the 300\/s asked/);
 });
 
 test("issue 36's runs (~800 of 1,000/s, over 90 % late) are saturated, and say so plainly", () => {
