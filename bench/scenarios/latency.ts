@@ -15,8 +15,14 @@ import { parseKey } from '@podset/reconcile';
 import { meterCommands, perUnit } from '../lib/command-stats.ts';
 import { byRole, meterCpu } from '../lib/cpu-meter.ts';
 import { meterLogLines } from '../lib/log-lines.ts';
-import { fmt, type Result } from '../lib/report.ts';
-import { latencyName, MAX_LATE_SHARE, MIN_RATE_SHARE, saturation } from '../lib/saturation.ts';
+import { fmt, type Result, type Row } from '../lib/report.ts';
+import {
+  latencyName,
+  MAX_LATE_SHARE,
+  MIN_RATE_SHARE,
+  saturation,
+  type Saturation,
+} from '../lib/saturation.ts';
 import { Tracker } from '../lib/tracker.ts';
 import { reconcileStarts } from '../lib/worker-log.ts';
 
@@ -289,6 +295,30 @@ interface Measured extends Awaited<ReturnType<typeof measure>> {
   after: Metrics[];
 }
 
+/** The first rows: whether the sends kept the rate, then what went out and how late. */
+function paceRows(
+  o: LatencyOptions,
+  pace: Saturation,
+  events: number,
+  sendSeconds: number,
+  late: number,
+): Row[] {
+  return [
+    {
+      figure: 'rate kept',
+      value: pace.row,
+      target: `≥ ${MIN_RATE_SHARE * 100} % of the rate asked, ≤ ${MAX_LATE_SHARE * 100} % of sends late`,
+      met: !pace.saturated,
+    },
+    { figure: 'sends issued per second', value: `${fmt(pace.achieved)}/s of ${fmt(o.rate)}/s asked` },
+    {
+      figure: `watch events sent (${o.event === 'pod-annotation' ? 'pod annotation' : 'PodSet label'} patches)`,
+      value: `${events} in ${fmt(sendSeconds, 2)} s (${fmt(events / sendSeconds)}/s)`,
+    },
+    { figure: 'sends late by > 50 ms', value: String(late) },
+  ];
+}
+
 /** The table and the JSON record. */
 function report(o: LatencyOptions, log: (s: string) => void, m: Measured): Result {
   const P = o.podsets;
@@ -311,7 +341,7 @@ function report(o: LatencyOptions, log: (s: string) => void, m: Measured): Resul
     o.rate >= 1000
       ? { target: '≤ 50 ms at 1,000 events/s', met: p99 <= 50 && sentRate >= 950 && !pace.saturated }
       : { target: '≤ 50 ms at 1,000 events/s (not this rate)' };
-  // The load generator is `bench` (its patches, the tracker's watch); the rest is the operator and kube-sim.
+  // The load generator is `bench` (its patches); the rest is the operator and kube-sim.
   const cpuMsPerEvent = Object.fromEntries(
     Object.entries(cpu).map(([role, seconds]) => [role, (seconds * 1000) / Math.max(1, events.length)]),
   );
@@ -323,18 +353,7 @@ function report(o: LatencyOptions, log: (s: string) => void, m: Measured): Resul
     histogram: { count: histCount, within50ms: within50 },
   };
   const rows = [
-    {
-      figure: 'rate kept',
-      value: pace.row,
-      target: `≥ ${MIN_RATE_SHARE * 100} % of the rate asked, ≤ ${MAX_LATE_SHARE * 100} % of sends late`,
-      met: !pace.saturated,
-    },
-    { figure: 'sends issued per second', value: `${fmt(pace.achieved)}/s of ${fmt(o.rate)}/s asked` },
-    {
-      figure: `watch events sent (${o.event === 'pod-annotation' ? 'pod annotation' : 'PodSet label'} patches)`,
-      value: `${events.length} in ${fmt(sendSeconds, 2)} s (${fmt(events.length / sendSeconds)}/s)`,
-    },
-    { figure: 'sends late by > 50 ms', value: String(late) },
+    ...paceRows(o, pace, events.length, sendSeconds, late),
     { figure: 'reconciles started', value: String(starts.length) },
     { figure: named('event → reconcile start p50'), value: `${fmt(p50, 1)} ms` },
     {
