@@ -15,7 +15,14 @@ import { parseKey } from '@podset/reconcile';
 import { meterCommands, perUnit } from '../lib/command-stats.ts';
 import { byRole, meterCpu } from '../lib/cpu-meter.ts';
 import { meterLogLines } from '../lib/log-lines.ts';
-import { fmt, type Result } from '../lib/report.ts';
+import { fmt, type Result, type Row } from '../lib/report.ts';
+import {
+  latencyName,
+  MAX_LATE_SHARE,
+  MIN_RATE_SHARE,
+  saturation,
+  type Saturation,
+} from '../lib/saturation.ts';
 import { Tracker } from '../lib/tracker.ts';
 import { reconcileStarts } from '../lib/worker-log.ts';
 
@@ -44,6 +51,9 @@ export async function latency(o: LatencyOptions, log: (s: string) => void): Prom
     // Info level: each reconcile's "reconciled" line is how its start is seen (whatever it read).
     const workers = await world.startOperator({ ...o, workerEnv: { LOG_LEVEL: 'info' } });
     const podNames = await convergeAndQuiet(world, tracker, o, log);
+    // Its watches would parse every event the sends cause, in the process that paces them, and add a
+    // watcher kube-sim serves that no cluster has: nothing reads the tracker from here on.
+    tracker.stop();
     const before = await Promise.all(workers.map((w) => world.metrics(w)));
     const sinceMs = Date.now();
     const since = new Date(sinceMs).toISOString();
@@ -123,17 +133,22 @@ async function convergeAndQuiet(
   return podNames;
 }
 
-/** Paced: event k is sent at t0 + k/rate; a slow server shows up as lateness, not as a lower rate. */
+/**
+ * Paced: event k is sent at t0 + k/rate; a slow server shows up as lateness, not as a lower rate. Replies
+ * are checked by status only: parsing each returned PodSet would cost the sender more than building it.
+ */
 async function sendEvents(
   world: World,
   o: LatencyOptions,
   podNames: readonly string[],
   total: number,
-): Promise<{ sendSeconds: number; late: number }> {
+): Promise<{ sendSeconds: number; issueSeconds: number; late: number }> {
   const P = o.podsets;
   const t0 = performance.now();
   let late = 0;
-  const inflight: Promise<unknown>[] = [];
+  let lastIssue = t0;
+  const inflight: Promise<void>[] = [];
+  const field = o.event === 'pod-annotation' ? 'annotations' : 'labels';
   for (let k = 0; k < total; k++) {
     const due = t0 + (k * 1000) / o.rate;
     const wait = due - performance.now();
@@ -141,14 +156,23 @@ async function sendEvents(
     else if (wait < -50) late++;
     const target =
       o.event === 'pod-annotation' ? `${PODS_PATH}/${podNames[k % P]!}` : `${PODSETS_PATH}/ps-${k % P}`;
-    const touch = {
-      [o.event === 'pod-annotation' ? 'annotations' : 'labels']: { 'bench/touch': String(k) },
-    };
-    inflight.push(world.admin.json('PATCH', target, { metadata: touch }, 'application/merge-patch+json'));
+    const touch = { metadata: { [field]: { 'bench/touch': String(k) } } };
+    lastIssue = performance.now();
+    inflight.push(
+      world.admin.call('PATCH', target, touch, 'application/merge-patch+json').then((r) => {
+        if (r.status < 200 || r.status > 299)
+          throw new Error(`PATCH ${target}: HTTP ${r.status} ${r.body.toString().slice(0, 300)}`);
+      }),
+    );
     if (inflight.length > 256) await Promise.all(inflight.splice(0, 128));
   }
   await Promise.all(inflight);
-  return { sendSeconds: (performance.now() - t0) / 1000, late };
+  const end = performance.now();
+  return {
+    sendSeconds: (end - t0) / 1000,
+    issueSeconds: (lastIssue - t0 + 1000 / o.rate) / 1000,
+    late,
+  };
 }
 
 /** Lets the queue drain: no new reconcile for 2 s. */
@@ -262,6 +286,7 @@ function within50Ms(
 
 interface Measured extends Awaited<ReturnType<typeof measure>> {
   sendSeconds: number;
+  issueSeconds: number;
   late: number;
   cpu: Record<string, number>;
   commands: Record<string, number>;
@@ -270,11 +295,41 @@ interface Measured extends Awaited<ReturnType<typeof measure>> {
   after: Metrics[];
 }
 
+/** The first rows: whether the sends kept the rate, then what went out and how late. */
+function paceRows(
+  o: LatencyOptions,
+  pace: Saturation,
+  events: number,
+  sendSeconds: number,
+  late: number,
+): Row[] {
+  return [
+    {
+      figure: 'rate kept',
+      value: pace.row,
+      target: `≥ ${MIN_RATE_SHARE * 100} % of the rate asked, ≤ ${MAX_LATE_SHARE * 100} % of sends late`,
+      met: !pace.saturated,
+    },
+    { figure: 'sends issued per second', value: `${fmt(pace.achieved)}/s of ${fmt(o.rate)}/s asked` },
+    {
+      figure: `watch events sent (${o.event === 'pod-annotation' ? 'pod annotation' : 'PodSet label'} patches)`,
+      value: `${events} in ${fmt(sendSeconds, 2)} s (${fmt(events / sendSeconds)}/s)`,
+    },
+    { figure: 'sends late by > 50 ms', value: String(late) },
+  ];
+}
+
 /** The table and the JSON record. */
 function report(o: LatencyOptions, log: (s: string) => void, m: Measured): Result {
   const P = o.podsets;
   const { events, starts, sendSeconds, late, cpu, commands, logLines, workerRequests, watcherRequests } = m;
   const { lat, unserved, reconciles, unservedDetails } = m.matched;
+  const pace = saturation({ asked: o.rate, sent: events.length, issueSeconds: m.issueSeconds, late });
+  // A smoke run checks the plumbing and is never judged: its names stay put, so a brief stall of a busy
+  // machine cannot take its rows away from the tests that read them.
+  const backlog = pace.saturated && !o.smoke;
+  const named = (figure: string): string => latencyName(figure, backlog);
+  log(`latency: ${pace.verdict}`);
   const p50 = quantile(lat, 0.5);
   const p99 = quantile(lat, 0.99);
   const { count: histCount, within50 } = within50Ms(m.before, m.after);
@@ -284,27 +339,30 @@ function report(o: LatencyOptions, log: (s: string) => void, m: Measured): Resul
   const sentRate = events.length / sendSeconds;
   const p99Goal =
     o.rate >= 1000
-      ? { target: '≤ 50 ms at 1,000 events/s', met: p99 <= 50 && sentRate >= 950 }
+      ? { target: '≤ 50 ms at 1,000 events/s', met: p99 <= 50 && sentRate >= 950 && !pace.saturated }
       : { target: '≤ 50 ms at 1,000 events/s (not this rate)' };
-  // The load generator is `bench` (its patches, the tracker's watch); the rest is the operator and kube-sim.
+  // The load generator is `bench` (its patches); the rest is the operator and kube-sim.
   const cpuMsPerEvent = Object.fromEntries(
     Object.entries(cpu).map(([role, seconds]) => [role, (seconds * 1000) / Math.max(1, events.length)]),
   );
+  const latencies = {
+    p50,
+    p90: quantile(lat, 0.9),
+    p99,
+    max: lat.at(-1),
+    histogram: { count: histCount, within50ms: within50 },
+  };
   const rows = [
-    {
-      figure: `watch events sent (${o.event === 'pod-annotation' ? 'pod annotation' : 'PodSet label'} patches)`,
-      value: `${events.length} in ${fmt(sendSeconds, 2)} s (${fmt(events.length / sendSeconds)}/s)`,
-    },
-    { figure: 'sends late by > 50 ms', value: String(late) },
+    ...paceRows(o, pace, events.length, sendSeconds, late),
     { figure: 'reconciles started', value: String(starts.length) },
-    { figure: 'event → reconcile start p50', value: `${fmt(p50, 1)} ms` },
+    { figure: named('event → reconcile start p50'), value: `${fmt(p50, 1)} ms` },
     {
-      figure: 'event → reconcile start p99',
+      figure: named('event → reconcile start p99'),
       value: `${fmt(p99, 1)} ms (${fmt(sentRate)} events/s sent)`,
       ...p99Goal,
     },
-    { figure: 'event → reconcile start max', value: `${fmt(lat.at(-1) ?? NaN, 1)} ms` },
-    { figure: 'worker histogram: starts ≤ 50 ms', value: `${fmt(within50 * 100, 1)} %` },
+    { figure: named('event → reconcile start max'), value: `${fmt(lat.at(-1) ?? NaN, 1)} ms` },
+    { figure: named('worker histogram: starts ≤ 50 ms'), value: `${fmt(within50 * 100, 1)} %` },
     { figure: 'events per reconcile', value: fmt(eventsPerReconcile, 2) },
     { figure: 'events never followed by a reconcile', value: String(unserved) },
     {
@@ -361,13 +419,12 @@ function report(o: LatencyOptions, log: (s: string) => void, m: Measured): Resul
       events: events.length,
       reconciles: starts.length,
       matched: reconciles,
-      p50,
-      p90: quantile(lat, 0.9),
-      p99,
-      max: lat.at(-1),
+      // A saturated run's latencies are kept under another name: compare matches figures by name.
+      ...(backlog ? { backlog: latencies } : latencies),
       eventsPerReconcile,
       sentRate,
-      histogram: { count: histCount, within50ms: within50 },
+      issuedRate: pace.achieved,
+      saturated: pace.saturated,
       late,
       unserved,
       unservedDetails,

@@ -128,11 +128,16 @@ describe('bench --smoke', { concurrency: 7 }, () => {
 
   test('latency (the projection): every PodSet label event is followed by a reconcile', async () => {
     const r = await smoke('latency', [
+      'rate kept',
+      'sends issued per second',
       'watch events sent (PodSet label patches)',
       'event → reconcile start p99',
       'CPU per event, first send → drained',
     ]);
     assert.equal(r.data.events, 200);
+    // Whether the sends kept the rate is said, with the rate issued (a smoke run keeps its row names).
+    assert.equal(typeof r.data.saturated, 'boolean');
+    assert.ok(Number(r.data.issuedRate) > 0, String(r.data.issuedRate));
     // Each process's own CPU over the events, so a slower commit is told apart from a busier machine.
     const cpu = r.data.cpuMsPerEvent as Record<string, number>;
     assert.deepEqual(Object.keys(cpu), ['watcher', 'workers', 'redis', 'kube-sim', 'bench']);

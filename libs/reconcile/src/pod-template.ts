@@ -1,5 +1,6 @@
-// The pod manifest a PodSet creates: generateName `<podset>-`, the template's labels plus the PodSet's
-// own, a controller ownerReference to the PodSet's UID, the template's spec.
+// The pod manifest a PodSet creates: generateName `<podset>-`, the template's labels plus the operator's
+// own (podset.io/name, managed-by, the template hash), a controller ownerReference to the PodSet's UID, the
+// template's spec.
 import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,

@@ -12,7 +12,7 @@ import type {
 } from '../apimachinery/types.ts';
 import { duplicate, forbidden, invalid, notSupported, required } from '../apimachinery/field-errors.ts';
 import { childPath, validateValue } from './structural.ts';
-import { isObject } from '../apimachinery/json.ts';
+import { deepFreeze, isObject } from '../apimachinery/json.ts';
 import { pruneValue } from './pruning.ts';
 import { validateRuleDefinitions } from './cel-rule-definitions.ts';
 
@@ -455,7 +455,8 @@ export function crdResourceTypes(crd: KubeObject): ResourceType[] {
       subresources,
       storage: v.storage === true,
     };
-    if (schema) rt.schema = schema;
+    // Frozen: every write of the resource walks it, and what is worked out from it once can be kept.
+    if (schema) rt.schema = deepFreeze(schema);
     if (cols) rt.printerColumns = cols;
     out.push(rt);
   }

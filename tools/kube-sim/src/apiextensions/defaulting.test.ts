@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { applyDefaults } from './schema.ts';
+import { applyDefaults, crdResourceTypes } from './schema.ts';
+import { cloneJson } from '../apimachinery/json.ts';
 import type { JsonObject, JSONSchemaProps } from '../apimachinery/types.ts';
 import {
   causesOf,
@@ -11,6 +12,7 @@ import {
   misc,
   podset,
   podsetSchema,
+  podsetCrd,
   podsetValue,
   validSpec,
 } from '../../test/unit-support/schemas.ts';
@@ -74,6 +76,46 @@ test('property: defaulting is idempotent and never overrides a given value', () 
         assert.equal(((once as JsonObject).spec as JsonObject).replicas, spec.replicas);
       }
       assert.deepEqual(causesOf(once), []);
+    }),
+    { numRuns: 150 },
+  );
+});
+
+test('a served schema is frozen, so its defaulted properties are listed once, not on every write', () => {
+  const schema = crdResourceTypes(podsetCrd)[0]!.schema!;
+  assert.ok(
+    Object.isFrozen(schema) && Object.isFrozen(schema.properties),
+    'the ResourceType holds it frozen',
+  );
+  // Count how often defaulting enumerates one node's properties: a proxy over the frozen template spec's.
+  const spec = schema.properties!.spec!;
+  let listed = 0;
+  const counted = new Proxy(spec.properties!, {
+    ownKeys: (target) => {
+      listed++;
+      return Reflect.ownKeys(target);
+    },
+  });
+  const watched: JSONSchemaProps = Object.freeze({
+    ...schema,
+    properties: Object.freeze({
+      ...schema.properties,
+      spec: Object.freeze({ ...spec, properties: counted }),
+    }),
+  });
+  applyDefaults(podset({ replicas: 0 }), watched);
+  const first = listed;
+  for (let i = 1; i <= 50; i++) applyDefaults(podset({ replicas: i }), watched);
+  assert.equal(listed, first, `50 more writes enumerated the spec's properties ${listed - first} more times`);
+});
+
+test('property: a frozen schema defaults exactly as the same schema unfrozen, key order included', () => {
+  const frozen = podsetSchema;
+  const open = cloneJson(frozen as unknown as JsonObject) as unknown as JSONSchemaProps;
+  assert.ok(!Object.isFrozen(open));
+  fc.assert(
+    fc.property(podsetValue(), (v) => {
+      assert.equal(JSON.stringify(applyDefaults(v, frozen)), JSON.stringify(applyDefaults(v, open)));
     }),
     { numRuns: 150 },
   );

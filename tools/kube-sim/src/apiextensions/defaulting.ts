@@ -1,7 +1,23 @@
 // Defaulting of custom resources from their structural schema, as kube-apiserver's apiextensions does it.
 import type { Json, JSONSchemaProps } from '../apimachinery/types.ts';
 import { propOf } from './structural.ts';
-import { isObject } from '../apimachinery/json.ts';
+import { cloneJson, isObject } from '../apimachinery/json.ts';
+
+/**
+ * The properties of a schema that have a default. A served schema is frozen (stored CRDs are), so its list
+ * is worked out once; walking every property of a pod template's schema for each write cost more than the
+ * rest of defaulting.
+ */
+const withDefaults = new WeakMap<JSONSchemaProps, [string, JSONSchemaProps][]>();
+
+function defaultedProps(s: JSONSchemaProps): [string, JSONSchemaProps][] {
+  const known = withDefaults.get(s);
+  if (known !== undefined) return known;
+  const list = Object.entries(s.properties ?? {}).filter(([, prop]) => prop.default !== undefined);
+  if (Object.isFrozen(s) && (s.properties === undefined || Object.isFrozen(s.properties)))
+    withDefaults.set(s, list);
+  return list;
+}
 
 /**
  * Returns a copy with defaults applied, as the API server does on create/update/read: for every object that is
@@ -11,9 +27,16 @@ import { isObject } from '../apimachinery/json.ts';
  * `metadata` of the resource root is left alone.
  */
 export function defaultValue(value: Json, schema: JSONSchemaProps, options: { root?: boolean } = {}): Json {
-  const copy = structuredClone(value);
-  defaultNode(copy, schema, options.root ?? true);
-  return copy;
+  return defaultOwnCopy(cloneJson(value), schema, options);
+}
+
+/**
+ * defaultValue on a value the caller owns and nobody else holds (a copy it just made, e.g. by pruning):
+ * defaulted in place, without another copy. A resource root's `metadata` is neither read nor written.
+ */
+export function defaultOwnCopy(value: Json, schema: JSONSchemaProps, options: { root?: boolean } = {}): Json {
+  defaultNode(value, schema, options.root ?? true);
+  return value;
 }
 
 function defaultNode(v: Json, s: JSONSchemaProps, isRoot: boolean): void {
@@ -24,15 +47,17 @@ function defaultNode(v: Json, s: JSONSchemaProps, isRoot: boolean): void {
   if (!isObject(v)) return;
   const embedded = s['x-kubernetes-embedded-resource'] === true;
   const resourceRoot = isRoot || embedded;
-  for (const [key, prop] of Object.entries(s.properties ?? {})) {
+  // A null in a non-nullable property: its default, or dropped. Only the value's own keys can hold one.
+  for (const key of Object.keys(v)) {
+    if (v[key] !== null || (resourceRoot && key === 'metadata')) continue;
+    const prop = propOf(s, key);
+    if (prop === undefined || prop.nullable) continue;
+    if (prop.default !== undefined) v[key] = cloneJson(prop.default);
+    else delete v[key];
+  }
+  for (const [key, prop] of defaultedProps(s)) {
     if (resourceRoot && key === 'metadata') continue;
-    const cur = v[key];
-    if (cur === null && !prop.nullable) {
-      if (prop.default !== undefined) v[key] = structuredClone(prop.default);
-      else delete v[key];
-    } else if (cur === undefined && prop.default !== undefined) {
-      v[key] = structuredClone(prop.default);
-    }
+    if (v[key] === undefined) v[key] = cloneJson(prop.default!);
   }
   const addl = isObject(s.additionalProperties as Json)
     ? (s.additionalProperties as JSONSchemaProps)
@@ -42,8 +67,7 @@ function defaultNode(v: Json, s: JSONSchemaProps, isRoot: boolean): void {
     const prop = propOf(s, key);
     if (prop) defaultNode(child, prop, false);
     else if (addl) {
-      if (child === null && !addl.nullable && addl.default !== undefined)
-        v[key] = structuredClone(addl.default);
+      if (child === null && !addl.nullable && addl.default !== undefined) v[key] = cloneJson(addl.default);
       defaultNode(v[key] as Json, addl, false);
     }
   }

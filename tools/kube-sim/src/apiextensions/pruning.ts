@@ -2,7 +2,7 @@
 // apiextensions does it (and the field paths it names in `unknown field "spec.foo"`).
 import type { Json, JSONSchemaProps } from '../apimachinery/types.ts';
 import { childPath, indexPath, OBJECT_META_FIELDS, propOf } from './structural.ts';
-import { isObject } from '../apimachinery/json.ts';
+import { cloneJson, isObject } from '../apimachinery/json.ts';
 
 /**
  * Returns a copy without fields the schema doesn't know, and their paths (`spec.foo`,
@@ -16,7 +16,7 @@ export function pruneValue(
   schema: JSONSchemaProps,
   options: { root?: boolean } = {},
 ): { value: Json; unknownFields: string[] } {
-  const copy = structuredClone(value);
+  const copy = cloneJson(value);
   const unknown: string[] = [];
   pruneNode(copy, schema, '', options.root ?? true, unknown);
   unknown.sort();

@@ -2,7 +2,7 @@
 // rules (cel-rules.ts) and the CRD object itself (crd.ts). This module is the entry point the store and routes use.
 import type { FieldCause, Json, JSONSchemaProps, KubeObject, ResourceType } from '../apimachinery/types.ts';
 import { validateValue, type ValidateOptions } from './structural.ts';
-import { defaultValue } from './defaulting.ts';
+import { defaultOwnCopy, defaultValue } from './defaulting.ts';
 import { pruneValue } from './pruning.ts';
 import { blocksRules, hasValidationRules, rulesNotChecked, validateRules } from './cel-rules.ts';
 import { applyCrdDefaults, crdResourceTypes as crdTypes, validateCrd as validateCrdObject } from './crd.ts';
@@ -52,6 +52,15 @@ export function validateAgainstSchema(
 /** Returns a copy with defaults applied (as the API server does on create/update and on read). */
 export function applyDefaults(value: Json, schema: JSONSchemaProps, options?: { root?: boolean }): Json {
   return defaultValue(value, schema, options);
+}
+
+/** applyDefaults on a value the caller owns (its own copy, shared with nobody): in place, no copy. */
+export function applyDefaultsToOwnCopy(
+  value: Json,
+  schema: JSONSchemaProps,
+  options?: { root?: boolean },
+): Json {
+  return defaultOwnCopy(value, schema, options);
 }
 
 /**

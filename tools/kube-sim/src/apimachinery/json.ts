@@ -21,6 +21,15 @@ export function cloneJson<T extends Json>(v: T): T {
   return out as T;
 }
 
+/** Freezes a value and everything in it (stored objects, served schemas: shared, never written). */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as object)) deepFreeze(v);
+  }
+  return value;
+}
+
 /** Sets a property even when the key is `__proto__` (JSON keys are data, never prototypes). */
 export function setOwn(o: JsonObject, key: string, value: Json): void {
   if (key === '__proto__') {

@@ -2,7 +2,11 @@
 // schema (custom resources) prunes, defaults and validates; a built-in's unknown fields are reported. Unknown
 // and repeated fields are refused (fieldValidation=Strict), warned about (Warn, the default) or ignored.
 import { OBJECT_META_FIELDS } from '../apiextensions/structural.ts';
-import { applyDefaults, pruneUnknownFields, validateAgainstSchema } from '../apiextensions/schema.ts';
+import {
+  applyDefaultsToOwnCopy,
+  pruneUnknownFields,
+  validateAgainstSchema,
+} from '../apiextensions/schema.ts';
 import { unknownBuiltinFields } from '../apimachinery/fieldcheck.ts';
 import { invalidPatch } from '../apimachinery/type-check.ts';
 import {
@@ -40,7 +44,8 @@ function bySchema(
   const pruned = pruneUnknownFields(obj as unknown as Json, schema);
   unknown.push(...pruned.unknownFields.filter((f) => !f.startsWith('metadata.')));
   const v = pruned.value as unknown as KubeObject;
-  const defaulted = applyDefaults(
+  // Pruning made the copy (the root's metadata, left alone by both, is the caller's): default it in place.
+  const defaulted = applyDefaultsToOwnCopy(
     { ...v, apiVersion: obj.apiVersion, kind: obj.kind, metadata: obj.metadata } as unknown as Json,
     schema,
   ) as unknown as KubeObject;

@@ -1,6 +1,7 @@
 // The object store: every object once (frozen), one global resourceVersion counter (as etcd), a bounded
 // history of committed events (for watch resume and reads at an older resourceVersion), sorted views for lists
 // and a label index (key=value → objects) for lists by label, both kept up to date on every write.
+import { deepFreeze } from '../apimachinery/json.ts';
 import { ApiError, type KubeObject, type WatchEventType } from '../apimachinery/types.ts';
 
 /** A stored object and its cached JSON text (filled on first serialization). */
@@ -28,14 +29,6 @@ export function recJson(rec: Rec): string {
 export function eventLine(ev: HistEvent): string {
   ev.line ??= `{"type":"${ev.type}","object":${recJson(ev.rec)}}\n`;
   return ev.line;
-}
-
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as object)) deepFreeze(v);
-  }
-  return value;
 }
 
 /** The order of every list: by namespace, then by name (not by the `namespace/name` string: "a-b" < "a/"). */
