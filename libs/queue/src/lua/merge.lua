@@ -1,7 +1,9 @@
 -- The merge of a reconcile request into its key's pending job (merge-script.ts says what it does and the
--- KEYS and ARGV). Includes MAX_REASONS, MAX_TRACEPARENTS and rvNewer (the resourceVersion rule).
+-- KEYS and ARGV). Includes MAX_REASONS, MAX_TRACEPARENTS, rvNewer (the resourceVersion rule) and coverAt
+-- (the queue's cover rule, live-cover.lua).
 -- @include merge-bounds
 -- @include resource-version
+-- @include live-cover
 local rcall = redis.call
 local prefix = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -202,9 +204,13 @@ if mode == 'request' then
   -- = how many, then per write its field, 'set' or 'del', value) are made with it. Anything else is
   -- answered for the caller's transaction around BullMQ's add (before-add, add, after-add).
   if not current then return {'absent', '', ''} end
+  -- The cover rule, asked of the job as it is before the merge: covered, the merge moves nothing (the job
+  -- takes only the request's data), and the answer says so.
+  local covered = coverAt(prefix, current, dnKey, now, due - now, prio)
   local outcome, state = mergeInto(current, inc, due, prio, false)
   if outcome ~= 'merged' then return {outcome, current, state} end
   applyWrites()
+  if covered then outcome = 'covered' end
   return {outcome, current, state}
 end
 
