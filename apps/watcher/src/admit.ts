@@ -42,7 +42,7 @@ export async function admit(
   answers.forEach((a, i) => {
     const event = keyed[i]!;
     if (!a.owed) {
-      const outcome = a.covered === true ? 'covered' : 'unchanged';
+      const outcome = a.queueAnswer === 'covered' ? 'covered' : 'unchanged';
       admitted.tally[outcome]++;
       if (outcome === 'covered') spans?.event(event, outcome);
       return;

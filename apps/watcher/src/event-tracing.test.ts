@@ -32,7 +32,7 @@ const gate = {
   admit: async (events: readonly KeyedEvent[]): Promise<Admission[]> =>
     events.map(({ key }) => ({
       owed: key !== 'default/covered',
-      covered: key === 'default/covered',
+      ...(key === 'default/covered' ? { queueAnswer: 'covered' } : {}),
       requested: async () => undefined,
       failed: () => undefined,
     })),
