@@ -49,7 +49,12 @@ function watcherOf(name: string, logKey: string, quietHoldMs = 0) {
   });
   const requests: WatcherRequest[] = [];
   const pipeline = new EventPipeline({
-    queue: { requestAll: async (items) => void requests.push(...items) },
+    queue: {
+      requestAll: async (items) => {
+        requests.push(...items);
+        return items.map(() => ({ outcome: 'created' as const }));
+      },
+    },
     logger: silentLogger,
     gate: new Projector(writer, ['pods/*'], silentLogger, eventLog),
     eventLog,
