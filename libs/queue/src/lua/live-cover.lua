@@ -1,7 +1,7 @@
 -- The queue's cover rule (live-cover.ts says when a request is covered; its jobCovers is the TypeScript
 -- twin): defines jobCovers (the rule), coverAt (the rule applied to a key's job where it is) and
 -- liveRequestCovered(jobPrefix, key, now, windowMs) (for a script beside the queue: the watcher's fold).
--- merge.lua's request mode runs coverAt too, so the queue answers "covered" by the same rule wherever it is
+-- merge.lua's request mode runs jobCovers too, so the queue answers "covered" by the same rule wherever it is
 -- asked. Includes LIVE_PRIORITY, the queue's priority of a live request, and the key names of KEYSPACE_LUA
 -- (libs/redis keyspace.ts).
 -- @include live-priority
