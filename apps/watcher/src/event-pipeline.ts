@@ -121,24 +121,26 @@ export class EventPipeline implements WatchSink {
   async #flush(events: readonly WatchEvent[]): Promise<void> {
     const spans = this.#spans();
     const batch = this.#keyAndLog(events);
-    // Issued before the gate is asked, so the log stays in event order across batches; awaited last.
-    const logged = this.#appendApart(batch);
+    // A gate that appends the records does so in the call that folds the batch (one Redis call, not two).
+    const withFolds = this.#o.gate.appendsLog === true && batch.records.length > 0;
+    // Issued before the gate is asked, so the log stays in event order across batches; awaited last (its
+    // failure is handled there: the catch only keeps it from counting as unhandled meanwhile).
+    const logged = withFolds ? undefined : this.#appendApart(batch);
     void logged?.catch(() => undefined);
     let admitted: Admitted | undefined;
     try {
-      if (batch.keyed.length > 0 || this.#gateAppends(batch)) {
+      if (batch.keyed.length > 0 || withFolds) {
         admitted = await admit(this.#o.gate, batch.keyed, {
           spans,
-          ...(this.#gateAppends(batch) ? { log: batch.records } : {}),
+          ...(withFolds ? { log: batch.records } : {}),
         });
         this.#count(admitted.tally);
         // Admitted before the requests: with the projection, the worker that takes one finds these events.
-        this.#requested(
-          await requestLive(this.#o.queue, admitted.owed, {
-            statusCollapseMs: this.#o.statusCollapseMs ?? 0,
-            ...(spans !== undefined ? { traceparentsOf: (key: string) => spans.traceparentsOf(key) } : {}),
-          }),
-        );
+        const requested = await requestLive(this.#o.queue, admitted.owed, {
+          statusCollapseMs: this.#o.statusCollapseMs ?? 0,
+          ...(spans !== undefined ? { traceparentsOf: (key: string) => spans.traceparentsOf(key) } : {}),
+        });
+        this.#countRequested(requested);
         await commit(admitted.owed);
       }
       await logged;
@@ -167,19 +169,13 @@ export class EventPipeline implements WatchSink {
     return batch;
   }
 
-  /** Whether the gate appends the batch's records in its own call (with its folds: one Redis call, not two). */
-  #gateAppends(batch: KeyedBatch): boolean {
-    return this.#o.gate.appendsLog === true && batch.records.length > 0;
-  }
-
-  /** The batch's records appended on their own, when the gate does not append them. */
+  /** The batch's records appended in a call of their own. */
   #appendApart(batch: KeyedBatch): Promise<unknown> | undefined {
-    if (batch.records.length === 0 || this.#gateAppends(batch)) return undefined;
-    return this.#o.eventLog?.appendMany(batch.records);
+    return batch.records.length === 0 ? undefined : this.#o.eventLog?.appendMany(batch.records);
   }
 
   /** Stage 4's answer, counted: every key requested live, and what the queue did with it. */
-  #requested(requested: LiveRequested): void {
+  #countRequested(requested: LiveRequested): void {
     const keys = requested.created + requested.merged + requested.covered;
     if (keys === 0) return;
     this.requested.live += keys;
