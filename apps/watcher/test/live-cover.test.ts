@@ -220,3 +220,23 @@ test('active, with a live next job stored behind it delayed within the window: c
   await queue.request('ns/next-late', { source: 'live', delayMs: 30_000 });
   assert.equal(await answerOf(windowed, podEvent('ns/next-late', 'a', 'Running')), 'owed status-only');
 });
+
+test('the fold’s covered is the queue’s: a live request made instead answers covered exactly when the fold did', async () => {
+  // Per state of the key's job: set it up, ask the fold (which records nothing when it owes), then make the
+  // live request the event would have made and compare the queue's answer.
+  const cases: [string, () => Promise<unknown>][] = [
+    ['ns/same-waiting', () => queue.request('ns/same-waiting', { source: 'live' })],
+    ['ns/same-bulk', () => queue.request('ns/same-bulk', { source: 'bulk' })],
+    ['ns/same-delayed', () => queue.request('ns/same-delayed', { source: 'live', delayMs: 60_000 })],
+  ];
+  for (const [key, setUp] of cases) {
+    await setUp();
+    const folded = await answer(podEvent(key, 'a', 'Pending'));
+    const [asked] = await queue.requestAll([{ key, opts: { source: 'live' } }]);
+    assert.equal(
+      folded === 'covered',
+      asked!.outcome === 'covered',
+      `${key}: fold ${folded}, queue ${asked!.outcome}`,
+    );
+  }
+});
