@@ -7,9 +7,9 @@
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { startRedis } from '@podset/testkit';
-import { LIVE_COVER_LUA, jobPrefixOf } from '@podset/queue';
 import { APPEND_RECORDS_LUA, EventLog, type EventRecord } from '@podset/event-log';
 import { ProjectionWriter, type FoldItem, type ProjectedPod } from '@podset/state';
+import { queueCoverHook } from '@podset/watcher/queue-cover';
 import { parseCommandCosts } from './lib/redis-profile.ts';
 
 const { values } = parseArgs({
@@ -65,13 +65,12 @@ function podAt(i: number, step: number, rv: number): ProjectedPod {
 const redis = await startRedis();
 const admin = new Redis(redis.url);
 const client = new Redis(redis.url);
-const jobPrefix = jobPrefixOf('bull', 'reconcile');
 const log = new EventLog({ redis: client, key: 'bull:reconcile:events-log' });
 const writer = new ProjectionWriter({
   client,
   prefix: 'bull',
   queueName: 'reconcile',
-  ...(values['no-cover'] ? {} : { liveCover: { lua: LIVE_COVER_LUA, jobPrefix, statusWindowMs: 1000 } }),
+  ...(values['no-cover'] ? {} : { owedKeyHook: queueCoverHook('bull', 'reconcile', 1000) }),
   ...(values['no-log'] ? {} : { eventLog: { lua: APPEND_RECORDS_LUA, key: log.key } }),
 });
 let rv = 1;
@@ -149,7 +148,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
                   ),
         )
         .then((fs) => {
-          for (const f of fs) owed[f.covered ? 2 : f.owed ? (f.statusOnly ? 3 : 1) : 0]!++;
+          for (const f of fs) owed[f.settled ? 2 : f.owed ? (f.statusOnly ? 3 : 1) : 0]!++;
         }),
     );
     if (inflight.length >= 16) {

@@ -1,6 +1,7 @@
 // libs/queue and libs/state both stand on libs/redis and on neither of each other: the queue knows nothing of
-// the projection, the projection nothing of BullMQ (the watcher hands the queue's live-cover Lua to the
-// projection's writer). This greps both libraries, tests included, for an import of the other.
+// the projection, the projection nothing of the queue (the watcher composes the projection's fold with the
+// queue's cover rule, through the writer's generic owed-key hook). This greps both libraries, tests included,
+// for an import of the other, and libs/state for the names of the queue's keys and Lua.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { read, repoFiles } from './walker.ts';
@@ -28,3 +29,33 @@ for (const [lib, other] of [
     assert.deepEqual(found, []);
   });
 }
+
+/**
+ * The queue's concepts as the projection would spell them if it knew them again: BullMQ's key names (the
+ * keyspace's BULL_* Lua names, bullKeys, a job prefix), the queue's cover rule and its Lua, its hint.
+ */
+const QUEUE_WORDS =
+  /\bBULL_[A-Z_]+|\bbullKeys\b|\bjobPrefix(?:Of)?\b|\bliveCover\b|live-cover|liveRequestCovered|coverAt\b|COVER_RULE_LUA|LIVE_COVER_LUA|\bnoJob\b|\bdedup/;
+
+/** The lines of `source` that name one of the queue's keys or its Lua. */
+export function queueWordsIn(source: string): string[] {
+  return source.split('\n').filter((line) => QUEUE_WORDS.test(line));
+}
+
+test('the check finds the queue’s keys and Lua by name', () => {
+  assert.equal(queueWordsIn("local id = redis.call('GET', jobPrefix .. BULL_DEDUP .. key)").length, 1);
+  assert.equal(queueWordsIn('-- @include live-cover').length, 1);
+  assert.equal(queueWordsIn('  liveCover?: { lua: LuaModule };').length, 1);
+  assert.equal(queueWordsIn("import { COVER_RULE_LUA } from './x.ts';").length, 1);
+  assert.deepEqual(queueWordsIn('local settled, hint = onOwedKey(hookArg1, hookArg2, key, false, now)'), []);
+});
+
+test('libs/state names none of the queue’s keys nor its Lua (its fold takes a generic owed-key hook)', () => {
+  const files = repoFiles(['libs/state/**/*.ts', 'libs/state/**/*.lua']);
+  assert.ok(
+    files.some((f) => f.endsWith('fold-each.lua')),
+    'the Lua is looked at',
+  );
+  const found = files.flatMap((f) => queueWordsIn(read(f)).map((l) => `${f}: ${l.trim()}`));
+  assert.deepEqual(found, []);
+});

@@ -7,11 +7,10 @@ import { createRequire } from 'node:module';
 import { Cluster } from 'ioredis';
 import { int, optionalStr } from '@podset/config';
 import type { RedisClient } from '@podset/redis';
-import { LIVE_COVER_LUA, queueEnv } from '@podset/queue';
+import { queueEnv } from '@podset/queue';
 import { OPS_USERNAME, redisEnv } from '@podset/redis';
-import { APPEND_RECORDS_LUA } from '@podset/event-log';
 import { scriptsMade } from '@podset/redis';
-import { ProjectionWriter } from '@podset/state';
+import { makeFoldScripts } from '@podset/watcher/queue-cover';
 
 /** The loader's variables (redis-scripts-main.ts): where Redis is, as its own user, and how often. */
 export const redisScriptsEnv = {
@@ -66,20 +65,11 @@ function bullScripts(): CachedScript[] {
 }
 
 /**
- * Ours: those the libraries make when their modules load, and the watcher's fold of a batch, which each
- * ProjectionWriter composes from its options (with or without the queue's live cover and the event log).
+ * Ours: those the libraries make when their modules load, and the watcher's fold of a batch, which the
+ * watcher composes from the projection's fold, the queue's cover rule and the event log (queue-cover.ts).
  */
 function ourScripts(): CachedScript[] {
-  const client = {} as RedisClient;
-  for (const liveCover of [undefined, { lua: LIVE_COVER_LUA, jobPrefix: '' }])
-    for (const eventLog of [undefined, { lua: APPEND_RECORDS_LUA, key: '' }])
-      new ProjectionWriter({
-        client,
-        prefix: 'p',
-        queueName: 'q',
-        ...(liveCover !== undefined ? { liveCover } : {}),
-        ...(eventLog !== undefined ? { eventLog } : {}),
-      });
+  makeFoldScripts();
   return scriptsMade();
 }
 

@@ -9,8 +9,9 @@ import type { BatchSpans } from './event-tracing.ts';
 
 /**
  * What a watch event came to: `requested` it made a live request; `coalesced` it shared one with another
- * event of its key in its batch; `covered` the key's job in the queue, due no later than its request would be, covered it; `unchanged` it changed nothing a
- * plan reads (the operator's own status writes among them); `unkeyed` it concerns no PodSet.
+ * event of its key in its batch; `covered` the queue's cover rule, run in the gate's call, found the key's job
+ * covers it (the queue's answer, without a request); `unchanged` it changed nothing a plan reads (the
+ * operator's own status writes among them); `unkeyed` it concerns no PodSet.
  */
 export type EventOutcome = 'requested' | 'coalesced' | 'covered' | 'unchanged' | 'unkeyed';
 
@@ -42,7 +43,7 @@ export async function admit(
   answers.forEach((a, i) => {
     const event = keyed[i]!;
     if (!a.owed) {
-      const outcome = a.covered === true ? 'covered' : 'unchanged';
+      const outcome = a.queueAnswer === 'covered' ? 'covered' : 'unchanged';
       admitted.tally[outcome]++;
       if (outcome === 'covered') spans?.event(event, outcome);
       return;

@@ -2,6 +2,7 @@
 // chosen at start-up by STATE_SOURCE: the projection (projector.ts: every event folded into the state the
 // workers read, in Redis) or, for the API fallback, PodSetChangeFilter (change-filter.ts: each PodSet's plan
 // inputs in memory, every pod event requests one). The pipeline asks the gate and never which one it has.
+import type { RequestOutcome } from '@podset/queue';
 import type { EventRecord } from './event-log.ts';
 import type { Resource, WatchedObject } from './keys.ts';
 import type { RequestRecord } from './request.ts';
@@ -17,8 +18,12 @@ export interface StreamInfo {
 export interface Admission {
   /** A reconcile of the key is owed: the event may change its plan. */
   owed: boolean;
-  /** It was owed, and the key's job in the queue covers it (recorded): nothing to request. */
-  covered?: boolean;
+  /**
+   * The queue's answer to the owed request, when the gate already has it: `covered`, the queue's cover rule
+   * run in the gate's own call (queue-cover.ts) found the key's job covers it, and the event was recorded as
+   * requested there: nothing to request (`owed` is false).
+   */
+  queueAnswer?: Extract<RequestOutcome, 'covered'>;
   /**
    * Owed only for what it moves of the PodSet's status (a pod's phase or readiness), not for anything a
    * plan acts on: its request may be due a little later, to collapse with its neighbours'.

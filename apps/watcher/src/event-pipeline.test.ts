@@ -3,10 +3,13 @@ import { test } from 'node:test';
 import { PodSetChangeFilter } from './change-filter.ts';
 import type { Admission, ChangeGate } from './change-gate.ts';
 import { EventPipeline, type ReconcileRequester } from './event-pipeline.ts';
-import type { WatcherRequest } from './request.ts';
+import type { QueueAnswer, WatcherRequest } from './request.ts';
 import type { EventRecord } from './event-log.ts';
 import { silentLogger } from '@podset/log';
 import type { WatchEvent } from './watch-loop.ts';
+
+/** The queue's answers to `items`: each created. */
+const created = (items: readonly WatcherRequest[]) => items.map(() => ({ outcome: 'created' as const }));
 
 /** A queue whose requests complete only when the test says so; `batches`: the keys of each call. */
 class ManualQueue implements ReconcileRequester {
@@ -17,11 +20,11 @@ class ManualQueue implements ReconcileRequester {
     return Promise.all(
       items.map(
         ({ key, opts }) =>
-          new Promise<void>((resolve, reject) => {
+          new Promise<QueueAnswer>((resolve, reject) => {
             this.calls.push({
               key,
               source: opts.source,
-              settle: (err) => (err === undefined ? resolve() : reject(err)),
+              settle: (err) => (err === undefined ? resolve({ outcome: 'created' }) : reject(err)),
             });
           }),
       ),
@@ -124,7 +127,7 @@ test('a relist page requests each distinct key at bulk priority', async () => {
     queue: {
       requestAll: (items) => {
         for (const { key, opts } of items) requests.push(`${key}:${opts.source}`);
-        return Promise.resolve();
+        return Promise.resolve(created(items));
       },
     },
     logger: silentLogger,
@@ -153,7 +156,7 @@ function recordingQueue() {
     requestAll(items: readonly WatcherRequest[]) {
       if (q.failing) return Promise.reject(new Error('redis down'));
       keys.push(...items.map((i) => i.key));
-      return Promise.resolve();
+      return Promise.resolve(created(items));
     },
   };
   return q;
@@ -342,7 +345,10 @@ test("an owed event's record of its request travels in the request's own transac
     ...(ev.rv === '2' ? {} : { record: { key: 'req:web', field: `f${ev.rv}`, value: `d${ev.rv}` } }),
   }));
   const queue: ReconcileRequester = {
-    requestAll: async (items) => void sent.push(...items),
+    requestAll: async (items) => {
+      sent.push(...items);
+      return created(items);
+    },
   };
   const enq = new EventPipeline({ queue, logger: silentLogger, gate });
   await Promise.all(['1', '2', '3'].map((rv) => enq.event(podSetEvent('web', rv))));
@@ -362,7 +368,12 @@ test("an owed event's record of its request travels in the request's own transac
 test('a key is requested as having no job only when every event of the batch that owes it found none', async () => {
   const sent: WatcherRequest[] = [];
   const gate = owingGate((ev) => (ev.rv === '3' ? {} : { noJob: true }));
-  const queue: ReconcileRequester = { requestAll: async (items) => void sent.push(...items) };
+  const queue: ReconcileRequester = {
+    requestAll: async (items) => {
+      sent.push(...items);
+      return created(items);
+    },
+  };
   const enq = new EventPipeline({ queue, logger: silentLogger, gate });
   await Promise.all([
     enq.event(podSetEvent('web', '1')),
@@ -381,10 +392,10 @@ test('a key is requested as having no job only when every event of the batch tha
 
 test('what each event came to is counted: requested, coalesced, covered, unchanged, unkeyed', async () => {
   const queue = new ManualQueue();
-  const answers: Record<string, { owed: boolean; covered?: boolean }> = {
+  const answers: Record<string, { owed: boolean; queueAnswer?: 'covered' }> = {
     '1': { owed: true },
     '2': { owed: true },
-    '3': { owed: false, covered: true },
+    '3': { owed: false, queueAnswer: 'covered' },
     '4': { owed: false },
     '5': { owed: true },
   };
@@ -449,4 +460,15 @@ test("event-log records and the relist marker carry the time of the pipeline's c
       ['RELIST', '2030-05-06T07:08:09.010Z'],
     ],
   );
+});
+
+test('the request stage hands on what the queue did per key: counted as created, merged or covered', async () => {
+  const answers = { 'default/a': 'created', 'default/b': 'merged', 'default/c': 'covered' } as const;
+  const queue: ReconcileRequester = {
+    requestAll: async (items) => items.map((i) => ({ outcome: answers[i.key as keyof typeof answers] })),
+  };
+  const enq = new EventPipeline({ queue, logger: silentLogger, gate: owingGate(() => ({})) });
+  await Promise.all(['a', 'b', 'c'].map((name, i) => enq.event(podSetEvent(name, String(i + 1)))));
+  assert.deepEqual(enq.queueAnswers, { created: 1, merged: 1, covered: 1 });
+  assert.equal(enq.requested.live, 3);
 });

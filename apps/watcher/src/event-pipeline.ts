@@ -1,21 +1,22 @@
 // The watch loop's sink: watch events → reconcile requests, through the named stages of an event's path
-// (the README's table): batch (batch.ts) → key and log (key-and-log.ts) → fold and admit (admit.ts, the
-// change gate) → request (request.ts) → commit (commit.ts). A relist page asks for every key in it at bulk
-// priority. Whether an event owes a reconcile, and what is kept to know it, is the change gate's (chosen
-// once at start-up: see change-gate.ts).
+// (the README's table), each handing its output to the next: batch (batch.ts: the events of one turn) → key
+// and log (key-and-log.ts: a KeyedBatch) → fold and admit (admit.ts, the change gate: Admitted, the owed keys)
+// → request (request.ts: what the queue did per key) → commit (commit.ts). A relist page asks for every key
+// in it at bulk priority. Whether an event owes a reconcile, and what is kept to know it, is the change
+// gate's (chosen once at start-up: see change-gate.ts).
 import { systemClock, type Clock } from '@podset/clock';
 import { KIND } from '@podset/reconcile';
-import { admit, type EventOutcome } from './admit.ts';
+import { admit, type Admitted, type EventOutcome } from './admit.ts';
 import { TurnBatcher } from './batch.ts';
-import type { Admission, ChangeGate, StreamInfo } from './change-gate.ts';
+import type { ChangeGate, StreamInfo } from './change-gate.ts';
 import { commit, rollback } from './commit.ts';
 import type { EventRecord } from './event-log.ts';
-import type { EventTracing } from './event-tracing.ts';
+import type { BatchSpans, EventTracing } from './event-tracing.ts';
 import { QuietHold } from './hold.ts';
-import { keyAndLog } from './key-and-log.ts';
+import { keyAndLog, type KeyedBatch } from './key-and-log.ts';
 import { keyFor, keysOf } from './keys.ts';
 import type { Logger } from '@podset/log';
-import { requestBulk, type ReconcileRequester, type RequestRecord, type WatcherRequest } from './request.ts';
+import { requestBulk, requestLive, type LiveRequested, type ReconcileRequester } from './request.ts';
 import type { ListedPage, WatchEvent, WatchSink } from './watch-loop.ts';
 
 export type { EventOutcome } from './admit.ts';
@@ -60,8 +61,6 @@ export interface EventPipelineOptions {
   quietHoldMs?: number;
 }
 
-const LIVE = { source: 'live' } as const;
-
 export class EventPipeline implements WatchSink {
   readonly #o: EventPipelineOptions;
   readonly #clock: Clock;
@@ -73,8 +72,10 @@ export class EventPipeline implements WatchSink {
   coalesced = 0;
   /** Events that changed nothing a plan reads (the operator's own status writes among them). */
   unchanged = 0;
-  /** Events owed a request that the key's job in the queue covered (live-cover.ts): nothing requested. */
+  /** Events owed a request that the queue's cover rule, run in the gate's call, covered: nothing requested. */
   covered = 0;
+  /** Keys requested live, by what the queue did with each (a covered one: its job already ran soon enough). */
+  readonly queueAnswers: LiveRequested = { created: 0, merged: 0, covered: 0 };
   readonly #batches: TurnBatcher<WatchEvent>;
   readonly #hold: QuietHold | undefined;
 
@@ -113,88 +114,74 @@ export class EventPipeline implements WatchSink {
     return this.#batches.add(ev);
   }
 
+  /**
+   * One batch down the path, each stage handing its output to the next (the README's table): key and log →
+   * fold and admit → request → commit. A failure anywhere fails the whole batch and rolls it back here.
+   */
   async #flush(events: readonly WatchEvent[]): Promise<void> {
-    const seenAt = new Date(this.#clock.now()).toISOString();
-    const tracing = this.#o.tracing;
-    const startedAt = tracing?.now();
-    const eventLog = this.#o.eventLog;
-    const { keyed, records, unkeyed } = keyAndLog(events, {
-      seenAt,
-      log: eventLog !== undefined,
-      logger: this.#o.logger,
-    });
-    if (unkeyed > 0) this.#count({ unkeyed });
+    const spans = this.#spans();
+    const batch = this.#keyAndLog(events);
     // A gate that appends the records does so in the call that folds the batch (one Redis call, not two).
-    const withFolds = this.#o.gate.appendsLog === true && records.length > 0;
-    // Issued first, so the log stays in event order across batches.
-    const logged = records.length > 0 && !withFolds ? eventLog?.appendMany(records) : undefined;
-    let answers: Admission[] | undefined;
-    // Admitted before the requests: with the projection, the worker that takes one must find these
-    // events in the state it reads.
-    const requested =
-      keyed.length === 0 && !withFolds
-        ? undefined
-        : (async () => {
-            const spans = startedAt === undefined ? undefined : tracing?.batch(startedAt);
-            const admitted = await admit(this.#o.gate, keyed, {
-              spans,
-              ...(withFolds ? { log: records } : {}),
-            });
-            answers = admitted.answers;
-            this.#count(admitted.tally);
-            try {
-              await this.#requestLive(admitted.owed, spans?.traceparentsOf.bind(spans));
-            } catch (err) {
-              spans?.end(err);
-              throw err;
-            }
-            spans?.end();
-          })();
+    const withFolds = this.#o.gate.appendsLog === true && batch.records.length > 0;
+    // Issued before the gate is asked, so the log stays in event order across batches; awaited last (its
+    // failure is handled there: the catch only keeps it from counting as unhandled meanwhile).
+    const logged = withFolds ? undefined : this.#appendApart(batch);
+    void logged?.catch(() => undefined);
+    let admitted: Admitted | undefined;
     try {
-      await Promise.all([logged, requested]);
+      if (batch.keyed.length > 0 || withFolds) {
+        admitted = await admit(this.#o.gate, batch.keyed, {
+          spans,
+          ...(withFolds ? { log: batch.records } : {}),
+        });
+        this.#count(admitted.tally);
+        // Admitted before the requests: with the projection, the worker that takes one finds these events.
+        const requested = await requestLive(this.#o.queue, admitted.owed, {
+          statusCollapseMs: this.#o.statusCollapseMs ?? 0,
+          ...(spans !== undefined ? { traceparentsOf: (key: string) => spans.traceparentsOf(key) } : {}),
+        });
+        this.#countRequested(requested);
+        await commit(admitted.owed);
+      }
+      await logged;
+      spans?.end();
     } catch (err) {
-      await requested?.catch(() => undefined);
-      rollback(answers ?? []);
+      spans?.end(err);
+      rollback(admitted?.answers ?? []);
       throw err;
     }
   }
 
-  /** One live request per owed key, in one call; then the events whose request wrote no record commit. */
-  async #requestLive(
-    owed: ReadonlyMap<string, Admission[]>,
-    traceparentsOf: ((key: string) => string[] | undefined) | undefined,
-  ): Promise<void> {
-    if (owed.size === 0) return;
-    const items = [...owed].map(([key, owing]) => {
-      const traceparents = traceparentsOf?.(key);
-      const record = owing.flatMap((a): RequestRecord[] => (a.record !== undefined ? [a.record] : []));
-      return {
-        key,
-        opts: this.#liveOpts(owing, traceparents),
-        ...(record.length > 0 ? { record } : {}),
-        ...(owing.every((a) => a.noJob === true) ? { noJob: true } : {}),
-      };
+  /** With tracing on: the batch's spans, starting now. */
+  #spans(): BatchSpans | undefined {
+    const tracing = this.#o.tracing;
+    return tracing?.batch(tracing.now());
+  }
+
+  /** Stage 2: each event's key and event-log record, stamped with the batch's one time. */
+  #keyAndLog(events: readonly WatchEvent[]): KeyedBatch {
+    const batch = keyAndLog(events, {
+      seenAt: new Date(this.#clock.now()).toISOString(),
+      log: this.#o.eventLog !== undefined,
+      logger: this.#o.logger,
     });
-    await this.#o.queue.requestAll(items);
-    this.requested.live += items.length;
-    this.#o.onEnqueued?.('live', items.length);
-    await Promise.all([...owed.values()].map(commit));
+    if (batch.unkeyed > 0) this.#count({ unkeyed: batch.unkeyed });
+    return batch;
   }
 
-  /** When a key's request is due: at once if any of its events can change a plan, else after the window. */
-  #delayOf(owing: readonly Admission[]): number {
-    const collapseMs = this.#o.statusCollapseMs ?? 0;
-    return collapseMs > 0 && owing.every((a) => a.statusOnly === true) ? collapseMs : 0;
+  /** The batch's records appended in a call of their own. */
+  #appendApart(batch: KeyedBatch): Promise<unknown> | undefined {
+    return batch.records.length === 0 ? undefined : this.#o.eventLog?.appendMany(batch.records);
   }
 
-  #liveOpts(owing: readonly Admission[], traceparents: string[] | undefined): WatcherRequest['opts'] {
-    const delayMs = this.#delayOf(owing);
-    if (delayMs === 0 && traceparents === undefined) return LIVE;
-    return {
-      source: 'live',
-      ...(delayMs > 0 ? { delayMs } : {}),
-      ...(traceparents !== undefined ? { traceparents } : {}),
-    };
+  /** Stage 4's answer, counted: every key requested live, and what the queue did with it. */
+  #countRequested(requested: LiveRequested): void {
+    const keys = requested.created + requested.merged + requested.covered;
+    if (keys === 0) return;
+    this.requested.live += keys;
+    for (const outcome of ['created', 'merged', 'covered'] as const)
+      this.queueAnswers[outcome] += requested[outcome];
+    this.#o.onEnqueued?.('live', keys);
   }
 
   #count(tally: Partial<Record<EventOutcome, number>>): void {

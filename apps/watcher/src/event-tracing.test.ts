@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
 import { EventPipeline, type ReconcileRequester } from './event-pipeline.ts';
-import type { WatcherRequest } from './request.ts';
+import type { QueueAnswer, WatcherRequest } from './request.ts';
 import { eventTracing } from './event-tracing.ts';
 import { silentLogger } from '@podset/log';
 import type { WatchEvent } from './watch-loop.ts';
@@ -21,7 +21,10 @@ class ManualQueue implements ReconcileRequester {
   requestAll(items: readonly WatcherRequest[]) {
     return Promise.all(
       items.map(
-        ({ key, opts }) => new Promise<void>((resolve) => this.calls.push({ key, opts, settle: resolve })),
+        ({ key, opts }) =>
+          new Promise<QueueAnswer>((resolve) =>
+            this.calls.push({ key, opts, settle: () => resolve({ outcome: 'created' }) }),
+          ),
       ),
     );
   }
@@ -32,7 +35,7 @@ const gate = {
   admit: async (events: readonly KeyedEvent[]): Promise<Admission[]> =>
     events.map(({ key }) => ({
       owed: key !== 'default/covered',
-      covered: key === 'default/covered',
+      ...(key === 'default/covered' ? { queueAnswer: 'covered' } : {}),
       requested: async () => undefined,
       failed: () => undefined,
     })),

@@ -32,10 +32,10 @@ class RecordingGate implements ChangeGate {
 class RecordingQueue {
   readonly requests: string[][] = [];
   readonly delays: (number | undefined)[] = [];
-  requestAll(items: readonly WatcherRequest[]): Promise<void> {
+  requestAll(items: readonly WatcherRequest[]) {
     this.requests.push(items.map((i) => i.key));
     for (const i of items) this.delays.push(i.opts.delayMs);
-    return Promise.resolve();
+    return Promise.resolve(items.map(() => ({ outcome: 'created' as const })));
   }
 }
 

@@ -16,6 +16,7 @@ import type { Admission, ChangeGate, KeyedEvent, StreamInfo } from './change-gat
 import type { EventLog, EventRecord } from './event-log.ts';
 import type { WatchedObject } from './keys.ts';
 import type { Logger } from '@podset/log';
+import { admissionOf } from './queue-cover.ts';
 import type { ListedPage } from './watch-loop.ts';
 
 export class Projector implements ChangeGate {
@@ -83,15 +84,7 @@ export class Projector implements ChangeGate {
       () => undefined,
     );
     const folds = await (await turn).folds;
-    return folds.map((fold) => ({
-      owed: fold.owed,
-      ...(fold.covered === true ? { covered: true } : {}),
-      ...(fold.statusOnly === true ? { statusOnly: true } : {}),
-      requested: fold.requested,
-      ...(fold.record !== undefined ? { record: fold.record } : {}),
-      ...(fold.noJob === true ? { noJob: true } : {}),
-      failed: () => undefined,
-    }));
+    return folds.map(admissionOf);
   }
 
   async relistStarted(stream: string): Promise<void> {

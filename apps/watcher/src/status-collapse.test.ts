@@ -17,9 +17,10 @@ function delayQueue(manual = false) {
   const calls: { key: string; delayMs: number; settle: () => void }[] = [];
   const queue: ReconcileRequester = {
     requestAll: (items) =>
-      new Promise<void>((resolve) => {
-        for (const { key, opts } of items) calls.push({ key, delayMs: opts.delayMs ?? 0, settle: resolve });
-        if (!manual) resolve();
+      new Promise((resolve) => {
+        const settle = () => resolve(items.map(() => ({ outcome: 'created' as const })));
+        for (const { key, opts } of items) calls.push({ key, delayMs: opts.delayMs ?? 0, settle });
+        if (!manual) settle();
       }),
   };
   return { queue, calls, delays: () => calls.map((c) => c.delayMs) };
@@ -198,6 +199,7 @@ test('API fallback: a failed request forgets the pod, so its re-delivered event 
     requestAll: async (items) => {
       if (failing) throw new Error('redis down');
       for (const { opts } of items) calls.push(opts.delayMs ?? 0);
+      return items.map(() => ({ outcome: 'created' as const }));
     },
   };
   const enq = new EventPipeline({

@@ -5,17 +5,17 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKube, type Kube } from '@podset/kube';
-import { jobPrefixOf, LIVE_COVER_LUA, ReconcileQueue, type BackoffOptions } from '@podset/queue';
+import { ReconcileQueue, type BackoffOptions } from '@podset/queue';
 import { urlConnector, type RedisClient, type RedisConnector } from '@podset/redis';
 import { createLogger, readRedisMemory, redisMemoryGauges, type OpsListener } from '@podset/runtime';
 import { systemClock, type Clock } from '@podset/clock';
 import { queueBase } from '@podset/redis';
-import { ProjectionWriter, type EntryTags } from '@podset/state';
+import type { EntryTags } from '@podset/state';
 import type { Registry } from 'prom-client';
 import { PodSetChangeFilter } from './change-filter.ts';
 import type { ChangeGate } from './change-gate.ts';
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
-import { APPEND_RECORDS_LUA, EventLog } from './event-log.ts';
+import { EventLog } from './event-log.ts';
 import { eventTracing } from './event-tracing.ts';
 import { leaseApiOf, watchApiOf } from './kube-api.ts';
 import { LeaderElector } from './leader.ts';
@@ -23,6 +23,7 @@ import type { Logger } from '@podset/log';
 import { createWatcherMetrics, type WatcherMetrics } from './metrics.ts';
 import { watcherOps } from './ops.ts';
 import { Projector } from './projector.ts';
+import { watcherProjection } from './queue-cover.ts';
 import type { ReconcileRequester } from './request.ts';
 import { WatchTerm, type TermOptions } from './term.ts';
 
@@ -322,23 +323,15 @@ function gateOf(
   const logWithFolds = eventLog.key.startsWith(`${queueBase(settings.queuePrefix, settings.queueName)}:`);
   return (streams): ChangeGate =>
     new Projector(
-      new ProjectionWriter({
+      watcherProjection({
         client: redis,
         prefix: settings.queuePrefix,
         queueName: settings.queueName,
-        // An event whose PodSet's reconcile is already waiting in the queue requests nothing more.
-        ...(settings.liveCover === false
-          ? {}
-          : {
-              liveCover: {
-                lua: LIVE_COVER_LUA,
-                jobPrefix: jobPrefixOf(settings.queuePrefix, settings.queueName),
-                // A status-only event's request would be due this late: a job due sooner covers it.
-                statusWindowMs: settings.statusCollapseMs ?? 0,
-              },
-            }),
+        // An event whose PodSet's reconcile is already in the queue, due soon enough, requests nothing more.
+        cover: settings.liveCover !== false,
+        statusCollapseMs: settings.statusCollapseMs ?? 0,
         ...(settings.projectionTags !== undefined ? { tags: settings.projectionTags } : {}),
-        ...(logWithFolds ? { eventLog: { lua: APPEND_RECORDS_LUA, key: eventLog.key } } : {}),
+        ...(logWithFolds ? { eventLogKey: eventLog.key } : {}),
       }),
       streams,
       log,

@@ -1,12 +1,14 @@
 // The fold of a burst of watch events asks, in the same script, whether the key's job in the queue covers a
-// live request (LIVE_COVER_LUA): against real BullMQ jobs in real Redis, in each state a key's job can be in,
-// for a change a plan reads (due now) and one of a pod's status alone (due after the status window).
+// live request (the queue's cover rule, as queue-cover.ts hooks it into the fold): against real BullMQ jobs in
+// real Redis, in each state a key's job can be in, for a change a plan reads (due now) and one of a pod's
+// status alone (due after the status window). The gate's answer (admissionOf) names the queue's answer.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Worker, type Job } from 'bullmq';
-import { ProjectionWriter, type FoldItem, type ProjectedPod } from '@podset/state';
+import type { FoldItem, ProjectedPod, ProjectionWriter } from '@podset/state';
 import { useRedis } from '@podset/testkit';
-import { jobPrefixOf, LIVE_COVER_LUA, ReconcileQueue } from '@podset/queue';
+import { jobPrefixOf, ReconcileQueue } from '@podset/queue';
+import { admissionOf, watcherProjection } from '../src/queue-cover.ts';
 
 const redis = useRedis();
 const raw = redis.client;
@@ -20,22 +22,9 @@ let worker: Worker;
 before(async () => {
   await redis.ready;
   queue = new ReconcileQueue({ connection: redis.url, queueName: 'cover', prefix: '{podset}' });
-  projection = new ProjectionWriter({
-    client: raw,
-    prefix: '{podset}',
-    queueName: 'cover',
-    liveCover: { lua: LIVE_COVER_LUA, jobPrefix: jobPrefixOf('{podset}', 'cover') },
-  });
-  windowed = new ProjectionWriter({
-    client: raw,
-    prefix: '{podset}',
-    queueName: 'cover',
-    liveCover: {
-      lua: LIVE_COVER_LUA,
-      jobPrefix: jobPrefixOf('{podset}', 'cover'),
-      statusWindowMs: WINDOW_MS,
-    },
-  });
+  const where = { client: raw, prefix: '{podset}', queueName: 'cover', cover: true };
+  projection = watcherProjection({ ...where, statusCollapseMs: 0 });
+  windowed = watcherProjection({ ...where, statusCollapseMs: WINDOW_MS });
   await projection.markReady();
   // Takes jobs only when the test asks (getNextJob), as a worker's fetch does.
   worker = new Worker('cover', null, { connection: { url: redis.url }, prefix: '{podset}' });
@@ -67,7 +56,7 @@ function podEvent(key: string, name: string, phase: string): FoldItem & { epoch:
 
 const answer = async (item: FoldItem & { epoch: number }) => {
   const [fold] = await projection.foldEach([item]);
-  return fold!.covered === true ? 'covered' : fold!.owed ? 'owed' : 'nothing';
+  return admissionOf(fold!).queueAnswer === 'covered' ? 'covered' : fold!.owed ? 'owed' : 'nothing';
 };
 
 test('no job for the key: owed', async () => {
@@ -78,7 +67,7 @@ test('an owed fold tells whether the key has a pending job to merge into (noJob:
   const noJob = async (item: FoldItem & { epoch: number }) => {
     const [fold] = await projection.foldEach([item]);
     assert.equal(fold!.owed, true);
-    return fold!.noJob === true;
+    return admissionOf(fold!).noJob === true;
   };
   assert.equal(await noJob(podEvent('ns/no-job', 'a', 'Pending')), true, 'no job');
   await queue.request('ns/no-job-bulk', { source: 'bulk' });
@@ -161,7 +150,9 @@ test('in one burst, events of a covered key are all covered; other keys answer f
     podEvent('ns/burst', 'c', 'Pending'),
   ]);
   assert.deepEqual(
-    folds.map((f) => (f.covered === true ? 'covered' : f.owed ? 'owed' : 'nothing')),
+    folds
+      .map(admissionOf)
+      .map((a) => (a.queueAnswer === 'covered' ? 'covered' : a.owed ? 'owed' : 'nothing')),
     ['covered', 'owed', 'covered'],
   );
 });
@@ -169,9 +160,10 @@ test('in one burst, events of a covered key are all covered; other keys answer f
 /** What `writer` answers of one event: covered, owed (status-only or not), or nothing. */
 async function answerOf(writer: ProjectionWriter, item: FoldItem & { epoch: number }): Promise<string> {
   const [fold] = await writer.foldEach([item]);
-  if (fold!.covered === true) return 'covered';
-  if (!fold!.owed) return 'nothing';
-  return fold!.statusOnly === true ? 'owed status-only' : 'owed';
+  const admission = admissionOf(fold!);
+  if (admission.queueAnswer === 'covered') return 'covered';
+  if (!admission.owed) return 'nothing';
+  return admission.statusOnly === true ? 'owed status-only' : 'owed';
 }
 
 /** Pod `name` of `key` folded and its request recorded as made: a later phase change is status-only. */
@@ -227,4 +219,24 @@ test('active, with a live next job stored behind it delayed within the window: c
   await take('ns/next-late');
   await queue.request('ns/next-late', { source: 'live', delayMs: 30_000 });
   assert.equal(await answerOf(windowed, podEvent('ns/next-late', 'a', 'Running')), 'owed status-only');
+});
+
+test('the fold’s covered is the queue’s: a live request made instead answers covered exactly when the fold did', async () => {
+  // Per state of the key's job: set it up, ask the fold (which records nothing when it owes), then make the
+  // live request the event would have made and compare the queue's answer.
+  const cases: [string, () => Promise<unknown>][] = [
+    ['ns/same-waiting', () => queue.request('ns/same-waiting', { source: 'live' })],
+    ['ns/same-bulk', () => queue.request('ns/same-bulk', { source: 'bulk' })],
+    ['ns/same-delayed', () => queue.request('ns/same-delayed', { source: 'live', delayMs: 60_000 })],
+  ];
+  for (const [key, setUp] of cases) {
+    await setUp();
+    const folded = await answer(podEvent(key, 'a', 'Pending'));
+    const [asked] = await queue.requestAll([{ key, opts: { source: 'live' } }]);
+    assert.equal(
+      folded === 'covered',
+      asked!.outcome === 'covered',
+      `${key}: fold ${folded}, queue ${asked!.outcome}`,
+    );
+  }
 });

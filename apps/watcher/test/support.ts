@@ -109,7 +109,8 @@ export class RecordingQueue implements ReconcileRequester {
   async requestAll(items: readonly WatcherRequest[]) {
     this.inFlight++;
     try {
-      const out = await this.#inner?.requestAll(items);
+      const out =
+        (await this.#inner?.requestAll(items)) ?? items.map(() => ({ outcome: 'created' as const }));
       for (const { key, opts } of items)
         this.requests.push({
           key,

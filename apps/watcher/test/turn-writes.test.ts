@@ -5,13 +5,13 @@ import crypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { jobPrefixOf, LIVE_COVER_LUA } from '@podset/queue';
-import { ProjectionWriter, type ProjectedPod } from '@podset/state';
+import type { ProjectedPod } from '@podset/state';
 import { useRedis } from '@podset/testkit';
 import { EventPipeline } from '../src/event-pipeline.ts';
-import { APPEND_RECORDS_LUA, EventLog, eventRecord } from '../src/event-log.ts';
+import { EventLog, eventRecord } from '../src/event-log.ts';
 import { silentLogger } from '@podset/log';
 import { Projector } from '../src/projector.ts';
+import { watcherProjection } from '../src/queue-cover.ts';
 import type { WatcherRequest } from '../src/request.ts';
 import type { WatchEvent } from '../src/watch-loop.ts';
 
@@ -43,17 +43,23 @@ const PREFIX = '{tw}';
 function watcherOf(name: string, logKey: string, quietHoldMs = 0) {
   const eventLog = new EventLog({ redis: conn, key: logKey, maxLen: 1000 });
   const base = `${PREFIX}:${name}`;
-  const writer = new ProjectionWriter({
+  const writer = watcherProjection({
     client: conn,
     prefix: PREFIX,
     queueName: name,
-    liveCover: { lua: LIVE_COVER_LUA, jobPrefix: jobPrefixOf(PREFIX, name) },
+    cover: true,
+    statusCollapseMs: 0,
     // As watcher.ts decides: appended with the folds when under the queue's base.
-    ...(logKey.startsWith(`${base}:`) ? { eventLog: { lua: APPEND_RECORDS_LUA, key: logKey } } : {}),
+    ...(logKey.startsWith(`${base}:`) ? { eventLogKey: logKey } : {}),
   });
   const requests: WatcherRequest[] = [];
   const pipeline = new EventPipeline({
-    queue: { requestAll: async (items) => void requests.push(...items) },
+    queue: {
+      requestAll: async (items) => {
+        requests.push(...items);
+        return items.map(() => ({ outcome: 'created' as const }));
+      },
+    },
     logger: silentLogger,
     gate: new Projector(writer, ['pods/*'], silentLogger, eventLog),
     eventLog,

@@ -5,6 +5,7 @@ export {
   type HashWrite,
   type RequestItem,
   type RequestOptions,
+  type RequestOutcome,
   type RequestResult,
 } from './reconcile-queue.ts';
 export {
@@ -54,5 +55,5 @@ export {
 export { queueEnv, attemptsEnv } from './env.ts';
 // The queue's keys are spelled in libs/redis with every other key family; re-exported for the queue's users.
 export { bullKeys, jobPrefixOf, BULLMQ_VERSION, type FinishedState } from '@podset/redis';
-export { LIVE_COVER_LUA, liveCovers, type CoverPlace } from './live-cover.ts';
+export { COVER_RULE_LUA, jobCovers, type CoverPlace } from './live-cover.ts';
 export { repairAddInputs, type AddInputRepair, type RepairClient } from './add-repair.ts';

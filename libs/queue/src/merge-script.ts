@@ -9,27 +9,33 @@
 //  - a delayed job is moved earlier (or made waiting) when the request is due sooner — never later;
 //  - a waiting job's priority is raised (never lowered) when the request has a higher one;
 //  - while the key is active, the stored next job (dn:<key>) gets the same merge.
-// A request runs it once (request: merged into a pending job, the common case, one round trip), else twice
-// more in one transaction around BullMQ's own add (reconcile-queue.ts): before-add merges, and holds a stored
-// next job aside (dh:<key>) that the add would replace with the request alone; after-add puts it back and
-// says whether the add created the key's job.
+// A request runs it once (request: merged into a pending job, or covered by it, the common case, one round
+// trip), else twice more in one transaction around BullMQ's own add (reconcile-queue.ts): before-add merges,
+// and holds a stored next job aside (dh:<key>) that the add would replace with the request alone; after-add
+// puts it back and says whether the add created the key's job.
 // It relies on BullMQ's key layout (keyspace.ts in libs/redis) and scores (delayed: due·0x1000+seq; prioritized:
 // priority·2^32+counter; marker zset); the integration tests pin that behaviour.
 import { bullKeys, luaModule, luaScriptOf, runScript, RV_NEWER_LUA } from '@podset/redis';
 import type { RedisClient } from '@podset/redis';
+import { COVER_RULE_LUA } from './live-cover.ts';
 import { MAX_REASONS, MAX_TRACEPARENTS } from './payload.ts';
 
-/** The bounds come from payload.ts, the resourceVersion order from libs/redis: each written once. */
+/**
+ * The bounds come from payload.ts, the resourceVersion order from libs/redis, the cover rule from
+ * live-cover.ts: each written once.
+ */
 const MERGE = luaScriptOf(new URL('./lua/merge.lua', import.meta.url), [
   luaModule(
     'merge-bounds',
     `local MAX_REASONS = ${MAX_REASONS}\nlocal MAX_TRACEPARENTS = ${MAX_TRACEPARENTS}`,
   ),
   RV_NEWER_LUA,
+  COVER_RULE_LUA,
 ]);
 
 /**
- * request: merge into the key's pending job if it has one (with the request's writes), else say so;
+ * request: merge into the key's pending job if it has one (with the request's writes; `covered` when the
+ * cover rule says that job already runs no later and at no lower priority than asked), else say so;
  * before-add / after-add: around BullMQ's add of a request, in one transaction (reconcile-queue.ts);
  * after-finish: pull the next job of a key whose job just finished back to its earliest due time.
  */
@@ -57,7 +63,7 @@ export interface MergeArgs {
 }
 
 export interface MergeResult {
-  outcome: 'merged' | 'created' | 'active' | 'finished' | 'absent';
+  outcome: 'merged' | 'covered' | 'created' | 'active' | 'finished' | 'absent';
   jobId: string;
   state: string;
 }

@@ -62,14 +62,21 @@ export interface RequestOptions {
   traceparents?: readonly string[];
 }
 
+/**
+ * What the queue did with a request, the queue being the one owner of de-duplication:
+ * - created: a new job;
+ * - merged: folded into the key's pending job (waiting, delayed, or the next job stored behind the active
+ *   one), which now runs no later and at no lower priority than asked;
+ * - covered: that pending job already did, by the queue's cover rule (live-cover.ts): it took only the
+ *   request's data. A script beside the queue that runs the rule's Lua (COVER_RULE_LUA: the watcher's fold)
+ *   gets this same answer without a request.
+ */
+export type RequestOutcome = 'created' | 'merged' | 'covered';
+
 export interface RequestResult {
   /** The BullMQ job id that will carry this request (for an active key: the active job's id). */
   jobId: string;
-  /**
-   * created: a new job; merged: folded into the pending job (waiting, delayed, or the next job stored
-   * behind the active one), which now runs no later and at no lower priority than asked.
-   */
-  outcome: 'created' | 'merged';
+  outcome: RequestOutcome;
   /**
    * Where the merged job was: waiting, delayed, active-next (merged into the next job stored behind the
    * active one), deduplicated (stored by this request as that next job).
@@ -171,7 +178,8 @@ export class ReconcileQueue {
    * Requests many keys, each as `request` does, in two round trips at most whatever their number:
    * 1. the merge script (request), for every item at once (but those given `noJob`): a key with a pending
    *    job (waiting, delayed, or a next job stored behind the active one) takes the request there, with its
-   *    writes — the common case;
+   *    writes — the common case — answered `covered` when the cover rule says that job already ran no
+   *    later and at no lower priority than asked, else `merged`;
    * 2. the others, in one transaction per REQUESTS_PER_TRANSACTION: per request the script (before-add),
    *    BullMQ's own add (deduplication by key, keepLastIfActive: it creates the job, or stores it behind
    *    the active one), the script again (after-add), the request's writes. Nothing runs between them, so
@@ -188,7 +196,9 @@ export class ReconcileQueue {
       ),
     );
     const out: (RequestResult | undefined)[] = first.map((m) =>
-      m?.outcome === 'merged' ? { jobId: m.jobId, outcome: 'merged', state: m.state } : undefined,
+      m?.outcome === 'merged' || m?.outcome === 'covered'
+        ? { jobId: m.jobId, outcome: m.outcome, state: m.state }
+        : undefined,
     );
     const rest = prepared.filter((_, i) => out[i] === undefined);
     const added: RequestResult[] = [];

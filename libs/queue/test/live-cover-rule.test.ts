@@ -1,10 +1,10 @@
-// The cover rule, one case table for both twins: liveCovers (TypeScript) and coversLive (the Lua the
-// watcher's fold runs), evaluated by real Redis.
+// The cover rule, one case table for both twins: jobCovers (TypeScript) and jobCovers in live-cover.lua (the
+// Lua the queue's request and the watcher's fold run), evaluated by real Redis.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { resolveLua } from '@podset/redis';
 import { useRedis } from '@podset/testkit';
-import { LIVE_COVER_LUA, liveCovers, PRIORITY, type CoverPlace } from '../src/index.ts';
+import { COVER_RULE_LUA, jobCovers, PRIORITY, type CoverPlace } from '../src/index.ts';
 
 const server = useRedis();
 const NOW = 1_800_000_000_000;
@@ -12,7 +12,7 @@ const WINDOW = 250;
 const live = PRIORITY.live;
 const bulk = PRIORITY.bulk;
 
-// [name, where the key's job is, the request's window (0: a plan change, due at once), covered?]
+// [name, where the key's job is, the request's window (0: a plan change, due at once), covered?] (a live request)
 const CASES: [string, CoverPlace, number, boolean][] = [
   ['waiting, live: a plan change', { where: 'waiting', priority: live }, 0, true],
   ['waiting, live: a status-only change', { where: 'waiting', priority: live }, WINDOW, true],
@@ -71,21 +71,33 @@ const CASES: [string, CoverPlace, number, boolean][] = [
   ['next, bulk', { where: 'next', priority: bulk, delayMs: 0 }, 0, false],
 ];
 
-async function lua(place: CoverPlace, windowMs: number): Promise<boolean> {
+// A bulk request: a job at bulk priority or higher covers it.
+const BULK_CASES: [string, CoverPlace, number, boolean][] = [
+  ['waiting, bulk', { where: 'waiting', priority: bulk }, 0, true],
+  ['waiting, live', { where: 'waiting', priority: live }, 0, true],
+  ['delayed past the request, bulk', { where: 'delayed', priority: bulk, dueAt: NOW + 100 }, 0, false],
+  ['next, bulk, no delay', { where: 'next', priority: bulk, delayMs: 0 }, 0, true],
+];
+
+async function lua(place: CoverPlace, windowMs: number, asked: number): Promise<boolean> {
   const due = place.where === 'delayed' ? place.dueAt : place.where === 'next' ? place.delayMs : 0;
   const script = `-- @include live-cover
-if coversLive(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])) then
-  return 1
-end
+local a = {}
+for i = 2, 6 do a[i] = tonumber(ARGV[i]) end
+if jobCovers(ARGV[1], a[2], a[3], a[4], a[5], a[6]) then return 1 end
 return 0`;
-  const args = [place.where, place.priority, due, NOW, windowMs].map(String);
-  return (await server.client.eval(resolveLua(script, [LIVE_COVER_LUA]), 0, ...args)) === 1;
+  const args = [place.where, place.priority, due, NOW, windowMs, asked].map(String);
+  return (await server.client.eval(resolveLua(script, [COVER_RULE_LUA]), 0, ...args)) === 1;
 }
 
-test('the cover rule: the Lua twin agrees with liveCovers, and both with the table', async () => {
+test('the cover rule: the Lua twin agrees with jobCovers, and both with the table', async () => {
   for (const [name, place, windowMs, covered] of CASES) {
-    assert.equal(liveCovers(place, NOW, windowMs), covered, `${name} (TypeScript)`);
-    assert.equal(await lua(place, windowMs), covered, `${name} (Lua)`);
+    assert.equal(jobCovers(place, NOW, windowMs), covered, `${name} (TypeScript)`);
+    assert.equal(await lua(place, windowMs, live), covered, `${name} (Lua)`);
+  }
+  for (const [name, place, windowMs, covered] of BULK_CASES) {
+    assert.equal(jobCovers(place, NOW, windowMs, bulk), covered, `${name} (TypeScript, bulk)`);
+    assert.equal(await lua(place, windowMs, bulk), covered, `${name} (Lua, bulk)`);
   }
 });
 
@@ -94,7 +106,7 @@ test('liveRequestCovered answers, second, whether a request would find no pendin
 local covered, nothingPending = liveRequestCovered(ARGV[1], ARGV[2], tonumber(ARGV[3]), 0)
 return {covered and 1 or 0, nothingPending and 1 or 0}`;
   const run = async (key: string) =>
-    await server.client.eval(resolveLua(script, [LIVE_COVER_LUA]), 0, '{nojob}:q:', key, String(NOW));
+    await server.client.eval(resolveLua(script, [COVER_RULE_LUA]), 0, '{nojob}:q:', key, String(NOW));
   const c = server.client;
   assert.deepEqual(await run('ns/none'), [0, 1], 'no job at all');
   // Its job active, nothing stored behind it: the request's merge would answer "active".

@@ -127,7 +127,9 @@ test('while the key is active, concurrent requests fold into one stored next job
         }),
       ),
     );
-    assert.ok(results.every((r) => r.jobId === first.jobId && r.outcome === 'merged'));
+    assert.ok(
+      results.every((r) => r.jobId === first.jobId && (r.outcome === 'merged' || r.outcome === 'covered')),
+    );
     const dn = await raw.hgetall(K.dedupNext(key));
     const data = parseReconcileRequest(JSON.parse(dn.data!));
     const opts = JSON.parse(dn.opts!) as { delay: number; priority: number };
@@ -222,7 +224,8 @@ test('a request is one script call when its key has a pending job, else that and
     // Active with no next job: BullMQ stores one. Active with one: merged into it.
     assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'live', rv: '7' })), added);
     const again = await queue.request(key, { source: 'bulk', rv: '8' });
-    assert.deepEqual([again.outcome, again.state, again.jobId], ['merged', 'active-next', first]);
+    // The stored next job is live and due at once: it covers a bulk request.
+    assert.deepEqual([again.outcome, again.state, again.jobId], ['covered', 'active-next', first]);
     assert.deepEqual(await tripsOf(() => queue.request(key, { source: 'bulk', rv: '9' })), merged);
     assert.equal(await raw.exists(K.heldNext(key)), 0, 'nothing held aside between transactions');
     await job.moveToCompleted('done', 'tok', false);
@@ -317,6 +320,29 @@ test('requestAll: an item given noJob goes straight to the transaction, and a st
     [id],
     'one job for the key',
   );
+});
+
+test('requestAll answers per key what the queue did: created, merged or covered (the cover rule)', async () => {
+  const hash = `${P}test:outcomes`;
+  const ask = async (key: string, opts: RequestItem['opts'], field?: string) => {
+    const record = field === undefined ? {} : { record: [{ key: hash, field, value: opts.rv ?? '' }] };
+    const [r] = await queue.requestAll([{ key, opts, ...record }]);
+    return r!.outcome;
+  };
+  assert.equal(await ask('ns/answers', { source: 'live', delayMs: 60_000 }), 'created');
+  // Delayed, due sooner than asked: covered, and the data and the record taken all the same.
+  assert.equal(await ask('ns/answers', { source: 'live', delayMs: 120_000, rv: '5' }, 'a'), 'covered');
+  const id = (await queue.currentJobId('ns/answers'))!;
+  assert.equal((await jobData(id)).rv, '5');
+  assert.deepEqual(await raw.hgetall(hash), { a: '5' });
+  // Due at once: the delayed job is pulled to now (merged); then waiting at live priority, it covers.
+  assert.equal(await ask('ns/answers', { source: 'live' }), 'merged');
+  assert.equal(await ask('ns/answers', { source: 'live' }), 'covered');
+  assert.equal(await ask('ns/answers', { source: 'bulk' }), 'covered');
+  // Waiting at bulk priority: a live request raises it (merged); a bulk one is covered.
+  assert.equal(await ask('ns/answers-bulk', { source: 'bulk' }), 'created');
+  assert.equal(await ask('ns/answers-bulk', { source: 'bulk' }), 'covered');
+  assert.equal(await ask('ns/answers-bulk', { source: 'live' }), 'merged');
 });
 
 test('request validates its key', async () => {

@@ -10,7 +10,12 @@ export {
   type ProjectionOptions,
   type Refusal,
 } from './projection.ts';
-export { ProjectionWriter, type LogHead, type ProjectionWriterOptions } from './projection-writer.ts';
+export {
+  ProjectionWriter,
+  type LogHead,
+  type OwedKeyHook,
+  type ProjectionWriterOptions,
+} from './projection-writer.ts';
 export { EXPECTATION_CLOCK_SKEW_MS, EXPECTATION_TTL_MS, ProjectionReader } from './projection-reader.ts';
 export {
   encodedPod,

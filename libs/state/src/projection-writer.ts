@@ -101,7 +101,7 @@ const STORED = luaModule('stored', lua('stored'), [RV_NEWER_LUA]);
 const FOLD_FN = luaModule('fold', lua('fold'), [ENTRY_LUA, STORED]);
 /**
  * FOLD_EACH's body (it builds key names from KEYSPACE_LUA); the script itself is built per writer, with
- * the queue's liveRequestCovered and the event log's appendRecords.
+ * the writer's owed-key hook and the event log's appendRecords.
  */
 const FOLD_EACH_BODY = readLua(lua('fold-each'));
 const FOLD = luaScriptOf(lua('fold-one'), [FOLD_FN]);
@@ -112,19 +112,27 @@ const NEXT_EPOCH = luaScriptOf(lua('next-epoch'));
 export interface ProjectionWriterOptions extends ProjectionOptions {
   /** How long a deleted object's tombstone holds back older events of it (default 5 minutes). */
   tombstoneTtlMs?: number;
-  /**
-   * The reconcile queue beside the projection, for foldEach: Lua defining `liveRequestCovered(jobPrefix,
-   * key, now, windowMs)` (the queue's LIVE_COVER_LUA), the queue's job prefix, and `statusWindowMs`, how
-   * long after the event the request of a pod's status change alone would be due (the watcher's
-   * STATUS_COLLAPSE_MS; default 0: at once). Without it, foldEach covers nothing.
-   */
-  liveCover?: { lua: LuaModule; jobPrefix: string; statusWindowMs?: number };
+  /** Asked by foldEach of each key an event owes a request for (see OwedKeyHook). Without it: nothing settled. */
+  owedKeyHook?: OwedKeyHook;
   /**
    * The watcher's event log, for foldEach to append a batch's records in its own call: Lua defining
    * `appendRecords(stream, args, at)` (@podset/event-log's APPEND_RECORDS_LUA) and the stream's key, which
    * must be in the projection's Redis Cluster slot. Without it, foldEach appends nothing.
    */
   eventLog?: { lua: LuaModule; key: string };
+}
+
+/**
+ * Lua run by foldEach inside its call, atomically with the folds, for each key an event owes a request for
+ * (once per key and kind of owed answer in a call): a module named `owed-key` that defines
+ * `onOwedKey(arg1, arg2, key, statusOnly, now)` answering (settled, hint). Settled: the request need not be
+ * made — the fold records it as requested there and answers `settled`, not owed. Hint: handed back on the
+ * key's owed answers (Fold.hint), for the caller alone. `args`: its two arguments, the same for every key.
+ * The script loader must know every hook a writer is built with (its script is composed from it).
+ */
+export interface OwedKeyHook {
+  lua: LuaModule;
+  args: readonly [string, string];
 }
 
 /**
@@ -149,25 +157,24 @@ function logHead(item: FoldItem, field: string): LogHead {
 
 // The scripts' answers per event (fold.lua, fold-each.lua).
 const OWED = 1;
-const COVERED = 2;
+const SETTLED = 2;
 const STATUS_ONLY = 3;
-/** Added by fold-each.lua to an owed answer when the key has no pending job in the queue to merge into. */
-const NO_JOB = 4;
+/** Added by fold-each.lua to an owed answer when the owed-key hook hinted for its key. */
+const HINT = 4;
 
 function answerOf(out: unknown, requested: () => Promise<void>): Fold {
   if (out === STATUS_ONLY) return { owed: true, statusOnly: true, requested };
   return { owed: out === OWED, requested };
 }
 
-const NOTHING_COVERED_LUA = luaModule('live-cover', 'local function liveRequestCovered() return false end');
+const NO_OWED_KEY_HOOK = luaModule('owed-key', 'local function onOwedKey() return false, false end');
 const NO_EVENT_LOG_LUA = luaModule('append-records', 'local function appendRecords() end');
 
 /** The watcher's side of the projection: it folds, relists (epochs, sweep) and marks it ready. */
 export class ProjectionWriter extends ProjectionClient {
   readonly #tombstoneTtlMs: number;
   readonly #foldEach: LuaScript;
-  readonly #jobPrefix: string;
-  readonly #statusWindowMs: number;
+  readonly #hookArgs: readonly [string, string];
   readonly #eventLogKey: string | undefined;
 
   constructor(opts: ProjectionWriterOptions) {
@@ -176,12 +183,11 @@ export class ProjectionWriter extends ProjectionClient {
     this.#foldEach = luaScriptOf(FOLD_EACH_BODY, [
       KEYSPACE_LUA,
       FOLD_FN,
-      opts.liveCover?.lua ?? NOTHING_COVERED_LUA,
+      opts.owedKeyHook?.lua ?? NO_OWED_KEY_HOOK,
       opts.eventLog?.lua ?? NO_EVENT_LOG_LUA,
     ]);
     this.#eventLogKey = opts.eventLog?.key;
-    this.#jobPrefix = opts.liveCover?.jobPrefix ?? '';
-    this.#statusWindowMs = opts.liveCover?.statusWindowMs ?? 0;
+    this.#hookArgs = opts.owedKeyHook?.args ?? ['', ''];
   }
 
   /** Whether foldEach appends event-log records (it was given `eventLog`). */
@@ -223,10 +229,9 @@ export class ProjectionWriter extends ProjectionClient {
   /**
    * Folds watch events in order, each at its own stream's epoch, FOLD_BATCH per Redis call: the calls are
    * issued together (one connection keeps their order), so a burst of events costs a few round trips, not
-   * one each. Each event's answer, in order (see Fold); with `liveCover`, an owed request that the key's
-   * job covers (LIVE_COVER_LUA says when) is recorded as requested in the same call and answered `covered`, not owed;
-   * one whose key had no pending job to merge into (none, or only the active one with nothing stored behind
-   * it) is answered `noJob`.
+   * one each. Each event's answer, in order (see Fold); with `owedKeyHook`, an owed request the hook settles
+   * is recorded as requested in the same call and answered `settled`, not owed, and an owed one whose key
+   * the hook hinted for carries `hint`.
    */
   async foldEach(
     items: readonly (FoldItem & { epoch: number })[],
@@ -245,11 +250,11 @@ export class ProjectionWriter extends ProjectionClient {
         : logArgs;
     const answers: Promise<unknown>[] = [];
     const shared = [
-      this.#jobPrefix,
+      this.#hookArgs[0],
       this.base,
       String(this.clock.now()),
       String(this.#tombstoneTtlMs),
-      String(this.#statusWindowMs),
+      this.#hookArgs[1],
     ];
     if (log !== undefined && !this.appendsLog) throw new Error('foldEach: records given, no eventLog');
     // The cap and the time, then the records: none to append without a third argument.
@@ -273,14 +278,14 @@ export class ProjectionWriter extends ProjectionClient {
     const out = ((await Promise.all(answers)) as number[][]).flat();
     return items.map((item, i) => {
       const requested = () => this.#recordRequested(item, encoded[i]!);
-      const noJob = out[i]! > NO_JOB;
-      const answer = noJob ? out[i]! - NO_JOB : out[i];
-      if (answer === COVERED) return { owed: false, covered: true, requested };
+      const hint = out[i]! > HINT;
+      const answer = hint ? out[i]! - HINT : out[i];
+      if (answer === SETTLED) return { owed: false, settled: true, requested };
       if (answer !== OWED && answer !== STATUS_ONLY) return { owed: false, requested };
       return {
         ...answerOf(answer, requested),
         record: this.#requestRecord(item, encoded[i]!),
-        ...(noJob ? { noJob: true } : {}),
+        ...(hint ? { hint: true } : {}),
       };
     });
   }

@@ -41,20 +41,16 @@ export interface Fold {
    * plan: the request may wait a little and collapse with its neighbours'.
    */
   statusOnly?: boolean;
-  /** foldEach only: a request was owed, and the key's job already waiting in the queue covers it. */
-  covered?: boolean;
+  /** foldEach only: a request was owed, and the writer's owed-key hook settled it (recorded as requested). */
+  settled?: boolean;
   requested(): Promise<void>;
   /**
    * foldEach only: the write `requested()` makes (the field of the key's inputs last requested: set to the
    * digest, or deleted for a DELETED event), for a caller that makes it in its request's own transaction.
    */
   record?: { key: string; field: string; value: string | undefined };
-  /**
-   * foldEach with the queue beside it only: owed, and the key had no pending job in the queue to merge its
-   * request into when folded — no job at all, or only its active one with no next job stored behind it (a
-   * hint: the queue may have changed since).
-   */
-  noJob?: boolean;
+  /** foldEach only: owed, and the writer's owed-key hook hinted for the key (what it means is the hook's). */
+  hint?: boolean;
 }
 
 /** One object to fold into PodSet `key`'s state. */

@@ -1,7 +1,7 @@
 // What foldEach (a burst of watch events in one call) asks Redis, counted (commandstats), not timed: one
 // key's events add it to the index, make its pods hash persistent and look at its expectations once per
-// call, and the live cover's look at the key's job answers the "no job" hint. And what it leaves is what
-// one fold per event leaves, a DELETED in the middle of the burst included.
+// call, and the owed-key hook is asked once per key and kind of owed answer, its answers handed back. And what
+// it leaves is what one fold per event leaves, a DELETED in the middle of the burst included.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { luaModule } from '@podset/redis';
@@ -60,14 +60,12 @@ function podset(rv: string, name = 'web'): ProjectedPodSet {
   };
 }
 
-async function projection(liveCover?: string): Promise<Projection> {
+async function projection(hook?: string, args: [string, string] = ['', '']): Promise<Projection> {
   const p = new Projection({
     client,
     prefix: '{fold}',
     queueName: `cost-${++n}`,
-    ...(liveCover !== undefined
-      ? { liveCover: { lua: luaModule('live-cover', liveCover), jobPrefix: 'j:' } }
-      : {}),
+    ...(hook !== undefined ? { owedKeyHook: { lua: luaModule('owed-key', hook), args } } : {}),
   });
   await p.markReady();
   return p;
@@ -138,22 +136,45 @@ test('a DELETED in the middle of a burst: the index and the TTLs as one fold per
   assert.equal(expected['ns/web']?.podsTtl, -1, 'and makes its pods hash persistent again');
 });
 
-test('the live cover says the key has no job: the fold answers the hint without looking again', async () => {
-  // A stand-in cover that says "no job" although a deduplication id is there: the hint is its answer.
-  const p = await projection('local function liveRequestCovered() return false, true end');
-  await client.set('j:de:ns/web', '1');
-  let answer: unknown;
-  const used = await counted(async () => {
-    [answer] = await p.foldEach([
-      { key: 'ns/web', kind: 'pod', type: 'ADDED', object: pod('a', '1'), epoch: 1 },
-    ]);
+test('the owed-key hook: asked once per key and kind of owed answer, with its arguments; its answers handed back', async () => {
+  // A stand-in hook that logs its calls and settles a key named "…settled", hints for one named "…hinted".
+  const hook = `local function onOwedKey(a, b, key, statusOnly, now)
+  redis.call('RPUSH', 'hook-calls', a .. '|' .. b .. '|' .. key .. '|' .. tostring(statusOnly))
+  return key == 'ns/settled', key == 'ns/hinted'
+end`;
+  const p = await projection(hook, ['first', 'second']);
+  const item = (key: string, name: string, rv: string, phase = 'Pending'): FoldItem & { epoch: number } => ({
+    key,
+    kind: 'pod',
+    type: 'ADDED',
+    object: pod(name, rv, phase, key.slice(3)),
+    epoch: 1,
   });
-  assert.equal((answer as { noJob?: boolean }).noJob, true);
-  assert.equal(used.exists, 1, 'only the expectations hash is looked at, not the deduplication key');
-  // A cover that answers only "not covered" leaves the look to the fold.
-  const q = await projection('local function liveRequestCovered() return false end');
-  const [own] = await q.foldEach([
-    { key: 'ns/web', kind: 'pod', type: 'ADDED', object: pod('a', '1'), epoch: 1 },
+  const answers = await p.foldEach([
+    item('ns/hinted', 'a', '1'),
+    item('ns/hinted', 'b', '2'),
+    item('ns/settled', 'c', '3'),
+    item('ns/plain', 'd', '4'),
   ]);
-  assert.equal(own!.noJob, undefined);
+  assert.deepEqual(
+    answers.map((a) => [a.owed, a.settled === true, a.hint === true]),
+    [
+      [true, false, true],
+      [true, false, true],
+      [false, true, false],
+      [true, false, false],
+    ],
+  );
+  assert.deepEqual(await client.lrange('hook-calls', 0, -1), [
+    'first|second|ns/hinted|false',
+    'first|second|ns/settled|false',
+    'first|second|ns/plain|false',
+  ]);
+  // A settled request is recorded as requested in the fold's own call: the same event owes nothing again.
+  const [again] = await p.foldEach([item('ns/settled', 'c', '3')]);
+  assert.equal(again!.owed, false);
+  // No hook: nothing settled, nothing hinted.
+  const q = await projection();
+  const [own] = await q.foldEach([item('ns/web', 'a', '1')]);
+  assert.deepEqual([own!.owed, own!.settled, own!.hint], [true, undefined, undefined]);
 });

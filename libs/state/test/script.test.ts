@@ -38,10 +38,10 @@ test('the scripts are read from their .lua files once, when the module loads: a 
   new ProjectionWriter({
     client,
     prefix: '{podset}',
-    queueName: 'read-once-covered',
-    liveCover: {
-      lua: luaModule('live-cover', 'local function liveRequestCovered() return true end'),
-      jobPrefix: 'x',
+    queueName: 'read-once-hooked',
+    owedKeyHook: {
+      lua: luaModule('owed-key', 'local function onOwedKey() return true, false end'),
+      args: ['x', ''],
     },
   });
   const luaReads = read.mock.calls.filter((c) => String(c.arguments[0]).endsWith('.lua'));

@@ -1,36 +1,47 @@
--- Defines coversLive (the rule; live-cover.ts's liveCovers is its twin) and liveRequestCovered(jobPrefix,
--- key, now, windowMs) (live-cover.ts says when a request is covered). Includes LIVE_PRIORITY, the queue's
--- priority of a live request, and the key names of KEYSPACE_LUA (libs/redis keyspace.ts).
+-- The queue's cover rule (live-cover.ts says when a request is covered; its jobCovers is the TypeScript
+-- twin): defines jobCovers (the rule), coverAt (the rule applied to a key's job where it is) and
+-- liveRequestCovered(jobPrefix, key, now, windowMs) (for a script beside the queue: the watcher's fold).
+-- merge.lua's request mode runs jobCovers too, so the queue answers "covered" by the same rule wherever it is
+-- asked. Includes LIVE_PRIORITY, the queue's priority of a live request, and the key names of KEYSPACE_LUA
+-- (libs/redis keyspace.ts).
 -- @include live-priority
 -- @include keyspace
 
 -- where: 'waiting', 'delayed' (due: when, ms) or 'next' (stored behind the active job; due: its delay from
--- that job's end). windowMs: the delay the request would ask for (0: due at once).
-local function coversLive(where, priority, due, now, windowMs)
-  if priority <= 0 or priority > LIVE_PRIORITY then return false end
+-- that job's end). windowMs: the delay the request asks for (0: due at once); asked: its priority.
+local function jobCovers(where, priority, due, now, windowMs, asked)
+  if priority <= 0 or priority > asked then return false end
   if where == 'waiting' then return true end
   if where == 'delayed' then return due <= now + windowMs end
   if where == 'next' then return due <= windowMs end
   return false
 end
 
--- A second answer, true, says a request would find no pending job to merge into (merge.lua's request mode
--- would answer 'absent' or 'active'): the key has no job at all, or only its active one with no next job
--- stored behind it.
-local function liveRequestCovered(jobPrefix, key, now, windowMs)
-  local jobId = redis.call('GET', jobPrefix .. BULL_DEDUP .. key)
+-- The rule for the key's job `jobId` (nil: none) and the next job stored behind it while it is active
+-- (dnKey). A second answer, true, says a request would find no pending job to merge into (merge.lua's
+-- request mode would answer 'absent' or 'active'): no job at all, or only the active one with no next job.
+local function coverAt(jobPrefix, jobId, dnKey, now, windowMs, asked)
   if not jobId then return false, true end
   local score = redis.call('ZSCORE', jobPrefix .. BULL_PRIORITIZED, jobId)
-  if score then return coversLive('waiting', math.floor(tonumber(score) / 0x100000000), 0, now, windowMs) end
+  if score then
+    return jobCovers('waiting', math.floor(tonumber(score) / 0x100000000), 0, now, windowMs, asked), false
+  end
   score = redis.call('ZSCORE', jobPrefix .. BULL_DELAYED, jobId)
   if score then
     local priority = tonumber(redis.call('HGET', jobPrefix .. jobId, 'priority')) or 0
-    return coversLive('delayed', priority, math.floor(tonumber(score) / 0x1000), now, windowMs)
+    return jobCovers('delayed', priority, math.floor(tonumber(score) / 0x1000), now, windowMs, asked), false
   end
-  if not redis.call('LPOS', jobPrefix .. BULL_ACTIVE, jobId) then return false end
-  local opts = redis.call('HGET', jobPrefix .. BULL_DEDUP_NEXT .. key, 'opts')
+  if not redis.call('LPOS', jobPrefix .. BULL_ACTIVE, jobId) then return false, false end
+  local opts = redis.call('HGET', dnKey, 'opts')
   if not opts then return false, true end
   local ok, o = pcall(cjson.decode, opts)
-  if not ok or type(o) ~= 'table' then return false end
-  return coversLive('next', tonumber(o.priority) or 0, tonumber(o.delay) or 0, now, windowMs)
+  if not ok or type(o) ~= 'table' then return false, false end
+  return jobCovers('next', tonumber(o.priority) or 0, tonumber(o.delay) or 0, now, windowMs, asked), false
+end
+
+-- Whether a live request of `key` made now, due `windowMs` later, is covered by the key's job; second, as
+-- coverAt's.
+local function liveRequestCovered(jobPrefix, key, now, windowMs)
+  local jobId = redis.call('GET', jobPrefix .. BULL_DEDUP .. key)
+  return coverAt(jobPrefix, jobId, jobPrefix .. BULL_DEDUP_NEXT .. key, now, windowMs, LIVE_PRIORITY)
 end

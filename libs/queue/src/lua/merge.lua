@@ -1,7 +1,9 @@
 -- The merge of a reconcile request into its key's pending job (merge-script.ts says what it does and the
--- KEYS and ARGV). Includes MAX_REASONS, MAX_TRACEPARENTS and rvNewer (the resourceVersion rule).
+-- KEYS and ARGV). Includes MAX_REASONS, MAX_TRACEPARENTS, rvNewer (the resourceVersion rule) and jobCovers
+-- (the queue's cover rule, live-cover.lua).
 -- @include merge-bounds
 -- @include resource-version
+-- @include live-cover
 local rcall = redis.call
 local prefix = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -86,7 +88,8 @@ local function updateDelayMarker()
   if #r > 0 then rcall('ZADD', markerKey, math.floor(tonumber(r[2]) / 0x1000), '1') end
 end
 
--- Returns outcome, state. outcome: 'merged' | 'active' (no stored next job) | 'finished' | 'absent'.
+-- Returns outcome, state, covered. outcome: 'merged' | 'active' (no stored next job) | 'finished' | 'absent'.
+-- covered (a request's merge only): the cover rule held for the job where it was found, before the merge.
 local function mergeInto(jobId, inc, due, prio, afterFinish)
   local jobKey = prefix .. jobId
   if rcall('EXISTS', jobKey) == 0 then return 'absent', '' end
@@ -101,11 +104,12 @@ local function mergeInto(jobId, inc, due, prio, afterFinish)
       rcall('HSET', jobKey, 'data', newData)
     end
     local cur = tonumber(rcall('HGET', jobKey, 'priority')) or 0
+    local curDue = math.floor(tonumber(dscore) / 0x1000)
+    local covered = jobCovers('delayed', cur, curDue, now, due - now, prio)
     if prio > 0 and cur > 0 and prio < cur then
       rcall('HSET', jobKey, 'priority', prio)
       cur = prio
     end
-    local curDue = math.floor(tonumber(dscore) / 0x1000)
     if due < curDue then
       rcall('ZREM', delayedKey, jobId)
       if due <= now then
@@ -119,7 +123,7 @@ local function mergeInto(jobId, inc, due, prio, afterFinish)
           'prev', 'delayed')
         rcall('HSET', jobKey, 'delay', 0)
         updateDelayMarker()
-        return 'merged', 'waiting'
+        return 'merged', 'waiting', covered
       end
       rcall('ZADD', delayedKey, delayedScore(due), jobId)
       rcall('HSET', jobKey, 'delay', due - now)
@@ -127,21 +131,23 @@ local function mergeInto(jobId, inc, due, prio, afterFinish)
         'delay', due)
       updateDelayMarker()
     end
-    return 'merged', 'delayed'
+    return 'merged', 'delayed', covered
   end
   if afterFinish then
     if rcall('ZSCORE', prioritizedKey, jobId) or rcall('LPOS', waitKey, jobId) then return 'merged', 'waiting' end
     if rcall('LPOS', activeKey, jobId) then return 'active', 'active' end
     return 'finished', ''
   end
-  if rcall('ZSCORE', prioritizedKey, jobId) then
+  local pscore = rcall('ZSCORE', prioritizedKey, jobId)
+  if pscore then
     rcall('HSET', jobKey, 'data', (mergeData(rcall('HGET', jobKey, 'data'), inc)))
+    local covered = jobCovers('waiting', math.floor(tonumber(pscore) / 0x100000000), 0, now, due - now, prio)
     local cur = tonumber(rcall('HGET', jobKey, 'priority')) or 0
     if prio > 0 and cur > 0 and prio < cur then
       rcall('ZADD', prioritizedKey, priorityScore(prio), jobId)
       rcall('HSET', jobKey, 'priority', prio)
     end
-    return 'merged', 'waiting'
+    return 'merged', 'waiting', covered
   end
   if rcall('LPOS', waitKey, jobId) then
     rcall('HSET', jobKey, 'data', (mergeData(rcall('HGET', jobKey, 'data'), inc)))
@@ -152,7 +158,9 @@ local function mergeInto(jobId, inc, due, prio, afterFinish)
       local f = rcall('HMGET', dnKey, 'data', 'opts')
       local newData, d = mergeData(f[1], inc)
       local ok, o = pcall(cjson.decode, f[2])
+      local covered = false
       if ok and type(o) == 'table' then
+        covered = jobCovers('next', tonumber(o.priority) or 0, tonumber(o.delay) or 0, now, due - now, prio)
         local nextDue = due
         if d ~= nil and type(d.dueAt) == 'number' and d.dueAt < nextDue then nextDue = d.dueAt end
         local delay = nextDue - now
@@ -161,7 +169,7 @@ local function mergeInto(jobId, inc, due, prio, afterFinish)
         if prio > 0 and cp > 0 and prio < cp then o['priority'] = prio end
         rcall('HSET', dnKey, 'data', newData, 'opts', cjson.encode(o))
       end
-      return 'merged', 'active-next'
+      return 'merged', 'active-next', covered
     end
     return 'active', 'active'
   end
@@ -202,9 +210,12 @@ if mode == 'request' then
   -- = how many, then per write its field, 'set' or 'del', value) are made with it. Anything else is
   -- answered for the caller's transaction around BullMQ's add (before-add, add, after-add).
   if not current then return {'absent', '', ''} end
-  local outcome, state = mergeInto(current, inc, due, prio, false)
+  local outcome, state, covered = mergeInto(current, inc, due, prio, false)
   if outcome ~= 'merged' then return {outcome, current, state} end
   applyWrites()
+  -- The cover rule held for the job as it was: the merge moved nothing (the job took only the request's
+  -- data), and the answer says so.
+  if covered then outcome = 'covered' end
   return {outcome, current, state}
 end
 

@@ -1,0 +1,86 @@
+// The fold of a batch and the queue's cover rule, composed: the projection's writer (libs/state) takes a
+// generic owed-key hook, and the queue (libs/queue) owns the rule that says when a request is covered by the
+// key's job; neither knows the other, so they meet here. The hook runs the queue's rule inside the fold's own
+// Redis call: an event whose request the key's job covers is recorded as requested with its fold and
+// requests nothing — it costs no round trip of its own, and its answer is the one requestAll would have
+// given (`covered`). The rule's second answer, no pending job to merge into, is handed back as the
+// request's `noJob` hint. The script loader builds the same writers (foldScripts), so it loads these scripts.
+import { COVER_RULE_LUA, jobPrefixOf } from '@podset/queue';
+import { luaModule, type RedisClient } from '@podset/redis';
+import { ProjectionWriter, type EntryTags, type Fold, type OwedKeyHook } from '@podset/state';
+import { APPEND_RECORDS_LUA } from './event-log.ts';
+import type { Admission } from './change-gate.ts';
+
+/** onOwedKey(jobPrefix, statusWindowMs, …): a status-only change's request would be due the window later. */
+const QUEUE_COVER_HOOK_LUA = luaModule(
+  'owed-key',
+  `-- @include live-cover
+local function onOwedKey(jobPrefix, statusWindowMs, key, statusOnly, now)
+  local windowMs = 0
+  if statusOnly then windowMs = tonumber(statusWindowMs) end
+  local covered, nothingPending = liveRequestCovered(jobPrefix, key, now, windowMs)
+  return covered, nothingPending
+end`,
+  [COVER_RULE_LUA],
+);
+
+/** The hook for the queue at `prefix`/`queueName`, a status-only change's request due `statusWindowMs` later. */
+export function queueCoverHook(prefix: string, queueName: string, statusWindowMs: number): OwedKeyHook {
+  return { lua: QUEUE_COVER_HOOK_LUA, args: [jobPrefixOf(prefix, queueName), String(statusWindowMs)] };
+}
+
+export interface WatcherProjectionOptions {
+  client: RedisClient;
+  prefix: string;
+  queueName: string;
+  tags?: EntryTags;
+  /** Ask the queue's cover rule in the fold (default): a covered event requests nothing. */
+  cover: boolean;
+  /** How long a status-only change's request waits (STATUS_COLLAPSE_MS): a job due sooner covers it. */
+  statusCollapseMs: number;
+  /** The event log's stream, when the fold appends the batch's records (it shares the projection's slot). */
+  eventLogKey?: string;
+}
+
+/** The projection's writer as the watcher folds with it. */
+export function watcherProjection(o: WatcherProjectionOptions): ProjectionWriter {
+  return new ProjectionWriter({
+    client: o.client,
+    prefix: o.prefix,
+    queueName: o.queueName,
+    ...(o.cover ? { owedKeyHook: queueCoverHook(o.prefix, o.queueName, o.statusCollapseMs) } : {}),
+    ...(o.tags !== undefined ? { tags: o.tags } : {}),
+    ...(o.eventLogKey !== undefined ? { eventLog: { lua: APPEND_RECORDS_LUA, key: o.eventLogKey } } : {}),
+  });
+}
+
+/**
+ * Builds every fold script a watcher may run (with the cover or without, with the event log or without),
+ * so that they are among the scripts made (@podset/redis's scriptsMade), for the script loader.
+ */
+export function makeFoldScripts(): void {
+  const client = {} as RedisClient;
+  for (const cover of [false, true])
+    for (const eventLogKey of [undefined, ''])
+      watcherProjection({
+        client,
+        prefix: 'p',
+        queueName: 'q',
+        cover,
+        statusCollapseMs: 0,
+        ...(eventLogKey !== undefined ? { eventLogKey } : {}),
+      });
+}
+
+/** A fold's answer as the gate gives it: a request the hook settled is one the queue's rule covered. */
+export function admissionOf(fold: Fold): Admission {
+  return {
+    owed: fold.owed,
+    ...(fold.settled === true ? { queueAnswer: 'covered' as const } : {}),
+    ...(fold.statusOnly === true ? { statusOnly: true } : {}),
+    requested: fold.requested,
+    ...(fold.record !== undefined ? { record: fold.record } : {}),
+    ...(fold.hint === true ? { noJob: true } : {}),
+    failed: () => undefined,
+  };
+}
