@@ -49,6 +49,18 @@ export function countByVerb(entries: readonly AuditEntry[]): Record<string, numb
 export const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 export const READ_VERBS = new Set(['get', 'list']);
 
+/**
+ * The writes of `audit` (countByVerb's counts) per `unit` (e.g. per PodSet), by "verb resource[/sub]",
+ * most first: where a run's API writes went ("create pods 10.00, update podsets/status 3.24, …").
+ */
+export function writesPer(audit: Readonly<Record<string, number>>, unit: number): string {
+  return Object.entries(audit)
+    .filter(([k]) => WRITE_VERBS.has(k.split(' ')[0]!))
+    .sort(([ka, a], [kb, b]) => b - a || (ka < kb ? -1 : 1))
+    .map(([k, v]) => `${k} ${(v / unit).toFixed(2)}`)
+    .join(', ');
+}
+
 export function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;

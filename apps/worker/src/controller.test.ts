@@ -53,6 +53,8 @@ test('a PodSet of 3 converges: finalizer, creates, status, then settled', async 
   assert.deepEqual(stored.status?.podNames, pods.map((p) => p.metadata.name).sort());
   assert.equal(f.calls.filter((c) => c.resource === 'podsets/status').length, 1);
   await controller.syncHandler('default/web');
+  // The pods as the first pass counted them, nothing ready yet: no second write of the same status.
+  assert.equal(f.calls.filter((c) => c.resource === 'podsets/status').length, 1);
   assert.equal(
     f.podsets.get('default/web')!.status?.conditions?.find((c) => c.type === 'Progressing')?.reason,
     'WaitingForReady',
@@ -176,7 +178,8 @@ test('pods of another owner (a deleted namesake) are neither counted nor touched
 test('409 on status → re-read and re-plan, never overwrite', async () => {
   const { f, controller } = setup();
   f.addPodSet('default', 'web', 2);
-  await controller.syncHandler('default/web'); // creates the pods; the next pass writes the status
+  await controller.syncHandler('default/web'); // creates the pods and writes the status
+  makeAllReady(f); // news for the next pass's status write
   const callsBefore = f.calls.length;
   let conflicts = 1;
   f.beforeStatusWrite = () => {
@@ -202,7 +205,8 @@ test('409 on status → re-read and re-plan, never overwrite', async () => {
 test('persistent 409s give up after a few rounds and throw for the queue to retry', async () => {
   const { f, controller } = setup();
   f.addPodSet('default', 'web', 1);
-  await controller.syncHandler('default/web'); // creates the pod; the next pass writes the status
+  await controller.syncHandler('default/web'); // creates the pod and writes the status
+  makeAllReady(f); // news for the next pass's status write
   f.beforeStatusWrite = () => f.bump(f.podsets.get('default/web')!);
   await assert.rejects(controller.syncHandler('default/web'), /conflicts in a row/);
   assert.equal(f.pods.size, 1);

@@ -173,6 +173,10 @@ test("the worker's own status write is folded at once: the next reconcile writes
   // The pass that creates the pods writes the status counting them; no watcher folds that write here.
   await controller.syncHandler(key);
   await foldPods(projection, key, name);
+  // One pod comes ready (as the watcher folds it): news for the next pass's status.
+  const [first] = await podsOf(name);
+  const ready = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+  await projection.foldPod(key, 'MODIFIED', { ...first, status: ready } as unknown as ProjectedPod, 1);
   const written = await kube.podSets.get('default', name);
   assert.equal(written.status?.replicas, 2);
   assert.notEqual(
@@ -190,7 +194,7 @@ test("the worker's own status write is folded at once: the next reconcile writes
   assert.equal(
     audited.filter((e) => e.verb === 'update' && e.resource === 'podsets').length,
     1,
-    "the next status (pods waiting to get ready) written against the worker's own write",
+    "the next status (a pod ready) written against the worker's own write",
   );
 });
 

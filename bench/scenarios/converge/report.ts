@@ -1,5 +1,5 @@
 // What converge reports: the figures derived from its three runs, its table, its plot and its JSON record.
-import { WRITE_VERBS } from '../../lib/figures.ts';
+import { WRITE_VERBS, writesPer } from '../../lib/figures.ts';
 import { operatorSeconds, perPod } from '../../lib/goals.ts';
 import type { PodEventCounts } from '../../lib/pod-events.ts';
 import { describeRunner } from '../../lib/pod-runner.ts';
@@ -303,6 +303,7 @@ function podCostRows(o: ConvergeOptions, op: OperatorRun, peer: PeerRun, pods: n
       value: `${per(op.podEvents, op.podEvents.statusWrites)} / ${per(peer.podEvents, peer.podEvents.statusWrites)}`,
     },
     { figure: "operator's PodSet status writes per pod", value: fmt(podSetStatusWrites / pods, 3) },
+    { figure: "operator's API writes per PodSet, by kind", value: writesPer(op.audit, o.podsets) },
   ];
 }
 

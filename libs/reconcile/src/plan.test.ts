@@ -40,8 +40,8 @@ test('from nothing: create all missing pods, status counts them (3, none ready),
       {
         type: 'Progressing',
         status: 'True',
-        reason: 'ScalingUp',
-        message: '3/3 replicas after creating 3 pods',
+        reason: 'WaitingForReady',
+        message: '3 pods not ready yet',
         lastTransitionTime: '2026-01-01T00:00:00Z',
         lastUpdateTime: '2026-01-01T00:00:00Z',
       },
@@ -97,7 +97,8 @@ test('surplus: delete the worst first, with UIDs; count and names in status', ()
   assert.equal(plan.status.replicas, 2);
   assert.equal(plan.status.readyReplicas, 2);
   assert.deepEqual(plan.status.podNames, ['ready-old', 'ready-young']);
-  assert.equal(getCondition(plan.status, 'Progressing')?.reason, 'ScalingDown');
+  // Nothing left to delete after this pass: Progressing says what the pods left are.
+  assert.equal(getCondition(plan.status, 'Progressing')?.reason, 'PodSetAvailable');
   assert.deepEqual(plan.events, []);
   assert.deepEqual(plan.requeue, { afterMs: 30_000, reason: 'PodsNotReady' });
 });

@@ -70,6 +70,9 @@ interface Observation {
   notReady: number;
   /** Per Ready pod not yet available: ms until it will be. */
   untilAvailable: number[];
+  /** Once this pass's creates and deletes went through: active pods not Ready (those it creates among
+   * them), and Ready pods not available yet. What the next pass will find, if nothing else moves. */
+  after: { notReady: number; notAvailableYet: number };
   /** The last Progressing said a rollout was under way. */
   wasRollingOut: boolean;
   rollingOut: boolean;
@@ -119,6 +122,12 @@ function observe(view: PassView, changes: PodChanges): Observation {
     untilAvailable: view.active
       .map((p) => msUntilAvailable(p, view.minReadySeconds, view.nowMs))
       .filter((ms): ms is number => ms !== undefined),
+    after: {
+      notReady: observed.replicas - observed.readyReplicas,
+      notAvailableYet: staying.filter(
+        (p) => msUntilAvailable(p, view.minReadySeconds, view.nowMs) !== undefined,
+      ).length,
+    },
     wasRollingOut: rolling,
     rollingOut:
       view.strategy !== undefined &&
@@ -165,11 +174,12 @@ function workConditions(
     active: seen.observed.replicas,
     updated: seen.observed.updatedReplicas,
     available: seen.observed.availableReplicas,
-    notReady: seen.notReady,
-    notAvailableYet: seen.untilAvailable.length,
+    notReady: seen.after.notReady,
+    notAvailableYet: seen.after.notAvailableYet,
     minReadySeconds: view.minReadySeconds,
     creates: changes.creates.length,
     surplusDeletes: changes.deletes.filter((d) => d.reason === 'Surplus').length,
+    capped: changes.capped,
     rollingOut: seen.rollingOut,
     counts: availabilityCounts(availability),
     paused: view.podset.spec?.paused === true,

@@ -45,7 +45,7 @@ test('healthy → scaling → healthy: True throughout, its lastTransitionTime k
     'new-',
   );
   const c = progressing(up.status);
-  assert.deepEqual([c?.status, c?.reason], ['True', 'ScalingUp']);
+  assert.deepEqual([c?.status, c?.reason, c?.message], ['True', 'WaitingForReady', '2 pods not ready yet']);
   assert.equal(c?.lastTransitionTime, stamp(0), 'no transition: True before and after');
   assert.equal(c?.lastUpdateTime, stamp(500), 'the clock starts now, not when it became healthy');
   assert.deepEqual(up.plan.requeue, { afterMs: 30_000, reason: 'PodsNotReady' });
@@ -73,7 +73,9 @@ test('a capped scale-up shows its replicas climbing pass by pass, each pass coun
     const pass = passCreating(current, existing, s, `p${i}-`);
     assert.equal(pass.plan.requeue?.reason, i < 2 ? 'MoreWork' : 'PodsNotReady');
     const c = progressing(pass.status);
-    assert.deepEqual([c?.status, c?.reason, c?.lastUpdateTime], ['True', 'ScalingUp', stamp(s)]);
+    // ScalingUp while more creates come; the last pass says what is left: its pods to get ready.
+    const reason = i < 2 ? 'ScalingUp' : 'WaitingForReady';
+    assert.deepEqual([c?.status, c?.reason, c?.lastUpdateTime], ['True', reason, stamp(s)]);
     assert.ok(pass.plan.events.every((e) => e.reason !== 'ProgressDeadlineExceeded'));
     seen.push(pass.status.replicas ?? 0);
     existing = [...existing, ...pods(`p${i}-`, pass.plan.creates.length, false)];
@@ -100,18 +102,43 @@ test('creates refused every pass do not restart the clock: the deadline passes',
   assert.ok(past.events.some((e) => e.reason === 'ProgressDeadlineExceeded'));
 });
 
-test('a healthy PodSet scaled down: ScalingDown then PodSetAvailable, never False', () => {
+test('a healthy PodSet scaled down in one pass: PodSetAvailable at once, never False; the next pass writes nothing', () => {
   const ps = podSet({ replicas: 1 });
   const plan = reconcile(ps, pods('web-', 3, true), at(0));
   assert.deepEqual(
     [progressing(plan.status)?.status, progressing(plan.status)?.reason],
-    ['True', 'ScalingDown'],
-  );
-  assert.equal(plan.status.replicas, 1);
-  const left = pods('web-', 3, true).filter((p) => !plan.deletes.some((d) => d.name === p.metadata?.name));
-  const done = reconcile(withStatus(ps, plan.status), left, at(1));
-  assert.deepEqual(
-    [progressing(done.status)?.status, progressing(done.status)?.reason],
     ['True', 'PodSetAvailable'],
   );
+  assert.equal(plan.status.replicas, 1);
+  const written = settle(plan, ps.status, {}, at(0)).status;
+  const left = pods('web-', 3, true).filter((p) => !plan.deletes.some((d) => d.name === p.metadata?.name));
+  const next = reconcile(withStatus(ps, written), left, at(1));
+  assert.equal(settle(next, written, {}, at(1)).write, false);
+});
+
+test('a capped scale-down says ScalingDown while more deletes come', () => {
+  const ps = podSet({ replicas: 0 });
+  const plan = reconcile(ps, pods('web-', 600, true), at(0));
+  assert.equal(plan.requeue?.reason, 'MoreWork');
+  assert.deepEqual(
+    [progressing(plan.status)?.status, progressing(plan.status)?.reason],
+    ['True', 'ScalingDown'],
+  );
+});
+
+// The pass that creates a PodSet's pods writes its status; the pass their watch events bring next finds
+// the same counts, and must find the same conditions too, or it writes the status a second time for
+// nothing a user could see move.
+test('the pass after the last creates finds its status written already: nothing to write', () => {
+  const ps = podSet({ replicas: 10 });
+  ps.spec!.progressDeadlineSeconds = 60;
+  const first = passCreating(ps, [], 0, 'web-');
+  assert.equal(first.plan.creates.length, 10);
+  const next = reconcile(withStatus(ps, first.status), pods('web-', 10, false), at(1));
+  assert.deepEqual(next.creates, []);
+  assert.equal(settle(next, first.status, {}, at(1)).write, false, JSON.stringify(progressing(next.status)));
+  // One pod ready: that is news, written.
+  const one = [pod({ name: 'web-0', node: 'n', ready: true }), ...pods('web-', 10, false).slice(1)];
+  const moved = reconcile(withStatus(ps, first.status), one, at(2));
+  assert.equal(settle(moved, first.status, {}, at(2)).write, true);
 });

@@ -16,14 +16,16 @@ export interface Activity {
   /** Of them, pods of the current template. */
   updated: number;
   available: number;
-  /** Active pods not Ready. */
+  /** Active pods not Ready once this pass's creates and deletes went through (the pods it creates among them). */
   notReady: number;
-  /** Ready pods not Ready for minReadySeconds yet. */
+  /** Ready pods not Ready for minReadySeconds yet, of those that stay. */
   notAvailableYet: number;
   minReadySeconds: number;
   /** Pods this pass creates, and surplus pods it deletes. */
   creates: number;
   surplusDeletes: number;
+  /** The pass was capped: more creates or deletes come in the next pass at once. */
+  capped: boolean;
   /** A rollout is under way (rolloutUnderWay). */
   rollingOut: boolean;
   /** "3/4 replicas ready", for the message once done. */
@@ -89,13 +91,16 @@ export function progressingCondition(a: Activity): ConditionInput {
       `${a.strategy.type} to template ${a.hash}: ${a.updated}/${a.desired} pods updated, ${a.available} available`,
     );
   }
-  if (a.creates > 0) {
+  // A scale is said while it goes on past this pass. The pass that makes its last creates or deletes says
+  // what the next pass will find (the new pods not ready yet, or done): that pass, finding just that, has
+  // nothing to write, where a ScalingUp written here would cost a second status write of the same counts.
+  if (a.capped && a.creates > 0) {
     return working(
       'ScalingUp',
       `${a.active}/${a.desired} replicas after creating ${plural(a.creates, 'pod')}`,
     );
   }
-  if (a.surplusDeletes > 0) {
+  if (a.capped && a.surplusDeletes > 0) {
     return working(
       'ScalingDown',
       `${a.active}/${a.desired} replicas after deleting ${plural(a.surplusDeletes, 'pod')}`,
