@@ -5,8 +5,14 @@
 import type { RequestOutcome } from '@podset/queue';
 import type { EventRecord } from './event-log.ts';
 import type { Resource, WatchedObject } from './keys.ts';
-import type { RequestRecord } from './request.ts';
 import type { ListedPage, WatchEvent } from './watch-loop.ts';
+
+/** A hash field written (or, without a value, deleted) atomically with a request (@podset/queue's HashWrite). */
+export interface RequestRecord {
+  key: string;
+  field: string;
+  value: string | undefined;
+}
 
 export interface StreamInfo {
   stream: string;

@@ -5,14 +5,7 @@
 // again, and the queue merges the two. Relists and resyncs request every key at bulk priority, `width` per
 // call.
 import type { RequestOutcome } from '@podset/queue';
-import type { Admission } from './change-gate.ts';
-
-/** A hash field written (or, without a value, deleted) atomically with a request (@podset/queue's HashWrite). */
-export interface RequestRecord {
-  key: string;
-  field: string;
-  value: string | undefined;
-}
+import type { Admission, RequestRecord } from './change-gate.ts';
 
 /** One request as the watcher makes it. */
 export interface WatcherRequest {
