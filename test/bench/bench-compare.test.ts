@@ -18,11 +18,14 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { ratio } from '../../bench/compare/stats.ts';
 import { ratioText } from '../../bench/compare/table.ts';
+import { waitFor } from '@podset/testkit';
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const REPO = path.resolve(import.meta.dirname, '../..');
 const NODE = path.join(REPO, 'node_modules/.bin/node');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-compare-'));
+/** How long a compare may run before it counts as hung (its test's own bound is longer). */
+const HANG_MS = 600_000;
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Outcome {
@@ -36,7 +39,8 @@ function compare(args: string[]): Promise<Outcome> {
     execFile(
       NODE,
       [path.join(REPO, 'bench/run.ts'), 'compare', ...args],
-      { cwd: REPO, timeout: 280_000, maxBuffer: 32 << 20 },
+      // Bounds a hang only: four latency runs took 158 s at a load average of 17.
+      { cwd: REPO, timeout: HANG_MS, maxBuffer: 32 << 20 },
       (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
         resolve({ code, stdout, stderr });
@@ -128,8 +132,11 @@ test('interrupted, compare stops the running bench and what it started, and exit
       return false;
     }
   };
-  for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
-  assert.equal(alive(), false, `process ${grandchild} the base's bench started outlived the compare`);
+  // Polled until gone; the bound only ends a hang (a process that outlives the compare stays for good).
+  await waitFor(`process ${grandchild} the base's bench started to end with the compare`, () => !alive(), {
+    timeoutMs: 120_000,
+    intervalMs: 100,
+  });
 });
 
 interface CompareRecord {
@@ -141,51 +148,55 @@ interface CompareRecord {
   }[];
 }
 
-test('the working tree against itself: two pairs in swapped order, each figure’s ratios and spread', async () => {
-  const json = path.join(dir, 'self.json');
-  const r = await compare(['--base-dir', REPO, '--scenarios', 'latency', '--smoke', '--json', json]);
-  const context = `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr.slice(-4000)}`;
-  assert.equal(r.code, 0, context);
-  assert.match(
-    r.stdout,
-    /^figure\s+base runs\s+head runs\s+head÷base per pair\s+median \(min–max\)/m,
-    context,
-  );
-  // The p50 row: its ratios are head ÷ base per pair, printed as such; a figure equal in all four runs (a
-  // smoke run's whole-millisecond p50 can be) is named among those that never moved instead.
-  const record = JSON.parse(readFileSync(json, 'utf8')) as CompareRecord;
-  const latency = record.scenarios[0]!;
-  const P50_ROW = 'row: event → reconcile start p50';
-  const shown = latency.figures.find((f) => f.name === P50_ROW);
-  assert.ok(shown, `${P50_ROW} compared`);
-  const shownRatios = shown.base.map((b, i) => ratio(shown.head[i]!, b));
-  // The record is JSON: an ∞ ratio (a base p50 of 0 ms) is kept as null.
-  assert.deepEqual(shown.ratios, JSON.parse(JSON.stringify(shownRatios)));
-  const everyRun = [...shown.base, ...shown.head];
-  if (everyRun.every((v) => v === everyRun[0]))
-    assert.match(r.stdout, new RegExp(`^the same in every run: .*${escape(P50_ROW)} = `, 'm'), context);
-  else
+test(
+  'the working tree against itself: two pairs in swapped order, each figure’s ratios and spread',
+  { timeout: 900_000 },
+  async () => {
+    const json = path.join(dir, 'self.json');
+    const r = await compare(['--base-dir', REPO, '--scenarios', 'latency', '--smoke', '--json', json]);
+    const context = `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr.slice(-4000)}`;
+    assert.equal(r.code, 0, context);
     assert.match(
       r.stdout,
-      new RegExp(
-        `^${escape(P50_ROW)}\\s+\\S+, \\S+ ms\\s+\\S+, \\S+ ms\\s+${escape(shownRatios.map(ratioText).join(', '))}\\s`,
-        'm',
-      ),
+      /^figure\s+base runs\s+head runs\s+head÷base per pair\s+median \(min–max\)/m,
       context,
     );
-  // The runs' own output is streamed with a prefix saying which run it is.
-  assert.match(r.stderr, /^\[head 2\/2 latency\] /m);
-  assert.equal(record.base.how, 'given');
-  assert.deepEqual(
-    latency.runs.map((x) => `${x.pair}${x.side}`),
-    ['1base', '1head', '2head', '2base'],
-  );
-  for (const run of latency.runs) {
-    assert.equal(run.code, 0);
-    assert.ok(existsSync(run.file), `each run's record is kept: ${run.file}`);
-  }
-  const p50 = latency.figures.find((f) => f.name === 'data.p50');
-  assert.ok(p50, 'data.p50 compared');
-  assert.equal(p50.ratios.length, 2);
-  assert.deepEqual(p50.ratios, JSON.parse(JSON.stringify(p50.base.map((b, i) => ratio(p50.head[i]!, b)))));
-});
+    // The p50 row: its ratios are head ÷ base per pair, printed as such; a figure equal in all four runs (a
+    // smoke run's whole-millisecond p50 can be) is named among those that never moved instead.
+    const record = JSON.parse(readFileSync(json, 'utf8')) as CompareRecord;
+    const latency = record.scenarios[0]!;
+    const P50_ROW = 'row: event → reconcile start p50';
+    const shown = latency.figures.find((f) => f.name === P50_ROW);
+    assert.ok(shown, `${P50_ROW} compared`);
+    const shownRatios = shown.base.map((b, i) => ratio(shown.head[i]!, b));
+    // The record is JSON: an ∞ ratio (a base p50 of 0 ms) is kept as null.
+    assert.deepEqual(shown.ratios, JSON.parse(JSON.stringify(shownRatios)));
+    const everyRun = [...shown.base, ...shown.head];
+    if (everyRun.every((v) => v === everyRun[0]))
+      assert.match(r.stdout, new RegExp(`^the same in every run: .*${escape(P50_ROW)} = `, 'm'), context);
+    else
+      assert.match(
+        r.stdout,
+        new RegExp(
+          `^${escape(P50_ROW)}\\s+\\S+, \\S+ ms\\s+\\S+, \\S+ ms\\s+${escape(shownRatios.map(ratioText).join(', '))}\\s`,
+          'm',
+        ),
+        context,
+      );
+    // The runs' own output is streamed with a prefix saying which run it is.
+    assert.match(r.stderr, /^\[head 2\/2 latency\] /m);
+    assert.equal(record.base.how, 'given');
+    assert.deepEqual(
+      latency.runs.map((x) => `${x.pair}${x.side}`),
+      ['1base', '1head', '2head', '2base'],
+    );
+    for (const run of latency.runs) {
+      assert.equal(run.code, 0);
+      assert.ok(existsSync(run.file), `each run's record is kept: ${run.file}`);
+    }
+    const p50 = latency.figures.find((f) => f.name === 'data.p50');
+    assert.ok(p50, 'data.p50 compared');
+    assert.equal(p50.ratios.length, 2);
+    assert.deepEqual(p50.ratios, JSON.parse(JSON.stringify(p50.base.map((b, i) => ratio(p50.head[i]!, b)))));
+  },
+);

@@ -23,7 +23,8 @@ function bench(args: string[]): Promise<Outcome> {
     execFile(
       NODE,
       [RUN, ...args],
-      { cwd: REPO, timeout: 180_000, maxBuffer: 16 << 20 },
+      // Bounds a hang only: seven scenarios at once on a busy machine take minutes, not the seconds of a quiet one.
+      { cwd: REPO, timeout: 600_000, maxBuffer: 16 << 20 },
       (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
         resolve({ code, stdout, stderr });
@@ -44,7 +45,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 // All at once: most of a smoke run is processes starting and waiting, not CPU.
-describe('bench --smoke', { concurrency: 7 }, () => {
+describe('bench --smoke', { concurrency: 7, timeout: 900_000 }, () => {
   async function smoke(scenario: string, figures: string[], extra: string[] = []): Promise<Record_> {
     const json = path.join(dir, `${scenario}${extra.join('')}.json`);
     const out = await bench([scenario, '--smoke', '--json', json, ...extra]);

@@ -7,14 +7,18 @@ import path from 'node:path';
 import { test } from 'node:test';
 
 test('a real process: SIGTERM while it is still starting exits 0 after its stop ran', async () => {
-  // The child installs the handlers, then "starts" for a while; the test signals it mid-start.
+  // The child installs the handlers, then "starts" until the test's signal has reached it, so the signal
+  // lands mid-start however late either process runs (a fixed start-up time races the test on a busy machine).
   const script = `
     import { Shutdown } from ${JSON.stringify(path.join(import.meta.dirname, '../src/shutdown.ts'))};
     const shutdown = new Shutdown({ name: 'child' });
-    process.stdout.write('starting\\n');
-    await new Promise((r) => setTimeout(r, 1500));
-    shutdown.onStop(async () => { process.stdout.write('stopped cleanly\\n'); });
+    // Keeps the process alive while it waits, as an app's open sockets do.
     setInterval(() => undefined, 1000);
+    process.stdout.write('starting\\n');
+    await new Promise((r) => shutdown.signal.addEventListener('abort', r, { once: true }));
+    // Start-up goes on a little after the signal, as an app's would.
+    await new Promise((r) => setTimeout(r, 50));
+    shutdown.onStop(async () => { process.stdout.write('stopped cleanly\\n'); });
   `;
   // A file, not `-e`: eval mode handles signals differently from how the apps run.
   const dir = mkdtempSync(path.join(os.tmpdir(), 'podset-shutdown-'));
