@@ -29,6 +29,14 @@ const pod: EventRecord = {
   deleting: 'true',
 };
 const relist: EventRecord = { t: pod.t, type: 'RELIST', kind: 'Pod', key: '', name: '', rv: '50', n: '3' };
+const podSet: EventRecord = {
+  t: pod.t,
+  type: 'ADDED',
+  kind: 'PodSet',
+  key: 'default/web',
+  name: 'web',
+  rv: '7',
+};
 
 test('the stream key defaults next to the queue, and EVENT_LOG_KEY overrides it', () => {
   assert.equal(eventLogKeyOf({ QUEUE_PREFIX: 'p', QUEUE_NAME: 'q' }), 'p:q:watcher:events');
@@ -83,14 +91,6 @@ test('the deleter removes exactly one PodSet key, in chunks', async () => {
 
 test('appendMany appends a batch in order in one call, the same records append writes one by one', async () => {
   const log = new EventLog({ redis, key: 'test:events:many', maxLen: 1000 });
-  const podSet: EventRecord = {
-    t: pod.t,
-    type: 'ADDED',
-    kind: 'PodSet',
-    key: 'default/web',
-    name: 'web',
-    rv: '7',
-  };
   const batch = [pod, podSet, { ...pod, rv: '43', deleting: undefined }, relist];
   const ids = await log.appendMany(batch);
   assert.equal(ids.length, 4);
@@ -141,14 +141,6 @@ test('records that match the appending script’s heads travel short, the others
     rv: r.rv,
   });
   const ready = { ...pod, deleting: undefined, ready: 'false' as const };
-  const podSet: EventRecord = {
-    t: pod.t,
-    type: 'ADDED',
-    kind: 'PodSet',
-    key: 'default/web',
-    name: 'web',
-    rv: '7',
-  };
   const stray: EventRecord = { t: pod.t, type: 'ADDED', kind: 'Pod', key: '', name: 'x', rv: '8', owner: '' };
   const later = { ...podSet, t: '2026-11-24T13:40:22.000Z', rv: '9' };
   // The stray pod has no head; the later PodSet's time is not the call's; the last head does not match.

@@ -152,7 +152,7 @@ function logHead(item: FoldItem, field: string): LogHead {
   const { type, key } = item;
   const rv = item.object.metadata.resourceVersion ?? '';
   if (item.kind === 'pod') return { type, kind: 'Pod', key, name: field, rv };
-  return { type, kind: KIND, key, name: key.slice(key.indexOf('/') + 1), rv };
+  return { type, kind: KIND, key, name: parseKey(key)?.name ?? key, rv };
 }
 
 // The scripts' answers per event (fold.lua, fold-each.lua).
