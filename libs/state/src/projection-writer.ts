@@ -127,7 +127,8 @@ export interface ProjectionWriterOptions extends ProjectionOptions {
  * (once per key and kind of owed answer in a call): a module named `owed-key` that defines
  * `onOwedKey(arg1, arg2, key, statusOnly, now)` answering (settled, hint). Settled: the request need not be
  * made — the fold records it as requested there and answers `settled`, not owed. Hint: handed back on the
- * key's owed answers (Fold.hint), for the caller alone. `args`: its two arguments, the same for every key.
+ * key's owed answers (Fold.hint), for the caller alone. `args`: its two arguments, the same for every key
+ * (a foldEach may give its calls another second argument).
  * The script loader must know every hook a writer is built with (its script is composed from it).
  */
 export interface OwedKeyHook {
@@ -240,6 +241,8 @@ export class ProjectionWriter extends ProjectionClient {
      * is given what the first call's events tell their records (their heads, in order: see LogHead).
      */
     logArgs?: readonly string[] | ((heads: readonly LogHead[]) => readonly string[]),
+    /** The owed-key hook's second argument for these calls, instead of the hook's own (what it means is the hook's). */
+    hookArg2?: string,
   ): Promise<Fold[]> {
     const encoded = items.map((item) =>
       encodeItem(item.kind, item.key, item.object, this.tags, item.encoded),
@@ -254,7 +257,7 @@ export class ProjectionWriter extends ProjectionClient {
       this.base,
       String(this.clock.now()),
       String(this.#tombstoneTtlMs),
-      this.#hookArgs[1],
+      hookArg2 ?? this.#hookArgs[1],
     ];
     if (log !== undefined && !this.appendsLog) throw new Error('foldEach: records given, no eventLog');
     // The cap and the time, then the records: none to append without a third argument.
