@@ -6,6 +6,7 @@
 import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
 import type { EventRecord } from './event-log.ts';
 import type { BatchSpans } from './event-tracing.ts';
+import type { BatchWindows } from './status-windows.ts';
 
 /**
  * What a watch event came to: `requested` it made a live request; `coalesced` it shared one with another
@@ -31,9 +32,11 @@ export async function admit(
     spans: BatchSpans | undefined;
     /** The batch's event-log records, for a gate that appends them (ChangeGate.appendsLog). */
     log?: readonly EventRecord[];
+    /** How long each key's status-only request waits (for the queue's cover rule in the gate's call). */
+    windows?: BatchWindows;
   },
 ): Promise<Admitted> {
-  const answers = await gate.admit(keyed, opts.log);
+  const answers = await gate.admit(keyed, opts.log, opts.windows);
   const admitted: Admitted = {
     answers,
     owed: new Map(),

@@ -51,6 +51,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       watchTimeoutSeconds: cfg.WATCH_TIMEOUT_SECONDS,
       stallGraceMs: cfg.WATCH_STALL_GRACE_SECONDS * 1000,
       statusCollapseMs: cfg.STATUS_COLLAPSE_MS,
+      statusCollapsePartialMs: cfg.STATUS_COLLAPSE_PARTIAL_MS,
       quietHoldMs: cfg.QUIET_EVENT_HOLD_MS,
       lease: {
         namespace: cfg.LEASE_NAMESPACE,

@@ -5,6 +5,7 @@
 import type { RequestOutcome } from '@podset/queue';
 import type { EventRecord } from './event-log.ts';
 import type { Resource, WatchedObject } from './keys.ts';
+import type { BatchWindows } from './status-windows.ts';
 import type { ListedPage, WatchEvent } from './watch-loop.ts';
 
 /** A hash field written (or, without a value, deleted) atomically with a request (@podset/queue's HashWrite). */
@@ -60,9 +61,14 @@ export interface ChangeGate {
   /**
    * Records a batch of events (each of PodSet `key`) and answers, per event and in order, whether it owes
    * a reconcile. Batches are admitted in event order: one batch's records land before the next one's. With
-   * `appendsLog`, `log` (the batch's event-log records) is appended with them.
+   * `appendsLog`, `log` (the batch's event-log records) is appended with them. `windows`: how long each
+   * key's status-only request would wait, for a gate that asks the queue's cover rule in its own call.
    */
-  admit(events: readonly KeyedEvent[], log?: readonly EventRecord[]): Promise<Admission[]>;
+  admit(
+    events: readonly KeyedEvent[],
+    log?: readonly EventRecord[],
+    windows?: BatchWindows,
+  ): Promise<Admission[]>;
   /** Records a relisted page (its keys are requested in bulk anyway). */
   listed(page: ListedPage, keyOf: (o: WatchedObject) => string | undefined): Promise<void>;
   /** A relist of `stream` begins (its pages follow). */

@@ -60,3 +60,14 @@ test('STATUS_COLLAPSE_MS: 1 s by default, 0 turns it off, bounded to 10 s, a bad
     );
   }
 });
+
+test('STATUS_COLLAPSE_PARTIAL_MS: 3 s by default, 0 allowed, bounded to 10 s', () => {
+  assert.equal(parseWatcherConfig({}).STATUS_COLLAPSE_PARTIAL_MS, 3000);
+  assert.equal(parseWatcherConfig({ STATUS_COLLAPSE_PARTIAL_MS: '0' }).STATUS_COLLAPSE_PARTIAL_MS, 0);
+  assert.throws(
+    () => parseWatcherConfig({ STATUS_COLLAPSE_PARTIAL_MS: '10001' }),
+    (err: unknown) =>
+      err instanceof ConfigError &&
+      err.problems.map((p) => p.variable).join() === 'STATUS_COLLAPSE_PARTIAL_MS',
+  );
+});

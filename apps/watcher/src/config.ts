@@ -57,8 +57,15 @@ export const watcherEnv = {
   }),
   STATUS_COLLAPSE_MS: int({
     description:
-      "A pod event that moves only its PodSet's status (a pod's phase or readiness) requests a reconcile due this much later, so the changes of one PodSet's pods within it cost one reconcile; an event that can change a plan is due at once and takes those along (0: every change at once)",
+      "A pod event that moves only its PodSet's status (a pod's phase or readiness) during the PodSet's rollout requests a reconcile due this much later, so the changes of one PodSet's pods within it cost one reconcile; one that leaves the PodSet's pods all ready is due at once, any other waits STATUS_COLLAPSE_PARTIAL_MS; an event that can change a plan is due at once and takes those along (0: every change at once)",
     default: 1000,
+    min: 0,
+    max: 10_000,
+  }),
+  STATUS_COLLAPSE_PARTIAL_MS: int({
+    description:
+      "The window of a status-only pod event (see STATUS_COLLAPSE_MS) that leaves its PodSet's pods not all ready, no rollout under way: a scale's pods coming ready one after another cost fewer reconciles and status writes, READY still climbing (unused when STATUS_COLLAPSE_MS is 0)",
+    default: 3000,
     min: 0,
     max: 10_000,
   }),

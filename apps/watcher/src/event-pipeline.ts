@@ -16,6 +16,7 @@ import { QuietHold } from './hold.ts';
 import { keyAndLog, type KeyedBatch } from './key-and-log.ts';
 import { keyFor, keysOf } from './keys.ts';
 import type { Logger } from '@podset/log';
+import { StatusWindows } from './status-windows.ts';
 import { requestBulk, requestLive, type LiveRequested, type ReconcileRequester } from './request.ts';
 import type { ListedPage, WatchEvent, WatchSink } from './watch-loop.ts';
 
@@ -48,9 +49,16 @@ export interface EventPipelineOptions {
    * A key owed a request only by status-only changes (Admission.statusOnly) is requested due this many ms
    * later: the queue merges every request for a waiting key into one job at the earliest due time, so the
    * changes of one PodSet's pods within this window cost one reconcile, and an event that can change a plan
-   * still makes it due at once. Default 0: every request due at once.
+   * still makes it due at once. Default 0: every request due at once. This is the window of a PodSet whose
+   * rollout is under way; one whose pods the change leaves all ready is due at once, and any other waits
+   * `statusCollapsePartialMs` (status-windows.ts judges which, from what the leader has seen).
    */
   statusCollapseMs?: number;
+  /**
+   * The window of a status-only change that leaves its PodSet's pods not all ready and no rollout under way
+   * (a scale's pods coming ready one after another). Default `statusCollapseMs`.
+   */
+  statusCollapsePartialMs?: number;
   /**
    * An event that cannot owe a reconcile (hold.ts: a pod event that moves none of its inputs, or a pod of
    * no PodSet) arriving alone in its turn waits up to this many ms to join the next batch, instead of a
@@ -78,14 +86,19 @@ export class EventPipeline implements WatchSink {
   readonly queueAnswers: LiveRequested = { created: 0, merged: 0, covered: 0 };
   readonly #batches: TurnBatcher<WatchEvent>;
   readonly #hold: QuietHold | undefined;
+  /** What the leader has seen of pods and PodSets: how long each key's status-only request waits. */
+  readonly windows: StatusWindows;
 
   constructor(options: EventPipelineOptions) {
     this.#o = options;
     this.#clock = options.clock ?? systemClock;
     this.#batches = new TurnBatcher((events) => this.#flush(events));
+    const shortMs = options.statusCollapseMs ?? 0;
+    this.windows = new StatusWindows({ shortMs, partialMs: options.statusCollapsePartialMs ?? shortMs });
     const holdMs = options.quietHoldMs ?? 0;
-    // A status-only change is held too when its request waits at least as long anyway.
-    const statusToo = (options.statusCollapseMs ?? 0) >= holdMs;
+    // A status-only change is held too when its request waits at least as long anyway (one that leaves
+    // its PodSet's pods all ready is due at once: not held).
+    const statusToo = (key: string) => this.windows.windowMs(key) >= holdMs;
     this.#hold =
       holdMs > 0 ? new QuietHold(holdMs, (ev) => this.#batches.add(ev), statusToo, this.#clock) : undefined;
   }
@@ -106,6 +119,7 @@ export class EventPipeline implements WatchSink {
    * batch fails, every event of it fails and the watch re-delivers them.
    */
   event(ev: WatchEvent): Promise<void> {
+    this.windows.seen(ev.resource, ev.type, ev.object);
     const hold = this.#hold;
     if (hold === undefined) return this.#batches.add(ev);
     // Remembered whatever happens next; held only when no batch of this turn would take it along.
@@ -130,14 +144,17 @@ export class EventPipeline implements WatchSink {
     let admitted: Admitted | undefined;
     try {
       if (batch.keyed.length > 0 || withFolds) {
+        // One judgement per key for the batch: the fold's cover rule and the request use the same window.
+        const windows = this.windows.windows(batch.keyed.map((k) => k.key));
         admitted = await admit(this.#o.gate, batch.keyed, {
           spans,
+          windows,
           ...(withFolds ? { log: batch.records } : {}),
         });
         this.#count(admitted.tally);
         // Admitted before the requests: with the projection, the worker that takes one finds these events.
         const requested = await requestLive(this.#o.queue, admitted.owed, {
-          statusCollapseMs: this.#o.statusCollapseMs ?? 0,
+          windows,
           ...(spans !== undefined ? { traceparentsOf: (key: string) => spans.traceparentsOf(key) } : {}),
         });
         this.#countRequested(requested);
@@ -201,15 +218,18 @@ export class EventPipeline implements WatchSink {
 
   async relistStarted(stream: string): Promise<void> {
     this.#hold?.forget();
+    this.windows.relistStarted(stream);
     await this.#o.gate.relistStarted(stream);
   }
 
   async relistDone(info: StreamInfo): Promise<void> {
+    this.windows.relistDone(info);
     await this.#o.gate.relistDone(info);
   }
 
   /** A relisted page: folded (the gate), every key requested at bulk priority, a RELIST marker logged. */
   async listed(page: ListedPage): Promise<void> {
+    this.windows.listed(page.stream, page.resource, page.objects);
     await this.#o.gate.listed(page, (obj) => keyFor(page.resource, obj));
     await this.enqueueBulk(keysOf(page.resource, page.objects));
     await this.#o.eventLog?.append({

@@ -199,16 +199,28 @@ test('with a collapse window at least the hold, a readiness change alone is held
     quietHoldMs: 5,
     statusCollapseMs: 1000,
   });
-  await enq.event(podEvent('ADDED', '1'));
+  // web-2 stays not ready: web-1's readiness leaves the PodSet not all ready, so its request waits.
+  await Promise.all([
+    enq.event(podEvent('ADDED', '1')),
+    enq.event(podEvent('ADDED', '1', { name: 'web-2' })),
+  ]);
   await enq.event(podEvent('MODIFIED', '2', { ready: true }));
   assert.equal(enq.held, 1, 'the readiness change waited for company');
-  assert.deepEqual(gate.batches, [['web-1@1'], ['web-1@2']]);
+  assert.deepEqual(gate.batches, [['web-1@1', 'web-2@1'], ['web-1@2']]);
   assert.deepEqual(queue.requests, [['default/web'], ['default/web']]);
   assert.deepEqual(queue.delays, [undefined, 1000]);
 
+  // The last pod's readiness leaves them all ready: due at once, so not held either.
+  await enq.event(podEvent('MODIFIED', '3', { name: 'web-2', ready: true }));
+  assert.equal(enq.held, 1, 'the last readiness went at once');
+  assert.deepEqual(queue.delays, [undefined, 1000, undefined]);
+
   // A window shorter than the hold: readiness is never held.
   const { gate: shortGate, enq: short } = pipeline(60_000, 10);
-  await short.event(podEvent('ADDED', '1'));
+  await Promise.all([
+    short.event(podEvent('ADDED', '1')),
+    short.event(podEvent('ADDED', '1', { name: 'web-2' })),
+  ]);
   await short.event(podEvent('MODIFIED', '2', { ready: true }));
   assert.equal(short.held, 0);
   assert.equal(shortGate.batches.length, 2);

@@ -24,7 +24,7 @@ const MAX_HELD = 32;
 export class QuietHold {
   readonly #holdMs: number;
   readonly #send: (ev: WatchEvent) => Promise<void>;
-  readonly #statusToo: boolean;
+  readonly #statusToo: boolean | ((key: string) => boolean);
   readonly #clock: Pick<Clock, 'sleep'>;
   /** Each pod's inputs digest as of the last event seen of it, by `namespace/name`. */
   readonly #seen = new Map<string, string>();
@@ -34,11 +34,14 @@ export class QuietHold {
   /** Events held so far (for tests and metrics). */
   heldTotal = 0;
 
-  /** `send` hands an event on to the batch stage, in order; `statusToo`: hold status-only changes too. */
+  /**
+   * `send` hands an event on to the batch stage, in order; `statusToo`: hold status-only changes too (as a
+   * function: those of the keys it answers true for, whose request waits a window anyway).
+   */
   constructor(
     holdMs: number,
     send: (ev: WatchEvent) => Promise<void>,
-    statusToo = false,
+    statusToo: boolean | ((key: string) => boolean) = false,
     clock: Pick<Clock, 'sleep'> = systemClock,
   ) {
     this.#clock = clock;
@@ -54,7 +57,8 @@ export class QuietHold {
    */
   quiet(ev: WatchEvent): boolean {
     if (ev.resource !== 'pods') return false;
-    if (keyFor(ev.resource, ev.object) === undefined) return true;
+    const key = keyFor(ev.resource, ev.object);
+    if (key === undefined) return true;
     const m = ev.object.metadata;
     const id = `${m?.namespace ?? ''}/${m?.name ?? ''}`;
     if (ev.type === 'DELETED') {
@@ -68,7 +72,9 @@ export class QuietHold {
     this.#seen.set(id, digest);
     if (ev.type !== 'MODIFIED' || before === undefined) return false;
     const change = inputsChange(before, digest);
-    return change === 'none' || (this.#statusToo && change === 'status');
+    if (change === 'none') return true;
+    const statusToo = this.#statusToo;
+    return change === 'status' && (typeof statusToo === 'function' ? statusToo(key) : statusToo);
   }
 
   /** Holds `ev` until the next event that is not held, `holdMs`, or a full hold; settles with its batch. */

@@ -16,7 +16,8 @@ import type { Admission, ChangeGate, KeyedEvent, StreamInfo } from './change-gat
 import type { EventLog, EventRecord } from './event-log.ts';
 import type { WatchedObject } from './keys.ts';
 import type { Logger } from '@podset/log';
-import { admissionOf } from './queue-cover.ts';
+import { admissionOf, statusWindowsArg } from './queue-cover.ts';
+import type { BatchWindows } from './status-windows.ts';
 import type { ListedPage } from './watch-loop.ts';
 
 export class Projector implements ChangeGate {
@@ -56,7 +57,11 @@ export class Projector implements ChangeGate {
    * issued its own, even when this one must read an epoch first. A request that fails is not recorded:
    * the re-delivered event's fold owes it again.
    */
-  async admit(events: readonly KeyedEvent[], records?: readonly EventRecord[]): Promise<Admission[]> {
+  async admit(
+    events: readonly KeyedEvent[],
+    records?: readonly EventRecord[],
+    windows?: BatchWindows,
+  ): Promise<Admission[]> {
     const eventLog = this.#eventLog;
     // Given the heads the folds' own arguments make of their records: those records travel short.
     const log =
@@ -76,7 +81,8 @@ export class Projector implements ChangeGate {
         });
       }
       // Wrapped, so that `turn` settles once the folds are issued, not once they are answered.
-      return { folds: this.projection.foldEach(items, log) };
+      const hookArg = windows === undefined ? undefined : statusWindowsArg(windows);
+      return { folds: this.projection.foldEach(items, log, hookArg) };
     });
     // The next batch issues its folds once this one has issued its own (not once they are answered).
     this.#issuing = turn.then(

@@ -10,19 +10,46 @@ import { luaModule, type RedisClient } from '@podset/redis';
 import { ProjectionWriter, type EntryTags, type Fold, type OwedKeyHook } from '@podset/state';
 import { APPEND_RECORDS_LUA } from './event-log.ts';
 import type { Admission } from './change-gate.ts';
+import type { BatchWindows } from './status-windows.ts';
 
-/** onOwedKey(jobPrefix, statusWindowMs, …): a status-only change's request would be due the window later. */
+/**
+ * onOwedKey(jobPrefix, statusWindows, …): a status-only change's request would be due its key's window later.
+ * `statusWindows` (statusWindowsArg) carries the call's default window and the keys whose window differs:
+ * one argument per call, none per event. statusWindowIn is its TypeScript twin.
+ */
 const QUEUE_COVER_HOOK_LUA = luaModule(
   'owed-key',
   `-- @include live-cover
-local function onOwedKey(jobPrefix, statusWindowMs, key, statusOnly, now)
+local function statusWindowOf(windows, key)
+  local at = string.find(windows, '\\n' .. key .. '\\t', 1, true)
+  if at then return tonumber(string.match(windows, '^%d+', at + #key + 2)) end
+  return tonumber(string.match(windows, '^%d+'))
+end
+local function onOwedKey(jobPrefix, statusWindows, key, statusOnly, now)
   local windowMs = 0
-  if statusOnly then windowMs = tonumber(statusWindowMs) end
+  if statusOnly then windowMs = statusWindowOf(statusWindows, key) end
   local covered, nothingPending = liveRequestCovered(jobPrefix, key, now, windowMs)
   return covered, nothingPending
 end`,
   [COVER_RULE_LUA],
 );
+
+/**
+ * The hook's second argument for a call whose status-only windows are `w`: the default, then a line per key
+ * of another window ("key<TAB>ms"; a key, namespace/name, holds neither a tab nor a newline).
+ */
+export function statusWindowsArg(w: BatchWindows): string {
+  let arg = String(w.defaultMs);
+  for (const [key, ms] of w.exceptions) arg += `\n${key}\t${ms}`;
+  return arg;
+}
+
+/** The window statusWindowsArg's `arg` gives `key` (the hook's statusWindowOf, in TypeScript). */
+export function statusWindowIn(arg: string, key: string): number {
+  const at = arg.indexOf(`\n${key}\t`);
+  const from = at === -1 ? 0 : at + key.length + 2;
+  return Number(/^\d+/.exec(arg.slice(from))?.[0]);
+}
 
 /** The hook for the queue at `prefix`/`queueName`, a status-only change's request due `statusWindowMs` later. */
 export function queueCoverHook(prefix: string, queueName: string, statusWindowMs: number): OwedKeyHook {

@@ -6,6 +6,7 @@
 // call.
 import type { RequestOutcome } from '@podset/queue';
 import type { Admission, RequestRecord } from './change-gate.ts';
+import { windowOf, type BatchWindows } from './status-windows.ts';
 
 /** One request as the watcher makes it. */
 export interface WatcherRequest {
@@ -31,8 +32,8 @@ export interface ReconcileRequester {
 export type LiveRequested = Record<RequestOutcome, number>;
 
 export interface LiveRequestOptions {
-  /** A key owed only by status-only changes is requested due this many ms later (0: at once). */
-  statusCollapseMs: number;
+  /** A key owed only by status-only changes is requested due its window later (0: at once). */
+  windows: BatchWindows;
   /** With tracing on: the traceparents of the events that owe `key`, carried in its request. */
   traceparentsOf?: (key: string) => string[] | undefined;
 }
@@ -57,13 +58,13 @@ function liveRequest(key: string, owing: readonly Admission[], opts: LiveRequest
   const record = owing.flatMap((a): RequestRecord[] => (a.record !== undefined ? [a.record] : []));
   return {
     key,
-    opts: liveOpts(owing, opts.statusCollapseMs, opts.traceparentsOf?.(key)),
+    opts: liveOpts(owing, windowOf(opts.windows, key), opts.traceparentsOf?.(key)),
     ...(record.length > 0 ? { record } : {}),
     ...(owing.every((a) => a.noJob === true) ? { noJob: true } : {}),
   };
 }
 
-/** When a key's request is due: at once if any of its events can change a plan, else after the window. */
+/** When a key's request is due: at once if any of its events can change a plan, else after its window. */
 function liveOpts(
   owing: readonly Admission[],
   collapseMs: number,

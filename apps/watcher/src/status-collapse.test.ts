@@ -74,6 +74,8 @@ const podEvent = (type: WatchEvent['type'], object: WatchedObject): WatchEvent =
 
 type Owed = 'plan' | 'status' | 'nothing';
 
+const pending = { phase: 'Pending', ready: false };
+
 /** What the event after `before` came to with the API fallback's gate: a request due now, later, or none. */
 async function owedAfter(before: WatchedObject | undefined, type: WatchEvent['type'], after: WatchedObject) {
   const { queue, calls } = delayQueue();
@@ -83,6 +85,8 @@ async function owedAfter(before: WatchedObject | undefined, type: WatchEvent['ty
     gate: new PodSetChangeFilter(),
     statusCollapseMs: COLLAPSE_MS,
   });
+  // A pod of the PodSet not ready yet: a status-only change leaves it not all ready, so it waits the window.
+  await enq.event(podEvent('ADDED', pod({ name: 'web-z', uid: 'pod-z', ...pending })));
   if (before !== undefined) await enq.event(podEvent('ADDED', before));
   const seen = calls.length;
   await enq.event(podEvent(type, after));
@@ -93,7 +97,6 @@ async function owedAfter(before: WatchedObject | undefined, type: WatchEvent['ty
   return owed;
 }
 
-const pending = { phase: 'Pending', ready: false };
 const CASES: [string, WatchedObject | undefined, WatchEvent['type'], WatchedObject, Owed][] = [
   ['a pod first seen', undefined, 'ADDED', pod(pending), 'plan'],
   ['a pod first seen since a restart (MODIFIED)', undefined, 'MODIFIED', pod(), 'plan'],
@@ -127,8 +130,11 @@ test('a key is due at once when any of its batch events can change a plan; statu
     statusCollapseMs: COLLAPSE_MS,
   });
   const names = ['web-a', 'web-b', 'web-c'];
+  // A fourth pod stays not ready: no change here leaves the PodSet's pods all ready.
   await Promise.all(
-    names.map((name, i) => enq.event(podEvent('ADDED', pod({ name, uid: `u${i}`, ...pending })))),
+    [...names, 'web-d'].map((name, i) =>
+      enq.event(podEvent('ADDED', pod({ name, uid: `u${i}`, ...pending }))),
+    ),
   );
   // The three turn ready in one batch: one request, due after the window.
   await Promise.all(names.map((name, i) => enq.event(podEvent('MODIFIED', pod({ name, uid: `u${i}` })))));

@@ -36,6 +36,8 @@ export interface TermOptions {
   stallGraceMs: number;
   /** How long a status-only change's request waits (see EventPipelineOptions). Default 0. */
   statusCollapseMs?: number;
+  /** The window of a scale's intermediate readiness (see EventPipelineOptions). Default statusCollapseMs. */
+  statusCollapsePartialMs?: number;
   /** How long an event that cannot owe a reconcile may wait for the next batch (see EventPipelineOptions). Default 0. */
   quietHoldMs?: number;
   backoff?: BackoffOptions;
@@ -79,6 +81,9 @@ export class WatchTerm {
       logger: options.logger,
       gate: this.gate,
       ...(options.statusCollapseMs === undefined ? {} : { statusCollapseMs: options.statusCollapseMs }),
+      ...(options.statusCollapsePartialMs === undefined
+        ? {}
+        : { statusCollapsePartialMs: options.statusCollapsePartialMs }),
       ...(options.quietHoldMs === undefined ? {} : { quietHoldMs: options.quietHoldMs }),
       ...(options.eventLog === undefined ? {} : { eventLog: options.eventLog }),
       ...(options.onEnqueued === undefined ? {} : { onEnqueued: options.onEnqueued }),

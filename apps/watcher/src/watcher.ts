@@ -54,6 +54,8 @@ export interface WatcherSettings {
   stallGraceMs: number;
   /** How long a status-only change's request waits to collapse with its neighbours' (0, the default: none). */
   statusCollapseMs?: number;
+  /** How long a status-only change waits that leaves its PodSet not all ready, no rollout under way. */
+  statusCollapsePartialMs?: number;
   /** How long an event that cannot owe a reconcile may wait to join the next batch (0, the default: never). */
   quietHoldMs?: number;
   lease: { namespace: string; name: string; durationMs: number };
@@ -223,6 +225,9 @@ function termOptions(
     watchTimeoutSeconds: settings.watchTimeoutSeconds,
     stallGraceMs: settings.stallGraceMs,
     ...(settings.statusCollapseMs !== undefined ? { statusCollapseMs: settings.statusCollapseMs } : {}),
+    ...(settings.statusCollapsePartialMs !== undefined
+      ? { statusCollapsePartialMs: settings.statusCollapsePartialMs }
+      : {}),
     ...(settings.quietHoldMs !== undefined ? { quietHoldMs: settings.quietHoldMs } : {}),
     hooks: metrics.hooks,
     onEnqueued: metrics.onEnqueued,

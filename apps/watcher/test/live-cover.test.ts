@@ -8,7 +8,8 @@ import { Worker, type Job } from 'bullmq';
 import type { FoldItem, ProjectedPod, ProjectionWriter } from '@podset/state';
 import { useRedis } from '@podset/testkit';
 import { jobPrefixOf, ReconcileQueue } from '@podset/queue';
-import { admissionOf, watcherProjection } from '../src/queue-cover.ts';
+import { admissionOf, statusWindowIn, statusWindowsArg, watcherProjection } from '../src/queue-cover.ts';
+import { windowOf, type BatchWindows } from '../src/status-windows.ts';
 
 const redis = useRedis();
 const raw = redis.client;
@@ -239,4 +240,40 @@ test('the fold’s covered is the queue’s: a live request made instead answers
       `${key}: fold ${folded}, queue ${asked!.outcome}`,
     );
   }
+});
+
+test('one burst, a window per key: each status-only change is covered as its key’s window says, as the queue answers its request', async () => {
+  // Every key's job is delayed 1 s: a window of at least that covers a status-only change, a shorter one
+  // does not (the request would pull the job forward). ns/x's window is listed, ns/x-2 (its name a longer
+  // one) takes the default.
+  const windows: BatchWindows = {
+    defaultMs: WINDOW_MS,
+    exceptions: new Map([
+      ['ns/w-now', 0],
+      ['ns/x', 5000],
+      ['ns/w-long', 60_000],
+    ]),
+  };
+  const keys = ['ns/w-now', 'ns/x', 'ns/x-2', 'ns/w-long', 'ns/w-default'];
+  for (const key of keys) {
+    await seed(key, 'a');
+    await queue.request(key, { source: 'live', delayMs: 1000 });
+  }
+  const arg = statusWindowsArg(windows);
+  for (const key of keys) assert.equal(statusWindowIn(arg, key), windowOf(windows, key), key);
+  const folds = await windowed.foldEach(
+    keys.map((key) => podEvent(key, 'a', 'Running')),
+    undefined,
+    arg,
+  );
+  const answers = folds.map((f) => (admissionOf(f).queueAnswer === 'covered' ? 'covered' : 'owed'));
+  assert.deepEqual(answers, ['owed', 'covered', 'owed', 'covered', 'owed']);
+  // The request each would have made, due its key's window later: the queue covers it exactly then.
+  const asked = await queue.requestAll(
+    keys.map((key) => ({ key, opts: { source: 'live' as const, delayMs: windowOf(windows, key) } })),
+  );
+  assert.deepEqual(
+    asked.map((a) => (a.outcome === 'covered' ? 'covered' : 'owed')),
+    answers,
+  );
 });

@@ -1,6 +1,9 @@
 // Status-only changes collapse with their neighbours, on kube-sim and a real Redis, through the real queue
 // and a real queue worker, with either state source: the pods of one PodSet turning ready inside the window
 // are one delayed job (one reconcile), and a plan change inside the window makes that job due at once.
+// How long a readiness change waits is judged from what it means for its PodSet: the last of its pods to turn
+// ready is requested due at once (pulling the delayed job forward), the others wait the long window
+// (STATUS_COLLAPSE_PARTIAL_MS), and during a rollout (the PodSet's status says RollingOut) the short one.
 // The window is far longer than the test, so nothing here depends on how fast the machine is: what is
 // checked is the jobs in Redis and the reconciles counted, never a time.
 import assert from 'node:assert/strict';
@@ -81,11 +84,13 @@ for (const stateSource of ['projection', 'api'] as const) {
         const projection = new ProjectionReader({ client: redis, prefix: 'wp', queueName });
         await waitFor('the projection to be ready', () => projection.isReady());
       }
-      // A PodSet and its three pods, new: plan changes, reconciled at once.
-      const ps = await createPodSet(env.sim, queueName, 'default', 3);
+      // A PodSet and its four pods, new: plan changes, reconciled at once. The fourth never turns ready, so
+      // no readiness here leaves the PodSet's pods all ready (that one would be due at once).
+      const ps = await createPodSet(env.sim, queueName, 'default', 4);
       const names = [1, 2, 3].map((i) => `${queueName}-${i}`);
-      for (const name of names) await createPod(env.sim, name, { name: queueName, uid: ps.metadata.uid });
-      await settled(w, 4);
+      for (const name of [...names, `${queueName}-4`])
+        await createPod(env.sim, name, { name: queueName, uid: ps.metadata.uid });
+      await settled(w, 5);
       await waitFor('the reconciles of the new PodSet and pods ran', async () => {
         const j = await jobs(worker);
         return runs.length > 0 && j.due + j.delayed + j.active === 0;
@@ -100,7 +105,7 @@ for (const stateSource of ['projection', 'api'] as const) {
 
       // The three turn Running and Ready, each in its own write: status-only, one delayed job.
       for (const name of names) setReady('default', name, { phase: 'Running', ready: true });
-      await settled(w, 7);
+      await settled(w, 8);
       const statusRequests = w.recording.requests.slice(requestsBefore);
       assert.ok(statusRequests.length >= 1, 'the readiness changes are requested');
       assert.deepEqual(
@@ -116,7 +121,7 @@ for (const stateSource of ['projection', 'api'] as const) {
 
       // Inside the window, one pod fails (it must be replaced): the job is due now.
       setReady('default', names[0]!, { phase: 'Failed', ready: false });
-      await settled(w, 8);
+      await settled(w, 9);
       const last = w.recording.requests.at(-1);
       assert.deepEqual([last?.key, last?.delayMs ?? 0], [key, 0], 'the plan change is requested due at once');
       assert.deepEqual(
@@ -131,6 +136,106 @@ for (const stateSource of ['projection', 'api'] as const) {
         return runs.length > runsBefore && j.due + j.delayed + j.active === 0;
       });
       assert.deepEqual(runs.slice(runsBefore), [key], 'three readiness changes and a failure: one reconcile');
+    } finally {
+      await w.stop();
+      await worker.close();
+    }
+  });
+}
+
+const PARTIAL_MS = 20 * 60_000;
+
+function setRollingOut(namespace: string, name: string) {
+  const ps = env.sim.cluster.get('podsets.podset.io', namespace, name);
+  assert.ok(ps, `podset ${name}`);
+  env.sim.cluster.updateStatus('podsets.podset.io', {
+    ...ps,
+    status: { conditions: [{ type: 'Progressing', status: 'True', reason: 'RollingOut' }] },
+  });
+}
+
+for (const stateSource of ['projection', 'api'] as const) {
+  test(`${stateSource}: the last pod to turn ready is requested at once, the others after the long window; during a rollout, the short one`, async () => {
+    const queueName = `windows-${stateSource}`;
+    const key = `default/${queueName}`;
+    const runs: string[] = [];
+    const worker = startReconcileWorker({
+      connection: env.redis.url,
+      prefix: 'wp',
+      queueName,
+      concurrency: 2,
+      handler: async (req) => void runs.push(req.key),
+    });
+    const base = `wp:${queueName}`;
+    const w = await startTestWatcher(env, {
+      queuePrefix: 'wp',
+      queueName,
+      keys: {
+        checkpoint: `${base}:watcher:rv`,
+        sentinel: `${base}:watcher:sentinel`,
+        eventLog: `${base}:events`,
+      },
+      stateSource,
+      statusCollapseMs: WINDOW_MS,
+      statusCollapsePartialMs: PARTIAL_MS,
+    });
+    const idle = () =>
+      waitFor('every job ran', async () => {
+        const j = await jobs(worker);
+        return j.due + j.delayed + j.active === 0;
+      });
+    try {
+      await waitFor('watches open', () => w.watcher.loops.every((l) => l.counters.watchesOpened > 0));
+      if (stateSource === 'projection') {
+        const projection = new ProjectionReader({ client: redis, prefix: 'wp', queueName });
+        await waitFor('the projection to be ready', () => projection.isReady());
+      }
+      const ps = await createPodSet(env.sim, queueName, 'default', 3);
+      const names = [1, 2, 3].map((i) => `${queueName}-${i}`);
+      for (const name of names) await createPod(env.sim, name, { name: queueName, uid: ps.metadata.uid });
+      await settled(w, 4);
+      await waitFor('the new PodSet reconciled', () => runs.length > 0);
+      await idle();
+      await worker.worker.pause();
+      const runsBefore = runs.length;
+      let seen = w.recording.requests.length;
+      const delaysSince = () => {
+        const made = w.recording.requests.slice(seen).map((r) => [r.key, r.delayMs ?? 0]);
+        seen = w.recording.requests.length;
+        return made;
+      };
+
+      // Two of three turn ready: the long window, one delayed job.
+      setReady('default', names[0]!, { phase: 'Running', ready: true });
+      setReady('default', names[1]!, { phase: 'Running', ready: true });
+      await settled(w, 6);
+      const partial = delaysSince();
+      assert.ok(partial.length >= 1);
+      assert.deepEqual(
+        partial,
+        partial.map(() => [key, PARTIAL_MS]),
+        'not all ready: the long window',
+      );
+      assert.deepEqual(await jobs(worker), { due: 0, delayed: 1, active: 0 });
+
+      // The last one: all ready, requested at once, the delayed job pulled forward.
+      setReady('default', names[2]!, { phase: 'Running', ready: true });
+      await settled(w, 7);
+      assert.deepEqual(delaysSince(), [[key, 0]], 'all ready: at once');
+      assert.deepEqual(await jobs(worker), { due: 1, delayed: 0, active: 0 });
+      void worker.worker.resume();
+      await waitFor('the reconcile ran', () => runs.length > runsBefore);
+      await idle();
+      assert.deepEqual(runs.slice(runsBefore), [key], 'three readiness changes: one reconcile');
+
+      // A rollout under way (as the PodSet's status says it): a pod turning not ready waits the short window.
+      await worker.worker.pause();
+      setRollingOut('default', queueName);
+      await settled(w, 8);
+      delaysSince();
+      setReady('default', names[0]!, { phase: 'Running', ready: false });
+      await settled(w, 9);
+      assert.deepEqual(delaysSince(), [[key, WINDOW_MS]], 'rolling out: the short window');
     } finally {
       await w.stop();
       await worker.close();

@@ -157,6 +157,7 @@ export async function startTestWatcher(
     logger?: Logger;
     stateSource?: WatcherSettings['stateSource'];
     statusCollapseMs?: number;
+    statusCollapsePartialMs?: number;
   },
 ): Promise<TestWatcher> {
   const n = ++leases;
@@ -170,6 +171,9 @@ export async function startTestWatcher(
       maxAttempts: 8,
       stateSource: opts.stateSource ?? 'projection',
       ...(opts.statusCollapseMs !== undefined ? { statusCollapseMs: opts.statusCollapseMs } : {}),
+      ...(opts.statusCollapsePartialMs !== undefined
+        ? { statusCollapsePartialMs: opts.statusCollapsePartialMs }
+        : {}),
       liveCover: false,
       namespaces: opts.namespaces ?? [],
       resyncPeriodMs: 0,
