@@ -5,7 +5,8 @@
 // only), or a pod of no PodSet. Such an event waits here, at most `holdMs`, and joins the next batch that
 // goes anyway, in arrival order (every held event goes into the batch before the event that releases it).
 // With `statusToo`, so does a pod's change of phase or readiness alone: its request is due a collapse
-// window later anyway (STATUS_COLLAPSE_MS), and the hold moves that by at most `holdMs`.
+// window later anyway (status-windows.ts), and the hold moves that by at most `holdMs`; one due at once
+// (it leaves its PodSet's pods all ready) is not held.
 //
 // Whether an event can owe is judged from the inputs digest (encodedPod: what a fold compares with the
 // inputs last requested) of the same pod's previous event, remembered here. The judgement only sets when
