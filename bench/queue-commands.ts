@@ -81,7 +81,9 @@ finished = 0;
 handled = 0;
 
 // MONITOR: every command with its client; commands a script runs come as "[0 lua]" right after the call.
-const monitor = values['no-monitor'] ? undefined : await admin.duplicate().monitor();
+// monitor() makes a client of its own: one from duplicate() beside it would stay connected, and after the
+// Redis stops retry for ever, so the script never exited.
+const monitor = values['no-monitor'] ? undefined : await admin.monitor();
 interface Call {
   calls: number;
   inside: number;
