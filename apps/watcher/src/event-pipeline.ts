@@ -135,21 +135,26 @@ export class EventPipeline implements WatchSink {
           ...(withFolds ? { log: batch.records } : {}),
         });
         this.#count(admitted.tally);
-        // Admitted before the requests: with the projection, the worker that takes one finds these events.
-        const requested = await requestLive(this.#o.queue, admitted.owed, {
-          statusCollapseMs: this.#o.statusCollapseMs ?? 0,
-          ...(spans !== undefined ? { traceparentsOf: (key: string) => spans.traceparentsOf(key) } : {}),
-        });
-        this.#countRequested(requested);
-        await commit(admitted.owed);
+        // Most batches owe nothing (the hold's, a worker's creates): no request stage, no commit, no promises.
+        if (admitted.owed.size > 0) await this.#request(admitted.owed, spans);
       }
-      await logged;
+      if (logged !== undefined) await logged;
       spans?.end();
     } catch (err) {
       spans?.end(err);
       rollback(admitted?.answers ?? []);
       throw err;
     }
+  }
+
+  /** Stages 4 and 5: the owed keys requested, then committed. Admitted first: with the projection, the worker that takes a request finds these events. */
+  async #request(owed: Admitted['owed'], spans: BatchSpans | undefined): Promise<void> {
+    const requested = await requestLive(this.#o.queue, owed, {
+      statusCollapseMs: this.#o.statusCollapseMs ?? 0,
+      ...(spans !== undefined ? { traceparentsOf: (key: string) => spans.traceparentsOf(key) } : {}),
+    });
+    this.#countRequested(requested);
+    await commit(owed);
   }
 
   /** With tracing on: the batch's spans, starting now. */
