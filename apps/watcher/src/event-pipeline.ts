@@ -54,7 +54,8 @@ export interface EventPipelineOptions {
   /**
    * An event that cannot owe a reconcile (hold.ts: a pod event that moves none of its inputs, or a pod of
    * no PodSet) arriving alone in its turn waits up to this many ms to join the next batch, instead of a
-   * batch (a Redis round trip) of its own; so does a pod's phase or readiness change alone when
+   * batch (a Redis round trip) of its own; so do the ADDED of a pod its PodSet created (a worker's creates,
+   * of which only the last one it awaits requests) and a pod's phase or readiness change alone when
    * `statusCollapseMs` is at least as long (its request then comes due up to this much later). Default 0:
    * never held.
    */
@@ -147,7 +148,10 @@ export class EventPipeline implements WatchSink {
     }
   }
 
-  /** Stages 4 and 5: the owed keys requested, then committed. Admitted first: with the projection, the worker that takes a request finds these events. */
+  /**
+   * Stages 4 and 5: the owed keys requested, then committed. Called once the batch is admitted: with the
+   * projection, the worker that takes a request finds these events.
+   */
   async #request(owed: Admitted['owed'], spans: BatchSpans | undefined): Promise<void> {
     const requested = await requestLive(this.#o.queue, owed, {
       statusCollapseMs: this.#o.statusCollapseMs ?? 0,
