@@ -130,7 +130,7 @@ let rv = 1000;
 function schedule(): Step[] {
   const steps: Step[] = [];
   let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const pod = (i: number, j: number, s: number) => (): WatchEvent => ({
     stream: 'pods/*',
     resource: 'pods' as const,
@@ -138,13 +138,14 @@ function schedule(): Step[] {
     object: podAt(i, j, s, ++rv),
     rv: String(rv),
   });
-  const podset = (i: number, type: 'ADDED' | 'MODIFIED', status?: Record<string, unknown>) => (): WatchEvent => ({
-    stream: 'podsets/*',
-    resource: 'podsets' as const,
-    type,
-    object: podSetAt(i, ++rv, status) as WatchedObject,
-    rv: String(rv),
-  });
+  const podset =
+    (i: number, type: 'ADDED' | 'MODIFIED', status?: Record<string, unknown>) => (): WatchEvent => ({
+      stream: 'podsets/*',
+      resource: 'podsets' as const,
+      type,
+      object: podSetAt(i, ++rv, status) as WatchedObject,
+      rv: String(rv),
+    });
   for (let i = 0; i < PODSETS; i++) {
     const t0 = i * GAP;
     const names = Array.from({ length: REPLICAS }, (_, j) => `ps-${i}-${j}`);
@@ -211,7 +212,11 @@ const writer = watcherProjection({
 const projector = new Projector(writer, ['pods/*', 'podsets/*'], silentLogger, eventLog);
 for (const stream of ['pods/*', 'podsets/*']) {
   await projector.relistStarted(stream);
-  await projector.relistDone({ stream, resource: stream === 'pods/*' ? 'pods' : 'podsets', namespace: undefined });
+  await projector.relistDone({
+    stream,
+    resource: stream === 'pods/*' ? 'pods' : 'podsets',
+    namespace: undefined,
+  });
 }
 let folds = 0;
 const admit = projector.admit.bind(projector);
@@ -293,7 +298,11 @@ console.log(
     `\n  CPU ${((cpu.user + cpu.system) / 1000 / pods).toFixed(3)} ms per pod (the whole process, harness included)` +
     `\n  Redis commands per pod: ${commands.map(([name, calls]) => `${name} ${per(calls)}`).join(', ')}`,
 );
-console.log(`  bytes per pod: ${Object.entries(bytes).map(([k, v]) => `${k} ${(v / pods).toFixed(0)}`).join(", ")}`);
+console.log(
+  `  bytes per pod: ${Object.entries(bytes)
+    .map(([k, v]) => `${k} ${(v / pods).toFixed(0)}`)
+    .join(', ')}`,
+);
 conn.disconnect();
 admin.disconnect();
 await queue.close();

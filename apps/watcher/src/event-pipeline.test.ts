@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHook } from 'node:async_hooks';
 import { test } from 'node:test';
 import { PodSetChangeFilter } from './change-filter.ts';
 import type { Admission, ChangeGate } from './change-gate.ts';
@@ -472,42 +471,4 @@ test('the request stage hands on what the queue did per key: counted as created,
   await Promise.all(['a', 'b', 'c'].map((name, i) => enq.event(podSetEvent(name, String(i + 1)))));
   assert.deepEqual(enq.queueAnswers, { created: 1, merged: 1, covered: 1 });
   assert.equal(enq.requested.live, 3);
-});
-
-test('a batch that owes nothing goes through no request stage: 9 promises from event to settled, not 17', async () => {
-  const answers = (events: readonly unknown[]): Admission[] =>
-    events.map(() => ({ owed: false, requested: () => Promise.resolve(), failed: () => undefined }));
-  const gate: ChangeGate = {
-    admit: (events) => Promise.resolve(answers(events)),
-    listed: () => Promise.resolve(),
-    relistStarted: () => Promise.resolve(),
-    relistDone: () => Promise.resolve(),
-    relistingAll: () => undefined,
-    resumable: () => Promise.resolve(true),
-  };
-  const requests: WatcherRequest[][] = [];
-  const enq = new EventPipeline({
-    queue: { requestAll: async (items) => (requests.push([...items]), []) },
-    logger: silentLogger,
-    gate,
-  });
-  const ev: WatchEvent = {
-    stream: 'pods/*',
-    resource: 'pods',
-    type: 'MODIFIED',
-    rv: '1',
-    object: { metadata: { namespace: 'ns', name: 'a', labels: { 'podset.io/name': 'web' } } },
-  };
-  await enq.event(ev);
-  // Promises are most of a batch's own cost at a cluster's pace (one or two events a batch): counted.
-  let promises = 0;
-  const hook = createHook({
-    init: (_id, type) => void (type === 'PROMISE' && promises++),
-  });
-  hook.enable();
-  await enq.event(ev);
-  hook.disable();
-  assert.equal(enq.unchanged, 2);
-  assert.deepEqual(requests, []);
-  assert.ok(promises <= 9, `${promises} promises`);
 });
