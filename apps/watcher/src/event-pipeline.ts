@@ -16,7 +16,7 @@ import { QuietHold } from './hold.ts';
 import { keyAndLog, type KeyedBatch } from './key-and-log.ts';
 import { keyFor, keysOf } from './keys.ts';
 import type { Logger } from '@podset/log';
-import { StatusWindows } from './status-windows.ts';
+import { StatusWindows, type BatchWindows } from './status-windows.ts';
 import { requestBulk, requestLive, type LiveRequested, type ReconcileRequester } from './request.ts';
 import type { ListedPage, WatchEvent, WatchSink } from './watch-loop.ts';
 
@@ -62,7 +62,8 @@ export interface EventPipelineOptions {
   /**
    * An event that cannot owe a reconcile (hold.ts: a pod event that moves none of its inputs, or a pod of
    * no PodSet) arriving alone in its turn waits up to this many ms to join the next batch, instead of a
-   * batch (a Redis round trip) of its own; so does a pod's phase or readiness change alone when
+   * batch (a Redis round trip) of its own; so do the ADDED of a pod its PodSet created (a worker's creates,
+   * of which only the last one it awaits requests) and a pod's phase or readiness change alone when
    * `statusCollapseMs` is at least as long (its request then comes due up to this much later). Default 0:
    * never held.
    */
@@ -152,21 +153,33 @@ export class EventPipeline implements WatchSink {
           ...(withFolds ? { log: batch.records } : {}),
         });
         this.#count(admitted.tally);
-        // Admitted before the requests: with the projection, the worker that takes one finds these events.
-        const requested = await requestLive(this.#o.queue, admitted.owed, {
-          windows,
-          ...(spans !== undefined ? { traceparentsOf: (key: string) => spans.traceparentsOf(key) } : {}),
-        });
-        this.#countRequested(requested);
-        await commit(admitted.owed);
+        // Most batches owe nothing (the hold's, a worker's creates): no request stage, no commit, no promises.
+        if (admitted.owed.size > 0) await this.#request(admitted.owed, windows, spans);
       }
-      await logged;
+      if (logged !== undefined) await logged;
       spans?.end();
     } catch (err) {
       spans?.end(err);
       rollback(admitted?.answers ?? []);
       throw err;
     }
+  }
+
+  /**
+   * Stages 4 and 5: the owed keys requested, then committed. Called once the batch is admitted: with the
+   * projection, the worker that takes a request finds these events.
+   */
+  async #request(
+    owed: Admitted['owed'],
+    windows: BatchWindows,
+    spans: BatchSpans | undefined,
+  ): Promise<void> {
+    const requested = await requestLive(this.#o.queue, owed, {
+      windows,
+      ...(spans !== undefined ? { traceparentsOf: (key: string) => spans.traceparentsOf(key) } : {}),
+    });
+    this.#countRequested(requested);
+    await commit(owed);
   }
 
   /** With tracing on: the batch's spans, starting now. */

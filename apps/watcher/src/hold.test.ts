@@ -225,3 +225,46 @@ test('with a collapse window at least the hold, a readiness change alone is held
   assert.equal(short.held, 0);
   assert.equal(shortGate.batches.length, 2);
 });
+
+/** A pod as its PodSet's worker creates it: the controller reference is there from its ADDED on. */
+function createdPod(type: WatchEvent['type'], name: string, rv: string): WatchEvent {
+  const ev = podEvent(type, rv, { name });
+  ev.object.metadata!.ownerReferences = [
+    { apiVersion: 'podset.io/v1', kind: 'PodSet', name: 'web', uid: 'uid-web', controller: true },
+  ];
+  return ev;
+}
+
+test("a worker's creates, each ADDED in a turn of its own, wait for company and go in one call; a deletion goes at once and takes them along", async () => {
+  const { gate, queue, enq } = pipeline();
+  const added = [];
+  for (let i = 1; i <= 3; i++) {
+    added.push(enq.event(createdPod('ADDED', `web-${i}`, String(i))));
+    await turns();
+  }
+  assert.deepEqual(gate.batches, [], 'no call for the creates yet');
+  assert.equal(enq.held, 3);
+  await Promise.all([...added, enq.event(createdPod('DELETED', 'web-0', '4'))]);
+  assert.deepEqual(gate.batches, [['web-1@1', 'web-2@2', 'web-3@3', 'web-0@4']], 'in order, in one call');
+  assert.deepEqual(queue.requests, [['default/web']], 'what they owe is requested, once');
+});
+
+test('an ADDED is not held when no PodSet controls the pod yet (it may need adopting), nor for a pod seen before', async () => {
+  const { gate, enq } = pipeline();
+  await enq.event(podEvent('ADDED', '1', { name: 'loose' }));
+  await enq.event(createdPod('MODIFIED', 'web-1', '2'));
+  await enq.event(createdPod('ADDED', 'web-1', '3'));
+  assert.equal(enq.held, 0);
+  assert.equal(gate.batches.length, 3);
+});
+
+test('the events of one hold share one promise: they go into one batch and settle with it', async () => {
+  const { enq } = pipeline();
+  await enq.event(podEvent('ADDED', '1'));
+  const bound = enq.event(podEvent('MODIFIED', '2', { node: 'n1' }));
+  await turns();
+  const creating = enq.event(podEvent('MODIFIED', '3', { node: 'n1', waiting: 'ContainerCreating' }));
+  assert.equal(enq.held, 2);
+  assert.equal(bound, creating);
+  await Promise.all([bound, enq.event(podEvent('MODIFIED', '4', { node: 'n1', ready: true }))]);
+});

@@ -7,6 +7,11 @@
 // With `statusToo`, so does a pod's change of phase or readiness alone: its request is due a collapse
 // window later anyway (status-windows.ts), and the hold moves that by at most `holdMs`; one due at once
 // (it leaves its PodSet's pods all ready) is not held.
+// So does the ADDED of a pod created by its PodSet's controller (the pod carries the controller reference
+// from its create: one the controller adopts gets it later, by a MODIFIED): a worker's creates come one
+// event each, a turn apart, and all but the last one it awaits request nothing (the fold finds the
+// worker's expectation). The last one's request, to plan once all the creates show, comes at most
+// `holdMs` later; a plan change (a deletion, a relabel, a PodSet event) is never held and releases them.
 //
 // Whether an event can owe is judged from the inputs digest (encodedPod: what a fold compares with the
 // inputs last requested) of the same pod's previous event, remembered here. The judgement only sets when
@@ -14,6 +19,7 @@
 // judgement delays an owed request by at most `holdMs`. PodSet events are never held: the worker writes
 // a PodSet conditionally on the resourceVersion the projection holds.
 import { schedule, systemClock, type Clock } from '@podset/clock';
+import { podSetKeyOf } from '@podset/reconcile';
 import { encodedPod, inputsChange, type ProjectedPod } from '@podset/state';
 import { deferred, type Deferred } from './deferred.ts';
 import { keyFor } from './keys.ts';
@@ -29,15 +35,18 @@ export class QuietHold {
   readonly #clock: Pick<Clock, 'sleep'>;
   /** Each pod's inputs digest as of the last event seen of it, by `namespace/name`. */
   readonly #seen = new Map<string, string>();
-  readonly #held: { ev: WatchEvent; done: Deferred }[] = [];
+  readonly #held: WatchEvent[] = [];
+  /** Settles with the batch the held events go into: they all go into one, so they share one promise. */
+  #done: Deferred | undefined;
   /** Cancels the pending release, when one is scheduled. */
   #cancel: (() => void) | undefined;
   /** Events held so far (for tests and metrics). */
   heldTotal = 0;
 
   /**
-   * `send` hands an event on to the batch stage, in order; `statusToo`: hold status-only changes too (as a
-   * function: those of the keys it answers true for, whose request waits a window anyway).
+   * `send` hands an event on to the batch stage, in order (events handed on in one turn go into one batch
+   * and settle with it); `statusToo`: hold status-only changes too (as a function: those of the keys it
+   * answers true for, whose request waits a window anyway).
    */
   constructor(
     holdMs: number,
@@ -52,14 +61,17 @@ export class QuietHold {
   }
 
   /**
-   * Remembers `ev` (call it for every event, in order) and answers whether it cannot owe a reconcile: a
-   * pod of no PodSet, or a MODIFIED pod whose inputs are those of its previous event (with `statusToo`,
-   * or whose plan inputs are: only its phase or readiness moved).
+   * Remembers `ev` (call it for every event, in order) and answers whether it may wait: a pod of no
+   * PodSet, a MODIFIED pod whose inputs are those of its previous event (with `statusToo`, or whose plan
+   * inputs are: only its phase or readiness moved), or the ADDED of a pod its PodSet created (not seen
+   * before).
    */
   quiet(ev: WatchEvent): boolean {
     if (ev.resource !== 'pods') return false;
     const key = keyFor(ev.resource, ev.object);
     if (key === undefined) return true;
+    // A controller reference names a PodSet, so such a pod always has a key.
+    const controlled = podSetKeyOf(ev.object) !== undefined;
     const m = ev.object.metadata;
     const id = `${m?.namespace ?? ''}/${m?.name ?? ''}`;
     if (ev.type === 'DELETED') {
@@ -71,6 +83,7 @@ export class QuietHold {
     const digest = ev.encoded.digest;
     const before = this.#seen.get(id);
     this.#seen.set(id, digest);
+    if (ev.type === 'ADDED') return controlled && before === undefined;
     if (ev.type !== 'MODIFIED' || before === undefined) return false;
     const change = inputsChange(before, digest);
     if (change === 'none') return true;
@@ -80,19 +93,24 @@ export class QuietHold {
 
   /** Holds `ev` until the next event that is not held, `holdMs`, or a full hold; settles with its batch. */
   hold(ev: WatchEvent): Promise<void> {
-    const done = deferred();
-    this.#held.push({ ev, done });
+    const done = (this.#done ??= deferred());
+    this.#held.push(ev);
     this.heldTotal++;
     if (this.#held.length >= MAX_HELD) this.release();
     else this.#cancel ??= schedule(this.#clock, this.#holdMs, () => this.release());
     return done.promise;
   }
 
-  /** Hands every held event on, in arrival order. */
+  /** Hands every held event on, in arrival order, in one turn: into one batch, whose outcome they share. */
   release(): void {
+    const done = this.#done;
+    if (done === undefined) return;
     this.#cancel?.();
     this.#cancel = undefined;
-    for (const { ev, done } of this.#held.splice(0)) this.#send(ev).then(done.resolve, done.reject);
+    this.#done = undefined;
+    let batch: Promise<void> | undefined;
+    for (const ev of this.#held.splice(0)) batch = this.#send(ev);
+    batch?.then(done.resolve, done.reject);
   }
 
   /** A relist begins: what was seen before it may be gone (deleted unwatched), so it is forgotten. */

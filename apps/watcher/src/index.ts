@@ -13,6 +13,7 @@ export {
 } from './watch-loop.ts';
 export { podSetKey, keyFor, keysOf, streamId, type Resource, type WatchedObject } from './keys.ts';
 export { EventPipeline, type EventAppender } from './event-pipeline.ts';
+export { Projector } from './projector.ts';
 export { type ReconcileRequester } from './request.ts';
 export { EventLog, eventRecord, type EventRecord } from './event-log.ts';
 export { RedisCheckpoint, DataLossDetector } from './checkpoint.ts';

@@ -64,3 +64,37 @@ test("a relisted page is folded under its stream's epoch, with the stream (an en
   );
   assert.deepEqual(calls.listed, ['pod 1 1 pods/ns']);
 });
+
+test('a batch whose epochs are known issues its folds in the call; one that must read an epoch first keeps the order', async () => {
+  const folded: string[] = [];
+  const { projection } = fakeProjection();
+  let epochRead: (() => void) | undefined;
+  Object.assign(projection, {
+    foldEach: async (items: { object: { metadata: { name: string } }; epoch: number }[]) =>
+      items.map((i) => (folded.push(`${i.object.metadata.name}@${i.epoch}`), { owed: false })),
+    epoch: () => new Promise<number>((resolve) => (epochRead = () => resolve(7))),
+  });
+  const p = new Projector(projection, ['pods/*', 'pods/ns'], silentLogger);
+  await p.relistStarted('pods/*');
+  const event = (name: string, stream: string) => ({
+    key: 'ns/web',
+    ev: {
+      stream,
+      resource: 'pods' as const,
+      type: 'MODIFIED' as const,
+      rv: '1',
+      object: { metadata: { name, namespace: 'ns' } },
+    },
+  });
+  const first = p.admit([event('a', 'pods/*')]);
+  assert.deepEqual(folded, ['a@1'], 'issued before admit returned: no turn of promises before it');
+  await first;
+  // An unknown epoch: read first, and the batch after it waits for it to issue.
+  const second = p.admit([event('b', 'pods/ns')]);
+  const third = p.admit([event('c', 'pods/*')]);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(folded, ['a@1'], 'neither issued while the epoch is read');
+  epochRead!();
+  await Promise.all([second, third]);
+  assert.deepEqual(folded, ['a@1', 'b@7', 'c@1']);
+});

@@ -5,6 +5,7 @@
 // what it did not see is swept. The projection is marked ready once every stream has relisted into it:
 // until then (a first start, or a Redis that lost its data) workers read the API.
 import type {
+  Fold,
   FoldItem,
   FoldType,
   LogHead,
@@ -20,6 +21,10 @@ import { admissionOf, statusWindowsArg } from './queue-cover.ts';
 import type { BatchWindows } from './status-windows.ts';
 import type { ListedPage } from './watch-loop.ts';
 
+function admissionsOf(folds: readonly Fold[]): Admission[] {
+  return folds.map(admissionOf);
+}
+
 export class Projector implements ChangeGate {
   readonly projection: ProjectionWriter;
   readonly appendsLog: boolean;
@@ -30,6 +35,8 @@ export class Projector implements ChangeGate {
   readonly #relisted = new Set<string>();
   /** Settles once the latest batch has issued its folds (see admit). */
   #issuing: Promise<void> = Promise.resolve();
+  /** Batches that wait to issue their folds (an epoch to read first, or such a batch before them). */
+  #waiting = 0;
 
   /** `eventLog`: given when the projection appends its records (ProjectionWriter's eventLog option). */
   constructor(
@@ -57,7 +64,7 @@ export class Projector implements ChangeGate {
    * issued its own, even when this one must read an epoch first. A request that fails is not recorded:
    * the re-delivered event's fold owes it again.
    */
-  async admit(
+  admit(
     events: readonly KeyedEvent[],
     records?: readonly EventRecord[],
     windows?: BatchWindows,
@@ -68,29 +75,41 @@ export class Projector implements ChangeGate {
       records === undefined || records.length === 0 || eventLog === undefined
         ? undefined
         : (heads: readonly LogHead[]) => eventLog.appendArgs(records, heads);
+    // The keys' status-only windows, for the fold's cover rule (the owed-key hook's second argument).
+    const hookArg = windows === undefined ? undefined : statusWindowsArg(windows);
+    // The common case: no batch before this one still waits to issue, every epoch known. Issued now, in
+    // order, without the turn's chain of promises.
+    const items = this.#waiting === 0 ? this.#items(events) : undefined;
+    if (items !== undefined) return this.projection.foldEach(items, log, hookArg).then(admissionsOf);
+    this.#waiting++;
     const turn = this.#issuing.then(async () => {
-      const items: (FoldItem & { epoch: number })[] = [];
-      for (const { ev, key } of events) {
-        items.push({
-          key,
-          kind: ev.resource === 'pods' ? 'pod' : 'podset',
-          type: ev.type as FoldType,
-          object: ev.object as ProjectedPod | ProjectedPodSet,
-          ...(ev.encoded !== undefined ? { encoded: ev.encoded } : {}),
-          epoch: this.#epochs.get(ev.stream) ?? (await this.#epoch(ev.stream)),
-        });
-      }
+      for (const { ev } of events) if (!this.#epochs.has(ev.stream)) await this.#epoch(ev.stream);
       // Wrapped, so that `turn` settles once the folds are issued, not once they are answered.
-      const hookArg = windows === undefined ? undefined : statusWindowsArg(windows);
-      return { folds: this.projection.foldEach(items, log, hookArg) };
+      return { folds: this.projection.foldEach(this.#items(events)!, log, hookArg) };
     });
     // The next batch issues its folds once this one has issued its own (not once they are answered).
-    this.#issuing = turn.then(
-      () => undefined,
-      () => undefined,
-    );
-    const folds = await (await turn).folds;
-    return folds.map(admissionOf);
+    const issued = () => void this.#waiting--;
+    this.#issuing = turn.then(issued, issued);
+    return turn.then(({ folds }) => folds).then(admissionsOf);
+  }
+
+  /** The events' fold items, each at its stream's epoch; undefined while an epoch is unknown. */
+  #items(events: readonly KeyedEvent[]): (FoldItem & { epoch: number })[] | undefined {
+    const items: (FoldItem & { epoch: number })[] = [];
+    for (const { ev, key } of events) {
+      const epoch = this.#epochs.get(ev.stream);
+      if (epoch === undefined) return undefined;
+      const item: FoldItem & { epoch: number } = {
+        key,
+        kind: ev.resource === 'pods' ? 'pod' : 'podset',
+        type: ev.type as FoldType,
+        object: ev.object as ProjectedPod | ProjectedPodSet,
+        epoch,
+      };
+      if (ev.encoded !== undefined) item.encoded = ev.encoded;
+      items.push(item);
+    }
+    return items;
   }
 
   async relistStarted(stream: string): Promise<void> {

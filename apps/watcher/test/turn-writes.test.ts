@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import type { ProjectedPod } from '@podset/state';
+import { ProjectionReader, type ProjectedPod } from '@podset/state';
 import { useRedis } from '@podset/testkit';
 import { EventPipeline } from '../src/event-pipeline.ts';
 import { EventLog, eventRecord } from '../src/event-log.ts';
@@ -182,6 +182,47 @@ test("a kubelet's writes that move nothing a plan reads cost no write of their o
     [bound.rv, creating.rv, ready.rv],
     'logged in arrival order',
   );
+});
+
+test("a worker's creates, each ADDED in a turn of its own, cost one write between them; the one that meets the last expectation still requests", async () => {
+  const { pipeline, requests } = watcherOf('creates', `${PREFIX}:creates:watcher:events`, 60_000);
+  const status = (replicas: number): WatchEvent => ({
+    stream: 'podsets/*',
+    resource: 'podsets',
+    type: 'MODIFIED',
+    rv: String(++rv),
+    object: {
+      apiVersion: 'podset.io/v1',
+      kind: 'PodSet',
+      metadata: { name: 'web', namespace: 'ns', uid: 'uid-web', resourceVersion: String(rv), generation: 1 },
+      spec: { replicas },
+    } as WatchEvent['object'],
+  });
+  // Redis learns the script; the projector, both streams' epochs.
+  await turn(pipeline, [podEvent('warm', 'w-1', 'Pending'), status(0)]);
+  const names = Array.from({ length: 10 }, (_, i) => `web-${i}`);
+  const reader = new ProjectionReader({ client: redis.client, prefix: PREFIX, queueName: 'creates' });
+  assert.equal(await reader.expect('ns/web', 'create', names), 10);
+  const requestsBefore = requests.length;
+  const before = await commandCalls();
+  const writesBefore = writes;
+  const created = [];
+  for (const name of names) {
+    created.push(pipeline.event({ ...podEvent('web', name, 'Pending'), type: 'ADDED' }));
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.equal(writes, writesBefore, 'the creates wait for company');
+  // The worker's status write of the PodSet (never held) takes them along.
+  await Promise.all([...created, pipeline.event(status(10))]);
+  const after = await commandCalls();
+  assert.equal(writes - writesBefore, 1, 'eleven events, one write');
+  assert.equal((after['evalsha'] ?? 0) - (before['evalsha'] ?? 0), 1, 'one fold call');
+  assert.deepEqual(
+    requests.slice(requestsBefore).map((r) => r.key),
+    ['ns/web'],
+  );
+  assert.equal(await redis.client.hlen(`${PREFIX}:creates:proj:exp:ns/web`), 0, 'every create seen');
+  assert.equal(await redis.client.hlen(`${PREFIX}:creates:proj:pods:ns/web`), 10);
 });
 
 /** The argument counts of the EVALSHA commands in what `conn` wrote (RESP arrays: `*count`, then `evalsha`). */
