@@ -3,10 +3,9 @@
 // calls), which answers per event whether it owes a reconcile. The answers are sorted here into the keys
 // to request live (one request per key of the batch, however many of its events owe it) and a count per
 // outcome.
-import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
+import type { Admission, BatchWindows, ChangeGate, KeyedEvent } from './change-gate.ts';
 import type { EventRecord } from './event-log.ts';
 import type { BatchSpans } from './event-tracing.ts';
-import type { BatchWindows } from './status-windows.ts';
 
 /**
  * What a watch event came to: `requested` it made a live request; `coalesced` it shared one with another

@@ -5,8 +5,17 @@
 import type { RequestOutcome } from '@podset/queue';
 import type { EventRecord } from './event-log.ts';
 import type { Resource, WatchedObject } from './keys.ts';
-import type { BatchWindows } from './status-windows.ts';
 import type { ListedPage, WatchEvent } from './watch-loop.ts';
+
+/**
+ * The status-only windows of one batch's keys (status-windows.ts judges them; windowOf reads one): the
+ * default, and the keys whose window is another. The gate's fold takes them for the queue's cover rule.
+ */
+export interface BatchWindows {
+  defaultMs: number;
+  /** Keys whose window is not `defaultMs`, with theirs. */
+  exceptions: ReadonlyMap<string, number>;
+}
 
 /** A hash field written (or, without a value, deleted) atomically with a request (@podset/queue's HashWrite). */
 export interface RequestRecord {

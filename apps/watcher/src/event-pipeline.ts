@@ -8,7 +8,7 @@ import { systemClock, type Clock } from '@podset/clock';
 import { KIND } from '@podset/reconcile';
 import { admit, type Admitted, type EventOutcome } from './admit.ts';
 import { TurnBatcher } from './batch.ts';
-import type { ChangeGate, StreamInfo } from './change-gate.ts';
+import type { BatchWindows, ChangeGate, StreamInfo } from './change-gate.ts';
 import { commit, rollback } from './commit.ts';
 import type { EventRecord } from './event-log.ts';
 import type { BatchSpans, EventTracing } from './event-tracing.ts';
@@ -16,7 +16,7 @@ import { QuietHold } from './hold.ts';
 import { keyAndLog, type KeyedBatch } from './key-and-log.ts';
 import { keyFor, keysOf } from './keys.ts';
 import type { Logger } from '@podset/log';
-import { StatusWindows, type BatchWindows } from './status-windows.ts';
+import { StatusWindows } from './status-windows.ts';
 import { requestBulk, requestLive, type LiveRequested, type ReconcileRequester } from './request.ts';
 import type { ListedPage, WatchEvent, WatchSink } from './watch-loop.ts';
 

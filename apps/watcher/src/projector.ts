@@ -13,12 +13,11 @@ import type {
   ProjectedPodSet,
   ProjectionWriter,
 } from '@podset/state';
-import type { Admission, ChangeGate, KeyedEvent, StreamInfo } from './change-gate.ts';
+import type { Admission, BatchWindows, ChangeGate, KeyedEvent, StreamInfo } from './change-gate.ts';
 import type { EventLog, EventRecord } from './event-log.ts';
 import type { WatchedObject } from './keys.ts';
 import type { Logger } from '@podset/log';
 import { admissionOf, statusWindowsArg } from './queue-cover.ts';
-import type { BatchWindows } from './status-windows.ts';
 import type { ListedPage } from './watch-loop.ts';
 
 function admissionsOf(folds: readonly Fold[]): Admission[] {

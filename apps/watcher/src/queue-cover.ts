@@ -9,8 +9,7 @@ import { COVER_RULE_LUA, jobPrefixOf } from '@podset/queue';
 import { luaModule, type RedisClient } from '@podset/redis';
 import { ProjectionWriter, type EntryTags, type Fold, type OwedKeyHook } from '@podset/state';
 import { APPEND_RECORDS_LUA } from './event-log.ts';
-import type { Admission } from './change-gate.ts';
-import type { BatchWindows } from './status-windows.ts';
+import type { Admission, BatchWindows } from './change-gate.ts';
 
 /**
  * onOwedKey(jobPrefix, statusWindows, …): a status-only change's request would be due its key's window later.

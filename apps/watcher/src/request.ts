@@ -5,8 +5,8 @@
 // again, and the queue merges the two. Relists and resyncs request every key at bulk priority, `width` per
 // call.
 import type { RequestOutcome } from '@podset/queue';
-import type { Admission, RequestRecord } from './change-gate.ts';
-import { windowOf, type BatchWindows } from './status-windows.ts';
+import type { Admission, BatchWindows, RequestRecord } from './change-gate.ts';
+import { windowOf } from './status-windows.ts';
 
 /** One request as the watcher makes it. */
 export interface WatcherRequest {

@@ -16,7 +16,7 @@ import {
   type Pod,
   type PodSetStatus,
 } from '@podset/reconcile';
-import type { StreamInfo } from './change-gate.ts';
+import type { BatchWindows, StreamInfo } from './change-gate.ts';
 import { keyFor, type Resource, type WatchedObject } from './keys.ts';
 
 export interface StatusWindowsOptions {
@@ -24,13 +24,6 @@ export interface StatusWindowsOptions {
   shortMs: number;
   /** STATUS_COLLAPSE_PARTIAL_MS: the window of a PodSet whose pods are not all ready and not rolling out. */
   partialMs: number;
-}
-
-/** The windows of one batch's keys: `of(key)` for any key, `exceptions` those not at `defaultMs`. */
-export interface BatchWindows {
-  defaultMs: number;
-  /** Keys whose window is not `defaultMs`, with theirs. */
-  exceptions: ReadonlyMap<string, number>;
 }
 
 /** The window of `key` in `w`. */

@@ -9,7 +9,8 @@ import type { FoldItem, ProjectedPod, ProjectionWriter } from '@podset/state';
 import { useRedis } from '@podset/testkit';
 import { jobPrefixOf, ReconcileQueue } from '@podset/queue';
 import { admissionOf, statusWindowIn, statusWindowsArg, watcherProjection } from '../src/queue-cover.ts';
-import { windowOf, type BatchWindows } from '../src/status-windows.ts';
+import type { BatchWindows } from '../src/change-gate.ts';
+import { windowOf } from '../src/status-windows.ts';
 
 const redis = useRedis();
 const raw = redis.client;

@@ -38,6 +38,49 @@ async function settled(w: TestWatcher, n: number): Promise<void> {
   });
 }
 
+/**
+ * A queue worker that records the keys it runs, and a watcher on the same queue, its watches open (and, with
+ * the projection, the projection ready): what follows comes as watch events.
+ */
+async function startPair(
+  queueName: string,
+  stateSource: 'projection' | 'api',
+  windows: { statusCollapseMs: number; statusCollapsePartialMs?: number },
+): Promise<{ worker: ReconcileWorker; w: TestWatcher; runs: string[] }> {
+  const runs: string[] = [];
+  const worker = startReconcileWorker({
+    connection: env.redis.url,
+    prefix: 'wp',
+    queueName,
+    concurrency: 2,
+    handler: async (req) => void runs.push(req.key),
+  });
+  const base = `wp:${queueName}`;
+  const w = await startTestWatcher(env, {
+    queuePrefix: 'wp',
+    queueName,
+    keys: {
+      checkpoint: `${base}:watcher:rv`,
+      sentinel: `${base}:watcher:sentinel`,
+      eventLog: `${base}:events`,
+    },
+    stateSource,
+    ...windows,
+  });
+  try {
+    await waitFor('watches open', () => w.watcher.loops.every((l) => l.counters.watchesOpened > 0));
+    if (stateSource === 'projection') {
+      const projection = new ProjectionReader({ client: redis, prefix: 'wp', queueName });
+      await waitFor('the projection to be ready', () => projection.isReady());
+    }
+  } catch (err) {
+    await w.stop();
+    await worker.close();
+    throw err;
+  }
+  return { worker, w, runs };
+}
+
 /** The key's queue: its jobs by state. */
 async function jobs(worker: ReconcileWorker) {
   const c = await worker.queue.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
@@ -57,33 +100,8 @@ for (const stateSource of ['projection', 'api'] as const) {
   test(`${stateSource}: pods turning ready inside the window cost one reconcile; a plan change makes it due at once`, async () => {
     const queueName = `collapse-${stateSource}`;
     const key = `default/${queueName}`;
-    const runs: string[] = [];
-    const worker = startReconcileWorker({
-      connection: env.redis.url,
-      prefix: 'wp',
-      queueName,
-      concurrency: 2,
-      handler: async (req) => void runs.push(req.key),
-    });
-    const base = `wp:${queueName}`;
-    const w = await startTestWatcher(env, {
-      queuePrefix: 'wp',
-      queueName,
-      keys: {
-        checkpoint: `${base}:watcher:rv`,
-        sentinel: `${base}:watcher:sentinel`,
-        eventLog: `${base}:events`,
-      },
-      stateSource,
-      statusCollapseMs: WINDOW_MS,
-    });
+    const { worker, w, runs } = await startPair(queueName, stateSource, { statusCollapseMs: WINDOW_MS });
     try {
-      // Listed, watching: what follows comes as watch events.
-      await waitFor('watches open', () => w.watcher.loops.every((l) => l.counters.watchesOpened > 0));
-      if (stateSource === 'projection') {
-        const projection = new ProjectionReader({ client: redis, prefix: 'wp', queueName });
-        await waitFor('the projection to be ready', () => projection.isReady());
-      }
       // A PodSet and its four pods, new: plan changes, reconciled at once. The fourth never turns ready, so
       // no readiness here leaves the PodSet's pods all ready (that one would be due at once).
       const ps = await createPodSet(env.sim, queueName, 'default', 4);
@@ -158,24 +176,7 @@ for (const stateSource of ['projection', 'api'] as const) {
   test(`${stateSource}: the last pod to turn ready is requested at once, the others after the long window; during a rollout, the short one`, async () => {
     const queueName = `windows-${stateSource}`;
     const key = `default/${queueName}`;
-    const runs: string[] = [];
-    const worker = startReconcileWorker({
-      connection: env.redis.url,
-      prefix: 'wp',
-      queueName,
-      concurrency: 2,
-      handler: async (req) => void runs.push(req.key),
-    });
-    const base = `wp:${queueName}`;
-    const w = await startTestWatcher(env, {
-      queuePrefix: 'wp',
-      queueName,
-      keys: {
-        checkpoint: `${base}:watcher:rv`,
-        sentinel: `${base}:watcher:sentinel`,
-        eventLog: `${base}:events`,
-      },
-      stateSource,
+    const { worker, w, runs } = await startPair(queueName, stateSource, {
       statusCollapseMs: WINDOW_MS,
       statusCollapsePartialMs: PARTIAL_MS,
     });
@@ -185,11 +186,6 @@ for (const stateSource of ['projection', 'api'] as const) {
         return j.due + j.delayed + j.active === 0;
       });
     try {
-      await waitFor('watches open', () => w.watcher.loops.every((l) => l.counters.watchesOpened > 0));
-      if (stateSource === 'projection') {
-        const projection = new ProjectionReader({ client: redis, prefix: 'wp', queueName });
-        await waitFor('the projection to be ready', () => projection.isReady());
-      }
       const ps = await createPodSet(env.sim, queueName, 'default', 3);
       const names = [1, 2, 3].map((i) => `${queueName}-${i}`);
       for (const name of names) await createPod(env.sim, name, { name: queueName, uid: ps.metadata.uid });
