@@ -31,7 +31,7 @@ const MAX_HELD = 32;
 export class QuietHold {
   readonly #holdMs: number;
   readonly #send: (ev: WatchEvent) => Promise<void>;
-  readonly #statusToo: boolean | ((key: string) => boolean);
+  readonly #statusToo: (key: string) => boolean;
   readonly #clock: Pick<Clock, 'sleep'>;
   /** Each pod's inputs digest as of the last event seen of it, by `namespace/name`. */
   readonly #seen = new Map<string, string>();
@@ -45,13 +45,13 @@ export class QuietHold {
 
   /**
    * `send` hands an event on to the batch stage, in order (events handed on in one turn go into one batch
-   * and settle with it); `statusToo`: hold status-only changes too (as a function: those of the keys it
-   * answers true for, whose request waits a window anyway).
+   * and settle with it); `statusToo`: whether a status-only change of a key may be held too (its request
+   * waits a window at least as long anyway). Default: never.
    */
   constructor(
     holdMs: number,
     send: (ev: WatchEvent) => Promise<void>,
-    statusToo: boolean | ((key: string) => boolean) = false,
+    statusToo: (key: string) => boolean = () => false,
     clock: Pick<Clock, 'sleep'> = systemClock,
   ) {
     this.#clock = clock;
@@ -87,8 +87,7 @@ export class QuietHold {
     if (ev.type !== 'MODIFIED' || before === undefined) return false;
     const change = inputsChange(before, digest);
     if (change === 'none') return true;
-    const statusToo = this.#statusToo;
-    return change === 'status' && (typeof statusToo === 'function' ? statusToo(key) : statusToo);
+    return change === 'status' && this.#statusToo(key);
   }
 
   /** Holds `ev` until the next event that is not held, `holdMs`, or a full hold; settles with its batch. */
