@@ -114,6 +114,25 @@ test('appendMany keeps the log near its cap (trimmed once per batch, approximate
   assert.equal((await log.recent(1))[0]?.rv, '2999', 'the newest kept');
 });
 
+test('a batch is trimmed by its last XADD: one command per record, no XTRIM of its own', async () => {
+  const log = new EventLog({ redis, key: 'test:events:commands', maxLen: 500 });
+  const calls = async (): Promise<Record<string, number>> => {
+    const out: Record<string, number> = {};
+    for (const [, name, n] of (await redis.info('commandstats')).matchAll(/cmdstat_(\w+):calls=(\d+)/g))
+      out[name!] = Number(n);
+    return out;
+  };
+  for (let b = 0; b < 10; b++) {
+    await redis.config('RESETSTAT');
+    await log.appendMany(Array.from({ length: 100 }, (_, i) => ({ ...pod, rv: String(b * 100 + i) })));
+    const after = await calls();
+    assert.equal(after.xadd, 100, 'one XADD per record');
+    assert.equal(after.xtrim, undefined, 'no XTRIM');
+  }
+  const length = await redis.xlen('test:events:commands');
+  assert.ok(length >= 500 && length <= 700, `1,000 appended, ${length} kept`);
+});
+
 /**
  * A script of another module that appends in its own call: its heads come as its first arguments (type,
  * kind, key, name, rv each), the event log's arguments after them.
