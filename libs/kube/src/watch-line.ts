@@ -23,12 +23,13 @@ const isSpace = (c: number): boolean => c === WS_SPACE || c === WS_LF || c === W
 
 /** The index of the quote closing the string opened at `open`, or -1 when it is not closed. */
 function stringEnd(text: string, open: number): number {
-  // A loop over the characters: pod strings are short, and an indexOf call per string cost more.
-  for (let i = open + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === BACKSLASH)
-      i++; // the escaped character, whatever it is, ends nothing
-    else if (c === QUOTE) return i;
+  // indexOf runs natively: a long string (an annotation of last-applied configuration) costs next to nothing.
+  let j = text.indexOf('"', open + 1);
+  while (j >= 0) {
+    let backslashes = 0;
+    for (let k = j - 1; text.charCodeAt(k) === BACKSLASH; k--) backslashes++;
+    if (backslashes % 2 === 0) return j;
+    j = text.indexOf('"', j + 1);
   }
   return -1;
 }
