@@ -8,10 +8,12 @@
 // worker ran them), on a connection of their own. Events due in the same millisecond are handed on in
 // one turn, as a watch read hands them on.
 // Prints per pod: batches (flushes), fold calls, socket writes of the watcher's connections, Redis commands,
-// timers and immediates set, and the process's CPU (load-dependent: give `uptime` beside it); with
-// `--promises`, promises made (async_hooks: slower, so its CPU is not comparable).
+// timers and immediates set, hashes and HMACs made (node:crypto's hash, createHmac), and the process's CPU
+// (load-dependent: give `uptime` beside it); with `--promises`, promises made (async_hooks: slower, so its CPU is not comparable).
 //   node_modules/.bin/node bench/watcher-pace.ts [--podsets 100] [--replicas 10] [--gap 200] [--promises]
 import { createHook } from 'node:async_hooks';
+import crypto from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { silentLogger } from '@podset/log';
@@ -54,6 +56,19 @@ globalThis.setImmediate = ((...a: Parameters<typeof setImmediate>) => {
   counts.immediates++;
   return realSetImmediate(...a);
 }) as typeof setImmediate;
+// One-shot hashes (the inputs digests) and HMACs (the entries' integrity macs) made by the watcher's code.
+const hashes = { hash: 0, hmac: 0 };
+const realHash = crypto.hash;
+const realHmac = crypto.createHmac;
+crypto.hash = ((...a: Parameters<typeof realHash>) => {
+  hashes.hash++;
+  return realHash(...a);
+}) as typeof realHash;
+crypto.createHmac = ((...a: Parameters<typeof realHmac>) => {
+  hashes.hmac++;
+  return realHmac(...a);
+}) as typeof realHmac;
+syncBuiltinESMExports();
 const promiseHook = createHook({
   init(_id, type) {
     if (type === 'PROMISE') counts.promises++;
@@ -252,7 +267,7 @@ const pipeline = new EventPipeline({
 const steps = schedule();
 const pods = PODSETS * REPLICAS;
 const cmd0 = parseCommandCosts(await admin.info('commandstats'));
-const before = { ...counts, ...sockets };
+const before = { ...counts, ...sockets, ...hashes };
 if (values.promises) promiseHook.enable();
 const cpu0 = process.cpuUsage();
 const start = performance.now();
@@ -295,6 +310,7 @@ console.log(
     `requestAll calls ${per(requests.calls)} (keys ${per(requests.keys)}), ` +
     `timeouts ${per(counts.timeouts - before.timeouts)}, immediates ${per(counts.immediates - before.immediates)}` +
     (values.promises ? `, promises ${per(counts.promises - before.promises)}` : '') +
+    `\n  hashes per pod ${per(hashes.hash - before.hash)}, HMACs ${per(hashes.hmac - before.hmac)}` +
     `\n  CPU ${((cpu.user + cpu.system) / 1000 / pods).toFixed(3)} ms per pod (the whole process, harness included)` +
     `\n  Redis commands per pod: ${commands.map(([name, calls]) => `${name} ${per(calls)}`).join(', ')}`,
 );

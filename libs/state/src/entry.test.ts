@@ -1,6 +1,8 @@
 // The projection's compact pod entry: what the planner reads survives the round trip exactly, and the
 // inputs change exactly when a plan input does.
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
 import { test } from 'node:test';
 import { isControlledBy, type PodSet } from '@podset/reconcile';
 import {
@@ -128,4 +130,36 @@ test('the podset.io/name label and the pod-deletion-cost annotation come back (t
     decodePod('p', 'ns/web', encodePod(pod()).fields).metadata.labels?.['podset.io/name'],
     undefined,
   );
+});
+
+test('a digest is hashed once for the same inputs, and is the SHA-1 it always was', (t) => {
+  const realHash = crypto.hash;
+  let hashes = 0;
+  t.mock.method(crypto, 'hash', (...args: Parameters<typeof crypto.hash>) => {
+    hashes++;
+    return realHash(...args);
+  });
+  syncBuiltinESMExports();
+  t.after(() => {
+    t.mock.restoreAll();
+    syncBuiltinESMExports();
+  });
+  const sha1 = (s: string) => realHash('sha1', s, 'base64url').slice(0, DIGEST_LENGTH);
+  // A pod's four lifecycle events: the plan half alike on all, the status half one of two values.
+  const events = [pod({}, 'Pending', false), pod({}, 'Pending', false), pod({}, 'Running', false), pod()];
+  const digests = events.map((p) => podInputsDigest(encodePod(p).inputs));
+  assert.ok(hashes <= 4, `${hashes} hashes: the plan half once, each of the three status halves once`);
+  hashes = 0;
+  assert.deepEqual(
+    events.map((p) => podInputsDigest(encodePod(p).inputs)),
+    digests,
+  );
+  assert.equal(hashes, 0, 'the same events again: nothing hashed');
+  events.forEach((p, i) => {
+    const { inputs } = encodePod(p);
+    assert.equal(digests[i], sha1(inputs.plan) + sha1(inputs.status));
+  });
+  // Past the bound it forgets, and still answers right.
+  for (let i = 0; i < 5000; i++) assert.equal(inputsDigest(`inputs ${i}`), sha1(`inputs ${i}`));
+  assert.equal(podInputsDigest(encodePod(pod()).inputs), digests[3]);
 });

@@ -201,8 +201,20 @@ export const DIGEST_LENGTH = 16;
 
 /** The stored form of inputs last requested (a PodSet's: the plan half alone). */
 export function inputsDigest(inputs: string): string {
-  return hash('sha1', inputs, 'base64url').slice(0, DIGEST_LENGTH);
+  let digest = digests.get(inputs);
+  if (digest === undefined) {
+    digest = hash('sha1', inputs, 'base64url').slice(0, DIGEST_LENGTH);
+    if (digests.size >= DIGESTS_KEPT) digests.clear();
+    digests.set(inputs, digest);
+  }
+  return digest;
 }
+
+// Digests remembered by their inputs: a pod's plan half is the same on most of its events (its uid is in
+// it) and the status half takes a handful of values (phase, readiness), so most pod events hash nothing.
+// Bounded (forgotten all at once when full): a few hundred kB at most.
+const DIGESTS_KEPT = 4096;
+const digests = new Map<string, string>();
 
 /** A pod's inputs as stored: the plan half's digest, then the status half's (inputsChange splits them). */
 export function podInputsDigest(inputs: PodInputs): string {
