@@ -78,8 +78,7 @@ export function watchApiOf(kube: Kube): WatchApi {
       return page as ListPage;
     },
     watch(resource, namespace, opts) {
-      // The watcher reads no object's managedFields (the projection leaves them out): not parsed at all.
-      return client(resource).watch(namespace, { ...opts, omitManagedFields: true }) as AsyncIterable<
+      return client(resource).watch(namespace, opts) as AsyncIterable<
         WatchEvent<WatchedObject & { code?: number; message?: string }>
       >;
     },

@@ -36,8 +36,6 @@ export interface WatchOptions {
   resourceVersion?: string;
   allowWatchBookmarks?: boolean;
   timeoutSeconds?: number;
-  /** The events' objects without metadata.managedFields (not parsed at all). */
-  omitManagedFields?: boolean;
   signal?: AbortSignal;
 }
 
@@ -227,7 +225,6 @@ export class ResourceClient<T extends KubeObject> {
         allowWatchBookmarks: opts.allowWatchBookmarks,
         timeoutSeconds: opts.timeoutSeconds,
       },
-      ...(opts.omitManagedFields === true ? { omitManagedFields: true } : {}),
       ...signalOf(opts),
     });
   }

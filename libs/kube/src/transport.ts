@@ -18,7 +18,6 @@ import {
 import { RateLimiter } from './rate-limiter.ts';
 import { apiAnswered, apiFailed } from './reachability.ts';
 import type { Status, WatchEvent } from './types.ts';
-import { withoutManagedFields } from './watch-line.ts';
 
 /** An answer as undici.request gives it: the body a stream, read once. */
 type Answer = Dispatcher.ResponseData;
@@ -68,14 +67,6 @@ export interface RequestOptions {
   body?: unknown;
   contentType?: string;
   signal?: AbortSignal;
-}
-
-export interface StreamOptions {
-  /**
-   * Events' objects without metadata.managedFields (watch-line.ts): for a watcher that never reads them,
-   * nearly half of a pod's JSON left unparsed.
-   */
-  omitManagedFields?: boolean;
 }
 
 export class KubeClient {
@@ -164,12 +155,9 @@ export class KubeClient {
    * owns the deadline (ask `timeoutSeconds`, give up some time past it). A dead peer is found by the
    * socket's TCP keepalive (see #pool).
    */
-  async *stream<T>(
-    opts: Omit<RequestOptions, 'method' | 'verb' | 'body'> & StreamOptions,
-  ): AsyncGenerator<WatchEvent<T>> {
-    const { omitManagedFields, ...rest } = opts;
+  async *stream<T>(opts: Omit<RequestOptions, 'method' | 'verb' | 'body'>): AsyncGenerator<WatchEvent<T>> {
     const reqOpts: RequestOptions = {
-      ...rest,
+      ...opts,
       verb: 'watch',
       method: 'GET',
       query: { ...opts.query, watch: true },
@@ -187,8 +175,7 @@ export class KubeClient {
     try {
       for await (const line of lines) {
         if (line.trim() === '') continue;
-        const text = omitManagedFields === true ? withoutManagedFields(line) : line;
-        yield parseJson(text, () => `a line of the watch of ${opts.path}`) as WatchEvent<T>;
+        yield parseJson(line, () => `a line of the watch of ${opts.path}`) as WatchEvent<T>;
       }
     } catch (err) {
       if (opts.signal?.aborted === true) return;

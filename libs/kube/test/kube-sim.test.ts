@@ -99,36 +99,6 @@ test('watch from a resourceVersion sees later changes; abort ends it', async () 
   assert.ok(kube.client.requestCounts().some((c) => c.verb === 'watch' && c.code === 200));
 });
 
-test('a watch asked to omit managedFields gives each object as a plain watch does, without them', async () => {
-  const start = await kube.pods.list('default');
-  const watchTwo = async (omitManagedFields: boolean): Promise<WatchEvent<Pod>[]> => {
-    const seen: WatchEvent<Pod>[] = [];
-    const ac = new AbortController();
-    for await (const ev of kube.pods.watch('default', {
-      resourceVersion: start.metadata.resourceVersion!,
-      labelSelector: 'mf=1',
-      omitManagedFields,
-      signal: ac.signal,
-    })) {
-      seen.push(ev);
-      if (seen.length === 2) ac.abort();
-    }
-    return seen;
-  };
-  await kube.pods.create('default', pod('mf1', { mf: '1' }));
-  await kube.pods.patch('default', 'mf1', { metadata: { labels: { mf: '1', touched: 'yes' } } });
-  const plain = await watchTwo(false);
-  const omitted = await watchTwo(true);
-  assert.equal(plain.length, 2);
-  assert.ok(plain.every((e) => Array.isArray((e.object.metadata as Record<string, unknown>).managedFields)));
-  assert.ok(omitted.every((e) => !('managedFields' in e.object.metadata)));
-  const without = plain.map((e) => {
-    const { managedFields: _mf, ...metadata } = e.object.metadata as Record<string, unknown>;
-    return { ...e, object: { ...e.object, metadata } };
-  });
-  assert.deepEqual(omitted, without);
-});
-
 test('an injected 429 is retried after Retry-After and counted', async () => {
   sim.faults.addError({ verb: 'list', resource: 'pods', code: 429, retryAfterSeconds: 0, times: 1 });
   const k = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
