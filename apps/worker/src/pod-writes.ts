@@ -1,6 +1,6 @@
 // Step 6: the plan's creates and deletes sent (executor.ts), recorded with the state source and announced
 // as Events; what each did comes back for the status.
-import { isNotFound, type Kube, type PodSet } from '@podset/kube';
+import { isNotFound, type Kube, type Pod, type PodSet } from '@podset/kube';
 import type { Plan } from '@podset/reconcile';
 import type { Pass } from './controller-api.ts';
 import { createFailureMessage, errorText, stableReason, type Failure } from './errors.ts';
@@ -24,12 +24,17 @@ export interface WritesDone {
   failure?: Failure;
 }
 
-/** 6a. The plan's creates in slow-start batches, recorded and announced; the pods made, the first failure. */
+/**
+ * 6a. The plan's creates in slow-start batches, recorded and announced; the pods made, the first failure.
+ * `quietAfter`: whether, once all of them went through, a pass that finds them as made has nothing to do
+ * (recorded with them, so that their events request none).
+ */
 export async function createPods(
   pass: Pass,
   podset: PodSet,
   plan: Plan,
   deps: PodWriteDeps,
+  quietAfter?: (created: readonly Pod[]) => boolean,
 ): Promise<WritesDone> {
   if (plan.creates.length === 0) return { done: [] };
   const { ref, log, signal } = pass;
@@ -41,7 +46,10 @@ export async function createPods(
   // Logged first, with the names: which reconcile made a pod is otherwise known only from its Event, and
   // recording the expectations below can fail (Redis away).
   if (outcome.created.length > 0) log.info({ created: outcome.created.length, pods: names }, 'created pods');
-  await deps.state.created(ref.key, made);
+  // A failed or cancelled create is never quiet: its pass is retried, or the next one must see what is left.
+  const quiet =
+    outcome.failure === undefined && !outcome.cancelled && (quietAfter?.(outcome.created) ?? false);
+  await deps.state.created(ref.key, made, quiet);
   // Cancelled: what was created is expected now (above); nothing more of this pass.
   if (outcome.cancelled) signal?.throwIfAborted();
   const involved = involvedOf(podset);

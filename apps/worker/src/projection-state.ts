@@ -28,7 +28,12 @@ import type { ConfirmReason, KeyState, PodSetRef, StateSource } from './state-so
 export interface StateProjection {
   /** Undefined while the projection is not complete. */
   read(key: string): Promise<ProjectedState | undefined>;
-  expect(key: string, what: 'create' | 'delete', names: readonly string[]): Promise<number>;
+  expect(
+    key: string,
+    what: 'create' | 'delete',
+    names: readonly string[],
+    opts?: { quiet?: boolean },
+  ): Promise<number>;
   /** Removes refused pod entries still as refused, so that the pod's next event is folded afresh. */
   dropRefused(key: string, entries: readonly { field: string; stored: string }[]): Promise<number>;
   /** Drops the key's expectations (the API no longer has its PodSet). */
@@ -159,8 +164,8 @@ export function projectionState(
       };
     },
     confirm: (ref, why, signal) => api.confirm(ref, why, signal),
-    async created(key, names) {
-      await projection.expect(key, 'create', names);
+    async created(key, names, quiet = false) {
+      await projection.expect(key, 'create', names, { quiet });
     },
     async deleted(key, names) {
       await projection.expect(key, 'delete', names);

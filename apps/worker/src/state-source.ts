@@ -58,8 +58,12 @@ export interface StateSource {
    * `why` is what that plan would do (create or delete pods, or remove the finalizer).
    */
   confirm(ref: PodSetRef, why: ConfirmReason, signal?: AbortSignal): Promise<KeyState>;
-  /** Pods this reconcile created: a later read shows them, or waits until it does. */
-  created(key: string, names: readonly string[]): Promise<void>;
+  /**
+   * Pods this reconcile created: a later read shows them, or waits until it does. `quiet`: the pass needs
+   * no follow-up once they show as made (its status says what a pass would then find), so their events
+   * need request none.
+   */
+  created(key: string, names: readonly string[], quiet?: boolean): Promise<void>;
   /** Pods this reconcile deleted (or saw already deleting): a later read no longer counts them, or waits. */
   deleted(key: string, names: readonly string[]): Promise<void>;
   /** Our own write of the PodSet: the next read returns it, so a write against it meets no stale 409. */
