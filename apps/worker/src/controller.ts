@@ -311,8 +311,9 @@ class PodSetController implements Controller {
     });
 
     // 8. The planner's Events; then a retry, or when to look again (by when the read must be checked, at
-    // the latest).
-    return recheckBy(await this.#finish(pass, podset, plan, failure, parked.retryOfParked), read);
+    // the latest). Creates noted quiet and then withdrawn may have requested nothing: look again at once.
+    const result = recheckBy(await this.#finish(pass, podset, plan, failure, parked.retryOfParked), read);
+    return creates.withdrawn === true ? { requeueAfterMs: 0, reason: 'MoreWork' } : result;
   }
 
   /**
@@ -451,6 +452,7 @@ class PodSetController implements Controller {
    */
   async #addFinalizer(pass: Pass, podset: PodSet, revision?: number): Promise<PodSet> {
     const finalizers = [...otherFinalizers(podset), CLEANUP_FINALIZER];
+    await this.state.writingInputs?.(pass.ref.key, { ...podset.metadata, finalizers });
     const patched = await this.#step('add finalizer', () =>
       revision === undefined
         ? this.#patchFinalizers(podset, finalizers)

@@ -101,8 +101,8 @@ local function fold(K, A, touched)
         end
         -- The last of a pass's creates that needs no follow-up: what a pass would find now, the pass that
         -- made them wrote already (or its job is retried), so it requests nothing, as an own status write.
+        -- The note stays: a later batch of the same pass keeps it; any other record sets or drops it.
         if quiet then
-          redis.call('HDEL', K[2], QUIET_FIELD)
           redis.call('HSET', K[4], field, inputs)
           return 0
         end
