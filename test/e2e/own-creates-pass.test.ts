@@ -7,14 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import {
-  FAST_PODS,
-  applyCrd,
-  podSetManifest,
-  sleep,
-  startEnv,
-  type OperatorEnv,
-} from './support/harness.ts';
+import { FAST_PODS, applyCrd, podSetManifest, sleep, startEnv, type OperatorEnv } from './support/harness.ts';
 
 const envs: OperatorEnv[] = [];
 after(async () => {

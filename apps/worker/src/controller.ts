@@ -335,7 +335,10 @@ class PodSetController implements Controller {
     const names = created.map((p) => p.metadata.name ?? '');
     const settled = this.planner.settle(plan, current, { created: names, deleted: [] }, now);
     const status = settled.write ? settled.status : current;
-    const next = this.#planFor({ ...planned, metadata: podset.metadata, status } as PodSet, [...pods, ...created]);
+    const next = this.#planFor({ ...planned, metadata: podset.metadata, status } as PodSet, [
+      ...pods,
+      ...created,
+    ]);
     if (actsOnPods(next) || next.finalizer !== null || next.events.length > 0) return false;
     if (this.planner.settle(next, status, {}, now).write) return false;
     const asked = resultOf(plan).requeueAfterMs;

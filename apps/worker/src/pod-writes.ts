@@ -51,7 +51,11 @@ export async function createPods(
   let recorded = 0;
   const afterBatch = async (batch: readonly Pod[]) => {
     const note = !tentative ? undefined : recorded === 0 ? 'start' : 'keep';
-    await deps.state.created(ref.key, batch.map((p) => p.metadata.name ?? ''), note);
+    await deps.state.created(
+      ref.key,
+      batch.map((p) => p.metadata.name ?? ''),
+      note,
+    );
     recorded += batch.length;
   };
   const outcome = await executeCreates(deps.kube, plan.creates, batches, signal, deps.inBatch, afterBatch);
@@ -63,7 +67,11 @@ export async function createPods(
   // A failed or cancelled create is never quiet: its pass is retried, or the next one must see what is left.
   const quiet =
     outcome.failure === undefined && !outcome.cancelled && (quietAfter?.(outcome.created) ?? false);
-  await deps.state.created(ref.key, made.slice(recorded), !quiet ? undefined : recorded === 0 ? 'start' : 'keep');
+  await deps.state.created(
+    ref.key,
+    made.slice(recorded),
+    !quiet ? undefined : recorded === 0 ? 'start' : 'keep',
+  );
   const withdrawn = tentative && recorded > 0 && !quiet;
   // Cancelled: what was created is expected now (above); nothing more of this pass.
   if (outcome.cancelled) signal?.throwIfAborted();

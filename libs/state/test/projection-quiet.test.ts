@@ -87,7 +87,11 @@ test('a PodSet change while they are awaited requests; a relist folds them as re
 
 test("a pass's later batch keeps the note only while it stands: one dropped by a pod moved on stays dropped", async () => {
   let p = await awaitingQuiet(['a']);
-  assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1)), false, 'the first batch, shown');
+  assert.equal(
+    await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1)),
+    false,
+    'the first batch, shown',
+  );
   await p.expect('ns/web', 'create', ['b', 'c'], { quiet: 'keep' });
   assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('b', '11'), 1)), false);
   assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('c', '12'), 1)), false, 'still quiet');
