@@ -292,7 +292,13 @@ class PodSetController implements Controller {
     else if (annotate !== undefined) podset = await this.#annotateRevision(pass, podset, annotate);
 
     // 6. Creates in slow-start batches, then deletes worst first with UID preconditions.
-    const creates = await createPods(pass, podset, plan, this.#podWrites());
+    // A create-only pass whose creates leave a pass nothing to do says so with its expectations.
+    const made = podset;
+    const quietAfter =
+      plan.deletes.length === 0
+        ? (created: readonly WirePod[]) => this.#nothingAfter(planned, made, pods, plan, created)
+        : undefined;
+    const creates = await createPods(pass, podset, plan, this.#podWrites(), quietAfter);
     const deletes = await deletePods(pass, podset, plan, this.#podWrites());
     const failure = creates.failure ?? deletes.failure;
 
@@ -305,8 +311,39 @@ class PodSetController implements Controller {
     });
 
     // 8. The planner's Events; then a retry, or when to look again (by when the read must be checked, at
-    // the latest).
-    return recheckBy(await this.#finish(pass, podset, plan, failure, parked.retryOfParked), read);
+    // the latest). Creates noted quiet and then withdrawn may have requested nothing: look again at once.
+    const result = recheckBy(await this.#finish(pass, podset, plan, failure, parked.retryOfParked), read);
+    return creates.withdrawn === true ? { requeueAfterMs: 0, reason: 'MoreWork' } : result;
+  }
+
+  /**
+   * Whether the pass after this one's creates (all made, no deletes), finding them as made and the status
+   * this pass writes (step 7, from the same outcome), would do nothing: plan no create, delete, finalizer
+   * or Event, write no status, and look again no sooner than this pass asks. Only then may their watch
+   * events request no reconcile. If the status write then fails, the job fails and is retried (a 409 is
+   * re-planned at once), so that pass still comes.
+   */
+  #nothingAfter(
+    planned: PodSet,
+    podset: PodSet,
+    pods: readonly WirePod[],
+    plan: Plan,
+    created: readonly WirePod[],
+  ): boolean {
+    const now = this.now();
+    const current = podset.status as PodSetStatus | undefined;
+    const names = created.map((p) => p.metadata.name ?? '');
+    const settled = this.planner.settle(plan, current, { created: names, deleted: [] }, now);
+    const status = settled.write ? settled.status : current;
+    const next = this.#planFor({ ...planned, metadata: podset.metadata, status } as PodSet, [
+      ...pods,
+      ...created,
+    ]);
+    if (actsOnPods(next) || next.finalizer !== null || next.events.length > 0) return false;
+    if (this.planner.settle(next, status, {}, now).write) return false;
+    const asked = resultOf(plan).requeueAfterMs;
+    const after = resultOf(next).requeueAfterMs;
+    return after === undefined || (asked !== undefined && asked <= after);
   }
 
   /**
@@ -418,6 +455,7 @@ class PodSetController implements Controller {
    */
   async #addFinalizer(pass: Pass, podset: PodSet, revision?: number): Promise<PodSet> {
     const finalizers = [...otherFinalizers(podset), CLEANUP_FINALIZER];
+    await this.state.writingInputs?.(pass.ref.key, { ...podset.metadata, finalizers });
     const patched = await this.#step('add finalizer', () =>
       revision === undefined
         ? this.#patchFinalizers(podset, finalizers)

@@ -35,6 +35,7 @@ export interface CreateOutcome {
 /**
  * Create `manifests` in the given batch sizes (their sum must cover manifests.length; extra is ignored).
  * Stops after the first batch with a failure, or before the next batch once `signal` is aborted.
+ * `afterBatch` hears of each batch made in full that is not the last one sent.
  */
 export async function executeCreates(
   kube: Kube,
@@ -42,6 +43,7 @@ export async function executeCreates(
   batches: readonly number[],
   signal?: AbortSignal,
   inBatch?: BatchRunner,
+  afterBatch?: (made: readonly Pod[]) => Promise<void>,
 ): Promise<CreateOutcome> {
   const created: Pod[] = [];
   let next = 0;
@@ -75,6 +77,8 @@ export async function executeCreates(
         cancelled: false,
       };
     }
+    // A batch made, more to come: its pods recorded now, before their watch events can show them.
+    if (afterBatch !== undefined && next < manifests.length) await afterBatch(created.slice(-batch.length));
   }
   // Batch sizes that don't cover everything: the rest is left to the next pass.
   return {

@@ -1,6 +1,6 @@
 // Step 6: the plan's creates and deletes sent (executor.ts), recorded with the state source and announced
 // as Events; what each did comes back for the status.
-import { isNotFound, type Kube, type PodSet } from '@podset/kube';
+import { isNotFound, type Kube, type Pod, type PodSet } from '@podset/kube';
 import type { Plan } from '@podset/reconcile';
 import type { Pass } from './controller-api.ts';
 import { createFailureMessage, errorText, stableReason, type Failure } from './errors.ts';
@@ -22,26 +22,57 @@ export interface PodWriteDeps {
 export interface WritesDone {
   done: string[];
   failure?: Failure;
+  /**
+   * Creates recorded quiet batch by batch, the pass then not quiet after all: their events may have
+   * requested nothing, so the pass itself must ask for the next one.
+   */
+  withdrawn?: boolean;
 }
 
-/** 6a. The plan's creates in slow-start batches, recorded and announced; the pods made, the first failure. */
+/**
+ * 6a. The plan's creates in slow-start batches, recorded and announced; the pods made, the first failure.
+ * `quietAfter`: whether, once all of them went through, a pass that finds them as made has nothing to do
+ * (recorded with them, so that their events request none).
+ */
 export async function createPods(
   pass: Pass,
   podset: PodSet,
   plan: Plan,
   deps: PodWriteDeps,
+  quietAfter?: (created: readonly Pod[]) => boolean,
 ): Promise<WritesDone> {
   if (plan.creates.length === 0) return { done: [] };
   const { ref, log, signal } = pass;
   signal?.throwIfAborted();
   const batches = deps.slowStartBatches(plan.creates.length, deps.createBurst);
-  const outcome = await executeCreates(deps.kube, plan.creates, batches, signal, deps.inBatch);
+  // Each batch but the last is recorded as it is made: otherwise its pods' watch events come before their
+  // expectations, and request a pass each. Noted quiet while the pass may yet be; the last record decides.
+  const tentative = quietAfter !== undefined;
+  let recorded = 0;
+  const afterBatch = async (batch: readonly Pod[]) => {
+    const note = !tentative ? undefined : recorded === 0 ? 'start' : 'keep';
+    await deps.state.created(
+      ref.key,
+      batch.map((p) => p.metadata.name ?? ''),
+      note,
+    );
+    recorded += batch.length;
+  };
+  const outcome = await executeCreates(deps.kube, plan.creates, batches, signal, deps.inBatch, afterBatch);
   const made = outcome.created.map((p) => p.metadata.name ?? '');
   const names = made.join(', ');
   // Logged first, with the names: which reconcile made a pod is otherwise known only from its Event, and
   // recording the expectations below can fail (Redis away).
   if (outcome.created.length > 0) log.info({ created: outcome.created.length, pods: names }, 'created pods');
-  await deps.state.created(ref.key, made);
+  // A failed or cancelled create is never quiet: its pass is retried, or the next one must see what is left.
+  const quiet =
+    outcome.failure === undefined && !outcome.cancelled && (quietAfter?.(outcome.created) ?? false);
+  await deps.state.created(
+    ref.key,
+    made.slice(recorded),
+    !quiet ? undefined : recorded === 0 ? 'start' : 'keep',
+  );
+  const withdrawn = tentative && recorded > 0 && !quiet;
   // Cancelled: what was created is expected now (above); nothing more of this pass.
   if (outcome.cancelled) signal?.throwIfAborted();
   const involved = involvedOf(podset);
@@ -53,7 +84,7 @@ export async function createPods(
       `Created pod${plural(outcome.created.length)}: ${names}`,
     );
   }
-  if (outcome.failure === undefined) return { done: made };
+  if (outcome.failure === undefined) return { done: made, ...(withdrawn ? { withdrawn } : {}) };
   // 404: the namespace (and so the PodSet) is gone; syncHandler ends the key.
   if (isNotFound(outcome.failure.error)) throw outcome.failure.error;
   const failure: Failure = {

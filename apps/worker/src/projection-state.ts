@@ -15,7 +15,7 @@
 //   it (a replay: seen-versions.ts) is never planned from: it is reported (logged by key, counted) and the
 //   key is read from the API instead.
 import type { Pod } from '@podset/kube';
-import type { EntryTags, OutOfBoundsValue } from '@podset/state';
+import type { EntryTags, OutOfBoundsValue, QuietNote } from '@podset/state';
 import type { RedisClient } from '@podset/redis';
 import { ProjectionReader, type ProjectedState } from '@podset/state';
 import { claimablePods, type PodSet } from '@podset/reconcile';
@@ -28,9 +28,16 @@ import type { ConfirmReason, KeyState, PodSetRef, StateSource } from './state-so
 export interface StateProjection {
   /** Undefined while the projection is not complete. */
   read(key: string): Promise<ProjectedState | undefined>;
-  expect(key: string, what: 'create' | 'delete', names: readonly string[]): Promise<number>;
+  expect(
+    key: string,
+    what: 'create' | 'delete',
+    names: readonly string[],
+    opts?: { quiet?: QuietNote },
+  ): Promise<number>;
   /** Removes refused pod entries still as refused, so that the pod's next event is folded afresh. */
   dropRefused(key: string, entries: readonly { field: string; stored: string }[]): Promise<number>;
+  /** Our own write of the PodSet's plan inputs, planned from in the same pass: its event owes no pass. */
+  ownInputs?(key: string, metadata: PodSet['metadata']): Promise<void>;
   /** Drops the key's expectations (the API no longer has its PodSet). */
   forgetExpectations(key: string): Promise<number>;
   forget(key: string): Promise<number>;
@@ -159,8 +166,8 @@ export function projectionState(
       };
     },
     confirm: (ref, why, signal) => api.confirm(ref, why, signal),
-    async created(key, names) {
-      await projection.expect(key, 'create', names);
+    async created(key, names, quiet) {
+      await projection.expect(key, 'create', names, quiet === undefined ? {} : { quiet });
     },
     async deleted(key, names) {
       await projection.expect(key, 'delete', names);
@@ -170,6 +177,9 @@ export function projectionState(
       const m = podset.metadata;
       seen.saw(key, { rv: m.resourceVersion, uid: m.uid, generation: m.generation });
       return Promise.resolve();
+    },
+    async writingInputs(key, metadata) {
+      await projection.ownInputs?.(key, metadata);
     },
     conflicted(key) {
       behind.add(key);

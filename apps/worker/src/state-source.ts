@@ -11,7 +11,7 @@
 import type { Kube, Pod, PodSet } from '@podset/kube';
 import type { RedisClient } from '@podset/redis';
 import { parseKey } from '@podset/reconcile';
-import type { EntryTags, OutOfBoundsValue } from '@podset/state';
+import type { EntryTags, OutOfBoundsValue, QuietNote } from '@podset/state';
 import { apiState, readFromApi } from './api-state.ts';
 import { projectionState, redisProjection, type RefusedEntry } from './projection-state.ts';
 
@@ -58,12 +58,22 @@ export interface StateSource {
    * `why` is what that plan would do (create or delete pods, or remove the finalizer).
    */
   confirm(ref: PodSetRef, why: ConfirmReason, signal?: AbortSignal): Promise<KeyState>;
-  /** Pods this reconcile created: a later read shows them, or waits until it does. */
-  created(key: string, names: readonly string[]): Promise<void>;
+  /**
+   * Pods this reconcile created: a later read shows them, or waits until it does. `quiet`: the pass needs
+   * no follow-up once they show as made (its status says what a pass would then find), so their events
+   * need request none: 'start' in its first record, 'keep' in later ones (kept only if still noted).
+   */
+  created(key: string, names: readonly string[], quiet?: QuietNote): Promise<void>;
   /** Pods this reconcile deleted (or saw already deleting): a later read no longer counts them, or waits. */
   deleted(key: string, names: readonly string[]): Promise<void>;
   /** Our own write of the PodSet: the next read returns it, so a write against it meets no stale 409. */
   wrote(key: string, podset: PodSet): Promise<void>;
+  /**
+   * Told before our own write of what a plan reads of the PodSet (its finalizer), as `metadata` will be:
+   * this pass plans from it (or fails, or meets a 409 and plans again, and is retried), so its watch event
+   * need request no pass. Told before, not after: its event may be folded before the write returns.
+   */
+  writingInputs?(key: string, metadata: PodSet['metadata']): Promise<void>;
   /** Our write of the PodSet met a 409: what we read was behind; the next read must be the API's. */
   conflicted(key: string): void;
   /**

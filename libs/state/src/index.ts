@@ -16,7 +16,12 @@ export {
   type OwedKeyHook,
   type ProjectionWriterOptions,
 } from './projection-writer.ts';
-export { EXPECTATION_CLOCK_SKEW_MS, EXPECTATION_TTL_MS, ProjectionReader } from './projection-reader.ts';
+export {
+  EXPECTATION_CLOCK_SKEW_MS,
+  EXPECTATION_TTL_MS,
+  ProjectionReader,
+  type QuietNote,
+} from './projection-reader.ts';
 export {
   encodedPod,
   inputsChange,

@@ -3,7 +3,7 @@
 // to see (expectations); and a deleted PodSet's state forgotten.
 import { parseKey } from '@podset/reconcile';
 import { luaScriptOf, runScript } from '@podset/redis';
-import { decodePod, ENTRY_LUA, type ProjectedPod } from './entry.ts';
+import { decodePod, ENTRY_LUA, inputsDigest, podSetInputs, type ProjectedPod } from './entry.ts';
 import { VerifiedEntries } from './verified-entries.ts';
 import { ProjectionClient, type ProjectedPodSet, type ProjectedState, type Refusal } from './projection.ts';
 
@@ -21,6 +21,9 @@ const lua = (name: string) => new URL(`./lua/${name}.lua`, import.meta.url);
 const EXPECT = luaScriptOf(lua('expect'), [ENTRY_LUA]);
 const READ = luaScriptOf(lua('read'), [ENTRY_LUA]);
 const DROP = luaScriptOf(lua('drop'));
+
+/** A pass's creates that need no follow-up: its first record ('start'), or a later one ('keep'). */
+export type QuietNote = 'start' | 'keep';
 
 /** The worker's side of the projection: it reads, records expectations and forgets a deleted PodSet. */
 export class ProjectionReader extends ProjectionClient {
@@ -43,6 +46,17 @@ export class ProjectionReader extends ProjectionClient {
    * Drops the key's expectations: the API no longer has the PodSet they were made for (404, or another
    * UID), so nothing must wait for them. Returns the keys removed.
    */
+  /**
+   * A worker's own write of its PodSet's plan inputs (its finalizer) about to be sent, planned from in the
+   * pass that makes it: recorded as requested, so that its watch event requests no pass of its own. Any
+   * other change of them still differs and requests (one folded before this is requested already; a failed
+   * request is re-delivered and compared again); a write that fails leaves the pass to plan again or be
+   * retried.
+   */
+  async ownInputs(key: string, metadata: Parameters<typeof podSetInputs>[0]): Promise<void> {
+    await this.client.hset(this.keys(key).requested, '@ps', inputsDigest(podSetInputs(metadata)));
+  }
+
   async forgetExpectations(key: string): Promise<number> {
     return await this.client.del(this.keys(key).expect);
   }
@@ -59,13 +73,19 @@ export class ProjectionReader extends ProjectionClient {
     return Number(await runScript(this.client, DROP, [this.keys(key).pods], args));
   }
 
-  /** Records pods a worker created ('create') or deleted ('delete') until the projection shows them. */
+  /**
+   * Records pods a worker created ('create') or deleted ('delete') until the projection shows them. `quiet`
+   * (creates only): the pass that made them needs no follow-up once they all show as made, so the event that
+   * meets the last of them requests nothing — 'start' notes it (the pass's first record), 'keep' (a later
+   * batch of the same pass) keeps the note only if no fold dropped it since; any other record drops it.
+   */
   async expect(
     key: string,
     what: 'create' | 'delete',
     names: readonly string[],
-    ttlMs = EXPECTATION_TTL_MS,
+    opts: { ttlMs?: number; quiet?: QuietNote } = {},
   ): Promise<number> {
+    const { ttlMs = EXPECTATION_TTL_MS, quiet } = opts;
     if (names.length === 0) return 0;
     const k = this.keys(key);
     // The pods stream's epoch now (the watcher's stream of all namespaces, or of the key's one): a relist
@@ -81,6 +101,7 @@ export class ProjectionReader extends ProjectionClient {
         what === 'create' ? 'c' : 'd',
         this.keyspace.epoch('pods/*'),
         this.keyspace.epoch(`pods/${ns}`),
+        what !== 'create' || quiet === undefined ? '0' : quiet === 'start' ? '1' : '2',
         ...names,
       ],
     )) as [number, number];

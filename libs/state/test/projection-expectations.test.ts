@@ -30,7 +30,7 @@ test('expectations already met when recorded are not recorded; expired ones are 
   await folded(p.foldPod('ns/web', 'ADDED', pod('seen', '40'), 1));
   assert.equal(await p.expect('ns/web', 'create', ['seen']), 0, 'its event came first');
   assert.equal(await p.expect('ns/web', 'delete', ['never-there']), 0, 'already gone');
-  assert.equal(await p.expect('ns/web', 'create', ['lost'], 1), 1);
+  assert.equal(await p.expect('ns/web', 'create', ['lost'], { ttlMs: 1 }), 1);
   await new Promise((r) => setTimeout(r, 5));
   assert.deepEqual((await p.read('ns/web'))?.pending, [], 'expired after its ttl');
 });
@@ -85,7 +85,7 @@ test('while the worker awaits several of its creates, only the last to show requ
 
 test('an expired expectation does not hold back the request of the one that shows', async () => {
   const p = await projection();
-  assert.equal(await p.expect('ns/web', 'create', ['lost'], 30), 1);
+  assert.equal(await p.expect('ns/web', 'create', ['lost'], { ttlMs: 30 }), 1);
   assert.equal(await p.expect('ns/web', 'create', ['a']), 1);
   await new Promise((r) => setTimeout(r, 60));
   assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1)), true);
@@ -95,7 +95,7 @@ test("the reader's expectations expire by the Clock it is given, not the wall cl
   const clock = clockAt(Date.now());
   const p = new Projection({ client, prefix: '{podset}', queueName: queueName(), clock });
   await p.markReady();
-  assert.equal(await p.expect('ns/web', 'create', ['new-1'], 60_000), 1);
+  assert.equal(await p.expect('ns/web', 'create', ['new-1'], { ttlMs: 60_000 }), 1);
   assert.deepEqual((await p.read('ns/web'))?.pending, ['new-1']);
   clock.set(clock.now() + 60_001);
   assert.deepEqual((await p.read('ns/web'))?.pending, [], 'expired a minute later by the clock');

@@ -39,3 +39,19 @@ local function inputsChange(requested, inputs)
   end
   return 'plan'
 end
+-- A worker's note beside its creates' expectations (expect.lua), `q expiry`: the pass that made them needs no
+-- follow-up once they show as created, so the event that meets the last of them requests nothing (fold.lua).
+-- No pod name holds '@', so the field is never a pod's.
+local QUIET_FIELD = '@q'
+-- Whether the key's note is there and unexpired (one further ahead than a worker writes is taken as none).
+local function quietNoted(key, now)
+  local v = redis.call('HGET', key, QUIET_FIELD)
+  if not v then return false end
+  local expiry = tonumber(string.match(v, '^q(%d+)$') or '')
+  return expiry ~= nil and expiry > now and expiry <= now + EXPECTATION_TTL_MS + EXPECTATION_CLOCK_SKEW_MS
+end
+-- A pod entry as a create leaves it: Pending (or no phase yet), not ready, not being deleted.
+local function podAsCreated(entry)
+  local phase, ready, deleting = string.match(entry, '^[^\t]*\t[^\t]*\t[^\t]*\t([^\t]*)\t([^\t]*)\t([^\t]*)')
+  return (phase == 'Pending' or phase == '') and ready == '0' and deleting == ''
+end

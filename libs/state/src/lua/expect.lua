@@ -1,5 +1,6 @@
 -- Expectations: KEYS[1] pods hash, KEYS[2] expectations hash; ARGV: now, ttlMs, kind ('c'|'d'), the epoch
--- counters of the pods streams that may cover the key (all namespaces, its namespace), names...
+-- counters of the pods streams that may cover the key (all namespaces, its namespace), quiet ('1' or '2':
+-- the creating pass needs no follow-up once they show as made; see below and entry.lua), names...
 -- The counters are arguments, not KEYS: Redis checks declared keys as written, and a worker's Redis user
 -- may only read them (they share the pods key's hash tag, so Cluster routes them alike).
 -- A name already shown as the worker expects it (created: present or a tombstone; deleted: absent, a
@@ -24,7 +25,7 @@ local unbounded = (all and 0 or 1) + (one and 0 or 1)
 local epoch = NEVER_SWEPT
 if unbounded == 0 then epoch = string.format('%d', math.max(all, one)) end
 local n = 0
-for i = 6, #ARGV do
+for i = 7, #ARGV do
   local name = ARGV[i]
   local cur = redis.call('HGET', KEYS[1], name)
   local seen
@@ -36,5 +37,12 @@ for i = 6, #ARGV do
     n = n + 1
   end
 end
+-- Creates the pass needs no follow-up of: ARGV[6] '1', the pass's first record, notes them so; '2', a
+-- later batch of the same pass, keeps the note only if it still stands (a fold that found one of the
+-- earlier pods moved on dropped it, and that change is owed a request); any other record drops it (a
+-- delete is never quiet; a pass that needs more must be requested).
+local quiet = what == 'c' and ARGV[6] or '0'
+if quiet == '1' then redis.call('HSET', KEYS[2], QUIET_FIELD, 'q' .. (now + ttl))
+elseif quiet ~= '2' then redis.call('HDEL', KEYS[2], QUIET_FIELD) end
 if n > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 return { n, unbounded }

@@ -29,7 +29,8 @@ local function awaiting(key, now)
   local all = redis.call('HGETALL', key)
   local n = 0
   for i = 1, #all, 2 do
-    if expectationExpiry(all[i + 1], now) <= now then redis.call('HDEL', key, all[i]) else n = n + 1 end
+    if all[i] == QUIET_FIELD then -- a note, not an expectation
+    elseif expectationExpiry(all[i + 1], now) <= now then redis.call('HDEL', key, all[i]) else n = n + 1 end
   end
   return n
 end
@@ -49,7 +50,8 @@ local function fold(K, A, touched)
     local tombstone = epoch .. '\t' .. rv .. '\n' .. (now + tombTtl)
     if kind == 'pod' then
       redis.call('HSET', K[1], field, tombstone)
-      redis.call('HDEL', K[2], field)
+      -- A pod gone is no create as made: the pass after it is owed.
+      redis.call('HDEL', K[2], field, QUIET_FIELD)
       -- Nothing reads or sweeps the pods of a PodSet that is gone (its state was forgotten): let them go.
       local ps = redis.call('GET', K[5])
       if not ps or isTombstone(ps) then redis.call('PEXPIRE', K[1], tombTtl) end
@@ -86,10 +88,21 @@ local function fold(K, A, touched)
     if exp then
       local what = string.sub(exp, 1, 1)
       if what == 'c' or podDeleting(value) then
-        redis.call('HDEL', K[2], field)
+        -- The worker's note that its pass needs no follow-up holds only while every create it awaits shows
+        -- as made (entry.lua): a delete, or a pod already moved on, drops it, and then the last one requests.
+        local quiet = not requestedAnyway and what == 'c' and podAsCreated(value) and quietNoted(K[2], now)
+        if quiet then redis.call('HDEL', K[2], field)
+        else redis.call('HDEL', K[2], field, QUIET_FIELD) end
         -- The worker plans again only once all its creates and deletes show, so one that shows while others
         -- are awaited requests nothing: the last one's request covers it (recorded as requested with it).
         if not requestedAnyway and awaiting(K[2], now) > 0 then
+          redis.call('HSET', K[4], field, inputs)
+          return 0
+        end
+        -- The last of a pass's creates that needs no follow-up: what a pass would find now, the pass that
+        -- made them wrote already (or its job is retried), so it requests nothing, as an own status write.
+        -- The note stays: a later batch of the same pass keeps it; any other record sets or drops it.
+        if quiet then
           redis.call('HSET', K[4], field, inputs)
           return 0
         end

@@ -24,9 +24,12 @@ end
 out[#out + 1] = ''
 local exp = redis.call('HGETALL', KEYS[2])
 for i = 1, #exp, 2 do
-  local expiry = boundedExpiry(exp[i + 1], now)
-  if not expiry then out[3] = out[3] + 1 end
-  if not expiry or expiry <= now then redis.call('HDEL', KEYS[2], exp[i])
-  else out[#out + 1] = exp[i] end
+  -- The quiet note (entry.lua) is no expectation: nothing waits for it.
+  if exp[i] ~= QUIET_FIELD then
+    local expiry = boundedExpiry(exp[i + 1], now)
+    if not expiry then out[3] = out[3] + 1 end
+    if not expiry or expiry <= now then redis.call('HDEL', KEYS[2], exp[i])
+    else out[#out + 1] = exp[i] end
+  end
 end
 return out

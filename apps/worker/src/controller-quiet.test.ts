@@ -1,0 +1,126 @@
+// A pass's creates are recorded quiet (their watch events then request no pass) only when the pass after
+// them would do nothing: each batch is recorded as it is made, noted quiet while the pass may yet be, and
+// the last record decides. A capped scale-up or a failed create is not quiet, and a pass whose earlier
+// batches were noted asks for the next pass itself. The finalizer's patch is told before it is sent.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Pod } from '@podset/kube';
+import * as planner from '@podset/reconcile';
+import { silentLogger } from '@podset/log';
+import type { QuietNote } from '@podset/state';
+import { fakeKube, type FakeKube } from '../test/fake-kube.ts';
+import { apiState } from './api-state.ts';
+import { CLEANUP_FINALIZER, createController } from './controller.ts';
+import { createEventRecorder } from './events.ts';
+import type { StateSource } from './state-source.ts';
+
+function recording(f: FakeKube) {
+  const records: { names: number; quiet: QuietNote | undefined }[] = [];
+  const told: string[] = [];
+  const state: StateSource = {
+    ...apiState(f.kube),
+    created: async (_key, names, quiet) => {
+      records.push({ names: names.length, quiet });
+    },
+    writingInputs: async (_key, metadata) => {
+      // Told before the patch is sent: the API does not have the finalizer yet.
+      const stored = f.podsets.get('default/web')?.metadata.finalizers ?? [];
+      told.push(`${(metadata.finalizers ?? []).join(',')} (stored: ${stored.join(',')})`);
+    },
+  };
+  return { records, told, state };
+}
+
+function controller(f: FakeKube, state: StateSource, maxCreatesPerPass?: number) {
+  const log = silentLogger;
+  return createController({
+    kube: f.kube,
+    planner,
+    events: createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' }),
+    log,
+    state,
+    options: {
+      createBurst: 8,
+      reconcile: {
+        notReadyRequeueMs: 1000,
+        ...(maxCreatesPerPass !== undefined ? { maxCreatesPerPass } : {}),
+      },
+    },
+  });
+}
+
+test('a scale-up in three batches: noted quiet in its first record, kept in the others; the requeue is the plan’s', async () => {
+  const f = fakeKube();
+  f.addPodSet('default', 'web', 7, { finalizers: [CLEANUP_FINALIZER] });
+  const { records, state } = recording(f);
+  const result = await controller(f, state).syncHandler('default/web');
+  assert.deepEqual(records, [
+    { names: 1, quiet: 'start' },
+    { names: 2, quiet: 'keep' },
+    { names: 4, quiet: 'keep' },
+  ]);
+  assert.deepEqual(result, { requeueAfterMs: 1000, reason: 'PodsNotReady' });
+});
+
+test('a new PodSet: its finalizer patch is told before it is sent, then its creates are quiet', async () => {
+  const f = fakeKube();
+  f.addPodSet('default', 'web', 1);
+  const { records, told, state } = recording(f);
+  await controller(f, state).syncHandler('default/web');
+  assert.deepEqual(told, [`${CLEANUP_FINALIZER} (stored: )`]);
+  assert.deepEqual(records, [{ names: 1, quiet: 'start' }]);
+});
+
+test('a capped scale-up is not quiet: its last record drops the note, and the pass asks for the next', async () => {
+  const f = fakeKube();
+  f.addPodSet('default', 'web', 7, { finalizers: [CLEANUP_FINALIZER] });
+  const { records, state } = recording(f);
+  const result = await controller(f, state, 5).syncHandler('default/web');
+  assert.deepEqual(records, [
+    { names: 1, quiet: 'start' },
+    { names: 2, quiet: 'keep' },
+    { names: 2, quiet: undefined },
+  ]);
+  assert.deepEqual(result, { requeueAfterMs: 0, reason: 'MoreWork' });
+});
+
+test('a failed create is not quiet: the last record drops the note and the pass fails (the queue retries)', async () => {
+  const f = fakeKube();
+  f.addPodSet('default', 'web', 7, { finalizers: [CLEANUP_FINALIZER] });
+  const { records, state } = recording(f);
+  const create = f.kube.pods.create.bind(f.kube.pods);
+  let sent = 0;
+  f.kube.pods.create = async (ns: string, pod: Pod, opts?: { signal?: AbortSignal }) => {
+    if (++sent === 3) throw new Error('admission webhook said no');
+    return create(ns, pod, opts);
+  };
+  await assert.rejects(controller(f, state).syncHandler('default/web'), /FailedCreate|webhook|pod creates/i);
+  assert.deepEqual(records, [
+    { names: 1, quiet: 'start' },
+    { names: 1, quiet: undefined },
+  ]);
+});
+
+test('a pass that also deletes is never quiet', async () => {
+  const f = fakeKube();
+  f.addPodSet('default', 'web', 2, { finalizers: [CLEANUP_FINALIZER] });
+  const { records, state } = recording(f);
+  const c = controller(f, state);
+  await c.syncHandler('default/web');
+  assert.deepEqual(records, [
+    { names: 1, quiet: 'start' },
+    { names: 1, quiet: 'keep' },
+  ]);
+  // A rollout: the template changes, so the next pass creates new pods and deletes old ones.
+  const ps = f.podsets.get('default/web')!;
+  ps.spec!.template!.spec!.containers[0]!.image = 'busybox:2';
+  ps.metadata.generation = 2;
+  f.bump(ps);
+  records.length = 0;
+  for (let i = 0; i < 4 && records.length === 0; i++) await c.syncHandler('default/web');
+  assert.ok(records.length > 0, 'the rollout created');
+  assert.ok(
+    records.every((r) => r.quiet === undefined),
+    JSON.stringify(records),
+  );
+});
