@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { FAST_PODS, applyCrd, podSetManifest, sleep, startEnv, type OperatorEnv } from './support/harness.ts';
+import { applyCrd, podSetManifest, sleep, startEnv, type OperatorEnv } from './support/harness.ts';
 
 const envs: OperatorEnv[] = [];
 after(async () => {
@@ -61,13 +61,4 @@ test('pods that never get ready: a scale-up is one pass; a deleted pod still bri
   );
   await settledWith(env, 8);
   assert.ok(env.reconcilesSince('default/web', since) >= 3, 'the deletion brought a pass');
-});
-
-test('the fast lifecycle: a new PodSet is two passes, the one that creates and the one readiness brings', async () => {
-  const env = await operator('own-creates-fast', { ...FAST_PODS });
-  const since = Date.now();
-  await apply(env, 5);
-  await env.waitConverged(['web'], { timeoutMs: 60_000 });
-  await sleep(3_000);
-  assert.equal(env.reconcilesSince('default/web', since), 2);
 });
