@@ -5,13 +5,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Pod } from '@podset/kube';
-import * as planner from '@podset/reconcile';
-import { silentLogger } from '@podset/log';
 import type { QuietNote } from '@podset/state';
+import { fakeController } from '../test/fake-controller.ts';
 import { fakeKube, type FakeKube } from '../test/fake-kube.ts';
 import { apiState } from './api-state.ts';
-import { CLEANUP_FINALIZER, createController } from './controller.ts';
-import { createEventRecorder } from './events.ts';
+import { CLEANUP_FINALIZER } from './controller.ts';
 import type { StateSource } from './state-source.ts';
 
 function recording(f: FakeKube) {
@@ -32,21 +30,7 @@ function recording(f: FakeKube) {
 }
 
 function controller(f: FakeKube, state: StateSource, maxCreatesPerPass?: number) {
-  const log = silentLogger;
-  return createController({
-    kube: f.kube,
-    planner,
-    events: createEventRecorder({ kube: f.kube, log, instance: 'test', types: 'warnings' }),
-    log,
-    state,
-    options: {
-      createBurst: 8,
-      reconcile: {
-        notReadyRequeueMs: 1000,
-        ...(maxCreatesPerPass !== undefined ? { maxCreatesPerPass } : {}),
-      },
-    },
-  });
+  return fakeController(f, state, undefined, maxCreatesPerPass !== undefined ? { maxCreatesPerPass } : {});
 }
 
 test('a scale-up in three batches: noted quiet in its first record, kept in the others; the requeue is the plan’s', async () => {

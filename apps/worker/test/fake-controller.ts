@@ -13,6 +13,7 @@ export function fakeController(
   f: FakeKube,
   state: StateSource,
   onKeyEnded?: (reason: KeyEndReason) => void,
+  reconcile: { maxCreatesPerPass?: number } = {},
 ): Controller {
   return createController({
     kube: f.kube,
@@ -21,6 +22,6 @@ export function fakeController(
     log,
     state,
     ...(onKeyEnded !== undefined ? { onKeyEnded } : {}),
-    options: { createBurst: 8, reconcile: { notReadyRequeueMs: 1000 } },
+    options: { createBurst: 8, reconcile: { notReadyRequeueMs: 1000, ...reconcile } },
   });
 }
