@@ -43,10 +43,6 @@ export class ProjectionReader extends ProjectionClient {
   }
 
   /**
-   * Drops the key's expectations: the API no longer has the PodSet they were made for (404, or another
-   * UID), so nothing must wait for them. Returns the keys removed.
-   */
-  /**
    * A worker's own write of its PodSet's plan inputs (its finalizer) about to be sent, planned from in the
    * pass that makes it: recorded as requested, so that its watch event requests no pass of its own. Any
    * other change of them still differs and requests (one folded before this is requested already; a failed
@@ -57,6 +53,10 @@ export class ProjectionReader extends ProjectionClient {
     await this.client.hset(this.keys(key).requested, '@ps', inputsDigest(podSetInputs(metadata)));
   }
 
+  /**
+   * Drops the key's expectations: the API no longer has the PodSet they were made for (404, or another
+   * UID), so nothing must wait for them. Returns the keys removed.
+   */
   async forgetExpectations(key: string): Promise<number> {
     return await this.client.del(this.keys(key).expect);
   }
