@@ -351,8 +351,9 @@ test("with the hold on, a pod event is hashed once: the hold's digest is the fol
   await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]);
   const events = Array.from({ length: 6 }, (_, i) => podEvent(`ps-${i % 2}`, `h-${i}`, 'Pending'));
   const hashes = await hashesDuring(async () => void (await turn(pipeline, events)));
-  // One digest per event: the SHA-1 of its plan inputs and of its status inputs.
-  assert.equal(hashes / events.length, 2);
+  // One digest per event at most: the SHA-1 of its plan inputs and of its status inputs (fewer where a digest
+  // of the same inputs is remembered), never a second encoding's two more.
+  assert.ok(hashes / events.length <= 2, `${hashes} hashes for ${events.length} events`);
   const stored = await redis.client.hget(`${PREFIX}:hashes:proj:pods:ns/ps-0`, 'h-0');
   assert.match(stored ?? '', /\tPending\t0\t/, 'folded as before');
 });
