@@ -44,30 +44,29 @@ const PREFIX = '{bench}';
 const QUEUE = 'reconcile';
 const NS = 'default';
 
+/** Replaces `owner[name]` with a wrapper that counts its calls into `tally[field]`. */
+function countCalls<O extends object, T extends Record<string, number>>(
+  owner: O,
+  name: keyof O & string,
+  tally: T,
+  field: keyof T,
+): void {
+  const real = owner[name] as (...a: unknown[]) => unknown;
+  (owner as Record<string, unknown>)[name] = (...a: unknown[]) => {
+    (tally as Record<keyof T, number>)[field]++;
+    return real(...a);
+  };
+}
+
 // Timers and immediates set by anything in this process but the harness's own ticker (kept apart below).
 const counts = { timeouts: 0, immediates: 0, promises: 0 };
 const realSetTimeout = globalThis.setTimeout;
-const realSetImmediate = globalThis.setImmediate;
-globalThis.setTimeout = ((...a: Parameters<typeof setTimeout>) => {
-  counts.timeouts++;
-  return realSetTimeout(...a);
-}) as typeof setTimeout;
-globalThis.setImmediate = ((...a: Parameters<typeof setImmediate>) => {
-  counts.immediates++;
-  return realSetImmediate(...a);
-}) as typeof setImmediate;
+countCalls(globalThis, 'setTimeout', counts, 'timeouts');
+countCalls(globalThis, 'setImmediate', counts, 'immediates');
 // One-shot hashes (the inputs digests) and HMACs (the entries' integrity macs) made by the watcher's code.
 const hashes = { hash: 0, hmac: 0 };
-const realHash = crypto.hash;
-const realHmac = crypto.createHmac;
-crypto.hash = ((...a: Parameters<typeof realHash>) => {
-  hashes.hash++;
-  return realHash(...a);
-}) as typeof realHash;
-crypto.createHmac = ((...a: Parameters<typeof realHmac>) => {
-  hashes.hmac++;
-  return realHmac(...a);
-}) as typeof realHmac;
+countCalls(crypto, 'hash', hashes, 'hash');
+countCalls(crypto, 'createHmac', hashes, 'hmac');
 syncBuiltinESMExports();
 const promiseHook = createHook({
   init(_id, type) {

@@ -49,15 +49,16 @@ export async function createPods(
   // expectations, and request a pass each. Noted quiet while the pass may yet be; the last record decides.
   const tentative = quietAfter !== undefined;
   let recorded = 0;
-  const afterBatch = async (batch: readonly Pod[]) => {
-    const note = !tentative ? undefined : recorded === 0 ? 'start' : 'keep';
-    await deps.state.created(
-      ref.key,
-      batch.map((p) => p.metadata.name ?? ''),
-      note,
-    );
-    recorded += batch.length;
+  // A quiet record notes it ('start', the pass's first) or keeps the note (a later one); any other drops it.
+  const record = async (names: readonly string[], quiet: boolean) => {
+    await deps.state.created(ref.key, names, !quiet ? undefined : recorded === 0 ? 'start' : 'keep');
+    recorded += names.length;
   };
+  const afterBatch = (batch: readonly Pod[]) =>
+    record(
+      batch.map((p) => p.metadata.name ?? ''),
+      tentative,
+    );
   const outcome = await executeCreates(deps.kube, plan.creates, batches, signal, deps.inBatch, afterBatch);
   const made = outcome.created.map((p) => p.metadata.name ?? '');
   const names = made.join(', ');
@@ -67,12 +68,8 @@ export async function createPods(
   // A failed or cancelled create is never quiet: its pass is retried, or the next one must see what is left.
   const quiet =
     outcome.failure === undefined && !outcome.cancelled && (quietAfter?.(outcome.created) ?? false);
-  await deps.state.created(
-    ref.key,
-    made.slice(recorded),
-    !quiet ? undefined : recorded === 0 ? 'start' : 'keep',
-  );
   const withdrawn = tentative && recorded > 0 && !quiet;
+  await record(made.slice(recorded), quiet);
   // Cancelled: what was created is expected now (above); nothing more of this pass.
   if (outcome.cancelled) signal?.throwIfAborted();
   const involved = involvedOf(podset);
