@@ -3,10 +3,10 @@
 // response code, and fails with a KubeApiError carrying the Status code, reason and message. A 429 pauses
 // the limiter for its Retry-After (so every caller backs off) and is retried a few times.
 
-import type { KubeConfig, RequestContext } from '@kubernetes/client-node';
-import { clientNode } from './client-node.ts';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { createInterface } from 'node:readline';
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { request as undiciRequest, type Dispatcher } from 'undici';
+import { CredentialCache } from './credentials.ts';
 import { requestDeadline } from './deadline.ts';
 import { KubeApiError } from './errors.ts';
 import {
@@ -21,9 +21,6 @@ import type { Status, WatchEvent } from './types.ts';
 
 /** An answer as undici.request gives it: the body a stream, read once. */
 type Answer = Dispatcher.ResponseData;
-
-/** TCP keepalive starts probing a connection idle this long (client-go's dialer and client-node use 30 s). */
-const KEEPALIVE_IDLE_MS = 30_000;
 
 /** Audit-style verbs (what the API server's audit log and apiserver_request_total call them). */
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
@@ -81,11 +78,11 @@ export class KubeClient {
   readonly #onRequest: ((record: RequestRecord) => void) | undefined;
   readonly #counts = new Map<string, number>();
   /**
-   * One connection pool for the client's life. client-node builds a new undici Agent on every
-   * applySecurityAuthentication call, so without this every request paid a TCP + TLS handshake (the
-   * converge benchmark spent most of its CPU there). Headers (tokens) are still applied per request.
+   * The auth headers and one connection pool per kubeconfig content (credentials.ts): client-node builds a
+   * new undici Agent on every applySecurityAuthentication call, so calling it per request built an Agent
+   * per request (and, before the pool was kept, a TCP + TLS handshake per request too).
    */
-  #dispatcher: Dispatcher | undefined;
+  readonly #credentials: CredentialCache;
 
   constructor(options: KubeClientOptions) {
     this.kubeConfig = options.kubeConfig;
@@ -99,7 +96,12 @@ export class KubeClient {
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#maxRetries429 = options.maxRetries429 ?? 5;
     this.#onRequest = options.onRequest;
-    this.#dispatcher = options.dispatcher;
+    this.#credentials = new CredentialCache(options.kubeConfig, options.dispatcher);
+  }
+
+  /** How many times client-node's full set-up (headers and a new Agent) ran: once per kubeconfig content. */
+  get credentialSetups(): number {
+    return this.#credentials.setups;
   }
 
   /** The API server's URL (from the kubeconfig; follows a reload of its file). */
@@ -153,7 +155,7 @@ export class KubeClient {
    * whose object is a Status. No inactivity timeout here (undici's 300 s body timeout is off for streams):
    * a quiet watch gets nothing from a real server for as long as its resource is unchanged, so the caller
    * owns the deadline (ask `timeoutSeconds`, give up some time past it). A dead peer is found by the
-   * socket's TCP keepalive (see #pool).
+   * socket's TCP keepalive (credentials.ts).
    */
   async *stream<T>(opts: Omit<RequestOptions, 'method' | 'verb' | 'body'>): AsyncGenerator<WatchEvent<T>> {
     const reqOpts: RequestOptions = {
@@ -186,25 +188,9 @@ export class KubeClient {
     }
   }
 
-  /**
-   * One connection pool for the client's life: the first TLS Agent client-node builds for this
-   * KubeConfig (it builds a new one on every call; the others never connect and are left to the GC),
-   * or a plain Agent for an http:// server. Both turn TCP keepalive on after 30 s idle (client-node's
-   * setting, client-go's too; Node then probes every second, 10 times), so a watch whose peer vanished
-   * fails within about 40 s instead of waiting for its deadline.
-   */
-  #pool(ctx: RequestContext): Dispatcher {
-    this.#dispatcher ??=
-      ctx.getDispatcher() ??
-      new Agent({ connect: { keepAlive: true, keepAliveInitialDelay: KEEPALIVE_IDLE_MS } });
-    return this.#dispatcher;
-  }
-
   /** Closes the pooled connections (idle keep-alive sockets would otherwise hold the process open). */
   async close(): Promise<void> {
-    const dispatcher = this.#dispatcher;
-    this.#dispatcher = undefined;
-    await dispatcher?.close();
+    await this.#credentials.close();
   }
 
   /**
@@ -217,9 +203,7 @@ export class KubeClient {
     this.#generation = generation;
     const cluster = this.kubeConfig.getCurrentCluster();
     if (cluster !== null) this.#server = cluster.server.replace(/\/+$/, '');
-    const old = this.#dispatcher;
-    this.#dispatcher = undefined;
-    old?.close().catch(() => undefined);
+    this.#credentials.drop();
   }
 
   async #exchange(
@@ -232,16 +216,16 @@ export class KubeClient {
     for (const [key, value] of Object.entries(opts.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    const { RequestContext, HttpMethod } = clientNode();
-    const ctx = new RequestContext(url.toString(), HttpMethod[opts.method]);
-    ctx.setHeaderParam('Accept', 'application/json');
-    ctx.setHeaderParam('User-Agent', this.#userAgent);
-    if (opts.body !== undefined) {
-      ctx.setHeaderParam('Content-Type', opts.contentType ?? 'application/json');
-      ctx.setBody(JSON.stringify(opts.body));
+    const { headers: auth, dispatcher } = await this.#credentials.current();
+    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': this.#userAgent };
+    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    if (body !== undefined) headers['Content-Type'] = opts.contentType ?? 'application/json';
+    // The auth headers last and case-blind, as client-node's setHeaderParam put them over the request's.
+    for (const key of Object.keys(auth)) {
+      const lower = key.toLowerCase();
+      for (const k of Object.keys(headers)) if (k.toLowerCase() === lower) delete headers[k];
+      headers[key] = auth[key]!;
     }
-    await this.kubeConfig.applySecurityAuthentication(ctx);
-    const dispatcher = this.#pool(ctx);
 
     const waitMs = await this.limiter.acquire(signal);
     const started = this.limiter.clock.now();
@@ -250,11 +234,10 @@ export class KubeClient {
     try {
       // undici.request, not fetch: no WHATWG Request/Response/Headers objects per call (fetch was about a
       // fifth of a worker's CPU profile). The auth headers and the TLS dispatcher are client-node's.
-      const body = ctx.getBody();
       const response = await undiciRequest(url, {
         method: opts.method,
-        headers: ctx.getHeaders(),
-        ...(typeof body === 'string' ? { body } : {}),
+        headers,
+        ...(body !== undefined ? { body } : {}),
         dispatcher,
         ...timeouts,
         ...(signal !== undefined ? { signal } : {}),

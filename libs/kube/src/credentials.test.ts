@@ -1,0 +1,133 @@
+// The auth headers and the pool, taken from client-node once per kubeconfig content, while credentials that
+// client-node refreshes (a token file, an exec plugin, an added authenticator) still refresh per request.
+import { KubeConfig, type User } from '@kubernetes/client-node';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, mock, test } from 'node:test';
+import { fixedHeaders } from './credentials.ts';
+import { createKube } from './index.ts';
+
+const authorizations: (string | undefined)[] = [];
+let server: http.Server;
+let url: string;
+
+before(async () => {
+  server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      authorizations.push(req.headers.authorization);
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ metadata: { name: 'web', uid: 'u1' } }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+after(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+function kubeConfig(user: User): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
+    users: [user],
+    contexts: [{ name: 'ctx', cluster: 'c', user: user.name }],
+    currentContext: 'ctx',
+  });
+  return kc;
+}
+
+/** Counts client-node's full set-up on `kc` (each builds a new undici Agent). */
+function countSetUps(kc: KubeConfig): { count: number } {
+  const calls = { count: 0 };
+  const original = kc.applySecurityAuthentication.bind(kc);
+  kc.applySecurityAuthentication = async (ctx) => {
+    calls.count++;
+    return original(ctx);
+  };
+  return calls;
+}
+
+test("client-node's set-up (a new Agent each) runs once per kubeconfig content, not once per request", async () => {
+  authorizations.length = 0;
+  const kc = kubeConfig({ name: 'u', token: 't1' });
+  const setUps = countSetUps(kc);
+  const kube = createKube(kc);
+  for (let i = 0; i < 10; i++) await kube.podSets.get('default', 'web');
+  await Promise.all([1, 2, 3].map(() => kube.podSets.get('default', 'web')));
+  assert.equal(setUps.count, 1, 'one set-up for 13 requests');
+  assert.deepEqual(new Set(authorizations), new Set(['Bearer t1']));
+  // New content (a reload puts the file's clusters, users and contexts in): its token, and a new pool.
+  kc.loadFromOptions({
+    clusters: kc.clusters,
+    contexts: kc.contexts,
+    users: [{ name: 'u', token: 't2' }],
+    currentContext: kc.currentContext,
+  });
+  await kube.podSets.get('default', 'web');
+  await kube.podSets.get('default', 'web');
+  assert.equal(setUps.count, 2);
+  assert.deepEqual(authorizations.slice(-2), ['Bearer t2', 'Bearer t2']);
+  await kube.client.close();
+});
+
+test('an added authenticator is asked on every request, without a new set-up', async () => {
+  authorizations.length = 0;
+  const kc = kubeConfig({ name: 'u' });
+  let n = 0;
+  kc.addAuthenticator({
+    isAuthProvider: () => true,
+    applyAuthentication: async (_user, opts) => {
+      opts.headers = { ...opts.headers, Authorization: `Bearer n${++n}` };
+      return Promise.resolve();
+    },
+  });
+  const setUps = countSetUps(kc);
+  const kube = createKube(kc);
+  for (let i = 0; i < 4; i++) await kube.podSets.get('default', 'web');
+  assert.deepEqual(authorizations, ['Bearer n1', 'Bearer n2', 'Bearer n3', 'Bearer n4']);
+  assert.equal(setUps.count, 1);
+  await kube.client.close();
+});
+
+test("a token file (in-cluster) is read again when client-node's 60 s cache of it runs out", async () => {
+  authorizations.length = 0;
+  const dir = mkdtempSync(join(tmpdir(), 'podset-token-'));
+  const file = join(dir, 'token');
+  writeFileSync(file, 'old');
+  mock.timers.enable({ apis: ['Date'], now: Date.now() });
+  try {
+    const kc = kubeConfig({ name: 'u', authProvider: { name: 'tokenFile', config: { tokenFile: file } } });
+    const kube = createKube(kc);
+    await kube.podSets.get('default', 'web');
+    writeFileSync(file, 'new');
+    await kube.podSets.get('default', 'web');
+    mock.timers.tick(61_000);
+    await kube.podSets.get('default', 'web');
+    assert.deepEqual(authorizations, ['Bearer old', 'Bearer old', 'Bearer new']);
+    await kube.client.close();
+  } finally {
+    mock.timers.reset();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('fixedHeaders: a token, a certificate or basic auth are fixed; an exec plugin or auth provider are not', () => {
+  assert.equal(fixedHeaders(kubeConfig({ name: 'u', token: 't' })), true);
+  assert.equal(fixedHeaders(kubeConfig({ name: 'u', username: 'a', password: 'b' })), true);
+  assert.equal(fixedHeaders(kubeConfig({ name: 'u', exec: { command: 'x' } })), false);
+  assert.equal(
+    fixedHeaders(kubeConfig({ name: 'u', authProvider: { name: 'tokenFile', config: { tokenFile: '/t' } } })),
+    false,
+  );
+  const kc = kubeConfig({ name: 'u', token: 't' });
+  kc.addAuthenticator({ isAuthProvider: () => false, applyAuthentication: () => Promise.resolve() });
+  assert.equal(fixedHeaders(kc), false);
+});

@@ -1,0 +1,165 @@
+// What a request carries to prove who it is, and the connection pool it goes through: both taken from the
+// KubeConfig by client-node, but not rebuilt on every request. client-node's applySecurityAuthentication
+// builds a new undici Agent (and copies the CA, certificate and key into new Buffers) on each call; only
+// the first Agent is ever used (a pool for the client's life), so calling it per request cost a worker
+// ~3 % of its CPU for objects thrown away.
+//
+// - The pool is built once per kubeconfig content (a reload or loadFromOptions gives new arrays, so a new
+//   pool; a new CA must not be trusted on old connections, nor an old one kept).
+// - The headers are kept for that same content only when nothing in them can change without the content
+//   changing: a user with a token, a client certificate, basic auth or impersonation, and no exec plugin
+//   or auth provider. An exec plugin or a token file (in-cluster: the service account token, rotated on
+//   disk) is asked on every request, as client-node does, through its public applyToHTTPSOptions, which
+//   builds no Agent.
+
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { RequestOptions as HttpsRequestOptions } from 'node:https';
+import { Agent, type Dispatcher } from 'undici';
+import { clientNode } from './client-node.ts';
+
+/** TCP keepalive starts probing a connection idle this long (client-go's dialer and client-node use 30 s). */
+const KEEPALIVE_IDLE_MS = 30_000;
+
+export interface Credentials {
+  /** The auth headers (Authorization, Impersonate-User, an exec plugin's), without the request's own. */
+  headers: Record<string, string>;
+  dispatcher: Dispatcher;
+}
+
+/** The parts of a KubeConfig whose replacement means new credentials and a new pool. */
+interface Content {
+  clusters: unknown;
+  contexts: unknown;
+  users: unknown;
+  currentContext: string;
+}
+
+function contentOf(kc: KubeConfig): Content {
+  return { clusters: kc.clusters, contexts: kc.contexts, users: kc.users, currentContext: kc.currentContext };
+}
+
+function sameContent(a: Content, b: Content): boolean {
+  return (
+    a.clusters === b.clusters &&
+    a.contexts === b.contexts &&
+    a.users === b.users &&
+    a.currentContext === b.currentContext
+  );
+}
+
+/**
+ * True when the current user's headers can only change with the kubeconfig's content: no exec plugin, no
+ * auth provider (a token file is one), and no authenticator added with addAuthenticator (it may match any
+ * user; client-node keeps that list private, so it is read as a plain field).
+ */
+export function fixedHeaders(kc: KubeConfig): boolean {
+  const added = (kc as unknown as { custom_authenticators?: unknown }).custom_authenticators;
+  if (!Array.isArray(added) || added.length > 0) return false;
+  const user = kc.getCurrentUser();
+  return user === null || (user.exec == null && user.authProvider == null);
+}
+
+/**
+ * Per KubeConfig content: its pool, built once, and its headers when they are fixed. `current()` answers
+ * each request; `close()` ends the pool (and a pool dropped for new content closes once its requests end).
+ */
+export class CredentialCache {
+  readonly #kc: KubeConfig;
+  #content: Content | undefined;
+  #dispatcher: Dispatcher | undefined;
+  /** The headers for this content, when fixedHeaders said they cannot change within it. */
+  #fixed: Record<string, string> | undefined;
+  #dynamic = false;
+  /** Counts client-node's full set-up (Agent included): once per content. Tests read it. */
+  setups = 0;
+
+  constructor(kc: KubeConfig, dispatcher?: Dispatcher) {
+    this.#kc = kc;
+    this.#dispatcher = dispatcher;
+    if (dispatcher !== undefined) this.#content = contentOf(kc);
+  }
+
+  async current(): Promise<Credentials> {
+    const content = contentOf(this.#kc);
+    if (
+      this.#content === undefined ||
+      !sameContent(this.#content, content) ||
+      this.#dispatcher === undefined
+    ) {
+      return this.#setUp(content);
+    }
+    if (this.#fixed !== undefined) return { headers: this.#fixed, dispatcher: this.#dispatcher };
+    if (this.#dynamic) return { headers: await this.#headersNow(), dispatcher: this.#dispatcher };
+    return this.#setUp(content);
+  }
+
+  /** Drops the pool (new content, or a reload the caller saw): the next request builds another. */
+  drop(): void {
+    const old = this.#dispatcher;
+    this.#dispatcher = undefined;
+    this.#content = undefined;
+    this.#fixed = undefined;
+    this.#dynamic = false;
+    old?.close().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    const dispatcher = this.#dispatcher;
+    this.#dispatcher = undefined;
+    this.#content = undefined;
+    await dispatcher?.close();
+  }
+
+  /**
+   * client-node's full set-up, once per content: its headers and its TLS Agent (or a plain one for an
+   * http:// server). Both turn TCP keepalive on after 30 s idle (client-node's setting, client-go's too;
+   * Node then probes every second, 10 times), so a watch whose peer vanished fails within about 40 s.
+   */
+  async #setUp(content: Content): Promise<Credentials> {
+    const { RequestContext, HttpMethod } = clientNode();
+    const cluster = this.#kc.getCurrentCluster();
+    const ctx = new RequestContext(cluster?.server ?? 'http://localhost', HttpMethod.GET);
+    await this.#kc.applySecurityAuthentication(ctx);
+    this.setups++;
+    const headers: Record<string, string> = { ...ctx.getHeaders() };
+    if (
+      this.#content === undefined ||
+      !sameContent(this.#content, content) ||
+      this.#dispatcher === undefined
+    ) {
+      const old = this.#dispatcher;
+      this.#dispatcher =
+        ctx.getDispatcher() ??
+        new Agent({ connect: { keepAlive: true, keepAliveInitialDelay: KEEPALIVE_IDLE_MS } });
+      this.#content = content;
+      old?.close().catch(() => undefined);
+    }
+    const fixed = fixedHeaders(this.#kc);
+    this.#fixed = fixed ? headers : undefined;
+    this.#dynamic = !fixed;
+    return { headers, dispatcher: this.#dispatcher };
+  }
+
+  /**
+   * The headers as client-node makes them now (an exec plugin's cached credential until it expires, a
+   * token file read again when client-node's cache of it is stale), without an Agent: applyToHTTPSOptions
+   * reuses the one https.Agent it caches per cluster and user. Basic auth first, so a token wins, as in
+   * applySecurityAuthentication.
+   */
+  async #headersNow(): Promise<Record<string, string>> {
+    const opts: HttpsRequestOptions = {};
+    await this.#kc.applyToHTTPSOptions(opts);
+    const headers: Record<string, string> = {};
+    if (typeof opts.auth === 'string') {
+      headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+    }
+    const given: OutgoingHttpHeaders = (opts.headers as OutgoingHttpHeaders | undefined) ?? {};
+    for (const [key, value] of Object.entries(given)) {
+      if (value === undefined) continue;
+      for (const k of Object.keys(headers)) if (k.toLowerCase() === key.toLowerCase()) delete headers[k];
+      headers[key] = String(value);
+    }
+    return headers;
+  }
+}
