@@ -44,18 +44,21 @@ function kubeConfig(user: User): KubeConfig {
   return kc;
 }
 
-/** Counts client-node's full set-up on `kc` (each builds a new undici Agent). */
+/**
+ * Counts the connection pools built for `kc`: client-node's own Agent (applySecurityAuthentication) and
+ * ours both start from its createDispatcherOptions.
+ */
 function countSetUps(kc: KubeConfig): { count: number } {
   const calls = { count: 0 };
-  const original = kc.applySecurityAuthentication.bind(kc);
-  kc.applySecurityAuthentication = async (ctx) => {
+  const original = kc.createDispatcherOptions.bind(kc);
+  kc.createDispatcherOptions = (cluster, agentOptions) => {
     calls.count++;
-    return original(ctx);
+    return original(cluster, agentOptions);
   };
   return calls;
 }
 
-test("client-node's set-up (a new Agent each) runs once per kubeconfig content, not once per request", async () => {
+test('a connection pool is built once per kubeconfig content, not once per request', async () => {
   authorizations.length = 0;
   const kc = kubeConfig({ name: 'u', token: 't1' });
   const setUps = countSetUps(kc);
@@ -78,7 +81,7 @@ test("client-node's set-up (a new Agent each) runs once per kubeconfig content, 
   await kube.client.close();
 });
 
-test('an added authenticator is asked on every request, without a new set-up', async () => {
+test('an added authenticator is asked on every request, without a new pool', async () => {
   authorizations.length = 0;
   const kc = kubeConfig({ name: 'u' });
   let n = 0;
@@ -130,4 +133,41 @@ test('fixedHeaders: a token, a certificate or basic auth are fixed; an exec plug
   const kc = kubeConfig({ name: 'u', token: 't' });
   kc.addAuthenticator({ isAuthProvider: () => false, applyAuthentication: () => Promise.resolve() });
   assert.equal(fixedHeaders(kc), false);
+});
+
+test("an idle connection outlives undici's 4 s default when the server sends no Keep-Alive hint, as a kube-apiserver", async () => {
+  // Go's net/http server (a kube-apiserver) closes idle connections after 90 s and announces nothing;
+  // a Node server with keepAliveTimeout 0 announces nothing either.
+  const quiet = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.end(JSON.stringify({ metadata: { name: 'web', uid: 'u1' } })));
+  });
+  quiet.keepAliveTimeout = 0;
+  let connections = 0;
+  quiet.on('connection', () => connections++);
+  await new Promise<void>((r) => quiet.listen(0, '127.0.0.1', r));
+  try {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [
+        {
+          name: 'c',
+          server: `http://127.0.0.1:${(quiet.address() as AddressInfo).port}`,
+          skipTLSVerify: true,
+        },
+      ],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+      currentContext: 'ctx',
+    });
+    const kube = createKube(kc);
+    await kube.podSets.get('default', 'web');
+    await new Promise((r) => setTimeout(r, 4_500));
+    await kube.podSets.get('default', 'web');
+    assert.equal(connections, 1, 'the second request after 4.5 s idle reused the first connection');
+    await kube.client.close();
+  } finally {
+    quiet.closeAllConnections();
+    await new Promise<void>((r) => quiet.close(() => r()));
+  }
 });

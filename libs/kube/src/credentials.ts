@@ -1,11 +1,11 @@
-// What a request carries to prove who it is, and the connection pool it goes through: both taken from the
-// KubeConfig by client-node, but not rebuilt on every request. client-node's applySecurityAuthentication
+// What a request carries to prove who it is, and the connection pool it goes through: taken from the
+// KubeConfig through client-node, but not rebuilt on every request. client-node's applySecurityAuthentication
 // builds a new undici Agent (and copies the CA, certificate and key into new Buffers) on each call; only
-// the first Agent is ever used (a pool for the client's life), so calling it per request cost a worker
-// ~3 % of its CPU for objects thrown away.
+// the first Agent was ever used, so calling it per request cost a worker ~3 % of its CPU for objects
+// thrown away.
 //
 // - The pool is built once per kubeconfig content (a reload or loadFromOptions gives new arrays, so a new
-//   pool; a new CA must not be trusted on old connections, nor an old one kept).
+//   pool: a new CA must not be trusted on old connections, nor an old one kept).
 // - The headers are kept for that same content only when nothing in them can change without the content
 //   changing: a user with a token, a client certificate, basic auth or impersonation, and no exec plugin
 //   or auth provider. An exec plugin or a token file (in-cluster: the service account token, rotated on
@@ -14,12 +14,18 @@
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { RequestOptions as HttpsRequestOptions } from 'node:https';
+import type { AgentOptions as HttpsAgentOptions, RequestOptions as HttpsRequestOptions } from 'node:https';
 import { Agent, type Dispatcher } from 'undici';
 import { clientNode } from './client-node.ts';
 
 /** TCP keepalive starts probing a connection idle this long (client-go's dialer and client-node use 30 s). */
 const KEEPALIVE_IDLE_MS = 30_000;
+
+/**
+ * How long the pool keeps an idle connection when the server says nothing (#setUp): under a
+ * kube-apiserver's 90 s idle timeout and the 60 s of common load balancers.
+ */
+export const IDLE_CONNECTION_MS = 30_000;
 
 export interface Credentials {
   /** The auth headers (Authorization, Impersonate-User, an exec plugin's), without the request's own. */
@@ -71,7 +77,7 @@ export class CredentialCache {
   /** The headers for this content, when fixedHeaders said they cannot change within it. */
   #fixed: Record<string, string> | undefined;
   #dynamic = false;
-  /** Counts client-node's full set-up (Agent included): once per content. Tests read it. */
+  /** How many times the headers and TLS material were taken whole: once per content. */
   setups = 0;
 
   constructor(kc: KubeConfig, dispatcher?: Dispatcher) {
@@ -112,26 +118,27 @@ export class CredentialCache {
   }
 
   /**
-   * client-node's full set-up, once per content: its headers and its TLS Agent (or a plain one for an
-   * http:// server). Both turn TCP keepalive on after 30 s idle (client-node's setting, client-go's too;
-   * Node then probes every second, 10 times), so a watch whose peer vanished fails within about 40 s.
+   * Once per content: the headers and TLS material as client-node takes them from the kubeconfig, and
+   * the pool built from client-node's own mapping of them (createDispatcherOptions). Our Agent, not the
+   * one applySecurityAuthentication builds, for one option it does not set: how long an idle connection
+   * is kept. undici keeps one 4 s unless the server's Keep-Alive header says longer; kube-sim (Node)
+   * says 65 s, but a kube-apiserver (Go net/http, idle timeout 90 s) sends no such header, so on a real
+   * cluster every connection idle 4 s between bursts was closed and its TLS handshake paid again. A
+   * proxy's or SOCKS dispatcher stays client-node's. TCP keepalive after 30 s idle as client-node (and
+   * client-go) set it: a watch whose peer vanished fails within about 40 s.
    */
   async #setUp(content: Content): Promise<Credentials> {
-    const { RequestContext, HttpMethod } = clientNode();
-    const cluster = this.#kc.getCurrentCluster();
-    const ctx = new RequestContext(cluster?.server ?? 'http://localhost', HttpMethod.GET);
-    await this.#kc.applySecurityAuthentication(ctx);
+    const opts: HttpsRequestOptions = {};
+    await this.#kc.applyToHTTPSOptions(opts);
     this.setups++;
-    const headers: Record<string, string> = { ...ctx.getHeaders() };
+    const headers = headersOf(opts);
     if (
       this.#content === undefined ||
       !sameContent(this.#content, content) ||
       this.#dispatcher === undefined
     ) {
       const old = this.#dispatcher;
-      this.#dispatcher =
-        ctx.getDispatcher() ??
-        new Agent({ connect: { keepAlive: true, keepAliveInitialDelay: KEEPALIVE_IDLE_MS } });
+      this.#dispatcher = await this.#pool(opts);
       this.#content = content;
       old?.close().catch(() => undefined);
     }
@@ -141,25 +148,55 @@ export class CredentialCache {
     return { headers, dispatcher: this.#dispatcher };
   }
 
+  async #pool(tls: HttpsRequestOptions): Promise<Dispatcher> {
+    const agentOptions: HttpsAgentOptions = {};
+    if (tls.ca !== undefined) agentOptions.ca = tls.ca;
+    if (tls.cert !== undefined) agentOptions.cert = tls.cert;
+    if (tls.key !== undefined) agentOptions.key = tls.key;
+    if (tls.rejectUnauthorized !== undefined) agentOptions.rejectUnauthorized = tls.rejectUnauthorized;
+    if (tls.servername !== undefined) agentOptions.servername = tls.servername;
+    const options = this.#kc.createDispatcherOptions(this.#kc.getCurrentCluster(), agentOptions);
+    const keepAlive = { keepAlive: true, keepAliveInitialDelay: KEEPALIVE_IDLE_MS };
+    if (options.type === 'agent') {
+      return new Agent({
+        connect: { ...options.connect, ...keepAlive },
+        keepAliveTimeout: IDLE_CONNECTION_MS,
+      });
+    }
+    if (options.type === 'none')
+      return new Agent({ connect: keepAlive, keepAliveTimeout: IDLE_CONNECTION_MS });
+    const { RequestContext, HttpMethod } = clientNode();
+    const ctx = new RequestContext(
+      this.#kc.getCurrentCluster()?.server ?? 'http://localhost',
+      HttpMethod.GET,
+    );
+    await this.#kc.applySecurityAuthentication(ctx);
+    return ctx.getDispatcher() ?? new Agent({ connect: keepAlive, keepAliveTimeout: IDLE_CONNECTION_MS });
+  }
+
   /**
    * The headers as client-node makes them now (an exec plugin's cached credential until it expires, a
    * token file read again when client-node's cache of it is stale), without an Agent: applyToHTTPSOptions
-   * reuses the one https.Agent it caches per cluster and user. Basic auth first, so a token wins, as in
-   * applySecurityAuthentication.
+   * reuses the one https.Agent it caches per cluster and user.
    */
   async #headersNow(): Promise<Record<string, string>> {
     const opts: HttpsRequestOptions = {};
     await this.#kc.applyToHTTPSOptions(opts);
-    const headers: Record<string, string> = {};
-    if (typeof opts.auth === 'string') {
-      headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-    }
-    const given: OutgoingHttpHeaders = (opts.headers as OutgoingHttpHeaders | undefined) ?? {};
-    for (const [key, value] of Object.entries(given)) {
-      if (value === undefined) continue;
-      for (const k of Object.keys(headers)) if (k.toLowerCase() === key.toLowerCase()) delete headers[k];
-      headers[key] = String(value);
-    }
-    return headers;
+    return headersOf(opts);
   }
+}
+
+/** applyToHTTPSOptions's result as request headers: basic auth first, so a token wins, as client-node does. */
+function headersOf(opts: HttpsRequestOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (typeof opts.auth === 'string') {
+    headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+  }
+  const given: OutgoingHttpHeaders = (opts.headers as OutgoingHttpHeaders | undefined) ?? {};
+  for (const [key, value] of Object.entries(given)) {
+    if (value === undefined) continue;
+    for (const k of Object.keys(headers)) if (k.toLowerCase() === key.toLowerCase()) delete headers[k];
+    headers[key] = String(value);
+  }
+  return headers;
 }
