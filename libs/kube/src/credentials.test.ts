@@ -81,6 +81,15 @@ test('a connection pool is built once per kubeconfig content, not once per reque
   await kube.client.close();
 });
 
+test('the first burst of requests waits for one pool, not one each', async () => {
+  const kc = kubeConfig({ name: 'u', token: 't1' });
+  const setUps = countSetUps(kc);
+  const kube = createKube(kc);
+  await Promise.all(Array.from({ length: 8 }, () => kube.podSets.get('default', 'web')));
+  assert.equal(setUps.count, 1);
+  await kube.client.close();
+});
+
 test('an added authenticator is asked on every request, without a new pool', async () => {
   authorizations.length = 0;
   const kc = kubeConfig({ name: 'u' });

@@ -15,7 +15,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { AgentOptions as HttpsAgentOptions, RequestOptions as HttpsRequestOptions } from 'node:https';
-import { Agent, type Dispatcher } from 'undici';
+import { createSecureContext, type SecureContextOptions } from 'node:tls';
+import { Agent, type buildConnector, type Dispatcher } from 'undici';
 import { clientNode } from './client-node.ts';
 
 /** TCP keepalive starts probing a connection idle this long (client-go's dialer and client-node use 30 s). */
@@ -77,6 +78,7 @@ export class CredentialCache {
   /** The headers for this content, when fixedHeaders said they cannot change within it. */
   #fixed: Record<string, string> | undefined;
   #dynamic = false;
+  #pending: { content: Content; setUp: Promise<Credentials> } | undefined;
   /** How many times the headers and TLS material were taken whole: once per content. */
   setups = 0;
 
@@ -88,16 +90,19 @@ export class CredentialCache {
 
   async current(): Promise<Credentials> {
     const content = contentOf(this.#kc);
-    if (
-      this.#content === undefined ||
-      !sameContent(this.#content, content) ||
-      this.#dispatcher === undefined
-    ) {
-      return this.#setUp(content);
+    const dispatcher = this.#dispatcher;
+    if (dispatcher !== undefined && this.#content !== undefined && sameContent(this.#content, content)) {
+      if (this.#fixed !== undefined) return { headers: this.#fixed, dispatcher };
+      if (this.#dynamic) return { headers: await this.#headersNow(), dispatcher };
     }
-    if (this.#fixed !== undefined) return { headers: this.#fixed, dispatcher: this.#dispatcher };
-    if (this.#dynamic) return { headers: await this.#headersNow(), dispatcher: this.#dispatcher };
-    return this.#setUp(content);
+    // The requests of a first burst wait for one set-up (one pool), not one each.
+    if (this.#pending === undefined || !sameContent(this.#pending.content, content)) {
+      const setUp = this.#setUp(content).finally(() => {
+        if (this.#pending?.setUp === setUp) this.#pending = undefined;
+      });
+      this.#pending = { content, setUp };
+    }
+    return this.#pending.setUp;
   }
 
   /** Drops the pool (new content, or a reload the caller saw): the next request builds another. */
@@ -107,6 +112,7 @@ export class CredentialCache {
     this.#content = undefined;
     this.#fixed = undefined;
     this.#dynamic = false;
+    this.#pending = undefined;
     old?.close().catch(() => undefined);
   }
 
@@ -114,6 +120,7 @@ export class CredentialCache {
     const dispatcher = this.#dispatcher;
     this.#dispatcher = undefined;
     this.#content = undefined;
+    this.#pending = undefined;
     await dispatcher?.close();
   }
 
@@ -158,8 +165,17 @@ export class CredentialCache {
     const options = this.#kc.createDispatcherOptions(this.#kc.getCurrentCluster(), agentOptions);
     const keepAlive = { keepAlive: true, keepAliveInitialDelay: KEEPALIVE_IDLE_MS };
     if (options.type === 'agent') {
+      // One TLS context (CA, client certificate) for the pool: tls.connect would build one per
+      // connection from the same CA and key (~1 ms each, a worker's first burst opens ~40).
+      const { ca, cert, key, ...connect } = options.connect as buildConnector.BuildOptions &
+        SecureContextOptions;
+      const secureContext = createSecureContext({
+        ...(ca !== undefined ? { ca } : {}),
+        ...(cert !== undefined ? { cert } : {}),
+        ...(key !== undefined ? { key } : {}),
+      });
       return new Agent({
-        connect: { ...options.connect, ...keepAlive },
+        connect: { ...connect, secureContext, ...keepAlive },
         keepAliveTimeout: IDLE_CONNECTION_MS,
       });
     }
