@@ -244,6 +244,28 @@ test('the owner UID of created pods is the PodSet UID', () => {
   assert.equal(plan.creates[0]?.metadata.ownerReferences[0]?.uid, UID);
 });
 
+test('a pass creating 10 pods makes one manifest, frozen, not a copy per pod (no structuredClone)', () => {
+  let clones = 0;
+  const real = globalThis.structuredClone;
+  globalThis.structuredClone = ((...a: Parameters<typeof structuredClone>) => {
+    clones++;
+    return real(...a);
+  }) as typeof structuredClone;
+  let plan;
+  try {
+    plan = reconcile(deepFreeze(podSet({ replicas: 10 })), [], at(0));
+  } finally {
+    globalThis.structuredClone = real;
+  }
+  assert.equal(plan.creates.length, 10);
+  assert.equal(new Set(plan.creates).size, 1, 'the same manifest ten times');
+  assert.equal(clones, 1, "the template's spec, copied once into the manifest");
+  const m = plan.creates[0]!;
+  for (const part of [m, m.metadata, m.metadata.labels, m.metadata.ownerReferences, m.spec]) {
+    assert.ok(Object.isFrozen(part), "frozen: a holder cannot change the others' pods");
+  }
+});
+
 test('a PodSet deleted with orphan propagation: no pod is deleted, the finalizer goes; each cleanup delete is conditional on the pod as read', () => {
   const ps = podSet({ replicas: 2 });
   ps.metadata.deletionTimestamp = '2026-01-01T00:10:00Z';

@@ -1,5 +1,6 @@
 // The pods a pass creates and deletes: one step of the strategy towards spec.replicas of the current
 // template, and finished pods beyond retention, each capped per pass.
+import { deepFreeze } from './deep-freeze.ts';
 import { podManifest } from './pod-template.ts';
 import { rankFinishedForRetention } from './ranking.ts';
 import { rolloutStep } from './rollout.ts';
@@ -43,8 +44,10 @@ export function podChanges(view: PassView, opts: Required<ReconcileOptions>): Po
   const creates: PodManifest[] = [];
   const n = Math.min(step.creates, opts.maxCreatesPerPass);
   if (n > 0) {
-    const manifest = podManifest(view.podset, view.hash);
-    for (let i = 0; i < n; i++) creates.push(i === 0 ? manifest : structuredClone(manifest));
+    // The creates are identical (generateName) and only ever serialized: one frozen manifest, n times,
+    // instead of a deep copy per pod.
+    const manifest = deepFreeze(podManifest(view.podset, view.hash));
+    for (let i = 0; i < n; i++) creates.push(manifest);
   }
   const deletes = step.deletes
     .slice(0, opts.maxDeletesPerPass)

@@ -131,3 +131,21 @@ test('progressDeadlineSeconds not above minReadySeconds is an InvalidSpec that s
     /progressDeadlineSeconds must be greater than minReadySeconds/,
   );
 });
+
+test('a clock started this pass is rounded to the second without a time text parsed back', () => {
+  let parsed = 0;
+  const real = Date.parse;
+  Date.parse = (s: string) => {
+    parsed++;
+    return real(s);
+  };
+  let plan: Plan;
+  try {
+    plan = reconcile(podSet({ replicas: 3 }), [], new Date(T0 + 1_700));
+  } finally {
+    Date.parse = real;
+  }
+  assert.equal(parsed, 0);
+  const progressing = getCondition(plan.status, 'Progressing');
+  assert.equal(progressing?.lastUpdateTime, '2026-01-01T00:00:01Z', 'the clock starts at the second');
+});

@@ -99,8 +99,9 @@ export function withProgressDeadline(i: DeadlineInput): DeadlineOutcome {
     const { type, status, reason = PROGRESS_DEADLINE_EXCEEDED, message = '', lastUpdateTime } = previous;
     return { condition: { type, status, reason, message, ...(lastUpdateTime ? { lastUpdateTime } : {}) } };
   }
-  // Kept to the second, as the status keeps it, so the deadline falls where the next pass will see it.
-  const start = since ?? toMillis(formatTime(i.nowMs))!;
+  // Kept to the second, as the status keeps it, so the deadline falls where the next pass will see it
+  // (rounded as formatTime rounds, without a text made and parsed back).
+  const start = since ?? Math.floor(i.nowMs / 1000) * 1000;
   const deadlineAt = start + i.deadlineSeconds * 1000;
   if (i.nowMs >= deadlineAt) {
     const message = stalledMessage(i);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { podSet } from '../test/fixtures.ts';
+import { deepFreeze } from '../test/freeze.ts';
 import { DEFAULT_TEMPLATE } from './podset-schema.ts';
 import { hashTemplate, rememberedTemplateHashes, templateHash } from './template-hash.ts';
 import type { PodTemplateSpec } from './types.ts';
@@ -68,4 +69,36 @@ test('a template hashed again is remembered by its content: a copy hits, one cha
   assert.notEqual(changed, first, 'the same object changed: hashed afresh');
   assert.equal(changed, hashTemplate(t('memo:2')));
   assert.equal(rememberedTemplateHashes(), remembered + 1);
+});
+
+test('a deep-frozen template is hashed by the object: made into text once, however often it is asked', () => {
+  const expected = hashTemplate(t('frozen:1')); // known by its text from here on: one JSON text per hash
+  let texts = 0;
+  const real = JSON.stringify;
+  JSON.stringify = ((...a: Parameters<typeof JSON.stringify>) => {
+    texts++;
+    return real(...a);
+  }) as typeof JSON.stringify;
+  const hashes: string[] = [];
+  const thawed = t('frozen:1');
+  // Frozen at the top only: what it holds can still change, so it is not remembered by the object.
+  const shallow = Object.freeze(t('frozen:1'));
+  try {
+    const frozen = deepFreeze(t('frozen:1'));
+    for (let i = 0; i < 5; i++) hashes.push(hashTemplate(frozen));
+    assert.equal(texts, 1, 'five hashes of one deep-frozen template: its text made once');
+    texts = 0;
+    for (let i = 0; i < 3; i++) hashTemplate(thawed);
+    for (let i = 0; i < 3; i++) hashTemplate(shallow);
+    assert.equal(texts, 6, 'a template that can change is made into text on every hash');
+  } finally {
+    JSON.stringify = real;
+  }
+  assert.deepEqual(new Set(hashes), new Set([expected]));
+  shallow.spec!.containers[0]!.image = 'frozen:2';
+  assert.equal(
+    hashTemplate(shallow),
+    hashTemplate(t('frozen:2')),
+    'changed beneath its frozen top: new hash',
+  );
 });

@@ -46,6 +46,17 @@ export function normalizedTemplate(template: PodTemplateSpec): PodTemplateSpec {
 
 /** The hash of a template: 10 hex characters of the SHA-256 of its canonical JSON. */
 export function hashTemplate(template: PodTemplateSpec): string {
+  // A pass hashes its PodSet's template several times (revision check, marks, plan), and the projection
+  // hands every pass of an unchanged PodSet the same deep-frozen object: such an object cannot change,
+  // so its hash is remembered by the object itself, without even its text.
+  const frozen = frozenHashes.get(template);
+  if (frozen !== undefined) return frozen;
+  const hash = hashByText(template);
+  if (isDeepFrozen(template)) frozenHashes.set(template, hash);
+  return hash;
+}
+
+function hashByText(template: PodTemplateSpec): string {
   // Every pass of a PodSet hashes the same template again: remembered by its JSON text, the normalizing,
   // sorting and hashing is done once per template. (Templates come as JSON, from the API or the
   // projection: equal text, equal template.)
@@ -64,6 +75,18 @@ export function hashTemplate(template: PodTemplateSpec): string {
 /** Templates whose hash is remembered, at most (the oldest goes first): a few per PodSet is plenty. */
 const MAX_REMEMBERED = 4096;
 const hashes = new Map<string, string>();
+
+/** Hashes of deep-frozen templates, by the object: gone with it. */
+const frozenHashes = new WeakMap<object, string>();
+
+/** Whether `v` and everything it holds is frozen (then nothing can change it, ever). */
+function isDeepFrozen(v: object): boolean {
+  if (!Object.isFrozen(v)) return false;
+  for (const x of Object.values(v)) {
+    if (typeof x === 'object' && x !== null && !isDeepFrozen(x as object)) return false;
+  }
+  return true;
+}
 
 /** How many template hashes are remembered (tests). */
 export function rememberedTemplateHashes(): number {

@@ -150,8 +150,9 @@ export interface Plan {
   /** 'sync': the normal pass. 'cleanup': the PodSet is being deleted. */
   mode: 'sync' | 'cleanup';
   /**
-   * Pods to create, all identical (generateName). Execute them in `slowStartBatches(creates.length, burst)`
-   * and stop at the first batch with a failure; then record it with `withFailure`.
+   * Pods to create, all identical (generateName): one deep-frozen manifest, repeated (send it, never change
+   * it). Execute them in `slowStartBatches(creates.length, burst)` and stop at the first batch with a
+   * failure; then record it with `withFailure`.
    */
   creates: PodManifest[];
   /**

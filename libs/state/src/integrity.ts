@@ -5,7 +5,7 @@
 // the entry's kind, its PodSet key (namespace/name), its field (the pod's name; '@ps'), its
 // resourceVersion and its stored payload (which holds the uid, generation, spec, deletionTimestamp, ...).
 // The epoch is left out on purpose: the fold scripts re-stamp it in Redis, and it only orders relists.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /** 128 bits of the HMAC (RFC 2104 allows truncation to half the hash), base64url: 22 characters. */
 const TAG_BYTES = 16;
@@ -29,7 +29,7 @@ export interface TaggedEntry {
   payload: string;
 }
 
-function mac(secret: string, e: TaggedEntry): Buffer {
+function mac(secret: KeyObject, e: TaggedEntry): Buffer {
   // NUL separates the parts: none of kind, key, name or resourceVersion holds one, and the payload is last.
   return createHmac('sha256', secret)
     .update(`${e.kind}\0${e.key}\0${e.field}\0${e.rv}\0`)
@@ -39,8 +39,10 @@ function mac(secret: string, e: TaggedEntry): Buffer {
 }
 
 export class EntryTags {
-  readonly #current: string;
-  readonly #previous: string | undefined;
+  // Imported once: an HMAC made with a string key imports it again for every tag (its UTF-8 bytes, the
+  // same MAC), and the watcher tags every entry it folds, the workers check every entry that changed.
+  readonly #current: KeyObject;
+  readonly #previous: KeyObject | undefined;
 
   constructor(keys: TagKeys) {
     for (const [name, k] of [
@@ -53,8 +55,8 @@ export class EntryTags {
         );
       }
     }
-    this.#current = keys.current;
-    this.#previous = keys.previous;
+    this.#current = createSecretKey(keys.current, 'utf8');
+    this.#previous = keys.previous === undefined ? undefined : createSecretKey(keys.previous, 'utf8');
   }
 
   /** The entry's tag under the current key. */

@@ -3,6 +3,8 @@
 // Redis, read() refuses a tampered entry, an entry moved to another key, and a PodSet whose namespace
 // is not its key's, and keeps every other.
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
 import { test } from 'node:test';
 import { useRedis } from '@podset/testkit';
 import { EntryTags, type TaggedEntry } from '../src/integrity.ts';
@@ -40,6 +42,30 @@ test('a tag checks with its key and for its entry only: any field changed, or an
   ]) {
     assert.equal(tags.verify(entry, bad), false, `tag ${JSON.stringify(bad)}`);
   }
+});
+
+test('the keys are imported once: no tag is made or checked with a string key, and the tags are the same', () => {
+  const tags = new EntryTags({ current: KEY, previous: OTHER });
+  const keyTypes: string[] = [];
+  const real = crypto.createHmac;
+  crypto.createHmac = ((...a: Parameters<typeof crypto.createHmac>) => {
+    keyTypes.push(typeof a[1] === 'string' ? 'string' : 'imported');
+    return real(...a);
+  }) as typeof crypto.createHmac;
+  syncBuiltinESMExports();
+  let tag: string;
+  try {
+    tag = tags.tag(entry);
+    assert.ok(tags.verify(entry, tag));
+    assert.ok(tags.verify(entry, new EntryTags({ current: OTHER }).tag(entry)), 'the previous key');
+  } finally {
+    crypto.createHmac = real;
+    syncBuiltinESMExports();
+  }
+  assert.deepEqual(keyTypes, ['imported', 'imported', 'imported', 'imported', 'imported']);
+  // The HMAC of the key's UTF-8 bytes, as a string key gave it: tags made before still check.
+  const made = real('sha256', KEY).update('podset\0ns/web\0@ps\x0042\0').update(entry.payload).digest();
+  assert.equal(tag, made.subarray(0, 16).toString('base64url'));
 });
 
 test('during a rotation the previous key is accepted; tags are made with the current one', () => {
