@@ -78,7 +78,8 @@ export function watchApiOf(kube: Kube): WatchApi {
       return page as ListPage;
     },
     watch(resource, namespace, opts) {
-      return client(resource).watch(namespace, opts) as AsyncIterable<
+      // The watcher never reads managedFields (nothing it hashes or stores has them): not parsed at all.
+      return client(resource).watch(namespace, { ...opts, dropManagedFields: true }) as AsyncIterable<
         WatchEvent<WatchedObject & { code?: number; message?: string }>
       >;
     },

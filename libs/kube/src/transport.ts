@@ -18,6 +18,7 @@ import {
 import { RateLimiter } from './rate-limiter.ts';
 import { apiAnswered, apiFailed } from './reachability.ts';
 import type { Status, WatchEvent } from './types.ts';
+import { withoutManagedFields } from './watch-line.ts';
 
 /** An answer as undici.request gives it: the body a stream, read once. */
 type Answer = Dispatcher.ResponseData;
@@ -157,9 +158,12 @@ export class KubeClient {
    * owns the deadline (ask `timeoutSeconds`, give up some time past it). A dead peer is found by the
    * socket's TCP keepalive (credentials.ts).
    */
-  async *stream<T>(opts: Omit<RequestOptions, 'method' | 'verb' | 'body'>): AsyncGenerator<WatchEvent<T>> {
+  async *stream<T>(
+    opts: Omit<RequestOptions, 'method' | 'verb' | 'body'> & { dropManagedFields?: boolean },
+  ): AsyncGenerator<WatchEvent<T>> {
+    const { dropManagedFields = false, ...rest } = opts;
     const reqOpts: RequestOptions = {
-      ...opts,
+      ...rest,
       verb: 'watch',
       method: 'GET',
       query: { ...opts.query, watch: true },
@@ -177,7 +181,8 @@ export class KubeClient {
     try {
       for await (const line of lines) {
         if (line.trim() === '') continue;
-        yield parseJson(line, () => `a line of the watch of ${opts.path}`) as WatchEvent<T>;
+        const text = dropManagedFields ? withoutManagedFields(line) : line;
+        yield parseJson(text, () => `a line of the watch of ${opts.path}`) as WatchEvent<T>;
       }
     } catch (err) {
       if (opts.signal?.aborted === true) return;

@@ -99,6 +99,37 @@ test('watch from a resourceVersion sees later changes; abort ends it', async () 
   assert.ok(kube.client.requestCounts().some((c) => c.verb === 'watch' && c.code === 200));
 });
 
+test('a watch with dropManagedFields gets the same objects without metadata.managedFields', async () => {
+  const start = await kube.pods.list('default');
+  const watch = async (dropManagedFields: boolean): Promise<WatchEvent<Pod>[]> => {
+    const ac = new AbortController();
+    const seen: WatchEvent<Pod>[] = [];
+    for await (const ev of kube.pods.watch('default', {
+      resourceVersion: start.metadata.resourceVersion!,
+      labelSelector: 'mf=1',
+      dropManagedFields,
+      signal: ac.signal,
+    })) {
+      seen.push(ev);
+      if (seen.length === 2) ac.abort();
+    }
+    return seen;
+  };
+  await kube.pods.create('default', pod('mf1', { mf: '1' }));
+  await kube.pods.patch('default', 'mf1', { metadata: { labels: { mf: '1', touched: 'yes' } } });
+  const [whole, cut] = await Promise.all([watch(false), watch(true)]);
+  assert.equal(whole.length, 2);
+  for (const [i, ev] of whole.entries()) {
+    const metadata: Record<string, unknown> = { ...ev.object.metadata };
+    assert.ok(
+      Array.isArray(metadata.managedFields) && metadata.managedFields.length > 0,
+      'they were written',
+    );
+    delete metadata.managedFields;
+    assert.deepEqual(cut[i], { ...ev, object: { ...ev.object, metadata } });
+  }
+});
+
 test('an injected 429 is retried after Retry-After and counted', async () => {
   sim.faults.addError({ verb: 'list', resource: 'pods', code: 429, retryAfterSeconds: 0, times: 1 });
   const k = createKube(loadKubeConfig({ kubeconfig: sim.kubeconfigPath }), { qps: 0 });
