@@ -75,9 +75,11 @@ export class CredentialCache {
   readonly #kc: KubeConfig;
   #content: Content | undefined;
   #dispatcher: Dispatcher | undefined;
-  /** The headers for this content, when fixedHeaders said they cannot change within it. */
-  #fixed: Record<string, string> | undefined;
-  #dynamic = false;
+  /**
+   * This content's headers when fixedHeaders said they cannot change within it, or 'per-request' when
+   * client-node is asked again each time (undefined: not set up yet).
+   */
+  #headers: Record<string, string> | 'per-request' | undefined;
   #pending: { content: Content; setUp: Promise<Credentials> } | undefined;
   /** How many times the headers and TLS material were taken whole: once per content. */
   setups = 0;
@@ -92,8 +94,8 @@ export class CredentialCache {
     const content = contentOf(this.#kc);
     const dispatcher = this.#dispatcher;
     if (dispatcher !== undefined && this.#content !== undefined && sameContent(this.#content, content)) {
-      if (this.#fixed !== undefined) return { headers: this.#fixed, dispatcher };
-      if (this.#dynamic) return { headers: await this.#headersNow(), dispatcher };
+      if (this.#headers === 'per-request') return { headers: await this.#headersNow(), dispatcher };
+      if (this.#headers !== undefined) return { headers: this.#headers, dispatcher };
     }
     // The requests of a first burst wait for one set-up (one pool), not one each.
     if (this.#pending === undefined || !sameContent(this.#pending.content, content)) {
@@ -110,8 +112,7 @@ export class CredentialCache {
     const old = this.#dispatcher;
     this.#dispatcher = undefined;
     this.#content = undefined;
-    this.#fixed = undefined;
-    this.#dynamic = false;
+    this.#headers = undefined;
     this.#pending = undefined;
     old?.close().catch(() => undefined);
   }
@@ -149,9 +150,7 @@ export class CredentialCache {
       this.#content = content;
       old?.close().catch(() => undefined);
     }
-    const fixed = fixedHeaders(this.#kc);
-    this.#fixed = fixed ? headers : undefined;
-    this.#dynamic = !fixed;
+    this.#headers = fixedHeaders(this.#kc) ? headers : 'per-request';
     return { headers, dispatcher: this.#dispatcher };
   }
 
@@ -210,9 +209,14 @@ function headersOf(opts: HttpsRequestOptions): Record<string, string> {
   }
   const given: OutgoingHttpHeaders = (opts.headers as OutgoingHttpHeaders | undefined) ?? {};
   for (const [key, value] of Object.entries(given)) {
-    if (value === undefined) continue;
-    for (const k of Object.keys(headers)) if (k.toLowerCase() === key.toLowerCase()) delete headers[k];
-    headers[key] = String(value);
+    if (value !== undefined) putHeader(headers, key, String(value));
   }
   return headers;
+}
+
+/** Sets a header over any of the same name in another case (HTTP header names are case-blind). */
+export function putHeader(headers: Record<string, string>, key: string, value: string): void {
+  const lower = key.toLowerCase();
+  for (const k of Object.keys(headers)) if (k.toLowerCase() === lower) delete headers[k];
+  headers[key] = value;
 }

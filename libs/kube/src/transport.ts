@@ -6,7 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createInterface } from 'node:readline';
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { CredentialCache } from './credentials.ts';
+import { CredentialCache, putHeader } from './credentials.ts';
 import { requestDeadline } from './deadline.ts';
 import { KubeApiError } from './errors.ts';
 import {
@@ -226,11 +226,7 @@ export class KubeClient {
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     if (body !== undefined) headers['Content-Type'] = opts.contentType ?? 'application/json';
     // The auth headers last and case-blind, as client-node's setHeaderParam put them over the request's.
-    for (const key of Object.keys(auth)) {
-      const lower = key.toLowerCase();
-      for (const k of Object.keys(headers)) if (k.toLowerCase() === lower) delete headers[k];
-      headers[key] = auth[key]!;
-    }
+    for (const [key, value] of Object.entries(auth)) putHeader(headers, key, value);
 
     const waitMs = await this.limiter.acquire(signal);
     const started = this.limiter.clock.now();

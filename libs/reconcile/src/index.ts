@@ -18,6 +18,7 @@ export * from './rollout.ts';
 export * from './settle.ts';
 export * from './slow-start.ts';
 export * from './spec-check.ts';
+export * from './deep-freeze.ts';
 export * from './status.ts';
 export * from './strategy.ts';
 export * from './template-hash.ts';

@@ -3,6 +3,7 @@
 // wrote hash alike: object keys in any order, the default template given or left out, restartPolicy
 // Always written or left to its default, empty label and annotation maps present or not.
 import { createHash } from 'node:crypto';
+import { isDeepFrozen } from './deep-freeze.ts';
 import { effectiveTemplate } from './pod-template.ts';
 import type { PodSet, PodTemplateSpec } from './types.ts';
 
@@ -78,15 +79,6 @@ const hashes = new Map<string, string>();
 
 /** Hashes of deep-frozen templates, by the object: gone with it. */
 const frozenHashes = new WeakMap<object, string>();
-
-/** Whether `v` and everything it holds is frozen (then nothing can change it, ever). */
-function isDeepFrozen(v: object): boolean {
-  if (!Object.isFrozen(v)) return false;
-  for (const x of Object.values(v)) {
-    if (typeof x === 'object' && x !== null && !isDeepFrozen(x as object)) return false;
-  }
-  return true;
-}
 
 /** How many template hashes are remembered (tests). */
 export function rememberedTemplateHashes(): number {

@@ -5,6 +5,7 @@
 // tag is a function of exactly that text and the key held in memory), so it is neither checked again nor
 // decoded again. Any change of its text — a new version, a forged payload, another tag — is checked.
 // The decoded forms are frozen: a reconcile cannot change what the next one is handed.
+import { deepFreeze } from '@podset/reconcile';
 
 /**
  * Entries remembered at most (about 1 KB each, decoded form included); beyond it, the keys read least
@@ -74,11 +75,4 @@ export class VerifiedEntries<T extends object> {
   get size(): number {
     return this.#entries;
   }
-}
-
-function deepFreeze<T extends object>(value: T): T {
-  for (const v of Object.values(value)) {
-    if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) deepFreeze(v as object);
-  }
-  return Object.freeze(value);
 }
