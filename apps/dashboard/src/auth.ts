@@ -1,7 +1,7 @@
 // Who may see the dashboard: a bearer token (header, or a cookie set by the login form) or HTTP basic
 // auth. Pure functions over request headers; server.ts applies them to every route.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Credentials } from './config.ts';
+import { DEFAULT_SESSION_MAX_AGE_SECONDS, type Credentials } from './config.ts';
 import { systemClock, type Clock } from '@podset/clock';
 
 export const COOKIE_NAME = 'podset_dashboard';
@@ -14,8 +14,6 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb);
 }
 
-/** How long a login lasts unless DASHBOARD_SESSION_MAX_AGE says otherwise: a working day. */
-export const DEFAULT_SESSION_MAX_AGE_SECONDS = 12 * 60 * 60;
 /** Replicas' clocks may differ a little: an issue time this far ahead is still accepted. */
 const CLOCK_SKEW_SECONDS = 60;
 

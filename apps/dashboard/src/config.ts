@@ -4,7 +4,9 @@ import { kubeAccessEnv, kubeRateEnv } from '@podset/kube';
 import { httpHostEnv, logEnv } from '@podset/runtime';
 import { queueEnv } from '@podset/queue';
 import { redisEnv } from '@podset/redis';
-import { DEFAULT_SESSION_MAX_AGE_SECONDS } from './auth.ts';
+
+/** How long a login lasts unless DASHBOARD_SESSION_MAX_AGE says otherwise: a working day. */
+export const DEFAULT_SESSION_MAX_AGE_SECONDS = 12 * 60 * 60;
 
 export const dashboardEnv = {
   ...kubeAccessEnv,

@@ -3,17 +3,9 @@
 // calls), which answers per event whether it owes a reconcile. The answers are sorted here into the keys
 // to request live (one request per key of the batch, however many of its events owe it) and a count per
 // outcome.
-import type { Admission, BatchWindows, ChangeGate, KeyedEvent } from './change-gate.ts';
+import type { Admission, BatchWindows, ChangeGate, EventOutcome, KeyedEvent } from './change-gate.ts';
 import type { EventRecord } from './event-log.ts';
 import type { BatchSpans } from './event-tracing.ts';
-
-/**
- * What a watch event came to: `requested` it made a live request; `coalesced` it shared one with another
- * event of its key in its batch; `covered` the queue's cover rule, run in the gate's call, found the key's job
- * covers it (the queue's answer, without a request); `unchanged` it changed nothing a plan reads (the
- * operator's own status writes among them); `unkeyed` it concerns no PodSet.
- */
-export type EventOutcome = 'requested' | 'coalesced' | 'covered' | 'unchanged' | 'unkeyed';
 
 export interface Admitted {
   /** The gate's answers, one per keyed event, in order. */

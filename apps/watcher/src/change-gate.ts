@@ -56,6 +56,14 @@ export interface Admission {
 }
 
 /** A watch event and the PodSet key it concerns. */
+/**
+ * What a watch event came to: `requested` it made a live request; `coalesced` it shared one with another
+ * event of its key in its batch; `covered` the queue's cover rule, run in the gate's call, found the key's job
+ * covers it (the queue's answer, without a request); `unchanged` it changed nothing a plan reads (the
+ * operator's own status writes among them); `unkeyed` it concerns no PodSet.
+ */
+export type EventOutcome = 'requested' | 'coalesced' | 'covered' | 'unchanged' | 'unkeyed';
+
 export interface KeyedEvent {
   ev: WatchEvent;
   key: string;

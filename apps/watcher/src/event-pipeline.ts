@@ -6,9 +6,9 @@
 // gate's (chosen once at start-up: see change-gate.ts).
 import { systemClock, type Clock } from '@podset/clock';
 import { KIND } from '@podset/reconcile';
-import { admit, type Admitted, type EventOutcome } from './admit.ts';
+import { admit, type Admitted } from './admit.ts';
 import { TurnBatcher } from './batch.ts';
-import type { BatchWindows, ChangeGate, StreamInfo } from './change-gate.ts';
+import type { BatchWindows, ChangeGate, EventOutcome, StreamInfo } from './change-gate.ts';
 import { commit, rollback } from './commit.ts';
 import type { EventRecord } from './event-log.ts';
 import type { BatchSpans, EventTracing } from './event-tracing.ts';
@@ -20,7 +20,7 @@ import { StatusWindows } from './status-windows.ts';
 import { requestBulk, requestLive, type LiveRequested, type ReconcileRequester } from './request.ts';
 import type { ListedPage, WatchEvent, WatchSink } from './watch-loop.ts';
 
-export type { EventOutcome } from './admit.ts';
+export type { EventOutcome } from './change-gate.ts';
 export type { ReconcileRequester } from './request.ts';
 
 export interface EventAppender {

@@ -6,8 +6,7 @@
 import { ROOT_CONTEXT, SpanKind, type Span, type Tracer } from '@opentelemetry/api';
 import { recordError, traceparentOf } from '@podset/runtime';
 import { systemClock, type Clock } from '@podset/clock';
-import type { KeyedEvent } from './change-gate.ts';
-import type { EventOutcome } from './admit.ts';
+import type { EventOutcome, KeyedEvent } from './change-gate.ts';
 
 export interface EventTracing {
   /** Epoch ms: when a batch began (its events' spans start there). */

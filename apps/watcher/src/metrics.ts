@@ -1,7 +1,7 @@
 // The watcher's Prometheus metrics (prom-client). Counters live here, not in the per-term objects, so
 // they keep counting across leadership terms. Names and labels shared with apps/worker where they
 // overlap (podset_kube_requests_total, podset_kube_rate_limiter_wait_seconds_total).
-import type { EventOutcome } from './admit.ts';
+import type { EventOutcome } from './change-gate.ts';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RequestRecord } from '@podset/kube';
 import { appRegistry, kubeRequestMetrics, queueDepthGauge } from '@podset/runtime';

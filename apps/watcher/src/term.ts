@@ -7,7 +7,7 @@ import type { WatchApi } from './kube-api.ts';
 import type { Resource } from './keys.ts';
 import type { Logger } from '@podset/log';
 import type { EventTracing } from './event-tracing.ts';
-import type { EventOutcome } from './admit.ts';
+import type { EventOutcome } from './change-gate.ts';
 import { EventPipeline, type EventAppender } from './event-pipeline.ts';
 import type { ReconcileRequester } from './request.ts';
 import { listPodSetKeys, Resync } from './resync.ts';

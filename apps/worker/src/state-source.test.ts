@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import type { Kube } from '@podset/kube';
 import type { RedisClient } from '@podset/redis';
 import { EntryTags } from '@podset/state';
-import { openStateSource, podSetRef } from './state-source.ts';
+import { openStateSource } from './open-state-source.ts';
+import { podSetRef } from './state-source.ts';
 
 function deps(tags: EntryTags | undefined) {
   const seen: string[] = [];

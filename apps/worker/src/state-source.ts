@@ -1,19 +1,16 @@
 // Where a reconcile's state comes from: the one interface the controller plans through. It reads a
 // key's state (the PodSet and the pods it controls, or "wait": planning now could create or delete
 // twice) and is told of the reconcile's own writes, so that the next read shows them or waits for them.
-// Two implementations, chosen once at start-up (openStateSource):
+// Two implementations, chosen once at start-up (open-state-source.ts):
 //   api-state.ts         GET the PodSet and a consistent LIST of its pods, every time
 //   projection-state.ts  the watcher's per-PodSet state in Redis, with expectations of our own writes;
 //                        the API when the projection is not complete, or after a 409
 // A read says whether it came from the API (authoritative). Redis decides whether to act; the API decides
 // what: a plan from a read that is not authoritative that would create or delete a pod is made again from
 // `confirm` (the API's read) and only that plan is carried out.
-import type { Kube, Pod, PodSet } from '@podset/kube';
-import type { RedisClient } from '@podset/redis';
+import type { Pod, PodSet } from '@podset/kube';
 import { parseKey } from '@podset/reconcile';
-import type { EntryTags, OutOfBoundsValue, QuietNote } from '@podset/state';
-import { apiState, readFromApi } from './api-state.ts';
-import { projectionState, redisProjection, type RefusedEntry } from './projection-state.ts';
+import type { QuietNote } from '@podset/state';
 
 /** A PodSet's queue key, parsed once. */
 export interface PodSetRef {
@@ -99,42 +96,3 @@ export type ConfirmReason = 'acting' | 'finalizer';
  * answer: not complete, a refused entry, the read after a 409).
  */
 export type ApiReadReason = ConfirmReason | 'fallback';
-
-/**
- * The one place that chooses: at start-up, from STATE_SOURCE. The projection is read only with `tags`
- * (PROJECTION_HMAC_KEY): without a key nothing read from Redis could be checked, so every key is read
- * from the API (the caller says so in its log).
- */
-export function openStateSource(
-  kind: StateSourceKind,
-  deps: {
-    kube: Kube;
-    redis: RedisClient;
-    prefix: string;
-    queueName: string;
-    tags: EntryTags | undefined;
-    refused: (entry: RefusedEntry) => void;
-    /** Told of expectations and epoch counters out of bounds (ignored; see out-of-bounds.ts). */
-    outOfBounds?: (value: OutOfBoundsValue) => void;
-    /** Each API read pair of the projection's source (none are counted for STATE_SOURCE=api). */
-    apiRead?: (reason: ApiReadReason) => void;
-  },
-): StateSource {
-  const api = apiState(deps.kube);
-  if (kind === 'api' || deps.tags === undefined) return api;
-  const counted = deps.apiRead ?? (() => undefined);
-  return projectionState(redisProjection({ ...deps, tags: deps.tags }), {
-    fallback: (ref, signal) => {
-      counted('fallback');
-      return api.read(ref, signal);
-    },
-    // From the API server's watch cache (resourceVersion=0): the projection already showed this worker's
-    // own creates and deletes (its expectations were met), and the watch that fed it is served from that
-    // cache; docs/architecture.md says what a lagging cache can and cannot cost.
-    confirm: (ref, why, signal) => {
-      counted(why);
-      return readFromApi(deps.kube, ref, 'cached', signal);
-    },
-    refused: deps.refused,
-  });
-}

@@ -28,7 +28,8 @@ import { podWritesPerPass } from './pass-size.ts';
 import { keyInScope } from './namespace-scope.ts';
 import { watchQueueSettings } from './queue-settings.ts';
 import { workerOps, type WorkerOps } from './ops.ts';
-import { openStateSource, type StateSourceKind } from './state-source.ts';
+import { openStateSource } from './open-state-source.ts';
+import type { StateSourceKind } from './state-source.ts';
 import { STORE_CLIENT_TUNING } from './store-client.ts';
 import { createLogger, type OpsListener } from '@podset/runtime';
 

@@ -10,7 +10,7 @@ import type {
   ReconcileContext,
   ReconcileWorkerOptions,
   WorkerHooks,
-} from './reconcile-worker.ts';
+} from './worker-options.ts';
 
 /** Hooks that never throw (a metrics or log callback must not break the worker). */
 export type SafeHooks = Required<WorkerHooks>;

@@ -12,15 +12,17 @@ export {
   startReconcileWorker,
   DEFAULT_LOCK_DURATION_MS,
   DEFAULT_STALLED_INTERVAL_MS,
-  type ReconcileContext,
-  type ReconcileHandler,
   type ReconcileWorker,
-  type ReconcileWorkerOptions,
-  type WorkerHooks,
-  type JobStartInfo,
-  type JobEndInfo,
-  type JobDeferredInfo,
 } from './reconcile-worker.ts';
+export type {
+  ReconcileContext,
+  ReconcileHandler,
+  ReconcileWorkerOptions,
+  WorkerHooks,
+  JobStartInfo,
+  JobEndInfo,
+  JobDeferredInfo,
+} from './worker-options.ts';
 export { TerminalError, isTerminal, type ReconcileResult } from './result.ts';
 export { BULK_DEFER_MS, BULK_WAIT_MS } from './bulk-handback.ts';
 export { defaultBulkConcurrency } from './bulk-slots.ts';
