@@ -8,6 +8,7 @@
 // nextTicks and immediates created per line. Read the ratios: the machine is shared.
 //   node_modules/.bin/node bench/watch-stream-cost.ts [FILE.jsonl…] [--rounds 10] [--lines 20000] [--chunk 65536]
 import { createHook } from 'node:async_hooks';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -207,15 +208,33 @@ async function client(port: number, lineCount: number): Promise<void> {
 
   const paths: Path[] = ['readline', 'stream', 'batches'];
   const cpu: Record<Path, number[]> = { readline: [], stream: [], batches: [] };
+  // Garbage collection's pauses, by the timed round they started in (entries arrive later, asynchronously).
+  const windows: { from: number; to: number; path: Path }[] = [];
+  const pauses: { at: number; ms: number }[] = [];
+  const gcs = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push({ at: entry.startTime, ms: entry.duration });
+  });
+  gcs.observe({ entryTypes: ['gc'] });
   const rounds = Number(values.rounds);
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? paths : [...paths].reverse();
     for (const path of order) {
+      const from = performance.now();
       const start = process.cpuUsage();
       await read(path);
       const used = process.cpuUsage(start);
-      if (r > 1) cpu[path].push((used.user + used.system) / lineCount); // two rounds warm up
+      if (r > 1) {
+        cpu[path].push((used.user + used.system) / lineCount); // two rounds warm up
+        windows.push({ from, to: performance.now(), path });
+      }
     }
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50)); // the last round's gc entries
+  gcs.disconnect();
+  const gc: Record<Path, number> = { readline: 0, stream: 0, batches: 0 };
+  for (const { at, ms } of pauses) {
+    const w = windows.find((x) => at >= x.from && at < x.to);
+    if (w !== undefined) gc[w.path] += ms;
   }
 
   const counts: Record<Path, Record<string, number>> = { readline: {}, stream: {}, batches: {} };
@@ -240,7 +259,8 @@ async function client(port: number, lineCount: number): Promise<void> {
     console.log(
       `  ${path.padEnd(8)} CPU µs/line median ${median(cpu[path]).toFixed(1)} ` +
         `[${cpu[path].map((x) => x.toFixed(1)).join(' ')}]; per line: ${per(c, 'PROMISE')} promises, ` +
-        `${per(c, 'TickObject')} nextTicks, ${per(c, 'Immediate')} immediates`,
+        `${per(c, 'TickObject')} nextTicks, ${per(c, 'Immediate')} immediates; ` +
+        `GC µs/line ${((gc[path] * 1000) / (lineCount * (rounds - 2))).toFixed(2)}`,
     );
   }
   const base = median(cpu.readline);
