@@ -20,7 +20,10 @@ export interface WatchApi {
     namespace: string | undefined,
     opts: { labelSelector?: string; limit?: number; continue?: string; signal?: AbortSignal },
   ): Promise<ListPage>;
-  /** Events until the server ends the stream; errors with `code` (HTTP status) when it refuses. */
+  /**
+   * Events until the server ends the stream, in arrays (those of one read from the socket together: one
+   * await per read, not per event; never empty); errors with `code` (HTTP status) when it refuses.
+   */
   watch(
     resource: Resource,
     namespace: string | undefined,
@@ -31,7 +34,7 @@ export interface WatchApi {
       timeoutSeconds: number;
       signal: AbortSignal;
     },
-  ): AsyncIterable<WatchLine>;
+  ): AsyncIterable<readonly WatchLine[]>;
 }
 
 export interface LeaseApi {
@@ -79,8 +82,8 @@ export function watchApiOf(kube: Kube): WatchApi {
     },
     watch(resource, namespace, opts) {
       // The watcher never reads managedFields (nothing it hashes or stores has them): not parsed at all.
-      return client(resource).watch(namespace, { ...opts, dropManagedFields: true }) as AsyncIterable<
-        WatchEvent<WatchedObject & { code?: number; message?: string }>
+      return client(resource).watchBatches(namespace, { ...opts, dropManagedFields: true }) as AsyncIterable<
+        WatchEvent<WatchedObject & { code?: number; message?: string }>[]
       >;
     },
   };

@@ -387,15 +387,18 @@ export class WatchLoop {
       });
       this.counters.watchesOpened++;
       try {
-        for await (const parsed of events) {
-          stall.heard();
-          lines++;
-          if (lines === 1) {
-            this.#attempt = 0; // the server is healthy again
-            this.#served();
+        for await (const batch of events) {
+          for (const parsed of batch) {
+            stall.heard();
+            lines++;
+            if (lines === 1) {
+              this.#attempt = 0; // the server is healthy again
+              this.#served();
+            }
+            const waiting = this.#take(parsed, handOff, stall);
+            if (waiting !== undefined) await waiting;
+            this.#unconfirmed = false; // the server sent something other than an ERROR from this RV
           }
-          await this.#take(parsed, handOff, stall);
-          this.#unconfirmed = false; // the server sent something other than an ERROR from this RV
         }
         stall.stop(); // the stream has ended: what follows waits on the sink alone
         this.#unconfirmed = false; // and it ended cleanly: the RV was accepted
@@ -427,9 +430,13 @@ export class WatchLoop {
     }
   }
 
-  /** One line of the watch: an event handed on, a bookmark checkpointed, an ERROR ending the watch. */
-  async #take(parsed: WatchLine, handOff: OrderedHandOff, stall: StallCheck): Promise<void> {
-    const { resource, sink, checkpoint } = this.#o;
+  /**
+   * One line of the watch: an event handed on, a bookmark checkpointed, an ERROR ending the watch (thrown).
+   * A promise only when there is something to wait for: most events need none, and an await each was a
+   * promise and a microtask per event.
+   */
+  #take(parsed: WatchLine, handOff: OrderedHandOff, stall: StallCheck): Promise<void> | undefined {
+    const { resource, sink } = this.#o;
     const obj = parsed.object ?? {};
     const rv = obj.metadata?.resourceVersion;
     switch (parsed.type) {
@@ -447,17 +454,12 @@ export class WatchLoop {
         this.counters.events[parsed.type]++;
         this.#hooks.event?.(resource, parsed.type);
         handOff.add(sink.event({ stream: this.stream, resource, type: parsed.type, object: obj, rv }), rv);
-        if (handOff.inFlight >= this.#o.maxInFlight) await stall.busy(handOn(handOff.taken));
+        if (handOff.inFlight >= this.#o.maxInFlight) return stall.busy(handOn(handOff.taken));
         return;
       case 'BOOKMARK':
         this.counters.events.BOOKMARK++;
         this.#hooks.event?.(resource, 'BOOKMARK');
-        await stall.busy(handOn(handOff.taken)); // everything before the bookmark is handed on first
-        if (rv !== undefined) {
-          this.#rv = rv;
-          await stall.busy(handOn(checkpoint.save(this.stream, rv, { force: true })));
-        }
-        return;
+        return this.#bookmark(rv, handOff, stall);
       case 'ERROR':
         this.#hooks.event?.(resource, 'ERROR');
         if (obj.code === 410 || isTooLargeResourceVersion(obj)) {
@@ -471,6 +473,14 @@ export class WatchLoop {
         throw new WatchEnd('server-error', `watch ERROR ${obj.code ?? '?'}: ${obj.message ?? ''}`);
       default:
         return;
+    }
+  }
+
+  async #bookmark(rv: string | undefined, handOff: OrderedHandOff, stall: StallCheck): Promise<void> {
+    await stall.busy(handOn(handOff.taken)); // everything before the bookmark is handed on first
+    if (rv !== undefined) {
+      this.#rv = rv;
+      await stall.busy(handOn(this.#o.checkpoint.save(this.stream, rv, { force: true })));
     }
   }
 }

@@ -105,26 +105,31 @@ export class FakeApi implements WatchApi {
     _r: Resource,
     _ns: string | undefined,
     opts: { resourceVersion?: string; timeoutSeconds?: number; signal: AbortSignal },
-  ): AsyncIterable<Ev> {
+  ): AsyncIterable<Ev[]> {
     this.calls.watch++;
     this.calls.watchFrom.push(opts.resourceVersion);
     return this.#stream(opts.resourceVersion, opts.signal, opts.timeoutSeconds);
   }
 
-  async *#stream(from: string | undefined, signal: AbortSignal, timeoutSeconds?: number): AsyncGenerator<Ev> {
+  /** One event an array, as a watch whose every read from the socket holds one line. */
+  async *#stream(
+    from: string | undefined,
+    signal: AbortSignal,
+    timeoutSeconds?: number,
+  ): AsyncGenerator<Ev[]> {
     const err = this.failNext.shift();
     if (err !== undefined) throw err;
     const read = from === undefined ? this.rv : this.rvFormat.read(from);
     if (read === undefined) throw new ApiError(400); // as kube-apiserver refuses a version it cannot parse
     let cursor = read;
     if (cursor < this.oldest) {
-      yield { type: 'ERROR', object: { code: 410, message: 'too old resource version' } };
+      yield [{ type: 'ERROR', object: { code: 410, message: 'too old resource version' } }];
       return;
     }
     if (this.errorEvent !== undefined) {
       const ev = this.errorEvent;
       this.errorEvent = undefined;
-      yield ev;
+      yield [ev];
       return;
     }
     let wake: () => void = () => {};
@@ -147,7 +152,7 @@ export class FakeApi implements WatchApi {
         const next = stream.mode === 'live' ? this.history.find((h) => h.rv > cursor) : undefined;
         if (next !== undefined) {
           cursor = next.rv;
-          yield next.ev;
+          yield [next.ev];
           continue;
         }
         await new Promise<void>((resolve) => (wake = resolve));

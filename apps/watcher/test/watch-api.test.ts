@@ -19,14 +19,14 @@ test("the watcher's watch leaves metadata.managedFields out of its objects (it n
 
   const ac = new AbortController();
   const seen: WatchLine[] = [];
-  for await (const ev of watchApiOf(kube).watch('pods', 'default', {
+  for await (const batch of watchApiOf(kube).watch('pods', 'default', {
     labelSelector: 'podset.io/name',
     resourceVersion: start.metadata.resourceVersion!,
     allowWatchBookmarks: false,
     timeoutSeconds: 30,
     signal: ac.signal,
   })) {
-    seen.push(ev);
+    seen.push(...batch);
     ac.abort();
   }
   assert.equal(seen[0]?.type, 'ADDED');

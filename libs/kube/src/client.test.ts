@@ -302,6 +302,46 @@ test('a watch line cut mid-object: the error names the watch, after the whole ev
   assert.deepEqual(events, ['ADDED:5']);
 });
 
+test('watchBatches hands on the events of one read together; a line cut mid-character is whole', async () => {
+  const line = (rv: string, name = 'a') =>
+    JSON.stringify({ type: 'MODIFIED', object: { metadata: { name, resourceVersion: rv } } });
+  const cutLine = Buffer.from(`${line('8', 'café-€')}\r\n`);
+  const at = cutLine.indexOf('€') + 1; // inside the three bytes of €
+  respond = (_req, res) => {
+    res.write(`${line('5')}\n\n${line('6')}\r\n${line('7')}\n`); // one write: one read
+    res.write(cutLine.subarray(0, at));
+    setTimeout(() => res.end(Buffer.concat([cutLine.subarray(at), Buffer.from(line('9'))])), 50);
+  };
+  const kube = createKube(kc);
+  const batches: string[][] = [];
+  for await (const batch of kube.pods.watchBatches('default', { resourceVersion: '4' })) {
+    batches.push(batch.map((ev) => `${ev.object.metadata.name}:${ev.object.metadata.resourceVersion}`));
+  }
+  assert.deepEqual(batches.flat(), ['a:5', 'a:6', 'a:7', 'café-€:8', 'a:9']);
+  assert.ok(
+    batches.some((b) => b.length >= 3),
+    `batches: ${JSON.stringify(batches)}`,
+  );
+  assert.ok(batches.every((b) => b.length > 0));
+});
+
+test('watchBatches: a bad line inside a read still hands on the events before it, then fails', async () => {
+  const line = (rv: string) =>
+    JSON.stringify({ type: 'ADDED', object: { metadata: { resourceVersion: rv } } });
+  respond = (_req, res) => res.end(`${line('5')}\n${line('6')}\n{"type":"MODIF\n${line('7')}\n`);
+  const kube = createKube(kc);
+  const events: string[] = [];
+  await assert.rejects(
+    (async () => {
+      for await (const batch of kube.pods.watchBatches('default', { resourceVersion: '4' })) {
+        for (const ev of batch) events.push(ev.object.metadata.resourceVersion ?? '');
+      }
+    })(),
+    /invalid JSON in a line of the watch of \/api\/v1\/namespaces\/default\/pods/,
+  );
+  assert.deepEqual(events, ['5', '6']);
+});
+
 test('a refused connection names the request and the cause, not just "fetch failed"', async () => {
   const closed = http.createServer();
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));

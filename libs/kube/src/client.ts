@@ -1,7 +1,7 @@
 // Typed access to the API: one ResourceClient per resource type (pods, events, podsets, leases, revisions),
 // its paths and options, over the one transport (KubeClient) that limits, authenticates and counts.
 import { GROUP, PLURAL, VERSION } from '@podset/reconcile';
-import type { KubeClient } from './transport.ts';
+import type { KubeClient, StreamOptions } from './transport.ts';
 import type { KubeList, KubeObject, Status, WatchEvent } from './types.ts';
 export interface ResourceRef {
   group: string; // '' for core
@@ -220,7 +220,16 @@ export class ResourceClient<T extends KubeObject> {
   }
 
   watch(namespace: string | undefined, opts: WatchOptions = {}): AsyncGenerator<WatchEvent<T>> {
-    return this.client.stream<T>({
+    return this.client.stream<T>(this.#watchRequest(namespace, opts));
+  }
+
+  /** The same watch, its events in arrays, one per read from the socket (KubeClient.streamBatches). */
+  watchBatches(namespace: string | undefined, opts: WatchOptions = {}): AsyncGenerator<WatchEvent<T>[]> {
+    return this.client.streamBatches<T>(this.#watchRequest(namespace, opts));
+  }
+
+  #watchRequest(namespace: string | undefined, opts: WatchOptions): StreamOptions {
+    return {
       path: resourcePath(this.ref, namespace),
       resource: this.#resource,
       query: {
@@ -232,7 +241,7 @@ export class ResourceClient<T extends KubeObject> {
       },
       ...(opts.dropManagedFields === true ? { dropManagedFields: true } : {}),
       ...signalOf(opts),
-    });
+    };
   }
 }
 

@@ -9,6 +9,7 @@ export {
   type RequestRecord,
   type KubeClientOptions,
   type RequestOptions,
+  type StreamOptions,
 } from './transport.ts';
 export {
   ResourceClient,
