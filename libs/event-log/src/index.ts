@@ -1,10 +1,10 @@
 export {
   APPEND_RECORDS_LUA,
   EventLog,
-  parseEventEntry,
+  parseEventEntries,
+  recordsNewestFirst,
   deleteEventsOf,
   type EventRecord,
-  type RecordHead,
   type EventLogEntry,
   type EventLogOptions,
 } from './event-log.ts';
