@@ -30,7 +30,13 @@ export interface EventRecord {
   n?: string;
 }
 
-/** Consecutive records with one time and one key: one stream entry. */
+/**
+ * The most records one entry holds. The cap (MAXLEN) counts entries: this bounds how many more records
+ * than entries it keeps; past 8 a record's share of its XADD is already small.
+ */
+export const MAX_RECORDS_PER_ENTRY = 8;
+
+/** Consecutive records with one time and one key, at most MAX_RECORDS_PER_ENTRY: one stream entry. */
 interface Run {
   t: string;
   key: string;
@@ -41,7 +47,8 @@ function runsOf(records: readonly EventRecord[]): Run[] {
   const runs: Run[] = [];
   let run: Run | undefined;
   for (const { t, key, ...rest } of records) {
-    if (run === undefined || run.t !== t || run.key !== key) runs.push((run = { t, key, records: [] }));
+    if (run === undefined || run.t !== t || run.key !== key || run.records.length === MAX_RECORDS_PER_ENTRY)
+      runs.push((run = { t, key, records: [] }));
     run.records.push(rest);
   }
   return runs;
@@ -112,7 +119,7 @@ function recordOf(id: string, f: Record<string, string>): EventLogEntry | undefi
 export interface EventLogOptions {
   redis: RedisClient;
   key: string;
-  /** Approximate cap (MAXLEN ~). Default 10000. */
+  /** Approximate cap (MAXLEN ~) in entries, each of up to MAX_RECORDS_PER_ENTRY records. Default 10000. */
   maxLen?: number;
 }
 

@@ -1,6 +1,7 @@
 export {
   APPEND_RECORDS_LUA,
   EventLog,
+  MAX_RECORDS_PER_ENTRY,
   parseEventEntries,
   recordsNewestFirst,
   deleteEventsOf,

@@ -7,6 +7,7 @@ import { eventLogKeyOf, luaScriptOf, runScript } from '@podset/redis';
 import {
   APPEND_RECORDS_LUA,
   EventLog,
+  MAX_RECORDS_PER_ENTRY,
   deleteEventsOf,
   parseEventEntries,
   type EventRecord,
@@ -128,20 +129,20 @@ test('a batch is one XADD per run of one key’s records, trimmed by its last: n
   };
   for (let b = 0; b < 10; b++) {
     await redis.config('RESETSTAT');
-    // Ten keys, ten records of each in a row.
+    // Twenty keys, five records of each in a row.
     await log.appendMany(
       Array.from({ length: 100 }, (_, i) => ({
         ...pod,
-        key: `default/web-${Math.floor(i / 10)}`,
+        key: `default/web-${Math.floor(i / 5)}`,
         rv: String(b * 100 + i),
       })),
     );
     const after = await calls();
-    assert.equal(after.xadd, 10, 'one XADD per run');
+    assert.equal(after.xadd, 20, 'one XADD per run');
     assert.equal(after.xtrim, undefined, 'no XTRIM');
   }
   const length = await redis.xlen('test:events:commands');
-  assert.ok(length >= 50 && length <= 150, `100 entries appended, ${length} kept`);
+  assert.ok(length >= 50 && length <= 150, `200 entries appended, ${length} kept`);
 });
 
 test('a run of one key’s records is one entry; the reader gives back each record, newest first, among single-record entries', async () => {
@@ -193,4 +194,19 @@ test('a script of another module appends the entries appendMany would', async ()
   const { id: _, ...first } = (await log.recent(10)).at(-1)!;
   assert.deepEqual(first, pod);
   assert.deepEqual((await log.recent(10)).map(({ id: _id, ...r }) => r).reverse(), records);
+});
+
+test('an entry holds at most MAX_RECORDS_PER_ENTRY records: a longer run is several', async () => {
+  const log = new EventLog({ redis, key: 'test:events:long', maxLen: 1000 });
+  const records = Array.from({ length: 2 * MAX_RECORDS_PER_ENTRY + 1 }, (_, i) => ({
+    ...pod,
+    rv: String(i),
+  }));
+  const ids = await log.appendMany(records);
+  assert.equal(await redis.xlen(log.key), 3);
+  assert.equal(new Set(ids).size, 3);
+  assert.deepEqual(
+    (await log.recent(100)).map((r) => r.rv),
+    records.map((r) => r.rv).reverse(),
+  );
 });
