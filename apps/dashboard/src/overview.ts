@@ -2,7 +2,7 @@
 // BullMQ's own job records (completed/failed/pending jobs named by key), and their recent watch events
 // from the watcher's event-log stream. Each source may fail alone; the page says which.
 import type { Job, Queue } from 'bullmq';
-import { parseEventEntry, type EventLogEntry } from '@podset/event-log';
+import { recordsNewestFirst, type EventLogEntry } from '@podset/event-log';
 import type { RedisClient } from '@podset/redis';
 import type { Kube, PodSet } from '@podset/kube';
 import { formatKey, parseKey } from '@podset/reconcile';
@@ -113,14 +113,11 @@ export async function readEvents(
 ): Promise<EventLogEntry[]> {
   for (const key of keys) {
     const entries = await redis.xrevrange(key, '+', '-', 'COUNT', count);
-    if (entries.length > 0) return toEntries(entries);
+    // BullMQ's own events (event=added|completed|…) may share the stream: they read as no records. An
+    // entry may hold several records: the newest `count` of them, as when each had its own.
+    if (entries.length > 0) return recordsNewestFirst(entries).slice(0, count);
   }
   return [];
-}
-
-function toEntries(entries: [string, string[]][]): EventLogEntry[] {
-  // BullMQ's own events (event=added|completed|…) may share the stream: parseEventEntry skips them.
-  return entries.flatMap(([id, flat]) => parseEventEntry(id, flat) ?? []);
 }
 
 export interface KeyJobs {

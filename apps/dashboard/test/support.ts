@@ -164,63 +164,67 @@ async function recordWatchEvents(redisUrl: string): Promise<void> {
       rv: '17',
       phase: 'Pending',
     });
+    // The rest as the watcher appends a batch (one stream entry per run of one key's records).
+    const t = new Date().toISOString();
     // Filed under web's key by their label, but not web's own pods: one its generateName could not
     // have named, one the pod list shows it does not control.
-    await log.append({
-      t: new Date().toISOString(),
-      type: 'ADDED',
-      kind: 'Pod',
-      key: 'default/web',
-      name: 'hand-made',
-      rv: '16',
-    });
-    await log.append({
-      t: new Date().toISOString(),
-      type: 'MODIFIED',
-      kind: 'Pod',
-      key: 'default/web',
-      name: 'web-debug',
-      rv: '19',
-      phase: 'Running',
-    });
-    // Entries that name the pod's controlling PodSet (owner): that decides, whatever the name. A stray
-    // pod named like web's own, deleted (so no pod list shows it), and a pod of an earlier PodSet web.
-    await log.append({
-      t: new Date().toISOString(),
-      type: 'DELETED',
-      kind: 'Pod',
-      key: 'default/web',
-      name: 'web-xyz',
-      rv: '20',
-      owner: '',
-    });
-    await log.append({
-      t: new Date().toISOString(),
-      type: 'MODIFIED',
-      kind: 'Pod',
-      key: 'default/web',
-      name: 'web-old11',
-      rv: '21',
-      owner: 'uid-web-earlier',
-    });
-    await log.append({
-      t: new Date().toISOString(),
-      type: 'MODIFIED',
-      kind: 'Pod',
-      key: 'default/web',
-      name: 'web-abc12',
-      rv: '22',
-      phase: 'Running',
-      owner: 'uid-web',
-    });
-    await log.append({
-      t: new Date().toISOString(),
-      type: 'ADDED',
-      kind: 'Pod',
-      key: 'shop/api',
-      name: 'api-zz',
-      rv: '18',
-    });
+    await log.appendMany([
+      {
+        t,
+        type: 'ADDED',
+        kind: 'Pod',
+        key: 'default/web',
+        name: 'hand-made',
+        rv: '16',
+      },
+      {
+        t,
+        type: 'MODIFIED',
+        kind: 'Pod',
+        key: 'default/web',
+        name: 'web-debug',
+        rv: '19',
+        phase: 'Running',
+      },
+      // Entries that name the pod's controlling PodSet (owner): that decides, whatever the name. A stray
+      // pod named like web's own, deleted (so no pod list shows it), and a pod of an earlier PodSet web.
+      {
+        t,
+        type: 'DELETED',
+        kind: 'Pod',
+        key: 'default/web',
+        name: 'web-xyz',
+        rv: '20',
+        owner: '',
+      },
+      {
+        t,
+        type: 'MODIFIED',
+        kind: 'Pod',
+        key: 'default/web',
+        name: 'web-old11',
+        rv: '21',
+        owner: 'uid-web-earlier',
+      },
+      {
+        t,
+        type: 'MODIFIED',
+        kind: 'Pod',
+        key: 'default/web',
+        name: 'web-abc12',
+        rv: '22',
+        phase: 'Running',
+        owner: 'uid-web',
+      },
+      {
+        t,
+        type: 'ADDED',
+        kind: 'Pod',
+        key: 'shop/api',
+        name: 'api-zz',
+        rv: '18',
+      },
+    ]);
   } finally {
     client.disconnect();
   }

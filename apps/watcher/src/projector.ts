@@ -8,7 +8,6 @@ import type {
   Fold,
   FoldItem,
   FoldType,
-  LogHead,
   ProjectedPod,
   ProjectedPodSet,
   ProjectionWriter,
@@ -69,11 +68,10 @@ export class Projector implements ChangeGate {
     windows?: BatchWindows,
   ): Promise<Admission[]> {
     const eventLog = this.#eventLog;
-    // Given the heads the folds' own arguments make of their records: those records travel short.
     const log =
       records === undefined || records.length === 0 || eventLog === undefined
         ? undefined
-        : (heads: readonly LogHead[]) => eventLog.appendArgs(records, heads);
+        : eventLog.appendArgs(records);
     // The keys' status-only windows, for the fold's cover rule (the owed-key hook's second argument).
     const hookArg = windows === undefined ? undefined : statusWindowsArg(windows);
     // The common case: no batch before this one still waits to issue, every epoch known. Issued now, in

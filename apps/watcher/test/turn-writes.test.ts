@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { ProjectionReader, type ProjectedPod } from '@podset/state';
 import { useRedis } from '@podset/testkit';
+import { parseEventEntries, type EventLogEntry } from '@podset/event-log';
 import { EventPipeline } from '../src/event-pipeline.ts';
 import { EventLog, eventRecord } from '../src/event-log.ts';
 import { silentLogger } from '@podset/log';
@@ -107,12 +108,15 @@ test('a turn of many events, the event log with them, is one socket write and on
   const { pipeline, requests, writer } = watcherOf('one', `${PREFIX}:one:watcher:events`);
   assert.equal(writer.appendsLog, true);
   await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]); // Redis learns the script
-  const events = Array.from({ length: 20 }, (_, i) => podEvent(`ps-${i % 4}`, `p-${i}`, 'Pending'));
-  assert.deepEqual(await turn(pipeline, events), { writes: 1, scripts: 1, xadds: 20 });
+  // Four keys, each key's five in a row: a stream entry per key.
+  const events = Array.from({ length: 20 }, (_, i) =>
+    podEvent(`ps-${Math.floor(i / 5)}`, `p-${i}`, 'Pending'),
+  );
+  assert.deepEqual(await turn(pipeline, events), { writes: 1, scripts: 1, xadds: 4 });
   // Every event logged, in order, and folded; each key owed once.
-  const logged = await redis.client.xrange(`${PREFIX}:one:watcher:events`, '-', '+');
+  const logged = await records(`${PREFIX}:one:watcher:events`, 1);
   assert.deepEqual(
-    logged.slice(1).map(([, f]) => f[f.indexOf('name') + 1]),
+    logged.map((r) => r.name),
     events.map((e) => e.object.metadata?.name),
   );
   assert.deepEqual(
@@ -136,8 +140,10 @@ test('an event log outside the projection’s hash slot is appended in a call of
   assert.equal(writer.appendsLog, false);
   await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]);
   const events = Array.from({ length: 5 }, (_, i) => podEvent('ps', `q-${i}`, 'Pending'));
-  assert.deepEqual(await turn(pipeline, events), { writes: 1, scripts: 2, xadds: 5 });
-  assert.equal(await redis.client.xlen('elsewhere:events'), 6);
+  // One key's run: one entry.
+  assert.deepEqual(await turn(pipeline, events), { writes: 1, scripts: 2, xadds: 1 });
+  assert.equal(await redis.client.xlen('elsewhere:events'), 2);
+  assert.equal((await records('elsewhere:events', 1)).length, 5);
 });
 
 test("a kubelet's writes that move nothing a plan reads cost no write of their own; the readiness change takes them along and requests", async () => {
@@ -176,9 +182,9 @@ test("a kubelet's writes that move nothing a plan reads cost no write of their o
   );
   const entry = await redis.client.hget(`${PREFIX}:hold:proj:pods:ns/web`, 'web-1');
   assert.match(entry ?? '', /\tRunning\t1\t.*\tnode-1\t/, 'the projection holds the pod ready, on its node');
-  const logged = await redis.client.xrange(`${PREFIX}:hold:watcher:events`, '-', '+');
+  const logged = await records(`${PREFIX}:hold:watcher:events`, 0);
   assert.deepEqual(
-    logged.slice(-3).map(([, f]) => f[f.indexOf('rv') + 1]),
+    logged.slice(-3).map((r) => r.rv),
     [bound.rv, creating.rv, ready.rv],
     'logged in arrival order',
   );
@@ -230,19 +236,22 @@ function evalshaArgs(out: readonly string[]): number[] {
   return [...out.join('').matchAll(/\*(\d+)\r\n\$7\r\nevalsha\r\n/gi)].map((m) => Number(m[1]));
 }
 
-/** The stream's entries after the first `skip`, as their fields in order. */
-async function entries(key: string, skip: number): Promise<string[][]> {
-  return (await redis.client.xrange(key, '-', '+')).slice(skip).map(([, fields]) => fields);
+/** The stream's records after the first `skip`, in order, as the reader gives them (without their ids). */
+async function records(key: string, skip: number): Promise<Omit<EventLogEntry, 'id'>[]> {
+  return (await redis.client.xrange(key, '-', '+'))
+    .flatMap(([id, fields]) => parseEventEntries(id, fields))
+    .slice(skip)
+    .map(({ id: _, ...r }) => r);
 }
 
-/** `ev`'s record as eventRecord makes it (what readers parse), as a stream entry's fields in order. */
-function recordFields(ev: WatchEvent, t: string): string[] {
-  return Object.entries(eventRecord(ev.resource, ev.type, ev.object, t)).flatMap(([k, v]) =>
-    v === undefined ? [] : [k, String(v)],
-  );
+/** `ev`'s record as eventRecord makes it, as the reader gives it back. */
+function recordOf(ev: WatchEvent, t: string): Omit<EventLogEntry, 'id'> {
+  return Object.fromEntries(
+    Object.entries(eventRecord(ev.resource, ev.type, ev.object, t)).filter(([, v]) => v !== undefined),
+  ) as Omit<EventLogEntry, 'id'>;
 }
 
-test('the event log gets, field for field, the records the watcher makes of its events, whichever way each travels', async () => {
+test('the event log gets, field for field, the records the watcher makes of its events', async () => {
   const logKey = `${PREFIX}:entries:watcher:events`;
   const { pipeline } = watcherOf('entries', logKey);
   await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]);
@@ -292,22 +301,24 @@ test('the event log gets, field for field, the records the watcher makes of its 
   await turn(pipeline, events);
   const args = evalshaArgs(written);
   written = undefined;
-  // Each keyed event's record went short (its mask and optional values), the orphan's in full.
-  const short = 4 + 5 + 1 + 3 + 3 + 2 + 2;
-  assert.deepEqual(args, [13 + 7 * 8 + short + 17]);
-  const logged = await entries(logKey, 1);
-  const t = logged[0]![1]!;
+  // evalsha, sha, numkeys, the index and the stream; n and five shared; the log's cap; the keyed events'
+  // eight each; the log's three per run of one key's records: ns/web's, the orphan's, ns/web's six.
+  assert.deepEqual(args, [12 + 7 * 8 + 3 * 3]);
+  const logged = await records(logKey, 1);
+  const t = logged[0]!.t;
   assert.deepEqual(
     logged,
-    events.map((ev) => recordFields(ev, t)),
+    events.map((ev) => recordOf(ev, t)),
   );
 });
 
-test('a pod event costs the fold call 12 arguments, its event-log record included', async () => {
+test('a pod event costs the fold call 8 arguments and its key’s run of records 3 more, its event-log record included', async () => {
   const { pipeline } = watcherOf('args', `${PREFIX}:args:watcher:events`);
   await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]);
+  // Keys in runs of 1, 2, 3 and 4.
+  const keyOf = (i: number) => (i < 1 ? 0 : i < 3 ? 1 : i < 6 ? 2 : 3);
   const events = Array.from({ length: 10 }, (_, i) => {
-    const ev = podEvent(`ps-${i % 3}`, `a-${i}`, 'Running');
+    const ev = podEvent(`ps-${keyOf(i)}`, `a-${i}`, 'Running');
     ev.object.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
     return ev;
   });
@@ -316,14 +327,13 @@ test('a pod event costs the fold call 12 arguments, its event-log record include
   const args = evalshaArgs(written);
   written = undefined;
   assert.equal(args.length, 1, 'one fold call');
-  // evalsha, sha, numkeys, the index and the stream; n and five shared; the log's cap and time.
-  const perEvent = (args[0]! - 13) / events.length;
-  // Eight of the fold's; the record: its mask, phase, ready, owner.
-  assert.equal(perEvent, 12);
-  const logged = await entries(`${PREFIX}:args:watcher:events`, 1);
+  // evalsha, sha, numkeys, the index and the stream; n and five shared; the log's cap; eight of the fold's
+  // per event; per run of one key's records its time, its key and the records.
+  assert.equal(args[0], 12 + 10 * 8 + 4 * 3);
+  const logged = await records(`${PREFIX}:args:watcher:events`, 1);
   assert.deepEqual(
     logged,
-    events.map((ev) => recordFields(ev, logged[0]![1]!)),
+    events.map((ev) => recordOf(ev, logged[0]!.t)),
   );
 });
 
@@ -358,7 +368,7 @@ test("with the hold on, a pod event is hashed once: the hold's digest is the fol
   assert.match(stored ?? '', /\tPending\t0\t/, 'folded as before');
 });
 
-test('a turn of more events than one fold call takes: records past the first call’s events go in full, the entries the same', async () => {
+test('a turn of more events than one fold call takes: the first call appends every record', async () => {
   const logKey = `${PREFIX}:many:watcher:events`;
   const { pipeline } = watcherOf('many', logKey);
   await turn(pipeline, [podEvent('warm', 'w-1', 'Pending')]);
@@ -367,12 +377,12 @@ test('a turn of more events than one fold call takes: records past the first cal
   await turn(pipeline, events);
   const args = evalshaArgs(written);
   written = undefined;
-  // 100 events a call; the log goes with the first: 100 records short (mask, phase, owner), 50 in full.
+  // 100 events a call; the log goes with the first: 150 runs of one record (the keys alternate).
   // The second call has no stream key and no log: evalsha, sha, numkeys, the index, n and five shared.
-  assert.deepEqual(args, [13 + 100 * 8 + 100 * 3 + 50 * 17, 10 + 50 * 8]);
-  const logged = await entries(logKey, 1);
+  assert.deepEqual(args, [12 + 100 * 8 + 150 * 3, 10 + 50 * 8]);
+  const logged = await records(logKey, 1);
   assert.deepEqual(
     logged,
-    events.map((ev) => recordFields(ev, logged[0]![1]!)),
+    events.map((ev) => recordOf(ev, logged[0]!.t)),
   );
 });

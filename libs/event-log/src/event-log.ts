@@ -30,46 +30,74 @@ export interface EventRecord {
   n?: string;
 }
 
-/** The fields a record's appender may already hold as its own arguments, in the order a record has them. */
-export type RecordHead = Pick<EventRecord, 'type' | 'kind' | 'key' | 'name' | 'rv'>;
-
-const HEAD = ['t', 'type', 'kind', 'key', 'name', 'rv'] as const;
-/** The fields after the head a short record may carry, in record order (append-records.lua's OPTIONAL). */
-const OPTIONAL = ['phase', 'ready', 'owner', 'deleting'] as const;
-
 /**
- * `record` as a short record against `head` (its mask '+…', then its optional values), or undefined when
- * the short form would not give back exactly its fields in their order.
+ * The most records one entry holds. The cap (MAXLEN) counts entries: this bounds how many more records
+ * than entries it keeps; past 8 a record's share of its XADD is already small.
  */
-function shortTail(record: EventRecord, head: RecordHead, t: string): string[] | undefined {
-  const entries = Object.entries(record).filter(([, v]) => v !== undefined);
-  if (entries.length < HEAD.length) return undefined;
-  for (let i = 0; i < HEAD.length; i++) {
-    const [k, v] = entries[i]!;
-    const want = i === 0 ? t : head[HEAD[i] as keyof RecordHead];
-    if (k !== HEAD[i] || String(v) !== want) return undefined;
+export const MAX_RECORDS_PER_ENTRY = 8;
+
+/** Consecutive records with one time and one key, at most MAX_RECORDS_PER_ENTRY: one stream entry. */
+interface Run {
+  t: string;
+  key: string;
+  records: Omit<EventRecord, 't' | 'key'>[];
+}
+
+function runsOf(records: readonly EventRecord[]): Run[] {
+  const runs: Run[] = [];
+  let run: Run | undefined;
+  for (const { t, key, ...rest } of records) {
+    if (run === undefined || run.t !== t || run.key !== key || run.records.length === MAX_RECORDS_PER_ENTRY)
+      runs.push((run = { t, key, records: [] }));
+    run.records.push(rest);
   }
-  const mask = ['+'];
-  const values: string[] = [];
-  let j = 0;
-  for (const [k, v] of entries.slice(HEAD.length)) {
-    const at = OPTIONAL.indexOf(k as (typeof OPTIONAL)[number], j);
-    if (at < 0) return undefined;
-    for (; j < at; j++) mask.push('0');
-    mask.push('1');
-    j++;
-    values.push(String(v));
-  }
-  return [mask.join(''), ...values];
+  return runs;
 }
 
 /** A record as read back, with its stream entry id. */
 export type EventLogEntry = EventRecord & { id: string };
 
-/** A stream entry as a record; undefined for an entry that is not one (e.g. BullMQ's own events). */
-export function parseEventEntry(id: string, flat: readonly string[]): EventLogEntry | undefined {
+/**
+ * A stream entry's records, in the order they were appended: an entry of appendMany holds a batch's run of
+ * one key's records (fields t, key, records), one of append or of an older watcher a single record as its
+ * fields. Every record of an entry carries the entry's id. None for an entry that is not a record (e.g.
+ * BullMQ's own events) or whose records do not parse.
+ */
+export function parseEventEntries(id: string, flat: readonly string[]): EventLogEntry[] {
   const f: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
+  if (f.records === undefined) {
+    const one = recordOf(id, f);
+    return one === undefined ? [] : [one];
+  }
+  if (f.t === undefined || f.key === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(f.records);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(parsed)) return [];
+  const out: EventLogEntry[] = [];
+  for (const r of parsed as unknown[]) {
+    if (typeof r !== 'object' || r === null) continue;
+    const fields: Record<string, string> = { t: f.t, key: f.key };
+    for (const [k, v] of Object.entries(r)) if (typeof v === 'string') fields[k] = v;
+    const one = recordOf(id, fields);
+    if (one !== undefined) out.push(one);
+  }
+  return out;
+}
+
+/** The records of XREVRANGE's entries (newest entry first), newest first. */
+export function recordsNewestFirst(
+  entries: readonly (readonly [string, readonly string[]])[],
+): EventLogEntry[] {
+  return entries.flatMap(([id, flat]) => parseEventEntries(id, flat).reverse());
+}
+
+/** A record's fields as a record; undefined when they are not one. */
+function recordOf(id: string, f: Record<string, string>): EventLogEntry | undefined {
   if (f.t === undefined || f.type === undefined) return undefined;
   if (f.kind === undefined && f.type !== 'RELIST') return undefined;
   return {
@@ -91,7 +119,7 @@ export function parseEventEntry(id: string, flat: readonly string[]): EventLogEn
 export interface EventLogOptions {
   redis: RedisClient;
   key: string;
-  /** Approximate cap (MAXLEN ~). Default 10000. */
+  /** Approximate cap (MAXLEN ~) in entries, each of up to MAX_RECORDS_PER_ENTRY records. Default 10000. */
   maxLen?: number;
 }
 
@@ -116,59 +144,47 @@ export class EventLog {
 
   /**
    * Appends records in order in one Redis call (a burst of watch events: one script, not one XADD each).
-   * Returns their entry ids, in order.
+   * Returns each record's entry id, in order (the records of one entry share it).
    */
   async appendMany(records: readonly EventRecord[]): Promise<string[]> {
     if (records.length === 0) return [];
-    return (await runScript(this.#redis, APPEND_MANY, [this.key], this.appendArgs(records))) as string[];
+    const runs = runsOf(records);
+    const ids = (await runScript(this.#redis, APPEND_MANY, [this.key], this.#argsOf(runs))) as string[];
+    return runs.flatMap((run, i) => run.records.map(() => ids[i]!));
   }
 
   /**
-   * What APPEND_RECORDS_LUA's appendRecords takes to append `records` here: the cap, the time, then the
-   * records (for a script of another module that appends in its own call). With `heads` — what that
-   * script's own arguments give the records of its events, in order (a fold's type, kind, key, name and
-   * rv) — a record whose fields start with the next head's values, at the call's time, is sent short: only
-   * its optional fields, the rest built in the script (fewer arguments per event). Any other record is sent
-   * in full, so the stream gets the same entry either way.
+   * What APPEND_RECORDS_LUA's appendRecords takes to append `records` here (for a script of another module
+   * that appends in its own call): the cap, then one stream entry per run of records with the same time
+   * and key — its time, its key, and its records without them as a JSON array.
    */
-  appendArgs(records: readonly EventRecord[], heads: readonly RecordHead[] = []): string[] {
-    const t = records[0]?.t ?? '';
-    const argv: string[] = [String(this.#maxLen), t];
-    let next = 0;
-    for (const record of records) {
-      const head = heads[next];
-      const tail = head === undefined ? undefined : shortTail(record, head, t);
-      if (tail !== undefined) {
-        next++;
-        for (const arg of tail) argv.push(arg);
-        continue;
-      }
-      const count = argv.push('') - 1; // its field count, once known
-      for (const [k, v] of Object.entries(record)) if (v !== undefined) argv.push(k, String(v));
-      argv[count] = String(argv.length - count - 1);
-    }
+  appendArgs(records: readonly EventRecord[]): string[] {
+    return this.#argsOf(runsOf(records));
+  }
+
+  #argsOf(runs: readonly Run[]): string[] {
+    const argv = [String(this.#maxLen)];
+    for (const run of runs) argv.push(run.t, run.key, JSON.stringify(run.records));
     return argv;
   }
 
-  /** The newest `count` entries, newest first; entries that are not records are skipped. */
+  /** The newest `count` records, newest first (from at most `count` entries); entries that are not records are skipped. */
   async recent(count: number): Promise<EventLogEntry[]> {
     const entries = await this.#redis.xrevrange(this.key, '+', '-', 'COUNT', count);
-    return entries.flatMap(([id, flat]) => parseEventEntry(id, flat) ?? []);
+    return recordsNewestFirst(entries).slice(0, count);
   }
 }
 
 /**
- * Lua defining `appendRecords(stream, args, at, headOf)`: appends the records of `args` from `at` on
- * (appendArgs made them) to the stream, and trims it; `headOf(j)` answers the type, kind, key, name and rv
- * of the j-th short record (from 0), the heads appendArgs was given. For a script that appends in the same
- * call as its own writes.
+ * Lua defining `appendRecords(stream, args, at)`: appends the entries of `args` from `at` on (appendArgs
+ * made them) to the stream, and trims it. For a script that appends in the same call as its own writes.
  */
 export const APPEND_RECORDS_LUA = luaModule(
   'append-records',
   new URL('./lua/append-records.lua', import.meta.url),
 );
 
-/** KEYS[1] the stream. ARGV: MAXLEN, the time, then the records in full. Returns the entry ids. */
+/** KEYS[1] the stream. ARGV: what appendArgs makes. Returns the entry ids. */
 const APPEND_MANY = luaScriptOf(new URL('./lua/append.lua', import.meta.url), [APPEND_RECORDS_LUA]);
 
 /**

@@ -1,10 +1,11 @@
 export {
   APPEND_RECORDS_LUA,
   EventLog,
-  parseEventEntry,
+  MAX_RECORDS_PER_ENTRY,
+  parseEventEntries,
+  recordsNewestFirst,
   deleteEventsOf,
   type EventRecord,
-  type RecordHead,
   type EventLogEntry,
   type EventLogOptions,
 } from './event-log.ts';

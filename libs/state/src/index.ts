@@ -10,12 +10,7 @@ export {
   type ProjectionOptions,
   type Refusal,
 } from './projection.ts';
-export {
-  ProjectionWriter,
-  type LogHead,
-  type OwedKeyHook,
-  type ProjectionWriterOptions,
-} from './projection-writer.ts';
+export { ProjectionWriter, type OwedKeyHook, type ProjectionWriterOptions } from './projection-writer.ts';
 export {
   EXPECTATION_CLOCK_SKEW_MS,
   EXPECTATION_TTL_MS,

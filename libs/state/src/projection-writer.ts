@@ -7,7 +7,7 @@
 // a pod; uid, generation, deletion, finalizers, labels of a PodSet): an event that did not requests no
 // reconcile; one that changed only a pod's phase or readiness is told apart (statusOnly), so the watcher
 // may let its request wait a little and collapse with its neighbours'.
-import { KIND, parseKey } from '@podset/reconcile';
+import { parseKey } from '@podset/reconcile';
 import {
   KEYSPACE_LUA,
   luaModule,
@@ -136,26 +136,6 @@ export interface OwedKeyHook {
   args: readonly [string, string];
 }
 
-/**
- * What an event's fold arguments tell its event-log record: type, kind, key, name and rv (a PodSet's name is
- * its key's after the namespace). fold-each.lua's recordHead is its Lua twin: the event log sends a record
- * that matches its head short, and the script fills these in.
- */
-export interface LogHead {
-  type: string;
-  kind: string;
-  key: string;
-  name: string;
-  rv: string;
-}
-
-function logHead(item: FoldItem, field: string): LogHead {
-  const { type, key } = item;
-  const rv = item.object.metadata.resourceVersion ?? '';
-  if (item.kind === 'pod') return { type, kind: 'Pod', key, name: field, rv };
-  return { type, kind: KIND, key, name: parseKey(key)?.name ?? key, rv };
-}
-
 // The scripts' answers per event (fold.lua, fold-each.lua).
 const OWED = 1;
 const SETTLED = 2;
@@ -237,20 +217,15 @@ export class ProjectionWriter extends ProjectionClient {
   async foldEach(
     items: readonly (FoldItem & { epoch: number })[],
     /**
-     * With `eventLog`: records to append in the first call (the event log's appendArgs); as a function, it
-     * is given what the first call's events tell their records (their heads, in order: see LogHead).
+     * With `eventLog`: records to append in the first call (the event log's appendArgs).
      */
-    logArgs?: readonly string[] | ((heads: readonly LogHead[]) => readonly string[]),
+    log?: readonly string[],
     /** The owed-key hook's second argument for these calls, instead of the hook's own (what it means is the hook's). */
     hookArg2?: string,
   ): Promise<Fold[]> {
     const encoded = items.map((item) =>
       encodeItem(item.kind, item.key, item.object, this.tags, item.encoded),
     );
-    const log =
-      typeof logArgs === 'function'
-        ? logArgs(items.slice(0, FOLD_BATCH).map((item, i) => logHead(item, encoded[i]!.field)))
-        : logArgs;
     const answers: Promise<unknown>[] = [];
     const shared = [
       this.#hookArgs[0],
@@ -260,8 +235,8 @@ export class ProjectionWriter extends ProjectionClient {
       hookArg2 ?? this.#hookArgs[1],
     ];
     if (log !== undefined && !this.appendsLog) throw new Error('foldEach: records given, no eventLog');
-    // The cap and the time, then the records: none to append without a third argument.
-    const logKey = log !== undefined && log.length > 2 ? this.#eventLogKey : undefined;
+    // The cap, then the entries: none to append without a second argument.
+    const logKey = log !== undefined && log.length > 1 ? this.#eventLogKey : undefined;
     // A batch of no events still makes one call when it has records to append.
     for (let i = 0; i < Math.max(items.length, logKey === undefined ? 0 : 1); i += FOLD_BATCH) {
       const argv = [String(Math.min(FOLD_BATCH, items.length - i)), ...shared];

@@ -1,43 +1,17 @@
--- appendRecords(stream, args, at, headOf): args[at] is the stream's cap (MAXLEN ~), args[at + 1] the time
--- the call's short records carry, then its records to the end of args (EventLog.appendArgs makes them), each
--- either in full — its field count, then its fields — or short: a mask '+…' and the values of the optional
--- fields it marks ('1' at position j: OPTIONAL[j] follows), its type, kind, key, name and rv taken from
--- headOf(j), j counting the short records from 0 (the caller's own arguments: a fold has them already).
--- XADDs them in order, with the fields in the order the full form has them; returns their entry ids.
+-- appendRecords(stream, args, at): args[at] is the stream's cap (MAXLEN ~), then to the end of args one
+-- entry per three arguments (EventLog.appendArgs makes them): its time, its PodSet key and its records (a
+-- JSON array, each record without its time and key). One XADD per entry, not per record: a record's own XADD
+-- and its twenty arguments were most of what the log cost a fold. Returns the entry ids, in order.
 -- Trimmed once for the batch (the cap is approximate anyway: MAXLEN ~), by its last XADD: a trim of its own
 -- would cost the call one more command.
-local OPTIONAL = { 'phase', 'ready', 'owner', 'deleting' }
-local function appendRecords(stream, args, at, headOf)
-  local ids, i, short, t, cap = {}, at + 2, 0, args[at + 1], args[at]
-  local last = #args
-  while i <= last do
-    local head = args[i]
-    if string.byte(head, 1) == 43 then -- '+'
-      local typ, kind, key, name, rv = headOf(short)
-      short = short + 1
-      local f = { 'type', typ, 'kind', kind, 'key', key, 'name', name, 'rv', rv }
-      i = i + 1
-      for j = 1, #OPTIONAL do
-        if string.byte(head, j + 1) == 49 then -- '1'
-          f[#f + 1] = OPTIONAL[j]
-          f[#f + 1] = args[i]
-          i = i + 1
-        end
-      end
-      if i > last then
-        ids[#ids + 1] = redis.call('XADD', stream, 'MAXLEN', '~', cap, '*', 't', t, unpack(f))
-      else
-        ids[#ids + 1] = redis.call('XADD', stream, '*', 't', t, unpack(f))
-      end
+local function appendRecords(stream, args, at)
+  local ids, cap, last = {}, args[at], #args
+  for i = at + 1, last, 3 do
+    if i + 3 > last then
+      ids[#ids + 1] = redis.call('XADD', stream, 'MAXLEN', '~', cap, '*', 't', args[i], 'key', args[i + 1],
+        'records', args[i + 2])
     else
-      local n = tonumber(head)
-      local from = i + 1
-      i = i + n + 1
-      if i > last then
-        ids[#ids + 1] = redis.call('XADD', stream, 'MAXLEN', '~', cap, '*', unpack(args, from, from + n - 1))
-      else
-        ids[#ids + 1] = redis.call('XADD', stream, '*', unpack(args, from, from + n - 1))
-      end
+      ids[#ids + 1] = redis.call('XADD', stream, '*', 't', args[i], 'key', args[i + 1], 'records', args[i + 2])
     end
   end
   return ids

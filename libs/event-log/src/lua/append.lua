@@ -1,5 +1,4 @@
--- KEYS[1] the stream. ARGV: MAXLEN, the time, then its records in full (see append-records.lua). Returns the
--- entry ids.
+-- KEYS[1] the stream. ARGV: MAXLEN, then its entries (see append-records.lua). Returns the entry ids.
 -- Uses appendRecords (append-records.lua).
 -- @include append-records
 return appendRecords(KEYS[1], ARGV, 1)

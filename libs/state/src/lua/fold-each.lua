@@ -1,6 +1,6 @@
 -- A burst of watch events in one call. KEYS[1] the index of keys with entries; KEYS[2], when given, the
--- event log's stream, whose records follow the events in ARGV (appended here: the batch's log and folds in
--- one call; a record of one of the events is sent short, built here from the event's arguments). ARGV: n,
+-- event log's stream, whose entries follow the events in ARGV (appended here: the batch's log and folds in
+-- one call). ARGV: n,
 -- the owed-key hook's first argument, the projection's base, now (ms), the tombstone's ttl (ms), the hook's
 -- second argument, then per event in eights: kind, type, field, epoch, rv, inputs digest, payload, the PodSet
 -- key. Each event's keys are the PodSet key's under the base (the same Redis Cluster slot: the base is
@@ -21,19 +21,7 @@ local n, hookArg1, base, now, ttl = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
 local hookArg2 = ARGV[6]
 local out, settled, hinted = {}, {}, {}
 local touched = { indexed = {}, persisted = {}, noExpectations = {} }
--- The event log's short records take their type, kind, key, name and rv from the j-th event's arguments (a
--- PodSet's name: its key's after the namespace). ProjectionWriter's logHead is its TypeScript twin.
-local function recordHead(j)
-  local o = 6 + j * 8
-  local key, name = ARGV[o + 8], ARGV[o + 3]
-  if ARGV[o + 1] ~= 'pod' then
-    local slash = string.find(key, '/', 1, true)
-    if slash then name = string.sub(key, slash + 1) else name = key end
-    return ARGV[o + 2], 'PodSet', key, name, ARGV[o + 5]
-  end
-  return ARGV[o + 2], 'Pod', key, name, ARGV[o + 5]
-end
-if KEYS[2] then appendRecords(KEYS[2], ARGV, 7 + n * 8, recordHead) end
+if KEYS[2] then appendRecords(KEYS[2], ARGV, 7 + n * 8) end
 for i = 0, n - 1 do
   local o = 6 + i * 8
   local kind, key = ARGV[o + 1], ARGV[o + 8]
