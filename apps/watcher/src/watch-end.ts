@@ -1,7 +1,19 @@
 // How a watch ended, as the loop's restart reason: the error type every failed call, abort and stream end
 // is turned into, so the loop picks the next step (re-watch, back off, relist) from one field.
 import { errorCode, isTooLargeResourceVersion, retryAfterSeconds } from './kube-api.ts';
-import type { RestartReason } from './watch-loop.ts';
+
+/** Why a watch ended, and so what the loop does next (and the restarts metric's label). */
+export type RestartReason =
+  | 'closed' // the server ended the watch (timeoutSeconds) cleanly
+  | 'reset' // the connection broke mid-stream
+  | 'stall' // the server neither ended the watch at its timeoutSeconds nor sent anything for the grace after
+  | 'gone' // 410: the RV is too old, relist
+  | 'throttled' // 429
+  | 'server-error' // 5xx, or an ERROR event other than 410
+  | 'client-error' // other 4xx (RBAC, missing CRD…)
+  | 'unreachable' // connection refused, DNS, timeout before the answer
+  | 'relist-requested' // asked from outside (e.g. Redis lost its data)
+  | 'sink-error'; // enqueue, event log or checkpoint failed (Redis down): the event is re-delivered
 
 export class WatchEnd extends Error {
   readonly reason: RestartReason;

@@ -16,7 +16,7 @@ import { OrderedHandOff } from './hand-off.ts';
 import { isTooLargeResourceVersion, type ListPage, type WatchApi, type WatchLine } from './kube-api.ts';
 import { sleep } from './sleep.ts';
 import { StallCheck } from './stall-check.ts';
-import { abortReason, callEnd, handOn, toWatchEnd, WatchEnd } from './watch-end.ts';
+import { abortReason, callEnd, handOn, toWatchEnd, WatchEnd, type RestartReason } from './watch-end.ts';
 import { NAME_LABEL } from '@podset/reconcile';
 import type { EncodedPod } from '@podset/state';
 import { isWatchedKind, streamId, type Resource, type WatchedObject } from './keys.ts';
@@ -65,17 +65,7 @@ export interface Checkpointer {
   save(stream: string, rv: string, opts?: { force?: boolean }): Promise<void>;
 }
 
-export type RestartReason =
-  | 'closed' // the server ended the watch (timeoutSeconds) cleanly
-  | 'reset' // the connection broke mid-stream
-  | 'stall' // the server neither ended the watch at its timeoutSeconds nor sent anything for the grace after
-  | 'gone' // 410: the RV is too old, relist
-  | 'throttled' // 429
-  | 'server-error' // 5xx, or an ERROR event other than 410
-  | 'client-error' // other 4xx (RBAC, missing CRD…)
-  | 'unreachable' // connection refused, DNS, timeout before the answer
-  | 'relist-requested' // asked from outside (e.g. Redis lost its data)
-  | 'sink-error'; // enqueue, event log or checkpoint failed (Redis down): the event is re-delivered
+export type { RestartReason } from './watch-end.ts';
 
 export interface WatchCounters {
   events: Record<EventType | 'BOOKMARK', number>;
