@@ -50,7 +50,8 @@ export const dashboardEnv = {
     max: 100,
   }),
   EVENT_LOG_SCAN: int({
-    description: 'How many of the newest event-log entries the overview and a PodSet page read',
+    description:
+      'How many of the newest event-log entries the overview and a PodSet page read (and at most as many of their records)',
     default: 2000,
     min: 1,
     max: 100_000,

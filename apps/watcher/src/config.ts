@@ -77,7 +77,8 @@ export const watcherEnv = {
     max: 1000,
   }),
   EVENT_LOG_MAXLEN: int({
-    description: 'Approximate length cap of the event-log stream',
+    description:
+      "Approximate length cap of the event-log stream, in entries (an entry holds up to 8 records: a watch batch's run of one PodSet's)",
     default: 10_000,
     min: 1,
   }),

@@ -304,17 +304,23 @@ export class WatchHub {
   private scheduleBookmarks(w: Watcher, id: string, deadline: number | undefined): void {
     const interval = this.bookmarkIntervalMs;
     if (!w.p.allowBookmarks || !(interval > 0)) return;
+    // The pre-timeout bookmark is the last: a timer may fire a millisecond before Date.now() reaches its
+    // time, and rescheduling from there would send that bookmark twice.
+    let last = false;
     const schedule = (): void => {
       const now = Date.now();
       let at = now + interval;
-      if (deadline !== undefined) at = Math.min(at, deadline - PRE_TIMEOUT_BOOKMARK_MS);
+      if (deadline !== undefined && deadline - PRE_TIMEOUT_BOOKMARK_MS <= at) {
+        at = deadline - PRE_TIMEOUT_BOOKMARK_MS;
+        last = true;
+      }
       if (at <= now) return;
       w.timers.push(setTimeout(tick, at - now).unref());
     };
     const tick = (): void => {
       if (w.closed) return;
       if (this.cacheResourceVersion(id) > w.startRv) w.bookmark();
-      schedule();
+      if (!last) schedule();
     };
     schedule();
   }
