@@ -2,7 +2,7 @@
 // BullMQ's own job records (completed/failed/pending jobs named by key), and their recent watch events
 // from the watcher's event-log stream. Each source may fail alone; the page says which.
 import type { Job, Queue } from 'bullmq';
-import { recordsNewestFirst, type EventLogEntry } from '@podset/event-log';
+import { readRecent, type EventLogEntry } from '@podset/event-log';
 import type { RedisClient } from '@podset/redis';
 import type { Kube, PodSet } from '@podset/kube';
 import { formatKey, parseKey } from '@podset/reconcile';
@@ -112,10 +112,8 @@ export async function readEvents(
   count: number,
 ): Promise<EventLogEntry[]> {
   for (const key of keys) {
-    const entries = await redis.xrevrange(key, '+', '-', 'COUNT', count);
-    // BullMQ's own events (event=added|completed|…) may share the stream: they read as no records. An
-    // entry may hold several records: the newest `count` of them, as when each had its own.
-    if (entries.length > 0) return recordsNewestFirst(entries).slice(0, count);
+    const records = await readRecent(redis, key, count);
+    if (records !== undefined) return records;
   }
   return [];
 }

@@ -89,11 +89,20 @@ export function parseEventEntries(id: string, flat: readonly string[]): EventLog
   return out;
 }
 
-/** The records of XREVRANGE's entries (newest entry first), newest first. */
-export function recordsNewestFirst(
-  entries: readonly (readonly [string, readonly string[]])[],
-): EventLogEntry[] {
-  return entries.flatMap(([id, flat]) => parseEventEntries(id, flat).reverse());
+/**
+ * The newest `count` records of the stream at `key`, newest first, from its newest `count` entries (an
+ * entry may hold several records: the newest `count` of them, as when each had its own). Entries that are
+ * not records (BullMQ's own events may share a stream) read as none; undefined when the stream has no
+ * entry at all.
+ */
+export async function readRecent(
+  redis: RedisClient,
+  key: string,
+  count: number,
+): Promise<EventLogEntry[] | undefined> {
+  const entries = await redis.xrevrange(key, '+', '-', 'COUNT', count);
+  if (entries.length === 0) return undefined;
+  return entries.flatMap(([id, flat]) => parseEventEntries(id, flat).reverse()).slice(0, count);
 }
 
 /** A record's fields as a record; undefined when they are not one. */
@@ -170,8 +179,7 @@ export class EventLog {
 
   /** The newest `count` records, newest first (from at most `count` entries); entries that are not records are skipped. */
   async recent(count: number): Promise<EventLogEntry[]> {
-    const entries = await this.#redis.xrevrange(this.key, '+', '-', 'COUNT', count);
-    return recordsNewestFirst(entries).slice(0, count);
+    return (await readRecent(this.#redis, this.key, count)) ?? [];
   }
 }
 

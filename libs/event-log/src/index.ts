@@ -3,7 +3,7 @@ export {
   EventLog,
   MAX_RECORDS_PER_ENTRY,
   parseEventEntries,
-  recordsNewestFirst,
+  readRecent,
   deleteEventsOf,
   type EventRecord,
   type EventLogEntry,
