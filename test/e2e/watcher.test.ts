@@ -93,11 +93,12 @@ test('a forced 410 makes the watcher relist, and a change it could not see is re
   const since = new Date().toISOString();
   await env.sim.resume();
   await env.waitConverged(['a', 'b'], { timeoutMs: 90_000 });
-  // Both watches get the 410 and relist, each after its own reconnect backoff; the pods relist alone
-  // (every PodSet enqueued) may already have converged 'a', so wait for the PodSets one too.
-  await env.waitFor('a LIST of podsets by the watcher after the 410', () => {
+  // Both watches get the 410 (the change was made and compacted while neither could see it) and relist,
+  // each after its own reconnect backoff. Either relist alone (every PodSet enqueued) may already have
+  // converged 'a', so wait for both: a relist still to come would fall into the next test's window.
+  await env.waitFor('a LIST of podsets and of pods by the watcher after the 410', () => {
     const lists = relists('watcher', since);
-    return lists.some((e) => e.resource === 'podsets')
+    return WATCHED.every((r) => lists.some((e) => e.resource === r))
       ? []
       : [`saw: ${lists.map((e) => `${e.resource} ${e.code}`).join(', ') || 'none'}`];
   });
