@@ -155,6 +155,30 @@ test('one last bookmark just before timeoutSeconds ends the watch, as kube-apise
   }
 });
 
+test('the pre-timeout bookmark comes once even when its timer fires before the clock reaches its time', async (t) => {
+  // Timers may fire a little before Date.now() reaches the time they were set for. Here the clock is held
+  // back 300 ms once the watch is open, so the bookmark's timer fires "early" every time: a tick that
+  // rescheduled from there would send the pre-timeout bookmark a second time, 300 ms later.
+  const sim = await startKubeSim({ controllers: false });
+  try {
+    const rv = sim.resourceVersion();
+    const w = await recordWatch(
+      sim,
+      `/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=${rv}`,
+    );
+    const realNow = Date.now.bind(Date);
+    t.mock.method(Date, 'now', () => realNow() - 300);
+    const cm = await call(sim, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'x' } });
+    await waitFor('the watch to end at its timeout', () => w.ended, { timeoutMs: 10_000 });
+    assert.deepEqual(
+      w.events.map((e) => `${e.type} ${rvOf(e)}`),
+      [`ADDED ${cm.body.metadata.resourceVersion}`, `BOOKMARK ${cm.body.metadata.resourceVersion}`],
+    );
+  } finally {
+    await sim.close();
+  }
+});
+
 test('a stalled watch sends nothing, not even its end at timeoutSeconds', async () => {
   const sim = await startKubeSim({ controllers: false });
   const q = 'watch=1&allowWatchBookmarks=true&timeoutSeconds=1';
