@@ -84,8 +84,9 @@ local function fold(K, A, touched)
     end
     if not noExpectations then exp = redis.call('HGET', K[2], field) end
     -- A pod first seen, not awaited by name, while a worker's creates are pending (entry.lua): one of them
-    -- whose name is not recorded yet. It takes a unit and is met as a named create. (Another's pod would
-    -- take one too: then one of the worker's own finds none and requests, so a pass still follows.)
+    -- whose name is not recorded yet. It takes a unit and is met as a named create. (Another's pod takes
+    -- one too: then one of the worker's own finds none and requests, or the worker's record finds one too
+    -- few, drops the quiet note and its pass asks for the next one: expect.lua. A pass still follows.)
     if not exp and not noExpectations and not requestedAnyway and typ == 'ADDED'
       and redis.call('HEXISTS', K[1], field) == 0 then
       local v = redis.call('HGET', K[2], PENDING_FIELD)
