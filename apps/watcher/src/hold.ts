@@ -10,8 +10,10 @@
 // So does the ADDED of a pod created by its PodSet's controller (the pod carries the controller reference
 // from its create: one the controller adopts gets it later, by a MODIFIED): a worker's creates come one
 // event each, a turn apart, and all but the last one it awaits request nothing (the fold finds the
-// worker's expectation). The last one's request, to plan once all the creates show, comes at most
-// `holdMs` later; a plan change (a deletion, a relabel, a PodSet event) is never held and releases them.
+// worker's expectation: by name, or, before the name is recorded, one of the creates it reserved). The
+// last one's request, to plan once all the creates show, comes at most `holdMs` later; a plan change (a
+// deletion, a relabel, a PodSet event) is never held and releases them. The hold only saves round trips:
+// an ADDED folded at once still finds its create awaited.
 //
 // Whether an event can owe is judged from the inputs digest (encodedPod: what a fold compares with the
 // inputs last requested) of the same pod's previous event, remembered here. The judgement only sets when

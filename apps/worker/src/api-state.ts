@@ -36,6 +36,7 @@ export function apiState(kube: Kube): StateSource {
     // Never asked: every read of this source is authoritative already.
     confirm: (ref, _why, signal) => read(ref, signal),
     created: async () => {},
+    creating: async () => {},
     deleted: async () => {},
     wrote: async () => {},
     conflicted: () => {},

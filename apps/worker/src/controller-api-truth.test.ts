@@ -297,6 +297,8 @@ function onProjection(f: FakeKube, shown: () => Shown | undefined) {
       } as unknown as ProjectedState;
     },
     expect: async () => 0,
+    reserveCreates: async () => {},
+    recordCreates: async () => ({ recorded: 0, overReleased: false }),
     dropRefused: async () => 0,
     forgetExpectations: async (key) => {
       forgotten.push(key);

@@ -12,13 +12,20 @@ import { apiState } from './api-state.ts';
 import { CLEANUP_FINALIZER } from './controller.ts';
 import type { StateSource } from './state-source.ts';
 
+type Record =
+  | { reserve: number; quiet: boolean }
+  | { names: number; quiet: QuietNote | undefined; unmade: number | undefined };
+
 function recording(f: FakeKube) {
-  const records: { names: number; quiet: QuietNote | undefined }[] = [];
+  const records: Record[] = [];
   const told: string[] = [];
   const state: StateSource = {
     ...apiState(f.kube),
-    created: async (_key, names, quiet) => {
-      records.push({ names: names.length, quiet });
+    creating: async (_key, count, quiet) => {
+      records.push({ reserve: count, quiet });
+    },
+    created: async (_key, names, quiet, release) => {
+      records.push({ names: names.length, quiet, unmade: release?.unmade });
     },
     writingInputs: async (_key, metadata) => {
       // Told before the patch is sent: the API does not have the finalizer yet.
@@ -33,15 +40,16 @@ function controller(f: FakeKube, state: StateSource, maxCreatesPerPass?: number)
   return fakeController(f, state, undefined, maxCreatesPerPass !== undefined ? { maxCreatesPerPass } : {});
 }
 
-test('a scale-up in three batches: noted quiet in its first record, kept in the others; the requeue is the plan’s', async () => {
+test('a scale-up in three batches: all reserved first, noted quiet; each record keeps the note and releases its names', async () => {
   const f = fakeKube();
   f.addPodSet('default', 'web', 7, { finalizers: [CLEANUP_FINALIZER] });
   const { records, state } = recording(f);
   const result = await controller(f, state).syncHandler('default/web');
   assert.deepEqual(records, [
-    { names: 1, quiet: 'start' },
-    { names: 2, quiet: 'keep' },
-    { names: 4, quiet: 'keep' },
+    { reserve: 7, quiet: true },
+    { names: 1, quiet: 'keep', unmade: 0 },
+    { names: 2, quiet: 'keep', unmade: 0 },
+    { names: 4, quiet: 'keep', unmade: 0 },
   ]);
   assert.deepEqual(result, { requeueAfterMs: 1000, reason: 'PodsNotReady' });
 });
@@ -52,7 +60,10 @@ test('a new PodSet: its finalizer patch is told before it is sent, then its crea
   const { records, told, state } = recording(f);
   await controller(f, state).syncHandler('default/web');
   assert.deepEqual(told, [`${CLEANUP_FINALIZER} (stored: )`]);
-  assert.deepEqual(records, [{ names: 1, quiet: 'start' }]);
+  assert.deepEqual(records, [
+    { reserve: 1, quiet: true },
+    { names: 1, quiet: 'keep', unmade: 0 },
+  ]);
 });
 
 test('a capped scale-up is not quiet: its last record drops the note, and the pass asks for the next', async () => {
@@ -61,9 +72,10 @@ test('a capped scale-up is not quiet: its last record drops the note, and the pa
   const { records, state } = recording(f);
   const result = await controller(f, state, 5).syncHandler('default/web');
   assert.deepEqual(records, [
-    { names: 1, quiet: 'start' },
-    { names: 2, quiet: 'keep' },
-    { names: 2, quiet: undefined },
+    { reserve: 5, quiet: true },
+    { names: 1, quiet: 'keep', unmade: 0 },
+    { names: 2, quiet: 'keep', unmade: 0 },
+    { names: 2, quiet: undefined, unmade: 0 },
   ]);
   assert.deepEqual(result, { requeueAfterMs: 0, reason: 'MoreWork' });
 });
@@ -80,8 +92,10 @@ test('a failed create is not quiet: the last record drops the note and the pass 
   };
   await assert.rejects(controller(f, state).syncHandler('default/web'), /FailedCreate|webhook|pod creates/i);
   assert.deepEqual(records, [
-    { names: 1, quiet: 'start' },
-    { names: 1, quiet: undefined },
+    { reserve: 7, quiet: true },
+    { names: 1, quiet: 'keep', unmade: 0 },
+    // The second batch's one pod made; its failed create and the four never sent released with it.
+    { names: 1, quiet: undefined, unmade: 5 },
   ]);
 });
 
@@ -92,8 +106,9 @@ test('a pass that also deletes is never quiet', async () => {
   const c = controller(f, state);
   await c.syncHandler('default/web');
   assert.deepEqual(records, [
-    { names: 1, quiet: 'start' },
-    { names: 1, quiet: 'keep' },
+    { reserve: 2, quiet: true },
+    { names: 1, quiet: 'keep', unmade: 0 },
+    { names: 1, quiet: 'keep', unmade: 0 },
   ]);
   // A rollout: the template changes, so the next pass creates new pods and deletes old ones.
   const ps = f.podsets.get('default/web')!;
@@ -104,7 +119,38 @@ test('a pass that also deletes is never quiet', async () => {
   for (let i = 0; i < 4 && records.length === 0; i++) await c.syncHandler('default/web');
   assert.ok(records.length > 0, 'the rollout created');
   assert.ok(
-    records.every((r) => r.quiet === undefined),
+    records.every((r) => r.quiet === undefined || r.quiet === false),
     JSON.stringify(records),
   );
+});
+
+test('a one-batch pass noted quiet at its reservation, then not quiet: it asks for the next pass itself', async () => {
+  // Its pods' events may have met the reserved units while the note stood, and requested nothing.
+  const f = fakeKube();
+  f.addPodSet('default', 'web', 7, { finalizers: [CLEANUP_FINALIZER] });
+  const { records, state } = recording(f);
+  const result = await controller(f, state, 1).syncHandler('default/web');
+  assert.deepEqual(records, [
+    { reserve: 1, quiet: true },
+    { names: 1, quiet: undefined, unmade: 0 },
+  ]);
+  assert.deepEqual(result, { requeueAfterMs: 0, reason: 'MoreWork' });
+});
+
+test('a record that fails mid-pass (Redis away): the error path releases every unit not yet released, then the pass fails', async () => {
+  const f = fakeKube();
+  f.addPodSet('default', 'web', 7, { finalizers: [CLEANUP_FINALIZER] });
+  const { records, state } = recording(f);
+  const created = state.created.bind(state);
+  let calls = 0;
+  state.created = async (...args) => {
+    if (++calls === 1) throw new Error('redis away');
+    await created(...args);
+  };
+  await assert.rejects(controller(f, state).syncHandler('default/web'), /redis away/);
+  assert.deepEqual(records, [
+    { reserve: 7, quiet: true },
+    { names: 0, quiet: undefined, unmade: 7 },
+  ]);
+  assert.equal(f.pods.size, 1, 'no batch after the failed record');
 });

@@ -45,21 +45,44 @@ export async function createPods(
   const { ref, log, signal } = pass;
   signal?.throwIfAborted();
   const batches = deps.slowStartBatches(plan.creates.length, deps.createBurst);
-  // Each batch but the last is recorded as it is made: otherwise its pods' watch events come before their
-  // expectations, and request a pass each. Noted quiet while the pass may yet be; the last record decides.
+  // Noted quiet while the pass may yet be; the last record decides.
   const tentative = quietAfter !== undefined;
+  // Reserved before the first batch, one unit per create: a pod's ADDED folded before its name is recorded
+  // below is met as awaited, not as a pod nobody awaits (which would request a pass of its own). The records
+  // release the units their names and the creates not made leave over, in the same call.
+  await deps.state.creating(ref.key, plan.creates.length, tentative);
   let recorded = 0;
-  // A quiet record notes it ('start', the pass's first) or keeps the note (a later one); any other drops it.
-  const record = async (names: readonly string[], quiet: boolean) => {
-    await deps.state.created(ref.key, names, !quiet ? undefined : recorded === 0 ? 'start' : 'keep');
+  /** Creates whose units a record released or took as met: the rest are the error path's to release. */
+  let settled = 0;
+  /** A record found a unit taken by an ADDED not of this pass (its note then dropped). */
+  let overReleased = false;
+  // A quiet record keeps the note the reservation made; any other drops it.
+  const record = async (names: readonly string[], quiet: boolean, unmade = 0) => {
+    const out = await deps.state.created(ref.key, names, quiet ? 'keep' : undefined, { unmade });
     recorded += names.length;
+    settled += names.length + unmade;
+    if (out?.overReleased === true) overReleased = true;
   };
+  // Each batch but the last is recorded as it is made: its pods' expectations by name, before the next
+  // batch (whose units stay reserved).
   const afterBatch = (batch: readonly Pod[]) =>
     record(
       batch.map((p) => p.metadata.name ?? ''),
       tentative,
     );
-  const outcome = await executeCreates(deps.kube, plan.creates, batches, signal, deps.inBatch, afterBatch);
+  let outcome: Awaited<ReturnType<typeof executeCreates>>;
+  try {
+    outcome = await executeCreates(deps.kube, plan.creates, batches, signal, deps.inBatch, afterBatch);
+  } catch (err) {
+    // Best effort: the units not yet released go, and the note (a pass that fails is never quiet). If this
+    // fails too (Redis away) or the worker dies first, the units only take the requests of ADDEDs not
+    // awaited by name until they expire or a relist drops them: no read waits for them, and the job, failed
+    // or stalled, is retried by the queue, whose pass plans from what then shows.
+    await deps.state
+      .created(ref.key, [], undefined, { unmade: plan.creates.length - settled })
+      .catch(() => undefined);
+    throw err;
+  }
   const made = outcome.created.map((p) => p.metadata.name ?? '');
   const names = made.join(', ');
   // Logged first, with the names: which reconcile made a pod is otherwise known only from its Event, and
@@ -68,8 +91,11 @@ export async function createPods(
   // A failed or cancelled create is never quiet: its pass is retried, or the next one must see what is left.
   const quiet =
     outcome.failure === undefined && !outcome.cancelled && (quietAfter?.(outcome.created) ?? false);
-  const withdrawn = tentative && recorded > 0 && !quiet;
-  await record(made.slice(recorded), quiet);
+  await record(made.slice(recorded), quiet, plan.creates.length - made.length);
+  // Noted quiet since the reservation: their events may have requested nothing, so a pass not quiet after
+  // all asks for the next one itself — so does one whose units an ADDED not of its own took (another's pod
+  // created meanwhile, which this pass did not plan from), its note dropped with its events maybe all in.
+  const withdrawn = tentative && made.length > 0 && (!quiet || overReleased);
   // Cancelled: what was created is expected now (above); nothing more of this pass.
   if (outcome.cancelled) signal?.throwIfAborted();
   const involved = involvedOf(podset);

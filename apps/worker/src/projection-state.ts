@@ -34,6 +34,14 @@ export interface StateProjection {
     names: readonly string[],
     opts?: { quiet?: QuietNote },
   ): Promise<number>;
+  /** Pending creates of a pass, before they are sent (their names not known yet). */
+  reserveCreates(key: string, count: number, opts?: { quiet?: boolean }): Promise<void>;
+  /** A reserving pass's record of creates, releasing its units (ProjectionReader's). */
+  recordCreates(
+    key: string,
+    names: readonly string[],
+    opts: { quiet?: QuietNote; unmade: number },
+  ): Promise<{ recorded: number; overReleased: boolean }>;
   /** Removes refused pod entries still as refused, so that the pod's next event is folded afresh. */
   dropRefused(key: string, entries: readonly { field: string; stored: string }[]): Promise<number>;
   /** Our own write of the PodSet's plan inputs, planned from in the same pass: its event owes no pass. */
@@ -166,8 +174,17 @@ export function projectionState(
       };
     },
     confirm: (ref, why, signal) => api.confirm(ref, why, signal),
-    async created(key, names, quiet) {
-      await projection.expect(key, 'create', names, quiet === undefined ? {} : { quiet });
+    async created(key, names, quiet, release) {
+      const q = quiet === undefined ? {} : { quiet };
+      if (release === undefined) {
+        await projection.expect(key, 'create', names, q);
+        return;
+      }
+      const { overReleased } = await projection.recordCreates(key, names, { ...q, unmade: release.unmade });
+      return { overReleased };
+    },
+    async creating(key, count, quiet) {
+      await projection.reserveCreates(key, count, { quiet });
     },
     async deleted(key, names) {
       await projection.expect(key, 'delete', names);

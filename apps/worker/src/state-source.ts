@@ -60,7 +60,19 @@ export interface StateSource {
    * no follow-up once they show as made (its status says what a pass would then find), so their events
    * need request none: 'start' in its first record, 'keep' in later ones (kept only if still noted).
    */
-  created(key: string, names: readonly string[], quiet?: QuietNote): Promise<void>;
+  created(
+    key: string,
+    names: readonly string[],
+    quiet?: QuietNote,
+    release?: CreatesRelease,
+  ): Promise<CreatesRecorded | void>;
+  /**
+   * Before a pass's creates are sent: `count` of them under way, names not known yet (generateName), so
+   * that a create's watch event that comes before `created` is met as awaited, not as someone else's pod.
+   * `quiet`: the pass may need no follow-up (as `created`'s 'start'; its records then only 'keep' it). Its
+   * `created` calls then release them (`release`).
+   */
+  creating(key: string, count: number, quiet: boolean): Promise<void>;
   /** Pods this reconcile deleted (or saw already deleting): a later read no longer counts them, or waits. */
   deleted(key: string, names: readonly string[]): Promise<void>;
   /** Our own write of the PodSet: the next read returns it, so a write against it meets no stale 409. */
@@ -80,6 +92,23 @@ export interface StateSource {
   ended(key: string): Promise<void>;
   /** A deleted PodSet's state kept for it (its finalizer is about to go). Resolves to what was removed. */
   forget(key: string): Promise<number>;
+}
+
+/**
+ * A `created` call of a pass that reserved (`creating`): it releases the units of the names it records and
+ * of `unmade` creates (failed, cancelled, or left to the next pass).
+ */
+export interface CreatesRelease {
+  unmade: number;
+}
+
+/** What a releasing `created` found. */
+export interface CreatesRecorded {
+  /**
+   * Fewer units were left than it released: an ADDED not of this pass took one (another's pod, then met as
+   * awaited), or they expired or a relist dropped them. The creates are no longer quiet.
+   */
+  overReleased: boolean;
 }
 
 /** STATE_SOURCE: where the workers read a key's state. */

@@ -88,6 +88,8 @@ test('without its expectations a stale projection still creates nothing twice: t
   const forgetful: StateProjection = {
     read: (k) => projection.read(k),
     expect: async () => 0,
+    reserveCreates: async () => {},
+    recordCreates: async () => ({ recorded: 0, overReleased: false }),
     dropRefused: async () => 0,
     forgetExpectations: async () => 0,
     forget: (k) => projection.forget(k),
@@ -109,6 +111,8 @@ test('a projected PodSet the API no longer has: no pod is created, the key ends,
   const spied: StateProjection = {
     read: (k) => projection.read(k),
     expect: (k, what, names) => projection.expect(k, what, names),
+    reserveCreates: (k, count, opts) => projection.reserveCreates(k, count, opts),
+    recordCreates: (k, names, opts) => projection.recordCreates(k, names, opts),
     dropRefused: async () => 0,
     forgetExpectations: (k) => {
       forgotten.push(k);

@@ -25,6 +25,24 @@ const DROP = luaScriptOf(lua('drop'));
 /** A pass's creates that need no follow-up: its first record ('start'), or a later one ('keep'). */
 export type QuietNote = 'start' | 'keep';
 
+/** Pending units at most (above any pass's creates: the planner caps them); more was not a worker's. */
+export const PENDING_CREATES_MAX = 1_000_000;
+
+/**
+ * The units a stored pending-creates value holds at `now`: `n<expiry>\t<count>`, unexpired, expiring no
+ * further ahead than a worker writes, at most PENDING_CREATES_MAX; else 0. The twin of entry.lua's
+ * pendingCount (one case table tests both).
+ */
+export function pendingCreates(value: string | undefined, now: number): number {
+  if (value === undefined || value.length > 40) return 0;
+  const m = /^n(\d+)\t(\d+)$/.exec(value);
+  if (m === null) return 0;
+  const expiry = Number(m[1]);
+  const count = Number(m[2]);
+  if (expiry <= now || expiry > now + EXPECTATION_TTL_MS + EXPECTATION_CLOCK_SKEW_MS) return 0;
+  return count > PENDING_CREATES_MAX ? 0 : count;
+}
+
 /** The worker's side of the projection: it reads, records expectations and forgets a deleted PodSet. */
 export class ProjectionReader extends ProjectionClient {
   /** Entries already checked, so that an unchanged one is not checked (nor decoded) at every read. */
@@ -87,11 +105,65 @@ export class ProjectionReader extends ProjectionClient {
   ): Promise<number> {
     const { ttlMs = EXPECTATION_TTL_MS, quiet } = opts;
     if (names.length === 0) return 0;
+    const out = await this.#expect(key, what, names, { ttlMs, quiet, reserve: 0, unmade: undefined });
+    return out.recorded;
+  }
+
+  /**
+   * Before a pass's creates are sent: `count` units of pending creates for the key, so that a create's
+   * ADDED folded before its name is recorded is met as awaited (entry.lua). `quiet`: the pass may need no
+   * follow-up (noted as a first record's 'start'; its records then 'keep' it, or drop it). Its records
+   * release the units (recordCreates). Units never hold a read (only names do): units left by a worker
+   * that died before releasing them only take ADDEDs' requests until they expire, a relist drops them, and
+   * the queue retries its job.
+   */
+  async reserveCreates(
+    key: string,
+    count: number,
+    opts: { ttlMs?: number; quiet?: boolean } = {},
+  ): Promise<void> {
+    if (count <= 0) return;
+    await this.#expect(key, 'create', [], {
+      ttlMs: opts.ttlMs ?? EXPECTATION_TTL_MS,
+      quiet: opts.quiet === true ? 'start' : undefined,
+      reserve: Math.trunc(count),
+      unmade: undefined,
+    });
+  }
+
+  /**
+   * A reserving pass's record of creates (expect's, `quiet` as there): it releases, in the same call, the
+   * units of the names it records (a name already shown took its own) and of `unmade` creates (not made:
+   * failed, cancelled, left to the next pass). `overReleased`: fewer units were left than released — an ADDED
+   * not of this pass took one (or they expired, or a relist dropped them): the note is dropped, and a pass
+   * whose events all came already must ask for its next pass itself.
+   */
+  async recordCreates(
+    key: string,
+    names: readonly string[],
+    opts: { ttlMs?: number; quiet?: QuietNote; unmade: number },
+  ): Promise<{ recorded: number; overReleased: boolean }> {
+    const { ttlMs = EXPECTATION_TTL_MS, quiet, unmade } = opts;
+    return await this.#expect(key, 'create', names, {
+      ttlMs,
+      quiet,
+      reserve: 0,
+      unmade: Math.max(0, Math.trunc(unmade)),
+    });
+  }
+
+  async #expect(
+    key: string,
+    what: 'create' | 'delete',
+    names: readonly string[],
+    opts: { ttlMs: number; quiet: QuietNote | undefined; reserve: number; unmade: number | undefined },
+  ): Promise<{ recorded: number; overReleased: boolean }> {
+    const { ttlMs, quiet, reserve, unmade } = opts;
     const k = this.keys(key);
     // The pods stream's epoch now (the watcher's stream of all namespaces, or of the key's one): a relist
     // begun after this and not listing a created pod ends the wait (see sweep).
     const ns = parseKey(key)?.namespace ?? '';
-    const [recorded, unboundedEpochs] = (await runScript(
+    const [recorded, unboundedEpochs, over] = (await runScript(
       this.client,
       EXPECT,
       [k.pods, k.expect],
@@ -102,11 +174,13 @@ export class ProjectionReader extends ProjectionClient {
         this.keyspace.epoch('pods/*'),
         this.keyspace.epoch(`pods/${ns}`),
         what !== 'create' || quiet === undefined ? '0' : quiet === 'start' ? '1' : '2',
+        String(reserve),
+        unmade === undefined ? '' : String(unmade),
         ...names,
       ],
-    )) as [number, number];
+    )) as [number, number, number];
     if (unboundedEpochs > 0) this.outOfBounds?.({ what: 'epoch', key, count: unboundedEpochs });
-    return recorded;
+    return { recorded, overReleased: over === 1 };
   }
 
   /** The key's state in one round trip; undefined while the projection is not complete. */

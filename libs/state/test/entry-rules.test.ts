@@ -22,6 +22,12 @@ import {
   type InputsChange,
   type ProjectedPod,
 } from '../src/entry.ts';
+import {
+  EXPECTATION_CLOCK_SKEW_MS,
+  EXPECTATION_TTL_MS,
+  PENDING_CREATES_MAX,
+  pendingCreates,
+} from '../src/projection-reader.ts';
 
 const server = useRedis();
 const redis = server.client;
@@ -174,5 +180,32 @@ test('a digest without a status half (a PodSet, or a pod as an earlier version s
   for (const [name, requested, digest, expected] of rows) {
     assert.equal(inputsChange(requested, digest), expected, `${name} (TypeScript)`);
     assert.equal(await luaInputsChange(requested, digest), expected, `${name} (Lua)`);
+  }
+});
+
+// A worker's pending creates (the units it reserves before its names are known) as a stored value holds
+// them at `now`: the TypeScript pendingCreates and its Lua twin, on one table.
+test('pending creates: pendingCreates and its Lua twin agree on what a stored value holds', async () => {
+  const now = 1_000_000;
+  const far = now + EXPECTATION_TTL_MS + EXPECTATION_CLOCK_SKEW_MS;
+  const rows: [string, string | undefined, number][] = [
+    ['none stored', undefined, 0],
+    ['a worker’s reservation', `n${now + EXPECTATION_TTL_MS}\t3`, 3],
+    ['as far ahead as a worker with a clock ahead writes', `n${far}\t3`, 3],
+    ['further ahead than any worker writes', `n${far + 1}\t3`, 0],
+    ['expired', `n${now}\t3`, 0],
+    ['at the cap', `n${now + 1}\t${PENDING_CREATES_MAX}`, PENDING_CREATES_MAX],
+    ['above the cap', `n${now + 1}\t${PENDING_CREATES_MAX + 1}`, 0],
+    ['zero units', `n${now + 1}\t0`, 0],
+    ['no count', `n${now + 1}`, 0],
+    ['another kind', `c${now + 1}\t3`, 0],
+    ['a negative count', `n${now + 1}\t-3`, 0],
+    ['too long', `n${now + 1}\t${'0'.repeat(40)}3`, 0],
+  ];
+  const script = `${ENTRY_LUA.source}\nlocal v = false\nif ARGV[1] == '1' then v = ARGV[2] end\nreturn pendingCount(v, tonumber(ARGV[3]))`;
+  for (const [name, value, expected] of rows) {
+    assert.equal(pendingCreates(value, now), expected, `${name} (TypeScript)`);
+    const lua = await redis.eval(script, 0, value === undefined ? '0' : '1', value ?? '', String(now));
+    assert.equal(lua, expected, `${name} (Lua)`);
   }
 });

@@ -50,6 +50,30 @@ local function quietNoted(key, now)
   local expiry = tonumber(string.match(v, '^q(%d+)$') or '')
   return expiry ~= nil and expiry > now and expiry <= now + EXPECTATION_TTL_MS + EXPECTATION_CLOCK_SKEW_MS
 end
+-- Creates a worker is about to send, counted before their names are known (generateName): `n expiry \t
+-- count`, reserved by expect.lua before a pass's first batch, released by its records. An ADDED of a name
+-- not awaited takes one unit and is met as a named create would be (fold.lua), so one folded before its
+-- name is recorded does not ask for a pass of its own. No pod name holds '@'.
+local PENDING_FIELD = '@n'
+-- Units at most: far above any pass's creates (capped: the planner's maxCreatesPerPass); a value above it
+-- was not written by a worker.
+local PENDING_MAX = 1000000
+-- The units a value holds while unexpired and of a worker's shape (expiring no further ahead than a worker
+-- writes, at most PENDING_MAX); else 0 (none). The twin of projection-reader.ts's pendingCreates.
+local function pendingCount(v, now)
+  if not v or #v > 40 then return 0 end
+  local expiry, count = string.match(v, '^n(%d+)\t(%d+)$')
+  expiry, count = tonumber(expiry or ''), tonumber(count or '')
+  if not expiry or not count then return 0 end
+  if expiry <= now or expiry > now + EXPECTATION_TTL_MS + EXPECTATION_CLOCK_SKEW_MS then return 0 end
+  if count > PENDING_MAX then return 0 end
+  return count
+end
+-- The key's pending units set to `count` (dropped at 0), holding until `expiry`.
+local function setPending(key, count, expiry)
+  if count > 0 then redis.call('HSET', key, PENDING_FIELD, string.format('n%d\t%d', expiry, count))
+  else redis.call('HDEL', key, PENDING_FIELD) end
+end
 -- A pod entry as a create leaves it: Pending (or no phase yet), not ready, not being deleted.
 local function podAsCreated(entry)
   local phase, ready, deleting = string.match(entry, '^[^\t]*\t[^\t]*\t[^\t]*\t([^\t]*)\t([^\t]*)\t([^\t]*)')

@@ -43,8 +43,13 @@ for i = 4 + g, #ARGV, 5 do
     n = n + 1
   end
 end
--- A pods hash left to expire (its PodSet was gone) holds listed pods again: keep it.
+-- A pods hash left to expire (its PodSet was gone) holds listed pods again: keep it. A worker's pending
+-- creates (entry.lua) go: a pod of them listed here takes no unit, so its record would not release one;
+-- the relist requests the key anyway, and a create still to show then requests as any unawaited ADDED.
 if kind == 'pod' then
-  for grp in pairs(written) do redis.call('PERSIST', KEYS[2 + grp * 3]) end
+  for grp in pairs(written) do
+    redis.call('PERSIST', KEYS[2 + grp * 3])
+    redis.call('HDEL', KEYS[3 + grp * 3], PENDING_FIELD)
+  end
 end
 return n

@@ -30,6 +30,9 @@ local function awaiting(key, now)
   local n = 0
   for i = 1, #all, 2 do
     if all[i] == QUIET_FIELD then -- a note, not an expectation
+    elseif all[i] == PENDING_FIELD then -- creates not yet named: each one awaited
+      local units = pendingCount(all[i + 1], now)
+      if units == 0 then redis.call('HDEL', key, all[i]) else n = n + units end
     elseif expectationExpiry(all[i + 1], now) <= now then redis.call('HDEL', key, all[i]) else n = n + 1 end
   end
   return n
@@ -72,11 +75,6 @@ local function fold(K, A, touched)
     touched.indexed[A[8]] = true
   end
   if kind == 'pod' then
-    redis.call('HSET', K[1], field, value)
-    if not touched.persisted[A[8]] then
-      redis.call('PERSIST', K[1])
-      touched.persisted[A[8]] = true
-    end
     -- A create shows as the pod; a delete as its deletionTimestamp (or its DELETED event, above).
     local exp
     local noExpectations = touched.noExpectations[A[8]]
@@ -85,6 +83,26 @@ local function fold(K, A, touched)
       touched.noExpectations[A[8]] = noExpectations
     end
     if not noExpectations then exp = redis.call('HGET', K[2], field) end
+    -- A pod first seen, not awaited by name, while a worker's creates are pending (entry.lua): one of them
+    -- whose name is not recorded yet. It takes a unit and is met as a named create. (Another's pod takes
+    -- one too: then one of the worker's own finds none and requests, or the worker's record finds one too
+    -- few, drops the quiet note and its pass asks for the next one: expect.lua. A pass still follows.)
+    if not exp and not noExpectations and not requestedAnyway and typ == 'ADDED'
+      and redis.call('HEXISTS', K[1], field) == 0 then
+      local v = redis.call('HGET', K[2], PENDING_FIELD)
+      local units = pendingCount(v, now)
+      if units > 0 then
+        setPending(K[2], units - 1, tonumber(string.match(v, '^n(%d+)\t')))
+        exp = 'c'
+      elseif v then
+        redis.call('HDEL', K[2], PENDING_FIELD)
+      end
+    end
+    redis.call('HSET', K[1], field, value)
+    if not touched.persisted[A[8]] then
+      redis.call('PERSIST', K[1])
+      touched.persisted[A[8]] = true
+    end
     if exp then
       local what = string.sub(exp, 1, 1)
       if what == 'c' or podDeleting(value) then

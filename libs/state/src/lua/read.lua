@@ -24,8 +24,9 @@ end
 out[#out + 1] = ''
 local exp = redis.call('HGETALL', KEYS[2])
 for i = 1, #exp, 2 do
-  -- The quiet note (entry.lua) is no expectation: nothing waits for it.
-  if exp[i] ~= QUIET_FIELD then
+  -- The quiet note and the pending creates' count (entry.lua) are no expectations: nothing waits for them
+  -- (units a crashed worker left never hold a plan; the API's read before acting is what guards creates).
+  if exp[i] ~= QUIET_FIELD and exp[i] ~= PENDING_FIELD then
     local expiry = boundedExpiry(exp[i + 1], now)
     if not expiry then out[3] = out[3] + 1 end
     if not expiry or expiry <= now then redis.call('HDEL', KEYS[2], exp[i])

@@ -43,7 +43,10 @@ end
 local exp = redis.call('HGETALL', KEYS[3])
 for i = 1, #exp, 2 do
   local v = exp[i + 1]
-  if ARGV[3] == '1' and tonumber(string.match(v, '\t(%d+)$') or '0') < epoch then
+  -- Pending creates' units (entry.lua) left by a pass that never released them (its worker gone): the
+  -- relist requested the key; a create still to show requests as any unawaited ADDED.
+  if exp[i] == PENDING_FIELD then redis.call('HDEL', KEYS[3], exp[i])
+  elseif ARGV[3] == '1' and tonumber(string.match(v, '\t(%d+)$') or '0') < epoch then
     local what, cur = string.sub(v, 1, 1), redis.call('HGET', KEYS[1], exp[i])
     local listedAlive = cur and not older(cur) and not isTombstone(cur) and not podDeleting(cur)
     if (what == 'c' and not cur) or (what == 'd' and listedAlive) then redis.call('HDEL', KEYS[3], exp[i]) end

@@ -19,6 +19,18 @@ export class ProjectionPair extends ProjectionWriter {
     return this.reader.expect(...args);
   }
 
+  reserveCreates(
+    ...args: Parameters<ProjectionReader['reserveCreates']>
+  ): ReturnType<ProjectionReader['reserveCreates']> {
+    return this.reader.reserveCreates(...args);
+  }
+
+  recordCreates(
+    ...args: Parameters<ProjectionReader['recordCreates']>
+  ): ReturnType<ProjectionReader['recordCreates']> {
+    return this.reader.recordCreates(...args);
+  }
+
   dropRefused(
     ...args: Parameters<ProjectionReader['dropRefused']>
   ): ReturnType<ProjectionReader['dropRefused']> {
