@@ -27,6 +27,12 @@ export type QuietNote = 'start' | 'keep';
 
 /** Pending units at most (above any pass's creates: the planner caps them); more was not a worker's. */
 export const PENDING_CREATES_MAX = 1_000_000;
+/**
+ * How long units hold after the reservation, or after a record that leaves some (the twin of entry.lua's
+ * PENDING_TTL_MS): they are needed only while a pass sends its creates, and units a dead worker left hold
+ * back its key's requests for this long at most.
+ */
+export const PENDING_CREATES_TTL_MS = 60_000;
 
 /**
  * The units a stored pending-creates value holds at `now`: `n<expiry>\t<count>`, unexpired, expiring no

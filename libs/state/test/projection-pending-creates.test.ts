@@ -5,7 +5,7 @@
 // units; they expire, and a relist drops them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EXPECTATION_TTL_MS } from '../src/projection-reader.ts';
+import { PENDING_CREATES_TTL_MS } from '../src/projection-reader.ts';
 import { Projection, clockAt, folded, pod, podset, useProjections } from './support/projection-fixtures.ts';
 
 const { client, queueName, projection } = useProjections();
@@ -110,9 +110,23 @@ test('units expire: then an ADDED requests, and the expired field goes', async (
   const p = new Projection({ client, prefix: '{podset}', queueName: queueName(), clock });
   await p.markReady();
   await reserved(2, false, p);
-  clock.set(1_000_000 + EXPECTATION_TTL_MS + 1);
+  // Units hold a minute, not an expectation's five: a pass's batches come seconds apart.
+  clock.set(1_000_000 + PENDING_CREATES_TTL_MS + 1);
   assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1)), true);
   assert.equal(await client.hexists(p.keys('ns/web').expect, '@n'), 0);
+});
+
+test('a record that leaves units holds them a ttl from its own time', async () => {
+  const clock = clockAt(1_000_000);
+  const p = new Projection({ client, prefix: '{podset}', queueName: queueName(), clock });
+  await p.markReady();
+  await reserved(3, false, p);
+  clock.set(1_000_000 + PENDING_CREATES_TTL_MS / 2);
+  await p.recordCreates('ns/web', ['a'], { unmade: 0 });
+  assert.equal(await units(p), 2);
+  clock.set(1_000_000 + PENDING_CREATES_TTL_MS + 1);
+  assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('b', '11'), 1)), false, 'still held: a pending');
+  assert.equal(await units(p), 1);
 });
 
 test('a reservation adds to units unexpired and holds a ttl from now', async () => {
@@ -120,10 +134,10 @@ test('a reservation adds to units unexpired and holds a ttl from now', async () 
   const p = new Projection({ client, prefix: '{podset}', queueName: queueName(), clock });
   await p.markReady();
   await reserved(2, false, p);
-  clock.set(1_000_000 + EXPECTATION_TTL_MS / 2);
+  clock.set(1_000_000 + PENDING_CREATES_TTL_MS / 2);
   await p.reserveCreates('ns/web', 3);
   assert.equal(await units(p), 5);
-  clock.set(1_000_000 + EXPECTATION_TTL_MS + 1);
+  clock.set(1_000_000 + PENDING_CREATES_TTL_MS + 1);
   assert.equal(await folded(p.foldPod('ns/web', 'ADDED', pod('a', '10'), 1)), false, 'four more pending');
   assert.equal(await units(p), 4);
 });

@@ -58,6 +58,10 @@ local PENDING_FIELD = '@n'
 -- Units at most: far above any pass's creates (capped: the planner's maxCreatesPerPass); a value above it
 -- was not written by a worker.
 local PENDING_MAX = 1000000
+-- How long units hold after the reservation or a record that leaves some (expect.lua): a pass's batches come
+-- seconds apart; units a worker that died left behind hold back the requests of its key's ADDEDs, and of
+-- the last event a named expectation awaits, only this long. The twin of projection-reader.ts's.
+local PENDING_TTL_MS = 60000
 -- The units a value holds while unexpired and of a worker's shape (expiring no further ahead than a worker
 -- writes, at most PENDING_MAX); else 0 (none). The twin of projection-reader.ts's pendingCreates.
 local function pendingCount(v, now)

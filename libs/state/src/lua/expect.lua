@@ -61,12 +61,16 @@ if what == 'c' and (reserve > 0 or release) then
   local v = redis.call('HGET', KEYS[2], PENDING_FIELD)
   local count = pendingCount(v, now)
   local expiry = tonumber(string.match(v or '', '^n(%d+)\t') or '0')
-  if reserve > 0 then count, expiry = count + reserve, now + ttl end
+  -- Units are needed only while the pass sends its creates: they hold PENDING_TTL_MS from the reservation
+  -- and from each record that leaves some, so those a dead worker left stop holding requests back soon.
+  if reserve > 0 then count, expiry = count + reserve, now + math.min(ttl, PENDING_TTL_MS) end
   if release then
     count = count - release - n
     if count < 0 then
       over, count = 1, 0
       redis.call('HDEL', KEYS[2], QUIET_FIELD)
+    elseif count > 0 then
+      expiry = now + math.min(ttl, PENDING_TTL_MS)
     end
   end
   setPending(KEYS[2], count, expiry)
