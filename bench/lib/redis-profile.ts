@@ -2,9 +2,10 @@
 // scripts' inner commands included in their EVALSHA's time and also counted on their own) and the slow
 // log with a threshold of 0 — every command with its duration and arguments, a script's own logged just
 // before it — summed by top-level call, scripts by sha and named (BullMQ's by its command name, ours by
-// their .lua file), with what each script ran inside. The
-// slow log costs Redis a little per command (an entry with up to 32 arguments of 128 bytes), so a run
-// that profiles Redis reports a slightly higher Redis CPU than one that does not.
+// their .lua file; the merge script's by mode too), with what each script ran inside, and the fold's
+// events per call. The slow log costs Redis a little per command (an entry with up to 32 arguments of 128
+// bytes), so a run that profiles Redis reports a slightly higher Redis CPU than one that does not. Its
+// durations are elapsed time, not CPU: on a loaded machine a script's "own" time holds its waits too.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -27,7 +28,7 @@ export interface RedisProfile {
    * Top-level commands from the slow log, EVALSHA and EVALSHA_RO split by script, each with the commands it
    * ran inside (their time is part of its own). Most microseconds first.
    */
-  topLevel: (RedisCost & { inner: RedisCost[] })[];
+  topLevel: (RedisCost & { inner: RedisCost[]; items?: number })[];
   /** The slow log reached its length: topLevel misses the oldest calls. */
   slowlogFull: boolean;
 }
@@ -95,7 +96,7 @@ export async function profileRedis(url: string): Promise<() => Promise<RedisProf
       }
       commands.sort((x, y) => y.usec - x.usec);
       const log = (await client.slowlog('GET', String(SLOWLOG_MAX))) as unknown[];
-      const byCall = new Map<string, RedisCost & { inner: Map<string, RedisCost> }>();
+      const byCall = new Map<string, RedisCost & { items: number; inner: Map<string, RedisCost> }>();
       // Newest first; a script's own commands are logged (client "?:0") just before the script itself.
       let inner: RedisCost[] = [];
       for (const entry of log.reverse()) {
@@ -107,10 +108,22 @@ export async function profileRedis(url: string): Promise<() => Promise<RedisProf
           inner.push({ name: cmd, calls: 1, usec });
           continue;
         }
-        const key = cmd === 'evalsha' || cmd === 'evalsha_ro' ? `${cmd} ${args[1] ?? '?'}` : cmd;
-        const c = byCall.get(key) ?? { name: key, calls: 0, usec: 0, inner: new Map<string, RedisCost>() };
+        const script = cmd === 'evalsha' || cmd === 'evalsha_ro';
+        // The merge script's calls by mode (its ARGV[3]; its KEYS[1] is the key's deduplication key).
+        const keys = Number(args[2]);
+        const mode = script && String(args[3]).includes(':de:') ? args[3 + keys + 2] : undefined;
+        const key = script ? `${cmd} ${args[1] ?? '?'}${mode !== undefined ? ` ${mode}` : ''}` : cmd;
+        const c = byCall.get(key) ?? {
+          name: key,
+          calls: 0,
+          usec: 0,
+          items: 0,
+          inner: new Map<string, RedisCost>(),
+        };
         c.calls++;
         c.usec += usec;
+        // fold-each's events (its ARGV[1]); a script whose ARGV[1] is no count adds nothing.
+        if (script) c.items += Number(/^\d+$/.exec(args[3 + keys] ?? '')?.[0] ?? 0);
         for (const i of inner) {
           const ic = c.inner.get(i.name) ?? { name: i.name, calls: 0, usec: 0 };
           ic.calls++;
@@ -128,12 +141,14 @@ export async function profileRedis(url: string): Promise<() => Promise<RedisProf
       }
       const topLevel = [...byCall.values()]
         .map((c) => {
-          const m = /^(evalsha(?:_ro)?) (\S+)$/.exec(c.name);
-          const name = m ? `${m[1]!} ${names.get(m[2]!) ?? m[2]!.slice(0, 8)}` : c.name;
+          const m = /^(evalsha(?:_ro)?) (\S+)( .*)?$/.exec(c.name);
+          const script = m ? (names.get(m[2]!) ?? m[2]!.slice(0, 8)) : undefined;
+          const name = m ? `${m[1]!} ${script!}${m[3] ?? ''}` : c.name;
           return {
             name,
             calls: c.calls,
             usec: c.usec,
+            ...(script === 'fold-each' ? { items: c.items } : {}),
             inner: [...c.inner.values()].sort((x, y) => y.usec - x.usec),
           };
         })
@@ -155,13 +170,17 @@ export function describeProfile(p: RedisProfile, per: number, unit: string, top:
     `  ${c.name.padEnd(40)} ${(c.calls / per).toFixed(2).padStart(8)} calls/${unit} ` +
     `${(c.usec / Math.max(1, c.calls)).toFixed(1).padStart(7)} µs/call ${(c.usec / per).toFixed(1).padStart(7)} µs/${unit}`;
   const sum = (cs: readonly RedisCost[]): number => cs.reduce((s, c) => s + c.usec, 0);
-  const innerOf = (c: { calls: number; usec: number; inner: RedisCost[] }): string => {
-    if (c.inner.length === 0) return '';
+  const innerOf = (c: { calls: number; usec: number; inner: RedisCost[]; items?: number }): string => {
+    const items =
+      c.items !== undefined && c.items > 0
+        ? `\n      ${(c.items / c.calls).toFixed(1)} events/call, ${(c.usec / c.items).toFixed(1)} µs/event`
+        : '';
+    if (c.inner.length === 0) return items;
     const own = c.usec - sum(c.inner);
     const parts = c.inner
       .slice(0, 5)
       .map((i) => `${i.name} ${(i.calls / c.calls).toFixed(1)}×${(i.usec / i.calls).toFixed(1)}`);
-    return `\n      inside, per call: ${parts.join(', ')}; the script's own ${(own / c.calls).toFixed(1)} µs`;
+    return `${items}\n      inside, per call: ${parts.join(', ')}; the script's own ${(own / c.calls).toFixed(1)} µs`;
   };
   return [
     `Redis INFO commandstats (a script's time includes its commands', which are also counted on their own):`,
