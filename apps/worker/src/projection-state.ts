@@ -174,18 +174,7 @@ export function projectionState(
       };
     },
     confirm: (ref, why, signal) => api.confirm(ref, why, signal),
-    async created(key, names, quiet, release) {
-      const q = quiet === undefined ? {} : { quiet };
-      if (release === undefined) {
-        await projection.expect(key, 'create', names, q);
-        return;
-      }
-      const { overReleased } = await projection.recordCreates(key, names, { ...q, unmade: release.unmade });
-      return { overReleased };
-    },
-    async creating(key, count, quiet) {
-      await projection.reserveCreates(key, count, { quiet });
-    },
+    ...createRecords(projection),
     async deleted(key, names) {
       await projection.expect(key, 'delete', names);
     },
@@ -212,6 +201,24 @@ export function projectionState(
       seen.forget(key);
       own.forget(key);
       return projection.forget(key);
+    },
+  };
+}
+
+/** A pass's creates as the projection records them: reserved before they are sent, named once made. */
+function createRecords(projection: StateProjection): Pick<StateSource, 'created' | 'creating'> {
+  return {
+    async created(key, names, quiet, release) {
+      const q = quiet === undefined ? {} : { quiet };
+      if (release === undefined) {
+        await projection.expect(key, 'create', names, q);
+        return;
+      }
+      const { overReleased } = await projection.recordCreates(key, names, { ...q, unmade: release.unmade });
+      return { overReleased };
+    },
+    async creating(key, count, quiet) {
+      await projection.reserveCreates(key, count, { quiet });
     },
   };
 }
