@@ -25,6 +25,8 @@ export async function warmUp(world: World, describe: () => string): Promise<void
 /**
  * Warm-up PodSets until every worker has reconciled at least once (its podset_reconcile_total > 0), a
  * batch at a time of more than one worker takes at once; false if some worker still had none after 10.
+ * A worker that exited throws, with its exit and its last lines: its metrics would only read as idle, and
+ * the run would fail later on its gone process with nothing to say why.
  */
 export async function warmEveryWorker(
   world: World,
@@ -33,6 +35,10 @@ export async function warmEveryWorker(
   describe: () => string,
 ): Promise<boolean> {
   for (let round = 0; round < 10; round++) {
+    const exited = workers.filter((w) => !w.running).map((w) => w.name);
+    if (exited.length > 0) {
+      throw new Error(`${exited.join(', ')} exited during the warm-up:\n${describe()}`);
+    }
     const metrics = await Promise.all(workers.map((w) => world.metrics(w)));
     const idle = metrics.filter((m) => sumMetric(m, 'podset_reconcile_total') === 0).length;
     if (idle === 0) return true;
