@@ -11,6 +11,8 @@ import { apiState } from './api-state.ts';
 import { createPods } from './pod-writes.ts';
 import { podSetRef, type StateSource } from './state-source.ts';
 
+const creates = (n: number): string[] => Array.from({ length: n }, () => 'create');
+
 function setUp(batches: number[]) {
   const f = fakeKube();
   const podset = f.addPodSet('default', 'web', 3) as unknown as PodSet;
@@ -29,8 +31,19 @@ function setUp(batches: number[]) {
     spec: { containers: [{ name: 'app', image: 'busybox' }] },
   };
   const plan = { creates: [manifest, manifest, manifest] } as unknown as Plan;
+  // The creates go into the same list, so the order says the reservation comes before any of them.
+  const kube = {
+    ...f.kube,
+    pods: {
+      ...f.kube.pods,
+      create: (...args: Parameters<typeof f.kube.pods.create>) => {
+        calls.push('create');
+        return f.kube.pods.create(...args);
+      },
+    },
+  };
   const deps = {
-    kube: f.kube,
+    kube,
     state,
     events: { record: async () => {} },
     slowStartBatches: () => batches,
@@ -45,21 +58,28 @@ function setUp(batches: number[]) {
 test('one batch, noted quiet at its reservation, not quiet after all: withdrawn, the note dropped', async () => {
   const { pass, podset, plan, deps, calls } = setUp([3]);
   const out = await createPods(pass, podset, plan, deps, () => false);
-  assert.deepEqual(calls, ['reserve 3 quiet', 'record 3 - unmade 0']);
+  assert.deepEqual(calls, ['reserve 3 quiet', ...creates(3), 'record 3 - unmade 0']);
   assert.equal(out.withdrawn, true);
 });
 
 test('one batch, quiet: one reservation and one record (no round trip of its own for the release)', async () => {
   const { pass, podset, plan, deps, calls } = setUp([3]);
   const out = await createPods(pass, podset, plan, deps, () => true);
-  assert.deepEqual(calls, ['reserve 3 quiet', 'record 3 keep unmade 0']);
+  assert.deepEqual(calls, ['reserve 3 quiet', ...creates(3), 'record 3 keep unmade 0']);
   assert.equal(out.withdrawn, undefined);
 });
 
 test('batches that leave creates to the next pass: those are released by a last record of no names', async () => {
   const { pass, podset, plan, deps, calls } = setUp([1, 1]);
   const out = await createPods(pass, podset, plan, deps);
-  assert.deepEqual(calls, ['reserve 3', 'record 1 - unmade 0', 'record 1 - unmade 0', 'record 0 - unmade 1']);
+  assert.deepEqual(calls, [
+    'reserve 3',
+    'create',
+    'record 1 - unmade 0',
+    'create',
+    'record 1 - unmade 0',
+    'record 0 - unmade 1',
+  ]);
   assert.equal(out.done.length, 2);
 });
 
@@ -71,6 +91,6 @@ test('quiet, but a record found a unit taken by a pod not of this pass: withdraw
     return { overReleased: true };
   };
   const out = await createPods(pass, podset, plan, deps, () => true);
-  assert.deepEqual(calls, ['reserve 3 quiet', 'record 3 keep unmade 0']);
+  assert.deepEqual(calls, ['reserve 3 quiet', ...creates(3), 'record 3 keep unmade 0']);
   assert.equal(out.withdrawn, true);
 });

@@ -135,8 +135,11 @@ describe('kube-sim watch cache', () => {
   });
 });
 
-test('one last bookmark just before timeoutSeconds ends the watch, as kube-apiserver sends it', async () => {
-  // The default bookmark period (a minute) is far longer than this watch: only the pre-timeout one comes.
+/**
+ * A watch of 3 s with bookmarks, one change made in it, read to its end: what it sent (type and RV) and the
+ * change's RV. `opened` runs once the watch is open, before the change.
+ */
+async function oneChangeToTimeout(opened: () => void = () => {}) {
   const sim = await startKubeSim({ controllers: false });
   try {
     const rv = sim.resourceVersion();
@@ -144,39 +147,30 @@ test('one last bookmark just before timeoutSeconds ends the watch, as kube-apise
       sim,
       `/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=${rv}`,
     );
+    opened();
     const cm = await call(sim, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'x' } });
     await waitFor('the watch to end at its timeout', () => w.ended, { timeoutMs: 10_000 });
-    assert.deepEqual(
-      w.events.map((e) => `${e.type} ${rvOf(e)}`),
-      [`ADDED ${cm.body.metadata.resourceVersion}`, `BOOKMARK ${cm.body.metadata.resourceVersion}`],
-    );
+    return { sent: w.events.map((e) => `${e.type} ${rvOf(e)}`), changeRv: cm.body.metadata.resourceVersion };
   } finally {
     await sim.close();
   }
+}
+
+test('one last bookmark just before timeoutSeconds ends the watch, as kube-apiserver sends it', async () => {
+  // The default bookmark period (a minute) is far longer than this watch: only the pre-timeout one comes.
+  const { sent, changeRv } = await oneChangeToTimeout();
+  assert.deepEqual(sent, [`ADDED ${changeRv}`, `BOOKMARK ${changeRv}`]);
 });
 
 test('the pre-timeout bookmark comes once even when its timer fires before the clock reaches its time', async (t) => {
   // Timers may fire a little before Date.now() reaches the time they were set for. Here the clock is held
   // back 300 ms once the watch is open, so the bookmark's timer fires "early" every time: a tick that
   // rescheduled from there would send the pre-timeout bookmark a second time, 300 ms later.
-  const sim = await startKubeSim({ controllers: false });
-  try {
-    const rv = sim.resourceVersion();
-    const w = await recordWatch(
-      sim,
-      `/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=${rv}`,
-    );
-    const realNow = Date.now.bind(Date);
+  const realNow = Date.now.bind(Date);
+  const { sent, changeRv } = await oneChangeToTimeout(() => {
     t.mock.method(Date, 'now', () => realNow() - 300);
-    const cm = await call(sim, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'x' } });
-    await waitFor('the watch to end at its timeout', () => w.ended, { timeoutMs: 10_000 });
-    assert.deepEqual(
-      w.events.map((e) => `${e.type} ${rvOf(e)}`),
-      [`ADDED ${cm.body.metadata.resourceVersion}`, `BOOKMARK ${cm.body.metadata.resourceVersion}`],
-    );
-  } finally {
-    await sim.close();
-  }
+  });
+  assert.deepEqual(sent, [`ADDED ${changeRv}`, `BOOKMARK ${changeRv}`]);
 });
 
 test('a stalled watch sends nothing, not even its end at timeoutSeconds', async () => {
