@@ -42,10 +42,10 @@ local function fold(K, A, touched)
   touched = touched or { indexed = {}, persisted = {}, noExpectations = {} }
   local requestedAnyway = A[9] == '1'
   local now, tombTtl = tonumber(A[10]), tonumber(A[11])
-  local older
+  local older, stored
   -- A relisted object (its request made anyway) replaces what is stored; a watch event only an older version.
   if requestedAnyway then epoch, older = listedOverStored(kind, K[1], field, epoch)
-  else epoch, older = olderThanStored(kind, K[1], field, epoch, rv) end
+  else epoch, older, stored = olderThanStored(kind, K[1], field, epoch, rv) end
   if older then return 0 end
   local requested = redis.call('HGET', K[4], field)
   if typ == 'DELETED' then
@@ -87,8 +87,7 @@ local function fold(K, A, touched)
     -- whose name is not recorded yet. It takes a unit and is met as a named create. (Another's pod takes
     -- one too: then one of the worker's own finds none and requests, or the worker's record finds one too
     -- few, drops the quiet note and its pass asks for the next one: expect.lua. A pass still follows.)
-    if not exp and not noExpectations and not requestedAnyway and typ == 'ADDED'
-      and redis.call('HEXISTS', K[1], field) == 0 then
+    if not exp and not noExpectations and not requestedAnyway and typ == 'ADDED' and not stored then
       local v = redis.call('HGET', K[2], PENDING_FIELD)
       local units = pendingCount(v, now)
       if units > 0 then

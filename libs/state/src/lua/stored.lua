@@ -1,14 +1,14 @@
 -- An object's stored entry against the version being folded, for every fold script. A watch event older
 -- than the stored version (a replayed or late event) is not folded; the entry keeps the newest epoch that
 -- saw the object, so an older version than the stored one only re-stamps the entry's epoch.
--- Returns the epoch to write, and true when the folded version is older than the stored one (then
--- nothing else is to be done).
+-- Returns the epoch to write, true when the folded version is older than the stored one (then
+-- nothing else is to be done), and whether any entry was stored (none: the object is first seen here).
 -- Uses rvNewer (rules/resource-version.lua).
 -- @include resource-version
 local function olderThanStored(kind, key, field, epoch, rv)
   local old
   if kind == 'pod' then old = redis.call('HGET', key, field) else old = redis.call('GET', key) end
-  if not old then return epoch, false end
+  if not old then return epoch, false, false end
   local oldEpoch, oldRv = string.match(old, '^([^\t]*)\t([^\t\n]*)')
   if oldEpoch and tonumber(oldEpoch) > tonumber(epoch) then epoch = oldEpoch end
   if oldRv and oldRv ~= '' and rv ~= '' and not rvNewer(rv, oldRv) and oldRv ~= rv then
@@ -17,9 +17,9 @@ local function olderThanStored(kind, key, field, epoch, rv)
       if kind == 'pod' then redis.call('HSET', key, field, epoch .. rest)
       else redis.call('SET', key, epoch .. rest, 'KEEPTTL') end
     end
-    return epoch, true
+    return epoch, true, true
   end
-  return epoch, false
+  return epoch, false, true
 end
 -- A relist is authoritative, as an informer's Replace is: what the API listed replaces the stored entry
 -- whatever their resourceVersions (the cluster may have gone back in time: etcd restored from a backup, an
@@ -32,7 +32,7 @@ end
 local function listedOverStored(kind, key, field, epoch, ceiling)
   local old
   if kind == 'pod' then old = redis.call('HGET', key, field) else old = redis.call('GET', key) end
-  if not old then return epoch, false end
+  if not old then return epoch, false, false end
   local oldEpoch = tonumber(string.match(old, '^([^\t]*)\t') or '0') or 0
   return epoch, oldEpoch > tonumber(epoch) and (ceiling == nil or oldEpoch <= ceiling)
 end
