@@ -32,18 +32,13 @@ function setUp(batches: number[]) {
   };
   const plan = { creates: [manifest, manifest, manifest] } as unknown as Plan;
   // The creates go into the same list, so the order says the reservation comes before any of them.
-  const kube = {
-    ...f.kube,
-    pods: {
-      ...f.kube.pods,
-      create: (...args: Parameters<typeof f.kube.pods.create>) => {
-        calls.push('create');
-        return f.kube.pods.create(...args);
-      },
-    },
+  const create = f.kube.pods.create.bind(f.kube.pods);
+  f.kube.pods.create = (...args) => {
+    calls.push('create');
+    return create(...args);
   };
   const deps = {
-    kube,
+    kube: f.kube,
     state,
     events: { record: async () => {} },
     slowStartBatches: () => batches,
