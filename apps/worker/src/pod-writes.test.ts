@@ -89,3 +89,20 @@ test('quiet, but a record found a unit taken by a pod not of this pass: withdraw
   assert.deepEqual(calls, ['reserve 3 quiet', ...creates(3), 'record 3 keep unmade 0']);
   assert.equal(out.withdrawn, true);
 });
+
+test('creates that throw part-way: the error path releases the units of the creates never recorded', async () => {
+  const { pass, podset, plan, deps, calls } = setUp([1, 2]);
+  let batch = 0;
+  const failing = {
+    ...deps,
+    inBatch: <T>(_what: string, _n: number, run: () => Promise<T>): Promise<T> => {
+      if (++batch === 2) return Promise.reject(new Error('runner gone'));
+      return run();
+    },
+  };
+  await assert.rejects(
+    createPods(pass, podset, plan, failing, () => true),
+    /runner gone/,
+  );
+  assert.deepEqual(calls, ['reserve 3 quiet', 'create', 'record 1 keep unmade 0', 'record 0 - unmade 2']);
+});

@@ -51,16 +51,14 @@ export async function createPods(
   // below is met as awaited, not as a pod nobody awaits (which would request a pass of its own). The records
   // release the units their names and the creates not made leave over, in the same call.
   await deps.state.creating(ref.key, plan.creates.length, tentative);
+  /** Creates recorded by name (their units released or taken): the rest are the error path's to release. */
   let recorded = 0;
-  /** Creates whose units a record released or took as met: the rest are the error path's to release. */
-  let settled = 0;
   /** A record found a unit taken by an ADDED not of this pass (its note then dropped). */
   let overReleased = false;
   // A quiet record keeps the note the reservation made; any other drops it.
   const record = async (names: readonly string[], quiet: boolean, unmade = 0) => {
     const out = await deps.state.created(ref.key, names, quiet ? 'keep' : undefined, { unmade });
     recorded += names.length;
-    settled += names.length + unmade;
     if (out?.overReleased === true) overReleased = true;
   };
   // Each batch but the last is recorded as it is made: its pods' expectations by name, before the next
@@ -79,7 +77,7 @@ export async function createPods(
     // awaited by name until they expire or a relist drops them: no read waits for them, and the job, failed
     // or stalled, is retried by the queue, whose pass plans from what then shows.
     await deps.state
-      .created(ref.key, [], undefined, { unmade: plan.creates.length - settled })
+      .created(ref.key, [], undefined, { unmade: plan.creates.length - recorded })
       .catch(() => undefined);
     throw err;
   }
