@@ -220,6 +220,8 @@ const writer = watcherProjection({
   prefix: PREFIX,
   queueName: QUEUE,
   cover: true,
+  // As the watcher folds with tracing off.
+  merge: true,
   statusCollapseMs: Number(values['collapse-ms']),
   eventLogKey: eventLog.key,
 });

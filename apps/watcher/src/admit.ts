@@ -12,6 +12,8 @@ export interface Admitted {
   answers: Admission[];
   /** Each key owed a live request, with the admissions its request records once it went through. */
   owed: Map<string, Admission[]>;
+  /** The keys whose request the gate's call merged into their pending job (each a request made). */
+  merged: Set<string>;
   tally: Record<Exclude<EventOutcome, 'unkeyed'>, number>;
 }
 
@@ -31,14 +33,16 @@ export async function admit(
   const admitted: Admitted = {
     answers,
     owed: new Map(),
-    tally: { requested: 0, coalesced: 0, covered: 0, unchanged: 0 },
+    merged: new Set(),
+    tally: { requested: 0, coalesced: 0, covered: 0, merged: 0, unchanged: 0 },
   };
   const spans = opts.spans;
   answers.forEach((a, i) => {
     const event = keyed[i]!;
     if (!a.owed) {
-      const outcome = a.queueAnswer === 'covered' ? 'covered' : 'unchanged';
+      const outcome = a.queueAnswer ?? 'unchanged';
       admitted.tally[outcome]++;
+      if (outcome === 'merged') admitted.merged.add(event.key);
       if (outcome === 'covered') spans?.event(event, outcome);
       return;
     }

@@ -35,11 +35,12 @@ export interface Admission {
   /** A reconcile of the key is owed: the event may change its plan. */
   owed: boolean;
   /**
-   * The queue's answer to the owed request, when the gate already has it: `covered`, the queue's cover rule
-   * run in the gate's own call (queue-cover.ts) found the key's job covers it, and the event was recorded as
-   * requested there: nothing to request (`owed` is false).
+   * The queue's answer to the owed request, when the gate already has it: the queue's rules, run in the
+   * gate's own call (queue-cover.ts), found the key's job covers it (`covered`) or merged the request into
+   * the key's pending job (`merged`), and the event was recorded as requested there: nothing to request
+   * (`owed` is false).
    */
-  queueAnswer?: Extract<RequestOutcome, 'covered'>;
+  queueAnswer?: Extract<RequestOutcome, 'covered' | 'merged'>;
   /**
    * Owed only for what it moves of the PodSet's status (a pod's phase or readiness), not for anything a
    * plan acts on: its request may be due a little later, to collapse with its neighbours'.
@@ -59,10 +60,11 @@ export interface Admission {
 /**
  * What a watch event came to: `requested` it made a live request; `coalesced` it shared one with another
  * event of its key in its batch; `covered` the queue's cover rule, run in the gate's call, found the key's job
- * covers it (the queue's answer, without a request); `unchanged` it changed nothing a plan reads (the
+ * covers it (the queue's answer, without a request); `merged` its request was merged into the key's pending
+ * job in the gate's call (no request of its own); `unchanged` it changed nothing a plan reads (the
  * operator's own status writes among them); `unkeyed` it concerns no PodSet.
  */
-export type EventOutcome = 'requested' | 'coalesced' | 'covered' | 'unchanged' | 'unkeyed';
+export type EventOutcome = 'requested' | 'coalesced' | 'covered' | 'merged' | 'unchanged' | 'unkeyed';
 
 export interface KeyedEvent {
   ev: WatchEvent;

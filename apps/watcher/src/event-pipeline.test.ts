@@ -390,14 +390,17 @@ test('a key is requested as having no job only when every event of the batch tha
   );
 });
 
-test('what each event came to is counted: requested, coalesced, covered, unchanged, unkeyed', async () => {
+test('what each event came to is counted: requested, coalesced, covered, merged, unchanged, unkeyed', async () => {
   const queue = new ManualQueue();
-  const answers: Record<string, { owed: boolean; queueAnswer?: 'covered' }> = {
+  const answers: Record<string, Pick<Admission, 'owed' | 'queueAnswer'>> = {
     '1': { owed: true },
     '2': { owed: true },
     '3': { owed: false, queueAnswer: 'covered' },
     '4': { owed: false },
     '5': { owed: true },
+    // api's two events: merged into its pending job in the gate's call (a request made, of the key once).
+    '6': { owed: false, queueAnswer: 'merged' },
+    '7': { owed: false, queueAnswer: 'merged' },
   };
   const gate: ChangeGate = {
     ...scriptedGate(() => true).gate,
@@ -409,6 +412,7 @@ test('what each event came to is counted: requested, coalesced, covered, unchang
       })),
   };
   const seen: Record<string, number> = {};
+  const enqueued: [string, number][] = [];
   const enq = new EventPipeline({
     queue,
     logger: silentLogger,
@@ -416,6 +420,7 @@ test('what each event came to is counted: requested, coalesced, covered, unchang
     onEventOutcomes: (counts) => {
       for (const [k, n] of Object.entries(counts)) seen[k] = (seen[k] ?? 0) + n;
     },
+    onEnqueued: (source, n) => enqueued.push([source, n]),
   });
   const stray: WatchEvent = {
     ...podSetEvent('x', '9'),
@@ -423,18 +428,25 @@ test('what each event came to is counted: requested, coalesced, covered, unchang
     object: { metadata: { name: 'p' } },
   };
   const first = [1, 2, 3, 4].map((rv) => enq.event(podSetEvent('web', String(rv))));
-  first.push(enq.event(stray));
+  first.push(enq.event(stray), enq.event(podSetEvent('api', '6')), enq.event(podSetEvent('api', '7')));
   await tick();
   await tick();
   const second = enq.event(podSetEvent('web', '5')); // web's request is still on its way: its own request
   await tick();
   await tick();
-  assert.deepEqual(seen, { requested: 2, coalesced: 1, covered: 1, unchanged: 1, unkeyed: 1 });
+  assert.deepEqual(seen, { requested: 2, coalesced: 1, covered: 1, merged: 2, unchanged: 1, unkeyed: 1 });
   queue.calls[0]!.settle();
   queue.calls[1]!.settle();
   await Promise.all([...first, second]);
-  assert.equal(queue.calls.length, 2, 'one request per batch');
-  assert.deepEqual([enq.unkeyed, enq.coalesced, enq.covered, enq.unchanged], [1, 1, 1, 1]);
+  assert.deepEqual(queue.batches, [['default/web'], ['default/web']], 'one request per batch; api none');
+  assert.deepEqual([enq.unkeyed, enq.coalesced, enq.covered, enq.merged, enq.unchanged], [1, 1, 1, 2, 1]);
+  // api counts as one live request the queue merged; web's two as created.
+  assert.deepEqual(enq.requested, { live: 3, bulk: 0 });
+  assert.deepEqual(enq.queueAnswers, { created: 2, merged: 1, covered: 0 });
+  assert.equal(
+    enqueued.reduce((n, [source, k]) => n + (source === 'live' ? k : 0), 0),
+    3,
+  );
 });
 
 test("event-log records and the relist marker carry the time of the pipeline's clock", async () => {

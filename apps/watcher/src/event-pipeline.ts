@@ -83,6 +83,11 @@ export class EventPipeline implements WatchSink {
   unchanged = 0;
   /** Events owed a request that the queue's cover rule, run in the gate's call, covered: nothing requested. */
   covered = 0;
+  /**
+   * Events owed a request that was merged into the key's pending job in the gate's call: their keys are
+   * counted as requested live and merged (queueAnswers), once per key and batch, as requestAll counts them.
+   */
+  merged = 0;
   /** Keys requested live, by what the queue did with each (a covered one: its job already ran soon enough). */
   readonly queueAnswers: LiveRequested = { created: 0, merged: 0, covered: 0 };
   readonly #batches: TurnBatcher<WatchEvent>;
@@ -153,6 +158,8 @@ export class EventPipeline implements WatchSink {
           ...(withFolds ? { log: batch.records } : {}),
         });
         this.#count(admitted.tally);
+        if (admitted.merged.size > 0)
+          this.#countRequested({ created: 0, merged: admitted.merged.size, covered: 0 });
         // Most batches owe nothing (the hold's, a worker's creates): no request stage, no commit, no promises.
         if (admitted.owed.size > 0) await this.#request(admitted.owed, windows, spans);
       }
@@ -218,11 +225,13 @@ export class EventPipeline implements WatchSink {
     this.unkeyed += tally.unkeyed ?? 0;
     this.coalesced += tally.coalesced ?? 0;
     this.covered += tally.covered ?? 0;
+    this.merged += tally.merged ?? 0;
     this.unchanged += tally.unchanged ?? 0;
     this.#o.onEventOutcomes?.({
       requested: 0,
       coalesced: 0,
       covered: 0,
+      merged: 0,
       unchanged: 0,
       unkeyed: 0,
       ...tally,

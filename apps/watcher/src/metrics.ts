@@ -85,7 +85,8 @@ export function createWatcherMetrics(): WatcherMetrics {
     name: 'podset_watch_event_outcomes_total',
     help:
       'Watch events by what they came to: requested (a live request), coalesced (shared one), covered ' +
-      "(the key's job already due no later than a request would make it), unchanged (nothing a plan reads), unkeyed (no PodSet)",
+      "(the key's job already due no later than a request would make it), merged (its request merged into the key's " +
+      'pending job in the fold), unchanged (nothing a plan reads), unkeyed (no PodSet)',
     labelNames: ['outcome'],
     registers: [registry],
   });

@@ -1,12 +1,14 @@
-// The fold of a batch and the queue's cover rule, composed: the projection's writer (libs/state) takes a
-// generic owed-key hook, and the queue (libs/queue) owns the rule that says when a request is covered by the
-// key's job; neither knows the other, so they meet here. The hook runs the queue's rule inside the fold's own
-// Redis call: an event whose request the key's job covers is recorded as requested with its fold and
-// requests nothing — it costs no round trip of its own, and its answer is the one requestAll would have
-// given (`covered`). The rule's second answer, no pending job to merge into, is handed back as the
-// request's `noJob` hint. The script loader builds the same writers (foldScripts), so it loads these scripts.
-import { COVER_RULE_LUA, jobPrefixOf } from '@podset/queue';
-import { luaModule, type RedisClient } from '@podset/redis';
+// The fold of a batch and the queue's live request, composed: the projection's writer (libs/state) takes a
+// generic owed-key hook, and the queue (libs/queue) owns the rules that say when a request is covered by the
+// key's job and how it merges into it; neither knows the other, so they meet here. The hook runs the queue's
+// rules inside the fold's own Redis call: an event whose request the key's job covers, or whose request
+// merges into the key's pending job (with `merge`), is recorded as requested with its fold and requests
+// nothing — it costs no round trip of its own, and its answer is the one requestAll would have given
+// (`covered`, `merged`). Only a request that would create the key's job, or find it active, is left to
+// requestAll. The rules' second answer, no pending job to merge into, is handed back as the request's `noJob`
+// hint. The script loader builds the same writers (foldScripts), so it loads these scripts.
+import { jobPrefixOf, LIVE_REQUEST_LUA } from '@podset/queue';
+import { luaModule, type LuaModule, type RedisClient } from '@podset/redis';
 import { ProjectionWriter, type EntryTags, type Fold, type OwedKeyHook } from '@podset/state';
 import { APPEND_RECORDS_LUA } from './event-log.ts';
 import type { Admission, BatchWindows } from './change-gate.ts';
@@ -14,11 +16,13 @@ import type { Admission, BatchWindows } from './change-gate.ts';
 /**
  * onOwedKey(jobPrefix, statusWindows, …): a status-only change's request would be due its key's window later.
  * `statusWindows` (statusWindowsArg) carries the call's default window and the keys whose window differs:
- * one argument per call, none per event. statusWindowIn is its TypeScript twin.
+ * one argument per call, none per event. statusWindowIn is its TypeScript twin. With `merge`, a request the
+ * key's job does not cover is merged into its pending job here; without, it is left to requestAll.
  */
-const QUEUE_COVER_HOOK_LUA = luaModule(
-  'owed-key',
-  `-- @include live-cover
+function queueHookLua(merge: boolean): LuaModule {
+  return luaModule(
+    'owed-key',
+    `-- @include live-request
 local function statusWindowOf(windows, key)
   local at = string.find(windows, '\\n' .. key .. '\\t', 1, true)
   if at then return tonumber(string.match(windows, '^%d+', at + #key + 2)) end
@@ -27,11 +31,12 @@ end
 local function onOwedKey(jobPrefix, statusWindows, key, statusOnly, now)
   local windowMs = 0
   if statusOnly then windowMs = statusWindowOf(statusWindows, key) end
-  local covered, nothingPending = liveRequestCovered(jobPrefix, key, now, windowMs)
-  return covered, nothingPending
+  return liveRequestSettled(jobPrefix, key, now, windowMs, ${merge})
 end`,
-  [COVER_RULE_LUA],
-);
+    [LIVE_REQUEST_LUA],
+  );
+}
+const QUEUE_HOOK_LUA = { cover: queueHookLua(false), merge: queueHookLua(true) };
 
 /**
  * The hook's second argument for a call whose status-only windows are `w`: the default, then a line per key
@@ -50,9 +55,18 @@ export function statusWindowIn(arg: string, key: string): number {
   return Number(/^\d+/.exec(arg.slice(from))?.[0]);
 }
 
-/** The hook for the queue at `prefix`/`queueName`, a status-only change's request due `statusWindowMs` later. */
-export function queueCoverHook(prefix: string, queueName: string, statusWindowMs: number): OwedKeyHook {
-  return { lua: QUEUE_COVER_HOOK_LUA, args: [jobPrefixOf(prefix, queueName), String(statusWindowMs)] };
+/**
+ * The hook for the queue at `prefix`/`queueName`, a status-only change's request due `statusWindowMs` later;
+ * with `merge`, merging the requests the key's job does not cover into its pending job.
+ */
+export function queueCoverHook(
+  prefix: string,
+  queueName: string,
+  statusWindowMs: number,
+  merge = false,
+): OwedKeyHook {
+  const lua = merge ? QUEUE_HOOK_LUA.merge : QUEUE_HOOK_LUA.cover;
+  return { lua, args: [jobPrefixOf(prefix, queueName), String(statusWindowMs)] };
 }
 
 export interface WatcherProjectionOptions {
@@ -62,6 +76,12 @@ export interface WatcherProjectionOptions {
   tags?: EntryTags;
   /** Ask the queue's cover rule in the fold (default): a covered event requests nothing. */
   cover: boolean;
+  /**
+   * With `cover`: merge a request the key's job does not cover into its pending job in the fold's call (the
+   * watcher's default with tracing off). Such a request carries no trace contexts: with tracing on, requests
+   * are left to requestAll, which carries them.
+   */
+  merge?: boolean;
   /** How long a status-only change's request waits (STATUS_COLLAPSE_MS): a job due sooner covers it. */
   statusCollapseMs: number;
   /** The event log's stream, when the fold appends the batch's records (it shares the projection's slot). */
@@ -74,7 +94,9 @@ export function watcherProjection(o: WatcherProjectionOptions): ProjectionWriter
     client: o.client,
     prefix: o.prefix,
     queueName: o.queueName,
-    ...(o.cover ? { owedKeyHook: queueCoverHook(o.prefix, o.queueName, o.statusCollapseMs) } : {}),
+    ...(o.cover
+      ? { owedKeyHook: queueCoverHook(o.prefix, o.queueName, o.statusCollapseMs, o.merge === true) }
+      : {}),
     ...(o.tags !== undefined ? { tags: o.tags } : {}),
     ...(o.eventLogKey !== undefined ? { eventLog: { lua: APPEND_RECORDS_LUA, key: o.eventLogKey } } : {}),
   });
@@ -86,23 +108,30 @@ export function watcherProjection(o: WatcherProjectionOptions): ProjectionWriter
  */
 export function makeFoldScripts(): void {
   const client = {} as RedisClient;
-  for (const cover of [false, true])
+  for (const [cover, merge] of [
+    [false, false],
+    [true, false],
+    [true, true],
+  ])
     for (const eventLogKey of [undefined, ''])
       watcherProjection({
         client,
         prefix: 'p',
         queueName: 'q',
-        cover,
+        cover: cover!,
+        merge: merge!,
         statusCollapseMs: 0,
         ...(eventLogKey !== undefined ? { eventLogKey } : {}),
       });
 }
 
-/** A fold's answer as the gate gives it: a request the hook settled is one the queue's rule covered. */
+/** A fold's answer as the gate gives it: a request the hook settled is one the queue covered or merged. */
 export function admissionOf(fold: Fold): Admission {
+  // The hook's word for how it settled a request is the queue's answer (liveRequestSettled's).
+  const settledAs = fold.settled === 'merged' || fold.settled === 'covered' ? fold.settled : undefined;
   return {
     owed: fold.owed,
-    ...(fold.settled === true ? { queueAnswer: 'covered' as const } : {}),
+    ...(settledAs !== undefined ? { queueAnswer: settledAs } : {}),
     ...(fold.statusOnly === true ? { statusOnly: true } : {}),
     requested: fold.requested,
     ...(fold.record !== undefined ? { record: fold.record } : {}),

@@ -232,7 +232,7 @@ function termOptions(
     hooks: metrics.hooks,
     onEnqueued: metrics.onEnqueued,
     onEventOutcomes: metrics.onEventOutcomes,
-    gate: gateOf(settings, conn.redis, log, eventLog),
+    gate: gateOf(settings, conn.redis, log, eventLog, deps.tracer !== undefined),
     clock,
     ...(settings.backoff !== undefined ? { backoff: settings.backoff } : {}),
     ...(deps.tracer !== undefined ? { tracing: eventTracing(deps.tracer, clock) } : {}),
@@ -321,6 +321,7 @@ function gateOf(
   redis: RedisClient,
   log: Logger,
   eventLog: EventLog,
+  tracing: boolean,
 ): TermOptions['gate'] {
   if (settings.stateSource === 'api') return () => new PodSetChangeFilter();
   // The event log is appended in the projection's fold calls when it shares their hash slot: under the
@@ -334,6 +335,9 @@ function gateOf(
         queueName: settings.queueName,
         // An event whose PodSet's reconcile is already in the queue, due soon enough, requests nothing more.
         cover: settings.liveCover !== false,
+        // ...and one that it does not cover merges into the key's pending job in the same call, unless its
+        // request must carry the events' trace contexts (only a request made apart carries them).
+        merge: !tracing,
         statusCollapseMs: settings.statusCollapseMs ?? 0,
         ...(settings.projectionTags !== undefined ? { tags: settings.projectionTags } : {}),
         ...(logWithFolds ? { eventLogKey: eventLog.key } : {}),

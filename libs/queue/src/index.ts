@@ -58,4 +58,5 @@ export { queueEnv, attemptsEnv } from './env.ts';
 // The queue's keys are spelled in libs/redis with every other key family; re-exported for the queue's users.
 export { bullKeys, jobPrefixOf, BULLMQ_VERSION, type FinishedState } from '@podset/redis';
 export { COVER_RULE_LUA, jobCovers, type CoverPlace } from './live-cover.ts';
+export { LIVE_REQUEST_LUA } from './live-request.ts';
 export { repairAddInputs, type AddInputRepair, type RepairClient } from './add-repair.ts';

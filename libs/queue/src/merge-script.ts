@@ -24,7 +24,12 @@ import { MAX_REASONS, MAX_TRACEPARENTS } from './payload.ts';
  * The bounds come from payload.ts, the resourceVersion order from libs/redis, the cover rule from
  * live-cover.ts: each written once.
  */
-const MERGE = luaScriptOf(new URL('./lua/merge.lua', import.meta.url), [
+/**
+ * Lua defining mergeInto(q, jobId, inc, due, prio, now, afterFinish), the merge of a request (`inc`, its
+ * fields as a table) into a key's job wherever it is, and queueKeysOf(jobPrefix, dedupId), the queue's keys
+ * it takes (merge-job.lua). merge.lua runs it, and so does the watcher's fold (live-request.ts).
+ */
+export const MERGE_JOB_LUA = luaModule('merge-job', new URL('./lua/merge-job.lua', import.meta.url), [
   luaModule(
     'merge-bounds',
     `local MAX_REASONS = ${MAX_REASONS}\nlocal MAX_TRACEPARENTS = ${MAX_TRACEPARENTS}`,
@@ -32,6 +37,8 @@ const MERGE = luaScriptOf(new URL('./lua/merge.lua', import.meta.url), [
   RV_NEWER_LUA,
   COVER_RULE_LUA,
 ]);
+
+const MERGE = luaScriptOf(new URL('./lua/merge.lua', import.meta.url), [MERGE_JOB_LUA]);
 
 /**
  * request: merge into the key's pending job if it has one (with the request's writes; `covered` when the

@@ -195,7 +195,8 @@ export function keyPatterns(prefix: string, queueName: string) {
 
 /**
  * Lua constants of the key names the scripts build themselves (`-- @include keyspace` in a script that uses
- * them): BullMQ's deduplication key, stored next job, prioritized set, active list and delayed set after a job prefix,
+ * them): BullMQ's deduplication key, stored next job, prioritized set, active list, delayed set, wait list, marker,
+ * events stream, priority counter and meta hash after a job prefix,
  * and the projection's per-key keys after its base (`base .. PROJ_PODSET .. key`).
  */
 export const KEYSPACE_LUA = luaModule(
@@ -203,7 +204,8 @@ export const KEYSPACE_LUA = luaModule(
   [
     `local BULL_DEDUP, BULL_DEDUP_NEXT = '${BULL.dedup}', '${BULL.dedupNext}'`,
     `local BULL_PRIORITIZED, BULL_ACTIVE = '${BULL.prioritized}', '${BULL.active}'`,
-    `local BULL_DELAYED = '${BULL.delayed}'`,
+    `local BULL_DELAYED, BULL_WAIT, BULL_MARKER = '${BULL.delayed}', '${BULL.wait}', '${BULL.marker}'`,
+    `local BULL_EVENTS, BULL_PC, BULL_META = '${BULL.events}', '${BULL.pc}', '${BULL.meta}'`,
     `local PROJ_PODSET, PROJ_PODS = ':${PROJ.podset}:', ':${PROJ.pods}:'`,
     `local PROJ_EXPECT, PROJ_REQUESTED = ':${PROJ.expect}:', ':${PROJ.requested}:'`,
   ].join('\n'),

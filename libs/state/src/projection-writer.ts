@@ -125,8 +125,9 @@ export interface ProjectionWriterOptions extends ProjectionOptions {
 /**
  * Lua run by foldEach inside its call, atomically with the folds, for each key an event owes a request for
  * (once per key and kind of owed answer in a call): a module named `owed-key` that defines
- * `onOwedKey(arg1, arg2, key, statusOnly, now)` answering (settled, hint). Settled: the request need not be
- * made — the fold records it as requested there and answers `settled`, not owed. Hint: handed back on the
+ * `onOwedKey(arg1, arg2, key, statusOnly, now)` answering (settled, hint). Settled, false or a string that
+ * says how (the hook's word, handed back as Fold.settled): the request need not be made — the fold records
+ * it as requested there and answers `settled`, not owed. Hint: handed back on the
  * key's owed answers (Fold.hint), for the caller alone. `args`: its two arguments, the same for every key
  * (a foldEach may give its calls another second argument).
  * The script loader must know every hook a writer is built with (its script is composed from it).
@@ -138,7 +139,6 @@ export interface OwedKeyHook {
 
 // The scripts' answers per event (fold.lua, fold-each.lua).
 const OWED = 1;
-const SETTLED = 2;
 const STATUS_ONLY = 3;
 /** Added by fold-each.lua to an owed answer when the owed-key hook hinted for its key. */
 const HINT = 4;
@@ -253,12 +253,13 @@ export class ProjectionWriter extends ProjectionClient {
       }
       answers.push(runScript(this.client, this.#foldEach, keys, argv));
     }
-    const out = ((await Promise.all(answers)) as number[][]).flat();
+    const out = ((await Promise.all(answers)) as (number | string)[][]).flat();
     return items.map((item, i) => {
       const requested = () => this.#recordRequested(item, encoded[i]!);
-      const hint = out[i]! > HINT;
-      const answer = hint ? out[i]! - HINT : out[i];
-      if (answer === SETTLED) return { owed: false, settled: true, requested };
+      const raw = out[i]!;
+      const hint = typeof raw === 'number' && raw > HINT;
+      const answer = hint ? (raw as number) - HINT : raw;
+      if (typeof answer === 'string') return { owed: false, settled: answer, requested };
       if (answer !== OWED && answer !== STATUS_ONLY) return { owed: false, requested };
       return {
         ...answerOf(answer, requested),

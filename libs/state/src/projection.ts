@@ -41,8 +41,11 @@ export interface Fold {
    * plan: the request may wait a little and collapse with its neighbours'.
    */
   statusOnly?: boolean;
-  /** foldEach only: a request was owed, and the writer's owed-key hook settled it (recorded as requested). */
-  settled?: boolean;
+  /**
+   * foldEach only: a request was owed, and the writer's owed-key hook settled it (recorded as requested);
+   * the hook's word for how (OwedKeyHook).
+   */
+  settled?: string;
   requested(): Promise<void>;
   /**
    * foldEach only: the write `requested()` makes (the field of the key's inputs last requested: set to the

@@ -137,10 +137,12 @@ test('a DELETED in the middle of a burst: the index and the TTLs as one fold per
 });
 
 test('the owed-key hook: asked once per key and kind of owed answer, with its arguments; its answers handed back', async () => {
-  // A stand-in hook that logs its calls and settles a key named "…settled", hints for one named "…hinted".
+  // A stand-in hook that logs its calls and settles a key named "…settled" (saying how: "as-asked"), hints
+  // for one named "…hinted"; an answer of true (not a string) settles nothing.
   const hook = `local function onOwedKey(a, b, key, statusOnly, now)
   redis.call('RPUSH', 'hook-calls', a .. '|' .. b .. '|' .. key .. '|' .. tostring(statusOnly))
-  return key == 'ns/settled', key == 'ns/hinted'
+  if key == 'ns/settled' then return 'as-asked', false end
+  return key == 'ns/true', key == 'ns/hinted'
 end`;
   const p = await projection(hook, ['first', 'second']);
   const item = (key: string, name: string, rv: string, phase = 'Pending'): FoldItem & { epoch: number } => ({
@@ -155,20 +157,23 @@ end`;
     item('ns/hinted', 'b', '2'),
     item('ns/settled', 'c', '3'),
     item('ns/plain', 'd', '4'),
+    item('ns/true', 'e', '5'),
   ]);
   assert.deepEqual(
-    answers.map((a) => [a.owed, a.settled === true, a.hint === true]),
+    answers.map((a) => [a.owed, a.settled, a.hint === true]),
     [
-      [true, false, true],
-      [true, false, true],
-      [false, true, false],
-      [true, false, false],
+      [true, undefined, true],
+      [true, undefined, true],
+      [false, 'as-asked', false],
+      [true, undefined, false],
+      [true, undefined, false],
     ],
   );
   assert.deepEqual(await client.lrange('hook-calls', 0, -1), [
     'first|second|ns/hinted|false',
     'first|second|ns/settled|false',
     'first|second|ns/plain|false',
+    'first|second|ns/true|false',
   ]);
   // A settled request is recorded as requested in the fold's own call: the same event owes nothing again.
   const [again] = await p.foldEach([item('ns/settled', 'c', '3')]);

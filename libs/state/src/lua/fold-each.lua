@@ -7,12 +7,13 @@
 -- hash-tagged), built from the names KEYSPACE_LUA defines (libs/redis keyspace.ts spells them for TypeScript
 -- and Lua alike): sending them with every event would be most of the bytes.
 -- Returns per event, in order: 0 owes nothing, 1 owes a reconcile request, 3 owes one for a pod's status
--- alone (see fold.lua), 2 owed one (either) that the owed-key hook settled: recorded as requested here,
--- atomically with the fold, so nothing more is requested. An owed answer (1 or 3) not settled has 4 added
--- when the hook hinted so for its key (passed through to the caller, unread here).
--- Uses fold (fold.lua), onOwedKey(arg1, arg2, key, statusOnly, now) -> settled, hint (owed-key: given by the
--- writer's caller, asked once per key and kind of owed answer in a call; without one, nothing is settled
--- nor hinted) and appendRecords (append-records: given by the event log).
+-- alone (see fold.lua), or, for one owed (either) that the owed-key hook settled, the hook's word for how
+-- (a string): recorded as requested here, atomically with the fold, so nothing more is requested. An owed
+-- answer (1 or 3) not settled has 4 added when the hook hinted so for its key (passed through to the
+-- caller, unread here).
+-- Uses fold (fold.lua), onOwedKey(arg1, arg2, key, statusOnly, now) -> settled (false, or how: a string),
+-- hint (owed-key: given by the writer's caller, asked once per key and kind of owed answer in a call;
+-- without one, nothing is settled nor hinted) and appendRecords (append-records: given by the event log).
 -- @include keyspace
 -- @include fold
 -- @include owed-key
@@ -37,12 +38,12 @@ for i = 0, n - 1 do
     local look = key .. '\0' .. owed
     if settled[look] == nil then
       local isSettled, hint = onOwedKey(hookArg1, hookArg2, key, owed == 3, tonumber(now))
-      settled[look] = isSettled == true
+      if type(isSettled) == 'string' then settled[look] = isSettled else settled[look] = false end
       if hint == true then hinted[key] = true end
     end
     if settled[look] then
       if A[2] == 'DELETED' then redis.call('HDEL', K[4], A[3]) else redis.call('HSET', K[4], A[3], A[6]) end
-      owed = 2
+      owed = settled[look]
     elseif hinted[key] then
       owed = owed + 4
     end
