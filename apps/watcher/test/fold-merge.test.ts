@@ -5,10 +5,11 @@
 // job or find it active), and the job ends where the request would have put it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Worker, type Job } from 'bullmq';
-import type { FoldItem, ProjectedPod, ProjectionWriter } from '@podset/state';
+import { Worker } from 'bullmq';
+import type { FoldItem, ProjectionWriter } from '@podset/state';
 import { useRedis } from '@podset/testkit';
 import { jobPrefixOf, PRIORITY, ReconcileQueue } from '@podset/queue';
+import { podEvent, take } from './queue-fold-fixtures.ts';
 import { admissionOf, watcherProjection } from '../src/queue-cover.ts';
 
 const redis = useRedis();
@@ -43,24 +44,6 @@ after(async () => {
   await queue.close();
 });
 
-let rv = 100;
-function podEvent(key: string, name: string, phase: string): FoldItem & { epoch: number } {
-  const [namespace, podset] = key.split('/');
-  const object: ProjectedPod = {
-    metadata: {
-      name,
-      namespace,
-      uid: `uid-${name}`,
-      resourceVersion: String(++rv),
-      ownerReferences: [
-        { apiVersion: 'podset.io/v1', kind: 'PodSet', name: podset!, uid: 'ps', controller: true },
-      ],
-    },
-    status: { phase },
-  };
-  return { key, kind: 'pod', type: 'MODIFIED', object, epoch: 1 };
-}
-
 /** What the fold answers of one event: the queue's answer (merged, covered), owed, or nothing. */
 async function answer(item: FoldItem & { epoch: number }): Promise<string> {
   const [fold] = await merging.foldEach([item]);
@@ -74,15 +57,6 @@ async function seed(key: string, name: string): Promise<void> {
   const [fold] = await merging.foldEach([podEvent(key, name, 'Pending')]);
   assert.equal(fold!.owed, true, `${key}: no job yet, the seed's request is owed`);
   await fold!.requested();
-}
-
-/** Takes jobs until the one of `key` is taken (earlier tests leave jobs waiting). */
-async function take(key: string): Promise<Job> {
-  for (;;) {
-    const job = (await worker.getNextJob('tok')) as Job | undefined;
-    assert.ok(job !== undefined, `a job of ${key} to take`);
-    if (job.name === key) return job;
-  }
 }
 
 /** The key's job as the queue stores it: where, due when (delayed), at what priority, with what data. */
@@ -113,7 +87,7 @@ test('a job delayed past the window (requeue-after): a plan change merges in the
   assert.deepEqual([now.id, now.where, now.priority], [was.id, 'waiting', PRIORITY.live]);
   assert.equal(now.data.firstRequestedAt, was.data.firstRequestedAt, 'the earliest request kept');
   assert.ok(now.data.dueAt >= before && now.data.dueAt <= Date.now(), `due now: ${now.data.dueAt}`);
-  assert.equal((await take('ns/pulled')).id, was.id, 'a worker takes it at once');
+  assert.equal((await take(worker, 'ns/pulled')).id, was.id, 'a worker takes it at once');
 });
 
 test('a job delayed past the window: a status-only change merges in the fold and pulls it to the window, no earlier; the event is recorded as requested', async () => {
@@ -146,7 +120,7 @@ test('a bulk job waiting: a live change merges in the fold and raises its priori
 test('active, with a next job stored behind it delayed past the window: a status-only change merges into the stored job', async () => {
   await seed('ns/next', 'a');
   await queue.request('ns/next', { source: 'live' });
-  await take('ns/next');
+  await take(worker, 'ns/next');
   await queue.request('ns/next', { source: 'live', delayMs: 30_000 });
   assert.equal(await answer(podEvent('ns/next', 'a', 'Running')), 'merged');
   const next = await raw.hget(`${jobPrefix}dn:ns/next`, 'opts');
@@ -163,7 +137,7 @@ test('no job, or only the active one: owed with the noJob hint, and the queue is
   assert.equal(await raw.exists(`${jobPrefix}de:ns/none`), 0, 'no job made by the fold');
 
   await queue.request('ns/busy', { source: 'live' });
-  const active = await take('ns/busy');
+  const active = await take(worker, 'ns/busy');
   const [busy] = await merging.foldEach([podEvent('ns/busy', 'a', 'Pending')]);
   assert.deepEqual([busy!.owed, admissionOf(busy!).noJob], [true, true]);
   assert.equal(await raw.exists(`${jobPrefix}dn:ns/busy`), 0, 'nothing stored behind the active job');

@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Worker, type Job } from 'bullmq';
-import type { FoldItem, ProjectedPod, ProjectionWriter } from '@podset/state';
+import type { FoldItem, ProjectionWriter } from '@podset/state';
 import { useRedis } from '@podset/testkit';
 import { jobPrefixOf, ReconcileQueue } from '@podset/queue';
+import { podEvent, take } from './queue-fold-fixtures.ts';
 import { admissionOf, statusWindowIn, statusWindowsArg, watcherProjection } from '../src/queue-cover.ts';
 import type { BatchWindows } from '../src/change-gate.ts';
 import { windowOf } from '../src/status-windows.ts';
@@ -37,25 +38,6 @@ after(async () => {
   await queue.close();
 });
 
-let rv = 100;
-/** A pod event of PodSet `key` that changes a plan input (a new pod, or a phase it did not have). */
-function podEvent(key: string, name: string, phase: string): FoldItem & { epoch: number } {
-  const [namespace, podset] = key.split('/');
-  const object: ProjectedPod = {
-    metadata: {
-      name,
-      namespace,
-      uid: `uid-${name}`,
-      resourceVersion: String(++rv),
-      ownerReferences: [
-        { apiVersion: 'podset.io/v1', kind: 'PodSet', name: podset!, uid: 'ps', controller: true },
-      ],
-    },
-    status: { phase },
-  };
-  return { key, kind: 'pod', type: 'MODIFIED', object, epoch: 1 };
-}
-
 const answer = async (item: FoldItem & { epoch: number }) => {
   const [fold] = await projection.foldEach([item]);
   return admissionOf(fold!).queueAnswer === 'covered' ? 'covered' : fold!.owed ? 'owed' : 'nothing';
@@ -77,7 +59,7 @@ test('an owed fold tells whether the key has a pending job to merge into (noJob:
   await queue.request('ns/no-job-delayed', { source: 'live', delayMs: 60_000 });
   assert.equal(await noJob(podEvent('ns/no-job-delayed', 'a', 'Pending')), false, 'a delayed job');
   await queue.request('ns/no-job-active', { source: 'live' });
-  await take('ns/no-job-active');
+  await take(worker, 'ns/no-job-active');
   // The merge would answer "active": the request goes to the transaction that stores it behind the job.
   assert.equal(
     await noJob(podEvent('ns/no-job-active', 'a', 'Pending')),
@@ -110,24 +92,15 @@ test('a delayed job (requeue-after, a retry backoff): owed (a live request pulls
   assert.equal(await answer(podEvent('ns/delayed', 'a', 'Pending')), 'owed');
 });
 
-/** Takes jobs until the one of `key` is taken (earlier tests leave jobs waiting). */
-async function take(key: string): Promise<Job> {
-  for (;;) {
-    const job = (await worker.getNextJob('tok')) as Job | undefined;
-    assert.ok(job !== undefined, `a job of ${key} to take`);
-    if (job.name === key) return job;
-  }
-}
-
 test('active, with a live next job stored behind it: covered; with a delayed one (requeue-after): owed', async () => {
   await queue.request('ns/next', { source: 'live' });
-  await take('ns/next');
+  await take(worker, 'ns/next');
   assert.equal(await answer(podEvent('ns/next', 'a', 'Pending')), 'owed', 'nothing stored behind it yet');
   await queue.request('ns/next', { source: 'live' });
   assert.equal(await answer(podEvent('ns/next', 'a', 'Running')), 'covered');
 
   await queue.request('ns/later', { source: 'live' });
-  await take('ns/later');
+  await take(worker, 'ns/later');
   await queue.request('ns/later', { source: 'live', delayMs: 60_000 });
   assert.equal(await answer(podEvent('ns/later', 'a', 'Pending')), 'owed', 'a live request pulls it forward');
 });
@@ -211,14 +184,14 @@ test('a live job delayed past the status window (requeue-after): a status-only c
 test('active, with a live next job stored behind it delayed within the window: covers a status-only change, not a plan change; delayed past it: covers nothing', async () => {
   await seed('ns/next-soon', 'a');
   await queue.request('ns/next-soon', { source: 'live' });
-  await take('ns/next-soon');
+  await take(worker, 'ns/next-soon');
   await queue.request('ns/next-soon', { source: 'live', delayMs: WINDOW_MS });
   assert.equal(await answerOf(windowed, podEvent('ns/next-soon', 'a', 'Running')), 'covered');
   assert.equal(await answerOf(windowed, podEvent('ns/next-soon', 'b', 'Pending')), 'owed');
 
   await seed('ns/next-late', 'a');
   await queue.request('ns/next-late', { source: 'live' });
-  await take('ns/next-late');
+  await take(worker, 'ns/next-late');
   await queue.request('ns/next-late', { source: 'live', delayMs: 30_000 });
   assert.equal(await answerOf(windowed, podEvent('ns/next-late', 'a', 'Running')), 'owed status-only');
 });
