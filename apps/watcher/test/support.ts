@@ -8,6 +8,7 @@ import type { SimClusterFixture } from '@podset/testkit/sim-cluster';
 import { silentLogger, type Logger } from '@podset/log';
 import type { ReconcileRequester, WatcherRequest } from '../src/request.ts';
 import type { WatchTerm } from '../src/term.ts';
+import type { Tracer } from '@opentelemetry/api';
 import { startWatcher, type RunningWatcher, type WatcherSettings } from '../src/watcher.ts';
 
 /** What the watcher's tests run against: the file's useSimCluster fixture (kube-sim with PodSets, Redis). */
@@ -158,6 +159,10 @@ export async function startTestWatcher(
     stateSource?: WatcherSettings['stateSource'];
     statusCollapseMs?: number;
     statusCollapsePartialMs?: number;
+    /** The queue's cover rule (and merge) in the fold, as a watcher runs by default (off here: see above). */
+    liveCover?: boolean;
+    /** Tracing on, with this tracer. */
+    tracer?: Tracer;
   },
 ): Promise<TestWatcher> {
   const n = ++leases;
@@ -174,7 +179,7 @@ export async function startTestWatcher(
       ...(opts.statusCollapsePartialMs !== undefined
         ? { statusCollapsePartialMs: opts.statusCollapsePartialMs }
         : {}),
-      liveCover: false,
+      liveCover: opts.liveCover ?? false,
       namespaces: opts.namespaces ?? [],
       resyncPeriodMs: 0,
       watchTimeoutSeconds: opts.watchTimeoutSeconds ?? 60,
@@ -192,7 +197,11 @@ export async function startTestWatcher(
       backoff: { baseMs: 50, maxMs: 500 },
       dataLossCheckMs: 200,
     },
-    { log: opts.logger ?? silentLogger, requester: (queue) => (recording = new RecordingQueue(queue)) },
+    {
+      log: opts.logger ?? silentLogger,
+      requester: (queue) => (recording = new RecordingQueue(queue)),
+      ...(opts.tracer !== undefined ? { tracer: opts.tracer } : {}),
+    },
   );
   try {
     const watcher = await waitFor('the watcher to lead', () => running.term());
