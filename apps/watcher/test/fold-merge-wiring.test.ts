@@ -31,15 +31,9 @@ for (const tracing of [false, true]) {
     // The key's job before its PodSet shows: delayed far past (a requeue-after), no worker to take it.
     await queue.request(key, { source: 'live', delayMs: 3_600_000 });
     const jobId = await queue.currentJobId(key);
-    const base = `mw:${queueName}`;
     const w = await startTestWatcher(env, {
       queuePrefix: 'mw',
       queueName,
-      keys: {
-        checkpoint: `${base}:watcher:rv`,
-        sentinel: `${base}:watcher:sentinel`,
-        eventLog: `${base}:events`,
-      },
       liveCover: true,
       ...(tracing ? { tracer } : {}),
     });

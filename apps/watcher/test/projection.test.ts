@@ -27,15 +27,9 @@ afterEach(async () => {
 
 async function startWatcher() {
   const n = ++seq;
-  const base = `wp:proj-${n}`;
   const { watcher, recording, stop } = await startTestWatcher(env, {
     queuePrefix: 'wp',
     queueName: `proj-${n}`,
-    keys: {
-      checkpoint: `${base}:watcher:rv`,
-      sentinel: `${base}:watcher:sentinel`,
-      eventLog: `${base}:events`,
-    },
   });
   stops.push(stop);
   // What the watcher wrote, read as a worker reads it.

@@ -55,15 +55,9 @@ async function startPair(
     concurrency: 2,
     handler: async (req) => void runs.push(req.key),
   });
-  const base = `wp:${queueName}`;
   const w = await startTestWatcher(env, {
     queuePrefix: 'wp',
     queueName,
-    keys: {
-      checkpoint: `${base}:watcher:rv`,
-      sentinel: `${base}:watcher:sentinel`,
-      eventLog: `${base}:events`,
-    },
     stateSource,
     ...windows,
   });

@@ -139,6 +139,15 @@ export interface TestWatcher {
 
 let leases = 0;
 
+/** The watcher's keys under a queue's base: its checkpoint, sentinel and event log. */
+function queueBaseKeys(base: string): WatcherSettings['keys'] {
+  return {
+    checkpoint: `${base}:watcher:rv`,
+    sentinel: `${base}:watcher:sentinel`,
+    eventLog: `${base}:events`,
+  };
+}
+
 /**
  * startWatcher with the default state source and short test intervals, on a Lease of its own (so it leads
  * at once), every request recorded; resolves once its first term has begun. Jobs pile up in the queue
@@ -150,7 +159,8 @@ export async function startTestWatcher(
   opts: {
     queuePrefix: string;
     queueName: string;
-    keys: WatcherSettings['keys'];
+    /** Default: the watcher's own keys under the queue's base (`<queuePrefix>:<queueName>`). */
+    keys?: WatcherSettings['keys'];
     kubeConfig?: KubeConfig;
     namespaces?: string[];
     watchTimeoutSeconds?: number;
@@ -187,7 +197,7 @@ export async function startTestWatcher(
       // Long: a renewal held up by a test's fault (a frozen proxy) must not end the term mid-test.
       lease: { namespace: 'default', name: `test-watcher-${n}`, durationMs: 60_000 },
       identity: `test-watcher-${n}`,
-      keys: opts.keys,
+      keys: opts.keys ?? queueBaseKeys(`${opts.queuePrefix}:${opts.queueName}`),
       eventLogMaxLen: 1000,
       checkpointEveryEvents: 100,
       checkpointEveryMs: 100,
