@@ -32,10 +32,11 @@ for (const [lib, other] of [
 
 /**
  * The queue's concepts as the projection would spell them if it knew them again: BullMQ's key names (the
- * keyspace's BULL_* Lua names, bullKeys, a job prefix), the queue's cover rule and its Lua, its hint.
+ * keyspace's BULL_* Lua names, bullKeys, a job prefix), the queue's cover rule, its merge and their Lua, its
+ * hint.
  */
 const QUEUE_WORDS =
-  /\bBULL_[A-Z_]+|\bbullKeys\b|\bjobPrefix(?:Of)?\b|\bliveCover\b|live-cover|liveRequestCovered|coverAt\b|COVER_RULE_LUA|LIVE_COVER_LUA|\bnoJob\b|\bdedup/;
+  /\bBULL_[A-Z_]+|\bbullKeys\b|\bjobPrefix(?:Of)?\b|\bliveCover\b|live-cover|liveRequestCovered|liveRequestSettled|LIVE_REQUEST_LUA|merge-job|coverAt\b|COVER_RULE_LUA|LIVE_COVER_LUA|\bnoJob\b|\bdedup/;
 
 /** The lines of `source` that name one of the queue's keys or its Lua. */
 export function queueWordsIn(source: string): string[] {
@@ -47,6 +48,8 @@ test('the check finds the queue’s keys and Lua by name', () => {
   assert.equal(queueWordsIn('-- @include live-cover').length, 1);
   assert.equal(queueWordsIn('  liveCover?: { lua: LuaModule };').length, 1);
   assert.equal(queueWordsIn("import { COVER_RULE_LUA } from './x.ts';").length, 1);
+  assert.equal(queueWordsIn('  return liveRequestSettled(jobPrefix, key, now, windowMs, true)').length, 1);
+  assert.equal(queueWordsIn('-- @include merge-job').length, 1);
   assert.deepEqual(queueWordsIn('local settled, hint = onOwedKey(hookArg1, hookArg2, key, false, now)'), []);
 });
 

@@ -48,11 +48,12 @@ export function jobCovers(
 }
 
 /**
- * Lua defining `jobCovers`, `coverAt` and `liveRequestCovered(jobPrefix, key, now, windowMs)`, which answers
- * (covered, nothingPending): whether a live request of `key` is covered, and whether it would find no pending
- * job to merge into (none, or only the active one with no next job). It reads the deduplication key, the
+ * Lua defining `jobCovers` and `coverAt(jobPrefix, jobId, dnKey, now, windowMs, asked)`, which answers
+ * (covered, nothingPending): whether a request of the key whose job is `jobId` is covered, and whether it
+ * would find no pending job to merge into (none, or only the active one with no next job). It reads the
  * prioritized and delayed sets, the active list and the stored next job under `jobPrefix` (the queue's, so a
- * script beside the queue must be in its Redis Cluster slot).
+ * script beside the queue must be in its Redis Cluster slot). A script beside the queue asks it through
+ * LIVE_REQUEST_LUA (live-request.ts).
  */
 export const COVER_RULE_LUA = luaModule('live-cover', new URL('./lua/live-cover.lua', import.meta.url), [
   luaModule('live-priority', `local LIVE_PRIORITY = ${PRIORITY.live}`),

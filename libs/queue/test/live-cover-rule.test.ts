@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { resolveLua } from '@podset/redis';
 import { useRedis } from '@podset/testkit';
-import { COVER_RULE_LUA, jobCovers, PRIORITY, type CoverPlace } from '../src/index.ts';
+import { COVER_RULE_LUA, jobCovers, LIVE_REQUEST_LUA, PRIORITY, type CoverPlace } from '../src/index.ts';
 
 const server = useRedis();
 const NOW = 1_800_000_000_000;
@@ -101,12 +101,12 @@ test('the cover rule: the Lua twin agrees with jobCovers, and both with the tabl
   }
 });
 
-test('liveRequestCovered answers, second, whether a request would find no pending job to merge into', async () => {
-  const script = `-- @include live-cover
-local covered, nothingPending = liveRequestCovered(ARGV[1], ARGV[2], tonumber(ARGV[3]), 0)
+test('liveRequestSettled (no merge) answers, second, whether a request would find no pending job to merge into', async () => {
+  const script = `-- @include live-request
+local covered, nothingPending = liveRequestSettled(ARGV[1], ARGV[2], tonumber(ARGV[3]), 0, false)
 return {covered and 1 or 0, nothingPending and 1 or 0}`;
   const run = async (key: string) =>
-    await server.client.eval(resolveLua(script, [COVER_RULE_LUA]), 0, '{nojob}:q:', key, String(NOW));
+    await server.client.eval(resolveLua(script, [LIVE_REQUEST_LUA]), 0, '{nojob}:q:', key, String(NOW));
   const c = server.client;
   assert.deepEqual(await run('ns/none'), [0, 1], 'no job at all');
   // Its job active, nothing stored behind it: the request's merge would answer "active".

@@ -1,6 +1,6 @@
 -- The queue's cover rule (live-cover.ts says when a request is covered; its jobCovers is the TypeScript
--- twin): defines jobCovers (the rule), coverAt (the rule applied to a key's job where it is) and
--- liveRequestCovered(jobPrefix, key, now, windowMs) (for a script beside the queue: the watcher's fold).
+-- twin): defines jobCovers (the rule) and coverAt (the rule applied to a key's job where it is; a script
+-- beside the queue asks it through live-request.lua's liveRequestSettled).
 -- merge.lua's request mode runs jobCovers too, so the queue answers "covered" by the same rule wherever it is
 -- asked. Includes LIVE_PRIORITY, the queue's priority of a live request, and the key names of KEYSPACE_LUA
 -- (libs/redis keyspace.ts).
@@ -37,11 +37,4 @@ local function coverAt(jobPrefix, jobId, dnKey, now, windowMs, asked)
   local ok, o = pcall(cjson.decode, opts)
   if not ok or type(o) ~= 'table' then return false, false end
   return jobCovers('next', tonumber(o.priority) or 0, tonumber(o.delay) or 0, now, windowMs, asked), false
-end
-
--- Whether a live request of `key` made now, due `windowMs` later, is covered by the key's job; second, as
--- coverAt's.
-local function liveRequestCovered(jobPrefix, key, now, windowMs)
-  local jobId = redis.call('GET', jobPrefix .. BULL_DEDUP .. key)
-  return coverAt(jobPrefix, jobId, jobPrefix .. BULL_DEDUP_NEXT .. key, now, windowMs, LIVE_PRIORITY)
 end
