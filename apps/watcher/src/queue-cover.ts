@@ -108,18 +108,19 @@ export function watcherProjection(o: WatcherProjectionOptions): ProjectionWriter
  */
 export function makeFoldScripts(): void {
   const client = {} as RedisClient;
-  for (const [cover, merge] of [
+  const variants: readonly (readonly [cover: boolean, merge: boolean])[] = [
     [false, false],
     [true, false],
     [true, true],
-  ])
+  ];
+  for (const [cover, merge] of variants)
     for (const eventLogKey of [undefined, ''])
       watcherProjection({
         client,
         prefix: 'p',
         queueName: 'q',
-        cover: cover!,
-        merge: merge!,
+        cover,
+        merge,
         statusCollapseMs: 0,
         ...(eventLogKey !== undefined ? { eventLogKey } : {}),
       });
