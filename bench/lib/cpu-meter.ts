@@ -1,7 +1,7 @@
 // CPU-seconds of the processes of a run over one window of it. On the shared machine the benches run on,
 // wall-clock figures (latency, late sends) move with the neighbours' load; a process's own CPU-seconds for
 // the same work move much less, so they tell "this commit costs more" apart from "the machine was busy".
-import { cpuSecondsOf } from './figures.ts';
+import { cpuSecondsOf, sleepsOf } from './figures.ts';
 
 /** CPU-seconds (two decimals) each named process used since the meter started; `bench` is this process. */
 export type CpuReading = Record<string, number>;
@@ -16,6 +16,18 @@ export function meterCpu(pids: Readonly<Record<string, number>>): () => CpuReadi
     reading.bench = benchCpuSince(benchStart);
     return reading;
   };
+}
+
+/**
+ * Starts counting the sleeps of `pids`' main threads (name → pid; sleepsOf): each one the event loop went
+ * back to waiting, so the count is the process's wake-ups. A process that did the same work in fewer turns
+ * shows it here whatever the neighbours' load, which the CPU-seconds do not (a cold wake-up costs more on a
+ * busy machine). The returned function reads the counts since the start.
+ */
+export function meterWakeUps(pids: Readonly<Record<string, number>>): () => Record<string, number> {
+  const start = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, sleepsOf(pid)]));
+  return () =>
+    Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, sleepsOf(pid) - start[name]!]));
 }
 
 /** CPU-seconds (two decimals) this bench process used since `from` (a process.cpuUsage()). */

@@ -1,5 +1,5 @@
-// Measurements of the bench's processes and their requests: RSS and CPU time (Linux /proc), sums of a
-// /metrics family, audit entries counted by verb, and quantiles.
+// Measurements of the bench's processes and their requests: RSS, CPU time and the main thread's sleeps
+// (Linux /proc), sums of a /metrics family, audit entries counted by verb, and quantiles.
 import { readFileSync } from 'node:fs';
 import type { AuditEntry } from '@podset/kube-sim';
 
@@ -17,6 +17,22 @@ export function cpuSecondsOf(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return ticks / 100;
+}
+
+/**
+ * How often a process's main thread has gone to sleep of its own accord so far: its voluntary context
+ * switches (Linux /proc). For an event loop (Node's, Redis's) that is about once per wake-up, since the
+ * thread sleeps only in the loop's wait; the other threads (GC helpers, I/O pool) are left out.
+ */
+export function sleepsOf(pid: number): number {
+  return voluntarySwitches(readFileSync(`/proc/${pid}/status`, 'utf8'));
+}
+
+/** The `voluntary_ctxt_switches` count of a /proc/<pid>/status text. */
+export function voluntarySwitches(status: string): number {
+  const m = /^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status);
+  if (m === null) throw new Error('no voluntary_ctxt_switches line in /proc/<pid>/status');
+  return Number(m[1]);
 }
 
 /** Sums of a metric over label sets, e.g. sumMetric(m, 'podset_reconcile_total'). */

@@ -53,6 +53,31 @@ export function perPod(cpuSeconds: Readonly<Record<string, number>>, pods: numbe
   };
 }
 
+/** Wake-ups per converged pod (meterWakeUps' counts) of the operator's processes and of the peer's. */
+export interface WakeUpsPerPod {
+  watcher: number;
+  /** Every worker process together. */
+  workers: number;
+  redis: number;
+  peer: number;
+}
+
+export function wakeUpsPerPod(
+  operator: Readonly<Record<string, number>>,
+  peer: Readonly<Record<string, number>>,
+  pods: number,
+): WakeUpsPerPod {
+  const workers = Object.entries(operator)
+    .filter(([k]) => k.startsWith('worker'))
+    .reduce((a, [, v]) => a + v, 0);
+  return {
+    watcher: (operator.watcher ?? NaN) / pods,
+    workers: workers / pods,
+    redis: (operator.redis ?? NaN) / pods,
+    peer: (peer.peer ?? NaN) / pods,
+  };
+}
+
 /**
  * When a process began its first request (ms since the epoch) at or after `sinceMs`: the audit records a
  * request when it ends, with its duration, so each began at time − latencyMs. Undefined if none did.

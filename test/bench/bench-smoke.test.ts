@@ -80,6 +80,7 @@ describe('bench --smoke', { concurrency: 7, timeout: 900_000 }, () => {
       'watcher CPU per converged pod',
       'Redis CPU per converged pod',
       'ceiling: one core ÷ the larger of watcher, Redis per pod',
+      'wake-ups per converged pod: watcher · workers · Redis (peer)',
     ]);
     // Issue 21's figures: each goal row shows its target; the per-pod figures are in the record.
     for (const figure of ['watcher CPU per converged pod', 'Redis CPU per converged pod'])
@@ -88,6 +89,10 @@ describe('bench --smoke', { concurrency: 7, timeout: 900_000 }, () => {
     assert.ok(per.watcherMs > 0, `the watcher used CPU for the pods: ${per.watcherMs} ms`);
     assert.ok(per.redisMs >= 0 && Number.isFinite(per.ceilingPodsPerSecond));
     assert.ok(Number(r.data.operatorCpuPerPeerCpu) > 0);
+    // Every process woke to do the pods' work: its main thread's sleeps over the measured window.
+    const wakeUps = r.data.wakeUpsPerPod as Record<'watcher' | 'workers' | 'redis' | 'peer', number>;
+    for (const name of ['watcher', 'workers', 'redis', 'peer'] as const)
+      assert.ok(wakeUps[name] > 0, `${name} woke for the pods: ${JSON.stringify(wakeUps)}`);
     const peer = r.data.peer as { ratio: number; cpuRatio: number };
     assert.ok(peer.ratio > 0 && peer.cpuRatio > 0, 'data.peer keeps its ratios');
     assert.equal((r.data.operator as { everyWorkerWarm: boolean }).everyWorkerWarm, true);

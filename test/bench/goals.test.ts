@@ -2,7 +2,13 @@
 // the shared ones imply, and when a watcher's relist began according to the audit.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { firstRequestAt, operatorSeconds, perPod, workersSeconds } from '../../bench/lib/goals.ts';
+import {
+  firstRequestAt,
+  operatorSeconds,
+  perPod,
+  wakeUpsPerPod,
+  workersSeconds,
+} from '../../bench/lib/goals.ts';
 
 const run = { 'kube-sim': 9, bench: 1, watcher: 4.1, redis: 2.1, 'worker-0': 3, 'worker-1': 2.5 };
 
@@ -31,6 +37,19 @@ test('a shared process below one /proc tick gives a finite ceiling, not infinity
 
 test('a missing process is not a figure (NaN), so the row cannot claim it met', () => {
   assert.ok(Number.isNaN(perPod({ 'worker-0': 1 }, 10).watcherMs));
+});
+
+test('wake-ups per pod: the workers summed, the peer from its own run; a missing process is NaN', () => {
+  const operator = { 'kube-sim': 900, watcher: 12_000, redis: 30_000, 'worker-0': 8_000, 'worker-1': 7_000 };
+  assert.deepEqual(wakeUpsPerPod(operator, { 'kube-sim': 800, peer: 5_000 }, 3_000), {
+    watcher: 4,
+    workers: 5,
+    redis: 10,
+    peer: 5_000 / 3_000,
+  });
+  const none = wakeUpsPerPod({}, {}, 3_000);
+  assert.ok(Number.isNaN(none.watcher) && Number.isNaN(none.redis) && Number.isNaN(none.peer));
+  assert.equal(none.workers, 0);
 });
 
 test('the first request began at its end time minus its latency, at or after the spawn', () => {

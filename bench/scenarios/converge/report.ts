@@ -1,6 +1,6 @@
 // What converge reports: the figures derived from its three runs, its table, its plot and its JSON record.
 import { WRITE_VERBS, writesPer } from '../../lib/figures.ts';
-import { operatorSeconds, perPod } from '../../lib/goals.ts';
+import { operatorSeconds, perPod, wakeUpsPerPod } from '../../lib/goals.ts';
 import type { PodEventCounts } from '../../lib/pod-events.ts';
 import { describeRunner } from '../../lib/pod-runner.ts';
 import { fmt, lineChart, writeText, type Result, type Row, type Series } from '../../lib/report.ts';
@@ -36,6 +36,7 @@ export function figuresOf(o: ConvergeOptions, op: OperatorRun, limit: LimitRun, 
   const peerProcessCpu = peer.cpuSeconds.peer ?? NaN;
   const operatorCpuPerPeerCpu = operatorCpu / peerProcessCpu;
   const per = perPod(op.cpuSeconds, pods);
+  const wakeUps = wakeUpsPerPod(op.wakeUps, peer.wakeUps, pods);
   const limitApiCpu = limit.cpuSeconds['kube-sim'] ?? NaN;
   const operatorCpuPerApiCpu = operatorCpu / limitApiCpu;
   return {
@@ -58,6 +59,7 @@ export function figuresOf(o: ConvergeOptions, op: OperatorRun, limit: LimitRun, 
     peerProcessCpu,
     operatorCpuPerPeerCpu,
     per,
+    wakeUps,
     limitApiCpu,
     operatorCpuPerApiCpu,
   };
@@ -75,6 +77,7 @@ export function convergeRows(f: Figures): Row[] {
 function speedRows(f: Figures): Row[] {
   const { op, limit, peer, ratio, peerRatio, operatorCpu, peerProcessCpu, operatorCpuPerPeerCpu, per, pods } =
     f;
+  const w = f.wakeUps;
   return [
     { figure: 'operator: time to converge', value: `${fmt(op.seconds, 2)} s` },
     {
@@ -118,6 +121,11 @@ function speedRows(f: Figures): Row[] {
       met: per.ceilingPodsPerSecond >= 6000,
     },
     { figure: 'workers CPU per converged pod', value: `${fmt(per.workersMs, 3)} ms` },
+    {
+      // A process's CPU follows its wake-ups as much as its work: the count does not move with the load.
+      figure: 'wake-ups per converged pod: watcher · workers · Redis (peer)',
+      value: `${fmt(w.watcher, 2)} · ${fmt(w.workers, 2)} · ${fmt(w.redis, 2)} (peer ${fmt(w.peer, 2)})`,
+    },
     {
       figure: 'peer: CPU s (peer / kube-sim), writes and reads per pod',
       value: `${fmt(peer.cpuSeconds.peer ?? NaN, 1)} / ${fmt(peer.cpuSeconds['kube-sim'] ?? NaN, 1)}, ${fmt(peer.writes / pods, 3)}, ${fmt(peer.reads / pods, 3)}`,
@@ -233,6 +241,7 @@ export function convergeResult(f: Figures, rows: Row[]): Result {
       operatorCpuPerApiCpu,
       operatorCpuPerPeerCpu,
       perPod: { ...per, peerMs: (peerProcessCpu / pods) * 1000 },
+      wakeUpsPerPod: f.wakeUps,
       peer: { ...peer, samples: thin(peer.samples), ratio: peerRatio.time, cpuRatio: peerRatio.cpuPerPod },
       writesPerPod,
       keyReadsPerPod,

@@ -6,7 +6,7 @@ import { type KubeObj } from '../../lib/client.ts';
 import { World, type ExternalCluster } from '../../lib/cluster.ts';
 import { countByVerb, cpuSecondsOf, READ_VERBS, sumMetric, WRITE_VERBS } from '../../lib/figures.ts';
 import { pool, podSetBody } from '../../lib/podsets.ts';
-import { benchCpuSince, meterCpu } from '../../lib/cpu-meter.ts';
+import { benchCpuSince, meterCpu, meterWakeUps } from '../../lib/cpu-meter.ts';
 import { PodEventCounter, type PodEventCounts } from '../../lib/pod-events.ts';
 import { reportRedis } from '../../lib/redis-profile.ts';
 import { simOptionsFor, type PodRunner } from '../../lib/pod-runner.ts';
@@ -34,6 +34,8 @@ export interface RunCost {
   reads: number;
   reconciles: number;
   cpuSeconds: Record<string, number>;
+  /** Each process's wake-ups (its main thread's sleeps: meterWakeUps) over the same window as cpuSeconds. */
+  wakeUps: Record<string, number>;
   /** The measured pods' watch events and status writes. */
   podEvents: PodEventCounts;
 }
@@ -93,6 +95,7 @@ export async function runOperator(
     const redisReport = await reportRedis(world.redis.url, o.podsets * o.replicas, log);
     // Right before the first PodSet of the measured batch is created.
     const cpuMeter = meterCpu(pids);
+    const wakeUpMeter = meterWakeUps(pids);
     const cpuAtStart = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
     const since = new Date().toISOString();
     const N = o.podsets;
@@ -101,6 +104,7 @@ export async function runOperator(
     const seconds = await createAndConverge(world, tracker, o, describe);
     tracker.stop();
     const cpu = cpuMeter();
+    const wakeUps = wakeUpMeter();
     log(`operator: converged in ${fmt(seconds, 2)} s`);
     await redisReport(cpu.redis);
     // Let in-flight requests land in the audit, then count.
@@ -143,6 +147,7 @@ export async function runOperator(
         sum: delta('podset_reconcile_start_latency_seconds_sum'),
       },
       cpuSeconds: cpu,
+      wakeUps,
       podEvents: podEvents.counts(),
       cpuSecondsBeforeClock: cpuAtStart,
       everyWorkerWarm,
@@ -174,6 +179,7 @@ export async function runPeer(o: ConvergeOptions, log: (s: string) => void): Pro
     await tracker.watch();
     const pids: Record<string, number> = { ...simPid(world), peer: peer.pid! };
     const cpuMeter = meterCpu(pids);
+    const wakeUpMeter = meterWakeUps(pids);
     const since = new Date().toISOString();
     const N = o.podsets;
     const R = o.replicas;
@@ -181,6 +187,7 @@ export async function runPeer(o: ConvergeOptions, log: (s: string) => void): Pro
     const seconds = await createAndConverge(world, tracker, o, () => peer.describe());
     tracker.stop();
     const cpu = cpuMeter();
+    const wakeUps = wakeUpMeter();
     log(`peer: converged in ${fmt(seconds, 2)} s`);
     await new Promise((r) => setTimeout(r, 300));
     // The peer has no /metrics: without kube-sim's audit its requests are not counted.
@@ -207,6 +214,7 @@ export async function runPeer(o: ConvergeOptions, log: (s: string) => void): Pro
       // Counted over the whole run (the warm-up's few included).
       reconciles: stats !== undefined ? (JSON.parse(stats) as { reconciles: number }).reconciles : NaN,
       cpuSeconds: cpu,
+      wakeUps,
       podEvents: podEvents.counts(),
     };
   } finally {
