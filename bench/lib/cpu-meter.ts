@@ -8,14 +8,24 @@ export type CpuReading = Record<string, number>;
 
 /** Starts metering `pids` (name → pid) and this process; the returned function reads the meter. */
 export function meterCpu(pids: Readonly<Record<string, number>>): () => CpuReading {
-  const start = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSecondsOf(pid)]));
+  const read = meterOf(pids, cpuSecondsOf);
   const benchStart = process.cpuUsage();
   return () => {
     const reading: CpuReading = {};
-    for (const [name, pid] of Object.entries(pids)) reading[name] = round2(cpuSecondsOf(pid) - start[name]!);
+    for (const [name, seconds] of Object.entries(read())) reading[name] = round2(seconds);
     reading.bench = benchCpuSince(benchStart);
     return reading;
   };
+}
+
+/** Starts metering `pids` (name → pid) by `count` (a running total of a process); reads each one's growth. */
+function meterOf(
+  pids: Readonly<Record<string, number>>,
+  count: (pid: number) => number,
+): () => Record<string, number> {
+  const start = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, count(pid)]));
+  return () =>
+    Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, count(pid) - start[name]!]));
 }
 
 /**
@@ -25,9 +35,7 @@ export function meterCpu(pids: Readonly<Record<string, number>>): () => CpuReadi
  * busy machine). The returned function reads the counts since the start.
  */
 export function meterWakeUps(pids: Readonly<Record<string, number>>): () => Record<string, number> {
-  const start = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, sleepsOf(pid)]));
-  return () =>
-    Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, sleepsOf(pid) - start[name]!]));
+  return meterOf(pids, sleepsOf);
 }
 
 /** CPU-seconds (two decimals) this bench process used since `from` (a process.cpuUsage()). */

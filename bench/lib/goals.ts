@@ -34,7 +34,12 @@ export function operatorSeconds(cpuSeconds: Readonly<Record<string, number>>): n
 
 /** CPU seconds of the worker processes (named worker-0, worker-1, …) in a run's record. */
 export function workersSeconds(cpuSeconds: Readonly<Record<string, number>>): number {
-  return Object.entries(cpuSeconds)
+  return workersSum(cpuSeconds);
+}
+
+/** A per-process record's figures of the worker processes (named worker-0, worker-1, …), summed. */
+function workersSum(byProcess: Readonly<Record<string, number>>): number {
+  return Object.entries(byProcess)
     .filter(([k]) => k.startsWith('worker'))
     .reduce((a, [, v]) => a + v, 0);
 }
@@ -67,12 +72,9 @@ export function wakeUpsPerPod(
   peer: Readonly<Record<string, number>>,
   pods: number,
 ): WakeUpsPerPod {
-  const workers = Object.entries(operator)
-    .filter(([k]) => k.startsWith('worker'))
-    .reduce((a, [, v]) => a + v, 0);
   return {
     watcher: (operator.watcher ?? NaN) / pods,
-    workers: workers / pods,
+    workers: workersSum(operator) / pods,
     redis: (operator.redis ?? NaN) / pods,
     peer: (peer.peer ?? NaN) / pods,
   };

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { fmt } from '../../bench/lib/report.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const NODE = path.join(REPO, 'node_modules/.bin/node');
@@ -93,6 +94,11 @@ describe('bench --smoke', { concurrency: 7, timeout: 900_000 }, () => {
     const wakeUps = r.data.wakeUpsPerPod as Record<'watcher' | 'workers' | 'redis' | 'peer', number>;
     for (const name of ['watcher', 'workers', 'redis', 'peer'] as const)
       assert.ok(wakeUps[name] > 0, `${name} woke for the pods: ${JSON.stringify(wakeUps)}`);
+    // The row prints the record's figures, each under its own name.
+    assert.equal(
+      r.rows.find((x) => x.figure === 'wake-ups per converged pod: watcher · workers · Redis (peer)')?.value,
+      `${fmt(wakeUps.watcher, 2)} · ${fmt(wakeUps.workers, 2)} · ${fmt(wakeUps.redis, 2)} (peer ${fmt(wakeUps.peer, 2)})`,
+    );
     const peer = r.data.peer as { ratio: number; cpuRatio: number };
     assert.ok(peer.ratio > 0 && peer.cpuRatio > 0, 'data.peer keeps its ratios');
     assert.equal((r.data.operator as { everyWorkerWarm: boolean }).everyWorkerWarm, true);

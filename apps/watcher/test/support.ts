@@ -10,6 +10,7 @@ import type { ReconcileRequester, WatcherRequest } from '../src/request.ts';
 import type { WatchTerm } from '../src/term.ts';
 import type { Tracer } from '@opentelemetry/api';
 import { startWatcher, type RunningWatcher, type WatcherSettings } from '../src/watcher.ts';
+import { redisKeys } from '../src/config.ts';
 
 /** What the watcher's tests run against: the file's useSimCluster fixture (kube-sim with PodSets, Redis). */
 export type Env = Pick<SimClusterFixture, 'sim' | 'redis'>;
@@ -139,15 +140,6 @@ export interface TestWatcher {
 
 let leases = 0;
 
-/** The watcher's keys under a queue's base: its checkpoint, sentinel and event log. */
-function queueBaseKeys(base: string): WatcherSettings['keys'] {
-  return {
-    checkpoint: `${base}:watcher:rv`,
-    sentinel: `${base}:watcher:sentinel`,
-    eventLog: `${base}:events`,
-  };
-}
-
 /**
  * startWatcher with the default state source and short test intervals, on a Lease of its own (so it leads
  * at once), every request recorded; resolves once its first term has begun. Jobs pile up in the queue
@@ -159,7 +151,7 @@ export async function startTestWatcher(
   opts: {
     queuePrefix: string;
     queueName: string;
-    /** Default: the watcher's own keys under the queue's base (`<queuePrefix>:<queueName>`). */
+    /** Default: the keys a watcher of this queue and Lease derives by default (config.ts redisKeys). */
     keys?: WatcherSettings['keys'];
     kubeConfig?: KubeConfig;
     namespaces?: string[];
@@ -197,7 +189,14 @@ export async function startTestWatcher(
       // Long: a renewal held up by a test's fault (a frozen proxy) must not end the term mid-test.
       lease: { namespace: 'default', name: `test-watcher-${n}`, durationMs: 60_000 },
       identity: `test-watcher-${n}`,
-      keys: opts.keys ?? queueBaseKeys(`${opts.queuePrefix}:${opts.queueName}`),
+      keys:
+        opts.keys ??
+        redisKeys({
+          QUEUE_PREFIX: opts.queuePrefix,
+          QUEUE_NAME: opts.queueName,
+          EVENT_LOG_KEY: undefined,
+          LEASE_NAME: `test-watcher-${n}`,
+        }),
       eventLogMaxLen: 1000,
       checkpointEveryEvents: 100,
       checkpointEveryMs: 100,

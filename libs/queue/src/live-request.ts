@@ -8,8 +8,9 @@ import { MERGE_JOB_LUA } from './merge-script.ts';
  * Lua defining `liveRequestSettled(jobPrefix, key, now, windowMs, merge)`, answering (settled, nothingPending):
  * settled is 'covered' (the key's job covers the request), 'merged' (with `merge`: merged into the key's
  * pending job, which may move earlier or rise in priority) or false (request it); nothingPending: the
- * request would find no pending job to merge into (none, or only the active one with no next job). Like that rule, it reads and (merging) writes the queue's keys
- * under `jobPrefix`: a script that runs it must be in the queue's Redis Cluster slot.
+ * request would find no pending job to merge into (none, or only the active one with no next job). It reads
+ * and (merging) writes the queue's keys under `jobPrefix`: a script that runs it must be in the queue's Redis
+ * Cluster slot.
  */
 export const LIVE_REQUEST_LUA = luaModule(
   'live-request',
