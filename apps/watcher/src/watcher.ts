@@ -58,6 +58,8 @@ export interface WatcherSettings {
   statusCollapsePartialMs?: number;
   /** How long an event that cannot owe a reconcile may wait to join the next batch (0, the default: never). */
   quietHoldMs?: number;
+  /** How long the pod watch leaves what arrives in its socket after each turn (0, the default: read at once). */
+  podWatchReadPauseMs?: number;
   lease: { namespace: string; name: string; durationMs: number };
   /** The Lease holder identity. */
   identity: string;
@@ -216,7 +218,7 @@ function termOptions(
   });
   return {
     logger: log,
-    api: watchApiOf(conn.kube),
+    api: watchApiOf(conn.kube, { podReadPauseMs: settings.podWatchReadPauseMs ?? 0 }),
     queue: deps.requester?.(conn.queue) ?? conn.queue,
     checkpoint,
     eventLog,

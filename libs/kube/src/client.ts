@@ -41,6 +41,12 @@ export interface WatchOptions {
    * for a reader that never looks at them, about half the parse of a pod after its kubelet's writes.
    */
   dropManagedFields?: boolean;
+  /**
+   * Read the stream in paced turns (0, the default: as it arrives): after each turn's events were handed on,
+   * what arrives waits this long in the socket, then comes out in one turn. For a busy watch whose events
+   * can wait that long: fewer wake-ups of the reader, each event up to this much later.
+   */
+  readPauseMs?: number;
   signal?: AbortSignal;
 }
 
@@ -240,6 +246,7 @@ export class ResourceClient<T extends KubeObject> {
         timeoutSeconds: opts.timeoutSeconds,
       },
       ...(opts.dropManagedFields === true ? { dropManagedFields: true } : {}),
+      ...(opts.readPauseMs !== undefined ? { readPauseMs: opts.readPauseMs } : {}),
       ...signalOf(opts),
     };
   }

@@ -15,6 +15,7 @@ import {
   tlsVerificationCode,
 } from './kubeconfig-reload.ts';
 import { LineSplitter } from './line-splitter.ts';
+import { pacedReads } from './paced-reads.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { apiAnswered, apiFailed } from './reachability.ts';
 import type { Status, WatchEvent } from './types.ts';
@@ -23,9 +24,14 @@ import { withoutManagedFields } from './watch-line.ts';
 /** An answer as undici.request gives it: the body a stream, read once. */
 type Answer = Dispatcher.ResponseData;
 
-/** A watch's request; `dropManagedFields` cuts metadata.managedFields from each line before it is parsed. */
+/**
+ * A watch's request; `dropManagedFields` cuts metadata.managedFields from each line before it is parsed;
+ * `readPauseMs` above 0 reads the stream in paced turns (paced-reads.ts): after each turn's events were handed
+ * on, what arrives waits in the socket this long and then comes out in one turn.
+ */
 export type StreamOptions = Omit<RequestOptions, 'method' | 'verb' | 'body'> & {
   dropManagedFields?: boolean;
+  readPauseMs?: number;
 };
 
 /** Audit-style verbs (what the API server's audit log and apiserver_request_total call them). */
@@ -172,7 +178,11 @@ export class KubeClient {
    * busy watch costs its consumer one await per read rather than one per event. Never an empty array.
    */
   async *streamBatches<T>(opts: StreamOptions): AsyncGenerator<WatchEvent<T>[]> {
-    const { dropManagedFields = false, ...rest } = opts;
+    const { dropManagedFields = false, readPauseMs = 0, ...rest } = opts;
+    if (!Number.isFinite(readPauseMs) || readPauseMs < 0) {
+      throw new RangeError(`readPauseMs must be a finite number ≥ 0, not ${readPauseMs}`);
+    }
+    const paced = readPauseMs > 0;
     const reqOpts: RequestOptions = {
       ...rest,
       verb: 'watch',
@@ -181,7 +191,11 @@ export class KubeClient {
     };
     let response: Answer;
     for (let attempt = 0; ; attempt++) {
-      response = await this.#exchange(reqOpts, opts.signal, { bodyTimeout: 0 });
+      // Paced: a one-byte body buffer, so undici's parser pauses after each chunk and leaves the socket unread.
+      response = await this.#exchange(reqOpts, opts.signal, {
+        bodyTimeout: 0,
+        ...(paced ? { highWaterMark: 1 } : {}),
+      });
       if (response.statusCode === 200) break;
       const error = this.#error(reqOpts, response.statusCode, response.headers, await response.body.text());
       if (error.code === 429 && attempt < this.#maxRetries429) continue;
@@ -190,8 +204,11 @@ export class KubeClient {
     const body = response.body;
     const splitter = new LineSplitter();
     const what = () => `a line of the watch of ${opts.path}`;
+    const reads: AsyncIterable<Buffer> = paced
+      ? pacedReads(body, readPauseMs, opts.signal)
+      : (body as AsyncIterable<Buffer>);
     try {
-      for await (const chunk of body as AsyncIterable<Buffer>) {
+      for await (const chunk of reads) {
         const events = parseLines<T>(splitter.push(chunk), dropManagedFields, what);
         if (events.parsed.length > 0) yield events.parsed;
         if (events.failed !== undefined) throw events.failed.error;
@@ -228,7 +245,7 @@ export class KubeClient {
   async #exchange(
     opts: RequestOptions,
     signal: AbortSignal | undefined,
-    timeouts: { bodyTimeout?: number } = {},
+    bodyOptions: { bodyTimeout?: number; highWaterMark?: number } = {},
   ): Promise<Answer> {
     this.#followReload();
     const url = new URL(this.#server + opts.path);
@@ -254,7 +271,7 @@ export class KubeClient {
         headers,
         ...(body !== undefined ? { body } : {}),
         dispatcher,
-        ...timeouts,
+        ...bodyOptions,
         ...(signal !== undefined ? { signal } : {}),
       });
       code = response.statusCode;
