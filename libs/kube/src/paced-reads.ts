@@ -5,17 +5,18 @@
 // The next turn takes all of it at once. An event after a quiet spell is read at once: the wait follows a turn.
 
 import type { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '@podset/clock';
 
 /**
  * The body's bytes in turns, each turn's chunks joined: never an empty Buffer. Ends when the body ends;
  * throws the body's error (after the turn's chunks read before it were handed on); a body closed before its
- * end throws as a premature close, as iterating the body would. An abort of `signal` during a wait ends
- * the wait at once with the abort's error.
+ * end throws as a premature close, as iterating the body would. The pauses are `clock`'s sleeps; an abort of
+ * `signal` during one ends it at once with the abort's reason.
  */
 export async function* pacedReads(
   body: Readable,
   pauseMs: number,
+  clock: Clock,
   signal?: AbortSignal,
 ): AsyncGenerator<Buffer> {
   let ended = false;
@@ -35,7 +36,6 @@ export async function* pacedReads(
     wake?.();
   };
   body.on('readable', onReadable).on('end', onEnd).on('error', onError).on('close', onClose);
-  const pause = signal === undefined ? {} : { signal };
   try {
     for (;;) {
       const turn: Buffer[] = [];
@@ -45,7 +45,7 @@ export async function* pacedReads(
       }
       if (turn.length > 0) {
         yield turn.length === 1 ? turn[0]! : Buffer.concat(turn);
-        await sleep(pauseMs, undefined, pause);
+        await clock.sleep(pauseMs, signal);
         continue;
       }
       if (failure !== undefined) throw failure.error;

@@ -205,7 +205,7 @@ export class KubeClient {
     const splitter = new LineSplitter();
     const what = () => `a line of the watch of ${opts.path}`;
     const reads: AsyncIterable<Buffer> = paced
-      ? pacedReads(body, readPauseMs, opts.signal)
+      ? pacedReads(body, readPauseMs, this.limiter.clock, opts.signal)
       : (body as AsyncIterable<Buffer>);
     try {
       for await (const chunk of reads) {
