@@ -78,7 +78,7 @@ export const watcherEnv = {
   }),
   POD_WATCH_READ_PAUSE_MS: int({
     description:
-      "After each turn of the pod watch, what arrives waits in the socket this long and is then read in one turn: on a busy cluster, where pods' status writes come one at a time, the watcher wakes once per turn rather than once per event (half its wake-ups there, a quarter of its CPU); a pod event waits up to this long. PodSet watches are read as events arrive (0: pods too)",
+      "After each turn of the pod watch, what arrives waits in the kernel this long and is then read in one turn: where pods' status writes come one at a time, the watcher wakes once per turn rather than once per event; a pod event waits up to this long. A turn takes the whole backlog, so a busy watch is never slowed. PodSet watches are read as events arrive (0: pods too)",
     default: 50,
     min: 0,
     max: 1000,

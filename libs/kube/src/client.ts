@@ -42,9 +42,10 @@ export interface WatchOptions {
    */
   dropManagedFields?: boolean;
   /**
-   * Read the stream in paced turns (0, the default: as it arrives): after each turn's events were handed on,
-   * what arrives waits this long in the socket, then comes out in one turn. For a busy watch whose events
-   * can wait that long: fewer wake-ups of the reader, each event up to this much later.
+   * Read the stream in paced turns (0, the default: as it arrives): after a turn's events were handed on,
+   * what arrives is left in the socket up to this long, then comes out in one turn. For a watch whose events
+   * come one at a time and can wait that long: the process wakes and works once per turn, each event up to
+   * this much later. A busy stream waits less, or not at all (paced-reads.ts): pacing never slows it down.
    */
   readPauseMs?: number;
   signal?: AbortSignal;

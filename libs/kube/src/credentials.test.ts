@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, mock, test } from 'node:test';
-import { fixedHeaders } from './credentials.ts';
+import { Agent, type Dispatcher } from 'undici';
+import { CredentialCache, fixedHeaders } from './credentials.ts';
 import { createKube } from './index.ts';
 
 const authorizations: (string | undefined)[] = [];
@@ -178,5 +179,53 @@ test("an idle connection outlives undici's 4 s default when the server sends no 
   } finally {
     quiet.closeAllConnections();
     await new Promise<void>((r) => quiet.close(() => r()));
+  }
+});
+
+test('paced watches get a pool of their own whose sockets buffer one byte; it is replaced and closed with the other', async () => {
+  const upgrades = http.createServer();
+  upgrades.on('upgrade', (_req, socket) => {
+    socket.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: probe\r\nConnection: Upgrade\r\n\r\n');
+  });
+  await new Promise<void>((r) => upgrades.listen(0, '127.0.0.1', r));
+  const origin = `http://127.0.0.1:${(upgrades.address() as AddressInfo).port}`;
+  /** The readable buffer of a socket the pool opens (an upgrade hands the socket itself over). */
+  const socketBufferOf = async (pool: Dispatcher) => {
+    // An Agent takes the origin with the request; undici's types give upgrade() no field for it.
+    const options = { origin, path: '/', protocol: 'probe' } as Dispatcher.UpgradeOptions;
+    const { socket } = (await pool.upgrade(options)) as Dispatcher.UpgradeData;
+    const bytes = socket.readableHighWaterMark;
+    socket.destroy();
+    return bytes;
+  };
+  try {
+    const kc = kubeConfig({ name: 'u', token: 't1' });
+    const cache = new CredentialCache(kc);
+    const first = await cache.current();
+    assert.notEqual(first.pacedDispatcher, first.dispatcher);
+    assert.equal(await socketBufferOf(first.pacedDispatcher), 1);
+    assert.ok((await socketBufferOf(first.dispatcher)) > 1, "the other calls' sockets keep Node's buffer");
+    // New content: both pools are new.
+    kc.loadFromOptions({
+      clusters: kc.clusters,
+      contexts: kc.contexts,
+      users: [{ name: 'u', token: 't2' }],
+      currentContext: kc.currentContext,
+    });
+    const second = await cache.current();
+    assert.notEqual(second.pacedDispatcher, first.pacedDispatcher);
+    assert.notEqual(second.dispatcher, first.dispatcher);
+    await cache.close();
+    await assert.rejects(
+      socketBufferOf(second.pacedDispatcher),
+      /Client(Closed|Destroyed)Error|closed|destroyed/,
+    );
+    // A given pool serves paced watches too (tests hand one in).
+    const given = new Agent();
+    const withGiven = await new CredentialCache(kc, given).current();
+    assert.equal(withGiven.pacedDispatcher, given);
+    await given.close();
+  } finally {
+    await new Promise<void>((r) => upgrades.close(() => r()));
   }
 });

@@ -32,7 +32,17 @@ export interface Credentials {
   /** The auth headers (Authorization, Impersonate-User, an exec plugin's), without the request's own. */
   headers: Record<string, string>;
   dispatcher: Dispatcher;
+  /**
+   * The pool of paced watches (paced-reads.ts): the same connections, except that each socket buffers one
+   * byte, so it stops reading from the kernel after every read and a paced watch's pause leaves what arrives
+   * there. Apart, since that would slow every other answer. The same pool as `dispatcher` when that one is
+   * a proxy's or was given.
+   */
+  pacedDispatcher: Dispatcher;
 }
+
+/** The buffer of a paced watch's socket (its readable highWaterMark): it stops reading after each read. */
+const PACED_SOCKET_BUFFER_BYTES = 1;
 
 /** The parts of a KubeConfig whose replacement means new credentials and a new pool. */
 interface Content {
@@ -75,6 +85,7 @@ export class CredentialCache {
   readonly #kc: KubeConfig;
   #content: Content | undefined;
   #dispatcher: Dispatcher | undefined;
+  #pacedDispatcher: Dispatcher | undefined;
   /**
    * This content's headers when fixedHeaders said they cannot change within it, or 'per-request' when
    * client-node is asked again each time (undefined: not set up yet).
@@ -94,8 +105,11 @@ export class CredentialCache {
     const content = contentOf(this.#kc);
     const dispatcher = this.#dispatcher;
     if (dispatcher !== undefined && this.#content !== undefined && sameContent(this.#content, content)) {
-      if (this.#headers === 'per-request') return { headers: await this.#headersNow(), dispatcher };
-      if (this.#headers !== undefined) return { headers: this.#headers, dispatcher };
+      const pacedDispatcher = this.#pacedDispatcher ?? dispatcher;
+      if (this.#headers === 'per-request') {
+        return { headers: await this.#headersNow(), dispatcher, pacedDispatcher };
+      }
+      if (this.#headers !== undefined) return { headers: this.#headers, dispatcher, pacedDispatcher };
     }
     // The requests of a first burst wait for one set-up (one pool), not one each.
     if (this.#pending === undefined || !sameContent(this.#pending.content, content)) {
@@ -110,19 +124,24 @@ export class CredentialCache {
   /** Drops the pool (new content, or a reload the caller saw): the next request builds another. */
   drop(): void {
     const old = this.#dispatcher;
+    const oldPaced = this.#pacedDispatcher;
     this.#dispatcher = undefined;
+    this.#pacedDispatcher = undefined;
     this.#content = undefined;
     this.#headers = undefined;
     this.#pending = undefined;
     old?.close().catch(() => undefined);
+    oldPaced?.close().catch(() => undefined);
   }
 
   async close(): Promise<void> {
     const dispatcher = this.#dispatcher;
+    const paced = this.#pacedDispatcher;
     this.#dispatcher = undefined;
+    this.#pacedDispatcher = undefined;
     this.#content = undefined;
     this.#pending = undefined;
-    await dispatcher?.close();
+    await Promise.all([dispatcher?.close(), paced?.close()]);
   }
 
   /**
@@ -145,16 +164,22 @@ export class CredentialCache {
       !sameContent(this.#content, content) ||
       this.#dispatcher === undefined
     ) {
-      const old = this.#dispatcher;
-      this.#dispatcher = await this.#pool(opts);
+      const old = [this.#dispatcher, this.#pacedDispatcher];
+      const pools = await this.#pools(opts);
+      this.#dispatcher = pools.dispatcher;
+      this.#pacedDispatcher = pools.pacedDispatcher;
       this.#content = content;
-      old?.close().catch(() => undefined);
+      for (const pool of old) pool?.close().catch(() => undefined);
     }
     this.#headers = fixedHeaders(this.#kc) ? headers : 'per-request';
-    return { headers, dispatcher: this.#dispatcher };
+    return {
+      headers,
+      dispatcher: this.#dispatcher,
+      pacedDispatcher: this.#pacedDispatcher ?? this.#dispatcher,
+    };
   }
 
-  async #pool(tls: HttpsRequestOptions): Promise<Dispatcher> {
+  async #pools(tls: HttpsRequestOptions): Promise<{ dispatcher: Dispatcher; pacedDispatcher?: Dispatcher }> {
     const agentOptions: HttpsAgentOptions = {};
     if (tls.ca !== undefined) agentOptions.ca = tls.ca;
     if (tls.cert !== undefined) agentOptions.cert = tls.cert;
@@ -173,20 +198,28 @@ export class CredentialCache {
         ...(cert !== undefined ? { cert } : {}),
         ...(key !== undefined ? { key } : {}),
       });
-      return new Agent({
-        connect: { ...connect, secureContext, ...keepAlive },
-        keepAliveTimeout: IDLE_CONNECTION_MS,
-      });
+      const agent = (extra: object) =>
+        new Agent({
+          connect: { ...connect, secureContext, ...keepAlive, ...extra },
+          keepAliveTimeout: IDLE_CONNECTION_MS,
+        });
+      return { dispatcher: agent({}), pacedDispatcher: agent({ highWaterMark: PACED_SOCKET_BUFFER_BYTES }) };
     }
-    if (options.type === 'none')
-      return new Agent({ connect: keepAlive, keepAliveTimeout: IDLE_CONNECTION_MS });
+    if (options.type === 'none') {
+      const agent = (extra: object) =>
+        new Agent({ connect: { ...keepAlive, ...extra }, keepAliveTimeout: IDLE_CONNECTION_MS });
+      return { dispatcher: agent({}), pacedDispatcher: agent({ highWaterMark: PACED_SOCKET_BUFFER_BYTES }) };
+    }
     const { RequestContext, HttpMethod } = clientNode();
     const ctx = new RequestContext(
       this.#kc.getCurrentCluster()?.server ?? 'http://localhost',
       HttpMethod.GET,
     );
     await this.#kc.applySecurityAuthentication(ctx);
-    return ctx.getDispatcher() ?? new Agent({ connect: keepAlive, keepAliveTimeout: IDLE_CONNECTION_MS });
+    return {
+      dispatcher:
+        ctx.getDispatcher() ?? new Agent({ connect: keepAlive, keepAliveTimeout: IDLE_CONNECTION_MS }),
+    };
   }
 
   /**

@@ -85,6 +85,28 @@ test('events written one by one during a pause come out in one turn; unpaced, on
   await kube.client.close();
 });
 
+test('a backlog larger than one read from the kernel comes out in one turn: pacing does not cap the read', async () => {
+  // 80 lines of about 1 KB, written at once while the watch pauses: more than one read from the kernel (at
+  // most 64 KiB) and than a paced socket holds (one read), less than a turn's limit (1 MiB).
+  const big = (rv: number) =>
+    `${JSON.stringify({ type: 'MODIFIED', object: { metadata: { name: 'p', resourceVersion: String(rv), annotations: { a: 'x'.repeat(1000) } } } })}\n`;
+  let rest: (() => void) | undefined;
+  respond = (res) => {
+    res.write(big(0));
+    rest = () => {
+      res.write(Array.from({ length: 80 }, (_, i) => big(i + 1)).join(''));
+      res.end();
+    };
+  };
+  const kube = createKube(kc);
+  const turns = await turnsOf(kube, 1000, (turn) => (turn === 1 ? rest?.() : undefined));
+  assert.deepEqual(
+    turns.map((t) => t.length),
+    [1, 80],
+  );
+  await kube.client.close();
+});
+
 test('the first event is read at once; an abort during the pause after it ends the watch, without an error', async () => {
   let closed: Promise<void> | undefined;
   respond = (res, req) => {

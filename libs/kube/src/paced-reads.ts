@@ -1,11 +1,22 @@
-// A watch body read in paced turns, for a watch busy enough that waking once per event costs more than its
-// events do. A turn takes every chunk already buffered, hands them on as one, then waits `pauseMs` before it
-// looks again; what arrives meanwhile stays in the socket (the caller asks undici for a one-byte body buffer,
-// so its parser pauses after each chunk and the socket is left unread), so the process is not woken for it.
-// The next turn takes all of it at once. An event after a quiet spell is read at once: the wait follows a turn.
+// A watch body read in paced turns, for a watch whose events come one at a time: each would otherwise wake the
+// process and run the reader's whole pipeline on its own. A turn takes everything that has arrived and hands
+// it on as one; then the reader leaves the stream unread for `pauseMs`. What arrives meanwhile waits in the
+// kernel and does not wake the process: the caller's socket buffers one byte, so it stops reading from the
+// kernel after each read (credentials.ts), and undici's parser, given a one-byte body buffer, stops after each
+// chunk. The next turn takes all of it, a poll of the event loop at a time, until a poll brings nothing. A
+// turn that reaches `maxTurnBytes` is followed by the next at once: pacing never caps how fast a watch is read
+// (an API server closes a watch it cannot hand its events). An event after a quiet spell is read at once: a
+// wait follows a turn, it never precedes one.
 
 import type { Readable } from 'node:stream';
 import type { Clock } from '@podset/clock';
+
+export interface Pacing {
+  /** The wait after a turn. */
+  pauseMs: number;
+  /** A turn ends at this size, and is followed by the next at once. */
+  maxTurnBytes: number;
+}
 
 /**
  * The body's bytes in turns, each turn's chunks joined: never an empty Buffer. Ends when the body ends;
@@ -15,7 +26,7 @@ import type { Clock } from '@podset/clock';
  */
 export async function* pacedReads(
   body: Readable,
-  pauseMs: number,
+  pacing: Pacing,
   clock: Clock,
   signal?: AbortSignal,
 ): AsyncGenerator<Buffer> {
@@ -36,16 +47,33 @@ export async function* pacedReads(
     wake?.();
   };
   body.on('readable', onReadable).on('end', onEnd).on('error', onError).on('close', onClose);
+  /** Resolves at the next 'readable', end or error, or once the event loop has polled its sockets again. */
+  const nextPoll = () =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+      // The first immediate runs before the loop's next poll, the second after it.
+      setImmediate(() => setImmediate(resolve));
+    });
   try {
     for (;;) {
       const turn: Buffer[] = [];
-      // Each read() resumes undici's parser, which parses the next chunk the socket holds there and then.
-      for (let chunk = body.read() as Buffer | null; chunk !== null; chunk = body.read() as Buffer | null) {
-        turn.push(chunk);
+      let bytes = 0;
+      for (;;) {
+        let drained = 0;
+        // Each read() resumes undici's parser, which parses the next chunk the socket holds there and then.
+        for (let chunk = body.read() as Buffer | null; chunk !== null; chunk = body.read() as Buffer | null) {
+          turn.push(chunk);
+          drained += chunk.length;
+        }
+        bytes += drained;
+        // A poll that brought nothing: the kernel held no more when the socket last read.
+        if (drained === 0 || bytes >= pacing.maxTurnBytes) break;
+        await nextPoll();
+        wake = undefined;
       }
       if (turn.length > 0) {
-        yield turn.length === 1 ? turn[0]! : Buffer.concat(turn);
-        await clock.sleep(pauseMs, signal);
+        yield turn.length === 1 ? turn[0]! : Buffer.concat(turn, bytes);
+        if (bytes < pacing.maxTurnBytes) await clock.sleep(pacing.pauseMs, signal);
         continue;
       }
       if (failure !== undefined) throw failure.error;

@@ -26,13 +26,19 @@ type Answer = Dispatcher.ResponseData;
 
 /**
  * A watch's request; `dropManagedFields` cuts metadata.managedFields from each line before it is parsed;
- * `readPauseMs` above 0 reads the stream in paced turns (paced-reads.ts): after each turn's events were handed
- * on, what arrives waits in the socket this long and then comes out in one turn.
+ * `readPauseMs` above 0 reads the stream in paced turns (paced-reads.ts): after a turn's events were handed on,
+ * what arrives is left in the socket up to this long (less on a busy stream) and comes out in one turn.
  */
 export type StreamOptions = Omit<RequestOptions, 'method' | 'verb' | 'body'> & {
   dropManagedFields?: boolean;
   readPauseMs?: number;
 };
+
+/**
+ * The largest turn of a paced watch; one this large is followed by the next at once. A pause then leaves up to
+ * about this much in the connection's TCP buffers, which Linux grows to megabytes.
+ */
+const PACED_TURN_BYTES = 1024 * 1024;
 
 /** Audit-style verbs (what the API server's audit log and apiserver_request_total call them). */
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
@@ -191,11 +197,13 @@ export class KubeClient {
     };
     let response: Answer;
     for (let attempt = 0; ; attempt++) {
-      // Paced: a one-byte body buffer, so undici's parser pauses after each chunk and leaves the socket unread.
-      response = await this.#exchange(reqOpts, opts.signal, {
-        bodyTimeout: 0,
-        ...(paced ? { highWaterMark: 1 } : {}),
-      });
+      // Paced: a one-byte body buffer, so undici's parser stops after each chunk and leaves the socket unread.
+      response = await this.#exchange(
+        reqOpts,
+        opts.signal,
+        { bodyTimeout: 0, ...(paced ? { highWaterMark: 1 } : {}) },
+        paced,
+      );
       if (response.statusCode === 200) break;
       const error = this.#error(reqOpts, response.statusCode, response.headers, await response.body.text());
       if (error.code === 429 && attempt < this.#maxRetries429) continue;
@@ -205,7 +213,12 @@ export class KubeClient {
     const splitter = new LineSplitter();
     const what = () => `a line of the watch of ${opts.path}`;
     const reads: AsyncIterable<Buffer> = paced
-      ? pacedReads(body, readPauseMs, this.limiter.clock, opts.signal)
+      ? pacedReads(
+          body,
+          { pauseMs: readPauseMs, maxTurnBytes: PACED_TURN_BYTES },
+          this.limiter.clock,
+          opts.signal,
+        )
       : (body as AsyncIterable<Buffer>);
     try {
       for await (const chunk of reads) {
@@ -246,13 +259,17 @@ export class KubeClient {
     opts: RequestOptions,
     signal: AbortSignal | undefined,
     bodyOptions: { bodyTimeout?: number; highWaterMark?: number } = {},
+    /** A paced watch: on the pool whose sockets buffer one byte (credentials.ts). */
+    paced = false,
   ): Promise<Answer> {
     this.#followReload();
     const url = new URL(this.#server + opts.path);
     for (const [key, value] of Object.entries(opts.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    const { headers: auth, dispatcher } = await this.#credentials.current();
+    const credentials = await this.#credentials.current();
+    const auth = credentials.headers;
+    const dispatcher = paced ? credentials.pacedDispatcher : credentials.dispatcher;
     const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': this.#userAgent };
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     if (body !== undefined) headers['Content-Type'] = opts.contentType ?? 'application/json';
