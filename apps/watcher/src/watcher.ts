@@ -58,7 +58,7 @@ export interface WatcherSettings {
   statusCollapsePartialMs?: number;
   /** How long an event that cannot owe a reconcile may wait to join the next batch (0, the default: never). */
   quietHoldMs?: number;
-  /** How long the pod watch leaves what arrives in its socket after each turn (0, the default: read at once). */
+  /** How long the pod watch leaves what arrives in the kernel after each turn (0, the default: read at once). */
   podWatchReadPauseMs?: number;
   lease: { namespace: string; name: string; durationMs: number };
   /** The Lease holder identity. */

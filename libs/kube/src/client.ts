@@ -43,9 +43,10 @@ export interface WatchOptions {
   dropManagedFields?: boolean;
   /**
    * Read the stream in paced turns (0, the default: as it arrives): after a turn's events were handed on,
-   * what arrives is left in the socket up to this long, then comes out in one turn. For a watch whose events
-   * come one at a time and can wait that long: the process wakes and works once per turn, each event up to
-   * this much later. A busy stream waits less, or not at all (paced-reads.ts): pacing never slows it down.
+   * what arrives is left in the kernel this long, then comes out in one turn. For a watch whose events come
+   * one at a time and can wait that long: the process wakes and works once per turn, each event up to this
+   * much later. A turn takes the whole backlog, and a 1 MiB one is followed at once (paced-reads.ts), so
+   * pacing never caps how fast the stream is read.
    */
   readPauseMs?: number;
   signal?: AbortSignal;

@@ -105,11 +105,8 @@ export class CredentialCache {
     const content = contentOf(this.#kc);
     const dispatcher = this.#dispatcher;
     if (dispatcher !== undefined && this.#content !== undefined && sameContent(this.#content, content)) {
-      const pacedDispatcher = this.#pacedDispatcher ?? dispatcher;
-      if (this.#headers === 'per-request') {
-        return { headers: await this.#headersNow(), dispatcher, pacedDispatcher };
-      }
-      if (this.#headers !== undefined) return { headers: this.#headers, dispatcher, pacedDispatcher };
+      if (this.#headers === 'per-request') return this.#withPools(await this.#headersNow(), dispatcher);
+      if (this.#headers !== undefined) return this.#withPools(this.#headers, dispatcher);
     }
     // The requests of a first burst wait for one set-up (one pool), not one each.
     if (this.#pending === undefined || !sameContent(this.#pending.content, content)) {
@@ -172,11 +169,12 @@ export class CredentialCache {
       for (const pool of old) pool?.close().catch(() => undefined);
     }
     this.#headers = fixedHeaders(this.#kc) ? headers : 'per-request';
-    return {
-      headers,
-      dispatcher: this.#dispatcher,
-      pacedDispatcher: this.#pacedDispatcher ?? this.#dispatcher,
-    };
+    return this.#withPools(headers, this.#dispatcher);
+  }
+
+  /** The answer with this content's pools; paced watches share `dispatcher` when it has no paced twin. */
+  #withPools(headers: Record<string, string>, dispatcher: Dispatcher): Credentials {
+    return { headers, dispatcher, pacedDispatcher: this.#pacedDispatcher ?? dispatcher };
   }
 
   async #pools(tls: HttpsRequestOptions): Promise<{ dispatcher: Dispatcher; pacedDispatcher?: Dispatcher }> {
@@ -188,6 +186,12 @@ export class CredentialCache {
     if (tls.servername !== undefined) agentOptions.servername = tls.servername;
     const options = this.#kc.createDispatcherOptions(this.#kc.getCurrentCluster(), agentOptions);
     const keepAlive = { keepAlive: true, keepAliveInitialDelay: KEEPALIVE_IDLE_MS };
+    /** The pool for `connect`, and its twin whose sockets buffer one byte. */
+    const pair = (connect: object) => {
+      const agent = (extra: object) =>
+        new Agent({ connect: { ...connect, ...extra }, keepAliveTimeout: IDLE_CONNECTION_MS });
+      return { dispatcher: agent({}), pacedDispatcher: agent({ highWaterMark: PACED_SOCKET_BUFFER_BYTES }) };
+    };
     if (options.type === 'agent') {
       // One TLS context (CA, client certificate) for the pool: tls.connect would build one per
       // connection from the same CA and key (~1 ms each, a worker's first burst opens ~40).
@@ -198,18 +202,9 @@ export class CredentialCache {
         ...(cert !== undefined ? { cert } : {}),
         ...(key !== undefined ? { key } : {}),
       });
-      const agent = (extra: object) =>
-        new Agent({
-          connect: { ...connect, secureContext, ...keepAlive, ...extra },
-          keepAliveTimeout: IDLE_CONNECTION_MS,
-        });
-      return { dispatcher: agent({}), pacedDispatcher: agent({ highWaterMark: PACED_SOCKET_BUFFER_BYTES }) };
+      return pair({ ...connect, secureContext, ...keepAlive });
     }
-    if (options.type === 'none') {
-      const agent = (extra: object) =>
-        new Agent({ connect: { ...keepAlive, ...extra }, keepAliveTimeout: IDLE_CONNECTION_MS });
-      return { dispatcher: agent({}), pacedDispatcher: agent({ highWaterMark: PACED_SOCKET_BUFFER_BYTES }) };
-    }
+    if (options.type === 'none') return pair(keepAlive);
     const { RequestContext, HttpMethod } = clientNode();
     const ctx = new RequestContext(
       this.#kc.getCurrentCluster()?.server ?? 'http://localhost',

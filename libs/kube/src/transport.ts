@@ -27,7 +27,7 @@ type Answer = Dispatcher.ResponseData;
 /**
  * A watch's request; `dropManagedFields` cuts metadata.managedFields from each line before it is parsed;
  * `readPauseMs` above 0 reads the stream in paced turns (paced-reads.ts): after a turn's events were handed on,
- * what arrives is left in the socket up to this long (less on a busy stream) and comes out in one turn.
+ * what arrives is left in the kernel this long and comes out in one turn; a 1 MiB turn is followed at once.
  */
 export type StreamOptions = Omit<RequestOptions, 'method' | 'verb' | 'body'> & {
   dropManagedFields?: boolean;
