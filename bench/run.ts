@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseCli } from './lib/cli.ts';
-import { REPO, setAppEnv, setAppNodeArgs, setWorkerEnv } from './lib/cluster.ts';
+import { REPO, setAppEnv, setAppNodeArgs, setWatcherEnv, setWorkerEnv } from './lib/cluster.ts';
 import { setRedisStats } from './lib/redis-profile.ts';
 import { printTable, writeJson, type Result } from './lib/report.ts';
 import { awaitInterruptCleanup, cleanUpOnSignals, interrupted } from './lib/interrupt.ts';
@@ -66,6 +66,7 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
                           dispatcher per KubeConfig instead of one per request; see docs/PERFORMANCE.md F1)
   --app-node-args "ARGS"  extra node flags for the watcher and workers (e.g. "--max-old-space-size=96")
   --worker-env "K=V ..."  extra environment for every worker (e.g. "EVENTS=warnings")
+  --watcher-env "K=V ..." extra environment for the watcher (e.g. "QUIET_EVENT_HOLD_MS=0")
   --state-source projection|api   where reconciles read their state (STATE_SOURCE of the watcher and workers;
                           default projection; api is the fallback the figures compare against)
   --tracing               OpenTelemetry on in the watcher and workers (the default sampler: every change),
@@ -109,6 +110,7 @@ const {
       'keepalive-patch': { type: 'boolean', default: false },
       'app-node-args': { type: 'string' },
       'worker-env': { type: 'string' },
+      'watcher-env': { type: 'string' },
       'state-source': { type: 'string', default: 'projection' },
       tracing: { type: 'boolean', default: false },
       event: { type: 'string' },
@@ -228,16 +230,21 @@ setAppNodeArgs([
     : []),
   ...(a['app-node-args']?.split(/\s+/).filter((x) => x !== '') ?? []),
 ]);
-const workerEnv: Record<string, string> = {};
-for (const pair of a['worker-env']?.split(/\s+/).filter((x) => x !== '') ?? []) {
-  const eq = pair.indexOf('=');
-  if (eq <= 0) {
-    console.error(`bench: --worker-env takes NAME=VALUE pairs, got "${pair}"\n${USAGE}`);
-    process.exit(2);
+/** `--worker-env` / `--watcher-env`: NAME=VALUE pairs separated by spaces. */
+function envPairs(flag: string, value: string | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of value?.split(/\s+/).filter((x) => x !== '') ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) {
+      console.error(`bench: --${flag} takes NAME=VALUE pairs, got "${pair}"\n${USAGE}`);
+      process.exit(2);
+    }
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
-  workerEnv[pair.slice(0, eq)] = pair.slice(eq + 1);
+  return env;
 }
-setWorkerEnv(workerEnv);
+setWorkerEnv(envPairs('worker-env', a['worker-env']));
+setWatcherEnv(envPairs('watcher-env', a['watcher-env']));
 setRedisStats(num('redis-stats', a['redis-stats'], 0));
 const log = (s: string): void => {
   process.stderr.write(`[${new Date().toISOString().slice(11, 23)}] ${s}\n`);
@@ -330,6 +337,7 @@ for (const name of names) {
     if (a['keepalive-patch']) result.options.keepalivePatch = true;
     if (a['app-node-args']) result.options.appNodeArgs = a['app-node-args'];
     if (a['worker-env']) result.options.workerEnv = a['worker-env'];
+    if (a['watcher-env']) result.options.watcherEnv = a['watcher-env'];
     result.options.stateSource = a['state-source'];
     if (traceSink !== undefined) {
       const exports = [...traceSink.requests.values()].reduce((n, c) => n + c, 0);

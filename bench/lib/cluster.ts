@@ -48,6 +48,13 @@ export function setWorkerEnv(env: Readonly<Record<string, string>>): void {
   Object.assign(workerEnvExtra, env);
 }
 
+/** Extra environment for every watcher started (e.g. QUIET_EVENT_HOLD_MS=0), over the scenario's own. */
+const watcherEnvExtra: Record<string, string> = {};
+export function setWatcherEnv(env: Readonly<Record<string, string>>): void {
+  for (const k of Object.keys(watcherEnvExtra)) delete watcherEnvExtra[k];
+  Object.assign(watcherEnvExtra, env);
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export interface SimOptions {
@@ -414,6 +421,7 @@ export class World implements Closable {
         KUBE_BURST: '1000',
         PROJECTION_HMAC_KEY: this.projectionKey,
         ...o.env,
+        ...watcherEnvExtra,
       },
       o,
     );
