@@ -68,6 +68,11 @@ export interface EventPipelineOptions {
    * never held.
    */
   quietHoldMs?: number;
+  /**
+   * The pod watch's pause between turns (POD_WATCH_READ_PAUSE_MS; default 0, unpaced): held events go with
+   * the first turn `quietHoldMs` or more after them, so they wait up to `quietHoldMs` plus this (hold.ts).
+   */
+  podTurnPauseMs?: number;
 }
 
 export class EventPipeline implements WatchSink {
@@ -102,11 +107,20 @@ export class EventPipeline implements WatchSink {
     const shortMs = options.statusCollapseMs ?? 0;
     this.windows = new StatusWindows({ shortMs, partialMs: options.statusCollapsePartialMs ?? shortMs });
     const holdMs = options.quietHoldMs ?? 0;
+    const maxWaitMs = holdMs + (options.podTurnPauseMs ?? 0);
     // A status-only change is held too when its request waits at least as long anyway (one that leaves
     // its PodSet's pods all ready is due at once: not held).
-    const statusToo = (key: string) => this.windows.windowMs(key) >= holdMs;
+    const statusToo = (key: string) => this.windows.windowMs(key) >= maxWaitMs;
     this.#hold =
-      holdMs > 0 ? new QuietHold(holdMs, (ev) => this.#batches.add(ev), statusToo, this.#clock) : undefined;
+      holdMs > 0
+        ? new QuietHold(
+            holdMs,
+            (ev) => this.#batches.add(ev),
+            statusToo,
+            this.#clock,
+            options.podTurnPauseMs ?? 0,
+          )
+        : undefined;
   }
 
   /** Events held to join a later batch (hold.ts), so far. */

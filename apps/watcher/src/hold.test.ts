@@ -4,6 +4,7 @@ import { isPodReady } from '@podset/reconcile';
 import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
 import { EventPipeline } from './event-pipeline.ts';
 import { silentLogger } from '@podset/log';
+import { FakeClock } from '@podset/testkit';
 import type { WatcherRequest } from './request.ts';
 import type { WatchEvent } from './watch-loop.ts';
 
@@ -267,4 +268,68 @@ test('the events of one hold share one promise: they go into one batch and settl
   assert.equal(enq.held, 2);
   assert.equal(bound, creating);
   await Promise.all([bound, enq.event(podEvent('MODIFIED', '4', { node: 'n1', ready: true }))]);
+});
+
+/** A pipeline on a fake clock, its pod watch read in paced turns `pauseMs` apart. */
+function pacedPipeline(holdMs: number, pauseMs: number, statusCollapseMs = 0) {
+  const gate = new StatusGate();
+  const queue = new RecordingQueue();
+  const clock = new FakeClock();
+  const enq = new EventPipeline({
+    queue,
+    logger: silentLogger,
+    gate,
+    quietHoldMs: holdMs,
+    podTurnPauseMs: pauseMs,
+    statusCollapseMs,
+    clock,
+  });
+  return { gate, queue, enq, clock };
+}
+
+test('paced turns: the quiet events of two turns go in one call, and the hold waits a turn longer only when nothing comes', async () => {
+  const { gate, enq, clock } = pacedPipeline(50, 50);
+  await enq.event(podEvent('ADDED', '1', { name: 'loose' })); // of no PodSet's making: not held
+  // Turn 1: a binding, held.
+  const bound = enq.event(podEvent('MODIFIED', '2', { name: 'loose', node: 'n1' }));
+  await turns();
+  // The hold alone would have gone now, a call between two turns; paced, it waits for the next turn.
+  await clock.advance(50);
+  await turns();
+  assert.deepEqual(gate.batches, [['loose@1']]);
+  // Turn 2, a pause after turn 1: quiet too, and takes the held binding along.
+  await clock.advance(5);
+  const creating = enq.event(podEvent('MODIFIED', '3', { name: 'loose', node: 'n1', waiting: 'Pulling' }));
+  await Promise.all([bound, creating]);
+  assert.deepEqual(gate.batches, [['loose@1'], ['loose@2', 'loose@3']]);
+  assert.equal(enq.held, 2);
+
+  // A quiet event after which nothing comes goes on its own, the hold and a pause later.
+  const last = enq.event(podEvent('MODIFIED', '4', { name: 'loose', node: 'n1', waiting: 'Starting' }));
+  await turns();
+  await clock.advance(99);
+  await turns();
+  assert.equal(gate.batches.length, 2, 'still held before the hold and the pause are over');
+  await clock.advance(1);
+  await last;
+  assert.deepEqual(gate.batches.at(-1), ['loose@4']);
+});
+
+test('paced turns: a readiness change is held only when its window is at least the hold and the pause', async () => {
+  for (const [pauseMs, held] of [
+    [0, 1],
+    [50, 0],
+  ] as const) {
+    // A window of 80 ms: longer than the hold (50), shorter than the hold and a pause (100).
+    const { enq, clock } = pacedPipeline(50, pauseMs, 80);
+    await Promise.all([
+      enq.event(podEvent('ADDED', '1')),
+      enq.event(podEvent('ADDED', '1', { name: 'web-2' })),
+    ]);
+    const ready = enq.event(podEvent('MODIFIED', '2', { ready: true }));
+    await turns();
+    await clock.advance(100);
+    await ready;
+    assert.equal(enq.held, held, `pause ${pauseMs} ms`);
+  }
 });

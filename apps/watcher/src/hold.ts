@@ -5,15 +5,20 @@
 // only), or a pod of no PodSet. Such an event waits here, at most `holdMs`, and joins the next batch that
 // goes anyway, in arrival order (every held event goes into the batch before the event that releases it).
 // With `statusToo`, so does a pod's change of phase or readiness alone: its request is due a collapse
-// window later anyway (status-windows.ts), and the hold moves that by at most `holdMs`; one due at once
+// window later anyway (status-windows.ts), and the hold moves that by at most its longest wait; one due at once
 // (it leaves its PodSet's pods all ready) is not held.
 // So does the ADDED of a pod created by its PodSet's controller (the pod carries the controller reference
 // from its create: one the controller adopts gets it later, by a MODIFIED): a worker's creates come one
 // event each, a turn apart, and all but the last one it awaits request nothing (the fold finds the
 // worker's expectation: by name, or, before the name is recorded, one of the creates it reserved). The
-// last one's request, to plan once all the creates show, comes at most `holdMs` later; a plan change (a
+// last one's request, to plan once all the creates show, comes at most the hold's longest wait later; a plan change (a
 // deletion, a relabel, a PodSet event) is never held and releases them. The hold only saves round trips:
 // an ADDED folded at once still finds its create awaited.
+//
+// Where pod events come in paced turns (POD_WATCH_READ_PAUSE_MS), a hold's timer would fire between two
+// turns, each batch then a round trip of its own: so held events also go with the first turn that comes
+// `holdMs` or more after the first of them, however quiet, and the timer waits `holdMs` plus the pause. Two
+// quiet turns then share one batch, and the timer fires only when the watch goes quiet.
 //
 // Whether an event can owe is judged from the inputs digest (encodedPod: what a fold compares with the
 // inputs last requested) of the same pod's previous event, remembered here. The judgement only sets when
@@ -32,9 +37,10 @@ const MAX_HELD = 32;
 
 export class QuietHold {
   readonly #holdMs: number;
+  readonly #pauseMs: number;
   readonly #send: (ev: WatchEvent) => Promise<void>;
   readonly #statusToo: (key: string) => boolean;
-  readonly #clock: Pick<Clock, 'sleep'>;
+  readonly #clock: Pick<Clock, 'sleep' | 'elapsed'>;
   /** Each pod's inputs digest as of the last event seen of it, by `namespace/name`. */
   readonly #seen = new Map<string, string>();
   readonly #held: WatchEvent[] = [];
@@ -42,24 +48,34 @@ export class QuietHold {
   #done: Deferred | undefined;
   /** Cancels the pending release, when one is scheduled. */
   #cancel: (() => void) | undefined;
+  /** When the first of the held events was held (the clock's elapsed()). */
+  #since = 0;
   /** Events held so far (for tests and metrics). */
   heldTotal = 0;
 
   /**
    * `send` hands an event on to the batch stage, in order (events handed on in one turn go into one batch
    * and settle with it); `statusToo`: whether a status-only change of a key may be held too (its request
-   * waits a window at least as long anyway). Default: never.
+   * waits a window at least `maxWaitMs` anyway). Default: never. `pauseMs`: the pod watch's pause between
+   * turns (0: unpaced).
    */
   constructor(
     holdMs: number,
     send: (ev: WatchEvent) => Promise<void>,
     statusToo: (key: string) => boolean = () => false,
-    clock: Pick<Clock, 'sleep'> = systemClock,
+    clock: Pick<Clock, 'sleep' | 'elapsed'> = systemClock,
+    pauseMs = 0,
   ) {
     this.#clock = clock;
     this.#holdMs = holdMs;
+    this.#pauseMs = pauseMs;
     this.#send = send;
     this.#statusToo = statusToo;
+  }
+
+  /** The longest an event is held: `holdMs`, and where turns are paced, the pause until the next one. */
+  get maxWaitMs(): number {
+    return this.#holdMs + this.#pauseMs;
   }
 
   /**
@@ -92,13 +108,18 @@ export class QuietHold {
     return change === 'status' && this.#statusToo(key);
   }
 
-  /** Holds `ev` until the next event that is not held, `holdMs`, or a full hold; settles with its batch. */
+  /**
+   * Holds `ev` until the next event that is not held, the first event `holdMs` or more after the first held
+   * one (it goes along), `maxWaitMs`, or a full hold; settles with its batch.
+   */
   hold(ev: WatchEvent): Promise<void> {
+    const now = this.#clock.elapsed();
+    if (this.#done === undefined) this.#since = now;
     const done = (this.#done ??= deferred());
     this.#held.push(ev);
     this.heldTotal++;
-    if (this.#held.length >= MAX_HELD) this.release();
-    else this.#cancel ??= schedule(this.#clock, this.#holdMs, () => this.release());
+    if (this.#held.length >= MAX_HELD || now - this.#since >= this.#holdMs) this.release();
+    else this.#cancel ??= schedule(this.#clock, this.maxWaitMs, () => this.release());
     return done.promise;
   }
 

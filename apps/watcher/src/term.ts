@@ -40,6 +40,8 @@ export interface TermOptions {
   statusCollapsePartialMs?: number;
   /** How long an event that cannot owe a reconcile may wait for the next batch (see EventPipelineOptions). Default 0. */
   quietHoldMs?: number;
+  /** The pod watch's pause between turns, which a held event may wait too (see EventPipelineOptions). Default 0. */
+  podTurnPauseMs?: number;
   backoff?: BackoffOptions;
   logger: Logger;
   hooks?: WatchHooks;
@@ -85,6 +87,7 @@ export class WatchTerm {
         ? {}
         : { statusCollapsePartialMs: options.statusCollapsePartialMs }),
       ...(options.quietHoldMs === undefined ? {} : { quietHoldMs: options.quietHoldMs }),
+      ...(options.podTurnPauseMs === undefined ? {} : { podTurnPauseMs: options.podTurnPauseMs }),
       ...(options.eventLog === undefined ? {} : { eventLog: options.eventLog }),
       ...(options.onEnqueued === undefined ? {} : { onEnqueued: options.onEnqueued }),
       ...(options.onEventOutcomes === undefined ? {} : { onEventOutcomes: options.onEventOutcomes }),

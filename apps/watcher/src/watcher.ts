@@ -231,6 +231,7 @@ function termOptions(
       ? { statusCollapsePartialMs: settings.statusCollapsePartialMs }
       : {}),
     ...(settings.quietHoldMs !== undefined ? { quietHoldMs: settings.quietHoldMs } : {}),
+    ...(settings.podWatchReadPauseMs !== undefined ? { podTurnPauseMs: settings.podWatchReadPauseMs } : {}),
     hooks: metrics.hooks,
     onEnqueued: metrics.onEnqueued,
     onEventOutcomes: metrics.onEventOutcomes,
