@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isPodReady } from '@podset/reconcile';
 import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
-import { EventPipeline } from './event-pipeline.ts';
+import { EventPipeline, type EventPipelineOptions } from './event-pipeline.ts';
 import { silentLogger } from '@podset/log';
 import { FakeClock } from '@podset/testkit';
 import type { WatcherRequest } from './request.ts';
@@ -83,8 +83,12 @@ function podEvent(type: WatchEvent['type'], rv: string, p: PodShape = {}): Watch
   };
 }
 
-function pipeline(holdMs = 60_000, statusCollapseMs = 0) {
-  const gate = new RecordingGate();
+function pipeline(
+  holdMs = 60_000,
+  statusCollapseMs = 0,
+  more: Partial<EventPipelineOptions> = {},
+  gate: RecordingGate = new RecordingGate(),
+) {
   const queue = new RecordingQueue();
   const enq = new EventPipeline({
     queue,
@@ -92,6 +96,7 @@ function pipeline(holdMs = 60_000, statusCollapseMs = 0) {
     gate,
     quietHoldMs: holdMs,
     statusCollapseMs,
+    ...more,
   });
   return { gate, queue, enq };
 }
@@ -272,19 +277,9 @@ test('the events of one hold share one promise: they go into one batch and settl
 
 /** A pipeline on a fake clock, its pod watch read in paced turns `pauseMs` apart. */
 function pacedPipeline(holdMs: number, pauseMs: number, statusCollapseMs = 0) {
-  const gate = new StatusGate();
-  const queue = new RecordingQueue();
   const clock = new FakeClock();
-  const enq = new EventPipeline({
-    queue,
-    logger: silentLogger,
-    gate,
-    quietHoldMs: holdMs,
-    podTurnPauseMs: pauseMs,
-    statusCollapseMs,
-    clock,
-  });
-  return { gate, queue, enq, clock };
+  const more = { podTurnPauseMs: pauseMs, clock };
+  return { ...pipeline(holdMs, statusCollapseMs, more, new StatusGate()), clock };
 }
 
 test('paced turns: the quiet events of two turns go in one call, and the hold waits a turn longer only when nothing comes', async () => {
