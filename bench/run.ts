@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseCli } from './lib/cli.ts';
-import { REPO, setAppEnv, setAppNodeArgs, setWatcherEnv, setWorkerEnv } from './lib/cluster.ts';
+import { REPO, setAppEnv, setAppNodeArgs, setRoleEnv } from './lib/cluster.ts';
 import { setRedisStats } from './lib/redis-profile.ts';
 import { printTable, writeJson, type Result } from './lib/report.ts';
 import { awaitInterruptCleanup, cleanUpOnSignals, interrupted } from './lib/interrupt.ts';
@@ -243,8 +243,8 @@ function envPairs(flag: string, value: string | undefined): Record<string, strin
   }
   return env;
 }
-setWorkerEnv(envPairs('worker-env', a['worker-env']));
-setWatcherEnv(envPairs('watcher-env', a['watcher-env']));
+setRoleEnv('worker', envPairs('worker-env', a['worker-env']));
+setRoleEnv('watcher', envPairs('watcher-env', a['watcher-env']));
 setRedisStats(num('redis-stats', a['redis-stats'], 0));
 const log = (s: string): void => {
   process.stderr.write(`[${new Date().toISOString().slice(11, 23)}] ${s}\n`);

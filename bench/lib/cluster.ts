@@ -41,18 +41,10 @@ export function setAppEnv(env: Readonly<Record<string, string>>): void {
   Object.assign(appEnvExtra, env);
 }
 
-/** Extra environment for every worker started (e.g. EVENTS=warnings), over the scenario's own. */
-const workerEnvExtra: Record<string, string> = {};
-export function setWorkerEnv(env: Readonly<Record<string, string>>): void {
-  for (const k of Object.keys(workerEnvExtra)) delete workerEnvExtra[k];
-  Object.assign(workerEnvExtra, env);
-}
-
-/** Extra environment for every watcher started (e.g. QUIET_EVENT_HOLD_MS=0), over the scenario's own. */
-const watcherEnvExtra: Record<string, string> = {};
-export function setWatcherEnv(env: Readonly<Record<string, string>>): void {
-  for (const k of Object.keys(watcherEnvExtra)) delete watcherEnvExtra[k];
-  Object.assign(watcherEnvExtra, env);
+/** Extra environment by role, over the scenario's own: every worker's (--worker-env), the watcher's (--watcher-env). */
+const roleEnvExtra: Record<'worker' | 'watcher', Record<string, string>> = { worker: {}, watcher: {} };
+export function setRoleEnv(role: 'worker' | 'watcher', env: Readonly<Record<string, string>>): void {
+  roleEnvExtra[role] = { ...env };
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -390,7 +382,7 @@ export class World implements Closable {
         SHUTDOWN_TIMEOUT_SECONDS: '5',
         PROJECTION_HMAC_KEY: this.projectionKey,
         ...o.env,
-        ...workerEnvExtra,
+        ...roleEnvExtra.worker,
       },
       o,
     );
@@ -421,7 +413,7 @@ export class World implements Closable {
         KUBE_BURST: '1000',
         PROJECTION_HMAC_KEY: this.projectionKey,
         ...o.env,
-        ...watcherEnvExtra,
+        ...roleEnvExtra.watcher,
       },
       o,
     );
