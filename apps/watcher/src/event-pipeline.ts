@@ -107,20 +107,12 @@ export class EventPipeline implements WatchSink {
     const shortMs = options.statusCollapseMs ?? 0;
     this.windows = new StatusWindows({ shortMs, partialMs: options.statusCollapsePartialMs ?? shortMs });
     const holdMs = options.quietHoldMs ?? 0;
-    const maxWaitMs = holdMs + (options.podTurnPauseMs ?? 0);
-    // A status-only change is held too when its request waits at least as long anyway (one that leaves
-    // its PodSet's pods all ready is due at once: not held).
-    const statusToo = (key: string) => this.windows.windowMs(key) >= maxWaitMs;
-    this.#hold =
-      holdMs > 0
-        ? new QuietHold(
-            holdMs,
-            (ev) => this.#batches.add(ev),
-            statusToo,
-            this.#clock,
-            options.podTurnPauseMs ?? 0,
-          )
-        : undefined;
+    // A status-only change is held too when its request waits at least the hold's longest wait anyway (one
+    // that leaves its PodSet's pods all ready is due at once: not held).
+    const statusToo = (key: string) => this.windows.windowMs(key) >= (this.#hold?.maxWaitMs ?? 0);
+    const send = (ev: WatchEvent) => this.#batches.add(ev);
+    const pauseMs = options.podTurnPauseMs ?? 0;
+    this.#hold = holdMs > 0 ? new QuietHold(holdMs, send, statusToo, this.#clock, pauseMs) : undefined;
   }
 
   /** Events held to join a later batch (hold.ts), so far. */

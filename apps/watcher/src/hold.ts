@@ -5,15 +5,15 @@
 // only), or a pod of no PodSet. Such an event waits here, at most `holdMs`, and joins the next batch that
 // goes anyway, in arrival order (every held event goes into the batch before the event that releases it).
 // With `statusToo`, so does a pod's change of phase or readiness alone: its request is due a collapse
-// window later anyway (status-windows.ts), and the hold moves that by at most its longest wait; one due at once
-// (it leaves its PodSet's pods all ready) is not held.
+// window later anyway (status-windows.ts), and the hold moves that by at most its longest wait; one due at
+// once (it leaves its PodSet's pods all ready) is not held.
 // So does the ADDED of a pod created by its PodSet's controller (the pod carries the controller reference
 // from its create: one the controller adopts gets it later, by a MODIFIED): a worker's creates come one
 // event each, a turn apart, and all but the last one it awaits request nothing (the fold finds the
 // worker's expectation: by name, or, before the name is recorded, one of the creates it reserved). The
-// last one's request, to plan once all the creates show, comes at most the hold's longest wait later; a plan change (a
-// deletion, a relabel, a PodSet event) is never held and releases them. The hold only saves round trips:
-// an ADDED folded at once still finds its create awaited.
+// last one's request, to plan once all the creates show, comes at most the hold's longest wait later; a
+// plan change (a deletion, a relabel, a PodSet event) is never held and releases them. The hold only saves
+// round trips: an ADDED folded at once still finds its create awaited.
 //
 // Where pod events come in paced turns (POD_WATCH_READ_PAUSE_MS), a hold's timer would fire between two
 // turns, each batch then a round trip of its own: so held events also go with the first turn that comes

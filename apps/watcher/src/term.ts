@@ -40,7 +40,7 @@ export interface TermOptions {
   statusCollapsePartialMs?: number;
   /** How long an event that cannot owe a reconcile may wait for the next batch (see EventPipelineOptions). Default 0. */
   quietHoldMs?: number;
-  /** The pod watch's pause between turns, which a held event may wait too (see EventPipelineOptions). Default 0. */
+  /** The pod watch's pause between turns, a held event's wait too (see EventPipelineOptions). Default 0. */
   podTurnPauseMs?: number;
   backoff?: BackoffOptions;
   logger: Logger;
