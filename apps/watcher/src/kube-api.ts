@@ -72,7 +72,7 @@ export function retryAfterSeconds(err: unknown): number | undefined {
  * busy cluster their kubelets' status writes arrive one at a time, and most wait a collapse window anyway;
  * a PodSet's change is a user's, read at once.
  */
-export function watchApiOf(kube: Kube, options: { podReadPauseMs?: number } = {}): WatchApi {
+export function watchApiOf(kube: Kube, options: { podReadPauseMs?: number | undefined } = {}): WatchApi {
   const client = (resource: Resource) => (resource === 'pods' ? kube.pods : kube.podSets);
   const podReadPauseMs = options.podReadPauseMs ?? 0;
   const opt = <T>(v: T | undefined) => v;

@@ -218,7 +218,7 @@ function termOptions(
   });
   return {
     logger: log,
-    api: watchApiOf(conn.kube, { podReadPauseMs: settings.podWatchReadPauseMs ?? 0 }),
+    api: watchApiOf(conn.kube, { podReadPauseMs: settings.podWatchReadPauseMs }),
     queue: deps.requester?.(conn.queue) ?? conn.queue,
     checkpoint,
     eventLog,

@@ -44,6 +44,15 @@ export interface Credentials {
 /** The buffer of a paced watch's socket (its readable highWaterMark): it stops reading after each read. */
 const PACED_SOCKET_BUFFER_BYTES = 1;
 
+/** A content's pools, as Credentials hands them out. */
+type Pools = Pick<Credentials, 'dispatcher' | 'pacedDispatcher'>;
+
+/** Closes each of `pools` once (the paced one may be the other itself). */
+async function closePools(pools: Pools | undefined): Promise<void> {
+  if (pools === undefined) return;
+  await Promise.all([...new Set([pools.dispatcher, pools.pacedDispatcher])].map((p) => p.close()));
+}
+
 /** The parts of a KubeConfig whose replacement means new credentials and a new pool. */
 interface Content {
   clusters: unknown;
@@ -84,8 +93,8 @@ export function fixedHeaders(kc: KubeConfig): boolean {
 export class CredentialCache {
   readonly #kc: KubeConfig;
   #content: Content | undefined;
-  #dispatcher: Dispatcher | undefined;
-  #pacedDispatcher: Dispatcher | undefined;
+  /** This content's pools: the paced one is the other itself when it has no twin (a proxy's, a given one). */
+  #pools: Pools | undefined;
   /**
    * This content's headers when fixedHeaders said they cannot change within it, or 'per-request' when
    * client-node is asked again each time (undefined: not set up yet).
@@ -97,16 +106,18 @@ export class CredentialCache {
 
   constructor(kc: KubeConfig, dispatcher?: Dispatcher) {
     this.#kc = kc;
-    this.#dispatcher = dispatcher;
-    if (dispatcher !== undefined) this.#content = contentOf(kc);
+    if (dispatcher !== undefined) {
+      this.#pools = { dispatcher, pacedDispatcher: dispatcher };
+      this.#content = contentOf(kc);
+    }
   }
 
   async current(): Promise<Credentials> {
     const content = contentOf(this.#kc);
-    const dispatcher = this.#dispatcher;
-    if (dispatcher !== undefined && this.#content !== undefined && sameContent(this.#content, content)) {
-      if (this.#headers === 'per-request') return this.#withPools(await this.#headersNow(), dispatcher);
-      if (this.#headers !== undefined) return this.#withPools(this.#headers, dispatcher);
+    const pools = this.#pools;
+    if (pools !== undefined && this.#content !== undefined && sameContent(this.#content, content)) {
+      if (this.#headers === 'per-request') return { headers: await this.#headersNow(), ...pools };
+      if (this.#headers !== undefined) return { headers: this.#headers, ...pools };
     }
     // The requests of a first burst wait for one set-up (one pool), not one each.
     if (this.#pending === undefined || !sameContent(this.#pending.content, content)) {
@@ -120,25 +131,20 @@ export class CredentialCache {
 
   /** Drops the pool (new content, or a reload the caller saw): the next request builds another. */
   drop(): void {
-    const old = this.#dispatcher;
-    const oldPaced = this.#pacedDispatcher;
-    this.#dispatcher = undefined;
-    this.#pacedDispatcher = undefined;
+    const old = this.#pools;
+    this.#pools = undefined;
     this.#content = undefined;
     this.#headers = undefined;
     this.#pending = undefined;
-    old?.close().catch(() => undefined);
-    oldPaced?.close().catch(() => undefined);
+    closePools(old).catch(() => undefined);
   }
 
   async close(): Promise<void> {
-    const dispatcher = this.#dispatcher;
-    const paced = this.#pacedDispatcher;
-    this.#dispatcher = undefined;
-    this.#pacedDispatcher = undefined;
+    const pools = this.#pools;
+    this.#pools = undefined;
     this.#content = undefined;
     this.#pending = undefined;
-    await Promise.all([dispatcher?.close(), paced?.close()]);
+    await closePools(pools);
   }
 
   /**
@@ -156,28 +162,18 @@ export class CredentialCache {
     await this.#kc.applyToHTTPSOptions(opts);
     this.setups++;
     const headers = headersOf(opts);
-    if (
-      this.#content === undefined ||
-      !sameContent(this.#content, content) ||
-      this.#dispatcher === undefined
-    ) {
-      const old = [this.#dispatcher, this.#pacedDispatcher];
-      const pools = await this.#pools(opts);
-      this.#dispatcher = pools.dispatcher;
-      this.#pacedDispatcher = pools.pacedDispatcher;
+    let pools = this.#pools;
+    if (this.#content === undefined || !sameContent(this.#content, content) || pools === undefined) {
+      const old = pools;
+      pools = this.#pools = await this.#build(opts);
       this.#content = content;
-      for (const pool of old) pool?.close().catch(() => undefined);
+      closePools(old).catch(() => undefined);
     }
     this.#headers = fixedHeaders(this.#kc) ? headers : 'per-request';
-    return this.#withPools(headers, this.#dispatcher);
+    return { headers, ...pools };
   }
 
-  /** The answer with this content's pools; paced watches share `dispatcher` when it has no paced twin. */
-  #withPools(headers: Record<string, string>, dispatcher: Dispatcher): Credentials {
-    return { headers, dispatcher, pacedDispatcher: this.#pacedDispatcher ?? dispatcher };
-  }
-
-  async #pools(tls: HttpsRequestOptions): Promise<{ dispatcher: Dispatcher; pacedDispatcher?: Dispatcher }> {
+  async #build(tls: HttpsRequestOptions): Promise<Pools> {
     const agentOptions: HttpsAgentOptions = {};
     if (tls.ca !== undefined) agentOptions.ca = tls.ca;
     if (tls.cert !== undefined) agentOptions.cert = tls.cert;
@@ -211,10 +207,10 @@ export class CredentialCache {
       HttpMethod.GET,
     );
     await this.#kc.applySecurityAuthentication(ctx);
-    return {
-      dispatcher:
-        ctx.getDispatcher() ?? new Agent({ connect: keepAlive, keepAliveTimeout: IDLE_CONNECTION_MS }),
-    };
+    // A proxy's pool has no one-byte twin: paced watches use it as it is.
+    const dispatcher =
+      ctx.getDispatcher() ?? new Agent({ connect: keepAlive, keepAliveTimeout: IDLE_CONNECTION_MS });
+    return { dispatcher, pacedDispatcher: dispatcher };
   }
 
   /**
