@@ -1,6 +1,6 @@
 // A pass's creates are recorded quiet (their watch events then request no pass) only when the pass after
-// them would do nothing: each batch is recorded as it is made, noted quiet while the pass may yet be, and
-// the last record decides. A capped scale-up or a failed create is not quiet, and a pass whose earlier
+// them would do nothing: reserved before the first batch and noted quiet while the pass may yet be, the
+// pods named by the pass's last record (or earlier, past the burst), which decides. A capped scale-up or a failed create is not quiet, and a pass whose earlier
 // batches were noted asks for the next pass itself. The finalizer's patch is told before it is sent.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -40,16 +40,14 @@ function controller(f: FakeKube, state: StateSource, maxCreatesPerPass?: number)
   return fakeController(f, state, undefined, maxCreatesPerPass !== undefined ? { maxCreatesPerPass } : {});
 }
 
-test('a scale-up in three batches: all reserved first, noted quiet; each record keeps the note and releases its names', async () => {
+test('a scale-up in three batches: all reserved first, noted quiet; one record keeps the note and names them all', async () => {
   const f = fakeKube();
   f.addPodSet('default', 'web', 7, { finalizers: [CLEANUP_FINALIZER] });
   const { records, state } = recording(f);
   const result = await controller(f, state).syncHandler('default/web');
   assert.deepEqual(records, [
     { reserve: 7, quiet: true },
-    { names: 1, quiet: 'keep', unmade: 0 },
-    { names: 2, quiet: 'keep', unmade: 0 },
-    { names: 4, quiet: 'keep', unmade: 0 },
+    { names: 7, quiet: 'keep', unmade: 0 },
   ]);
   assert.deepEqual(result, { requeueAfterMs: 1000, reason: 'PodsNotReady' });
 });
@@ -73,9 +71,7 @@ test('a capped scale-up is not quiet: its last record drops the note, and the pa
   const result = await controller(f, state, 5).syncHandler('default/web');
   assert.deepEqual(records, [
     { reserve: 5, quiet: true },
-    { names: 1, quiet: 'keep', unmade: 0 },
-    { names: 2, quiet: 'keep', unmade: 0 },
-    { names: 2, quiet: undefined, unmade: 0 },
+    { names: 5, quiet: undefined, unmade: 0 },
   ]);
   assert.deepEqual(result, { requeueAfterMs: 0, reason: 'MoreWork' });
 });
@@ -93,9 +89,8 @@ test('a failed create is not quiet: the last record drops the note and the pass 
   await assert.rejects(controller(f, state).syncHandler('default/web'), /FailedCreate|webhook|pod creates/i);
   assert.deepEqual(records, [
     { reserve: 7, quiet: true },
-    { names: 1, quiet: 'keep', unmade: 0 },
-    // The second batch's one pod made; its failed create and the four never sent released with it.
-    { names: 1, quiet: undefined, unmade: 5 },
+    // The first batch's pod and the second's one made; its failed create and the four never sent released.
+    { names: 2, quiet: undefined, unmade: 5 },
   ]);
 });
 
@@ -107,8 +102,7 @@ test('a pass that also deletes is never quiet', async () => {
   await c.syncHandler('default/web');
   assert.deepEqual(records, [
     { reserve: 2, quiet: true },
-    { names: 1, quiet: 'keep', unmade: 0 },
-    { names: 1, quiet: 'keep', unmade: 0 },
+    { names: 2, quiet: 'keep', unmade: 0 },
   ]);
   // A rollout: the template changes, so the next pass creates new pods and deletes old ones.
   const ps = f.podsets.get('default/web')!;
@@ -137,9 +131,11 @@ test('a one-batch pass noted quiet at its reservation, then not quiet: it asks f
   assert.deepEqual(result, { requeueAfterMs: 0, reason: 'MoreWork' });
 });
 
-test('a record that fails mid-pass (Redis away): the error path releases every unit not yet released, then the pass fails', async () => {
+test('a record that fails mid-pass (Redis away): the error path names the pods made, releases the other units, and the pass fails', async () => {
+  // 20 pods at a burst of 8: after batches of 1, 2 and 4, the next 8 would leave 15 unnamed, so the 7 made
+  // are recorded first.
   const f = fakeKube();
-  f.addPodSet('default', 'web', 7, { finalizers: [CLEANUP_FINALIZER] });
+  f.addPodSet('default', 'web', 20, { finalizers: [CLEANUP_FINALIZER] });
   const { records, state } = recording(f);
   const created = state.created.bind(state);
   let calls = 0;
@@ -149,8 +145,8 @@ test('a record that fails mid-pass (Redis away): the error path releases every u
   };
   await assert.rejects(controller(f, state).syncHandler('default/web'), /redis away/);
   assert.deepEqual(records, [
-    { reserve: 7, quiet: true },
-    { names: 0, quiet: undefined, unmade: 7 },
+    { reserve: 20, quiet: true },
+    { names: 7, quiet: undefined, unmade: 13 },
   ]);
-  assert.equal(f.pods.size, 1, 'no batch after the failed record');
+  assert.equal(f.pods.size, 7, 'no batch after the failed record');
 });

@@ -499,6 +499,7 @@ class PodSetController implements Controller {
       createBurst: this.createBurst,
       deleteConcurrency: this.deleteConcurrency,
       inBatch: this.inBatch,
+      now: () => this.clock.now(),
     };
   }
 

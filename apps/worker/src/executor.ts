@@ -35,7 +35,7 @@ export interface CreateOutcome {
 /**
  * Create `manifests` in the given batch sizes (their sum must cover manifests.length; extra is ignored).
  * Stops after the first batch with a failure, or before the next batch once `signal` is aborted.
- * `afterBatch` hears of each batch made in full that is not the last one sent.
+ * `afterBatch` hears of each batch made in full that is not the last one sent, with the next one's size.
  */
 export async function executeCreates(
   kube: Kube,
@@ -43,12 +43,12 @@ export async function executeCreates(
   batches: readonly number[],
   signal?: AbortSignal,
   inBatch?: BatchRunner,
-  afterBatch?: (made: readonly Pod[]) => Promise<void>,
+  afterBatch?: (made: readonly Pod[], nextBatch: number) => Promise<void>,
 ): Promise<CreateOutcome> {
   const created: Pod[] = [];
   let next = 0;
   const cancelled = () => signal?.aborted === true;
-  for (const size of batches) {
+  for (const [i, size] of batches.entries()) {
     if (next >= manifests.length) break;
     if (cancelled()) {
       return { created, failure: undefined, skipped: manifests.length - next, cancelled: true };
@@ -77,8 +77,9 @@ export async function executeCreates(
         cancelled: false,
       };
     }
-    // A batch made, more to come: its pods recorded now, before their watch events can show them.
-    if (afterBatch !== undefined && next < manifests.length) await afterBatch(created.slice(-batch.length));
+    // A batch made, more to come: told before the next one is sent.
+    const nextBatch = Math.min(batches[i + 1] ?? 0, manifests.length - next);
+    if (afterBatch !== undefined && nextBatch > 0) await afterBatch(created.slice(-batch.length), nextBatch);
   }
   // Batch sizes that don't cover everything: the rest is left to the next pass.
   return {

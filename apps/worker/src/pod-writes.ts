@@ -2,6 +2,7 @@
 // as Events; what each did comes back for the status.
 import { isNotFound, type Kube, type Pod, type PodSet } from '@podset/kube';
 import type { Plan } from '@podset/reconcile';
+import { PENDING_CREATES_TTL_MS } from '@podset/state';
 import type { Pass } from './controller-api.ts';
 import { createFailureMessage, errorText, stableReason, type Failure } from './errors.ts';
 import { involvedOf, plural, type EventRecorder } from './events.ts';
@@ -16,7 +17,16 @@ export interface PodWriteDeps {
   createBurst: number;
   deleteConcurrency: number;
   inBatch: BatchRunner | undefined;
+  /** Milliseconds now (the controller's clock): how long the pass's reserved units have held. */
+  now: () => number;
 }
+
+/**
+ * Made creates are recorded by name between batches once this long has passed since the pass's last
+ * record (or its reservation): each record that leaves units renews their hold (PENDING_CREATES_TTL_MS),
+ * and a pass on a slow API must not outlive them.
+ */
+export const RENEW_UNITS_AFTER_MS = PENDING_CREATES_TTL_MS / 2;
 
 /** What a pass's creates or deletes did: the pods' names, and the first failure. */
 export interface WritesDone {
@@ -51,33 +61,43 @@ export async function createPods(
   // below is met as awaited, not as a pod nobody awaits (which would request a pass of its own). The records
   // release the units their names and the creates not made leave over, in the same call.
   await deps.state.creating(ref.key, plan.creates.length, tentative);
+  let lastRecordAt = deps.now();
   /** Creates recorded by name (their units released or taken): the rest are the error path's to release. */
   let recorded = 0;
+  /** Made, not recorded yet: their units stand for them until a record names them. */
+  let unnamed: string[] = [];
   /** A record found a unit taken by an ADDED not of this pass (its note then dropped). */
   let overReleased = false;
   // A quiet record keeps the note the reservation made; any other drops it.
   const record = async (names: readonly string[], quiet: boolean, unmade = 0) => {
     const out = await deps.state.created(ref.key, names, quiet ? 'keep' : undefined, { unmade });
     recorded += names.length;
+    lastRecordAt = deps.now();
     if (out?.overReleased === true) overReleased = true;
   };
-  // Each batch but the last is recorded as it is made: its pods' expectations by name, before the next
-  // batch (whose units stay reserved).
-  const afterBatch = (batch: readonly Pod[]) =>
-    record(
-      batch.map((p) => p.metadata.name ?? ''),
-      tentative,
-    );
+  // The units already meet the made pods' ADDEDs, so names wait for the pass's last record (one round trip
+  // a pass, not one a batch), except: before a batch that would leave more than `createBurst` creates made
+  // and unnamed — a worker that dies mid-pass leaves no more of them than the one batch under way did when
+  // each batch was recorded (a retried pass waits only for named creates; its API read, from the watch
+  // cache, may not show the rest yet) — and once the units' hold is half gone (a slow API).
+  const afterBatch = async (batch: readonly Pod[], nextBatch: number) => {
+    for (const p of batch) unnamed.push(p.metadata.name ?? '');
+    const tooMany = unnamed.length + nextBatch > deps.createBurst;
+    if (!tooMany && deps.now() - lastRecordAt < RENEW_UNITS_AFTER_MS) return;
+    await record(unnamed, tentative);
+    unnamed = [];
+  };
   let outcome: Awaited<ReturnType<typeof executeCreates>>;
   try {
     outcome = await executeCreates(deps.kube, plan.creates, batches, signal, deps.inBatch, afterBatch);
   } catch (err) {
-    // Best effort: the units not yet released go, and the note (a pass that fails is never quiet). If this
-    // fails too (Redis away) or the worker dies first, the units only take the requests of ADDEDs not
-    // awaited by name until they expire or a relist drops them: no read waits for them, and the job, failed
-    // or stalled, is retried by the queue, whose pass plans from what then shows.
+    // Best effort: the pods made and not recorded yet are named (those of a batch under way are not known),
+    // the units not yet released go, and the note (a pass that fails is never quiet). If this fails too (Redis
+    // away) or the worker dies first, the units only take the requests of ADDEDs not awaited by name until
+    // they expire or a relist drops them: no read waits for them, and the job, failed or stalled, is
+    // retried by the queue, whose pass plans from what then shows.
     await deps.state
-      .created(ref.key, [], undefined, { unmade: plan.creates.length - recorded })
+      .created(ref.key, unnamed, undefined, { unmade: plan.creates.length - recorded - unnamed.length })
       .catch(() => undefined);
     throw err;
   }

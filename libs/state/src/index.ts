@@ -14,6 +14,7 @@ export { ProjectionWriter, type OwedKeyHook, type ProjectionWriterOptions } from
 export {
   EXPECTATION_CLOCK_SKEW_MS,
   EXPECTATION_TTL_MS,
+  PENDING_CREATES_TTL_MS,
   ProjectionReader,
   type QuietNote,
 } from './projection-reader.ts';
