@@ -64,8 +64,11 @@ export async function createPods(
   let lastRecordAt = deps.now();
   /** Creates recorded by name (their units released or taken): the rest are the error path's to release. */
   let recorded = 0;
-  /** Made, not recorded yet: their units stand for them until a record names them. */
-  let unnamed: string[] = [];
+  /**
+   * The pods made by the batches told so far, in order: the first `recorded` are named; the units stand
+   * for the rest until a record names them.
+   */
+  const madeSoFar: string[] = [];
   /** A record found a unit taken by an ADDED not of this pass (its note then dropped). */
   let overReleased = false;
   // A quiet record keeps the note the reservation made; any other drops it.
@@ -81,11 +84,10 @@ export async function createPods(
   // each batch was recorded (a retried pass waits only for named creates; its API read, from the watch
   // cache, may not show the rest yet) — and once the units' hold is half gone (a slow API).
   const afterBatch = async (batch: readonly Pod[], nextBatch: number) => {
-    for (const p of batch) unnamed.push(p.metadata.name ?? '');
-    const tooMany = unnamed.length + nextBatch > deps.createBurst;
+    for (const p of batch) madeSoFar.push(p.metadata.name ?? '');
+    const tooMany = madeSoFar.length - recorded + nextBatch > deps.createBurst;
     if (!tooMany && deps.now() - lastRecordAt < RENEW_UNITS_AFTER_MS) return;
-    await record(unnamed, tentative);
-    unnamed = [];
+    await record(madeSoFar.slice(recorded), tentative);
   };
   let outcome: Awaited<ReturnType<typeof executeCreates>>;
   try {
@@ -97,7 +99,9 @@ export async function createPods(
     // they expire or a relist drops them: no read waits for them, and the job, failed or stalled, is
     // retried by the queue, whose pass plans from what then shows.
     await deps.state
-      .created(ref.key, unnamed, undefined, { unmade: plan.creates.length - recorded - unnamed.length })
+      .created(ref.key, madeSoFar.slice(recorded), undefined, {
+        unmade: plan.creates.length - madeSoFar.length,
+      })
       .catch(() => undefined);
     throw err;
   }
