@@ -1,18 +1,12 @@
 // Producer side: request a reconcile of a key, with workqueue semantics (collapse, never lose,
 // earliest wins, live before bulk). Used by the watcher, and by the worker for requeue-after.
 import { randomUUID } from 'node:crypto';
-import { Job, Queue, type RedisClient as BullClient } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import { BACKOFF_TYPE } from './backoff.ts';
 import { repairAddInputs, type AddInputRepair } from './add-repair.ts';
 import { bullKeys, jobPrefixOf } from '@podset/redis';
 import { forgetKey, type ForgetKeyOptions, type ForgetKeyResult } from './forget-key.ts';
-import {
-  MERGE_COMMAND,
-  mergeCommandArgs,
-  runMerge,
-  type MergeKeys,
-  type MergeResult,
-} from './merge-script.ts';
+import { mergeCommandArgs, runMerge, type MergeKeys, type MergeResult } from './merge-script.ts';
 import {
   bullConnection,
   createClient,
@@ -31,6 +25,7 @@ import {
   type RequestSource,
 } from './payload.ts';
 import { systemClock, type Clock } from '@podset/clock';
+import { MERGE_COMMAND_NAME, transactionClient, type TransactionClient } from './transaction-client.ts';
 
 export interface ReconcileQueueOptions extends QueueLocation {
   /** Attempts per job before it fails for good (1 = no retry). Default DEFAULT_ATTEMPTS (8). */
@@ -133,8 +128,8 @@ export class ReconcileQueue {
   private readonly attempts: number;
   private readonly retention: Retention;
   private readonly onAddInputRepaired: ((repair: AddInputRepair) => void) | undefined;
-  /** The merge script's command name on BullMQ's connection, once defined there. */
-  private mergeCommand: Promise<string> | undefined;
+  /** The client request transactions are built on, once chosen (transaction-client.ts). */
+  private transactions: TransactionClient | undefined;
   /** The clock requests' times (firstRequestedAt, dueAt) are read from. */
   readonly clock: Pick<Clock, 'now'>;
 
@@ -275,11 +270,14 @@ export class ReconcileQueue {
     }
   }
 
-  /** One transaction on BullMQ's connection: before-add, add, after-add (with the request's writes), per request. */
+  /**
+   * One transaction: before-add, BullMQ's add, after-add (with the request's writes), per request; on the
+   * queue's own client with BullMQ's add scripts defined there (transaction-client.ts).
+   */
   async #transact(batch: readonly PreparedRequest[]): Promise<RequestResult[]> {
-    const client = await this.queue.getBackend().client;
-    const command = await this.#mergeCommandOn(client);
-    const tx = client.multi();
+    this.transactions ??= transactionClient(this.client, await this.queue.getBackend().client);
+    const tx = this.transactions.client.multi();
+    const command = MERGE_COMMAND_NAME;
     const added: Promise<string>[] = [];
     for (const r of batch) {
       const job = this.#jobOf(r);
@@ -309,18 +307,6 @@ export class ReconcileQueue {
       const behindActive = state === 'active-next' || state === 'deduplicated';
       return { jobId, outcome: 'merged', state: behindActive || found === '' ? state : found };
     });
-  }
-
-  /** Defines the merge script on BullMQ's connection once (ioredis loads it there on first use). */
-  #mergeCommandOn(client: BullClient): Promise<string> {
-    this.mergeCommand ??= Promise.resolve().then(() => {
-      const name = 'podsetMerge';
-      // Without numberOfKeys ioredis takes the number of keys as the first argument (mergeCommandArgs); BullMQ's
-      // typing of defineCommand asks for it all the same.
-      client.defineCommand(name, MERGE_COMMAND as Parameters<BullClient['defineCommand']>[1]);
-      return name;
-    });
-    return this.mergeCommand;
   }
 
   /**
