@@ -277,6 +277,8 @@ function connect(settings: WatcherSettings, metrics: WatcherMetrics, log: Logger
   redisMemoryGauges(metrics.registry, () => readRedisMemory(probeRedis, connector.target));
   const queue = new ReconcileQueue({
     connection: connector,
+    // Requests on the fold's client: a turn's fold and the requests of the turn before go out together.
+    client: redis,
     queueName: settings.queueName,
     prefix: settings.queuePrefix,
     attempts: settings.maxAttempts,

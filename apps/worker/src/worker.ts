@@ -143,7 +143,15 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
 
   // 3. The queue worker: BullMQ hands each key to the controller's syncHandler, with retries and backoff.
   const watchNamespaces = settings.watchNamespaces ?? [];
-  const queueWorker = startQueueWorker(settings, { redis, controller, metrics, log, watchNamespaces, deps });
+  const queueWorker = startQueueWorker(settings, {
+    redis,
+    storeRedis,
+    controller,
+    metrics,
+    log,
+    watchNamespaces,
+    deps,
+  });
 
   // The queue's settings in Redis: a pause alerted, foreign global limits removed (queue-settings.ts).
   const queueSettings = watchQueueSettings({
@@ -296,6 +304,8 @@ function startQueueWorker(
   settings: WorkerSettings,
   parts: {
     redis: RedisConnector;
+    /** The state's and park store's client: the queue's own commands go out with theirs (closed by the caller). */
+    storeRedis: RedisClient;
     controller: Controller;
     metrics: WorkerMetrics;
     log: Logger;
@@ -303,10 +313,12 @@ function startQueueWorker(
     deps: WorkerDeps;
   },
 ): ReconcileWorker {
-  const { redis, controller, metrics, log, watchNamespaces, deps } = parts;
+  const { redis, storeRedis, controller, metrics, log, watchNamespaces, deps } = parts;
   let reconcileSeq = 0;
   return startReconcileWorker({
     connection: redis,
+    // A finished job's after-finish merge goes out in the same write as the next job's state read.
+    client: storeRedis,
     queueName: settings.queueName,
     prefix: settings.queuePrefix,
     concurrency: settings.concurrency,

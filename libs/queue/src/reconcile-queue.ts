@@ -41,6 +41,12 @@ export interface ReconcileQueueOptions extends QueueLocation {
   onAddInputRepaired?: (repair: AddInputRepair) => void;
   /** Clock, for tests. */
   clock?: Pick<Clock, 'now'>;
+  /**
+   * An auto-pipelined client of the caller's (same Redis, same user) for the queue's own commands — the merge
+   * script, requests' transactions — instead of a connection the queue opens: what the caller and the queue
+   * send in one tick then goes out in one write, and Redis wakes once for it. The caller disconnects it.
+   */
+  client?: RedisClient;
 }
 
 export const DEFAULT_ATTEMPTS = 8;
@@ -124,6 +130,8 @@ export class ReconcileQueue {
   /** The underlying BullMQ queue (for the dashboard, counts, pause/resume). */
   readonly queue: Queue;
   private readonly client: RedisClient;
+  /** Whether `client` is the queue's own (disconnected on close) rather than the caller's. */
+  private readonly ownsClient: boolean;
   private readonly bullClient: RedisClient | undefined;
   private readonly attempts: number;
   private readonly retention: Retention;
@@ -146,7 +154,8 @@ export class ReconcileQueue {
     const bull = bullConnection(opts.connection);
     this.bullClient = bull.owned;
     this.queue = new Queue(queueName, { connection: bull.connection, prefix });
-    this.client = createClient(opts.connection);
+    this.client = opts.client ?? createClient(opts.connection);
+    this.ownsClient = opts.client === undefined;
     // An EventEmitter 'error' without a listener would crash the process.
     const onError = (err: unknown) => opts.onError?.(err instanceof Error ? err : new Error(String(err)));
     this.queue.on('error', onError);
@@ -338,7 +347,7 @@ export class ReconcileQueue {
 
   async close(): Promise<void> {
     await this.queue.close();
-    this.client.disconnect();
+    if (this.ownsClient) this.client.disconnect();
     this.bullClient?.disconnect();
   }
 }

@@ -46,6 +46,7 @@ export function startReconcileWorker(opts: ReconcileWorkerOptions): ReconcileWor
     ...(opts.retention !== undefined ? { retention: opts.retention } : {}),
     onError: reportError,
     ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
+    ...(opts.client !== undefined ? { client: opts.client } : {}),
   });
   const active = new ActiveJobs(opts.clock);
   // Ends the waits of bulk jobs for a bulk slot, on close.

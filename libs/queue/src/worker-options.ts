@@ -2,6 +2,7 @@
 // to, and its options. Apart from the worker itself, so that the attempt it runs per job can name them
 // without importing the worker back.
 import type { Clock } from '@podset/clock';
+import type { RedisClient } from '@podset/redis';
 import type { BackoffOptions } from './backoff.ts';
 import type { QueueLocation, Retention } from './options.ts';
 import type { ReconcileRequest } from './payload.ts';
@@ -63,6 +64,8 @@ export interface WorkerHooks {
 
 export interface ReconcileWorkerOptions extends QueueLocation {
   concurrency: number;
+  /** ReconcileQueueOptions.client: the requeues' and finishes' commands on a client of the caller's. */
+  client?: RedisClient;
   /**
    * At most this many of the `concurrency` slots run bulk (relist/resync) reconciles at once, so a
    * resync can never take every slot and the process keeps slots (and CPU) for live requests. A bulk
