@@ -166,6 +166,24 @@ async function waitForReply(client: Redis, reply: RegExp): Promise<void> {
   }
 }
 
+/** The open Redis connections of each app's user, as the command each last ran (CLIENT LIST, as admin). */
+async function connectionsOf(apps: readonly AppUser[]): Promise<Record<string, string[]>> {
+  const admin = new Redis(env.redis.url, { maxRetriesPerRequest: 1 });
+  try {
+    const list = (await admin.client('LIST')) as string;
+    const out: Record<string, string[]> = {};
+    for (const line of list.split('\n')) {
+      const field = (name: string) => new RegExp(`(?:^| )${name}=(\\S*)`).exec(line)?.[1];
+      const app = apps.find((a) => aclUsername(a) === field('user'));
+      if (app !== undefined) (out[app] ??= []).push(field('cmd') ?? '?');
+    }
+    for (const app of apps) out[app]?.sort();
+    return out;
+  } finally {
+    admin.disconnect();
+  }
+}
+
 test('with their own users the apps log their refusals, converge, and converge again after a Redis restart', async () => {
   const watcher = env.startWatcher('watcher-acl');
   const worker = env.startWorker('worker-acl');
@@ -184,6 +202,11 @@ test('with their own users the apps log their refusals, converge, and converge a
 
   await env.kubectl(['apply', '-f', env.writeManifest('acl-1.yaml', [podSetManifest('acl-one', 3)])]);
   await env.waitConverged(['acl-one'], { timeoutMs: 90_000 });
+  // The queue's own commands (the merge script, requests' transactions) ride each app's auto-pipelined client
+  // and open no connection of their own: the watcher 3 (4 before), a worker 5 (6 before).
+  const connections = await connectionsOf(['watcher', 'worker']);
+  assert.equal(connections.watcher?.length, 3, JSON.stringify(connections));
+  assert.equal(connections.worker?.length, 5, JSON.stringify(connections));
 
   const res = await fetch(`${await dashboardUrl(dashboard)}/api/overview`, {
     headers: { authorization: `Bearer ${token}` },

@@ -133,3 +133,25 @@ test("requests that add (prioritized, delayed) land, and BullMQ's connection mak
   assert.notEqual(await raw.zscore(K.prioritized, b!.jobId), null);
   assert.equal(bullTransactions, 0);
 });
+
+test("a queue given the caller's client builds its transactions there and leaves it connected on close", async () => {
+  const shared = new Redis(redis.url);
+  const own = new ReconcileQueue({
+    connection: redis.url,
+    client: shared,
+    queueName: 'txshared',
+    prefix: '{podset}',
+  });
+  try {
+    const r = await own.request('ns/shared', { source: 'live' });
+    assert.equal(r.outcome, 'created');
+    assert.ok(
+      MERGE_COMMAND_NAME in definedScripts(shared),
+      "the transaction was built on the caller's client",
+    );
+    await own.close();
+    assert.equal(await shared.ping(), 'PONG', 'still connected');
+  } finally {
+    shared.disconnect();
+  }
+});
