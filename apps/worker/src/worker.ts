@@ -143,15 +143,8 @@ export async function startWorker(settings: WorkerSettings, deps: WorkerDeps): P
 
   // 3. The queue worker: BullMQ hands each key to the controller's syncHandler, with retries and backoff.
   const watchNamespaces = settings.watchNamespaces ?? [];
-  const queueWorker = startQueueWorker(settings, {
-    redis,
-    storeRedis,
-    controller,
-    metrics,
-    log,
-    watchNamespaces,
-    deps,
-  });
+  const queueParts = { redis, storeRedis, controller, metrics, log, watchNamespaces, deps };
+  const queueWorker = startQueueWorker(settings, queueParts);
 
   // The queue's settings in Redis: a pause alerted, foreign global limits removed (queue-settings.ts).
   const queueSettings = watchQueueSettings({
