@@ -277,7 +277,7 @@ function connect(settings: WatcherSettings, metrics: WatcherMetrics, log: Logger
   redisMemoryGauges(metrics.registry, () => readRedisMemory(probeRedis, connector.target));
   const queue = new ReconcileQueue({
     connection: connector,
-    // Requests on the fold's client: a turn's fold and the requests of the turn before go out together.
+    // The queue's own commands on this client, not a connection of their own (ReconcileQueueOptions.client).
     client: redis,
     queueName: settings.queueName,
     prefix: settings.queuePrefix,

@@ -310,7 +310,7 @@ function startQueueWorker(
   let reconcileSeq = 0;
   return startReconcileWorker({
     connection: redis,
-    // A finished job's after-finish merge goes out in the same write as the next job's state read.
+    // A finished job's after-finish merge goes out in one write with the next job's state read of that tick.
     client: storeRedis,
     queueName: settings.queueName,
     prefix: settings.queuePrefix,

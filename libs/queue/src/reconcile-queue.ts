@@ -43,8 +43,9 @@ export interface ReconcileQueueOptions extends QueueLocation {
   clock?: Pick<Clock, 'now'>;
   /**
    * An auto-pipelined client of the caller's (same Redis, same user) for the queue's own commands — the merge
-   * script, requests' transactions — instead of a connection the queue opens: what the caller and the queue
-   * send in one tick then goes out in one write, and Redis wakes once for it. The caller disconnects it.
+   * script, requests' transactions — instead of a connection the queue opens: a merge the queue sends in a
+   * tick goes out in one write with the caller's commands of that tick (a transaction is written at once, as
+   * any explicit pipeline). The caller disconnects it.
    */
   client?: RedisClient;
 }
