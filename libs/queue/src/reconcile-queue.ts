@@ -1,7 +1,7 @@
 // Producer side: request a reconcile of a key, with workqueue semantics (collapse, never lose,
 // earliest wins, live before bulk). Used by the watcher, and by the worker for requeue-after.
 import { randomUUID } from 'node:crypto';
-import { Job, Queue } from 'bullmq';
+import { Job, Queue, type RedisClient as BullClient } from 'bullmq';
 import { BACKOFF_TYPE } from './backoff.ts';
 import { repairAddInputs, type AddInputRepair } from './add-repair.ts';
 import { bullKeys, jobPrefixOf } from '@podset/redis';
@@ -25,7 +25,7 @@ import {
   type RequestSource,
 } from './payload.ts';
 import { systemClock, type Clock } from '@podset/clock';
-import { MERGE_COMMAND_NAME, transactionClient, type TransactionClient } from './transaction-client.ts';
+import { MERGE_COMMAND_NAME, transactionClient } from './transaction-client.ts';
 
 export interface ReconcileQueueOptions extends QueueLocation {
   /** Attempts per job before it fails for good (1 = no retry). Default DEFAULT_ATTEMPTS (8). */
@@ -138,7 +138,7 @@ export class ReconcileQueue {
   private readonly retention: Retention;
   private readonly onAddInputRepaired: ((repair: AddInputRepair) => void) | undefined;
   /** The client request transactions are built on, once chosen (transaction-client.ts). */
-  private transactions: TransactionClient | undefined;
+  private transactions: BullClient | undefined;
   /** The clock requests' times (firstRequestedAt, dueAt) are read from. */
   readonly clock: Pick<Clock, 'now'>;
 
@@ -286,17 +286,19 @@ export class ReconcileQueue {
    */
   async #transact(batch: readonly PreparedRequest[]): Promise<RequestResult[]> {
     this.transactions ??= transactionClient(this.client, await this.queue.getBackend().client);
-    const tx = this.transactions.client.multi();
-    const command = MERGE_COMMAND_NAME;
+    const tx = this.transactions.multi();
     const added: Promise<string>[] = [];
     for (const r of batch) {
       const job = this.#jobOf(r);
       const merge = { ...r.merge, addedJobId: job.id! };
-      tx.runCommand(command, mergeCommandArgs(r.keys, { mode: 'before-add', ...merge }));
+      tx.runCommand(MERGE_COMMAND_NAME, mergeCommandArgs(r.keys, { mode: 'before-add', ...merge }));
       added.push(job.addJob(tx));
       // Redis does not undo a transaction's other commands when one fails: the writes go with after-add,
       // which makes them only when the request landed.
-      tx.runCommand(command, mergeCommandArgs(r.keys, { mode: 'after-add', ...merge, writes: r.record }));
+      tx.runCommand(
+        MERGE_COMMAND_NAME,
+        mergeCommandArgs(r.keys, { mode: 'after-add', ...merge, writes: r.record }),
+      );
     }
     const replies = await tx.exec();
     // The adds' own answers settle with the transaction (a failed add is reported by its reply below).

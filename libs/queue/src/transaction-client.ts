@@ -24,13 +24,6 @@ export interface DefinedScript {
   numberOfKeys: number | null;
 }
 
-export interface TransactionClient {
-  /** Where `multi()` is called: the queue's own client, or BullMQ's connection (`lean` false). */
-  client: BullClient;
-  /** Whether the transaction is built on the queue's own client, with only the scripts it needs. */
-  lean: boolean;
-}
-
 function definedScript(value: unknown): DefinedScript | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { lua, numberOfKeys } = value as { lua?: unknown; numberOfKeys?: unknown };
@@ -63,11 +56,11 @@ export function addScriptsOf(defined: unknown): Map<string, DefinedScript> | und
  * client) with BullMQ's add scripts copied from `bull` (its connection), or `bull` itself when they cannot be
  * found there.
  */
-export function transactionClient(own: RedisClient, bull: BullClient): TransactionClient {
+export function transactionClient(own: RedisClient, bull: BullClient): BullClient {
   const adds = addScriptsOf((bull as unknown as { scriptsSet?: unknown }).scriptsSet);
   if (adds === undefined) {
     defineMerge(bull);
-    return { client: bull, lean: false };
+    return bull;
   }
   for (const [name, script] of adds) {
     if (name in own) continue;
@@ -78,11 +71,11 @@ export function transactionClient(own: RedisClient, bull: BullClient): Transacti
   }
   const client = createIORedisClient(own) as unknown as BullClient;
   defineMerge(client);
-  return { client, lean: true };
+  return client;
 }
 
 function defineMerge(client: BullClient): void {
-  if ((client as unknown as Record<string, unknown>)[MERGE_COMMAND_NAME] !== undefined) return;
+  if (MERGE_COMMAND_NAME in client) return;
   // Without numberOfKeys ioredis takes the number of keys as the first argument (mergeCommandArgs); BullMQ's
   // typing of defineCommand asks for it all the same.
   client.defineCommand(MERGE_COMMAND_NAME, MERGE_COMMAND as Parameters<BullClient['defineCommand']>[1]);
