@@ -61,8 +61,8 @@ test('STATUS_COLLAPSE_MS: 1 s by default, 0 turns it off, bounded to 10 s, a bad
   }
 });
 
-test('POD_WATCH_READ_PAUSE_MS: 50 ms by default, 0 (unpaced) allowed, bounded to 1 s', () => {
-  assert.equal(parseWatcherConfig({}).POD_WATCH_READ_PAUSE_MS, 50);
+test('POD_WATCH_READ_PAUSE_MS: 150 ms by default, 0 (unpaced) allowed, bounded to 1 s', () => {
+  assert.equal(parseWatcherConfig({}).POD_WATCH_READ_PAUSE_MS, 150);
   assert.equal(parseWatcherConfig({ POD_WATCH_READ_PAUSE_MS: '0' }).POD_WATCH_READ_PAUSE_MS, 0);
   for (const bad of ['1001', '-1', 'soon']) {
     assert.throws(

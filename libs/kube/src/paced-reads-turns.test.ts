@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import type { Clock } from '@podset/clock';
-import { pacedReads } from './paced-reads.ts';
+import { pacedReads, pauseAfter } from './paced-reads.ts';
 
 /** Hands out one chunk per read the consumer asks for, on the next turn of the event loop; then ends. */
 class Deliveries extends Readable {
@@ -21,13 +21,17 @@ class Deliveries extends Readable {
   }
 }
 
-/** A clock whose sleeps are recorded and over at once. */
-function recordingClock(): Clock & { sleeps: number[] } {
+/**
+ * A clock whose sleeps are recorded and over at once. `stepMs`: how far its elapsed time moves each time it
+ * is read (0: never), so that a turn's bytes seem to have come in over a known time.
+ */
+function recordingClock(stepMs = 0): Clock & { sleeps: number[] } {
   const sleeps: number[] = [];
+  let t = 0;
   return {
     sleeps,
     now: () => 0,
-    elapsed: () => 0,
+    elapsed: () => (t += stepMs),
     sleep: (ms) => {
       sleeps.push(ms);
       return Promise.resolve();
@@ -35,9 +39,14 @@ function recordingClock(): Clock & { sleeps: number[] } {
   };
 }
 
-async function turnsOf(body: Readable, maxTurnBytes: number, clock: Clock): Promise<string[]> {
+async function turnsOf(
+  body: Readable,
+  maxTurnBytes: number,
+  clock: Clock,
+  maxWaitingBytes = 1 << 20,
+): Promise<string[]> {
   const turns: string[] = [];
-  for await (const turn of pacedReads(body, { pauseMs: 50, maxTurnBytes }, clock))
+  for await (const turn of pacedReads(body, { pauseMs: 50, maxTurnBytes, maxWaitingBytes }, clock))
     turns.push(turn.toString());
   return turns;
 }
@@ -56,4 +65,34 @@ test('a turn that reaches maxTurnBytes is handed on and followed by the next at 
   // 12 bytes reach the limit of 10: no pause after them; the last turn (4 bytes) is followed by one.
   assert.deepEqual(turns, ['aaaabbbbcccc', 'ddee']);
   assert.deepEqual(clock.sleeps, [50]);
+});
+
+test('a busy watch pauses only as long as it takes maxWaitingBytes to come in at its rate', async () => {
+  // Each turn's bytes came in over 10 ms (the clock moves 10 ms between the reads of it: the turn's end,
+  // the previous one's): 1,000 bytes in 10 ms is 100 a ms, so a pause of at most 2 ms leaves 200 waiting.
+  const clock = recordingClock(10);
+  const chunk = 'x'.repeat(1000);
+  const body = new Deliveries([chunk]);
+  await turnsOf(body, 1 << 20, clock, 200);
+  assert.deepEqual(clock.sleeps, [2]);
+});
+
+test('a watch that trickles gets the whole pause', async () => {
+  // 4 bytes in 10 ms: the pause would leave far less than maxWaitingBytes waiting.
+  const clock = recordingClock(10);
+  await turnsOf(new Deliveries(['abcd']), 1 << 20, clock, 200);
+  assert.deepEqual(clock.sleeps, [50]);
+});
+
+test('pauseAfter: the pause, shortened by the rate, none after a turn of maxTurnBytes', () => {
+  const pacing = { pauseMs: 150, maxTurnBytes: 1 << 20, maxWaitingBytes: 128 * 1024 };
+  // A kubelet's pace, ~700 KB a second: 128 KiB take 187 ms to come in, more than the pause.
+  assert.equal(pauseAfter(pacing, 70_000, 100), 150);
+  // 3 MB a second: 43 ms.
+  assert.equal(pauseAfter(pacing, 300_000, 100), 43);
+  // A burst of 24 MB a second: 5 ms.
+  assert.equal(pauseAfter(pacing, 240_000, 10), 5);
+  // A clock that did not move counts as 1 ms: 128 KiB in 1 ms allows a pause of 1 ms.
+  assert.equal(pauseAfter(pacing, 128 * 1024, 0), 1);
+  assert.equal(pauseAfter(pacing, 1 << 20, 1000), 0);
 });

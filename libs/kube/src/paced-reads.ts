@@ -6,7 +6,10 @@
 // chunk. The next turn takes all of it, a poll of the event loop at a time, until a poll brings nothing. A
 // turn that reaches `maxTurnBytes` is followed by the next at once: pacing never caps how fast a watch is read
 // (an API server closes a watch it cannot hand its events). An event after a quiet spell is read at once: a
-// wait follows a turn, it never precedes one.
+// wait follows a turn, it never precedes one. A pause is shortened when the watch is busy: at the rate the
+// last turn's bytes came in, it lasts no longer than it takes `maxWaitingBytes` to arrive, so what waits in
+// the kernel stays about that size however fast the server writes (a server whose writes to a full
+// connection block for long closes the watch), while a watch that trickles gets the whole pause.
 
 import type { Readable } from 'node:stream';
 import type { Clock } from '@podset/clock';
@@ -16,6 +19,19 @@ export interface Pacing {
   pauseMs: number;
   /** A turn ends at this size, and is followed by the next at once. */
   maxTurnBytes: number;
+  /** The most a pause may leave waiting, by the rate the last turn's bytes came in (see the header). */
+  maxWaitingBytes: number;
+}
+
+/**
+ * The wait after a turn of `bytes` that came in over `sinceMs` (since the previous turn ended): `pauseMs`,
+ * or less when at that rate more than `maxWaitingBytes` would arrive meanwhile.
+ */
+export function pauseAfter(pacing: Pacing, bytes: number, sinceMs: number): number {
+  if (bytes >= pacing.maxTurnBytes) return 0;
+  // A clock that did not move (a coarse or a test's) counts as 1 ms: no rate is taken as infinite.
+  const atRate = Math.floor((pacing.maxWaitingBytes * Math.max(1, sinceMs)) / Math.max(1, bytes));
+  return Math.min(pacing.pauseMs, atRate);
 }
 
 /**
@@ -54,6 +70,8 @@ export async function* pacedReads(
       // The first immediate runs before the loop's next poll, the second after it.
       setImmediate(() => setImmediate(resolve));
     });
+  // When the last turn ended (the bytes of the next came in since): the rate a pause is sized by.
+  let lastTurnEnd = clock.elapsed();
   try {
     for (;;) {
       const turn: Buffer[] = [];
@@ -72,8 +90,12 @@ export async function* pacedReads(
         wake = undefined;
       }
       if (turn.length > 0) {
+        const turnEnd = clock.elapsed();
+        const pauseMs = pauseAfter(pacing, bytes, turnEnd - lastTurnEnd);
         yield turn.length === 1 ? turn[0]! : Buffer.concat(turn, bytes);
-        if (bytes < pacing.maxTurnBytes) await clock.sleep(pacing.pauseMs, signal);
+        // What the next turn takes arrives from here on: during the consumer's work, the pause, the turn.
+        lastTurnEnd = turnEnd;
+        if (pauseMs > 0) await clock.sleep(pauseMs, signal);
         continue;
       }
       if (failure !== undefined) throw failure.error;

@@ -27,18 +27,23 @@ type Answer = Dispatcher.ResponseData;
 /**
  * A watch's request; `dropManagedFields` cuts metadata.managedFields from each line before it is parsed;
  * `readPauseMs` above 0 reads the stream in paced turns (paced-reads.ts): after a turn's events were handed on,
- * what arrives is left in the kernel this long and comes out in one turn; a 1 MiB turn is followed at once.
+ * what arrives is left in the kernel up to this long (less when the watch is busy: about 128 KiB at the rate
+ * it comes in) and comes out in one turn; a 1 MiB turn is followed at once.
  */
 export type StreamOptions = Omit<RequestOptions, 'method' | 'verb' | 'body'> & {
   dropManagedFields?: boolean;
   readPauseMs?: number;
 };
 
-/**
- * The largest turn of a paced watch; one this large is followed by the next at once. A pause then leaves up to
- * about this much in the connection's TCP buffers, which Linux grows to megabytes.
- */
+/** The largest turn of a paced watch; one this large is followed by the next at once. */
 const PACED_TURN_BYTES = 1024 * 1024;
+
+/**
+ * The most a paced watch's pause may leave waiting in the connection's TCP buffers, by the rate its last turn
+ * came in (a busy watch's pause is shortened to it): Linux's default initial receive buffer, 128 KiB, so a
+ * server's writes do not block on a full connection during a pause however fast it writes.
+ */
+const PACED_WAITING_BYTES = 128 * 1024;
 
 /** Audit-style verbs (what the API server's audit log and apiserver_request_total call them). */
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
@@ -215,7 +220,7 @@ export class KubeClient {
     const reads: AsyncIterable<Buffer> = paced
       ? pacedReads(
           body,
-          { pauseMs: readPauseMs, maxTurnBytes: PACED_TURN_BYTES },
+          { pauseMs: readPauseMs, maxTurnBytes: PACED_TURN_BYTES, maxWaitingBytes: PACED_WAITING_BYTES },
           this.limiter.clock,
           opts.signal,
         )
