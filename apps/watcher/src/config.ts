@@ -78,7 +78,7 @@ export const watcherEnv = {
   }),
   POD_WATCH_READ_PAUSE_MS: int({
     description:
-      "After each turn of the pod watch, what arrives waits in the kernel up to this long and is then read in one turn: where pods' status writes come one at a time, the watcher wakes once per turn rather than once per event; a pod event waits up to this long, and one after a quiet spell not at all. A busy watch pauses less (as long as about 128 KiB take to come in at its rate) and a turn takes the whole backlog, so a busy watch is never slowed. PodSet watches are read as events arrive (0: pods too)",
+      "After each turn of the pod watch, what arrives waits in the kernel up to this long and is then read in one turn: where pods' status writes come one at a time, the watcher wakes once per turn rather than once per event; a pod event waits up to this long, and one after a quiet spell not at all. A busy watch pauses less (as long as 512 KiB take to come in at its rate) and a turn takes the whole backlog, so a busy watch is never slowed. PodSet watches are read as events arrive (0: pods too)",
     default: 150,
     min: 0,
     max: 1000,

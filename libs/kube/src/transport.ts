@@ -27,8 +27,8 @@ type Answer = Dispatcher.ResponseData;
 /**
  * A watch's request; `dropManagedFields` cuts metadata.managedFields from each line before it is parsed;
  * `readPauseMs` above 0 reads the stream in paced turns (paced-reads.ts): after a turn's events were handed on,
- * what arrives is left in the kernel up to this long (less when the watch is busy: about 128 KiB at the rate
- * it comes in) and comes out in one turn; a 1 MiB turn is followed at once.
+ * what arrives is left in the kernel up to this long (less when the watch is busy: as long as 512 KiB take at
+ * the rate it comes in) and comes out in one turn; a 1 MiB turn is followed at once.
  */
 export type StreamOptions = Omit<RequestOptions, 'method' | 'verb' | 'body'> & {
   dropManagedFields?: boolean;
@@ -40,10 +40,12 @@ const PACED_TURN_BYTES = 1024 * 1024;
 
 /**
  * The most a paced watch's pause may leave waiting in the connection's TCP buffers, by the rate its last turn
- * came in (a busy watch's pause is shortened to it): Linux's default initial receive buffer, 128 KiB, so a
- * server's writes do not block on a full connection during a pause however fast it writes.
+ * came in (a busy watch's pause is shortened to it), so that a longer pause does not leave more waiting where
+ * the watch is busy: about what a pause of 50 ms left at the bench's fast bursts (~7 MB a second). Less cost
+ * more turns there (128 KiB: the watcher 5 % more CPU per pod); Linux grows a busy connection's buffers to
+ * megabytes.
  */
-const PACED_WAITING_BYTES = 128 * 1024;
+const PACED_WAITING_BYTES = 512 * 1024;
 
 /** Audit-style verbs (what the API server's audit log and apiserver_request_total call them). */
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
