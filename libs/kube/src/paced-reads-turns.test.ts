@@ -85,14 +85,15 @@ test('a watch that trickles gets the whole pause', async () => {
 });
 
 test('pauseAfter: the pause, shortened by the rate, none after a turn of maxTurnBytes', () => {
-  const pacing = { pauseMs: 150, maxTurnBytes: 1 << 20, maxWaitingBytes: 128 * 1024 };
-  // A kubelet's pace, ~700 KB a second: 128 KiB take 187 ms to come in, more than the pause.
+  // The watcher's: 150 ms, shortened to what 512 KiB take.
+  const pacing = { pauseMs: 150, maxTurnBytes: 1 << 20, maxWaitingBytes: 512 * 1024 };
+  // A kubelet's pace, ~700 KB a second: 512 KiB take 749 ms to come in, more than the pause.
   assert.equal(pauseAfter(pacing, 70_000, 100), 150);
-  // 3 MB a second: 43 ms.
-  assert.equal(pauseAfter(pacing, 300_000, 100), 43);
-  // A burst of 24 MB a second: 5 ms.
-  assert.equal(pauseAfter(pacing, 240_000, 10), 5);
-  // A clock that did not move counts as 1 ms: 128 KiB in 1 ms allows a pause of 1 ms.
-  assert.equal(pauseAfter(pacing, 128 * 1024, 0), 1);
+  // 7 MB a second: 74 ms.
+  assert.equal(pauseAfter(pacing, 700_000, 100), 74);
+  // A burst of 24 MB a second: 21 ms.
+  assert.equal(pauseAfter(pacing, 240_000, 10), 21);
+  // A clock that did not move counts as 1 ms: 512 KiB in 1 ms allows a pause of 1 ms.
+  assert.equal(pauseAfter(pacing, 512 * 1024, 0), 1);
   assert.equal(pauseAfter(pacing, 1 << 20, 1000), 0);
 });
