@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import type { Clock } from '@podset/clock';
-import { pacedReads, pauseAfter } from './paced-reads.ts';
+import { pacedReads, pauseAfter, WATCH_PACING } from './paced-reads.ts';
 
 /** Hands out one chunk per read the consumer asks for, on the next turn of the event loop; then ends. */
 class Deliveries extends Readable {
@@ -85,8 +85,8 @@ test('a watch that trickles gets the whole pause', async () => {
 });
 
 test('pauseAfter: the pause, shortened by the rate, none after a turn of maxTurnBytes', () => {
-  // The watcher's: 150 ms, shortened to what 512 KiB take.
-  const pacing = { pauseMs: 150, maxTurnBytes: 1 << 20, maxWaitingBytes: 512 * 1024 };
+  // The watcher's: 150 ms, shortened to what 512 KiB take (a watch's bounds, as KubeClient paces it).
+  const pacing = { pauseMs: 150, ...WATCH_PACING };
   // A kubelet's pace, ~700 KB a second: 512 KiB take 749 ms to come in, more than the pause.
   assert.equal(pauseAfter(pacing, 70_000, 100), 150);
   // 7 MB a second: 74 ms.

@@ -15,7 +15,7 @@ import {
   tlsVerificationCode,
 } from './kubeconfig-reload.ts';
 import { LineSplitter } from './line-splitter.ts';
-import { pacedReads } from './paced-reads.ts';
+import { pacedReads, WATCH_PACING } from './paced-reads.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { apiAnswered, apiFailed } from './reachability.ts';
 import type { Status, WatchEvent } from './types.ts';
@@ -27,25 +27,13 @@ type Answer = Dispatcher.ResponseData;
 /**
  * A watch's request; `dropManagedFields` cuts metadata.managedFields from each line before it is parsed;
  * `readPauseMs` above 0 reads the stream in paced turns (paced-reads.ts): after a turn's events were handed on,
- * what arrives is left in the kernel up to this long (less when the watch is busy: as long as 512 KiB take at
- * the rate it comes in) and comes out in one turn; a 1 MiB turn is followed at once.
+ * what arrives is left in the kernel up to this long (less when the watch is busy) and comes out in one turn,
+ * within the bounds of paced-reads.ts's WATCH_PACING.
  */
 export type StreamOptions = Omit<RequestOptions, 'method' | 'verb' | 'body'> & {
   dropManagedFields?: boolean;
   readPauseMs?: number;
 };
-
-/** The largest turn of a paced watch; one this large is followed by the next at once. */
-const PACED_TURN_BYTES = 1024 * 1024;
-
-/**
- * The most a paced watch's pause may leave waiting in the connection's TCP buffers, by the rate its last turn
- * came in (a busy watch's pause is shortened to it), so that a longer pause does not leave more waiting where
- * the watch is busy: about what a pause of 50 ms left at the bench's fast bursts (~7 MB a second). Less cost
- * more turns there (128 KiB: the watcher 5 % more CPU per pod); Linux grows a busy connection's buffers to
- * megabytes.
- */
-const PACED_WAITING_BYTES = 512 * 1024;
 
 /** Audit-style verbs (what the API server's audit log and apiserver_request_total call them). */
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
@@ -220,12 +208,7 @@ export class KubeClient {
     const splitter = new LineSplitter();
     const what = () => `a line of the watch of ${opts.path}`;
     const reads: AsyncIterable<Buffer> = paced
-      ? pacedReads(
-          body,
-          { pauseMs: readPauseMs, maxTurnBytes: PACED_TURN_BYTES, maxWaitingBytes: PACED_WAITING_BYTES },
-          this.limiter.clock,
-          opts.signal,
-        )
+      ? pacedReads(body, { pauseMs: readPauseMs, ...WATCH_PACING }, this.limiter.clock, opts.signal)
       : (body as AsyncIterable<Buffer>);
     try {
       for await (const chunk of reads) {
