@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseCli } from './lib/cli.ts';
+import { setAppHeap } from './lib/app-heap.ts';
 import { REPO, setAppEnv, setAppNodeArgs, setRoleEnv } from './lib/cluster.ts';
 import { setRedisStats } from './lib/redis-profile.ts';
 import { printTable, writeJson, type Result } from './lib/report.ts';
@@ -65,6 +66,9 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
   --keepalive-patch       experiment: preload bench/lib/keepalive-preload.ts into the apps (one undici
                           dispatcher per KubeConfig instead of one per request; see docs/PERFORMANCE.md F1)
   --app-node-args "ARGS"  extra node flags for the watcher and workers (e.g. "--max-old-space-size=96")
+  --app-heap shipped|host   the watcher's and workers' V8 heap: shipped (default) is what a container of
+                          k8s/base gives each (its NODE_OPTIONS, the old space as its share of the memory
+                          limit); host is Node's defaults (far larger semi-spaces: fewer scavenges)
   --worker-env "K=V ..."  extra environment for every worker (e.g. "EVENTS=warnings")
   --watcher-env "K=V ..." extra environment for the watcher (e.g. "QUIET_EVENT_HOLD_MS=0")
   --state-source projection|api   where reconciles read their state (STATE_SOURCE of the watcher and workers;
@@ -109,6 +113,7 @@ const {
       'timeout-s': { type: 'string' },
       'keepalive-patch': { type: 'boolean', default: false },
       'app-node-args': { type: 'string' },
+      'app-heap': { type: 'string', default: 'shipped' },
       'worker-env': { type: 'string' },
       'watcher-env': { type: 'string' },
       'state-source': { type: 'string', default: 'projection' },
@@ -243,6 +248,11 @@ function envPairs(flag: string, value: string | undefined): Record<string, strin
   }
   return env;
 }
+if (a['app-heap'] !== 'shipped' && a['app-heap'] !== 'host') {
+  console.error(`bench: --app-heap must be shipped or host, not "${a['app-heap']}"\n${USAGE}`);
+  process.exit(2);
+}
+const appHeapFlags = setAppHeap(a['app-heap'], REPO);
 setRoleEnv('worker', envPairs('worker-env', a['worker-env']));
 setRoleEnv('watcher', envPairs('watcher-env', a['watcher-env']));
 setRedisStats(num('redis-stats', a['redis-stats'], 0));
@@ -336,6 +346,10 @@ for (const name of names) {
     const result = await runners[name]!();
     if (a['keepalive-patch']) result.options.keepalivePatch = true;
     if (a['app-node-args']) result.options.appNodeArgs = a['app-node-args'];
+    result.options.appHeap = a['app-heap'];
+    result.options.appHeapFlags = Object.entries(appHeapFlags)
+      .map(([app, flags]) => `${app}: ${flags.join(' ') || 'Node defaults'}`)
+      .join('; ');
     if (a['worker-env']) result.options.workerEnv = a['worker-env'];
     if (a['watcher-env']) result.options.watcherEnv = a['watcher-env'];
     result.options.stateSource = a['state-source'];

@@ -12,6 +12,7 @@ import type { AuditEntry } from '@podset/kube-sim';
 import { Client, type KubeObj, type Reply } from './client.ts';
 import { Proc } from '../../test/e2e/support/harness.ts';
 import { interrupted, throwIfInterrupted, track, untrack, type Closable } from './interrupt.ts';
+import { heapEnvOf } from './app-heap.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 const SIM_MAIN = path.join(REPO, 'tools/kube-sim/src/cmd/main.ts');
@@ -360,6 +361,7 @@ export class World implements Closable {
         HTTP_PORT: String(port),
         LOG_LEVEL: 'warn',
         POD_NAME: name,
+        ...(identity === 'watcher' || identity === 'worker' ? heapEnvOf(identity) : {}),
         ...this.#scopeEnv(),
         ...appEnvExtra,
         ...env,

@@ -1,7 +1,7 @@
 // CPU-seconds of the processes of a run over one window of it. On the shared machine the benches run on,
 // wall-clock figures (latency, late sends) move with the neighbours' load; a process's own CPU-seconds for
 // the same work move much less, so they tell "this commit costs more" apart from "the machine was busy".
-import { cpuSecondsOf, sleepsOf } from './figures.ts';
+import { cpuSecondsOf, helperCpuSecondsOf, sleepsOf } from './figures.ts';
 
 /** CPU-seconds (two decimals) each named process used since the meter started; `bench` is this process. */
 export type CpuReading = Record<string, number>;
@@ -16,6 +16,15 @@ export function meterCpu(pids: Readonly<Record<string, number>>): () => CpuReadi
     reading.bench = benchCpuSince(benchStart);
     return reading;
   };
+}
+
+/**
+ * Starts metering the CPU-seconds of `pids`' helper threads (name → pid; helperCpuSecondsOf): the part of
+ * each process's CPU that its garbage collector's background work and its compiler take off the main thread.
+ */
+export function meterHelperCpu(pids: Readonly<Record<string, number>>): () => CpuReading {
+  const read = meterOf(pids, helperCpuSecondsOf);
+  return () => Object.fromEntries(Object.entries(read()).map(([name, s]) => [name, round2(s)]));
 }
 
 /** Starts metering `pids` (name → pid) by `count` (a running total of a process); reads each one's growth. */

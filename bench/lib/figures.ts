@@ -1,6 +1,6 @@
 // Measurements of the bench's processes and their requests: RSS, CPU time and the main thread's sleeps
 // (Linux /proc), sums of a /metrics family, audit entries counted by verb, and quantiles.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { AuditEntry } from '@podset/kube-sim';
 
 /** Resident set size (and its peak) of a process, in bytes (Linux /proc). */
@@ -13,9 +13,30 @@ export function rssOf(pid: number): { rss: number; peak: number } {
 
 /** CPU time (user + system) a process used so far, in seconds (Linux /proc). */
 export function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return ticksOf(readFileSync(`/proc/${pid}/stat`, 'utf8')) / 100;
+}
+
+/** utime + stime of a /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat text, in clock ticks. */
+export function ticksOf(stat: string): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/**
+ * CPU time (user + system) of a process's threads other than its main one so far, in seconds (Linux
+ * /proc): in a Node process V8's helpers (the garbage collector's parallel and concurrent work, the
+ * optimizing compiler) and libuv's pool. A thread that ended is no longer counted.
+ */
+export function helperCpuSecondsOf(pid: number): number {
+  let ticks = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    if (Number(tid) === pid) continue;
+    try {
+      ticks += ticksOf(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
   return ticks / 100;
 }
 

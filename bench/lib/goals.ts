@@ -80,6 +80,28 @@ export function wakeUpsPerPod(
   };
 }
 
+/** The share of each process's CPU its helper threads took (meterHelperCpu over meterCpu, same window). */
+export interface HelperShares {
+  watcher: number;
+  /** Every worker process together. */
+  workers: number;
+  peer: number;
+}
+
+export function helperShares(
+  operator: {
+    cpuSeconds: Readonly<Record<string, number>>;
+    helperCpuSeconds: Readonly<Record<string, number>>;
+  },
+  peer: { cpuSeconds: Readonly<Record<string, number>>; helperCpuSeconds: Readonly<Record<string, number>> },
+): HelperShares {
+  return {
+    watcher: (operator.helperCpuSeconds.watcher ?? NaN) / (operator.cpuSeconds.watcher ?? NaN),
+    workers: workersSum(operator.helperCpuSeconds) / workersSum(operator.cpuSeconds),
+    peer: (peer.helperCpuSeconds.peer ?? NaN) / (peer.cpuSeconds.peer ?? NaN),
+  };
+}
+
 /**
  * When a process began its first request (ms since the epoch) at or after `sinceMs`: the audit records a
  * request when it ends, with its duration, so each began at time − latencyMs. Undefined if none did.

@@ -37,6 +37,7 @@ function bench(args: string[]): Promise<Outcome> {
 interface Record_ {
   scenario: string;
   smoke: boolean;
+  options: Record<string, unknown>;
   rows: { figure: string; value: string; target?: string }[];
   data: Record<string, unknown>;
   machine: { nproc: number; node: string };
@@ -98,6 +99,22 @@ describe('bench --smoke', { concurrency: 7, timeout: 900_000 }, () => {
     assert.equal(
       r.rows.find((x) => x.figure === 'wake-ups per converged pod: watcher · workers · Redis (peer)')?.value,
       `${fmt(wakeUps.watcher, 2)} · ${fmt(wakeUps.workers, 2)} · ${fmt(wakeUps.redis, 2)} (peer ${fmt(wakeUps.peer, 2)})`,
+    );
+    // The helper threads' share of each process's CPU, as the record has it.
+    const helpers = r.data.helperShares as Record<'watcher' | 'workers' | 'peer', number>;
+    for (const name of ['watcher', 'workers', 'peer'] as const)
+      assert.ok(helpers[name] >= 0 && helpers[name] <= 1, `${name}: ${JSON.stringify(helpers)}`);
+    const pct = (x: number) => `${Math.round(x * 100)} %`;
+    assert.equal(
+      r.rows.find((x) => x.figure === 'of that CPU, helper threads (GC, compiler): watcher · workers (peer)')
+        ?.value,
+      `${pct(helpers.watcher)} · ${pct(helpers.workers)} (peer ${pct(helpers.peer)})`,
+    );
+    // The apps ran with the heap the manifests ship (bench/lib/app-heap.ts), and the record says which.
+    assert.equal(r.options.appHeap, 'shipped');
+    assert.match(
+      String(r.options.appHeapFlags),
+      /^watcher: --max-semi-space-size=\d+ --max-old-space-size=\d+; worker: --max-semi-space-size=\d+ --max-old-space-size=\d+$/,
     );
     const peer = r.data.peer as { ratio: number; cpuRatio: number };
     assert.ok(peer.ratio > 0 && peer.cpuRatio > 0, 'data.peer keeps its ratios');

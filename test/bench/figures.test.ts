@@ -1,10 +1,19 @@
 // The bench's audit arithmetic (bench/lib/figures.ts): where a run's API writes went, per PodSet; and the
-// main thread's sleeps that count a process's wake-ups.
+// main thread's sleeps that count a process's wake-ups; the CPU of its other threads.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sleepsOf, voluntarySwitches, writesPer } from '../../bench/lib/figures.ts';
-import { meterWakeUps } from '../../bench/lib/cpu-meter.ts';
+import { Worker } from 'node:worker_threads';
+import {
+  cpuSecondsOf,
+  helperCpuSecondsOf,
+  sleepsOf,
+  ticksOf,
+  voluntarySwitches,
+  writesPer,
+} from '../../bench/lib/figures.ts';
+import { meterHelperCpu, meterWakeUps } from '../../bench/lib/cpu-meter.ts';
 
 test('writes per PodSet by kind: writes only, most first, two decimals', () => {
   const audit = {
@@ -37,4 +46,44 @@ test('each time the event loop waits for a timer its main thread sleeps: counted
   for (let i = 0; i < 3; i++) await sleep(20);
   assert.ok(sleepsOf(process.pid) - before >= 3, `sleeps: ${sleepsOf(process.pid) - before}`);
   assert.ok(meter().self! >= 3, `meter: ${JSON.stringify(meter())}`);
+});
+
+test("a /proc stat line's CPU ticks, whatever the process's name holds", () => {
+  // utime 14th and stime 15th fields; a name with spaces and parentheses does not shift them.
+  const stat = '4242 (node (a) b) S 1 4242 4242 0 -1 4194560 100 0 0 0 321 45 0 0 20 0 11 0 123 0 0';
+  assert.equal(ticksOf(stat), 366);
+});
+
+test("the CPU of a process's other threads is counted as its helpers', not its main thread's", async () => {
+  const helpers = meterHelperCpu({ self: process.pid });
+  const mainBefore = cpuSecondsOf(process.pid) - helperCpuSecondsOf(process.pid);
+  // A thread that burns 300 ms of its own CPU (however long the shared machine takes to give it), then waits
+  // to be told to end: an ended thread is no longer in /proc, nor counted.
+  const burner = new Worker(
+    `const { parentPort } = require('node:worker_threads');
+     const start = process.threadCpuUsage();
+     for (;;) { const u = process.threadCpuUsage(start); if (u.user + u.system >= 300_000) break; }
+     parentPort.postMessage('burnt');
+     parentPort.once('message', () => process.exit(0));`,
+    { eval: true },
+  );
+  try {
+    await once(burner, 'message');
+    const grew = helpers().self!;
+    assert.ok(grew >= 0.25, `helpers grew ${grew} s`);
+    // The main thread waited: the 300 ms are not its own.
+    const mainGrew = cpuSecondsOf(process.pid) - helperCpuSecondsOf(process.pid) - mainBefore;
+    assert.ok(mainGrew < 0.25, `the main thread's own grew ${mainGrew} s`);
+    // And the other way: 300 ms burnt on the main thread are not the helpers'.
+    const start = process.threadCpuUsage();
+    for (;;) {
+      const u = process.threadCpuUsage(start);
+      if (u.user + u.system >= 300_000) break;
+    }
+    const more = helpers().self! - grew;
+    assert.ok(more < 0.25, `helpers grew ${more} s while the main thread burnt`);
+  } finally {
+    burner.postMessage('end');
+    await once(burner, 'exit');
+  }
 });

@@ -1,6 +1,6 @@
 // What converge reports: the figures derived from its three runs, its table, its plot and its JSON record.
 import { WRITE_VERBS, writesPer } from '../../lib/figures.ts';
-import { operatorSeconds, perPod, wakeUpsPerPod } from '../../lib/goals.ts';
+import { helperShares, operatorSeconds, perPod, wakeUpsPerPod } from '../../lib/goals.ts';
 import type { PodEventCounts } from '../../lib/pod-events.ts';
 import { describeRunner } from '../../lib/pod-runner.ts';
 import { fmt, lineChart, writeText, type Result, type Row, type Series } from '../../lib/report.ts';
@@ -37,6 +37,7 @@ export function figuresOf(o: ConvergeOptions, op: OperatorRun, limit: LimitRun, 
   const operatorCpuPerPeerCpu = operatorCpu / peerProcessCpu;
   const per = perPod(op.cpuSeconds, pods);
   const wakeUps = wakeUpsPerPod(op.wakeUps, peer.wakeUps, pods);
+  const helpers = helperShares(op, peer);
   const limitApiCpu = limit.cpuSeconds['kube-sim'] ?? NaN;
   const operatorCpuPerApiCpu = operatorCpu / limitApiCpu;
   return {
@@ -60,6 +61,7 @@ export function figuresOf(o: ConvergeOptions, op: OperatorRun, limit: LimitRun, 
     operatorCpuPerPeerCpu,
     per,
     wakeUps,
+    helpers,
     limitApiCpu,
     operatorCpuPerApiCpu,
   };
@@ -125,6 +127,12 @@ function speedRows(f: Figures): Row[] {
       // A process's CPU follows its wake-ups as much as its work: the count does not move with the load.
       figure: 'wake-ups per converged pod: watcher · workers · Redis (peer)',
       value: `${fmt(w.watcher, 2)} · ${fmt(w.workers, 2)} · ${fmt(w.redis, 2)} (peer ${fmt(w.peer, 2)})`,
+    },
+    {
+      // The garbage collector's background work and the optimizing compiler, off the main thread: the young
+      // generation's size (--app-heap) moves it.
+      figure: 'of that CPU, helper threads (GC, compiler): watcher · workers (peer)',
+      value: `${pct(f.helpers.watcher)} · ${pct(f.helpers.workers)} (peer ${pct(f.helpers.peer)})`,
     },
     {
       figure: 'peer: CPU s (peer / kube-sim), writes and reads per pod',
@@ -242,6 +250,7 @@ export function convergeResult(f: Figures, rows: Row[]): Result {
       operatorCpuPerPeerCpu,
       perPod: { ...per, peerMs: (peerProcessCpu / pods) * 1000 },
       wakeUpsPerPod: f.wakeUps,
+      helperShares: f.helpers,
       peer: { ...peer, samples: thin(peer.samples), ratio: peerRatio.time, cpuRatio: peerRatio.cpuPerPod },
       writesPerPod,
       keyReadsPerPod,
@@ -320,4 +329,9 @@ function podCostRows(o: ConvergeOptions, op: OperatorRun, peer: PeerRun, pods: n
 function thin<T>(xs: T[]): T[] {
   const step = Math.max(1, Math.ceil(xs.length / 400));
   return xs.filter((_, i) => i % step === 0 || i === xs.length - 1);
+}
+
+/** A share as a whole percent ("n/a" when it could not be measured). */
+function pct(share: number): string {
+  return Number.isFinite(share) ? `${Math.round(share * 100)} %` : 'n/a';
 }

@@ -6,7 +6,7 @@ import { type KubeObj } from '../../lib/client.ts';
 import { World, type ExternalCluster } from '../../lib/cluster.ts';
 import { countByVerb, cpuSecondsOf, READ_VERBS, sumMetric, WRITE_VERBS } from '../../lib/figures.ts';
 import { pool, podSetBody } from '../../lib/podsets.ts';
-import { benchCpuSince, meterCpu, meterWakeUps } from '../../lib/cpu-meter.ts';
+import { benchCpuSince, meterCpu, meterHelperCpu, meterWakeUps } from '../../lib/cpu-meter.ts';
 import { PodEventCounter, type PodEventCounts } from '../../lib/pod-events.ts';
 import { reportRedis } from '../../lib/redis-profile.ts';
 import { simOptionsFor, type PodRunner } from '../../lib/pod-runner.ts';
@@ -36,6 +36,8 @@ export interface RunCost {
   cpuSeconds: Record<string, number>;
   /** Each process's wake-ups (its main thread's sleeps: meterWakeUps) over the same window as cpuSeconds. */
   wakeUps: Record<string, number>;
+  /** Of cpuSeconds, each process's helper threads' (meterHelperCpu: GC and compiler work off the main thread). */
+  helperCpuSeconds: Record<string, number>;
   /** The measured pods' watch events and status writes. */
   podEvents: PodEventCounts;
 }
@@ -96,6 +98,7 @@ export async function runOperator(
     // Right before the first PodSet of the measured batch is created.
     const cpuMeter = meterCpu(pids);
     const wakeUpMeter = meterWakeUps(pids);
+    const helperMeter = meterHelperCpu(pids);
     const cpuAtStart = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
     const since = new Date().toISOString();
     const N = o.podsets;
@@ -105,6 +108,7 @@ export async function runOperator(
     tracker.stop();
     const cpu = cpuMeter();
     const wakeUps = wakeUpMeter();
+    const helperCpuSeconds = helperMeter();
     log(`operator: converged in ${fmt(seconds, 2)} s`);
     await redisReport(cpu.redis);
     // Let in-flight requests land in the audit, then count.
@@ -148,6 +152,7 @@ export async function runOperator(
       },
       cpuSeconds: cpu,
       wakeUps,
+      helperCpuSeconds,
       podEvents: podEvents.counts(),
       cpuSecondsBeforeClock: cpuAtStart,
       everyWorkerWarm,
@@ -180,6 +185,7 @@ export async function runPeer(o: ConvergeOptions, log: (s: string) => void): Pro
     const pids: Record<string, number> = { ...simPid(world), peer: peer.pid! };
     const cpuMeter = meterCpu(pids);
     const wakeUpMeter = meterWakeUps(pids);
+    const helperMeter = meterHelperCpu(pids);
     const since = new Date().toISOString();
     const N = o.podsets;
     const R = o.replicas;
@@ -188,6 +194,7 @@ export async function runPeer(o: ConvergeOptions, log: (s: string) => void): Pro
     tracker.stop();
     const cpu = cpuMeter();
     const wakeUps = wakeUpMeter();
+    const helperCpuSeconds = helperMeter();
     log(`peer: converged in ${fmt(seconds, 2)} s`);
     await new Promise((r) => setTimeout(r, 300));
     // The peer has no /metrics: without kube-sim's audit its requests are not counted.
@@ -215,6 +222,7 @@ export async function runPeer(o: ConvergeOptions, log: (s: string) => void): Pro
       reconciles: stats !== undefined ? (JSON.parse(stats) as { reconciles: number }).reconciles : NaN,
       cpuSeconds: cpu,
       wakeUps,
+      helperCpuSeconds,
       podEvents: podEvents.counts(),
     };
   } finally {
