@@ -22,6 +22,15 @@ export function ticksOf(stat: string): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+/** A variable of the environment a process was started with ('' when it had none; Linux /proc). */
+export function startEnvOf(pid: number, name: string): string {
+  const prefix = `${name}=`;
+  const entry = readFileSync(`/proc/${pid}/environ`, 'utf8')
+    .split('\0')
+    .find((e) => e.startsWith(prefix));
+  return entry?.slice(prefix.length) ?? '';
+}
+
 /**
  * CPU time (user + system) of a process's threads other than its main one so far, in seconds (Linux
  * /proc): in a Node process V8's helpers (the garbage collector's parallel and concurrent work, the

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { shippedHeapFlags } from '../../bench/lib/app-heap.ts';
 import { fmt } from '../../bench/lib/report.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
@@ -112,6 +113,11 @@ describe('bench --smoke', { concurrency: 7, timeout: 900_000 }, () => {
     );
     // The apps ran with the heap the manifests ship (bench/lib/app-heap.ts), and the record says which.
     assert.equal(r.options.appHeap, 'shipped');
+    const started = (r.data.operator as { nodeOptions: Record<string, string> }).nodeOptions;
+    assert.deepEqual(started, {
+      watcher: shippedHeapFlags(REPO, 'watcher').join(' '),
+      'worker-0': shippedHeapFlags(REPO, 'worker').join(' '),
+    });
     assert.match(
       String(r.options.appHeapFlags),
       /^watcher: --max-semi-space-size=\d+ --max-old-space-size=\d+; worker: --max-semi-space-size=\d+ --max-old-space-size=\d+$/,

@@ -4,7 +4,14 @@ import type { PodSet } from '@podset/reconcile';
 import { podManifest, templateHash } from '@podset/reconcile';
 import { type KubeObj } from '../../lib/client.ts';
 import { World, type ExternalCluster } from '../../lib/cluster.ts';
-import { countByVerb, cpuSecondsOf, READ_VERBS, sumMetric, WRITE_VERBS } from '../../lib/figures.ts';
+import {
+  countByVerb,
+  cpuSecondsOf,
+  READ_VERBS,
+  startEnvOf,
+  sumMetric,
+  WRITE_VERBS,
+} from '../../lib/figures.ts';
 import { pool, podSetBody } from '../../lib/podsets.ts';
 import { benchCpuSince, meterCpu, meterHelperCpu, meterWakeUps } from '../../lib/cpu-meter.ts';
 import { PodEventCounter, type PodEventCounts } from '../../lib/pod-events.ts';
@@ -51,6 +58,8 @@ export interface OperatorRun extends RunCost {
   cpuSecondsBeforeClock: Record<string, number>;
   /** Every worker reconciled during the warm-up (so none pays its first-request costs on the clock). */
   everyWorkerWarm: boolean;
+  /** The NODE_OPTIONS each app process was started with, as /proc shows them (the heap it ran: --app-heap). */
+  nodeOptions: Record<string, string>;
 }
 
 /** Runs the operator on a fresh world until N PodSets × R converge; returns what it cost. */
@@ -156,6 +165,7 @@ export async function runOperator(
       podEvents: podEvents.counts(),
       cpuSecondsBeforeClock: cpuAtStart,
       everyWorkerWarm,
+      nodeOptions: Object.fromEntries(world.apps.map((p) => [p.name, startEnvOf(p.pid!, 'NODE_OPTIONS')])),
     };
   } finally {
     tracker.stop();
