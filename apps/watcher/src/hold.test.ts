@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import { isPodReady } from '@podset/reconcile';
 import type { Admission, ChangeGate, KeyedEvent } from './change-gate.ts';
 import { EventPipeline, type EventPipelineOptions } from './event-pipeline.ts';
+import { digestHint, hintChange } from './hold.ts';
+import { encodedPod, inputsChange } from '@podset/state';
 import { silentLogger } from '@podset/log';
 import { FakeClock } from '@podset/testkit';
 import type { WatcherRequest } from './request.ts';
@@ -326,5 +328,37 @@ test('paced turns: a readiness change is held only when its window is at least t
     await clock.advance(100);
     await ready;
     assert.equal(enq.held, held, `pause ${pauseMs} ms`);
+  }
+});
+
+test('the hold remembers a digest as a small integer that tells none, status and plan as the digests do', () => {
+  const pod = (o: { uid?: string; phase?: string; ready?: boolean; labels?: Record<string, string> }) =>
+    encodedPod({
+      metadata: {
+        namespace: 'default',
+        name: 'web-1',
+        uid: o.uid ?? 'u1',
+        labels: o.labels ?? { 'podset.io/name': 'web' },
+      },
+      status: {
+        phase: o.phase ?? 'Running',
+        conditions: [{ type: 'Ready', status: o.ready === true ? 'True' : 'False' }],
+      },
+    }).digest;
+  const variants = [
+    pod({}),
+    pod({ ready: true }),
+    pod({ phase: 'Pending' }),
+    pod({ phase: 'Failed', ready: true }),
+    pod({ uid: 'u2' }),
+    pod({ uid: 'u2', ready: true }),
+    pod({ labels: { 'podset.io/name': 'web', tier: 'a' } }),
+  ];
+  for (const before of variants) {
+    for (const after of variants) {
+      const hint = digestHint(after);
+      assert.ok(Number.isInteger(hint) && hint >= 0 && hint < 2 ** 30, `${hint}: a Smi on every V8`);
+      assert.equal(hintChange(digestHint(before), hint), inputsChange(before, after), `${before} → ${after}`);
+    }
   }
 });

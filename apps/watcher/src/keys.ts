@@ -53,6 +53,16 @@ function podKey(obj: WatchedObject): string | undefined {
   return ns && name ? formatKey(ns, name) : undefined;
 }
 
+/**
+ * An object's `namespace/name`, as the leader's per-pod memories (the hold, the status windows, the API
+ * fallback's) key it. Joined, not concatenated: V8 keeps a concatenation of 13 characters or more as a
+ * rope over its parts, which as a map key stays beside its flattened copy (~125 bytes a pod with the map
+ * entry, against ~77 for join's flat string): at 100,000 pods, 5 MiB of the watcher's heap per memory.
+ */
+export function objectId(obj: WatchedObject): string {
+  return [obj.metadata?.namespace ?? '', obj.metadata?.name ?? ''].join('/');
+}
+
 /** The reconcile key an object of `resource` maps to. */
 export function keyFor(resource: Resource, obj: WatchedObject): string | undefined {
   return resource === 'podsets' ? podSetKey(obj) : podKey(obj);

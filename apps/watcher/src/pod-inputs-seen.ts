@@ -4,10 +4,7 @@
 // restart, an annotation) — by the same rule (@podset/state's inputsChange).
 import { inputsChange, podDigest, type InputsChange, type ProjectedPod } from '@podset/state';
 import type { StreamInfo } from './change-gate.ts';
-import type { WatchedObject } from './keys.ts';
-
-/** A pod's place in the memory: "namespace/name" (one pod of a name at a time; its uid is in the digest). */
-const idOf = (pod: WatchedObject): string => `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+import { objectId, type WatchedObject } from './keys.ts';
 
 export class PodInputsSeen {
   readonly #seen = new Map<string, string>();
@@ -19,7 +16,7 @@ export class PodInputsSeen {
    * never seen (ADDED, or first seen since a restart) and a DELETED one are plan changes.
    */
   admit(type: string, pod: WatchedObject): InputsChange {
-    const id = idOf(pod);
+    const id = objectId(pod);
     if (type === 'DELETED') {
       this.#seen.delete(id);
       return 'plan';
@@ -32,7 +29,7 @@ export class PodInputsSeen {
 
   /** The event's request failed: its re-delivery must owe again, so the pod counts as never seen. */
   forget(pod: WatchedObject): void {
-    this.#seen.delete(idOf(pod));
+    this.#seen.delete(objectId(pod));
   }
 
   relistStarted(stream: string): void {
@@ -43,7 +40,7 @@ export class PodInputsSeen {
   listed(stream: string, pods: readonly WatchedObject[]): void {
     const listed = this.#relisting.get(stream);
     for (const pod of pods) {
-      const id = idOf(pod);
+      const id = objectId(pod);
       this.#seen.set(id, podDigest(pod as ProjectedPod));
       listed?.add(id);
     }

@@ -102,7 +102,11 @@ test('terminating, finished and deleted pods are not waited for', () => {
   assert.equal(w.windowMs(KEY), PARTIAL, 'd is still not ready');
   w.seen('pods', 'DELETED', pod('d'));
   assert.equal(w.windowMs(KEY), 0);
-  assert.equal(w.size, 3, 'the deleted pod is forgotten');
+  assert.equal(
+    w.size,
+    1,
+    'only the active pod is remembered: terminating, finished and deleted ones cost nothing',
+  );
 });
 
 test('a relist: listed pods are remembered as they are, those it did not list (in its namespace) forgotten', () => {
@@ -141,4 +145,18 @@ test('STATUS_COLLAPSE_MS 0: every status-only change at once, whatever the memor
   w.seen('pods', 'ADDED', pod('a'));
   assert.equal(w.windowMs(KEY), 0);
   assert.deepEqual(w.windows([KEY]), { defaultMs: 0, exceptions: new Map() });
+});
+
+test('a pod that turns inactive is dropped from its tally, and the tally with its last pod', () => {
+  const w = windows();
+  w.seen('pods', 'ADDED', pod('a'));
+  w.seen('pods', 'ADDED', pod('b', { ready: true }));
+  w.seen('pods', 'MODIFIED', pod('a', { deleting: true }));
+  assert.equal(w.windowMs(KEY), 0, 'b alone is counted, and it is ready');
+  w.seen('pods', 'MODIFIED', pod('b', { phase: 'Succeeded', ready: true }));
+  assert.equal(w.size, 0);
+  w.seen('pods', 'ADDED', pod('c'));
+  assert.equal(w.windowMs(KEY), PARTIAL, 'a tally made anew counts from zero');
+  w.seen('pods', 'MODIFIED', pod('c', { ready: true }));
+  assert.equal(w.windowMs(KEY), 0, 'its pod moved from the unready side to the ready one');
 });

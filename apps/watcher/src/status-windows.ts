@@ -17,7 +17,7 @@ import {
   type PodSetStatus,
 } from '@podset/reconcile';
 import type { BatchWindows, StreamInfo } from './change-gate.ts';
-import { keyFor, type Resource, type WatchedObject } from './keys.ts';
+import { keyFor, objectId, type Resource, type WatchedObject } from './keys.ts';
 
 export interface StatusWindowsOptions {
   /** STATUS_COLLAPSE_MS: a rolling-out PodSet's window (0: every status-only change at once). */
@@ -31,29 +31,37 @@ export function windowOf(w: BatchWindows, key: string): number {
   return w.exceptions.get(key) ?? w.defaultMs;
 }
 
-interface PodSeen {
-  key: string;
-  /** Active (not terminating, not finished) and not Ready. */
-  unready: boolean;
-  /** Active and Ready. */
-  ready: boolean;
-}
-
 interface PodSetSeen {
   replicas: number | undefined;
   rollingOut: boolean;
 }
 
-interface Tally {
-  unready: number;
-  ready: number;
+/**
+ * One PodSet's active pods as the memory counts them. A remembered pod points at one of its two sides, so
+ * that a pod costs the memory its id and a map entry alone (no object or key string of its own): at 100,000
+ * pods that is a few MiB of the watcher's heap instead of tens.
+ */
+class Tally {
+  readonly key: string;
+  unready = 0;
+  ready = 0;
+  readonly readySide: Side = { tally: this, ready: true };
+  readonly unreadySide: Side = { tally: this, ready: false };
+
+  constructor(key: string) {
+    this.key = key;
+  }
 }
 
-const idOf = (o: WatchedObject): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+interface Side {
+  tally: Tally;
+  ready: boolean;
+}
 
 export class StatusWindows {
   readonly #o: StatusWindowsOptions;
-  readonly #pods = new Map<string, PodSeen>();
+  /** Active pods (not terminating, not finished) by `namespace/name`: the pods a tally counts. */
+  readonly #pods = new Map<string, Side>();
   readonly #tally = new Map<string, Tally>();
   readonly #podsets = new Map<string, PodSetSeen>();
   /** Per stream being relisted: the ids its pages listed (what it did not list went unwatched). */
@@ -98,7 +106,7 @@ export class StatusWindows {
     const listed = this.#relisting.get(stream);
     for (const obj of objects) {
       this.seen(resource, 'ADDED', obj);
-      listed?.add(idOf(obj));
+      listed?.add(objectId(obj));
     }
   }
 
@@ -122,30 +130,35 @@ export class StatusWindows {
   }
 
   #pod(type: string, obj: WatchedObject): void {
-    const id = idOf(obj);
-    this.#dropPod(id);
+    const id = objectId(obj);
     const key = keyFor('pods', obj);
-    if (type === 'DELETED' || key === undefined) return;
-    const active = podLifecycle(obj as Pod) === 'active';
-    const ready = isPodReady(obj as Pod);
-    const seen = { key, unready: active && !ready, ready: active && ready };
-    this.#pods.set(id, seen);
-    this.#count(seen, 1);
+    if (type === 'DELETED' || key === undefined || podLifecycle(obj as Pod) !== 'active') {
+      this.#dropPod(id);
+      return;
+    }
+    let t = this.#tally.get(key);
+    if (t === undefined) this.#tally.set(key, (t = new Tally(key)));
+    const side = isPodReady(obj as Pod) ? t.readySide : t.unreadySide;
+    // Counted on its new side before it leaves the old one, so its tally is not dropped and made anew.
+    if (side.ready) t.ready++;
+    else t.unready++;
+    const before = this.#pods.get(id);
+    this.#pods.set(id, side);
+    if (before !== undefined) this.#uncount(before);
   }
 
   #dropPod(id: string): void {
-    const was = this.#pods.get(id);
-    if (was === undefined) return;
+    const side = this.#pods.get(id);
+    if (side === undefined) return;
     this.#pods.delete(id);
-    this.#count(was, -1);
+    this.#uncount(side);
   }
 
-  #count(p: PodSeen, by: 1 | -1): void {
-    const t = this.#tally.get(p.key) ?? { unready: 0, ready: 0 };
-    if (p.unready) t.unready += by;
-    if (p.ready) t.ready += by;
-    if (t.unready === 0 && t.ready === 0) this.#tally.delete(p.key);
-    else this.#tally.set(p.key, t);
+  #uncount(side: Side): void {
+    const t = side.tally;
+    if (side.ready) t.ready--;
+    else t.unready--;
+    if (t.unready === 0 && t.ready === 0) this.#tally.delete(t.key);
   }
 
   #podset(type: string, obj: WatchedObject): void {

@@ -19,6 +19,7 @@ export {
   type QuietNote,
 } from './projection-reader.ts';
 export {
+  DIGEST_LENGTH,
   encodedPod,
   inputsChange,
   podDigest,
