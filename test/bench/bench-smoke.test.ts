@@ -228,7 +228,11 @@ describe('bench --smoke', { concurrency: 7, timeout: 900_000 }, () => {
       'Redis: the projection with 100 pods, with 1000 (10 PodSets)',
       'C (api mode): relist of 1000 pods from its first LIST',
       'relist: projection (B) ÷ api (C)',
+      "leader's memories: heap kept per pod (in-process, 100000 pods)",
     ]);
+    // Two memories keep each pod's id (a string of ≥ 20 characters, ≥ 32 B) and a map entry: it cannot be less.
+    const leaderBytes = r.data.leaderBytesPerPod as number;
+    assert.ok(leaderBytes >= 64 && leaderBytes < 1000, `leader's memories: ${leaderBytes} B a pod`);
     const relist = r.data.relist as { seconds: number; apiSeconds: number; ratio: number };
     assert.ok(relist.seconds > 0 && relist.apiSeconds > 0, JSON.stringify(relist));
     assert.equal(relist.ratio, relist.seconds / relist.apiSeconds);

@@ -5,6 +5,7 @@ import {
   isWatchedKind,
   keyFor,
   keysOf,
+  objectId,
   podReady,
   podSetKey,
   streamId,
@@ -113,4 +114,14 @@ test('a pod released from its PodSet (no PodSet controller) maps to the PodSet i
   );
   assert.equal(keyFor('pods', labelled(undefined, '')), undefined);
   assert.equal(keyFor('pods', labelled(undefined, undefined)), undefined);
+});
+
+test("objectId: an object's namespace/name, the same for the same object, another for another", () => {
+  const a = { metadata: { namespace: 'team-a', name: 'web-1' } };
+  const b = { metadata: { namespace: 'team-a', name: 'web-2' } };
+  assert.equal(objectId(a), 'team-a/web-1');
+  assert.equal(objectId(a), 'team-a/web-1', 'asked again');
+  assert.equal(objectId(b), 'team-a/web-2');
+  assert.equal(objectId({ metadata: { name: 'x' } }), '/x');
+  assert.equal(objectId(a), 'team-a/web-1', 'after another');
 });

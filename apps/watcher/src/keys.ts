@@ -56,12 +56,20 @@ function podKey(obj: WatchedObject): string | undefined {
 /**
  * An object's `namespace/name`, as the leader's per-pod memories (the hold, the status windows, the API
  * fallback's) key it. Joined, not concatenated: V8 keeps a concatenation of 13 characters or more as a
- * rope over its parts, which as a map key stays beside its flattened copy (~125 bytes a pod with the map
- * entry, against ~77 for join's flat string): at 100,000 pods, 5 MiB of the watcher's heap per memory.
+ * rope over its parts, which as a map key stays beside its flattened copy (~88 bytes against ~40 for join's
+ * flat string). The last object's id is answered again for the same object, so the memories that see one
+ * event one after the other share one string: at 100,000 pods each copy saved is 4 MiB of the heap.
  */
 export function objectId(obj: WatchedObject): string {
-  return [obj.metadata?.namespace ?? '', obj.metadata?.name ?? ''].join('/');
+  if (obj !== lastObject) {
+    lastId = [obj.metadata?.namespace ?? '', obj.metadata?.name ?? ''].join('/');
+    lastObject = obj;
+  }
+  return lastId;
 }
+
+let lastObject: WatchedObject | undefined;
+let lastId = '';
 
 /** The reconcile key an object of `resource` maps to. */
 export function keyFor(resource: Resource, obj: WatchedObject): string | undefined {
