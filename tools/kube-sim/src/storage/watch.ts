@@ -47,6 +47,13 @@ export interface WatchParams {
 }
 
 const MAX_BUFFERED = 32 * 1024 * 1024;
+/**
+ * A replay (the events after a resumed watch's resourceVersion, or a watch's initial ADDED events) is written
+ * as the client reads it: a chunk at a time, the next once the socket's buffer is below this. A real API
+ * server sends them through a blocking channel at the client's pace; judging them by the slow-consumer rule
+ * would drop a client that resumes far behind before it got any of them, and again at each resume.
+ */
+const REPLAY_CHUNK_BYTES = 1024 * 1024;
 
 class Watcher {
   readonly p: WatchParams;
@@ -60,7 +67,16 @@ class Watcher {
   /** The resourceVersion the watch started at: periodic bookmarks only once the cache is past it. */
   startRv = 0;
   private pending: string[] = [];
+  private pendingBytes = 0;
   private flushScheduled = false;
+  /**
+   * While a replay is written: the lines of the live events that came meanwhile, sent after it (undefined
+   * otherwise). Past MAX_BUFFERED the watcher is dropped, as one that can't keep up.
+   */
+  private held: string[] | undefined;
+  private heldBytes = 0;
+  /** Set while the replay's own events are written (they go out before the held ones). */
+  private replaying = false;
   timers: NodeJS.Timeout[] = [];
   onClose: () => void = () => {};
   hub: WatchHub;
@@ -71,6 +87,55 @@ class Watcher {
     this.res = res;
     this.id = resourceId(p.t);
     this.sameVersion = p.t.storage !== false;
+  }
+
+  /** Writes a replayed event, ahead of the live events held meanwhile. */
+  replayed(write: () => void): void {
+    this.replaying = true;
+    try {
+      write();
+    } finally {
+      this.replaying = false;
+    }
+  }
+
+  /** The replay begins: live events are held until it ends. */
+  holdLive(): void {
+    this.held = [];
+    this.heldBytes = 0;
+  }
+
+  /** The replay is written: the held live events follow it, and later ones as they come. */
+  releaseLive(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const line of held) this.queue(line);
+    this.heldBytes = 0;
+  }
+
+  /** Bytes of the replay not yet handed to the socket. */
+  get unflushedBytes(): number {
+    return this.pendingBytes;
+  }
+
+  /**
+   * Hands what is queued to the socket; resolves once the socket's buffer is below REPLAY_CHUNK_BYTES (true)
+   * or the watch closed (false).
+   */
+  async drain(): Promise<boolean> {
+    this.flush();
+    if (this.closed || this.res.destroyed) return false;
+    if (this.res.writableLength <= REPLAY_CHUNK_BYTES) return true;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
+    return !this.closed && !this.res.destroyed;
   }
 
   /** Offers a committed event; sends what this watcher should see of it. */
@@ -104,10 +169,16 @@ class Watcher {
   /** Queues a line; lines of one burst of commits go out in one write (fewer syscalls under fan-out). */
   write(line: string, countsAsEvent = true): void {
     if (this.closed || this.stalled) return;
-    this.pending.push(line);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
+    if (this.held !== undefined && !this.replaying) {
+      this.held.push(line);
+      this.heldBytes += line.length;
+      if (this.heldBytes > MAX_BUFFERED) this.close('reset');
+    } else if (this.held !== undefined) {
+      // The replay's own line: the replay loop hands them to the socket as it drains (drain()).
+      this.pending.push(line);
+      this.pendingBytes += line.length;
+    } else {
+      this.queue(line);
     }
     if (!countsAsEvent) return;
     this.sent++;
@@ -115,11 +186,21 @@ class Watcher {
     if (limit !== undefined && this.sent >= limit) this.close(this.hub.faults.watchCutMode);
   }
 
+  private queue(line: string): void {
+    this.pending.push(line);
+    this.pendingBytes += line.length;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
   flush(): void {
     this.flushScheduled = false;
     if (this.pending.length === 0 || this.res.destroyed) return;
     const text = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join('');
     this.pending = [];
+    this.pendingBytes = 0;
     this.res.write(text);
     if (this.res.writableLength > MAX_BUFFERED) {
       // A consumer that can't keep up is dropped, as the API server does.
@@ -138,6 +219,8 @@ class Watcher {
     this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.onClose();
+    this.held = undefined;
+    this.pendingBytes = 0;
     if (mode === 'reset') {
       this.pending = [];
       this.res.socket?.destroy();
@@ -216,15 +299,32 @@ export class WatchHub {
     if (!replay) return;
     this.register(w, id);
     res.on('close', () => w.close());
-    if (initial) this.sendInitialEvents(w, id);
-    else this.sendReplay(w, id, replay);
-    if (w.closed) return;
     const deadline =
       p.timeoutSeconds !== undefined && p.timeoutSeconds > 0
         ? Date.now() + p.timeoutSeconds * 1000
         : undefined;
-    this.scheduleBookmarks(w, id, deadline);
+    this.stream(w, id, initial ? undefined : replay, deadline).catch(() => w.close('reset'));
+  }
+
+  /**
+   * The watch's replay (its initial events, or the events after its resourceVersion) at the client's pace,
+   * the live events that came meanwhile after it; then its bookmarks and its end.
+   */
+  private async stream(
+    w: Watcher,
+    id: string,
+    replay: HistEvent[] | undefined,
+    deadline: number | undefined,
+  ): Promise<void> {
+    // The timeout counts from the request, a replay's time included.
     this.scheduleEnd(w, deadline);
+    w.holdLive();
+    if (replay === undefined) await this.sendInitialEvents(w, id);
+    else await this.sendReplay(w, id, replay);
+    if (w.closed) return;
+    w.releaseLive();
+    if (w.closed) return;
+    this.scheduleBookmarks(w, id, deadline);
   }
 
   /** The resourceVersion a watch resumes after (none: from now), its parameters validated. */
@@ -278,22 +378,30 @@ export class WatchHub {
   }
 
   /** ADDED for every stored object the watch selects, then (sendInitialEvents) the initial-events-end bookmark. */
-  private sendInitialEvents(w: Watcher, id: string): void {
+  private async sendInitialEvents(w: Watcher, id: string): Promise<void> {
     const p = w.p;
-    for (const r of this.store.list(id, p.t.namespaced ? p.namespace : undefined)) {
+    // A copy: the store's list may change while the replay waits on the client; what changes meanwhile
+    // comes after it as live events.
+    const recs = [...this.store.list(id, p.t.namespaced ? p.namespace : undefined)];
+    for (const r of recs) {
       if (p.filter && !p.filter(r.obj)) continue;
-      w.send('ADDED', r);
+      w.replayed(() => w.send('ADDED', r));
       if (w.closed) return;
+      if (w.unflushedBytes >= REPLAY_CHUNK_BYTES && !(await w.drain())) return;
     }
-    if (p.sendInitialEvents && p.allowBookmarks) w.bookmark({ 'k8s.io/initial-events-end': 'true' });
+    if (p.sendInitialEvents && p.allowBookmarks)
+      w.replayed(() => w.bookmark({ 'k8s.io/initial-events-end': 'true' }));
+    await w.drain();
   }
 
-  private sendReplay(w: Watcher, id: string, replay: HistEvent[]): void {
+  private async sendReplay(w: Watcher, id: string, replay: HistEvent[]): Promise<void> {
     for (const ev of replay) {
       if (ev.resource !== id) continue;
-      w.offer(ev);
+      w.replayed(() => w.offer(ev));
       if (w.closed) return;
+      if (w.unflushedBytes >= REPLAY_CHUNK_BYTES && !(await w.drain())) return;
     }
+    await w.drain();
   }
 
   /**

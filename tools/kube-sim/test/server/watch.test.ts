@@ -117,4 +117,37 @@ describe('kube-sim server', () => {
     );
     assert.equal(list.status, 410);
   });
+
+  test("watch: a resume far behind is replayed at the client's pace, the live events after it, not dropped as slow", async () => {
+    // 40 MB of events after the resume point: more than a watcher may fall behind (32 MiB) before it is
+    // dropped. Written at once, the whole replay sat in the socket's buffer and the watch was cut before the
+    // client got any of it, at every resume.
+    await call('POST', '/api/v1/namespaces', { metadata: { name: 'replay' } });
+    const start = await call('POST', '/api/v1/namespaces/replay/configmaps', { metadata: { name: 'start' } });
+    const big = 'x'.repeat(100_000);
+    const names = Array.from({ length: 400 }, (_, i) => `cm-${String(i).padStart(3, '0')}`);
+    for (const name of names) {
+      const r = await call('POST', '/api/v1/namespaces/replay/configmaps', {
+        metadata: { name },
+        data: { big },
+      });
+      assert.equal(r.status, 201);
+    }
+    const w = await openWatch(
+      server.sim,
+      `/api/v1/namespaces/replay/configmaps?watch=1&resourceVersion=${start.body.metadata.resourceVersion}`,
+    );
+    // Made while the client reads nothing yet and the replay waits on it: it comes after the replay.
+    await call('POST', '/api/v1/namespaces/replay/configmaps', { metadata: { name: 'live' } });
+    const seen: string[] = [];
+    for (;;) {
+      const ev = await w.next(20_000);
+      assert.ok(ev !== undefined, `the watch ended after ${seen.length} events`);
+      if (ev.type === 'BOOKMARK') continue;
+      seen.push(ev.object.metadata.name);
+      if (ev.object.metadata.name === 'live') break;
+    }
+    w.close();
+    assert.deepEqual(seen, [...names, 'live']);
+  });
 });
