@@ -38,8 +38,8 @@ interface PodSetSeen {
 
 /**
  * One PodSet's active pods as the memory counts them. A remembered pod points at one of its two sides, so
- * that a pod costs the memory its id and a map entry alone (no object or key string of its own): at 100,000
- * pods that is a few MiB of the watcher's heap instead of tens.
+ * that a pod costs the memory its id and a map entry alone, no object or key string of its own (~80 bytes a
+ * pod fewer: 8 MiB of the watcher's heap at 100,000 pods).
  */
 class Tally {
   readonly key: string;
