@@ -187,6 +187,32 @@ test("a pod's tombstone under a PodSet that is gone (its state forgotten) lets t
   assert.equal(await client.pttl(p.keys('ns/web').pods), -1);
 });
 
+test("a deleting pod's event that comes after its PodSet's state was forgotten does not bring it back", async () => {
+  // The worker deletes the last pod, removes the PodSet's state and its finalizer; the PodSet's DELETED is
+  // folded; the pod watch, behind the PodSet watch, then brings the pod's deletionTimestamp.
+  const p = await projection();
+  const { pods, podset: entry } = p.keys('ns/web');
+  await folded(p.foldPodSet('ns/web', 'ADDED', podset('30', 1), 1));
+  await folded(p.foldPod('ns/web', 'ADDED', pod('a', '31'), 1));
+  await p.forget('ns/web');
+  await folded(p.foldPodSet('ns/web', 'DELETED', podset('35', 1), 1));
+  assert.equal(await folded(p.foldPod('ns/web', 'MODIFIED', pod('a', '33', { deleting: true }), 1)), false);
+  assert.ok(!(await client.smembers(p.indexKey)).includes('ns/web'), 'not in the index again');
+  assert.equal(await client.exists(p.keys('ns/web').requested), 0, 'no request owed, none recorded');
+  const ttl = await client.pttl(pods);
+  assert.ok(ttl > 0 && ttl <= 5 * 60_000, `its pods hash expires (pttl ${ttl})`);
+  // The same with the PodSet's DELETED not folded yet (its state forgotten, no tombstone).
+  await p.forget('ns/web');
+  await client.del(entry, pods);
+  await folded(p.foldPod('ns/web', 'MODIFIED', pod('b', '40', { deleting: true }), 1));
+  assert.ok(!(await client.smembers(p.indexKey)).includes('ns/web'), 'not in the index');
+  assert.ok((await client.pttl(pods)) > 0);
+  // A live pod under the tombstone may be a re-created PodSet's: indexed and kept, as ever.
+  await folded(p.foldPod('ns/web', 'ADDED', pod('c', '41'), 1));
+  assert.ok((await client.smembers(p.indexKey)).includes('ns/web'));
+  assert.equal(await client.pttl(pods), -1);
+});
+
 test("the writer stamps a deleted pod's tombstone with its Clock's time plus the tombstone's ttl", async () => {
   const clock = clockAt(1_000_000);
   const p = new Projection({

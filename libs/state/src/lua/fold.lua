@@ -70,7 +70,18 @@ local function fold(K, A, touched)
     return 0
   end
   local value = epoch .. '\t' .. rv .. '\t' .. payload
-  if not touched.indexed[A[8]] then
+  -- A deleting pod of a PodSet that is gone (its tombstone stored, or its state forgotten: no entry and the
+  -- key out of the index, as the worker's cleanup leaves them) comes when its watch lags the PodSet's: it is
+  -- kept, to order its DELETED, but not indexed and its hash left to expire, or it would bring the PodSet's
+  -- state back for good. A live pod is kept as ever: it may be a re-created PodSet's, seen before that
+  -- PodSet's own event.
+  local orphanedDeleting = false
+  if kind == 'pod' and podDeleting(value) then
+    local ps = redis.call('GET', K[5])
+    if ps then orphanedDeleting = isTombstone(ps)
+    else orphanedDeleting = redis.call('SISMEMBER', K[3], A[8]) == 0 end
+  end
+  if not touched.indexed[A[8]] and not orphanedDeleting then
     redis.call('SADD', K[3], A[8])
     touched.indexed[A[8]] = true
   end
@@ -98,7 +109,12 @@ local function fold(K, A, touched)
       end
     end
     redis.call('HSET', K[1], field, value)
-    if not touched.persisted[A[8]] then
+    -- (Not when this call kept a live pod of the key: that one holds the hash.) It owes nothing: a pass of
+    -- a PodSet that is gone has nothing to do, and its request would leave a record nothing clears.
+    if orphanedDeleting then
+      if not touched.persisted[A[8]] then redis.call('PEXPIRE', K[1], tombTtl) end
+      return 0
+    elseif not touched.persisted[A[8]] then
       redis.call('PERSIST', K[1])
       touched.persisted[A[8]] = true
     end
