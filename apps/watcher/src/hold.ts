@@ -34,10 +34,11 @@ import type { WatchEvent } from './watch-loop.ts';
 
 // A pod's digest is 32 characters, each half 96 bits (plan, then status: inputsChange); kept as such, it
 // cost the hold's memory ~110 bytes a pod (the string, its halves, its slice's parent): 11 MiB of the
-// watcher's heap at 100,000 pods. Kept instead as a small integer (a V8 Smi, stored in the map entry itself): 18 bits
-// of the plan half and 12 of the status half (which takes a handful of values). Two digests that differ
-// but share a hint judge a change as none (or status): that event is held when it need not be, which
-// delays its request by at most the hold's longest wait, and is folded by the full digest all the same.
+// watcher's heap at 100,000 pods. Kept instead as a small integer (a V8 Smi, stored in the map entry
+// itself): 18 bits of the plan half and 12 of the status half (which takes a handful of values). Two
+// digests that differ but share a hint judge a change as none (or status): that event is held when it need
+// not be, which delays its request by at most the hold's longest wait, and is folded by the full digest
+// all the same.
 const PLAN_HINT_CHARS = 3;
 const STATUS_HINT_CHARS = 2;
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
