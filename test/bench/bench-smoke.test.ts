@@ -232,7 +232,10 @@ describe('bench --smoke', { concurrency: 7, timeout: 900_000 }, () => {
     ]);
     // Two memories keep each pod's id (a string of ≥ 20 characters, ≥ 32 B) and a map entry: it cannot be less.
     const leaderBytes = r.data.leaderBytesPerPod as number;
-    assert.ok(leaderBytes >= 64 && leaderBytes < 1000, `leader's memories: ${leaderBytes} B a pod`);
+    assert.ok(leaderBytes >= 64, `leader's memories: ${leaderBytes} B a pod`);
+    // The figure is the heap after full collections, not a timing: the same to a byte run after run (144–145
+    // B). Past its target (the RSS ratio's budget) the memories have grown again: 373 B before they shrank.
+    assert.ok(leaderBytes <= 250, `leader's memories: ${leaderBytes} B a pod, over the 250 B target`);
     const relist = r.data.relist as { seconds: number; apiSeconds: number; ratio: number };
     assert.ok(relist.seconds > 0 && relist.apiSeconds > 0, JSON.stringify(relist));
     assert.equal(relist.ratio, relist.seconds / relist.apiSeconds);

@@ -42,7 +42,8 @@ import type { WatchEvent } from './watch-loop.ts';
 const PLAN_HINT_CHARS = 3;
 const STATUS_HINT_CHARS = 2;
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-const SIXTETS = new Int8Array(128).fill(0);
+const STATUS_VALUES = 64 ** STATUS_HINT_CHARS;
+const SIXTETS = new Int8Array(128);
 for (let i = 0; i < BASE64URL.length; i++) SIXTETS[BASE64URL.charCodeAt(i)] = i;
 
 function sixtets(s: string, from: number, count: number): number {
@@ -54,14 +55,13 @@ function sixtets(s: string, from: number, count: number): number {
 /** A pod's inputs digest as the hold remembers it: 30 bits, the plan half's above the status half's. */
 export function digestHint(digest: string): number {
   const status = digest.length > DIGEST_LENGTH ? sixtets(digest, DIGEST_LENGTH, STATUS_HINT_CHARS) : 0;
-  return sixtets(digest, 0, PLAN_HINT_CHARS) * 64 ** STATUS_HINT_CHARS + status;
+  return sixtets(digest, 0, PLAN_HINT_CHARS) * STATUS_VALUES + status;
 }
 
 /** inputsChange on two hints. */
 export function hintChange(before: number, hint: number): InputsChange {
   if (before === hint) return 'none';
-  const statusValues = 64 ** STATUS_HINT_CHARS;
-  return Math.floor(before / statusValues) === Math.floor(hint / statusValues) ? 'status' : 'plan';
+  return Math.floor(before / STATUS_VALUES) === Math.floor(hint / STATUS_VALUES) ? 'status' : 'plan';
 }
 
 /** Held events at most (below the watch loop's events in flight, so a full hold never stalls a stream). */

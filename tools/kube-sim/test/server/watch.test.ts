@@ -149,5 +149,23 @@ describe('kube-sim server', () => {
     }
     w.close();
     assert.deepEqual(seen, [...names, 'live']);
+
+    // A watch from now on (no resourceVersion) starts with every object as ADDED: 40 MB again, the same way.
+    const fresh = await openWatch(server.sim, '/api/v1/namespaces/replay/configmaps?watch=1');
+    await call('POST', '/api/v1/namespaces/replay/configmaps', { metadata: { name: 'live-2' } });
+    const initial: string[] = [];
+    for (;;) {
+      const ev = await fresh.next(20_000);
+      assert.ok(ev !== undefined, `the watch ended after ${initial.length} events`);
+      if (ev.type === 'BOOKMARK') continue;
+      initial.push(`${ev.type} ${ev.object.metadata.name}`);
+      if (ev.object.metadata.name === 'live-2') break;
+    }
+    fresh.close();
+    assert.deepEqual(
+      initial,
+      // In the list's order (by name), then the one made meanwhile.
+      [...names, 'live', 'start', 'live-2'].map((n) => `ADDED ${n}`),
+    );
   });
 });
