@@ -230,7 +230,7 @@ describe('bench --smoke', { concurrency: 7, timeout: 900_000 }, () => {
       'relist: projection (B) ÷ api (C)',
       "leader's memories: heap kept per pod (in-process, 100000 pods)",
     ]);
-    // Two memories keep each pod's id (a string of ≥ 20 characters, ≥ 32 B) and a map entry: it cannot be less.
+    // Each pod's id (a string of ≥ 20 characters, ≥ 32 B) and an entry in each of two maps: it cannot be less.
     const leaderBytes = r.data.leaderBytesPerPod as number;
     assert.ok(leaderBytes >= 64, `leader's memories: ${leaderBytes} B a pod`);
     // The figure is the heap after full collections, not a timing: the same to a byte run after run (144–145
