@@ -84,9 +84,9 @@ export class RedisCheckpoint implements Checkpointer {
     return undefined;
   }
 
-  async save(stream: string, rv: string, opts: { force?: boolean } = {}): Promise<void> {
+  async save(stream: string, rv: string, opts: { force?: boolean; events?: number } = {}): Promise<void> {
     this.#pending.set(stream, rv);
-    this.#unsaved++;
+    this.#unsaved += opts.events ?? 1;
     if (opts.force === true || this.#unsaved >= this.#everyEvents) await this.flush();
   }
 

@@ -61,8 +61,11 @@ export interface WatchSink {
 /** Where the last RV of a stream is kept across restarts. */
 export interface Checkpointer {
   load(stream: string): Promise<string | undefined>;
-  /** `force`: write now (relist, bookmark, stop); otherwise the store may throttle. */
-  save(stream: string, rv: string, opts?: { force?: boolean }): Promise<void>;
+  /**
+   * `force`: write now (relist, bookmark, stop); otherwise the store may throttle. `events`: how many events
+   * this RV moves past (default 1; the events of one batch advance together, to the last one's RV).
+   */
+  save(stream: string, rv: string, opts?: { force?: boolean; events?: number }): Promise<void>;
 }
 
 export type { RestartReason } from './watch-end.ts';
@@ -359,9 +362,9 @@ export class WatchLoop {
         ),
     });
     const handOff = new OrderedHandOff(
-      async (rv) => {
+      async (rv, events) => {
         this.#rv = rv;
-        await checkpoint.save(this.stream, rv);
+        await checkpoint.save(this.stream, rv, { events });
       },
       (err) => controller.abort(new WatchEnd('sink-error', err instanceof Error ? err.message : String(err))),
     );

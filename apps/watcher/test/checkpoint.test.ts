@@ -51,3 +51,21 @@ test('a checkpoint no API issues (written in Redis) is a full relist, logged by 
     assert.match(logged, /"stream":"pods"/);
   }
 });
+
+test('a save counts the events its RV moves past: a batch of them can reach everyEvents in one save', async () => {
+  const key = 'test:watcher:rv-events';
+  const c = new RedisCheckpoint({ redis: redis.client, key, everyEvents: 10, everyMs: 60_000, logger });
+  try {
+    await c.save('pods', '100', { events: 9 });
+    assert.equal(c.writes, 0, '9 events: not yet');
+    assert.equal(await redis.client.hget(key, 'pods'), null);
+    await c.save('pods', '101');
+    assert.equal(c.writes, 1, 'the tenth event writes');
+    assert.equal(await redis.client.hget(key, 'pods'), '101');
+    await c.save('pods', '140', { events: 40 });
+    assert.equal(c.writes, 2, 'one batch of 40 events writes at once');
+    assert.equal(await redis.client.hget(key, 'pods'), '140');
+  } finally {
+    c.close();
+  }
+});
