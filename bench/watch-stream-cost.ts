@@ -165,6 +165,7 @@ async function* readlineEvents(url: string): AsyncGenerator<Event> {
   try {
     for await (const line of lines) {
       if (line.trim() === '') continue;
+      // The cut through its text form (watch-line.ts cuts bytes): the line encoded again first.
       yield JSON.parse(withoutManagedFields(line)) as Event;
     }
   } finally {

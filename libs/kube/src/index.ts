@@ -45,4 +45,4 @@ export {
   type Unreachable,
 } from './reachability.ts';
 export { ensureProjectionKeySecret, ensureRedisSecret } from './redis-secret.ts';
-export { withoutManagedFields } from './watch-line.ts';
+export { textWithoutManagedFields, withoutManagedFields } from './watch-line.ts';

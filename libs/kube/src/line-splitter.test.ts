@@ -6,9 +6,14 @@ import { LineSplitter } from './line-splitter.ts';
 function split(chunks: readonly Buffer[]): string[] {
   const splitter = new LineSplitter();
   const lines: string[] = [];
-  for (const chunk of chunks) lines.push(...splitter.push(chunk));
-  lines.push(...splitter.end());
+  for (const chunk of chunks) lines.push(...text(splitter.push(chunk)));
+  lines.push(...text(splitter.end()));
   return lines;
+}
+
+/** Lines' bytes decoded, as their reader decodes them. */
+function text(lines: readonly Buffer[]): string[] {
+  return lines.map((line) => line.toString('utf8'));
 }
 
 /** `text`'s bytes cut at the given byte offsets. */
@@ -61,9 +66,9 @@ test('blank lines come out empty (the watch skips them), none made up at the end
 
 test('push gives the lines as soon as their newline arrives, keeping only the unended one', () => {
   const splitter = new LineSplitter();
-  assert.deepEqual(splitter.push(Buffer.from('{"a"')), []);
-  assert.deepEqual(splitter.push(Buffer.from(':1}\n{"b":')), ['{"a":1}']);
-  assert.deepEqual(splitter.push(Buffer.from('2}\n')), ['{"b":2}']);
+  assert.deepEqual(text(splitter.push(Buffer.from('{"a"'))), []);
+  assert.deepEqual(text(splitter.push(Buffer.from(':1}\n{"b":'))), ['{"a":1}']);
+  assert.deepEqual(text(splitter.push(Buffer.from('2}\n'))), ['{"b":2}']);
   assert.deepEqual(splitter.end(), []);
 });
 

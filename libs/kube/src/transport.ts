@@ -19,7 +19,7 @@ import { pacedReads, WATCH_PACING } from './paced-reads.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { apiAnswered, apiFailed } from './reachability.ts';
 import type { Status, WatchEvent } from './types.ts';
-import { withoutManagedFields } from './watch-line.ts';
+import { textWithoutManagedFields } from './watch-line.ts';
 
 /** An answer as undici.request gives it: the body a stream, read once. */
 type Answer = Dispatcher.ResponseData;
@@ -368,20 +368,30 @@ function parseJson(text: string, what: () => string): unknown {
  * are still handed on (as one at a time did), then its error is thrown.
  */
 function parseLines<T>(
-  lines: readonly string[],
+  lines: readonly Buffer[],
   dropManagedFields: boolean,
   what: () => string,
 ): { parsed: WatchEvent<T>[]; failed?: { error: unknown } } {
   const parsed: WatchEvent<T>[] = [];
   for (const line of lines) {
-    if (line.trim() === '') continue;
+    if (isBlank(line)) continue;
+    const text = dropManagedFields ? textWithoutManagedFields(line) : line.toString('utf8');
     try {
-      parsed.push(parseJson(dropManagedFields ? withoutManagedFields(line) : line, what) as WatchEvent<T>);
+      parsed.push(parseJson(text, what) as WatchEvent<T>);
     } catch (error) {
       return { parsed, failed: { error } };
     }
   }
   return { parsed };
+}
+
+/** Whether a line holds nothing but JSON's whitespace (space, tab, CR). */
+function isBlank(line: Buffer): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
 }
 
 function defaultReason(code: number): string {

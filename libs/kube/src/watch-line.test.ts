@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { withoutManagedFields } from './watch-line.ts';
+import { textWithoutManagedFields, withoutManagedFields } from './watch-line.ts';
 
 type Json = Record<string, unknown>;
 
@@ -137,4 +137,27 @@ test('what is not checked: the inside of a list whose strings and brackets match
   const text = line(pod({ name: 'a', managedFields: managed })).replace('"manager":"kubelet"', '"manager" 1');
   assert.throws(() => JSON.parse(text) as unknown);
   assert.deepEqual(JSON.parse(withoutManagedFields(text)), expectedWithout(line(pod({ name: 'a' }))));
+});
+
+test('the bytes of a line as the splitter gives them: a view into its chunk, of any length, cut as its text is', () => {
+  const lines = [
+    line(pod({ name: 'é-名前', managedFields: managed, labels: { x: 'y' } })),
+    line(pod({ name: 'a', namespace: 'ns' })), // no list: decoded whole
+    // Longer than the buffer the parts are joined in at first (64 KiB): it grows.
+    line(pod({ name: 'big', annotations: { a: 'x'.repeat(100_000) }, managedFields: managed })),
+    // Past the most it keeps (1 MiB): one of its own for this line, the kept one for the next.
+    line(pod({ name: 'huge', annotations: { a: 'y'.repeat(1_200_000) }, managedFields: managed })),
+    line(pod({ name: 'after-the-big-ones', managedFields: managed })),
+  ];
+  const chunk = Buffer.from(`{"type":"MODIFIED","object":{}}\n${lines.join('\n')}\n`);
+  let start = chunk.indexOf(0x0a) + 1;
+  for (const text of lines) {
+    const end = chunk.indexOf(0x0a, start);
+    const view = chunk.subarray(start, end);
+    const cut = textWithoutManagedFields(view);
+    assert.equal(cut, withoutManagedFields(text));
+    assert.deepEqual(JSON.parse(cut), expectedWithout(text));
+    start = end + 1;
+  }
+  assert.equal(chunk.toString('utf8', 0, 8), '{"type":', 'the chunk itself is left as it was');
 });
