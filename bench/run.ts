@@ -12,7 +12,7 @@
 // converge --kubeconfig FILE: on that cluster (fresh namespaces, removed after) instead of kube-sims it starts.
 // Ctrl-C (or SIGTERM) stops the run and removes what it made before exiting; a second Ctrl-C exits at once.
 // Every figure with a target is a ratio of two things measured in the same run.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -62,6 +62,9 @@ const USAGE = `usage: npm run bench -- <converge|latency|scaling|footprint|live-
   --plot FILE             (converge: SVG of pods converged over time; default docs/perf-converge.svg, none with --smoke)
   --json FILE             where to write the JSON (default bench/results/<scenario>-<time>.json)
   --profile DIR           run kube-sim and the apps with --cpu-prof into DIR
+  --alloc-profile DIR     the apps (watcher, workers, peer) under V8's sampling heap profiler, freed objects
+                          included: what each allocated, by function, as DIR/<app>-<pid>.heapprofile
+                          (bench/profile-summary.ts sums one)
   --timeout-s N           give up after N s per phase (default 900)
   --keepalive-patch       experiment: preload bench/lib/keepalive-preload.ts into the apps (one undici
                           dispatcher per KubeConfig instead of one per request; see docs/PERFORMANCE.md F1)
@@ -110,6 +113,7 @@ const {
       plot: { type: 'string' },
       json: { type: 'string' },
       profile: { type: 'string' },
+      'alloc-profile': { type: 'string' },
       'timeout-s': { type: 'string' },
       'keepalive-patch': { type: 'boolean', default: false },
       'app-node-args': { type: 'string' },
@@ -233,8 +237,17 @@ setAppNodeArgs([
   ...(a['keepalive-patch']
     ? ['--import', pathToFileURL(path.join(REPO, 'bench/lib/keepalive-preload.ts')).href]
     : []),
+  ...(a['alloc-profile'] ? ['--import', allocProfilePreload(a['alloc-profile'])] : []),
   ...(a['app-node-args']?.split(/\s+/).filter((x) => x !== '') ?? []),
 ]);
+/** `--alloc-profile DIR`: the preload's URL, naming the directory (made now: the apps write into it at exit). */
+function allocProfilePreload(dir: string): string {
+  const abs = path.resolve(dir);
+  mkdirSync(abs, { recursive: true });
+  const url = pathToFileURL(path.join(REPO, 'bench/lib/alloc-profile-preload.ts'));
+  url.searchParams.set('dir', abs);
+  return url.href;
+}
 /** `--worker-env` / `--watcher-env`: NAME=VALUE pairs separated by spaces. */
 function envPairs(flag: string, value: string | undefined): Record<string, string> {
   const env: Record<string, string> = {};
@@ -346,6 +359,7 @@ for (const name of names) {
     const result = await runners[name]!();
     if (a['keepalive-patch']) result.options.keepalivePatch = true;
     if (a['app-node-args']) result.options.appNodeArgs = a['app-node-args'];
+    if (a['alloc-profile']) result.options.allocProfile = path.resolve(a['alloc-profile']);
     result.options.appHeap = a['app-heap'];
     result.options.appHeapFlags = Object.entries(appHeapFlags)
       .map(([app, flags]) => `${app}: ${flags.join(' ') || 'Node defaults'}`)

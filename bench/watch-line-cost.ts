@@ -22,7 +22,9 @@ if (lines.length === 0) throw new Error('usage: watch-line-cost.ts FILE.jsonl…
 let sink = 0;
 const time = (mode: 'whole' | 'cut', round: number): number => {
   // Fresh bytes for every line: nothing of an earlier parse of the same string is reused.
-  const fresh = lines.map((l) => Buffer.from(l.replace('"resourceVersion":"', `"resourceVersion":"${round}`)));
+  const fresh = lines.map((l) =>
+    Buffer.from(l.replace('"resourceVersion":"', `"resourceVersion":"${round}`)),
+  );
   const t = process.hrtime.bigint();
   for (const b of fresh) {
     if (JSON.parse(mode === 'cut' ? textWithoutManagedFields(b) : b.toString('utf8')) !== null) sink++;

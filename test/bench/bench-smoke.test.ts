@@ -3,11 +3,12 @@
 // converge, print its table with its figures, and write its JSON record.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { shippedHeapFlags } from '../../bench/lib/app-heap.ts';
+import { summarizeHeap, type HeapProfile } from '../../bench/lib/heap-profile-summary.ts';
 import { fmt } from '../../bench/lib/report.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
@@ -66,8 +67,30 @@ describe('bench --smoke', { concurrency: 7, timeout: 900_000 }, () => {
     return record;
   }
 
-  test('converge --tracing: the apps export their spans to the sink of the bench', async () => {
-    const r = await smoke('converge', ['tracing on: OTLP export requests received'], ['--tracing']);
+  test('converge --tracing --alloc-profile: the apps export their spans to the sink of the bench, and write what they allocated', async () => {
+    const profiles = path.join(dir, 'alloc');
+    const r = await smoke(
+      'converge',
+      ['tracing on: OTLP export requests received'],
+      ['--tracing', '--alloc-profile', profiles],
+    );
+    // One heap profile per app process, each with allocations in its own code: watcher, two workers… the peer.
+    const written = readdirSync(profiles).sort();
+    for (const [app, code] of [
+      ['watcher', 'apps/watcher/src/'],
+      ['worker', 'apps/worker/src/'],
+      ['peer', 'bench/peer/'],
+    ] as const) {
+      const file = written.find((f) => f.startsWith(`${app}-`) && f.endsWith('.heapprofile'));
+      assert.ok(file !== undefined, `no ${app} profile among ${written.join(', ')}`);
+      const h = summarizeHeap(JSON.parse(readFileSync(path.join(profiles, file), 'utf8')) as HeapProfile);
+      assert.ok(h.bytes > 1e6, `${file}: ${h.bytes} bytes`);
+      assert.ok(
+        h.total.some((t) => t.label.includes(code) && t.bytes > 0),
+        `${file}: nothing allocated under ${code}`,
+      );
+    }
+    assert.equal(r.options.allocProfile, profiles);
     assert.ok(Number(r.data.traceExports) >= 1, `export requests: ${String(r.data.traceExports)}`);
   });
 

@@ -1,7 +1,9 @@
 // The CPU profile summary (bench/profile-summary.ts): self and total time per function, start-up and idle
-// left out, a recursive function counted once per sample, and the time beneath one frame.
+// left out, a recursive function counted once per sample, and the time beneath one frame; a heap profile's
+// bytes per function the same way.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { summarizeHeap, type HeapNode } from '../../bench/lib/heap-profile-summary.ts';
 import { summarize, type CpuProfile } from '../../bench/lib/profile-summary.ts';
 
 const frame = (functionName: string, url = 'file:///repo/libs/queue/src/x.ts', lineNumber = 0) => ({
@@ -61,4 +63,39 @@ test('under: only the samples beneath a frame, timed by the frames above it', ()
     s.total.map((t) => [t.label, t.us]),
     [['write :1', 5000]],
   );
+});
+
+test('a heap profile: bytes allocated per function, self and total, a recursive one counted once', () => {
+  const node = (
+    name: string,
+    selfSize: number,
+    children: HeapNode[] = [],
+    url = 'file:///repo/apps/watcher/src/x.ts',
+  ) => ({
+    callFrame: frame(name, url),
+    selfSize,
+    children,
+  });
+  // (root) → main (100) → parse (2,000) ; main → walk (300) → walk (400) → encode (50).
+  const head = node(
+    '(root)',
+    0,
+    [node('main', 100, [node('parse', 2000), node('walk', 300, [node('walk', 400, [node('encode', 50)])])])],
+    '',
+  );
+  const h = summarizeHeap({ head });
+  assert.equal(h.bytes, 2850);
+  assert.deepEqual(
+    h.self.map((t) => [t.label, t.bytes]),
+    [
+      ['parse apps/watcher/src/x.ts:1', 2000],
+      ['walk apps/watcher/src/x.ts:1', 700],
+      ['main apps/watcher/src/x.ts:1', 100],
+      ['encode apps/watcher/src/x.ts:1', 50],
+    ],
+  );
+  const total = Object.fromEntries(h.total.map((t) => [t.label, t.bytes]));
+  assert.equal(total['main apps/watcher/src/x.ts:1'], 2850);
+  assert.equal(total['walk apps/watcher/src/x.ts:1'], 750, 'the inner walk is inside the outer one');
+  assert.equal(total['(root) :1'], 2850);
 });
