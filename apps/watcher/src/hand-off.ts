@@ -4,8 +4,8 @@
 // once, so the failed event is re-delivered from the last good RV.
 //
 // The sink settles the events of one batch together, with one promise: consecutive events handed on with the
-// same promise share one link of the chain, which advances once, to the last of their RVs. A link a promise
-// each event was some ten promises and their reactions per event, most of the hand-off's cost.
+// same promise share one link of the chain, which advances once, to the last of their RVs. A link per event
+// was some ten promises and their reactions an event, most of the hand-off's cost.
 
 /** One link of the chain: events handed on one after another with the same promise. */
 interface Link {
