@@ -6,7 +6,7 @@
 //     [--under 'name'] (only samples beneath a frame whose label contains it) [--match 'text'] (total rows)
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { summarizeHeap, type HeapProfile } from './lib/heap-profile-summary.ts';
+import { summarizeHeap, type FunctionBytes, type HeapProfile } from './lib/heap-profile-summary.ts';
 import { summarize, type CpuProfile, type FunctionTime } from './lib/profile-summary.ts';
 
 const { values, positionals } = parseArgs({
@@ -27,33 +27,41 @@ if (positionals.length === 0) {
 const top = Number(values.top);
 const ms = (us: number) => (us / 1000).toFixed(0).padStart(7);
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1).padStart(8);
+
+/** The self rows, then the total rows that match, each with its amount (`show`) and its share of `all`. */
+function printRows(
+  rows: { self: readonly { label: string; n: number }[]; total: readonly { label: string; n: number }[] },
+  all: number,
+  unit: string,
+  show: (n: number) => string,
+): void {
+  const line = (r: { label: string; n: number }) =>
+    console.log(`${show(r.n)} ${((100 * r.n) / Math.max(1, all)).toFixed(1).padStart(5)} %  ${r.label}`);
+  console.log(`self (${unit}, share):`);
+  rows.self.slice(0, top).forEach(line);
+  console.log(`total (${unit}, share):`);
+  rows.total
+    .filter((r) => r.label.includes(values.match))
+    .slice(0, top)
+    .forEach(line);
+}
+
 for (const file of positionals) {
   const json = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile | HeapProfile;
   if ('head' in json) {
     const h = summarizeHeap(json);
-    const share = (b: number) => `${((100 * b) / Math.max(1, h.bytes)).toFixed(1).padStart(5)} %`;
+    const rows = (ts: readonly FunctionBytes[]) => ts.map((t) => ({ label: t.label, n: t.bytes }));
     console.log(`${file}: ${mb(h.bytes).trim()} MB allocated (sampled)`);
-    console.log('self (MB, share):');
-    for (const t of h.self.slice(0, top)) console.log(`${mb(t.bytes)} ${share(t.bytes)}  ${t.label}`);
-    console.log('total (MB, share):');
-    for (const t of h.total.filter((x) => x.label.includes(values.match)).slice(0, top)) {
-      console.log(`${mb(t.bytes)} ${share(t.bytes)}  ${t.label}`);
-    }
+    printRows({ self: rows(h.self), total: rows(h.total) }, h.bytes, 'MB', mb);
     continue;
   }
-  const profile = json;
-  const s = summarize(profile, {
+  const s = summarize(json, {
     skipMs: Number(values['skip-ms']),
     ...(values.under !== undefined ? { under: values.under } : {}),
   });
-  const share = (t: FunctionTime) => `${((100 * t.us) / Math.max(1, s.sampledUs)).toFixed(1).padStart(5)} %`;
+  const rows = (ts: readonly FunctionTime[]) => ts.map((t) => ({ label: t.label, n: t.us }));
   console.log(
     `${file}: ${ms(s.sampledUs).trim()} ms sampled${values.under !== undefined ? ` beneath '${values.under}'` : ''}`,
   );
-  console.log('self (ms, share):');
-  for (const t of s.self.slice(0, top)) console.log(`${ms(t.us)} ${share(t)}  ${t.label}`);
-  console.log('total (ms, share):');
-  for (const t of s.total.filter((x) => x.label.includes(values.match)).slice(0, top)) {
-    console.log(`${ms(t.us)} ${share(t)}  ${t.label}`);
-  }
+  printRows({ self: rows(s.self), total: rows(s.total) }, s.sampledUs, 'ms', ms);
 }

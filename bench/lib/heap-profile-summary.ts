@@ -1,6 +1,7 @@
 // Where a .heapprofile's bytes were allocated, per function: self (the function on top of the stack when
 // the sampled object was made) and total (anywhere on it, counted once per node however often it recurses).
 // With the objects the collector freed included (bench's --alloc-profile), what a process allocates.
+import { labelOf } from './profile-summary.ts';
 
 /** The parts of V8's sampling heap profile (HeapProfiler.SamplingHeapProfile) this reads. */
 export interface HeapProfile {
@@ -26,13 +27,6 @@ export interface HeapSummary {
   /** Largest first. */
   self: FunctionBytes[];
   total: FunctionBytes[];
-}
-
-const SHORT_PATH = /^.*?\/(node_modules|libs|apps|tools|bench)\//;
-
-function labelOf(frame: HeapNode['callFrame']): string {
-  const file = frame.url.replace(SHORT_PATH, '$1/');
-  return `${frame.functionName === '' ? '(anonymous)' : frame.functionName} ${file}:${frame.lineNumber + 1}`;
 }
 
 export function summarizeHeap(profile: HeapProfile): HeapSummary {

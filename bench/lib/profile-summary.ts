@@ -39,7 +39,8 @@ export interface ProfileSummary {
 
 const SHORT_PATH = /^.*?\/(node_modules|libs|apps|tools|bench)\//;
 
-function labelOf(frame: CpuProfile['nodes'][number]['callFrame']): string {
+/** A frame's row label (a CPU profile's and a heap profile's frames alike). */
+export function labelOf(frame: { functionName: string; url: string; lineNumber: number }): string {
   const file = frame.url.replace(SHORT_PATH, '$1/');
   return `${frame.functionName === '' ? '(anonymous)' : frame.functionName} ${file}:${frame.lineNumber + 1}`;
 }

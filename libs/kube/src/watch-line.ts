@@ -129,8 +129,18 @@ const JOINED_MAX = 1024 * 1024;
 /** A watch line's text (its bytes decoded as UTF-8), without object.metadata.managedFields (see the header). */
 export function textWithoutManagedFields(line: Buffer): string {
   const span = managedFieldsSpan(line);
-  if (span === undefined) return line.toString('utf8');
-  const [from, to] = span;
+  return span === undefined ? line.toString('utf8') : joinedText(line, span);
+}
+
+/** The same cut of a line given as text (for tools and tests); the text itself when nothing is cut. */
+export function withoutManagedFields(text: string): string {
+  const line = Buffer.from(text, 'utf8');
+  const span = managedFieldsSpan(line);
+  return span === undefined ? text : joinedText(line, span);
+}
+
+/** `line` without its bytes [from, to), decoded once. */
+function joinedText(line: Buffer, [from, to]: [number, number]): string {
   const length = line.length - (to - from);
   let into = joined;
   if (into.length < length) {
@@ -141,10 +151,4 @@ export function textWithoutManagedFields(line: Buffer): string {
   line.copy(into, 0, 0, from);
   line.copy(into, from, to);
   return into.toString('utf8', 0, length);
-}
-
-/** The same cut of a line given as text (for tools and tests); the text itself when nothing is cut. */
-export function withoutManagedFields(text: string): string {
-  const line = Buffer.from(text, 'utf8');
-  return managedFieldsSpan(line) === undefined ? text : textWithoutManagedFields(line);
 }

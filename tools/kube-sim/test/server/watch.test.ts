@@ -139,33 +139,37 @@ describe('kube-sim server', () => {
     );
     // Made while the client reads nothing yet and the replay waits on it: it comes after the replay.
     await call('POST', '/api/v1/namespaces/replay/configmaps', { metadata: { name: 'live' } });
-    const seen: string[] = [];
-    for (;;) {
-      const ev = await w.next(20_000);
-      assert.ok(ev !== undefined, `the watch ended after ${seen.length} events`);
-      if (ev.type === 'BOOKMARK') continue;
-      seen.push(ev.object.metadata.name);
-      if (ev.object.metadata.name === 'live') break;
-    }
+    const seen = await eventsUntil(w, 'live');
     w.close();
-    assert.deepEqual(seen, [...names, 'live']);
+    assert.deepEqual(
+      seen.map((e) => e.name),
+      [...names, 'live'],
+    );
 
     // A watch from now on (no resourceVersion) starts with every object as ADDED: 40 MB again, the same way.
     const fresh = await openWatch(server.sim, '/api/v1/namespaces/replay/configmaps?watch=1');
     await call('POST', '/api/v1/namespaces/replay/configmaps', { metadata: { name: 'live-2' } });
-    const initial: string[] = [];
-    for (;;) {
-      const ev = await fresh.next(20_000);
-      assert.ok(ev !== undefined, `the watch ended after ${initial.length} events`);
-      if (ev.type === 'BOOKMARK') continue;
-      initial.push(`${ev.type} ${ev.object.metadata.name}`);
-      if (ev.object.metadata.name === 'live-2') break;
-    }
+    const initial = await eventsUntil(fresh, 'live-2');
     fresh.close();
     assert.deepEqual(
-      initial,
+      initial.map((e) => `${e.type} ${e.name}`),
       // In the list's order (by name), then the one made meanwhile.
       [...names, 'live', 'start', 'live-2'].map((n) => `ADDED ${n}`),
     );
   });
 });
+
+/** A watch's events (bookmarks left out) up to and with the one of the object named `last`. */
+async function eventsUntil(
+  w: Awaited<ReturnType<typeof openWatch>>,
+  last: string,
+): Promise<{ type: string; name: string }[]> {
+  const seen: { type: string; name: string }[] = [];
+  for (;;) {
+    const ev = await w.next(20_000);
+    assert.ok(ev !== undefined, `the watch ended after ${seen.length} events`);
+    if (ev.type === 'BOOKMARK') continue;
+    seen.push({ type: ev.type, name: ev.object.metadata.name });
+    if (ev.object.metadata.name === last) return seen;
+  }
+}
