@@ -128,15 +128,15 @@ export function makeFoldScripts(): void {
 
 /** A fold's answer as the gate gives it: a request the hook settled is one the queue covered or merged. */
 export function admissionOf(fold: Fold): Admission {
+  // Built by assignment, not by spreads of conditional objects: one per event, and each spread made one more.
+  const admission: Admission = { owed: fold.owed, requested: fold.requested, failed: nothingFailed };
   // The hook's word for how it settled a request is the queue's answer (liveRequestSettled's).
-  const settledAs = fold.settled === 'merged' || fold.settled === 'covered' ? fold.settled : undefined;
-  return {
-    owed: fold.owed,
-    ...(settledAs !== undefined ? { queueAnswer: settledAs } : {}),
-    ...(fold.statusOnly === true ? { statusOnly: true } : {}),
-    requested: fold.requested,
-    ...(fold.record !== undefined ? { record: fold.record } : {}),
-    ...(fold.hint === true ? { noJob: true } : {}),
-    failed: () => undefined,
-  };
+  if (fold.settled === 'merged' || fold.settled === 'covered') admission.queueAnswer = fold.settled;
+  if (fold.statusOnly === true) admission.statusOnly = true;
+  if (fold.record !== undefined) admission.record = fold.record;
+  if (fold.hint === true) admission.noJob = true;
+  return admission;
 }
+
+/** The projection's `failed`: nothing to undo (the re-delivered event's fold owes again by itself). */
+const nothingFailed = (): void => undefined;
