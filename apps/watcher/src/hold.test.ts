@@ -144,19 +144,78 @@ test('an event that moves an input is never held: readiness, a relabel, a deleti
   assert.equal(gate.batches.length, 5);
 });
 
-test('PodSet events are never held; a quiet event that finds its turn already batching goes with it', async () => {
-  const { gate, enq } = pipeline();
-  await enq.event(podEvent('ADDED', '1'));
-  const podset: WatchEvent = {
+function podSetEvent(
+  type: WatchEvent['type'],
+  rv: string,
+  m: { generation?: number; labels?: Record<string, string>; finalizers?: string[]; deleting?: boolean } = {},
+  readyReplicas = 0,
+): WatchEvent {
+  return {
     stream: 'podsets/*',
     resource: 'podsets',
-    type: 'MODIFIED',
-    rv: '2',
-    object: { metadata: { namespace: 'default', name: 'web', resourceVersion: '2', generation: 1 } },
+    type,
+    rv,
+    object: {
+      metadata: {
+        namespace: 'default',
+        name: 'web',
+        uid: 'uid-web',
+        resourceVersion: rv,
+        generation: m.generation ?? 1,
+        ...(m.labels !== undefined ? { labels: m.labels } : {}),
+        ...(m.finalizers !== undefined ? { finalizers: m.finalizers } : {}),
+        ...(m.deleting === true ? { deletionTimestamp: '2026-12-07T12:00:00Z' } : {}),
+      },
+      status: { readyReplicas },
+    } as WatchEvent['object'],
   };
-  await Promise.all([enq.event(podset), enq.event(podEvent('MODIFIED', '3', { waiting: 'Pulling' }))]);
+}
+
+test("a PodSet's first event is not held; a quiet event that finds its turn already batching goes with it", async () => {
+  const { gate, enq } = pipeline();
+  await enq.event(podEvent('ADDED', '1'));
+  await Promise.all([
+    enq.event(podSetEvent('MODIFIED', '2')),
+    enq.event(podEvent('MODIFIED', '3', { waiting: 'Pulling' })),
+  ]);
   assert.deepEqual(gate.batches, [['web-1@1'], ['web@2', 'web-1@3']]);
   assert.equal(enq.held, 0);
+});
+
+test("a PodSet's status write (its plan inputs as before) is held and goes first into the batch of the event that releases it", async () => {
+  const { gate, queue, enq } = pipeline();
+  await enq.event(podSetEvent('ADDED', '1'));
+  const status = enq.event(podSetEvent('MODIFIED', '2', {}, 1));
+  await turns();
+  assert.deepEqual(gate.batches, [['web@1']], 'the status write waits: no call of its own');
+  assert.equal(enq.held, 1);
+  // A pod event that owes a request releases it: the status write is folded before that request is made.
+  await Promise.all([status, enq.event(podEvent('ADDED', '3'))]);
+  assert.deepEqual(gate.batches, [['web@1'], ['web@2', 'web-1@3']]);
+  assert.deepEqual(queue.requests, [['default/web'], ['default/web']]);
+  assert.equal(enq.unchanged, 1, 'the held status write was admitted like any other event');
+});
+
+test('a PodSet event that moves a plan input is never held: generation, labels, finalizers, deletion; nor one after it was deleted or a relist began', async () => {
+  const { gate, enq } = pipeline();
+  await enq.event(podSetEvent('ADDED', '1'));
+  await enq.event(podSetEvent('MODIFIED', '2', { generation: 2 }));
+  await enq.event(podSetEvent('MODIFIED', '3', { generation: 2, labels: { team: 'a' } }));
+  await enq.event(podSetEvent('MODIFIED', '4', { generation: 2, labels: { team: 'a' }, finalizers: ['f'] }));
+  const deleting = { generation: 2, labels: { team: 'a' }, finalizers: ['f'], deleting: true };
+  await enq.event(podSetEvent('MODIFIED', '5', deleting));
+  assert.equal(enq.held, 0, 'each moved a plan input');
+  await enq.event(podSetEvent('DELETED', '6', deleting));
+  await enq.event(podSetEvent('MODIFIED', '7', deleting));
+  assert.equal(enq.held, 0, 'nothing remembered of it after its DELETED');
+  const held = enq.event(podSetEvent('MODIFIED', '8', deleting, 1));
+  await turns();
+  assert.equal(enq.held, 1, 'a status write after a change is held');
+  await enq.relistStarted('podsets/*');
+  await Promise.all([held, enq.event(podSetEvent('MODIFIED', '9', deleting, 2))]);
+  assert.equal(enq.held, 1, 'nothing remembered after the relist began: not held');
+  assert.equal(gate.batches.length, 8);
+  assert.deepEqual(gate.batches.at(-1), ['web@8', 'web@9']);
 });
 
 test('a pod of no PodSet is held; a relist forgets what was seen', async () => {

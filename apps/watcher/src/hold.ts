@@ -23,11 +23,28 @@
 // Whether an event can owe is judged from the inputs digest (encodedPod: what a fold compares with the
 // inputs last requested) of the same pod's previous event, remembered here. The judgement only sets when
 // an event is folded, never whether: a held event is folded and answered like any other, so a wrong
-// judgement delays an owed request by at most `holdMs`. PodSet events are never held: the worker writes
-// a PodSet conditionally on the resourceVersion the projection holds.
+// judgement delays an owed request by at most `holdMs`.
+//
+// A PodSet's MODIFIED whose plan inputs (podSetInputs: uid, generation, deletion, finalizers, labels) are
+// those of its previous event is held too: that is a status write, nearly always a worker's own, and it owes
+// nothing. Each came alone (a worker writes one PodSet's status at a time), so each was a fold round trip of
+// its own, half the watcher's writes to Redis in a converge. The projection shows it up to the hold's longest
+// wait later, and that is safe for the conditional writes a worker makes against the PodSet's
+// resourceVersion: a held event goes into the batch before the event that releases it, so every request the
+// watcher makes after it arrived is made after its fold; the worker that wrote it plans from its own write
+// while the projection lags (apps/worker own-writes.ts); and any other write against the older version gets
+// a 409, on which a worker reads the API and plans again, as it does whenever another writer got there first.
+// Any other PodSet event (its ADDED, a spec, label, finalizer or deletion change) is never held.
 import { schedule, systemClock, type Clock } from '@podset/clock';
 import { podSetKeyOf } from '@podset/reconcile';
-import { DIGEST_LENGTH, encodedPod, type InputsChange, type ProjectedPod } from '@podset/state';
+import {
+  DIGEST_LENGTH,
+  encodedPod,
+  inputsDigest,
+  podSetInputs,
+  type InputsChange,
+  type ProjectedPod,
+} from '@podset/state';
 import { deferred, type Deferred } from './deferred.ts';
 import { keyFor, objectId } from './keys.ts';
 import type { WatchEvent } from './watch-loop.ts';
@@ -75,6 +92,11 @@ export class QuietHold {
   readonly #clock: Pick<Clock, 'sleep' | 'elapsed'>;
   /** Each pod's digest hint (digestHint) as of the last event seen of it, by `namespace/name`. */
   readonly #seen = new Map<string, number>();
+  /**
+   * Each PodSet's plan inputs as of its last event, as the fold stores them (inputsDigest of podSetInputs:
+   * 16 characters), by `namespace/name`.
+   */
+  readonly #podSets = new Map<string, string>();
   readonly #held: WatchEvent[] = [];
   /** Settles with the batch the held events go into: they all go into one, so they share one promise. */
   #done: Deferred | undefined;
@@ -113,11 +135,11 @@ export class QuietHold {
   /**
    * Remembers `ev` (call it for every event, in order) and answers whether it may wait: a pod of no
    * PodSet, a MODIFIED pod whose inputs are those of its previous event (with `statusToo`, or whose plan
-   * inputs are: only its phase or readiness moved), or the ADDED of a pod its PodSet created (not seen
-   * before).
+   * inputs are: only its phase or readiness moved), the ADDED of a pod its PodSet created (not seen
+   * before), or a PodSet's MODIFIED whose plan inputs are those of its previous event (a status write).
    */
   quiet(ev: WatchEvent): boolean {
-    if (ev.resource !== 'pods') return false;
+    if (ev.resource === 'podsets') return this.#podSetQuiet(ev);
     const key = keyFor(ev.resource, ev.object);
     if (key === undefined) return true;
     // A controller reference names a PodSet, so such a pod always has a key.
@@ -137,6 +159,19 @@ export class QuietHold {
     const change = hintChange(before, hint);
     if (change === 'none') return true;
     return change === 'status' && this.#statusToo(key);
+  }
+
+  /** A PodSet's MODIFIED whose plan inputs are those of its previous event (a status write): see the header. */
+  #podSetQuiet(ev: WatchEvent): boolean {
+    const id = objectId(ev.object);
+    if (ev.type === 'DELETED') {
+      this.#podSets.delete(id);
+      return false;
+    }
+    const inputs = inputsDigest(podSetInputs(ev.object.metadata ?? {}));
+    const before = this.#podSets.get(id);
+    this.#podSets.set(id, inputs);
+    return ev.type === 'MODIFIED' && before === inputs;
   }
 
   /**
@@ -169,5 +204,6 @@ export class QuietHold {
   /** A relist begins: what was seen before it may be gone (deleted unwatched), so it is forgotten. */
   forget(): void {
     this.#seen.clear();
+    this.#podSets.clear();
   }
 }

@@ -22,6 +22,7 @@ export {
   DIGEST_LENGTH,
   encodedPod,
   inputsChange,
+  inputsDigest,
   podDigest,
   podSetInputs,
   type EncodedPod,
