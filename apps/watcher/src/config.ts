@@ -71,7 +71,7 @@ export const watcherEnv = {
   }),
   QUIET_EVENT_HOLD_MS: int({
     description:
-      "A pod event that cannot request a reconcile (it moves none of what a plan or the PodSet's status reads, such as a kubelet's container-status write or a binding), or the ADDED of a pod its PodSet created, arrives alone: it waits up to this long to go to Redis with the next event, instead of a round trip of its own; with the pod watch paced (POD_WATCH_READ_PAUSE_MS) it goes with the first turn this long after it, so up to this plus the pause (0: never held)",
+      "A pod event that cannot request a reconcile (it moves none of what a plan or the PodSet's status reads, such as a kubelet's container-status write or a binding), or the ADDED of a pod its PodSet created, or a PodSet's status write (an event that moves none of its uid, generation, deletion, finalizers or labels), arrives alone: it waits up to this long to go to Redis with the next event, instead of a round trip of its own; with the pod watch paced (POD_WATCH_READ_PAUSE_MS) it goes with the first turn this long after it, so up to this plus the pause (0: never held)",
     default: 50,
     min: 0,
     max: 1000,

@@ -63,9 +63,9 @@ export interface EventPipelineOptions {
    * An event that cannot owe a reconcile (hold.ts: a pod event that moves none of its inputs, or a pod of
    * no PodSet) arriving alone in its turn waits up to this many ms to join the next batch, instead of a
    * batch (a Redis round trip) of its own; so do the ADDED of a pod its PodSet created (a worker's creates,
-   * of which only the last one it awaits requests) and a pod's phase or readiness change alone when
-   * `statusCollapseMs` is at least as long (its request then comes due up to this much later). Default 0:
-   * never held.
+   * of which only the last one it awaits requests), a PodSet's status write (its plan inputs unchanged), and
+   * a pod's phase or readiness change alone when `statusCollapseMs` is at least as long (its request then
+   * comes due up to this much later). Default 0: never held.
    */
   quietHoldMs?: number;
   /**

@@ -192,7 +192,8 @@ test("a kubelet's writes that move nothing a plan reads cost no write of their o
 
 test("a worker's creates, each ADDED in a turn of its own, cost one write between them; the one that meets the last expectation still requests", async () => {
   const { pipeline, requests } = watcherOf('creates', `${PREFIX}:creates:watcher:events`, 60_000);
-  const status = (replicas: number): WatchEvent => ({
+  // The PodSet at a scale of `replicas`: each scale is a spec change, which the API server marks by a generation.
+  const scaled = (replicas: number): WatchEvent => ({
     stream: 'podsets/*',
     resource: 'podsets',
     type: 'MODIFIED',
@@ -200,12 +201,18 @@ test("a worker's creates, each ADDED in a turn of its own, cost one write betwee
     object: {
       apiVersion: 'podset.io/v1',
       kind: 'PodSet',
-      metadata: { name: 'web', namespace: 'ns', uid: 'uid-web', resourceVersion: String(rv), generation: 1 },
+      metadata: {
+        name: 'web',
+        namespace: 'ns',
+        uid: 'uid-web',
+        resourceVersion: String(rv),
+        generation: replicas + 1,
+      },
       spec: { replicas },
     } as WatchEvent['object'],
   });
   // Redis learns the script; the projector, both streams' epochs.
-  await turn(pipeline, [podEvent('warm', 'w-1', 'Pending'), status(0)]);
+  await turn(pipeline, [podEvent('warm', 'w-1', 'Pending'), scaled(0)]);
   const names = Array.from({ length: 10 }, (_, i) => `web-${i}`);
   const reader = new ProjectionReader({ client: redis.client, prefix: PREFIX, queueName: 'creates' });
   assert.equal(await reader.expect('ns/web', 'create', names), 10);
@@ -218,8 +225,8 @@ test("a worker's creates, each ADDED in a turn of its own, cost one write betwee
     await new Promise((r) => setImmediate(r));
   }
   assert.equal(writes, writesBefore, 'the creates wait for company');
-  // The worker's status write of the PodSet (never held) takes them along.
-  await Promise.all([...created, pipeline.event(status(10))]);
+  // A change of the PodSet's spec (never held) takes them along.
+  await Promise.all([...created, pipeline.event(scaled(11))]);
   const after = await commandCalls();
   assert.equal(writes - writesBefore, 1, 'eleven events, one write');
   assert.equal((after['evalsha'] ?? 0) - (before['evalsha'] ?? 0), 1, 'one fold call');
