@@ -12,8 +12,8 @@
 // event each, a turn apart, and all but the last one it awaits request nothing (the fold finds the
 // worker's expectation: by name, or, before the name is recorded, one of the creates it reserved). The
 // last one's request, to plan once all the creates show, comes at most the hold's longest wait later; a
-// plan change (a deletion, a relabel, a PodSet event other than a status write) is never held and releases them. The hold only saves
-// round trips: an ADDED folded at once still finds its create awaited.
+// plan change (a deletion, a relabel, a PodSet event other than a status write) is never held and releases
+// them. The hold only saves round trips: an ADDED folded at once still finds its create awaited.
 //
 // Where pod events come in paced turns (POD_WATCH_READ_PAUSE_MS), a hold's timer would fire between two
 // turns, each batch then a round trip of its own: so held events also go with the first turn that comes
