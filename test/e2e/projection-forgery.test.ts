@@ -74,6 +74,25 @@ async function forgePodSet(name: string, change: (ps: StoredPodSet) => void): Pr
   await redis.set(key, [epoch, rv, tag, JSON.stringify(ps)].join('\t'));
 }
 
+/**
+ * Waits until the projection shows each PodSet at the API's version. A PodSet's status write shows there up
+ * to the watcher's hold later (it waits to join the next batch, and goes first into it): a forgery planted
+ * before it is folded is overwritten by the genuine entry, in the very batch of the event that triggers the
+ * reconcile meant to read it. Planted once every write is folded, the forgery is what that reconcile reads.
+ */
+async function projectionCaughtUp(names: readonly string[]): Promise<void> {
+  await env.waitFor('the projection shows every PodSet at its version', async () => {
+    const behind: string[] = [];
+    for (const name of names) {
+      const stored = await redis.get(projection.keys(`default/${name}`).podset);
+      const rv = stored === null ? undefined : parts(stored)[1];
+      const current = env.podSet(name)?.metadata.resourceVersion;
+      if (rv !== current) behind.push(`${name}: ${rv ?? 'none'} (API ${current ?? 'none'})`);
+    }
+    return behind;
+  });
+}
+
 const podsOf = (name: string) => activePodsOf(env.podSet(name)!, env.pods());
 const imageOf = (pod: unknown) =>
   (pod as { spec?: { containers?: { image?: string }[] } }).spec?.containers?.[0]?.image;
@@ -98,6 +117,7 @@ test('forged projected entries are never planned from: refused, logged by key, c
   const forged = ['fimage', 'fnons', 'fpriv', 'fdel', 'fotherns', 'fpod'];
   await apply([...forged, 'fneighbour'].map((n) => podSetManifest(n, 2)));
   await env.waitConverged([...forged, 'fneighbour']);
+  await projectionCaughtUp([...forged, 'fneighbour']);
   const watch = watchPods<PodEvent>(env, env.sim.resourceVersion());
   const victims = new Set<string>();
   try {
@@ -188,6 +208,7 @@ test('an older valid entry written back is refused: the PodSet is not rolled bac
   await env.waitFor('the projection shows the new version', async () =>
     (await redis.get(key)) !== old ? [] : ['not yet'],
   );
+  await projectionCaughtUp(['freplay']);
   const before = (await refusedCount()).get('kind="podset",reason="replay"') ?? 0;
   const watch = watchPods<PodEvent>(env, env.sim.resourceVersion());
   try {
