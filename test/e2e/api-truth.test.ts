@@ -148,6 +148,19 @@ before(async () => {
     ),
   ]);
   await env.waitConverged(names, { timeoutMs: 90_000 });
+  // A PodSet's status write shows in the projection up to the watcher's hold later (it waits to join the next
+  // batch): an entry forged before it is folded would be overwritten by the genuine one, and an attack would
+  // test nothing. The attacks begin once the projection shows every PodSet at the API's version.
+  await env.waitFor('the projection shows every PodSet at its version', async () => {
+    const behind: string[] = [];
+    for (const name of names) {
+      const stored = await asWorker.get(projection.keys(`default/${name}`).podset);
+      const rv = stored === null ? undefined : parts(stored)[1];
+      const current = env.podSet(name)?.metadata.resourceVersion;
+      if (rv !== current) behind.push(`${name}: ${rv ?? 'none'} (API ${current ?? 'none'})`);
+    }
+    return behind;
+  });
   watch = watchPods<PodEvent>(env, env.sim.resourceVersion(), null);
 });
 
