@@ -17,6 +17,7 @@ import { EntryTags, ProjectionReader } from '@podset/state';
 import { freePort, type Proc } from '@podset/testkit';
 import { activePodsOf } from './support/check.ts';
 import { watchPods } from './support/pod-watch.ts';
+import { parts, projectionCaughtUp } from './support/projected-entries.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
 const prefix = process.env.E2E_QUEUE_PREFIX || DEFAULT_PREFIX;
@@ -87,12 +88,6 @@ async function queueJob(app: AppUser, key: string): Promise<void> {
 }
 
 /** Every pod event in every namespace from resourceVersion `rv` on, until stop(). */
-/** The stored entry's parts: epoch, rv, tag, payload (the layout libs/state writes). */
-function parts(entry: string): [string, string, string, string] {
-  const [epoch, rv, tag] = entry.split('\t', 3) as [string, string, string];
-  return [epoch, rv, tag, entry.slice(epoch.length + rv.length + tag.length + 3)];
-}
-
 const podsOf = (name: string) => activePodsOf(env.podSet(name)!, env.pods());
 
 /**
@@ -148,19 +143,8 @@ before(async () => {
     ),
   ]);
   await env.waitConverged(names, { timeoutMs: 90_000 });
-  // A PodSet's status write shows in the projection up to the watcher's hold later (it waits to join the next
-  // batch): an entry forged before it is folded would be overwritten by the genuine one, and an attack would
-  // test nothing. The attacks begin once the projection shows every PodSet at the API's version.
-  await env.waitFor('the projection shows every PodSet at its version', async () => {
-    const behind: string[] = [];
-    for (const name of names) {
-      const stored = await asWorker.get(projection.keys(`default/${name}`).podset);
-      const rv = stored === null ? undefined : parts(stored)[1];
-      const current = env.podSet(name)?.metadata.resourceVersion;
-      if (rv !== current) behind.push(`${name}: ${rv ?? 'none'} (API ${current ?? 'none'})`);
-    }
-    return behind;
-  });
+  // The attacks begin once the projection shows every PodSet at the API's version (projectionCaughtUp).
+  await projectionCaughtUp(env, asWorker, projection, names);
   watch = watchPods<PodEvent>(env, env.sim.resourceVersion(), null);
 });
 

@@ -15,6 +15,7 @@ import { ProjectionReader } from '@podset/state';
 import { freePort } from '@podset/testkit';
 import { activePodsOf } from './support/check.ts';
 import { watchPods } from './support/pod-watch.ts';
+import { parts, projectionCaughtUp } from './support/projected-entries.ts';
 import { applyCrd, podSetManifest, startEnv, type OperatorEnv } from './support/harness.ts';
 
 const FORGED_IMAGE = 'evil.example/forged:1';
@@ -59,12 +60,6 @@ after(async () => {
 const apply = (objects: unknown[]) => env.kubectl(['apply', '-f', env.writeManifest('ps.yaml', objects)]);
 
 /** Every pod event in `default` from resourceVersion `rv` on, until stop(). */
-/** The stored entry's parts: epoch, rv, tag, payload (the layout libs/state writes). */
-function parts(entry: string): [string, string, string, string] {
-  const [epoch, rv, tag] = entry.split('\t', 3) as [string, string, string];
-  return [epoch, rv, tag, entry.slice(epoch.length + rv.length + tag.length + 3)];
-}
-
 /** Rewrites PodSet `name`'s stored JSON with `change`, keeping its epoch, rv and tag (no key to re-tag). */
 async function forgePodSet(name: string, change: (ps: StoredPodSet) => void): Promise<void> {
   const key = projection.keys(`default/${name}`).podset;
@@ -72,25 +67,6 @@ async function forgePodSet(name: string, change: (ps: StoredPodSet) => void): Pr
   const ps = JSON.parse(payload) as StoredPodSet;
   change(ps);
   await redis.set(key, [epoch, rv, tag, JSON.stringify(ps)].join('\t'));
-}
-
-/**
- * Waits until the projection shows each PodSet at the API's version. A PodSet's status write shows there up
- * to the watcher's hold later (it waits to join the next batch, and goes first into it): a forgery planted
- * before it is folded is overwritten by the genuine entry, in the very batch of the event that triggers the
- * reconcile meant to read it. Planted once every write is folded, the forgery is what that reconcile reads.
- */
-async function projectionCaughtUp(names: readonly string[]): Promise<void> {
-  await env.waitFor('the projection shows every PodSet at its version', async () => {
-    const behind: string[] = [];
-    for (const name of names) {
-      const stored = await redis.get(projection.keys(`default/${name}`).podset);
-      const rv = stored === null ? undefined : parts(stored)[1];
-      const current = env.podSet(name)?.metadata.resourceVersion;
-      if (rv !== current) behind.push(`${name}: ${rv ?? 'none'} (API ${current ?? 'none'})`);
-    }
-    return behind;
-  });
 }
 
 const podsOf = (name: string) => activePodsOf(env.podSet(name)!, env.pods());
@@ -117,7 +93,7 @@ test('forged projected entries are never planned from: refused, logged by key, c
   const forged = ['fimage', 'fnons', 'fpriv', 'fdel', 'fotherns', 'fpod'];
   await apply([...forged, 'fneighbour'].map((n) => podSetManifest(n, 2)));
   await env.waitConverged([...forged, 'fneighbour']);
-  await projectionCaughtUp([...forged, 'fneighbour']);
+  await projectionCaughtUp(env, redis, projection, [...forged, 'fneighbour']);
   const watch = watchPods<PodEvent>(env, env.sim.resourceVersion());
   const victims = new Set<string>();
   try {
@@ -208,7 +184,7 @@ test('an older valid entry written back is refused: the PodSet is not rolled bac
   await env.waitFor('the projection shows the new version', async () =>
     (await redis.get(key)) !== old ? [] : ['not yet'],
   );
-  await projectionCaughtUp(['freplay']);
+  await projectionCaughtUp(env, redis, projection, ['freplay']);
   const before = (await refusedCount()).get('kind="podset",reason="replay"') ?? 0;
   const watch = watchPods<PodEvent>(env, env.sim.resourceVersion());
   try {
