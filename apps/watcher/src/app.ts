@@ -54,6 +54,7 @@ export async function main(shutdown: Shutdown): Promise<void> {
       statusCollapsePartialMs: cfg.STATUS_COLLAPSE_PARTIAL_MS,
       quietHoldMs: cfg.QUIET_EVENT_HOLD_MS,
       podWatchReadPauseMs: cfg.POD_WATCH_READ_PAUSE_MS,
+      podWatchEncoding: cfg.POD_WATCH_ENCODING,
       lease: {
         namespace: cfg.LEASE_NAMESPACE,
         name: cfg.LEASE_NAME,

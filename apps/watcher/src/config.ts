@@ -5,7 +5,7 @@ import { eventLogKeyOf, watcherKeyspace } from '@podset/redis';
 import { attemptsEnv, queueEnv } from '@podset/queue';
 import { redisEnv } from '@podset/redis';
 import { stateSourceEnv } from '@podset/state';
-import { int, list, optionalStr, parseEnv, str, type Config } from '@podset/config';
+import { int, list, oneOf, optionalStr, parseEnv, str, type Config } from '@podset/config';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -82,6 +82,11 @@ export const watcherEnv = {
     default: 150,
     min: 0,
     max: 1000,
+  }),
+  POD_WATCH_ENCODING: oneOf(['protobuf', 'json'], {
+    description:
+      "How pods are watched: protobuf, as kube-controller-manager watches them (the watcher decodes a pod's metadata, node, phase and conditions and steps over the rest by length instead of parsing it), or json. With protobuf the watcher still reads JSON where the API server answers so; a protobuf stream that does not decode is logged once and pods are watched in JSON from then on. PodSets are always watched in JSON (custom resources have no protobuf)",
+    default: 'protobuf',
   }),
   EVENT_LOG_MAXLEN: int({
     description:

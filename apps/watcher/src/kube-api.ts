@@ -1,6 +1,13 @@
 // The few API calls the watcher makes, as a small interface (so each part is testable with a fake),
 // and its implementation over @podset/kube (auth, rate limit, request counting).
-import type { Kube, KubeList, KubeObject, Lease, WatchEvent } from '@podset/kube';
+import {
+  ProtobufDecodeError,
+  type Kube,
+  type KubeList,
+  type KubeObject,
+  type Lease,
+  type WatchEvent,
+} from '@podset/kube';
 import type { Resource, WatchedObject } from './keys.ts';
 
 export interface ListPage {
@@ -67,14 +74,31 @@ export function retryAfterSeconds(err: unknown): number | undefined {
   return typeof s === 'number' && Number.isFinite(s) ? s : undefined;
 }
 
+export interface WatchApiOptions {
+  /** The pod watch is read in paced turns (libs/kube WatchOptions.readPauseMs). */
+  podReadPauseMs?: number | undefined;
+  /** The pod watch in protobuf (default) or JSON. */
+  podEncoding?: PodWatchEncoding | undefined;
+  /** Said once when a protobuf pod watch did not decode, and pods are watched in JSON from then on. */
+  onProtobufFailed?: ((err: Error) => void) | undefined;
+}
+
+export type PodWatchEncoding = 'protobuf' | 'json';
+
 /**
- * `podReadPauseMs`: the pod watch is read in paced turns (libs/kube WatchOptions.readPauseMs). Pods only: on a
- * busy cluster their kubelets' status writes arrive one at a time, and most wait a collapse window anyway;
- * a PodSet's change is a user's, read at once.
+ * Pods are paced (`podReadPauseMs`): on a busy cluster their kubelets' status writes arrive one at a time,
+ * and most wait a collapse window anyway; a PodSet's change is a user's, read at once. Pods are watched in
+ * protobuf (`podEncoding`), as kube-controller-manager watches them: the watcher reads a pod's metadata,
+ * node, phase and conditions, and protobuf lets the rest (most of the bytes: managedFields, containers,
+ * container statuses) be stepped over by length instead of parsed. PodSets are custom resources, which the
+ * API serves in JSON only. A protobuf stream that does not decode (an API server that writes something this
+ * reader does not know) ends that watch; the next watch of pods asks for JSON, so pods are never left
+ * unwatched.
  */
-export function watchApiOf(kube: Kube, options: { podReadPauseMs?: number | undefined } = {}): WatchApi {
+export function watchApiOf(kube: Kube, options: WatchApiOptions = {}): WatchApi {
   const client = (resource: Resource) => (resource === 'pods' ? kube.pods : kube.podSets);
   const podReadPauseMs = options.podReadPauseMs ?? 0;
+  let podProtobuf = (options.podEncoding ?? 'protobuf') === 'protobuf';
   const opt = <T>(v: T | undefined) => v;
   return {
     async list(resource, namespace, opts) {
@@ -88,12 +112,27 @@ export function watchApiOf(kube: Kube, options: { podReadPauseMs?: number | unde
     },
     watch(resource, namespace, opts) {
       // The watcher never reads managedFields (nothing it hashes or stores has them): not parsed at all.
-      const readPauseMs = resource === 'pods' ? podReadPauseMs : 0;
-      return client(resource).watchBatches(namespace, {
+      const pods = resource === 'pods';
+      const readPauseMs = pods ? podReadPauseMs : 0;
+      const protobuf = pods && podProtobuf;
+      const events = client(resource).watchBatches(namespace, {
         ...opts,
         dropManagedFields: true,
         ...(readPauseMs > 0 ? { readPauseMs } : {}),
+        ...(protobuf ? { protobuf } : {}),
       }) as AsyncIterable<WatchEvent<WatchedObject & { code?: number; message?: string }>[]>;
+      if (!protobuf) return events;
+      return (async function* () {
+        try {
+          yield* events;
+        } catch (err) {
+          if (err instanceof ProtobufDecodeError && podProtobuf) {
+            podProtobuf = false;
+            options.onProtobufFailed?.(err);
+          }
+          throw err;
+        }
+      })();
     },
   };
 }

@@ -17,7 +17,7 @@ import type { ChangeGate } from './change-gate.ts';
 import { DataLossDetector, RedisCheckpoint } from './checkpoint.ts';
 import { EventLog } from './event-log.ts';
 import { eventTracing } from './event-tracing.ts';
-import { leaseApiOf, watchApiOf } from './kube-api.ts';
+import { leaseApiOf, watchApiOf, type PodWatchEncoding } from './kube-api.ts';
 import { LeaderElector } from './leader.ts';
 import type { Logger } from '@podset/log';
 import { createWatcherMetrics, type WatcherMetrics } from './metrics.ts';
@@ -60,6 +60,8 @@ export interface WatcherSettings {
   quietHoldMs?: number;
   /** How long the pod watch leaves what arrives in the kernel after each turn (0, the default: read at once). */
   podWatchReadPauseMs?: number;
+  /** How pods are watched: protobuf (the default; JSON when the API has none, or it does not decode) or JSON. */
+  podWatchEncoding?: PodWatchEncoding;
   lease: { namespace: string; name: string; durationMs: number };
   /** The Lease holder identity. */
   identity: string;
@@ -218,7 +220,15 @@ function termOptions(
   });
   return {
     logger: log,
-    api: watchApiOf(conn.kube, { podReadPauseMs: settings.podWatchReadPauseMs }),
+    api: watchApiOf(conn.kube, {
+      podReadPauseMs: settings.podWatchReadPauseMs,
+      podEncoding: settings.podWatchEncoding,
+      onProtobufFailed: (err) =>
+        log.warn(
+          { err: err.message },
+          'the protobuf pod watch did not decode; pods are watched in JSON from now on (POD_WATCH_ENCODING=json says so at start)',
+        ),
+    }),
     queue: deps.requester?.(conn.queue) ?? conn.queue,
     checkpoint,
     eventLog,

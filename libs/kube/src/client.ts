@@ -49,6 +49,14 @@ export interface WatchOptions {
    * pacing never caps how fast the stream is read.
    */
   readPauseMs?: number;
+  /**
+   * Ask for the watch in protobuf, as Go clients do for built-in kinds, and read it so when the API serves
+   * it (JSON otherwise: custom resources have none). Its objects then hold only what protobuf-objects.ts
+   * decodes: a pod's metadata without managedFields, spec.nodeName, status.phase and status.conditions; the
+   * rest of a pod is stepped over by length, not parsed. A stream that does not decode fails with a
+   * ProtobufDecodeError.
+   */
+  protobuf?: boolean;
   signal?: AbortSignal;
 }
 
@@ -249,6 +257,7 @@ export class ResourceClient<T extends KubeObject> {
       },
       ...(opts.dropManagedFields === true ? { dropManagedFields: true } : {}),
       ...(opts.readPauseMs !== undefined ? { readPauseMs: opts.readPauseMs } : {}),
+      ...(opts.protobuf === true ? { protobuf: true } : {}),
       ...signalOf(opts),
     };
   }

@@ -26,6 +26,7 @@ export {
   type PatchType,
 } from './client.ts';
 export { createKube, type Kube } from './kube.ts';
+export { ProtobufDecodeError } from './protobuf-reader.ts';
 export type * from './types.ts';
 export { apiServerEgressEnv, kubeAccessEnv, kubeRateEnv } from './env.ts';
 export {

@@ -15,6 +15,14 @@ import {
   tlsVerificationCode,
 } from './kubeconfig-reload.ts';
 import { LineSplitter } from './line-splitter.ts';
+import {
+  decodeWatchFrame,
+  FrameSplitter,
+  isProtobufStream,
+  PROTOBUF_WATCH_ACCEPT,
+  ProtobufDecodeError,
+  protobufStatus,
+} from './protobuf-watch.ts';
 import { pacedReads, WATCH_PACING } from './paced-reads.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { apiAnswered, apiFailed } from './reachability.ts';
@@ -33,6 +41,11 @@ type Answer = Dispatcher.ResponseData;
 export type StreamOptions = Omit<RequestOptions, 'method' | 'verb' | 'body'> & {
   dropManagedFields?: boolean;
   readPauseMs?: number;
+  /**
+   * Ask for the watch in protobuf (JSON still accepted: the API has none for custom resources) and read it
+   * so when it comes so: its objects then hold what protobuf-objects.ts decodes (a pod watcher's fields).
+   */
+  protobuf?: boolean;
 };
 
 /** Audit-style verbs (what the API server's audit log and apiserver_request_total call them). */
@@ -76,6 +89,8 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   contentType?: string;
+  /** The Accept header; application/json when omitted. */
+  accept?: string;
   signal?: AbortSignal;
 }
 
@@ -179,7 +194,7 @@ export class KubeClient {
    * busy watch costs its consumer one await per read rather than one per event. Never an empty array.
    */
   async *streamBatches<T>(opts: StreamOptions): AsyncGenerator<WatchEvent<T>[]> {
-    const { dropManagedFields = false, readPauseMs = 0, ...rest } = opts;
+    const { dropManagedFields = false, readPauseMs = 0, protobuf = false, ...rest } = opts;
     if (!Number.isFinite(readPauseMs) || readPauseMs < 0) {
       throw new RangeError(`readPauseMs must be a finite number ≥ 0, not ${readPauseMs}`);
     }
@@ -189,6 +204,7 @@ export class KubeClient {
       verb: 'watch',
       method: 'GET',
       query: { ...opts.query, watch: true },
+      ...(protobuf ? { accept: PROTOBUF_WATCH_ACCEPT } : {}),
     };
     let response: Answer;
     for (let attempt = 0; ; attempt++) {
@@ -200,17 +216,30 @@ export class KubeClient {
         paced,
       );
       if (response.statusCode === 200) break;
-      const error = this.#error(reqOpts, response.statusCode, response.headers, await response.body.text());
+      // Asked for protobuf, the API answers an error's Status in protobuf too.
+      const error = isProtobufStream(response.headers['content-type'])
+        ? this.#error(
+            reqOpts,
+            response.statusCode,
+            response.headers,
+            '',
+            protobufStatus(await response.body.bytes()),
+          )
+        : this.#error(reqOpts, response.statusCode, response.headers, await response.body.text());
       if (error.code === 429 && attempt < this.#maxRetries429) continue;
       throw error;
     }
     const body = response.body;
-    const splitter = new LineSplitter();
-    const what = () => `a line of the watch of ${opts.path}`;
     const reads: AsyncIterable<Buffer> = paced
       ? pacedReads(body, { pauseMs: readPauseMs, ...WATCH_PACING }, this.limiter.clock, opts.signal)
       : (body as AsyncIterable<Buffer>);
     try {
+      if (protobuf && isProtobufStream(response.headers['content-type'])) {
+        yield* readFrames<T>(reads, opts.path);
+        return;
+      }
+      const splitter = new LineSplitter();
+      const what = () => `a line of the watch of ${opts.path}`;
       for await (const chunk of reads) {
         const events = parseLines<T>(splitter.push(chunk), dropManagedFields, what);
         if (events.parsed.length > 0) yield events.parsed;
@@ -260,7 +289,10 @@ export class KubeClient {
     const credentials = await this.#credentials.current();
     const auth = credentials.headers;
     const dispatcher = paced ? credentials.pacedDispatcher : credentials.dispatcher;
-    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': this.#userAgent };
+    const headers: Record<string, string> = {
+      Accept: opts.accept ?? 'application/json',
+      'User-Agent': this.#userAgent,
+    };
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     if (body !== undefined) headers['Content-Type'] = opts.contentType ?? 'application/json';
     // The auth headers last and case-blind, as client-node's setHeaderParam put them over the request's.
@@ -314,13 +346,21 @@ export class KubeClient {
     }
   }
 
-  #error(opts: RequestOptions, code: number, headers: Answer['headers'], text: string): KubeApiError {
-    let status: Status | undefined;
-    try {
-      const parsed = JSON.parse(text) as Status;
-      if (parsed !== null && typeof parsed === 'object' && parsed.kind === 'Status') status = parsed;
-    } catch {
-      // not JSON: keep the text as the message
+  #error(
+    opts: RequestOptions,
+    code: number,
+    headers: Answer['headers'],
+    text: string,
+    decoded?: Status,
+  ): KubeApiError {
+    let status: Status | undefined = decoded;
+    if (status === undefined) {
+      try {
+        const parsed = JSON.parse(text) as Status;
+        if (parsed !== null && typeof parsed === 'object' && parsed.kind === 'Status') status = parsed;
+      } catch {
+        // not JSON: keep the text as the message
+      }
     }
     const headerRetry = Number(headers['retry-after']);
     const retryAfterSeconds = Number.isFinite(headerRetry) ? headerRetry : status?.details?.retryAfterSeconds;
@@ -361,6 +401,38 @@ function parseJson(text: string, what: () => string): unknown {
     const start = text.length > 80 ? `${text.slice(0, 80)}…` : text;
     throw new Error(`invalid JSON in ${what()}: ${why} (starts ${JSON.stringify(start)})`, { cause: err });
   }
+}
+
+/**
+ * A protobuf watch's events, those of one read together. A frame that does not decode stops there: the
+ * events before it are still handed on, then its error is thrown, named with the watch.
+ */
+async function* readFrames<T>(reads: AsyncIterable<Buffer>, path: string): AsyncGenerator<WatchEvent<T>[]> {
+  const splitter = new FrameSplitter();
+  const failed = (err: unknown) =>
+    new ProtobufDecodeError(
+      `the protobuf watch of ${path}: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
+  for await (const chunk of reads) {
+    let frames: Buffer[];
+    try {
+      frames = splitter.push(chunk);
+    } catch (err) {
+      throw failed(err);
+    }
+    const parsed: WatchEvent<T>[] = [];
+    for (const frame of frames) {
+      try {
+        parsed.push(decodeWatchFrame<T>(frame));
+      } catch (err) {
+        if (parsed.length > 0) yield parsed;
+        throw failed(err);
+      }
+    }
+    if (parsed.length > 0) yield parsed;
+  }
+  if (splitter.partial) throw failed(new Error('the stream ended inside a frame'));
 }
 
 /**

@@ -1,0 +1,281 @@
+// The objects a protobuf pod watch carries, decoded into the JSON shape the API's JSON would give, for the
+// fields a watcher of pods reads: the whole metadata but its managedFields, spec.nodeName, status.phase and
+// status.conditions. Everything else of a pod (its containers, volumes, container statuses, IPs…) is stepped
+// over by length and not in the result: a reader that needs it watches in JSON. Field numbers are those of
+// kubernetes/api's and apimachinery's generated.proto. gogo-protobuf writes a non-pointer string or number
+// even when empty or zero, where JSON omits it (omitempty): such values are left out here as JSON leaves them.
+import { LENGTH_DELIMITED, ProtobufDecodeError, type ProtobufReader, VARINT } from './protobuf-reader.ts';
+
+type JsonObject = Record<string, unknown>;
+
+/** metav1.Time: seconds (and nanos, which JSON's RFC 3339 form leaves out) since the epoch; null when zero. */
+function time(r: ProtobufReader): string | null {
+  const t = r.message();
+  let seconds = 0;
+  while (!t.done) {
+    const tag = t.varint();
+    if (tag >>> 3 === 1 && (tag & 7) === VARINT) seconds = t.varint();
+    else t.skip(tag & 7);
+  }
+  if (seconds === 0) return null;
+  const iso = new Date(seconds * 1000).toISOString();
+  // toISOString always writes milliseconds; a whole second's are ".000".
+  return `${iso.slice(0, -5)}Z`;
+}
+
+/** A map<string,string> entry (key = 1, value = 2) into `into`. */
+function mapEntry(r: ProtobufReader, into: Record<string, string>): void {
+  const e = r.message();
+  let key = '';
+  let value = '';
+  while (!e.done) {
+    const tag = e.varint();
+    const field = tag >>> 3;
+    if (field === 1 && (tag & 7) === LENGTH_DELIMITED) key = e.string();
+    else if (field === 2 && (tag & 7) === LENGTH_DELIMITED) value = e.string();
+    else e.skip(tag & 7);
+  }
+  into[key] = value;
+}
+
+function ownerReference(r: ProtobufReader): JsonObject {
+  const o = r.message();
+  const out: JsonObject = {};
+  let apiVersion = '';
+  let kind = '';
+  let name = '';
+  let uid = '';
+  let controller: boolean | undefined;
+  let blockOwnerDeletion: boolean | undefined;
+  while (!o.done) {
+    const tag = o.varint();
+    const field = tag >>> 3;
+    const wire = tag & 7;
+    if (field === 1 && wire === LENGTH_DELIMITED) kind = o.string();
+    else if (field === 3 && wire === LENGTH_DELIMITED) name = o.string();
+    else if (field === 4 && wire === LENGTH_DELIMITED) uid = o.string();
+    else if (field === 5 && wire === LENGTH_DELIMITED) apiVersion = o.string();
+    else if (field === 6 && wire === VARINT) controller = o.varint() !== 0;
+    else if (field === 7 && wire === VARINT) blockOwnerDeletion = o.varint() !== 0;
+    else o.skip(wire);
+  }
+  // JSON's order: apiVersion, kind, name, uid, then the two pointers when set (these four are never omitted).
+  out.apiVersion = apiVersion;
+  out.kind = kind;
+  out.name = name;
+  out.uid = uid;
+  if (controller !== undefined) out.controller = controller;
+  if (blockOwnerDeletion !== undefined) out.blockOwnerDeletion = blockOwnerDeletion;
+  return out;
+}
+
+/** ObjectMeta without managedFields (17, stepped over) and the long-gone selfLink (4) and clusterName (15). */
+export function objectMeta(r: ProtobufReader): JsonObject {
+  const m = r.message();
+  const out: JsonObject = {};
+  let labels: Record<string, string> | undefined;
+  let annotations: Record<string, string> | undefined;
+  let owners: JsonObject[] | undefined;
+  let finalizers: string[] | undefined;
+  while (!m.done) {
+    const tag = m.varint();
+    const field = tag >>> 3;
+    const wire = tag & 7;
+    switch (field) {
+      case 1:
+      case 2:
+      case 3:
+      case 5:
+      case 6: {
+        m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        const s = m.string();
+        if (s !== '') out[META_STRINGS[field]!] = s;
+        break;
+      }
+      case 7: {
+        m.expect(field, wire, VARINT, 'ObjectMeta');
+        const generation = m.varint();
+        if (generation !== 0) out.generation = generation;
+        break;
+      }
+      case 8:
+        m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        out.creationTimestamp = time(m);
+        break;
+      case 9:
+        m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        out.deletionTimestamp = time(m);
+        break;
+      case 10:
+        m.expect(field, wire, VARINT, 'ObjectMeta');
+        out.deletionGracePeriodSeconds = m.varint();
+        break;
+      case 11:
+        m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        mapEntry(m, (labels ??= {}));
+        break;
+      case 12:
+        m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        mapEntry(m, (annotations ??= {}));
+        break;
+      case 13:
+        m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        (owners ??= []).push(ownerReference(m));
+        break;
+      case 14:
+        m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        (finalizers ??= []).push(m.string());
+        break;
+      default:
+        m.skip(wire);
+    }
+  }
+  if (labels !== undefined) out.labels = labels;
+  if (annotations !== undefined) out.annotations = annotations;
+  if (owners !== undefined) out.ownerReferences = owners;
+  if (finalizers !== undefined) out.finalizers = finalizers;
+  return out;
+}
+
+const META_STRINGS: Record<number, string> = {
+  1: 'name',
+  2: 'generateName',
+  3: 'namespace',
+  5: 'uid',
+  6: 'resourceVersion',
+};
+
+function podCondition(r: ProtobufReader): JsonObject {
+  const c = r.message();
+  const out: JsonObject = {};
+  while (!c.done) {
+    const tag = c.varint();
+    const field = tag >>> 3;
+    const wire = tag & 7;
+    if ((field === 1 || field === 2 || field === 5 || field === 6) && wire === LENGTH_DELIMITED) {
+      const s = c.string();
+      if (s !== '') out[CONDITION_STRINGS[field]!] = s;
+    } else if ((field === 3 || field === 4) && wire === LENGTH_DELIMITED) {
+      out[field === 3 ? 'lastProbeTime' : 'lastTransitionTime'] = time(c);
+    } else if (field === 7 && wire === VARINT) {
+      const generation = c.varint();
+      if (generation !== 0) out.observedGeneration = generation;
+    } else c.skip(wire);
+  }
+  return out;
+}
+
+const CONDITION_STRINGS: Record<number, string> = { 1: 'type', 2: 'status', 5: 'reason', 6: 'message' };
+
+/** PodSpec: nodeName (10) alone. */
+function podSpec(r: ProtobufReader): JsonObject {
+  const s = r.message();
+  const out: JsonObject = {};
+  while (!s.done) {
+    const tag = s.varint();
+    if (tag >>> 3 === 10 && (tag & 7) === LENGTH_DELIMITED) {
+      const node = s.string();
+      if (node !== '') out.nodeName = node;
+    } else s.skip(tag & 7);
+  }
+  return out;
+}
+
+/** PodStatus: phase (1) and conditions (2). */
+function podStatus(r: ProtobufReader): JsonObject {
+  const s = r.message();
+  const out: JsonObject = {};
+  let conditions: JsonObject[] | undefined;
+  while (!s.done) {
+    const tag = s.varint();
+    const field = tag >>> 3;
+    const wire = tag & 7;
+    if (field === 1 && wire === LENGTH_DELIMITED) {
+      const phase = s.string();
+      if (phase !== '') out.phase = phase;
+    } else if (field === 2 && wire === LENGTH_DELIMITED) (conditions ??= []).push(podCondition(s));
+    else s.skip(wire);
+  }
+  if (conditions !== undefined) out.conditions = conditions;
+  return out;
+}
+
+/** A core/v1 Pod message's bytes as the JSON shape of what a pod watcher reads (see the file's head). */
+export function decodePod(r: ProtobufReader, apiVersion: string): JsonObject {
+  const out: JsonObject = { kind: 'Pod', apiVersion };
+  while (!r.done) {
+    const tag = r.varint();
+    const field = tag >>> 3;
+    const wire = tag & 7;
+    if (field === 1 && wire === LENGTH_DELIMITED) out.metadata = objectMeta(r);
+    else if (field === 2 && wire === LENGTH_DELIMITED) out.spec = podSpec(r);
+    else if (field === 3 && wire === LENGTH_DELIMITED) out.status = podStatus(r);
+    else r.skip(wire);
+  }
+  out.metadata ??= {};
+  return out;
+}
+
+function statusCause(r: ProtobufReader): JsonObject {
+  const c = r.message();
+  const out: JsonObject = {};
+  while (!c.done) {
+    const tag = c.varint();
+    const field = tag >>> 3;
+    if (field >= 1 && field <= 3 && (tag & 7) === LENGTH_DELIMITED) {
+      const s = c.string();
+      if (s !== '') out[field === 1 ? 'reason' : field === 2 ? 'message' : 'field'] = s;
+    } else c.skip(tag & 7);
+  }
+  return out;
+}
+
+function statusDetails(r: ProtobufReader): JsonObject {
+  const d = r.message();
+  const out: JsonObject = {};
+  let causes: JsonObject[] | undefined;
+  while (!d.done) {
+    const tag = d.varint();
+    const field = tag >>> 3;
+    const wire = tag & 7;
+    if ((field === 1 || field === 2 || field === 3 || field === 6) && wire === LENGTH_DELIMITED) {
+      const s = d.string();
+      if (s !== '') out[DETAILS_STRINGS[field]!] = s;
+    } else if (field === 4 && wire === LENGTH_DELIMITED) (causes ??= []).push(statusCause(d));
+    else if (field === 5 && wire === VARINT) {
+      const seconds = d.varint();
+      if (seconds !== 0) out.retryAfterSeconds = seconds;
+    } else d.skip(wire);
+  }
+  if (causes !== undefined) out.causes = causes;
+  return out;
+}
+
+const DETAILS_STRINGS: Record<number, string> = { 1: 'name', 2: 'group', 3: 'kind', 6: 'uid' };
+
+/** A meta/v1 Status message (an ERROR event's object) as JSON carries it. */
+export function decodeStatus(r: ProtobufReader, apiVersion: string): JsonObject {
+  const out: JsonObject = { kind: 'Status', apiVersion, metadata: {} };
+  while (!r.done) {
+    const tag = r.varint();
+    const field = tag >>> 3;
+    const wire = tag & 7;
+    if ((field === 2 || field === 3 || field === 4) && wire === LENGTH_DELIMITED) {
+      const s = r.string();
+      if (s !== '') out[field === 2 ? 'status' : field === 3 ? 'message' : 'reason'] = s;
+    } else if (field === 5 && wire === LENGTH_DELIMITED) out.details = statusDetails(r);
+    else if (field === 6 && wire === VARINT) {
+      const code = r.varint();
+      if (code !== 0) out.code = code;
+    } else r.skip(wire);
+  }
+  return out;
+}
+
+/** The object decoders by kind, for the kinds a pod watch carries. */
+export const DECODERS: Record<string, (r: ProtobufReader, apiVersion: string) => JsonObject> = {
+  Pod: decodePod,
+  Status: decodeStatus,
+};
+
+export { ProtobufDecodeError };
