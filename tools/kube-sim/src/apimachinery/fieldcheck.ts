@@ -14,6 +14,7 @@ export const LEAF = new Set([
   'd',
   'f',
   'time',
+  'microtime',
   'duration',
   'intstr',
   'quantity',

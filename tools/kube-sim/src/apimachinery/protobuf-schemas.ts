@@ -2,7 +2,9 @@
 // networking, discovery, policy, rbac, scheduling, authorization, authentication, coordination, storage,
 // events v1 and autoscaling v2): `message: "field=number:type"` where type is s(tring), i(nt), b(ool),
 // y (bytes), d/f (double/float), map:<value type>, a message name, one of ObjectMeta, LabelSelector, time,
-// duration, intstr, quantity, raw, or any (not described here); a trailing * marks a repeated field.
+// microtime, duration, intstr, quantity, raw, or any (not described here); a trailing * marks a repeated field.
+// Hand edits since: MicroTime fields are `microtime`, metav1.Condition lists are `Condition`, and two names
+// are the JSON ones (uid, apiGroup) where the generator had taken the Go field's.
 export const MESSAGES: Record<string, string> = {
   AWSElasticBlockStoreVolumeSource: 'volumeID=1:s fsType=2:s partition=3:i readOnly=4:b',
   Affinity: 'nodeAffinity=1:NodeAffinity podAffinity=2:PodAffinity podAntiAffinity=3:PodAntiAffinity',
@@ -13,7 +15,7 @@ export const MESSAGES: Record<string, string> = {
   AzureDiskVolumeSource: 'diskName=1:s diskURI=2:s cachingMode=3:s fsType=4:s readOnly=5:b kind=6:s',
   AzureFileVolumeSource: 'secretName=1:s shareName=2:s readOnly=3:b',
   Binding: 'metadata=1:ObjectMeta target=2:ObjectReference',
-  BoundObjectReference: 'kind=1:s apiVersion=2:s name=3:s uID=4:s',
+  BoundObjectReference: 'kind=1:s apiVersion=2:s name=3:s uid=4:s',
   CSIVolumeSource:
     'driver=1:s readOnly=2:b fsType=3:s volumeAttributes=4:map:s nodePublishSecretRef=5:LocalObjectReference',
   Capabilities: 'add=1:s* drop=2:s*',
@@ -91,8 +93,8 @@ export const MESSAGES: Record<string, string> = {
     'name=1:s image=2:s command=3:s* args=4:s* workingDir=5:s ports=6:ContainerPort* envFrom=19:EnvFromSource* env=7:EnvVar* resources=8:ResourceRequirements resizePolicy=23:ContainerResizePolicy* restartPolicy=24:s restartPolicyRules=25:ContainerRestartRule* volumeMounts=9:VolumeMount* volumeDevices=21:VolumeDevice* livenessProbe=10:Probe readinessProbe=11:Probe startupProbe=22:Probe lifecycle=12:Lifecycle terminationMessagePath=13:s terminationMessagePolicy=20:s imagePullPolicy=14:s securityContext=15:SecurityContext stdin=16:b stdinOnce=17:b tty=18:b',
   EphemeralVolumeSource: 'volumeClaimTemplate=1:PersistentVolumeClaimTemplate',
   Event:
-    'metadata=1:ObjectMeta eventTime=2:time series=3:EventSeries reportingController=4:s reportingInstance=5:s action=6:s reason=7:s regarding=8:ObjectReference related=9:ObjectReference note=10:s type=11:s deprecatedSource=12:EventSource deprecatedFirstTimestamp=13:time deprecatedLastTimestamp=14:time deprecatedCount=15:i',
-  EventSeries: 'count=1:i lastObservedTime=2:time',
+    'metadata=1:ObjectMeta eventTime=2:microtime series=3:EventSeries reportingController=4:s reportingInstance=5:s action=6:s reason=7:s regarding=8:ObjectReference related=9:ObjectReference note=10:s type=11:s deprecatedSource=12:EventSource deprecatedFirstTimestamp=13:time deprecatedLastTimestamp=14:time deprecatedCount=15:i',
+  EventSeries: 'count=1:i lastObservedTime=2:microtime',
   EventSource: 'component=1:s host=2:s',
   Eviction: 'metadata=1:ObjectMeta deleteOptions=2:any',
   EvictionResponder: 'name=1:s priority=2:i',
@@ -135,7 +137,7 @@ export const MESSAGES: Record<string, string> = {
   Ingress: 'metadata=1:ObjectMeta spec=2:IngressSpec status=3:IngressStatus',
   IngressBackend: 'service=4:IngressServiceBackend resource=3:TypedLocalObjectReference',
   IngressClass: 'metadata=1:ObjectMeta spec=2:IngressClassSpec',
-  IngressClassParametersReference: 'aPIGroup=1:s kind=2:s name=3:s scope=4:s namespace=5:s',
+  IngressClassParametersReference: 'apiGroup=1:s kind=2:s name=3:s scope=4:s namespace=5:s',
   IngressClassSpec: 'controller=1:s parameters=2:IngressClassParametersReference',
   IngressLoadBalancerIngress: 'ip=1:s hostname=2:s ports=4:IngressPortStatus*',
   IngressLoadBalancerStatus: 'ingress=1:IngressLoadBalancerIngress*',
@@ -159,7 +161,7 @@ export const MESSAGES: Record<string, string> = {
   LabelSelectorAttributes: 'rawSelector=1:s requirements=2:any*',
   Lease: 'metadata=1:ObjectMeta spec=2:LeaseSpec',
   LeaseSpec:
-    'holderIdentity=1:s leaseDurationSeconds=2:i acquireTime=3:time renewTime=4:time leaseTransitions=5:i strategy=6:s preferredHolder=7:s',
+    'holderIdentity=1:s leaseDurationSeconds=2:i acquireTime=3:microtime renewTime=4:microtime leaseTransitions=5:i strategy=6:s preferredHolder=7:s',
   Lifecycle: 'postStart=1:LifecycleHandler preStop=2:LifecycleHandler stopSignal=3:s',
   LifecycleHandler:
     'exec=1:ExecAction httpGet=2:HTTPGetAction tcpSocket=3:TCPSocketAction sleep=4:SleepAction',
@@ -255,7 +257,7 @@ export const MESSAGES: Record<string, string> = {
   PodDisruptionBudgetSpec:
     'minAvailable=1:intstr selector=2:LabelSelector maxUnavailable=3:intstr unhealthyPodEvictionPolicy=4:s',
   PodDisruptionBudgetStatus:
-    'observedGeneration=1:i disruptedPods=2:map:time disruptionsAllowed=3:i currentHealthy=4:i desiredHealthy=5:i expectedPods=6:i conditions=7:any*',
+    'observedGeneration=1:i disruptedPods=2:map:time disruptionsAllowed=3:i currentHealthy=4:i desiredHealthy=5:i expectedPods=6:i conditions=7:Condition*',
   PodExtendedResourceClaimStatus: 'requestMappings=1:ContainerExtendedResourceRequest* resourceClaimName=2:s',
   PodFailurePolicy: 'rules=1:PodFailurePolicyRule*',
   PodFailurePolicyOnExitCodesRequirement: 'containerName=1:s operator=2:s values=3:i*',
@@ -340,7 +342,7 @@ export const MESSAGES: Record<string, string> = {
   ServicePort: 'name=1:s protocol=2:s appProtocol=6:s port=3:i targetPort=4:intstr nodePort=5:i',
   ServiceSpec:
     'ports=1:ServicePort* selector=2:map:s clusterIP=3:s clusterIPs=18:s* type=4:s externalIPs=5:s* sessionAffinity=7:s loadBalancerIP=8:s loadBalancerSourceRanges=9:s* externalName=10:s externalTrafficPolicy=11:s healthCheckNodePort=12:i publishNotReadyAddresses=13:b sessionAffinityConfig=14:SessionAffinityConfig ipFamilies=19:s* ipFamilyPolicy=17:s allocateLoadBalancerNodePorts=20:b loadBalancerClass=21:s internalTrafficPolicy=22:s trafficDistribution=23:s',
-  ServiceStatus: 'loadBalancer=1:LoadBalancerStatus conditions=2:any*',
+  ServiceStatus: 'loadBalancer=1:LoadBalancerStatus conditions=2:Condition*',
   SessionAffinityConfig: 'clientIP=1:ClientIPConfig',
   SleepAction: 'seconds=1:i',
   StatefulSet: 'metadata=1:ObjectMeta spec=2:StatefulSetSpec status=3:StatefulSetStatus',
@@ -402,8 +404,8 @@ export const MESSAGES: Record<string, string> = {
   discoveryForNode: 'name=1:s',
   discoveryEndpointPort: 'name=1:s protocol=2:s port=3:i appProtocol=4:s',
   coreEvent:
-    'metadata=1:ObjectMeta involvedObject=2:ObjectReference reason=3:s message=4:s source=5:EventSource firstTimestamp=6:time lastTimestamp=7:time count=8:i type=9:s eventTime=10:time series=11:coreEventSeries action=12:s related=13:ObjectReference reportingComponent=14:s reportingInstance=15:s',
-  coreEventSeries: 'count=1:i lastObservedTime=2:time',
+    'metadata=1:ObjectMeta involvedObject=2:ObjectReference reason=3:s message=4:s source=5:EventSource firstTimestamp=6:time lastTimestamp=7:time count=8:i type=9:s eventTime=10:microtime series=11:coreEventSeries action=12:s related=13:ObjectReference reportingComponent=14:s reportingInstance=15:s',
+  coreEventSeries: 'count=1:i lastObservedTime=2:microtime',
 };
 /** `group/Kind` (core group: `/Kind`) → its message. */
 export const KINDS: Record<string, string> = {

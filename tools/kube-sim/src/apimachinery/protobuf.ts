@@ -1,6 +1,8 @@
 // Just enough Kubernetes protobuf to decode the request bodies kubectl's typed clients send (`kubectl create
 // deployment|service|job|role|namespace|secret|...`): the `k8s\0` envelope and the messages in
 // protobuf-schemas.ts, turned into the JSON the API would have received. Anything else gets 415.
+// protobuf-encode.ts writes the same messages (a watch served in protobuf).
+import { NON_POINTER } from './protobuf-fields.ts';
 import { KINDS, MESSAGES } from './protobuf-schemas.ts';
 import { ApiError, type Json, type JsonObject } from './types.ts';
 
@@ -13,10 +15,14 @@ export interface Field {
 
 /** The well-known apimachinery messages, in the same notation. */
 const META: Record<string, string> = {
+  // selfLink is never set any more, but Go still writes it (empty).
   ObjectMeta:
-    'name=1:s generateName=2:s namespace=3:s uid=5:s resourceVersion=6:s generation=7:i creationTimestamp=8:time ' +
-    'deletionTimestamp=9:time deletionGracePeriodSeconds=10:i labels=11:map:s annotations=12:map:s ' +
-    'ownerReferences=13:OwnerReference* finalizers=14:s*',
+    'name=1:s generateName=2:s namespace=3:s selfLink=4:s uid=5:s resourceVersion=6:s generation=7:i ' +
+    'creationTimestamp=8:time deletionTimestamp=9:time deletionGracePeriodSeconds=10:i labels=11:map:s ' +
+    'annotations=12:map:s ownerReferences=13:OwnerReference* finalizers=14:s* managedFields=17:ManagedFieldsEntry*',
+  // fieldsV1 is FieldsV1 { bytes raw = 1 } holding the JSON text: on the wire, what `raw` describes.
+  ManagedFieldsEntry:
+    'manager=1:s operation=2:s apiVersion=3:s time=4:time fieldsType=6:s fieldsV1=7:raw subresource=8:s',
   OwnerReference: 'kind=1:s name=3:s uid=4:s apiVersion=5:s controller=6:b blockOwnerDeletion=7:b',
   LabelSelector: 'matchLabels=1:map:s matchExpressions=2:LabelSelectorRequirement*',
   LabelSelectorRequirement: 'key=1:s operator=2:s values=3:s*',
@@ -24,6 +30,12 @@ const META: Record<string, string> = {
   DeleteOptions:
     'gracePeriodSeconds=1:i preconditions=2:Preconditions orphanDependents=3:b propagationPolicy=4:s dryRun=5:s*',
   Preconditions: 'uid=1:s resourceVersion=2:s',
+  // An ERROR watch event's object.
+  Status: 'metadata=1:ListMeta status=2:s message=3:s reason=4:s details=5:StatusDetails code=6:i',
+  ListMeta: 'selfLink=1:s resourceVersion=2:s continue=3:s remainingItemCount=4:i',
+  StatusDetails: 'name=1:s group=2:s kind=3:s uid=6:s causes=4:StatusCause* retryAfterSeconds=5:i',
+  StatusCause: 'reason=1:s message=2:s field=3:s',
+  Condition: 'type=1:s status=2:s observedGeneration=3:i lastTransitionTime=4:time reason=5:s message=6:s',
 };
 
 /** Embedded Go structs: their fields appear inline in JSON (by field name, or message.field). */
@@ -37,9 +49,10 @@ export const INLINE = new Set([
 ]);
 
 /**
- * gogo-protobuf writes every non-pointer scalar, zero or not, where JSON would omit it (omitempty). Zero
- * numbers and false are dropped except for these fields, which are pointers in the Go types and so only on
- * the wire when set (e.g. `kubectl create deployment --replicas=0`).
+ * gogo-protobuf writes every non-pointer scalar, zero or not, where JSON would omit it (omitempty). A zero
+ * ("", 0, false) is dropped when NON_POINTER says the field is such a one; a pointer's is kept, as it is only
+ * on the wire when set (e.g. `kubectl create deployment --replicas=0`). For a message NON_POINTER does not
+ * know, zero numbers and false are dropped except for these names, and empty strings always.
  */
 const KEEP_ZERO = new Set([
   'replicas',
@@ -73,6 +86,16 @@ const KEEP_ZERO = new Set([
 ]);
 
 const parsed = new Map<string, Map<number, Field>>();
+const nonPointer = new Map<string, Set<number> | undefined>();
+
+/** The fields of `message` Go writes even at their zero value; undefined when not known. */
+export function nonPointerFields(message: string): Set<number> | undefined {
+  if (nonPointer.has(message)) return nonPointer.get(message);
+  const text = NON_POINTER[message];
+  const set = text === undefined ? undefined : new Set(text === '' ? [] : text.split(' ').map(Number));
+  nonPointer.set(message, set);
+  return set;
+}
 
 export function schema(message: string): Map<number, Field> {
   let m = parsed.get(message);
@@ -146,11 +169,15 @@ function int(v: bigint): number {
   return Number(BigInt.asIntN(64, v));
 }
 
-function timeString(buf: Buffer): string | null {
+function timeString(buf: Buffer, micro: boolean): string | null {
   const t = decodeMessage(buf, 'Timestamp', { 1: 'i', 2: 'i' });
   const seconds = Number(t[1] ?? 0);
   if (seconds <= 0) return null; // the zero time: omitted in JSON
-  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const iso = new Date(seconds * 1000).toISOString();
+  // metav1.MicroTime reads as RFC3339 with six fractional digits; metav1.Time has whole seconds only.
+  if (!micro) return iso.replace(/\.\d{3}Z$/, 'Z');
+  const micros = Math.floor(Number(t[2] ?? 0) / 1000);
+  return `${iso.slice(0, 19)}.${String(micros).padStart(6, '0')}Z`;
 }
 
 /** Reads one value of a (non-map) field type from the wire. */
@@ -169,7 +196,9 @@ function readValue(r: Reader, wire: number, type: string): Json {
     case 'f':
       return wire === 5 ? r.fixed32().readFloatLE(0) : int(r.varint());
     case 'time':
-      return timeString(r.bytes());
+      return timeString(r.bytes(), false);
+    case 'microtime':
+      return timeString(r.bytes(), true);
     case 'duration': {
       const d = decodeMessage(r.bytes(), 'Duration', { 1: 'i' });
       return `${Number(d[1] ?? 0) / 1e9}s`;
@@ -205,8 +234,14 @@ function decodeMessage(buf: Buffer, _name: string, fields: Record<number, string
   return out;
 }
 
+/** Decodes one message of protobuf-schemas.ts (or META) into its JSON form. */
+export function decodeProtobufMessage(buf: Buffer, message: string): JsonObject {
+  return decodeObject(buf, message);
+}
+
 function decodeObject(buf: Buffer, message: string): JsonObject {
   const fields = schema(message);
+  const always = nonPointerFields(message);
   const r = new Reader(buf);
   const out: JsonObject = {};
   while (r.pos < r.end) {
@@ -245,8 +280,10 @@ function decodeObject(buf: Buffer, message: string): JsonObject {
       continue;
     }
     const v = readValue(r, wire, f.type);
-    if (!f.repeated && (v === '' || v === null)) continue;
-    if (!f.repeated && (v === 0 || v === false) && f.type !== 'intstr' && !KEEP_ZERO.has(f.name)) continue;
+    if (!f.repeated && v === null) continue;
+    if (!f.repeated && (v === '' || v === 0 || v === false) && f.type !== 'intstr') {
+      if (always ? always.has(no) : v === '' || !KEEP_ZERO.has(f.name)) continue;
+    }
     if (
       (INLINE.has(f.name) || INLINE.has(`${message}.${f.name}`)) &&
       typeof v === 'object' &&

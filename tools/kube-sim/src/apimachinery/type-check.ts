@@ -50,7 +50,14 @@ const INT64_FIELDS = new Set([
 ]);
 
 /** The meta/v1 messages, whose Go package is v1 whatever the kind's version. */
-const META_MESSAGES = new Set(['ObjectMeta', 'OwnerReference', 'LabelSelector', 'LabelSelectorRequirement']);
+const META_MESSAGES = new Set([
+  'ObjectMeta',
+  'OwnerReference',
+  'ManagedFieldsEntry',
+  'LabelSelector',
+  'LabelSelectorRequirement',
+  'Condition',
+]);
 
 /** Message names that differ from their Go type's (two packages declare an Event). */
 function goName(message: string): string {
@@ -77,6 +84,8 @@ function elementGo(f: Field, pkg: string): string {
       return 'float32';
     case 'time':
       return 'v1.Time';
+    case 'microtime':
+      return 'v1.MicroTime';
     case 'duration':
       return 'v1.Duration';
     case 'intstr':
@@ -104,6 +113,7 @@ function elementWant(f: Field, pkg: string): Want | undefined {
     case 'y':
       return { kind: 'bytes' };
     case 'time':
+    case 'microtime':
     case 'duration':
       return { kind: 'text' };
     case 'intstr':
