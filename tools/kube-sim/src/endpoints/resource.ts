@@ -2,6 +2,7 @@
 // handler (./handlers/ one file per verb, ./subresources/), after the checks kube-apiserver makes first
 // (a subresource the type lacks is a 404, a verb it does not serve a 405), and the content negotiation of
 // reads (406).
+import { protobufMessage } from '../apimachinery/protobuf-encode.ts';
 import { ApiError } from '../apimachinery/types.ts';
 import { create } from './handlers/create.ts';
 import { deleteResource } from './handlers/delete.ts';
@@ -47,7 +48,7 @@ function checked(s: Omit<RequestScope, 'as'>): Handlers | undefined {
 function representation(s: Omit<RequestScope, 'as'>): Representation {
   const verb = s.info.verb;
   if (verb !== 'get' && verb !== 'list' && verb !== 'watch') return 'object';
-  return negotiate(String(s.req.headers.accept ?? ''), verb);
+  return negotiate(String(s.req.headers.accept ?? ''), verb, protobufMessage(s.t) !== undefined);
 }
 
 export async function serveResource(r: Omit<RequestScope, 'as'>): Promise<void> {

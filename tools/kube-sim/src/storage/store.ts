@@ -4,10 +4,12 @@
 import { deepFreeze } from '../apimachinery/json.ts';
 import { ApiError, type KubeObject, type WatchEventType } from '../apimachinery/types.ts';
 
-/** A stored object and its cached JSON text (filled on first serialization). */
+/** A stored object and its cached JSON text and protobuf encoding (each filled on first serialization). */
 export interface Rec {
   readonly obj: KubeObject;
   json: string | undefined;
+  /** The object as a protobuf watch carries it (`k8s\0` and runtime.Unknown), for the watches that ask. */
+  pb: Buffer | undefined;
 }
 
 /** One committed change. `rv` is its resourceVersion; `prev` the object before (undefined for ADDED). */
@@ -417,7 +419,7 @@ export class Store {
     const prev = m.get(name);
     const rv = ++this.rvCounter;
     const obj = deepFreeze({ ...input, metadata: { ...input.metadata, resourceVersion: String(rv) } });
-    const rec: Rec = { obj, json: undefined };
+    const rec: Rec = { obj, json: undefined, pb: undefined };
     if (!prev) b.count++;
     m.set(name, rec);
     this.touch(b, ns, rv, prev, rec);
@@ -436,7 +438,7 @@ export class Store {
     let m = b.byNs.get(ns);
     if (!m) b.byNs.set(ns, (m = new Map()));
     if (m.has(name)) throw new Error(`${resource} ${ns ? `${ns}/` : ''}${name} appears twice`);
-    const rec: Rec = { obj: deepFreeze(obj), json: undefined };
+    const rec: Rec = { obj: deepFreeze(obj), json: undefined, pb: undefined };
     b.count++;
     m.set(name, rec);
     this.touch(b, ns, Math.max(b.lastRv, Number(obj.metadata.resourceVersion)), undefined, rec);
@@ -474,7 +476,14 @@ export class Store {
       b.sortedNs.delete(ns);
       b.labels.delete(ns);
     }
-    this.record({ rv, type: 'DELETED', resource, rec: { obj, json: undefined }, prev, line: undefined });
+    this.record({
+      rv,
+      type: 'DELETED',
+      resource,
+      rec: { obj, json: undefined, pb: undefined },
+      prev,
+      line: undefined,
+    });
     return obj;
   }
 

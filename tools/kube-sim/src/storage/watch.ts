@@ -1,25 +1,36 @@
-// Watch streams: chunked JSON lines of {"type","object"}, fed from the store's commits. Each event is
-// serialized once and the string shared by every watcher that sees it unchanged.
+// Watch streams: chunked JSON lines of {"type","object"} (or, for a protobuf watch, length-prefixed
+// WatchEvent frames), fed from the store's commits. Each event is serialized once and the string shared by
+// every watcher that sees it unchanged.
 import type { ServerResponse } from 'node:http';
 import { ApiError, type KubeObject, type ResourceType } from '../apimachinery/types.ts';
 import { resourceId } from '../apimachinery/resource-ids.ts';
 import { tooLargeResourceVersion } from './errors.ts';
 import { eventLine, type HistEvent, type Rec, type Store } from './store.ts';
 
+/** What a watch writes per event: a JSON line, or a protobuf frame. One watch writes one kind only. */
+export type WatchChunk = string | Buffer;
+
 /**
- * How one watch writes its events: the representation the endpoint negotiated (JSON, Table, metadata only).
- * Storage decides what a watcher sees and when; the endpoint decides how it reads.
+ * How one watch writes its events: the representation the endpoint negotiated (JSON, Table, metadata only,
+ * protobuf). Storage decides what a watcher sees and when; the endpoint decides how it reads.
  */
 export interface WatchEncoder {
+  /** The response's Content-Type. */
+  readonly contentType: string;
   /**
    * An event's line. `shared` gives the store's line of this very event (serialized once for every watcher
-   * that sees it unchanged), for an encoder whose representation is the stored one.
+   * that sees it unchanged), for an encoder whose representation is the stored JSON.
    */
-  event(type: string, rec: Rec, shared: (() => string) | undefined): string;
+  event(type: string, rec: Rec, shared: (() => string) | undefined): WatchChunk;
   /** A BOOKMARK's line, with the cache's resourceVersion and, for the initial-events-end one, its annotation. */
-  bookmark(resourceVersion: string, annotations: Record<string, string> | undefined): string;
+  bookmark(resourceVersion: string, annotations: Record<string, string> | undefined): WatchChunk;
   /** An ERROR event's line (410 Gone for a resourceVersion too old). */
-  error(e: ApiError): string;
+  error(e: ApiError): WatchChunk;
+}
+
+/** The chunks of one watch as one write (they are all strings, or all Buffers). */
+function joinChunks(chunks: WatchChunk[]): WatchChunk {
+  return typeof chunks[0] === 'string' ? (chunks as string[]).join('') : Buffer.concat(chunks as Buffer[]);
 }
 
 /** The injected watch faults the hub obeys (kube-sim's control API sets them). */
@@ -66,14 +77,14 @@ class Watcher {
   stalled = false;
   /** The resourceVersion the watch started at: periodic bookmarks only once the cache is past it. */
   startRv = 0;
-  private pending: string[] = [];
+  private pending: WatchChunk[] = [];
   private pendingBytes = 0;
   private flushScheduled = false;
   /**
    * While a replay is written: the lines of the live events that came meanwhile, sent after it (undefined
    * otherwise). Past MAX_BUFFERED the watcher is dropped, as one that can't keep up.
    */
-  private held: string[] | undefined;
+  private held: WatchChunk[] | undefined;
   private heldBytes = 0;
   /** Set while the replay's own events are written (they go out before the held ones). */
   private replaying = false;
@@ -167,7 +178,7 @@ class Watcher {
   }
 
   /** Queues a line; lines of one burst of commits go out in one write (fewer syscalls under fan-out). */
-  write(line: string, countsAsEvent = true): void {
+  write(line: WatchChunk, countsAsEvent = true): void {
     if (this.closed || this.stalled) return;
     if (this.held !== undefined && !this.replaying) {
       this.held.push(line);
@@ -186,7 +197,7 @@ class Watcher {
     if (limit !== undefined && this.sent >= limit) this.close(this.hub.faults.watchCutMode);
   }
 
-  private queue(line: string): void {
+  private queue(line: WatchChunk): void {
     this.pending.push(line);
     this.pendingBytes += line.length;
     if (!this.flushScheduled) {
@@ -198,7 +209,7 @@ class Watcher {
   flush(): void {
     this.flushScheduled = false;
     if (this.pending.length === 0 || this.res.destroyed) return;
-    const text = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join('');
+    const text = this.pending.length === 1 ? (this.pending[0] as WatchChunk) : joinChunks(this.pending);
     this.pending = [];
     this.pendingBytes = 0;
     this.res.write(text);
@@ -225,7 +236,7 @@ class Watcher {
       this.pending = [];
       this.res.socket?.destroy();
     } else {
-      const rest = this.pending.join('');
+      const rest = this.pending.length === 0 ? '' : joinChunks(this.pending);
       this.pending = [];
       this.res.end(rest);
     }
@@ -284,7 +295,7 @@ export class WatchHub {
     const from = this.startVersion(p);
     const initial = p.sendInitialEvents ?? from === undefined;
     res.writeHead(200, {
-      'Content-Type': 'application/json',
+      'Content-Type': p.encoder.contentType,
       'Cache-Control': 'no-cache, private',
       'Transfer-Encoding': 'chunked',
     });

@@ -27,6 +27,7 @@ export function watch(s: RequestScope): void {
         present: (t, obj) => api.present(t, obj),
         table: s.as === 'Table' ? { includeObject: includeObjectParam(q.get('includeObject')) } : undefined,
         partial: s.as === 'PartialObjectMetadata',
+        protobuf: s.as === 'protobuf',
       }),
     },
     s.res,

@@ -1,10 +1,14 @@
 // What a resource request's Accept header asks for, as the API server negotiates it: the object itself
-// (JSON), a Table (kubectl get), or only metadata (PartialObjectMetadata for a get or a watch event,
-// PartialObjectMetadataList for a list: what metadata-only informers use). kube-sim serves JSON only, so
-// an Accept it cannot serve in any of its alternatives is a 406, never a 200 with another form.
+// (JSON, or protobuf for a watch of a built-in kind), a Table (kubectl get), or only metadata
+// (PartialObjectMetadata for a get or a watch event, PartialObjectMetadataList for a list: what
+// metadata-only informers use). Other than those protobuf watches kube-sim serves JSON only, so an Accept it
+// cannot serve in any of its alternatives is a 406, never a 200 with another form.
+import { PROTOBUF } from '../../apimachinery/protobuf-encode.ts';
 import { ApiError, type JsonObject, type KubeObject } from '../../apimachinery/types.ts';
 
-export type Representation = 'object' | 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+/** 'protobuf' is the object itself in Kubernetes protobuf; the others are JSON. */
+export type Representation =
+  'object' | 'protobuf' | 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
 
 /** The media types kube-sim can answer a resource request with (as the 406 message lists them). */
 const SERVED = [
@@ -39,7 +43,10 @@ function parseAccept(accept: string): MediaRange[] {
 }
 
 /** What one media range would be served as, if kube-sim can serve it. */
-function servedAs(r: MediaRange): Representation | undefined {
+function servedAs(r: MediaRange, protobuf: boolean): Representation | undefined {
+  // Protobuf only as the object itself (a Table or metadata in protobuf falls to the next alternative, as
+  // for a custom resource any protobuf does: kube-apiserver has no protobuf for those either).
+  if (r.type === PROTOBUF) return protobuf && !r.params.has('as') ? 'protobuf' : undefined;
   if (r.type !== 'application/json' && r.type !== 'application/*' && r.type !== '*/*') return undefined;
   const as = r.params.get('as');
   if (as === undefined) return 'object';
@@ -54,12 +61,18 @@ function servedAs(r: MediaRange): Representation | undefined {
 /**
  * The representation to answer `verb` with: the first alternative of the Accept header (by q, then order)
  * that kube-sim serves and that fits the verb — a list is served as Table or PartialObjectMetadataList, a
- * get or a watch event as Table or PartialObjectMetadata. None: 406 NotAcceptable, worded as the API server.
+ * get or a watch event as Table or PartialObjectMetadata, and a watch of a kind with a protobuf message
+ * (`protobuf`: a built-in one) in protobuf. None: 406 NotAcceptable, worded as the API server.
  */
-export function negotiate(accept: string | undefined, verb: 'get' | 'list' | 'watch'): Representation {
+export function negotiate(
+  accept: string | undefined,
+  verb: 'get' | 'list' | 'watch',
+  protobuf = false,
+): Representation {
   if (accept === undefined || accept.trim() === '') return 'object';
+  const protobufWatch = protobuf && verb === 'watch';
   for (const r of parseAccept(accept)) {
-    const as = servedAs(r);
+    const as = servedAs(r, protobufWatch);
     if (as === undefined) continue;
     if (as === 'PartialObjectMetadataList' && verb !== 'list') continue;
     if (as === 'PartialObjectMetadata' && verb === 'list') continue;
@@ -68,7 +81,7 @@ export function negotiate(accept: string | undefined, verb: 'get' | 'list' | 'wa
   throw new ApiError(
     406,
     'NotAcceptable',
-    `only the following media types are accepted: ${SERVED.join(', ')}`,
+    `only the following media types are accepted: ${(protobufWatch ? [...SERVED, PROTOBUF] : SERVED).join(', ')}`,
   );
 }
 
