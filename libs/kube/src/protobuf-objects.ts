@@ -8,8 +8,12 @@ import { LENGTH_DELIMITED, ProtobufDecodeError, type ProtobufReader, VARINT } fr
 
 type JsonObject = Record<string, unknown>;
 
-/** metav1.Time: seconds (and nanos, which JSON's RFC 3339 form leaves out) since the epoch; null when zero. */
-function time(r: ProtobufReader): string | null {
+/**
+ * metav1.Time: seconds (and nanos, which JSON's RFC 3339 form leaves out) since the epoch. The zero time (gogo
+ * writes a non-pointer Time even when unset) is undefined: left out, where JSON writes null, so that no
+ * reader mistakes it for a time (`deletionTimestamp !== undefined` means a deletion).
+ */
+function time(r: ProtobufReader): string | undefined {
   const t = r.message();
   let seconds = 0;
   while (!t.done) {
@@ -17,7 +21,7 @@ function time(r: ProtobufReader): string | null {
     if (tag >>> 3 === 1 && (tag & 7) === VARINT) seconds = t.varint();
     else t.skip(tag & 7);
   }
-  if (seconds === 0) return null;
+  if (seconds === 0) return undefined;
   const iso = new Date(seconds * 1000).toISOString();
   // toISOString always writes milliseconds; a whole second's are ".000".
   return `${iso.slice(0, -5)}Z`;
@@ -99,13 +103,12 @@ export function objectMeta(r: ProtobufReader): JsonObject {
         break;
       }
       case 8:
+      case 9: {
         m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
-        out.creationTimestamp = time(m);
+        const t = time(m);
+        if (t !== undefined) out[field === 8 ? 'creationTimestamp' : 'deletionTimestamp'] = t;
         break;
-      case 9:
-        m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
-        out.deletionTimestamp = time(m);
-        break;
+      }
       case 10:
         m.expect(field, wire, VARINT, 'ObjectMeta');
         out.deletionGracePeriodSeconds = m.varint();
@@ -156,7 +159,8 @@ function podCondition(r: ProtobufReader): JsonObject {
       const s = c.string();
       if (s !== '') out[CONDITION_STRINGS[field]!] = s;
     } else if ((field === 3 || field === 4) && wire === LENGTH_DELIMITED) {
-      out[field === 3 ? 'lastProbeTime' : 'lastTransitionTime'] = time(c);
+      const t = time(c);
+      if (t !== undefined) out[field === 3 ? 'lastProbeTime' : 'lastTransitionTime'] = t;
     } else if (field === 7 && wire === VARINT) {
       const generation = c.varint();
       if (generation !== 0) out.observedGeneration = generation;

@@ -138,7 +138,7 @@ const podJson = {
   status: {
     phase: 'Running',
     conditions: [
-      { type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: '2026-12-07T15:13:40Z' },
+      { type: 'Ready', status: 'True', lastTransitionTime: '2026-12-07T15:13:40Z' }, // the zero lastProbeTime left out
       {
         type: 'PodScheduled',
         status: 'True',
