@@ -150,7 +150,7 @@ test('the pod watch in protobuf carries what the JSON watch does of what the wat
     },
   } as never);
   await kube.pods.delete('default', 'pb-1', { gracePeriodSeconds: 30 });
-  await kube.pods.patch('default', 'pb-1', { metadata: { finalizers: null } }, 'merge');
+  await kube.pods.patch('default', 'pb-1', { metadata: { finalizers: null } }, { type: 'merge' });
   // No kubelet here (controllers off) finishes the graceful delete: a second one, at once, does.
   await kube.pods.delete('default', 'pb-1', { gracePeriodSeconds: 0 });
 

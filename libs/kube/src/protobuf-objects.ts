@@ -14,36 +14,49 @@ type JsonObject = Record<string, unknown>;
  * reader mistakes it for a time (`deletionTimestamp !== undefined` means a deletion).
  */
 function time(r: ProtobufReader): string | undefined {
-  const t = r.message();
+  const outer = r.enter();
   let seconds = 0;
-  while (!t.done) {
-    const tag = t.varint();
-    if (tag >>> 3 === 1 && (tag & 7) === VARINT) seconds = t.varint();
-    else t.skip(tag & 7);
+  while (!r.done) {
+    const tag = r.varint();
+    if (tag >>> 3 === 1 && (tag & 7) === VARINT) seconds = r.varint();
+    else r.skip(tag & 7);
   }
-  if (seconds === 0) return undefined;
-  const iso = new Date(seconds * 1000).toISOString();
-  // toISOString always writes milliseconds; a whole second's are ".000".
-  return `${iso.slice(0, -5)}Z`;
+  r.leave(outer);
+  return seconds === 0 ? undefined : rfc3339(seconds);
+}
+
+/** The text of recent times: a pod's times are mostly of the last seconds, and a Date per time is garbage. */
+const recentTimes = new Map<number, string>();
+
+function rfc3339(seconds: number): string {
+  let text = recentTimes.get(seconds);
+  if (text === undefined) {
+    // toISOString always writes milliseconds; a whole second's are ".000".
+    text = `${new Date(seconds * 1000).toISOString().slice(0, -5)}Z`;
+    if (recentTimes.size >= 4096) recentTimes.clear();
+    recentTimes.set(seconds, text);
+  }
+  return text;
 }
 
 /** A map<string,string> entry (key = 1, value = 2) into `into`. */
 function mapEntry(r: ProtobufReader, into: Record<string, string>): void {
-  const e = r.message();
+  const outer = r.enter();
   let key = '';
   let value = '';
-  while (!e.done) {
-    const tag = e.varint();
+  while (!r.done) {
+    const tag = r.varint();
     const field = tag >>> 3;
-    if (field === 1 && (tag & 7) === LENGTH_DELIMITED) key = e.string();
-    else if (field === 2 && (tag & 7) === LENGTH_DELIMITED) value = e.string();
-    else e.skip(tag & 7);
+    if (field === 1 && (tag & 7) === LENGTH_DELIMITED) key = r.string();
+    else if (field === 2 && (tag & 7) === LENGTH_DELIMITED) value = r.string();
+    else r.skip(tag & 7);
   }
+  r.leave(outer);
   into[key] = value;
 }
 
 function ownerReference(r: ProtobufReader): JsonObject {
-  const o = r.message();
+  const outer = r.enter();
   const out: JsonObject = {};
   let apiVersion = '';
   let kind = '';
@@ -51,17 +64,17 @@ function ownerReference(r: ProtobufReader): JsonObject {
   let uid = '';
   let controller: boolean | undefined;
   let blockOwnerDeletion: boolean | undefined;
-  while (!o.done) {
-    const tag = o.varint();
+  while (!r.done) {
+    const tag = r.varint();
     const field = tag >>> 3;
     const wire = tag & 7;
-    if (field === 1 && wire === LENGTH_DELIMITED) kind = o.string();
-    else if (field === 3 && wire === LENGTH_DELIMITED) name = o.string();
-    else if (field === 4 && wire === LENGTH_DELIMITED) uid = o.string();
-    else if (field === 5 && wire === LENGTH_DELIMITED) apiVersion = o.string();
-    else if (field === 6 && wire === VARINT) controller = o.varint() !== 0;
-    else if (field === 7 && wire === VARINT) blockOwnerDeletion = o.varint() !== 0;
-    else o.skip(wire);
+    if (field === 1 && wire === LENGTH_DELIMITED) kind = r.string();
+    else if (field === 3 && wire === LENGTH_DELIMITED) name = r.string();
+    else if (field === 4 && wire === LENGTH_DELIMITED) uid = r.string();
+    else if (field === 5 && wire === LENGTH_DELIMITED) apiVersion = r.string();
+    else if (field === 6 && wire === VARINT) controller = r.varint() !== 0;
+    else if (field === 7 && wire === VARINT) blockOwnerDeletion = r.varint() !== 0;
+    else r.skip(wire);
   }
   // JSON's order: apiVersion, kind, name, uid, then the two pointers when set (these four are never omitted).
   out.apiVersion = apiVersion;
@@ -70,19 +83,20 @@ function ownerReference(r: ProtobufReader): JsonObject {
   out.uid = uid;
   if (controller !== undefined) out.controller = controller;
   if (blockOwnerDeletion !== undefined) out.blockOwnerDeletion = blockOwnerDeletion;
+  r.leave(outer);
   return out;
 }
 
 /** ObjectMeta without managedFields (17, stepped over) and the long-gone selfLink (4) and clusterName (15). */
 export function objectMeta(r: ProtobufReader): JsonObject {
-  const m = r.message();
+  const outer = r.enter();
   const out: JsonObject = {};
   let labels: Record<string, string> | undefined;
   let annotations: Record<string, string> | undefined;
   let owners: JsonObject[] | undefined;
   let finalizers: string[] | undefined;
-  while (!m.done) {
-    const tag = m.varint();
+  while (!r.done) {
+    const tag = r.varint();
     const field = tag >>> 3;
     const wire = tag & 7;
     switch (field) {
@@ -91,52 +105,53 @@ export function objectMeta(r: ProtobufReader): JsonObject {
       case 3:
       case 5:
       case 6: {
-        m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
-        const s = m.string();
+        r.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        const s = r.string();
         if (s !== '') out[META_STRINGS[field]!] = s;
         break;
       }
       case 7: {
-        m.expect(field, wire, VARINT, 'ObjectMeta');
-        const generation = m.varint();
+        r.expect(field, wire, VARINT, 'ObjectMeta');
+        const generation = r.varint();
         if (generation !== 0) out.generation = generation;
         break;
       }
       case 8:
       case 9: {
-        m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
-        const t = time(m);
+        r.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        const t = time(r);
         if (t !== undefined) out[field === 8 ? 'creationTimestamp' : 'deletionTimestamp'] = t;
         break;
       }
       case 10:
-        m.expect(field, wire, VARINT, 'ObjectMeta');
-        out.deletionGracePeriodSeconds = m.varint();
+        r.expect(field, wire, VARINT, 'ObjectMeta');
+        out.deletionGracePeriodSeconds = r.varint();
         break;
       case 11:
-        m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
-        mapEntry(m, (labels ??= {}));
+        r.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        mapEntry(r, (labels ??= {}));
         break;
       case 12:
-        m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
-        mapEntry(m, (annotations ??= {}));
+        r.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        mapEntry(r, (annotations ??= {}));
         break;
       case 13:
-        m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
-        (owners ??= []).push(ownerReference(m));
+        r.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        (owners ??= []).push(ownerReference(r));
         break;
       case 14:
-        m.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
-        (finalizers ??= []).push(m.string());
+        r.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        (finalizers ??= []).push(r.string());
         break;
       default:
-        m.skip(wire);
+        r.skip(wire);
     }
   }
   if (labels !== undefined) out.labels = labels;
   if (annotations !== undefined) out.annotations = annotations;
   if (owners !== undefined) out.ownerReferences = owners;
   if (finalizers !== undefined) out.finalizers = finalizers;
+  r.leave(outer);
   return out;
 }
 
@@ -149,23 +164,24 @@ const META_STRINGS: Record<number, string> = {
 };
 
 function podCondition(r: ProtobufReader): JsonObject {
-  const c = r.message();
+  const outer = r.enter();
   const out: JsonObject = {};
-  while (!c.done) {
-    const tag = c.varint();
+  while (!r.done) {
+    const tag = r.varint();
     const field = tag >>> 3;
     const wire = tag & 7;
     if ((field === 1 || field === 2 || field === 5 || field === 6) && wire === LENGTH_DELIMITED) {
-      const s = c.string();
+      const s = r.string();
       if (s !== '') out[CONDITION_STRINGS[field]!] = s;
     } else if ((field === 3 || field === 4) && wire === LENGTH_DELIMITED) {
-      const t = time(c);
+      const t = time(r);
       if (t !== undefined) out[field === 3 ? 'lastProbeTime' : 'lastTransitionTime'] = t;
     } else if (field === 7 && wire === VARINT) {
-      const generation = c.varint();
+      const generation = r.varint();
       if (generation !== 0) out.observedGeneration = generation;
-    } else c.skip(wire);
+    } else r.skip(wire);
   }
+  r.leave(outer);
   return out;
 }
 
@@ -173,34 +189,36 @@ const CONDITION_STRINGS: Record<number, string> = { 1: 'type', 2: 'status', 5: '
 
 /** PodSpec: nodeName (10) alone. */
 function podSpec(r: ProtobufReader): JsonObject {
-  const s = r.message();
+  const outer = r.enter();
   const out: JsonObject = {};
-  while (!s.done) {
-    const tag = s.varint();
+  while (!r.done) {
+    const tag = r.varint();
     if (tag >>> 3 === 10 && (tag & 7) === LENGTH_DELIMITED) {
-      const node = s.string();
+      const node = r.string();
       if (node !== '') out.nodeName = node;
-    } else s.skip(tag & 7);
+    } else r.skip(tag & 7);
   }
+  r.leave(outer);
   return out;
 }
 
 /** PodStatus: phase (1) and conditions (2). */
 function podStatus(r: ProtobufReader): JsonObject {
-  const s = r.message();
+  const outer = r.enter();
   const out: JsonObject = {};
   let conditions: JsonObject[] | undefined;
-  while (!s.done) {
-    const tag = s.varint();
+  while (!r.done) {
+    const tag = r.varint();
     const field = tag >>> 3;
     const wire = tag & 7;
     if (field === 1 && wire === LENGTH_DELIMITED) {
-      const phase = s.string();
+      const phase = r.string();
       if (phase !== '') out.phase = phase;
-    } else if (field === 2 && wire === LENGTH_DELIMITED) (conditions ??= []).push(podCondition(s));
-    else s.skip(wire);
+    } else if (field === 2 && wire === LENGTH_DELIMITED) (conditions ??= []).push(podCondition(r));
+    else r.skip(wire);
   }
   if (conditions !== undefined) out.conditions = conditions;
+  r.leave(outer);
   return out;
 }
 
@@ -221,37 +239,39 @@ export function decodePod(r: ProtobufReader, apiVersion: string): JsonObject {
 }
 
 function statusCause(r: ProtobufReader): JsonObject {
-  const c = r.message();
+  const outer = r.enter();
   const out: JsonObject = {};
-  while (!c.done) {
-    const tag = c.varint();
+  while (!r.done) {
+    const tag = r.varint();
     const field = tag >>> 3;
     if (field >= 1 && field <= 3 && (tag & 7) === LENGTH_DELIMITED) {
-      const s = c.string();
+      const s = r.string();
       if (s !== '') out[field === 1 ? 'reason' : field === 2 ? 'message' : 'field'] = s;
-    } else c.skip(tag & 7);
+    } else r.skip(tag & 7);
   }
+  r.leave(outer);
   return out;
 }
 
 function statusDetails(r: ProtobufReader): JsonObject {
-  const d = r.message();
+  const outer = r.enter();
   const out: JsonObject = {};
   let causes: JsonObject[] | undefined;
-  while (!d.done) {
-    const tag = d.varint();
+  while (!r.done) {
+    const tag = r.varint();
     const field = tag >>> 3;
     const wire = tag & 7;
     if ((field === 1 || field === 2 || field === 3 || field === 6) && wire === LENGTH_DELIMITED) {
-      const s = d.string();
+      const s = r.string();
       if (s !== '') out[DETAILS_STRINGS[field]!] = s;
-    } else if (field === 4 && wire === LENGTH_DELIMITED) (causes ??= []).push(statusCause(d));
+    } else if (field === 4 && wire === LENGTH_DELIMITED) (causes ??= []).push(statusCause(r));
     else if (field === 5 && wire === VARINT) {
-      const seconds = d.varint();
+      const seconds = r.varint();
       if (seconds !== 0) out.retryAfterSeconds = seconds;
-    } else d.skip(wire);
+    } else r.skip(wire);
   }
   if (causes !== undefined) out.causes = causes;
+  r.leave(outer);
   return out;
 }
 

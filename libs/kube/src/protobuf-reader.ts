@@ -17,22 +17,40 @@ export class ProtobufReader {
   readonly buf: Buffer;
   /** The next byte to read. */
   pos: number;
-  /** One past the last byte of the message being read. */
-  readonly end: number;
+  /** One past the last byte of the message being read (a nested one's while it is entered). */
+  limit: number;
 
   constructor(buf: Buffer, start: number, end: number) {
     this.buf = buf;
     this.pos = start;
-    this.end = end;
+    this.limit = end;
   }
 
   get done(): boolean {
-    return this.pos >= this.end;
+    return this.pos >= this.limit;
+  }
+
+  /**
+   * Enters the nested message at the current field: until `leave`, the reader reads it alone. Returns the
+   * enclosing message's limit, for `leave`. One reader for the whole frame, not one per nested message: a
+   * pod has dozens of them (each label, condition and time), and each reader would be garbage.
+   */
+  enter(): number {
+    const stop = this.#valueEnd();
+    const outer = this.limit;
+    this.limit = stop;
+    return outer;
+  }
+
+  /** Leaves the entered message (past whatever of it was not read), back in the enclosing one. */
+  leave(outer: number): void {
+    this.pos = this.limit;
+    this.limit = outer;
   }
 
   /** A varint as a number: exact up to 2^53, which every count, time and generation the API sends is. */
   varint(): number {
-    const { buf, end } = this;
+    const { buf, limit: end } = this;
     let pos = this.pos;
     let b = pos < end ? buf[pos++]! : this.#short();
     if (b < 0x80) {
@@ -58,23 +76,25 @@ export class ProtobufReader {
 
   /** The length-delimited value's bounds: [start, end) of `buf`. */
   span(): [number, number] {
-    const length = this.varint();
+    const stop = this.#valueEnd();
     const start = this.pos;
-    const stop = start + length;
-    if (stop > this.end) this.#short();
     this.pos = stop;
     return [start, stop];
   }
 
   string(): string {
-    const [start, stop] = this.span();
+    const stop = this.#valueEnd();
+    const start = this.pos;
+    this.pos = stop;
     return start === stop ? '' : this.buf.toString('utf8', start, stop);
   }
 
-  /** A nested message's reader (the bytes are not copied). */
-  message(): ProtobufReader {
-    const [start, stop] = this.span();
-    return new ProtobufReader(this.buf, start, stop);
+  /** Reads a length-delimited value's length: the reader is then at its first byte; returns one past its last. */
+  #valueEnd(): number {
+    const length = this.varint();
+    const stop = this.pos + length;
+    if (stop > this.limit) this.#short();
+    return stop;
   }
 
   /** Steps over a value of `wireType`. */
@@ -87,7 +107,7 @@ export class ProtobufReader {
         this.#advance(8);
         return;
       case LENGTH_DELIMITED:
-        this.span();
+        this.pos = this.#valueEnd();
         return;
       case FIXED32:
         this.#advance(4);
@@ -114,11 +134,11 @@ export class ProtobufReader {
   }
 
   #advance(n: number): void {
-    if (this.pos + n > this.end) this.#short();
+    if (this.pos + n > this.limit) this.#short();
     this.pos += n;
   }
 
   #short(): never {
-    throw new ProtobufDecodeError(`a value runs past the end of its message (byte ${this.end})`);
+    throw new ProtobufDecodeError(`a value runs past the end of its message (byte ${this.limit})`);
   }
 }

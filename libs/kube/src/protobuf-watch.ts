@@ -21,6 +21,15 @@ const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
 const MAGIC = [0x6b, 0x38, 0x73, 0x00]; // "k8s\0"
 
+/** The length a frame's 4 bytes at `at` announce, refused beyond what any object can be. */
+function frameLength(buf: Buffer, at: number): number {
+  const length = buf.readUInt32BE(at);
+  if (length > MAX_FRAME_BYTES) {
+    throw new ProtobufDecodeError(`a watch frame of ${length} bytes (more than ${MAX_FRAME_BYTES})`);
+  }
+  return length;
+}
+
 export class FrameSplitter {
   /** Bytes of a frame (or of its length) not yet whole, from the chunks before. */
   #rest: Buffer | undefined;
@@ -28,22 +37,33 @@ export class FrameSplitter {
   /** The frames `chunk` completes, each as its bytes (a view of its chunk when it lies in one). */
   push(chunk: Buffer): Buffer[] {
     const frames: Buffer[] = [];
-    let buf = chunk;
-    if (this.#rest !== undefined) {
-      buf = Buffer.concat([this.#rest, chunk]);
-      this.#rest = undefined;
-    }
     let at = 0;
-    while (buf.length - at >= 4) {
-      const length = buf.readUInt32BE(at);
-      if (length > MAX_FRAME_BYTES) {
-        throw new ProtobufDecodeError(`a watch frame of ${length} bytes (more than ${MAX_FRAME_BYTES})`);
+    if (this.#rest !== undefined) {
+      // Only what completes the frame begun before is copied; the rest of the chunk is read where it lies.
+      const rest = this.#rest;
+      const head = rest.length >= 4 ? rest : Buffer.concat([rest, chunk.subarray(0, 4 - rest.length)]);
+      if (head.length < 4) {
+        this.#rest = head;
+        return frames;
       }
-      if (buf.length - at - 4 < length) break;
-      frames.push(buf.subarray(at + 4, at + 4 + length));
+      const whole = 4 + frameLength(head, 0);
+      const needed = whole - rest.length;
+      if (chunk.length < needed) {
+        this.#rest = Buffer.concat([rest, chunk]);
+        return frames;
+      }
+      const frame = Buffer.concat([rest, chunk.subarray(0, needed)]);
+      this.#rest = undefined;
+      frames.push(frame.subarray(4));
+      at = needed;
+    }
+    while (chunk.length - at >= 4) {
+      const length = frameLength(chunk, at);
+      if (chunk.length - at - 4 < length) break;
+      frames.push(chunk.subarray(at + 4, at + 4 + length));
       at += 4 + length;
     }
-    if (at < buf.length) this.#rest = buf.subarray(at);
+    if (at < chunk.length) this.#rest = chunk.subarray(at);
     return frames;
   }
 
@@ -63,8 +83,11 @@ export function decodeWatchFrame<T>(frame: Buffer): WatchEvent<T> {
     const field = tag >>> 3;
     const wire = tag & 7;
     if (field === 1 && wire === LENGTH_DELIMITED) type = r.string();
-    else if (field === 2 && wire === LENGTH_DELIMITED) object = rawExtension(r.message());
-    else r.skip(wire);
+    else if (field === 2 && wire === LENGTH_DELIMITED) {
+      const outer = r.enter();
+      object = rawExtension(r);
+      r.leave(outer);
+    } else r.skip(wire);
   }
   if (type === '') throw new ProtobufDecodeError('a watch event without a type');
   if (object === undefined) throw new ProtobufDecodeError(`a ${type} watch event without an object`);
@@ -76,8 +99,11 @@ function rawExtension(r: ProtobufReader): unknown {
   let object: unknown;
   while (!r.done) {
     const tag = r.varint();
-    if (tag >>> 3 === 1 && (tag & 7) === LENGTH_DELIMITED) object = embedded(r.message());
-    else r.skip(tag & 7);
+    if (tag >>> 3 === 1 && (tag & 7) === LENGTH_DELIMITED) {
+      const outer = r.enter();
+      object = embedded(r);
+      r.leave(outer);
+    } else r.skip(tag & 7);
   }
   return object;
 }
@@ -86,14 +112,16 @@ function rawExtension(r: ProtobufReader): unknown {
 function embedded(r: ProtobufReader): unknown {
   const { buf } = r;
   for (let i = 0; i < 4; i++) {
-    if (r.pos + i >= r.end || buf[r.pos + i] !== MAGIC[i]) {
+    if (r.pos + i >= r.limit || buf[r.pos + i] !== MAGIC[i]) {
       throw new ProtobufDecodeError('an embedded object without the k8s\\0 prefix');
     }
   }
   r.pos += 4;
   let apiVersion = '';
   let kind = '';
-  let raw: ProtobufReader | undefined;
+  // The object's own message: where it starts and ends, read once its type is known (fields may come in any order).
+  let rawStart = -1;
+  let rawEnd = -1;
   let contentEncoding = '';
   let contentType = '';
   while (!r.done) {
@@ -101,25 +129,18 @@ function embedded(r: ProtobufReader): unknown {
     const field = tag >>> 3;
     const wire = tag & 7;
     if (field === 1 && wire === LENGTH_DELIMITED) {
-      const t = r.message();
-      while (!t.done) {
-        const tt = t.varint();
-        if (tt >>> 3 === 1 && (tt & 7) === LENGTH_DELIMITED) apiVersion = t.string();
-        else if (tt >>> 3 === 2 && (tt & 7) === LENGTH_DELIMITED) kind = t.string();
-        else t.skip(tt & 7);
+      const outer = r.enter();
+      while (!r.done) {
+        const tt = r.varint();
+        if (tt >>> 3 === 1 && (tt & 7) === LENGTH_DELIMITED) apiVersion = r.string();
+        else if (tt >>> 3 === 2 && (tt & 7) === LENGTH_DELIMITED) kind = r.string();
+        else r.skip(tt & 7);
       }
-    } else if (field === 2 && wire === LENGTH_DELIMITED) raw = r.message();
+      r.leave(outer);
+    } else if (field === 2 && wire === LENGTH_DELIMITED) [rawStart, rawEnd] = r.span();
     else if (field === 3 && wire === LENGTH_DELIMITED) contentEncoding = r.string();
     else if (field === 4 && wire === LENGTH_DELIMITED) contentType = r.string();
     else r.skip(wire);
-  }
-  if (
-    contentEncoding !== '' ||
-    (contentType !== '' && !contentType.startsWith('application/vnd.kubernetes.protobuf'))
-  ) {
-    throw new ProtobufDecodeError(
-      `an embedded ${kind || 'object'} in ${contentType || 'protobuf'}${contentEncoding ? ` (${contentEncoding})` : ''}`,
-    );
   }
   const decode = DECODERS[kind];
   if (decode === undefined) {
@@ -127,7 +148,14 @@ function embedded(r: ProtobufReader): unknown {
       `an embedded ${JSON.stringify(kind)} (this watch reads ${Object.keys(DECODERS).join(', ')})`,
     );
   }
-  return decode(raw ?? new ProtobufReader(buf, 0, 0), apiVersion);
+  const end = r.pos;
+  const outer = r.limit;
+  r.pos = rawStart === -1 ? end : rawStart;
+  r.limit = rawStart === -1 ? end : rawEnd;
+  const object = decode(r, apiVersion);
+  r.pos = end;
+  r.limit = outer;
+  return object;
 }
 
 /**
