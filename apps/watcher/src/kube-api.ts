@@ -1,13 +1,6 @@
 // The few API calls the watcher makes, as a small interface (so each part is testable with a fake),
 // and its implementation over @podset/kube (auth, rate limit, request counting).
-import {
-  ProtobufDecodeError,
-  type Kube,
-  type KubeList,
-  type KubeObject,
-  type Lease,
-  type WatchEvent,
-} from '@podset/kube';
+import type { Kube, KubeList, KubeObject, Lease, WatchEvent } from '@podset/kube';
 import type { Resource, WatchedObject } from './keys.ts';
 
 export interface ListPage {
@@ -99,6 +92,11 @@ export function watchApiOf(kube: Kube, options: WatchApiOptions = {}): WatchApi 
   const client = (resource: Resource) => (resource === 'pods' ? kube.pods : kube.podSets);
   const podReadPauseMs = options.podReadPauseMs ?? 0;
   let podProtobuf = (options.podEncoding ?? 'protobuf') === 'protobuf';
+  const onProtobufFailed = (err: Error) => {
+    if (!podProtobuf) return;
+    podProtobuf = false;
+    options.onProtobufFailed?.(err);
+  };
   const opt = <T>(v: T | undefined) => v;
   return {
     async list(resource, namespace, opts) {
@@ -115,24 +113,12 @@ export function watchApiOf(kube: Kube, options: WatchApiOptions = {}): WatchApi 
       const pods = resource === 'pods';
       const readPauseMs = pods ? podReadPauseMs : 0;
       const protobuf = pods && podProtobuf;
-      const events = client(resource).watchBatches(namespace, {
+      return client(resource).watchBatches(namespace, {
         ...opts,
         dropManagedFields: true,
         ...(readPauseMs > 0 ? { readPauseMs } : {}),
-        ...(protobuf ? { protobuf } : {}),
+        ...(protobuf ? { protobuf, onProtobufFailed } : {}),
       }) as AsyncIterable<WatchEvent<WatchedObject & { code?: number; message?: string }>[]>;
-      if (!protobuf) return events;
-      return (async function* () {
-        try {
-          yield* events;
-        } catch (err) {
-          if (err instanceof ProtobufDecodeError && podProtobuf) {
-            podProtobuf = false;
-            options.onProtobufFailed?.(err);
-          }
-          throw err;
-        }
-      })();
     },
   };
 }

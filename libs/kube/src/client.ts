@@ -1,6 +1,7 @@
 // Typed access to the API: one ResourceClient per resource type (pods, events, podsets, leases, revisions),
 // its paths and options, over the one transport (KubeClient) that limits, authenticates and counts.
 import { GROUP, PLURAL, VERSION } from '@podset/reconcile';
+import type { ProtobufDecodeError } from './protobuf-reader.ts';
 import type { KubeClient, StreamOptions } from './transport.ts';
 import type { KubeList, KubeObject, Status, WatchEvent } from './types.ts';
 export interface ResourceRef {
@@ -57,6 +58,8 @@ export interface WatchOptions {
    * ProtobufDecodeError.
    */
   protobuf?: boolean;
+  /** Told when a protobuf stream did not decode, before the watch fails with that ProtobufDecodeError. */
+  onProtobufFailed?: (err: ProtobufDecodeError) => void;
   signal?: AbortSignal;
 }
 
@@ -258,6 +261,7 @@ export class ResourceClient<T extends KubeObject> {
       ...(opts.dropManagedFields === true ? { dropManagedFields: true } : {}),
       ...(opts.readPauseMs !== undefined ? { readPauseMs: opts.readPauseMs } : {}),
       ...(opts.protobuf === true ? { protobuf: true } : {}),
+      ...(opts.onProtobufFailed !== undefined ? { onProtobufFailed: opts.onProtobufFailed } : {}),
       ...signalOf(opts),
     };
   }

@@ -46,6 +46,8 @@ export type StreamOptions = Omit<RequestOptions, 'method' | 'verb' | 'body'> & {
    * so when it comes so: its objects then hold what protobuf-objects.ts decodes (a pod watcher's fields).
    */
   protobuf?: boolean;
+  /** Told when a protobuf stream did not decode, before the watch fails with that error. */
+  onProtobufFailed?: (err: ProtobufDecodeError) => void;
 };
 
 /** Audit-style verbs (what the API server's audit log and apiserver_request_total call them). */
@@ -194,7 +196,7 @@ export class KubeClient {
    * busy watch costs its consumer one await per read rather than one per event. Never an empty array.
    */
   async *streamBatches<T>(opts: StreamOptions): AsyncGenerator<WatchEvent<T>[]> {
-    const { dropManagedFields = false, readPauseMs = 0, protobuf = false, ...rest } = opts;
+    const { dropManagedFields = false, readPauseMs = 0, protobuf = false, onProtobufFailed: _, ...rest } = opts;
     if (!Number.isFinite(readPauseMs) || readPauseMs < 0) {
       throw new RangeError(`readPauseMs must be a finite number ≥ 0, not ${readPauseMs}`);
     }
@@ -233,23 +235,24 @@ export class KubeClient {
     const reads: AsyncIterable<Buffer> = paced
       ? pacedReads(body, { pauseMs: readPauseMs, ...WATCH_PACING }, this.limiter.clock, opts.signal)
       : (body as AsyncIterable<Buffer>);
+    // One loop for both encodings: a layer of generator per read would cost a watch read in turns of one
+    // event (a kubelet's pace) more than its decoding saves.
+    const events =
+      protobuf && isProtobufStream(response.headers['content-type'])
+        ? frameEvents<T>(opts.path)
+        : lineEvents<T>(dropManagedFields, () => `a line of the watch of ${opts.path}`);
     try {
-      if (protobuf && isProtobufStream(response.headers['content-type'])) {
-        yield* readFrames<T>(reads, opts.path);
-        return;
-      }
-      const splitter = new LineSplitter();
-      const what = () => `a line of the watch of ${opts.path}`;
       for await (const chunk of reads) {
-        const events = parseLines<T>(splitter.push(chunk), dropManagedFields, what);
-        if (events.parsed.length > 0) yield events.parsed;
-        if (events.failed !== undefined) throw events.failed.error;
+        const read = events.push(chunk);
+        if (read.parsed.length > 0) yield read.parsed;
+        if (read.failed !== undefined) throw read.failed.error;
       }
-      const events = parseLines<T>(splitter.end(), dropManagedFields, what);
-      if (events.parsed.length > 0) yield events.parsed;
-      if (events.failed !== undefined) throw events.failed.error;
+      const read = events.end();
+      if (read.parsed.length > 0) yield read.parsed;
+      if (read.failed !== undefined) throw read.failed.error;
     } catch (err) {
       if (opts.signal?.aborted === true) return;
+      if (err instanceof ProtobufDecodeError) opts.onProtobufFailed?.(err);
       throw err;
     } finally {
       body.destroy();
@@ -403,36 +406,56 @@ function parseJson(text: string, what: () => string): unknown {
   }
 }
 
-/**
- * A protobuf watch's events, those of one read together. A frame that does not decode stops there: the
- * events before it are still handed on, then its error is thrown, named with the watch.
- */
-async function* readFrames<T>(reads: AsyncIterable<Buffer>, path: string): AsyncGenerator<WatchEvent<T>[]> {
+/** A read's events, and the error of the first line or frame that did not decode (those before it kept). */
+interface Read<T> {
+  parsed: WatchEvent<T>[];
+  failed?: { error: unknown };
+}
+
+/** A watch body's decoder: what each chunk completes, and what is left when the body ends. */
+interface StreamEvents<T> {
+  push(chunk: Buffer): Read<T>;
+  end(): Read<T>;
+}
+
+function lineEvents<T>(dropManagedFields: boolean, what: () => string): StreamEvents<T> {
+  const splitter = new LineSplitter();
+  return {
+    push: (chunk) => parseLines<T>(splitter.push(chunk), dropManagedFields, what),
+    end: () => parseLines<T>(splitter.end(), dropManagedFields, what),
+  };
+}
+
+/** A protobuf watch's frames as events; an error names the watch. */
+function frameEvents<T>(path: string): StreamEvents<T> {
   const splitter = new FrameSplitter();
-  const failed = (err: unknown) =>
-    new ProtobufDecodeError(
+  const failed = (err: unknown) => ({
+    error: new ProtobufDecodeError(
       `the protobuf watch of ${path}: ${err instanceof Error ? err.message : String(err)}`,
       { cause: err },
-    );
-  for await (const chunk of reads) {
-    let frames: Buffer[];
-    try {
-      frames = splitter.push(chunk);
-    } catch (err) {
-      throw failed(err);
-    }
-    const parsed: WatchEvent<T>[] = [];
-    for (const frame of frames) {
+    ),
+  });
+  return {
+    push(chunk) {
+      const parsed: WatchEvent<T>[] = [];
+      let frames: Buffer[];
       try {
-        parsed.push(decodeWatchFrame<T>(frame));
+        frames = splitter.push(chunk);
       } catch (err) {
-        if (parsed.length > 0) yield parsed;
-        throw failed(err);
+        return { parsed, failed: failed(err) };
       }
-    }
-    if (parsed.length > 0) yield parsed;
-  }
-  if (splitter.partial) throw failed(new Error('the stream ended inside a frame'));
+      for (const frame of frames) {
+        try {
+          parsed.push(decodeWatchFrame<T>(frame));
+        } catch (err) {
+          return { parsed, failed: failed(err) };
+        }
+      }
+      return { parsed };
+    },
+    end: () =>
+      splitter.partial ? { parsed: [], failed: failed(new Error('the stream ended inside a frame')) } : { parsed: [] },
+  };
 }
 
 /**
