@@ -230,6 +230,18 @@ test('bytes that are not a pod watch fail with a ProtobufDecodeError that says w
       /runs past the end/,
     ],
     [str(1, 'ADDED'), /ADDED watch event without an object/],
+    [
+      watchEvent(
+        'ADDED',
+        Buffer.concat([
+          Buffer.from('k8s\0', 'latin1'),
+          msg(1, str(2, 'Pod')),
+          bytes(2, podBytes),
+          str(3, 'gzip'),
+        ]),
+      ),
+      /an embedded Pod in application\/vnd\.kubernetes\.protobuf \(gzip\)/,
+    ],
   ];
   for (const [bytes, message] of cases) {
     assert.throws(

@@ -20,6 +20,7 @@ export function isProtobufStream(contentType: string | string[] | undefined): bo
 const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
 const MAGIC = [0x6b, 0x38, 0x73, 0x00]; // "k8s\0"
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 /** The length a frame's 4 bytes at `at` announce, refused beyond what any object can be. */
 function frameLength(buf: Buffer, at: number): number {
@@ -119,7 +120,7 @@ function embedded(r: ProtobufReader): unknown {
   r.pos += 4;
   let apiVersion = '';
   let kind = '';
-  // The object's own message: where it starts and ends, read once its type is known (fields may come in any order).
+  // The object's own message, read once its type is known (the fields may come in any order).
   let rawStart = -1;
   let rawEnd = -1;
   let contentEncoding = '';
@@ -141,6 +142,12 @@ function embedded(r: ProtobufReader): unknown {
     else if (field === 3 && wire === LENGTH_DELIMITED) contentEncoding = r.string();
     else if (field === 4 && wire === LENGTH_DELIMITED) contentType = r.string();
     else r.skip(wire);
+  }
+  // Go's serializer writes the object's own message, neither compressed nor in another encoding.
+  if (contentEncoding !== '' || (contentType !== '' && !contentType.startsWith(PROTOBUF))) {
+    throw new ProtobufDecodeError(
+      `an embedded ${kind || 'object'} in ${contentType || PROTOBUF}${contentEncoding ? ` (${contentEncoding})` : ''}`,
+    );
   }
   const decode = DECODERS[kind];
   if (decode === undefined) {

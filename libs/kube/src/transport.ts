@@ -196,7 +196,13 @@ export class KubeClient {
    * busy watch costs its consumer one await per read rather than one per event. Never an empty array.
    */
   async *streamBatches<T>(opts: StreamOptions): AsyncGenerator<WatchEvent<T>[]> {
-    const { dropManagedFields = false, readPauseMs = 0, protobuf = false, onProtobufFailed: _, ...rest } = opts;
+    const {
+      dropManagedFields = false,
+      readPauseMs = 0,
+      protobuf = false,
+      onProtobufFailed: _,
+      ...rest
+    } = opts;
     if (!Number.isFinite(readPauseMs) || readPauseMs < 0) {
       throw new RangeError(`readPauseMs must be a finite number ≥ 0, not ${readPauseMs}`);
     }
@@ -454,7 +460,9 @@ function frameEvents<T>(path: string): StreamEvents<T> {
       return { parsed };
     },
     end: () =>
-      splitter.partial ? { parsed: [], failed: failed(new Error('the stream ended inside a frame')) } : { parsed: [] },
+      splitter.partial
+        ? { parsed: [], failed: failed(new Error('the stream ended inside a frame')) }
+        : { parsed: [] },
   };
 }
 
