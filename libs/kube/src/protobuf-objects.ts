@@ -87,10 +87,22 @@ function ownerReference(r: ProtobufReader): JsonObject {
   return out;
 }
 
-/** ObjectMeta without managedFields (17, stepped over) and the long-gone selfLink (4) and clusterName (15). */
+/**
+ * ObjectMeta without managedFields (17, stepped over) and the long-gone selfLink (4) and clusterName (15).
+ * Fields are read into locals and the object built at the end in JSON's order with named stores: every pod's
+ * metadata then has one of a few shapes, as JSON.parse's have, and the code that reads it stays monomorphic.
+ */
 export function objectMeta(r: ProtobufReader): JsonObject {
   const outer = r.enter();
-  const out: JsonObject = {};
+  let name = '';
+  let generateName = '';
+  let namespace = '';
+  let uid = '';
+  let resourceVersion = '';
+  let generation = 0;
+  let creationTimestamp: string | undefined;
+  let deletionTimestamp: string | undefined;
+  let deletionGracePeriodSeconds: number | undefined;
   let labels: Record<string, string> | undefined;
   let annotations: Record<string, string> | undefined;
   let owners: JsonObject[] | undefined;
@@ -101,31 +113,40 @@ export function objectMeta(r: ProtobufReader): JsonObject {
     const wire = tag & 7;
     switch (field) {
       case 1:
+        r.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        name = r.string();
+        break;
       case 2:
+        r.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        generateName = r.string();
+        break;
       case 3:
+        r.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        namespace = r.string();
+        break;
       case 5:
-      case 6: {
         r.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
-        const s = r.string();
-        if (s !== '') out[META_STRINGS[field]!] = s;
+        uid = r.string();
         break;
-      }
-      case 7: {
+      case 6:
+        r.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        resourceVersion = r.string();
+        break;
+      case 7:
         r.expect(field, wire, VARINT, 'ObjectMeta');
-        const generation = r.varint();
-        if (generation !== 0) out.generation = generation;
+        generation = r.varint();
         break;
-      }
       case 8:
-      case 9: {
         r.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
-        const t = time(r);
-        if (t !== undefined) out[field === 8 ? 'creationTimestamp' : 'deletionTimestamp'] = t;
+        creationTimestamp = time(r);
         break;
-      }
+      case 9:
+        r.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
+        deletionTimestamp = time(r);
+        break;
       case 10:
         r.expect(field, wire, VARINT, 'ObjectMeta');
-        out.deletionGracePeriodSeconds = r.varint();
+        deletionGracePeriodSeconds = r.varint();
         break;
       case 11:
         r.expect(field, wire, LENGTH_DELIMITED, 'ObjectMeta');
@@ -147,45 +168,58 @@ export function objectMeta(r: ProtobufReader): JsonObject {
         r.skip(wire);
     }
   }
+  r.leave(outer);
+  const out: JsonObject = {};
+  if (name !== '') out.name = name;
+  if (generateName !== '') out.generateName = generateName;
+  if (namespace !== '') out.namespace = namespace;
+  if (uid !== '') out.uid = uid;
+  if (resourceVersion !== '') out.resourceVersion = resourceVersion;
+  if (generation !== 0) out.generation = generation;
+  if (creationTimestamp !== undefined) out.creationTimestamp = creationTimestamp;
+  if (deletionTimestamp !== undefined) out.deletionTimestamp = deletionTimestamp;
+  if (deletionGracePeriodSeconds !== undefined) out.deletionGracePeriodSeconds = deletionGracePeriodSeconds;
   if (labels !== undefined) out.labels = labels;
   if (annotations !== undefined) out.annotations = annotations;
   if (owners !== undefined) out.ownerReferences = owners;
   if (finalizers !== undefined) out.finalizers = finalizers;
-  r.leave(outer);
   return out;
 }
 
-const META_STRINGS: Record<number, string> = {
-  1: 'name',
-  2: 'generateName',
-  3: 'namespace',
-  5: 'uid',
-  6: 'resourceVersion',
-};
-
+/** A PodCondition, built as objectMeta is (locals, then named stores in JSON's order). */
 function podCondition(r: ProtobufReader): JsonObject {
   const outer = r.enter();
-  const out: JsonObject = {};
+  let type = '';
+  let status = '';
+  let observedGeneration = 0;
+  let lastProbeTime: string | undefined;
+  let lastTransitionTime: string | undefined;
+  let reason = '';
+  let message = '';
   while (!r.done) {
     const tag = r.varint();
     const field = tag >>> 3;
     const wire = tag & 7;
-    if ((field === 1 || field === 2 || field === 5 || field === 6) && wire === LENGTH_DELIMITED) {
-      const s = r.string();
-      if (s !== '') out[CONDITION_STRINGS[field]!] = s;
-    } else if ((field === 3 || field === 4) && wire === LENGTH_DELIMITED) {
-      const t = time(r);
-      if (t !== undefined) out[field === 3 ? 'lastProbeTime' : 'lastTransitionTime'] = t;
-    } else if (field === 7 && wire === VARINT) {
-      const generation = r.varint();
-      if (generation !== 0) out.observedGeneration = generation;
-    } else r.skip(wire);
+    if (wire === LENGTH_DELIMITED && field === 1) type = r.string();
+    else if (wire === LENGTH_DELIMITED && field === 2) status = r.string();
+    else if (wire === LENGTH_DELIMITED && field === 3) lastProbeTime = time(r);
+    else if (wire === LENGTH_DELIMITED && field === 4) lastTransitionTime = time(r);
+    else if (wire === LENGTH_DELIMITED && field === 5) reason = r.string();
+    else if (wire === LENGTH_DELIMITED && field === 6) message = r.string();
+    else if (wire === VARINT && field === 7) observedGeneration = r.varint();
+    else r.skip(wire);
   }
   r.leave(outer);
+  const out: JsonObject = {};
+  if (type !== '') out.type = type;
+  if (observedGeneration !== 0) out.observedGeneration = observedGeneration;
+  if (status !== '') out.status = status;
+  if (lastProbeTime !== undefined) out.lastProbeTime = lastProbeTime;
+  if (lastTransitionTime !== undefined) out.lastTransitionTime = lastTransitionTime;
+  if (reason !== '') out.reason = reason;
+  if (message !== '') out.message = message;
   return out;
 }
-
-const CONDITION_STRINGS: Record<number, string> = { 1: 'type', 2: 'status', 5: 'reason', 6: 'message' };
 
 /** PodSpec: nodeName (10) alone. */
 function podSpec(r: ProtobufReader): JsonObject {
