@@ -83,10 +83,10 @@ export const watcherEnv = {
     min: 0,
     max: 1000,
   }),
-  POD_WATCH_ENCODING: oneOf(['protobuf', 'json'], {
+  POD_WATCH_ENCODING: oneOf(['json', 'protobuf'], {
     description:
-      "How pods are watched: protobuf, as kube-controller-manager watches them (the watcher decodes a pod's metadata, node, phase and conditions and steps over the rest by length instead of parsing it), or json. With protobuf the watcher still reads JSON where the API server answers so; a protobuf stream that does not decode is logged once and pods are watched in JSON from then on. PodSets are always watched in JSON (custom resources have no protobuf)",
-    default: 'protobuf',
+      "How pods are watched: json, or protobuf as kube-controller-manager watches them (the watcher decodes a pod's metadata, node, phase and conditions and steps over the rest by length instead of parsing it; on kube-sim it measured no gain, see docs/PERFORMANCE.md). With protobuf the watcher still reads JSON where the API server answers so; a protobuf stream that does not decode is logged once and pods are watched in JSON from then on. PodSets are always watched in JSON (custom resources have no protobuf)",
+    default: 'json',
   }),
   EVENT_LOG_MAXLEN: int({
     description:

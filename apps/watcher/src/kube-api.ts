@@ -70,7 +70,7 @@ export function retryAfterSeconds(err: unknown): number | undefined {
 export interface WatchApiOptions {
   /** The pod watch is read in paced turns (libs/kube WatchOptions.readPauseMs). */
   podReadPauseMs?: number | undefined;
-  /** The pod watch in protobuf (default) or JSON. */
+  /** The pod watch in JSON (default) or protobuf. */
   podEncoding?: PodWatchEncoding | undefined;
   /** Said once when a protobuf pod watch did not decode, and pods are watched in JSON from then on. */
   onProtobufFailed?: ((err: Error) => void) | undefined;
@@ -80,8 +80,8 @@ export type PodWatchEncoding = 'protobuf' | 'json';
 
 /**
  * Pods are paced (`podReadPauseMs`): on a busy cluster their kubelets' status writes arrive one at a time,
- * and most wait a collapse window anyway; a PodSet's change is a user's, read at once. Pods are watched in
- * protobuf (`podEncoding`), as kube-controller-manager watches them: the watcher reads a pod's metadata,
+ * and most wait a collapse window anyway; a PodSet's change is a user's, read at once. With `podEncoding`
+ * protobuf, pods are watched as kube-controller-manager watches them: the watcher reads a pod's metadata,
  * node, phase and conditions, and protobuf lets the rest (most of the bytes: managedFields, containers,
  * container statuses) be stepped over by length instead of parsed. PodSets are custom resources, which the
  * API serves in JSON only. A protobuf stream that does not decode (an API server that writes something this
@@ -91,7 +91,7 @@ export type PodWatchEncoding = 'protobuf' | 'json';
 export function watchApiOf(kube: Kube, options: WatchApiOptions = {}): WatchApi {
   const client = (resource: Resource) => (resource === 'pods' ? kube.pods : kube.podSets);
   const podReadPauseMs = options.podReadPauseMs ?? 0;
-  let podProtobuf = (options.podEncoding ?? 'protobuf') === 'protobuf';
+  let podProtobuf = options.podEncoding === 'protobuf';
   const onProtobufFailed = (err: Error) => {
     if (!podProtobuf) return;
     podProtobuf = false;

@@ -60,7 +60,7 @@ export interface WatcherSettings {
   quietHoldMs?: number;
   /** How long the pod watch leaves what arrives in the kernel after each turn (0, the default: read at once). */
   podWatchReadPauseMs?: number;
-  /** How pods are watched: protobuf (the default; JSON when the API has none, or it does not decode) or JSON. */
+  /** How pods are watched: JSON (the default) or protobuf (JSON still where the API answers so, or it does not decode). */
   podWatchEncoding?: PodWatchEncoding;
   lease: { namespace: string; name: string; durationMs: number };
   /** The Lease holder identity. */
@@ -226,7 +226,7 @@ function termOptions(
       onProtobufFailed: (err) =>
         log.warn(
           { err: err.message },
-          'the protobuf pod watch did not decode; pods are watched in JSON from now on (POD_WATCH_ENCODING=json says so at start)',
+          'the protobuf pod watch did not decode; pods are watched in JSON from now on (POD_WATCH_ENCODING=json does so from the start)',
         ),
     }),
     queue: deps.requester?.(conn.queue) ?? conn.queue,
