@@ -42,8 +42,10 @@ test('voluntary context switches read from a /proc/<pid>/status text; a text wit
 test('each time the event loop waits for a timer its main thread sleeps: counted as a wake-up', async () => {
   const before = sleepsOf(process.pid);
   const meter = meterWakeUps({ self: process.pid });
-  // Three turns that each wait 20 ms for nothing but a timer.
-  for (let i = 0; i < 3; i++) await sleep(20);
+  // Three turns that each wait for nothing but a timer. 100 ms, not less: a main thread kept off the CPU past
+  // its timer's expiry (a loaded 2-core machine, 20 ms waits: failed once in CI) finds the timer due and
+  // never sleeps, so the wait must outlast any such preemption by far.
+  for (let i = 0; i < 3; i++) await sleep(100);
   assert.ok(sleepsOf(process.pid) - before >= 3, `sleeps: ${sleepsOf(process.pid) - before}`);
   assert.ok(meter().self! >= 3, `meter: ${JSON.stringify(meter())}`);
 });
