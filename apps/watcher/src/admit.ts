@@ -34,13 +34,13 @@ export async function admit(
     answers,
     owed: new Map(),
     merged: new Set(),
-    tally: { requested: 0, coalesced: 0, covered: 0, merged: 0, unchanged: 0 },
+    tally: { requested: 0, coalesced: 0, covered: 0, merged: 0, unchanged: 0, superseded: 0 },
   };
   const spans = opts.spans;
   answers.forEach((a, i) => {
     const event = keyed[i]!;
     if (!a.owed) {
-      const outcome = a.queueAnswer ?? 'unchanged';
+      const outcome = a.queueAnswer ?? (a.superseded === true ? 'superseded' : 'unchanged');
       admitted.tally[outcome]++;
       if (outcome === 'merged') admitted.merged.add(event.key);
       if (outcome === 'covered') spans?.event(event, outcome);

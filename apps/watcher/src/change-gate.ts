@@ -50,6 +50,11 @@ export interface Admission {
   requested(): Promise<void>;
   /** What `requested()` writes, when the request can write it in its own transaction instead (then it is not called). */
   record?: RequestRecord;
+  /**
+   * Not folded: a later MODIFIED of its object in the same batch was folded in its place (superseded.ts),
+   * and answers for both. `owed` is false.
+   */
+  superseded?: boolean;
   /** Owed, and the key had no pending job in the queue when admitted (none, or only the active one): nothing to merge into. */
   noJob?: boolean;
   /** The request or the event-log append failed: the watch re-delivers the event, which must owe again. */
@@ -62,9 +67,11 @@ export interface Admission {
  * event of its key in its batch; `covered` the queue's cover rule, run in the gate's call, found the key's job
  * covers it (the queue's answer, without a request); `merged` its request was merged into the key's pending
  * job in the gate's call (no request of its own); `unchanged` it changed nothing a plan reads (the
- * operator's own status writes among them); `unkeyed` it concerns no PodSet.
+ * operator's own status writes among them); `superseded` a later event of its object in its batch was
+ * folded in its place (that one's outcome is what the two came to); `unkeyed` it concerns no PodSet.
  */
-export type EventOutcome = 'requested' | 'coalesced' | 'covered' | 'merged' | 'unchanged' | 'unkeyed';
+export type EventOutcome =
+  'requested' | 'coalesced' | 'covered' | 'merged' | 'unchanged' | 'superseded' | 'unkeyed';
 
 export interface KeyedEvent {
   ev: WatchEvent;

@@ -390,9 +390,9 @@ test('a key is requested as having no job only when every event of the batch tha
   );
 });
 
-test('what each event came to is counted: requested, coalesced, covered, merged, unchanged, unkeyed', async () => {
+test('what each event came to is counted: requested, coalesced, covered, merged, unchanged, superseded, unkeyed', async () => {
   const queue = new ManualQueue();
-  const answers: Record<string, Pick<Admission, 'owed' | 'queueAnswer'>> = {
+  const answers: Record<string, Pick<Admission, 'owed' | 'queueAnswer' | 'superseded'>> = {
     '1': { owed: true },
     '2': { owed: true },
     '3': { owed: false, queueAnswer: 'covered' },
@@ -401,6 +401,8 @@ test('what each event came to is counted: requested, coalesced, covered, merged,
     // api's two events: merged into its pending job in the gate's call (a request made, of the key once).
     '6': { owed: false, queueAnswer: 'merged' },
     '7': { owed: false, queueAnswer: 'merged' },
+    // db's first event: not folded, its later one in the batch folded for it.
+    '8': { owed: false, superseded: true },
   };
   const gate: ChangeGate = {
     ...scriptedGate(() => true).gate,
@@ -429,17 +431,29 @@ test('what each event came to is counted: requested, coalesced, covered, merged,
   };
   const first = [1, 2, 3, 4].map((rv) => enq.event(podSetEvent('web', String(rv))));
   first.push(enq.event(stray), enq.event(podSetEvent('api', '6')), enq.event(podSetEvent('api', '7')));
+  first.push(enq.event(podSetEvent('db', '8')));
   await tick();
   await tick();
   const second = enq.event(podSetEvent('web', '5')); // web's request is still on its way: its own request
   await tick();
   await tick();
-  assert.deepEqual(seen, { requested: 2, coalesced: 1, covered: 1, merged: 2, unchanged: 1, unkeyed: 1 });
+  assert.deepEqual(seen, {
+    requested: 2,
+    coalesced: 1,
+    covered: 1,
+    merged: 2,
+    unchanged: 1,
+    superseded: 1,
+    unkeyed: 1,
+  });
   queue.calls[0]!.settle();
   queue.calls[1]!.settle();
   await Promise.all([...first, second]);
   assert.deepEqual(queue.batches, [['default/web'], ['default/web']], 'one request per batch; api none');
-  assert.deepEqual([enq.unkeyed, enq.coalesced, enq.covered, enq.merged, enq.unchanged], [1, 1, 1, 2, 1]);
+  assert.deepEqual(
+    [enq.unkeyed, enq.coalesced, enq.covered, enq.merged, enq.unchanged, enq.superseded],
+    [1, 1, 1, 2, 1, 1],
+  );
   // api counts as one live request the queue merged; web's two as created.
   assert.deepEqual(enq.requested, { live: 3, bulk: 0 });
   assert.deepEqual(enq.queueAnswers, { created: 2, merged: 1, covered: 0 });

@@ -86,6 +86,8 @@ export class EventPipeline implements WatchSink {
   coalesced = 0;
   /** Events that changed nothing a plan reads (the operator's own status writes among them). */
   unchanged = 0;
+  /** Events not folded: a later MODIFIED of their object in the same batch was folded for them (superseded.ts). */
+  superseded = 0;
   /** Events owed a request that the queue's cover rule, run in the gate's call, covered: nothing requested. */
   covered = 0;
   /**
@@ -233,12 +235,14 @@ export class EventPipeline implements WatchSink {
     this.covered += tally.covered ?? 0;
     this.merged += tally.merged ?? 0;
     this.unchanged += tally.unchanged ?? 0;
+    this.superseded += tally.superseded ?? 0;
     this.#o.onEventOutcomes?.({
       requested: 0,
       coalesced: 0,
       covered: 0,
       merged: 0,
       unchanged: 0,
+      superseded: 0,
       unkeyed: 0,
       ...tally,
     });

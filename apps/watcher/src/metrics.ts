@@ -86,7 +86,8 @@ export function createWatcherMetrics(): WatcherMetrics {
     help:
       'Watch events by what they came to: requested (a live request), coalesced (shared one), covered ' +
       "(the key's job already due no later than a request would make it), merged (its request merged into the key's " +
-      'pending job in the fold), unchanged (nothing a plan reads), unkeyed (no PodSet)',
+      'pending job in the fold), unchanged (nothing a plan reads), superseded (a later event of its object in ' +
+      'its batch was folded for it), unkeyed (no PodSet)',
     labelNames: ['outcome'],
     registers: [registry],
   });

@@ -17,10 +17,24 @@ import type { EventLog, EventRecord } from './event-log.ts';
 import type { WatchedObject } from './keys.ts';
 import type { Logger } from '@podset/log';
 import { admissionOf, statusWindowsArg } from './queue-cover.ts';
+import { supersededInBatch } from './superseded.ts';
 import type { ListedPage } from './watch-loop.ts';
 
-function admissionsOf(folds: readonly Fold[]): Admission[] {
-  return folds.map(admissionOf);
+/** A skipped event's answer: its object's later event in the batch was folded for it. */
+const SUPERSEDED: Admission = {
+  owed: false,
+  superseded: true,
+  requested: () => Promise.resolve(),
+  failed: () => undefined,
+};
+
+/** One answer per event: the folds' in order, and SUPERSEDED where an event was not folded. */
+function admissionsOf(folds: readonly Fold[], superseded: readonly boolean[] | undefined): Admission[] {
+  if (superseded === undefined) return folds.map(admissionOf);
+  const answers: Admission[] = [];
+  let f = 0;
+  for (const skipped of superseded) answers.push(skipped ? SUPERSEDED : admissionOf(folds[f++]!));
+  return answers;
 }
 
 export class Projector implements ChangeGate {
@@ -60,7 +74,8 @@ export class Projector implements ChangeGate {
    * Folds the events before anything is requested, a batch in a few Redis calls. Batches are issued in
    * order on one connection, so they land in order: the next batch issues its folds only once this one has
    * issued its own, even when this one must read an epoch first. A request that fails is not recorded:
-   * the re-delivered event's fold owes it again.
+   * the re-delivered event's fold owes it again. A MODIFIED followed by another of its object in the batch
+   * is not folded (superseded.ts): the later one stands for both.
    */
   admit(
     events: readonly KeyedEvent[],
@@ -76,24 +91,31 @@ export class Projector implements ChangeGate {
     const hookArg = windows === undefined ? undefined : statusWindowsArg(windows);
     // The common case: no batch before this one still waits to issue, every epoch known. Issued now, in
     // order, without the turn's chain of promises.
-    const items = this.#waiting === 0 ? this.#items(events) : undefined;
-    if (items !== undefined) return this.projection.foldEach(items, log, hookArg).then(admissionsOf);
+    const superseded = supersededInBatch(events);
+    const answers = (folds: readonly Fold[]) => admissionsOf(folds, superseded);
+    const items = this.#waiting === 0 ? this.#items(events, superseded) : undefined;
+    if (items !== undefined) return this.projection.foldEach(items, log, hookArg).then(answers);
     this.#waiting++;
     const turn = this.#issuing.then(async () => {
       for (const { ev } of events) if (!this.#epochs.has(ev.stream)) await this.#epoch(ev.stream);
       // Wrapped, so that `turn` settles once the folds are issued, not once they are answered.
-      return { folds: this.projection.foldEach(this.#items(events)!, log, hookArg) };
+      return { folds: this.projection.foldEach(this.#items(events, superseded)!, log, hookArg) };
     });
     // The next batch issues its folds once this one has issued its own (not once they are answered).
     const issued = () => void this.#waiting--;
     this.#issuing = turn.then(issued, issued);
-    return turn.then(({ folds }) => folds).then(admissionsOf);
+    return turn.then(({ folds }) => folds).then(answers);
   }
 
-  /** The events' fold items, each at its stream's epoch; undefined while an epoch is unknown. */
-  #items(events: readonly KeyedEvent[]): (FoldItem & { epoch: number })[] | undefined {
+  /** The events' fold items (but the superseded), each at its stream's epoch; undefined while an epoch is unknown. */
+  #items(
+    events: readonly KeyedEvent[],
+    superseded: readonly boolean[] | undefined,
+  ): (FoldItem & { epoch: number })[] | undefined {
     const items: (FoldItem & { epoch: number })[] = [];
-    for (const { ev, key } of events) {
+    for (let i = 0; i < events.length; i++) {
+      if (superseded?.[i] === true) continue;
+      const { ev, key } = events[i]!;
       const epoch = this.#epochs.get(ev.stream);
       if (epoch === undefined) return undefined;
       const item: FoldItem & { epoch: number } = {

@@ -55,6 +55,11 @@ test('events are folded before their request; an event that cannot change a plan
   // Bound to a node: the plan reads nothing of that. Then Ready: it does.
   // (pods/binding, as the scheduler binds: an update may not set spec.nodeName)
   const bound = env.sim.cluster.bind('default', 'proj-a-1', 'node-1');
+  // Folded apart: in one batch with the Ready change, the bind would be superseded by it (not folded).
+  await waitFor(
+    'the bind in the projection',
+    async () => (await projection.read('default/proj-a'))?.pods[0]?.spec?.nodeName === 'node-1',
+  );
   env.sim.cluster.updateStatus('pods', {
     ...bound,
     status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
