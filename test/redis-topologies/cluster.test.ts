@@ -22,7 +22,7 @@ import { startDashboard } from '../../apps/dashboard/src/server.ts';
 import { fakeKube } from '../../apps/worker/test/fake-kube.ts';
 import { KubeConfig } from '@kubernetes/client-node';
 import { checkQueueBasics } from './queue-basics.ts';
-import { compileCacheEnv, waitFor } from '@podset/testkit';
+import { compileCacheEnv, kubeConfigFor, waitFor } from '@podset/testkit';
 import { keySlot, startCluster, type ClusterSetup } from './support.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -176,13 +176,7 @@ test("Cluster: the watcher's checkpoint, event log and data-loss sentinel", asyn
 test('Cluster: the assembled worker (projection expectations, readiness PING) on the cluster', async () => {
   const f = fakeKube();
   f.addPodSet('default', 'web', 3);
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: 'http://127.0.0.1:1' }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
+  const kc = kubeConfigFor(1, { name: 'u' });
   const w = await startWorker(
     {
       kubeConfig: kc,

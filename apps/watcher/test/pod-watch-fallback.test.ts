@@ -1,12 +1,12 @@
 // The watcher's pod watch, set to protobuf, asks for it; a stream it cannot decode ends that watch, is said
 // once, and every later pod watch asks for JSON, so pods are never left unwatched (against a scripted API
 // server). JSON is the default.
-import { KubeConfig } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { createKube, ProtobufDecodeError, type Kube } from '@podset/kube';
+import { kubeConfigFor } from '@podset/testkit';
 import { watchApiOf, type WatchLine } from '../src/kube-api.ts';
 
 const accepts: string[] = [];
@@ -27,20 +27,7 @@ before(async () => {
     res.end('{"type":"ADDED","object":{"metadata":{"name":"p1","namespace":"default"}}}\n');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        name: 'c',
-        server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        skipTLSVerify: true,
-      },
-    ],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-    currentContext: 'ctx',
-  });
-  kube = createKube(kc, { qps: 0 });
+  kube = createKube(kubeConfigFor((server.address() as AddressInfo).port), { qps: 0 });
 });
 after(async () => {
   await kube.client.close();

@@ -4,10 +4,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_PREFIX, ReconcileQueue } from '@podset/queue';
 import * as planner from '@podset/reconcile';
-import { startRedis, useRedis, waitFor } from '@podset/testkit';
+import { kubeConfigFor, startRedis, useRedis, waitFor } from '@podset/testkit';
 import { silentLogger } from '@podset/log';
 import { startWorker, type RunningWorker, type WorkerSettings } from '../src/worker.ts';
 import { apiError, fakeKube, type FakeKube } from './fake-kube.ts';
@@ -17,15 +16,8 @@ const redisClient = redis.client;
 
 let queueSeq = 0;
 function settings(overrides: Partial<WorkerSettings> = {}): WorkerSettings {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
   return {
-    kubeConfig: kc,
+    kubeConfig: kubeConfigFor(1, { name: 'u' }),
     redisUrl: redis.url,
     queueName: `worker-test-${++queueSeq}`,
     queuePrefix: DEFAULT_PREFIX,
@@ -133,14 +125,7 @@ test('/readyz: the default API check is a GET /version on the API server', async
   });
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
   const port = (api.address() as AddressInfo).port;
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  const s = settings({ kubeConfig: kc });
+  const s = settings({ kubeConfig: kubeConfigFor(port, { name: 'u' }) });
   const w = await startWorker(s, { planner, log: silentLogger, kube: fakeKube().kube });
   try {
     const r = await fetch(`http://127.0.0.1:${w.httpPort}/readyz`);

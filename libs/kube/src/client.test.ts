@@ -1,10 +1,11 @@
 // The request layer against a scripted HTTP server: what goes on the wire, and what comes back.
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { Agent } from 'undici';
+import { kubeConfigFor } from '@podset/testkit';
 import { createKube, isConflict, KubeApiError, RateLimiter, resourceOfPath } from './index.ts';
 
 interface Seen {
@@ -32,13 +33,7 @@ before(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 'secret-token' }],
-    contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-    currentContext: 'ctx',
-  });
+  kc = kubeConfigFor(port, { name: 'u', token: 'secret-token' });
 });
 
 after(async () => {
@@ -347,14 +342,7 @@ test('a refused connection names the request and the cause, not just "fetch fail
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
   const port = (closed.address() as AddressInfo).port;
   await new Promise<void>((r) => closed.close(() => r()));
-  const k = new KubeConfig();
-  k.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-    currentContext: 'ctx',
-  });
-  const kube = createKube(k);
+  const kube = createKube(kubeConfigFor(port));
   await assert.rejects(
     kube.podSets.get('default', 'web'),
     new RegExp(

@@ -1,6 +1,6 @@
 // The auth headers and the pool, taken from client-node once per kubeconfig content, while credentials that
 // client-node refreshes (a token file, an exec plugin, an added authenticator) still refresh per request.
-import { KubeConfig, type User } from '@kubernetes/client-node';
+import type { KubeConfig, User } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, mock, test } from 'node:test';
 import { Agent, type Dispatcher } from 'undici';
+import { kubeConfigFor } from '@podset/testkit';
 import { CredentialCache, fixedHeaders } from './credentials.ts';
 import { createKube } from './index.ts';
 
@@ -34,16 +35,7 @@ after(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
-function kubeConfig(user: User): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
-    users: [user],
-    contexts: [{ name: 'ctx', cluster: 'c', user: user.name }],
-    currentContext: 'ctx',
-  });
-  return kc;
-}
+const kubeConfig = (user: User): KubeConfig => kubeConfigFor(url, user);
 
 /**
  * Counts the connection pools built for `kc`: client-node's own Agent (applySecurityAuthentication) and
@@ -157,19 +149,7 @@ test("an idle connection outlives undici's 4 s default when the server sends no 
   quiet.on('connection', () => connections++);
   await new Promise<void>((r) => quiet.listen(0, '127.0.0.1', r));
   try {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [
-        {
-          name: 'c',
-          server: `http://127.0.0.1:${(quiet.address() as AddressInfo).port}`,
-          skipTLSVerify: true,
-        },
-      ],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-      currentContext: 'ctx',
-    });
+    const kc = kubeConfigFor((quiet.address() as AddressInfo).port);
     const kube = createKube(kc);
     await kube.podSets.get('default', 'web');
     await new Promise((r) => setTimeout(r, 4_500));

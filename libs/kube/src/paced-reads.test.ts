@@ -1,12 +1,13 @@
 // A watch read in paced turns (readPauseMs), against a real HTTP server through the real client: what
 // arrives during a pause comes out in one turn, an abort during a pause ends the watch at once, and the
 // stream's end and errors are those of the unpaced path.
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { kubeConfigFor } from '@podset/testkit';
 import { createKube, type Kube } from './index.ts';
 
 let respond: (res: http.ServerResponse, req: http.IncomingMessage) => void = (res) => res.end();
@@ -20,13 +21,7 @@ before(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-    currentContext: 'ctx',
-  });
+  kc = kubeConfigFor(port);
 });
 
 after(async () => {

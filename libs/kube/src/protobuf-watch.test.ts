@@ -2,11 +2,12 @@
 // generated.proto, as gogo-protobuf writes it: empty strings and zero numbers written, fields any order
 // a reader must accept), and a watch through the request layer against a scripted HTTP server.
 // test/protobuf-watch-kube-sim.test.ts reads what Go's own encoder (kubectl) and kube-sim write.
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { kubeConfigFor } from '@podset/testkit';
 import { createKube, ProtobufDecodeError } from './index.ts';
 import { decodeProtobufObject, decodeWatchFrame, FrameSplitter } from './protobuf-watch.ts';
 
@@ -285,19 +286,7 @@ before(async () => {
     respond(res);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        name: 'c',
-        server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        skipTLSVerify: true,
-      },
-    ],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-    currentContext: 'ctx',
-  });
+  kc = kubeConfigFor((server.address() as AddressInfo).port);
 });
 after(() => server.close());
 

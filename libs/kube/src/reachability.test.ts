@@ -1,11 +1,11 @@
 // Which failures say "the API server cannot be reached", and that an app's start says so once: unit cases,
 // then the client against a port that refuses and later answers (real sockets).
-import { KubeConfig } from '@kubernetes/client-node';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { errors as undiciErrors } from 'undici';
+import { kubeConfigFor } from '@podset/testkit';
 import { KubeApiError } from './errors.ts';
 import { createKube } from './kube.ts';
 import {
@@ -117,13 +117,7 @@ test('the client over real sockets: a refusing port is reported once over severa
   const port = (server.address() as AddressInfo).port;
   await new Promise<void>((done) => server.close(() => done()));
 
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-    currentContext: 'ctx',
-  });
+  const kc = kubeConfigFor(port);
   const r = recorder();
   const unwatch = watchApiReachability(kc, r.events);
   // Two clients from one KubeConfig (as the watcher's lease and watch clients): one report between them.

@@ -11,37 +11,7 @@ import {
   watchEventFrame,
 } from './protobuf-encode.ts';
 import type { JsonObject } from './types.ts';
-
-/** A message's fields in wire order: [number, wire type, value (a varint, or the bytes)]. */
-function fields(buf: Buffer): [number, number, bigint | Buffer][] {
-  const out: [number, number, bigint | Buffer][] = [];
-  let pos = 0;
-  const varint = (): bigint => {
-    let v = 0n;
-    for (let shift = 0n; ; shift += 7n) {
-      const b = buf[pos++] as number;
-      v |= BigInt(b & 0x7f) << shift;
-      if ((b & 0x80) === 0) return v;
-    }
-  };
-  while (pos < buf.length) {
-    const tag = Number(varint());
-    const wire = tag & 7;
-    if (wire === 0) out.push([tag >>> 3, 0, varint()]);
-    else if (wire === 2) {
-      const len = Number(varint());
-      out.push([tag >>> 3, 2, buf.subarray(pos, pos + len)]);
-      pos += len;
-    } else throw new Error(`unexpected wire type ${wire}`);
-  }
-  return out;
-}
-
-function bytesOf(f: [number, number, bigint | Buffer][], no: number): Buffer {
-  const v = f.find(([n]) => n === no)?.[2];
-  assert.ok(Buffer.isBuffer(v), `field ${no} is length-delimited`);
-  return v;
-}
+import { fieldBytes as bytesOf, protobufFields as fields } from '../../test/unit-support/protobuf-fields.ts';
 
 /** The `k8s\0` envelope: typeMeta, raw, and every field's number in wire order. */
 function unwrap(buf: Buffer): { apiVersion: string; kind: string; raw: Buffer; numbers: number[] } {
