@@ -15,8 +15,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
-import { createKube, withoutManagedFields, type WatchEvent } from '@podset/kube';
+import { createKube, kubeConfigFor, withoutManagedFields, type WatchEvent } from '@podset/kube';
 import { request } from 'undici';
 
 const { values, positionals } = parseArgs({
@@ -175,14 +174,7 @@ async function* readlineEvents(url: string): AsyncGenerator<Event> {
 }
 
 async function client(port: number, lineCount: number): Promise<void> {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  const kube = createKube(kc, { qps: 1e6, burst: 1e6 });
+  const kube = createKube(kubeConfigFor(port), { qps: 1e6, burst: 1e6 });
   const url = `http://127.0.0.1:${port}/api/v1/pods?watch=true`;
   const opts = { dropManagedFields: true } as const;
   const read = async (path: Path): Promise<number> => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, parseEnv } from '@podset/config';
-import type { Kube, PodSet } from '@podset/kube';
+import { kubeConfigFor, type Kube, type PodSet } from '@podset/kube';
 import { ReconcileQueue, bullKeys, startReconcileWorker } from '@podset/queue';
 import { redisConnector, type RedisConnector } from '@podset/redis';
 import * as planner from '@podset/reconcile';
@@ -22,7 +22,7 @@ import { startDashboard } from '../../apps/dashboard/src/server.ts';
 import { fakeKube } from '../../apps/worker/test/fake-kube.ts';
 import { KubeConfig } from '@kubernetes/client-node';
 import { checkQueueBasics } from './queue-basics.ts';
-import { compileCacheEnv, kubeConfigFor, waitFor } from '@podset/testkit';
+import { compileCacheEnv, waitFor } from '@podset/testkit';
 import { keySlot, startCluster, type ClusterSetup } from './support.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -5,8 +5,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { createKube, ProtobufDecodeError, type Kube } from '@podset/kube';
-import { kubeConfigFor } from '@podset/testkit';
+import { createKube, kubeConfigFor, ProtobufDecodeError, type Kube } from '@podset/kube';
 import { watchApiOf, type WatchLine } from '../src/kube-api.ts';
 
 const accepts: string[] = [];

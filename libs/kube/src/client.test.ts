@@ -5,8 +5,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { Agent } from 'undici';
-import { kubeConfigFor } from '@podset/testkit';
 import { createKube, isConflict, KubeApiError, RateLimiter, resourceOfPath } from './index.ts';
+import { kubeConfigFor } from './kubeconfig.ts';
 
 interface Seen {
   method: string;

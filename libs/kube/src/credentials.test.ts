@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, mock, test } from 'node:test';
 import { Agent, type Dispatcher } from 'undici';
-import { kubeConfigFor } from '@podset/testkit';
 import { CredentialCache, fixedHeaders } from './credentials.ts';
 import { createKube } from './index.ts';
+import { kubeConfigFor } from './kubeconfig.ts';
 
 const authorizations: (string | undefined)[] = [];
 let server: http.Server;

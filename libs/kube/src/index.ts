@@ -1,4 +1,4 @@
-export { loadKubeConfig, allowPlainHttp, type LoadKubeConfigOptions } from './kubeconfig.ts';
+export { loadKubeConfig, allowPlainHttp, kubeConfigFor, type LoadKubeConfigOptions } from './kubeconfig.ts';
 export { onKubeConfigReload, type KubeConfigReload } from './kubeconfig-reload.ts';
 export { RateLimiter, type RateLimiterOptions, type RateLimiterStats } from './rate-limiter.ts';
 export { KubeApiError, isKubeApiError, isNotFound, isConflict } from './errors.ts';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, User } from '@kubernetes/client-node';
 import { clientNode } from './client-node.ts';
 import { trackKubeConfigFile } from './kubeconfig-reload.ts';
 
@@ -62,4 +62,26 @@ export function allowPlainHttp(kc: KubeConfig): void {
   kc.clusters = kc.clusters.map((c) =>
     c.server.startsWith('http:') && c.skipTLSVerify !== true ? { ...c, skipTLSVerify: true } : c,
   );
+}
+
+/**
+ * A KubeConfig for one API server and user, built in memory, for a program that runs the server itself (a
+ * test's scripted server, a bench's): one cluster, one user (a token by default), its context current.
+ * `server`: its URL, or the port of one on 127.0.0.1 over plain HTTP.
+ */
+export function kubeConfigFor(server: string | number, user: User = { name: 'u', token: 't' }): KubeConfig {
+  const kc = new (clientNode().KubeConfig)();
+  kc.loadFromOptions({
+    clusters: [
+      {
+        name: 'c',
+        server: typeof server === 'number' ? `http://127.0.0.1:${server}` : server,
+        skipTLSVerify: true,
+      },
+    ],
+    users: [user],
+    contexts: [{ name: 'ctx', cluster: 'c', user: user.name }],
+    currentContext: 'ctx',
+  });
+  return kc;
 }

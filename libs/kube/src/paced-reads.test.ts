@@ -7,8 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { kubeConfigFor } from '@podset/testkit';
 import { createKube, type Kube } from './index.ts';
+import { kubeConfigFor } from './kubeconfig.ts';
 
 let respond: (res: http.ServerResponse, req: http.IncomingMessage) => void = (res) => res.end();
 let server: http.Server;

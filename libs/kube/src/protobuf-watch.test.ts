@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { kubeConfigFor } from '@podset/testkit';
 import { createKube, ProtobufDecodeError } from './index.ts';
 import { decodeProtobufObject, decodeWatchFrame, FrameSplitter } from './protobuf-watch.ts';
+import { kubeConfigFor } from './kubeconfig.ts';
 
 // --- a protobuf writer, for the test's bytes -------------------------------------------------------------
 function varint(n: number | bigint): Buffer {

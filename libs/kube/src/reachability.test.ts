@@ -5,7 +5,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { errors as undiciErrors } from 'undici';
-import { kubeConfigFor } from '@podset/testkit';
 import { KubeApiError } from './errors.ts';
 import { createKube } from './kube.ts';
 import {
@@ -14,6 +13,7 @@ import {
   watchApiReachability,
   type Unreachable,
 } from './reachability.ts';
+import { kubeConfigFor } from './kubeconfig.ts';
 
 const withCode = (code: string, message = code) => Object.assign(new Error(message), { code });
 /** As the client rethrows a socket's error: named with the request, the socket's error as the cause. */

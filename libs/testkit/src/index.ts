@@ -1,5 +1,4 @@
 export { isAlive } from './alive.ts';
-export { kubeConfigFor } from './kubeconfig.ts';
 export { freePort } from './ports.ts';
 export { startRedis, ping, removeWhenParentDies, type RedisServer, type RedisOptions } from './redis.ts';
 export { waitFor, type WaitOptions } from './wait.ts';
