@@ -364,6 +364,19 @@ test('a request unanswered past timeoutMs fails with a TimeoutError; a caller ab
   await kube.client.close();
 });
 
+test('an answer cut off inside its body fails the request, counted by the code its headers gave', async () => {
+  respond = (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.write('{"metadata":{"name":"w');
+    setTimeout(() => res.destroy(), 10);
+  };
+  const kube = createKube(kc);
+  await assert.rejects(kube.podSets.get('default', 'cut'), { code: 'UND_ERR_SOCKET' });
+  assert.deepEqual(kube.client.requestCounts(), [{ verb: 'get', code: 200, count: 1 }]);
+  respond = (_req, res) => res.end('{}');
+  await kube.client.close();
+});
+
 test('every typed call is counted under the name resourceOfPath gives its path', async () => {
   seen.length = 0;
   respond = (_req, res) => res.end('{"metadata":{},"items":[]}');

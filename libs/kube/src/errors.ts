@@ -43,3 +43,37 @@ export function isKubeApiError(err: unknown): err is KubeApiError {
 
 export const isNotFound = (err: unknown): boolean => isKubeApiError(err) && err.code === 404;
 export const isConflict = (err: unknown): boolean => isKubeApiError(err) && err.code === 409;
+
+/** The reason a Status of `code` carries, for an answer that brought none. */
+export function defaultReason(code: number): string {
+  switch (code) {
+    case 400:
+      return 'BadRequest';
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 405:
+      return 'MethodNotAllowed';
+    case 409:
+      return 'Conflict';
+    case 410:
+      return 'Expired';
+    case 415:
+      return 'UnsupportedMediaType';
+    case 422:
+      return 'Invalid';
+    case 429:
+      return 'TooManyRequests';
+    case 500:
+      return 'InternalError';
+    case 503:
+      return 'ServiceUnavailable';
+    case 504:
+      return 'Timeout';
+    default:
+      return 'Unknown';
+  }
+}

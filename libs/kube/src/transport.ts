@@ -7,7 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { CredentialCache, putHeader } from './credentials.ts';
 import { requestDeadline } from './deadline.ts';
-import { KubeApiError } from './errors.ts';
+import { defaultReason, KubeApiError } from './errors.ts';
 import {
   kubeConfigGeneration,
   kubeConfigWorked,
@@ -28,9 +28,22 @@ import { RateLimiter } from './rate-limiter.ts';
 import { apiAnswered, apiFailed } from './reachability.ts';
 import type { Status, WatchEvent } from './types.ts';
 import { textWithoutManagedFields } from './watch-line.ts';
+import { sendForWholeAnswer, type WholeAnswer } from './whole-answer.ts';
 
 /** An answer as undici.request gives it: the body a stream, read once. */
 type Answer = Dispatcher.ResponseData;
+
+/** A request made ready to send (#prepare). */
+interface Prepared {
+  url: URL;
+  headers: Record<string, string>;
+  body: string | undefined;
+  dispatcher: Dispatcher;
+  /** Time it waited in the rate limiter, ms. */
+  waitMs: number;
+  /** When it was sent (the limiter's clock). */
+  started: number;
+}
 
 /**
  * A watch's request; `dropManagedFields` cuts metadata.managedFields from each line before it is parsed;
@@ -158,22 +171,21 @@ export class KubeClient {
   async request<T>(opts: RequestOptions): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const deadline = requestDeadline(opts.signal, this.#timeoutMs);
-      let response: Answer;
-      let text: string;
+      let answer: WholeAnswer;
       try {
-        response = await this.#exchange(opts, deadline.signal);
-        text = await response.body.text();
+        answer = await this.#exchangeWhole(opts, deadline.signal);
       } finally {
         deadline.clear();
       }
-      if (response.statusCode >= 200 && response.statusCode < 300) {
+      const { statusCode, text } = answer;
+      if (statusCode >= 200 && statusCode < 300) {
         return (
           text === ''
             ? undefined
-            : parseJson(text, () => `the ${response.statusCode} answer to ${opts.method} ${opts.path}`)
+            : parseJson(text, () => `the ${statusCode} answer to ${opts.method} ${opts.path}`)
         ) as T;
       }
-      const error = this.#error(opts, response.statusCode, response.headers, text);
+      const error = this.#error(opts, statusCode, answer.headers, text);
       if (error.code === 429 && attempt < this.#maxRetries429) continue;
       throw error;
     }
@@ -283,13 +295,8 @@ export class KubeClient {
     this.#credentials.drop();
   }
 
-  async #exchange(
-    opts: RequestOptions,
-    signal: AbortSignal | undefined,
-    bodyOptions: { bodyTimeout?: number; highWaterMark?: number } = {},
-    /** A paced watch: on the pool whose sockets buffer one byte (credentials.ts). */
-    paced = false,
-  ): Promise<Answer> {
+  /** A request's URL, headers and body, its pool, and its turn from the rate limiter. */
+  async #prepare(opts: RequestOptions, signal: AbortSignal | undefined, paced: boolean): Promise<Prepared> {
     this.#followReload();
     const url = new URL(this.#server + opts.path);
     for (const [key, value] of Object.entries(opts.query ?? {})) {
@@ -308,30 +315,77 @@ export class KubeClient {
     for (const [key, value] of Object.entries(auth)) putHeader(headers, key, value);
 
     const waitMs = await this.limiter.acquire(signal);
-    const started = this.limiter.clock.now();
-    const resource = opts.resource ?? resourceOfPath(opts.path);
-    let code = 0;
+    return { url, headers, body, dispatcher, waitMs, started: this.limiter.clock.now() };
+  }
+
+  /** A request whose answer is read whole (whole-answer.ts): every call but a watch. */
+  async #exchangeWhole(opts: RequestOptions, signal: AbortSignal): Promise<WholeAnswer> {
+    const sent = await this.#prepare(opts, signal, false);
+    let answered = false;
     try {
-      // undici.request, not fetch: no WHATWG Request/Response/Headers objects per call (fetch was about a
-      // fifth of a worker's CPU profile). The auth headers and the TLS dispatcher are client-node's.
-      const response = await undiciRequest(url, {
+      return await sendForWholeAnswer(
+        sent.dispatcher,
+        {
+          origin: sent.url.origin,
+          path: sent.url.pathname + sent.url.search,
+          method: opts.method,
+          headers: sent.headers,
+          ...(sent.body !== undefined ? { body: sent.body } : {}),
+        },
+        signal,
+        (code) => {
+          answered = true;
+          this.#answered(opts, sent, code);
+        },
+      );
+    } catch (err) {
+      // Failed while its body arrived: the answer was counted; the error is the body's, as it is.
+      if (answered) throw err;
+      throw this.#failed(opts, sent, err);
+    }
+  }
+
+  /** A watch's request: its body a stream, read as it arrives. */
+  async #exchange(
+    opts: RequestOptions,
+    signal: AbortSignal | undefined,
+    bodyOptions: { bodyTimeout?: number; highWaterMark?: number } = {},
+    /** A paced watch: on the pool whose sockets buffer one byte (credentials.ts). */
+    paced = false,
+  ): Promise<Answer> {
+    const sent = await this.#prepare(opts, signal, paced);
+    let response: Answer;
+    try {
+      response = await undiciRequest(sent.url, {
         method: opts.method,
-        headers,
-        ...(body !== undefined ? { body } : {}),
-        dispatcher,
+        headers: sent.headers,
+        ...(sent.body !== undefined ? { body: sent.body } : {}),
+        dispatcher: sent.dispatcher,
         ...bodyOptions,
         ...(signal !== undefined ? { signal } : {}),
       });
-      code = response.statusCode;
-      // A 401 may be a token replaced in the kubeconfig file: look at the file (with a backoff).
-      if (code === 401)
-        reloadKubeConfigIfChanged(this.kubeConfig, '401 Unauthorized', this.limiter.clock.now());
-      else kubeConfigWorked(this.kubeConfig);
-      apiAnswered(this.kubeConfig, url.origin);
-      return response;
     } catch (err) {
+      throw this.#failed(opts, sent, err);
+    }
+    this.#answered(opts, sent, response.statusCode);
+    return response;
+  }
+
+  /** An answer's headers arrived: counted, and what its code says about the kubeconfig and the API acted on. */
+  #answered(opts: RequestOptions, sent: Prepared, code: number): void {
+    // A 401 may be a token replaced in the kubeconfig file: look at the file (with a backoff).
+    if (code === 401)
+      reloadKubeConfigIfChanged(this.kubeConfig, '401 Unauthorized', this.limiter.clock.now());
+    else kubeConfigWorked(this.kubeConfig);
+    apiAnswered(this.kubeConfig, sent.url.origin);
+    this.#record(opts, sent, code);
+  }
+
+  /** No answer came: counted with code 0, and the error named with the request (networkError). */
+  #failed(opts: RequestOptions, sent: Prepared, err: unknown): unknown {
+    try {
       // Not reached at start: said once, with the likely cause (reachability.ts).
-      apiFailed(this.kubeConfig, err, url.origin);
+      apiFailed(this.kubeConfig, err, sent.url.origin);
       // The server's certificate no longer verifies: its CA may have been replaced in the kubeconfig file.
       const tls = tlsVerificationCode(err);
       if (tls !== undefined) {
@@ -341,18 +395,22 @@ export class KubeClient {
           this.limiter.clock.now(),
         );
       }
-      throw networkError(err, opts.method, url);
+      return networkError(err, opts.method, sent.url);
     } finally {
-      const key = `${opts.verb} ${code}`;
-      this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
-      this.#onRequest?.({
-        verb: opts.verb,
-        resource,
-        code,
-        durationMs: this.limiter.clock.now() - started,
-        waitMs,
-      });
+      this.#record(opts, sent, 0);
     }
+  }
+
+  #record(opts: RequestOptions, sent: Prepared, code: number): void {
+    const key = `${opts.verb} ${code}`;
+    this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
+    this.#onRequest?.({
+      verb: opts.verb,
+      resource: opts.resource ?? resourceOfPath(opts.path),
+      code,
+      durationMs: this.limiter.clock.now() - sent.started,
+      waitMs: sent.waitMs,
+    });
   }
 
   #error(
@@ -495,39 +553,6 @@ function isBlank(line: Buffer): boolean {
     if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
   }
   return true;
-}
-
-function defaultReason(code: number): string {
-  switch (code) {
-    case 400:
-      return 'BadRequest';
-    case 401:
-      return 'Unauthorized';
-    case 403:
-      return 'Forbidden';
-    case 404:
-      return 'NotFound';
-    case 405:
-      return 'MethodNotAllowed';
-    case 409:
-      return 'Conflict';
-    case 410:
-      return 'Expired';
-    case 415:
-      return 'UnsupportedMediaType';
-    case 422:
-      return 'Invalid';
-    case 429:
-      return 'TooManyRequests';
-    case 500:
-      return 'InternalError';
-    case 503:
-      return 'ServiceUnavailable';
-    case 504:
-      return 'Timeout';
-    default:
-      return 'Unknown';
-  }
 }
 
 /** `/api/v1/namespaces/x/pods/y/status` → `pods/status`; `/apis/podset.io/v1/...podsets/z` → `podsets.podset.io`. */
