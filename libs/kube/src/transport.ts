@@ -36,6 +36,8 @@ type Answer = Dispatcher.ResponseData;
 /** A request made ready to send (#prepare). */
 interface Prepared {
   url: URL;
+  /** `url.origin`, read once: the answer's accounting and the whole-answer path both need it. */
+  origin: string;
   headers: Record<string, string>;
   body: string | undefined;
   dispatcher: Dispatcher;
@@ -315,7 +317,7 @@ export class KubeClient {
     for (const [key, value] of Object.entries(auth)) putHeader(headers, key, value);
 
     const waitMs = await this.limiter.acquire(signal);
-    return { url, headers, body, dispatcher, waitMs, started: this.limiter.clock.now() };
+    return { url, origin: url.origin, headers, body, dispatcher, waitMs, started: this.limiter.clock.now() };
   }
 
   /** A request whose answer is read whole (whole-answer.ts): every call but a watch. */
@@ -326,7 +328,7 @@ export class KubeClient {
       return await sendForWholeAnswer(
         sent.dispatcher,
         {
-          origin: sent.url.origin,
+          origin: sent.origin,
           path: sent.url.pathname + sent.url.search,
           method: opts.method,
           headers: sent.headers,
@@ -377,7 +379,7 @@ export class KubeClient {
     if (code === 401)
       reloadKubeConfigIfChanged(this.kubeConfig, '401 Unauthorized', this.limiter.clock.now());
     else kubeConfigWorked(this.kubeConfig);
-    apiAnswered(this.kubeConfig, sent.url.origin);
+    apiAnswered(this.kubeConfig, sent.origin);
     this.#record(opts, sent, code);
   }
 
@@ -385,7 +387,7 @@ export class KubeClient {
   #failed(opts: RequestOptions, sent: Prepared, err: unknown): unknown {
     try {
       // Not reached at start: said once, with the likely cause (reachability.ts).
-      apiFailed(this.kubeConfig, err, sent.url.origin);
+      apiFailed(this.kubeConfig, err, sent.origin);
       // The server's certificate no longer verifies: its CA may have been replaced in the kubeconfig file.
       const tls = tlsVerificationCode(err);
       if (tls !== undefined) {
